@@ -1,0 +1,1 @@
+# lib/attention.mk — files of this area (see Makefile.am)

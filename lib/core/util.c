@@ -1,0 +1,34 @@
+/* util.c — finiteness checks and the clock. */
+#include "config.h"
+
+#include <math.h>
+#include <time.h>
+
+#include "core/internal.h"
+
+int skit_check_finite(const double *x, size_t n, const char *what)
+{
+    if (n > 0 && x == NULL) return SKIT_ERROR(SKIT_EINVAL, "%s must not be NULL", what);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return SKIT_ERROR(SKIT_ENONFINITE, "%s[%zu] = %g: NaN/Inf not allowed", what, i, x[i]);
+    return SKIT_OK;
+}
+
+int skit_check_finite_matrix(const double *a, size_t m, size_t n, size_t ld, const char *what)
+{
+    if (m > 0 && n > 0 && a == NULL) return SKIT_ERROR(SKIT_EINVAL, "%s must not be NULL", what);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < m; i++)
+            if (!isfinite(a[i + j * ld]))
+                return SKIT_ERROR(SKIT_ENONFINITE, "%s(%zu,%zu) = %g: NaN/Inf not allowed", what,
+                                  i, j, a[i + j * ld]);
+    return SKIT_OK;
+}
+
+double skit_clock_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -1,0 +1,1 @@
+# lib/cuda.mk — files of this area (see Makefile.am)

@@ -1,0 +1,1 @@
+# lib/freq.mk — files of this area (see Makefile.am)

@@ -1,0 +1,1 @@
+# lib/ski.mk — files of this area (see Makefile.am)

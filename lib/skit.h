@@ -1,0 +1,11 @@
+/* skit.h — the one header to include. Each module also has its own header
+ * under skit/ for finer-grained use. */
+#ifndef SKIT_H
+#define SKIT_H
+
+#include "skit/core.h"
+#include "skit/io.h"
+#include "skit/toeplitz.h"
+#include "skit/spectral.h"
+
+#endif

@@ -1,0 +1,102 @@
+/* skit/io.h — reading and writing numeric data: NumPy .npy files and TSV
+ * tables. Readers validate everything (header, dtype, shape, order, length,
+ * finiteness); writers write to a temporary file and rename it into place,
+ * so a failed write never leaves a partial file. */
+#ifndef SKIT_IO_H
+#define SKIT_IO_H
+
+#include <stdio.h>
+
+#include "skit/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A dense rows x cols matrix of doubles, column-major, ld = rows.
+ * A 1-D array of length n is rows = n, cols = 1, ndim = 1. */
+typedef struct skit_matrix {
+    double *data;
+    size_t rows, cols;
+    int ndim; /* 1 or 2 */
+} skit_matrix;
+
+void skit_matrix_free(skit_matrix *m); /* frees data, zeroes the struct */
+
+/* ---- .npy (NumPy format versions 1.0, 2.0, 3.0) ------------------------ */
+
+/* Parse an in-memory .npy image. Accepts dtypes '<f8' and '<f4' (converted
+ * to double; '|' or '=' byte order on little-endian hosts too), C or Fortran
+ * order, 1-D or 2-D shapes (a 2-D array with one axis of length 0 is
+ * allowed). Rejects: bad magic, unknown version, header that is not a
+ * well-formed dict with exactly descr/fortran_order/shape, other dtypes,
+ * big-endian data, ndim > 2, truncated or trailing data, NaN/Inf values.
+ * Errors: SKIT_EFORMAT (message says what is wrong), SKIT_ENONFINITE,
+ * SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM. */
+int skit_npy_parse(const void *buffer, size_t length, skit_matrix *out);
+
+/* Read a file with skit_npy_parse. SKIT_EIO if it cannot be read. */
+int skit_npy_read(const char *path, skit_matrix *out);
+
+/* Write a float64 .npy (version 1.0). 2-D data is written with
+ * fortran_order True (no transposition); ndim selects 1-D (cols must be 1)
+ * or 2-D. Atomic: temporary file + rename. */
+int skit_npy_write(const char *path, const double *data, size_t rows, size_t cols,
+                   size_t ld, int ndim);
+
+/* ---- TSV ---------------------------------------------------------------- */
+
+/* Read a numeric table: lines starting with '#' are comments, blank lines
+ * skipped, one optional header line of column names (non-numeric first
+ * field) is skipped, fields separated by tabs or spaces. Every row must have
+ * the same number of fields; every field must parse completely as a finite
+ * number. Errors (with line and column in the message): SKIT_EFORMAT,
+ * SKIT_ENONFINITE, SKIT_EIO, SKIT_ENOMEM. */
+int skit_tsv_read(const char *path, skit_matrix *out);
+int skit_tsv_parse(const char *text, size_t length, skit_matrix *out);
+
+/* TSV writer. The header comment block records what produced the data:
+ *   # skit <version>
+ *   # command: <argv joined with spaces>
+ *   # seed: <seed>            (omitted if has_seed == 0)
+ *   # units: <units>          (omitted if NULL)
+ *   # <any extra lines added with skit_tsv_comment>
+ *   col1<TAB>col2...          (column names line, written by skit_tsv_columns)
+ * then rows. gnuplot reads it as is (set datafile separator tab; comments
+ * start with '#'; the column-names line is used with `columnhead`).
+ * path NULL or "-" writes to stdout (not atomic). Otherwise output goes to
+ * "<path>.tmp.<pid>" and is renamed on skit_tsv_close; skit_tsv_abort
+ * removes it. */
+typedef struct skit_tsv_writer skit_tsv_writer;
+
+int skit_tsv_open(skit_tsv_writer **writer, const char *path, int argc, char *const argv[],
+                  int has_seed, uint64_t seed, const char *units);
+int skit_tsv_comment(skit_tsv_writer *writer, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Column names, tab-separated, given as a NULL-terminated list. */
+int skit_tsv_columns(skit_tsv_writer *writer, const char *const *names);
+/* One row of doubles, printed with %.17g (round-trips exactly). */
+int skit_tsv_row(skit_tsv_writer *writer, const double *values, size_t count);
+/* One row of preformatted fields (strings, already without tabs). */
+int skit_tsv_row_text(skit_tsv_writer *writer, const char *const *fields, size_t count);
+/* The underlying stream for free-form output. */
+FILE *skit_tsv_stream(skit_tsv_writer *writer);
+/* Flush, fsync-free close and rename into place. Frees the writer. */
+int skit_tsv_close(skit_tsv_writer *writer);
+/* Discard: close and delete the temporary file. Frees the writer. */
+void skit_tsv_abort(skit_tsv_writer *writer);
+
+/* Atomic file creation for any writer: opens "<path>.tmp.<pid>" for
+ * writing; skit_atomic_commit renames it to path, skit_atomic_discard
+ * removes it. tmp_path must hold at least strlen(path) + 32 bytes. */
+int skit_atomic_open(const char *path, char *tmp_path, size_t tmp_size, FILE **stream);
+int skit_atomic_commit(FILE *stream, const char *tmp_path, const char *path);
+void skit_atomic_discard(FILE *stream, const char *tmp_path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

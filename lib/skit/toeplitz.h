@@ -1,0 +1,109 @@
+/* skit/toeplitz.h — Toeplitz matrices: dense reference, FFT matvec plans,
+ * Levinson solves.  (SPEC T1–T3; TNN Theorem 2.1.)
+ *
+ * Convention (TNN eq. 18): T(i, j) = t_{i-j}. An m x n Toeplitz matrix is
+ * given by its m+n-1 coefficients t_{-(n-1)}, ..., t_0, ..., t_{m-1}, stored
+ * in that order: coeffs[k + (n-1)] = t_k. For the square case that is 2n-1
+ * coefficients with t_0 at index n-1.
+ * Causal (lower-triangular) operators use only t_0..t_{m-1}; their
+ * negative-lag coefficients are ignored (treated as zero).
+ * Multi-channel data (d channels of length n) are column-major n x d blocks
+ * with leading dimension ld >= n: channel c starts at x + c*ld.
+ */
+#ifndef SKIT_TOEPLITZ_H
+#define SKIT_TOEPLITZ_H
+
+#include "skit/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum skit_causality {
+    SKIT_BIDIRECTIONAL = 0, /* full Toeplitz matrix */
+    SKIT_CAUSAL = 1         /* lower triangular: y_i depends on x_0..x_i only */
+} skit_causality;
+
+/* ---- dense reference (T1) --------------------------------------------- */
+
+/* Materialise the m x n matrix into A (column-major, lda >= m). */
+int skit_toeplitz_dense(size_t m, size_t n, const double *coeffs, skit_causality causality,
+                        double *A, size_t lda);
+
+/* y = T x (or y = T^T x if transpose) by the O(mn) definition.
+ * x has n entries (m if transpose), y has m (n if transpose). */
+int skit_toeplitz_matvec_dense(size_t m, size_t n, const double *coeffs,
+                               skit_causality causality, int transpose,
+                               const double *x, double *y);
+
+/* ---- FFT matvec plan (T2) --------------------------------------------- */
+
+typedef enum skit_toeplitz_sharing {
+    SKIT_TOEPLITZ_PER_CHANNEL = 0, /* d matrices, channel c has its own (TNO) */
+    SKIT_TOEPLITZ_SHARED = 1       /* one matrix applied to d right-hand sides */
+} skit_toeplitz_sharing;
+
+typedef struct skit_toeplitz_plan skit_toeplitz_plan;
+
+/* Plan y = T_c x_c for c = 0..d-1, with T_c m x n.
+ * coeffs: (m+n-1) coefficients per matrix, matrix c at coeffs + c*(m+n-1)
+ *         (only one matrix if sharing == SKIT_TOEPLITZ_SHARED). Copied into
+ *         the plan as spectra; the caller's array may be freed afterwards.
+ * The FFT length is the smallest 2^a 3^b 5^c 7^d >= m+n-1.
+ * Errors: SKIT_EDOM (m, n or d = 0), SKIT_EINVAL, SKIT_ENONFINITE,
+ *         SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY. */
+int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, size_t d,
+                              skit_toeplitz_sharing sharing, skit_causality causality,
+                              const double *coeffs);
+
+/* Replace the coefficients (same shape), recomputing the cached spectra
+ * without replanning the FFTs. */
+int skit_toeplitz_plan_set_coeffs(skit_toeplitz_plan *plan, const double *coeffs);
+
+/* Doubles of scratch that execute needs when called with an explicit
+ * workspace (one FFT buffer per OpenMP thread). */
+size_t skit_toeplitz_workspace_size(const skit_toeplitz_plan *plan);
+
+/* y(:, c) = T_c x(:, c), c = 0..d-1. x is n x d (ldx >= n), y is m x d
+ * (ldy >= m). Channels run in parallel (OpenMP). Allocates nothing.
+ * work: NULL to use the plan's own scratch (then concurrent calls on the same
+ * plan from different threads are not allowed), or a caller array of
+ * skit_toeplitz_workspace_size(plan) doubles (then execute is thread-safe). */
+int skit_toeplitz_execute(const skit_toeplitz_plan *plan, const double *x, size_t ldx,
+                          double *y, size_t ldy, double *work);
+
+/* Transposed product y(:, c) = T_c^T x(:, c): x is m x d, y is n x d. */
+int skit_toeplitz_execute_transpose(const skit_toeplitz_plan *plan, const double *x,
+                                    size_t ldx, double *y, size_t ldy, double *work);
+
+/* The FFT length the plan chose, and its memory footprint in bytes. */
+size_t skit_toeplitz_plan_fft_length(const skit_toeplitz_plan *plan);
+size_t skit_toeplitz_plan_bytes(const skit_toeplitz_plan *plan);
+
+void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan);
+
+/* Smallest integer >= n whose prime factors are all in {2, 3, 5, 7}
+ * (fast for FFTW). SKIT_EOVERFLOW if none fits in size_t. */
+int skit_fft_good_length(size_t n, size_t *length);
+
+/* ---- solves (T3) ------------------------------------------------------ */
+
+/* Levinson–Durbin for a symmetric positive-definite Toeplitz system
+ * T X = B, T(i, j) = t[|i-j|], t has n entries (first column).
+ * B is n x nrhs (ldb >= n), X is n x nrhs (ldx >= n); X may alias B.
+ * Errors: SKIT_ENOTPD if a leading minor is not positive (X untouched),
+ *         SKIT_EDOM, SKIT_EINVAL, SKIT_ENONFINITE, SKIT_ENOMEM. */
+int skit_toeplitz_solve_spd(size_t n, const double *t, size_t nrhs, const double *B,
+                            size_t ldb, double *X, size_t ldx);
+
+/* General (nonsymmetric) Toeplitz solve T X = B by the Levinson–Trench
+ * recursion, n x n, coeffs as above (2n-1 entries, causality ignored).
+ * Errors: SKIT_EBREAKDOWN when a leading principal minor is (numerically)
+ * singular — X is left untouched, never NaN; others as for the SPD solve. */
+int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const double *B,
+                        size_t ldb, double *X, size_t ldx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1 @@
+# lib/spectral.mk — files of this area (see Makefile.am)

@@ -1,0 +1,1 @@
+# lib/tno.mk — files of this area (see Makefile.am)

@@ -1,0 +1,1 @@
+# lib/toeplitz.mk — files of this area (see Makefile.am)

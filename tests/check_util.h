@@ -1,0 +1,97 @@
+/* check_util.h — helpers shared by the check suites: references, error
+ * measures, poisoning, status assertions, and a main() for one suite. */
+#ifndef SKIT_CHECK_UTIL_H
+#define SKIT_CHECK_UTIL_H
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skit.h"
+
+/* Sizes every operator is tested at: all n <= 64, then a spread including
+ * primes and awkward composites. */
+static const size_t tu_large_sizes[] = {97, 100, 127, 128, 211, 255, 256, 331, 499, 512, 997, 1000, 1024, 2039};
+#define TU_NLARGE (sizeof tu_large_sizes / sizeof tu_large_sizes[0])
+
+/* max_i |a_i - b_i| / max(max_i |b_i|, tiny): relative L-infinity error */
+static inline double tu_rel_error(const double *a, const double *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs(a[i] - b[i]);
+        if (!(d <= num)) num = d; /* NaN propagates as a large error */
+        if (fabs(b[i]) > den) den = fabs(b[i]);
+    }
+    if (isnan(num)) return INFINITY;
+    return num / (den > 1e-300 ? den : 1e-300);
+}
+
+/* Fill with NaN so that any element the code under test forgets to write
+ * shows up as a NaN in the comparison. */
+static inline void tu_poison(double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) x[i] = NAN;
+}
+
+static inline double *tu_alloc(size_t n)
+{
+    double *p = skit_malloc(n ? n : 1, sizeof(double));
+    ck_assert_ptr_nonnull(p);
+    tu_poison(p, n);
+    return p;
+}
+
+static inline double *tu_random(skit_rng *rng, size_t n)
+{
+    double *p = tu_alloc(n);
+    skit_rng_fill_normal(rng, p, n);
+    return p;
+}
+
+/* A fresh seed per run unless SKIT_TEST_SEED is set; printed on failure
+ * paths by the assertion messages that include it. */
+static inline uint64_t tu_seed(void)
+{
+    const char *env = getenv("SKIT_TEST_SEED");
+    if (env && *env) return strtoull(env, NULL, 10);
+    static uint64_t counter = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    uint64_t s = 0;
+    if (f) {
+        if (fread(&s, sizeof s, 1, f) != 1) s = 0;
+        fclose(f);
+    }
+    return s ^ (++counter * 0x9e3779b97f4a7c15ULL);
+}
+
+/* Assert that expr returns `status` and that a message was recorded. */
+#define TU_EXPECT_STATUS(expr, status)                                                  \
+    do {                                                                                \
+        skit_clear_error();                                                             \
+        int tu_got_ = (expr);                                                           \
+        ck_assert_msg(tu_got_ == (status), "%s: expected %s, got %d (%s): %s", #expr,   \
+                      #status, tu_got_, skit_strerror(tu_got_), skit_last_error());      \
+        ck_assert_msg(skit_last_error()[0] != '\0', "%s: no error message recorded", #expr); \
+    } while (0)
+
+#define TU_EXPECT_OK(expr)                                                              \
+    do {                                                                                \
+        int tu_got_ = (expr);                                                           \
+        ck_assert_msg(tu_got_ == SKIT_OK, "%s failed: %s (%s) at %s", #expr,            \
+                      skit_strerror(tu_got_), skit_last_error(), skit_last_error_location()); \
+    } while (0)
+
+/* Runs one suite; exit status for automake's test driver. */
+static inline int tu_main(Suite *suite)
+{
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+#endif

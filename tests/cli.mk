@@ -1,0 +1,2 @@
+# tests/cli.mk — CLI tests (tests/cli_*.sh), run with bash; $SKIT is the binary
+TESTS += tests/cli_basic.sh

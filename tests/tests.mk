@@ -1,0 +1,13 @@
+# tests/tests.mk — check suites (one program per area) and CLI tests.
+# Each area adds its own fragment below; `make check` runs all of them.
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = bash
+EXTRA_DIST += tests/check_util.h tests/cli_lib.sh
+
+check_PROGRAMS += tests/test_core
+tests_test_core_SOURCES = tests/test_core.c tests/check_util.h
+tests_test_core_CFLAGS = $(TEST_CFLAGS)
+tests_test_core_LDADD = $(TEST_LDADD)
+TESTS += tests/test_core
+
+include tests/cli.mk

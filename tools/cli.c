@@ -1,0 +1,450 @@
+/* cli.c — shared machinery of the `skit` subcommands (see cli.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cli.h"
+
+static char context[128] = "skit";
+
+void cli_set_context(const char *ctx) { snprintf(context, sizeof context, "%s", ctx); }
+const char *cli_context(void) { return context; }
+
+static void vreport(const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: ", context);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(fmt, ap);
+    va_end(ap);
+    return CLI_USAGE;
+}
+
+int cli_failure(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(fmt, ap);
+    va_end(ap);
+    return CLI_FAILED;
+}
+
+int cli_library_error(int status)
+{
+    const char *msg = skit_last_error();
+    if (!msg[0]) msg = skit_strerror(status);
+    switch (status) {
+    case SKIT_EBREAKDOWN:
+    case SKIT_ENOTPD:
+    case SKIT_ENOCONV:
+    case SKIT_ELIBRARY:
+    case SKIT_ENOMEM:
+        return cli_failure("%s", msg);
+    default:
+        return cli_usage_error("%s", msg);
+    }
+}
+
+/* ---- parsing ---------------------------------------------------------- */
+
+/* Parses an unsigned integer or "2^k"; the whole text must be consumed. */
+static int parse_unsigned(const char *text, unsigned long long *out)
+{
+    if (!text || !*text || *text == '-' || *text == '+' || *text == ' ') return -1;
+    const char *caret = strchr(text, '^');
+    errno = 0;
+    char *end;
+    if (caret) {
+        unsigned long long base = strtoull(text, &end, 10);
+        if (end != caret || errno) return -1;
+        if (!caret[1] || caret[1] == '-' || caret[1] == '+') return -1;
+        unsigned long long exponent = strtoull(caret + 1, &end, 10);
+        if (*end || errno) return -1;
+        unsigned long long v = 1;
+        for (unsigned long long i = 0; i < exponent; i++) {
+            if (__builtin_mul_overflow(v, base, &v)) return -1;
+        }
+        *out = v;
+        return 0;
+    }
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*end || errno) return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_size(const char *option, const char *text, size_t min, size_t max, size_t *out)
+{
+    unsigned long long v;
+    if (parse_unsigned(text, &v) != 0 || v < min || v > max)
+        return cli_usage_error("%s: expected an integer in [%zu, %zu], got '%s'", option, min,
+                               max, text ? text : "");
+    *out = (size_t)v;
+    return CLI_OK;
+}
+
+int cli_parse_u64(const char *option, const char *text, uint64_t *out)
+{
+    unsigned long long v;
+    if (parse_unsigned(text, &v) != 0)
+        return cli_usage_error("%s: expected an integer in [0, %llu], got '%s'", option,
+                               (unsigned long long)UINT64_MAX, text ? text : "");
+    *out = (uint64_t)v;
+    return CLI_OK;
+}
+
+static int in_range(double v, double lo, double hi, int lo_open, int hi_open)
+{
+    if (!isfinite(v)) return 0;
+    if (lo_open ? !(v > lo) : !(v >= lo)) return 0;
+    if (hi_open ? !(v < hi) : !(v <= hi)) return 0;
+    return 1;
+}
+
+int cli_parse_double(const char *option, const char *text, double lo, double hi, int lo_open,
+                     int hi_open, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = text && *text ? strtod(text, &end) : NAN;
+    if (!text || !*text || *end || errno == ERANGE || !in_range(v, lo, hi, lo_open, hi_open))
+        return cli_usage_error("%s: expected a number in %c%g, %g%c, got '%s'", option,
+                               lo_open ? '(' : '[', lo, hi, hi_open ? ')' : ']',
+                               text ? text : "");
+    *out = v;
+    return CLI_OK;
+}
+
+/* Appends v to a growing array. */
+static int push_size(size_t **values, size_t *count, size_t *cap, size_t v)
+{
+    if (*count == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 8;
+        size_t *p = realloc(*values, ncap * sizeof *p);
+        if (!p) return -1;
+        *values = p;
+        *cap = ncap;
+    }
+    (*values)[(*count)++] = v;
+    return 0;
+}
+
+int cli_parse_size_list(const char *option, const char *text, size_t min, size_t max,
+                        size_t **values, size_t *count)
+{
+    *values = NULL;
+    *count = 0;
+    if (!text || !*text)
+        return cli_usage_error("%s: expected a comma-separated list of integers in [%zu, %zu]",
+                               option, min, max);
+    char *copy = strdup(text);
+    if (!copy) return cli_failure("out of memory");
+    size_t cap = 0;
+    int status = CLI_OK;
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *dots = strstr(item, "..");
+        unsigned long long a, b;
+        if (dots) {
+            *dots = '\0';
+            if (parse_unsigned(item, &a) || parse_unsigned(dots + 2, &b) || a == 0 || a > b ||
+                (a & (a - 1)) || (b & (b - 1)) || a < min || b > max) {
+                status = cli_usage_error("%s: range '%s..%s' must be powers of two A..B with "
+                                         "%zu <= A <= B <= %zu",
+                                         option, item, dots + 2, min, max);
+                break;
+            }
+            for (unsigned long long v = a; v <= b; v *= 2)
+                if (push_size(values, count, &cap, (size_t)v)) { status = cli_failure("out of memory"); break; }
+        } else {
+            if (parse_unsigned(item, &a) || a < min || a > max) {
+                status = cli_usage_error("%s: expected integers in [%zu, %zu], got '%s'", option,
+                                         min, max, item);
+                break;
+            }
+            if (push_size(values, count, &cap, (size_t)a)) { status = cli_failure("out of memory"); break; }
+        }
+        if (status != CLI_OK) break;
+    }
+    free(copy);
+    if (status == CLI_OK && *count == 0)
+        status = cli_usage_error("%s: empty list", option);
+    if (status != CLI_OK) {
+        free(*values);
+        *values = NULL;
+        *count = 0;
+    }
+    return status;
+}
+
+int cli_parse_double_list(const char *option, const char *text, double lo, double hi,
+                          double **values, size_t *count)
+{
+    *values = NULL;
+    *count = 0;
+    if (!text || !*text) return cli_usage_error("%s: expected a comma-separated list of numbers", option);
+    size_t n = 1;
+    for (const char *p = text; *p; p++) n += (*p == ',');
+    double *v = malloc(n * sizeof *v);
+    char *copy = strdup(text);
+    if (!v || !copy) { free(v); free(copy); return cli_failure("out of memory"); }
+    size_t k = 0;
+    char *save = NULL;
+    int status = CLI_OK;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        status = cli_parse_double(option, item, lo, hi, 0, 0, &v[k]);
+        if (status != CLI_OK) break;
+        k++;
+    }
+    free(copy);
+    if (status == CLI_OK && k == 0) status = cli_usage_error("%s: empty list", option);
+    if (status != CLI_OK) { free(v); return status; }
+    *values = v;
+    *count = k;
+    return CLI_OK;
+}
+
+static void list_choices(char *buf, size_t size, const char *const *choices)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; choices[i]; i++) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "%s%s", i ? ", " : "", choices[i]);
+    }
+}
+
+int cli_parse_choice(const char *option, const char *text, const char *const *choices, int *index)
+{
+    for (int i = 0; text && choices[i]; i++)
+        if (strcmp(text, choices[i]) == 0) {
+            *index = i;
+            return CLI_OK;
+        }
+    char buf[512];
+    list_choices(buf, sizeof buf, choices);
+    return cli_usage_error("%s: expected one of {%s}, got '%s'", option, buf, text ? text : "");
+}
+
+int cli_parse_choice_list(const char *option, const char *text, const char *const *choices,
+                          int *selected)
+{
+    if (!text || !*text) return cli_parse_choice(option, text, choices, selected);
+    char *copy = strdup(text);
+    if (!copy) return cli_failure("out of memory");
+    char *save = NULL;
+    int status = CLI_OK, any = 0;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        int idx = 0;
+        status = cli_parse_choice(option, item, choices, &idx);
+        if (status != CLI_OK) break;
+        selected[idx] = 1;
+        any = 1;
+    }
+    free(copy);
+    if (status == CLI_OK && !any) status = cli_usage_error("%s: empty list", option);
+    return status;
+}
+
+/* ---- common options --------------------------------------------------- */
+
+void cli_common_init(cli_common *common)
+{
+    memset(common, 0, sizeof *common);
+    common->seed = 1;
+}
+
+int cli_common_option(cli_common *common, int opt, const char *arg)
+{
+    size_t v = 0;
+    switch (opt) {
+    case 'o': common->output = arg; return CLI_OK;
+    case 0x1001: common->plot = arg; return CLI_OK;
+    case 0x1002: return cli_parse_u64("--seed", arg, &common->seed);
+    case 0x1003:
+        if (cli_parse_size("--threads", arg, 1, 1024, &v) != CLI_OK) return CLI_USAGE;
+        common->threads = (int)v;
+        return CLI_OK;
+    case 0x1004: common->quiet = 1; return CLI_OK;
+    default: return -1;
+    }
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* The directory part of path must exist and be writable. */
+static int check_writable_dir(const char *option, const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cli_usage_error("%s: directory '%s' does not exist", option, dir);
+    if (access(dir, W_OK) != 0)
+        return cli_usage_error("%s: directory '%s' is not writable", option, dir);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return cli_usage_error("%s: '%s' is a directory", option, path);
+    return CLI_OK;
+}
+
+int cli_common_validate(const cli_common *common)
+{
+    if (common->output && strcmp(common->output, "-") != 0) {
+        if (!*common->output) return cli_usage_error("-o: empty file name");
+        if (check_writable_dir("-o", common->output) != CLI_OK) return CLI_USAGE;
+    }
+    if (common->plot) {
+        if (!ends_with(common->plot, ".png") && !ends_with(common->plot, ".svg"))
+            return cli_usage_error("--plot: file name must end in .png or .svg, got '%s'",
+                                   common->plot);
+        if (check_writable_dir("--plot", common->plot) != CLI_OK) return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+int cli_output_open(skit_tsv_writer **writer, const cli_common *common, int argc, char **argv,
+                    const char *units)
+{
+    int status = skit_tsv_open(writer, common->output, argc, argv, 1, common->seed, units);
+    if (status != SKIT_OK) return cli_library_error(status);
+    return CLI_OK;
+}
+
+int cli_output_close(skit_tsv_writer *writer)
+{
+    int status = skit_tsv_close(writer);
+    if (status != SKIT_OK) return cli_library_error(status);
+    return CLI_OK;
+}
+
+/* ---- plotting --------------------------------------------------------- */
+
+const char *cli_datadir(void)
+{
+    const char *env = getenv("SKIT_DATADIR");
+    return env && *env ? env : SKIT_DATADIR;
+}
+
+/* gnuplot strings are single-quoted; refuse paths that would break out. */
+static int safe_for_gnuplot(const char *s) { return strchr(s, '\'') == NULL && strchr(s, '\n') == NULL; }
+
+int cli_plot(const char *script, const char *datafile, const char *out, const char *variables)
+{
+    char script_path[4096], tmp[4200];
+    snprintf(script_path, sizeof script_path, "%s/plots/%s.gp", cli_datadir(), script);
+    if (access(script_path, R_OK) != 0)
+        return cli_failure("plot script %s not found (set SKIT_DATADIR to the skit source tree)",
+                           script_path);
+    if (!safe_for_gnuplot(datafile) || !safe_for_gnuplot(out))
+        return cli_usage_error("--plot: file names must not contain quotes or newlines");
+    int svg = ends_with(out, ".svg");
+    const char *dot = strrchr(out, '.');
+    snprintf(tmp, sizeof tmp, "%.*s.tmp.%ld%s", (int)(dot - out), out, (long)getpid(), svg ? ".svg" : ".png");
+    size_t need = strlen(tmp) + strlen(datafile) + (variables ? strlen(variables) : 0) + 256;
+    char *setup = malloc(need);
+    if (!setup) return cli_failure("out of memory");
+    snprintf(setup, need,
+             "%s; set output '%s'; datafile='%s'; set datafile separator tab; %s",
+             svg ? "set terminal svg size 900,600 dynamic enhanced font 'sans,12'"
+                 : "set terminal pngcairo size 900,600 enhanced font 'sans,11'",
+             tmp, datafile, variables ? variables : "");
+    pid_t pid = fork();
+    if (pid < 0) {
+        free(setup);
+        return cli_failure("cannot start gnuplot: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        execlp("gnuplot", "gnuplot", "-e", setup, script_path, (char *)NULL);
+        fprintf(stderr, "%s: cannot run gnuplot: %s (install gnuplot-nox)\n", context, strerror(errno));
+        _exit(127);
+    }
+    free(setup);
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {}
+    if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+        unlink(tmp);
+        return cli_failure("gnuplot failed on %s", script_path);
+    }
+    if (rename(tmp, out) != 0) {
+        unlink(tmp);
+        return cli_failure("cannot write %s: %s", out, strerror(errno));
+    }
+    return CLI_OK;
+}
+
+int cli_plot_common(const cli_common *common, const char *script, const char *datafile,
+                    const char *variables)
+{
+    if (!common->plot) return CLI_OK;
+    return cli_plot(script, datafile, common->plot, variables);
+}
+
+/* ---- progress ---------------------------------------------------------- */
+
+static double progress_t0 = 0, progress_last = 0;
+static int progress_enabled = 0, progress_shown = 0;
+
+void cli_progress_start(const cli_common *common)
+{
+    progress_enabled = !(common && common->quiet);
+    progress_t0 = skit_clock_seconds();
+    progress_last = progress_t0;
+    progress_shown = 0;
+}
+
+void cli_progress(const char *fmt, ...)
+{
+    if (!progress_enabled) return;
+    double now = skit_clock_seconds();
+    if (now - progress_t0 < 1.0 || now - progress_last < 0.25) return;
+    progress_last = now;
+    int tty = isatty(STDERR_FILENO);
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s%s: [%.0f s] ", tty ? "\r\033[K" : "", context, now - progress_t0);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (!tty) fputc('\n', stderr);
+    fflush(stderr);
+    progress_shown = 1;
+}
+
+void cli_progress_done(void)
+{
+    if (progress_shown && isatty(STDERR_FILENO)) fputc('\n', stderr);
+    progress_shown = 0;
+}
+
+void cli_apply_threads(const cli_common *common)
+{
+#ifdef _OPENMP
+    if (common->threads > 0) omp_set_num_threads(common->threads);
+#else
+    (void)common;
+#endif
+}

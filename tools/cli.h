@@ -1,0 +1,130 @@
+/* cli.h — what every `skit` subcommand shares: argument parsing with
+ * range-checked values, one-line errors, TSV output, gnuplot figures and
+ * progress messages. A subcommand is thin: parse -> call the library ->
+ * write TSV. */
+#ifndef SKIT_CLI_H
+#define SKIT_CLI_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skit.h"
+
+/* Exit statuses of every subcommand. */
+enum {
+    CLI_OK = 0,
+    CLI_FAILED = 1, /* the computation failed (breakdown, no convergence, ...) */
+    CLI_USAGE = 2   /* bad input: argument, file, shape; nothing was written */
+};
+
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+} cli_command;
+
+/* Set the prefix of error messages, e.g. "skit toeplitz matvec". */
+void cli_set_context(const char *context);
+const char *cli_context(void);
+
+/* Print "<context>: <message>" to stderr; return CLI_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "<context>: <message>" to stderr; return CLI_FAILED. */
+int cli_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Report a library status: the library's message, exit status by class
+ * (bad input -> CLI_USAGE, numerical failure -> CLI_FAILED). */
+int cli_library_error(int status);
+
+/* Parsers: on error they print one line naming the option and its valid
+ * range and return CLI_USAGE; on success CLI_OK. */
+int cli_parse_size(const char *option, const char *text, size_t min, size_t max, size_t *out);
+int cli_parse_u64(const char *option, const char *text, uint64_t *out);
+/* Closed interval [lo, hi] unless lo_open / hi_open. */
+int cli_parse_double(const char *option, const char *text, double lo, double hi, int lo_open,
+                     int hi_open, double *out);
+/* Comma-separated list; an item may be "2^k" and "A..B" expands to the
+ * powers of two from A to B (both powers of two). Caller frees *values. */
+int cli_parse_size_list(const char *option, const char *text, size_t min, size_t max,
+                        size_t **values, size_t *count);
+int cli_parse_double_list(const char *option, const char *text, double lo, double hi,
+                          double **values, size_t *count);
+/* One of a NULL-terminated list of names; *index receives its position. */
+int cli_parse_choice(const char *option, const char *text, const char *const *choices,
+                     int *index);
+/* Comma-separated subset of choices; selected[i] set to 1 for each named. */
+int cli_parse_choice_list(const char *option, const char *text, const char *const *choices,
+                          int *selected);
+
+/* Options every experiment subcommand takes. */
+typedef struct cli_common {
+    const char *output; /* -o FILE, NULL = stdout */
+    const char *plot;   /* --plot FILE.png|FILE.svg, NULL = none */
+    uint64_t seed;      /* --seed N (default 1) */
+    int threads;        /* --threads N (0 = OpenMP default) */
+    int quiet;          /* --quiet: no progress on stderr */
+} cli_common;
+
+#define CLI_COMMON_SHORTOPTS "ho:"
+/* Long options for cli_common; put them in each subcommand's table. The
+ * values 0x1000.. are reserved for them. */
+#define CLI_COMMON_LONGOPTS                                                     \
+    {"help", no_argument, NULL, 'h'}, {"output", required_argument, NULL, 'o'}, \
+        {"plot", required_argument, NULL, 0x1001},                               \
+        {"seed", required_argument, NULL, 0x1002},                               \
+        {"threads", required_argument, NULL, 0x1003},                            \
+        {"quiet", no_argument, NULL, 0x1004}
+#define CLI_COMMON_HELP                                                            \
+    "  -o, --output FILE   write the TSV table to FILE (default: stdout)\n"        \
+    "      --plot FILE     also draw the figure (FILE.png or FILE.svg, gnuplot)\n" \
+    "      --seed N        random seed (default 1), recorded in the output\n"      \
+    "      --threads N     OpenMP threads (default: all cores)\n"                  \
+    "      --quiet         no progress messages on stderr\n"
+
+void cli_common_init(cli_common *common);
+/* Handle one getopt result if it is a common option: returns CLI_OK if
+ * handled, CLI_USAGE on a bad value, -1 if `opt` is not a common option. */
+int cli_common_option(cli_common *common, int opt, const char *arg);
+/* Validate the -o / --plot paths before any work: the directory must be
+ * writable and --plot must end in .png or .svg. */
+int cli_common_validate(const cli_common *common);
+
+/* Open the TSV output named by common->output (atomic) with the header
+ * comment: command line, version, seed, units. */
+int cli_output_open(skit_tsv_writer **writer, const cli_common *common, int argc, char **argv,
+                    const char *units);
+/* Close (commit) the output; on error print and return CLI_USAGE. */
+int cli_output_close(skit_tsv_writer *writer);
+
+/* Draw plots/<script>.gp into `out` (.png or .svg) from the TSV file
+ * `datafile`. `variables` (may be NULL) is extra gnuplot code run first,
+ * e.g. "title_suffix='n=512'". Output is atomic (temp + rename). */
+int cli_plot(const char *script, const char *datafile, const char *out, const char *variables);
+/* Convenience for subcommands: if common->plot is set, plot from
+ * common->output (which must be a file; when output went to stdout the
+ * caller passes the temporary data file it wrote). */
+int cli_plot_common(const cli_common *common, const char *script, const char *datafile,
+                    const char *variables);
+
+/* Where experiments/, plots/ live: $SKIT_DATADIR, else the source tree the
+ * binary was built from. */
+const char *cli_datadir(void);
+
+/* Progress on stderr, only once the command has run for a second, at most a
+ * few times a second, and not with --quiet. cli_progress_done ends the line. */
+void cli_progress_start(const cli_common *common);
+void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_progress_done(void);
+
+/* Apply --threads. */
+void cli_apply_threads(const cli_common *common);
+
+/* All subcommands (tools/skit.c). */
+extern const cli_command cli_commands[];
+
+/* Subcommand entry points. */
+int cmd_toeplitz(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
+
+#endif

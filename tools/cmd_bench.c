@@ -1,0 +1,44 @@
+/* cmd_bench.c — `skit bench <target>`: dispatch to one benchmark per area. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli.h"
+
+static const struct {
+    const char *name, *summary;
+    int (*run)(int, char **);
+} targets[] = {
+    {"toeplitz", "dense vs FFT matvec vs scipy, Levinson vs dgesv, bare FFTW floor", bench_toeplitz},
+    {NULL, NULL, NULL},
+};
+
+static void print_usage(FILE *f)
+{
+    fprintf(f, "usage: skit bench <target> [options]     skit bench <target> --help\n\n"
+               "Times operators (median of repeats after warm-up, setup outside the timer)\n"
+               "and, in the same run, the floors and peers they are compared with.\n\ntargets:\n");
+    for (size_t i = 0; targets[i].name; i++) fprintf(f, "  %-10s %s\n", targets[i].name, targets[i].summary);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return CLI_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        print_usage(stdout);
+        return CLI_OK;
+    }
+    for (size_t i = 0; targets[i].name; i++)
+        if (!strcmp(argv[1], targets[i].name)) {
+            char ctx[64];
+            snprintf(ctx, sizeof ctx, "skit bench %s", targets[i].name);
+            cli_set_context(ctx);
+            return targets[i].run(argc - 1, argv + 1);
+        }
+    return cli_usage_error("unknown target '%s' (see 'skit bench --help')", argv[1]);
+}

@@ -1,0 +1,382 @@
+/* cmd_reproduce.c — `skit reproduce`: run experiments/NN_*.sh, collect their
+ * claims into paper_figures/REPORT.md.
+ *
+ * Contract with an experiment script (see experiments/common.sh):
+ *   environment: SKIT (this binary), SKIT_OUT (output root), SKIT_DATADIR
+ *                (source tree: plots/, experiments/), SKIT_QUICK (1 = small)
+ *   writes:      $SKIT_OUT/data/<name>/ (TSV), $SKIT_OUT/figures/ (PNG, SVG),
+ *                $SKIT_OUT/claims/<name>.tsv (one row per claim:
+ *                id, claim, measured, verdict, margin),
+ *                optionally $SKIT_OUT/notes/<name>.md (conventions, caveats).
+ * Sharding (--shard i/N) runs every N-th script, writes no report; after the
+ * shards' output directories are copied together, --merge writes REPORT.md
+ * from claims/ and notes/. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define MAX_EXPERIMENTS 256
+
+static const char *usage =
+    "usage: skit reproduce [options]\n"
+    "Run every experiment in experiments/ (scripts NN_name.sh), write data, figures\n"
+    "(PNG and SVG) and REPORT.md into the output directory, print the verdict table.\n\n"
+    "options:\n"
+    "  --out DIR        output directory (default: paper_figures/ of the source tree)\n"
+    "  --only LIST      run only these experiments (comma-separated names or numbers)\n"
+    "  --shard I/N      run experiments whose index = I-1 mod N; no report is written\n"
+    "  --merge          write REPORT.md from DIR/claims and DIR/notes only (after shards)\n"
+    "  --quick          smaller sizes (a smoke test; the report says so)\n"
+    "  --list           list the experiments and exit\n"
+    "  -h, --help       this message\n\n"
+    "Sharded runs, e.g. with GNU parallel on one machine:\n"
+    "  parallel skit reproduce --out out --shard {}/4 ::: 1 2 3 4 && skit reproduce --out out "
+    "--merge\n"
+    "or one Slurm array task per shard (--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT).\n";
+
+static int is_experiment_name(const char *name)
+{
+    size_t len = strlen(name);
+    return len > 6 && name[0] >= '0' && name[0] <= '9' && name[1] >= '0' && name[1] <= '9' &&
+           name[2] == '_' && strcmp(name + len - 3, ".sh") == 0;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted list of experiment script names (without directory). */
+static int list_experiments(const char *dir, char **names, size_t *count)
+{
+    DIR *d = opendir(dir);
+    if (!d) return cli_usage_error("cannot open %s: %s (set SKIT_DATADIR)", dir, strerror(errno));
+    *count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && *count < MAX_EXPERIMENTS)
+        if (is_experiment_name(e->d_name)) names[(*count)++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, *count, sizeof *names, compare_strings);
+    return CLI_OK;
+}
+
+/* Name without ".sh". */
+static void stem(const char *file, char *out, size_t size)
+{
+    snprintf(out, size, "%.*s", (int)(strlen(file) - 3), file);
+}
+
+static int selected_by_only(const char *only, const char *name_stem)
+{
+    if (!only) return 1;
+    char *copy = strdup(only), *save = NULL;
+    int hit = 0;
+    for (char *item = strtok_r(copy, ",", &save); item && !hit; item = strtok_r(NULL, ",", &save)) {
+        size_t len = strlen(item);
+        if (!strcmp(item, name_stem) || !strcmp(item, name_stem + 3) ||
+            (len <= 2 && !strncmp(name_stem, item, len) && name_stem[len] == '_') ||
+            (len == 1 && name_stem[0] == '0' && name_stem[1] == item[0]))
+            hit = 1;
+    }
+    free(copy);
+    return hit;
+}
+
+static int make_dir(const char *path)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
+    return -1;
+}
+
+/* Runs one script with output to its log; returns the exit status. */
+static int run_script(const char *script, const char *log_path)
+{
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+            close(fd);
+        }
+        execlp("bash", "bash", script, (char *)NULL);
+        _exit(127);
+    }
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128;
+}
+
+/* Splits a TSV line in place into at most max fields. */
+static size_t split_tabs(char *line, char **fields, size_t max)
+{
+    size_t n = 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    char *p = line;
+    while (n < max) {
+        fields[n++] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab) break;
+        *tab = '\0';
+        p = tab + 1;
+    }
+    return n;
+}
+
+/* Writes REPORT.md from claims/ and notes/; prints the verdict table. */
+static int write_report(const char *out_dir, int quick)
+{
+    char claims_dir[4096], path[4400], report_path[4400], tmp[4500];
+    snprintf(claims_dir, sizeof claims_dir, "%s/claims", out_dir);
+    char *names[MAX_EXPERIMENTS];
+    size_t count = 0;
+    DIR *d = opendir(claims_dir);
+    if (!d)
+        return cli_usage_error("--merge: %s has no claims/ directory (run experiments first)",
+                               out_dir);
+    struct dirent *e;
+    while ((e = readdir(d)) && count < MAX_EXPERIMENTS) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && !strcmp(e->d_name + len - 4, ".tsv")) names[count++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, count, sizeof *names, compare_strings);
+
+    snprintf(report_path, sizeof report_path, "%s/REPORT.md", out_dir);
+    FILE *f;
+    if (skit_atomic_open(report_path, tmp, sizeof tmp, &f) != SKIT_OK) {
+        for (size_t i = 0; i < count; i++)
+            free(names[i]);
+        return cli_library_error(SKIT_EIO);
+    }
+    time_t now = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    fprintf(f,
+            "# skit reproduction report\n\n"
+            "Generated by `skit reproduce` (skit %s) on %s, %ld cores%s.\n"
+            "Every verdict below is computed from the measurement in the same row by the\n"
+            "experiment script named in its section; none is copied from a paper.\n"
+            "Data: `data/<experiment>/`, figures: `figures/`, logs: `logs/`.\n\n",
+            skit_version(), date, cores, quick ? ", **--quick sizes (smoke test)**" : "");
+    fprintf(f, "## Summary\n\n| experiment | claim | measured | verdict | margin "
+               "|\n|---|---|---|---|---|\n");
+    size_t holds = 0, violated = 0, other = 0;
+    printf("%-28s %-10s %s\n", "experiment/claim", "verdict", "margin");
+    for (size_t i = 0; i < count; i++) {
+        char exp[256];
+        snprintf(exp, sizeof exp, "%.*s", (int)(strlen(names[i]) - 4), names[i]);
+        snprintf(path, sizeof path, "%s/%s", claims_dir, names[i]);
+        FILE *c = fopen(path, "r");
+        if (!c) continue;
+        char line[8192];
+        while (fgets(line, sizeof line, c)) {
+            if (line[0] == '#' || line[0] == '\n') continue;
+            char *fld[5] = {"", "", "", "", ""};
+            split_tabs(line, fld, 5);
+            fprintf(f, "| [%s](#%s) | %s | %s | **%s** | %s |\n", exp, exp, fld[1], fld[2], fld[3],
+                    fld[4]);
+            char label[300];
+            snprintf(label, sizeof label, "%s/%s", exp, fld[0]);
+            printf("%-28s %-10s %s\n", label, fld[3], fld[4]);
+            if (!strcmp(fld[3], "holds"))
+                holds++;
+            else if (!strcmp(fld[3], "violated"))
+                violated++;
+            else
+                other++;
+        }
+        fclose(c);
+    }
+    fprintf(f,
+            "\nTotals: %zu hold, %zu violated, %zu other (not applicable / error / reproduced or "
+            "not).\n",
+            holds, violated, other);
+    printf("totals: %zu hold, %zu violated, %zu other\n", holds, violated, other);
+    for (size_t i = 0; i < count; i++) {
+        char exp[256];
+        snprintf(exp, sizeof exp, "%.*s", (int)(strlen(names[i]) - 4), names[i]);
+        fprintf(f, "\n## %s\n\n", exp);
+        snprintf(path, sizeof path, "%s/notes/%s.md", out_dir, exp);
+        FILE *n = fopen(path, "r");
+        if (n) {
+            char buf[8192];
+            size_t got;
+            while ((got = fread(buf, 1, sizeof buf, n)) > 0)
+                fwrite(buf, 1, got, f);
+            fclose(n);
+        } else {
+            fprintf(f, "(no notes)\n");
+        }
+        free(names[i]);
+    }
+    if (skit_atomic_commit(f, tmp, report_path) != SKIT_OK) return cli_library_error(SKIT_EIO);
+    return CLI_OK;
+}
+
+int cmd_reproduce(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},       {"out", required_argument, NULL, 'O'},
+        {"only", required_argument, NULL, 'y'}, {"shard", required_argument, NULL, 's'},
+        {"merge", no_argument, NULL, 'm'},      {"quick", no_argument, NULL, 'q'},
+        {"list", no_argument, NULL, 'l'},       {NULL, 0, NULL, 0}};
+    const char *out = NULL, *only = NULL;
+    size_t shard_index = 1, shard_count = 1;
+    int merge = 0, quick = 0, list = 0, opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h':
+            fputs(usage, stdout);
+            return CLI_OK;
+        case 'O':
+            out = optarg;
+            break;
+        case 'y':
+            only = optarg;
+            break;
+        case 's': {
+            const char *slash = strchr(optarg, '/');
+            char first[32];
+            if (!slash || (size_t)(slash - optarg) >= sizeof first)
+                return cli_usage_error("--shard: expected I/N with 1 <= I <= N, got '%s'", optarg);
+            snprintf(first, sizeof first, "%.*s", (int)(slash - optarg), optarg);
+            if (cli_parse_size("--shard N", slash + 1, 1, 1000, &shard_count) != CLI_OK ||
+                cli_parse_size("--shard I", first, 1, shard_count, &shard_index) != CLI_OK)
+                return CLI_USAGE;
+            break;
+        }
+        case 'm':
+            merge = 1;
+            break;
+        case 'q':
+            quick = 1;
+            break;
+        case 'l':
+            list = 1;
+            break;
+        default:
+            return cli_usage_error("unknown option '%s' (see 'skit reproduce --help')",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+
+    char out_dir[4096], exp_dir[4096], self[4096];
+    if (out)
+        snprintf(out_dir, sizeof out_dir, "%s", out);
+    else
+        snprintf(out_dir, sizeof out_dir, "%s/paper_figures", cli_datadir());
+    snprintf(exp_dir, sizeof exp_dir, "%s/experiments", cli_datadir());
+
+    char *names[MAX_EXPERIMENTS];
+    size_t count = 0;
+    if (!merge || list) {
+        if (list_experiments(exp_dir, names, &count) != CLI_OK) return CLI_USAGE;
+    }
+    if (list) {
+        for (size_t i = 0; i < count; i++) {
+            printf("%s\n", names[i]);
+            free(names[i]);
+        }
+        return CLI_OK;
+    }
+    size_t run = 0, failed = 0, selected = 0;
+    if (!merge) {
+        for (size_t i = 0; i < count; i++) {
+            char name[256];
+            stem(names[i], name, sizeof name);
+            if (selected_by_only(only, name) && i % shard_count == shard_index - 1) selected++;
+        }
+        if (selected == 0) {
+            for (size_t i = 0; i < count; i++)
+                free(names[i]);
+            return cli_usage_error("--only/--shard: no experiment selected (see --list)");
+        }
+    }
+    const char *subdirs[] = {"", "/data", "/figures", "/claims", "/notes", "/logs"};
+    for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s%s", out_dir, subdirs[i]);
+        if (make_dir(p) != 0) {
+            for (size_t k = 0; k < count; k++)
+                free(names[k]);
+            return cli_usage_error("--out: cannot create directory %s: %s", p, strerror(errno));
+        }
+    }
+    if (merge) return write_report(out_dir, quick);
+
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return cli_failure("cannot locate the skit binary");
+    self[len] = '\0';
+    char abs_out[4096];
+    if (!realpath(out_dir, abs_out)) snprintf(abs_out, sizeof abs_out, "%s", out_dir);
+    setenv("SKIT", self, 1);
+    setenv("SKIT_OUT", abs_out, 1);
+    setenv("SKIT_DATADIR", cli_datadir(), 1);
+    setenv("SKIT_QUICK", quick ? "1" : "0", 1);
+
+    double t_all = skit_clock_seconds();
+    for (size_t i = 0; i < count; i++) {
+        char name[256], script[4400], log_path[4400];
+        stem(names[i], name, sizeof name);
+        if (!selected_by_only(only, name) || i % shard_count != shard_index - 1) {
+            free(names[i]);
+            continue;
+        }
+        snprintf(script, sizeof script, "%s/%s", exp_dir, names[i]);
+        snprintf(log_path, sizeof log_path, "%s/logs/%s.log", abs_out, name);
+        run++;
+        fprintf(stderr, "[%zu/%zu] %-32s ...", run, selected, name);
+        fflush(stderr);
+        double t0 = skit_clock_seconds();
+        int rc = run_script(script, log_path);
+        double dt = skit_clock_seconds() - t0;
+        if (rc != 0) {
+            failed++;
+            fprintf(stderr, " FAILED (exit %d, %.1f s; see %s)\n", rc, dt, log_path);
+            /* record the failure as a claim row so the report cannot hide it */
+            char claims[4400];
+            snprintf(claims, sizeof claims, "%s/claims/%s.tsv", abs_out, name);
+            FILE *c = fopen(claims, "w");
+            if (c) {
+                fprintf(c,
+                        "script\texperiment script ran to completion\texit status %d after %.1f s "
+                        "(logs/%s.log)\terror\t-\n",
+                        rc, dt, name);
+                fclose(c);
+            }
+        } else {
+            fprintf(stderr, " done (%.1f s)\n", dt);
+        }
+        free(names[i]);
+    }
+    fprintf(stderr, "%zu experiments in %.1f s, %zu failed\n", run, skit_clock_seconds() - t_all,
+            failed);
+    if (shard_count == 1) {
+        int rc = write_report(abs_out, quick);
+        if (rc != CLI_OK) return rc;
+        fprintf(stderr, "report: %s/REPORT.md\n", abs_out);
+    } else {
+        fprintf(stderr,
+                "shard %zu/%zu done; run 'skit reproduce --out %s --merge' after all shards\n",
+                shard_index, shard_count, out_dir);
+    }
+    return failed ? CLI_FAILED : CLI_OK;
+}

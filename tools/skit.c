@@ -1,0 +1,67 @@
+/* skit.c — the `skit` command: dispatch to subcommands. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* One line per subcommand; keep in the order `skit help` shows them. */
+const cli_command cli_commands[] = {
+    {"toeplitz", "Toeplitz matvec / solve on .npy or TSV files", cmd_toeplitz},
+    {"bench", "time operators against floors and peers (toeplitz, ...)", cmd_bench},
+    {"reproduce", "run every experiment into paper_figures/ and write REPORT.md", cmd_reproduce},
+    {NULL, NULL, NULL},
+};
+
+static void print_help(FILE *f)
+{
+    fprintf(f,
+            "skit %s — numerical study of structured sequence-mixing operators\n\n"
+            "usage: skit <command> [options]      skit <command> --help\n\n"
+            "commands:\n",
+            skit_version());
+    for (const cli_command *c = cli_commands; c->name; c++)
+        fprintf(f, "  %-12s %s\n", c->name, c->summary);
+    fprintf(f, "  %-12s %s\n", "help", "this message");
+    fprintf(f, "  %-12s %s\n", "version", "print the version");
+    fprintf(f, "\nExit status: 0 success, 1 computation failed, 2 bad input (nothing written).\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return CLI_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+        if (argc >= 3) {
+            for (const cli_command *c = cli_commands; c->name; c++)
+                if (!strcmp(c->name, argv[2])) {
+                    char *sub[] = {argv[2], "--help", NULL};
+                    char ctx[64];
+                    snprintf(ctx, sizeof ctx, "skit %s", c->name);
+                    cli_set_context(ctx);
+                    return c->run(2, sub);
+                }
+            cli_set_context("skit help");
+            return cli_usage_error("unknown command '%s' (see 'skit help')", argv[2]);
+        }
+        print_help(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(name, "version") || !strcmp(name, "--version")) {
+        printf("skit %s\n", skit_version());
+        return CLI_OK;
+    }
+    for (const cli_command *c = cli_commands; c->name; c++) {
+        if (!strcmp(c->name, name)) {
+            char ctx[64];
+            snprintf(ctx, sizeof ctx, "skit %s", c->name);
+            cli_set_context(ctx);
+            return c->run(argc - 1, argv + 1);
+        }
+    }
+    return cli_usage_error("unknown command '%s' (see 'skit help')", name);
+}
