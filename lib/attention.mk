@@ -1,1 +1,2 @@
 # lib/attention.mk — files of this area (see Makefile.am)
+skitinclude_HEADERS += lib/skit/attention.h

@@ -1,1 +1,2 @@
 # lib/cuda.mk — files of this area (see Makefile.am)
+skitinclude_HEADERS += lib/skit/cuda.h

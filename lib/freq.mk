@@ -1,1 +1,2 @@
 # lib/freq.mk — files of this area (see Makefile.am)
+skitinclude_HEADERS += lib/skit/freq.h

@@ -1,1 +1,2 @@
 # lib/ski.mk — files of this area (see Makefile.am)
+skitinclude_HEADERS += lib/skit/ski.h

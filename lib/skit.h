@@ -7,5 +7,10 @@
 #include "skit/io.h"
 #include "skit/toeplitz.h"
 #include "skit/spectral.h"
+#include "skit/ski.h"
+#include "skit/freq.h"
+#include "skit/attention.h"
+#include "skit/tno.h"
+#include "skit/cuda.h"
 
 #endif

@@ -1,1 +1,2 @@
 # lib/tno.mk — files of this area (see Makefile.am)
+skitinclude_HEADERS += lib/skit/tno.h

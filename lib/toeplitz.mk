@@ -1,1 +1,2 @@
 # lib/toeplitz.mk — files of this area (see Makefile.am)
+skitinclude_HEADERS += lib/skit/toeplitz.h

@@ -11,3 +11,12 @@ tests_test_core_LDADD = $(TEST_LDADD)
 TESTS += tests/test_core
 
 include tests/cli.mk
+include tests/io.mk
+include tests/toeplitz.mk
+include tests/spectral.mk
+include tests/ski.mk
+include tests/freq.mk
+include tests/attention.mk
+include tests/tno.mk
+include tests/cuda.mk
+include tests/fuzz.mk

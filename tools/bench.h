@@ -27,6 +27,9 @@ double bench_loglog_slope(const double *n, const double *t, size_t count);
 int bench_run_peer(const char *const argv[], double *seconds);
 
 /* Subcommands of `skit bench`, one per area. */
-int bench_toeplitz(int argc, char **argv);
+int bench_toeplitz(int argc, char **argv); /* tools/bench_toeplitz.c */
+int bench_ski(int argc, char **argv);      /* tools/bench_ski.c */
+int bench_mra(int argc, char **argv);      /* tools/bench_mra.c */
+int bench_tno(int argc, char **argv);      /* tools/bench_tno.c */
 
 #endif

@@ -126,5 +126,10 @@ extern const cli_command cli_commands[];
 int cmd_toeplitz(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
+int cmd_ski_bound(int argc, char **argv); /* tools/cmd_ski.c */
+int cmd_hilbert(int argc, char **argv);   /* tools/cmd_freq.c */
+int cmd_decay(int argc, char **argv);     /* tools/cmd_freq.c */
+int cmd_mra(int argc, char **argv);       /* tools/cmd_mra.c */
+int cmd_tno(int argc, char **argv);       /* tools/cmd_tno.c */
 
 #endif

@@ -12,6 +12,9 @@ static const struct {
     int (*run)(int, char **);
 } targets[] = {
     {"toeplitz", "dense vs FFT matvec vs scipy, Levinson vs dgesv, bare FFTW floor", bench_toeplitz},
+    {"ski", "SKI action vs FFT Toeplitz matvec, time vs n", bench_ski},
+    {"tno", "TNO / SKI-TNO / FD-TNO vs the bare Toeplitz FFT matvec", bench_tno},
+    {"mra", "MRA-2 / MRA-2-s vs exact attention and baselines", bench_mra},
     {NULL, NULL, NULL},
 };
 

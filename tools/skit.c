@@ -9,6 +9,11 @@
 /* One line per subcommand; keep in the order `skit help` shows them. */
 const cli_command cli_commands[] = {
     {"toeplitz", "Toeplitz matvec / solve on .npy or TSV files", cmd_toeplitz},
+    {"ski-bound", "SKI / Nystrom error vs the Theorem 1 bound, every term of the proof", cmd_ski_bound},
+    {"hilbert", "discrete Hilbert transform, causal kernels, method agreement vs size", cmd_hilbert},
+    {"decay", "MLP frequency response -> impulse response decay vs Theorems 2-4", cmd_decay},
+    {"mra", "MRA-2 / MRA-2-s attention vs exact and baselines: error, time, memory", cmd_mra},
+    {"tno", "token mixers TNO / SKI-TNO / FD-TNO applied to (batch, n, d) data", cmd_tno},
     {"bench", "time operators against floors and peers (toeplitz, ...)", cmd_bench},
     {"reproduce", "run every experiment into paper_figures/ and write REPORT.md", cmd_reproduce},
     {NULL, NULL, NULL},

@@ -1,0 +1,1 @@
+# tests/attention.mk — tests of this area (included from tests/tests.mk)

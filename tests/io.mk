@@ -1,0 +1,1 @@
+# tests/io.mk — tests of this area (included from tests/tests.mk)

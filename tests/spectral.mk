@@ -1,0 +1,1 @@
+# tests/spectral.mk — tests of this area (included from tests/tests.mk)

@@ -1,0 +1,4 @@
+/* placeholder until this area lands; replaced by its implementation */
+#include "config.h"
+#include "cli.h"
+int cmd_tno(int argc, char **argv) { (void)argc; (void)argv; return cli_failure("not implemented yet"); }

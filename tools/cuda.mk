@@ -1,0 +1,1 @@
+# tools/cuda.mk — subcommands of this area

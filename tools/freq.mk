@@ -1,0 +1,2 @@
+# tools/freq.mk — subcommands of this area
+tools_skit_SOURCES += tools/cmd_freq.c

@@ -1,0 +1,2 @@
+# tools/toeplitz.mk — subcommands of this area
+tools_skit_SOURCES += tools/cmd_toeplitz.c tools/bench_toeplitz.c
