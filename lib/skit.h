@@ -8,6 +8,7 @@
 #include "skit/toeplitz.h"
 #include "skit/spectral.h"
 #include "skit/ski.h"
+#include "skit/mlp.h"
 #include "skit/freq.h"
 #include "skit/attention.h"
 #include "skit/tno.h"

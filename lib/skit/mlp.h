@@ -1,0 +1,77 @@
+/* skit/mlp.h — the small MLP R^in -> R^out used as a relative-position
+ * encoder (TNN RPE) and as a frequency response (FD-TNO), with exact
+ * input derivatives by truncated Taylor (power-series) arithmetic.
+ *
+ * Architecture (TNN's RPE, see REFERENCE-NOTES.md):
+ *   h = Linear(in, width)(x)
+ *   repeat hidden_layers times: h = Linear(width, width)(act(norm(h)))
+ *   y = Linear(width, out)(act(norm(h)))
+ * so there are hidden_layers + 2 Linear layers.
+ * norm: none, LayerNorm (no affine parameters: (h - mean)/sqrt(var + 1e-5)),
+ * or TNN's parameter-free RMS norm h / (||h||/sqrt(width) + 1e-8).
+ * Activations: ReLU, SiLU x*sigmoid(x), GeLU (exact erf form).
+ * Initialisation as PyTorch's default nn.Linear: weights and biases uniform
+ * on [-1/sqrt(fan_in), 1/sqrt(fan_in)], drawn from skit_rng seeded with
+ * `seed` in the order W1, b1, W2, b2, ... (W row-major out x in, as PyTorch
+ * stores weight[out][in]).
+ * Parameter vector layout (for loading weights exported from PyTorch):
+ * for each Linear layer in order, weight (out x in, row-major) then bias. */
+#ifndef SKIT_MLP_H
+#define SKIT_MLP_H
+
+#include "skit/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum skit_activation {
+    SKIT_ACTIVATION_RELU = 0,
+    SKIT_ACTIVATION_SILU = 1,
+    SKIT_ACTIVATION_GELU = 2
+} skit_activation;
+
+typedef enum skit_norm {
+    SKIT_NORM_NONE = 0,
+    SKIT_NORM_LAYER = 1,
+    SKIT_NORM_RMS = 2
+} skit_norm;
+
+typedef struct skit_mlp skit_mlp;
+
+/* Errors: SKIT_EDOM (in_dim, width or out_dim = 0, hidden_layers > 64),
+ * SKIT_EINVAL (unknown activation/norm), SKIT_ENOMEM. */
+int skit_mlp_create(skit_mlp **mlp, size_t in_dim, size_t width, size_t hidden_layers,
+                    size_t out_dim, skit_activation activation, skit_norm norm, uint64_t seed);
+void skit_mlp_destroy(skit_mlp *mlp);
+
+size_t skit_mlp_in_dim(const skit_mlp *mlp);
+size_t skit_mlp_out_dim(const skit_mlp *mlp);
+size_t skit_mlp_parameter_count(const skit_mlp *mlp);
+/* Copy all parameters out / in (layout above). SKIT_ESHAPE if count differs,
+ * SKIT_ENONFINITE on NaN/Inf. */
+int skit_mlp_get_parameters(const skit_mlp *mlp, double *params, size_t count);
+int skit_mlp_set_parameters(skit_mlp *mlp, const double *params, size_t count);
+
+/* Doubles of scratch skit_mlp_eval needs per call. */
+size_t skit_mlp_workspace_size(const skit_mlp *mlp);
+
+/* y = mlp(x) for `count` inputs. x is count x in_dim row-major (input k at
+ * x + k*in_dim); y is count x out_dim row-major (output k at y + k*out_dim).
+ * work: skit_mlp_workspace_size(mlp) doubles, or NULL to allocate. */
+int skit_mlp_eval(const skit_mlp *mlp, size_t count, const double *x, double *y, double *work);
+
+/* Exact derivatives d^k y / dx^k, k = 0..order (order <= 16), of a scalar-
+ * input MLP (in_dim = 1) at x, by truncated power-series arithmetic through
+ * every layer, norm and activation. derivs is (order+1) x out_dim row-major:
+ * derivs[k*out_dim + j] = k-th derivative of output j.
+ * ReLU: derivatives of order >= 2 are 0 and the first is the one-sided
+ * derivative from the right at a kink (x where a pre-activation is exactly
+ * 0); *at_kink (may be NULL) is set to 1 if any pre-activation was within
+ * 1e-12 of 0 so the caller knows the value is one-sided. */
+int skit_mlp_taylor(const skit_mlp *mlp, double x, size_t order, double *derivs, int *at_kink);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
