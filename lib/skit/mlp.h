@@ -58,7 +58,9 @@ size_t skit_mlp_workspace_size(const skit_mlp *mlp);
 
 /* y = mlp(x) for `count` inputs. x is count x in_dim row-major (input k at
  * x + k*in_dim); y is count x out_dim row-major (output k at y + k*out_dim).
- * work: skit_mlp_workspace_size(mlp) doubles, or NULL to allocate. */
+ * work: skit_mlp_workspace_size(mlp) doubles, or NULL to allocate.
+ * count = 0 is a no-op. Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE (NaN/Inf
+ * in x), SKIT_EOVERFLOW, SKIT_ENOMEM (only when work is NULL). */
 int skit_mlp_eval(const skit_mlp *mlp, size_t count, const double *x, double *y, double *work);
 
 /* Exact derivatives d^k y / dx^k, k = 0..order (order <= 16), of a scalar-
@@ -68,7 +70,12 @@ int skit_mlp_eval(const skit_mlp *mlp, size_t count, const double *x, double *y,
  * ReLU: derivatives of order >= 2 are 0 and the first is the one-sided
  * derivative from the right at a kink (x where a pre-activation is exactly
  * 0); *at_kink (may be NULL) is set to 1 if any pre-activation was within
- * 1e-12 of 0 so the caller knows the value is one-sided. */
+ * 1e-12 of 0 so the caller knows the value is one-sided. (Through a ReLU
+ * the branch valid just right of x is kept as a series, so a network with a
+ * norm between ReLUs still has nonzero higher derivatives.)
+ * Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (in_dim != 1), SKIT_EDOM
+ * (order > 16; RMS norm of an all-zero layer with order >= 1, where the
+ * derivative does not exist), SKIT_ENONFINITE (x), SKIT_ENOMEM. */
 int skit_mlp_taylor(const skit_mlp *mlp, double x, size_t order, double *derivs, int *at_kink);
 
 #ifdef __cplusplus

@@ -1,0 +1,339 @@
+/* mlp.c — the MLP of skit/mlp.h: evaluation by GEMM over blocks of inputs,
+ * and exact input derivatives by pushing truncated Taylor series through
+ * every layer (taylor.c). */
+#include "config.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "freq/freq_internal.h"
+#include "freq/taylor.h"
+#include "skit/mlp.h"
+
+/* Inputs evaluated per GEMM; fixes the workspace independent of `count`. */
+#define MLP_BLOCK 256
+#define LAYER_NORM_EPS 1e-5
+#define RMS_NORM_EPS 1e-8
+#define MAX_HIDDEN_LAYERS 64
+#define MAX_TAYLOR_ORDER 16
+
+struct skit_mlp {
+    size_t in_dim, width, hidden_layers, out_dim;
+    size_t linear_count; /* hidden_layers + 2 */
+    skit_activation activation;
+    skit_norm norm;
+    size_t parameter_count;
+    double *params;
+};
+
+static size_t layer_in(const skit_mlp *m, size_t l) { return l == 0 ? m->in_dim : m->width; }
+static size_t layer_out(const skit_mlp *m, size_t l)
+{
+    return l + 1 == m->linear_count ? m->out_dim : m->width;
+}
+
+/* Offset of layer l's weight in params; its bias follows the weight. */
+static size_t layer_offset(const skit_mlp *m, size_t l)
+{
+    size_t off = 0;
+    for (size_t i = 0; i < l; i++) off += layer_out(m, i) * (layer_in(m, i) + 1);
+    return off;
+}
+
+int skit_mlp_create(skit_mlp **mlp, size_t in_dim, size_t width, size_t hidden_layers,
+                    size_t out_dim, skit_activation activation, skit_norm norm, uint64_t seed)
+{
+    SKIT_REQUIRE_PTR(mlp);
+    *mlp = NULL;
+    if (in_dim == 0) return SKIT_ERROR(SKIT_EDOM, "in_dim = 0 out of range: need in_dim >= 1");
+    if (width == 0) return SKIT_ERROR(SKIT_EDOM, "width = 0 out of range: need width >= 1");
+    if (out_dim == 0) return SKIT_ERROR(SKIT_EDOM, "out_dim = 0 out of range: need out_dim >= 1");
+    if (hidden_layers > MAX_HIDDEN_LAYERS)
+        return SKIT_ERROR(SKIT_EDOM, "hidden_layers = %zu out of range: need hidden_layers <= %d",
+                          hidden_layers, MAX_HIDDEN_LAYERS);
+    if ((int)activation < SKIT_ACTIVATION_RELU || (int)activation > SKIT_ACTIVATION_GELU)
+        return SKIT_ERROR(SKIT_EINVAL, "activation = %d unknown: need relu (0), silu (1) or gelu (2)",
+                          (int)activation);
+    if ((int)norm < SKIT_NORM_NONE || (int)norm > SKIT_NORM_RMS)
+        return SKIT_ERROR(SKIT_EINVAL, "norm = %d unknown: need none (0), layer (1) or rms (2)",
+                          (int)norm);
+
+    /* parameter count with overflow checks: (in+1)w + L(w+1)w + (w+1)out */
+    size_t a, b, c, total;
+    if (skit_size_add(in_dim, 1, &a) || skit_size_mul(a, width, &a) ||
+        skit_size_add(width, 1, &b) || skit_size_mul(b, width, &c) ||
+        skit_size_mul(c, hidden_layers, &c) || skit_size_mul(b, out_dim, &b) ||
+        skit_size_add(a, b, &total) || skit_size_add(total, c, &total) ||
+        skit_size_mul(total, sizeof(double), &a))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "MLP parameter count overflows size_t (width = %zu)", width);
+    SKIT_TRY(skit_memory_check(a, "MLP parameters"));
+
+    skit_mlp *m = skit_calloc(1, sizeof *m);
+    if (!m) return SKIT_ENOMEM;
+    m->in_dim = in_dim;
+    m->width = width;
+    m->hidden_layers = hidden_layers;
+    m->out_dim = out_dim;
+    m->linear_count = hidden_layers + 2;
+    m->activation = activation;
+    m->norm = norm;
+    m->parameter_count = total;
+    m->params = skit_malloc(total, sizeof(double));
+    if (!m->params) {
+        skit_free(m);
+        return SKIT_ENOMEM;
+    }
+    /* PyTorch's nn.Linear default: kaiming_uniform(a = sqrt 5) for the
+     * weight and U(+-1/sqrt(fan_in)) for the bias, i.e. both uniform with
+     * bound 1/sqrt(fan_in); drawn layer by layer, weight then bias. */
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    double *p = m->params;
+    for (size_t l = 0; l < m->linear_count; l++) {
+        size_t fan_in = layer_in(m, l), fan_out = layer_out(m, l);
+        double bound = 1.0 / sqrt((double)fan_in);
+        skit_rng_fill_uniform(&rng, p, fan_out * fan_in + fan_out, -bound, bound);
+        p += fan_out * (fan_in + 1);
+    }
+    *mlp = m;
+    return SKIT_OK;
+}
+
+void skit_mlp_destroy(skit_mlp *mlp)
+{
+    if (!mlp) return;
+    skit_free(mlp->params);
+    skit_free(mlp);
+}
+
+size_t skit_mlp_in_dim(const skit_mlp *mlp) { return mlp ? mlp->in_dim : 0; }
+size_t skit_mlp_out_dim(const skit_mlp *mlp) { return mlp ? mlp->out_dim : 0; }
+size_t skit_mlp_parameter_count(const skit_mlp *mlp) { return mlp ? mlp->parameter_count : 0; }
+
+int skit_mlp_get_parameters(const skit_mlp *mlp, double *params, size_t count)
+{
+    SKIT_REQUIRE_PTR(mlp);
+    SKIT_REQUIRE_PTR(params);
+    if (count != mlp->parameter_count)
+        return SKIT_ERROR(SKIT_ESHAPE, "count = %zu does not match the MLP's parameter count (%zu)",
+                          count, mlp->parameter_count);
+    memcpy(params, mlp->params, count * sizeof(double));
+    return SKIT_OK;
+}
+
+int skit_mlp_set_parameters(skit_mlp *mlp, const double *params, size_t count)
+{
+    SKIT_REQUIRE_PTR(mlp);
+    SKIT_REQUIRE_PTR(params);
+    if (count != mlp->parameter_count)
+        return SKIT_ERROR(SKIT_ESHAPE, "count = %zu does not match the MLP's parameter count (%zu)",
+                          count, mlp->parameter_count);
+    SKIT_TRY(skit_check_finite(params, count, "MLP parameters"));
+    memcpy(mlp->params, params, count * sizeof(double));
+    return SKIT_OK;
+}
+
+size_t skit_mlp_workspace_size(const skit_mlp *mlp)
+{
+    return mlp ? 2 * (size_t)MLP_BLOCK * mlp->width : 0;
+}
+
+/* out (rows x fan_out, ld ldo) = in (rows x fan_in) W^T + b */
+static void linear_rows(const skit_mlp *m, size_t l, size_t rows, const double *in, double *out,
+                        size_t ldo)
+{
+    size_t fan_in = layer_in(m, l), fan_out = layer_out(m, l);
+    const double *w = m->params + layer_offset(m, l);
+    const double *bias = w + fan_out * fan_in;
+    for (size_t r = 0; r < rows; r++) memcpy(out + r * ldo, bias, fan_out * sizeof(double));
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)fan_out, (int)fan_in,
+                1.0, in, (int)fan_in, w, (int)fan_in, 1.0, out, (int)ldo);
+}
+
+static double activate(skit_activation a, double v)
+{
+    switch (a) {
+    case SKIT_ACTIVATION_RELU: return v > 0 ? v : 0.0;
+    case SKIT_ACTIVATION_SILU: return v >= 0 ? v / (1.0 + exp(-v)) : v * exp(v) / (1.0 + exp(v));
+    case SKIT_ACTIVATION_GELU: return v * 0.5 * erfc(-v / M_SQRT2);
+    }
+    return v;
+}
+
+/* norm then activation on each row of h (rows x width), in place */
+static void norm_activate_rows(const skit_mlp *m, size_t rows, double *h)
+{
+    size_t w = m->width;
+    for (size_t r = 0; r < rows; r++) {
+        double *row = h + r * w;
+        if (m->norm == SKIT_NORM_LAYER) {
+            double mean = 0, var = 0;
+            for (size_t i = 0; i < w; i++) mean += row[i];
+            mean /= (double)w;
+            for (size_t i = 0; i < w; i++) var += (row[i] - mean) * (row[i] - mean);
+            double inv = 1.0 / sqrt(var / (double)w + LAYER_NORM_EPS);
+            for (size_t i = 0; i < w; i++) row[i] = (row[i] - mean) * inv;
+        } else if (m->norm == SKIT_NORM_RMS) {
+            double ss = 0;
+            for (size_t i = 0; i < w; i++) ss += row[i] * row[i];
+            double inv = 1.0 / (sqrt(ss / (double)w) + RMS_NORM_EPS);
+            for (size_t i = 0; i < w; i++) row[i] *= inv;
+        }
+        for (size_t i = 0; i < w; i++) row[i] = activate(m->activation, row[i]);
+    }
+}
+
+int skit_mlp_eval(const skit_mlp *mlp, size_t count, const double *x, double *y, double *work)
+{
+    SKIT_REQUIRE_PTR(mlp);
+    if (count == 0) return SKIT_OK;
+    SKIT_REQUIRE_PTR(x);
+    SKIT_REQUIRE_PTR(y);
+    size_t nx;
+    if (skit_size_mul(count, mlp->in_dim, &nx) || skit_size_mul(count, mlp->out_dim, &nx))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "count = %zu: input/output size overflows size_t", count);
+    SKIT_TRY(skit_check_finite(x, count * mlp->in_dim, "x"));
+    double *owned = NULL;
+    if (!work) {
+        owned = skit_malloc(skit_mlp_workspace_size(mlp), sizeof(double));
+        if (!owned) return SKIT_ENOMEM;
+        work = owned;
+    }
+    size_t w = mlp->width;
+    for (size_t k0 = 0; k0 < count; k0 += MLP_BLOCK) {
+        size_t rows = SKIT_MIN((size_t)MLP_BLOCK, count - k0);
+        double *a = work, *b = work + (size_t)MLP_BLOCK * w;
+        linear_rows(mlp, 0, rows, x + k0 * mlp->in_dim, a, w);
+        for (size_t l = 1; l < mlp->linear_count; l++) {
+            norm_activate_rows(mlp, rows, a);
+            if (l + 1 == mlp->linear_count) {
+                linear_rows(mlp, l, rows, a, y + k0 * mlp->out_dim, mlp->out_dim);
+            } else {
+                linear_rows(mlp, l, rows, a, b, w);
+                double *t = a;
+                a = b;
+                b = t;
+            }
+        }
+    }
+    skit_free(owned);
+    return SKIT_OK;
+}
+
+/* Series of every unit are stored coefficient-major: s[k*width + i] is the
+ * k-th Taylor coefficient of unit i, so a Linear layer maps all orders with
+ * one GEMM (the bias enters order 0 only). */
+static void linear_series(const skit_mlp *m, size_t l, size_t terms, const double *in,
+                          double *out)
+{
+    size_t fan_in = layer_in(m, l), fan_out = layer_out(m, l);
+    const double *w = m->params + layer_offset(m, l);
+    const double *bias = w + fan_out * fan_in;
+    memcpy(out, bias, fan_out * sizeof(double));
+    memset(out + fan_out, 0, (terms - 1) * fan_out * sizeof(double));
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)terms, (int)fan_out, (int)fan_in,
+                1.0, in, (int)fan_in, w, (int)fan_in, 1.0, out, (int)fan_out);
+}
+
+static int norm_activate_series(const skit_mlp *m, size_t terms, double *s, int *kink)
+{
+    size_t w = m->width;
+    double u[SKIT_SERIES_MAX], v[SKIT_SERIES_MAX], t[SKIT_SERIES_MAX];
+    if (m->norm == SKIT_NORM_LAYER) {
+        double mean[SKIT_SERIES_MAX] = {0}, var[SKIT_SERIES_MAX] = {0};
+        for (size_t k = 0; k < terms; k++) {
+            for (size_t i = 0; i < w; i++) mean[k] += s[k * w + i];
+            mean[k] /= (double)w;
+            for (size_t i = 0; i < w; i++) s[k * w + i] -= mean[k];
+        }
+        for (size_t i = 0; i < w; i++) {
+            for (size_t k = 0; k < terms; k++) u[k] = s[k * w + i];
+            skit_series_mul(u, u, v, terms);
+            for (size_t k = 0; k < terms; k++) var[k] += v[k];
+        }
+        for (size_t k = 0; k < terms; k++) var[k] /= (double)w;
+        var[0] += LAYER_NORM_EPS;
+        skit_series_pow(var, -0.5, t, terms); /* 1/sqrt(var + eps) */
+        for (size_t i = 0; i < w; i++) {
+            for (size_t k = 0; k < terms; k++) u[k] = s[k * w + i];
+            skit_series_mul(u, t, v, terms);
+            for (size_t k = 0; k < terms; k++) s[k * w + i] = v[k];
+        }
+    } else if (m->norm == SKIT_NORM_RMS) {
+        double ms[SKIT_SERIES_MAX] = {0}, rms[SKIT_SERIES_MAX];
+        for (size_t i = 0; i < w; i++) {
+            for (size_t k = 0; k < terms; k++) u[k] = s[k * w + i];
+            skit_series_mul(u, u, v, terms);
+            for (size_t k = 0; k < terms; k++) ms[k] += v[k];
+        }
+        for (size_t k = 0; k < terms; k++) ms[k] /= (double)w;
+        if (!(ms[0] > 0) && terms > 1)
+            return SKIT_ERROR(SKIT_EDOM, "RMS norm of an all-zero layer: its derivatives do not exist "
+                                         "at this x (need a nonzero pre-norm vector)");
+        skit_series_sqrt(ms, rms, terms);
+        rms[0] += RMS_NORM_EPS;
+        for (size_t i = 0; i < w; i++) {
+            for (size_t k = 0; k < terms; k++) u[k] = s[k * w + i];
+            skit_series_div(u, rms, v, terms);
+            for (size_t k = 0; k < terms; k++) s[k * w + i] = v[k];
+        }
+    }
+    for (size_t i = 0; i < w; i++) {
+        for (size_t k = 0; k < terms; k++) u[k] = s[k * w + i];
+        switch (m->activation) {
+        case SKIT_ACTIVATION_RELU:
+            if (skit_series_relu(u, v, terms)) *kink = 1;
+            break;
+        case SKIT_ACTIVATION_SILU: skit_series_silu(u, v, terms); break;
+        case SKIT_ACTIVATION_GELU: skit_series_gelu(u, v, terms); break;
+        }
+        for (size_t k = 0; k < terms; k++) s[k * w + i] = v[k];
+    }
+    return SKIT_OK;
+}
+
+int skit_mlp_taylor_series(const skit_mlp *mlp, size_t terms, const double *input,
+                           double *output, int *at_kink)
+{
+    size_t span = SKIT_MAX(mlp->width, mlp->out_dim);
+    double *buf = skit_malloc(2 * terms * span, sizeof(double));
+    if (!buf) return SKIT_ENOMEM;
+    double *a = buf, *b = buf + terms * span;
+    int kink = 0, status = SKIT_OK;
+    linear_series(mlp, 0, terms, input, a);
+    for (size_t l = 1; l < mlp->linear_count; l++) {
+        status = norm_activate_series(mlp, terms, a, &kink);
+        if (status != SKIT_OK) break;
+        linear_series(mlp, l, terms, a, l + 1 == mlp->linear_count ? output : b);
+        double *t = a;
+        a = b;
+        b = t;
+    }
+    if (status == SKIT_OK && at_kink) *at_kink = kink;
+    skit_free(buf);
+    return status;
+}
+
+int skit_mlp_taylor(const skit_mlp *mlp, double x, size_t order, double *derivs, int *at_kink)
+{
+    SKIT_REQUIRE_PTR(mlp);
+    SKIT_REQUIRE_PTR(derivs);
+    if (mlp->in_dim != 1)
+        return SKIT_ERROR(SKIT_ESHAPE, "in_dim = %zu: Taylor derivatives need a scalar-input MLP "
+                                       "(in_dim = 1)", mlp->in_dim);
+    if (order > MAX_TAYLOR_ORDER)
+        return SKIT_ERROR(SKIT_EDOM, "order = %zu out of range: need order <= %d", order,
+                          MAX_TAYLOR_ORDER);
+    if (!isfinite(x)) return SKIT_ERROR(SKIT_ENONFINITE, "x = %g is not finite", x);
+    size_t terms = order + 1;
+    double input[SKIT_SERIES_MAX] = {x, 1.0}; /* the identity series x + dx */
+    SKIT_TRY(skit_mlp_taylor_series(mlp, terms, input, derivs, at_kink));
+    double factorial = 1;
+    for (size_t k = 1; k < terms; k++) {
+        factorial *= (double)k;
+        for (size_t j = 0; j < mlp->out_dim; j++) derivs[k * mlp->out_dim + j] *= factorial;
+    }
+    return SKIT_OK;
+}

@@ -1,0 +1,408 @@
+/* test_mlp.c — the MLP of skit/mlp.h: initialisation statistics, parameter
+ * layout, evaluation against a naive per-sample loop, Taylor-mode derivatives
+ * against closed forms, known series and finite differences, and every
+ * documented error code. */
+#include "config.h"
+
+#include "check_util.h"
+#include "freq/taylor.h"
+
+static const char *act_name[] = {"relu", "silu", "gelu"};
+static const char *norm_name[] = {"none", "layer", "rms"};
+
+/* ---- naive reference: one input at a time, straight from the formulas ---- */
+static double ref_act(int a, double v)
+{
+    if (a == SKIT_ACTIVATION_RELU) return v > 0 ? v : 0;
+    if (a == SKIT_ACTIVATION_SILU) return v / (1 + exp(-v));
+    return 0.5 * v * (1 + erf(v / sqrt(2.0)));
+}
+
+static void ref_eval(const double *p, size_t in, size_t w, size_t hidden, size_t out, int act,
+                     int norm, const double *x, double *y)
+{
+    double h[512], g[512];
+    const double *W = p, *b = p + w * in;
+    for (size_t i = 0; i < w; i++) {
+        double s = b[i];
+        for (size_t j = 0; j < in; j++) s += W[i * in + j] * x[j];
+        h[i] = s;
+    }
+    p += w * (in + 1);
+    for (size_t l = 0; l <= hidden; l++) {
+        size_t o = l == hidden ? out : w;
+        if (norm == SKIT_NORM_LAYER) {
+            double m = 0, v = 0;
+            for (size_t i = 0; i < w; i++) m += h[i] / (double)w;
+            for (size_t i = 0; i < w; i++) v += (h[i] - m) * (h[i] - m) / (double)w;
+            for (size_t i = 0; i < w; i++) h[i] = (h[i] - m) / sqrt(v + 1e-5);
+        } else if (norm == SKIT_NORM_RMS) {
+            double s = 0;
+            for (size_t i = 0; i < w; i++) s += h[i] * h[i];
+            double r = sqrt(s) / sqrt((double)w) + 1e-8;
+            for (size_t i = 0; i < w; i++) h[i] /= r;
+        }
+        for (size_t i = 0; i < w; i++) h[i] = ref_act(act, h[i]);
+        for (size_t i = 0; i < o; i++) {
+            double s = p[o * w + i];
+            for (size_t j = 0; j < w; j++) s += p[i * w + j] * h[j];
+            g[i] = s;
+        }
+        p += o * (w + 1);
+        memcpy(h, g, o * sizeof(double));
+    }
+    memcpy(y, h, out * sizeof(double));
+}
+
+START_TEST(test_init_statistics)
+{
+    /* PyTorch nn.Linear default: weight and bias ~ U(-1/sqrt(fan_in), +) */
+    uint64_t seed = tu_seed();
+    size_t in = 3, w = 200, hidden = 2, out = 150;
+    skit_mlp *m;
+    TU_EXPECT_OK(skit_mlp_create(&m, in, w, hidden, out, SKIT_ACTIVATION_GELU, SKIT_NORM_NONE, seed));
+    size_t n = skit_mlp_parameter_count(m);
+    ck_assert_uint_eq(n, (in + 1) * w + hidden * (w + 1) * w + (w + 1) * out);
+    double *p = tu_alloc(n);
+    TU_EXPECT_OK(skit_mlp_get_parameters(m, p, n));
+    const double *q = p;
+    for (size_t l = 0; l < hidden + 2; l++) {
+        size_t fi = l == 0 ? in : w, fo = l == hidden + 1 ? out : w;
+        double bound = 1 / sqrt((double)fi);
+        for (int part = 0; part < 2; part++) {
+            size_t cnt = part == 0 ? fo * fi : fo;
+            double mean = 0, var = 0, lo = INFINITY, hi = -INFINITY;
+            for (size_t i = 0; i < cnt; i++) {
+                mean += q[i];
+                lo = fmin(lo, q[i]);
+                hi = fmax(hi, q[i]);
+            }
+            mean /= (double)cnt;
+            for (size_t i = 0; i < cnt; i++) var += (q[i] - mean) * (q[i] - mean);
+            var /= (double)cnt;
+            double sd = bound / sqrt(3.0);
+            ck_assert_msg(lo >= -bound && hi <= bound, "layer %zu part %d outside +-%g (seed %llu)", l,
+                          part, bound, (unsigned long long)seed);
+            /* 6 standard errors: a false alarm is ~1e-9 */
+            ck_assert_msg(fabs(mean) < 6 * sd / sqrt((double)cnt), "layer %zu mean %g", l, mean);
+            /* variance of U^2 is b^4 (1/5 - 1/9) */
+            double var_se = bound * bound * sqrt(1.0 / 5 - 1.0 / 9) / sqrt((double)cnt);
+            ck_assert_msg(fabs(var - sd * sd) < 6 * var_se + 1e-12, "layer %zu var %g vs %g", l, var,
+                          sd * sd);
+            if (cnt > 1000) ck_assert(hi - lo > 1.9 * bound); /* the whole interval is used */
+            q += cnt;
+        }
+    }
+    /* same seed, same parameters; another seed, different ones */
+    skit_mlp *m2;
+    double *p2 = tu_alloc(n);
+    TU_EXPECT_OK(skit_mlp_create(&m2, in, w, hidden, out, SKIT_ACTIVATION_RELU, SKIT_NORM_RMS, seed));
+    TU_EXPECT_OK(skit_mlp_get_parameters(m2, p2, n));
+    ck_assert(memcmp(p, p2, n * sizeof(double)) == 0);
+    skit_mlp_destroy(m2);
+    TU_EXPECT_OK(skit_mlp_create(&m2, in, w, hidden, out, SKIT_ACTIVATION_RELU, SKIT_NORM_RMS, seed + 1));
+    TU_EXPECT_OK(skit_mlp_get_parameters(m2, p2, n));
+    ck_assert(memcmp(p, p2, n * sizeof(double)) != 0);
+    skit_mlp_destroy(m2);
+    skit_free(p);
+    skit_free(p2);
+    skit_mlp_destroy(m);
+}
+END_TEST
+
+START_TEST(test_parameters_round_trip)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    skit_mlp *m;
+    TU_EXPECT_OK(skit_mlp_create(&m, 2, 5, 1, 3, SKIT_ACTIVATION_SILU, SKIT_NORM_LAYER, 1));
+    size_t n = skit_mlp_parameter_count(m);
+    double *p = tu_random(&rng, n), *q = tu_alloc(n);
+    TU_EXPECT_OK(skit_mlp_set_parameters(m, p, n));
+    TU_EXPECT_OK(skit_mlp_get_parameters(m, q, n));
+    ck_assert(memcmp(p, q, n * sizeof(double)) == 0);
+    ck_assert_uint_eq(skit_mlp_in_dim(m), 2);
+    ck_assert_uint_eq(skit_mlp_out_dim(m), 3);
+    skit_free(p);
+    skit_free(q);
+    skit_mlp_destroy(m);
+}
+END_TEST
+
+START_TEST(test_eval_matches_naive_loop)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t counts[] = {1, 2, 7, 255, 256, 257, 600};
+    for (int act = 0; act < 3; act++)
+        for (int norm = 0; norm < 3; norm++)
+            for (size_t in = 1; in <= 2; in++) {
+                size_t w = 1 + skit_rng_below(&rng, 40), hidden = skit_rng_below(&rng, 4);
+                size_t out = 1 + skit_rng_below(&rng, 9);
+                skit_mlp *m;
+                TU_EXPECT_OK(skit_mlp_create(&m, in, w, hidden, out, act, norm, seed + (uint64_t)act));
+                size_t np = skit_mlp_parameter_count(m);
+                double *p = tu_alloc(np);
+                TU_EXPECT_OK(skit_mlp_get_parameters(m, p, np));
+                double *work = tu_alloc(skit_mlp_workspace_size(m));
+                for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                    size_t cnt = counts[c];
+                    double *x = tu_random(&rng, cnt * in);
+                    for (size_t i = 0; i < cnt * in; i++) x[i] *= 3;
+                    double *y = tu_alloc(cnt * out), *r = tu_alloc(cnt * out);
+                    TU_EXPECT_OK(skit_mlp_eval(m, cnt, x, y, c % 2 ? work : NULL));
+                    for (size_t k = 0; k < cnt; k++) ref_eval(p, in, w, hidden, out, act, norm, x + k * in, r + k * out);
+                    double e = tu_rel_error(y, r, cnt * out);
+                    ck_assert_msg(e < 1e-12, "%s/%s in=%zu w=%zu L=%zu out=%zu count=%zu: error %g (seed %llu)",
+                                  act_name[act], norm_name[norm], in, w, hidden, out, cnt, e,
+                                  (unsigned long long)seed);
+                    skit_free(x);
+                    skit_free(y);
+                    skit_free(r);
+                }
+                skit_free(work);
+                skit_free(p);
+                skit_mlp_destroy(m);
+            }
+}
+END_TEST
+
+/* ---- series primitives against known expansions at 0 ---- */
+START_TEST(test_series_known_expansions)
+{
+    size_t m = SKIT_SERIES_MAX;
+    double x[SKIT_SERIES_MAX] = {0, 1}, c[SKIT_SERIES_MAX], e[SKIT_SERIES_MAX];
+    /* exp(x) */
+    skit_series_exp(x, c, m);
+    double f = 1;
+    for (size_t k = 0; k < m; k++) {
+        if (k) f *= (double)k;
+        ck_assert_msg(fabs(c[k] - 1 / f) <= 1e-15 / f, "exp coefficient %zu", k);
+    }
+    /* 1/(1 - x) and (1 + x)^(-1/2), sqrt(1 + x) by the binomial series */
+    double one_minus[SKIT_SERIES_MAX] = {1, -1}, one[SKIT_SERIES_MAX] = {1}, onep[SKIT_SERIES_MAX] = {1, 1};
+    skit_series_div(one, one_minus, c, m);
+    for (size_t k = 0; k < m; k++) ck_assert(fabs(c[k] - 1) < 1e-15);
+    skit_series_pow(onep, -0.5, c, m);
+    skit_series_sqrt(onep, e, m);
+    double bin = 1, bs = 1;
+    for (size_t k = 0; k < m; k++) {
+        ck_assert_msg(fabs(c[k] - bin) < 1e-14, "rsqrt %zu: %g vs %g", k, c[k], bin);
+        ck_assert_msg(fabs(e[k] - bs) < 1e-14, "sqrt %zu: %g vs %g", k, e[k], bs);
+        bin *= (-0.5 - (double)k) / (double)(k + 1);
+        bs *= (0.5 - (double)k) / (double)(k + 1);
+    }
+    /* erf(x) = 2/sqrt(pi) sum (-1)^j x^(2j+1) / (j! (2j+1)) */
+    skit_series_erf(x, c, m);
+    double jf = 1;
+    for (size_t k = 0; k < m; k++) {
+        double want = 0;
+        if (k % 2) {
+            size_t j = k / 2;
+            if (j) jf *= (double)j;
+            want = (j % 2 ? -1 : 1) * 2 / sqrt(M_PI) / (jf * (double)k);
+        }
+        ck_assert_msg(fabs(c[k] - want) < 1e-15, "erf %zu: %g vs %g", k, c[k], want);
+    }
+    /* sigmoid(x) = 1/2 + x/4 - x^3/48 + x^5/480 - 17 x^7/80640 + ... */
+    skit_series_sigmoid(x, c, m);
+    static const double sig[] = {0.5, 0.25, 0, -1.0 / 48, 0, 1.0 / 480, 0, -17.0 / 80640};
+    for (size_t k = 0; k < 8; k++) ck_assert_msg(fabs(c[k] - sig[k]) < 1e-16, "sigmoid %zu", k);
+    /* sigmoid far in the tails stays finite */
+    double far[SKIT_SERIES_MAX] = {-800, 1};
+    skit_series_sigmoid(far, c, m);
+    for (size_t k = 0; k < m; k++) ck_assert(isfinite(c[k]));
+    far[0] = 800;
+    skit_series_gelu(far, c, m);
+    ck_assert(fabs(c[0] - 800) < 1e-12 && fabs(c[1] - 1) < 1e-12 && fabs(c[2]) < 1e-12);
+    /* relu: branch right of the point */
+    double kink[SKIT_SERIES_MAX] = {0, -2, 5};
+    ck_assert_int_eq(skit_series_relu(kink, c, 3), 1);
+    ck_assert(c[0] == 0 && c[1] == 0 && c[2] == 0);
+    kink[1] = 2;
+    ck_assert_int_eq(skit_series_relu(kink, c, 3), 1);
+    ck_assert(c[1] == 2 && c[2] == 5);
+}
+END_TEST
+
+/* GeLU and SiLU derivatives in closed form, k = 0..4 (GeLU) and 0..3 (SiLU) */
+static void gelu_closed(double u, double *d)
+{
+    double phi = exp(-u * u / 2) / sqrt(2 * M_PI), Phi = 0.5 * erfc(-u / sqrt(2.0));
+    d[0] = u * Phi;
+    d[1] = Phi + u * phi;
+    d[2] = phi * (2 - u * u);
+    d[3] = phi * (u * u * u - 4 * u);
+    d[4] = phi * (-u * u * u * u + 7 * u * u - 4);
+}
+
+static void silu_closed(double u, double *d)
+{
+    double s = 1 / (1 + exp(-u)), s1 = s * (1 - s);
+    d[0] = u * s;
+    d[1] = s + u * s1;
+    d[2] = 2 * s1 + u * s1 * (1 - 2 * s);
+    d[3] = 3 * s1 * (1 - 2 * s) + u * s1 * (1 - 6 * s + 6 * s * s);
+    d[4] = NAN;
+}
+
+START_TEST(test_taylor_width_one_closed_forms)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (int act = 1; act < 3; act++) {
+        skit_mlp *m;
+        TU_EXPECT_OK(skit_mlp_create(&m, 1, 1, 0, 1, act, SKIT_NORM_NONE, 0));
+        for (int trial = 0; trial < 20; trial++) {
+            double p[4]; /* w1 b1 w2 b2: y = w2 act(w1 x + b1) + b2 */
+            for (int i = 0; i < 4; i++) p[i] = skit_rng_uniform_range(&rng, -2, 2);
+            TU_EXPECT_OK(skit_mlp_set_parameters(m, p, 4));
+            double x = skit_rng_uniform_range(&rng, -3, 3), u = p[0] * x + p[1];
+            double d[5], got[5];
+            (act == SKIT_ACTIVATION_GELU ? gelu_closed : silu_closed)(u, d);
+            size_t order = act == SKIT_ACTIVATION_GELU ? 4 : 3;
+            TU_EXPECT_OK(skit_mlp_taylor(m, x, order, got, NULL));
+            for (size_t k = 0; k <= order; k++) {
+                double want = p[2] * pow(p[0], (double)k) * d[k] + (k == 0 ? p[3] : 0);
+                ck_assert_msg(fabs(got[k] - want) <= 1e-13 * (1 + fabs(want)),
+                              "%s order %zu at u=%g: %.17g vs %.17g (seed %llu)", act_name[act], k, u,
+                              got[k], want, (unsigned long long)seed);
+            }
+        }
+        skit_mlp_destroy(m);
+    }
+    /* ReLU width 1: slope w2 w1 on the positive side, 0 on the other, kink flagged */
+    skit_mlp *m;
+    TU_EXPECT_OK(skit_mlp_create(&m, 1, 1, 0, 1, SKIT_ACTIVATION_RELU, SKIT_NORM_NONE, 0));
+    double p[4] = {2, -1, 3, 0.5}, d[3];
+    int kink = -1;
+    TU_EXPECT_OK(skit_mlp_set_parameters(m, p, 4));
+    TU_EXPECT_OK(skit_mlp_taylor(m, 1.0, 2, d, &kink));
+    ck_assert(kink == 0 && d[0] == 3.5 && d[1] == 6 && d[2] == 0);
+    TU_EXPECT_OK(skit_mlp_taylor(m, 0.5, 2, d, &kink)); /* pre-activation exactly 0 */
+    ck_assert_msg(kink == 1 && d[0] == 0.5 && d[1] == 6 && d[2] == 0, "right derivative %g", d[1]);
+    TU_EXPECT_OK(skit_mlp_taylor(m, 0.0, 2, d, &kink));
+    ck_assert(kink == 0 && d[0] == 0.5 && d[1] == 0);
+    skit_mlp_destroy(m);
+}
+END_TEST
+
+/* Order k+1 from Taylor mode against the central difference of order k from
+ * Taylor mode, for k = 0..5, random MLPs of each activation and norm. */
+START_TEST(test_taylor_vs_finite_differences)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (int act = 0; act < 3; act++)
+        for (int norm = 0; norm < 3; norm++) {
+            size_t out = 3;
+            skit_mlp *m;
+            TU_EXPECT_OK(skit_mlp_create(&m, 1, 16, 2, out, act, norm, skit_rng_u64(&rng)));
+            double val[3];
+            for (int trial = 0; trial < 8; trial++) {
+                double x = skit_rng_uniform_range(&rng, -M_PI, M_PI), h = 1e-4;
+                size_t order = 9, checked = 6;
+                double d[10 * 3], dp[10 * 3], dm[10 * 3];
+                TU_EXPECT_OK(skit_mlp_taylor(m, x, order, d, NULL));
+                TU_EXPECT_OK(skit_mlp_taylor(m, x + h, order, dp, NULL));
+                TU_EXPECT_OK(skit_mlp_taylor(m, x - h, order, dm, NULL));
+                TU_EXPECT_OK(skit_mlp_eval(m, 1, &x, val, NULL));
+                for (size_t j = 0; j < out; j++) ck_assert(fabs(val[j] - d[j]) <= 1e-13 * (1 + fabs(val[j])));
+                if (act == SKIT_ACTIVATION_RELU) {
+                    /* skip points with a kink inside [x - h, x + h]: there the
+                     * derivative jumps and no difference quotient applies */
+                    int jump = 0;
+                    for (size_t j = 0; j < out; j++)
+                        if (fabs(dp[out + j] - dm[out + j] - 2 * h * d[2 * out + j]) >
+                            1e-6 * (1 + fabs(d[out + j])))
+                            jump = 1;
+                    if (jump) continue;
+                }
+                for (size_t k = 0; k + 1 <= checked; k++)
+                    for (size_t j = 0; j < out; j++) {
+                        double fd = (dp[k * out + j] - dm[k * out + j]) / (2 * h);
+                        double ex = d[(k + 1) * out + j];
+                        /* error O(h^2 f^(k+3)) plus rounding */
+                        double scale = 1 + fabs(ex) + fabs(d[(k + 3) * out + j]);
+                        ck_assert_msg(fabs(fd - ex) <= 1e-5 * scale,
+                                      "%s/%s order %zu output %zu x=%g: taylor %.12g fd %.12g (seed %llu)",
+                                      act_name[act], norm_name[norm], k + 1, j, x, ex, fd,
+                                      (unsigned long long)seed);
+                    }
+            }
+            skit_mlp_destroy(m);
+        }
+}
+END_TEST
+
+START_TEST(test_config_errors)
+{
+    skit_mlp *m = (skit_mlp *)1;
+    TU_EXPECT_STATUS(skit_mlp_create(NULL, 1, 4, 1, 1, 0, 0, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mlp_create(&m, 0, 4, 1, 1, 0, 0, 0), SKIT_EDOM);
+    ck_assert_ptr_null(m);
+    TU_EXPECT_STATUS(skit_mlp_create(&m, 1, 0, 1, 1, 0, 0, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mlp_create(&m, 1, 4, 1, 0, 0, 0, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mlp_create(&m, 1, 4, 65, 1, 0, 0, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mlp_create(&m, 1, 4, 1, 1, (skit_activation)3, 0, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mlp_create(&m, 1, 4, 1, 1, (skit_activation)-1, 0, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mlp_create(&m, 1, 4, 1, 1, 0, (skit_norm)3, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mlp_create(&m, 1, (size_t)1 << 20, 1, 1, 0, 0, 0), SKIT_ETOOBIG);
+    TU_EXPECT_STATUS(skit_mlp_create(&m, 1, SIZE_MAX / 2, 1, 1, 0, 0, 0), SKIT_EOVERFLOW);
+
+    TU_EXPECT_OK(skit_mlp_create(&m, 1, 4, 1, 2, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, 0));
+    size_t n = skit_mlp_parameter_count(m);
+    double p[64], d[34], x = 0.3, y[2];
+    TU_EXPECT_STATUS(skit_mlp_get_parameters(m, p, n - 1), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_mlp_get_parameters(m, NULL, n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mlp_get_parameters(NULL, p, n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mlp_set_parameters(m, p, n + 1), SKIT_ESHAPE);
+    TU_EXPECT_OK(skit_mlp_get_parameters(m, p, n));
+    p[3] = NAN;
+    TU_EXPECT_STATUS(skit_mlp_set_parameters(m, p, n), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_mlp_taylor(m, 0.1, 17, d, NULL), SKIT_EDOM);
+    TU_EXPECT_OK(skit_mlp_taylor(m, 0.1, 16, d, NULL));
+    TU_EXPECT_STATUS(skit_mlp_taylor(m, NAN, 2, d, NULL), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_mlp_taylor(m, 0.1, 2, NULL, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mlp_taylor(NULL, 0.1, 2, d, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mlp_eval(m, 1, NULL, y, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mlp_eval(m, 1, &x, NULL, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mlp_eval(NULL, 1, &x, y, NULL), SKIT_EINVAL);
+    x = INFINITY;
+    TU_EXPECT_STATUS(skit_mlp_eval(m, 1, &x, y, NULL), SKIT_ENONFINITE);
+    TU_EXPECT_OK(skit_mlp_eval(m, 0, NULL, NULL, NULL));
+    /* RMS norm of an all-zero layer has no derivative */
+    for (size_t i = 0; i < n; i++) p[i] = 0;
+    TU_EXPECT_OK(skit_mlp_set_parameters(m, p, n));
+    TU_EXPECT_STATUS(skit_mlp_taylor(m, 0.1, 1, d, NULL), SKIT_EDOM);
+    TU_EXPECT_OK(skit_mlp_taylor(m, 0.1, 0, d, NULL));
+    skit_mlp_destroy(m);
+    m = NULL;
+    TU_EXPECT_OK(skit_mlp_create(&m, 2, 4, 1, 1, 0, 0, 0));
+    TU_EXPECT_STATUS(skit_mlp_taylor(m, 0.1, 2, d, NULL), SKIT_ESHAPE);
+    skit_mlp_destroy(m);
+    skit_mlp_destroy(NULL);
+    ck_assert_uint_eq(skit_mlp_parameter_count(NULL), 0);
+}
+END_TEST
+
+static Suite *suite_mlp(void)
+{
+    Suite *s = suite_create("mlp");
+    TCase *tc = tcase_create("mlp");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_init_statistics);
+    tcase_add_test(tc, test_parameters_round_trip);
+    tcase_add_test(tc, test_eval_matches_naive_loop);
+    tcase_add_test(tc, test_series_known_expansions);
+    tcase_add_test(tc, test_taylor_width_one_closed_forms);
+    tcase_add_test(tc, test_taylor_vs_finite_differences);
+    tcase_add_test(tc, test_config_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tu_main(suite_mlp()); }
