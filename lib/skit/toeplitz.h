@@ -26,12 +26,18 @@ typedef enum skit_causality {
 
 /* ---- dense reference (T1) --------------------------------------------- */
 
-/* Materialise the m x n matrix into A (column-major, lda >= m). */
+/* Materialise the m x n matrix into A (column-major, lda >= m).
+ * coeffs: m+n-1 entries (see above). A: lda x n.
+ * Errors: SKIT_EINVAL (NULL, bad causality), SKIT_EDOM (m or n = 0),
+ *         SKIT_ESHAPE (lda < m), SKIT_ENONFINITE (a used coefficient is
+ *         NaN/Inf), SKIT_EOVERFLOW (m+n-1 or the extent of A overflows). */
 int skit_toeplitz_dense(size_t m, size_t n, const double *coeffs, skit_causality causality,
                         double *A, size_t lda);
 
 /* y = T x (or y = T^T x if transpose) by the O(mn) definition.
- * x has n entries (m if transpose), y has m (n if transpose). */
+ * x has n entries (m if transpose), y has m (n if transpose). NaN/Inf in x
+ * propagate to y (only the coefficients are checked).
+ * Errors: as skit_toeplitz_dense (no lda). */
 int skit_toeplitz_matvec_dense(size_t m, size_t n, const double *coeffs,
                                skit_causality causality, int transpose,
                                const double *x, double *y);
@@ -57,7 +63,8 @@ int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, siz
                               const double *coeffs);
 
 /* Replace the coefficients (same shape), recomputing the cached spectra
- * without replanning the FFTs. */
+ * without replanning the FFTs. On error the old spectra are kept.
+ * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE. */
 int skit_toeplitz_plan_set_coeffs(skit_toeplitz_plan *plan, const double *coeffs);
 
 /* Doubles of scratch that execute needs when called with an explicit
@@ -68,7 +75,10 @@ size_t skit_toeplitz_workspace_size(const skit_toeplitz_plan *plan);
  * (ldy >= m). Channels run in parallel (OpenMP). Allocates nothing.
  * work: NULL to use the plan's own scratch (then concurrent calls on the same
  * plan from different threads are not allowed), or a caller array of
- * skit_toeplitz_workspace_size(plan) doubles (then execute is thread-safe). */
+ * skit_toeplitz_workspace_size(plan) doubles (then execute is thread-safe).
+ * NaN/Inf in x propagate to the same channel of y.
+ * Errors: SKIT_EINVAL (NULL plan, x or y), SKIT_ESHAPE (ldx < n or ldy < m),
+ *         SKIT_EOVERFLOW. */
 int skit_toeplitz_execute(const skit_toeplitz_plan *plan, const double *x, size_t ldx,
                           double *y, size_t ldy, double *work);
 
@@ -91,15 +101,20 @@ int skit_fft_good_length(size_t n, size_t *length);
 /* Levinson–Durbin for a symmetric positive-definite Toeplitz system
  * T X = B, T(i, j) = t[|i-j|], t has n entries (first column).
  * B is n x nrhs (ldb >= n), X is n x nrhs (ldx >= n); X may alias B.
- * Errors: SKIT_ENOTPD if a leading minor is not positive (X untouched),
- *         SKIT_EDOM, SKIT_EINVAL, SKIT_ENONFINITE, SKIT_ENOMEM. */
+ * Errors: SKIT_ENOTPD if a leading minor is not (numerically) positive:
+ *         pivot <= n eps sum_k |t_k| (see lib/toeplitz/levinson.c); X is
+ *         untouched on every error, never NaN.
+ *         SKIT_EDOM (n or nrhs = 0), SKIT_EINVAL (NULL), SKIT_ESHAPE (ldb or
+ *         ldx < n), SKIT_ENONFINITE (t or B), SKIT_EOVERFLOW, SKIT_ETOOBIG,
+ *         SKIT_ENOMEM. */
 int skit_toeplitz_solve_spd(size_t n, const double *t, size_t nrhs, const double *B,
                             size_t ldb, double *X, size_t ldx);
 
 /* General (nonsymmetric) Toeplitz solve T X = B by the Levinson–Trench
  * recursion, n x n, coeffs as above (2n-1 entries, causality ignored).
  * Errors: SKIT_EBREAKDOWN when a leading principal minor is (numerically)
- * singular — X is left untouched, never NaN; others as for the SPD solve. */
+ * singular: its pivot |delta_k| <= n eps sum_k |t_k| (t_0 = 0 included) —
+ * X is left untouched, never NaN; others as for the SPD solve. */
 int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const double *B,
                         size_t ldb, double *X, size_t ldx);
 

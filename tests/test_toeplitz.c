@@ -1,0 +1,1023 @@
+/* test_toeplitz.c — the Toeplitz core: dense reference against the
+ * definition T(i, j) = t_{i-j}; the FFT plan against the dense reference
+ * (FFTW-style properties: agreement, impulse, linearity, time shift,
+ * causality, leading dimensions, workspace, set_coeffs); the FFT length
+ * rule; the Levinson solves (residuals, breakdown, not-PD); and a config
+ * test of every documented error of every public function.
+ * Every run draws fresh random data (tu_seed; set SKIT_TEST_SEED to replay). */
+#include "config.h"
+
+#include <stdint.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "check_util.h"
+
+static const skit_causality causalities[] = {SKIT_BIDIRECTIONAL, SKIT_CAUSAL};
+static const skit_toeplitz_sharing sharings[] = {SKIT_TOEPLITZ_PER_CHANNEL, SKIT_TOEPLITZ_SHARED};
+
+/* FFT products are compared with the dense O(mn) sum normwise: the
+ * error of an FFT convolution is bounded by c * eps * log2(L) * ||h||_2 *
+ * ||x||_2 in every entry (h: the coefficients the operator uses), while an
+ * entry-relative measure is meaningless for entries that cancel (e.g. a
+ * 1 x n causal operator whose single output t_0 x_0 happens to be tiny).
+ * |y_i| <= ||h||_2 ||x||_2 by Cauchy-Schwarz, so the measure is a relative
+ * error against the largest possible output. 1e-13 is about 40x
+ * eps * log2(4096); a single misplaced coefficient gives ~1/n >> 1e-13. */
+#define FFT_TOL 1e-13
+/* Property tests (impulse, linearity, shift, causality) on random data
+ * compare against the largest output entry, which for random inputs is
+ * within a factor sqrt(n) of the normwise scale above. */
+#define PROPERTY_TOL 1e-12
+
+static double norm2(const double *v, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += v[i] * v[i];
+    return sqrt(s);
+}
+
+/* max |y - ref| / (||used coefficients||_2 ||x||_2) */
+static double fft_error(const double *y, const double *ref, size_t nout, const double *coeffs,
+                        size_t m, size_t n, skit_causality causality, const double *x, size_t nin)
+{
+    double h = causality == SKIT_CAUSAL ? norm2(coeffs + n - 1, m) : norm2(coeffs, m + n - 1);
+    double scale = h * norm2(x, nin), worst = 0;
+    for (size_t i = 0; i < nout; i++) {
+        double e = fabs(y[i] - ref[i]);
+        if (!(e <= worst)) worst = e;
+    }
+    if (isnan(worst)) return INFINITY;
+    return scale > 0 ? worst / scale : worst;
+}
+
+static uint64_t seed_for(const char *test)
+{
+    uint64_t s = tu_seed();
+    (void)test;
+    return s;
+}
+
+/* The sizes every operator is tested at: all n in 1..64, then the large list. */
+static size_t test_size(size_t index)
+{
+    return index < 64 ? index + 1 : tu_large_sizes[index - 64];
+}
+#define NSIZES (64 + TU_NLARGE)
+
+/* t_{i-j} from the definition (0 for negative lags of causal operators). */
+static double coeff_at(const double *coeffs, size_t n, skit_causality causality, long lag)
+{
+    if (causality == SKIT_CAUSAL && lag < 0) return 0.0;
+    return coeffs[(long)n - 1 + lag];
+}
+
+/* Channel c of the per-channel or shared plan's coefficients. */
+static const double *matrix_of(const double *coeffs, skit_toeplitz_sharing sharing, size_t m,
+                               size_t n, size_t c)
+{
+    return sharing == SKIT_TOEPLITZ_SHARED ? coeffs : coeffs + c * (m + n - 1);
+}
+
+/* Runs the plan (or its transpose) on d random channels with padded
+ * leading dimensions, NaN in the input padding (must not be read) and a
+ * sentinel in the output padding (must not be written); returns the worst
+ * relative error against the dense reference over the channels. */
+static double check_plan_against_dense(skit_rng *rng, size_t m, size_t n, size_t d,
+                                       skit_toeplitz_sharing sharing, skit_causality causality,
+                                       int transpose, uint64_t seed)
+{
+    size_t per = m + n - 1, nmat = sharing == SKIT_TOEPLITZ_SHARED ? 1 : d;
+    double *coeffs = tu_random(rng, per * nmat);
+    skit_toeplitz_plan *plan = NULL;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, d, sharing, causality, coeffs));
+    size_t nin = transpose ? m : n, nout = transpose ? n : m;
+    size_t ldx = nin + 3, ldy = nout + 2;
+    double *x = tu_alloc(ldx * d), *y = tu_alloc(ldy * d), *ref = tu_alloc(nout);
+    for (size_t c = 0; c < d; c++) {
+        skit_rng_fill_normal(rng, x + c * ldx, nin); /* padding stays NaN */
+        for (size_t i = nout; i < ldy; i++) y[c * ldy + i] = 12345.0;
+    }
+    if (transpose)
+        TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, x, ldx, y, ldy, NULL));
+    else
+        TU_EXPECT_OK(skit_toeplitz_execute(plan, x, ldx, y, ldy, NULL));
+    double worst = 0;
+    for (size_t c = 0; c < d; c++) {
+        TU_EXPECT_OK(skit_toeplitz_matvec_dense(m, n, matrix_of(coeffs, sharing, m, n, c), causality,
+                                                transpose, x + c * ldx, ref));
+        double e = fft_error(y + c * ldy, ref, nout, matrix_of(coeffs, sharing, m, n, c), m, n,
+                             causality, x + c * ldx, nin);
+        if (!(e <= worst)) worst = e;
+        for (size_t i = nout; i < ldy; i++)
+            ck_assert_msg(y[c * ldy + i] == 12345.0,
+                          "output padding written: m=%zu n=%zu c=%zu i=%zu (seed %llu)", m, n, c, i,
+                          (unsigned long long)seed);
+    }
+    skit_toeplitz_plan_destroy(plan);
+    skit_free(coeffs);
+    skit_free(x);
+    skit_free(y);
+    skit_free(ref);
+    return worst;
+}
+
+/* ---- dense reference ---------------------------------------------------- */
+
+START_TEST(test_dense_matches_definition)
+{
+    uint64_t seed = seed_for("dense");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (size_t m = 1; m <= 13; m++)
+        for (size_t n = 1; n <= 13; n++)
+            for (int cz = 0; cz < 2; cz++) {
+                skit_causality causality = causalities[cz];
+                double *coeffs = tu_random(&rng, m + n - 1);
+                size_t lda = m + 2;
+                double *A = tu_alloc(lda * n);
+                TU_EXPECT_OK(skit_toeplitz_dense(m, n, coeffs, causality, A, lda));
+                for (size_t j = 0; j < n; j++) {
+                    for (size_t i = 0; i < m; i++)
+                        ck_assert_msg(A[i + j * lda] ==
+                                          coeff_at(coeffs, n, causality, (long)i - (long)j),
+                                      "A(%zu,%zu) m=%zu n=%zu", i, j, m, n);
+                    for (size_t i = m; i < lda; i++) ck_assert(isnan(A[i + j * lda]));
+                }
+                /* matvec and transposed matvec against A by explicit sums */
+                double *x = tu_random(&rng, n), *y = tu_alloc(m);
+                double *xt = tu_random(&rng, m), *yt = tu_alloc(n);
+                TU_EXPECT_OK(skit_toeplitz_matvec_dense(m, n, coeffs, causality, 0, x, y));
+                TU_EXPECT_OK(skit_toeplitz_matvec_dense(m, n, coeffs, causality, 1, xt, yt));
+                for (size_t i = 0; i < m; i++) {
+                    long double s = 0;
+                    for (size_t j = 0; j < n; j++) s += (long double)A[i + j * lda] * x[j];
+                    ck_assert_msg(fabs(y[i] - (double)s) <= 1e-13 * (1 + fabsl(s)), "y[%zu]", i);
+                }
+                for (size_t j = 0; j < n; j++) {
+                    long double s = 0;
+                    for (size_t i = 0; i < m; i++) s += (long double)A[i + j * lda] * xt[i];
+                    ck_assert_msg(fabs(yt[j] - (double)s) <= 1e-13 * (1 + fabsl(s)), "yt[%zu]", j);
+                }
+                skit_free(coeffs);
+                skit_free(A);
+                skit_free(x);
+                skit_free(y);
+                skit_free(xt);
+                skit_free(yt);
+            }
+}
+END_TEST
+
+/* ---- FFT plan against the dense reference ------------------------------- */
+
+START_TEST(test_fft_matches_dense_square)
+{
+    uint64_t seed = seed_for("square");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t ds[] = {1, 3};
+    for (size_t s = 0; s < NSIZES; s++) {
+        size_t n = test_size(s);
+        for (int cz = 0; cz < 2; cz++)
+            for (int sh = 0; sh < 2; sh++)
+                for (int di = 0; di < 2; di++)
+                    for (int tr = 0; tr < 2; tr++) {
+                        double e = check_plan_against_dense(&rng, n, n, ds[di], sharings[sh],
+                                                            causalities[cz], tr, seed);
+                        ck_assert_msg(e <= FFT_TOL,
+                                      "n=%zu causal=%d shared=%d d=%zu transpose=%d: rel error %g "
+                                      "(seed %llu)",
+                                      n, cz, sh, ds[di], tr, e, (unsigned long long)seed);
+                    }
+    }
+}
+END_TEST
+
+START_TEST(test_fft_matches_dense_rectangular)
+{
+    uint64_t seed = seed_for("rect");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t shapes[][2] = {{1, 2},    {2, 1},   {1, 64},  {64, 1},   {3, 97},
+                                       {97, 3},   {100, 7}, {7, 100}, {211, 97}, {97, 211},
+                                       {1000, 1}, {1, 997}, {255, 256}, {331, 499}, {2039, 100}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0] + 40; s++) {
+        size_t m, n;
+        if (s < sizeof shapes / sizeof shapes[0]) {
+            m = shapes[s][0];
+            n = shapes[s][1];
+        } else { /* random shapes up to 80 x 80 */
+            m = 1 + skit_rng_below(&rng, 80);
+            n = 1 + skit_rng_below(&rng, 80);
+        }
+        for (int cz = 0; cz < 2; cz++)
+            for (int sh = 0; sh < 2; sh++)
+                for (int tr = 0; tr < 2; tr++) {
+                    double e =
+                        check_plan_against_dense(&rng, m, n, 3, sharings[sh], causalities[cz], tr, seed);
+                    ck_assert_msg(e <= FFT_TOL,
+                                  "m=%zu n=%zu causal=%d shared=%d transpose=%d: rel error %g (seed %llu)",
+                                  m, n, cz, sh, tr, e, (unsigned long long)seed);
+                }
+    }
+}
+END_TEST
+
+/* x = e_j in channel j gives column j of T: with d = n channels of a
+ * shared plan and X = I, Y is the dense matrix (and X = I_m gives T^T). */
+START_TEST(test_fft_impulse_response)
+{
+    uint64_t seed = seed_for("impulse");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t shapes[][2] = {{1, 1}, {5, 5}, {8, 3}, {3, 8}, {17, 17}, {64, 31}, {97, 97}, {128, 127}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        size_t m = shapes[s][0], n = shapes[s][1];
+        for (int cz = 0; cz < 2; cz++) {
+            double *coeffs = tu_random(&rng, m + n - 1);
+            double *A = tu_alloc(m * n);
+            TU_EXPECT_OK(skit_toeplitz_dense(m, n, coeffs, causalities[cz], A, m));
+            double scale = 0;
+            for (size_t i = 0; i < m * n; i++) scale = fmax(scale, fabs(A[i]));
+            for (int tr = 0; tr < 2; tr++) {
+                size_t nin = tr ? m : n, nout = tr ? n : m;
+                skit_toeplitz_plan *plan = NULL;
+                TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, nin, SKIT_TOEPLITZ_SHARED,
+                                                       causalities[cz], coeffs));
+                double *I = tu_alloc(nin * nin), *Y = tu_alloc(nout * nin);
+                for (size_t i = 0; i < nin * nin; i++) I[i] = 0;
+                for (size_t i = 0; i < nin; i++) I[i + i * nin] = 1;
+                if (tr)
+                    TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, I, nin, Y, nout, NULL));
+                else
+                    TU_EXPECT_OK(skit_toeplitz_execute(plan, I, nin, Y, nout, NULL));
+                for (size_t j = 0; j < nin; j++)
+                    for (size_t i = 0; i < nout; i++) {
+                        double want = tr ? A[j + i * m] : A[i + j * m];
+                        ck_assert_msg(fabs(Y[i + j * nout] - want) <= PROPERTY_TOL * scale,
+                                      "impulse %zu, output %zu: %g vs %g (m=%zu n=%zu causal=%d "
+                                      "transpose=%d, seed %llu)",
+                                      j, i, Y[i + j * nout], want, m, n, cz, tr,
+                                      (unsigned long long)seed);
+                    }
+                skit_toeplitz_plan_destroy(plan);
+                skit_free(I);
+                skit_free(Y);
+            }
+            skit_free(coeffs);
+            skit_free(A);
+        }
+    }
+}
+END_TEST
+
+/* T(a x1 + b x2) = a T x1 + b T x2, and linearity in the coefficients
+ * (through set_coeffs): T_{a s + b u} x = a T_s x + b T_u x. */
+START_TEST(test_fft_linearity)
+{
+    uint64_t seed = seed_for("linearity");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t sizes[] = {1, 2, 7, 31, 64, 97, 256, 499};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int cz = 0; cz < 2; cz++) {
+            size_t n = sizes[s], m = n + (s % 3), d = 2, per = m + n - 1;
+            double a = skit_rng_normal(&rng), b = skit_rng_normal(&rng);
+            double *cs = tu_random(&rng, per * d), *cu = tu_random(&rng, per * d),
+                   *cm = tu_alloc(per * d);
+            for (size_t i = 0; i < per * d; i++) cm[i] = a * cs[i] + b * cu[i];
+            double *x1 = tu_random(&rng, n * d), *x2 = tu_random(&rng, n * d), *xm = tu_alloc(n * d);
+            for (size_t i = 0; i < n * d; i++) xm[i] = a * x1[i] + b * x2[i];
+            double *y1 = tu_alloc(m * d), *y2 = tu_alloc(m * d), *ym = tu_alloc(m * d),
+                   *comb = tu_alloc(m * d);
+            skit_toeplitz_plan *plan = NULL;
+            TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, d, SKIT_TOEPLITZ_PER_CHANNEL,
+                                                   causalities[cz], cs));
+            TU_EXPECT_OK(skit_toeplitz_execute(plan, x1, n, y1, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_execute(plan, x2, n, y2, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_execute(plan, xm, n, ym, m, NULL));
+            for (size_t i = 0; i < m * d; i++) comb[i] = a * y1[i] + b * y2[i];
+            double e = tu_rel_error(ym, comb, m * d);
+            ck_assert_msg(e <= PROPERTY_TOL, "linearity in x: n=%zu causal=%d err %g (seed %llu)", n, cz, e,
+                          (unsigned long long)seed);
+            /* coefficients: T_s x1, T_u x1, T_{as+bu} x1 */
+            TU_EXPECT_OK(skit_toeplitz_plan_set_coeffs(plan, cu));
+            TU_EXPECT_OK(skit_toeplitz_execute(plan, x1, n, y2, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_set_coeffs(plan, cm));
+            TU_EXPECT_OK(skit_toeplitz_execute(plan, x1, n, ym, m, NULL));
+            for (size_t i = 0; i < m * d; i++) comb[i] = a * y1[i] + b * y2[i];
+            e = tu_rel_error(ym, comb, m * d);
+            ck_assert_msg(e <= PROPERTY_TOL, "linearity in t: n=%zu causal=%d err %g (seed %llu)", n, cz, e,
+                          (unsigned long long)seed);
+            skit_toeplitz_plan_destroy(plan);
+            double *bufs[] = {cs, cu, cm, x1, x2, xm, y1, y2, ym, comb};
+            for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) skit_free(bufs[i]);
+        }
+}
+END_TEST
+
+/* Time shift. Toeplitz means shift-equivariant up to the window: if x is
+ * supported on [0, n-s) and x' is x delayed by s (x'_j = x_{j-s}), then
+ * y'_i = sum_j t_{i-j} x_{j-s} = y_{i-s} for every i in [s, m). Conversely
+ * advancing an x supported on [s, n) by s gives y''_i = y_{i+s} for i in
+ * [0, m-s). The two directions exercise positive and negative lags. */
+START_TEST(test_fft_time_shift)
+{
+    uint64_t seed = seed_for("shift");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t sizes[] = {2, 5, 16, 37, 64, 100, 211, 512};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int cz = 0; cz < 2; cz++) {
+            size_t n = sizes[si], m = n + si % 2 * 3;
+            size_t s = 1 + skit_rng_below(&rng, n - 1 > 0 ? n - 1 : 1);
+            if (s >= n) s = n - 1;
+            double *coeffs = tu_random(&rng, m + n - 1);
+            skit_toeplitz_plan *plan = NULL;
+            TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, 1, SKIT_TOEPLITZ_SHARED,
+                                                   causalities[cz], coeffs));
+            double *x = tu_alloc(n), *xs = tu_alloc(n), *y = tu_alloc(m), *ys = tu_alloc(m);
+            /* delay */
+            for (size_t j = 0; j < n; j++) x[j] = j < n - s ? skit_rng_normal(&rng) : 0.0;
+            for (size_t j = 0; j < n; j++) xs[j] = j >= s ? x[j - s] : 0.0;
+            TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_execute(plan, xs, n, ys, m, NULL));
+            double scale = 0;
+            for (size_t i = 0; i < m; i++) scale = fmax(scale, fabs(y[i]));
+            for (size_t i = s; i < m; i++)
+                ck_assert_msg(fabs(ys[i] - y[i - s]) <= PROPERTY_TOL * scale,
+                              "delay: n=%zu m=%zu s=%zu i=%zu causal=%d (seed %llu)", n, m, s, i, cz,
+                              (unsigned long long)seed);
+            /* advance */
+            for (size_t j = 0; j < n; j++) x[j] = j >= s ? skit_rng_normal(&rng) : 0.0;
+            for (size_t j = 0; j < n; j++) xs[j] = j + s < n ? x[j + s] : 0.0;
+            TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_execute(plan, xs, n, ys, m, NULL));
+            scale = 0;
+            for (size_t i = 0; i < m; i++) scale = fmax(scale, fabs(y[i]));
+            for (size_t i = 0; i + s < m; i++)
+                ck_assert_msg(fabs(ys[i] - y[i + s]) <= PROPERTY_TOL * scale,
+                              "advance: n=%zu m=%zu s=%zu i=%zu causal=%d (seed %llu)", n, m, s, i,
+                              cz, (unsigned long long)seed);
+            skit_toeplitz_plan_destroy(plan);
+            skit_free(coeffs);
+            skit_free(x);
+            skit_free(xs);
+            skit_free(y);
+            skit_free(ys);
+        }
+}
+END_TEST
+
+/* Perturbing x[k:] leaves y[:k] of a causal operator unchanged (to
+ * rounding for the FFT path, exactly for the dense one); for the transpose
+ * (anti-causal) perturbing x[:k] leaves y[k:] unchanged. */
+START_TEST(test_fft_causality)
+{
+    uint64_t seed = seed_for("causality");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (size_t s = 0; s < NSIZES; s += 3) {
+        size_t n = test_size(s), m = n, d = 2;
+        double *coeffs = tu_random(&rng, (m + n - 1) * d);
+        skit_toeplitz_plan *plan = NULL;
+        TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, d, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_CAUSAL,
+                                               coeffs));
+        double *x = tu_random(&rng, n * d), *xp = tu_alloc(n * d), *y = tu_alloc(m * d),
+               *yp = tu_alloc(m * d);
+        size_t k = skit_rng_below(&rng, n);
+        for (int tr = 0; tr < 2; tr++) {
+            for (size_t c = 0; c < d; c++)
+                for (size_t j = 0; j < n; j++) {
+                    int perturbed = tr ? j < k : j >= k;
+                    xp[c * n + j] = x[c * n + j] + (perturbed ? 10 * skit_rng_normal(&rng) : 0.0);
+                }
+            if (tr) {
+                TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, x, n, y, n, NULL));
+                TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, xp, n, yp, n, NULL));
+            } else {
+                TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y, m, NULL));
+                TU_EXPECT_OK(skit_toeplitz_execute(plan, xp, n, yp, m, NULL));
+            }
+            double scale = 0;
+            for (size_t i = 0; i < m * d; i++) scale = fmax(scale, fmax(fabs(y[i]), fabs(yp[i])));
+            for (size_t c = 0; c < d; c++)
+                for (size_t i = tr ? k : 0; i < (tr ? n : k); i++)
+                    ck_assert_msg(fabs(y[c * m + i] - yp[c * m + i]) <= PROPERTY_TOL * scale,
+                                  "n=%zu k=%zu i=%zu transpose=%d: %g vs %g (seed %llu)", n, k, i, tr,
+                                  y[c * m + i], yp[c * m + i], (unsigned long long)seed);
+            /* the dense reference is exactly causal */
+            double *yd = tu_alloc(n), *ydp = tu_alloc(n);
+            TU_EXPECT_OK(skit_toeplitz_matvec_dense(m, n, coeffs, SKIT_CAUSAL, tr, x, yd));
+            TU_EXPECT_OK(skit_toeplitz_matvec_dense(m, n, coeffs, SKIT_CAUSAL, tr, xp, ydp));
+            for (size_t i = tr ? k : 0; i < (tr ? n : k); i++) ck_assert(yd[i] == ydp[i]);
+            skit_free(yd);
+            skit_free(ydp);
+        }
+        skit_toeplitz_plan_destroy(plan);
+        skit_free(coeffs);
+        skit_free(x);
+        skit_free(xp);
+        skit_free(y);
+        skit_free(yp);
+    }
+}
+END_TEST
+
+/* The negative lags of a causal plan are ignored, even NaN ones. */
+START_TEST(test_fft_causal_ignores_negative_lags)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, seed_for("neglags"));
+    size_t n = 37, m = 41;
+    double *coeffs = tu_random(&rng, m + n - 1), *clean = tu_alloc(m + n - 1);
+    for (size_t k = 0; k < m + n - 1; k++) clean[k] = k < n - 1 ? 0.0 : coeffs[k];
+    for (size_t k = 0; k < n - 1; k++) coeffs[k] = NAN;
+    skit_toeplitz_plan *plan = NULL, *ref = NULL;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, 1, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, coeffs));
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&ref, m, n, 1, SKIT_TOEPLITZ_SHARED, SKIT_BIDIRECTIONAL, clean));
+    double *x = tu_random(&rng, n), *y = tu_alloc(m), *yr = tu_alloc(m);
+    TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y, m, NULL));
+    TU_EXPECT_OK(skit_toeplitz_execute(ref, x, n, yr, m, NULL));
+    ck_assert(tu_rel_error(y, yr, m) <= PROPERTY_TOL);
+    TU_EXPECT_OK(skit_toeplitz_matvec_dense(m, n, coeffs, SKIT_CAUSAL, 0, x, yr));
+    ck_assert(tu_rel_error(y, yr, m) <= PROPERTY_TOL);
+    skit_toeplitz_plan_destroy(plan);
+    skit_toeplitz_plan_destroy(ref);
+    skit_free(coeffs);
+    skit_free(clean);
+    skit_free(x);
+    skit_free(y);
+    skit_free(yr);
+}
+END_TEST
+
+/* A caller workspace (deliberately misaligned by one double) gives results
+ * identical to the plan's own, also when threads share the plan. */
+START_TEST(test_fft_caller_workspace)
+{
+    uint64_t seed = seed_for("workspace");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t sizes[] = {1, 13, 64, 100, 1000};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s], m = n + 1, d = 5;
+        double *coeffs = tu_random(&rng, (m + n - 1) * d);
+        skit_toeplitz_plan *plan = NULL;
+        TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, d, SKIT_TOEPLITZ_PER_CHANNEL,
+                                               SKIT_BIDIRECTIONAL, coeffs));
+        size_t wsize = skit_toeplitz_workspace_size(plan);
+        ck_assert_uint_ge(wsize, 2 * skit_toeplitz_plan_fft_length(plan));
+        double *work = tu_alloc(wsize + 1);
+        double *x = tu_random(&rng, n * d), *y1 = tu_alloc(m * d), *y2 = tu_alloc(m * d);
+        TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y1, m, NULL));
+        TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y2, m, work + 1));
+        ck_assert_msg(memcmp(y1, y2, m * d * sizeof *y1) == 0, "n=%zu: workspace changes results", n);
+        double *xt = tu_random(&rng, m * d);
+        TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, xt, m, y1, n, NULL));
+        TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, xt, m, y2, n, work + 1));
+        ck_assert(memcmp(y1, y2, n * d * sizeof *y1) == 0);
+        skit_free(xt);
+        /* concurrent callers, each with its own workspace */
+        TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y1, m, NULL));
+        int bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(3) reduction(+ : bad)
+#endif
+        {
+            double *w = skit_malloc(wsize, sizeof(double)), *yy = skit_malloc(m * d, sizeof(double));
+            for (int rep = 0; rep < 4; rep++) {
+                if (!w || !yy || skit_toeplitz_execute(plan, x, n, yy, m, w) != SKIT_OK ||
+                    memcmp(yy, y1, m * d * sizeof *yy) != 0)
+                    bad++;
+            }
+            skit_free(w);
+            skit_free(yy);
+        }
+        ck_assert_int_eq(bad, 0);
+        skit_toeplitz_plan_destroy(plan);
+        skit_free(coeffs);
+        skit_free(work);
+        skit_free(x);
+        skit_free(y1);
+        skit_free(y2);
+    }
+}
+END_TEST
+
+START_TEST(test_fft_set_coeffs)
+{
+    uint64_t seed = seed_for("setcoeffs");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (int sh = 0; sh < 2; sh++)
+        for (int cz = 0; cz < 2; cz++) {
+            size_t m = 50, n = 77, d = 4, nmat = sh ? 1 : d, per = m + n - 1;
+            double *c1 = tu_random(&rng, per * nmat), *c2 = tu_random(&rng, per * nmat);
+            skit_toeplitz_plan *p1 = NULL, *p2 = NULL;
+            TU_EXPECT_OK(skit_toeplitz_plan_create(&p1, m, n, d, sharings[sh], causalities[cz], c1));
+            TU_EXPECT_OK(skit_toeplitz_plan_create(&p2, m, n, d, sharings[sh], causalities[cz], c2));
+            double *x = tu_random(&rng, n * d), *y1 = tu_alloc(m * d), *y2 = tu_alloc(m * d),
+                   *y0 = tu_alloc(m * d);
+            TU_EXPECT_OK(skit_toeplitz_execute(p1, x, n, y0, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_set_coeffs(p1, c2));
+            TU_EXPECT_OK(skit_toeplitz_execute(p1, x, n, y1, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_execute(p2, x, n, y2, m, NULL));
+            ck_assert(memcmp(y1, y2, m * d * sizeof *y1) == 0);
+            /* a rejected update keeps the previous spectra */
+            double *bad = tu_random(&rng, per * nmat);
+            memcpy(bad, c1, per * nmat * sizeof *bad);
+            bad[per * nmat - 1] = INFINITY;
+            TU_EXPECT_STATUS(skit_toeplitz_plan_set_coeffs(p1, bad), SKIT_ENONFINITE);
+            TU_EXPECT_OK(skit_toeplitz_execute(p1, x, n, y1, m, NULL));
+            ck_assert(memcmp(y1, y2, m * d * sizeof *y1) == 0);
+            skit_toeplitz_plan_destroy(p1);
+            skit_toeplitz_plan_destroy(p2);
+            skit_free(c1);
+            skit_free(c2);
+            skit_free(bad);
+            skit_free(x);
+            skit_free(y0);
+            skit_free(y1);
+            skit_free(y2);
+        }
+}
+END_TEST
+
+START_TEST(test_plan_queries)
+{
+    double coeffs[200];
+    for (size_t i = 0; i < 200; i++) coeffs[i] = 1.0 / (1.0 + (double)i);
+    static const size_t shapes[][2] = {{1, 1}, {2, 2}, {64, 64}, {97, 3}, {100, 101}};
+    for (size_t s = 0; s < 5; s++) {
+        size_t m = shapes[s][0], n = shapes[s][1], want;
+        skit_toeplitz_plan *plan = NULL;
+        TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, 1, SKIT_TOEPLITZ_SHARED,
+                                               SKIT_BIDIRECTIONAL, coeffs));
+        TU_EXPECT_OK(skit_fft_good_length(m + n - 1, &want));
+        ck_assert_uint_eq(skit_toeplitz_plan_fft_length(plan), want);
+        ck_assert_uint_ge(skit_toeplitz_plan_bytes(plan), (want / 2 + 1) * 16);
+        skit_toeplitz_plan_destroy(plan);
+    }
+    ck_assert_uint_eq(skit_toeplitz_plan_fft_length(NULL), 0);
+    ck_assert_uint_eq(skit_toeplitz_plan_bytes(NULL), 0);
+    ck_assert_uint_eq(skit_toeplitz_workspace_size(NULL), 0);
+    skit_toeplitz_plan_destroy(NULL);
+}
+END_TEST
+
+/* ---- FFT length rule ----------------------------------------------------- */
+
+static int is_7_smooth(size_t v)
+{
+    if (v == 0) return 0;
+    static const size_t primes[] = {2, 3, 5, 7};
+    for (int i = 0; i < 4; i++)
+        while (v % primes[i] == 0) v /= primes[i];
+    return v == 1;
+}
+
+START_TEST(test_fft_good_length)
+{
+    /* minimal: no 7-smooth number in [n, L) — brute force up to 5000 */
+    for (size_t n = 0; n <= 5000; n++) {
+        size_t L = 0;
+        TU_EXPECT_OK(skit_fft_good_length(n, &L));
+        ck_assert_msg(L >= n && is_7_smooth(L), "n=%zu L=%zu", n, L);
+        for (size_t v = n; v < L; v++) ck_assert_msg(!is_7_smooth(v), "n=%zu: %zu < L=%zu is smooth", n, v, L);
+    }
+    size_t L;
+    TU_EXPECT_OK(skit_fft_good_length((size_t)1 << 40, &L));
+    ck_assert_uint_eq(L, (size_t)1 << 40);
+    TU_EXPECT_OK(skit_fft_good_length(((size_t)1 << 40) + 1, &L));
+    ck_assert(L > ((size_t)1 << 40) && is_7_smooth(L) && L < ((size_t)1 << 41));
+    TU_EXPECT_OK(skit_fft_good_length(SIZE_MAX / 4, &L));
+    ck_assert(L >= SIZE_MAX / 4 && is_7_smooth(L));
+    TU_EXPECT_STATUS(skit_fft_good_length(SIZE_MAX, &L), SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(skit_fft_good_length(10, NULL), SKIT_EINVAL);
+}
+END_TEST
+
+/* ---- solves --------------------------------------------------------------- */
+
+/* max over right-hand sides of ||T x - b||_2 / ||b||_2 with the dense
+ * reference (coeffs: 2n-1 entries). */
+static double residual(size_t n, const double *coeffs, size_t nrhs, const double *B, size_t ldb,
+                       const double *X, size_t ldx)
+{
+    double *r = tu_alloc(n), worst = 0;
+    for (size_t j = 0; j < nrhs; j++) {
+        TU_EXPECT_OK(skit_toeplitz_matvec_dense(n, n, coeffs, SKIT_BIDIRECTIONAL, 0, X + j * ldx, r));
+        double num = 0, den = 0;
+        for (size_t i = 0; i < n; i++) {
+            double e = r[i] - B[i + j * ldb];
+            num += e * e;
+            den += B[i + j * ldb] * B[i + j * ldb];
+        }
+        double rel = sqrt(num) / (den > 0 ? sqrt(den) : 1);
+        if (!(rel <= worst)) worst = rel;
+    }
+    skit_free(r);
+    return worst;
+}
+
+/* Symmetric coefficients t[|k|] as the 2n-1 array of the general API. */
+static double *symmetric_coeffs(size_t n, const double *t)
+{
+    double *c = tu_alloc(2 * n - 1);
+    for (size_t k = 0; k < n; k++) c[n - 1 + k] = c[n - 1 - k] = t[k];
+    return c;
+}
+
+/* An SPD first column: Kac–Murdock–Szegö rho^k (cond <= (1+|rho|)/(1-|rho|))
+ * or a diagonally dominant random one. */
+static double *spd_column(skit_rng *rng, size_t n, int kind)
+{
+    double *t = tu_alloc(n);
+    if (kind == 0) {
+        double rho = skit_rng_uniform_range(rng, -0.8, 0.8);
+        t[0] = 1;
+        for (size_t k = 1; k < n; k++) t[k] = t[k - 1] * rho;
+    } else {
+        double sum = 0;
+        for (size_t k = 1; k < n; k++) {
+            t[k] = skit_rng_normal(rng) / (double)(k * k);
+            sum += 2 * fabs(t[k]);
+        }
+        t[0] = 1 + 1.5 * sum;
+    }
+    double scale = skit_rng_uniform_range(rng, 0.5, 4.0);
+    for (size_t k = 0; k < n; k++) t[k] *= scale;
+    return t;
+}
+
+START_TEST(test_solve_spd_residual)
+{
+    uint64_t seed = seed_for("spd");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (size_t s = 0; s < NSIZES; s++) {
+        size_t n = test_size(s);
+        for (int kind = 0; kind < 2; kind++) {
+            size_t nrhs = 1 + (s + (size_t)kind) % 3, ld = n + 2;
+            double *t = spd_column(&rng, n, kind), *coeffs = symmetric_coeffs(n, t);
+            double *B = tu_alloc(ld * nrhs), *X = tu_alloc(ld * nrhs);
+            for (size_t j = 0; j < nrhs; j++) skit_rng_fill_normal(&rng, B + j * ld, n);
+            TU_EXPECT_OK(skit_toeplitz_solve_spd(n, t, nrhs, B, ld, X, ld));
+            double r = residual(n, coeffs, nrhs, B, ld, X, ld);
+            ck_assert_msg(r <= 1e-10, "SPD n=%zu kind=%d nrhs=%zu residual %g (seed %llu)", n, kind,
+                          nrhs, r, (unsigned long long)seed);
+            for (size_t j = 0; j < nrhs; j++)
+                for (size_t i = n; i < ld; i++) ck_assert(isnan(X[i + j * ld])); /* padding */
+            /* in place: X aliases B; the general solver agrees */
+            double *XB = tu_alloc(ld * nrhs);
+            memcpy(XB, B, ld * nrhs * sizeof *XB);
+            TU_EXPECT_OK(skit_toeplitz_solve_spd(n, t, nrhs, XB, ld, XB, ld));
+            for (size_t j = 0; j < nrhs; j++)
+                ck_assert(memcmp(XB + j * ld, X + j * ld, n * sizeof *XB) == 0);
+            memcpy(XB, B, ld * nrhs * sizeof *XB);
+            TU_EXPECT_OK(skit_toeplitz_solve(n, coeffs, nrhs, XB, ld, XB, ld));
+            r = residual(n, coeffs, nrhs, B, ld, XB, ld);
+            ck_assert_msg(r <= 1e-10, "general on SPD n=%zu residual %g (seed %llu)", n, r,
+                          (unsigned long long)seed);
+            skit_free(t);
+            skit_free(coeffs);
+            skit_free(B);
+            skit_free(X);
+            skit_free(XB);
+        }
+    }
+}
+END_TEST
+
+/* Nonsymmetric, diagonally dominant (every leading minor then is too). */
+START_TEST(test_solve_general_residual)
+{
+    uint64_t seed = seed_for("general");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (size_t s = 0; s < NSIZES; s++) {
+        size_t n = test_size(s), nrhs = 1 + s % 4, ldb = n + 1, ldx = n + 3;
+        double *coeffs = tu_alloc(2 * n - 1), sum = 0;
+        for (size_t k = 1; k < n; k++) {
+            double decay = 1.0 / (double)(1 + k);
+            coeffs[n - 1 + k] = skit_rng_normal(&rng) * decay;
+            coeffs[n - 1 - k] = skit_rng_normal(&rng) * decay * 0.3;
+            sum += fabs(coeffs[n - 1 + k]) + fabs(coeffs[n - 1 - k]);
+        }
+        coeffs[n - 1] = (skit_rng_uniform(&rng) < 0.5 ? -1 : 1) * (0.5 + 1.2 * sum);
+        double *B = tu_alloc(ldb * nrhs), *X = tu_alloc(ldx * nrhs);
+        for (size_t j = 0; j < nrhs; j++) skit_rng_fill_normal(&rng, B + j * ldb, n);
+        TU_EXPECT_OK(skit_toeplitz_solve(n, coeffs, nrhs, B, ldb, X, ldx));
+        double r = residual(n, coeffs, nrhs, B, ldb, X, ldx);
+        ck_assert_msg(r <= 1e-10, "general n=%zu nrhs=%zu residual %g (seed %llu)", n, nrhs, r,
+                      (unsigned long long)seed);
+        /* each right-hand side alone gives the same solution */
+        double *x1 = tu_alloc(n);
+        size_t j = nrhs - 1;
+        TU_EXPECT_OK(skit_toeplitz_solve(n, coeffs, 1, B + j * ldb, ldb, x1, n));
+        ck_assert(tu_rel_error(x1, X + j * ldx, n) <= 1e-14);
+        skit_free(x1);
+        skit_free(coeffs);
+        skit_free(B);
+        skit_free(X);
+    }
+}
+END_TEST
+
+/* Sentinel-filled X must survive a failed solve bit for bit. */
+static void fill_sentinel(double *X, size_t count)
+{
+    for (size_t i = 0; i < count; i++) X[i] = -777.25 + (double)i;
+}
+static void expect_sentinel(const double *X, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        ck_assert_msg(X[i] == -777.25 + (double)i, "X[%zu] = %g was modified", i, X[i]);
+}
+
+START_TEST(test_solve_spd_not_pd)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, seed_for("notpd"));
+    size_t n = 40, nrhs = 2;
+    double *B = tu_random(&rng, n * nrhs), *X = tu_alloc(n * nrhs);
+    /* indefinite already at order 2: [[1, 2], [2, 1]] */
+    double *t = tu_alloc(n);
+    for (size_t k = 0; k < n; k++) t[k] = k == 0 ? 1.0 : k == 1 ? 2.0 : 0.0;
+    fill_sentinel(X, n * nrhs);
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(n, t, nrhs, B, n, X, n), SKIT_ENOTPD);
+    ck_assert_msg(strstr(skit_last_error(), "2 x 2") != NULL, "%s", skit_last_error());
+    expect_sentinel(X, n * nrhs);
+    /* KMS leading part, indefinite only at full order: t_{n-1} = 5 */
+    for (size_t k = 0; k < n; k++) t[k] = pow(0.5, (double)k);
+    t[n - 1] = 5.0;
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(n, t, nrhs, B, n, X, n), SKIT_ENOTPD);
+    ck_assert_msg(strstr(skit_last_error(), "40 x 40") != NULL, "%s", skit_last_error());
+    expect_sentinel(X, n * nrhs);
+    /* in place: B must survive too */
+    double *XB = tu_alloc(n * nrhs);
+    fill_sentinel(XB, n * nrhs);
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(n, t, nrhs, XB, n, XB, n), SKIT_ENOTPD);
+    expect_sentinel(XB, n * nrhs);
+    /* t_0 <= 0, and a singular PSD matrix (all ones) */
+    t[0] = 0.0;
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(n, t, nrhs, B, n, X, n), SKIT_ENOTPD);
+    t[0] = -1.0;
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(n, t, nrhs, B, n, X, n), SKIT_ENOTPD);
+    for (size_t k = 0; k < n; k++) t[k] = 1.0;
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(n, t, nrhs, B, n, X, n), SKIT_ENOTPD);
+    expect_sentinel(X, n * nrhs);
+    skit_free(t);
+    skit_free(B);
+    skit_free(X);
+    skit_free(XB);
+}
+END_TEST
+
+START_TEST(test_solve_breakdown)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, seed_for("breakdown"));
+    size_t n = 33, nrhs = 3;
+    double *coeffs = tu_random(&rng, 2 * n - 1), *B = tu_random(&rng, n * nrhs),
+           *X = tu_alloc(n * nrhs);
+    /* t_0 = 0: the 1 x 1 leading minor is singular */
+    coeffs[n - 1] = 0.0;
+    fill_sentinel(X, n * nrhs);
+    TU_EXPECT_STATUS(skit_toeplitz_solve(n, coeffs, nrhs, B, n, X, n), SKIT_EBREAKDOWN);
+    expect_sentinel(X, n * nrhs);
+    /* singular 2 x 2 leading minor [[1, 1/2], [2, 1]] (t_1 = 2, t_-1 = 1/2);
+     * the whole matrix is (almost surely) nonsingular, but Levinson needs
+     * every leading minor */
+    coeffs[n - 1] = 1.0;
+    coeffs[n] = 2.0;
+    coeffs[n - 2] = 0.5;
+    TU_EXPECT_STATUS(skit_toeplitz_solve(n, coeffs, nrhs, B, n, X, n), SKIT_EBREAKDOWN);
+    ck_assert_msg(strstr(skit_last_error(), "2 x 2") != NULL, "%s", skit_last_error());
+    expect_sentinel(X, n * nrhs);
+    /* a numerically singular minor (perturbed by 4e-16 relative) */
+    coeffs[n - 2] = 0.5 * (1 + 4e-16);
+    TU_EXPECT_STATUS(skit_toeplitz_solve(n, coeffs, nrhs, B, n, X, n), SKIT_EBREAKDOWN);
+    expect_sentinel(X, n * nrhs);
+    /* in place */
+    double *XB = tu_alloc(n * nrhs);
+    fill_sentinel(XB, n * nrhs);
+    TU_EXPECT_STATUS(skit_toeplitz_solve(n, coeffs, nrhs, XB, n, XB, n), SKIT_EBREAKDOWN);
+    expect_sentinel(XB, n * nrhs);
+    /* the all-ones matrix is singular from order 2 on */
+    for (size_t k = 0; k < 2 * n - 1; k++) coeffs[k] = 1.0;
+    TU_EXPECT_STATUS(skit_toeplitz_solve(n, coeffs, nrhs, B, n, X, n), SKIT_EBREAKDOWN);
+    expect_sentinel(X, n * nrhs);
+    skit_free(coeffs);
+    skit_free(B);
+    skit_free(X);
+    skit_free(XB);
+}
+END_TEST
+
+/* ---- config: every documented error of every public function ------------- */
+
+START_TEST(test_config_dense)
+{
+    double c[7] = {1, 2, 3, 4, 5, 6, 7}, A[16], x[4] = {1, 2, 3, 4}, y[4];
+    TU_EXPECT_OK(skit_toeplitz_dense(4, 4, c, SKIT_BIDIRECTIONAL, A, 4));
+    TU_EXPECT_STATUS(skit_toeplitz_dense(4, 4, NULL, SKIT_BIDIRECTIONAL, A, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_dense(4, 4, c, SKIT_BIDIRECTIONAL, NULL, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_dense(4, 4, c, (skit_causality)7, A, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_dense(0, 4, c, SKIT_BIDIRECTIONAL, A, 4), SKIT_EDOM);
+    ck_assert_msg(strstr(skit_last_error(), "m = 0") != NULL, "%s", skit_last_error());
+    TU_EXPECT_STATUS(skit_toeplitz_dense(4, 0, c, SKIT_BIDIRECTIONAL, A, 4), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_toeplitz_dense(4, 4, c, SKIT_BIDIRECTIONAL, A, 3), SKIT_ESHAPE);
+    ck_assert_msg(strstr(skit_last_error(), "lda = 3") != NULL, "%s", skit_last_error());
+    TU_EXPECT_STATUS(skit_toeplitz_dense(SIZE_MAX, 4, c, SKIT_BIDIRECTIONAL, A, SIZE_MAX), SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(skit_toeplitz_dense(4, (size_t)1 << 33, c, SKIT_BIDIRECTIONAL, A, (size_t)1 << 32),
+                     SKIT_EOVERFLOW);
+    c[2] = NAN;
+    TU_EXPECT_STATUS(skit_toeplitz_dense(4, 4, c, SKIT_BIDIRECTIONAL, A, 4), SKIT_ENONFINITE);
+    ck_assert_msg(strstr(skit_last_error(), "coeffs[2]") != NULL, "%s", skit_last_error());
+    TU_EXPECT_OK(skit_toeplitz_dense(4, 4, c, SKIT_CAUSAL, A, 4)); /* negative lag ignored */
+
+    TU_EXPECT_STATUS(skit_toeplitz_matvec_dense(4, 4, c, SKIT_BIDIRECTIONAL, 0, x, y), SKIT_ENONFINITE);
+    c[2] = 3;
+    TU_EXPECT_OK(skit_toeplitz_matvec_dense(4, 4, c, SKIT_BIDIRECTIONAL, 1, x, y));
+    TU_EXPECT_STATUS(skit_toeplitz_matvec_dense(4, 4, NULL, SKIT_BIDIRECTIONAL, 0, x, y), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_matvec_dense(4, 4, c, SKIT_BIDIRECTIONAL, 0, NULL, y), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_matvec_dense(4, 4, c, SKIT_BIDIRECTIONAL, 0, x, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_matvec_dense(4, 4, c, (skit_causality)-1, 0, x, y), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_matvec_dense(0, 4, c, SKIT_BIDIRECTIONAL, 0, x, y), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_toeplitz_matvec_dense(4, 0, c, SKIT_BIDIRECTIONAL, 0, x, y), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_toeplitz_matvec_dense(SIZE_MAX, 2, c, SKIT_BIDIRECTIONAL, 0, x, y),
+                     SKIT_EOVERFLOW);
+}
+END_TEST
+
+START_TEST(test_config_plan)
+{
+    double c[40], x[40], y[40];
+    for (int i = 0; i < 40; i++) c[i] = x[i] = 1.0 / (1 + i);
+    skit_toeplitz_plan *plan = (skit_toeplitz_plan *)(uintptr_t)1;
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(NULL, 4, 4, 1, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
+                     SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 1, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, NULL),
+                     SKIT_EINVAL);
+    ck_assert_ptr_null(plan); /* set to NULL on every failure */
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 0, 4, 1, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
+                     SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 0, 1, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
+                     SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 0, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
+                     SKIT_EDOM);
+    ck_assert_msg(strstr(skit_last_error(), "d = 0") != NULL, "%s", skit_last_error());
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 1, (skit_toeplitz_sharing)2, SKIT_CAUSAL, c),
+                     SKIT_EINVAL);
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(&plan, 4, 4, 1, SKIT_TOEPLITZ_SHARED, (skit_causality)2, c),
+        SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, SIZE_MAX, 2, 1, SKIT_TOEPLITZ_SHARED,
+                                               SKIT_CAUSAL, c),
+                     SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, SIZE_MAX / 2, SIZE_MAX / 2, 1,
+                                               SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
+                     SKIT_EOVERFLOW);
+    /* beyond memory (and FFTW's int lengths): refused before allocating */
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, (size_t)1 << 36, (size_t)1 << 36, 1,
+                                               SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
+                     SKIT_ETOOBIG);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, (size_t)1 << 24, (size_t)1 << 24, 1 << 20,
+                                               SKIT_TOEPLITZ_PER_CHANNEL, SKIT_CAUSAL, c),
+                     SKIT_ETOOBIG);
+    ck_assert_ptr_null(plan);
+    c[1] = NAN; /* a negative lag: fatal only for bidirectional plans */
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 2, SKIT_TOEPLITZ_PER_CHANNEL,
+                                               SKIT_BIDIRECTIONAL, c),
+                     SKIT_ENONFINITE);
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, 4, 4, 2, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_CAUSAL, c));
+    skit_toeplitz_plan_destroy(plan);
+    c[1] = 0.5;
+    c[12] = NAN; /* matrix 1, lag 2: used by causal plans too */
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 2, SKIT_TOEPLITZ_PER_CHANNEL,
+                                               SKIT_CAUSAL, c),
+                     SKIT_ENONFINITE);
+    ck_assert_msg(strstr(skit_last_error(), "matrix 1, lag 2") != NULL, "%s", skit_last_error());
+    c[12] = 0.25;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, 4, 4, 2, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_CAUSAL, c));
+
+    TU_EXPECT_STATUS(skit_toeplitz_plan_set_coeffs(NULL, c), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_set_coeffs(plan, NULL), SKIT_EINVAL);
+    c[10] = INFINITY; /* matrix 1, lag 0 */
+    TU_EXPECT_STATUS(skit_toeplitz_plan_set_coeffs(plan, c), SKIT_ENONFINITE);
+    c[10] = 0.1;
+    TU_EXPECT_OK(skit_toeplitz_plan_set_coeffs(plan, c));
+
+    TU_EXPECT_OK(skit_toeplitz_execute(plan, x, 4, y, 4, NULL));
+    TU_EXPECT_STATUS(skit_toeplitz_execute(NULL, x, 4, y, 4, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, NULL, 4, y, 4, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, x, 4, NULL, 4, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, x, 3, y, 4, NULL), SKIT_ESHAPE);
+    ck_assert_msg(strstr(skit_last_error(), "ldx = 3") != NULL, "%s", skit_last_error());
+    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, x, 4, y, 3, NULL), SKIT_ESHAPE);
+    skit_toeplitz_plan_destroy(plan);
+
+    /* rectangular 3 x 5, d = 3: transpose reads m and writes n */
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, 3, 5, 3, SKIT_TOEPLITZ_SHARED, SKIT_BIDIRECTIONAL, c));
+    TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, x, 3, y, 5, NULL));
+    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(plan, x, 2, y, 5, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(plan, x, 3, y, 4, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, x, 4, y, 3, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(NULL, x, 3, y, 5, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(plan, NULL, 3, y, 5, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(plan, x, 3, NULL, 5, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, x, SIZE_MAX / 2 + 2, y, 3, NULL), SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(plan, x, 3, y, SIZE_MAX / 2 + 2, NULL),
+                     SKIT_EOVERFLOW);
+    skit_toeplitz_plan_destroy(plan);
+}
+END_TEST
+
+START_TEST(test_config_solves)
+{
+    double t[4] = {4, 1, 0.5, 0.25}, c[7] = {0.1, 0.2, 0.3, 4, 1, 0.5, 0.25}, B[8] = {1, 2, 3, 4, 5, 6, 7, 8},
+           X[8];
+    TU_EXPECT_OK(skit_toeplitz_solve_spd(4, t, 2, B, 4, X, 4));
+    TU_EXPECT_OK(skit_toeplitz_solve(4, c, 2, B, 4, X, 4));
+    /* SPD */
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(4, NULL, 2, B, 4, X, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(4, t, 2, NULL, 4, X, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(4, t, 2, B, 4, NULL, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(0, t, 2, B, 4, X, 4), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(4, t, 0, B, 4, X, 4), SKIT_EDOM);
+    ck_assert_msg(strstr(skit_last_error(), "nrhs = 0") != NULL, "%s", skit_last_error());
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(4, t, 2, B, 3, X, 4), SKIT_ESHAPE);
+    ck_assert_msg(strstr(skit_last_error(), "ldb = 3") != NULL, "%s", skit_last_error());
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(4, t, 2, B, 4, X, 3), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(4, t, SIZE_MAX / 2, B, 4, X, 4), SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd((size_t)1 << 40, t, 1, B, (size_t)1 << 40, X,
+                                             (size_t)1 << 40),
+                     SKIT_ETOOBIG);
+    t[2] = NAN;
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(4, t, 2, B, 4, X, 4), SKIT_ENONFINITE);
+    ck_assert_msg(strstr(skit_last_error(), "t[2]") != NULL, "%s", skit_last_error());
+    t[2] = 0.5;
+    B[5] = INFINITY;
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(4, t, 2, B, 4, X, 4), SKIT_ENONFINITE);
+    ck_assert_msg(strstr(skit_last_error(), "B(1,1)") != NULL, "%s", skit_last_error());
+    /* general */
+    TU_EXPECT_STATUS(skit_toeplitz_solve(4, c, 2, B, 4, X, 4), SKIT_ENONFINITE);
+    B[5] = 6;
+    TU_EXPECT_STATUS(skit_toeplitz_solve(4, NULL, 2, B, 4, X, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_solve(4, c, 2, NULL, 4, X, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_solve(4, c, 2, B, 4, NULL, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_solve(0, c, 2, B, 4, X, 4), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_toeplitz_solve(4, c, 0, B, 4, X, 4), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_toeplitz_solve(4, c, 2, B, 2, X, 4), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_solve(4, c, 2, B, 4, X, 0), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_solve(4, c, SIZE_MAX / 3, B, 4, X, 4), SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(skit_toeplitz_solve((size_t)1 << 40, c, 1, B, (size_t)1 << 40, X, (size_t)1 << 40),
+                     SKIT_ETOOBIG);
+    c[0] = NAN;
+    TU_EXPECT_STATUS(skit_toeplitz_solve(4, c, 2, B, 4, X, 4), SKIT_ENONFINITE);
+    c[0] = 0.1;
+    c[3] = 0;
+    TU_EXPECT_STATUS(skit_toeplitz_solve(4, c, 2, B, 4, X, 4), SKIT_EBREAKDOWN);
+}
+END_TEST
+
+static Suite *suite_toeplitz(void)
+{
+    Suite *s = suite_create("toeplitz");
+    TCase *dense = tcase_create("dense");
+    tcase_add_test(dense, test_dense_matches_definition);
+    suite_add_tcase(s, dense);
+    TCase *fft = tcase_create("fft");
+    tcase_set_timeout(fft, 60);
+    tcase_add_test(fft, test_fft_matches_dense_square);
+    tcase_add_test(fft, test_fft_matches_dense_rectangular);
+    tcase_add_test(fft, test_fft_impulse_response);
+    tcase_add_test(fft, test_fft_linearity);
+    tcase_add_test(fft, test_fft_time_shift);
+    tcase_add_test(fft, test_fft_causality);
+    tcase_add_test(fft, test_fft_causal_ignores_negative_lags);
+    tcase_add_test(fft, test_fft_caller_workspace);
+    tcase_add_test(fft, test_fft_set_coeffs);
+    tcase_add_test(fft, test_plan_queries);
+    tcase_add_test(fft, test_fft_good_length);
+    suite_add_tcase(s, fft);
+    TCase *solve = tcase_create("solve");
+    tcase_set_timeout(solve, 60);
+    tcase_add_test(solve, test_solve_spd_residual);
+    tcase_add_test(solve, test_solve_general_residual);
+    tcase_add_test(solve, test_solve_spd_not_pd);
+    tcase_add_test(solve, test_solve_breakdown);
+    suite_add_tcase(s, solve);
+    TCase *config = tcase_create("config");
+    tcase_add_test(config, test_config_dense);
+    tcase_add_test(config, test_config_plan);
+    tcase_add_test(config, test_config_solves);
+    suite_add_tcase(s, config);
+    return s;
+}
+
+int main(void) { return tu_main(suite_toeplitz()); }
