@@ -4,3 +4,5 @@ tests_test_toeplitz_SOURCES = tests/test_toeplitz.c tests/check_util.h
 tests_test_toeplitz_CFLAGS = $(TEST_CFLAGS)
 tests_test_toeplitz_LDADD = $(TEST_LDADD)
 TESTS += tests/test_toeplitz
+TESTS += tests/cli_toeplitz.sh
+EXTRA_DIST += tests/cli_toeplitz.sh

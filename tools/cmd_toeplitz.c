@@ -1,3 +1,397 @@
+/* cmd_toeplitz.c — `skit toeplitz matvec|solve`: Toeplitz products and
+ * solves on arrays from .npy or TSV files (e.g. coefficients exported from
+ * NumPy / PyTorch), written to .npy or TSV.
+ *
+ * Shapes (rows x columns, column-major as skit stores them):
+ *   coefficients  2n-1 values t_{-(n-1)} .. t_{n-1} (1-D), or (2n-1) x d for
+ *                 d matrices, one per column (the TNO per-channel case);
+ *   x / b         n (1-D) or n x k; with d matrices, k must equal d.
+ * The output has the shape of x / b. Everything is validated before any
+ * work is done or any file is created; output files are written atomically. */
 #include "config.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
-int cmd_toeplitz(int argc, char **argv) { (void)argc; (void)argv; return cli_failure("not built yet"); }
+
+static const char *usage_main =
+    "usage: skit toeplitz <matvec|solve> [options]     skit toeplitz <matvec|solve> --help\n"
+    "Toeplitz products and solves on .npy or TSV files.\n\n"
+    "  matvec   y = T x (or T^T x), by FFT (O(n log n)) or the dense matrix\n"
+    "  solve    T x = b by Levinson recursion (general, or --spd: Levinson-Durbin)\n\n"
+    "Coefficients follow T(i, j) = t_{i-j}: a 1-D array of 2n-1 values\n"
+    "t_{-(n-1)}, ..., t_0, ..., t_{n-1} (t_0 in the middle), or for d different\n"
+    "matrices a (2n-1) x d array with one matrix per column.\n"
+    "Files ending in .npy are NumPy arrays (float64 or float32, C or Fortran order);\n"
+    "anything else is read as a TSV table (rows x columns; '#' comments and one\n"
+    "header line allowed). Exit status: 0 ok, 1 computation failed (breakdown),\n"
+    "2 bad input (nothing written).\n";
+
+static const char *usage_matvec =
+    "usage: skit toeplitz matvec --coeffs C --x X [options]\n"
+    "Compute y = T x for a square n x n Toeplitz matrix T (or d of them).\n\n"
+    "  --coeffs FILE     2n-1 coefficients t_{-(n-1)}..t_{n-1} (1-D), or a (2n-1) x d\n"
+    "                    array: d matrices, one per column\n"
+    "  --x FILE          n values (1-D) or an n x k array (k right-hand sides; k = d\n"
+    "                    when d matrices are given: column c uses matrix c)\n"
+    "  --causal          lower-triangular T (y_i depends on x_0..x_i; t_{-k} ignored)\n"
+    "  --transpose       compute y = T^T x\n"
+    "  --method M        fft (default: circulant embedding, O(n log n)) or dense\n"
+    "                    (materialise T and multiply with BLAS, O(n^2) memory)\n"
+    "  -o, --output FILE write y to FILE: .npy (float64) or .tsv; default: TSV on stdout\n"
+    "      --threads N   OpenMP threads for the FFT channels (default: all cores)\n"
+    "  -h, --help        this message\n\n"
+    "example:\n"
+    "  skit toeplitz matvec --coeffs coeffs.npy --x x.npy --causal -o y.npy\n";
+
+static const char *usage_solve =
+    "usage: skit toeplitz solve --coeffs C --b B [options]\n"
+    "Solve T x = b for a square n x n Toeplitz matrix T.\n\n"
+    "  --coeffs FILE     2n-1 coefficients t_{-(n-1)}..t_{n-1} (1-D); with --spd also\n"
+    "                    just the first column t_0..t_{n-1} (n values)\n"
+    "  --b FILE          n values (1-D) or an n x k array (k right-hand sides)\n"
+    "  --spd             T is symmetric positive definite: Levinson-Durbin\n"
+    "                    (default: general Levinson-Trench recursion)\n"
+    "  -o, --output FILE write x to FILE: .npy (float64) or .tsv; default: TSV on stdout\n"
+    "  -h, --help        this message\n\n"
+    "A singular leading principal minor (breakdown of the recursion) or, with --spd,\n"
+    "a matrix that is not positive definite exits with status 1 and writes nothing.\n\n"
+    "example:\n"
+    "  skit toeplitz solve --coeffs t.tsv --b b.tsv --spd -o x.tsv\n";
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Reads FILE for `option` (.npy or TSV), prefixing the library's message
+ * with the option so the user knows which input is wrong. */
+static int load_array(const char *option, const char *path, skit_matrix *m)
+{
+    int status = ends_with(path, ".npy") ? skit_npy_read(path, m) : skit_tsv_read(path, m);
+    if (status == SKIT_OK) return CLI_OK;
+    if (status == SKIT_ENOMEM) return cli_failure("%s: %s", option, skit_last_error());
+    return cli_usage_error("%s: %s", option, skit_last_error());
+}
+
+/* -o must be .npy, .tsv / .txt, or "-" (stdout) */
+static int validate_output(const char *output)
+{
+    if (!output || !strcmp(output, "-")) return CLI_OK;
+    if (!ends_with(output, ".npy") && !ends_with(output, ".tsv") && !ends_with(output, ".txt"))
+        return cli_usage_error("-o: file name must end in .npy or .tsv (or .txt), got '%s'", output);
+    cli_common common;
+    cli_common_init(&common);
+    common.output = output;
+    return cli_common_validate(&common);
+}
+
+/* Writes rows x cols (column-major) to `output` as .npy or TSV (stdout if
+ * NULL or "-"), with the command line and `comment` in the TSV header. */
+static int write_result(const char *output, int argc, char **argv, const double *data, size_t rows, size_t cols,
+                        int ndim, const char *name, const char *comment)
+{
+    for (size_t i = 0; i < rows * cols; i++)
+        if (!isfinite(data[i]))
+            return cli_failure("the result has non-finite values (overflow): inputs too large for double precision");
+    if (output && strcmp(output, "-") != 0 && ends_with(output, ".npy")) {
+        int status = skit_npy_write(output, data, rows, cols, rows, ndim);
+        return status == SKIT_OK ? CLI_OK : cli_library_error(status);
+    }
+    /* record the command as typed: "skit toeplitz matvec ..." */
+    char **full = malloc((size_t)(argc + 2) * sizeof *full);
+    char **names = malloc((cols + 1) * sizeof *names);
+    char *name_text = malloc(cols * 32 + 1);
+    if (!full || !names || !name_text) {
+        free(full), free(names), free(name_text);
+        return cli_failure("out of memory");
+    }
+    full[0] = "skit";
+    full[1] = "toeplitz";
+    for (int i = 0; i < argc; i++) full[i + 2] = argv[i];
+    for (size_t j = 0; j < cols; j++) {
+        names[j] = name_text + 32 * j;
+        if (cols == 1) snprintf(names[j], 32, "%s", name);
+        else snprintf(names[j], 32, "%s_%zu", name, j);
+    }
+    names[cols] = NULL;
+    skit_tsv_writer *w = NULL;
+    int status = skit_tsv_open(&w, output, argc + 2, full, 0, 0, NULL);
+    double *row = status == SKIT_OK ? malloc((cols ? cols : 1) * sizeof *row) : NULL;
+    if (status == SKIT_OK && !row) status = SKIT_ENOMEM;
+    if (status == SKIT_OK) status = skit_tsv_comment(w, "%s", comment);
+    if (status == SKIT_OK) status = skit_tsv_columns(w, (const char *const *)names);
+    for (size_t i = 0; i < rows && status == SKIT_OK; i++) {
+        for (size_t j = 0; j < cols; j++) row[j] = data[i + j * rows];
+        status = skit_tsv_row(w, row, cols);
+    }
+    if (status == SKIT_OK) status = skit_tsv_close(w);
+    else skit_tsv_abort(w);
+    free(row), free(full), free(names), free(name_text);
+    if (status == SKIT_ENOMEM && !skit_last_error()[0]) return cli_failure("out of memory");
+    return status == SKIT_OK ? CLI_OK : cli_library_error(status);
+}
+
+/* n from a coefficient count 2n-1 */
+static int order_from_coeffs(const char *option, size_t count, size_t *n)
+{
+    if (count == 0 || count % 2 == 0)
+        return cli_usage_error("%s: has %zu coefficients; need an odd count 2n-1 "
+                               "(t_{-(n-1)} .. t_{n-1}, t_0 in the middle)",
+                               option, count);
+    *n = (count + 1) / 2;
+    return CLI_OK;
+}
+
+/* y(:, c) = T_c x(:, c) (or T_c^T) with T_c materialised: O(n^2) memory
+ * (checked against available memory by the caller before x is read). */
+static int matvec_dense(size_t n, size_t d_matrices, size_t k, const double *coeffs, skit_causality causality,
+                        int transpose, const double *x, double *y)
+{
+    int status = SKIT_OK;
+    double *A = skit_malloc(n * n, sizeof(double));
+    if (!A) return SKIT_ENOMEM;
+    const size_t L = 2 * n - 1;
+    for (size_t c = 0; c < d_matrices && status == SKIT_OK; c++) {
+        status = skit_toeplitz_dense(n, n, coeffs + c * L, causality, A, n);
+        if (status != SKIT_OK) break;
+        /* one matrix for all k columns, or matrix c for column c */
+        size_t cols = d_matrices == 1 ? k : 1;
+        const double *xc = x + (d_matrices == 1 ? 0 : c * n);
+        double *yc = y + (d_matrices == 1 ? 0 : c * n);
+        cblas_dgemm(CblasColMajor, transpose ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)n, (int)cols, (int)n, 1.0,
+                    A, (int)n, xc, (int)n, 0.0, yc, (int)n);
+    }
+    skit_free(A);
+    return status;
+}
+
+static int matvec_fft(size_t n, size_t d_matrices, size_t k, const double *coeffs, skit_causality causality,
+                      int transpose, const double *x, double *y, size_t *fft_length)
+{
+    skit_toeplitz_plan *plan = NULL;
+    int status = skit_toeplitz_plan_create(&plan, n, n, d_matrices == 1 ? k : d_matrices,
+                                           d_matrices == 1 ? SKIT_TOEPLITZ_SHARED : SKIT_TOEPLITZ_PER_CHANNEL,
+                                           causality, coeffs);
+    if (status != SKIT_OK) return status;
+    *fft_length = skit_toeplitz_plan_fft_length(plan);
+    status = transpose ? skit_toeplitz_execute_transpose(plan, x, n, y, n, NULL)
+                       : skit_toeplitz_execute(plan, x, n, y, n, NULL);
+    skit_toeplitz_plan_destroy(plan);
+    return status;
+}
+
+static int run_matvec(int argc, char **argv)
+{
+    enum { OPT_COEFFS = 0x2000, OPT_X, OPT_CAUSAL, OPT_TRANSPOSE, OPT_METHOD, OPT_THREADS };
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"coeffs", required_argument, NULL, OPT_COEFFS},
+                                             {"x", required_argument, NULL, OPT_X},
+                                             {"causal", no_argument, NULL, OPT_CAUSAL},
+                                             {"transpose", no_argument, NULL, OPT_TRANSPOSE},
+                                             {"method", required_argument, NULL, OPT_METHOD},
+                                             {"threads", required_argument, NULL, OPT_THREADS},
+                                             {NULL, 0, NULL, 0}};
+    static const char *const methods[] = {"fft", "dense", NULL};
+    const char *coeffs_path = NULL, *x_path = NULL, *output = NULL;
+    int causal = 0, transpose = 0, method = 0, opt;
+    size_t threads = 0;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h': fputs(usage_matvec, stdout); return CLI_OK;
+        case 'o': output = optarg; break;
+        case OPT_COEFFS: coeffs_path = optarg; break;
+        case OPT_X: x_path = optarg; break;
+        case OPT_CAUSAL: causal = 1; break;
+        case OPT_TRANSPOSE: transpose = 1; break;
+        case OPT_METHOD:
+            if (cli_parse_choice("--method", optarg, methods, &method) != CLI_OK) return CLI_USAGE;
+            break;
+        case OPT_THREADS:
+            if (cli_parse_size("--threads", optarg, 1, 1024, &threads) != CLI_OK) return CLI_USAGE;
+            break;
+        default:
+            return cli_usage_error("unknown option or missing value '%s' (see 'skit toeplitz matvec --help')",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (!coeffs_path) return cli_usage_error("--coeffs: missing (the file of 2n-1 Toeplitz coefficients)");
+    if (!x_path) return cli_usage_error("--x: missing (the file of the vector or n x k array to multiply)");
+    if (validate_output(output) != CLI_OK) return CLI_USAGE;
+
+    skit_matrix C = {0}, X = {0};
+    int rc = load_array("--coeffs", coeffs_path, &C);
+    size_t n = 0, d = 0, k = 0;
+    if (rc == CLI_OK) rc = order_from_coeffs("--coeffs", C.rows, &n);
+    if (rc == CLI_OK) {
+        d = C.ndim == 1 ? 1 : C.cols;
+        if (d == 0) rc = cli_usage_error("--coeffs: has 0 columns; need at least one matrix");
+    }
+    /* the dense matrix is refused before reading x */
+    if (rc == CLI_OK && method == 1) {
+        size_t bytes;
+        if (skit_size_mul(n, n, &bytes) || skit_size_mul(bytes, sizeof(double), &bytes)) bytes = SIZE_MAX;
+        char what[96];
+        snprintf(what, sizeof what, "dense n = %zu (--method dense, an n x n matrix)", n);
+        if (skit_memory_check(bytes, what) != SKIT_OK) rc = cli_usage_error("%s", skit_last_error());
+    }
+    if (rc == CLI_OK) rc = load_array("--x", x_path, &X);
+    if (rc == CLI_OK) {
+        k = X.cols;
+        if (X.rows != n)
+            rc = cli_usage_error("--x: has %zu rows but the %zu coefficients give n = %zu", X.rows, C.rows, n);
+        else if (k == 0)
+            rc = cli_usage_error("--x: has 0 columns");
+        else if (d > 1 && k != d)
+            rc = cli_usage_error("--x: has %zu columns but --coeffs holds d = %zu matrices: need one column per matrix",
+                                 k, d);
+    }
+    if (rc != CLI_OK) {
+        skit_matrix_free(&C);
+        skit_matrix_free(&X);
+        return rc;
+    }
+
+    if (threads) {
+        cli_common common;
+        cli_common_init(&common);
+        common.threads = (int)threads;
+        cli_apply_threads(&common);
+    }
+    double *Y = skit_malloc(n * k, sizeof(double));
+    int status = Y ? SKIT_OK : SKIT_ENOMEM;
+    size_t fft_length = 0;
+    skit_causality causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    if (status == SKIT_OK)
+        status = method == 1 ? matvec_dense(n, d, k, C.data, causality, transpose, X.data, Y)
+                             : matvec_fft(n, d, k, C.data, causality, transpose, X.data, Y, &fft_length);
+    if (status == SKIT_OK) {
+        char comment[256];
+        snprintf(comment, sizeof comment, "toeplitz matvec: y = T%s x, n = %zu, %zu %s, k = %zu, %s, method %s%s",
+                 transpose ? "^T" : "", n, d, d == 1 ? "matrix" : "matrices (one per column)", k,
+                 causal ? "causal" : "bidirectional", methods[method], method == 0 ? " (FFT length " : "");
+        if (method == 0) {
+            size_t len = strlen(comment);
+            snprintf(comment + len, sizeof comment - len, "%zu)", fft_length);
+        }
+        rc = write_result(output, argc, argv, Y, n, k, X.ndim, "y", comment);
+    } else {
+        rc = cli_library_error(status);
+    }
+    skit_free(Y);
+    skit_matrix_free(&C);
+    skit_matrix_free(&X);
+    return rc;
+}
+
+static int run_solve(int argc, char **argv)
+{
+    enum { OPT_COEFFS = 0x2000, OPT_B, OPT_SPD };
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"coeffs", required_argument, NULL, OPT_COEFFS},
+                                             {"b", required_argument, NULL, OPT_B},
+                                             {"spd", no_argument, NULL, OPT_SPD},
+                                             {NULL, 0, NULL, 0}};
+    const char *coeffs_path = NULL, *b_path = NULL, *output = NULL;
+    int spd = 0, opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h': fputs(usage_solve, stdout); return CLI_OK;
+        case 'o': output = optarg; break;
+        case OPT_COEFFS: coeffs_path = optarg; break;
+        case OPT_B: b_path = optarg; break;
+        case OPT_SPD: spd = 1; break;
+        default:
+            return cli_usage_error("unknown option or missing value '%s' (see 'skit toeplitz solve --help')",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (!coeffs_path) return cli_usage_error("--coeffs: missing (the file of Toeplitz coefficients)");
+    if (!b_path) return cli_usage_error("--b: missing (the file of the right-hand side)");
+    if (validate_output(output) != CLI_OK) return CLI_USAGE;
+
+    skit_matrix C = {0}, B = {0};
+    int rc = load_array("--coeffs", coeffs_path, &C);
+    if (rc == CLI_OK && C.ndim == 2 && C.cols != 1)
+        rc = cli_usage_error("--coeffs: is a %zu x %zu array; solve takes one matrix: a 1-D array", C.rows, C.cols);
+    if (rc == CLI_OK) rc = load_array("--b", b_path, &B);
+    size_t n = B.rows, L = C.rows;
+    const double *t = NULL; /* first column for --spd */
+    if (rc == CLI_OK) {
+        if (n == 0 || B.cols == 0) {
+            rc = cli_usage_error("--b: is empty (%zu x %zu)", B.rows, B.cols);
+        } else if (spd && L == n) {
+            t = C.data;
+        } else if (L != 2 * n - 1) {
+            rc = spd ? cli_usage_error("--coeffs: has %zu values but --b has n = %zu rows: need n (first column) "
+                                       "or 2n-1 = %zu",
+                                       L, n, 2 * n - 1)
+                     : cli_usage_error("--coeffs: has %zu values but --b has n = %zu rows: need 2n-1 = %zu", L, n,
+                                       2 * n - 1);
+        } else if (spd) {
+            /* 2n-1 coefficients for a symmetric matrix: t_{-k} must equal t_k */
+            double scale = 0;
+            for (size_t i = 0; i < L; i++) scale = fmax(scale, fabs(C.data[i]));
+            for (size_t j = 1; j < n && rc == CLI_OK; j++)
+                if (fabs(C.data[n - 1 - j] - C.data[n - 1 + j]) > 1e-12 * scale)
+                    rc = cli_usage_error("--coeffs: --spd needs a symmetric matrix but t_{-%zu} = %.17g != t_%zu = %.17g",
+                                         j, C.data[n - 1 - j], j, C.data[n - 1 + j]);
+            t = C.data + (n - 1);
+        }
+    }
+    if (rc != CLI_OK) {
+        skit_matrix_free(&C);
+        skit_matrix_free(&B);
+        return rc;
+    }
+    size_t k = B.cols;
+    double *X = skit_malloc(n * k, sizeof(double));
+    int status = X ? SKIT_OK : SKIT_ENOMEM;
+    if (status == SKIT_OK)
+        status = spd ? skit_toeplitz_solve_spd(n, t, k, B.data, n, X, n)
+                     : skit_toeplitz_solve(n, C.data, k, B.data, n, X, n);
+    if (status == SKIT_OK) {
+        char comment[200];
+        snprintf(comment, sizeof comment, "toeplitz solve: T x = b, n = %zu, k = %zu right-hand side%s, %s", n, k,
+                 k == 1 ? "" : "s", spd ? "symmetric positive definite (Levinson-Durbin)" : "general (Levinson-Trench)");
+        rc = write_result(output, argc, argv, X, n, k, B.ndim, "x", comment);
+    } else {
+        rc = cli_library_error(status);
+    }
+    skit_free(X);
+    skit_matrix_free(&C);
+    skit_matrix_free(&B);
+    return rc;
+}
+
+int cmd_toeplitz(int argc, char **argv)
+{
+    if (argc < 2) return cli_usage_error("missing subcommand: matvec or solve (see 'skit toeplitz --help')");
+    const char *sub = argv[1];
+    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+        fputs(usage_main, stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(sub, "matvec")) {
+        cli_set_context("skit toeplitz matvec");
+        return run_matvec(argc - 1, argv + 1);
+    }
+    if (!strcmp(sub, "solve")) {
+        cli_set_context("skit toeplitz solve");
+        return run_solve(argc - 1, argv + 1);
+    }
+    return cli_usage_error("unknown subcommand '%s': need matvec or solve (see 'skit toeplitz --help')", sub);
+}
