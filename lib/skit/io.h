@@ -40,7 +40,10 @@ int skit_npy_read(const char *path, skit_matrix *out);
 
 /* Write a float64 .npy (version 1.0). 2-D data is written with
  * fortran_order True (no transposition); ndim selects 1-D (cols must be 1)
- * or 2-D. Atomic: temporary file + rename. */
+ * or 2-D. Atomic: temporary file + rename. data may be NULL if rows*cols = 0.
+ * Errors: SKIT_EINVAL (NULL), SKIT_EDOM (ndim), SKIT_ESHAPE (cols != 1 for
+ * 1-D, ld < rows), SKIT_ENONFINITE (NaN/Inf: the readers would refuse the
+ * file), SKIT_EOVERFLOW, SKIT_EIO (nothing is left under path). */
 int skit_npy_write(const char *path, const double *data, size_t rows, size_t cols,
                    size_t ld, int ndim);
 
@@ -50,8 +53,12 @@ int skit_npy_write(const char *path, const double *data, size_t rows, size_t col
  * skipped, one optional header line of column names (non-numeric first
  * field) is skipped, fields separated by tabs or spaces. Every row must have
  * the same number of fields; every field must parse completely as a finite
- * number. Errors (with line and column in the message): SKIT_EFORMAT,
- * SKIT_ENONFINITE, SKIT_EIO, SKIT_ENOMEM. */
+ * number. A line containing a tab is split at every tab (an empty field is
+ * an error); other lines at runs of spaces. Rows x columns become a
+ * column-major matrix; a single column gives ndim = 1.
+ * Errors (with line and column in the message): SKIT_EFORMAT (also for a
+ * file with no data rows), SKIT_ENONFINITE (NaN, Inf, overflow), SKIT_EIO,
+ * SKIT_EINVAL (NULL), SKIT_ETOOBIG, SKIT_ENOMEM. */
 int skit_tsv_read(const char *path, skit_matrix *out);
 int skit_tsv_parse(const char *text, size_t length, skit_matrix *out);
 
