@@ -110,6 +110,8 @@ void skit_mlp_destroy(skit_mlp *mlp)
 
 size_t skit_mlp_in_dim(const skit_mlp *mlp) { return mlp ? mlp->in_dim : 0; }
 size_t skit_mlp_out_dim(const skit_mlp *mlp) { return mlp ? mlp->out_dim : 0; }
+skit_activation skit_mlp_activation_of(const skit_mlp *mlp) { return mlp->activation; }
+skit_norm skit_mlp_norm_of(const skit_mlp *mlp) { return mlp->norm; }
 size_t skit_mlp_parameter_count(const skit_mlp *mlp) { return mlp ? mlp->parameter_count : 0; }
 
 int skit_mlp_get_parameters(const skit_mlp *mlp, double *params, size_t count)
@@ -162,8 +164,8 @@ static double activate(skit_activation a, double v)
     return v;
 }
 
-/* norm then activation on each row of h (rows x width), in place */
-static void norm_activate_rows(const skit_mlp *m, size_t rows, double *h)
+/* the norm on each row of h (rows x width), in place */
+static void norm_rows(const skit_mlp *m, size_t rows, double *h)
 {
     size_t w = m->width;
     for (size_t r = 0; r < rows; r++) {
@@ -181,8 +183,13 @@ static void norm_activate_rows(const skit_mlp *m, size_t rows, double *h)
             double inv = 1.0 / (sqrt(ss / (double)w) + RMS_NORM_EPS);
             for (size_t i = 0; i < w; i++) row[i] *= inv;
         }
-        for (size_t i = 0; i < w; i++) row[i] = activate(m->activation, row[i]);
     }
+}
+
+static void norm_activate_rows(const skit_mlp *m, size_t rows, double *h)
+{
+    norm_rows(m, rows, h);
+    for (size_t i = 0; i < rows * m->width; i++) h[i] = activate(m->activation, h[i]);
 }
 
 int skit_mlp_eval(const skit_mlp *mlp, size_t count, const double *x, double *y, double *work)
@@ -222,21 +229,26 @@ int skit_mlp_eval(const skit_mlp *mlp, size_t count, const double *x, double *y,
     return SKIT_OK;
 }
 
-/* Series of every unit are stored coefficient-major: s[k*width + i] is the
- * k-th Taylor coefficient of unit i, so a Linear layer maps all orders with
- * one GEMM (the bias enters order 0 only). */
-static void linear_series(const skit_mlp *m, size_t l, size_t terms, const double *in,
-                          double *out)
+/* Series are stored point-major then coefficient-major: row p*terms + k
+ * holds the k-th Taylor coefficient of every unit at point p, so a Linear
+ * layer maps all points and orders with one GEMM (the bias enters the
+ * order-0 rows only). */
+static void linear_series(const skit_mlp *m, size_t l, size_t points, size_t terms,
+                          const double *in, double *out)
 {
     size_t fan_in = layer_in(m, l), fan_out = layer_out(m, l);
     const double *w = m->params + layer_offset(m, l);
     const double *bias = w + fan_out * fan_in;
-    memcpy(out, bias, fan_out * sizeof(double));
-    memset(out + fan_out, 0, (terms - 1) * fan_out * sizeof(double));
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)terms, (int)fan_out, (int)fan_in,
-                1.0, in, (int)fan_in, w, (int)fan_in, 1.0, out, (int)fan_out);
+    for (size_t p = 0; p < points; p++) {
+        double *row = out + p * terms * fan_out;
+        memcpy(row, bias, fan_out * sizeof(double));
+        memset(row + fan_out, 0, (terms - 1) * fan_out * sizeof(double));
+    }
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(points * terms), (int)fan_out,
+                (int)fan_in, 1.0, in, (int)fan_in, w, (int)fan_in, 1.0, out, (int)fan_out);
 }
 
+/* norm and activation on the series of one point: s is terms x width */
 static int norm_activate_series(const skit_mlp *m, size_t terms, double *s, int *kink)
 {
     size_t w = m->width;
@@ -294,26 +306,27 @@ static int norm_activate_series(const skit_mlp *m, size_t terms, double *s, int 
     return SKIT_OK;
 }
 
-int skit_mlp_taylor_series(const skit_mlp *mlp, size_t terms, const double *input,
-                           double *output, int *at_kink)
+size_t skit_mlp_taylor_workspace(const skit_mlp *mlp, size_t points, size_t terms)
 {
-    size_t span = SKIT_MAX(mlp->width, mlp->out_dim);
-    double *buf = skit_malloc(2 * terms * span, sizeof(double));
-    if (!buf) return SKIT_ENOMEM;
-    double *a = buf, *b = buf + terms * span;
-    int kink = 0, status = SKIT_OK;
-    linear_series(mlp, 0, terms, input, a);
+    return 2 * points * terms * mlp->width;
+}
+
+int skit_mlp_taylor_batch(const skit_mlp *mlp, size_t points, size_t terms, const double *input,
+                          double *output, int *kinks, double *work)
+{
+    size_t w = mlp->width;
+    double *a = work, *b = work + points * terms * w;
+    linear_series(mlp, 0, points, terms, input, a);
+    for (size_t p = 0; p < points; p++) kinks[p] = 0;
     for (size_t l = 1; l < mlp->linear_count; l++) {
-        status = norm_activate_series(mlp, terms, a, &kink);
-        if (status != SKIT_OK) break;
-        linear_series(mlp, l, terms, a, l + 1 == mlp->linear_count ? output : b);
+        for (size_t p = 0; p < points; p++)
+            SKIT_TRY(norm_activate_series(mlp, terms, a + p * terms * w, &kinks[p]));
+        linear_series(mlp, l, points, terms, a, l + 1 == mlp->linear_count ? output : b);
         double *t = a;
         a = b;
         b = t;
     }
-    if (status == SKIT_OK && at_kink) *at_kink = kink;
-    skit_free(buf);
-    return status;
+    return SKIT_OK;
 }
 
 int skit_mlp_taylor(const skit_mlp *mlp, double x, size_t order, double *derivs, int *at_kink)
@@ -329,11 +342,47 @@ int skit_mlp_taylor(const skit_mlp *mlp, double x, size_t order, double *derivs,
     if (!isfinite(x)) return SKIT_ERROR(SKIT_ENONFINITE, "x = %g is not finite", x);
     size_t terms = order + 1;
     double input[SKIT_SERIES_MAX] = {x, 1.0}; /* the identity series x + dx */
-    SKIT_TRY(skit_mlp_taylor_series(mlp, terms, input, derivs, at_kink));
+    double *work = skit_malloc(skit_mlp_taylor_workspace(mlp, 1, terms), sizeof(double));
+    if (!work) return SKIT_ENOMEM;
+    int kink = 0;
+    int status = skit_mlp_taylor_batch(mlp, 1, terms, input, derivs, &kink, work);
+    skit_free(work);
+    if (status != SKIT_OK) return status;
     double factorial = 1;
     for (size_t k = 1; k < terms; k++) {
         factorial *= (double)k;
         for (size_t j = 0; j < mlp->out_dim; j++) derivs[k * mlp->out_dim + j] *= factorial;
     }
+    if (at_kink) *at_kink = kink;
+    return SKIT_OK;
+}
+
+size_t skit_mlp_preactivation_count(const skit_mlp *mlp)
+{
+    return (mlp->linear_count - 1) * mlp->width;
+}
+
+/* One input through the network, recording what each activation sees. */
+int skit_mlp_preactivations(const skit_mlp *mlp, const double *x, double *pre, double *y)
+{
+    size_t w = mlp->width;
+    double *buf = skit_malloc(2 * w, sizeof(double));
+    if (!buf) return SKIT_ENOMEM;
+    double *a = buf, *b = buf + w;
+    linear_rows(mlp, 0, 1, x, a, w);
+    for (size_t l = 1; l < mlp->linear_count; l++) {
+        norm_rows(mlp, 1, a);
+        memcpy(pre + (l - 1) * w, a, w * sizeof(double));
+        for (size_t i = 0; i < w; i++) a[i] = activate(mlp->activation, a[i]);
+        if (l + 1 == mlp->linear_count) {
+            linear_rows(mlp, l, 1, a, y, mlp->out_dim);
+        } else {
+            linear_rows(mlp, l, 1, a, b, w);
+            double *t = a;
+            a = b;
+            b = t;
+        }
+    }
+    skit_free(buf);
     return SKIT_OK;
 }
