@@ -1,0 +1,422 @@
+/* ski.c — SKI W A W^T (sparse W + FFT Toeplitz A, or dense BLAS), the
+ * asymmetric Nystrom F A^+ B, and the sparse + low-rank operator of
+ * Algorithm 1 (band convolution + SKI), all as plans. */
+#include "config.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "ski/ski_internal.h"
+#include "skit/spectral.h"
+
+/* ---- helpers shared with theorem1.c ---------------------------------------- */
+
+int ski_weights_copy(const skit_interp_weights *src, skit_interp_weights **dst)
+{
+    *dst = NULL;
+    skit_interp_weights *W = skit_calloc(1, sizeof *W);
+    if (!W) return SKIT_ENOMEM;
+    *W = *src;
+    W->start = skit_malloc(src->n, sizeof *W->start);
+    W->weights = skit_malloc(src->n * src->width, sizeof *W->weights);
+    W->points = skit_malloc(src->n, sizeof *W->points);
+    W->inducing = skit_malloc(src->r, sizeof *W->inducing);
+    if (!W->start || !W->weights || !W->points || !W->inducing) {
+        skit_interp_weights_destroy(W);
+        return SKIT_ENOMEM;
+    }
+    memcpy(W->start, src->start, src->n * sizeof *W->start);
+    memcpy(W->weights, src->weights, src->n * src->width * sizeof *W->weights);
+    memcpy(W->points, src->points, src->n * sizeof *W->points);
+    memcpy(W->inducing, src->inducing, src->r * sizeof *W->inducing);
+    *dst = W;
+    return SKIT_OK;
+}
+
+void ski_toeplitz_fill(size_t r, const double *coeffs, double *A, size_t lda)
+{
+    for (size_t j = 0; j < r; j++)
+        for (size_t i = 0; i < r; i++) A[i + j * lda] = coeffs[i + (r - 1) - j];
+}
+
+int ski_check_weights(const skit_interp_weights *W)
+{
+    SKIT_REQUIRE_PTR(W);
+    if (!W->start || !W->weights || W->n == 0 || W->r < 2 || W->width == 0 || W->width > W->r)
+        return SKIT_ERROR(SKIT_EINVAL, "weights: not built by skit_interp_weights_create");
+    return SKIT_OK;
+}
+
+/* ---- SKI plan ---------------------------------------------------------------- */
+
+struct skit_ski_plan {
+    skit_interp_weights *W;
+    size_t n, r, d, count; /* count: number of A matrices (d or 1) */
+    skit_ski_method method;
+    skit_toeplitz_plan *toeplitz;
+    double *U, *V;  /* r x d scratch */
+    double *dense_w; /* n x r (dense method) */
+    double *dense_a; /* r x r x count (dense method) */
+    size_t bytes;
+};
+
+void skit_ski_plan_destroy(skit_ski_plan *plan)
+{
+    if (!plan) return;
+    skit_interp_weights_destroy(plan->W);
+    skit_toeplitz_plan_destroy(plan->toeplitz);
+    skit_free(plan->U);
+    skit_free(plan->V);
+    skit_free(plan->dense_w);
+    skit_free(plan->dense_a);
+    skit_free(plan);
+}
+
+int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
+                         skit_toeplitz_sharing sharing, const double *coeffs,
+                         skit_ski_method method)
+{
+    SKIT_REQUIRE_PTR(plan);
+    *plan = NULL;
+    SKIT_TRY(ski_check_weights(weights));
+    SKIT_REQUIRE_PTR(coeffs);
+    if (d == 0) return SKIT_ERROR(SKIT_EDOM, "d = 0 out of range: need d >= 1");
+    if (sharing != SKIT_TOEPLITZ_PER_CHANNEL && sharing != SKIT_TOEPLITZ_SHARED)
+        return SKIT_ERROR(SKIT_EINVAL, "sharing = %d unknown: need per-channel or shared", (int)sharing);
+    if (method != SKIT_SKI_SPARSE_FFT && method != SKIT_SKI_DENSE)
+        return SKIT_ERROR(SKIT_EINVAL, "method = %d unknown: need sparse-fft or dense", (int)method);
+    size_t n = weights->n, r = weights->r;
+    size_t count = sharing == SKIT_TOEPLITZ_SHARED ? 1 : d;
+    size_t ncoef, rd, nr, rr, bytes;
+    if (skit_size_mul(2 * r - 1, count, &ncoef) || skit_size_mul(r, d, &rd) ||
+        skit_size_mul(n, r, &nr) || skit_size_mul(r * r, count, &rr))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "SKI plan size (n = %zu, r = %zu, d = %zu) overflows", n, r, d);
+    SKIT_TRY(skit_check_finite(coeffs, ncoef, "coeffs"));
+    bytes = (2 * rd + n * (weights->width + 3)) * sizeof(double);
+    if (method == SKIT_SKI_DENSE) {
+        if (nr > SIZE_MAX / 16 || rr > SIZE_MAX / 16)
+            return SKIT_ERROR(SKIT_EOVERFLOW, "dense SKI plan size overflows");
+        bytes += (nr + rr) * sizeof(double);
+    }
+    SKIT_TRY(skit_memory_check(bytes, "SKI plan"));
+
+    skit_ski_plan *p = skit_calloc(1, sizeof *p);
+    if (!p) return SKIT_ENOMEM;
+    p->n = n;
+    p->r = r;
+    p->d = d;
+    p->count = count;
+    p->method = method;
+    p->bytes = bytes;
+    int status = ski_weights_copy(weights, &p->W);
+    if (status != SKIT_OK) goto fail;
+    p->U = skit_malloc(rd, sizeof *p->U);
+    p->V = skit_malloc(rd, sizeof *p->V);
+    if (!p->U || !p->V) {
+        status = SKIT_ENOMEM;
+        goto fail;
+    }
+    if (method == SKIT_SKI_SPARSE_FFT) {
+        status = skit_toeplitz_plan_create(&p->toeplitz, r, r, d, sharing, SKIT_BIDIRECTIONAL, coeffs);
+        if (status != SKIT_OK) goto fail;
+        p->bytes += skit_toeplitz_plan_bytes(p->toeplitz);
+    } else {
+        p->dense_w = skit_malloc(nr, sizeof *p->dense_w);
+        p->dense_a = skit_malloc(rr, sizeof *p->dense_a);
+        if (!p->dense_w || !p->dense_a) {
+            status = SKIT_ENOMEM;
+            goto fail;
+        }
+        skit_interp_weights_dense(p->W, p->dense_w, n);
+        for (size_t c = 0; c < count; c++)
+            ski_toeplitz_fill(r, coeffs + c * (2 * r - 1), p->dense_a + c * r * r, r);
+    }
+    *plan = p;
+    return SKIT_OK;
+fail:
+    skit_ski_plan_destroy(p);
+    return status;
+}
+
+int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
+                     size_t ldy)
+{
+    SKIT_REQUIRE_PTR(plan);
+    SKIT_REQUIRE_PTR(X);
+    SKIT_REQUIRE_PTR(Y);
+    size_t n = plan->n, r = plan->r, d = plan->d;
+    if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
+    if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
+    if (plan->method == SKIT_SKI_SPARSE_FFT) {
+        SKIT_TRY(skit_interp_apply_transpose(plan->W, d, X, ldx, plan->U, r));
+        SKIT_TRY(skit_toeplitz_execute(plan->toeplitz, plan->U, r, plan->V, r, NULL));
+        return skit_interp_apply(plan->W, d, plan->V, r, Y, ldy);
+    }
+    /* dense: U = W^T X, V_c = A_c U_c, Y = W V */
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)d, (int)n, 1.0,
+                plan->dense_w, (int)n, X, (int)ldx, 0.0, plan->U, (int)r);
+    if (plan->count == 1) {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)d, (int)r, 1.0,
+                    plan->dense_a, (int)r, plan->U, (int)r, 0.0, plan->V, (int)r);
+    } else {
+        for (size_t c = 0; c < d; c++)
+            cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r, (int)r, 1.0, plan->dense_a + c * r * r,
+                        (int)r, plan->U + c * r, 1, 0.0, plan->V + c * r, 1);
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)d, (int)r, 1.0,
+                plan->dense_w, (int)n, plan->V, (int)r, 0.0, Y, (int)ldy);
+    return SKIT_OK;
+}
+
+size_t skit_ski_plan_bytes(const skit_ski_plan *plan) { return plan ? plan->bytes : 0; }
+
+int skit_ski_dense(const skit_interp_weights *weights, const double *coeffs, double *T,
+                   size_t ldt)
+{
+    SKIT_TRY(ski_check_weights(weights));
+    SKIT_REQUIRE_PTR(coeffs);
+    SKIT_REQUIRE_PTR(T);
+    size_t n = weights->n, r = weights->r;
+    if (ldt < n) return SKIT_ERROR(SKIT_ESHAPE, "ldt = %zu too small: need ldt >= n (= %zu)", ldt, n);
+    SKIT_TRY(skit_check_finite(coeffs, 2 * r - 1, "coeffs"));
+    SKIT_TRY(skit_memory_check((2 * n * r + r * r) * sizeof(double), "dense SKI"));
+    double *Wd = skit_malloc(n * r, sizeof *Wd);
+    double *A = skit_malloc(r * r, sizeof *A);
+    double *WA = skit_malloc(n * r, sizeof *WA);
+    if (!Wd || !A || !WA) {
+        skit_free(Wd);
+        skit_free(A);
+        skit_free(WA);
+        return SKIT_ENOMEM;
+    }
+    skit_interp_weights_dense(weights, Wd, n);
+    ski_toeplitz_fill(r, coeffs, A, r);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)r, (int)r, 1.0, Wd, (int)n,
+                A, (int)r, 0.0, WA, (int)n);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)r, 1.0, WA, (int)n,
+                Wd, (int)n, 0.0, T, (int)ldt);
+    skit_free(Wd);
+    skit_free(A);
+    skit_free(WA);
+    return SKIT_OK;
+}
+
+/* ---- Nystrom ------------------------------------------------------------------ */
+
+#define NYSTROM_BLOCK 64
+
+struct skit_nystrom_plan {
+    size_t n, r;
+    double *F;       /* n x r */
+    double *G;       /* r x n: A^+ B */
+    double *scratch; /* r x NYSTROM_BLOCK */
+};
+
+void skit_nystrom_plan_destroy(skit_nystrom_plan *plan)
+{
+    if (!plan) return;
+    skit_free(plan->F);
+    skit_free(plan->G);
+    skit_free(plan->scratch);
+    skit_free(plan);
+}
+
+int ski_nystrom_factors(const skit_kernel *kernel, size_t n, size_t r, double lo, double hi,
+                        double *A, double *F, double *B)
+{
+    double h = (hi - lo) / (double)(r - 1);
+    double *coeffs = skit_malloc(2 * r - 1, sizeof *coeffs);
+    double *lags = skit_malloc(n * r, sizeof *lags);
+    if (!coeffs || !lags) {
+        skit_free(coeffs);
+        skit_free(lags);
+        return SKIT_ENOMEM;
+    }
+    int status = skit_kernel_toeplitz_coeffs(kernel, r, h, coeffs);
+    if (status == SKIT_OK) {
+        ski_toeplitz_fill(r, coeffs, A, r);
+        /* F(i, j) = k(i - p_j), column-major n x r */
+        for (size_t j = 0; j < r; j++)
+            for (size_t i = 0; i < n; i++) lags[i + j * n] = (double)i - (lo + (double)j * h);
+        status = skit_kernel_eval(kernel, n * r, lags, F);
+    }
+    if (status == SKIT_OK) {
+        /* B(i, j) = k(p_i - j), column-major r x n */
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < r; i++) lags[i + j * r] = (lo + (double)i * h) - (double)j;
+        status = skit_kernel_eval(kernel, n * r, lags, B);
+    }
+    skit_free(coeffs);
+    skit_free(lags);
+    return status;
+}
+
+int skit_nystrom_plan_create(skit_nystrom_plan **plan, const skit_kernel *kernel, size_t n,
+                             size_t r, double lo, double hi, double rtol, size_t *rank)
+{
+    SKIT_REQUIRE_PTR(plan);
+    *plan = NULL;
+    SKIT_REQUIRE_PTR(kernel);
+    if (n == 0) return SKIT_ERROR(SKIT_EDOM, "n = 0 out of range: need n >= 1");
+    if (r < 2 || r > n)
+        return SKIT_ERROR(SKIT_EDOM, "r = %zu out of range: need 2 <= r <= n (= %zu)", r, n);
+    if (!(isfinite(lo) && isfinite(hi) && lo < hi))
+        return SKIT_ERROR(SKIT_EDOM, "inducing interval [%g, %g] is empty: need lo < hi", lo, hi);
+    if (isnan(rtol)) return SKIT_ERROR(SKIT_EDOM, "rtol = NaN out of range");
+    size_t nr;
+    if (skit_size_mul(n, r, &nr) != SKIT_OK || nr > SIZE_MAX / 32)
+        return SKIT_ERROR(SKIT_EOVERFLOW, "n * r overflows (n = %zu, r = %zu)", n, r);
+    SKIT_TRY(skit_memory_check((3 * nr + 2 * r * r + r * NYSTROM_BLOCK) * sizeof(double), "Nystrom plan"));
+    skit_nystrom_plan *p = skit_calloc(1, sizeof *p);
+    if (!p) return SKIT_ENOMEM;
+    p->n = n;
+    p->r = r;
+    double *A = skit_malloc(r * r, sizeof *A), *Ap = skit_malloc(r * r, sizeof *Ap);
+    double *B = skit_malloc(nr, sizeof *B);
+    p->F = skit_malloc(nr, sizeof *p->F);
+    p->G = skit_malloc(nr, sizeof *p->G);
+    p->scratch = skit_malloc(r * NYSTROM_BLOCK, sizeof *p->scratch);
+    int status = SKIT_OK;
+    if (!A || !Ap || !B || !p->F || !p->G || !p->scratch) status = SKIT_ENOMEM;
+    if (status == SKIT_OK) status = ski_nystrom_factors(kernel, n, r, lo, hi, A, p->F, B);
+    size_t rk = 0;
+    if (status == SKIT_OK) status = skit_pinv(r, r, A, r, rtol, Ap, r, &rk);
+    if (status == SKIT_OK)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)n, (int)r, 1.0, Ap,
+                    (int)r, B, (int)r, 0.0, p->G, (int)r);
+    skit_free(A);
+    skit_free(Ap);
+    skit_free(B);
+    if (status != SKIT_OK) {
+        skit_nystrom_plan_destroy(p);
+        return status;
+    }
+    if (rank) *rank = rk;
+    *plan = p;
+    return SKIT_OK;
+}
+
+int skit_nystrom_execute(const skit_nystrom_plan *plan, size_t d, const double *X, size_t ldx,
+                         double *Y, size_t ldy)
+{
+    SKIT_REQUIRE_PTR(plan);
+    if (d == 0) return SKIT_OK;
+    SKIT_REQUIRE_PTR(X);
+    SKIT_REQUIRE_PTR(Y);
+    size_t n = plan->n, r = plan->r;
+    if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
+    if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
+    for (size_t c0 = 0; c0 < d; c0 += NYSTROM_BLOCK) {
+        int cols = (int)SKIT_MIN((size_t)NYSTROM_BLOCK, d - c0);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, cols, (int)n, 1.0, plan->G,
+                    (int)r, X + c0 * ldx, (int)ldx, 0.0, plan->scratch, (int)r);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, cols, (int)r, 1.0, plan->F,
+                    (int)n, plan->scratch, (int)r, 0.0, Y + c0 * ldy, (int)ldy);
+    }
+    return SKIT_OK;
+}
+
+int skit_nystrom_dense(const skit_nystrom_plan *plan, double *T, size_t ldt)
+{
+    SKIT_REQUIRE_PTR(plan);
+    SKIT_REQUIRE_PTR(T);
+    size_t n = plan->n, r = plan->r;
+    if (ldt < n) return SKIT_ERROR(SKIT_ESHAPE, "ldt = %zu too small: need ldt >= n (= %zu)", ldt, n);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)r, 1.0, plan->F,
+                (int)n, plan->G, (int)r, 0.0, T, (int)ldt);
+    return SKIT_OK;
+}
+
+/* ---- sparse + low rank (Algorithm 1) --------------------------------------------- */
+
+struct skit_sparse_lowrank_plan {
+    size_t n, d, m;
+    double *band; /* d x m */
+    skit_ski_plan *ski;
+};
+
+void skit_sparse_lowrank_plan_destroy(skit_sparse_lowrank_plan *plan)
+{
+    if (!plan) return;
+    skit_free(plan->band);
+    skit_ski_plan_destroy(plan->ski);
+    skit_free(plan);
+}
+
+int skit_sparse_lowrank_plan_create(skit_sparse_lowrank_plan **plan, size_t n, size_t d,
+                                    size_t m, const double *band,
+                                    const skit_interp_weights *weights, const double *coeffs,
+                                    skit_ski_method method)
+{
+    SKIT_REQUIRE_PTR(plan);
+    *plan = NULL;
+    if (n == 0) return SKIT_ERROR(SKIT_EDOM, "n = 0 out of range: need n >= 1");
+    if (d == 0) return SKIT_ERROR(SKIT_EDOM, "d = 0 out of range: need d >= 1");
+    if (m == 0 && !weights)
+        return SKIT_ERROR(SKIT_EINVAL, "nothing to apply: need a band (m > 0) or weights (low rank)");
+    if (m > 0 && (m % 2 == 0 || m > 2 * n - 1))
+        return SKIT_ERROR(SKIT_EDOM, "m = %zu out of range: need m odd and m <= 2n - 1 (= %zu)", m,
+                          2 * n - 1);
+    size_t dm;
+    if (skit_size_mul(d, m, &dm) != SKIT_OK)
+        return SKIT_ERROR(SKIT_EOVERFLOW, "d * m overflows (d = %zu, m = %zu)", d, m);
+    if (m > 0) {
+        SKIT_REQUIRE_PTR(band);
+        SKIT_TRY(skit_check_finite(band, dm, "band"));
+    }
+    if (weights) {
+        SKIT_TRY(ski_check_weights(weights));
+        if (weights->n != n)
+            return SKIT_ERROR(SKIT_ESHAPE, "weights have %zu rows: need n (= %zu)", weights->n, n);
+    }
+    skit_sparse_lowrank_plan *p = skit_calloc(1, sizeof *p);
+    if (!p) return SKIT_ENOMEM;
+    p->n = n;
+    p->d = d;
+    p->m = m;
+    int status = SKIT_OK;
+    if (m > 0) {
+        p->band = skit_malloc(dm, sizeof *p->band);
+        if (!p->band) status = SKIT_ENOMEM;
+        else memcpy(p->band, band, dm * sizeof *band);
+    }
+    if (status == SKIT_OK && weights)
+        status = skit_ski_plan_create(&p->ski, weights, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, method);
+    if (status != SKIT_OK) {
+        skit_sparse_lowrank_plan_destroy(p);
+        return status;
+    }
+    *plan = p;
+    return SKIT_OK;
+}
+
+int skit_sparse_lowrank_execute(const skit_sparse_lowrank_plan *plan, const double *X,
+                                size_t ldx, double *Y, size_t ldy)
+{
+    SKIT_REQUIRE_PTR(plan);
+    SKIT_REQUIRE_PTR(X);
+    SKIT_REQUIRE_PTR(Y);
+    size_t n = plan->n, d = plan->d, m = plan->m;
+    if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
+    if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
+    if (plan->ski) SKIT_TRY(skit_ski_execute(plan->ski, X, ldx, Y, ldy));
+    else
+        for (size_t c = 0; c < d; c++) memset(Y + c * ldy, 0, n * sizeof *Y);
+    if (m == 0) return SKIT_OK;
+    long half = (long)(m - 1) / 2, nn = (long)n;
+#pragma omp parallel for schedule(static) if (d > 1 && n * m * d > 65536)
+    for (size_t c = 0; c < d; c++) {
+        const double *x = X + c * ldx, *b = plan->band + c * m;
+        double *y = Y + c * ldy;
+        /* offset o = i - j: y_i += b[o + half] x_{i-o} */
+        for (long o = -half; o <= half; o++) {
+            double w = b[o + half];
+            if (w == 0) continue;
+            long i0 = o > 0 ? o : 0, i1 = o < 0 ? nn + o : nn;
+            for (long i = i0; i < i1; i++) y[i] += w * x[i - o];
+        }
+    }
+    return SKIT_OK;
+}

@@ -1,0 +1,1094 @@
+/* test_ski.c — kernels (values, derivatives, bounds, smoothness),
+ * interpolation weights (polynomial exactness), SKI / Nystrom / sparse +
+ * low-rank plans against dense references, the Theorem 1 evaluator against
+ * an independent LAPACK computation, the fits, and every documented error. */
+#include "config.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "check_util.h"
+
+/* sizes for operator tests: all small n, then odd / prime / composite */
+static const size_t op_sizes[] = {2, 3, 4, 5, 7, 8, 11, 13, 16, 17, 31, 32, 64, 97, 100, 127, 211, 256, 499, 1000, 2039};
+#define NOP (sizeof op_sizes / sizeof op_sizes[0])
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static skit_kernel *make_kernel(int which, skit_mlp **mlp_out)
+{
+    skit_kernel *k = NULL;
+    *mlp_out = NULL;
+    switch (which) {
+    case 0: TU_EXPECT_OK(skit_kernel_gaussian_create(&k, 1.3, 7.0)); break;
+    case 1: TU_EXPECT_OK(skit_kernel_shifted_gaussian_create(&k, 0.8, 5.0, 3.5)); break;
+    case 2: TU_EXPECT_OK(skit_kernel_matern52_create(&k, 2.0, 9.0)); break;
+    case 3: TU_EXPECT_OK(skit_kernel_exp_cosine_create(&k, 1.0, 6.0, 0.4)); break;
+    case 4: {
+        skit_mlp *m = NULL;
+        TU_EXPECT_OK(skit_mlp_create(&m, 1, 16, 2, 3, SKIT_ACTIVATION_GELU, SKIT_NORM_LAYER, 7));
+        TU_EXPECT_OK(skit_kernel_tnn_create(&k, m, 1, 0.9, SKIT_ACTIVATION_GELU));
+        *mlp_out = m;
+        break;
+    }
+    case 5: {
+        double v[8] = {0.3, -0.2, 0.5, 0.1, 0.7, -0.4, 0.9, 1.1};
+        TU_EXPECT_OK(skit_kernel_warped_linear_create(&k, 4, v, 0.8));
+        break;
+    }
+    }
+    return k;
+}
+#define NKERNELS 6
+
+static void naive_ski(const skit_interp_weights *W, const double *coeffs, const double *x, double *y)
+{
+    size_t n = W->n, r = W->r;
+    double *u = calloc(r, sizeof *u), *v = calloc(r, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < W->width; k++) u[W->start[i] + k] += W->weights[i * W->width + k] * x[i];
+    for (size_t i = 0; i < r; i++)
+        for (size_t j = 0; j < r; j++) v[i] += coeffs[i - j + r - 1] * u[j];
+    for (size_t i = 0; i < n; i++) {
+        double s = 0;
+        for (size_t k = 0; k < W->width; k++) s += W->weights[i * W->width + k] * v[W->start[i] + k];
+        y[i] = s;
+    }
+    free(u);
+    free(v);
+}
+
+/* ||M||_2 by LAPACK dgesvd, independent of skit's spectral module */
+static double lapack_norm2(size_t m, size_t n, const double *M)
+{
+    double *c = malloc(m * n * sizeof *c), *s = malloc((m < n ? m : n) * sizeof *s);
+    double *sup = malloc((m < n ? m : n) * sizeof *sup);
+    memcpy(c, M, m * n * sizeof *c);
+    lapack_int info = LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', (lapack_int)m, (lapack_int)n, c,
+                                     (lapack_int)m, s, NULL, 1, NULL, 1, sup);
+    ck_assert_int_eq(info, 0);
+    double v = s[0];
+    free(c);
+    free(s);
+    free(sup);
+    return v;
+}
+
+/* ---- kernels ------------------------------------------------------------------- */
+
+START_TEST(test_kernel_values_closed_form)
+{
+    skit_kernel *g, *sg, *m, *ec;
+    TU_EXPECT_OK(skit_kernel_gaussian_create(&g, 2.0, 3.0));
+    TU_EXPECT_OK(skit_kernel_shifted_gaussian_create(&sg, 2.0, 3.0, 1.5));
+    TU_EXPECT_OK(skit_kernel_matern52_create(&m, 2.0, 3.0));
+    TU_EXPECT_OK(skit_kernel_exp_cosine_create(&ec, 2.0, 3.0, 0.7));
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (int it = 0; it < 200; it++) {
+        double t = skit_rng_uniform_range(&rng, -20, 20), v;
+        TU_EXPECT_OK(skit_kernel_eval(g, 1, &t, &v));
+        ck_assert_double_eq_tol(v, 2.0 * exp(-t * t / 18.0), 1e-14);
+        TU_EXPECT_OK(skit_kernel_eval(sg, 1, &t, &v));
+        ck_assert_double_eq_tol(v, 2.0 * exp(-(t - 1.5) * (t - 1.5) / 18.0), 1e-14);
+        TU_EXPECT_OK(skit_kernel_eval(m, 1, &t, &v));
+        double u = sqrt(5.0) * fabs(t) / 3.0;
+        ck_assert_double_eq_tol(v, 2.0 * (1 + u + u * u / 3) * exp(-u), 1e-14);
+        TU_EXPECT_OK(skit_kernel_eval(ec, 1, &t, &v));
+        ck_assert_double_eq_tol(v, 2.0 * exp(-fabs(t) / 3.0) * cos(0.7 * t), 1e-14);
+    }
+    /* the shifted Gaussian is asymmetric */
+    double tp = 2, tn = -2, vp, vn;
+    skit_kernel_eval(sg, 1, &tp, &vp);
+    skit_kernel_eval(sg, 1, &tn, &vn);
+    ck_assert(fabs(vp - vn) > 0.1);
+    char text[256];
+    skit_kernel_describe(sg, text, sizeof text);
+    ck_assert_msg(strstr(text, "shift=1.5") != NULL, "%s", text);
+    skit_kernel_destroy(g);
+    skit_kernel_destroy(sg);
+    skit_kernel_destroy(m);
+    skit_kernel_destroy(ec);
+}
+END_TEST
+
+START_TEST(test_kernel_tnn_and_warped_values)
+{
+    skit_mlp *mlp;
+    TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 8, 1, 2, SKIT_ACTIVATION_SILU, SKIT_NORM_RMS, 3));
+    skit_kernel *k;
+    TU_EXPECT_OK(skit_kernel_tnn_create(&k, mlp, 1, 0.95, SKIT_ACTIVATION_SILU));
+    double t[5] = {-7, -1, 0, 2, 30}, v[5], y[10];
+    TU_EXPECT_OK(skit_kernel_eval(k, 5, t, v));
+    TU_EXPECT_OK(skit_mlp_eval(mlp, 5, t, y, NULL));
+    for (int i = 0; i < 5; i++) ck_assert_double_eq_tol(v[i], y[2 * i + 1] * pow(0.95, fabs(t[i])), 1e-14);
+    skit_kernel_destroy(k);
+    skit_mlp_destroy(mlp);
+
+    /* warped: knots z = -1, -0.5, 0, 0.5, 1 with f(0) = 0 */
+    double vals[4] = {4, 2, 3, 5}; /* f(-1), f(-0.5), f(0.5), f(1) */
+    TU_EXPECT_OK(skit_kernel_warped_linear_create(&k, 2, vals, 0.5));
+    double tt[6] = {0, 1, 2, -1, -2, 200}, vv[6];
+    TU_EXPECT_OK(skit_kernel_eval(k, 6, tt, vv));
+    ck_assert_double_eq_tol(vv[0], 5, 1e-15);      /* k(0) = f(1), outermost knot */
+    ck_assert_double_eq_tol(vv[1], 3, 1e-15);      /* x = 0.5 */
+    ck_assert_double_eq_tol(vv[2], 3 * 0.5, 1e-15); /* x = 0.25: halfway between 0 and f(0.5) = 3 */
+    ck_assert_double_eq_tol(vv[3], 2, 1e-15);      /* x = -0.5 */
+    ck_assert_double_eq_tol(vv[4], 1, 1e-15);      /* x = -0.25 */
+    ck_assert(fabs(vv[5]) < 1e-12);                /* k -> 0 as |t| -> infinity */
+    skit_kernel_destroy(k);
+}
+END_TEST
+
+START_TEST(test_kernel_derivatives_match_finite_differences)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (int which = 0; which < NKERNELS; which++) {
+        skit_mlp *mlp;
+        skit_kernel *k = make_kernel(which, &mlp);
+        for (int it = 0; it < 40; it++) {
+            double t = skit_rng_uniform_range(&rng, 0.3, 12.0) * (skit_rng_uniform(&rng) < 0.5 ? -1 : 1);
+            double d[7], dp[7], dm[7], h = 1e-5;
+            TU_EXPECT_OK(skit_kernel_derivatives(k, t, 6, d));
+            TU_EXPECT_OK(skit_kernel_derivatives(k, t + h, 5, dp));
+            TU_EXPECT_OK(skit_kernel_derivatives(k, t - h, 5, dm));
+            double v;
+            TU_EXPECT_OK(skit_kernel_eval(k, 1, &t, &v));
+            ck_assert_double_eq_tol(d[0], v, 1e-12 * (1 + fabs(v)));
+            /* the warped kernel has knots: skip samples within h of one */
+            int near_knot = 0;
+            if (which == 5)
+                for (int j = 1; j < 4; j++) {
+                    double tj = log(j / 4.0) / log(0.8);
+                    if (fabs(fabs(t) - tj) < 1e-3) near_knot = 1;
+                }
+            if (near_knot) continue;
+            for (int m = 1; m <= 5; m++) {
+                double fd = (dp[m - 1] - dm[m - 1]) / (2 * h);
+                double scale = 1e-6 * (fabs(d[m]) + fabs(dp[m - 1]) + 1e-3 * fabs(d[0]) + 1e-12);
+                ck_assert_msg(fabs(fd - d[m]) <= scale + 1e-7,
+                              "kernel %d t %g order %d: derivative %g, finite difference %g", which,
+                              t, m, d[m], fd);
+            }
+        }
+        skit_kernel_destroy(k);
+        skit_mlp_destroy(mlp);
+    }
+}
+END_TEST
+
+START_TEST(test_kernel_derivative_bound_dominates_samples)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (int which = 0; which < NKERNELS; which++) {
+        skit_mlp *mlp;
+        skit_kernel *k = make_kernel(which, &mlp);
+        for (size_t order = 0; order <= 5; order++) {
+            double lo = skit_rng_uniform_range(&rng, -30, 5), hi = lo + skit_rng_uniform_range(&rng, 0.5, 40);
+            skit_derivative_bound b;
+            TU_EXPECT_OK(skit_kernel_derivative_bound(k, order, lo, hi, &b));
+            ck_assert(isfinite(b.value) && b.value >= 0);
+            double seen = 0;
+            for (int s = 0; s < 3000; s++) {
+                double t = skit_rng_uniform_range(&rng, lo, hi), d[8];
+                TU_EXPECT_OK(skit_kernel_derivatives(k, t, order, d));
+                if (fabs(d[order]) > seen) seen = fabs(d[order]);
+            }
+            ck_assert_msg(seen <= b.value * (1 + 1e-9) + 1e-300,
+                          "kernel %d order %zu on [%g, %g]: sampled %g > bound %g (kind %d)", which,
+                          order, lo, hi, seen, b.value, (int)b.kind);
+            /* exact or near-exact kinds must not be wildly loose */
+            if (which == 2 || which == 5 || which == 0)
+                ck_assert_msg(b.value <= 1.05 * seen + 1e-12,
+                              "kernel %d order %zu: bound %g much larger than sampled max %g", which,
+                              order, b.value, seen);
+        }
+        skit_kernel_destroy(k);
+        skit_mlp_destroy(mlp);
+    }
+}
+END_TEST
+
+START_TEST(test_kernel_smoothness_flags)
+{
+    skit_mlp *mlp;
+    skit_kernel *k;
+    int s;
+    k = make_kernel(2, &mlp); /* Matern-5/2: C^4 at 0 */
+    TU_EXPECT_OK(skit_kernel_smoothness(k, 4, -1, 1, &s));
+    ck_assert_int_eq(s, 1);
+    TU_EXPECT_OK(skit_kernel_smoothness(k, 5, -1, 1, &s));
+    ck_assert_int_eq(s, 0);
+    TU_EXPECT_OK(skit_kernel_smoothness(k, 9, 0, 1, &s)); /* 0 only at the end: fine */
+    ck_assert_int_eq(s, 1);
+    skit_kernel_destroy(k);
+    k = make_kernel(3, &mlp); /* exp-cosine: C^0 at 0 */
+    TU_EXPECT_OK(skit_kernel_smoothness(k, 1, -1, 1, &s));
+    ck_assert_int_eq(s, 0);
+    TU_EXPECT_OK(skit_kernel_smoothness(k, 0, -1, 1, &s));
+    ck_assert_int_eq(s, 1);
+    TU_EXPECT_OK(skit_kernel_smoothness(k, 7, 1, 2, &s));
+    ck_assert_int_eq(s, 1);
+    skit_kernel_destroy(k);
+    k = make_kernel(0, &mlp);
+    TU_EXPECT_OK(skit_kernel_smoothness(k, 12, -100, 100, &s));
+    ck_assert_int_eq(s, 1);
+    skit_kernel_destroy(k);
+    k = make_kernel(5, &mlp); /* warped: knot at |t| = ln(1/2)/ln(0.8) = 3.106 */
+    TU_EXPECT_OK(skit_kernel_smoothness(k, 1, 3.0, 3.2, &s));
+    ck_assert_int_eq(s, 0);
+    TU_EXPECT_OK(skit_kernel_smoothness(k, 1, 3.2, 3.5, &s));
+    ck_assert_int_eq(s, 1);
+    TU_EXPECT_OK(skit_kernel_smoothness(k, 0, -1, 1, &s)); /* f(-1) != f(1): jump at 0 */
+    ck_assert_int_eq(s, 0);
+    skit_kernel_destroy(k);
+}
+END_TEST
+
+START_TEST(test_kernel_toeplitz_coeffs)
+{
+    skit_mlp *mlp;
+    skit_kernel *k = make_kernel(1, &mlp);
+    double c[9];
+    TU_EXPECT_OK(skit_kernel_toeplitz_coeffs(k, 5, 2.5, c));
+    for (int m = -4; m <= 4; m++) {
+        double t = 2.5 * m, v;
+        skit_kernel_eval(k, 1, &t, &v);
+        ck_assert_double_eq_tol(c[m + 4], v, 1e-15);
+    }
+    skit_kernel_destroy(k);
+}
+END_TEST
+
+/* ---- interpolation weights ------------------------------------------------------ */
+
+static double poly(const double *c, int deg, double x)
+{
+    double v = 0;
+    for (int k = deg; k >= 0; k--) v = v * x + c[k];
+    return v;
+}
+
+/* max over rows of |sum_l w_il q(p_l) - q(x_i)| / scale for a random polynomial q of degree deg */
+static double reproduction_error(const skit_interp_weights *W, int deg, skit_rng *rng)
+{
+    double c[16];
+    for (int k = 0; k <= deg; k++) c[k] = skit_rng_normal(rng);
+    double lo = W->options.lo, hi = W->options.hi, mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
+    double err = 0;
+    for (size_t i = 0; i < W->n; i++) {
+        double s = 0;
+        for (size_t k = 0; k < W->width; k++) {
+            double p = (W->inducing[W->start[i] + k] - mid) / half;
+            s += W->weights[i * W->width + k] * poly(c, deg, p);
+        }
+        double e = fabs(s - poly(c, deg, (W->points[i] - mid) / half));
+        if (e > err) err = e;
+    }
+    return err;
+}
+
+START_TEST(test_linear_weights_properties)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (size_t a = 0; a < NOP; a++) {
+        size_t n = op_sizes[a];
+        size_t rs[3] = {2, n > 3 ? n / 3 + 1 : 2, n};
+        for (int b = 0; b < 3; b++) {
+            size_t r = rs[b];
+            skit_interp_options o;
+            skit_interp_options_default(&o, n);
+            if (n == 1) continue;
+            skit_interp_weights *W;
+            TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
+            ck_assert_uint_eq(W->width, 2);
+            for (size_t i = 0; i < n; i++) {
+                double s = 0;
+                for (size_t k = 0; k < 2; k++) {
+                    double w = W->weights[i * 2 + k];
+                    ck_assert_msg(w >= 0 && w <= 1, "n %zu r %zu row %zu weight %g", n, r, i, w);
+                    s += w;
+                }
+                ck_assert_double_eq_tol(s, 1.0, 1e-14);
+            }
+            ck_assert(reproduction_error(W, 1, &rng) < 1e-12);
+            skit_interp_weights_destroy(W);
+        }
+    }
+    /* random points on a random interval */
+    for (int it = 0; it < 20; it++) {
+        size_t n = 1 + skit_rng_below(&rng, 300), r = 2 + skit_rng_below(&rng, 60);
+        skit_interp_options o;
+        skit_interp_options_default(&o, n);
+        o.lo = skit_rng_uniform_range(&rng, -10, 10);
+        o.hi = o.lo + skit_rng_uniform_range(&rng, 0.1, 100);
+        double *x = tu_alloc(n);
+        for (size_t i = 0; i < n; i++) x[i] = skit_rng_uniform_range(&rng, o.lo, o.hi);
+        skit_interp_weights *W;
+        TU_EXPECT_OK(skit_interp_weights_create(&W, n, x, r, &o));
+        for (size_t i = 0; i < n * 2; i++) ck_assert(W->weights[i] >= -1e-15 && W->weights[i] <= 1 + 1e-15);
+        ck_assert(reproduction_error(W, 1, &rng) < 1e-12);
+        skit_interp_weights_destroy(W);
+        skit_free(x);
+    }
+}
+END_TEST
+
+START_TEST(test_cubic_weights_reproduce_quadratics)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (size_t a = 0; a < NOP; a++) {
+        size_t n = op_sizes[a];
+        if (n < 3) continue;
+        size_t rs[4] = {3, n >= 4 ? 4 : 3, n / 2 > 3 ? n / 2 : 3, n};
+        for (int b = 0; b < 4; b++) {
+            skit_interp_options o;
+            skit_interp_options_default(&o, n);
+            o.scheme = SKIT_INTERP_CUBIC;
+            skit_interp_weights *W;
+            TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, rs[b], &o));
+            for (size_t i = 0; i < n; i++) {
+                double s = 0;
+                for (size_t k = 0; k < W->width; k++) s += W->weights[i * W->width + k];
+                ck_assert_double_eq_tol(s, 1.0, 1e-13);
+            }
+            double e2 = reproduction_error(W, 2, &rng);
+            ck_assert_msg(e2 < 1e-11, "n %zu r %zu: quadratic error %g", n, rs[b], e2);
+            /* and not cubics (the scheme is third-order, not exact for cubics) */
+            skit_interp_weights_destroy(W);
+        }
+    }
+    /* points outside [lo, hi] extend the end pieces and stay quadratic-exact */
+    skit_interp_options o;
+    skit_interp_options_default(&o, 10);
+    o.scheme = SKIT_INTERP_CUBIC;
+    o.lo = 2;
+    o.hi = 7;
+    double x[4] = {0, 1.5, 7.5, 9};
+    skit_interp_weights *W;
+    TU_EXPECT_OK(skit_interp_weights_create(&W, 4, x, 6, &o));
+    ck_assert(reproduction_error(W, 2, &rng) < 1e-10);
+    skit_interp_weights_destroy(W);
+}
+END_TEST
+
+START_TEST(test_lagrange_weights_reproduce_degree_n)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (size_t N = 1; N <= SKIT_INTERP_MAX_DEGREE; N++) {
+        size_t sizes[3] = {N + 1, 2 * N + 3, 97};
+        for (int a = 0; a < 3; a++) {
+            size_t n = sizes[a] < N + 1 ? N + 1 : sizes[a];
+            size_t r = a == 0 ? N + 1 : (n / 2 > N + 1 ? n / 2 : N + 1);
+            skit_interp_options o;
+            skit_interp_options_default(&o, n);
+            o.scheme = SKIT_INTERP_LAGRANGE;
+            o.degree = N;
+            skit_interp_weights *W;
+            TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
+            ck_assert_uint_eq(W->width, N + 1);
+            ck_assert_int_eq(W->exactness, (int)N);
+            double e = reproduction_error(W, (int)N, &rng);
+            ck_assert_msg(e < 1e-9 * pow(2.0, (double)N), "N %zu n %zu r %zu: error %g", N, n, r, e);
+            skit_interp_weights_destroy(W);
+        }
+    }
+    /* Lagrange N = 1 is linear interpolation */
+    skit_interp_options o1, o2;
+    skit_interp_options_default(&o1, 50);
+    skit_interp_options_default(&o2, 50);
+    o2.scheme = SKIT_INTERP_LAGRANGE;
+    o2.degree = 1;
+    skit_interp_weights *A, *B;
+    TU_EXPECT_OK(skit_interp_weights_create(&A, 50, NULL, 9, &o1));
+    TU_EXPECT_OK(skit_interp_weights_create(&B, 50, NULL, 9, &o2));
+    for (size_t i = 0; i < 50; i++) {
+        ck_assert_uint_eq(A->start[i], B->start[i]);
+        ck_assert_double_eq_tol(A->weights[2 * i], B->weights[2 * i], 1e-15);
+    }
+    skit_interp_weights_destroy(A);
+    skit_interp_weights_destroy(B);
+}
+END_TEST
+
+START_TEST(test_authors_weights_reproduce_their_construction)
+{
+    size_t n = 512, r = 32;
+    skit_interp_options o;
+    skit_interp_options_default(&o, n);
+    o.scheme = SKIT_INTERP_AUTHORS_BRACKET;
+    skit_interp_weights *W;
+    TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
+    double h = (double)(n - 1) / (double)(r - 1);
+    int outside = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* upper bracket: first j with p_j >= x, clamped to r-2 */
+        size_t j = 0;
+        while (j < r && (double)j * h < (double)i) j++;
+        if (j > r - 2) j = r - 2;
+        ck_assert_uint_eq(W->start[i], j);
+        double wl = ((double)i - (double)j * h) / h;
+        ck_assert_double_eq_tol(W->weights[2 * i], wl, 1e-12);
+        ck_assert_double_eq_tol(W->weights[2 * i + 1], 1 - wl, 1e-12);
+        if (W->weights[2 * i] < -1e-12 || W->weights[2 * i + 1] > 1 + 1e-12) outside++;
+    }
+    ck_assert_msg(outside > (int)n / 2, "only %d rows with weights outside [0, 1]", outside);
+    skit_interp_weights_destroy(W);
+    /* with the falloff gamma^(i n): at n = 512, gamma = 0.99 only ~3 rows stay above 1e-6 */
+    o.scheme = SKIT_INTERP_AUTHORS;
+    TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
+    int alive = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(W->weights[2 * i]) + fabs(W->weights[2 * i + 1]) > 1e-6) alive++;
+    ck_assert_int_eq(alive, 3);
+    ck_assert_int_eq(W->exactness, -1);
+    skit_interp_weights_destroy(W);
+}
+END_TEST
+
+START_TEST(test_interp_apply_matches_dense)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (int scheme = 0; scheme <= 4; scheme++) {
+        size_t n = 37, r = 9, d = 3;
+        skit_interp_options o;
+        skit_interp_options_default(&o, n);
+        o.scheme = (skit_interp_scheme)scheme;
+        o.degree = 4;
+        skit_interp_weights *W;
+        TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
+        double *D = tu_alloc(n * r), *X = tu_random(&rng, n * d), *U = tu_random(&rng, r * d);
+        double *Y = tu_alloc(n * d), *V = tu_alloc(r * d), *Yr = tu_alloc(n * d), *Vr = tu_alloc(r * d);
+        TU_EXPECT_OK(skit_interp_weights_dense(W, D, n));
+        TU_EXPECT_OK(skit_interp_apply(W, d, U, r, Y, n));
+        TU_EXPECT_OK(skit_interp_apply_transpose(W, d, X, n, V, r));
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)d, (int)r, 1, D, (int)n, U, (int)r, 0, Yr, (int)n);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)d, (int)n, 1, D, (int)n, X, (int)n, 0, Vr, (int)r);
+        ck_assert(tu_rel_error(Y, Yr, n * d) < 1e-13);
+        ck_assert(tu_rel_error(V, Vr, r * d) < 1e-13);
+        skit_interp_weights_destroy(W);
+        skit_free(D); skit_free(X); skit_free(U); skit_free(Y); skit_free(V); skit_free(Yr); skit_free(Vr);
+    }
+}
+END_TEST
+
+/* ---- SKI, Nystrom, sparse + low rank ----------------------------------------------- */
+
+START_TEST(test_ski_action_equals_dense)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (size_t a = 0; a < NOP; a++) {
+        size_t n = op_sizes[a];
+        size_t rs[3] = {2, n < 5 ? n : 5, n > 64 ? 64 : n};
+        for (int b = 0; b < 3; b++)
+            for (int scheme = 0; scheme <= 2; scheme++) {
+                size_t r = rs[b], d = 1 + (a % 3);
+                if (scheme == 1 && r < 3) continue;
+                skit_interp_options o;
+                skit_interp_options_default(&o, n);
+                o.scheme = (skit_interp_scheme)scheme;
+                o.degree = r > 3 ? 3 : r - 1;
+                skit_interp_weights *W;
+                TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
+                double *coeffs = tu_random(&rng, d * (2 * r - 1)), *X = tu_random(&rng, n * d);
+                double *Y = tu_alloc(n * d), *R = tu_alloc(n * d);
+                for (size_t c = 0; c < d; c++) naive_ski(W, coeffs + c * (2 * r - 1), X + c * n, R + c * n);
+                for (int method = 0; method <= 1; method++) {
+                    skit_ski_plan *p;
+                    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, (skit_ski_method)method));
+                    tu_poison(Y, n * d);
+                    TU_EXPECT_OK(skit_ski_execute(p, X, n, Y, n));
+                    double e = tu_rel_error(Y, R, n * d);
+                    ck_assert_msg(e < 1e-12, "n %zu r %zu scheme %d method %d: error %g", n, r, scheme, method, e);
+                    skit_ski_plan_destroy(p);
+                    /* shared: channel 0's matrix for every column */
+                    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_SHARED, coeffs, (skit_ski_method)method));
+                    tu_poison(Y, n * d);
+                    TU_EXPECT_OK(skit_ski_execute(p, X, n, Y, n));
+                    for (size_t c = 0; c < d; c++) naive_ski(W, coeffs, X + c * n, R + c * n);
+                    ck_assert(tu_rel_error(Y, R, n * d) < 1e-12);
+                    for (size_t c = 0; c < d; c++) naive_ski(W, coeffs + c * (2 * r - 1), X + c * n, R + c * n);
+                    skit_ski_plan_destroy(p);
+                }
+                if (n <= 256) {
+                    double *T = tu_alloc(n * n);
+                    TU_EXPECT_OK(skit_ski_dense(W, coeffs, T, n));
+                    double *y = tu_alloc(n);
+                    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)n, 1, T, (int)n, X, 1, 0, y, 1);
+                    ck_assert(tu_rel_error(y, R, n) < 1e-12);
+                    skit_free(T);
+                    skit_free(y);
+                }
+                skit_interp_weights_destroy(W);
+                skit_free(coeffs); skit_free(X); skit_free(Y); skit_free(R);
+            }
+    }
+}
+END_TEST
+
+START_TEST(test_ski_plan_leading_dimensions)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    size_t n = 45, r = 7, d = 4, ld = 50;
+    skit_interp_options o;
+    skit_interp_options_default(&o, n);
+    skit_interp_weights *W;
+    TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
+    double *coeffs = tu_random(&rng, d * (2 * r - 1)), *X = tu_random(&rng, ld * d);
+    double *Y = tu_alloc(ld * d), *R = tu_alloc(n);
+    skit_ski_plan *p;
+    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
+    ck_assert(skit_ski_plan_bytes(p) > 0);
+    TU_EXPECT_OK(skit_ski_execute(p, X, ld, Y, ld));
+    for (size_t c = 0; c < d; c++) {
+        naive_ski(W, coeffs + c * (2 * r - 1), X + c * ld, R);
+        ck_assert(tu_rel_error(Y + c * ld, R, n) < 1e-12);
+        for (size_t i = n; i < ld; i++) ck_assert(isnan(Y[c * ld + i])); /* padding untouched */
+    }
+    skit_ski_plan_destroy(p);
+    skit_interp_weights_destroy(W);
+    skit_free(coeffs); skit_free(X); skit_free(Y); skit_free(R);
+}
+END_TEST
+
+START_TEST(test_nystrom_full_rank_reproduces_t)
+{
+    for (size_t n = 2; n <= 40; n += 3) {
+        skit_kernel *k;
+        TU_EXPECT_OK(skit_kernel_matern52_create(&k, 1.0, 1.5));
+        skit_nystrom_plan *p;
+        size_t rank;
+        /* r = n inducing points on the observation points 0..n-1 */
+        TU_EXPECT_OK(skit_nystrom_plan_create(&p, k, n, n, 0, (double)(n - 1), -1, &rank));
+        ck_assert_uint_eq(rank, n);
+        double *T = tu_alloc(n * n), *R = tu_alloc(n * n);
+        TU_EXPECT_OK(skit_nystrom_dense(p, T, n));
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++) {
+                double t = (double)i - (double)j;
+                skit_kernel_eval(k, 1, &t, &R[i + j * n]);
+            }
+        ck_assert_msg(tu_rel_error(T, R, n * n) < 1e-10, "n %zu: %g", n, tu_rel_error(T, R, n * n));
+        skit_nystrom_plan_destroy(p);
+        skit_kernel_destroy(k);
+        skit_free(T);
+        skit_free(R);
+    }
+}
+END_TEST
+
+START_TEST(test_nystrom_singular_a_uses_pseudo_inverse)
+{
+    /* exp-cosine with a huge lengthscale is cos(w t): rank-2 Gram matrices.
+     * A (r = 8) is singular; F A^+ B still reproduces T and nothing is NaN. */
+    size_t n = 30, r = 8;
+    skit_kernel *k;
+    TU_EXPECT_OK(skit_kernel_exp_cosine_create(&k, 1.0, 1e12, 0.3));
+    skit_nystrom_plan *p;
+    size_t rank;
+    TU_EXPECT_OK(skit_nystrom_plan_create(&p, k, n, r, 0, (double)(n - 1), 1e-10, &rank));
+    ck_assert_uint_eq(rank, 2);
+    double *T = tu_alloc(n * n), *R = tu_alloc(n * n);
+    TU_EXPECT_OK(skit_nystrom_dense(p, T, n));
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) R[i + j * n] = cos(0.3 * ((double)i - (double)j));
+    ck_assert(tu_rel_error(T, R, n * n) < 1e-8);
+    /* execute equals the dense product */
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    double *X = tu_random(&rng, n * 70), *Y = tu_alloc(n * 70), *Yr = tu_alloc(n * 70);
+    TU_EXPECT_OK(skit_nystrom_execute(p, 70, X, n, Y, n));
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, 70, (int)n, 1, T, (int)n, X, (int)n, 0, Yr, (int)n);
+    ck_assert(tu_rel_error(Y, Yr, n * 70) < 1e-12);
+    skit_nystrom_plan_destroy(p);
+    skit_kernel_destroy(k);
+    skit_free(T); skit_free(R); skit_free(X); skit_free(Y); skit_free(Yr);
+}
+END_TEST
+
+START_TEST(test_sparse_lowrank_equals_band_plus_ski)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    size_t sizes[] = {1, 2, 5, 17, 64, 101, 256};
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++) {
+        size_t n = sizes[a], d = 3;
+        size_t ms[4] = {0, 1, n >= 3 ? 3 : 1, 2 * n - 1};
+        for (int b = 0; b < 4; b++)
+            for (int low = 0; low <= 1; low++) {
+                size_t m = ms[b], r = n >= 2 ? (n < 9 ? n : 9) : 2;
+                if (!low && m == 0) continue;
+                if (low && n < 2) continue;
+                skit_interp_weights *W = NULL;
+                if (low) {
+                    skit_interp_options o;
+                    skit_interp_options_default(&o, n);
+                    TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
+                }
+                double *band = m ? tu_random(&rng, d * m) : NULL;
+                double *coeffs = tu_random(&rng, d * (2 * r - 1)), *X = tu_random(&rng, n * d);
+                double *Y = tu_alloc(n * d), *R = tu_alloc(n * d);
+                for (size_t c = 0; c < d; c++) {
+                    if (low) naive_ski(W, coeffs + c * (2 * r - 1), X + c * n, R + c * n);
+                    else for (size_t i = 0; i < n; i++) R[c * n + i] = 0;
+                    long half = m ? (long)(m - 1) / 2 : -1;
+                    for (long i = 0; i < (long)n; i++)
+                        for (long j = 0; j < (long)n; j++)
+                            if (labs(i - j) <= half) R[c * n + i] += band[c * m + (i - j) + half] * X[c * n + j];
+                }
+                skit_sparse_lowrank_plan *p;
+                TU_EXPECT_OK(skit_sparse_lowrank_plan_create(&p, n, d, m, band, W, coeffs, SKIT_SKI_SPARSE_FFT));
+                TU_EXPECT_OK(skit_sparse_lowrank_execute(p, X, n, Y, n));
+                ck_assert_msg(tu_rel_error(Y, R, n * d) < 1e-12, "n %zu m %zu low %d: %g", n, m, low, tu_rel_error(Y, R, n * d));
+                skit_sparse_lowrank_plan_destroy(p);
+                skit_interp_weights_destroy(W);
+                skit_free(band); skit_free(coeffs); skit_free(X); skit_free(Y); skit_free(R);
+            }
+    }
+}
+END_TEST
+
+/* ---- Theorem 1 evaluator ------------------------------------------------------------ */
+
+START_TEST(test_theorem1_terms_match_independent_dense)
+{
+    size_t n = 36, r = 7;
+    skit_kernel *k;
+    TU_EXPECT_OK(skit_kernel_matern52_create(&k, 1.0, 6.0));
+    skit_theorem1 *ctx;
+    TU_EXPECT_OK(skit_theorem1_create(&ctx, k, n, SKIT_NORM_DENSE_SVD));
+    skit_interp_options o;
+    skit_interp_options_default(&o, n);
+    skit_theorem1_terms t;
+    TU_EXPECT_OK(skit_theorem1_evaluate(ctx, r, &o, -1, &t));
+
+    /* independent: closed-form kernel, explicit linear weights, LAPACK */
+    double h = (double)(n - 1) / (double)(r - 1);
+#define KM(tt) (exp(-sqrt(5.0) * fabs(tt) / 6.0) * (1 + sqrt(5.0) * fabs(tt) / 6.0 + 5.0 * (tt) * (tt) / 108.0))
+    double *T = calloc(n * n, sizeof *T), *Wd = calloc(n * r, sizeof *Wd), *A = calloc(r * r, sizeof *A);
+    double *F = calloc(n * r, sizeof *F), *B = calloc(r * n, sizeof *B);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) T[i + j * n] = KM((double)i - (double)j);
+    for (size_t j = 0; j < r; j++)
+        for (size_t i = 0; i < r; i++) A[i + j * r] = KM(((double)i - (double)j) * h);
+    for (size_t j = 0; j < r; j++)
+        for (size_t i = 0; i < n; i++) {
+            F[i + j * n] = KM((double)i - (double)j * h);
+            B[j + i * r] = KM((double)j * h - (double)i);
+        }
+    double psi = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = (size_t)floor((double)i / h);
+        if (j > r - 2) j = r - 2;
+        double f = (double)i / h - (double)j;
+        Wd[i + j * n] = 1 - f;
+        Wd[i + (j + 1) * n] = f;
+        double ps = fabs(((double)i - (double)j * h) * ((double)i - (double)(j + 1) * h)) / 2;
+        if (ps > psi) psi = ps;
+    }
+    /* SVD of T -> T_opt */
+    double *Tc = malloc(n * n * sizeof *Tc), *U = malloc(n * n * sizeof *U), *Vt = malloc(n * n * sizeof *Vt);
+    double *s = malloc(n * sizeof *s), *sup = malloc(n * sizeof *sup);
+    memcpy(Tc, T, n * n * sizeof *T);
+    ck_assert_int_eq(LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'A', (int)n, (int)n, Tc, (int)n, s, U, (int)n, Vt, (int)n, sup), 0);
+    double *Topt = calloc(n * n, sizeof *Topt);
+    for (size_t q = 0; q < r; q++)
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++) Topt[i + j * n] += U[i + q * n] * s[q] * Vt[q + j * n];
+    /* A^{-1} by dgesv */
+    double *Ai = calloc(r * r, sizeof *Ai), *Ac = malloc(r * r * sizeof *Ac);
+    lapack_int *piv = malloc(r * sizeof *piv);
+    for (size_t i = 0; i < r; i++) Ai[i + i * r] = 1;
+    memcpy(Ac, A, r * r * sizeof *A);
+    ck_assert_int_eq(LAPACKE_dgesv(LAPACK_COL_MAJOR, (int)r, (int)r, Ac, (int)r, piv, Ai, (int)r), 0);
+    double *WA = calloc(n * r, sizeof *WA), *S = calloc(n * n, sizeof *S), *FAi = calloc(n * r, sizeof *FAi);
+    double *Nys = calloc(n * n, sizeof *Nys), *AWt = calloc(r * n, sizeof *AWt), *AiB = calloc(r * n, sizeof *AiB);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < r; j++)
+            for (size_t q = 0; q < r; q++) {
+                WA[i + j * n] += Wd[i + q * n] * A[q + j * r];
+                FAi[i + j * n] += F[i + q * n] * Ai[q + j * r];
+                AWt[j + i * r] += A[j + q * r] * Wd[i + q * n];
+                AiB[j + i * r] += Ai[j + q * r] * B[q + i * r];
+            }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            for (size_t q = 0; q < r; q++) {
+                S[i + j * n] += WA[i + q * n] * Wd[j + q * n];
+                Nys[i + j * n] += FAi[i + q * n] * B[q + j * r];
+            }
+    double *D = malloc(n * n * sizeof *D);
+#define DIFFNORM(X, Y) (({ for (size_t z_ = 0; z_ < n * n; z_++) D[z_] = (X)[z_] - (Y)[z_]; }), lapack_norm2(n, n, D))
+    double e_ski = DIFFNORM(S, Topt), e_nyst = DIFFNORM(Nys, Topt), ski_err = DIFFNORM(T, S);
+    double ski_nys = DIFFNORM(S, Nys);
+    for (size_t z = 0; z < n * r; z++) {
+        WA[z] -= F[z];
+        AWt[z] -= B[z];
+    }
+    double wa_f = lapack_norm2(n, r, WA), awt_b = lapack_norm2(r, n, AWt);
+    double s1f = lapack_norm2(n, r, F), s1b = lapack_norm2(r, n, B), wn = lapack_norm2(n, r, Wd);
+    double fai = lapack_norm2(n, r, FAi), aib = lapack_norm2(r, n, AiB);
+    double *sa = malloc(r * sizeof *sa);
+    memcpy(Ac, A, r * r * sizeof *A);
+    ck_assert_int_eq(LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', (int)r, (int)r, Ac, (int)r, sa, NULL, 1, NULL, 1, sup), 0);
+
+    const double tol = 1e-9;
+#define CLOSE(a, b) ck_assert_msg(fabs((a) - (b)) <= tol * (fabs(b) + 1e-14), "%s = %.15g, independent %.15g", #a, (double)(a), (double)(b))
+    CLOSE(t.e_ski, e_ski);
+    CLOSE(t.e_nyst, e_nyst);
+    CLOSE(t.ski_error, ski_err);
+    CLOSE(t.ski_nystrom, ski_nys);
+    CLOSE(t.sigma_next, s[r]);
+    CLOSE(t.t_norm, s[0]);
+    CLOSE(t.wa_f, wa_f);
+    CLOSE(t.awt_b, awt_b);
+    CLOSE(t.sigma1_f, s1f);
+    CLOSE(t.sigma1_b, s1b);
+    CLOSE(t.w_norm, wn);
+    CLOSE(t.f_ainv, fai);
+    CLOSE(t.ainv_b, aib);
+    CLOSE(t.sigma1_a, sa[0]);
+    CLOSE(t.sigma_r_a, sa[r - 1]);
+    CLOSE(t.psi, psi);
+    ck_assert(t.psi <= t.psi_linear_h2_8 * (1 + 1e-12));
+    /* L: sup |k''| of Matern-5/2 is |k''(0)| = 5 / (3 l^2) */
+    CLOSE(t.lipschitz, 5.0 / (3.0 * 36.0));
+    double eps = sqrt((double)(n * r)) * psi * t.lipschitz;
+    double rhs = eps * (2 * sqrt((double)n) + fmin(s1f, s1b) / sa[r - 1]) + e_nyst;
+    CLOSE(t.rhs, rhs);
+    CLOSE(t.chain[1], ski_nys + e_nyst);
+    ck_assert_uint_eq(t.degree, 1);
+    ck_assert_int_eq(t.a_nonsingular, 1);
+    ck_assert_int_eq(t.smooth, 1);
+    ck_assert_int_eq(t.entrywise_valid, 1);
+    ck_assert_int_eq(t.holds, 1);
+    for (int c = 1; c < SKIT_THEOREM1_CHAIN; c++)
+        ck_assert_msg(t.chain[c] >= t.chain[c - 1] * (1 - 1e-10), "chain[%d] = %g < chain[%d] = %g", c,
+                      t.chain[c], c - 1, t.chain[c - 1]);
+    ck_assert(t.loosest_step >= 1 && t.loosest_step <= 7);
+    ck_assert(strlen(skit_theorem1_step_name(t.loosest_step)) > 0);
+    free(T); free(Wd); free(A); free(F); free(B); free(Tc); free(U); free(Vt); free(s); free(sup);
+    free(Topt); free(Ai); free(Ac); free(piv); free(WA); free(S); free(FAi); free(Nys); free(AWt);
+    free(AiB); free(D); free(sa);
+    skit_theorem1_destroy(ctx);
+    skit_kernel_destroy(k);
+}
+END_TEST
+
+START_TEST(test_theorem1_schemes_and_methods)
+{
+    size_t n = 150;
+    skit_kernel *k;
+    TU_EXPECT_OK(skit_kernel_gaussian_create(&k, 1.0, 12.0));
+    skit_theorem1 *dense, *lanczos;
+    TU_EXPECT_OK(skit_theorem1_create(&dense, k, n, SKIT_NORM_DENSE_SVD));
+    TU_EXPECT_OK(skit_theorem1_create(&lanczos, k, n, SKIT_NORM_LANCZOS));
+    for (int scheme = 0; scheme <= 4; scheme++) {
+        skit_interp_options o;
+        skit_interp_options_default(&o, n);
+        o.scheme = (skit_interp_scheme)scheme;
+        o.degree = 3;
+        skit_theorem1_terms a, b;
+        TU_EXPECT_OK(skit_theorem1_evaluate(dense, 12, &o, -1, &a));
+        TU_EXPECT_OK(skit_theorem1_evaluate(lanczos, 12, &o, -1, &b));
+        ck_assert_msg(fabs(a.e_ski - b.e_ski) <= 1e-8 * a.e_ski, "%g vs %g", a.e_ski, b.e_ski);
+        ck_assert(fabs(a.ski_error - b.ski_error) <= 1e-8 * a.ski_error);
+        if (scheme <= 2) {
+            ck_assert_int_eq(a.holds, 1);
+            ck_assert(isfinite(a.rhs) && a.rhs >= a.e_ski);
+        } else {
+            ck_assert_int_eq(a.holds, -1);
+            ck_assert(isnan(a.rhs));
+            ck_assert(isfinite(a.chain[4]));
+        }
+    }
+    /* r = n: T_opt = T, sigma_{r+1} = 0 */
+    skit_interp_options o;
+    skit_interp_options_default(&o, n);
+    skit_theorem1_terms t;
+    TU_EXPECT_OK(skit_theorem1_evaluate(dense, n, &o, -1, &t));
+    ck_assert(t.sigma_next == 0);
+    skit_theorem1_destroy(dense);
+    skit_theorem1_destroy(lanczos);
+    skit_kernel_destroy(k);
+}
+END_TEST
+
+START_TEST(test_theorem1_kink_kernel_flags)
+{
+    /* exp-cosine is not differentiable at 0: linear interpolation is still
+     * valid entry by entry (0 is never strictly inside a stencil), cubic
+     * Lagrange is not. */
+    size_t n = 80;
+    skit_kernel *k;
+    TU_EXPECT_OK(skit_kernel_exp_cosine_create(&k, 1.0, 10.0, 0.1));
+    skit_theorem1 *ctx;
+    TU_EXPECT_OK(skit_theorem1_create(&ctx, k, n, SKIT_NORM_DENSE_SVD));
+    skit_interp_options o;
+    skit_interp_options_default(&o, n);
+    skit_theorem1_terms t;
+    TU_EXPECT_OK(skit_theorem1_evaluate(ctx, 10, &o, -1, &t));
+    ck_assert_int_eq(t.smooth, 0);
+    ck_assert_int_eq(t.entrywise_valid, 1);
+    ck_assert_int_eq(t.holds, 1);
+    o.scheme = SKIT_INTERP_LAGRANGE;
+    o.degree = 3;
+    TU_EXPECT_OK(skit_theorem1_evaluate(ctx, 10, &o, -1, &t));
+    ck_assert_int_eq(t.entrywise_valid, 0);
+    skit_theorem1_destroy(ctx);
+    skit_kernel_destroy(k);
+}
+END_TEST
+
+/* ---- fits ------------------------------------------------------------------------------- */
+
+START_TEST(test_warped_linear_fit_recovers_knots)
+{
+    size_t K = 6;
+    double lambda = 0.9, vals[12];
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (int i = 0; i < 12; i++) vals[i] = skit_rng_normal(&rng);
+    skit_kernel *k;
+    TU_EXPECT_OK(skit_kernel_warped_linear_create(&k, K, vals, lambda));
+    /* dense real-valued samples reach every piece */
+    size_t count = 2001;
+    double *t = tu_alloc(count), *y = tu_alloc(count), fit[12];
+    for (size_t i = 0; i < count; i++) t[i] = -100 + 0.1 * (double)i;
+    TU_EXPECT_OK(skit_kernel_eval(k, count, t, y));
+    TU_EXPECT_OK(skit_warped_linear_fit(K, lambda, count, t, y, fit));
+    for (int i = 0; i < 12; i++) ck_assert_double_eq_tol(fit[i], vals[i], 1e-8);
+    skit_kernel_destroy(k);
+    skit_free(t);
+    skit_free(y);
+}
+END_TEST
+
+START_TEST(test_tnn_rpe_fit_exact_on_its_span)
+{
+    /* y = 0.7 lambda^|t| is in the span (the bias column): fit is exact */
+    size_t count = 200;
+    double *t = tu_alloc(count), *y = tu_alloc(count), *v = tu_alloc(count);
+    for (size_t i = 0; i < count; i++) {
+        t[i] = (double)i - 100;
+        y[i] = 0.7 * pow(0.97, fabs(t[i]));
+    }
+    skit_mlp *m;
+    TU_EXPECT_OK(skit_tnn_rpe_fit(&m, 16, 2, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, 5, 0.97, count, t, y));
+    ck_assert_uint_eq(skit_mlp_out_dim(m), 1);
+    skit_kernel *k;
+    TU_EXPECT_OK(skit_kernel_tnn_create(&k, m, 0, 0.97, SKIT_ACTIVATION_GELU));
+    TU_EXPECT_OK(skit_kernel_eval(k, count, t, v));
+    ck_assert_msg(tu_rel_error(v, y, count) < 1e-6, "%g", tu_rel_error(v, y, count));
+    skit_kernel_destroy(k);
+    skit_mlp_destroy(m);
+    skit_free(t);
+    skit_free(y);
+    skit_free(v);
+}
+END_TEST
+
+/* ---- invalid arguments -------------------------------------------------------------------- */
+
+START_TEST(test_config_errors)
+{
+    skit_kernel *k = NULL;
+    TU_EXPECT_STATUS(skit_kernel_gaussian_create(NULL, 1, 1), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_kernel_gaussian_create(&k, 0, 1), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_gaussian_create(&k, 1, -1), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_gaussian_create(&k, 1, INFINITY), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_shifted_gaussian_create(&k, 1, 1, NAN), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_matern52_create(&k, NAN, 1), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_exp_cosine_create(&k, 1, 1, -0.1), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_tnn_create(&k, NULL, 0, 0.5, SKIT_ACTIVATION_RELU), SKIT_EINVAL);
+    skit_mlp *m2, *m1;
+    TU_EXPECT_OK(skit_mlp_create(&m2, 2, 4, 1, 3, SKIT_ACTIVATION_RELU, SKIT_NORM_NONE, 1));
+    TU_EXPECT_OK(skit_mlp_create(&m1, 1, 4, 1, 3, SKIT_ACTIVATION_RELU, SKIT_NORM_NONE, 1));
+    TU_EXPECT_STATUS(skit_kernel_tnn_create(&k, m2, 0, 0.5, SKIT_ACTIVATION_RELU), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_kernel_tnn_create(&k, m1, 3, 0.5, SKIT_ACTIVATION_RELU), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_tnn_create(&k, m1, 0, 1.0, SKIT_ACTIVATION_RELU), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_tnn_create(&k, m1, 0, 0.0, SKIT_ACTIVATION_RELU), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_tnn_create(&k, m1, 0, 0.5, (skit_activation)9), SKIT_EINVAL);
+    double vals[4] = {1, 2, 3, 4}, bad[2] = {1, NAN};
+    TU_EXPECT_STATUS(skit_kernel_warped_linear_create(&k, 0, vals, 0.5), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_warped_linear_create(&k, 2, vals, 1.5), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_warped_linear_create(&k, 2, NULL, 0.5), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_kernel_warped_linear_create(&k, 1, bad, 0.5), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_kernel_sum_create(&k, NULL, NULL), SKIT_EINVAL);
+    ck_assert_ptr_null(k);
+
+    skit_kernel *g;
+    TU_EXPECT_OK(skit_kernel_gaussian_create(&g, 1, 1));
+    double t = NAN, v, d[20];
+    TU_EXPECT_STATUS(skit_kernel_eval(g, 1, &t, &v), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_kernel_eval(g, 1, NULL, &v), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_kernel_derivatives(g, 0, SKIT_KERNEL_MAX_ORDER + 1, d), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_derivatives(g, INFINITY, 1, d), SKIT_ENONFINITE);
+    skit_derivative_bound b;
+    TU_EXPECT_STATUS(skit_kernel_derivative_bound(g, 2, 1, 0, &b), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_derivative_bound(g, SKIT_KERNEL_MAX_ORDER, 0, 1, &b), SKIT_EDOM);
+    int s;
+    TU_EXPECT_STATUS(skit_kernel_smoothness(g, 1, 2, 1, &s), SKIT_EDOM);
+    double c[5];
+    TU_EXPECT_STATUS(skit_kernel_toeplitz_coeffs(g, 0, 1, c), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_toeplitz_coeffs(g, 3, 0, c), SKIT_EDOM);
+
+    /* interpolation weights */
+    skit_interp_options o;
+    skit_interp_options_default(&o, 10);
+    skit_interp_weights *W = NULL;
+    TU_EXPECT_STATUS(skit_interp_weights_create(&W, 10, NULL, 1, &o), SKIT_EDOM);   /* r < 2 */
+    TU_EXPECT_STATUS(skit_interp_weights_create(&W, 10, NULL, 11, &o), SKIT_EDOM);  /* r > n */
+    TU_EXPECT_STATUS(skit_interp_weights_create(&W, 0, NULL, 2, &o), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_interp_weights_create(&W, 10, NULL, 4, NULL), SKIT_EINVAL);
+    o.lo = o.hi = 3;
+    TU_EXPECT_STATUS(skit_interp_weights_create(&W, 10, NULL, 4, &o), SKIT_EDOM);   /* empty interval */
+    skit_interp_options_default(&o, 10);
+    o.scheme = SKIT_INTERP_CUBIC;
+    TU_EXPECT_STATUS(skit_interp_weights_create(&W, 10, NULL, 2, &o), SKIT_EDOM);
+    o.scheme = SKIT_INTERP_LAGRANGE;
+    o.degree = 0;
+    TU_EXPECT_STATUS(skit_interp_weights_create(&W, 10, NULL, 5, &o), SKIT_EDOM);   /* N out of range */
+    o.degree = 5;
+    TU_EXPECT_STATUS(skit_interp_weights_create(&W, 10, NULL, 5, &o), SKIT_EDOM);   /* N > r - 1 */
+    o.scheme = SKIT_INTERP_AUTHORS;
+    o.gamma = 1.0;
+    TU_EXPECT_STATUS(skit_interp_weights_create(&W, 10, NULL, 5, &o), SKIT_EDOM);
+    o.scheme = (skit_interp_scheme)17;
+    TU_EXPECT_STATUS(skit_interp_weights_create(&W, 10, NULL, 5, &o), SKIT_EINVAL);
+    skit_interp_options_default(&o, 10);
+    double pts[2] = {1, INFINITY};
+    TU_EXPECT_STATUS(skit_interp_weights_create(&W, 2, pts, 2, &o), SKIT_ENONFINITE);
+    ck_assert_ptr_null(W);
+    TU_EXPECT_OK(skit_interp_weights_create(&W, 10, NULL, 4, &o));
+    double D[40], U[8], Y[20];
+    TU_EXPECT_STATUS(skit_interp_weights_dense(W, D, 9), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_interp_apply(W, 1, U, 3, Y, 10), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_interp_apply(W, 1, U, 4, Y, 9), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_interp_apply_transpose(W, 1, Y, 9, U, 4), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_interp_apply_transpose(W, 1, Y, 10, U, 3), SKIT_ESHAPE);
+
+    /* plans */
+    double coeffs[7] = {1, 2, 3, 4, 3, 2, 1}, badc[7] = {1, 2, NAN, 4, 3, 2, 1};
+    skit_ski_plan *p = NULL;
+    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 0, SKIT_TOEPLITZ_SHARED, coeffs, SKIT_SKI_SPARSE_FFT), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_ski_plan_create(&p, NULL, 1, SKIT_TOEPLITZ_SHARED, coeffs, SKIT_SKI_SPARSE_FFT), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, SKIT_TOEPLITZ_SHARED, NULL, SKIT_SKI_SPARSE_FFT), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, SKIT_TOEPLITZ_SHARED, badc, SKIT_SKI_DENSE), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, (skit_toeplitz_sharing)5, coeffs, SKIT_SKI_DENSE), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, SKIT_TOEPLITZ_SHARED, coeffs, (skit_ski_method)5), SKIT_EINVAL);
+    ck_assert_ptr_null(p);
+    TU_EXPECT_OK(skit_ski_plan_create(&p, W, 1, SKIT_TOEPLITZ_SHARED, coeffs, SKIT_SKI_SPARSE_FFT));
+    TU_EXPECT_STATUS(skit_ski_execute(p, Y, 9, Y, 10), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_ski_execute(p, Y, 10, NULL, 10), SKIT_EINVAL);
+    skit_ski_plan_destroy(p);
+    double T[100];
+    TU_EXPECT_STATUS(skit_ski_dense(W, coeffs, T, 9), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_ski_dense(W, badc, T, 10), SKIT_ENONFINITE);
+
+    skit_nystrom_plan *ny = NULL;
+    TU_EXPECT_STATUS(skit_nystrom_plan_create(&ny, g, 10, 1, 0, 9, -1, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_nystrom_plan_create(&ny, g, 10, 11, 0, 9, -1, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_nystrom_plan_create(&ny, g, 10, 4, 5, 5, -1, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_nystrom_plan_create(&ny, g, 0, 4, 0, 9, -1, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_nystrom_plan_create(&ny, NULL, 10, 4, 0, 9, -1, NULL), SKIT_EINVAL);
+    TU_EXPECT_OK(skit_nystrom_plan_create(&ny, g, 10, 4, 0, 9, -1, NULL));
+    TU_EXPECT_STATUS(skit_nystrom_execute(ny, 1, Y, 9, Y, 10), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_nystrom_dense(ny, T, 9), SKIT_ESHAPE);
+    skit_nystrom_plan_destroy(ny);
+
+    skit_sparse_lowrank_plan *sl = NULL;
+    double band[3] = {1, 2, 1};
+    TU_EXPECT_STATUS(skit_sparse_lowrank_plan_create(&sl, 10, 1, 0, NULL, NULL, NULL, SKIT_SKI_SPARSE_FFT), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_sparse_lowrank_plan_create(&sl, 10, 1, 2, band, NULL, NULL, SKIT_SKI_SPARSE_FFT), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_sparse_lowrank_plan_create(&sl, 1, 1, 3, band, NULL, NULL, SKIT_SKI_SPARSE_FFT), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_sparse_lowrank_plan_create(&sl, 0, 1, 3, band, NULL, NULL, SKIT_SKI_SPARSE_FFT), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_sparse_lowrank_plan_create(&sl, 10, 0, 3, band, NULL, NULL, SKIT_SKI_SPARSE_FFT), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_sparse_lowrank_plan_create(&sl, 11, 1, 3, band, W, coeffs, SKIT_SKI_SPARSE_FFT), SKIT_ESHAPE);
+    band[1] = NAN;
+    TU_EXPECT_STATUS(skit_sparse_lowrank_plan_create(&sl, 10, 1, 3, band, NULL, NULL, SKIT_SKI_SPARSE_FFT), SKIT_ENONFINITE);
+    ck_assert_ptr_null(sl);
+
+    /* evaluator */
+    skit_theorem1 *ctx = NULL;
+    TU_EXPECT_STATUS(skit_theorem1_create(&ctx, g, 1, SKIT_NORM_DENSE_SVD), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_theorem1_create(&ctx, NULL, 10, SKIT_NORM_DENSE_SVD), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_theorem1_create(&ctx, g, 10, (skit_norm_method)4), SKIT_EINVAL);
+    TU_EXPECT_OK(skit_theorem1_create(&ctx, g, 10, SKIT_NORM_DENSE_SVD));
+    skit_theorem1_terms tt;
+    TU_EXPECT_STATUS(skit_theorem1_evaluate(ctx, 1, &o, -1, &tt), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_theorem1_evaluate(ctx, 11, &o, -1, &tt), SKIT_EDOM);
+    o.lo = 4;
+    o.hi = 2;
+    TU_EXPECT_STATUS(skit_theorem1_evaluate(ctx, 4, &o, -1, &tt), SKIT_EDOM);
+    skit_theorem1_destroy(ctx);
+
+    /* fits */
+    double ft[3] = {0, 1, 2}, fy[3] = {1, 2, 3}, out[8];
+    TU_EXPECT_STATUS(skit_warped_linear_fit(0, 0.5, 3, ft, fy, out), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_warped_linear_fit(2, 1.0, 3, ft, fy, out), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_warped_linear_fit(2, 0.5, 0, ft, fy, out), SKIT_EDOM);
+    skit_mlp *fm = NULL;
+    TU_EXPECT_STATUS(skit_tnn_rpe_fit(&fm, 0, 1, SKIT_ACTIVATION_GELU, SKIT_NORM_NONE, 1, 0.5, 3, ft, fy), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tnn_rpe_fit(&fm, 4, 1, SKIT_ACTIVATION_GELU, SKIT_NORM_NONE, 1, -0.5, 3, ft, fy), SKIT_EDOM);
+    fy[1] = NAN;
+    TU_EXPECT_STATUS(skit_tnn_rpe_fit(&fm, 4, 1, SKIT_ACTIVATION_GELU, SKIT_NORM_NONE, 1, 0.5, 3, ft, fy), SKIT_ENONFINITE);
+    ck_assert_ptr_null(fm);
+
+    skit_interp_weights_destroy(W);
+    skit_kernel_destroy(g);
+    skit_mlp_destroy(m1);
+    skit_mlp_destroy(m2);
+}
+END_TEST
+
+static Suite *suite_ski(void)
+{
+    Suite *s = suite_create("ski");
+    TCase *tk = tcase_create("kernels");
+    tcase_add_test(tk, test_kernel_values_closed_form);
+    tcase_add_test(tk, test_kernel_tnn_and_warped_values);
+    tcase_add_test(tk, test_kernel_derivatives_match_finite_differences);
+    tcase_add_test(tk, test_kernel_derivative_bound_dominates_samples);
+    tcase_add_test(tk, test_kernel_smoothness_flags);
+    tcase_add_test(tk, test_kernel_toeplitz_coeffs);
+    tcase_set_timeout(tk, 60);
+    suite_add_tcase(s, tk);
+    TCase *tw = tcase_create("weights");
+    tcase_add_test(tw, test_linear_weights_properties);
+    tcase_add_test(tw, test_cubic_weights_reproduce_quadratics);
+    tcase_add_test(tw, test_lagrange_weights_reproduce_degree_n);
+    tcase_add_test(tw, test_authors_weights_reproduce_their_construction);
+    tcase_add_test(tw, test_interp_apply_matches_dense);
+    suite_add_tcase(s, tw);
+    TCase *to = tcase_create("operators");
+    tcase_add_test(to, test_ski_action_equals_dense);
+    tcase_add_test(to, test_ski_plan_leading_dimensions);
+    tcase_add_test(to, test_nystrom_full_rank_reproduces_t);
+    tcase_add_test(to, test_nystrom_singular_a_uses_pseudo_inverse);
+    tcase_add_test(to, test_sparse_lowrank_equals_band_plus_ski);
+    tcase_set_timeout(to, 60);
+    suite_add_tcase(s, to);
+    TCase *tt = tcase_create("theorem1");
+    tcase_add_test(tt, test_theorem1_terms_match_independent_dense);
+    tcase_add_test(tt, test_theorem1_schemes_and_methods);
+    tcase_add_test(tt, test_theorem1_kink_kernel_flags);
+    tcase_add_test(tt, test_warped_linear_fit_recovers_knots);
+    tcase_add_test(tt, test_tnn_rpe_fit_exact_on_its_span);
+    tcase_set_timeout(tt, 60);
+    suite_add_tcase(s, tt);
+    TCase *tc = tcase_create("config");
+    tcase_add_test(tc, test_config_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tu_main(suite_ski()); }
