@@ -42,7 +42,13 @@ int skit_cuda_raise_cublas(cublasStatus_t status, const char *call, const char *
     } while (0)
 /* After a kernel launch: launch-configuration errors surface here (errors
  * while the kernel runs surface at the next synchronising call). */
-#define SKIT_CUDA_CHECK_LAUNCH(what) SKIT_CUDA_CHECK(cudaGetLastError())
+#define SKIT_CUDA_CHECK_LAUNCH(what)                                                   \
+    do {                                                                               \
+        cudaError_t skit_cuda_e_ = cudaGetLastError();                                 \
+        if (skit_cuda_e_ != cudaSuccess)                                               \
+            return skit_cuda_raise_runtime(skit_cuda_e_, "launch of the " what " kernel", \
+                                           __FILE__, __LINE__);                        \
+    } while (0)
 
 /* cudaMalloc with a device-memory check first, so an oversized request is
  * refused as SKIT_ETOOBIG with both byte counts instead of failing inside
