@@ -1,2 +1,7 @@
-# lib/attention.mk — files of this area (see Makefile.am)
+# lib/attention.mk — exact attention, MRA-2 / MRA-2-s, baselines, frame and
+# Haar analysis, Lemma 4.1 / Proposition 4.5 evaluators, synthetic inputs
 skitinclude_HEADERS += lib/skit/attention.h
+noinst_HEADERS += lib/attention/attention_internal.h
+libskit_la_SOURCES += lib/attention/exact.c lib/attention/plan.c lib/attention/mra.c \
+	lib/attention/baselines.c lib/attention/frame.c lib/attention/bounds.c \
+	lib/attention/synthetic.c

@@ -1,1 +1,6 @@
 # tests/attention.mk — tests of this area (included from tests/tests.mk)
+check_PROGRAMS += tests/test_attention
+tests_test_attention_SOURCES = tests/test_attention.c tests/check_util.h
+tests_test_attention_CFLAGS = $(TEST_CFLAGS)
+tests_test_attention_LDADD = $(TEST_LDADD)
+TESTS += tests/test_attention

@@ -1,5 +1,389 @@
-/* skit/attention.h — exact attention, MRA, baselines. (Being written.) */
+/* skit/attention.h — softmax attention, its multiresolution (MRA)
+ * approximation and the usual baselines, with the MRA paper's analysis tools.
+ * (SPEC M1–M6; mra-attention §3–4, A.2–A.3.)
+ *
+ * Layout. Every matrix is column-major with a leading dimension. The n
+ * tokens are rows: Q and K are n x d (query i is row i, Q[i + c*ldq]), V is
+ * n x dv, the output Y is n x dv. ld >= n everywhere.
+ *
+ * Attention. Logits P = scale * Q K^T; S = softmax over each row of P (the
+ * paper's D exp(P)); Y = S V. Every routine shifts each row by its maximum
+ * before exponentiating, so no logit scale overflows.
+ *
+ * Masks. `mask` (optional, n bytes; NULL = every token valid) marks padding
+ * tokens with 0, as a padding mask of self-attention: a masked token is
+ * never attended to (its key gets weight 0 in every row) and its own output
+ * row is 0. A row with no valid key gets output 0. Block averages used by
+ * MRA and Nyström are taken over the valid tokens of a block only.
+ *
+ * Validation. Every function checks its arguments and returns a status.
+ * Inputs Q, K, V are checked for NaN/Inf (SKIT_ENONFINITE) on every call.
+ */
 #ifndef SKIT_ATTENTION_H
 #define SKIT_ATTENTION_H
+
 #include "skit/core.h"
+#include "skit/io.h"
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+/* ---- exact attention (M1) ---------------------------------------------- */
+
+/* Y = softmax(scale Q K^T) V without an n x n buffer: query and key tiles,
+ * one OpenBLAS GEMM per tile for the logits and one for E V, and an online
+ * max-shifted softmax (flash-attention style rescaling), OpenMP over query
+ * tiles. Works for every n >= 1.
+ * q: n x d (ldq >= n); k: n x d (ldk >= n); v: n x dv (ldv >= n);
+ * mask: NULL or n bytes; y: n x dv (ldy >= n), fully written.
+ * Allocates O(tile^2 + tile*dv) scratch per thread.
+ * Errors: SKIT_EINVAL (NULL array), SKIT_EDOM (n, d or dv = 0; scale not
+ * finite), SKIT_ESHAPE (a leading dimension < n), SKIT_ENONFINITE (NaN/Inf
+ * in q, k or v), SKIT_EOVERFLOW, SKIT_ENOMEM. */
+int skit_attention_exact(size_t n, size_t d, size_t dv, const double *q, size_t ldq,
+                         const double *k, size_t ldk, const double *v, size_t ldv, double scale,
+                         const unsigned char *mask, double *y, size_t ldy);
+
+/* The explicit n x n row-stochastic matrix S = softmax(scale Q K^T) (small
+ * n only): S[i + j*lds], lds >= n. Masked keys get 0; masked rows are 0.
+ * Errors: as skit_attention_exact, plus SKIT_ETOOBIG (n x n exceeds memory
+ * is not checked here: the caller owns s). */
+int skit_attention_matrix(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                          size_t ldk, double scale, const unsigned char *mask, double *s,
+                          size_t lds);
+
+/* Row entropies H_i = -sum_j S_ij log S_ij (nats) of the softmax matrix,
+ * computed blockwise (no n x n buffer). row_entropy: NULL or n entries
+ * (masked rows get 0); *mean_entropy: mean over valid rows. The maximum is
+ * log(number of valid keys), reached by uniform attention.
+ * Errors: as skit_attention_exact (no v, y). */
+int skit_attention_entropy(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                           size_t ldk, double scale, const unsigned char *mask,
+                           double *row_entropy, double *mean_entropy);
+
+/* ||Yhat - Y||_F / ||Y||_F over an n x dv block (ld >= n); the absolute
+ * error if ||Y||_F = 0. Errors: SKIT_EINVAL, SKIT_EDOM, SKIT_ESHAPE. */
+int skit_attention_relative_error(size_t n, size_t dv, const double *y_hat, size_t ldh,
+                                  const double *y, size_t ldy, double *error);
+
+/* ---- approximation methods behind one plan interface (M3, M4) ---------- */
+
+typedef enum skit_attention_method {
+    SKIT_ATTENTION_EXACT = 0,     /* blocked exact attention */
+    SKIT_ATTENTION_MRA2,          /* multiresolution: fine + coarse levels */
+    SKIT_ATTENTION_MRA2_SPARSE,   /* MRA-2-s: the finest level only */
+    SKIT_ATTENTION_LOWRANK,       /* best rank-r approximation of S (truncated SVD) */
+    SKIT_ATTENTION_TOPK,          /* best sparse: the largest entries of S */
+    SKIT_ATTENTION_NYSTROM,       /* Nyströmformer, segment-mean landmarks */
+    SKIT_ATTENTION_LINFORMER,     /* Linformer, seeded projections */
+    SKIT_ATTENTION_PERFORMER,     /* Performer FAVOR+, positive random features */
+    SKIT_ATTENTION_WINDOW,        /* sliding window (Longformer's local part) */
+    SKIT_ATTENTION_BIGBIRD,       /* BigBird: window + global + random blocks */
+    SKIT_ATTENTION_METHOD_COUNT
+} skit_attention_method;
+
+/* Short names used by the CLI: "exact", "mra2", "mra2s", "lowrank", "topk",
+ * "nystrom", "linformer", "performer", "window", "bigbird". NULL if out of
+ * range. */
+const char *skit_attention_method_name(int method);
+/* Inverse of skit_attention_method_name. Errors: SKIT_EINVAL (NULL or
+ * unknown name). */
+int skit_attention_method_parse(const char *name, skit_attention_method *method);
+
+#define SKIT_MRA_MAX_LEVELS 8
+
+typedef enum skit_mra_selection {
+    SKIT_MRA_GLOBAL = 0, /* one top-k over all candidates: rows x blocks_per_row in total */
+    SKIT_MRA_PER_ROW = 1 /* top blocks_per_row candidates in every row */
+} skit_mra_selection;
+
+typedef enum skit_linformer_projection {
+    SKIT_LINFORMER_GAUSSIAN = 0, /* i.i.d. N(0, 1/k) entries, separate E and F */
+    SKIT_LINFORMER_POOLING = 1   /* segment means (E = F); the identity at k = n */
+} skit_linformer_projection;
+
+/* Options of every method; each method reads only its own fields.
+ * skit_attention_options_init fills the defaults given in brackets. */
+typedef struct skit_attention_options {
+    skit_attention_method method;
+    /* Logit scale; 0 selects 1/sqrt(d) [0]. Must be finite and >= 0. */
+    double scale;
+    uint64_t seed; /* random projections, features, BigBird blocks [1] */
+
+    /* MRA (mra2, mra2s). The scales R = {s_0 > s_1 > ... > s_{L-1}}: level l
+     * partitions the n x n matrix into (n/s_l)^2 squares of side s_l; each
+     * s_l divides s_{l-1} and s_0 divides n. levels = 0 selects the paper's
+     * MRA-2: R = {block, 1}. Level-l squares are refined into level l+1 by
+     * Algorithm 1: score = coarse logit - its row maximum (the rule of the
+     * authors' code), blocks_per_row[l] squares per row of level l (per-row
+     * selection) or rows x blocks_per_row[l] in one global top-k (ties, e.g.
+     * the zero score of every row's best square, go to the square first in
+     * row-major order). The
+     * output merges every level's contribution with one max-shift per row
+     * (MRA-2) or uses the finest level only (MRA-2-s). */
+    size_t block;                                  /* [32]; also BigBird's block */
+    size_t levels;                                 /* 0 or 2..SKIT_MRA_MAX_LEVELS [0] */
+    size_t scales[SKIT_MRA_MAX_LEVELS];            /* R when levels > 0 */
+    size_t blocks_per_row[SKIT_MRA_MAX_LEVELS - 1]; /* >= 1 and <= n/s_l [all 8] */
+    skit_mra_selection selection;                  /* [SKIT_MRA_GLOBAL] */
+    /* Priors: squares with |x - y| < diagonal_prior (in level-l square
+     * indices; 0 = off) and, if first_block_prior, those in the first row or
+     * column are refined before any other (they still count in the budget). */
+    size_t diagonal_prior;  /* [0] */
+    int first_block_prior;  /* [0] */
+    /* Added to every stability shift. The result does not depend on it
+     * (up to rounding); it exists so that tests can prove that. [0] */
+    double shift_bias;
+
+    /* Baselines. */
+    size_t rank;          /* lowrank rank; nystrom landmarks; linformer projected
+                             length k; performer features [64]; 1 <= rank <= n
+                             (performer: any >= 1) */
+    size_t nonzeros;      /* topk: entries of S kept, 1..n^2 [0 = n*rank] */
+    size_t window;        /* window: key j visible from query i iff |i - j| <= window;
+                             bigbird: window blocks on each side [64 / 1] (see init) */
+    size_t global_blocks; /* bigbird: the first global_blocks blocks attend to and are
+                             attended by everything [1] */
+    size_t random_blocks; /* bigbird: random key blocks per query block [2] */
+    size_t pinv_iterations; /* nystrom: 0 = SVD pseudo-inverse (exact), else
+                               Newton–Schulz iterations as Nyströmformer [6] */
+    skit_linformer_projection linformer_projection; /* [SKIT_LINFORMER_GAUSSIAN] */
+    int performer_orthogonal; /* 1 = orthogonal random features (FAVOR+) [1] */
+} skit_attention_options;
+
+/* Defaults for `method` (see the brackets above). For window, window = 64;
+ * for bigbird, window = 1 (three blocks around the diagonal). */
+void skit_attention_options_init(skit_attention_options *options, skit_attention_method method);
+
+typedef struct skit_attention_plan skit_attention_plan;
+
+/* Plan one method for n tokens, head dimension d and value dimension dv.
+ * All scratch is allocated here (execute allocates nothing); random
+ * projections, features and BigBird's pattern are drawn here from the seed.
+ * MRA needs O(n (d + dv) + (n/s_0)^2 + budget * s^2) memory where budget
+ * counts refined squares and s their side; lowrank and topk need O(n^2)
+ * (small n only).
+ * Errors: SKIT_EINVAL (NULL, unknown method or selection), SKIT_EDOM (n, d,
+ * dv = 0; scale negative or not finite; block, levels, scales,
+ * blocks_per_row, rank, nonzeros, window or pinv_iterations out of range),
+ * SKIT_ESHAPE (n not a multiple of the MRA block / s_0), SKIT_EOVERFLOW,
+ * SKIT_ETOOBIG (memory estimate exceeds available memory), SKIT_ENOMEM,
+ * SKIT_ELIBRARY (LAPACK workspace query failed). */
+int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, size_t dv,
+                               const skit_attention_options *options);
+
+/* Y = approximation of softmax(scale Q K^T) V. Arrays as in
+ * skit_attention_exact (mask: NULL or n bytes). Allocates nothing; uses the
+ * plan's scratch, so one plan must not be executed from two threads at
+ * once (create one plan per thread). OpenMP inside.
+ * Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (ld < n), SKIT_ENONFINITE (NaN/Inf
+ * in q, k or v), SKIT_ELIBRARY (an SVD did not converge). */
+int skit_attention_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
+                           const double *k, size_t ldk, const double *v, size_t ldv,
+                           const unsigned char *mask, double *y, size_t ldy);
+
+/* Bytes of memory the plan owns (its scratch included). 0 for NULL. */
+size_t skit_attention_plan_memory(const skit_attention_plan *plan);
+
+/* What the last execute did (zeros before the first). */
+typedef struct skit_attention_stats {
+    /* Attention-matrix entries evaluated: logits of the coarse squares and of
+     * every exact entry (MRA), the entries of the sparsity pattern (window,
+     * bigbird, topk), n^2 (exact, lowrank), n x rank factor entries
+     * (nystrom, linformer, performer: 2 n rank). */
+    double entries;
+    double work_fraction; /* entries / n^2 */
+    size_t refined[SKIT_MRA_MAX_LEVELS]; /* MRA: squares refined at each level */
+    size_t levels;                       /* MRA: number of levels */
+} skit_attention_stats;
+
+/* Errors: SKIT_EINVAL (NULL). */
+int skit_attention_plan_stats(const skit_attention_plan *plan, skit_attention_stats *stats);
+
+void skit_attention_plan_destroy(skit_attention_plan *plan);
+
+/* Coarse logits of MRA level s: C[x + y*ldc] = scale * Qs_x . Ks_y where Qs,
+ * Ks are the means of the valid rows of each block of s consecutive tokens
+ * (bilinearity makes C the mean of the fine logits over the square when no
+ * token is masked). A block without valid tokens gets a zero mean.
+ * C: (n/s) x (n/s), ldc >= n/s.
+ * Errors: SKIT_EINVAL, SKIT_EDOM (n, d, s = 0; scale not finite),
+ * SKIT_ESHAPE (s does not divide n, ld too small), SKIT_ENONFINITE. */
+int skit_mra_coarse_logits(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                           size_t ldk, double scale, size_t s, const unsigned char *mask,
+                           double *c, size_t ldc);
+
+/* Best-possible references of the paper's Figure 7 (A.2), on the explicit
+ * softmax matrix S (O(n^2) memory, O(n^3) time for low rank): the smallest
+ * budget whose relative output error ||S_hat V - S V||_F / ||S V||_F is at
+ * most targets[t]: for SKIT_ATTENTION_LOWRANK the rank of the truncated SVD
+ * of S, for SKIT_ATTENTION_TOPK the number of largest entries of S kept.
+ * needed[t] = the budget (n for a full rank / n^2 for all entries if no
+ * smaller budget reaches the target). errors (optional): for LOWRANK n+1
+ * entries, errors[r] = relative error at rank r; for TOPK NULL only.
+ * Errors: SKIT_EINVAL (NULL, other method), SKIT_EDOM (sizes, count = 0,
+ * target < 0 or not finite), SKIT_ESHAPE, SKIT_ENONFINITE, SKIT_ETOOBIG,
+ * SKIT_ENOMEM, SKIT_ELIBRARY (SVD failed). */
+int skit_attention_budget_needed(skit_attention_method method, size_t n, size_t d, size_t dv,
+                                 const double *q, size_t ldq, const double *k, size_t ldk,
+                                 const double *v, size_t ldv, double scale, size_t count,
+                                 const double *targets, size_t *needed, double *errors);
+
+/* ---- the overcomplete frame (1), decomposition (2), Haar (M2) ---------- */
+
+/* The frame (1) for n = 2^k: components B^s_{x,y} for s = n, n/2, ..., 1 and
+ * x, y = 0..n/s-1 (0-based; support rows s*x..s*x+s-1, columns
+ * s*y..s*y+s-1). They are numbered level by level from s = n down to s = 1,
+ * within a level x + y*(n/s). skit_mra_frame_count(n) = (4n^2 - 1)/3
+ * (0 if n is not a power of two or the count overflows). */
+size_t skit_mra_frame_count(size_t n);
+/* Index of B^s_{x,y}. Errors: SKIT_EDOM (n not a power of two, s not a
+ * power of two <= n, x or y >= n/s), SKIT_EINVAL (NULL). */
+int skit_mra_frame_index(size_t n, size_t s, size_t x, size_t y, size_t *index);
+
+/* Decomposition (2) of the n x n matrix A restricted to a subset J of the
+ * frame: from the coarsest scale down, alpha = <B, E_s>/s^2 for B in J and
+ * E_{s/2} = E_s - sum_{B in J, scale s} alpha B (E_n = A). alpha: frame_count
+ * entries, 0 for components not in J. subset: NULL (J = the whole frame)
+ * or frame_count bytes (nonzero = in J). With J = the frame, A is
+ * reconstructed exactly by the finest level.
+ * a_hat (optional, ld >= n): the approximation (3), sum over J of alpha B.
+ * Errors: SKIT_EINVAL, SKIT_EDOM (n not a power of two), SKIT_ESHAPE,
+ * SKIT_ENONFINITE, SKIT_ENOMEM. */
+int skit_mra_frame_decompose(size_t n, const double *a, size_t lda,
+                             const unsigned char *subset, double *alpha, double *a_hat,
+                             size_t ldh);
+
+/* The form (5) of the same approximation: a_hat(i, j) = mu*_{s,x,y}, the
+ * mean of A over the smallest square of J that contains (i, j), 0 if none.
+ * Arguments and errors as skit_mra_frame_decompose (subset required). */
+int skit_mra_frame_mu_form(size_t n, const double *a, size_t lda, const unsigned char *subset,
+                           double *a_hat, size_t ldh);
+
+/* Observation A.1 check: both forms computed, *max_difference = max |form (3)
+ * - form (5)| / max |A| (0 for A = 0). */
+int skit_mra_observation_a1(size_t n, const double *a, size_t lda,
+                            const unsigned char *subset, double *max_difference);
+
+/* Orthonormal 2-D Haar transform (standard pyramid: one step on rows and
+ * columns, recurse on the low-low quadrant; the paper's Figure 2 basis) of
+ * the n x n matrix A, n = 2^k. C: n x n (ldc >= n) in the usual layout (the
+ * low-low coefficient at (0, 0), the three detail bands of level j in the
+ * quadrants of the 2^j x 2^j corner). Parseval: ||C||_F = ||A||_F.
+ * Errors: SKIT_EINVAL, SKIT_EDOM (n not a power of two), SKIT_ESHAPE,
+ * SKIT_ENONFINITE. */
+int skit_haar2d_forward(size_t n, const double *a, size_t lda, double *c, size_t ldc);
+int skit_haar2d_inverse(size_t n, const double *c, size_t ldc, double *a, size_t lda);
+
+/* Reconstruction of A from its `keep` largest Haar coefficients (by
+ * magnitude; ties broken by position). a_hat: n x n (ld >= n);
+ * *threshold (optional): the smallest magnitude kept (0 if keep = 0).
+ * keep = n^2 reconstructs A up to rounding.
+ * Errors: as skit_haar2d_forward, SKIT_EDOM (keep > n^2), SKIT_ENOMEM. */
+int skit_haar2d_compress(size_t n, const double *a, size_t lda, size_t keep, double *a_hat,
+                         size_t ldh, double *threshold);
+
+/* ---- Lemma 4.1 and Proposition 4.5 evaluators (M5) --------------------- */
+
+typedef struct skit_mra_lemma41 {
+    size_t blocks;            /* squares of side s examined, (n/s)^2 */
+    size_t lower_violations;  /* squares with mu* - mu < 0 (beyond rounding) */
+    size_t upper_violations;  /* squares with mu* - mu > C_r mu, r = measured range */
+    size_t holder_violations; /* same with r = 2 beta_1 beta_2 (Hölder, p = q = 2) */
+    double max_ratio;         /* max over squares of (mu* - mu) / (C_r mu), r measured */
+    double max_ratio_holder;  /* same with the Hölder r; <= 1 means the lemma holds */
+    double min_gap;           /* min over squares of (mu* - mu) / mu (>= 0) */
+    double max_gap;           /* max of (mu* - mu) / mu */
+    double mean_range;        /* mean measured range r of P over a square */
+    double max_range;
+    double max_holder_range;  /* max of 2 beta_1 beta_2 */
+} skit_mra_lemma41;
+
+/* Lemma 4.1 on every square of side s of P = scale Q K^T: mu* = mean of
+ * exp(P) over the square, mu = exp(mean of P); 0 <= mu* - mu <= C_r mu with
+ * C_r = 1 + e^r - 2 e^{r/2} = (e^{r/2} - 1)^2. Evaluated in the ratio form
+ * (mu* - mu)/mu = mean(exp(P - mean P)) - 1, so no logit scale overflows.
+ * O(n^2 d) time, O(s n) memory.
+ * Errors: SKIT_EINVAL, SKIT_EDOM (sizes, s, scale), SKIT_ESHAPE (s does not
+ * divide n, ld), SKIT_ENONFINITE, SKIT_ENOMEM. */
+int skit_mra_lemma41_evaluate(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                              size_t ldk, double scale, size_t s, skit_mra_lemma41 *result);
+
+typedef struct skit_mra_prop45 {
+    double measured;  /* ||A_hat - A||_F / ||A||_F, A = exp(P) unnormalised */
+    double bound;     /* right-hand side of Proposition 4.5 */
+    double range;     /* r: max over squares of the range of P in the square */
+    double log_delta; /* log of delta, the m_1-th largest mu_{b,x,y} */
+    size_t refined;   /* m_1 */
+    int holds;        /* measured <= bound (with a 1e-12 relative allowance) */
+} skit_mra_prop45;
+
+/* Proposition 4.5 for R = {b, 1}: the m1 squares with the largest
+ * mu_{b,x,y} = exp(mean P) (Algorithm 1, no row normalisation) are exact,
+ * the others are mu; the measured relative Frobenius error of the
+ * unnormalised A_hat against A = exp(P) and the bound
+ * sqrt((n^2 - m1 b^2) C_{2r} delta^2 / sum exp(2P)), all in a shifted log
+ * domain so that nothing overflows. O(n^2 d) time, O(b n + (n/b)^2) memory.
+ * Errors: SKIT_EINVAL, SKIT_EDOM (sizes, b, m1 > (n/b)^2, scale),
+ * SKIT_ESHAPE, SKIT_ENONFINITE, SKIT_ENOMEM. */
+int skit_mra_prop45_evaluate(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                             size_t ldk, double scale, size_t b, size_t m1,
+                             skit_mra_prop45 *result);
+
+/* ---- structured synthetic inputs and user inputs (M6) ------------------ */
+
+typedef struct skit_attention_synthetic {
+    /* Locality: Q and K share a smooth latent sequence (Gaussian AR(1) along
+     * the tokens, correlation exp(-|i-j|/correlation_length)); 0 = i.i.d.
+     * tokens (no locality) [16]. */
+    double correlation_length;
+    /* Weight of i.i.d. token noise added to the smooth part (separately for
+     * Q and K), relative to it: 0 = perfectly smooth [0.3]. */
+    double noise;
+    /* beta > 0: with scale 1/sqrt(d) a token's logit with itself is about
+     * beta, so larger beta = lower temperature = lower entropy [4]. */
+    double inverse_temperature;
+    /* "Sink" keys every query attends to (vertical stripes of S): this many
+     * random key positions get an extra logit of sink_strength * beta [0, 1]. */
+    size_t sinks;
+    double sink_strength;
+    /* V: the same AR(1) smoothness with this correlation length plus unit
+     * i.i.d. noise, and a common offset of value_mean [16, 0.5]. */
+    double value_correlation_length;
+    double value_mean;
+    uint64_t seed; /* [1] */
+} skit_attention_synthetic;
+
+void skit_attention_synthetic_init(skit_attention_synthetic *spec);
+
+/* Fill Q, K (n x d) and V (n x dv) from the spec; the same spec and sizes
+ * give the same numbers on every platform and thread count. Any of q, k, v
+ * may be NULL to skip it (the others are unchanged).
+ * Errors: SKIT_EINVAL (NULL spec), SKIT_EDOM (n, d, dv = 0; a parameter
+ * negative or not finite; inverse_temperature <= 0), SKIT_ESHAPE. */
+int skit_attention_synthetic_generate(const skit_attention_synthetic *spec, size_t n, size_t d,
+                                      size_t dv, double *q, size_t ldq, double *k, size_t ldk,
+                                      double *v, size_t ldv);
+
+/* Find the inverse temperature whose generated Q, K have mean row entropy
+ * `target` (nats, with scale 1/sqrt(d)) by bisection on log beta
+ * (entropy falls monotonically as beta grows); spec->inverse_temperature is
+ * set to it and *entropy (optional) receives the entropy reached.
+ * Errors: as generate, SKIT_EDOM (target outside (0, log n)), SKIT_ENOCONV
+ * (target not bracketed by beta in [1e-3, 1e4]), SKIT_ENOMEM. */
+int skit_attention_synthetic_for_entropy(skit_attention_synthetic *spec, size_t n, size_t d,
+                                         double target, double *entropy);
+
+/* Load Q, K, V from .npy files (2-D, float64 or float32, either order) and
+ * check that they fit: Q and K n x d, V n x dv with the same n. On error
+ * nothing is returned (all three are freed).
+ * Errors: those of skit_npy_read, SKIT_ESHAPE (a 1-D array, different row
+ * counts, Q and K of different widths, an empty axis). */
+int skit_attention_read_npy(const char *q_path, const char *k_path, const char *v_path,
+                            skit_matrix *q, skit_matrix *k, skit_matrix *v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SKIT_ATTENTION_H */

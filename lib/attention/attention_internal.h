@@ -1,0 +1,123 @@
+/* attention_internal.h — pieces shared by the sources in lib/attention; not installed. */
+#ifndef SKIT_ATTENTION_INTERNAL_H
+#define SKIT_ATTENTION_INTERNAL_H
+
+#include <stdint.h>
+
+#include "core/internal.h"
+#include "skit/attention.h"
+
+/* OpenBLAS (0.3.x) runs a GEMM of at most 2^18 multiply-adds on the calling
+ * thread; larger ones go to its own thread pool. Loops that call GEMMs from
+ * inside an OpenMP region therefore stay below this size, or run serially
+ * and let OpenBLAS thread each GEMM: never both at once (oversubscription,
+ * and the pthread build serialises concurrent threaded calls). */
+#define ATTN_GEMM_SERIAL_LIMIT 262144.0
+
+/* Number of OpenMP threads a plan may use (1 without OpenMP). */
+int attn_max_threads(void);
+int attn_thread_id(void);
+
+/* Tile side for a dense sweep with head dimension d and value dimension dv:
+ * the largest power of two in [16, 64] whose tile GEMMs stay on one thread;
+ * *parallel is 1 if OpenMP over query tiles is safe (see above). */
+size_t attn_dense_tile(size_t d, size_t dv, int *parallel);
+
+/* The block-sparse online-softmax sweep every tiled method shares.
+ * For each query tile X (rows X*t .. X*t+t-1 of an n-token sequence, the
+ * last tile may be shorter) and each key tile Y in its list, it computes
+ * T = scale Q_X K_Y^T (one GEMM), drops excluded entries (key weight 0, or
+ * |i - j| > band), and folds them into per-row running state:
+ *   m[i]   = max logit seen (-inf if none),
+ *   den[i] = sum_j w_j exp(P_ij - m[i] - bias),
+ *   num[i,:] = sum_j w_j exp(P_ij - m[i] - bias) V_j   (one GEMM per tile),
+ *   lsum[i] = sum_j w_j exp(P_ij - m[i] - bias) P_ij   (optional, entropy),
+ * rescaling the old state whenever m[i] grows (flash-attention style).
+ * Nothing is normalised: callers divide num by den or merge several sweeps
+ * with their own shifts. */
+typedef struct attn_sweep {
+    size_t n, d, dv, t;
+    const double *q, *k, *v; /* v may be NULL when dv = 0 */
+    size_t ldq, ldk, ldv;
+    double scale, bias;
+    const double *key_weight; /* n weights >= 0 (0 excludes the key) or NULL = all 1 */
+    long band;                /* >= 0: only |i - j| <= band; < 0: no band */
+    const size_t *row_ptr;    /* CSR over query tiles (ceil(n/t) + 1) or NULL = dense */
+    const uint32_t *cols;     /* key tile indices, ascending within a row */
+    double *num;              /* n x dv, ldnum >= n (may be NULL when dv = 0) */
+    size_t ldnum;
+    double *m, *den, *lsum;   /* n each; lsum may be NULL */
+    double *work;             /* threads * ATTN_SWEEP_WORK(t) doubles */
+    int threads, parallel;
+} attn_sweep;
+
+#define ATTN_SWEEP_WORK(t) ((t) * (t) + 3 * (t))
+void attn_sweep_run(const attn_sweep *s);
+/* y[i, :] = num[i, :] / den[i]; rows with den = 0 or a 0 in mask become 0.
+ * num may alias y (same ld). */
+void attn_normalise(size_t n, size_t dv, const double *num, size_t ldnum, const double *den,
+                    const unsigned char *mask, double *y, size_t ldy);
+
+/* Argument checks shared by the public functions. */
+int attn_check_qk(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                  size_t ldk);
+int attn_check_v(size_t n, size_t dv, const double *v, size_t ldv);
+int attn_check_out(size_t n, size_t dv, const double *y, size_t ldy, const char *name);
+int attn_check_scale(double scale);
+
+/* Row-wise softmax of a rows x cols column-major block in place; columns
+ * with col_ok[j] = 0 get 0 (col_ok NULL = all valid); rows without a valid
+ * column become 0. */
+void attn_softmax_rows(size_t rows, size_t cols, double *a, size_t lda,
+                       const unsigned char *col_ok, double *rowmax_scratch);
+
+/* Top-M selection by a total order: orders idx[0..count) so that its first
+ * M entries are the M best by (key desc, index asc). key[idx] may be -inf
+ * (never NaN). */
+void attn_select_top(uint32_t *idx, size_t count, size_t m, const double *key);
+
+/* ---- plans ------------------------------------------------------------- */
+
+#define ATTN_MAX_BLOCKS 160
+
+struct skit_attention_plan {
+    skit_attention_options o;
+    size_t n, d, dv;
+    double scale;
+    int threads;
+    size_t bytes;
+    int alloc_status; /* status of the last failed attn_plan_alloc */
+    size_t nblocks;
+    void *blocks[ATTN_MAX_BLOCKS];
+    skit_attention_stats *stats; /* written by execute */
+    void *impl;
+    int (*execute)(const skit_attention_plan *plan, const double *q, size_t ldq,
+                   const double *k, size_t ldk, const double *v, size_t ldv,
+                   const unsigned char *mask, double *y, size_t ldy);
+};
+
+/* Allocation owned by the plan (freed by destroy, counted in its memory);
+ * refuses requests beyond available memory before allocating. NULL with
+ * the error raised and plan->alloc_status set on failure. */
+void *attn_plan_alloc(skit_attention_plan *plan, size_t count, size_t size);
+
+/* Method constructors: fill plan->impl / plan->execute using
+ * attn_plan_alloc. Arguments are already validated except method-specific
+ * options. */
+int attn_mra_create(skit_attention_plan *plan);
+int attn_exact_create(skit_attention_plan *plan);
+int attn_lowrank_create(skit_attention_plan *plan);
+int attn_topk_create(skit_attention_plan *plan);
+int attn_nystrom_create(skit_attention_plan *plan);
+int attn_linformer_create(skit_attention_plan *plan);
+int attn_performer_create(skit_attention_plan *plan);
+int attn_window_create(skit_attention_plan *plan);
+int attn_bigbird_create(skit_attention_plan *plan);
+
+/* Block means of the valid rows of x (n x d) over blocks of s tokens into
+ * out (n/s x d, ld n/s); counts (n/s) receive the valid token counts; with
+ * sums != 0 the block sums instead of means. */
+void attn_block_means(size_t n, size_t d, const double *x, size_t ldx, size_t s,
+                      const unsigned char *mask, int sums, double *out, double *counts);
+
+#endif

@@ -1,0 +1,1284 @@
+/* test_attention.c — exact attention against a naive n x n softmax, MRA-2 /
+ * MRA-2-s against exact attention (whole budget) and against an independent
+ * dense reference of Algorithm 1 (partial budgets), shift invariance, large
+ * logit scales, masks, baselines in their exact limits, the frame and Haar
+ * transforms, Lemma 4.1 / Proposition 4.5 evaluators, synthetic inputs, and
+ * every documented error code. */
+#include "config.h"
+
+#include <unistd.h>
+
+#include "check_util.h"
+
+/* ---- references ------------------------------------------------------------ */
+
+/* Naive softmax attention with the documented mask semantics. */
+static void naive_attention(size_t n, size_t d, size_t dv, const double *q, const double *k,
+                            const double *v, double scale, const unsigned char *mask, double *y)
+{
+    double *row = malloc(n * sizeof *row);
+    for (size_t i = 0; i < n; i++) {
+        double mx = -INFINITY;
+        for (size_t j = 0; j < n; j++) {
+            double p = 0;
+            for (size_t c = 0; c < d; c++) p += q[i + c * n] * k[j + c * n];
+            row[j] = scale * p;
+            if ((!mask || mask[j]) && row[j] > mx) mx = row[j];
+        }
+        double sum = 0;
+        for (size_t j = 0; j < n; j++) {
+            row[j] = (!mask || mask[j]) ? exp(row[j] - mx) : 0.0;
+            sum += row[j];
+        }
+        for (size_t c = 0; c < dv; c++) {
+            double acc = 0;
+            for (size_t j = 0; j < n; j++) acc += row[j] * v[j + c * n];
+            y[i + c * n] = (mask && !mask[i]) || sum == 0 ? 0.0 : acc / sum;
+        }
+    }
+    free(row);
+}
+
+typedef struct ref_options {
+    size_t L, scales[8], bpr[8], diag;
+    int per_row, first, sparse;
+} ref_options;
+
+/* Independent dense reference of Algorithm 1 + the merged softmax: every
+ * entry (i, j) gets the logit of the level where its square stops being
+ * refined (the mean of P over the valid entries of the square), or none. */
+static void naive_mra(size_t n, size_t d, size_t dv, const double *q, const double *k,
+                      const double *v, double scale, const unsigned char *mask,
+                      const ref_options *o, double *y)
+{
+    double *P = malloc(n * n * sizeof *P), *A = malloc(n * n * sizeof *A);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            double p = 0;
+            for (size_t c = 0; c < d; c++) p += q[i + c * n] * k[j + c * n];
+            P[i + j * n] = scale * p;
+            A[i + j * n] = NAN; /* unassigned */
+        }
+    /* cand/refined flags for the current level, rows x rows */
+    size_t rows = n / o->scales[0];
+    unsigned char *cand = calloc(rows * rows, 1);
+    memset(cand, 1, rows * rows);
+    for (size_t l = 0; l < o->L; l++) {
+        size_t s = o->scales[l];
+        rows = n / s;
+        double *lg = malloc(rows * rows * sizeof *lg);
+        for (size_t x = 0; x < rows; x++)
+            for (size_t yy = 0; yy < rows; yy++) {
+                double sum = 0;
+                size_t cnt = 0;
+                for (size_t i = x * s; i < x * s + s; i++)
+                    for (size_t j = yy * s; j < yy * s + s; j++)
+                        if (!mask || (mask[i] && mask[j])) {
+                            sum += P[i + j * n];
+                            cnt++;
+                        }
+                lg[x + yy * rows] = cnt ? sum / (double)cnt : -INFINITY;
+            }
+        unsigned char *ref = calloc(rows * rows, 1);
+        if (l + 1 < o->L) {
+            /* scores */
+            double *sc = malloc(rows * rows * sizeof *sc);
+            double lo = 0;
+            for (size_t x = 0; x < rows; x++) {
+                double mx = -INFINITY;
+                for (size_t yy = 0; yy < rows; yy++)
+                    if (cand[x + yy * rows] && lg[x + yy * rows] > mx) mx = lg[x + yy * rows];
+                for (size_t yy = 0; yy < rows; yy++) {
+                    double v0 = lg[x + yy * rows];
+                    double s0 = (mx == -INFINITY || v0 == -INFINITY) ? -INFINITY : v0 - mx;
+                    sc[x + yy * rows] = cand[x + yy * rows] ? s0 : NAN;
+                    if (cand[x + yy * rows] && s0 < lo) lo = s0;
+                }
+            }
+            for (size_t x = 0; x < rows; x++)
+                for (size_t yy = 0; yy < rows; yy++) {
+                    size_t dist = x > yy ? x - yy : yy - x;
+                    int prior = (o->diag && dist < o->diag) || (o->first && (x == 0 || yy == 0));
+                    if (cand[x + yy * rows] && prior && sc[x + yy * rows] != -INFINITY)
+                        sc[x + yy * rows] += 1.0 - lo;
+                }
+            /* greedy: repeatedly take the best remaining (ties: never in these tests) */
+            size_t total = 0;
+            for (size_t t = 0; t < rows * rows; t++) total += cand[t];
+            if (o->per_row) {
+                for (size_t x = 0; x < rows; x++)
+                    for (size_t took = 0; took < o->bpr[l]; took++) {
+                        double best = -INFINITY;
+                        size_t arg = SIZE_MAX;
+                        for (size_t yy = 0; yy < rows; yy++) {
+                            size_t id = x + yy * rows;
+                            if (cand[id] && !ref[id] && (arg == SIZE_MAX || sc[id] > best)) {
+                                best = sc[id];
+                                arg = id;
+                            }
+                        }
+                        if (arg == SIZE_MAX) break;
+                        ref[arg] = 1;
+                    }
+            } else {
+                size_t M = rows * o->bpr[l];
+                if (M > total) M = total;
+                for (size_t took = 0; took < M; took++) {
+                    double best = -INFINITY;
+                    size_t arg = SIZE_MAX;
+                    /* ties go to the first in row-major order */
+                    for (size_t x = 0; x < rows; x++)
+                        for (size_t yy = 0; yy < rows; yy++) {
+                            size_t id = x + yy * rows;
+                            if (cand[id] && !ref[id] && (arg == SIZE_MAX || sc[id] > best)) {
+                                best = sc[id];
+                                arg = id;
+                            }
+                        }
+                    ref[arg] = 1;
+                }
+            }
+            free(sc);
+        }
+        /* assign unrefined candidates of this level */
+        int contributes = !o->sparse || l + 1 == o->L;
+        for (size_t x = 0; x < rows; x++)
+            for (size_t yy = 0; yy < rows; yy++) {
+                size_t id = x + yy * rows;
+                if (!cand[id] || ref[id] || !contributes) continue;
+                for (size_t i = x * s; i < x * s + s; i++)
+                    for (size_t j = yy * s; j < yy * s + s; j++) A[i + j * n] = lg[id];
+            }
+        /* children of refined squares are the next level's candidates */
+        if (l + 1 < o->L) {
+            size_t r = s / o->scales[l + 1], nrows = rows * r;
+            unsigned char *next = calloc(nrows * nrows, 1);
+            for (size_t x = 0; x < rows; x++)
+                for (size_t yy = 0; yy < rows; yy++)
+                    if (ref[x + yy * rows])
+                        for (size_t a = 0; a < r; a++)
+                            for (size_t c = 0; c < r; c++) next[(x * r + a) + (yy * r + c) * nrows] = 1;
+            free(cand);
+            cand = next;
+        }
+        free(ref);
+        free(lg);
+    }
+    free(cand);
+    /* softmax of the assigned logits over valid keys */
+    for (size_t i = 0; i < n; i++) {
+        double mx = -INFINITY;
+        for (size_t j = 0; j < n; j++)
+            if ((!mask || mask[j]) && !isnan(A[i + j * n]) && A[i + j * n] > mx) mx = A[i + j * n];
+        double sum = 0;
+        for (size_t j = 0; j < n; j++) {
+            double a = A[i + j * n];
+            P[j] = ((!mask || mask[j]) && !isnan(a) && a != -INFINITY) ? exp(a - mx) : 0.0;
+            sum += P[j];
+        }
+        for (size_t c = 0; c < dv; c++) {
+            double acc = 0;
+            for (size_t j = 0; j < n; j++) acc += P[j] * v[j + c * n];
+            y[i + c * n] = (mask && !mask[i]) || sum == 0 ? 0.0 : acc / sum;
+        }
+    }
+    free(P);
+    free(A);
+}
+
+/* Runs a plan, returns the relative L-inf error against ref (n x dv, ld n). */
+static double run_plan(const skit_attention_options *o, size_t n, size_t d, size_t dv,
+                       const double *q, const double *k, const double *v,
+                       const unsigned char *mask, const double *ref)
+{
+    skit_attention_plan *plan = NULL;
+    TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, o));
+    double *y = tu_alloc(n * dv);
+    TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, mask, y, n));
+    double err = tu_rel_error(y, ref, n * dv);
+    skit_free(y);
+    skit_attention_plan_destroy(plan);
+    return err;
+}
+
+static unsigned char *random_mask(skit_rng *rng, size_t n, double keep)
+{
+    unsigned char *m = malloc(n);
+    for (size_t i = 0; i < n; i++) m[i] = skit_rng_uniform(rng) < keep;
+    return m;
+}
+
+/* ---- exact attention ------------------------------------------------------- */
+
+START_TEST(test_exact_matches_naive)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    size_t sizes[64], count = 0;
+    for (size_t n = 1; n <= 40; n++) sizes[count++] = n;
+    const size_t extra[] = {63, 64, 65, 97, 100, 127, 128, 129, 211, 256, 331};
+    for (size_t t = 0; t < sizeof extra / sizeof *extra; t++) sizes[count++] = extra[t];
+    for (size_t t = 0; t < count; t++) {
+        size_t n = sizes[t], d = 1 + skit_rng_below(&rng, 70), dv = 1 + skit_rng_below(&rng, 9);
+        double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv);
+        double *y = tu_alloc(n * dv), *ref = tu_alloc(n * dv);
+        double scale = 1.0 / sqrt((double)d);
+        naive_attention(n, d, dv, q, k, v, scale, NULL, ref);
+        TU_EXPECT_OK(skit_attention_exact(n, d, dv, q, n, k, n, v, n, scale, NULL, y, n));
+        double err = tu_rel_error(y, ref, n * dv);
+        ck_assert_msg(err < 1e-12, "n=%zu d=%zu dv=%zu err=%g seed=%llu", n, d, dv, err,
+                      (unsigned long long)seed);
+        skit_free(q);
+        skit_free(k);
+        skit_free(v);
+        skit_free(y);
+        skit_free(ref);
+    }
+}
+END_TEST
+
+START_TEST(test_exact_leading_dimensions_and_wide_heads)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    /* d = 300 takes the serial (OpenBLAS-threaded) path with larger tiles */
+    const size_t ds[] = {300, 5};
+    for (size_t t = 0; t < 2; t++) {
+        size_t n = 131, d = ds[t], dv = 7, ld = n + 3;
+        double *q = tu_random(&rng, ld * d), *k = tu_random(&rng, ld * d), *v = tu_random(&rng, ld * dv);
+        double *qc = tu_alloc(n * d), *kc = tu_alloc(n * d), *vc = tu_alloc(n * dv);
+        for (size_t c = 0; c < d; c++)
+            for (size_t i = 0; i < n; i++) {
+                qc[i + c * n] = q[i + c * ld];
+                kc[i + c * n] = k[i + c * ld];
+            }
+        for (size_t c = 0; c < dv; c++)
+            for (size_t i = 0; i < n; i++) vc[i + c * n] = v[i + c * ld];
+        double *y = tu_alloc(ld * dv), *ref = tu_alloc(n * dv);
+        naive_attention(n, d, dv, qc, kc, vc, 0.05, NULL, ref);
+        TU_EXPECT_OK(skit_attention_exact(n, d, dv, q, ld, k, ld, v, ld, 0.05, NULL, y, ld));
+        for (size_t c = 0; c < dv; c++)
+            for (size_t i = 0; i < n; i++)
+                ck_assert_msg(fabs(y[i + c * ld] - ref[i + c * n]) < 1e-12, "d=%zu", d);
+        skit_free(q); skit_free(k); skit_free(v); skit_free(qc); skit_free(kc); skit_free(vc);
+        skit_free(y); skit_free(ref);
+    }
+}
+END_TEST
+
+START_TEST(test_exact_masks)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    const size_t sizes[] = {1, 2, 7, 33, 64, 97, 130};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        size_t n = sizes[t], d = 8, dv = 3;
+        double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv);
+        double *y = tu_alloc(n * dv), *ref = tu_alloc(n * dv);
+        unsigned char *mask = random_mask(&rng, n, 0.7);
+        naive_attention(n, d, dv, q, k, v, 0.3, mask, ref);
+        TU_EXPECT_OK(skit_attention_exact(n, d, dv, q, n, k, n, v, n, 0.3, mask, y, n));
+        ck_assert(tu_rel_error(y, ref, n * dv) < 1e-12);
+        for (size_t i = 0; i < n; i++)
+            if (!mask[i])
+                for (size_t c = 0; c < dv; c++) ck_assert(y[i + c * n] == 0.0);
+        /* all keys masked: every row is 0 */
+        memset(mask, 0, n);
+        TU_EXPECT_OK(skit_attention_exact(n, d, dv, q, n, k, n, v, n, 0.3, mask, y, n));
+        for (size_t i = 0; i < n * dv; i++) ck_assert(y[i] == 0.0);
+        free(mask);
+        skit_free(q); skit_free(k); skit_free(v); skit_free(y); skit_free(ref);
+    }
+}
+END_TEST
+
+START_TEST(test_exact_huge_logits_finite)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    size_t n = 200, d = 16, dv = 4;
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv);
+    double *y = tu_alloc(n * dv), *ref = tu_alloc(n * dv);
+    const double scales[] = {30.0 / sqrt(16.0), 300.0, 1e6};
+    for (size_t t = 0; t < 3; t++) {
+        naive_attention(n, d, dv, q, k, v, scales[t], NULL, ref);
+        TU_EXPECT_OK(skit_attention_exact(n, d, dv, q, n, k, n, v, n, scales[t], NULL, y, n));
+        for (size_t i = 0; i < n * dv; i++) ck_assert(isfinite(y[i]));
+        ck_assert(tu_rel_error(y, ref, n * dv) < 1e-9);
+    }
+    skit_free(q); skit_free(k); skit_free(v); skit_free(y); skit_free(ref);
+}
+END_TEST
+
+START_TEST(test_matrix_entropy_relative_error)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    size_t n = 45, d = 6;
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d);
+    double *s = tu_alloc(n * n), *h = tu_alloc(n);
+    unsigned char *mask = random_mask(&rng, n, 0.8);
+    mask[0] = 1;
+    TU_EXPECT_OK(skit_attention_matrix(n, d, q, n, k, n, 0.7, mask, s, n));
+    double mean;
+    TU_EXPECT_OK(skit_attention_entropy(n, d, q, n, k, n, 0.7, mask, h, &mean));
+    double total = 0;
+    size_t rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0, ent = 0;
+        for (size_t j = 0; j < n; j++) {
+            double p = s[i + j * n];
+            ck_assert(p >= 0);
+            if (!mask[j] || !mask[i]) ck_assert(p == 0.0);
+            sum += p;
+            if (p > 0) ent -= p * log(p);
+        }
+        if (mask[i]) {
+            ck_assert_msg(fabs(sum - 1) < 1e-13, "row %zu sums to %g", i, sum);
+            ck_assert_msg(fabs(ent - h[i]) < 1e-11, "entropy %g vs %g", ent, h[i]);
+            total += ent;
+            rows++;
+        } else {
+            ck_assert(h[i] == 0.0);
+        }
+    }
+    ck_assert(fabs(total / (double)rows - mean) < 1e-11);
+    /* uniform attention: entropy log n */
+    memset(q, 0, n * d * sizeof *q);
+    TU_EXPECT_OK(skit_attention_entropy(n, d, q, n, k, n, 1.0, NULL, NULL, &mean));
+    ck_assert(fabs(mean - log((double)n)) < 1e-12);
+    double a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 6}, err;
+    TU_EXPECT_OK(skit_attention_relative_error(2, 2, b, 2, a, 2, &err));
+    ck_assert(fabs(err - 2.0 / sqrt(30.0)) < 1e-15);
+    free(mask);
+    skit_free(q); skit_free(k); skit_free(s); skit_free(h);
+}
+END_TEST
+
+/* ---- MRA ------------------------------------------------------------------- */
+
+static void set_levels(skit_attention_options *o, size_t L, const size_t *scales)
+{
+    o->levels = L;
+    for (size_t l = 0; l < L; l++) o->scales[l] = scales[l];
+}
+
+START_TEST(test_mra_full_budget_equals_exact)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    struct {
+        size_t n, L, scales[4];
+    } cases[] = {{32, 2, {4, 1}},     {64, 2, {8, 1}},       {96, 2, {32, 1}},
+                 {128, 2, {16, 1}},   {64, 3, {16, 4, 1}},   {128, 3, {32, 8, 1}},
+                 {96, 4, {16, 8, 2, 1}}, {256, 2, {32, 1}},  {192, 3, {64, 2, 1}}};
+    for (size_t t = 0; t < sizeof cases / sizeof *cases; t++)
+        for (int method = SKIT_ATTENTION_MRA2; method <= SKIT_ATTENTION_MRA2_SPARSE; method++)
+            for (int sel = 0; sel < 2; sel++)
+                for (int masked = 0; masked < 2; masked++) {
+                    size_t n = cases[t].n, d = 1 + skit_rng_below(&rng, 20), dv = 1 + skit_rng_below(&rng, 5);
+                    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d),
+                           *v = tu_random(&rng, n * dv), *ref = tu_alloc(n * dv);
+                    unsigned char *mask = masked ? random_mask(&rng, n, 0.75) : NULL;
+                    double scale = 0.5;
+                    naive_attention(n, d, dv, q, k, v, scale, mask, ref);
+                    skit_attention_options o;
+                    skit_attention_options_init(&o, method);
+                    o.scale = scale;
+                    o.selection = sel;
+                    set_levels(&o, cases[t].L, cases[t].scales);
+                    for (size_t l = 0; l + 1 < cases[t].L; l++) o.blocks_per_row[l] = n / cases[t].scales[l];
+                    double err = run_plan(&o, n, d, dv, q, k, v, mask, ref);
+                    ck_assert_msg(err < 1e-10, "case %zu method %d sel %d mask %d: err %g seed %llu", t,
+                                  method, sel, masked, err, (unsigned long long)seed);
+                    free(mask);
+                    skit_free(q); skit_free(k); skit_free(v); skit_free(ref);
+                }
+}
+END_TEST
+
+START_TEST(test_mra_partial_budget_matches_reference)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    struct {
+        size_t n, L, scales[4];
+    } cases[] = {{64, 2, {8, 1}}, {128, 2, {16, 1}}, {96, 2, {32, 1}}, {128, 3, {32, 8, 1}},
+                 {128, 3, {16, 4, 1}}, {64, 4, {16, 8, 2, 1}}, {128, 3, {32, 4, 2}}};
+    for (size_t t = 0; t < sizeof cases / sizeof *cases; t++)
+        for (int rep = 0; rep < 6; rep++) {
+            size_t n = cases[t].n, L = cases[t].L, d = 2 + skit_rng_below(&rng, 12), dv = 3;
+            double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d),
+                   *v = tu_random(&rng, n * dv), *ref = tu_alloc(n * dv);
+            /* smooth-ish rows so coarse squares differ meaningfully */
+            skit_attention_options o;
+            int method = rep % 2 ? SKIT_ATTENTION_MRA2_SPARSE : SKIT_ATTENTION_MRA2;
+            skit_attention_options_init(&o, method);
+            o.scale = 0.8;
+            o.selection = (rep / 2) % 2;
+            o.diagonal_prior = rep >= 4 ? 2 : 0;
+            o.first_block_prior = rep == 5;
+            set_levels(&o, L, cases[t].scales);
+            ref_options ro = {.L = L, .diag = o.diagonal_prior, .per_row = o.selection,
+                              .first = o.first_block_prior, .sparse = rep % 2};
+            for (size_t l = 0; l < L; l++) ro.scales[l] = cases[t].scales[l];
+            for (size_t l = 0; l + 1 < L; l++) {
+                size_t rows = n / cases[t].scales[l];
+                o.blocks_per_row[l] = ro.bpr[l] = 1 + skit_rng_below(&rng, rows > 2 ? rows / 2 : 1);
+            }
+            naive_mra(n, d, dv, q, k, v, o.scale, NULL, &ro, ref);
+            double err = run_plan(&o, n, d, dv, q, k, v, NULL, ref);
+            ck_assert_msg(err < 1e-10, "case %zu rep %d: err %g seed %llu", t, rep, err,
+                          (unsigned long long)seed);
+            skit_free(q); skit_free(k); skit_free(v); skit_free(ref);
+        }
+}
+END_TEST
+
+START_TEST(test_mra_masked_partial_matches_reference)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (int rep = 0; rep < 8; rep++) {
+        size_t n = 128, d = 6, dv = 2;
+        double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv),
+               *ref = tu_alloc(n * dv);
+        unsigned char *mask = random_mask(&rng, n, 0.8);
+        /* a fully masked block exercises empty squares */
+        memset(mask + 16, 0, 16);
+        skit_attention_options o;
+        skit_attention_options_init(&o, rep % 2 ? SKIT_ATTENTION_MRA2_SPARSE : SKIT_ATTENTION_MRA2);
+        o.scale = 0.7;
+        o.block = 16;
+        o.blocks_per_row[0] = 2; /* well below the 7 valid key blocks per row */
+        o.selection = rep / 4;
+        ref_options ro = {.L = 2, .scales = {16, 1}, .bpr = {2}, .per_row = (int)o.selection,
+                          .sparse = rep % 2};
+        naive_mra(n, d, dv, q, k, v, o.scale, mask, &ro, ref);
+        double err = run_plan(&o, n, d, dv, q, k, v, mask, ref);
+        ck_assert_msg(err < 1e-10, "rep %d err %g seed %llu", rep, err, (unsigned long long)seed);
+        free(mask);
+        skit_free(q); skit_free(k); skit_free(v); skit_free(ref);
+    }
+}
+END_TEST
+
+START_TEST(test_mra_coarse_logits_are_block_means)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    const size_t ss[] = {1, 2, 4, 8, 16, 48};
+    size_t n = 96, d = 7;
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d);
+    for (size_t t = 0; t < sizeof ss / sizeof *ss; t++) {
+        size_t s = ss[t], rows = n / s;
+        double *c = tu_alloc(rows * rows);
+        TU_EXPECT_OK(skit_mra_coarse_logits(n, d, q, n, k, n, 0.9, s, NULL, c, rows));
+        for (size_t x = 0; x < rows; x++)
+            for (size_t y = 0; y < rows; y++) {
+                double sum = 0;
+                for (size_t i = x * s; i < x * s + s; i++)
+                    for (size_t j = y * s; j < y * s + s; j++) {
+                        double p = 0;
+                        for (size_t cc = 0; cc < d; cc++) p += q[i + cc * n] * k[j + cc * n];
+                        sum += 0.9 * p;
+                    }
+                double mean = sum / (double)(s * s);
+                ck_assert_msg(fabs(c[x + y * rows] - mean) < 1e-12 * (1 + fabs(mean)), "s=%zu", s);
+            }
+        skit_free(c);
+    }
+    skit_free(q);
+    skit_free(k);
+}
+END_TEST
+
+START_TEST(test_mra_shift_invariance)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    size_t n = 128, d = 8, dv = 3;
+    double *q = tu_random(&rng, n * (d + 1)), *k = tu_random(&rng, n * (d + 1)),
+           *v = tu_random(&rng, n * dv);
+    double *y0 = tu_alloc(n * dv), *y1 = tu_alloc(n * dv);
+    for (int method = 0; method < SKIT_ATTENTION_METHOD_COUNT; method++) {
+        if (method != SKIT_ATTENTION_MRA2 && method != SKIT_ATTENTION_MRA2_SPARSE &&
+            method != SKIT_ATTENTION_EXACT && method != SKIT_ATTENTION_WINDOW &&
+            method != SKIT_ATTENTION_BIGBIRD)
+            continue;
+        skit_attention_options o;
+        skit_attention_options_init(&o, method);
+        o.block = 16;
+        o.blocks_per_row[0] = 3;
+        o.window = method == SKIT_ATTENTION_WINDOW ? 9 : 1;
+        o.scale = 0.6;
+        skit_attention_plan *plan;
+        TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y0, n));
+        skit_attention_plan_destroy(plan);
+        const double biases[] = {-30.0, 25.0};
+        for (size_t b = 0; b < 2; b++) {
+            o.shift_bias = biases[b];
+            TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+            TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y1, n));
+            skit_attention_plan_destroy(plan);
+            ck_assert_msg(tu_rel_error(y1, y0, n * dv) < 1e-12, "method %d bias %g", method,
+                          biases[b]);
+        }
+    }
+    /* a constant added to every logit of a row (extra feature: q = c_i / scale,
+     * k = 1) changes nothing: softmax is shift invariant, including the merge
+     * of MRA-2's levels (the square means shift by the same c_i) */
+    for (int method = SKIT_ATTENTION_MRA2; method <= SKIT_ATTENTION_MRA2_SPARSE; method++) {
+        skit_attention_options o;
+        skit_attention_options_init(&o, method);
+        o.block = 16;
+        o.blocks_per_row[0] = 3;
+        o.scale = 0.6;
+        skit_attention_plan *plan;
+        TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d + 1, dv, &o));
+        for (size_t i = 0; i < n; i++) {
+            q[i + d * n] = 0.0;
+            k[i + d * n] = 1.0;
+        }
+        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y0, n));
+        /* constant over each query block of 16: MRA's coarse logits are block
+         * means, so per-token shifts inside a block are not an invariance */
+        for (size_t i = 0; i < n; i++) q[i + d * n] = (double)(((i / 16) * 37) % 11) * 40.0 / 0.6;
+        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y1, n));
+        skit_attention_plan_destroy(plan);
+        ck_assert_msg(tu_rel_error(y1, y0, n * dv) < 1e-11, "method %d row shift", method);
+    }
+    skit_free(q); skit_free(k); skit_free(v); skit_free(y0); skit_free(y1);
+}
+END_TEST
+
+START_TEST(test_mra_30x_logit_scale_finite)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    size_t n = 256, d = 16, dv = 4;
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv);
+    double *y = tu_alloc(n * dv), *ref = tu_alloc(n * dv);
+    double scale = 30.0 / sqrt((double)d);
+    naive_attention(n, d, dv, q, k, v, scale, NULL, ref);
+    for (int method = SKIT_ATTENTION_MRA2; method <= SKIT_ATTENTION_MRA2_SPARSE; method++)
+        for (size_t bpr = 1; bpr <= 8; bpr *= 8) {
+            skit_attention_options o;
+            skit_attention_options_init(&o, method);
+            o.scale = scale;
+            o.blocks_per_row[0] = bpr;
+            skit_attention_plan *plan;
+            TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+            TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
+            for (size_t i = 0; i < n * dv; i++) ck_assert(isfinite(y[i]));
+            if (bpr == 8) ck_assert(tu_rel_error(y, ref, n * dv) < 1e-10);
+            skit_attention_plan_destroy(plan);
+        }
+    skit_free(q); skit_free(k); skit_free(v); skit_free(y); skit_free(ref);
+}
+END_TEST
+
+START_TEST(test_mra_stats_and_memory)
+{
+    size_t n = 256, d = 8, dv = 8;
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv);
+    double *y = tu_alloc(n * dv);
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
+    o.blocks_per_row[0] = 2;
+    skit_attention_plan *plan;
+    TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+    skit_attention_stats st;
+    TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
+    TU_EXPECT_OK(skit_attention_plan_stats(plan, &st));
+    ck_assert_uint_eq(st.levels, 2);
+    ck_assert_uint_eq(st.refined[0], 16); /* 8 block rows x 2 */
+    ck_assert(fabs(st.entries - (64.0 + 16.0 * 1024.0)) < 1e-9);
+    ck_assert(skit_attention_plan_memory(plan) > 0);
+    ck_assert(skit_attention_plan_memory(NULL) == 0);
+    skit_attention_plan_destroy(plan);
+    skit_attention_plan_destroy(NULL);
+    skit_free(q); skit_free(k); skit_free(v); skit_free(y);
+}
+END_TEST
+
+/* ---- baselines ----------------------------------------------------------- */
+
+START_TEST(test_baselines_exact_limits)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t sizes[] = {1, 5, 31, 64, 97};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++)
+        for (int masked = 0; masked < 2; masked++) {
+            size_t n = sizes[t], d = 6, dv = 3;
+            double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv),
+                   *ref = tu_alloc(n * dv);
+            unsigned char *mask = masked ? random_mask(&rng, n, 0.7) : NULL;
+            double scale = 0.4;
+            naive_attention(n, d, dv, q, k, v, scale, mask, ref);
+            struct {
+                int method;
+                double tol;
+            } limits[] = {{SKIT_ATTENTION_EXACT, 1e-12},   {SKIT_ATTENTION_WINDOW, 1e-12},
+                          {SKIT_ATTENTION_BIGBIRD, 1e-12}, {SKIT_ATTENTION_LOWRANK, 1e-9},
+                          {SKIT_ATTENTION_TOPK, 1e-12},    {SKIT_ATTENTION_NYSTROM, 1e-7},
+                          {SKIT_ATTENTION_LINFORMER, 1e-12}};
+            for (size_t m = 0; m < sizeof limits / sizeof *limits; m++) {
+                skit_attention_options o;
+                skit_attention_options_init(&o, limits[m].method);
+                o.scale = scale;
+                o.window = n;            /* window / bigbird: everything */
+                o.block = n < 8 ? n : 8;
+                o.rank = n;              /* full rank / all landmarks / k = n */
+                o.nonzeros = n * n;
+                o.pinv_iterations = 0;   /* SVD pseudo-inverse */
+                o.random_blocks = 0;
+                o.linformer_projection = SKIT_LINFORMER_POOLING;
+                double err = run_plan(&o, n, d, dv, q, k, v, mask, ref);
+                ck_assert_msg(err < limits[m].tol, "%s n=%zu mask=%d err=%g seed=%llu",
+                              skit_attention_method_name(limits[m].method), n, masked, err,
+                              (unsigned long long)seed);
+            }
+            free(mask);
+            skit_free(q); skit_free(k); skit_free(v); skit_free(ref);
+        }
+}
+END_TEST
+
+/* Naive references with explicit patterns for window and top-k. */
+START_TEST(test_window_and_topk_patterns)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    size_t n = 77, d = 5, dv = 2;
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv);
+    double *y = tu_alloc(n * dv), *ref = tu_alloc(n * dv), *s = tu_alloc(n * n);
+    const size_t windows[] = {0, 1, 5, 40};
+    for (size_t t = 0; t < 4; t++) {
+        size_t w = windows[t];
+        for (size_t i = 0; i < n; i++) {
+            double mx = -INFINITY, sum = 0, row[77];
+            for (size_t j = 0; j < n; j++) {
+                double p = 0;
+                for (size_t c = 0; c < d; c++) p += q[i + c * n] * k[j + c * n];
+                size_t dist = i > j ? i - j : j - i;
+                row[j] = dist <= w ? 0.5 * p : -INFINITY;
+                if (row[j] > mx) mx = row[j];
+            }
+            for (size_t j = 0; j < n; j++) sum += row[j] = exp(row[j] - mx);
+            for (size_t c = 0; c < dv; c++) {
+                double acc = 0;
+                for (size_t j = 0; j < n; j++) acc += row[j] * v[j + c * n];
+                ref[i + c * n] = acc / sum;
+            }
+        }
+        skit_attention_options o;
+        skit_attention_options_init(&o, SKIT_ATTENTION_WINDOW);
+        o.scale = 0.5;
+        o.window = w;
+        ck_assert_msg(run_plan(&o, n, d, dv, q, k, v, NULL, ref) < 1e-12, "window %zu", w);
+    }
+    /* top-k keeps exactly the largest entries of S */
+    TU_EXPECT_OK(skit_attention_matrix(n, d, q, n, k, n, 0.5, NULL, s, n));
+    size_t keep = 500;
+    double *sorted = malloc(n * n * sizeof *sorted);
+    memcpy(sorted, s, n * n * sizeof *s);
+    for (size_t a = 0; a < keep; a++) /* partial selection sort: the keep largest */
+        for (size_t b = a + 1; b < n * n; b++)
+            if (sorted[b] > sorted[a]) { double tmp = sorted[a]; sorted[a] = sorted[b]; sorted[b] = tmp; }
+    double thr = sorted[keep - 1];
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < dv; c++) {
+            double acc = 0;
+            for (size_t j = 0; j < n; j++)
+                if (s[i + j * n] >= thr) acc += s[i + j * n] * v[j + c * n];
+            ref[i + c * n] = acc;
+        }
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_TOPK);
+    o.scale = 0.5;
+    o.nonzeros = keep;
+    ck_assert(run_plan(&o, n, d, dv, q, k, v, NULL, ref) < 1e-12);
+    free(sorted);
+    skit_free(q); skit_free(k); skit_free(v); skit_free(y); skit_free(ref); skit_free(s);
+}
+END_TEST
+
+static double plan_error(int method, size_t rank, uint64_t seed, size_t n, size_t d, size_t dv,
+                         const double *q, const double *k, const double *v, const double *ref,
+                         double *out)
+{
+    skit_attention_options o;
+    skit_attention_options_init(&o, method);
+    o.rank = rank;
+    o.seed = seed;
+    skit_attention_plan *plan;
+    TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+    TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, out, n));
+    skit_attention_plan_destroy(plan);
+    double err;
+    TU_EXPECT_OK(skit_attention_relative_error(n, dv, out, n, ref, n, &err));
+    return err;
+}
+
+START_TEST(test_random_baselines_seeded_and_converging)
+{
+    size_t n = 256, d = 16, dv = 4;
+    skit_attention_synthetic spec;
+    skit_attention_synthetic_init(&spec);
+    spec.seed = tu_seed();
+    spec.inverse_temperature = 1.0;
+    double *q = tu_alloc(n * d), *k = tu_alloc(n * d), *v = tu_alloc(n * dv);
+    double *ref = tu_alloc(n * dv), *y1 = tu_alloc(n * dv), *y2 = tu_alloc(n * dv);
+    TU_EXPECT_OK(skit_attention_synthetic_generate(&spec, n, d, dv, q, n, k, n, v, n));
+    TU_EXPECT_OK(skit_attention_exact(n, d, dv, q, n, k, n, v, n, 0.25, NULL, ref, n));
+    const int methods[] = {SKIT_ATTENTION_PERFORMER, SKIT_ATTENTION_LINFORMER, SKIT_ATTENTION_NYSTROM};
+    for (size_t m = 0; m < 3; m++) {
+        double e1 = plan_error(methods[m], 32, 5, n, d, dv, q, k, v, ref, y1);
+        double e2 = plan_error(methods[m], 32, 5, n, d, dv, q, k, v, ref, y2);
+        ck_assert(memcmp(y1, y2, n * dv * sizeof *y1) == 0); /* same seed, same numbers */
+        ck_assert(isfinite(e1) && e1 == e2);
+        if (methods[m] != SKIT_ATTENTION_NYSTROM) {
+            plan_error(methods[m], 32, 6, n, d, dv, q, k, v, ref, y2);
+            ck_assert(memcmp(y1, y2, n * dv * sizeof *y1) != 0);
+        }
+    }
+    /* Performer's estimate converges as features grow (averaged over seeds) */
+    double small = 0, large = 0;
+    for (uint64_t s = 1; s <= 3; s++) {
+        small += plan_error(SKIT_ATTENTION_PERFORMER, 8, s, n, d, dv, q, k, v, ref, y1);
+        large += plan_error(SKIT_ATTENTION_PERFORMER, 2048, s, n, d, dv, q, k, v, ref, y1);
+    }
+    ck_assert_msg(large < 0.4 * small && large / 3 < 0.1, "performer %g -> %g", small / 3, large / 3);
+    /* Nyström with Newton–Schulz iterations approaches the SVD pseudo-inverse */
+    double it = plan_error(SKIT_ATTENTION_NYSTROM, 64, 1, n, d, dv, q, k, v, ref, y1);
+    ck_assert(isfinite(it) && it < 1.0);
+    skit_free(q); skit_free(k); skit_free(v); skit_free(ref); skit_free(y1); skit_free(y2);
+}
+END_TEST
+
+START_TEST(test_budget_needed)
+{
+    size_t n = 64, d = 8, dv = 3;
+    skit_attention_synthetic spec;
+    skit_attention_synthetic_init(&spec);
+    spec.seed = tu_seed();
+    double *q = tu_alloc(n * d), *k = tu_alloc(n * d), *v = tu_alloc(n * dv), *ref = tu_alloc(n * dv),
+           *y = tu_alloc(n * dv), *errors = tu_alloc(n + 1);
+    TU_EXPECT_OK(skit_attention_synthetic_generate(&spec, n, d, dv, q, n, k, n, v, n));
+    double scale = 1.0 / sqrt((double)d);
+    TU_EXPECT_OK(skit_attention_exact(n, d, dv, q, n, k, n, v, n, scale, NULL, ref, n));
+    const double targets[] = {0.1, 0.05, 0.0};
+    size_t needed[3];
+    TU_EXPECT_OK(skit_attention_budget_needed(SKIT_ATTENTION_LOWRANK, n, d, dv, q, n, k, n, v, n,
+                                              scale, 3, targets, needed, errors));
+    ck_assert(fabs(errors[0] - 1.0) < 1e-10 && errors[n] < 1e-12);
+    ck_assert(needed[0] <= needed[1] && needed[1] <= n && needed[0] >= 1);
+    for (size_t t = 0; t < 2; t++) {
+        /* the plan at that rank reaches the target; one rank less does not */
+        skit_attention_options o;
+        skit_attention_options_init(&o, SKIT_ATTENTION_LOWRANK);
+        o.rank = needed[t];
+        skit_attention_plan *plan;
+        TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
+        skit_attention_plan_destroy(plan);
+        double err;
+        TU_EXPECT_OK(skit_attention_relative_error(n, dv, y, n, ref, n, &err));
+        ck_assert_msg(err <= targets[t] * (1 + 1e-9) && fabs(err - errors[needed[t]]) < 1e-9,
+                      "rank %zu err %g profile %g", needed[t], err, errors[needed[t]]);
+        ck_assert(errors[needed[t] - 1] > targets[t]);
+    }
+    TU_EXPECT_OK(skit_attention_budget_needed(SKIT_ATTENTION_TOPK, n, d, dv, q, n, k, n, v, n, scale,
+                                              3, targets, needed, NULL));
+    ck_assert(needed[0] <= needed[1] && needed[1] <= n * n && needed[0] >= 1);
+    for (size_t t = 0; t < 2; t++) {
+        skit_attention_options o;
+        skit_attention_options_init(&o, SKIT_ATTENTION_TOPK);
+        o.nonzeros = needed[t];
+        skit_attention_plan *plan;
+        TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
+        skit_attention_plan_destroy(plan);
+        double err;
+        TU_EXPECT_OK(skit_attention_relative_error(n, dv, y, n, ref, n, &err));
+        ck_assert_msg(err <= targets[t] * (1 + 1e-9), "nonzeros %zu err %g", needed[t], err);
+    }
+    skit_free(q); skit_free(k); skit_free(v); skit_free(ref); skit_free(y); skit_free(errors);
+}
+END_TEST
+
+/* ---- frame and Haar ------------------------------------------------------- */
+
+START_TEST(test_frame_decomposition_and_observation_a1)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    ck_assert_uint_eq(skit_mra_frame_count(8), 85); /* Figure 2 */
+    ck_assert_uint_eq(skit_mra_frame_count(1), 1);
+    ck_assert_uint_eq(skit_mra_frame_count(6), 0);
+    size_t idx;
+    TU_EXPECT_OK(skit_mra_frame_index(8, 8, 0, 0, &idx));
+    ck_assert_uint_eq(idx, 0);
+    TU_EXPECT_OK(skit_mra_frame_index(8, 4, 1, 1, &idx));
+    ck_assert_uint_eq(idx, 1 + 1 + 2);
+    TU_EXPECT_OK(skit_mra_frame_index(8, 1, 7, 7, &idx));
+    ck_assert_uint_eq(idx, 84);
+    const size_t sizes[] = {1, 2, 4, 8, 16, 32, 64};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        size_t n = sizes[t], count = skit_mra_frame_count(n);
+        double *a = tu_random(&rng, n * n), *alpha = tu_alloc(count), *h = tu_alloc(n * n);
+        for (size_t i = 0; i < n * n; i++) a[i] = exp(a[i]); /* like exp(P) */
+        /* the whole frame: exact reconstruction */
+        TU_EXPECT_OK(skit_mra_frame_decompose(n, a, n, NULL, alpha, h, n));
+        ck_assert(tu_rel_error(h, a, n * n) < 1e-13);
+        /* random subsets: forms (3) and (5) agree (Observation A.1) */
+        unsigned char *sub = malloc(count);
+        for (int rep = 0; rep < 5; rep++) {
+            double p = 0.1 + 0.2 * rep;
+            for (size_t i = 0; i < count; i++) sub[i] = skit_rng_uniform(&rng) < p;
+            double diff;
+            TU_EXPECT_OK(skit_mra_observation_a1(n, a, n, sub, &diff));
+            ck_assert_msg(diff < 1e-13, "n=%zu diff=%g seed=%llu", n, diff, (unsigned long long)seed);
+        }
+        free(sub);
+        skit_free(a); skit_free(alpha); skit_free(h);
+    }
+}
+END_TEST
+
+START_TEST(test_haar_transform)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    const size_t sizes[] = {1, 2, 4, 16, 64, 128};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        size_t n = sizes[t], ld = n + 2;
+        double *a = tu_random(&rng, ld * n), *c = tu_alloc(n * n), *b = tu_alloc(ld * n);
+        TU_EXPECT_OK(skit_haar2d_forward(n, a, ld, c, n));
+        double na = 0, nc = 0;
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++) {
+                na += a[i + j * ld] * a[i + j * ld];
+                nc += c[i + j * n] * c[i + j * n];
+            }
+        ck_assert_msg(fabs(na - nc) < 1e-12 * na, "Parseval n=%zu", n);
+        TU_EXPECT_OK(skit_haar2d_inverse(n, c, n, b, ld));
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++) ck_assert(fabs(b[i + j * ld] - a[i + j * ld]) < 1e-12);
+        /* all coefficients kept: exact */
+        double thr;
+        TU_EXPECT_OK(skit_haar2d_compress(n, a, ld, n * n, b, ld, &thr));
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++) ck_assert(fabs(b[i + j * ld] - a[i + j * ld]) < 1e-12);
+        /* a constant matrix has one coefficient, c n, at (0, 0) */
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++) a[i + j * ld] = 3.0;
+        TU_EXPECT_OK(skit_haar2d_forward(n, a, ld, c, n));
+        for (size_t i = 0; i < n * n; i++)
+            ck_assert(fabs(c[i] - (i == 0 ? 3.0 * (double)n : 0.0)) < 1e-12 * (double)n);
+        TU_EXPECT_OK(skit_haar2d_compress(n, a, ld, 1, b, ld, &thr));
+        ck_assert(fabs(thr - 3.0 * (double)n) < 1e-12 * (double)n);
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++) ck_assert(fabs(b[i + j * ld] - 3.0) < 1e-12);
+        skit_free(a); skit_free(c); skit_free(b);
+    }
+}
+END_TEST
+
+/* ---- Lemma 4.1, Proposition 4.5 ---------------------------------------------- */
+
+START_TEST(test_lemma41_and_prop45_hold)
+{
+    uint64_t seed = tu_seed();
+    size_t n = 128, d = 16;
+    skit_attention_synthetic spec;
+    skit_attention_synthetic_init(&spec);
+    spec.seed = seed;
+    double *q = tu_alloc(n * d), *k = tu_alloc(n * d);
+    const double betas[] = {0.5, 4.0, 20.0};
+    for (size_t t = 0; t < 3; t++) {
+        spec.inverse_temperature = betas[t];
+        TU_EXPECT_OK(skit_attention_synthetic_generate(&spec, n, d, 1, q, n, k, n, NULL, n));
+        const size_t ss[] = {1, 4, 16};
+        for (size_t u = 0; u < 3; u++) {
+            skit_mra_lemma41 r;
+            TU_EXPECT_OK(skit_mra_lemma41_evaluate(n, d, q, n, k, n, 0.25, ss[u], &r));
+            ck_assert_uint_eq(r.blocks, (n / ss[u]) * (n / ss[u]));
+            ck_assert_msg(r.lower_violations == 0 && r.upper_violations == 0 &&
+                              r.holder_violations == 0,
+                          "beta %g s %zu: %zu %zu %zu", betas[t], ss[u], r.lower_violations,
+                          r.upper_violations, r.holder_violations);
+            ck_assert(r.max_ratio <= 1 + 1e-9 && r.max_ratio_holder <= r.max_ratio + 1e-12);
+            ck_assert(r.min_gap >= -1e-12);
+            if (ss[u] == 1) ck_assert(r.max_range == 0 && r.max_gap < 1e-15);
+        }
+        const size_t m1s[] = {0, 10, 40, 64};
+        for (size_t u = 0; u < 4; u++) {
+            skit_mra_prop45 r;
+            TU_EXPECT_OK(skit_mra_prop45_evaluate(n, d, q, n, k, n, 0.25, 16, m1s[u], &r));
+            ck_assert_msg(r.holds && r.measured <= r.bound, "beta %g m1 %zu: %g > %g", betas[t],
+                          m1s[u], r.measured, r.bound);
+            if (m1s[u] == 64) ck_assert(r.measured == 0.0);
+        }
+    }
+    skit_free(q);
+    skit_free(k);
+}
+END_TEST
+
+/* ---- synthetic inputs -------------------------------------------------------- */
+
+START_TEST(test_synthetic_deterministic_and_entropy)
+{
+    size_t n = 256, d = 16, dv = 4;
+    skit_attention_synthetic spec;
+    skit_attention_synthetic_init(&spec);
+    spec.seed = tu_seed();
+    spec.sinks = 3;
+    double *q1 = tu_alloc(n * d), *k1 = tu_alloc(n * d), *v1 = tu_alloc(n * dv);
+    double *q2 = tu_alloc(n * d), *k2 = tu_alloc(n * d), *v2 = tu_alloc(n * 2 * dv);
+    TU_EXPECT_OK(skit_attention_synthetic_generate(&spec, n, d, dv, q1, n, k1, n, v1, n));
+    TU_EXPECT_OK(skit_attention_synthetic_generate(&spec, n, d, 2 * dv, q2, n, k2, n, v2, n));
+    ck_assert(memcmp(q1, q2, n * d * sizeof *q1) == 0 && memcmp(k1, k2, n * d * sizeof *k1) == 0);
+    /* entropy falls as the inverse temperature grows */
+    double last = INFINITY;
+    const double betas[] = {0.25, 1, 4, 16, 64};
+    for (size_t t = 0; t < 5; t++) {
+        spec.inverse_temperature = betas[t];
+        TU_EXPECT_OK(skit_attention_synthetic_generate(&spec, n, d, dv, q1, n, k1, n, NULL, n));
+        double h;
+        TU_EXPECT_OK(skit_attention_entropy(n, d, q1, n, k1, n, 0.25, NULL, NULL, &h));
+        ck_assert_msg(h < last && h >= 0 && h <= log((double)n) + 1e-12, "beta %g h %g", betas[t], h);
+        last = h;
+    }
+    double reached;
+    TU_EXPECT_OK(skit_attention_synthetic_for_entropy(&spec, n, d, 2.5, &reached));
+    ck_assert(fabs(reached - 2.5) < 1e-3);
+    TU_EXPECT_OK(skit_attention_synthetic_generate(&spec, n, d, dv, q1, n, k1, n, NULL, n));
+    double h;
+    TU_EXPECT_OK(skit_attention_entropy(n, d, q1, n, k1, n, 0.25, NULL, NULL, &h));
+    ck_assert(fabs(h - 2.5) < 1e-3);
+    skit_free(q1); skit_free(k1); skit_free(v1); skit_free(q2); skit_free(k2); skit_free(v2);
+}
+END_TEST
+
+START_TEST(test_read_npy)
+{
+    char dir[] = "/tmp/skit_attn_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char pq[64], pk[64], pv[64], pbad[64];
+    snprintf(pq, sizeof pq, "%s/q.npy", dir);
+    snprintf(pk, sizeof pk, "%s/k.npy", dir);
+    snprintf(pv, sizeof pv, "%s/v.npy", dir);
+    snprintf(pbad, sizeof pbad, "%s/bad.npy", dir);
+    double data[60];
+    for (size_t i = 0; i < 60; i++) data[i] = (double)i;
+    TU_EXPECT_OK(skit_npy_write(pq, data, 10, 4, 10, 2));
+    TU_EXPECT_OK(skit_npy_write(pk, data, 10, 4, 10, 2));
+    TU_EXPECT_OK(skit_npy_write(pv, data, 10, 6, 10, 2));
+    TU_EXPECT_OK(skit_npy_write(pbad, data, 12, 4, 12, 2));
+    skit_matrix q, k, v;
+    TU_EXPECT_OK(skit_attention_read_npy(pq, pk, pv, &q, &k, &v));
+    ck_assert(q.rows == 10 && q.cols == 4 && v.cols == 6 && q.data[13] == 13.0);
+    skit_matrix_free(&q);
+    skit_matrix_free(&k);
+    skit_matrix_free(&v);
+    TU_EXPECT_STATUS(skit_attention_read_npy(pq, pbad, pv, &q, &k, &v), SKIT_ESHAPE);
+    ck_assert_ptr_null(q.data);
+    TU_EXPECT_OK(skit_attention_read_npy(pq, pk, pq, &q, &k, &v)); /* V may be Q-shaped */
+    skit_matrix_free(&q);
+    skit_matrix_free(&k);
+    skit_matrix_free(&v);
+    TU_EXPECT_STATUS(skit_attention_read_npy(pq, pk, "/nonexistent/v.npy", &q, &k, &v), SKIT_EIO);
+    TU_EXPECT_STATUS(skit_attention_read_npy(NULL, pk, pv, &q, &k, &v), SKIT_EINVAL);
+    unlink(pq);
+    unlink(pk);
+    unlink(pv);
+    unlink(pbad);
+    rmdir(dir);
+}
+END_TEST
+
+/* ---- config: every documented error ------------------------------------------- */
+
+START_TEST(test_config_errors)
+{
+    double q[64 * 4] = {0}, k[64 * 4] = {0}, v[64 * 2] = {0}, y[64 * 2];
+    size_t n = 64, d = 4, dv = 2;
+    TU_EXPECT_STATUS(skit_attention_exact(n, d, dv, NULL, n, k, n, v, n, 1, NULL, y, n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_exact(n, d, dv, q, n, k, n, v, n, 1, NULL, NULL, n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_exact(0, d, dv, q, n, k, n, v, n, 1, NULL, y, n), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact(n, 0, dv, q, n, k, n, v, n, 1, NULL, y, n), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact(n, d, 0, q, n, k, n, v, n, 1, NULL, y, n), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact(n, d, dv, q, n, k, n, v, n, NAN, NULL, y, n), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact(n, d, dv, q, n - 1, k, n, v, n, 1, NULL, y, n), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_exact(n, d, dv, q, n, k, n, v, n - 1, 1, NULL, y, n), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_exact(n, d, dv, q, n, k, n, v, n, 1, NULL, y, 3), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_exact(n, d, dv, q, SIZE_MAX / 2, k, n, v, n, 1, NULL, y, n),
+                     SKIT_EOVERFLOW);
+    q[5] = NAN;
+    TU_EXPECT_STATUS(skit_attention_exact(n, d, dv, q, n, k, n, v, n, 1, NULL, y, n), SKIT_ENONFINITE);
+    q[5] = 0;
+    v[7] = INFINITY;
+    TU_EXPECT_STATUS(skit_attention_exact(n, d, dv, q, n, k, n, v, n, 1, NULL, y, n), SKIT_ENONFINITE);
+    v[7] = 0;
+    double s[16], h[4], mean, err;
+    TU_EXPECT_STATUS(skit_attention_matrix(4, d, q, 4, k, 4, 1, NULL, NULL, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_matrix(4, d, q, 4, k, 4, 1, NULL, s, 3), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_entropy(4, d, q, 4, k, 4, 1, NULL, h, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_entropy(4, d, q, 4, k, 4, INFINITY, NULL, h, &mean), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_relative_error(0, 1, s, 1, s, 1, &err), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_relative_error(4, 1, s, 3, s, 4, &err), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_relative_error(4, 1, s, 4, s, 4, NULL), SKIT_EINVAL);
+    skit_attention_method m;
+    TU_EXPECT_STATUS(skit_attention_method_parse("nope", &m), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_method_parse(NULL, &m), SKIT_EINVAL);
+    for (int i = 0; i < SKIT_ATTENTION_METHOD_COUNT; i++) {
+        TU_EXPECT_OK(skit_attention_method_parse(skit_attention_method_name(i), &m));
+        ck_assert_int_eq((int)m, i);
+    }
+    ck_assert_ptr_null(skit_attention_method_name(-1));
+    ck_assert_ptr_null(skit_attention_method_name(SKIT_ATTENTION_METHOD_COUNT));
+
+    /* plan creation */
+    skit_attention_plan *plan = (skit_attention_plan *)1;
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
+    TU_EXPECT_STATUS(skit_attention_plan_create(NULL, n, d, dv, &o), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, NULL), SKIT_EINVAL);
+    ck_assert_ptr_null(plan);
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, 0, d, dv, &o), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, 0, dv, &o), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, 0, &o), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, 100, d, dv, &o), SKIT_ESHAPE); /* 32 !| 100 */
+    skit_attention_options bad = o;
+    bad.method = (skit_attention_method)99;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EINVAL);
+    bad = o;
+    bad.scale = -1;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    bad = o;
+    bad.blocks_per_row[0] = 0; /* zero budget */
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    bad.blocks_per_row[0] = 3; /* oversize: only 2 block columns */
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    bad = o;
+    bad.block = 1;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    bad.block = 128;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    bad = o;
+    bad.selection = (skit_mra_selection)7;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EINVAL);
+    bad = o;
+    bad.shift_bias = NAN;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    bad = o;
+    bad.levels = 1;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    bad.levels = SKIT_MRA_MAX_LEVELS + 1;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    bad.levels = 3;
+    bad.scales[0] = 16;
+    bad.scales[1] = 6; /* does not divide 16 */
+    bad.scales[2] = 1;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    bad.scales[1] = 16; /* not decreasing */
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    bad.scales[0] = 48; /* does not divide 64 */
+    bad.scales[1] = 16;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_ESHAPE);
+    bad.scales[0] = 128;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    struct {
+        int method;
+        size_t field;
+        size_t value;
+    } rng_bad[] = {{SKIT_ATTENTION_LOWRANK, 0, 0},     {SKIT_ATTENTION_LOWRANK, 0, 65},
+                   {SKIT_ATTENTION_NYSTROM, 0, 0},     {SKIT_ATTENTION_NYSTROM, 0, 65},
+                   {SKIT_ATTENTION_LINFORMER, 0, 0},   {SKIT_ATTENTION_LINFORMER, 0, 65},
+                   {SKIT_ATTENTION_PERFORMER, 0, 0},   {SKIT_ATTENTION_TOPK, 1, 64 * 64 + 1},
+                   {SKIT_ATTENTION_BIGBIRD, 2, 0},     {SKIT_ATTENTION_BIGBIRD, 2, 65},
+                   {SKIT_ATTENTION_BIGBIRD, 3, 9},     {SKIT_ATTENTION_BIGBIRD, 4, 9},
+                   {SKIT_ATTENTION_NYSTROM, 5, 101}};
+    for (size_t t = 0; t < sizeof rng_bad / sizeof *rng_bad; t++) {
+        skit_attention_options_init(&bad, rng_bad[t].method);
+        size_t value = rng_bad[t].value;
+        switch (rng_bad[t].field) {
+        case 0: bad.rank = value; break;
+        case 1: bad.nonzeros = value; break;
+        case 2: bad.block = value; break;
+        case 3: bad.global_blocks = value; bad.block = 8; break;
+        case 4: bad.random_blocks = value; bad.block = 8; break;
+        case 5: bad.pinv_iterations = value; break;
+        }
+        TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EDOM);
+    }
+    skit_attention_options_init(&bad, SKIT_ATTENTION_LINFORMER);
+    bad.linformer_projection = (skit_linformer_projection)5;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &bad), SKIT_EINVAL);
+    skit_attention_options_init(&bad, SKIT_ATTENTION_LOWRANK);
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, 70000, d, dv, &bad), SKIT_ETOOBIG);
+    skit_attention_options_init(&bad, SKIT_ATTENTION_MRA2);
+    bad.block = 2;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, (size_t)1 << 20, d, dv, &bad), SKIT_ETOOBIG);
+    skit_attention_options_init(&bad, SKIT_ATTENTION_EXACT);
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, (size_t)1 << 40, d, dv, &bad), SKIT_EDOM);
+
+    /* execute */
+    o.blocks_per_row[0] = 2;
+    TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+    TU_EXPECT_STATUS(skit_attention_execute(NULL, q, n, k, n, v, n, NULL, y, n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_execute(plan, q, n, NULL, n, v, n, NULL, y, n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, 5), SKIT_ESHAPE);
+    k[3] = NAN;
+    TU_EXPECT_STATUS(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n), SKIT_ENONFINITE);
+    k[3] = 0;
+    skit_attention_stats st;
+    TU_EXPECT_STATUS(skit_attention_plan_stats(plan, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_stats(NULL, &st), SKIT_EINVAL);
+    skit_attention_plan_destroy(plan);
+
+    /* coarse logits */
+    double c[4];
+    TU_EXPECT_STATUS(skit_mra_coarse_logits(n, d, q, n, k, n, 1, 0, NULL, c, 2), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mra_coarse_logits(n, d, q, n, k, n, 1, 48, NULL, c, 2), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_mra_coarse_logits(n, d, q, n, k, n, 1, 32, NULL, c, 1), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_mra_coarse_logits(n, d, q, n, k, n, 1, 32, NULL, NULL, 2), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mra_coarse_logits(n, d, q, n, k, n, NAN, 32, NULL, c, 2), SKIT_EDOM);
+
+    /* budget search */
+    double targets[1] = {0.1};
+    size_t needed[1];
+    TU_EXPECT_STATUS(skit_attention_budget_needed(SKIT_ATTENTION_MRA2, 4, d, dv, q, 4, k, 4, v, 4, 1,
+                                                  1, targets, needed, NULL),
+                     SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_budget_needed(SKIT_ATTENTION_TOPK, 4, d, dv, q, 4, k, 4, v, 4, 1,
+                                                  1, targets, needed, s),
+                     SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_budget_needed(SKIT_ATTENTION_TOPK, 4, d, dv, q, 4, k, 4, v, 4, 1,
+                                                  0, targets, needed, NULL),
+                     SKIT_EDOM);
+    targets[0] = -1;
+    TU_EXPECT_STATUS(skit_attention_budget_needed(SKIT_ATTENTION_LOWRANK, 4, d, dv, q, 4, k, 4, v, 4,
+                                                  1, 1, targets, needed, NULL),
+                     SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_budget_needed(SKIT_ATTENTION_LOWRANK, 4, d, dv, q, 4, k, 4, v, 4,
+                                                  1, 1, NULL, needed, NULL),
+                     SKIT_EINVAL);
+
+    /* frame and Haar */
+    double a[16] = {0}, alpha[21], out[16], diff, thr;
+    size_t idx_dummy;
+    unsigned char sub[21] = {0};
+    TU_EXPECT_STATUS(skit_mra_frame_index(6, 1, 0, 0, &idx_dummy), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mra_frame_index(4, 3, 0, 0, &idx_dummy), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mra_frame_index(4, 2, 2, 0, &idx_dummy), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mra_frame_index(4, 2, 0, 0, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mra_frame_decompose(3, a, 3, NULL, alpha, NULL, 3), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mra_frame_decompose(4, a, 3, NULL, alpha, NULL, 4), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_mra_frame_decompose(4, a, 4, NULL, NULL, NULL, 4), SKIT_EINVAL);
+    a[2] = NAN;
+    TU_EXPECT_STATUS(skit_mra_frame_decompose(4, a, 4, NULL, alpha, NULL, 4), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_haar2d_forward(4, a, 4, out, 4), SKIT_ENONFINITE);
+    a[2] = 0;
+    TU_EXPECT_STATUS(skit_mra_frame_mu_form(4, a, 4, NULL, out, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mra_frame_mu_form(4, a, 4, sub, out, 2), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_mra_observation_a1(4, a, 4, sub, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mra_observation_a1(5, a, 5, sub, &diff), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_haar2d_forward(6, a, 6, out, 6), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_haar2d_forward(4, a, 4, NULL, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_haar2d_inverse(4, a, 2, out, 4), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_haar2d_compress(4, a, 4, 17, out, 4, &thr), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_haar2d_compress(4, a, 4, 1, NULL, 4, &thr), SKIT_EINVAL);
+
+    /* bounds */
+    skit_mra_lemma41 l41;
+    skit_mra_prop45 p45;
+    TU_EXPECT_STATUS(skit_mra_lemma41_evaluate(n, d, q, n, k, n, 1, 0, &l41), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mra_lemma41_evaluate(n, d, q, n, k, n, 1, 5, &l41), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_mra_lemma41_evaluate(n, d, q, n, k, n, -1, 4, &l41), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mra_lemma41_evaluate(n, d, q, n, k, n, 1, 4, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mra_prop45_evaluate(n, d, q, n, k, n, 1, 16, 17, &p45), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mra_prop45_evaluate(n, d, q, n, k, n, 1, 3, 1, &p45), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_mra_prop45_evaluate(n, d, NULL, n, k, n, 1, 16, 1, &p45), SKIT_EINVAL);
+    k[0] = NAN;
+    TU_EXPECT_STATUS(skit_mra_prop45_evaluate(n, d, q, n, k, n, 1, 16, 1, &p45), SKIT_ENONFINITE);
+    k[0] = 0;
+
+    /* synthetic */
+    skit_attention_synthetic spec;
+    skit_attention_synthetic_init(&spec);
+    TU_EXPECT_STATUS(skit_attention_synthetic_generate(NULL, n, d, dv, q, n, k, n, v, n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_synthetic_generate(&spec, 0, d, dv, q, n, k, n, v, n), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_synthetic_generate(&spec, n, d, dv, q, 3, k, n, v, n), SKIT_ESHAPE);
+    spec.inverse_temperature = 0;
+    TU_EXPECT_STATUS(skit_attention_synthetic_generate(&spec, n, d, dv, q, n, k, n, v, n), SKIT_EDOM);
+    spec.inverse_temperature = 1;
+    spec.noise = -1;
+    TU_EXPECT_STATUS(skit_attention_synthetic_generate(&spec, n, d, dv, q, n, k, n, v, n), SKIT_EDOM);
+    spec.noise = 0;
+    spec.sinks = n + 1;
+    TU_EXPECT_STATUS(skit_attention_synthetic_generate(&spec, n, d, dv, q, n, k, n, v, n), SKIT_EDOM);
+    spec.sinks = 0;
+    TU_EXPECT_STATUS(skit_attention_synthetic_for_entropy(&spec, n, d, log((double)n), NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_synthetic_for_entropy(&spec, n, d, 0.0, NULL), SKIT_EDOM);
+    /* unreachable: even beta = 1e-3 leaves the entropy below log n - 1e-12 */
+    TU_EXPECT_STATUS(skit_attention_synthetic_for_entropy(&spec, 8, 1, log(8.0) - 1e-12, NULL),
+                     SKIT_ENOCONV);
+}
+END_TEST
+
+static Suite *attention_suite(void)
+{
+    Suite *s = suite_create("attention");
+    TCase *tc = tcase_create("exact");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_exact_matches_naive);
+    tcase_add_test(tc, test_exact_leading_dimensions_and_wide_heads);
+    tcase_add_test(tc, test_exact_masks);
+    tcase_add_test(tc, test_exact_huge_logits_finite);
+    tcase_add_test(tc, test_matrix_entropy_relative_error);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("mra");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_mra_full_budget_equals_exact);
+    tcase_add_test(tc, test_mra_partial_budget_matches_reference);
+    tcase_add_test(tc, test_mra_masked_partial_matches_reference);
+    tcase_add_test(tc, test_mra_coarse_logits_are_block_means);
+    tcase_add_test(tc, test_mra_shift_invariance);
+    tcase_add_test(tc, test_mra_30x_logit_scale_finite);
+    tcase_add_test(tc, test_mra_stats_and_memory);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("baselines");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_baselines_exact_limits);
+    tcase_add_test(tc, test_window_and_topk_patterns);
+    tcase_add_test(tc, test_random_baselines_seeded_and_converging);
+    tcase_add_test(tc, test_budget_needed);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("analysis");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_frame_decomposition_and_observation_a1);
+    tcase_add_test(tc, test_haar_transform);
+    tcase_add_test(tc, test_lemma41_and_prop45_hold);
+    tcase_add_test(tc, test_synthetic_deterministic_and_entropy);
+    tcase_add_test(tc, test_read_npy);
+    tcase_add_test(tc, test_config_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tu_main(attention_suite()); }
