@@ -10,3 +10,20 @@ tests_test_cuda_device_SOURCES = tests/test_cuda_device.c tests/check_util.h
 tests_test_cuda_device_CFLAGS = $(TEST_CFLAGS)
 tests_test_cuda_device_LDADD = $(TEST_LDADD)
 TESTS += tests/test_cuda_logic tests/test_cuda_device
+TESTS += tests/cli_cuda.sh
+EXTRA_DIST += tests/cli_cuda.sh
+
+# `make cuda-sanitize`: the device tests under compute-sanitizer's four tools
+# (on a machine with a GPU; skipped otherwise). Never part of `make check`.
+cuda-sanitize: tests/test_cuda_device
+	@sanitizer="$(CUDA_PATH)/bin/compute-sanitizer"; \
+	if ! test -x "$$sanitizer"; then sanitizer=`command -v compute-sanitizer || true`; fi; \
+	if test -z "$$sanitizer"; then echo "cuda-sanitize: compute-sanitizer not found; skipped" >&2; exit 0; fi; \
+	for tool in memcheck racecheck initcheck synccheck; do \
+	  echo "== compute-sanitizer --tool $$tool" >&2; \
+	  $(LIBTOOL) --mode=execute "$$sanitizer" --tool $$tool --error-exitcode 1 tests/test_cuda_device; \
+	  rc=$$?; \
+	  if test $$rc -eq 77; then echo "cuda-sanitize: no device; skipped" >&2; exit 0; fi; \
+	  test $$rc -eq 0 || exit $$rc; \
+	done
+.PHONY: cuda-sanitize

@@ -31,5 +31,6 @@ int bench_toeplitz(int argc, char **argv); /* tools/bench_toeplitz.c */
 int bench_ski(int argc, char **argv);      /* tools/bench_ski.c */
 int bench_mra(int argc, char **argv);      /* tools/bench_mra.c */
 int bench_tno(int argc, char **argv);      /* tools/bench_tno.c */
+int bench_device(int argc, char **argv);   /* tools/bench_device.c */
 
 #endif
