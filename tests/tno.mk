@@ -1,1 +1,6 @@
 # tests/tno.mk — tests of this area (included from tests/tests.mk)
+check_PROGRAMS += tests/test_tno
+tests_test_tno_SOURCES = tests/test_tno.c tests/check_util.h
+tests_test_tno_CFLAGS = $(TEST_CFLAGS)
+tests_test_tno_LDADD = $(TEST_LDADD)
+TESTS += tests/test_tno

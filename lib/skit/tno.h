@@ -1,5 +1,219 @@
-/* skit/tno.h — token-mixing operators TNO / SKI-TNO / FD-TNO. (Being written.) */
+/* skit/tno.h — token-mixing operators of Toeplitz neural networks behind one
+ * plan interface: TNO (TNN §3: RPE MLP over raw integer lags, exponential
+ * decay bias, per-channel Toeplitz product by FFT), SKI-TNO (ski-to-go-faster
+ * Algorithm 1: m-tap sparse convolution + SKI low-rank part with the
+ * piecewise-linear RPE and inverse time warp; causal by the cumulative sums
+ * of its Appendix B) and FD-TNO (Algorithm 2 and its bidirectional form).
+ *
+ * Data. An operator mixes tokens along n for each of d channels, batch
+ * sequences at a time. x and y hold batch * n * d doubles in one of two
+ * layouts (both C order, i.e. the last index varies fastest):
+ *   SKIT_TNO_ROWS      (batch, n, d): element (b, i, c) at x[(b*n + i)*d + c].
+ *                      A contiguous PyTorch tensor of shape (B, N, D) as a
+ *                      TNN layer receives it; the default.
+ *   SKIT_TNO_CHANNELS  (batch, d, n): element (b, i, c) at x[(b*d + c)*n + i].
+ *                      Each channel contiguous; the FFT paths need this form,
+ *                      so it saves the two blocked transposes that ROWS costs
+ *                      them (SKI-TNO works natively in ROWS).
+ * Channel c of sequence b is mixed by the n x n matrix T_c: y_c = T_c x_c,
+ * T_c(i, j) = k_c(i - j) for TNO and FD-TNO (Toeplitz), and
+ * T_c = S_c + W A_c W^T for SKI-TNO (S_c the band of the convolution taps),
+ * restricted to its lower triangle (j <= i) when causal.
+ *
+ * Operators and their parameters (one flat vector per plan; see
+ * skit_tno_parameter_count, skit_tno_get/set_parameters):
+ *  TNO   k_c(t) = RPE_c(t) * lambda^|t| for the integer lags |t| <= n-1; the
+ *        RPE is an skit_mlp 1 -> d evaluated at the raw lag t (no
+ *        normalisation, as the TNN code); lag 0 is not decayed (lambda^0 = 1);
+ *        lambda = 1 means no decay. Causal: only lags 0..n-1 are evaluated
+ *        and the operator is lower triangular. Parameters: the MLP's vector
+ *        (skit/mlp.h layout: each Linear layer's weight (out x in, row-major)
+ *        then bias), i.e. what
+ *        torch.cat([p.flatten() for p in rpe.parameters()]) gives for TNN's
+ *        Rpe module.
+ *  FD    the kernel is given by its frequency response, an skit_mlp
+ *        1 -> d (causal) or 1 -> 2d (bidirectional: d real parts then d
+ *        imaginary parts) evaluated at the raw frequencies of the rfft grid
+ *        ω_m = 2πm/N, m = 0..N/2 (N = fft_length, default the next power of
+ *        two >= 2n, as the FD-TNN code); see skit_fdtno_create in skit/freq.h
+ *        for the Hilbert step and the forced-real endpoints. No decay bias.
+ *        Parameters: the MLP's vector.
+ *  SKI   k_c(t) = f_c(sign(t) lambda^|t|) (inverse time warp, sign(0) = +1)
+ *        with f_c piecewise linear on the knots z_j = j/K, j = -K..K,
+ *        f_c(0) = 0 (skit_kernel_warped_linear_create), A_c(i, j) =
+ *        k_c(p_i - p_j) at r inducing points p_j = j (n-1)/(r-1), W the linear
+ *        interpolation weights of the tokens 0..n-1 on them (two nonzeros per
+ *        row, in [0, 1], rows sum to 1), and the band S_c(i, j) =
+ *        taps_c[(i - j) + (m-1)/2] for |i - j| <= (m-1)/2 (m odd: a centred
+ *        1-D convolution). Parameters: the knot values, d x 2K row-major
+ *        (channel c's f_c(z_{-K})..f_c(z_{-1}), f_c(z_1)..f_c(z_K) at c*2K),
+ *        then the taps, d x m row-major (channel c's tap for lag l at
+ *        c*m + l + (m-1)/2: PyTorch's depthwise Conv1d weight (d, 1, m) after
+ *        flipping each filter, since Conv1d correlates).
+ *        Bidirectional: y = S x + W (A (W^T x)), A applied by FFT:
+ *        O(n m + n + r log r) per channel. Causal (Appendix B):
+ *        y_i = sum_{j <= i} (S(i, j) + w_i^T A w_j) x_j by the running sum
+ *        z_i = z_{i-1} + (A w_i) x_i, y_i = w_i^T z_i: O(n r) per channel
+ *        and sequential in i — the algorithm the paper measured.
+ *
+ * Seeded parameters: the MLP gets PyTorch's default Linear initialisation
+ * (skit_mlp_create with the seed); SKI knot values are uniform on [-1, 1]
+ * and taps uniform on [-1/sqrt(m), 1/sqrt(m)] (PyTorch's Conv1d default for
+ * a depthwise filter), drawn from skit_rng streams of the seed.
+ *
+ * Plans follow FFTW: create (all setup: FFT plans, interpolation weights,
+ * buffers, the kernels from the parameters), execute(const plan *) with the
+ * cached kernels (allocates nothing; uses the plan's buffers, so one call
+ * at a time per plan), destroy. skit_tno_forward recomputes the kernels from
+ * the parameters and then executes: what a training step's forward pass
+ * costs, and what the benchmarks time as "forward".
+ */
 #ifndef SKIT_TNO_H
 #define SKIT_TNO_H
+
 #include "skit/core.h"
+#include "skit/mlp.h"
+#include "skit/toeplitz.h" /* skit_causality */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum skit_tno_kind {
+    SKIT_TNO_FFT = 0, /* TNO: RPE MLP + decay bias + FFT Toeplitz product */
+    SKIT_TNO_SKI = 1, /* SKI-TNO: sparse band + SKI low rank (causal: cumulative sums) */
+    SKIT_TNO_FD = 2   /* FD-TNO: frequency-domain RPE (causal: Hilbert) */
+} skit_tno_kind;
+
+typedef enum skit_tno_layout {
+    SKIT_TNO_ROWS = 0,    /* (batch, n, d), PyTorch's (B, N, D) */
+    SKIT_TNO_CHANNELS = 1 /* (batch, d, n) */
+} skit_tno_layout;
+
+typedef struct skit_tno_options {
+    skit_tno_kind kind;
+    skit_causality causality;
+    skit_tno_layout layout;
+    /* RPE MLP (FFT, FD): width, hidden layers (Linear(1, width), then
+     * hidden_layers x [norm, act, Linear(width, width)], then norm, act,
+     * Linear(width, out)), activation, norm. */
+    size_t rpe_width;
+    size_t rpe_layers;
+    skit_activation activation;
+    skit_norm norm;
+    /* Decay lambda: TNO's bias lambda^|t| (0 < lambda <= 1) or SKI's time
+     * warp sign(t) lambda^|t| (0 < lambda < 1). Ignored by FD. */
+    double decay;
+    /* SKI: inducing points r (2 <= r <= n), taps m (odd, m <= 2n - 1), knots
+     * per side K (1 <= K <= 2^20). */
+    size_t rank;
+    size_t taps;
+    size_t knots;
+    /* FD: FFT length N (0: next power of two >= 2n; else even, >= 2n). */
+    size_t fft_length;
+    /* Seed of the generated parameters. */
+    uint64_t seed;
+} skit_tno_options;
+
+/* Defaults (the papers' and reference code's settings where they exist):
+ * bidirectional, ROWS; RPE width 64, 3 hidden layers, ReLU, RMS norm;
+ * decay 0.99; r = 64, m = 17 taps, K = 32 knots per side; fft_length 0;
+ * seed 1. kind is set to the argument. Does nothing if options is NULL. */
+void skit_tno_options_default(skit_tno_options *options, skit_tno_kind kind);
+
+typedef struct skit_tno skit_tno;
+
+/* Plan an operator for batch sequences of n tokens and d channels.
+ * params: NULL to generate the parameters from options->seed, or
+ *         param_count = skit_tno_parameter_count-to-be values in the layout
+ *         above (query the count with skit_tno_parameter_count_for first).
+ * Errors: SKIT_EINVAL (NULL plan or options, unknown kind / causality /
+ *         layout / activation / norm), SKIT_EDOM (n, d or batch = 0; n > 2^30;
+ *         rpe_width = 0 or rpe_layers > 64 for FFT/FD; decay outside (0, 1]
+ *         for FFT or (0, 1) for SKI; SKI: r < 2, r > n, m even or > 2n - 1,
+ *         K = 0 or > 2^20; FD: fft_length odd or < 2n), SKIT_ESHAPE
+ *         (param_count differs from the plan's count), SKIT_ENONFINITE (NaN/Inf
+ *         in params), SKIT_EOVERFLOW (sizes), SKIT_ETOOBIG (more memory than
+ *         available), SKIT_ENOMEM, SKIT_ELIBRARY (FFTW planning failed). */
+int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
+                    const skit_tno_options *options, const double *params, size_t param_count);
+
+void skit_tno_destroy(skit_tno *plan);
+
+/* Number of parameters a plan with these options and d channels has
+ * (0 and SKIT_EINVAL/SKIT_EDOM/SKIT_EOVERFLOW raised if they are invalid). */
+int skit_tno_parameter_count_for(const skit_tno_options *options, size_t d, size_t *count);
+size_t skit_tno_parameter_count(const skit_tno *plan);
+/* Copy the parameters out / in (layout above). set recomputes the kernels;
+ * on error the plan is unchanged.
+ * Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (count differs), SKIT_ENONFINITE
+ * (NaN/Inf in params, or kernels that overflow as in skit_tno_update). */
+int skit_tno_get_parameters(const skit_tno *plan, double *params, size_t count);
+int skit_tno_set_parameters(skit_tno *plan, const double *params, size_t count);
+
+/* Recompute the kernels from the current parameters (RPE MLP and decay,
+ * knot evaluation, kernel spectra). Allocates nothing.
+ * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE (a kernel is NaN/Inf or its
+ * coefficients' absolute sum overflows, so its FFT would: parameters too
+ * large); the spectra then keep their previous values. */
+int skit_tno_update(skit_tno *plan);
+
+/* y = TNO(x) with the cached kernels: x and y hold batch * n * d doubles in
+ * the plan's layout and must not overlap. Allocates nothing; OpenMP inside;
+ * uses the plan's buffers (no concurrent calls on one plan). NaN/Inf in x
+ * propagate (a NaN in channel c may spread over all of channel c, and for
+ * SKI through the interpolation to neighbouring tokens of that channel).
+ * Errors: SKIT_EINVAL (NULL plan, x or y; x and y overlap). */
+int skit_tno_execute(const skit_tno *plan, const double *x, double *y);
+
+/* skit_tno_update then skit_tno_execute: the cost of a training step's
+ * forward pass (the parameters may have changed since the last call).
+ * Errors: as the two. */
+int skit_tno_forward(skit_tno *plan, const double *x, double *y);
+
+/* Bytes the plan holds (kernels, spectra, FFT and layout buffers, the MLP
+ * and its workspace): with the caller's x and y, the operator's memory. */
+size_t skit_tno_plan_bytes(const skit_tno *plan);
+
+size_t skit_tno_n(const skit_tno *plan);
+size_t skit_tno_d(const skit_tno *plan);
+size_t skit_tno_batch(const skit_tno *plan);
+/* The options the plan was created with (NULL for a NULL plan). */
+const skit_tno_options *skit_tno_get_options(const skit_tno *plan);
+/* "tno", "ski", "fd" (and "unknown"), and a one-line description with every
+ * setting, e.g. "tno causal n=512 d=64 rpe=64x3 relu rms decay=0.99". */
+const char *skit_tno_kind_name(skit_tno_kind kind);
+void skit_tno_describe(const skit_tno *plan, char *text, size_t size);
+
+/* The Toeplitz coefficients of every channel of a TNO or FD-TNO in skit's
+ * layout (skit/toeplitz.h): coeffs is d x (2n-1) row-major,
+ * coeffs[c*(2n-1) + t + (n-1)] = k_c(t), t = -(n-1)..n-1; causal operators
+ * give 0 at negative lags.
+ * Errors: SKIT_EINVAL (NULL), SKIT_EUNSUPPORTED (SKI-TNO: W A W^T is not
+ * Toeplitz; use skit_tno_dense), SKIT_ENOMEM (FD needs an N x d buffer). */
+int skit_tno_coeffs(const skit_tno *plan, double *coeffs);
+
+/* The same in the TNN reference code's FFT layout, length exactly 2n per
+ * channel (d x 2n row-major): [a_0, a_1..a_{n-1}, filler, a_{-(n-1)}..a_{-1}]
+ * (bidirectional) or [a_0, a_1..a_{n-1}, filler, zeros] (causal), with
+ * filler = 0 here (it never reaches the output); then
+ * y = irfft(rfft(x, 2n) * rfft(a, 2n))[:n]. Errors: as skit_tno_coeffs. */
+int skit_tno_coeffs_reference(const skit_tno *plan, double *coeffs);
+
+/* The n x n matrix T_c of channel c (column-major, ldt >= n), causal mask
+ * applied. Errors: SKIT_EINVAL (NULL), SKIT_EDOM (channel >= d), SKIT_ESHAPE
+ * (ldt < n), SKIT_ENOMEM. */
+int skit_tno_dense(const skit_tno *plan, size_t channel, double *T, size_t ldt);
+
+/* Dense reference: y = TNO(x) by the O(n^2) products with the matrices of
+ * skit_tno_dense, and magnitude = |T| |x| (entrywise absolute values; may
+ * be NULL), both in the plan's layout: the scale against which rounding
+ * errors of the fast paths are measured. Allocates an n x n matrix.
+ * Errors: SKIT_EINVAL (NULL), SKIT_ETOOBIG (n x n does not fit),
+ * SKIT_ENOMEM, SKIT_EOVERFLOW. */
+int skit_tno_reference(const skit_tno *plan, const double *x, double *y, double *magnitude);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

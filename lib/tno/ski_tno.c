@@ -1,0 +1,237 @@
+/* ski_tno.c — SKI-TNO (ski-to-go-faster Algorithm 1) and its causal form by
+ * cumulative sums (Appendix B), composed from skit/ski.h's interpolation
+ * weights and skit/toeplitz.h's FFT plan for the small matrices A_c.
+ *
+ * In the ROWS layout ((batch, n, d), channel fastest) every step runs along
+ * the contiguous channel index: W^T x adds w_ik * x[i, :] into row
+ * start_i + k of an r x d block, W v and the band read whole rows, so no
+ * n x d transpose is needed; only the r x d block is transposed for the
+ * FFT of A. Channels are split into chunks (one per thread) where rows are
+ * accumulated, and rows are split where they are written. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "tno/tno_internal.h"
+
+/* f_c(z_j), j = -K..K, with f_c(0) = 0 (the knot layout of skit/ski.h) */
+static double knot_value(const double *knots, size_t K, long j)
+{
+    if (j == 0) return 0.0;
+    return j < 0 ? knots[(long)K + j] : knots[K + (size_t)j - 1];
+}
+
+void skit_tno_ski_compute_a(const skit_tno *p, const double *knots, double *a_coeffs)
+{
+    const size_t r = p->r, K = p->K, per = 2 * r - 1;
+    for (size_t c = 0; c < p->d; c++) {
+        const double *kc = knots + c * 2 * K;
+        double *a = a_coeffs + c * per;
+        for (size_t q = 0; q < per; q++) {
+            long j = p->knot_index[q];
+            double f = p->knot_frac[q];
+            a[q] = (1.0 - f) * knot_value(kc, K, j) + f * knot_value(kc, K, j + 1);
+        }
+    }
+}
+
+int skit_tno_ski_update(skit_tno *p)
+{
+    const size_t d = p->d, m = p->m, per = 2 * p->r - 1;
+    const double *taps = p->params + d * 2 * p->K;
+    skit_tno_ski_compute_a(p, p->params, p->a_coeffs);
+    for (size_t c = 0; c < d; c++)
+        for (size_t k = 0; k < m; k++) p->taps_t[k * d + c] = taps[c * m + k];
+    SKIT_TRY(skit_tno_check_coeffs(p->a_coeffs, d, per, "coefficients of A"));
+    if (p->a_coeffs_t) skit_tno_transpose(p->a_coeffs, d, per, p->a_coeffs_t);
+    if (p->toeplitz) return skit_toeplitz_plan_set_coeffs(p->toeplitz, p->a_coeffs);
+    return SKIT_OK;
+}
+
+/* ---- bidirectional ------------------------------------------------------ */
+
+/* y[i, :] = sum_k taps(k) x[i - (k - half), :] over the valid k; `causal`
+ * keeps the lags k - half >= 0 only. Rows i0..i1 of one sequence. */
+static void band_rows(const skit_tno *p, const double *X, double *Y, size_t i0, size_t i1, int causal)
+{
+    const size_t n = p->n, d = p->d, m = p->m, half = m / 2;
+    for (size_t i = i0; i < i1; i++) {
+        double *yi = Y + i * d;
+        for (size_t k = causal ? half : 0; k < m; k++) {
+            /* source token j = i + half - k */
+            if (i + half < k || i + half - k >= n) continue;
+            const double *xj = X + (i + half - k) * d, *t = p->taps_t + k * d;
+            for (size_t c = 0; c < d; c++) yi[c] += t[c] * xj[c];
+        }
+    }
+}
+
+static void ski_rows(const skit_tno *p, const double *X, double *Y)
+{
+    const skit_interp_weights *W = p->W;
+    const size_t n = p->n, d = p->d, r = p->r, width = W->width, chunk = p->chunk;
+    const long chunks = (long)((d + chunk - 1) / chunk);
+    double *U = p->u, *V = p->v;
+    /* U = W^T X, r x d: each chunk of channels owns its columns */
+#pragma omp parallel for schedule(static) if (n * d >= 16384)
+    for (long ch = 0; ch < chunks; ch++) {
+        size_t c0 = (size_t)ch * chunk, c1 = SKIT_MIN(c0 + chunk, d);
+        for (size_t q = 0; q < r; q++) memset(U + q * d + c0, 0, (c1 - c0) * sizeof *U);
+        for (size_t i = 0; i < n; i++) {
+            const double *w = W->weights + i * width, *xi = X + i * d;
+            for (size_t k = 0; k < width; k++) {
+                double wk = w[k], *uq = U + (W->start[i] + k) * d;
+                for (size_t c = c0; c < c1; c++) uq[c] += wk * xi[c];
+            }
+        }
+    }
+    /* V = A U, channel by channel by FFT (A_c is r x r) */
+    skit_tno_transpose(U, r, d, p->ut);
+    skit_toeplitz_execute(p->toeplitz, p->ut, r, p->vt, r, NULL);
+    skit_tno_transpose(p->vt, d, r, V);
+    /* Y = W V + band */
+    const long blocks = (long)((n + 63) / 64);
+#pragma omp parallel for schedule(static) if (n * d >= 16384)
+    for (long bk = 0; bk < blocks; bk++) {
+        size_t i0 = (size_t)bk * 64, i1 = SKIT_MIN(i0 + 64, n);
+        for (size_t i = i0; i < i1; i++) {
+            const double *w = W->weights + i * width;
+            double *yi = Y + i * d;
+            const double *v0 = V + W->start[i] * d;
+            for (size_t c = 0; c < d; c++) yi[c] = w[0] * v0[c];
+            for (size_t k = 1; k < width; k++) {
+                const double *vk = v0 + k * d;
+                double wk = w[k];
+                for (size_t c = 0; c < d; c++) yi[c] += wk * vk[c];
+            }
+        }
+        if (p->m) band_rows(p, X, Y, i0, i1, 0);
+    }
+}
+
+/* channel-major: y_c += sum_k taps_c(k) x_c[i - (k - half)] */
+static void band_channel(const skit_tno *p, const double *taps, const double *x, double *y, int causal)
+{
+    const size_t n = p->n, m = p->m, half = m / 2;
+    for (size_t k = causal ? half : 0; k < m; k++) {
+        /* y[i] += t x[i + half - k] for 0 <= i + half - k < n */
+        double t = taps[k];
+        size_t i0 = k > half ? k - half : 0;
+        size_t i1 = k < half ? (n > half - k ? n - (half - k) : 0) : n;
+        for (size_t i = i0; i < i1; i++) y[i] += t * x[i + half - k];
+    }
+}
+
+static void ski_channels(const skit_tno *p, const double *X, double *Y)
+{
+    const size_t n = p->n, d = p->d, r = p->r;
+    skit_interp_apply_transpose(p->W, d, X, n, p->u, r);
+    skit_toeplitz_execute(p->toeplitz, p->u, r, p->v, r, NULL);
+    skit_interp_apply(p->W, d, p->v, r, Y, n);
+    if (!p->m) return;
+    const double *taps = p->params + d * 2 * p->K;
+    const long dl = (long)d;
+#pragma omp parallel for schedule(static) if (n * d >= 16384)
+    for (long c = 0; c < dl; c++)
+        band_channel(p, taps + (size_t)c * p->m, X + (size_t)c * n, Y + (size_t)c * n, 0);
+}
+
+/* ---- causal: Appendix B ------------------------------------------------ */
+
+/* y_i = sum_{j <= i} w_i^T A w_j x_j = w_i^T A s_i with the running sum
+ * s_i = s_{i-1} + w_i x_i (r entries per channel). s_i is zero beyond the
+ * largest inducing index touched so far (`filled`), so (A s_i)[q] is a dot
+ * product of length `filled`: O(n r / 2) per channel on average, and each
+ * step depends on the previous one — the sequential cumulative sum the
+ * paper found slower than FFT. */
+static void causal_rows(const skit_tno *p, const double *X, double *Y)
+{
+    const skit_interp_weights *W = p->W;
+    const size_t n = p->n, d = p->d, r = p->r, width = W->width, chunk = p->chunk;
+    const long chunks = (long)((d + chunk - 1) / chunk);
+    double *S = p->s;
+    const double *AT = p->a_coeffs_t; /* lag q - (r-1) at row q, channel fastest */
+#pragma omp parallel for schedule(static) if (n * d >= 4096)
+    for (long ch = 0; ch < chunks; ch++) {
+        size_t c0 = (size_t)ch * chunk, c1 = SKIT_MIN(c0 + chunk, d);
+        for (size_t q = 0; q < r; q++) memset(S + q * d + c0, 0, (c1 - c0) * sizeof *S);
+        size_t filled = 0;
+        for (size_t i = 0; i < n; i++) {
+            const double *w = W->weights + i * width, *xi = X + i * d;
+            size_t start = W->start[i];
+            for (size_t k = 0; k < width; k++) {
+                double wk = w[k], *sq = S + (start + k) * d;
+                for (size_t c = c0; c < c1; c++) sq[c] += wk * xi[c];
+            }
+            if (start + width > filled) filled = start + width;
+            double *yi = Y + i * d;
+            for (size_t c = c0; c < c1; c++) yi[c] = 0;
+            for (size_t k = 0; k < width; k++) {
+                double wk = w[k];
+                size_t row = start + k; /* A(row, q) = a_{row - q} */
+                for (size_t q = 0; q < filled; q++) {
+                    const double *a = AT + (row + r - 1 - q) * d, *sq = S + q * d;
+                    for (size_t c = c0; c < c1; c++) yi[c] += wk * a[c] * sq[c];
+                }
+            }
+        }
+    }
+    if (p->m) {
+        const long blocks = (long)((n + 63) / 64);
+#pragma omp parallel for schedule(static) if (n * d >= 16384)
+        for (long bk = 0; bk < blocks; bk++) {
+            size_t i0 = (size_t)bk * 64;
+            band_rows(p, X, Y, i0, SKIT_MIN(i0 + 64, n), 1);
+        }
+    }
+}
+
+static void causal_channels(const skit_tno *p, const double *X, double *Y)
+{
+    const skit_interp_weights *W = p->W;
+    const size_t n = p->n, d = p->d, r = p->r, width = W->width, per = 2 * r - 1;
+    const double *taps = p->params + d * 2 * p->K;
+    const long dl = (long)d;
+#pragma omp parallel for schedule(static) if (n * d >= 4096)
+    for (long cl = 0; cl < dl; cl++) {
+        size_t c = (size_t)cl;
+        const double *x = X + c * n, *a = p->a_coeffs + c * per;
+        double *y = Y + c * n, *s = p->s + c * r;
+        memset(s, 0, r * sizeof *s);
+        size_t filled = 0;
+        for (size_t i = 0; i < n; i++) {
+            const double *w = W->weights + i * width;
+            size_t start = W->start[i];
+            for (size_t k = 0; k < width; k++) s[start + k] += w[k] * x[i];
+            if (start + width > filled) filled = start + width;
+            double acc = 0;
+            for (size_t k = 0; k < width; k++) {
+                const double *ak = a + start + k + r - 1; /* A(row, q) = ak[-q] */
+                double dot = 0;
+                for (size_t q = 0; q < filled; q++) dot += ak[-(long)q] * s[q];
+                acc += w[k] * dot;
+            }
+            y[i] = acc;
+        }
+        if (p->m) band_channel(p, taps + c * p->m, x, y, 1);
+    }
+}
+
+void skit_tno_ski_execute(const skit_tno *p, const double *x, double *y)
+{
+    const size_t block = p->n * p->d;
+    const int causal = p->opt.causality == SKIT_CAUSAL, rows = p->opt.layout == SKIT_TNO_ROWS;
+    for (size_t b = 0; b < p->batch; b++) {
+        const double *xb = x + b * block;
+        double *yb = y + b * block;
+        if (causal) {
+            if (rows) causal_rows(p, xb, yb);
+            else causal_channels(p, xb, yb);
+        } else {
+            if (rows) ski_rows(p, xb, yb);
+            else ski_channels(p, xb, yb);
+        }
+    }
+}

@@ -1,0 +1,660 @@
+/* tno.c — token-mixing plans (skit/tno.h): options, parameters, the
+ * TNO and FD-TNO paths, and the layout transposes.
+ *
+ * The FFT paths work on channel-major blocks (skit_toeplitz_execute and
+ * skit_fdtno_execute take one contiguous vector per channel), so the ROWS
+ * layout (PyTorch's (B, N, D)) costs one blocked transpose in and one out
+ * per sequence, into buffers the plan owns. SKI-TNO (ski_tno.c) works
+ * natively in ROWS: its interpolation and band loops run along the
+ * contiguous channel index. */
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/internal.h"
+#include "tno/tno_internal.h"
+
+/* Tile edge of the blocked transposes: 32 x 32 doubles (8 KiB) per tile
+ * keeps source and destination lines in L1. */
+#define TILE 32
+
+void skit_tno_options_default(skit_tno_options *o, skit_tno_kind kind)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    o->causality = SKIT_BIDIRECTIONAL;
+    o->layout = SKIT_TNO_ROWS;
+    o->rpe_width = 64;
+    o->rpe_layers = 3;
+    o->activation = SKIT_ACTIVATION_RELU;
+    o->norm = SKIT_NORM_RMS;
+    o->decay = 0.99;
+    o->rank = 64;
+    o->taps = 17;
+    o->knots = 32;
+    o->fft_length = 0;
+    o->seed = 1;
+}
+
+const char *skit_tno_kind_name(skit_tno_kind kind)
+{
+    switch (kind) {
+    case SKIT_TNO_FFT: return "tno";
+    case SKIT_TNO_SKI: return "ski";
+    case SKIT_TNO_FD: return "fd";
+    }
+    return "unknown";
+}
+
+static int max_threads(void)
+{
+#ifdef _OPENMP
+    int t = omp_get_max_threads();
+    return t > 0 ? t : 1;
+#else
+    return 1;
+#endif
+}
+
+void skit_tno_transpose(const double *src, size_t rows, size_t cols, double *dst)
+{
+    size_t tr = (rows + TILE - 1) / TILE, tc = (cols + TILE - 1) / TILE;
+    long tiles = (long)(tr * tc);
+#pragma omp parallel for schedule(static) if (rows * cols >= 16384)
+    for (long t = 0; t < tiles; t++) {
+        size_t i0 = (size_t)t / tc * TILE, j0 = (size_t)t % tc * TILE;
+        size_t i1 = SKIT_MIN(i0 + TILE, rows), j1 = SKIT_MIN(j0 + TILE, cols);
+        for (size_t j = j0; j < j1; j++)
+            for (size_t i = i0; i < i1; i++) dst[j * rows + i] = src[i * cols + j];
+    }
+}
+
+/* ---- option validation and sizes --------------------------------------- */
+
+static int mlp_out_dim(const skit_tno_options *o, size_t d)
+{
+    return (int)(o->kind == SKIT_TNO_FD && o->causality == SKIT_BIDIRECTIONAL ? 2 * d : d);
+}
+
+static int validate_options(const skit_tno_options *o)
+{
+    if (o->kind != SKIT_TNO_FFT && o->kind != SKIT_TNO_SKI && o->kind != SKIT_TNO_FD)
+        return SKIT_ERROR(SKIT_EINVAL, "kind = %d unknown: need SKIT_TNO_FFT, SKIT_TNO_SKI or SKIT_TNO_FD",
+                          (int)o->kind);
+    if (o->causality != SKIT_BIDIRECTIONAL && o->causality != SKIT_CAUSAL)
+        return SKIT_ERROR(SKIT_EINVAL, "causality = %d unknown: need SKIT_BIDIRECTIONAL or SKIT_CAUSAL",
+                          (int)o->causality);
+    if (o->layout != SKIT_TNO_ROWS && o->layout != SKIT_TNO_CHANNELS)
+        return SKIT_ERROR(SKIT_EINVAL, "layout = %d unknown: need SKIT_TNO_ROWS or SKIT_TNO_CHANNELS",
+                          (int)o->layout);
+    if (o->kind == SKIT_TNO_FFT || o->kind == SKIT_TNO_FD) {
+        if (o->rpe_width == 0 || o->rpe_width > 65536)
+            return SKIT_ERROR(SKIT_EDOM, "rpe_width = %zu out of range: need 1 <= width <= 65536",
+                              o->rpe_width);
+        if (o->rpe_layers > 64)
+            return SKIT_ERROR(SKIT_EDOM, "rpe_layers = %zu out of range: need 0 <= layers <= 64",
+                              o->rpe_layers);
+        if (o->activation != SKIT_ACTIVATION_RELU && o->activation != SKIT_ACTIVATION_SILU &&
+            o->activation != SKIT_ACTIVATION_GELU)
+            return SKIT_ERROR(SKIT_EINVAL, "activation = %d unknown: need ReLU, SiLU or GeLU",
+                              (int)o->activation);
+        if (o->norm != SKIT_NORM_NONE && o->norm != SKIT_NORM_LAYER && o->norm != SKIT_NORM_RMS)
+            return SKIT_ERROR(SKIT_EINVAL, "norm = %d unknown: need none, LayerNorm or RMS norm",
+                              (int)o->norm);
+    }
+    if (o->kind == SKIT_TNO_FFT && !(o->decay > 0 && o->decay <= 1))
+        return SKIT_ERROR(SKIT_EDOM, "decay = %g out of range: the TNO decay bias needs 0 < lambda <= 1",
+                          o->decay);
+    if (o->kind == SKIT_TNO_SKI) {
+        if (!(o->decay > 0 && o->decay < 1))
+            return SKIT_ERROR(SKIT_EDOM, "decay = %g out of range: the SKI time warp needs 0 < lambda < 1",
+                              o->decay);
+        if (o->knots == 0 || o->knots > ((size_t)1 << 20))
+            return SKIT_ERROR(SKIT_EDOM, "knots = %zu out of range: need 1 <= K <= 2^20 per side",
+                              o->knots);
+        if (o->taps % 2 == 0 && o->taps != 0)
+            return SKIT_ERROR(SKIT_EDOM, "taps = %zu out of range: need an odd m (a centred filter) or 0",
+                              o->taps);
+        if (o->rank < 2)
+            return SKIT_ERROR(SKIT_EDOM, "rank = %zu out of range: need 2 <= r <= n", o->rank);
+    }
+    return SKIT_OK;
+}
+
+/* Parameters of an MLP 1 -> out with `layers` hidden layers of `width`. */
+static int mlp_params(size_t width, size_t layers, size_t out, size_t *count)
+{
+    size_t hidden, last, total;
+    if (skit_size_mul(width, width + 1, &hidden) || skit_size_mul(hidden, layers, &hidden) ||
+        skit_size_mul(out, width + 1, &last) || skit_size_add(hidden, last, &total) ||
+        skit_size_add(total, 2 * width, &total))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "RPE parameter count (width %zu, %zu layers, %zu outputs) "
+                                          "overflows size_t", width, layers, out);
+    *count = total;
+    return SKIT_OK;
+}
+
+int skit_tno_parameter_count_for(const skit_tno_options *o, size_t d, size_t *count)
+{
+    SKIT_REQUIRE_PTR(count);
+    *count = 0;
+    SKIT_REQUIRE_PTR(o);
+    if (d == 0) return SKIT_ERROR(SKIT_EDOM, "d = 0 out of range: need d >= 1 channels");
+    if (d > ((size_t)1 << 30)) return SKIT_ERROR(SKIT_EDOM, "d = %zu out of range: need d <= 2^30", d);
+    SKIT_TRY(validate_options(o));
+    if (o->kind == SKIT_TNO_SKI) {
+        size_t a, b;
+        if (skit_size_mul(d, 2 * o->knots, &a) || skit_size_mul(d, o->taps, &b) ||
+            skit_size_add(a, b, count))
+            return SKIT_ERROR(SKIT_EOVERFLOW, "SKI parameter count (d = %zu, K = %zu, m = %zu) "
+                                              "overflows size_t", d, o->knots, o->taps);
+        return SKIT_OK;
+    }
+    return mlp_params(o->rpe_width, o->rpe_layers, (size_t)mlp_out_dim(o, d), count);
+}
+
+/* ---- TNO: RPE -> decay -> coefficients ------------------------------- */
+
+/* coeffs[c*(2n-1) + off + k] = mlp_out[k*d + c] * lambda^|lag k|, blocked so
+ * both sides stream (off = n-1 for causal plans, whose MLP rows are lags
+ * 0..n-1; 0 for bidirectional, whose rows are lags -(n-1)..n-1). */
+static void fill_tno_coeffs(skit_tno *p)
+{
+    const size_t n = p->n, d = p->d, count = p->mlp_count, per = 2 * n - 1;
+    const size_t off = p->opt.causality == SKIT_CAUSAL ? n - 1 : 0;
+    const long first_lag = p->opt.causality == SKIT_CAUSAL ? 0 : -(long)(n - 1);
+    const double *out = p->mlp_out, *pw = p->decay_pow;
+    double *coeffs = p->coeffs;
+    size_t tk = (count + TILE - 1) / TILE, tc = (d + TILE - 1) / TILE;
+    long tiles = (long)(tk * tc);
+#pragma omp parallel for schedule(static) if (count * d >= 16384)
+    for (long t = 0; t < tiles; t++) {
+        size_t k0 = (size_t)t / tc * TILE, c0 = (size_t)t % tc * TILE;
+        size_t k1 = SKIT_MIN(k0 + TILE, count), c1 = SKIT_MIN(c0 + TILE, d);
+        for (size_t c = c0; c < c1; c++) {
+            double *dst = coeffs + c * per + off;
+            for (size_t k = k0; k < k1; k++) {
+                long lag = first_lag + (long)k;
+                dst[k] = out[k * d + c] * pw[lag < 0 ? -lag : lag];
+            }
+        }
+    }
+}
+
+int skit_tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *what)
+{
+    /* every spectrum value is bounded by the channel's sum of |t|: if that
+     * is finite, so are the FFTs of the kernels (the Toeplitz plan checks
+     * only the coefficients themselves) */
+    for (size_t c = 0; c < d; c++) {
+        double sum = 0;
+        const double *t = coeffs + c * per;
+        for (size_t k = 0; k < per; k++) sum += fabs(t[k]);
+        if (!isfinite(sum))
+            return SKIT_ERROR(SKIT_ENONFINITE, "%s of channel %zu are NaN/Inf or sum to Inf in magnitude "
+                                               "(the kernel's FFT would overflow): parameters too large",
+                              what, c);
+    }
+    return SKIT_OK;
+}
+
+static int update_tno(skit_tno *p)
+{
+    SKIT_TRY(skit_mlp_eval(p->mlp, p->mlp_count, p->mlp_in, p->mlp_out, p->mlp_work));
+    fill_tno_coeffs(p);
+    SKIT_TRY(skit_tno_check_coeffs(p->coeffs, p->d, 2 * p->n - 1, "RPE coefficients"));
+    if (!p->toeplitz) return SKIT_OK; /* create makes the plan from these */
+    return skit_toeplitz_plan_set_coeffs(p->toeplitz, p->coeffs);
+}
+
+static int update_fd(skit_tno *p)
+{
+    SKIT_TRY(skit_mlp_eval(p->mlp, p->mlp_count, p->mlp_in, p->mlp_out, p->mlp_work));
+    return skit_fdtno_set_response(p->fd, p->mlp_out);
+}
+
+int skit_tno_update(skit_tno *p)
+{
+    SKIT_REQUIRE_PTR(p);
+    switch (p->opt.kind) {
+    case SKIT_TNO_FFT: return update_tno(p);
+    case SKIT_TNO_FD: return update_fd(p);
+    case SKIT_TNO_SKI: return skit_tno_ski_update(p);
+    }
+    return SKIT_ERROR(SKIT_EINVAL, "plan of unknown kind %d", (int)p->opt.kind);
+}
+
+/* ---- create / destroy --------------------------------------------------- */
+
+void skit_tno_destroy(skit_tno *p)
+{
+    if (!p) return;
+    skit_mlp_destroy(p->mlp);
+    skit_free(p->mlp_work);
+    skit_free(p->mlp_in);
+    skit_free(p->mlp_out);
+    skit_free(p->backup);
+    skit_free(p->decay_pow);
+    skit_free(p->coeffs);
+    skit_toeplitz_plan_destroy(p->toeplitz);
+    skit_fdtno_destroy(p->fd);
+    skit_free(p->xt);
+    skit_free(p->yt);
+    skit_free(p->params);
+    skit_interp_weights_destroy(p->W);
+    skit_free(p->knot_index);
+    skit_free(p->knot_frac);
+    skit_free(p->a_coeffs);
+    skit_free(p->a_coeffs_t);
+    skit_free(p->taps_t);
+    skit_free(p->u);
+    skit_free(p->v);
+    skit_free(p->ut);
+    skit_free(p->vt);
+    skit_free(p->s);
+    skit_free(p);
+}
+
+/* Accumulates doubles of buffers with an overflow check. */
+typedef struct budget {
+    size_t doubles;
+    int overflow;
+} budget;
+
+static void add(budget *b, size_t rows, size_t cols)
+{
+    size_t v;
+    if (skit_size_mul(rows, cols, &v) || skit_size_add(b->doubles, v, &b->doubles)) b->overflow = 1;
+}
+
+/* Generated SKI parameters: knots uniform on [-1, 1] (stream 1), taps
+ * uniform on +-1/sqrt(m) (stream 2), channel by channel. */
+static void generate_ski_params(const skit_tno_options *o, size_t d, double *params)
+{
+    skit_rng rng;
+    size_t nk = d * 2 * o->knots;
+    skit_rng_seed_stream(&rng, o->seed, 1);
+    skit_rng_fill_uniform(&rng, params, nk, -1.0, 1.0);
+    if (o->taps) {
+        double bound = 1.0 / sqrt((double)o->taps);
+        skit_rng_seed_stream(&rng, o->seed, 2);
+        skit_rng_fill_uniform(&rng, params + nk, d * o->taps, -bound, bound);
+    }
+}
+
+static int create_mlp_part(skit_tno *p, const double *params)
+{
+    const skit_tno_options *o = &p->opt;
+    size_t out = (size_t)mlp_out_dim(o, p->d);
+    SKIT_TRY(skit_mlp_create(&p->mlp, 1, o->rpe_width, o->rpe_layers, out, o->activation, o->norm,
+                             o->seed));
+    if (params) SKIT_TRY(skit_mlp_set_parameters(p->mlp, params, p->param_count));
+    p->mlp_work = skit_malloc(skit_mlp_workspace_size(p->mlp), sizeof(double));
+    p->mlp_in = skit_malloc(p->mlp_count, sizeof(double));
+    p->mlp_out = skit_malloc(p->mlp_count, out * sizeof(double));
+    p->backup = skit_malloc(p->param_count, sizeof(double));
+    if (!p->mlp_work || !p->mlp_in || !p->mlp_out || !p->backup) return SKIT_ENOMEM;
+    return SKIT_OK;
+}
+
+static int create_tno(skit_tno *p, const double *params)
+{
+    const size_t n = p->n, d = p->d;
+    p->mlp_count = p->opt.causality == SKIT_CAUSAL ? n : 2 * n - 1;
+    SKIT_TRY(create_mlp_part(p, params));
+    /* raw integer lags, as the TNN code feeds its RPE */
+    long first = p->opt.causality == SKIT_CAUSAL ? 0 : -(long)(n - 1);
+    for (size_t k = 0; k < p->mlp_count; k++) p->mlp_in[k] = (double)(first + (long)k);
+    p->decay_pow = skit_malloc(n, sizeof(double));
+    p->coeffs = skit_calloc(d, (2 * n - 1) * sizeof(double));
+    if (!p->decay_pow || !p->coeffs) return SKIT_ENOMEM;
+    for (size_t k = 0; k < n; k++) p->decay_pow[k] = pow(p->opt.decay, (double)k);
+    SKIT_TRY(update_tno(p));
+    return skit_toeplitz_plan_create(&p->toeplitz, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL,
+                                     p->opt.causality, p->coeffs);
+}
+
+static int create_fd(skit_tno *p, const double *params)
+{
+    SKIT_TRY(skit_fdtno_create(&p->fd, p->n, p->d, p->opt.causality, p->opt.fft_length));
+    p->mlp_count = skit_fdtno_grid_size(p->fd);
+    SKIT_TRY(create_mlp_part(p, params));
+    SKIT_TRY(skit_fdtno_grid(p->fd, p->mlp_in));
+    return update_fd(p);
+}
+
+static int create_ski(skit_tno *p, const double *params)
+{
+    const size_t n = p->n, d = p->d, r = p->r, m = p->m, K = p->K;
+    p->params = skit_malloc(p->param_count, sizeof(double));
+    p->backup = skit_malloc(p->param_count, sizeof(double));
+    if (!p->params || !p->backup) return SKIT_ENOMEM;
+    if (params) memcpy(p->params, params, p->param_count * sizeof(double));
+    else generate_ski_params(&p->opt, d, p->params);
+
+    skit_interp_options io;
+    skit_interp_options_default(&io, n); /* linear, inducing points on [0, n-1] */
+    SKIT_TRY(skit_interp_weights_create(&p->W, n, NULL, r, &io));
+    p->spacing = (double)(n - 1) / (double)(r - 1);
+
+    /* The warped positions of A's lags are the same for every channel:
+     * locate their knot intervals once. */
+    p->knot_index = skit_malloc(2 * r - 1, sizeof(long));
+    p->knot_frac = skit_malloc(2 * r - 1, sizeof(double));
+    if (!p->knot_index || !p->knot_frac) return SKIT_ENOMEM;
+    for (size_t q = 0; q < 2 * r - 1; q++) {
+        double t = ((double)q - (double)(r - 1)) * p->spacing;
+        double w = (t < 0 ? -1.0 : 1.0) * pow(p->opt.decay, fabs(t));
+        double u = w * (double)K; /* knot coordinate in [-K, K] */
+        double j = floor(u);
+        if (j > (double)K - 1) j = (double)K - 1;
+        if (j < -(double)K) j = -(double)K;
+        p->knot_index[q] = (long)j;
+        p->knot_frac[q] = u - j;
+    }
+
+    p->a_coeffs = skit_malloc(d, (2 * r - 1) * sizeof(double));
+    p->taps_t = skit_malloc(m ? m : 1, d * sizeof(double));
+    p->u = skit_malloc(r, d * sizeof(double));
+    p->v = skit_malloc(r, d * sizeof(double));
+    if (!p->a_coeffs || !p->taps_t || !p->u || !p->v) return SKIT_ENOMEM;
+    if (p->opt.causality == SKIT_CAUSAL) {
+        p->a_coeffs_t = skit_malloc(2 * r - 1, d * sizeof(double));
+        p->s = skit_malloc(r, d * sizeof(double));
+        if (!p->a_coeffs_t || !p->s) return SKIT_ENOMEM;
+    } else if (p->opt.layout == SKIT_TNO_ROWS) {
+        p->ut = skit_malloc(d, r * sizeof(double));
+        p->vt = skit_malloc(d, r * sizeof(double));
+        if (!p->ut || !p->vt) return SKIT_ENOMEM;
+    }
+    /* channel chunks of whole cache lines, about one per thread */
+    size_t chunk = (d + (size_t)p->threads - 1) / (size_t)p->threads;
+    p->chunk = SKIT_MAX((size_t)8, (chunk + 7) / 8 * 8);
+
+    SKIT_TRY(skit_tno_ski_update(p));
+    if (p->opt.causality == SKIT_BIDIRECTIONAL)
+        SKIT_TRY(skit_toeplitz_plan_create(&p->toeplitz, r, r, d, SKIT_TOEPLITZ_PER_CHANNEL,
+                                           SKIT_BIDIRECTIONAL, p->a_coeffs));
+    return SKIT_OK;
+}
+
+/* Bytes of everything create will allocate (sub-plans estimated), so a
+ * request beyond available memory is refused before any allocation. */
+static int estimate_bytes(const skit_tno *p, size_t *bytes)
+{
+    const skit_tno_options *o = &p->opt;
+    const size_t n = p->n, d = p->d;
+    budget b = {0, 0};
+    add(&b, p->param_count, 2); /* parameters + backup */
+    if (o->kind != SKIT_TNO_SKI && o->layout == SKIT_TNO_ROWS) add(&b, 2 * n, d);
+    size_t L = 0;
+    if (o->kind == SKIT_TNO_FFT) {
+        if (skit_fft_good_length(2 * n - 1, &L) != SKIT_OK) b.overflow = 1;
+        size_t count = o->causality == SKIT_CAUSAL ? n : 2 * n - 1;
+        add(&b, count, d + 1 + 2 * o->rpe_width); /* lags, MLP output, MLP rows */
+        add(&b, 2 * n - 1, d);                    /* coefficients */
+        add(&b, L / 2 + 1, 2 * d);                /* spectra */
+        add(&b, (size_t)p->threads, 2 * L + 16);  /* FFT buffers */
+        add(&b, n, 1);
+    } else if (o->kind == SKIT_TNO_FD) {
+        L = 1;
+        if (o->fft_length) L = o->fft_length;
+        else
+            while (L < 2 * n) L *= 2;
+        size_t count = L / 2 + 1, out = (size_t)mlp_out_dim(o, d);
+        add(&b, count, out + 1 + 2 * o->rpe_width);
+        add(&b, count, 2 * d);
+        add(&b, (size_t)p->threads, 2 * L + 16);
+    } else {
+        size_t r = p->r;
+        if (skit_fft_good_length(2 * r - 1, &L) != SKIT_OK) b.overflow = 1;
+        add(&b, n, 4);              /* interpolation weights, starts, points */
+        add(&b, 2 * r - 1, 2 * d + 2); /* A's coefficients (+ transposed), knot positions */
+        add(&b, o->taps + 1, d);
+        add(&b, 5 * r, d);           /* u, v, ut, vt, s */
+        add(&b, L / 2 + 1, 2 * d);
+        add(&b, (size_t)p->threads, 2 * L + 16);
+    }
+    if (b.overflow || skit_size_mul(b.doubles, sizeof(double), bytes))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "operator size (n = %zu, d = %zu) overflows size_t", n, d);
+    return SKIT_OK;
+}
+
+static size_t actual_bytes(const skit_tno *p)
+{
+    const size_t n = p->n, d = p->d;
+    size_t total = sizeof *p, dbl = sizeof(double);
+    total += p->toeplitz ? skit_toeplitz_plan_bytes(p->toeplitz) : 0;
+    if (p->mlp) {
+        total += skit_mlp_parameter_count(p->mlp) * dbl;
+        total += skit_mlp_workspace_size(p->mlp) * dbl;
+        total += p->mlp_count * (1 + skit_mlp_out_dim(p->mlp)) * dbl;
+        total += p->param_count * dbl; /* backup */
+    }
+    if (p->decay_pow) total += n * dbl;
+    if (p->coeffs) total += d * (2 * n - 1) * dbl;
+    if (p->fd) {
+        /* freq.h has no bytes query: spectra + per-thread FFT scratch */
+        size_t N = skit_fdtno_fft_length(p->fd);
+        total += (N / 2 + 1) * d * 2 * dbl + skit_fdtno_workspace_size(p->fd) * dbl;
+    }
+    if (p->xt) total += 2 * n * d * dbl;
+    if (p->W) {
+        total += p->param_count * 2 * dbl;
+        total += n * (p->W->width * dbl + sizeof(size_t) + dbl) + p->r * dbl;
+        total += (2 * p->r - 1) * (sizeof(long) + dbl);
+        total += d * (2 * p->r - 1) * dbl * (p->a_coeffs_t ? 2 : 1);
+        total += (p->m ? p->m : 1) * d * dbl;
+        total += p->r * d * dbl * (2 + (p->ut ? 2 : 0) + (p->s ? 1 : 0));
+    }
+    return total;
+}
+
+int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
+                    const skit_tno_options *options, const double *params, size_t param_count)
+{
+    SKIT_REQUIRE_PTR(plan);
+    *plan = NULL;
+    SKIT_REQUIRE_PTR(options);
+    if (n == 0) return SKIT_ERROR(SKIT_EDOM, "n = 0 out of range: need n >= 1 tokens");
+    if (n > ((size_t)1 << 30)) return SKIT_ERROR(SKIT_EDOM, "n = %zu out of range: need n <= 2^30", n);
+    if (batch == 0) return SKIT_ERROR(SKIT_EDOM, "batch = 0 out of range: need batch >= 1");
+    size_t count;
+    SKIT_TRY(skit_tno_parameter_count_for(options, d, &count));
+    const skit_tno_options *o = options;
+    if (o->kind == SKIT_TNO_SKI) {
+        if (o->rank > n)
+            return SKIT_ERROR(SKIT_EDOM, "rank = %zu out of range: need 2 <= r <= n (= %zu)", o->rank, n);
+        if (o->taps > 2 * n - 1)
+            return SKIT_ERROR(SKIT_EDOM, "taps = %zu out of range: need m <= 2n - 1 (= %zu)", o->taps,
+                              2 * n - 1);
+    }
+    if (o->kind == SKIT_TNO_FD && o->fft_length != 0 &&
+        (o->fft_length % 2 || o->fft_length < 2 * n || o->fft_length > ((size_t)1 << 31)))
+        return SKIT_ERROR(SKIT_EDOM, "fft_length = %zu out of range: need an even N with 2n (= %zu) "
+                                     "<= N <= 2^31, or 0 for the default", o->fft_length, 2 * n);
+    size_t elements;
+    if (skit_size_mul(n, d, &elements) || skit_size_mul(elements, batch, &elements) ||
+        skit_size_mul(elements, sizeof(double), &elements))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "batch * n * d (%zu * %zu * %zu) doubles overflow size_t",
+                          batch, n, d);
+    if (params) {
+        if (param_count != count)
+            return SKIT_ERROR(SKIT_ESHAPE, "param_count = %zu: this %s operator has %zu parameters",
+                              param_count, skit_tno_kind_name(o->kind), count);
+        SKIT_TRY(skit_check_finite(params, count, "params"));
+    }
+
+    skit_tno *p = skit_calloc(1, sizeof *p);
+    if (!p) return SKIT_ENOMEM;
+    p->opt = *o;
+    p->n = n;
+    p->d = d;
+    p->batch = batch;
+    p->param_count = count;
+    p->threads = max_threads();
+    p->r = o->rank;
+    p->m = o->taps;
+    p->K = o->knots;
+    size_t estimate;
+    int status = estimate_bytes(p, &estimate);
+    if (status == SKIT_OK) status = skit_memory_check(estimate, "token-mixing operator plan");
+    if (status == SKIT_OK && o->kind != SKIT_TNO_SKI && o->layout == SKIT_TNO_ROWS) {
+        p->xt = skit_malloc(n, d * sizeof(double));
+        p->yt = skit_malloc(n, d * sizeof(double));
+        if (!p->xt || !p->yt) status = SKIT_ENOMEM;
+    }
+    if (status == SKIT_OK) {
+        switch (o->kind) {
+        case SKIT_TNO_FFT: status = create_tno(p, params); break;
+        case SKIT_TNO_FD: status = create_fd(p, params); break;
+        case SKIT_TNO_SKI: status = create_ski(p, params); break;
+        }
+    }
+    if (status != SKIT_OK) {
+        skit_tno_destroy(p);
+        return status;
+    }
+    p->bytes = actual_bytes(p);
+    *plan = p;
+    return SKIT_OK;
+}
+
+/* ---- parameters --------------------------------------------------------- */
+
+size_t skit_tno_parameter_count(const skit_tno *p) { return p ? p->param_count : 0; }
+
+int skit_tno_get_parameters(const skit_tno *p, double *params, size_t count)
+{
+    SKIT_REQUIRE_PTR(p);
+    SKIT_REQUIRE_PTR(params);
+    if (count != p->param_count)
+        return SKIT_ERROR(SKIT_ESHAPE, "count = %zu: this operator has %zu parameters", count,
+                          p->param_count);
+    if (p->mlp) return skit_mlp_get_parameters(p->mlp, params, count);
+    memcpy(params, p->params, count * sizeof(double));
+    return SKIT_OK;
+}
+
+int skit_tno_set_parameters(skit_tno *p, const double *params, size_t count)
+{
+    SKIT_REQUIRE_PTR(p);
+    SKIT_REQUIRE_PTR(params);
+    if (count != p->param_count)
+        return SKIT_ERROR(SKIT_ESHAPE, "count = %zu: this operator has %zu parameters", count,
+                          p->param_count);
+    SKIT_TRY(skit_check_finite(params, count, "params"));
+    /* keep the old parameters until the new kernels are known to be finite */
+    int status;
+    if (p->mlp) {
+        SKIT_TRY(skit_mlp_get_parameters(p->mlp, p->backup, count));
+        SKIT_TRY(skit_mlp_set_parameters(p->mlp, params, count));
+        status = skit_tno_update(p);
+        if (status != SKIT_OK) {
+            skit_mlp_set_parameters(p->mlp, p->backup, count);
+            skit_tno_update(p);
+        }
+        return status;
+    }
+    memcpy(p->backup, p->params, count * sizeof(double));
+    memcpy(p->params, params, count * sizeof(double));
+    status = skit_tno_update(p);
+    if (status != SKIT_OK) {
+        memcpy(p->params, p->backup, count * sizeof(double));
+        skit_tno_update(p);
+    }
+    return status;
+}
+
+/* ---- execute ---------------------------------------------------------- */
+
+static void execute_fft(const skit_tno *p, const double *x, double *y)
+{
+    const size_t n = p->n, d = p->d, block = n * d;
+    for (size_t b = 0; b < p->batch; b++) {
+        const double *xb = x + b * block;
+        double *yb = y + b * block;
+        if (p->opt.layout == SKIT_TNO_CHANNELS) {
+            if (p->fd) skit_fdtno_execute(p->fd, xb, n, yb, n, NULL);
+            else skit_toeplitz_execute(p->toeplitz, xb, n, yb, n, NULL);
+            continue;
+        }
+        skit_tno_transpose(xb, n, d, p->xt);
+        if (p->fd) skit_fdtno_execute(p->fd, p->xt, n, p->yt, n, NULL);
+        else skit_toeplitz_execute(p->toeplitz, p->xt, n, p->yt, n, NULL);
+        skit_tno_transpose(p->yt, d, n, yb);
+    }
+}
+
+int skit_tno_execute(const skit_tno *p, const double *x, double *y)
+{
+    SKIT_REQUIRE_PTR(p);
+    SKIT_REQUIRE_PTR(x);
+    SKIT_REQUIRE_PTR(y);
+    size_t bytes = p->batch * p->n * p->d * sizeof(double);
+    uintptr_t xa = (uintptr_t)x, ya = (uintptr_t)y;
+    if (xa < ya + bytes && ya < xa + bytes)
+        return SKIT_ERROR(SKIT_EINVAL, "x and y overlap: the operator needs separate input and output "
+                                       "arrays of batch * n * d (= %zu) doubles", p->batch * p->n * p->d);
+    if (p->opt.kind == SKIT_TNO_SKI) skit_tno_ski_execute(p, x, y);
+    else execute_fft(p, x, y);
+    return SKIT_OK;
+}
+
+int skit_tno_forward(skit_tno *p, const double *x, double *y)
+{
+    SKIT_REQUIRE_PTR(p);
+    SKIT_TRY(skit_tno_update(p));
+    return skit_tno_execute(p, x, y);
+}
+
+/* ---- queries ---------------------------------------------------------- */
+
+size_t skit_tno_plan_bytes(const skit_tno *p) { return p ? p->bytes : 0; }
+size_t skit_tno_n(const skit_tno *p) { return p ? p->n : 0; }
+size_t skit_tno_d(const skit_tno *p) { return p ? p->d : 0; }
+size_t skit_tno_batch(const skit_tno *p) { return p ? p->batch : 0; }
+const skit_tno_options *skit_tno_get_options(const skit_tno *p) { return p ? &p->opt : NULL; }
+
+static const char *activation_name(skit_activation a)
+{
+    return a == SKIT_ACTIVATION_RELU ? "relu" : a == SKIT_ACTIVATION_SILU ? "silu" : "gelu";
+}
+
+static const char *norm_name(skit_norm nm)
+{
+    return nm == SKIT_NORM_RMS ? "rms" : nm == SKIT_NORM_LAYER ? "layer" : "none";
+}
+
+void skit_tno_describe(const skit_tno *p, char *text, size_t size)
+{
+    if (!text || size == 0) return;
+    if (!p) {
+        snprintf(text, size, "(null)");
+        return;
+    }
+    const skit_tno_options *o = &p->opt;
+    int k = snprintf(text, size, "%s %s n=%zu d=%zu batch=%zu layout=%s", skit_tno_kind_name(o->kind),
+                     o->causality == SKIT_CAUSAL ? "causal" : "bidirectional", p->n, p->d, p->batch,
+                     o->layout == SKIT_TNO_ROWS ? "rows" : "channels");
+    if (k < 0 || (size_t)k >= size) return;
+    char *rest = text + k;
+    size_t left = size - (size_t)k;
+    if (o->kind == SKIT_TNO_FFT)
+        snprintf(rest, left, " rpe=%zux%zu %s %s decay=%g fft=%zu", o->rpe_width, o->rpe_layers,
+                 activation_name(o->activation), norm_name(o->norm), o->decay,
+                 skit_toeplitz_plan_fft_length(p->toeplitz));
+    else if (o->kind == SKIT_TNO_FD)
+        snprintf(rest, left, " rpe=%zux%zu %s %s fft=%zu", o->rpe_width, o->rpe_layers,
+                 activation_name(o->activation), norm_name(o->norm), skit_fdtno_fft_length(p->fd));
+    else
+        snprintf(rest, left, " r=%zu taps=%zu knots=%zu decay=%g interp=linear%s", p->r, p->m, p->K,
+                 o->decay, o->causality == SKIT_CAUSAL ? " cumulative-sums" : "");
+}

@@ -1,0 +1,65 @@
+/* tno_internal.h — the token-mixing plan shared by the files of lib/tno. */
+#ifndef SKIT_TNO_INTERNAL_H
+#define SKIT_TNO_INTERNAL_H
+
+#include "skit/freq.h"
+#include "skit/ski.h"
+#include "skit/tno.h"
+
+struct skit_tno {
+    skit_tno_options opt;
+    size_t n, d, batch;
+    size_t param_count;
+    size_t bytes;
+    int threads; /* OpenMP threads at create time */
+
+    /* TNO and FD-TNO: the RPE MLP evaluated at mlp_count inputs */
+    skit_mlp *mlp;
+    double *mlp_work;
+    double *mlp_in;  /* lags (TNO) or frequencies (FD), mlp_count values */
+    double *mlp_out; /* mlp_count x out_dim row-major */
+    size_t mlp_count;
+    double *backup;  /* param_count: parameters restored if an update fails */
+
+    /* TNO */
+    double *decay_pow;  /* n values lambda^k */
+    double *coeffs;     /* d x (2n-1): the Toeplitz coefficients in skit's layout */
+    skit_toeplitz_plan *toeplitz; /* TNO: n x n; SKI: r x r (the matrices A_c) */
+
+    /* FD-TNO */
+    skit_fdtno_plan *fd;
+
+    /* TNO / FD-TNO in the ROWS layout: one sequence in channel-major form */
+    double *xt, *yt; /* d x n each */
+
+    /* SKI-TNO */
+    double *params;     /* SKI parameters: knots (d x 2K) then taps (d x m) */
+    skit_interp_weights *W;
+    size_t r, m, K;
+    double spacing;     /* inducing spacing h = (n-1)/(r-1) */
+    long *knot_index;   /* 2r-1: left knot j (-K..K-1) of lag (q - (r-1)) h */
+    double *knot_frac;  /* 2r-1: position between knots j and j+1 */
+    double *a_coeffs;   /* d x (2r-1): A_c's coefficients, skit layout */
+    double *a_coeffs_t; /* (2r-1) x d: the same, channel fastest (causal ROWS) */
+    double *taps_t;     /* m x d: taps, channel fastest (ROWS) */
+    double *u, *v;      /* r x d (ROWS) or d x r (CHANNELS) */
+    double *ut, *vt;    /* d x r (ROWS only) */
+    double *s;          /* causal: running sums, r x d (ROWS) or d x r */
+    size_t chunk;       /* channels per parallel chunk (ROWS) */
+};
+
+/* lib/tno/ski_tno.c */
+int skit_tno_ski_update(skit_tno *p);
+void skit_tno_ski_execute(const skit_tno *p, const double *x, double *y);
+/* A_c's coefficients from the knots (fills a_coeffs; shared with the dense
+ * reference). */
+void skit_tno_ski_compute_a(const skit_tno *p, const double *knots, double *a_coeffs);
+
+/* lib/tno/tno.c: SKIT_ENONFINITE unless every channel's sum of |coeffs|
+ * (d x per row-major) is finite */
+int skit_tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *what);
+/* lib/tno/tno.c: dst (cols x rows, row-major) = src^T, src rows x cols
+ * row-major, blocked and OpenMP-parallel */
+void skit_tno_transpose(const double *src, size_t rows, size_t cols, double *dst);
+
+#endif

@@ -1,0 +1,944 @@
+/* test_tno.c — token-mixing operators against dense references built
+ * independently of lib/tno from the same parameters:
+ *  - TNO equals the dense Toeplitz product of RPE(lag) * lambda^|lag| with
+ *    the RPE an skit_mlp of the same seed/parameters evaluated here; its
+ *    coefficient functions (skit layout and the TNN code's 2n layout, the
+ *    latter checked by the circular convolution it is meant for);
+ *  - SKI-TNO equals band + dense W A W^T (W from skit_interp_weights_dense,
+ *    A from the warped piecewise-linear kernel of skit/ski.h), and causal
+ *    SKI by cumulative sums equals the lower triangle of that matrix;
+ *  - FD-TNO equals the Toeplitz product with its own impulse response and
+ *    a separate skit_fdtno plan; causal FD-TNO ignores future inputs;
+ *  - layouts, batches, update/forward/set_parameters, poisoned outputs;
+ *  - a config test of every documented error code.
+ * Fresh random inputs each run (tu_seed; SKIT_TEST_SEED replays). */
+#include "config.h"
+
+#include <stdint.h>
+
+#include "check_util.h"
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Errors are measured normwise against |T| |x| (entrywise absolute
+ * values): an FFT product's error in every entry is at most about
+ * eps * log2(L) * ||t||_2 ||x||_2, which for the sizes here is within a
+ * factor sqrt(n) of max(|T||x|), so 1e-12 is ~100x above what the FFT
+ * paths reach at n = 1000 and far below the ~1/n that one wrong
+ * coefficient or misplaced token gives. The causal cumulative sums add up
+ * to n terms sequentially: their bound grows like n * eps. */
+#define TOL 1e-12
+static double cumsum_tol(size_t n) { return MAX(TOL, 8.0 * (double)n * 2.2e-16); }
+
+static const size_t sizes[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,  12,  13,  15,  16, 17,
+                               19, 23, 31, 32, 33, 47, 64, 97, 100, 127, 128, 211, 256, 331, 499, 512};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+static size_t index_of(skit_tno_layout layout, size_t n, size_t d, size_t b, size_t i, size_t c)
+{
+    return layout == SKIT_TNO_ROWS ? (b * n + i) * d + c : (b * d + c) * n + i;
+}
+
+/* err = max |y - ref| / max (|T| |x|) with T given per channel as dense
+ * n x n column-major matrices (lower triangle only if causal). */
+static double error_vs_matrices(size_t n, size_t d, size_t batch, skit_tno_layout layout,
+                                double *const *T, int causal, const double *x, const double *y)
+{
+    double worst = 0, scale = 0;
+    for (size_t b = 0; b < batch; b++)
+        for (size_t c = 0; c < d; c++)
+            for (size_t i = 0; i < n; i++) {
+                double acc = 0, mag = 0;
+                for (size_t j = 0; j < n; j++) {
+                    if (causal && j > i) break;
+                    double t = T[c][i + j * n], xj = x[index_of(layout, n, d, b, j, c)];
+                    acc += t * xj;
+                    mag += fabs(t * xj);
+                }
+                double e = fabs(y[index_of(layout, n, d, b, i, c)] - acc);
+                if (!(e <= worst)) worst = e;
+                if (mag > scale) scale = mag;
+            }
+    if (isnan(worst)) return INFINITY;
+    return worst / (scale > 1e-300 ? scale : 1e-300);
+}
+
+/* d dense Toeplitz matrices from d x (2n-1) coefficients */
+static double **toeplitz_matrices(size_t n, size_t d, const double *coeffs, int causal)
+{
+    double **T = malloc(d * sizeof *T);
+    ck_assert_ptr_nonnull(T);
+    for (size_t c = 0; c < d; c++) {
+        T[c] = tu_alloc(n * n);
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++) {
+                long lag = (long)i - (long)j;
+                T[c][i + j * n] = (causal && lag < 0) ? 0.0 : coeffs[c * (2 * n - 1) + (size_t)(lag + (long)n - 1)];
+            }
+    }
+    return T;
+}
+
+static void free_matrices(double **T, size_t d)
+{
+    for (size_t c = 0; c < d; c++) skit_free(T[c]);
+    free(T);
+}
+
+/* ====================================================================== */
+/* TNO                                                                     */
+/* ====================================================================== */
+
+/* Coefficients RPE_c(t) lambda^|t| from an independently created MLP. */
+static double *tno_coeffs_independent(const skit_tno_options *o, size_t n, size_t d,
+                                      const double *params, size_t count)
+{
+    skit_mlp *mlp = NULL;
+    TU_EXPECT_OK(skit_mlp_create(&mlp, 1, o->rpe_width, o->rpe_layers, d, o->activation, o->norm, o->seed));
+    if (params) TU_EXPECT_OK(skit_mlp_set_parameters(mlp, params, count));
+    size_t per = 2 * n - 1;
+    double *lags = tu_alloc(per), *out = tu_alloc(per * d), *coeffs = tu_alloc(per * d);
+    for (size_t k = 0; k < per; k++) lags[k] = (double)k - (double)(n - 1);
+    TU_EXPECT_OK(skit_mlp_eval(mlp, per, lags, out, NULL));
+    for (size_t c = 0; c < d; c++)
+        for (size_t k = 0; k < per; k++) {
+            double lag = fabs(lags[k]);
+            coeffs[c * per + k] =
+                (o->causality == SKIT_CAUSAL && lags[k] < 0) ? 0.0 : out[k * d + c] * pow(o->decay, lag);
+        }
+    skit_mlp_destroy(mlp);
+    skit_free(lags);
+    skit_free(out);
+    return coeffs;
+}
+
+static void check_tno(size_t n, size_t d, size_t batch, skit_causality causality, skit_tno_layout layout,
+                      double decay, size_t width, size_t layers, uint64_t seed)
+{
+    skit_tno_options o;
+    skit_tno_options_default(&o, SKIT_TNO_FFT);
+    o.causality = causality;
+    o.layout = layout;
+    o.decay = decay;
+    o.rpe_width = width;
+    o.rpe_layers = layers;
+    o.seed = seed;
+    skit_tno *p = NULL;
+    TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+    skit_rng rng;
+    skit_rng_seed(&rng, seed ^ 0x5eed);
+    size_t total = batch * n * d, per = 2 * n - 1;
+    double *x = tu_random(&rng, total), *y = tu_alloc(total);
+    TU_EXPECT_OK(skit_tno_execute(p, x, y));
+
+    double *ref = tno_coeffs_independent(&o, n, d, NULL, 0);
+    double *got = tu_alloc(per * d);
+    TU_EXPECT_OK(skit_tno_coeffs(p, got));
+    ck_assert_msg(tu_rel_error(got, ref, per * d) <= 1e-14, "TNO coeffs differ (n=%zu seed=%llu)", n,
+                  (unsigned long long)seed);
+    double **T = toeplitz_matrices(n, d, ref, causality == SKIT_CAUSAL);
+    double err = error_vs_matrices(n, d, batch, layout, T, 0, x, y);
+    ck_assert_msg(err <= TOL, "TNO %s %s n=%zu d=%zu batch=%zu: error %g (seed %llu)",
+                  causality == SKIT_CAUSAL ? "causal" : "bidirectional",
+                  layout == SKIT_TNO_ROWS ? "rows" : "channels", n, d, batch, err, (unsigned long long)seed);
+
+    /* the TNN code's layout: y_i = sum_j a[(i - j) mod 2n] x_j */
+    double *a = tu_alloc(2 * n * d);
+    TU_EXPECT_OK(skit_tno_coeffs_reference(p, a));
+    double worst = 0, scale = 0;
+    for (size_t c = 0; c < d; c++) {
+        ck_assert(a[c * 2 * n + n] == 0.0);
+        for (size_t i = 0; i < n; i++) {
+            double acc = 0, mag = 0;
+            for (size_t j = 0; j < n; j++) {
+                double t = a[c * 2 * n + (i + 2 * n - j) % (2 * n)], xj = x[index_of(layout, n, d, 0, j, c)];
+                acc += t * xj;
+                mag += fabs(t * xj);
+            }
+            worst = fmax(worst, fabs(acc - y[index_of(layout, n, d, 0, i, c)]));
+            scale = fmax(scale, mag);
+        }
+    }
+    ck_assert_msg(worst <= TOL * fmax(scale, 1e-300), "reference layout n=%zu: %g", n, worst / scale);
+
+    /* the library's own dense reference agrees with the independent one */
+    double *yr = tu_alloc(total), *mag = tu_alloc(total);
+    TU_EXPECT_OK(skit_tno_reference(p, x, yr, mag));
+    ck_assert(error_vs_matrices(n, d, batch, layout, T, 0, x, yr) <= 1e-14);
+    for (size_t k = 0; k < total; k++) ck_assert(mag[k] >= 0 && isfinite(mag[k]));
+
+    free_matrices(T, d);
+    skit_free(a);
+    skit_free(yr);
+    skit_free(mag);
+    skit_free(ref);
+    skit_free(got);
+    skit_free(x);
+    skit_free(y);
+    skit_tno_destroy(p);
+}
+
+START_TEST(test_tno_dense)
+{
+    uint64_t seed = tu_seed();
+    for (size_t s = 0; s < NSIZES; s++)
+        for (int causal = 0; causal < 2; causal++) {
+            size_t n = sizes[s];
+            skit_causality cz = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+            check_tno(n, 3, 1, cz, SKIT_TNO_ROWS, 0.99, 8, 1, seed + s);
+            check_tno(n, 2, 2, cz, SKIT_TNO_CHANNELS, 0.9, 8, 1, seed + s + 1000);
+        }
+}
+END_TEST
+
+START_TEST(test_tno_settings)
+{
+    uint64_t seed = tu_seed();
+    /* the default RPE (64 wide, 3 hidden layers), no decay, odd d, batch 3 */
+    check_tno(97, 5, 3, SKIT_BIDIRECTIONAL, SKIT_TNO_ROWS, 1.0, 64, 3, seed);
+    check_tno(98, 7, 3, SKIT_CAUSAL, SKIT_TNO_ROWS, 0.7, 64, 6, seed + 1);
+    /* d and n not multiples of the transpose tile, larger than one tile */
+    check_tno(33, 37, 2, SKIT_BIDIRECTIONAL, SKIT_TNO_ROWS, 0.99, 16, 0, seed + 2);
+    check_tno(1000, 3, 1, SKIT_CAUSAL, SKIT_TNO_ROWS, 0.99, 8, 1, seed + 3);
+    check_tno(997, 2, 1, SKIT_BIDIRECTIONAL, SKIT_TNO_CHANNELS, 0.99, 8, 1, seed + 4);
+}
+END_TEST
+
+/* Activations and norms other than the default, and loaded parameters. */
+START_TEST(test_tno_parameters)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t n = 41, d = 4, batch = 2, total = batch * n * d, per = 2 * n - 1;
+    static const skit_activation acts[] = {SKIT_ACTIVATION_RELU, SKIT_ACTIVATION_SILU, SKIT_ACTIVATION_GELU};
+    static const skit_norm norms[] = {SKIT_NORM_NONE, SKIT_NORM_LAYER, SKIT_NORM_RMS};
+    for (int k = 0; k < 3; k++) {
+        skit_tno_options o;
+        skit_tno_options_default(&o, SKIT_TNO_FFT);
+        o.activation = acts[k];
+        o.norm = norms[k];
+        o.rpe_width = 16;
+        o.rpe_layers = 2;
+        o.seed = seed + (uint64_t)k;
+        size_t count = 0;
+        TU_EXPECT_OK(skit_tno_parameter_count_for(&o, d, &count));
+        ck_assert_uint_eq(count, 2 * 16 + 2 * 16 * 17 + d * 17);
+        double *params = tu_random(&rng, count);
+        for (size_t i = 0; i < count; i++) params[i] *= 0.3;
+        skit_tno *p = NULL, *q = NULL;
+        TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, params, count));
+        ck_assert_uint_eq(skit_tno_parameter_count(p), count);
+        double *back = tu_alloc(count);
+        TU_EXPECT_OK(skit_tno_get_parameters(p, back, count));
+        ck_assert(memcmp(back, params, count * sizeof *back) == 0);
+
+        double *x = tu_random(&rng, total), *y = tu_alloc(total), *y2 = tu_alloc(total);
+        TU_EXPECT_OK(skit_tno_execute(p, x, y));
+        double *ref = tno_coeffs_independent(&o, n, d, params, count);
+        double **T = toeplitz_matrices(n, d, ref, 0);
+        ck_assert(error_vs_matrices(n, d, batch, SKIT_TNO_ROWS, T, 0, x, y) <= TOL);
+
+        /* a seeded plan given the same parameters afterwards computes the same */
+        TU_EXPECT_OK(skit_tno_create(&q, n, d, batch, &o, NULL, 0));
+        TU_EXPECT_OK(skit_tno_set_parameters(q, params, count));
+        tu_poison(y2, total);
+        TU_EXPECT_OK(skit_tno_execute(q, x, y2));
+        ck_assert(tu_rel_error(y2, y, total) == 0.0);
+        /* forward = update + execute gives the same again */
+        tu_poison(y2, total);
+        TU_EXPECT_OK(skit_tno_forward(q, x, y2));
+        ck_assert(tu_rel_error(y2, y, total) == 0.0);
+
+        free_matrices(T, d);
+        skit_free(ref);
+        skit_free(params);
+        skit_free(back);
+        skit_free(x);
+        skit_free(y);
+        skit_free(y2);
+        skit_tno_destroy(p);
+        skit_tno_destroy(q);
+    }
+    (void)per;
+}
+END_TEST
+
+/* Linearity, impulse and time shift (FFTW-style properties) of one TNO. */
+START_TEST(test_tno_properties)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t n = 77, d = 3;
+    for (int causal = 0; causal < 2; causal++) {
+        skit_tno_options o;
+        skit_tno_options_default(&o, SKIT_TNO_FFT);
+        o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+        o.rpe_width = 8;
+        o.seed = seed;
+        skit_tno *p = NULL;
+        TU_EXPECT_OK(skit_tno_create(&p, n, d, 1, &o, NULL, 0));
+        double *coeffs = tu_alloc((2 * n - 1) * d);
+        TU_EXPECT_OK(skit_tno_coeffs(p, coeffs));
+        double *x = tu_random(&rng, n * d), *z = tu_random(&rng, n * d), *w = tu_alloc(n * d);
+        double *yx = tu_alloc(n * d), *yz = tu_alloc(n * d), *yw = tu_alloc(n * d);
+        double a = skit_rng_normal(&rng), b = skit_rng_normal(&rng);
+        for (size_t k = 0; k < n * d; k++) w[k] = a * x[k] + b * z[k];
+        TU_EXPECT_OK(skit_tno_execute(p, x, yx));
+        TU_EXPECT_OK(skit_tno_execute(p, z, yz));
+        TU_EXPECT_OK(skit_tno_execute(p, w, yw));
+        for (size_t k = 0; k < n * d; k++) yx[k] = a * yx[k] + b * yz[k];
+        ck_assert(tu_rel_error(yw, yx, n * d) <= 1e-12);
+        /* impulse at token j0 in every channel: column j0 of T_c */
+        size_t j0 = 30;
+        memset(x, 0, n * d * sizeof *x);
+        for (size_t c = 0; c < d; c++) x[j0 * d + c] = 1.0;
+        TU_EXPECT_OK(skit_tno_execute(p, x, yx));
+        for (size_t c = 0; c < d; c++)
+            for (size_t i = 0; i < n; i++) {
+                long lag = (long)i - (long)j0;
+                double t = (causal && lag < 0) ? 0.0 : coeffs[c * (2 * n - 1) + (size_t)(lag + (long)n - 1)];
+                double tmax = 0;
+                for (size_t k = 0; k < 2 * n - 1; k++) tmax = fmax(tmax, fabs(coeffs[c * (2 * n - 1) + k]));
+                ck_assert_msg(fabs(yx[i * d + c] - t) <= 1e-13 * tmax, "impulse i=%zu c=%zu", i, c);
+            }
+        skit_free(coeffs);
+        skit_free(x);
+        skit_free(z);
+        skit_free(w);
+        skit_free(yx);
+        skit_free(yz);
+        skit_free(yw);
+        skit_tno_destroy(p);
+    }
+}
+END_TEST
+
+/* ====================================================================== */
+/* SKI-TNO                                                                 */
+/* ====================================================================== */
+
+/* band + W A W^T of every channel, from skit/ski.h pieces and the plan's
+ * parameters (knots d x 2K, taps d x m) */
+static double **ski_matrices(size_t n, size_t d, const skit_tno_options *o, const double *params, int causal)
+{
+    const size_t r = o->rank, K = o->knots, m = o->taps, half = m / 2;
+    skit_interp_options io;
+    skit_interp_options_default(&io, n);
+    skit_interp_weights *W = NULL;
+    TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &io));
+    double *Wd = tu_alloc(n * r), *WA = tu_alloc(n * r), *A = tu_alloc(r * r), *a = tu_alloc(2 * r - 1);
+    TU_EXPECT_OK(skit_interp_weights_dense(W, Wd, n));
+    double h = (double)(n - 1) / (double)(r - 1);
+    double **T = malloc(d * sizeof *T);
+    ck_assert_ptr_nonnull(T);
+    for (size_t c = 0; c < d; c++) {
+        skit_kernel *kernel = NULL;
+        TU_EXPECT_OK(skit_kernel_warped_linear_create(&kernel, K, params + c * 2 * K, o->decay));
+        TU_EXPECT_OK(skit_kernel_toeplitz_coeffs(kernel, r, h, a));
+        skit_kernel_destroy(kernel);
+        TU_EXPECT_OK(skit_toeplitz_dense(r, r, a, SKIT_BIDIRECTIONAL, A, r));
+        T[c] = tu_alloc(n * n);
+        for (size_t q = 0; q < r; q++) /* WA = W A, n x r */
+            for (size_t i = 0; i < n; i++) {
+                double s = 0;
+                for (size_t p = 0; p < r; p++) s += Wd[i + p * n] * A[p + q * r];
+                WA[i + q * n] = s;
+            }
+        const double *taps = params + d * 2 * K + c * m;
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++) {
+                double s = 0;
+                for (size_t q = 0; q < r; q++) s += WA[i + q * n] * Wd[j + q * n];
+                long lag = (long)i - (long)j;
+                if (m && labs(lag) <= (long)half) s += taps[(size_t)(lag + (long)half)];
+                T[c][i + j * n] = (causal && lag < 0) ? 0.0 : s;
+            }
+    }
+    skit_free(Wd);
+    skit_free(WA);
+    skit_free(A);
+    skit_free(a);
+    skit_interp_weights_destroy(W);
+    return T;
+}
+
+static void check_ski(size_t n, size_t d, size_t batch, skit_causality causality, skit_tno_layout layout,
+                      size_t r, size_t m, size_t K, uint64_t seed)
+{
+    skit_tno_options o;
+    skit_tno_options_default(&o, SKIT_TNO_SKI);
+    o.causality = causality;
+    o.layout = layout;
+    o.rank = r;
+    o.taps = m;
+    o.knots = K;
+    o.decay = 0.9;
+    o.seed = seed;
+    skit_tno *p = NULL;
+    TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+    size_t count = skit_tno_parameter_count(p);
+    ck_assert_uint_eq(count, d * (2 * K + m));
+    double *params = tu_alloc(count);
+    TU_EXPECT_OK(skit_tno_get_parameters(p, params, count));
+    skit_rng rng;
+    skit_rng_seed(&rng, seed ^ 0xabc);
+    size_t total = batch * n * d;
+    double *x = tu_random(&rng, total), *y = tu_alloc(total);
+    TU_EXPECT_OK(skit_tno_execute(p, x, y));
+    int causal = causality == SKIT_CAUSAL;
+    double **T = ski_matrices(n, d, &o, params, causal);
+    double err = error_vs_matrices(n, d, batch, layout, T, causal, x, y);
+    double tol = causal ? cumsum_tol(n) : TOL;
+    ck_assert_msg(err <= tol, "SKI %s %s n=%zu d=%zu batch=%zu r=%zu m=%zu K=%zu: error %g (seed %llu)",
+                  causal ? "causal" : "bidirectional", layout == SKIT_TNO_ROWS ? "rows" : "channels", n, d,
+                  batch, r, m, K, err, (unsigned long long)seed);
+    /* skit_tno_dense gives the same matrices */
+    double *D = tu_alloc(n * n);
+    for (size_t c = 0; c < d; c++) {
+        TU_EXPECT_OK(skit_tno_dense(p, c, D, n));
+        ck_assert(tu_rel_error(D, T[c], n * n) <= 1e-13);
+    }
+    free_matrices(T, d);
+    skit_free(D);
+    skit_free(params);
+    skit_free(x);
+    skit_free(y);
+    skit_tno_destroy(p);
+}
+
+START_TEST(test_ski_dense)
+{
+    uint64_t seed = tu_seed();
+    for (size_t s = 0; s < NSIZES; s++) {
+        size_t n = sizes[s];
+        if (n < 2 || n > 256) continue; /* the reference is O(n^2 r^2) */
+        size_t rs[3] = {2, MIN(n, (size_t)7), n};
+        size_t ms[3] = {0, 1, MIN(2 * n - 1, (size_t)17) | 1};
+        for (int causal = 0; causal < 2; causal++)
+            for (int k = 0; k < 3; k++) {
+                skit_causality cz = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+                size_t r = rs[k];
+                check_ski(n, 3, 1, cz, SKIT_TNO_ROWS, r, ms[k], 1 + (size_t)k * 4, seed + s * 7 + (size_t)k);
+                check_ski(n, 2, 2, cz, SKIT_TNO_CHANNELS, r, ms[(k + 1) % 3], 3, seed + s * 7 + (size_t)k + 3);
+            }
+    }
+}
+END_TEST
+
+START_TEST(test_ski_settings)
+{
+    uint64_t seed = tu_seed();
+    /* many channels (several chunks), a long filter, the paper's r and K */
+    check_ski(331, 37, 2, SKIT_BIDIRECTIONAL, SKIT_TNO_ROWS, 32, 33, 32, seed);
+    check_ski(331, 37, 2, SKIT_CAUSAL, SKIT_TNO_ROWS, 32, 33, 32, seed + 1);
+    check_ski(200, 5, 1, SKIT_CAUSAL, SKIT_TNO_CHANNELS, 64, 17, 8, seed + 2);
+    /* taps as wide as the matrix allows (2n - 1) */
+    check_ski(9, 2, 1, SKIT_BIDIRECTIONAL, SKIT_TNO_ROWS, 3, 17, 2, seed + 3);
+    check_ski(9, 2, 1, SKIT_CAUSAL, SKIT_TNO_CHANNELS, 3, 17, 2, seed + 4);
+}
+END_TEST
+
+/* SKI's A coefficients are the warped kernel of skit/ski.h, and updates
+ * through set_parameters take effect. */
+START_TEST(test_ski_parameters)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t n = 150, d = 6, batch = 2, total = batch * n * d;
+    skit_tno_options o;
+    skit_tno_options_default(&o, SKIT_TNO_SKI);
+    o.rank = 20;
+    o.taps = 5;
+    o.knots = 6;
+    o.seed = seed;
+    for (int causal = 0; causal < 2; causal++) {
+        o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+        skit_tno *p = NULL;
+        TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+        size_t count = skit_tno_parameter_count(p);
+        double *params = tu_random(&rng, count), *x = tu_random(&rng, total), *y = tu_alloc(total);
+        TU_EXPECT_OK(skit_tno_set_parameters(p, params, count));
+        TU_EXPECT_OK(skit_tno_execute(p, x, y));
+        double **T = ski_matrices(n, d, &o, params, causal);
+        double err = error_vs_matrices(n, d, batch, SKIT_TNO_ROWS, T, causal, x, y);
+        ck_assert_msg(err <= (causal ? cumsum_tol(n) : TOL), "after set_parameters: %g", err);
+        /* a plan created from the parameters computes the same */
+        skit_tno *q = NULL;
+        double *y2 = tu_alloc(total);
+        TU_EXPECT_OK(skit_tno_create(&q, n, d, batch, &o, params, count));
+        TU_EXPECT_OK(skit_tno_forward(q, x, y2));
+        ck_assert(tu_rel_error(y2, y, total) == 0.0);
+        free_matrices(T, d);
+        skit_free(params);
+        skit_free(x);
+        skit_free(y);
+        skit_free(y2);
+        skit_tno_destroy(p);
+        skit_tno_destroy(q);
+    }
+}
+END_TEST
+
+/* ====================================================================== */
+/* FD-TNO                                                                  */
+/* ====================================================================== */
+
+static void check_fd(size_t n, size_t d, size_t batch, skit_causality causality, skit_tno_layout layout,
+                     size_t fft_length, uint64_t seed)
+{
+    skit_tno_options o;
+    skit_tno_options_default(&o, SKIT_TNO_FD);
+    o.causality = causality;
+    o.layout = layout;
+    o.rpe_width = 16;
+    o.rpe_layers = 1;
+    o.activation = SKIT_ACTIVATION_GELU;
+    o.fft_length = fft_length;
+    o.seed = seed;
+    skit_tno *p = NULL;
+    TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+    skit_rng rng;
+    skit_rng_seed(&rng, seed ^ 0xfd);
+    size_t total = batch * n * d, per = 2 * n - 1;
+    double *x = tu_random(&rng, total), *y = tu_alloc(total);
+    TU_EXPECT_OK(skit_tno_execute(p, x, y));
+    /* its own impulse response as Toeplitz coefficients */
+    double *coeffs = tu_alloc(per * d);
+    TU_EXPECT_OK(skit_tno_coeffs(p, coeffs));
+    int causal = causality == SKIT_CAUSAL;
+    double **T = toeplitz_matrices(n, d, coeffs, causal);
+    double err = error_vs_matrices(n, d, batch, layout, T, 0, x, y);
+    ck_assert_msg(err <= TOL, "FD %s n=%zu d=%zu batch=%zu: error %g (seed %llu)",
+                  causal ? "causal" : "bidirectional", n, d, batch, err, (unsigned long long)seed);
+
+    /* a separate skit_fdtno plan with an MLP of the same seed, channel-major */
+    skit_mlp *mlp = NULL;
+    skit_fdtno_plan *fd = NULL;
+    TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 16, 1, causal ? d : 2 * d, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, seed));
+    TU_EXPECT_OK(skit_fdtno_create(&fd, n, d, causality, fft_length));
+    TU_EXPECT_OK(skit_fdtno_set_mlp(fd, mlp));
+    double *xc = tu_alloc(n * d), *yc = tu_alloc(n * d);
+    for (size_t b = 0; b < batch; b++) {
+        for (size_t c = 0; c < d; c++)
+            for (size_t i = 0; i < n; i++) xc[c * n + i] = x[index_of(layout, n, d, b, i, c)];
+        TU_EXPECT_OK(skit_fdtno_execute(fd, xc, n, yc, n, NULL));
+        for (size_t c = 0; c < d; c++)
+            for (size_t i = 0; i < n; i++)
+                ck_assert_msg(fabs(yc[c * n + i] - y[index_of(layout, n, d, b, i, c)]) <= 1e-14 * (1 + fabs(yc[c * n + i])),
+                              "FD vs skit_fdtno b=%zu", b);
+    }
+    if (causal) {
+        /* the impulse response vanishes at negative lags */
+        size_t N = skit_fdtno_fft_length(fd);
+        double *k = tu_alloc(N * d);
+        TU_EXPECT_OK(skit_fdtno_impulse(fd, k, N));
+        for (size_t c = 0; c < d; c++) {
+            double neg = 0, all = 0;
+            for (size_t t = 0; t < N; t++) {
+                all += k[c * N + t] * k[c * N + t];
+                if (t > N / 2) neg += k[c * N + t] * k[c * N + t];
+            }
+            ck_assert_msg(neg <= 1e-24 * all, "causal FD kernel has energy %g at negative lags", neg / all);
+        }
+        skit_free(k);
+    }
+    skit_fdtno_destroy(fd);
+    skit_mlp_destroy(mlp);
+    free_matrices(T, d);
+    skit_free(xc);
+    skit_free(yc);
+    skit_free(coeffs);
+    skit_free(x);
+    skit_free(y);
+    skit_tno_destroy(p);
+}
+
+START_TEST(test_fd_dense)
+{
+    uint64_t seed = tu_seed();
+    for (size_t s = 0; s < NSIZES; s++)
+        for (int causal = 0; causal < 2; causal++) {
+            size_t n = sizes[s];
+            skit_causality cz = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+            check_fd(n, 3, 1, cz, SKIT_TNO_ROWS, 0, seed + s);
+            check_fd(n, 2, 2, cz, SKIT_TNO_CHANNELS, 2 * n + 2 * (s % 3), seed + s + 500);
+        }
+}
+END_TEST
+
+/* Causal operators ignore future inputs: perturbing x[k:] leaves y[:k]. */
+START_TEST(test_causality)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t n = 211, d = 4, batch = 2, total = batch * n * d, k0 = 101;
+    const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI};
+    for (int kk = 0; kk < 3; kk++)
+        for (int lay = 0; lay < 2; lay++) {
+            skit_tno_options o;
+            skit_tno_options_default(&o, kinds[kk]);
+            o.causality = SKIT_CAUSAL;
+            o.layout = lay ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS;
+            o.rpe_width = 8;
+            o.rank = 16;
+            o.seed = seed + (uint64_t)kk;
+            skit_tno *p = NULL;
+            TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+            double *x = tu_random(&rng, total), *y = tu_alloc(total), *y2 = tu_alloc(total);
+            TU_EXPECT_OK(skit_tno_execute(p, x, y));
+            for (size_t b = 0; b < batch; b++)
+                for (size_t c = 0; c < d; c++)
+                    for (size_t i = k0; i < n; i++) x[index_of(o.layout, n, d, b, i, c)] += 100.0 * skit_rng_normal(&rng);
+            TU_EXPECT_OK(skit_tno_execute(p, x, y2));
+            double scale = 0, worst = 0;
+            for (size_t k = 0; k < total; k++) scale = fmax(scale, fabs(y2[k]));
+            for (size_t b = 0; b < batch; b++)
+                for (size_t c = 0; c < d; c++)
+                    for (size_t i = 0; i < k0; i++) {
+                        size_t at = index_of(o.layout, n, d, b, i, c);
+                        worst = fmax(worst, fabs(y2[at] - y[at]));
+                    }
+            ck_assert_msg(worst <= 1e-13 * scale, "%s causal: past outputs moved by %g (relative)",
+                          skit_tno_kind_name(kinds[kk]), worst / scale);
+            skit_free(x);
+            skit_free(y);
+            skit_free(y2);
+            skit_tno_destroy(p);
+        }
+}
+END_TEST
+
+/* ROWS and CHANNELS layouts compute the same operator; each sequence of a
+ * batch equals a batch-1 plan on it. */
+START_TEST(test_layout_batch)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t n = 70, d = 9, batch = 3, total = batch * n * d;
+    const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI};
+    for (int kk = 0; kk < 3; kk++)
+        for (int causal = 0; causal < 2; causal++) {
+            skit_tno_options o;
+            skit_tno_options_default(&o, kinds[kk]);
+            o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+            o.rpe_width = 8;
+            o.rank = 10;
+            o.seed = seed;
+            skit_tno *rows = NULL, *chan = NULL, *one = NULL;
+            TU_EXPECT_OK(skit_tno_create(&rows, n, d, batch, &o, NULL, 0));
+            o.layout = SKIT_TNO_CHANNELS;
+            TU_EXPECT_OK(skit_tno_create(&chan, n, d, batch, &o, NULL, 0));
+            o.layout = SKIT_TNO_ROWS;
+            TU_EXPECT_OK(skit_tno_create(&one, n, d, 1, &o, NULL, 0));
+            double *x = tu_random(&rng, total), *xc = tu_alloc(total), *y = tu_alloc(total),
+                   *yc = tu_alloc(total), *y1 = tu_alloc(n * d);
+            for (size_t b = 0; b < batch; b++)
+                for (size_t i = 0; i < n; i++)
+                    for (size_t c = 0; c < d; c++)
+                        xc[index_of(SKIT_TNO_CHANNELS, n, d, b, i, c)] = x[index_of(SKIT_TNO_ROWS, n, d, b, i, c)];
+            TU_EXPECT_OK(skit_tno_execute(rows, x, y));
+            TU_EXPECT_OK(skit_tno_execute(chan, xc, yc));
+            double worst = 0, scale = 0;
+            for (size_t b = 0; b < batch; b++)
+                for (size_t i = 0; i < n; i++)
+                    for (size_t c = 0; c < d; c++) {
+                        double a = y[index_of(SKIT_TNO_ROWS, n, d, b, i, c)];
+                        double e = yc[index_of(SKIT_TNO_CHANNELS, n, d, b, i, c)];
+                        worst = fmax(worst, fabs(a - e));
+                        scale = fmax(scale, fabs(a));
+                    }
+            ck_assert_msg(worst <= 1e-13 * scale, "%s: layouts differ by %g", skit_tno_kind_name(kinds[kk]),
+                          worst / scale);
+            for (size_t b = 0; b < batch; b++) {
+                tu_poison(y1, n * d);
+                TU_EXPECT_OK(skit_tno_execute(one, x + b * n * d, y1));
+                ck_assert(tu_rel_error(y1, y + b * n * d, n * d) <= 1e-15);
+            }
+            skit_free(x);
+            skit_free(xc);
+            skit_free(y);
+            skit_free(yc);
+            skit_free(y1);
+            skit_tno_destroy(rows);
+            skit_tno_destroy(chan);
+            skit_tno_destroy(one);
+        }
+}
+END_TEST
+
+START_TEST(test_queries)
+{
+    skit_tno_options o;
+    skit_tno_options_default(&o, SKIT_TNO_SKI);
+    ck_assert_int_eq(o.kind, SKIT_TNO_SKI);
+    ck_assert_int_eq(o.causality, SKIT_BIDIRECTIONAL);
+    ck_assert_int_eq(o.layout, SKIT_TNO_ROWS);
+    ck_assert_uint_eq(o.rpe_width, 64);
+    ck_assert_uint_eq(o.rpe_layers, 3);
+    ck_assert(o.decay == 0.99);
+    ck_assert_uint_eq(o.rank, 64);
+    ck_assert_uint_eq(o.taps, 17);
+    skit_tno_options_default(NULL, SKIT_TNO_FFT); /* no crash */
+    ck_assert_str_eq(skit_tno_kind_name(SKIT_TNO_FFT), "tno");
+    ck_assert_str_eq(skit_tno_kind_name(SKIT_TNO_SKI), "ski");
+    ck_assert_str_eq(skit_tno_kind_name(SKIT_TNO_FD), "fd");
+    ck_assert_str_eq(skit_tno_kind_name((skit_tno_kind)9), "unknown");
+    const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI};
+    for (int k = 0; k < 3; k++) {
+        skit_tno_options_default(&o, kinds[k]);
+        skit_tno *p = NULL;
+        TU_EXPECT_OK(skit_tno_create(&p, 128, 8, 2, &o, NULL, 0));
+        ck_assert_uint_eq(skit_tno_n(p), 128);
+        ck_assert_uint_eq(skit_tno_d(p), 8);
+        ck_assert_uint_eq(skit_tno_batch(p), 2);
+        ck_assert_int_eq(skit_tno_get_options(p)->kind, kinds[k]);
+        ck_assert(skit_tno_plan_bytes(p) > 128 * 8 * sizeof(double));
+        char text[256];
+        skit_tno_describe(p, text, sizeof text);
+        ck_assert_msg(strstr(text, skit_tno_kind_name(kinds[k])) == text, "%s", text);
+        ck_assert(strstr(text, "n=128") != NULL);
+        skit_tno_describe(p, text, 5); /* truncates safely */
+        ck_assert_uint_eq(strlen(text), 4);
+        skit_tno_destroy(p);
+    }
+    ck_assert_uint_eq(skit_tno_plan_bytes(NULL), 0);
+    ck_assert_uint_eq(skit_tno_parameter_count(NULL), 0);
+    ck_assert_ptr_null(skit_tno_get_options(NULL));
+    skit_tno_destroy(NULL);
+}
+END_TEST
+
+/* ====================================================================== */
+/* config: every documented error                                          */
+/* ====================================================================== */
+
+START_TEST(test_config_create)
+{
+    skit_tno *p = (skit_tno *)1;
+    skit_tno_options o;
+    skit_tno_options_default(&o, SKIT_TNO_FFT);
+    TU_EXPECT_STATUS(skit_tno_create(NULL, 8, 2, 1, &o, NULL, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, NULL, NULL, 0), SKIT_EINVAL);
+    ck_assert_ptr_null(p);
+    TU_EXPECT_STATUS(skit_tno_create(&p, 0, 2, 1, &o, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_create(&p, ((size_t)1 << 30) + 1, 2, 1, &o, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 0, 1, &o, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 0, &o, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_create(&p, (size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 20, &o, NULL, 0),
+                     SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(skit_tno_create(&p, (size_t)1 << 30, (size_t)1 << 16, 1, &o, NULL, 0), SKIT_ETOOBIG);
+
+    skit_tno_options bad = o;
+    bad.kind = (skit_tno_kind)7;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
+    bad = o;
+    bad.causality = (skit_causality)5;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
+    bad = o;
+    bad.layout = (skit_tno_layout)5;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
+    bad = o;
+    bad.activation = (skit_activation)9;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
+    bad = o;
+    bad.norm = (skit_norm)9;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
+    bad = o;
+    bad.rpe_width = 0;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    bad = o;
+    bad.rpe_layers = 65;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    double decays[] = {0.0, -0.5, 1.0000001, NAN};
+    for (int k = 0; k < 4; k++) {
+        bad = o;
+        bad.decay = decays[k];
+        TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    }
+    bad = o;
+    bad.decay = 1.0; /* no decay: allowed for TNO */
+    TU_EXPECT_OK(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0));
+    skit_tno_destroy(p);
+
+    /* SKI */
+    skit_tno_options s;
+    skit_tno_options_default(&s, SKIT_TNO_SKI);
+    s.rank = 4;
+    s.taps = 3;
+    bad = s;
+    bad.decay = 1.0; /* the time warp needs lambda < 1 */
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    bad = s;
+    bad.rank = 1;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    bad = s;
+    bad.rank = 9;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    bad = s;
+    bad.taps = 4;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    bad = s;
+    bad.taps = 17;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    bad = s;
+    bad.knots = 0;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    bad.knots = ((size_t)1 << 20) + 1;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    bad = s;
+    bad.taps = 15; /* = 2n - 1: allowed */
+    TU_EXPECT_OK(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0));
+    skit_tno_destroy(p);
+
+    /* FD */
+    skit_tno_options f;
+    skit_tno_options_default(&f, SKIT_TNO_FD);
+    bad = f;
+    bad.fft_length = 17;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    bad.fft_length = 14;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    bad.fft_length = 16;
+    TU_EXPECT_OK(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0));
+    skit_tno_destroy(p);
+    bad = f;
+    bad.decay = 7; /* ignored by FD */
+    TU_EXPECT_OK(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0));
+    skit_tno_destroy(p);
+
+    /* parameters */
+    size_t count = 0;
+    TU_EXPECT_OK(skit_tno_parameter_count_for(&s, 2, &count));
+    double *params = tu_alloc(count + 1);
+    for (size_t k = 0; k <= count; k++) params[k] = 0.25;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &s, params, count + 1), SKIT_ESHAPE);
+    params[3] = NAN;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &s, params, count), SKIT_ENONFINITE);
+    params[3] = INFINITY;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &s, params, count), SKIT_ENONFINITE);
+    ck_assert_ptr_null(p);
+    skit_free(params);
+
+    TU_EXPECT_STATUS(skit_tno_parameter_count_for(NULL, 2, &count), SKIT_EINVAL);
+    ck_assert_uint_eq(count, 0);
+    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&s, 2, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&s, 0, &count), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&s, ((size_t)1 << 30) + 1, &count), SKIT_EDOM);
+    bad = s;
+    bad.kind = (skit_tno_kind)-1;
+    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&bad, 2, &count), SKIT_EINVAL);
+    bad = s;
+    bad.taps = SIZE_MAX; /* odd; bounded by 2n - 1 only once n is known */
+    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&bad, 3, &count), SKIT_EOVERFLOW);
+    bad = o;
+    bad.rpe_width = 65536;
+    bad.rpe_layers = 64;
+    TU_EXPECT_OK(skit_tno_parameter_count_for(&bad, (size_t)1 << 30, &count));
+}
+END_TEST
+
+START_TEST(test_config_plan)
+{
+    skit_tno_options o;
+    skit_tno_options_default(&o, SKIT_TNO_FFT);
+    o.rpe_width = 8;
+    skit_tno *p = NULL, *s = NULL;
+    TU_EXPECT_OK(skit_tno_create(&p, 16, 2, 2, &o, NULL, 0));
+    skit_tno_options_default(&o, SKIT_TNO_SKI);
+    o.rank = 4;
+    TU_EXPECT_OK(skit_tno_create(&s, 16, 2, 2, &o, NULL, 0));
+    size_t count = skit_tno_parameter_count(p), total = 2 * 16 * 2;
+    double *params = tu_alloc(count), *x = tu_alloc(total), *y = tu_alloc(total), *y0 = tu_alloc(total);
+    double *T = tu_alloc(16 * 16), *coeffs = tu_alloc(2 * 16 * 2);
+    for (size_t k = 0; k < total; k++) x[k] = (double)(k % 7) - 3.0;
+
+    TU_EXPECT_STATUS(skit_tno_get_parameters(NULL, params, count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_get_parameters(p, NULL, count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_get_parameters(p, params, count - 1), SKIT_ESHAPE);
+    TU_EXPECT_OK(skit_tno_get_parameters(p, params, count));
+    TU_EXPECT_STATUS(skit_tno_set_parameters(NULL, params, count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_set_parameters(p, NULL, count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_set_parameters(p, params, count + 1), SKIT_ESHAPE);
+    TU_EXPECT_OK(skit_tno_execute(p, x, y0));
+    params[0] = NAN;
+    TU_EXPECT_STATUS(skit_tno_set_parameters(p, params, count), SKIT_ENONFINITE);
+    /* weights so large that the RPE overflows: the kernels become Inf, the
+     * call fails and the plan keeps its old parameters and kernels */
+    for (size_t k = 0; k < count; k++) params[k] = 1e308;
+    TU_EXPECT_STATUS(skit_tno_set_parameters(p, params, count), SKIT_ENONFINITE);
+    TU_EXPECT_OK(skit_tno_execute(p, x, y));
+    ck_assert(tu_rel_error(y, y0, total) == 0.0);
+
+    TU_EXPECT_STATUS(skit_tno_update(NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_execute(NULL, x, y), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_execute(p, NULL, y), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_execute(p, x, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_execute(p, x, x), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_execute(p, x, x + total - 1), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_forward(NULL, x, y), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_forward(p, x, NULL), SKIT_EINVAL);
+
+    TU_EXPECT_STATUS(skit_tno_coeffs(NULL, coeffs), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_coeffs(p, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_coeffs(s, coeffs), SKIT_EUNSUPPORTED);
+    TU_EXPECT_STATUS(skit_tno_coeffs_reference(NULL, coeffs), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_coeffs_reference(p, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_coeffs_reference(s, coeffs), SKIT_EUNSUPPORTED);
+
+    TU_EXPECT_STATUS(skit_tno_dense(NULL, 0, T, 16), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_dense(p, 0, NULL, 16), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_dense(p, 2, T, 16), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_dense(s, 0, T, 15), SKIT_ESHAPE);
+
+    TU_EXPECT_STATUS(skit_tno_reference(NULL, x, y, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_reference(p, NULL, y, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_reference(p, x, NULL, NULL), SKIT_EINVAL);
+    skit_tno *big = NULL;
+    skit_tno_options_default(&o, SKIT_TNO_SKI);
+    o.rank = 2;
+    o.taps = 1;
+    o.knots = 1;
+    TU_EXPECT_OK(skit_tno_create(&big, (size_t)1 << 20, 1, 1, &o, NULL, 0));
+    TU_EXPECT_STATUS(skit_tno_reference(big, x, y, NULL), SKIT_ETOOBIG);
+    skit_tno_destroy(big);
+
+    skit_free(params);
+    skit_free(x);
+    skit_free(y);
+    skit_free(y0);
+    skit_free(T);
+    skit_free(coeffs);
+    skit_tno_destroy(p);
+    skit_tno_destroy(s);
+}
+END_TEST
+
+static Suite *tno_suite(void)
+{
+    Suite *s = suite_create("tno");
+    TCase *tc = tcase_create("tno");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_tno_dense);
+    tcase_add_test(tc, test_tno_settings);
+    tcase_add_test(tc, test_tno_parameters);
+    tcase_add_test(tc, test_tno_properties);
+    tcase_add_test(tc, test_ski_dense);
+    tcase_add_test(tc, test_ski_settings);
+    tcase_add_test(tc, test_ski_parameters);
+    tcase_add_test(tc, test_fd_dense);
+    tcase_add_test(tc, test_causality);
+    tcase_add_test(tc, test_layout_batch);
+    tcase_add_test(tc, test_queries);
+    tcase_add_test(tc, test_config_create);
+    tcase_add_test(tc, test_config_plan);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tu_main(tno_suite()); }
