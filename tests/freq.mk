@@ -9,3 +9,5 @@ tests_test_freq_SOURCES = tests/test_freq.c tests/check_util.h
 tests_test_freq_CFLAGS = $(TEST_CFLAGS)
 tests_test_freq_LDADD = $(TEST_LDADD)
 TESTS += tests/test_freq
+TESTS += tests/cli_freq.sh
+EXTRA_DIST += tests/cli_freq.sh

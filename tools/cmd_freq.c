@@ -1,5 +1,1145 @@
-/* placeholder until this area lands; replaced by its implementation */
+/* cmd_freq.c — `skit hilbert` (discrete Hilbert transform, causal kernels,
+ * method agreement vs size) and `skit decay` (frequency and impulse
+ * responses of MLPs, decay fits, Theorem 3 bound curves, Parseval,
+ * Proposition 1). Thin: parse and validate everything, call lib/freq, write
+ * one TSV (and a figure with --plot). Conventions are in skit/freq.h and
+ * are repeated in every output header. */
 #include "config.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
-int cmd_hilbert(int argc, char **argv) { (void)argc; (void)argv; return cli_failure("not implemented yet"); }
-int cmd_decay(int argc, char **argv) { (void)argc; (void)argv; return cli_failure("not implemented yet"); }
+
+/* ---- a table kept in memory, written at the end ------------------------- */
+
+/* Rows are collected first so that nothing is written before every
+ * computation succeeded; with --plot and no -o, gnuplot reads a temporary
+ * copy that is removed afterwards. */
+typedef struct table {
+    size_t ncols, rows, cap;
+    char **names;
+    char **cells;
+    char **comments;
+    size_t ncomments;
+} table;
+
+static int table_init(table *t, const char *const *names)
+{
+    memset(t, 0, sizeof *t);
+    while (names[t->ncols]) t->ncols++;
+    t->names = calloc(t->ncols + 1, sizeof *t->names);
+    if (!t->names) return -1;
+    for (size_t i = 0; i < t->ncols; i++) t->names[i] = strdup(names[i]);
+    return 0;
+}
+
+/* Column names built at run time (e.g. one per channel). */
+static int table_init_dynamic(table *t, char **names, size_t ncols)
+{
+    memset(t, 0, sizeof *t);
+    t->ncols = ncols;
+    t->names = names;
+    return 0;
+}
+
+static void table_free(table *t)
+{
+    for (size_t i = 0; i < t->ncols && t->names; i++) free(t->names[i]);
+    free(t->names);
+    for (size_t i = 0; i < t->rows * t->ncols; i++) free(t->cells[i]);
+    free(t->cells);
+    for (size_t i = 0; i < t->ncomments; i++) free(t->comments[i]);
+    free(t->comments);
+    memset(t, 0, sizeof *t);
+}
+
+static int table_comment(table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int table_comment(table *t, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **c = realloc(t->comments, (t->ncomments + 1) * sizeof *c);
+    if (!c) return -1;
+    t->comments = c;
+    t->comments[t->ncomments++] = strdup(buf);
+    return 0;
+}
+
+/* Append a row; cells given as strings (copied). */
+static int table_row(table *t, char *const *cells)
+{
+    if (t->rows == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        char **c = realloc(t->cells, cap * t->ncols * sizeof *c);
+        if (!c) return -1;
+        t->cells = c;
+        t->cap = cap;
+    }
+    for (size_t i = 0; i < t->ncols; i++) t->cells[t->rows * t->ncols + i] = strdup(cells[i]);
+    t->rows++;
+    return 0;
+}
+
+static char *num(char *buf, double v)
+{
+    snprintf(buf, 32, "%.17g", v);
+    return buf;
+}
+
+static char *num_size(char *buf, size_t v)
+{
+    snprintf(buf, 32, "%zu", v);
+    return buf;
+}
+
+/* Numeric row. */
+static int table_row_numbers(table *t, const double *v)
+{
+    char *cells[64], store[64][32];
+    for (size_t i = 0; i < t->ncols; i++) cells[i] = num(store[i], v[i]);
+    return table_row(t, cells);
+}
+
+static int write_table_to(const table *t, const char *path, const cli_common *common, int argc,
+                          char **argv, const char *units)
+{
+    skit_tsv_writer *w;
+    int status = skit_tsv_open(&w, path, argc, argv, 1, common->seed, units);
+    if (status != SKIT_OK) return cli_library_error(status);
+    for (size_t i = 0; i < t->ncomments; i++) skit_tsv_comment(w, "%s", t->comments[i]);
+    skit_tsv_columns(w, (const char *const *)t->names);
+    for (size_t r = 0; r < t->rows; r++)
+        skit_tsv_row_text(w, (const char *const *)(t->cells + r * t->ncols), t->ncols);
+    status = skit_tsv_close(w);
+    if (status != SKIT_OK) return cli_library_error(status);
+    return CLI_OK;
+}
+
+static int emit(const table *t, const cli_common *common, int argc, char **argv, const char *units,
+                const char *script, const char *variables)
+{
+    int to_file = common->output && strcmp(common->output, "-") != 0;
+    int status = write_table_to(t, to_file ? common->output : NULL, common, argc, argv, units);
+    if (status != CLI_OK || !common->plot) return status;
+    if (to_file) return cli_plot_common(common, script, common->output, variables);
+    char tmp[128];
+    snprintf(tmp, sizeof tmp, "/tmp/skit-%s-%ld.tsv", script, (long)getpid());
+    status = write_table_to(t, tmp, common, argc, argv, units);
+    if (status == CLI_OK) status = cli_plot_common(common, script, tmp, variables);
+    unlink(tmp);
+    return status;
+}
+
+/* ---- shared option handling --------------------------------------------- */
+
+static const char *const activation_names[] = {"relu", "silu", "gelu", NULL};
+static const char *const norm_names[] = {"none", "layer", "rms", NULL};
+static const char *const construction_names[] = {"half", "full", "periodic", NULL};
+
+static int unknown_option(int argc, char **argv)
+{
+    const char *bad = (optind - 1 < argc && optind >= 1) ? argv[optind - 1] : "?";
+    return cli_usage_error("unknown option '%s' (see --help)", bad);
+}
+
+/* "A..B" with sizes: the fit range. */
+static int parse_range(const char *option, const char *text, size_t *lo, size_t *hi)
+{
+    const char *dots = strstr(text, "..");
+    if (!dots) return cli_usage_error("%s: expected A..B (e.g. 1..512), got '%s'", option, text);
+    char a[64];
+    size_t len = (size_t)(dots - text);
+    if (len == 0 || len >= sizeof a) return cli_usage_error("%s: expected A..B, got '%s'", option, text);
+    memcpy(a, text, len);
+    a[len] = '\0';
+    if (cli_parse_size(option, a, 1, (size_t)1 << 24, lo) != CLI_OK) return CLI_USAGE;
+    if (cli_parse_size(option, dots + 2, 2, (size_t)1 << 24, hi) != CLI_OK) return CLI_USAGE;
+    if (*lo >= *hi) return cli_usage_error("%s: need A < B, got '%s'", option, text);
+    return CLI_OK;
+}
+
+/* ====================================================================== */
+/* skit hilbert                                                            */
+/* ====================================================================== */
+
+static const char *hilbert_usage =
+    "usage: skit hilbert <transform|causal|sweep> [options]\n"
+    "Discrete Hilbert transform of one period of a sampled spectrum\n"
+    "x[m] = k(w_m), w_m = 2 pi m / n, m = 0..n-1, by the FFT (multiplier -i sign(q)\n"
+    "on DFT bin q; exact) and by Definition 1 of ski-to-go-faster (convolution with\n"
+    "h[l] = 2/(pi l), l odd, over the periodic extension, truncated at |l| <= L).\n"
+    "Sign: H{cos w} = sin w. Causal spectrum: x - i H{x} (the paper's k_causal).\n\n"
+    "  transform   columns m, omega, x, H_fft, H_definition (and H_exact when known)\n"
+    "  causal      causal impulse response by both methods against lag\n"
+    "              (-(n/2-1)..n/2), with the causality residual (relative energy at\n"
+    "              negative lags) in the header\n"
+    "  sweep       method agreement and causality residual against n and L\n\n"
+    "options:\n"
+    "  --spectrum S      poisson[:a] (default poisson:0.9; (1-a^2)/(1-2a cos w+a^2),\n"
+    "                    impulse response a^|t|), cos[:q] (cos(q w)), or\n"
+    "                    mlp[:relu|silu|gelu] (a random MLP of |w|: the FD-TNO\n"
+    "                    construction; width 64, 3 hidden layers, --seed)\n"
+    "  --input FILE      one period of n real samples instead (.npy 1-D or a TSV\n"
+    "                    column); transform and causal only\n"
+    "  -n N              samples per period of a generated spectrum (default 256,\n"
+    "                    2 <= N <= 2^20; definition is O(N^2): N <= 2^16 for it)\n"
+    "  --lag-window L    truncation of the definition (default N/2: one period)\n"
+    "  --sizes LIST      sweep: sizes (default 2^4..2^12)\n"
+    "  --periods LIST    sweep: lag windows L = P*n/2 for each P (default 1,8,64)\n"
+    CLI_COMMON_HELP
+    "  -h, --help        this message\n\n"
+    "examples:\n"
+    "  skit hilbert transform --spectrum cos:3 -n 64\n"
+    "  skit hilbert causal --spectrum mlp:gelu -n 512 --plot causal.png\n"
+    "  skit hilbert sweep --sizes 2^4..2^12 -o sweep.tsv --plot sweep.png\n";
+
+typedef enum { SPEC_POISSON, SPEC_COS, SPEC_MLP, SPEC_FILE } spectrum_kind;
+
+typedef struct hilbert_options {
+    cli_common common;
+    int mode; /* 0 transform, 1 causal, 2 sweep */
+    spectrum_kind kind;
+    double a;
+    size_t q;
+    int activation;
+    const char *input;
+    size_t n;
+    size_t lag_window;
+    size_t *sizes, nsizes;
+    double *periods;
+    size_t nperiods;
+    skit_matrix file;
+} hilbert_options;
+
+static int parse_spectrum(hilbert_options *o, const char *text)
+{
+    const char *colon = strchr(text, ':');
+    size_t len = colon ? (size_t)(colon - text) : strlen(text);
+    const char *arg = colon ? colon + 1 : NULL;
+    if (len == 7 && !strncmp(text, "poisson", 7)) {
+        o->kind = SPEC_POISSON;
+        if (arg) return cli_parse_double("--spectrum poisson:a", arg, 0, 1, 1, 1, &o->a);
+        return CLI_OK;
+    }
+    if (len == 3 && !strncmp(text, "cos", 3)) {
+        o->kind = SPEC_COS;
+        if (arg) return cli_parse_size("--spectrum cos:q", arg, 0, (size_t)1 << 19, &o->q);
+        return CLI_OK;
+    }
+    if (len == 3 && !strncmp(text, "mlp", 3)) {
+        o->kind = SPEC_MLP;
+        if (arg) return cli_parse_choice("--spectrum mlp:activation", arg, activation_names, &o->activation);
+        return CLI_OK;
+    }
+    return cli_usage_error("--spectrum: unknown spectrum '%s': need poisson[:a], cos[:q] or mlp[:activation]",
+                           text);
+}
+
+/* One period of the generated spectrum at n samples. */
+static int make_spectrum(const hilbert_options *o, size_t n, double *x)
+{
+    if (o->kind == SPEC_FILE) {
+        memcpy(x, o->file.data, n * sizeof(double));
+        return SKIT_OK;
+    }
+    if (o->kind == SPEC_MLP) {
+        skit_mlp *mlp;
+        int st = skit_mlp_create(&mlp, 1, 64, 3, 1, (skit_activation)o->activation, SKIT_NORM_NONE,
+                                 o->common.seed);
+        if (st != SKIT_OK) return st;
+        double *w = malloc(n * sizeof(double));
+        if (!w) {
+            skit_mlp_destroy(mlp);
+            return SKIT_ENOMEM;
+        }
+        /* |w| on [-π, π): the even extension the FD-TNO code uses */
+        for (size_t m = 0; m < n; m++) {
+            double om = 2 * M_PI * (double)m / (double)n;
+            w[m] = om > M_PI ? 2 * M_PI - om : om;
+        }
+        st = skit_mlp_eval(mlp, n, w, x, NULL);
+        free(w);
+        skit_mlp_destroy(mlp);
+        return st;
+    }
+    for (size_t m = 0; m < n; m++) {
+        double w = 2 * M_PI * (double)m / (double)n;
+        if (o->kind == SPEC_POISSON) x[m] = (1 - o->a * o->a) / (1 - 2 * o->a * cos(w) + o->a * o->a);
+        else x[m] = cos(2 * M_PI * (double)((o->q * m) % n) / (double)n);
+    }
+    return SKIT_OK;
+}
+
+static int exact_hilbert(const hilbert_options *o, size_t n, double *y)
+{
+    if (o->kind != SPEC_POISSON && o->kind != SPEC_COS) return 0;
+    for (size_t m = 0; m < n; m++) {
+        double w = 2 * M_PI * (double)m / (double)n;
+        if (o->kind == SPEC_POISSON) y[m] = 2 * o->a * sin(w) / (1 - 2 * o->a * cos(w) + o->a * o->a);
+        else y[m] = (2 * o->q == n || o->q == 0) ? 0.0 : sin(2 * M_PI * (double)((o->q * m) % n) / (double)n);
+    }
+    return 1;
+}
+
+static const char *spectrum_description(const hilbert_options *o, char *buf, size_t size)
+{
+    switch (o->kind) {
+    case SPEC_POISSON: snprintf(buf, size, "poisson a=%g: (1-a^2)/(1-2a cos w+a^2)", o->a); break;
+    case SPEC_COS: snprintf(buf, size, "cos(q w), q=%zu", o->q); break;
+    case SPEC_MLP:
+        snprintf(buf, size, "random MLP(|w|) (%s, width 64, 3 hidden layers, no norm, seed %llu; the FD-TNO "
+                            "half-circle construction)",
+                 activation_names[o->activation], (unsigned long long)o->common.seed);
+        break;
+    case SPEC_FILE: snprintf(buf, size, "file %s", o->input); break;
+    }
+    return buf;
+}
+
+static void hilbert_conventions(table *t, const hilbert_options *o, size_t n, size_t L)
+{
+    char desc[256];
+    table_comment(t, "spectrum: %s; n = %zu samples of one period at w_m = 2 pi m/n", spectrum_description(o, desc, sizeof desc), n);
+    table_comment(t, "conventions: H{cos w} = sin w (DFT bin q times -i sign(q), 0 at DC and Nyquist); "
+                     "causal spectrum x - i H{x}; lag t > n/2 is the negative lag t - n");
+    table_comment(t, "definition: sum over odd |l| <= L = %zu of 2/(pi l) x[m-l] on the periodic extension "
+                     "(L = n/2 is one period)", L);
+}
+
+static double seconds_since(double t0) { return skit_clock_seconds() - t0; }
+
+static int hilbert_transform_mode(hilbert_options *o, int argc, char **argv)
+{
+    size_t n = o->n, L = o->lag_window ? o->lag_window : n / 2;
+    double *x = malloc(n * sizeof(double)), *hf = malloc(n * sizeof(double));
+    double *hd = malloc(n * sizeof(double)), *he = malloc(n * sizeof(double));
+    int rc = CLI_OK, st, has_exact = 0;
+    table t = {0};
+    static const char *const cols_exact[] = {"m", "omega", "x", "H_fft", "H_definition", "H_exact", NULL};
+    static const char *const cols[] = {"m", "omega", "x", "H_fft", "H_definition", NULL};
+    if (!x || !hf || !hd || !he) {
+        rc = cli_failure("out of memory");
+        goto done;
+    }
+    if ((st = make_spectrum(o, n, x)) != SKIT_OK ||
+        (st = skit_hilbert_transform(n, x, hf, SKIT_HILBERT_FFT, 0)) != SKIT_OK ||
+        (st = skit_hilbert_transform(n, x, hd, SKIT_HILBERT_DEFINITION, L)) != SKIT_OK) {
+        rc = cli_library_error(st);
+        goto done;
+    }
+    has_exact = exact_hilbert(o, n, he);
+    table_init(&t, has_exact ? cols_exact : cols);
+    hilbert_conventions(&t, o, n, L);
+    double dmax = 0, fmax_ = 0, emax = 0;
+    for (size_t m = 0; m < n; m++) {
+        dmax = fmax(dmax, fabs(hd[m] - hf[m]));
+        fmax_ = fmax(fmax_, fabs(hf[m]));
+        if (has_exact) emax = fmax(emax, fabs(hf[m] - he[m]));
+        double row[6] = {(double)m, 2 * M_PI * (double)m / (double)n, x[m], hf[m], hd[m], has_exact ? he[m] : 0};
+        table_row_numbers(&t, row);
+    }
+    table_comment(&t, "max |H_definition - H_fft| / max |H_fft| = %.3g", fmax_ > 0 ? dmax / fmax_ : dmax);
+    if (has_exact) table_comment(&t, "max |H_fft - H_exact| = %.3g (aliasing of the sampled spectrum and rounding)", emax);
+    rc = emit(&t, &o->common, argc, argv, "dimensionless (spectrum values); omega in radians",
+              "freq_hilbert_transform", has_exact ? "has_exact=1" : "has_exact=0");
+done:
+    table_free(&t);
+    free(x);
+    free(hf);
+    free(hd);
+    free(he);
+    return rc;
+}
+
+/* causal impulse response by one method: k (re, im), residual */
+static int causal_kernel(size_t n, const double *x, skit_hilbert_method method, size_t L, double *re,
+                         double *im, double *kr, double *ki, double *residual)
+{
+    int st = skit_hilbert_causal_spectrum(n, x, method, L, re, im);
+    if (st == SKIT_OK) st = skit_spectrum_impulse(n, re, im, kr, ki);
+    if (st == SKIT_OK) st = skit_causality_residual(n, kr, ki, residual);
+    return st;
+}
+
+static int hilbert_causal_mode(hilbert_options *o, int argc, char **argv)
+{
+    size_t n = o->n, L = o->lag_window ? o->lag_window : n / 2;
+    double *buf = malloc(9 * n * sizeof(double));
+    if (!buf) return cli_failure("out of memory");
+    double *x = buf, *re = buf + n, *im = buf + 2 * n, *kfr = buf + 3 * n, *kfi = buf + 4 * n;
+    double *kdr = buf + 5 * n, *kdi = buf + 6 * n, *ker = buf + 7 * n, *kei = buf + 8 * n;
+    double res_fft, res_def;
+    int rc = CLI_OK, st;
+    table t = {0};
+    if ((st = make_spectrum(o, n, x)) != SKIT_OK ||
+        (st = causal_kernel(n, x, SKIT_HILBERT_FFT, 0, re, im, kfr, kfi, &res_fft)) != SKIT_OK ||
+        (st = causal_kernel(n, x, SKIT_HILBERT_DEFINITION, L, re, im, kdr, kdi, &res_def)) != SKIT_OK ||
+        (st = skit_spectrum_impulse(n, x, NULL, ker, kei)) != SKIT_OK) {
+        rc = cli_library_error(st);
+        goto done;
+    }
+    static const char *const cols[] = {"lag", "k_even", "k_fft", "k_fft_imag", "k_definition",
+                                       "k_definition_imag", NULL};
+    table_init(&t, cols);
+    hilbert_conventions(&t, o, n, L);
+    table_comment(&t, "k_even: impulse response of x itself (inverse DFT); k_fft, k_definition: impulse "
+                      "responses of x - i H{x}");
+    table_comment(&t, "causality residual (energy at negative lags / total): fft %.3g, definition %.3g", res_fft,
+                  res_def);
+    for (size_t i = 0; i < n; i++) {
+        /* lags -(n-1)/2 .. n/2 in increasing order */
+        size_t neg = (n - 1) / 2;
+        long lag = (long)i - (long)neg;
+        size_t t_idx = lag < 0 ? (size_t)((long)n + lag) : (size_t)lag;
+        double row[6] = {(double)lag, ker[t_idx], kfr[t_idx], kfi[t_idx], kdr[t_idx], kdi[t_idx]};
+        table_row_numbers(&t, row);
+    }
+    rc = emit(&t, &o->common, argc, argv, "dimensionless (impulse-response values); lag in samples",
+              "freq_hilbert_causal", NULL);
+done:
+    table_free(&t);
+    free(buf);
+    return rc;
+}
+
+static int hilbert_sweep_mode(hilbert_options *o, int argc, char **argv)
+{
+    static const char *const cols[] = {"n", "periods", "lag_window", "agreement", "residual_fft",
+                                       "residual_definition", "seconds_fft", "seconds_definition", NULL};
+    table t;
+    table_init(&t, cols);
+    char desc[256];
+    table_comment(&t, "spectrum: %s, sampled at n points of one period", spectrum_description(o, desc, sizeof desc));
+    table_comment(&t, "agreement = max |H_definition - H_fft| / max |H_fft|; residual = energy of the causal kernel "
+                      "at negative lags / total; definition truncated at L = periods * n/2");
+    table_comment(&t, "conventions: H{cos w} = sin w; causal spectrum x - i H{x}; see skit/freq.h");
+    cli_progress_start(&o->common);
+    int rc = CLI_OK;
+    for (size_t i = 0; i < o->nsizes && rc == CLI_OK; i++) {
+        size_t n = o->sizes[i];
+        double *buf = malloc(7 * n * sizeof(double));
+        if (!buf) {
+            rc = cli_failure("out of memory");
+            break;
+        }
+        double *x = buf, *re = buf + n, *im = buf + 2 * n, *kr = buf + 3 * n, *ki = buf + 4 * n;
+        double *hf = buf + 5 * n, *hd = buf + 6 * n;
+        int st = make_spectrum(o, n, x);
+        double t0 = skit_clock_seconds(), res_fft = 0;
+        if (st == SKIT_OK) st = skit_hilbert_transform(n, x, hf, SKIT_HILBERT_FFT, 0);
+        double sec_fft = seconds_since(t0);
+        if (st == SKIT_OK) st = causal_kernel(n, x, SKIT_HILBERT_FFT, 0, re, im, kr, ki, &res_fft);
+        for (size_t p = 0; p < o->nperiods && st == SKIT_OK; p++) {
+            double Ld = o->periods[p] * (double)n / 2;
+            size_t L = Ld < 1 ? 1 : (size_t)Ld;
+            cli_progress("n = %zu, L = %zu", n, L);
+            t0 = skit_clock_seconds();
+            st = skit_hilbert_transform(n, x, hd, SKIT_HILBERT_DEFINITION, L);
+            double sec_def = seconds_since(t0), res_def = 0;
+            if (st == SKIT_OK) st = causal_kernel(n, x, SKIT_HILBERT_DEFINITION, L, re, im, kr, ki, &res_def);
+            if (st != SKIT_OK) break;
+            double dmax = 0, fm = 0;
+            for (size_t m = 0; m < n; m++) {
+                dmax = fmax(dmax, fabs(hd[m] - hf[m]));
+                fm = fmax(fm, fabs(hf[m]));
+            }
+            double row[8] = {(double)n, o->periods[p], (double)L, fm > 0 ? dmax / fm : dmax, res_fft, res_def,
+                             sec_fft, sec_def};
+            table_row_numbers(&t, row);
+        }
+        if (st != SKIT_OK) rc = cli_library_error(st);
+        free(buf);
+    }
+    cli_progress_done();
+    char vars[512] = "periods='";
+    for (size_t p = 0; p < o->nperiods; p++)
+        snprintf(vars + strlen(vars), sizeof vars - strlen(vars), "%s%g", p ? " " : "", o->periods[p]);
+    snprintf(vars + strlen(vars), sizeof vars - strlen(vars), "'");
+    if (rc == CLI_OK)
+        rc = emit(&t, &o->common, argc, argv,
+                  "agreement, residual dimensionless; seconds wall-clock, one-shot calls including FFTW planning",
+                  "freq_hilbert_sweep", vars);
+    table_free(&t);
+    return rc;
+}
+
+int cmd_hilbert(int argc, char **argv)
+{
+    cli_set_context("skit hilbert");
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        if (argc < 2) return cli_usage_error("missing mode: transform, causal or sweep (see --help)");
+        fputs(hilbert_usage, stdout);
+        return CLI_OK;
+    }
+    static const char *const modes[] = {"transform", "causal", "sweep", NULL};
+    hilbert_options o;
+    memset(&o, 0, sizeof o);
+    if (cli_parse_choice("mode", argv[1], modes, &o.mode) != CLI_OK) return CLI_USAGE;
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "skit hilbert %s", modes[o.mode]);
+    cli_set_context(ctx);
+    cli_common_init(&o.common);
+    o.kind = SPEC_POISSON;
+    o.a = 0.9;
+    o.q = 1;
+    o.activation = SKIT_ACTIVATION_GELU;
+    o.n = 256;
+    const char *sizes_text = "2^4..2^12", *periods_text = "1,8,64";
+    int spectrum_given = 0;
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"spectrum", required_argument, NULL, 's'},
+        {"input", required_argument, NULL, 'i'},
+        {"lag-window", required_argument, NULL, 'L'},
+        {"sizes", required_argument, NULL, 'S'},
+        {"periods", required_argument, NULL, 'P'},
+        {NULL, 0, NULL, 0}};
+    optind = 1;
+    opterr = 0;
+    int argc2 = argc - 1;
+    char **argv2 = argv + 1;
+    int opt;
+    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS "n:", longopts, NULL)) != -1) {
+        int r = cli_common_option(&o.common, opt, optarg);
+        if (r == CLI_USAGE) return CLI_USAGE;
+        if (r == CLI_OK) continue;
+        switch (opt) {
+        case 'h': fputs(hilbert_usage, stdout); return CLI_OK;
+        case 's':
+            spectrum_given = 1;
+            if (parse_spectrum(&o, optarg) != CLI_OK) return CLI_USAGE;
+            break;
+        case 'i': o.input = optarg; break;
+        case 'n':
+            if (cli_parse_size("-n", optarg, 2, (size_t)1 << 20, &o.n) != CLI_OK) return CLI_USAGE;
+            break;
+        case 'L':
+            if (cli_parse_size("--lag-window", optarg, 1, (size_t)1 << 32, &o.lag_window) != CLI_OK) return CLI_USAGE;
+            break;
+        case 'S': sizes_text = optarg; break;
+        case 'P': periods_text = optarg; break;
+        default: return unknown_option(argc2, argv2);
+        }
+    }
+    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
+    if (cli_common_validate(&o.common) != CLI_OK) return CLI_USAGE;
+    if (o.input && spectrum_given) return cli_usage_error("--input and --spectrum: give one of them");
+    if (o.mode == 2) {
+        if (o.input) return cli_usage_error("--input: sweep generates its spectra (sizes vary); use transform or causal");
+        if (cli_parse_size_list("--sizes", sizes_text, 4, (size_t)1 << 16, &o.sizes, &o.nsizes) != CLI_OK)
+            return CLI_USAGE;
+        if (cli_parse_double_list("--periods", periods_text, 1e-3, 1e6, &o.periods, &o.nperiods) != CLI_OK) {
+            free(o.sizes);
+            return CLI_USAGE;
+        }
+        for (size_t i = 0; i < o.nsizes; i++)
+            if (o.kind == SPEC_COS && 2 * o.q >= o.sizes[i]) {
+                free(o.sizes);
+                free(o.periods);
+                return cli_usage_error("--spectrum cos:q = %zu: need 2q < n for every size (smallest n = %zu)", o.q, o.sizes[i]);
+            }
+        cli_apply_threads(&o.common);
+        int rc = hilbert_sweep_mode(&o, argc, argv);
+        free(o.sizes);
+        free(o.periods);
+        return rc;
+    }
+    if (o.input) {
+        int st = strlen(o.input) > 4 && !strcmp(o.input + strlen(o.input) - 4, ".npy")
+                     ? skit_npy_read(o.input, &o.file)
+                     : skit_tsv_read(o.input, &o.file);
+        if (st != SKIT_OK) return cli_usage_error("--input %s: %s", o.input, skit_last_error());
+        if (o.file.cols != 1 || o.file.rows < 2) {
+            skit_matrix_free(&o.file);
+            return cli_usage_error("--input %s: need one column of n >= 2 samples, got %zu x %zu", o.input,
+                                   o.file.rows, o.file.cols);
+        }
+        o.kind = SPEC_FILE;
+        o.n = o.file.rows;
+    }
+    if (o.n > ((size_t)1 << 16))
+        return cli_usage_error("-n = %zu out of range for %s: the definition is O(n^2), need n <= 2^16", o.n,
+                               modes[o.mode]);
+    if (o.kind == SPEC_COS && (o.q == 0 || 2 * o.q >= o.n))
+        return cli_usage_error("--spectrum cos:q = %zu out of range: need 1 <= q < n/2 (n = %zu)", o.q, o.n);
+    if (o.lag_window > SKIT_HILBERT_MAX_LAG_WINDOW) return cli_usage_error("--lag-window too large");
+    cli_apply_threads(&o.common);
+    int rc = o.mode == 0 ? hilbert_transform_mode(&o, argc, argv) : hilbert_causal_mode(&o, argc, argv);
+    skit_matrix_free(&o.file);
+    return rc;
+}
+
+/* ====================================================================== */
+/* skit decay                                                              */
+/* ====================================================================== */
+
+static const char *decay_usage =
+    "usage: skit decay <summary|response|impulse|bound|prop1> [options]\n"
+    "Frequency responses k(w) of randomly initialised MLPs (PyTorch default init,\n"
+    "--seed) and the decay of their impulse responses k[n] (ski-to-go-faster\n"
+    "Section 4.2, Appendix E). The response is built one of three ways, always\n"
+    "named in the output:\n"
+    "  half      the FD-TNO code: MLP(w) sampled on [0, pi], real inverse FFT\n"
+    "            (= the even extension MLP(|w|); derivative jumps at 0 and pi)\n"
+    "  full      MLP(w) sampled on [-pi, pi) (jumps at +-pi unless MLP(pi) = MLP(-pi))\n"
+    "  periodic  MLP(cos w, sin w) (2 pi-periodic and as smooth as the MLP)\n"
+    "k[n] = (1/N) sum_m k(w_m) e^{i w_m n} from N samples (trapezoid rule).\n\n"
+    "  summary   one row per activation x norm x construction x seed x channel:\n"
+    "            decay fits over the fit range (exponential rate, polynomial\n"
+    "            exponent, class), tails, Parseval (Theorem 4), and for each order\n"
+    "            N the Theorem 3 margin min_n bound_N(n)/|k[n]| (>= 1: the bound holds\n"
+    "            at every n measured) with ||k^(N)||_1 from Taylor-mode derivatives\n"
+    "  response  omega and the response of every channel (one configuration)\n"
+    "  impulse   n = 0..lags and k[n] (real part, |k[n]|) of every channel\n"
+    "  bound     |k[n]| of one channel against bound_N(n) = ||k^(N)||_1/(2 pi n^N)\n"
+    "  prop1     Proposition 1 for ReLU MLPs: breakpoints located and the error of\n"
+    "            linear interpolation through them (0 = piecewise linear)\n\n"
+    "options (lists are comma-separated; summary and prop1 sweep them, the other\n"
+    "modes take one value):\n"
+    "  --activation LIST  relu, silu, gelu (summary default: all; else gelu)\n"
+    "  --norm LIST        none, layer (LayerNorm), rms (TNN's RMS norm) (default none)\n"
+    "  --construction LIST half, full, periodic (summary default: all; else half;\n"
+    "                     prop1: half or full)\n"
+    "  --replicates R     seeds seed .. seed+R-1 (summary, prop1; default 1)\n"
+    "  --width W          hidden width (default 64)\n"
+    "  --layers L         hidden layers (Linear(W,W) blocks; default 3)\n"
+    "  --channels D       output channels (default 4)\n"
+    "  --fft-size N       samples on the circle (default 8192; even, 16..2^22)\n"
+    "  --range A..B       fit range in n (default 1..512, at most N/4)\n"
+    "  --orders LIST      derivative orders for the bound (default 1,2,3,4,5,6; <= 16)\n"
+    "  --nodes M          midpoint-rule nodes for ||k^(N)||_1 (default 4096)\n"
+    "  --floor F          ignore |k[n]| <= F * max|k| (rounding floor; default 1e-12)\n"
+    "  --lags K           impulse: rows n = 0..K (default 64)\n"
+    "  --points P         response: samples (default 512)\n"
+    "  --channel C        bound: channel (default 0)\n"
+    CLI_COMMON_HELP
+    "  -h, --help         this message\n\n"
+    "examples:\n"
+    "  skit decay summary --construction half,periodic -o decay.tsv\n"
+    "  skit decay impulse --activation silu --construction half --lags 64 --plot k.png\n"
+    "  skit decay bound --activation silu --construction periodic --plot bound.png\n";
+
+typedef struct decay_options {
+    cli_common common;
+    int mode; /* 0 summary, 1 response, 2 impulse, 3 bound, 4 prop1 */
+    int act[3], norm[3], con[3];
+    int act_given, con_given;
+    size_t replicates, width, layers, channels, N, lo, hi, nodes, lags, points, channel;
+    size_t *orders, norders, max_order;
+    double floor;
+} decay_options;
+
+static size_t count_selected(const int *sel)
+{
+    return (size_t)(sel[0] + sel[1] + sel[2]);
+}
+
+static int first_selected(const int *sel)
+{
+    for (int i = 0; i < 3; i++)
+        if (sel[i]) return i;
+    return 0;
+}
+
+static int make_mlp(const decay_options *o, int act, int norm, int con, uint64_t seed, skit_mlp **mlp)
+{
+    return skit_mlp_create(mlp, con == SKIT_FREQ_PERIODIC ? 2 : 1, o->width, o->layers, o->channels,
+                           (skit_activation)act, (skit_norm)norm, seed);
+}
+
+static void decay_conventions(table *t, const decay_options *o)
+{
+    table_comment(t, "MLP: Linear(in,%zu), %zu x [norm, activation, Linear(%zu,%zu)], norm, activation, "
+                     "Linear(%zu,%zu); PyTorch default init U(+-1/sqrt(fan_in))",
+                  o->width, o->layers, o->width, o->width, o->width, o->channels);
+    table_comment(t, "constructions: half = FD-TNO code (MLP(w) on [0,pi], real inverse FFT = even extension); "
+                     "full = MLP(w) on [-pi,pi); periodic = MLP(cos w, sin w)");
+    table_comment(t, "impulse response: k[n] = (1/N) sum_m k(w_m) exp(i w_m n), N = %zu samples (aliasing: "
+                     "true k[n] summed over n + jN)", o->N);
+}
+
+/* |k[n]| for n = 0..N-1 of channel c */
+static void magnitudes(const double *kr, const double *ki, size_t N, size_t c, double *mag, double *peak)
+{
+    *peak = 0;
+    for (size_t t = 0; t < N; t++) {
+        mag[t] = hypot(kr[c * N + t], ki[c * N + t]);
+        if (mag[t] > *peak) *peak = mag[t];
+    }
+}
+
+static int decay_summary_mode(const decay_options *o, int argc, char **argv)
+{
+    size_t N = o->N, d = o->channels, no = o->norders;
+    size_t ncols = 20 + 3 * no;
+    char **names = calloc(ncols + 1, sizeof *names);
+    if (!names) return cli_failure("out of memory");
+    static const char *const fixed[] = {"activation", "norm", "construction", "seed", "channel", "fit_lo",
+                                        "fit_hi", "points", "exp_rate", "exp_residual", "poly_exponent",
+                                        "poly_residual", "rate_first_half", "rate_second_half", "class",
+                                        "tail30", "tail_end", "energy_tail", "parseval_discrete",
+                                        "parseval_continuous"};
+    size_t nc = 0;
+    for (; nc < 20; nc++) names[nc] = strdup(fixed[nc]);
+    for (size_t i = 0; i < no; i++) {
+        char b[48];
+        snprintf(b, sizeof b, "dnorm_N%zu", o->orders[i]);
+        names[nc++] = strdup(b);
+        snprintf(b, sizeof b, "bound_margin_N%zu", o->orders[i]);
+        names[nc++] = strdup(b);
+        snprintf(b, sizeof b, "first_violation_N%zu", o->orders[i]);
+        names[nc++] = strdup(b);
+    }
+    table t;
+    table_init_dynamic(&t, names, ncols);
+    decay_conventions(&t, o);
+    table_comment(&t, "fit: upper envelope max_{j>=n}|k[j]| over n = %zu..%zu where above %.3g * max|k|; "
+                      "class: polynomial if log-log fits better, super-exponential if the 2nd-half rate >= 1.5 x "
+                      "1st-half rate, else exponential", o->lo, o->hi, o->floor);
+    table_comment(&t, "tail30 = max_{n>=30}|k[n]|/max|k|; tail_end = max over n in [B/2, B]; energy_tail = "
+                      "sum_{B<|n|<=N/2}|k[n]|^2 / sum|k|^2; parseval_discrete = "
+                      "|sum|k|^2 - (1/N) sum|k(w_m)|^2| / sum|k|^2; parseval_continuous: against (1/2pi) int |k(w)|^2 "
+                      "(midpoint rule, 4N nodes)");
+    table_comment(&t, "bound_margin_N = min over n in [1, B] with |k[n]| above the floor of "
+                      "(||k^(N)||_1/(2 pi n^N)) / |k[n]|; first_violation_N = first such n with margin < 1 - 1e-6 "
+                      "(0: none); ||k^(N)||_1 = dnorm_N by Taylor mode + midpoint rule (%zu nodes), pointwise "
+                      "derivatives", o->nodes);
+    double *kr = malloc(N * d * sizeof(double)), *ki = malloc(N * d * sizeof(double));
+    double *samples = malloc(N * d * sizeof(double)), *mag = malloc(N * sizeof(double));
+    double *dn = malloc((o->max_order + 1) * d * sizeof(double)), *energy = malloc(d * sizeof(double));
+    int rc = CLI_OK;
+    if (!kr || !ki || !samples || !mag || !dn || !energy) rc = cli_failure("out of memory");
+    cli_progress_start(&o->common);
+    for (int a = 0; a < 3 && rc == CLI_OK; a++) {
+        if (!o->act[a]) continue;
+        for (int nm = 0; nm < 3 && rc == CLI_OK; nm++) {
+            if (!o->norm[nm]) continue;
+            for (int c = 0; c < 3 && rc == CLI_OK; c++) {
+                if (!o->con[c]) continue;
+                for (size_t r = 0; r < o->replicates && rc == CLI_OK; r++) {
+                    uint64_t seed = o->common.seed + r;
+                    cli_progress("%s/%s/%s seed %llu", activation_names[a], norm_names[nm], construction_names[c],
+                                 (unsigned long long)seed);
+                    skit_mlp *mlp = NULL;
+                    int st = make_mlp(o, a, nm, c, seed, &mlp);
+                    if (st == SKIT_OK) st = skit_freq_impulse(mlp, (skit_freq_construction)c, N, kr, ki);
+                    if (st == SKIT_OK) st = skit_freq_circle_samples(mlp, (skit_freq_construction)c, N, samples);
+                    if (st == SKIT_OK)
+                        st = skit_freq_derivative_norms(mlp, (skit_freq_construction)c, o->max_order, o->nodes, dn);
+                    if (st == SKIT_OK) st = skit_freq_energy(mlp, (skit_freq_construction)c, 4 * N, energy);
+                    skit_mlp_destroy(mlp);
+                    if (st != SKIT_OK) {
+                        rc = cli_library_error(st);
+                        break;
+                    }
+                    for (size_t ch = 0; ch < d; ch++) {
+                        double peak;
+                        magnitudes(kr, ki, N, ch, mag, &peak);
+                        double floor = o->floor * peak;
+                        skit_decay_fit fit;
+                        st = skit_decay_fit_magnitudes(N, mag, o->lo, o->hi, floor, &fit);
+                        double pd = 0, time_energy = 0;
+                        if (st == SKIT_OK)
+                            st = skit_parseval_difference(N, samples + ch * N, NULL, kr + ch * N, ki + ch * N, &pd);
+                        if (st != SKIT_OK) {
+                            rc = cli_library_error(st);
+                            break;
+                        }
+                        for (size_t tt = 0; tt < N; tt++) time_energy += mag[tt] * mag[tt];
+                        double tail30 = 0, tail_end = 0, energy_tail = 0;
+                        for (size_t n = 30; n <= N / 2; n++) tail30 = fmax(tail30, mag[n]);
+                        for (size_t n = o->hi + 1; n < N - o->hi; n++) energy_tail += mag[n] * mag[n];
+                        for (size_t n = o->hi / 2; n <= o->hi; n++) tail_end = fmax(tail_end, mag[n]);
+                        char store[80][32];
+                        char *cells[80];
+                        size_t k = 0;
+                        cells[k++] = (char *)activation_names[a];
+                        cells[k++] = (char *)norm_names[nm];
+                        cells[k++] = (char *)construction_names[c];
+                        snprintf(store[k], 32, "%llu", (unsigned long long)seed);
+                        cells[k] = store[k];
+                        k++;
+                        cells[k] = num_size(store[k], ch), k++;
+                        cells[k] = num_size(store[k], fit.n_lo), k++;
+                        cells[k] = num_size(store[k], fit.n_hi), k++;
+                        cells[k] = num_size(store[k], fit.points), k++;
+                        cells[k] = num(store[k], fit.exp_rate), k++;
+                        cells[k] = num(store[k], fit.exp_residual), k++;
+                        cells[k] = num(store[k], fit.poly_exponent), k++;
+                        cells[k] = num(store[k], fit.poly_residual), k++;
+                        cells[k] = num(store[k], fit.rate_first_half), k++;
+                        cells[k] = num(store[k], fit.rate_second_half), k++;
+                        cells[k++] = (char *)skit_decay_class_name(skit_decay_classify(&fit));
+                        cells[k] = num(store[k], peak > 0 ? tail30 / peak : 0), k++;
+                        cells[k] = num(store[k], peak > 0 ? tail_end / peak : 0), k++;
+                        cells[k] = num(store[k], time_energy > 0 ? energy_tail / time_energy : 0), k++;
+                        cells[k] = num(store[k], pd), k++;
+                        cells[k] = num(store[k], fabs(time_energy - energy[ch]) / fmax(energy[ch], DBL_MIN)), k++;
+                        for (size_t i = 0; i < no; i++) {
+                            size_t ord = o->orders[i];
+                            double norm1 = dn[ord * d + ch], margin = INFINITY;
+                            size_t first = 0;
+                            for (size_t n = 1; n <= o->hi; n++) {
+                                if (mag[n] <= floor) continue;
+                                double ratio = skit_decay_bound(norm1, ord, n) / mag[n];
+                                if (ratio < margin) margin = ratio;
+                                if (!first && ratio < 1 - 1e-6) first = n;
+                            }
+                            cells[k] = num(store[k], norm1), k++;
+                            cells[k] = num(store[k], margin), k++;
+                            cells[k] = num_size(store[k], first), k++;
+                        }
+                        table_row(&t, cells);
+                    }
+                }
+            }
+        }
+    }
+    cli_progress_done();
+    if (rc == CLI_OK)
+        rc = emit(&t, &o->common, argc, argv,
+                  "rates per sample (log-magnitude units), exponents, margins and ratios dimensionless", "freq_summary",
+                  NULL);
+    table_free(&t);
+    free(kr);
+    free(ki);
+    free(samples);
+    free(mag);
+    free(dn);
+    free(energy);
+    return rc;
+}
+
+static char **channel_names(const char *first, const char *const *prefixes, size_t nprefix, size_t d,
+                            size_t *ncols)
+{
+    *ncols = 1 + nprefix * d;
+    char **names = calloc(*ncols + 1, sizeof *names);
+    if (!names) return NULL;
+    names[0] = strdup(first);
+    for (size_t p = 0; p < nprefix; p++)
+        for (size_t c = 0; c < d; c++) {
+            char b[32];
+            snprintf(b, sizeof b, "%s%zu", prefixes[p], c);
+            names[1 + p * d + c] = strdup(b);
+        }
+    return names;
+}
+
+static void single_config_comment(table *t, const decay_options *o, int a, int nm, int c)
+{
+    table_comment(t, "activation %s, norm %s, construction %s: %s, seed %llu", activation_names[a], norm_names[nm],
+                  construction_names[c], skit_freq_construction_name((skit_freq_construction)c),
+                  (unsigned long long)o->common.seed);
+}
+
+static int decay_single_mode(const decay_options *o, int argc, char **argv)
+{
+    int a = first_selected(o->act), nm = first_selected(o->norm), c = first_selected(o->con);
+    size_t d = o->channels, N = o->N, ncols;
+    skit_mlp *mlp;
+    int st = make_mlp(o, a, nm, c, o->common.seed, &mlp);
+    if (st != SKIT_OK) return cli_library_error(st);
+    table t;
+    int rc = CLI_OK;
+    const char *script = NULL, *units = NULL;
+    char vars[256] = "";
+    if (o->mode == 1) { /* response */
+        static const char *const pre[] = {"ch"};
+        char **names = channel_names("omega", pre, 1, d, &ncols);
+        table_init_dynamic(&t, names, ncols);
+        double *om = malloc(o->points * sizeof(double)), *v = malloc(o->points * d * sizeof(double));
+        st = om && v ? skit_freq_response(mlp, (skit_freq_construction)c, o->points, om, v) : SKIT_ENOMEM;
+        if (st == SKIT_OK) {
+            for (size_t j = 0; j < o->points; j++) {
+                double row[65];
+                row[0] = om[j];
+                for (size_t ch = 0; ch < d; ch++) row[1 + ch] = v[j * d + ch];
+                table_row_numbers(&t, row);
+            }
+        }
+        free(om);
+        free(v);
+        script = "freq_response";
+        units = "omega in radians; response dimensionless";
+    } else if (o->mode == 2) { /* impulse */
+        static const char *const pre[] = {"re", "abs"};
+        char **names = channel_names("n", pre, 2, d, &ncols);
+        table_init_dynamic(&t, names, ncols);
+        double *kr = malloc(N * d * sizeof(double)), *ki = malloc(N * d * sizeof(double));
+        st = kr && ki ? skit_freq_impulse(mlp, (skit_freq_construction)c, N, kr, ki) : SKIT_ENOMEM;
+        if (st == SKIT_OK) {
+            for (size_t n = 0; n <= o->lags; n++) {
+                double row[129];
+                row[0] = (double)n;
+                for (size_t ch = 0; ch < d; ch++) {
+                    row[1 + ch] = kr[ch * N + n];
+                    row[1 + d + ch] = hypot(kr[ch * N + n], ki[ch * N + n]);
+                }
+                table_row_numbers(&t, row);
+            }
+        }
+        free(kr);
+        free(ki);
+        script = "freq_impulse";
+        units = "n in samples; k[n] dimensionless";
+    } else { /* bound */
+        size_t no = o->norders;
+        char **names = calloc(no + 3, sizeof *names);
+        names[0] = strdup("n");
+        names[1] = strdup("abs_k");
+        for (size_t i = 0; i < no; i++) {
+            char b[32];
+            snprintf(b, sizeof b, "bound_N%zu", o->orders[i]);
+            names[2 + i] = strdup(b);
+        }
+        table_init_dynamic(&t, names, no + 2);
+        double *kr = malloc(N * d * sizeof(double)), *ki = malloc(N * d * sizeof(double));
+        double *dn = malloc((o->max_order + 1) * d * sizeof(double)), *mag = malloc(N * sizeof(double));
+        st = kr && ki && dn && mag ? skit_freq_impulse(mlp, (skit_freq_construction)c, N, kr, ki) : SKIT_ENOMEM;
+        if (st == SKIT_OK) st = skit_freq_derivative_norms(mlp, (skit_freq_construction)c, o->max_order, o->nodes, dn);
+        if (st == SKIT_OK) {
+            double peak;
+            magnitudes(kr, ki, N, o->channel, mag, &peak);
+            for (size_t i = 0; i < no; i++)
+                table_comment(&t, "||k^(%zu)||_1 = %.10g (channel %zu; Taylor mode, midpoint rule, %zu nodes)",
+                              o->orders[i], dn[o->orders[i] * d + o->channel], o->channel, o->nodes);
+            table_comment(&t, "floor: |k[n]| <= %.3g is rounding noise", o->floor * peak);
+            for (size_t n = 1; n <= o->hi; n++) {
+                double row[20];
+                row[0] = (double)n;
+                row[1] = mag[n];
+                for (size_t i = 0; i < no; i++)
+                    row[2 + i] = skit_decay_bound(dn[o->orders[i] * d + o->channel], o->orders[i], n);
+                table_row_numbers(&t, row);
+            }
+            snprintf(vars, sizeof vars, "norders=%zu; floor=%.17g", no, o->floor * peak);
+        }
+        free(kr);
+        free(ki);
+        free(dn);
+        free(mag);
+        script = "freq_bound";
+        units = "n in samples; |k[n]| and bounds dimensionless";
+    }
+    skit_mlp_destroy(mlp);
+    decay_conventions(&t, o);
+    single_config_comment(&t, o, a, nm, c);
+    if (st != SKIT_OK) rc = cli_library_error(st);
+    else {
+        if (!vars[0]) snprintf(vars, sizeof vars, "channels=%zu", d);
+        rc = emit(&t, &o->common, argc, argv, units, script, vars);
+    }
+    table_free(&t);
+    return rc;
+}
+
+static int decay_prop1_mode(const decay_options *o, int argc, char **argv)
+{
+    static const char *const cols[] = {"norm", "construction", "seed", "interval_lo", "interval_hi", "breakpoints",
+                                       "error_through_breakpoints", "error_uniform_knots", NULL};
+    table t;
+    table_init(&t, cols);
+    table_comment(&t, "Proposition 1: a ReLU MLP R -> R^d (with layer norm, the paper says) is piecewise linear");
+    table_comment(&t, "breakpoints: sign changes of any activation input, scanned on %zu steps and bisected to "
+                      "1e-14 of the interval; errors: max |MLP - linear interpolant| / max |MLP| at 5 interior points "
+                      "per piece; uniform knots: the same number of knots equally spaced", o->points * 4);
+    table_comment(&t, "MLP: width %zu, %zu hidden layers, %zu outputs, PyTorch default init", o->width, o->layers,
+                  o->channels);
+    int rc = CLI_OK;
+    size_t cap = 1 << 16;
+    double *breaks = malloc(cap * sizeof(double));
+    if (!breaks) return cli_failure("out of memory");
+    for (int nm = 0; nm < 3 && rc == CLI_OK; nm++) {
+        if (!o->norm[nm]) continue;
+        for (int c = 0; c < 2 && rc == CLI_OK; c++) {
+            if (!o->con[c]) continue;
+            double lo = c == SKIT_FREQ_HALF_CIRCLE ? 0 : -M_PI, hi = M_PI;
+            for (size_t r = 0; r < o->replicates && rc == CLI_OK; r++) {
+                uint64_t seed = o->common.seed + r;
+                skit_mlp *mlp;
+                size_t count = 0;
+                double e_b = 0, e_u = 0;
+                int st = make_mlp(o, SKIT_ACTIVATION_RELU, nm, c, seed, &mlp);
+                if (st == SKIT_OK) st = skit_relu_breakpoints(mlp, lo, hi, o->points * 4, breaks, cap, &count);
+                if (st == SKIT_OK) st = skit_pwl_interpolation_error(mlp, lo, hi, breaks, count, 5, &e_b);
+                if (st == SKIT_OK) {
+                    for (size_t i = 0; i < count; i++) breaks[i] = lo + (hi - lo) * (double)(i + 1) / (double)(count + 1);
+                    st = skit_pwl_interpolation_error(mlp, lo, hi, breaks, count, 5, &e_u);
+                }
+                skit_mlp_destroy(mlp);
+                if (st != SKIT_OK) {
+                    rc = cli_library_error(st);
+                    break;
+                }
+                char store[8][32];
+                char *cells[8] = {(char *)norm_names[nm], (char *)construction_names[c], store[2], store[3],
+                                  store[4], store[5], store[6], store[7]};
+                snprintf(store[2], 32, "%llu", (unsigned long long)seed);
+                num(store[3], lo);
+                num(store[4], hi);
+                num_size(store[5], count);
+                num(store[6], e_b);
+                num(store[7], e_u);
+                table_row(&t, cells);
+            }
+        }
+    }
+    free(breaks);
+    if (rc == CLI_OK) rc = emit(&t, &o->common, argc, argv, "errors relative to max |MLP|", "freq_prop1", NULL);
+    table_free(&t);
+    return rc;
+}
+
+int cmd_decay(int argc, char **argv)
+{
+    cli_set_context("skit decay");
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        if (argc < 2)
+            return cli_usage_error("missing mode: summary, response, impulse, bound or prop1 (see --help)");
+        fputs(decay_usage, stdout);
+        return CLI_OK;
+    }
+    static const char *const modes[] = {"summary", "response", "impulse", "bound", "prop1", NULL};
+    decay_options o;
+    memset(&o, 0, sizeof o);
+    if (cli_parse_choice("mode", argv[1], modes, &o.mode) != CLI_OK) return CLI_USAGE;
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "skit decay %s", modes[o.mode]);
+    cli_set_context(ctx);
+    cli_common_init(&o.common);
+    o.replicates = 1;
+    o.width = 64;
+    o.layers = 3;
+    o.channels = 4;
+    o.N = 8192;
+    o.lo = 1;
+    o.hi = 512;
+    o.nodes = 4096;
+    o.lags = 64;
+    o.points = 512;
+    o.floor = 1e-12;
+    o.norm[0] = 1;
+    int range_given = 0, norm_given = 0;
+    const char *orders_text = "1,2,3,4,5,6";
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"activation", required_argument, NULL, 'a'},
+        {"norm", required_argument, NULL, 'm'},
+        {"construction", required_argument, NULL, 'c'},
+        {"replicates", required_argument, NULL, 'r'},
+        {"width", required_argument, NULL, 'w'},
+        {"layers", required_argument, NULL, 'l'},
+        {"channels", required_argument, NULL, 'd'},
+        {"fft-size", required_argument, NULL, 'N'},
+        {"range", required_argument, NULL, 'R'},
+        {"orders", required_argument, NULL, 'O'},
+        {"nodes", required_argument, NULL, 'M'},
+        {"floor", required_argument, NULL, 'F'},
+        {"lags", required_argument, NULL, 'K'},
+        {"points", required_argument, NULL, 'P'},
+        {"channel", required_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0}};
+    optind = 1;
+    opterr = 0;
+    int argc2 = argc - 1;
+    char **argv2 = argv + 1;
+    int opt;
+    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        int r = cli_common_option(&o.common, opt, optarg);
+        if (r == CLI_USAGE) return CLI_USAGE;
+        if (r == CLI_OK) continue;
+        int bad = CLI_OK;
+        switch (opt) {
+        case 'h': fputs(decay_usage, stdout); return CLI_OK;
+        case 'a':
+            memset(o.act, 0, sizeof o.act);
+            bad = cli_parse_choice_list("--activation", optarg, activation_names, o.act);
+            o.act_given = 1;
+            break;
+        case 'm':
+            memset(o.norm, 0, sizeof o.norm);
+            bad = cli_parse_choice_list("--norm", optarg, norm_names, o.norm);
+            norm_given = 1;
+            break;
+        case 'c':
+            memset(o.con, 0, sizeof o.con);
+            bad = cli_parse_choice_list("--construction", optarg, construction_names, o.con);
+            o.con_given = 1;
+            break;
+        case 'r': bad = cli_parse_size("--replicates", optarg, 1, 1000, &o.replicates); break;
+        case 'w': bad = cli_parse_size("--width", optarg, 1, 4096, &o.width); break;
+        case 'l': bad = cli_parse_size("--layers", optarg, 0, 64, &o.layers); break;
+        case 'd': bad = cli_parse_size("--channels", optarg, 1, 64, &o.channels); break;
+        case 'N': bad = cli_parse_size("--fft-size", optarg, 16, (size_t)1 << 22, &o.N); break;
+        case 'R':
+            bad = parse_range("--range", optarg, &o.lo, &o.hi);
+            range_given = 1;
+            break;
+        case 'O': orders_text = optarg; break;
+        case 'M': bad = cli_parse_size("--nodes", optarg, 16, (size_t)1 << 22, &o.nodes); break;
+        case 'F': bad = cli_parse_double("--floor", optarg, 0, 1, 0, 1, &o.floor); break;
+        case 'K': bad = cli_parse_size("--lags", optarg, 1, (size_t)1 << 20, &o.lags); break;
+        case 'P': bad = cli_parse_size("--points", optarg, 2, (size_t)1 << 20, &o.points); break;
+        case 'C': bad = cli_parse_size("--channel", optarg, 0, 63, &o.channel); break;
+        default: return unknown_option(argc2, argv2);
+        }
+        if (bad != CLI_OK) return CLI_USAGE;
+    }
+    (void)norm_given;
+    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
+    if (cli_common_validate(&o.common) != CLI_OK) return CLI_USAGE;
+    if (o.N % 2) return cli_usage_error("--fft-size = %zu out of range: need an even N", o.N);
+    if (!range_given && o.hi > o.N / 4) o.hi = o.N / 4;
+    if (o.hi > o.N / 4)
+        return cli_usage_error("--range %zu..%zu out of range: need B <= N/4 (= %zu) to keep aliasing small", o.lo,
+                               o.hi, o.N / 4);
+    if (o.hi - o.lo < 3) return cli_usage_error("--range %zu..%zu: need at least 4 points", o.lo, o.hi);
+    if (o.lags >= o.N) return cli_usage_error("--lags = %zu out of range: need lags < N (= %zu)", o.lags, o.N);
+    if (o.channel >= o.channels)
+        return cli_usage_error("--channel = %zu out of range: need channel < channels (= %zu)", o.channel, o.channels);
+    if (cli_parse_size_list("--orders", orders_text, 1, 16, &o.orders, &o.norders) != CLI_OK) return CLI_USAGE;
+    if (o.norders > 16) {
+        free(o.orders);
+        return cli_usage_error("--orders: at most 16 orders");
+    }
+    for (size_t i = 0; i < o.norders; i++)
+        if (o.orders[i] > o.max_order) o.max_order = o.orders[i];
+    int single = o.mode >= 1 && o.mode <= 3;
+    if (!o.act_given) {
+        if (o.mode == 0) o.act[0] = o.act[1] = o.act[2] = 1;
+        else if (o.mode == 4) o.act[0] = 1;
+        else o.act[2] = 1;
+    }
+    if (!o.con_given) {
+        if (o.mode == 0) o.con[0] = o.con[1] = o.con[2] = 1;
+        else if (o.mode == 4) o.con[1] = 1;
+        else o.con[0] = 1;
+    }
+    int rc = CLI_OK;
+    if (single && (count_selected(o.act) != 1 || count_selected(o.norm) != 1 || count_selected(o.con) != 1))
+        rc = cli_usage_error("%s takes one --activation, one --norm and one --construction", modes[o.mode]);
+    else if (o.mode == 4 && (o.act[1] || o.act[2]))
+        rc = cli_usage_error("--activation: prop1 is about ReLU MLPs (Proposition 1): use relu");
+    else if (o.mode == 4 && o.con[2])
+        rc = cli_usage_error("--construction periodic: prop1 needs a scalar-input MLP: use half or full");
+    if (rc != CLI_OK) {
+        free(o.orders);
+        return rc;
+    }
+    cli_apply_threads(&o.common);
+    if (o.mode == 0) rc = decay_summary_mode(&o, argc, argv);
+    else if (o.mode == 4) rc = decay_prop1_mode(&o, argc, argv);
+    else rc = decay_single_mode(&o, argc, argv);
+    free(o.orders);
+    return rc;
+}

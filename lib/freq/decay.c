@@ -200,17 +200,17 @@ done:
     return status;
 }
 
-int skit_freq_derivative_norm(const skit_mlp *mlp, skit_freq_construction construction,
-                              size_t order, size_t nodes, double *norms)
+int skit_freq_derivative_norms(const skit_mlp *mlp, skit_freq_construction construction,
+                               size_t max_order, size_t nodes, double *norms)
 {
     SKIT_REQUIRE_PTR(mlp);
     SKIT_REQUIRE_PTR(norms);
     SKIT_TRY(check_construction(mlp, construction));
-    if (order > MAX_ORDER)
-        return SKIT_ERROR(SKIT_EDOM, "order N = %zu out of range: need N <= %d", order, MAX_ORDER);
+    if (max_order > MAX_ORDER)
+        return SKIT_ERROR(SKIT_EDOM, "order N = %zu out of range: need N <= %d", max_order, MAX_ORDER);
     if (nodes < 2 || nodes > ((size_t)1 << 24))
         return SKIT_ERROR(SKIT_EDOM, "nodes = %zu out of range: need 2 <= nodes <= 2^24", nodes);
-    size_t d = skit_mlp_out_dim(mlp), in = skit_mlp_in_dim(mlp), terms = order + 1;
+    size_t d = skit_mlp_out_dim(mlp), in = skit_mlp_in_dim(mlp), terms = max_order + 1;
     double *input = skit_malloc(TAYLOR_CHUNK * terms * in, sizeof(double));
     double *output = skit_malloc(TAYLOR_CHUNK * terms * d, sizeof(double));
     double *work = skit_malloc(skit_mlp_taylor_workspace(mlp, TAYLOR_CHUNK, terms), sizeof(double));
@@ -219,9 +219,8 @@ int skit_freq_derivative_norm(const skit_mlp *mlp, skit_freq_construction constr
     if (!input || !output || !work) goto done;
     double lo = construction == SKIT_FREQ_HALF_CIRCLE ? 0.0 : -M_PI;
     double width = construction == SKIT_FREQ_HALF_CIRCLE ? M_PI : 2 * M_PI;
-    double h = width / (double)nodes, factorial = 1;
-    for (size_t k = 2; k <= order; k++) factorial *= (double)k;
-    for (size_t c = 0; c < d; c++) norms[c] = 0;
+    double h = width / (double)nodes;
+    for (size_t i = 0; i < terms * d; i++) norms[i] = 0;
     for (size_t j0 = 0; j0 < nodes; j0 += TAYLOR_CHUNK) {
         size_t cnt = SKIT_MIN((size_t)TAYLOR_CHUNK, nodes - j0);
         memset(input, 0, cnt * terms * in * sizeof(double));
@@ -244,11 +243,15 @@ int skit_freq_derivative_norm(const skit_mlp *mlp, skit_freq_construction constr
         status = skit_mlp_taylor_batch(mlp, cnt, terms, input, output, kinks, work);
         if (status != SKIT_OK) goto done;
         for (size_t p = 0; p < cnt; p++)
-            for (size_t c = 0; c < d; c++) norms[c] += fabs(output[(p * terms + order) * d + c]);
+            for (size_t k = 0; k < terms; k++)
+                for (size_t c = 0; c < d; c++) norms[k * d + c] += fabs(output[(p * terms + k) * d + c]);
     }
-    for (size_t c = 0; c < d; c++) {
-        norms[c] *= factorial * h;
-        if (construction == SKIT_FREQ_HALF_CIRCLE) norms[c] *= 2; /* |f^(N)(|w|)| is even */
+    double factorial = 1;
+    for (size_t k = 0; k < terms; k++) {
+        if (k > 0) factorial *= (double)k;
+        /* |f^(N)(|w|)| is even: the half circle counts twice */
+        double scale = factorial * h * (construction == SKIT_FREQ_HALF_CIRCLE ? 2.0 : 1.0);
+        for (size_t c = 0; c < d; c++) norms[k * d + c] *= scale;
     }
     status = SKIT_OK;
 done:

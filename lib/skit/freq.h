@@ -212,20 +212,21 @@ int skit_freq_circle_samples(const skit_mlp *mlp, skit_freq_construction constru
 int skit_freq_energy(const skit_mlp *mlp, skit_freq_construction construction, size_t nodes,
                      double *energy);
 
-/* ‖k̂^{(order)}‖₁ = ∫_{-π}^{π} |d^order k̂/dω^order| dω for every output
- * channel (norms: out_dim values), with the derivatives from Taylor mode
- * (skit_mlp_taylor) and the composite midpoint rule with `nodes` nodes on
- * [-π, π] (HALF_CIRCLE: `nodes` nodes on [0, π], doubled by symmetry).
- * These are pointwise derivatives: the jumps of the even extension's odd
- * derivatives at 0 and π (HALF_CIRCLE) and the jump of k̂ at ±π
- * (FULL_CIRCLE) are not included; that is exactly where Proposition 4's
- * hypothesis fails for those constructions. ReLU: one-sided derivatives
- * (a.e. exact). Error of the rule: O(nodes^-2) where the integrand is
- * smooth, O(nodes^-1) next to sign changes and kinks.
- * Errors: SKIT_EINVAL, SKIT_EDOM (order > 16, nodes < 2 or > 2^24),
- * SKIT_ESHAPE (in_dim), SKIT_ENOMEM, SKIT_EDOM from the MLP's Taylor mode. */
-int skit_freq_derivative_norm(const skit_mlp *mlp, skit_freq_construction construction,
-                              size_t order, size_t nodes, double *norms);
+/* ‖k̂^{(N)}‖₁ = ∫_{-π}^{π} |d^N k̂/dω^N| dω for N = 0..max_order and every
+ * output channel, all from one Taylor-mode pass (skit_mlp_taylor's
+ * arithmetic): norms is (max_order+1) x out_dim row-major,
+ * norms[N*out_dim + c]. Quadrature: composite midpoint rule with `nodes`
+ * nodes on [-π, π] (HALF_CIRCLE: `nodes` nodes on [0, π], doubled by
+ * symmetry). These are pointwise derivatives: the jumps of the even
+ * extension's odd derivatives at 0 and π (HALF_CIRCLE) and the jump of k̂
+ * at ±π (FULL_CIRCLE) are not included; that is exactly where Proposition
+ * 4's hypothesis fails for those constructions. ReLU: one-sided
+ * derivatives (exact a.e.; 0 for N >= 2 without a norm). Error of the rule:
+ * O(nodes^-2) where |k̂^{(N)}| is smooth, O(nodes^-1) next to its kinks.
+ * Errors: SKIT_EINVAL, SKIT_EDOM (max_order > 16, nodes < 2 or > 2^24, or
+ * from the MLP's Taylor mode), SKIT_ESHAPE (in_dim), SKIT_ENOMEM. */
+int skit_freq_derivative_norms(const skit_mlp *mlp, skit_freq_construction construction,
+                               size_t max_order, size_t nodes, double *norms);
 
 /* Theorem 3 / Proposition 4 bound ‖k̂^{(N)}‖₁ / (2π |n|^N) for n != 0. */
 double skit_decay_bound(double derivative_norm, size_t order, size_t n);

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# 20_fd_responses.sh — ski-to-go-faster Figures 4-6 (Appendix E.3):
+# frequency and impulse responses of randomly initialised FD RPE MLPs with
+# GeLU, SiLU and ReLU activations, built as the FD-TNO code builds them
+# (MLP(w) sampled on [0, pi], real inverse FFT = the "half" construction).
+source "$SKIT_DATADIR/experiments/common.sh"
+
+N=$(pick 2048 8192)        # samples on the circle
+CH=8                       # output channels (curves per figure)
+REPL=$(pick 1 3)           # seeds
+B=$(pick 256 512)          # lags examined ("within the finite length of 512 points")
+
+# values of column COL in rows where every KEY=VALUE in the list holds
+rows() {
+  awk -F'\t' -v conds="$2" -v name="$3" '
+    /^#/ {next}
+    !h {for (i = 1; i <= NF; i++) idx[$i] = i; h = 1; nc = split(conds, cs, " "); next}
+    {ok = 1; for (j = 1; j <= nc; j++) {split(cs[j], kv, "="); if ($idx[kv[1]] != kv[2]) ok = 0}
+     if (ok) print $idx[name]}' "$1"
+}
+stat() { sort -g | awk -v s="$1" '{v[NR] = $1} END {if (!NR) {print "nan"; exit}
+  if (s == "max") print v[NR]; else if (s == "min") print v[1]; else print v[int((NR + 1) / 2)]}'; }
+
+for act in gelu silu relu; do
+  $SKIT decay response --activation "$act" --construction half --channels $CH --points 512 \
+    -o "$DATA/response_$act.tsv"
+  $SKIT decay impulse --activation "$act" --construction half --channels $CH --lags 64 --fft-size "$N" \
+    -o "$DATA/impulse_$act.tsv"
+  plot freq_response "$DATA/response_$act.tsv" "fd_response_$act" \
+    "channels=$CH; title_text='Frequency response, random $act FD RPE (half construction = FD-TNO code)'"
+  plot freq_impulse "$DATA/impulse_$act.tsv" "fd_impulse_$act" \
+    "channels=$CH; title_text='Impulse response, random $act FD RPE (half construction = FD-TNO code)'"
+done
+$SKIT decay summary --activation gelu,silu,relu --construction half --channels $CH --replicates "$REPL" \
+  --fft-size "$N" --range "1..$B" --orders 1 --quiet -o "$DATA/summary.tsv"
+
+S="$DATA/summary.tsv"
+THRESH=0.01   # "approximately 0": below 1% of the peak |k|
+for act in gelu silu; do
+  t30=$(rows "$S" "activation=$act" tail30 | stat max)
+  fig=$([ $act = gelu ] && echo 4 || echo 5)
+  claim "fig${fig}-$act-n30" "Fig. $fig / E.3: random $act FD RPE impulse responses decay to ~0 by n = 30 (half construction, FD-TNO code)" \
+    "max over $REPL seed(s) x $CH channels of max_{n>=30}|k[n]|/max|k| = $(fmt "$t30")" \
+    "$(verdict_le "$t30" $THRESH)" "threshold 1% of peak; ratio to threshold $(ratio "$t30" $THRESH)"
+done
+tend=$(rows "$S" "activation=relu" tail_end | stat max)
+claim "fig6-relu-512" "Fig. 6 / E.3: ReLU FD RPE impulse responses decay to ~0 within 512 points (random init here; the paper's Fig. 6 used a trained model)" \
+  "max_{n in [$((B / 2)), $B]}|k[n]|/max|k| = $(fmt "$tend") (worst seed/channel)" \
+  "$(verdict_le "$tend" $THRESH)" "threshold 1% of peak; ratio $(ratio "$tend" $THRESH)"
+r30=$(rows "$S" "activation=relu" tail30 | stat median)
+g30=$(rows "$S" "activation=gelu" tail30 | stat median)
+s30=$(rows "$S" "activation=silu" tail30 | stat median)
+slow=$(awk -v r="$r30" -v g="$g30" -v s="$s30" 'BEGIN{print (r > g && r > s) ? "holds" : "violated"}')
+claim "fig6-relu-slower" "E.3: ReLU impulse responses decay more slowly than GeLU and SiLU ones (half construction)" \
+  "median max_{n>=30}|k|/max|k|: relu $(fmt "$r30"), gelu $(fmt "$g30"), silu $(fmt "$s30")" \
+  "$slow" "relu/gelu $(ratio "$r30" "$g30"), relu/silu $(ratio "$r30" "$s30")"
+
+note <<EOF2
+Frequency responses are sampled as the FD-TNO code does: the RPE MLP (width 64, 3 hidden
+layers, no norm, PyTorch default init, seed 1 for the figures) evaluated at raw w on
+[0, pi]; the impulse response is the real inverse FFT of $N samples, i.e. of the even
+extension MLP(|w|). "Approximately 0" is read as below 1% of the peak |k|. The paper's
+Figure 6 shows filters of a *trained* FD-TNN layer, which is not available; the ReLU rows
+use a random initialisation like Figures 4 and 5. How fast these curves decay (they fall like
+n^-2 under this construction, see experiment 21) is a separate question from whether they
+look like 0 by n = 30.
+EOF2
+for act in gelu silu relu; do figure "fd_response_$act"; figure "fd_impulse_$act"; done
