@@ -202,7 +202,9 @@ START_TEST(test_fft_matches_dense_rectangular)
     skit_rng_seed(&rng, seed);
     static const size_t shapes[][2] = {{1, 2},    {2, 1},   {1, 64},  {64, 1},   {3, 97},
                                        {97, 3},   {100, 7}, {7, 100}, {211, 97}, {97, 211},
-                                       {1000, 1}, {1, 997}, {255, 256}, {331, 499}, {2039, 100}};
+                                       {1000, 1}, {1, 997}, {255, 256}, {331, 499}, {2039, 100},
+                                       /* L > 2^16: the in-place transform path */
+                                       {3, 70001}, {70001, 3}, {1, 65536}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0] + 40; s++) {
         size_t m, n;
         if (s < sizeof shapes / sizeof shapes[0]) {
