@@ -8,7 +8,8 @@ source "$SKIT_DATADIR/experiments/common.sh"
 N=$(pick 2048 8192)
 B=$((N / 16))
 REPL=$(pick 1 2)
-NODES=$(pick 2048 4096)
+NODES=$(pick 1024 4096)
+NORMS=$(pick none none,layer)
 
 rows() {
   awk -F'\t' -v conds="$2" -v name="$3" '
@@ -21,7 +22,7 @@ stat() { sort -g | awk -v s="$1" '{v[NR] = $1} END {if (!NR) {print "nan"; exit}
   if (s == "max") print v[NR]; else if (s == "min") print v[1]; else print v[int((NR + 1) / 2)]}'; }
 
 S="$DATA/summary.tsv"
-$SKIT decay summary --activation silu,gelu --norm none,layer --construction half,full,periodic \
+$SKIT decay summary --activation silu,gelu --norm "$NORMS" --construction half,full,periodic \
   --replicates "$REPL" --fft-size "$N" --range "1..$B" --orders 1,2,3,4,5,6 --nodes "$NODES" --quiet -o "$S"
 
 {

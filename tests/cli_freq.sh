@@ -40,6 +40,15 @@ grep -q 'H{cos w} = sin w' "$TMP/h.tsv" || fail "hilbert transform: no sign conv
 awk -F'\t' '!/^#/ && $1 == 1 {d = $4 - $6; if (d < 0) d = -d; exit !(d < 1e-13)}' "$TMP/h.tsv" || fail "H{cos} != sin"
 expect_ok hilbert transform --input "$TMP/even.tsv" -o "$TMP/hf.tsv"
 [ "$(grep -vc '^#' "$TMP/hf.tsv")" -eq 5 ] || fail "hilbert --input: expected header + 4 rows"
+# the same spectrum as a NumPy file (float64, 1-D)
+npy_header="{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }"
+pad=$((64 - (10 + ${#npy_header} + 1) % 64))
+{ printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $(( (${#npy_header} + pad + 1) % 256 )))\\x$(printf %02x $(( (${#npy_header} + pad + 1) / 256 )))"
+  printf '%s%*s\n' "$npy_header" "$pad" ''
+  printf '\x00\x00\x00\x00\x00\x00\xf0\x3f\x00\x00\x00\x00\x00\x00\xe0\x3f'
+  printf '\x00\x00\x00\x00\x00\x00\xd0\x3f\x00\x00\x00\x00\x00\x00\xe0\x3f'; } > "$TMP/even.npy"
+expect_ok hilbert transform --input "$TMP/even.npy" -o "$TMP/hn.tsv"
+cmp -s <(grep -v '^#' "$TMP/hf.tsv") <(grep -v '^#' "$TMP/hn.tsv") || fail "hilbert --input: .npy and TSV disagree"
 expect_ok hilbert causal --spectrum poisson:0.5 -n 64 -o "$TMP/c.tsv"
 grep -q 'causality residual' "$TMP/c.tsv" || fail "hilbert causal: no residual"
 expect_ok hilbert sweep --sizes 16,32 --periods 1,4 -o "$TMP/s.tsv"

@@ -134,7 +134,7 @@ START_TEST(test_eval_matches_naive_loop)
     uint64_t seed = tu_seed();
     skit_rng rng;
     skit_rng_seed(&rng, seed);
-    static const size_t counts[] = {1, 2, 7, 255, 256, 257, 600};
+    static const size_t counts[] = {1, 2, 7, 255, 1023, 1024, 1025, 2100}; /* across the 1024-input blocks */
     for (int act = 0; act < 3; act++)
         for (int norm = 0; norm < 3; norm++)
             for (size_t in = 1; in <= 2; in++) {

@@ -18,6 +18,9 @@
 
 /* ---- a table kept in memory, written at the end ------------------------- */
 
+/* Widest table: impulse with 64 channels has 1 + 2*64 columns. */
+#define MAX_COLUMNS 160
+
 /* Rows are collected first so that nothing is written before every
  * computation succeeded; with --plot and no -o, gnuplot reads a temporary
  * copy that is removed afterwards. */
@@ -104,7 +107,8 @@ static char *num_size(char *buf, size_t v)
 /* Numeric row. */
 static int table_row_numbers(table *t, const double *v)
 {
-    char *cells[64], store[64][32];
+    char *cells[MAX_COLUMNS], store[MAX_COLUMNS][32];
+    if (t->ncols > MAX_COLUMNS) return -1;
     for (size_t i = 0; i < t->ncols; i++) cells[i] = num(store[i], v[i]);
     return table_row(t, cells);
 }
@@ -759,8 +763,8 @@ static int decay_summary_mode(const decay_options *o, int argc, char **argv)
                         for (size_t n = 30; n <= N / 2; n++) tail30 = fmax(tail30, mag[n]);
                         for (size_t n = o->hi + 1; n < N - o->hi; n++) energy_tail += mag[n] * mag[n];
                         for (size_t n = o->hi / 2; n <= o->hi; n++) tail_end = fmax(tail_end, mag[n]);
-                        char store[80][32];
-                        char *cells[80];
+                        char store[MAX_COLUMNS][32];
+                        char *cells[MAX_COLUMNS];
                         size_t k = 0;
                         cells[k++] = (char *)activation_names[a];
                         cells[k++] = (char *)norm_names[nm];
@@ -861,7 +865,7 @@ static int decay_single_mode(const decay_options *o, int argc, char **argv)
         st = om && v ? skit_freq_response(mlp, (skit_freq_construction)c, o->points, om, v) : SKIT_ENOMEM;
         if (st == SKIT_OK) {
             for (size_t j = 0; j < o->points; j++) {
-                double row[65];
+                double row[MAX_COLUMNS];
                 row[0] = om[j];
                 for (size_t ch = 0; ch < d; ch++) row[1 + ch] = v[j * d + ch];
                 table_row_numbers(&t, row);
@@ -879,7 +883,7 @@ static int decay_single_mode(const decay_options *o, int argc, char **argv)
         st = kr && ki ? skit_freq_impulse(mlp, (skit_freq_construction)c, N, kr, ki) : SKIT_ENOMEM;
         if (st == SKIT_OK) {
             for (size_t n = 0; n <= o->lags; n++) {
-                double row[129];
+                double row[MAX_COLUMNS];
                 row[0] = (double)n;
                 for (size_t ch = 0; ch < d; ch++) {
                     row[1 + ch] = kr[ch * N + n];
@@ -915,7 +919,7 @@ static int decay_single_mode(const decay_options *o, int argc, char **argv)
                               o->orders[i], dn[o->orders[i] * d + o->channel], o->channel, o->nodes);
             table_comment(&t, "floor: |k[n]| <= %.3g is rounding noise", o->floor * peak);
             for (size_t n = 1; n <= o->hi; n++) {
-                double row[20];
+                double row[MAX_COLUMNS];
                 row[0] = (double)n;
                 row[1] = mag[n];
                 for (size_t i = 0; i < no; i++)

@@ -13,7 +13,7 @@
 #include "skit/freq.h"
 
 #define MAX_ORDER 16
-#define TAYLOR_CHUNK 64 /* expansion points per batched Taylor pass */
+#define TAYLOR_CHUNK 256 /* expansion points per batched Taylor pass */
 
 const char *skit_freq_construction_name(skit_freq_construction construction)
 {

@@ -13,7 +13,7 @@
 #include "skit/mlp.h"
 
 /* Inputs evaluated per GEMM; fixes the workspace independent of `count`. */
-#define MLP_BLOCK 256
+#define MLP_BLOCK 1024
 #define LAYER_NORM_EPS 1e-5
 #define RMS_NORM_EPS 1e-8
 #define MAX_HIDDEN_LAYERS 64
