@@ -4,3 +4,5 @@ tests_test_ski_SOURCES = tests/test_ski.c tests/check_util.h
 tests_test_ski_CFLAGS = $(TEST_CFLAGS)
 tests_test_ski_LDADD = $(TEST_LDADD) $(LAPACKE_LIBS) $(OPENBLAS_LIBS)
 TESTS += tests/test_ski
+TESTS += tests/cli_ski.sh
+EXTRA_DIST += tests/cli_ski.sh

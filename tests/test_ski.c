@@ -896,6 +896,85 @@ START_TEST(test_tnn_rpe_fit_exact_on_its_span)
 }
 END_TEST
 
+/* ---- studies ------------------------------------------------------------------------------ */
+
+START_TEST(test_sparse_lowrank_study_limits)
+{
+    size_t n = 40, r = 6;
+    skit_kernel *sm, *sp;
+    TU_EXPECT_OK(skit_kernel_gaussian_create(&sm, 1.0, 8.0));
+    TU_EXPECT_OK(skit_kernel_exp_cosine_create(&sp, 0.5, 1.5, 0.0));
+    skit_interp_options o;
+    skit_interp_options_default(&o, n);
+    skit_sparse_lowrank_errors none, all, mid;
+    TU_EXPECT_OK(skit_sparse_lowrank_study(sm, sp, n, r, 0, &o, SKIT_NORM_DENSE_SVD, &none));
+    TU_EXPECT_OK(skit_sparse_lowrank_study(sm, sp, n, r, 2 * n - 1, &o, SKIT_NORM_DENSE_SVD, &all));
+    TU_EXPECT_OK(skit_sparse_lowrank_study(sm, sp, n, r, 9, &o, SKIT_NORM_DENSE_SVD, &mid));
+    ck_assert_double_eq_tol(none.band_only, none.t_norm, 1e-12);
+    ck_assert_double_eq_tol(none.sparse_lowrank_fit, none.lowrank_only, 1e-12);
+    ck_assert(all.band_only < 1e-14 && all.spike_outside_band < 1e-14);
+    ck_assert_double_eq_tol(all.sparse_lowrank, all.smooth_ski, 1e-12);
+    /* independent: ||T - W A W^T|| with A from the summed kernel */
+    skit_kernel *sum;
+    TU_EXPECT_OK(skit_kernel_sum_create(&sum, sm, sp));
+    skit_interp_weights *W;
+    TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
+    double *c = tu_alloc(2 * n - 1), *S = tu_alloc(n * n), *T = tu_alloc(n * n);
+    TU_EXPECT_OK(skit_kernel_toeplitz_coeffs(sum, r, W->spacing, c));
+    TU_EXPECT_OK(skit_ski_dense(W, c, S, n));
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            double t = (double)i - (double)j, v;
+            skit_kernel_eval(sum, 1, &t, &v);
+            T[i + j * n] = v - S[i + j * n];
+        }
+    ck_assert_double_eq_tol(mid.lowrank_only, lapack_norm2(n, n, T), 1e-10);
+    /* with r large enough for the smooth part, the split beats low rank alone */
+    TU_EXPECT_OK(skit_sparse_lowrank_study(sm, sp, n, 20, 9, &o, SKIT_NORM_DENSE_SVD, &mid));
+    ck_assert_msg(mid.sparse_lowrank < 0.8 * mid.lowrank_only, "t %g band %g low %g sl %g fit %g", mid.t_norm, mid.band_only, mid.lowrank_only, mid.sparse_lowrank, mid.sparse_lowrank_fit);
+    skit_free(c); skit_free(S); skit_free(T);
+    skit_interp_weights_destroy(W);
+    skit_kernel_destroy(sum);
+    skit_kernel_destroy(sm);
+    skit_kernel_destroy(sp);
+}
+END_TEST
+
+START_TEST(test_kernel_matrix_error_matches_dense)
+{
+    size_t n = 57;
+    skit_kernel *a, *b;
+    TU_EXPECT_OK(skit_kernel_matern52_create(&a, 1.0, 5.0));
+    TU_EXPECT_OK(skit_kernel_shifted_gaussian_create(&b, 0.9, 4.0, 1.0));
+    double diff, ref;
+    TU_EXPECT_OK(skit_kernel_matrix_error(a, b, n, &diff, &ref));
+    double *Da = tu_alloc(n * n), *Db = tu_alloc(n * n);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            double t = (double)i - (double)j, va, vb;
+            skit_kernel_eval(a, 1, &t, &va);
+            skit_kernel_eval(b, 1, &t, &vb);
+            Da[i + j * n] = va - vb;
+            Db[i + j * n] = vb;
+        }
+    ck_assert_double_eq_tol(diff, lapack_norm2(n, n, Da), 1e-8 * diff);
+    ck_assert_double_eq_tol(ref, lapack_norm2(n, n, Db), 1e-8 * ref);
+    TU_EXPECT_STATUS(skit_kernel_matrix_error(a, b, 0, &diff, &ref), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_kernel_matrix_error(a, NULL, 4, &diff, &ref), SKIT_EINVAL);
+    skit_sparse_lowrank_errors e;
+    skit_interp_options o;
+    skit_interp_options_default(&o, 20);
+    TU_EXPECT_STATUS(skit_sparse_lowrank_study(a, b, 20, 1, 3, &o, SKIT_NORM_DENSE_SVD, &e), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_sparse_lowrank_study(a, b, 20, 4, 4, &o, SKIT_NORM_DENSE_SVD, &e), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_sparse_lowrank_study(a, b, 1, 2, 1, &o, SKIT_NORM_DENSE_SVD, &e), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_sparse_lowrank_study(a, NULL, 20, 4, 3, &o, SKIT_NORM_DENSE_SVD, &e), SKIT_EINVAL);
+    skit_free(Da);
+    skit_free(Db);
+    skit_kernel_destroy(a);
+    skit_kernel_destroy(b);
+}
+END_TEST
+
 /* ---- invalid arguments -------------------------------------------------------------------- */
 
 START_TEST(test_config_errors)
@@ -1083,6 +1162,8 @@ static Suite *suite_ski(void)
     tcase_add_test(tt, test_theorem1_kink_kernel_flags);
     tcase_add_test(tt, test_warped_linear_fit_recovers_knots);
     tcase_add_test(tt, test_tnn_rpe_fit_exact_on_its_span);
+    tcase_add_test(tt, test_sparse_lowrank_study_limits);
+    tcase_add_test(tt, test_kernel_matrix_error_matches_dense);
     tcase_set_timeout(tt, 60);
     suite_add_tcase(s, tt);
     TCase *tc = tcase_create("config");

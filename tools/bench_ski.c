@@ -1,5 +1,311 @@
-/* placeholder until this area lands; replaced by its implementation */
+/* bench_ski.c — `skit bench ski`: the SKI action W A W^T x (sparse W, r x r
+ * Toeplitz A by FFT) against the FFT Toeplitz matvec of the full n x n
+ * matrix, both measured in one run.
+ *
+ * Timed (setup — interpolation weights, plans, spectra, random data — is
+ * outside the timer; median of samples after a warm-up):
+ *  - ski:       skit_ski_execute, sparse method, d channels (per-channel A);
+ *  - ski_dense: skit_ski_execute, dense W and A with BLAS (only n <= 2^14);
+ *  - fft:       skit_toeplitz_execute of the n x n Toeplitz matrices, d channels.
+ * Targets (issue 3): the SKI action's log-log slope in n at r = 64 is <= 1.15
+ * over 2^12..2^20, and at n = 2^16, d = 64, r = 64 the SKI action is >= 10x
+ * faster than the FFT matvec. */
 #include "config.h"
-#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "bench.h"
-int bench_ski(int argc, char **argv) { (void)argc; (void)argv; return cli_failure("not implemented yet"); }
+#include "cli.h"
+
+static const char *usage =
+    "usage: skit bench ski [options]\n"
+    "Time the SKI action W A W^T x (sparse linear W, r x r Toeplitz A by FFT) for\n"
+    "n = 2^12..2^20 at r = 64 (fitted log-log slope), and at n = 2^16, d = 64,\n"
+    "r = 64 against the FFT Toeplitz matvec of the same size, in one run.\n\n"
+    "options:\n"
+    "  --sizes LIST     n for the time-vs-n sweep (default 2^12..2^20; --quick 2^12..2^16)\n"
+    "  --r R            inducing points, 2 <= R <= min n (default 64)\n"
+    "  --channels D     channels in the sweep (default 1)\n"
+    "  --compare-n N    n of the SKI vs FFT comparison (default 65536; 0: skip)\n"
+    "  --compare-d D    channels of the comparison (default 64)\n"
+    "  --quick          a few seconds: smaller sizes, fewer samples\n" CLI_COMMON_HELP
+    "  -h, --help       this message\n\n"
+    "Times are seconds per call (all d channels). Targets: slope <= 1.15; SKI >= 10x\n"
+    "faster than the FFT matvec at the comparison size.\n\n"
+    "example:\n"
+    "  skit bench ski -o ski.tsv --plot ski.png\n";
+
+enum { OPT_SIZES = 0x2100, OPT_R, OPT_CHANNELS, OPT_COMPARE_N, OPT_COMPARE_D, OPT_QUICK };
+
+typedef struct options {
+    cli_common common;
+    size_t *sizes, nsizes, r, channels, compare_n, compare_d;
+    int quick;
+} options;
+
+typedef struct ski_ctx {
+    const skit_ski_plan *plan;
+    const double *x;
+    double *y;
+    size_t n;
+} ski_ctx;
+
+static void run_ski(void *p)
+{
+    ski_ctx *c = p;
+    skit_ski_execute(c->plan, c->x, c->n, c->y, c->n);
+}
+
+typedef struct fft_ctx {
+    const skit_toeplitz_plan *plan;
+    const double *x;
+    double *y;
+    size_t n;
+} fft_ctx;
+
+static void run_fft(void *p)
+{
+    fft_ctx *c = p;
+    skit_toeplitz_execute(c->plan, c->x, c->n, c->y, c->n, NULL);
+}
+
+typedef struct result {
+    double part, n, d, r, ski_s, ski_dense_s, fft_s, fft_over_ski, ski_ns_per_point;
+} result;
+#define RESULT_FIELDS 9
+_Static_assert(sizeof(result) == RESULT_FIELDS * sizeof(double), "result must be plain doubles");
+static const char *const result_names[] = {"part", "n", "d", "r", "ski_s", "ski_dense_s",
+                                           "fft_s", "fft_over_ski", "ski_ns_per_point", NULL};
+
+/* Time the SKI action (and optionally the dense SKI and the FFT matvec) at one size. */
+static int measure(size_t n, size_t d, size_t r, int with_dense, int with_fft, int quick,
+                   uint64_t seed, result *out)
+{
+    double min_s = quick ? 0.02 : 0.1;
+    size_t samples = quick ? 3 : 7;
+    memset(out, 0, sizeof *out);
+    out->n = (double)n;
+    out->d = (double)d;
+    out->r = (double)r;
+    out->ski_dense_s = out->fft_s = out->fft_over_ski = NAN;
+    skit_kernel *k = NULL;
+    skit_interp_weights *W = NULL;
+    skit_ski_plan *plan = NULL, *dense = NULL;
+    skit_toeplitz_plan *fft = NULL;
+    double *coeffs = NULL, *big = NULL, *x = NULL, *y = NULL;
+    skit_interp_options io;
+    skit_interp_options_default(&io, n);
+    int st = skit_kernel_matern52_create(&k, 1.0, (double)n / 16.0);
+    if (st == SKIT_OK) st = skit_interp_weights_create(&W, n, NULL, r, &io);
+    if (st == SKIT_OK) {
+        coeffs = skit_malloc(d * (2 * r - 1), sizeof *coeffs);
+        x = skit_malloc(n * d, sizeof *x);
+        y = skit_malloc(n * d, sizeof *y);
+        if (!coeffs || !x || !y) st = SKIT_ENOMEM;
+    }
+    if (st == SKIT_OK) st = skit_kernel_toeplitz_coeffs(k, r, W->spacing, coeffs);
+    if (st == SKIT_OK) {
+        for (size_t c = 1; c < d; c++) memcpy(coeffs + c * (2 * r - 1), coeffs, (2 * r - 1) * sizeof *coeffs);
+        skit_rng rng;
+        skit_rng_seed(&rng, seed);
+        skit_rng_fill_normal(&rng, x, n * d);
+        st = skit_ski_plan_create(&plan, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT);
+    }
+    if (st == SKIT_OK) {
+        ski_ctx c = {plan, x, y, n};
+        bench_timing t;
+        bench_measure(run_ski, &c, min_s, samples, &t);
+        out->ski_s = t.median;
+        out->ski_ns_per_point = 1e9 * t.median / ((double)n * (double)d);
+    }
+    if (st == SKIT_OK && with_dense) {
+        st = skit_ski_plan_create(&dense, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_DENSE);
+        if (st == SKIT_OK) {
+            ski_ctx c = {dense, x, y, n};
+            bench_timing t;
+            bench_measure(run_ski, &c, min_s, samples, &t);
+            out->ski_dense_s = t.median;
+        }
+    }
+    if (st == SKIT_OK && with_fft) {
+        big = skit_malloc(d * (2 * n - 1), sizeof *big);
+        if (!big) st = SKIT_ENOMEM;
+        if (st == SKIT_OK) st = skit_kernel_toeplitz_coeffs(k, n, 1.0, big);
+        if (st == SKIT_OK) {
+            for (size_t c = 1; c < d; c++) memcpy(big + c * (2 * n - 1), big, (2 * n - 1) * sizeof *big);
+            st = skit_toeplitz_plan_create(&fft, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_BIDIRECTIONAL, big);
+        }
+        if (st == SKIT_OK) {
+            fft_ctx c = {fft, x, y, n};
+            bench_timing t;
+            bench_measure(run_fft, &c, min_s, samples, &t);
+            out->fft_s = t.median;
+            out->fft_over_ski = out->fft_s / out->ski_s;
+        }
+    }
+    skit_kernel_destroy(k);
+    skit_interp_weights_destroy(W);
+    skit_ski_plan_destroy(plan);
+    skit_ski_plan_destroy(dense);
+    skit_toeplitz_plan_destroy(fft);
+    skit_free(coeffs);
+    skit_free(big);
+    skit_free(x);
+    skit_free(y);
+    return st;
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+                                             {"sizes", required_argument, NULL, OPT_SIZES},
+                                             {"r", required_argument, NULL, OPT_R},
+                                             {"channels", required_argument, NULL, OPT_CHANNELS},
+                                             {"compare-n", required_argument, NULL, OPT_COMPARE_N},
+                                             {"compare-d", required_argument, NULL, OPT_COMPARE_D},
+                                             {"quick", no_argument, NULL, OPT_QUICK},
+                                             {NULL, 0, NULL, 0}};
+    int opt, st, sizes_given = 0;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(usage, stdout);
+            return -1;
+        }
+        st = cli_common_option(&o->common, opt, optarg);
+        if (st == CLI_USAGE) return CLI_USAGE;
+        if (st == CLI_OK) continue;
+        switch (opt) {
+        case OPT_SIZES:
+            free(o->sizes);
+            st = cli_parse_size_list("--sizes", optarg, 2, (size_t)1 << 26, &o->sizes, &o->nsizes);
+            sizes_given = 1;
+            break;
+        case OPT_R: st = cli_parse_size("--r", optarg, 2, (size_t)1 << 20, &o->r); break;
+        case OPT_CHANNELS: st = cli_parse_size("--channels", optarg, 1, 4096, &o->channels); break;
+        case OPT_COMPARE_N: st = cli_parse_size("--compare-n", optarg, 0, (size_t)1 << 24, &o->compare_n); break;
+        case OPT_COMPARE_D: st = cli_parse_size("--compare-d", optarg, 1, 4096, &o->compare_d); break;
+        case OPT_QUICK: o->quick = 1; break;
+        default: return cli_usage_error("unknown option '%s' (see 'skit bench ski --help')", argv[optind - 1]);
+        }
+        if (st != CLI_OK) return CLI_USAGE;
+    }
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (!sizes_given) {
+        free(o->sizes);
+        o->sizes = NULL;
+        if (cli_parse_size_list("--sizes", o->quick ? "2^12..2^16" : "2^12..2^20", 2, (size_t)1 << 26,
+                                &o->sizes, &o->nsizes) != CLI_OK)
+            return CLI_USAGE;
+    }
+    for (size_t i = 0; i < o->nsizes; i++)
+        if (o->sizes[i] < o->r)
+            return cli_usage_error("--r: r = %zu out of range: need 2 <= r <= n (= %zu)", o->r, o->sizes[i]);
+    if (o->compare_n > 0 && o->compare_n < o->r)
+        return cli_usage_error("--compare-n: n = %zu out of range: need n >= r (= %zu) or 0", o->compare_n, o->r);
+    if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    size_t nmax = o->compare_n;
+    for (size_t i = 0; i < o->nsizes; i++)
+        if (o->sizes[i] * o->channels > nmax * o->compare_d) nmax = o->sizes[i];
+    /* x, y and the FFT plan's spectra: about 6 n d doubles */
+    if (skit_memory_check(6 * nmax * (o->compare_d > o->channels ? o->compare_d : o->channels) * sizeof(double),
+                          "benchmark arrays") != SKIT_OK)
+        return cli_usage_error("--sizes / --compare-n: %s", skit_last_error());
+    return CLI_OK;
+}
+
+int bench_ski(int argc, char **argv)
+{
+    options o;
+    memset(&o, 0, sizeof o);
+    cli_common_init(&o.common);
+    o.r = 64;
+    o.channels = 1;
+    o.compare_n = 65536;
+    o.compare_d = 64;
+    int status = parse(argc, argv, &o);
+    if (status != CLI_OK) {
+        free(o.sizes);
+        return status < 0 ? CLI_OK : status;
+    }
+    cli_apply_threads(&o.common);
+    size_t total = o.nsizes + 1;
+    result *res = calloc(total, sizeof *res);
+    if (!res) {
+        free(o.sizes);
+        return cli_failure("out of memory");
+    }
+    size_t count = 0;
+    cli_progress_start(&o.common);
+    for (size_t i = 0; i < o.nsizes && status == CLI_OK; i++) {
+        cli_progress("sweep n = %zu", o.sizes[i]);
+        int st = measure(o.sizes[i], o.channels, o.r, o.sizes[i] <= ((size_t)1 << 14), 1, o.quick,
+                         o.common.seed, &res[count]);
+        if (st != SKIT_OK) status = cli_library_error(st);
+        res[count++].part = 0;
+    }
+    if (status == CLI_OK && o.compare_n > 0) {
+        cli_progress("comparison n = %zu, d = %zu", o.compare_n, o.compare_d);
+        int st = measure(o.compare_n, o.compare_d, o.r, 0, 1, o.quick, o.common.seed, &res[count]);
+        if (st != SKIT_OK) status = cli_library_error(st);
+        res[count++].part = 1;
+    }
+    cli_progress_done();
+    if (status != CLI_OK) {
+        free(res);
+        free(o.sizes);
+        return status;
+    }
+    double *xs = malloc(o.nsizes * sizeof *xs), *ts = malloc(o.nsizes * sizeof *ts);
+    for (size_t i = 0; i < o.nsizes; i++) {
+        xs[i] = res[i].n;
+        ts[i] = res[i].ski_s;
+    }
+    double slope = o.nsizes >= 2 ? bench_loglog_slope(xs, ts, o.nsizes) : NAN;
+    double ratio = o.compare_n > 0 ? res[count - 1].fft_over_ski : NAN;
+    free(xs);
+    free(ts);
+
+    char tmp_data[128] = "";
+    const char *outputs[2] = {o.common.output, NULL};
+    if (o.common.plot && !o.common.output) {
+        snprintf(tmp_data, sizeof tmp_data, "/tmp/skit-bench-ski-%ld.tsv", (long)getpid());
+        outputs[1] = tmp_data;
+    }
+    for (int w = 0; w < 2 && status == CLI_OK; w++) {
+        if (w == 1 && !outputs[1]) break;
+        skit_tsv_writer *writer;
+        cli_common c = o.common;
+        c.output = outputs[w];
+        if (cli_output_open(&writer, &c, argc, argv, "seconds per call (all d channels); ns per point = 1e9 s / (n d)") != CLI_OK) {
+            status = CLI_USAGE;
+            break;
+        }
+        skit_tsv_comment(writer, "SKI action W A W^T x: linear W (2 nonzeros per row), inducing points uniform on [0, n-1], A = Matern-5/2 Toeplitz (r x r) applied by FFT; fft = skit_toeplitz_execute of the n x n matrices");
+        skit_tsv_comment(writer, "part 0: time vs n at r = %zu, d = %zu; part 1: n = %zu, d = %zu, r = %zu", o.r, o.channels, o.compare_n, o.compare_d, o.r);
+        skit_tsv_comment(writer, "target: SKI log-log slope <= 1.15: measured %.3f over n = %zu..%zu (%s)", slope,
+                         o.sizes[0], o.sizes[o.nsizes - 1], isfinite(slope) ? (slope <= 1.15 ? "met" : "NOT met") : "n/a");
+        skit_tsv_comment(writer, "target: SKI >= 10x faster than the FFT matvec at n = %zu, d = %zu: measured %.2fx (%s)",
+                         o.compare_n, o.compare_d, ratio, isfinite(ratio) ? (ratio >= 10 ? "met" : "NOT met") : "n/a");
+        skit_tsv_columns(writer, result_names);
+        for (size_t i = 0; i < count; i++) skit_tsv_row(writer, (const double *)&res[i], RESULT_FIELDS);
+        if (cli_output_close(writer) != CLI_OK) status = CLI_USAGE;
+    }
+    if (status == CLI_OK) {
+        if (!o.common.quiet)
+            fprintf(stderr, "skit bench ski: SKI action slope %.3f (target <= 1.15: %s); at n = %zu, d = %zu, r = %zu SKI is %.1fx faster than the FFT matvec (target >= 10: %s)\n",
+                slope, isfinite(slope) ? (slope <= 1.15 ? "met" : "NOT met") : "n/a", o.compare_n,
+                o.compare_d, o.r, ratio, isfinite(ratio) ? (ratio >= 10 ? "met" : "NOT met") : "n/a");
+        if (o.common.plot)
+            status = cli_plot("ski_bench", o.common.output ? o.common.output : tmp_data, o.common.plot, NULL);
+    }
+    if (tmp_data[0]) unlink(tmp_data);
+    free(res);
+    free(o.sizes);
+    return status;
+}

@@ -7,6 +7,10 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "core/internal.h"
 #include "ski/ski_internal.h"
 #include "skit/spectral.h"
@@ -51,10 +55,19 @@ int ski_check_weights(const skit_interp_weights *W)
 
 /* ---- SKI plan ---------------------------------------------------------------- */
 
+/* The sparse action streams x and y once per channel and keeps W in L1: rows
+ * are grouped in runs that share the same window start (with sorted points
+ * a run is about n/r rows), W is stored as `width` planes (planes[k*n + i]
+ * = W(i, start[i] + k)) so each run is a few contiguous dot products /
+ * axpys, and every thread loops runs outside, its channels inside. */
 struct skit_ski_plan {
     skit_interp_weights *W;
     size_t n, r, d, count; /* count: number of A matrices (d or 1) */
     skit_ski_method method;
+    double *planes;        /* width x n */
+    size_t *run_begin;     /* runs + 1 row indices */
+    size_t *run_start;     /* window start of each run */
+    size_t runs;
     skit_toeplitz_plan *toeplitz;
     double *U, *V;  /* r x d scratch */
     double *dense_w; /* n x r (dense method) */
@@ -66,6 +79,9 @@ void skit_ski_plan_destroy(skit_ski_plan *plan)
 {
     if (!plan) return;
     skit_interp_weights_destroy(plan->W);
+    skit_free(plan->planes);
+    skit_free(plan->run_begin);
+    skit_free(plan->run_start);
     skit_toeplitz_plan_destroy(plan->toeplitz);
     skit_free(plan->U);
     skit_free(plan->V);
@@ -119,6 +135,23 @@ int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weight
         goto fail;
     }
     if (method == SKIT_SKI_SPARSE_FFT) {
+        size_t width = weights->width;
+        p->planes = skit_malloc(n * width, sizeof *p->planes);
+        p->run_begin = skit_malloc(n + 1, sizeof *p->run_begin);
+        p->run_start = skit_malloc(n, sizeof *p->run_start);
+        if (!p->planes || !p->run_begin || !p->run_start) {
+            status = SKIT_ENOMEM;
+            goto fail;
+        }
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < width; k++) p->planes[k * n + i] = weights->weights[i * width + k];
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || weights->start[i] != weights->start[i - 1]) {
+                p->run_begin[p->runs] = i;
+                p->run_start[p->runs] = weights->start[i];
+                p->runs++;
+            }
+        p->run_begin[p->runs] = n;
         status = skit_toeplitz_plan_create(&p->toeplitz, r, r, d, sharing, SKIT_BIDIRECTIONAL, coeffs);
         if (status != SKIT_OK) goto fail;
         p->bytes += skit_toeplitz_plan_bytes(p->toeplitz);
@@ -140,6 +173,91 @@ fail:
     return status;
 }
 
+/* Channels [*c0, *c1) of this thread. */
+static void my_channels(size_t d, size_t *c0, size_t *c1)
+{
+#ifdef _OPENMP
+    size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+#else
+    size_t nt = 1, t = 0;
+#endif
+    *c0 = d * t / nt;
+    *c1 = d * (t + 1) / nt;
+}
+
+/* U = W^T X */
+static void sparse_transpose(const skit_ski_plan *p, const double *X, size_t ldx)
+{
+    size_t n = p->n, r = p->r, d = p->d, width = p->W->width;
+#pragma omp parallel if (d > 1 && n * d > 32768)
+    {
+        size_t c0, c1;
+        my_channels(d, &c0, &c1);
+        for (size_t c = c0; c < c1; c++) memset(p->U + c * r, 0, r * sizeof *p->U);
+        for (size_t q = 0; q < p->runs; q++) {
+            size_t b = p->run_begin[q], e = p->run_begin[q + 1], s = p->run_start[q];
+            for (size_t c = c0; c < c1; c++) {
+                const double *x = X + c * ldx;
+                double *u = p->U + c * r + s;
+                if (width == 2) {
+                    const double *w0 = p->planes, *w1 = p->planes + n;
+                    double a0 = 0, a1 = 0;
+#pragma omp simd reduction(+ : a0, a1)
+                    for (size_t i = b; i < e; i++) {
+                        a0 += w0[i] * x[i];
+                        a1 += w1[i] * x[i];
+                    }
+                    u[0] += a0;
+                    u[1] += a1;
+                } else {
+                    for (size_t k = 0; k < width; k++) {
+                        const double *w = p->planes + k * n;
+                        double a = 0;
+#pragma omp simd reduction(+ : a)
+                        for (size_t i = b; i < e; i++) a += w[i] * x[i];
+                        u[k] += a;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Y = W V */
+static void sparse_forward(const skit_ski_plan *p, double *Y, size_t ldy)
+{
+    size_t n = p->n, r = p->r, d = p->d, width = p->W->width;
+#pragma omp parallel if (d > 1 && n * d > 32768)
+    {
+        size_t c0, c1;
+        my_channels(d, &c0, &c1);
+        for (size_t q = 0; q < p->runs; q++) {
+            size_t b = p->run_begin[q], e = p->run_begin[q + 1], s = p->run_start[q];
+            for (size_t c = c0; c < c1; c++) {
+                double *y = Y + c * ldy;
+                const double *v = p->V + c * r + s;
+                if (width == 2) {
+                    const double *w0 = p->planes, *w1 = p->planes + n;
+                    double v0 = v[0], v1 = v[1];
+#pragma omp simd
+                    for (size_t i = b; i < e; i++) y[i] = w0[i] * v0 + w1[i] * v1;
+                } else {
+                    double vk = v[0];
+                    const double *w = p->planes;
+#pragma omp simd
+                    for (size_t i = b; i < e; i++) y[i] = w[i] * vk;
+                    for (size_t k = 1; k < width; k++) {
+                        w = p->planes + k * n;
+                        vk = v[k];
+#pragma omp simd
+                        for (size_t i = b; i < e; i++) y[i] += w[i] * vk;
+                    }
+                }
+            }
+        }
+    }
+}
+
 int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
                      size_t ldy)
 {
@@ -150,9 +268,10 @@ int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, dou
     if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
     if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
     if (plan->method == SKIT_SKI_SPARSE_FFT) {
-        SKIT_TRY(skit_interp_apply_transpose(plan->W, d, X, ldx, plan->U, r));
+        sparse_transpose(plan, X, ldx);
         SKIT_TRY(skit_toeplitz_execute(plan->toeplitz, plan->U, r, plan->V, r, NULL));
-        return skit_interp_apply(plan->W, d, plan->V, r, Y, ldy);
+        sparse_forward(plan, Y, ldy);
+        return SKIT_OK;
     }
     /* dense: U = W^T X, V_c = A_c U_c, Y = W V */
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)d, (int)n, 1.0,

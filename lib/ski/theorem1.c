@@ -20,7 +20,7 @@ struct skit_theorem1 {
 };
 
 static const char *step_names[SKIT_THEOREM1_CHAIN] = {
-    "", "triangle", "eq1/eq2", "sigma ratio", "frobenius", "interpolation", "w 2->inf", "w inf->N+1"};
+    "", "triangle", "eq1_eq2", "sigma_ratio", "frobenius", "interpolation", "w_2_to_inf", "w_inf_to_N+1"};
 
 const char *skit_theorem1_step_name(int step)
 {
@@ -247,6 +247,17 @@ int skit_theorem1_evaluate(skit_theorem1 *ctx, size_t r, const skit_interp_optio
     if ((status = norm2(ctx->method, n, n, ctx->D, n, &t->nystrom_error)) != SKIT_OK) goto done;
     subtract(nn, ctx->S, ctx->Nys, ctx->D);
     if ((status = norm2(ctx->method, n, n, ctx->D, n, &t->ski_nystrom)) != SKIT_OK) goto done;
+    if ((status = norm2(ctx->method, n, n, ctx->S, n, &t->ski_norm)) != SKIT_OK) goto done;
+    for (size_t i = 0; i < n; i++) {
+        int alive = 0, outside = 0;
+        for (size_t k = 0; k < W->width; k++) {
+            double v = W->weights[i * W->width + k];
+            if (fabs(v) > 1e-6) alive = 1;
+            if (v < 0 || v > 1) outside = 1;
+        }
+        t->w_rows_alive += (size_t)alive;
+        t->w_rows_outside += (size_t)outside;
+    }
 
     /* interpolation factor psi and the lags the remainder formula visits */
     double p0 = W->inducing[0], pr = W->inducing[r - 1];

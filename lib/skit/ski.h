@@ -283,6 +283,44 @@ int skit_sparse_lowrank_execute(const skit_sparse_lowrank_plan *plan, const doub
                                 size_t ldx, double *Y, size_t ldy);
 void skit_sparse_lowrank_plan_destroy(skit_sparse_lowrank_plan *plan);
 
+/* How the evaluators compute spectral norms of n x n matrices. */
+typedef enum skit_norm_method {
+    SKIT_NORM_DENSE_SVD = 0, /* LAPACK SVD of each n x n matrix */
+    SKIT_NORM_LANCZOS = 1    /* Golub-Kahan-Lanczos on the dense matrix (O(n^2) per step) */
+} skit_norm_method;
+
+/* ====================================================================== */
+/* Error studies (experiments of `skit ski-bound --study ...`)             */
+/* ====================================================================== */
+
+/* Algorithm 1's split on a kernel k = smooth + spike, for n, r, m:
+ * relative to nothing (absolute spectral norms; t_norm for scaling). band_m(M)
+ * keeps the m central diagonals (|i - j| <= (m-1)/2) of M. */
+typedef struct skit_sparse_lowrank_errors {
+    double t_norm;             /* ||T||_2, T = T_smooth + T_spike */
+    double band_only;          /* ||T - band_m(T)||_2 (m = 0: ||T||) */
+    double lowrank_only;       /* ||T - W A W^T||_2, A from the whole kernel */
+    double sparse_lowrank;     /* ||T - band_m(T_spike) - W A_smooth W^T||_2 (split known) */
+    double sparse_lowrank_fit; /* ||R - band_m(diagonal means of R)||_2, R = T - W A W^T:
+                                  the band fitted (least squares, Frobenius) to what the
+                                  low-rank part misses, split unknown */
+    double spike_outside_band; /* ||T_spike - band_m(T_spike)||_2 */
+    double smooth_ski;         /* ||T_smooth - W A_smooth W^T||_2 */
+} skit_sparse_lowrank_errors;
+
+/* Errors: SKIT_EINVAL, SKIT_EDOM (n < 2, r outside 2..n, m even or > 2n-1,
+ * options), SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY, SKIT_ENOCONV. */
+int skit_sparse_lowrank_study(const skit_kernel *smooth, const skit_kernel *spike, size_t n,
+                              size_t r, size_t m, const skit_interp_options *options,
+                              skit_norm_method method, skit_sparse_lowrank_errors *errors);
+
+/* ||T_a - T_b||_2 and ||T_b||_2 for the n x n Toeplitz matrices of two
+ * kernels, by Lanczos on FFT matvecs (O(n log n) per step, no n x n matrix).
+ * Errors: SKIT_EINVAL, SKIT_EDOM (n = 0), SKIT_ENOMEM, SKIT_ENOCONV,
+ * SKIT_ELIBRARY. */
+int skit_kernel_matrix_error(const skit_kernel *a, const skit_kernel *b, size_t n,
+                             double *difference, double *reference);
+
 /* ====================================================================== */
 /* Fitting (for the extrapolation experiment)                              */
 /* ====================================================================== */
@@ -336,11 +374,6 @@ int skit_tnn_rpe_fit(skit_mlp **rpe, size_t width, size_t hidden_layers,
  * chain[5..7], psi and the right-hand side are NaN. */
 #define SKIT_THEOREM1_CHAIN 8
 
-typedef enum skit_norm_method {
-    SKIT_NORM_DENSE_SVD = 0, /* LAPACK SVD of each n x n matrix */
-    SKIT_NORM_LANCZOS = 1    /* Golub-Kahan-Lanczos on the dense matrix (O(n^2) per step) */
-} skit_norm_method;
-
 typedef struct skit_theorem1_terms {
     size_t n, r, degree;    /* degree N (polynomial exactness of W) */
     size_t width;           /* stored nonzeros per row of W */
@@ -354,6 +387,9 @@ typedef struct skit_theorem1_terms {
     double sigma_next;      /* sigma_{r+1}(T) = ||T - T_opt||_2 */
     double t_norm;          /* ||T||_2 */
     double ski_nystrom;     /* ||W A W^T - F A^+ B||_2 */
+    double ski_norm;        /* ||W A W^T||_2: how much low-rank term W keeps */
+    size_t w_rows_alive;    /* rows of W with some |w| > 1e-6 */
+    size_t w_rows_outside;  /* rows of W with a weight outside [0, 1] */
     /* singular values */
     double sigma1_f, sigma1_b, sigma1_a, sigma_r_a;
     size_t a_rank;          /* numerical rank of A used by the pseudo-inverse */
@@ -384,8 +420,8 @@ typedef struct skit_theorem1_terms {
     int loosest_step;       /* k in 1..7 maximising chain[k] / chain[k-1] */
 } skit_theorem1_terms;
 
-/* Names of chain steps 1..7 ("triangle", "eq1/eq2", "sigma ratio",
- * "frobenius", "interpolation", "w 2->inf", "w inf->N+1"); "" otherwise. */
+/* Names of chain steps 1..7 ("triangle", "eq1_eq2", "sigma_ratio",
+ * "frobenius", "interpolation", "w_2_to_inf", "w_inf_to_N+1"); "" otherwise. */
 const char *skit_theorem1_step_name(int step);
 
 typedef struct skit_theorem1 skit_theorem1;
