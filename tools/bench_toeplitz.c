@@ -1,4 +1,1134 @@
+/* bench_toeplitz.c — `skit bench toeplitz`: the Toeplitz FFT matvec against
+ * the dense O(n^2) product, the bare FFTW floor and scipy, and the Levinson
+ * solve against LAPACKE dgesv, all measured in one run; `--check` instead
+ * sweeps the accuracy of the FFT product against the dense one (TNN
+ * Theorem 2.1, experiment 01).
+ *
+ * What is timed (setup — plans, spectra, random data — is never inside the
+ * timer; each figure is the median of several samples after a warm-up):
+ *  - fft:   skit_toeplitz_execute on d channels (per-channel matrices),
+ *           divided by d;
+ *  - floor: d bare fftw_execute_dft_r2c of the same length L, run by the same
+ *           threads over the same channel loop, divided by d. A matvec is one
+ *           r2c and one c2r, so fft/floor ~ 2 is ideal. The column floor_1t
+ *           is one lone r2c on one thread (equal to floor with --threads 1);
+ *  - pair:  a bare r2c followed by a bare c2r (both FFTW_ESTIMATE, out of
+ *           place), same threads and loop: the two transforms a matvec needs,
+ *           so fft/pair isolates skit's own overhead (copies, the spectrum
+ *           product) from the c2r/r2c speed ratio FFTW_ESTIMATE achieves;
+ *  - dense: skit_toeplitz_matvec_dense per channel, channels in parallel;
+ *  - scipy: scipy.linalg.matmul_toeplitz in a loop over d matrices, each
+ *           with its own (c, r), one call per channel (python3, one thread). */
 #include "config.h"
+
+#include <fftw3.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "bench.h"
 #include "cli.h"
-int bench_toeplitz(int argc, char **argv) { (void)argc; (void)argv; return cli_failure("not built yet"); }
+
+static const char *usage =
+    "usage: skit bench toeplitz [options]\n"
+    "Time the Toeplitz FFT matvec (per channel, d channels with their own matrices)\n"
+    "against the dense product, the bare FFTW r2c of the same length (the floor,\n"
+    "same threads) and scipy.linalg.matmul_toeplitz; and the Levinson SPD solve\n"
+    "against LAPACKE dgesv. Writes a TSV (times in seconds per channel) and prints\n"
+    "the benchmark targets met / not met. --check sweeps accuracy instead.\n\n"
+    "options:\n"
+    "  --sizes LIST        n for the FFT matvec (default 2^10..2^20; --quick 2^10..2^14)\n"
+    "  --dense-max N       largest n timed for the dense product (default 2^13; 0: none)\n"
+    "  --channels D        channels d (default 64)\n"
+    "  --causal            causal (lower-triangular) operators (default bidirectional)\n"
+    "  --scipy-sizes LIST  n at which scipy is timed (default 2^12..2^16)\n"
+    "  --no-scipy          do not run the scipy peer\n"
+    "  --solve-n N         size of the solve comparison (default 4096; 0: skip it)\n"
+    "  --no-solve          skip the Levinson vs dgesv comparison\n"
+    "  --check             accuracy sweep instead of timing: max error of the FFT\n"
+    "                      product against the dense one for every n in --sizes\n"
+    "                      (default 1..64 and primes/powers up to 8192)\n"
+    "  --quick             a few seconds: small sizes, fewer samples\n"
+    "  --json FILE         also write the results as JSON\n" CLI_COMMON_HELP
+    "\nexample:\n"
+    "  skit bench toeplitz -o toeplitz.tsv --plot toeplitz.png\n";
+
+enum { OPT_SIZES = 1, OPT_DENSE_MAX, OPT_CHANNELS, OPT_CAUSAL, OPT_SCIPY_SIZES, OPT_NO_SCIPY,
+       OPT_SOLVE_N, OPT_NO_SOLVE, OPT_CHECK, OPT_QUICK, OPT_JSON };
+
+typedef struct options {
+    cli_common common;
+    size_t *sizes, nsizes;
+    size_t *scipy_sizes, nscipy;
+    size_t dense_max, channels, solve_n;
+    int causal, scipy, check, quick;
+    const char *json;
+    int argc;
+    char **argv;
+} options;
+
+/* Per-size results; NaN where not measured. */
+typedef struct row {
+    double n, length, channels, dense_s, fft_s, floor_s, floor_1t_s, pair_s, fft_over_floor,
+        fft_over_pair, scipy_s, scipy_over_fft, dense_over_fft, rel_error;
+} row;
+#define ROW_FIELDS 14
+/* rows are written as arrays of doubles */
+_Static_assert(sizeof(row) == ROW_FIELDS * sizeof(double), "row must be plain doubles");
+static const char *const row_names[] = {
+    "n",      "fft_length",    "channels",       "dense_s",        "fft_s",
+    "floor_s", "floor_1t_s",   "pair_s",         "fft_over_floor", "fft_over_pair",
+    "scipy_s", "scipy_over_fft", "dense_over_fft", "rel_error",     NULL};
+
+#define TIMING_UNITS "seconds per channel (time for d channels / d); ratios dimensionless"
+#define CHECK_UNITS "errors dimensionless: max|fft - dense| / (||h||_2 ||x||_2)"
+
+typedef struct solve_result {
+    double n, levinson_s, general_s, dgesv_s, scipy_s, speedup, residual_levinson,
+        residual_general, residual_dgesv;
+} solve_result;
+
+static int threads_now(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static int thread_num(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* ---- timed bodies --------------------------------------------------------- */
+
+typedef struct fft_ctx {
+    const skit_toeplitz_plan *plan;
+    const double *x;
+    double *y;
+    size_t n;
+} fft_ctx;
+
+static void run_fft(void *p)
+{
+    fft_ctx *c = p;
+    skit_toeplitz_execute(c->plan, c->x, c->n, c->y, c->n, NULL);
+}
+
+typedef struct floor_ctx {
+    fftw_plan plan, inverse;
+    double *back;        /* one real output buffer per thread for the c2r */
+    double *in;          /* one real buffer per thread */
+    double *out;         /* one complex buffer per thread */
+    size_t in_stride, out_stride, count;
+    int threads;
+} floor_ctx;
+
+static void run_floor(void *p)
+{
+    floor_ctx *c = p;
+    long count = (long)c->count;
+    int threads = c->threads;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+    for (long k = 0; k < count; k++) {
+        int t = thread_num();
+        fftw_execute_dft_r2c(c->plan, c->in + (size_t)t * c->in_stride,
+                             (fftw_complex *)(c->out + (size_t)t * c->out_stride));
+    }
+}
+
+static void run_pair(void *p)
+{
+    floor_ctx *c = p;
+    long count = (long)c->count;
+    int threads = c->threads;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+    for (long k = 0; k < count; k++) {
+        int t = thread_num();
+        double *in = c->in + (size_t)t * c->in_stride, *out = c->out + (size_t)t * c->out_stride;
+        /* r2c out of place keeps `in` intact, so the data stay bounded */
+        fftw_execute_dft_r2c(c->plan, in, (fftw_complex *)out);
+        fftw_execute_dft_c2r(c->inverse, (fftw_complex *)out, c->back + (size_t)t * c->in_stride);
+    }
+}
+
+static void run_floor_single(void *p)
+{
+    floor_ctx *c = p;
+    fftw_execute_dft_r2c(c->plan, c->in, (fftw_complex *)c->out);
+}
+
+typedef struct dense_ctx {
+    const double *coeffs, *x;
+    double *y;
+    size_t n, count;
+    skit_causality causality;
+} dense_ctx;
+
+static void run_dense(void *p)
+{
+    dense_ctx *c = p;
+    long count = (long)c->count;
+    size_t n = c->n;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (long k = 0; k < count; k++)
+        skit_toeplitz_matvec_dense(n, n, c->coeffs + (size_t)k * (2 * n - 1), c->causality, 0,
+                                   c->x + (size_t)k * n, c->y + (size_t)k * n);
+}
+
+typedef struct solve_ctx {
+    size_t n;
+    const double *t, *coeffs, *b;
+    double *x;
+} solve_ctx;
+
+static void run_levinson(void *p)
+{
+    solve_ctx *c = p;
+    skit_toeplitz_solve_spd(c->n, c->t, 1, c->b, c->n, c->x, c->n);
+}
+
+static void run_general(void *p)
+{
+    solve_ctx *c = p;
+    skit_toeplitz_solve(c->n, c->coeffs, 1, c->b, c->n, c->x, c->n);
+}
+
+/* Times k bodies in `rounds` interleaved rounds (one bench_measure sample
+ * each, so every round has its own warm-up call); median[i] is the median
+ * over the rounds of body i's seconds per call. */
+#define MAX_ROUNDS 15
+static void measure_interleaved(bench_fn *fns, void **ctxs, size_t k, double min_sample,
+                                size_t rounds, double *median)
+{
+    double t[4][MAX_ROUNDS];
+    if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
+    if (k > 4) k = 4;
+    for (size_t r = 0; r < rounds; r++)
+        for (size_t i = 0; i < k; i++) {
+            bench_timing bt;
+            bench_measure(fns[i], ctxs[i], min_sample, 1, &bt);
+            t[i][r] = bt.median;
+        }
+    for (size_t i = 0; i < k; i++) {
+        for (size_t a = 1; a < rounds; a++) /* insertion sort */
+            for (size_t b = a; b > 0 && t[i][b] < t[i][b - 1]; b--) {
+                double tmp = t[i][b];
+                t[i][b] = t[i][b - 1];
+                t[i][b - 1] = tmp;
+            }
+        median[i] = rounds % 2 ? t[i][rounds / 2] : 0.5 * (t[i][rounds / 2 - 1] + t[i][rounds / 2]);
+    }
+}
+
+/* ---- peers ------------------------------------------------------------------ */
+
+/* Builds d different n x n matrices (own c, r each) and times one
+ * matmul_toeplitz per matrix; prints the median seconds for all d. */
+static const char *scipy_matmul_script =
+    "import sys, time\n"
+    "import numpy as np\n"
+    "from scipy.linalg import matmul_toeplitz\n"
+    "n, d, reps, seed = (int(a) for a in sys.argv[1:5])\n"
+    "rng = np.random.default_rng(seed)\n"
+    "C = rng.standard_normal((d, n)); R = rng.standard_normal((d, n)); R[:, 0] = C[:, 0]\n"
+    "X = rng.standard_normal((d, n))\n"
+    "def run():\n"
+    "    for k in range(d):\n"
+    "        matmul_toeplitz((C[k], R[k]), X[k])\n"
+    "run()\n"
+    "ts = []\n"
+    "for _ in range(reps):\n"
+    "    t0 = time.perf_counter(); run(); ts.append(time.perf_counter() - t0)\n"
+    "ts.sort()\n"
+    "print(repr(ts[len(ts) // 2]))\n";
+
+/* SPD Kac-Murdock-Szego system of size n with rho = argv[2]; median seconds
+ * of scipy.linalg.solve_toeplitz. */
+static const char *scipy_solve_script =
+    "import sys, time\n"
+    "import numpy as np\n"
+    "from scipy.linalg import solve_toeplitz\n"
+    "n, rho, reps, seed = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])\n"
+    "c = rho ** np.arange(n)\n"
+    "b = np.random.default_rng(seed).standard_normal(n)\n"
+    "solve_toeplitz(c, b)\n"
+    "ts = []\n"
+    "for _ in range(reps):\n"
+    "    t0 = time.perf_counter(); solve_toeplitz(c, b); ts.append(time.perf_counter() - t0)\n"
+    "ts.sort()\n"
+    "print(repr(ts[len(ts) // 2]))\n";
+
+#define PYTHON "/usr/bin/python3"
+#define MIN_SIZE(a, b) ((a) < (b) ? (a) : (b))
+
+static int scipy_available(void)
+{
+    static const char *const argv[] = {PYTHON, "-c", "import scipy.linalg; print(0)", NULL};
+    double v;
+    return bench_run_peer(argv, &v) == 0;
+}
+
+static double scipy_time(const char *script, const char *a1, const char *a2, size_t reps,
+                         uint64_t seed)
+{
+    char reps_text[32], seed_text[32];
+    snprintf(reps_text, sizeof reps_text, "%zu", reps);
+    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
+    const char *argv[] = {PYTHON, "-c", script, a1, a2, reps_text, seed_text, NULL};
+    double seconds;
+    return bench_run_peer(argv, &seconds) == 0 ? seconds : NAN;
+}
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+static double *random_array(skit_rng *rng, size_t count)
+{
+    double *p = skit_malloc(count ? count : 1, sizeof(double));
+    if (p) skit_rng_fill_normal(rng, p, count);
+    return p;
+}
+
+static int in_list(size_t v, const size_t *list, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (list[i] == v) return 1;
+    return 0;
+}
+
+/* max |y - ref| / max |ref| */
+static double rel_error(const double *y, const double *ref, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs(y[i] - ref[i]);
+        if (!(e <= num)) num = e;
+        if (fabs(ref[i]) > den) den = fabs(ref[i]);
+    }
+    return den > 0 ? num / den : num;
+}
+
+static double norm2(const double *v, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += v[i] * v[i];
+    return sqrt(s);
+}
+
+/* ||T x - b||_2 / ||b||_2 with the dense reference */
+static double solve_residual(size_t n, const double *coeffs, const double *x, const double *b,
+                             double *scratch)
+{
+    if (skit_toeplitz_matvec_dense(n, n, coeffs, SKIT_BIDIRECTIONAL, 0, x, scratch) != SKIT_OK)
+        return NAN;
+    for (size_t i = 0; i < n; i++) scratch[i] -= b[i];
+    return norm2(scratch, n) / norm2(b, n);
+}
+
+/* ---- the timing sweep ------------------------------------------------------- */
+
+/* Working set cap: d channels of length L stay below 2^25 doubles (256 MiB
+ * per array) so n = 2^20 fits comfortably; fewer channels do not change a
+ * per-channel time as long as every thread has several. */
+#define CHANNEL_CAP_DOUBLES ((size_t)1 << 25)
+
+static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng, row *r)
+{
+    const double min_sample = o->quick ? 0.01 : 0.05;
+    const size_t samples = o->quick ? 3 : 7;
+    int threads = threads_now();
+    skit_causality causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    size_t L;
+    if (skit_fft_good_length(2 * n - 1, &L) != SKIT_OK) return cli_library_error(SKIT_EOVERFLOW);
+    size_t d = o->channels, cap = CHANNEL_CAP_DOUBLES / L;
+    if (cap < (size_t)2 * threads) cap = (size_t)2 * threads;
+    if (d > cap) d = cap;
+    size_t per = 2 * n - 1;
+    size_t bytes = (per + 2 * n) * d * sizeof(double);
+    int status = skit_memory_check(bytes, "benchmark data");
+    if (status != SKIT_OK) return cli_library_error(status);
+
+    *r = (row){(double)n, (double)L, (double)d, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    double *coeffs = random_array(rng, per * d), *x = random_array(rng, n * d);
+    double *y = skit_malloc(n * d, sizeof(double));
+    skit_toeplitz_plan *plan = NULL;
+    if (!coeffs || !x || !y) {
+        status = SKIT_ENOMEM;
+        goto done;
+    }
+    status = skit_toeplitz_plan_create(&plan, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, causality, coeffs);
+    if (status != SKIT_OK) goto done;
+
+    bench_timing t;
+    fft_ctx fc = {plan, x, y, n};
+    /* the floors: bare r2c (and r2c + c2r) of length L, same threads, same
+     * channel loop, timed in rounds interleaved with the matvec so that load
+     * changes during the run affect the ratio as little as possible */
+    {
+        size_t in_stride = (L + 7) / 8 * 8, out_stride = (2 * (L / 2 + 1) + 7) / 8 * 8;
+        floor_ctx fl = {NULL, NULL, NULL, NULL, NULL, in_stride, out_stride, d,
+                        (int)MIN_SIZE((size_t)threads, d)};
+        fl.in = skit_calloc(in_stride * (size_t)threads, sizeof(double));
+        fl.back = skit_calloc(in_stride * (size_t)threads, sizeof(double));
+        fl.out = skit_calloc(out_stride * (size_t)threads, sizeof(double));
+        if (!fl.in || !fl.out || !fl.back) {
+            skit_free(fl.in);
+            skit_free(fl.back);
+            skit_free(fl.out);
+            status = SKIT_ENOMEM;
+            goto done;
+        }
+        for (int k = 0; k < threads; k++) {
+            memcpy(fl.in + (size_t)k * in_stride, x, n * sizeof(double)); /* zero-padded data */
+        }
+        fl.plan = fftw_plan_dft_r2c_1d((int)L, fl.in, (fftw_complex *)fl.out, FFTW_ESTIMATE);
+        fl.inverse = fftw_plan_dft_c2r_1d((int)L, (fftw_complex *)fl.out, fl.back, FFTW_ESTIMATE);
+        if (fl.plan && fl.inverse) {
+            cli_progress("n = %zu: FFT matvec and bare FFTW floors (%zu channels)", n, d);
+            bench_fn fns[] = {run_fft, run_floor, run_pair, run_floor_single};
+            void *ctxs[] = {&fc, &fl, &fl, &fl};
+            double med[4];
+            measure_interleaved(fns, ctxs, 4, min_sample, samples, med);
+            r->fft_s = med[0] / (double)d;
+            r->floor_s = med[1] / (double)d;
+            r->pair_s = med[2] / (double)d;
+            r->floor_1t_s = med[3];
+        } else {
+            bench_measure(run_fft, &fc, min_sample, samples, &t);
+            r->fft_s = t.median / (double)d;
+        }
+        if (fl.plan) fftw_destroy_plan(fl.plan);
+        if (fl.inverse) fftw_destroy_plan(fl.inverse);
+        skit_free(fl.in);
+        skit_free(fl.back);
+        skit_free(fl.out);
+        r->fft_over_floor = r->fft_s / r->floor_s;
+        r->fft_over_pair = r->fft_s / r->pair_s;
+    }
+
+    if (n <= o->dense_max) {
+        size_t dd = MIN_SIZE(d, (size_t)2 * threads);
+        cli_progress("n = %zu: dense matvec (%zu channels)", n, dd);
+        dense_ctx dc = {coeffs, x, NULL, n, dd, causality};
+        double *yd = skit_malloc(n * dd, sizeof(double));
+        if (!yd) {
+            status = SKIT_ENOMEM;
+            goto done;
+        }
+        dc.y = yd;
+        bench_measure(run_dense, &dc, min_sample, o->quick ? 3 : 3, &t);
+        r->dense_s = t.median / (double)dd;
+        r->dense_over_fft = r->dense_s / r->fft_s;
+        /* accuracy of the timed product on every dense-checked channel */
+        double worst = 0;
+        for (size_t c = 0; c < dd; c++) {
+            double e = rel_error(y + c * n, yd + c * n, n);
+            if (!(e <= worst)) worst = e;
+        }
+        r->rel_error = worst;
+        skit_free(yd);
+    }
+
+    if (scipy_ok && o->scipy && in_list(n, o->scipy_sizes, o->nscipy)) {
+        cli_progress("n = %zu: scipy matmul_toeplitz (%zu matrices)", n, o->channels);
+        char n_text[32], d_text[32];
+        snprintf(n_text, sizeof n_text, "%zu", n);
+        snprintf(d_text, sizeof d_text, "%zu", o->channels);
+        double s = scipy_time(scipy_matmul_script, n_text, d_text, o->quick ? 1 : 3, o->common.seed);
+        r->scipy_s = s / (double)o->channels;
+        r->scipy_over_fft = r->scipy_s / r->fft_s;
+    }
+    status = SKIT_OK;
+done:
+    skit_toeplitz_plan_destroy(plan);
+    skit_free(coeffs);
+    skit_free(x);
+    skit_free(y);
+    if (status != SKIT_OK) return cli_library_error(status);
+    return CLI_OK;
+}
+
+/* Levinson (SPD and general) vs dgesv on the Kac-Murdock-Szego matrix
+ * t_k = rho^k (condition number <= (1+rho)/(1-rho)). */
+#define SOLVE_RHO 0.7
+
+static int time_solve(const options *o, int scipy_ok, skit_rng *rng, solve_result *s)
+{
+    size_t n = o->solve_n;
+    *s = (solve_result){(double)n, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    size_t bytes = n * n * 2 * sizeof(double);
+    int status = skit_memory_check(bytes, "dense solve comparison");
+    if (status != SKIT_OK) return cli_library_error(status);
+    double *t = skit_malloc(n, sizeof(double)), *coeffs = skit_malloc(2 * n - 1, sizeof(double));
+    double *b = random_array(rng, n), *x = skit_malloc(n, sizeof(double));
+    double *scratch = skit_malloc(n, sizeof(double));
+    double *A = skit_malloc(n * n, sizeof(double)), *Awork = skit_malloc(n * n, sizeof(double));
+    lapack_int *ipiv = skit_malloc(n, sizeof(lapack_int));
+    if (!t || !coeffs || !b || !x || !scratch || !A || !Awork || !ipiv) {
+        status = SKIT_ENOMEM;
+        goto done;
+    }
+    t[0] = 1;
+    for (size_t k = 1; k < n; k++) t[k] = t[k - 1] * SOLVE_RHO;
+    for (size_t k = 0; k < n; k++) coeffs[n - 1 + k] = coeffs[n - 1 - k] = t[k];
+    const double min_sample = o->quick ? 0.01 : 0.05;
+    bench_timing tm;
+    solve_ctx sc = {n, t, coeffs, b, x};
+    cli_progress("solve n = %zu: Levinson", n);
+    bench_measure(run_levinson, &sc, min_sample, o->quick ? 3 : 5, &tm);
+    s->levinson_s = tm.median;
+    status = skit_toeplitz_solve_spd(n, t, 1, b, n, x, n);
+    if (status != SKIT_OK) goto done;
+    s->residual_levinson = solve_residual(n, coeffs, x, b, scratch);
+    bench_measure(run_general, &sc, min_sample, o->quick ? 3 : 5, &tm);
+    s->general_s = tm.median;
+    status = skit_toeplitz_solve(n, coeffs, 1, b, n, x, n);
+    if (status != SKIT_OK) goto done;
+    s->residual_general = solve_residual(n, coeffs, x, b, scratch);
+
+    /* dgesv overwrites A and b: fresh copies each time, outside the timer */
+    status = skit_toeplitz_dense(n, n, coeffs, SKIT_BIDIRECTIONAL, A, n);
+    if (status != SKIT_OK) goto done;
+    size_t reps = o->quick ? 1 : 3;
+    double times[8];
+    for (size_t k = 0; k < reps; k++) {
+        cli_progress("solve n = %zu: LAPACKE dgesv (%zu of %zu)", n, k + 1, reps);
+        memcpy(Awork, A, n * n * sizeof *A);
+        memcpy(x, b, n * sizeof *b);
+        double t0 = skit_clock_seconds();
+        lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)n, 1, Awork, (lapack_int)n, ipiv,
+                                        x, (lapack_int)n);
+        times[k] = skit_clock_seconds() - t0;
+        if (info != 0) {
+            status = SKIT_ELIBRARY;
+            fprintf(stderr, "%s: LAPACKE_dgesv failed (info = %d)\n", cli_context(), (int)info);
+            goto done;
+        }
+    }
+    for (size_t i = 1; i < reps; i++) /* insertion sort for the median */
+        for (size_t j = i; j > 0 && times[j] < times[j - 1]; j--) {
+            double tmp = times[j];
+            times[j] = times[j - 1];
+            times[j - 1] = tmp;
+        }
+    s->dgesv_s = times[reps / 2];
+    s->residual_dgesv = solve_residual(n, coeffs, x, b, scratch);
+    s->speedup = s->dgesv_s / s->levinson_s;
+    if (scipy_ok && o->scipy) {
+        cli_progress("solve n = %zu: scipy solve_toeplitz", n);
+        char n_text[32], rho_text[32];
+        snprintf(n_text, sizeof n_text, "%zu", n);
+        snprintf(rho_text, sizeof rho_text, "%.17g", SOLVE_RHO);
+        s->scipy_s = scipy_time(scipy_solve_script, n_text, rho_text, o->quick ? 3 : 5, o->common.seed);
+    }
+    status = SKIT_OK;
+done:
+    skit_free(t);
+    skit_free(coeffs);
+    skit_free(b);
+    skit_free(x);
+    skit_free(scratch);
+    skit_free(A);
+    skit_free(Awork);
+    skit_free(ipiv);
+    if (status != SKIT_OK) return cli_library_error(status);
+    return CLI_OK;
+}
+
+/* ---- targets ----------------------------------------------------------------- */
+
+typedef struct target {
+    char text[1024];
+    int measured, met;
+} target;
+
+static void evaluate_targets(const options *o, const row *rows, size_t nrows,
+                             const solve_result *solve, int have_solve, int scipy_ok, target out[3])
+{
+    /* 1: fft / floor <= 2.5 for n = 2^10..2^20 */
+    double worst = -1, worst_n = 0;
+    for (size_t i = 0; i < nrows; i++)
+        if (rows[i].n >= 1024 && rows[i].n <= 1048576 && isfinite(rows[i].fft_over_floor) &&
+            rows[i].fft_over_floor > worst) {
+            worst = rows[i].fft_over_floor;
+            worst_n = rows[i].n;
+        }
+    out[0].measured = worst >= 0;
+    out[0].met = worst >= 0 && worst <= 2.5;
+    if (out[0].measured)
+        snprintf(out[0].text, sizeof out[0].text,
+                 "FFT matvec per channel <= 2.5 x bare FFTW r2c (n = 2^10..2^20): %s, worst ratio "
+                 "%.2f at n = %.0f",
+                 out[0].met ? "met" : "NOT met", worst, worst_n);
+    else
+        snprintf(out[0].text, sizeof out[0].text,
+                 "FFT matvec per channel <= 2.5 x bare FFTW r2c: not measured (no n in 2^10..2^20)");
+
+    /* 2: >= 10x scipy for n = 2^12..2^16 at d = 64 */
+    double least = INFINITY, least_n = 0;
+    int any = 0;
+    for (size_t i = 0; i < nrows; i++)
+        if (rows[i].n >= 4096 && rows[i].n <= 65536 && isfinite(rows[i].scipy_over_fft)) {
+            any = 1;
+            if (rows[i].scipy_over_fft < least) {
+                least = rows[i].scipy_over_fft;
+                least_n = rows[i].n;
+            }
+        }
+    out[1].measured = any;
+    out[1].met = any && least >= 10;
+    if (!o->scipy)
+        snprintf(out[1].text, sizeof out[1].text, ">= 10x faster than scipy matmul_toeplitz: skipped (--no-scipy)");
+    else if (!scipy_ok)
+        snprintf(out[1].text, sizeof out[1].text,
+                 ">= 10x faster than scipy matmul_toeplitz: scipy not installed (%s)", PYTHON);
+    else if (!any)
+        snprintf(out[1].text, sizeof out[1].text,
+                 ">= 10x faster than scipy matmul_toeplitz: not measured (no n in 2^12..2^16)");
+    else
+        snprintf(out[1].text, sizeof out[1].text,
+                 ">= 10x faster than scipy matmul_toeplitz (n = 2^12..2^16, d = %zu): %s, least "
+                 "speedup %.1fx at n = %.0f",
+                 o->channels, out[1].met && o->channels == 64 ? "met" : out[1].met ? "met (d != 64)" : "NOT met",
+                 least, least_n);
+
+    /* 3: Levinson >= 50x dgesv at n = 4096 with residual <= 1e-10 */
+    out[2].measured = have_solve;
+    out[2].met = have_solve && solve->speedup >= 50 && solve->residual_levinson <= 1e-10;
+    if (!have_solve)
+        snprintf(out[2].text, sizeof out[2].text, "Levinson >= 50x LAPACKE dgesv: skipped");
+    else
+        snprintf(out[2].text, sizeof out[2].text,
+                 "Levinson SPD solve >= 50x LAPACKE dgesv with residual <= 1e-10 (n = %.0f%s): %s, "
+                 "speedup %.1fx, residuals %.2g (Levinson) %.2g (dgesv)",
+                 solve->n, solve->n == 4096 ? "" : ", target is stated at 4096",
+                 out[2].met ? "met" : "NOT met", solve->speedup, solve->residual_levinson,
+                 solve->residual_dgesv);
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+static void json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* table: nrows x nfields doubles, row-major (an array of row / check_row). */
+static int write_json(const options *o, const char *mode, const char *units, const double *table,
+                      size_t nrows,
+                      const char *const *names, size_t nfields, const solve_result *solve,
+                      int have_solve, const target *targets, size_t ntargets)
+{
+    char tmp[4200];
+    FILE *f;
+    if (skit_atomic_open(o->json, tmp, sizeof tmp, &f) != SKIT_OK) return cli_library_error(SKIT_EIO);
+    fprintf(f, "{\n  \"skit_version\": ");
+    json_string(f, skit_version());
+    fprintf(f, ",\n  \"command\": ");
+    char cmd[4096] = "";
+    for (int i = 0; i < o->argc; i++) {
+        size_t len = strlen(cmd);
+        snprintf(cmd + len, sizeof cmd - len, "%s%s", i ? " " : "", o->argv[i]);
+    }
+    json_string(f, cmd);
+    fprintf(f, ",\n  \"mode\": ");
+    json_string(f, mode);
+    fprintf(f, ",\n  \"seed\": %llu,\n  \"threads\": %d,\n  \"units\": ",
+            (unsigned long long)o->common.seed, threads_now());
+    json_string(f, units);
+    fprintf(f, ",\n");
+    fprintf(f, "  \"rows\": [\n");
+    for (size_t i = 0; i < nrows; i++) {
+        const double *v = table + i * nfields;
+        fprintf(f, "    {");
+        for (size_t k = 0; k < nfields; k++) {
+            fprintf(f, "%s\"%s\": ", k ? ", " : "", names[k]);
+            json_number(f, v[k]);
+        }
+        fprintf(f, "}%s\n", i + 1 < nrows ? "," : "");
+    }
+    fprintf(f, "  ]");
+    if (have_solve) {
+        fprintf(f, ",\n  \"solve\": {\"n\": ");
+        json_number(f, solve->n);
+        const char *sn[] = {"levinson_s", "general_levinson_s", "dgesv_s", "scipy_solve_toeplitz_s",
+                            "dgesv_over_levinson", "residual_levinson", "residual_general",
+                            "residual_dgesv"};
+        const double sv[] = {solve->levinson_s, solve->general_s, solve->dgesv_s, solve->scipy_s,
+                             solve->speedup, solve->residual_levinson, solve->residual_general,
+                             solve->residual_dgesv};
+        for (size_t k = 0; k < 8; k++) {
+            fprintf(f, ", \"%s\": ", sn[k]);
+            json_number(f, sv[k]);
+        }
+        fprintf(f, "}");
+    }
+    if (ntargets) {
+        fprintf(f, ",\n  \"targets\": [\n");
+        for (size_t i = 0; i < ntargets; i++) {
+            fprintf(f, "    {\"measured\": %s, \"met\": %s, \"text\": ",
+                    targets[i].measured ? "true" : "false", targets[i].met ? "true" : "false");
+            json_string(f, targets[i].text);
+            fprintf(f, "}%s\n", i + 1 < ntargets ? "," : "");
+        }
+        fprintf(f, "  ]");
+    }
+    fprintf(f, "\n}\n");
+    if (skit_atomic_commit(f, tmp, o->json) != SKIT_OK) return cli_library_error(SKIT_EIO);
+    return CLI_OK;
+}
+
+/* ---- output plumbing ------------------------------------------------------------ */
+
+/* When --plot is given without -o, the table goes to stdout and gnuplot
+ * reads a temporary copy that is deleted afterwards. */
+typedef struct output {
+    skit_tsv_writer *tsv, *plot_tsv;
+    char plot_path[64];
+} output;
+
+static int output_open(output *out, const options *o, const char *units)
+{
+    memset(out, 0, sizeof *out);
+    if (cli_output_open(&out->tsv, &o->common, o->argc, o->argv, units) != CLI_OK) return CLI_USAGE;
+    if (o->common.plot && !(o->common.output && strcmp(o->common.output, "-") != 0)) {
+        snprintf(out->plot_path, sizeof out->plot_path, "/tmp/skit-bench-toeplitz-%ld.tsv",
+                 (long)getpid());
+        int status = skit_tsv_open(&out->plot_tsv, out->plot_path, o->argc, o->argv, 1,
+                                   o->common.seed, units);
+        if (status != SKIT_OK) {
+            skit_tsv_abort(out->tsv);
+            return cli_library_error(status);
+        }
+    }
+    return CLI_OK;
+}
+
+/* One comment line: prefix followed by text. */
+static void output_comment2(output *out, const char *prefix, const char *text)
+{
+    skit_tsv_comment(out->tsv, "%s%s", prefix, text);
+    if (out->plot_tsv) skit_tsv_comment(out->plot_tsv, "%s%s", prefix, text);
+}
+
+static void output_comment(output *out, const char *text) { output_comment2(out, "", text); }
+
+static void output_columns(output *out, const char *const *names)
+{
+    skit_tsv_columns(out->tsv, names);
+    if (out->plot_tsv) skit_tsv_columns(out->plot_tsv, names);
+}
+
+static void output_row(output *out, const double *v, size_t count)
+{
+    skit_tsv_row(out->tsv, v, count);
+    if (out->plot_tsv) skit_tsv_row(out->plot_tsv, v, count);
+    fflush(skit_tsv_stream(out->tsv));
+}
+
+static void output_abort(output *out)
+{
+    skit_tsv_abort(out->tsv);
+    if (out->plot_tsv) skit_tsv_abort(out->plot_tsv);
+}
+
+/* Closes the table and draws the figure. */
+static int output_close(output *out, const options *o, const char *script)
+{
+    int status = cli_output_close(out->tsv);
+    if (out->plot_tsv) {
+        int s2 = skit_tsv_close(out->plot_tsv);
+        if (status == CLI_OK && s2 != SKIT_OK) status = cli_library_error(s2);
+    }
+    if (status == CLI_OK && o->common.plot)
+        status = cli_plot_common(&o->common, script, out->plot_tsv ? out->plot_path : o->common.output,
+                                 NULL);
+    if (out->plot_tsv) unlink(out->plot_path);
+    return status;
+}
+
+/* ---- the two modes ----------------------------------------------------------------- */
+
+static int run_timing(const options *o)
+{
+    int scipy_ok = o->scipy && scipy_available();
+    if (o->scipy && !scipy_ok)
+        fprintf(stderr, "%s: scipy: not installed (%s -c 'import scipy.linalg' failed); scipy columns are NaN\n",
+                cli_context(), PYTHON);
+    row *rows = calloc(o->nsizes, sizeof *rows);
+    if (!rows) return cli_failure("out of memory");
+    output out;
+    if (output_open(&out, o, TIMING_UNITS) != CLI_OK) {
+        free(rows);
+        return CLI_USAGE;
+    }
+    char line[1200];
+    snprintf(line, sizeof line,
+             "threads: %d; channels: %zu (capped so d*L <= 2^25 doubles); %s operators; matrices per channel",
+             threads_now(), o->channels, o->causal ? "causal" : "bidirectional");
+    output_comment(&out, line);
+    output_comment(&out, "floor_s: bare fftw_execute_dft_r2c of length fft_length, same threads and channel "
+                         "loop, per channel; floor_1t_s: one r2c alone on one thread; pair_s: bare r2c + "
+                         "c2r (FFTW_ESTIMATE) per channel, same loop");
+    output_comment(&out, "scipy_s: scipy.linalg.matmul_toeplitz, one call per channel (own c, r), python3, "
+                         "one thread; rel_error: max|fft - dense| / max|dense|");
+    output_columns(&out, row_names);
+
+    skit_rng rng;
+    skit_rng_seed(&rng, o->common.seed);
+    cli_progress_start(&o->common);
+    for (size_t i = 0; i < o->nsizes; i++) {
+        if (time_one_size(o, o->sizes[i], scipy_ok, &rng, &rows[i]) != CLI_OK) {
+            output_abort(&out);
+            free(rows);
+            return CLI_FAILED;
+        }
+        output_row(&out, (const double *)&rows[i], ROW_FIELDS);
+    }
+    solve_result solve;
+    int have_solve = o->solve_n > 0;
+    if (have_solve && time_solve(o, scipy_ok, &rng, &solve) != CLI_OK) {
+        output_abort(&out);
+        free(rows);
+        return CLI_FAILED;
+    }
+    cli_progress_done();
+
+    /* fitted log-log slopes over the sizes measured */
+    double xs[64], ts[64];
+    size_t k = 0;
+    for (size_t i = 0; i < o->nsizes && k < 64; i++) {
+        xs[k] = rows[i].n;
+        ts[k++] = rows[i].fft_s;
+    }
+    if (k >= 2) {
+        snprintf(line, sizeof line, "loglog slope of fft_s vs n over n = %.0f..%.0f: %.3f", xs[0], xs[k - 1],
+                 bench_loglog_slope(xs, ts, k));
+        output_comment(&out, line);
+    }
+    k = 0;
+    for (size_t i = 0; i < o->nsizes && k < 64; i++)
+        if (isfinite(rows[i].dense_s)) {
+            xs[k] = rows[i].n;
+            ts[k++] = rows[i].dense_s;
+        }
+    if (k >= 2) {
+        snprintf(line, sizeof line, "loglog slope of dense_s vs n over n = %.0f..%.0f: %.3f", xs[0],
+                 xs[k - 1], bench_loglog_slope(xs, ts, k));
+        output_comment(&out, line);
+    }
+    if (have_solve) {
+        snprintf(line, sizeof line,
+                 "solve n = %.0f, KMS t_k = %.1f^k: levinson_s %.4g, general_levinson_s %.4g, dgesv_s %.4g, "
+                 "scipy_solve_toeplitz_s %.4g, dgesv/levinson %.1f, residuals levinson %.2g general %.2g "
+                 "dgesv %.2g",
+                 solve.n, SOLVE_RHO, solve.levinson_s, solve.general_s, solve.dgesv_s, solve.scipy_s,
+                 solve.speedup, solve.residual_levinson, solve.residual_general, solve.residual_dgesv);
+        output_comment(&out, line);
+    }
+    target targets[3];
+    evaluate_targets(o, rows, o->nsizes, &solve, have_solve, scipy_ok, targets);
+    for (int i = 0; i < 3; i++) {
+        output_comment2(&out, "target: ", targets[i].text);
+        if (!o->common.quiet) fprintf(stderr, "%s: target: %s\n", cli_context(), targets[i].text);
+    }
+    int status = output_close(&out, o, "bench_toeplitz");
+    if (status == CLI_OK && o->json)
+        status = write_json(o, "timing", TIMING_UNITS, (const double *)rows, o->nsizes, row_names, ROW_FIELDS, &solve, have_solve,
+                            targets, 3);
+    free(rows);
+    return status;
+}
+
+/* Accuracy sweep: for each n, one random bidirectional and one causal
+ * matrix (and the transposed product), FFT against dense. The normwise
+ * error max|fft - dense| / (||h||_2 ||x||_2), h the coefficients in use, is
+ * the quantity FFT error analysis bounds by c * eps * log2(L) (|y_i| <=
+ * ||h|| ||x|| by Cauchy-Schwarz); the tolerance column is
+ * 10 eps max(1, log2 L): three length-L transforms, each with an error of a
+ * few eps log2 L (Higham, Accuracy and Stability, sec. 24.1). */
+typedef struct check_row {
+    double n, length, err_bidirectional, err_causal, err_transpose, err_max, rel_linf_max, tolerance;
+} check_row;
+#define CHECK_FIELDS 8
+_Static_assert(sizeof(check_row) == CHECK_FIELDS * sizeof(double), "check_row must be plain doubles");
+static const char *const check_names[] = {"n", "fft_length", "err_bidirectional", "err_causal",
+                                          "err_transpose", "err_max", "rel_linf_max", "tolerance",
+                                          NULL};
+
+static double normwise(const double *y, const double *ref, size_t nout, double hnorm,
+                       double xnorm)
+{
+    double worst = 0;
+    for (size_t i = 0; i < nout; i++) {
+        double e = fabs(y[i] - ref[i]);
+        if (!(e <= worst)) worst = e;
+    }
+    double scale = hnorm * xnorm;
+    return scale > 0 ? worst / scale : worst;
+}
+
+static int check_one_size(size_t n, skit_rng *rng, check_row *r)
+{
+    size_t L;
+    if (skit_fft_good_length(2 * n - 1, &L) != SKIT_OK) return cli_library_error(SKIT_EOVERFLOW);
+    *r = (check_row){(double)n, (double)L, NAN, NAN, NAN, 0, 0, 10 * 2.220446049250313e-16 * fmax(1.0, log2((double)L))};
+    double *coeffs = random_array(rng, 2 * n - 1), *x = random_array(rng, n);
+    double *y = skit_malloc(n, sizeof(double)), *ref = skit_malloc(n, sizeof(double));
+    int status = (!coeffs || !x || !y || !ref) ? SKIT_ENOMEM : SKIT_OK;
+    double *errs[3] = {&r->err_bidirectional, &r->err_causal, &r->err_transpose};
+    for (int mode = 0; mode < 3 && status == SKIT_OK; mode++) {
+        skit_causality causality = mode == 1 ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+        int transpose = mode == 2;
+        skit_toeplitz_plan *plan = NULL;
+        status = skit_toeplitz_plan_create(&plan, n, n, 1, SKIT_TOEPLITZ_SHARED, causality, coeffs);
+        if (status != SKIT_OK) break;
+        status = transpose ? skit_toeplitz_execute_transpose(plan, x, n, y, n, NULL)
+                           : skit_toeplitz_execute(plan, x, n, y, n, NULL);
+        skit_toeplitz_plan_destroy(plan);
+        if (status == SKIT_OK)
+            status = skit_toeplitz_matvec_dense(n, n, coeffs, causality, transpose, x, ref);
+        if (status != SKIT_OK) break;
+        double h = causality == SKIT_CAUSAL ? norm2(coeffs + n - 1, n) : norm2(coeffs, 2 * n - 1);
+        *errs[mode] = normwise(y, ref, n, h, norm2(x, n));
+        if (*errs[mode] > r->err_max || isnan(*errs[mode])) r->err_max = *errs[mode];
+        double rl = rel_error(y, ref, n);
+        if (rl > r->rel_linf_max || isnan(rl)) r->rel_linf_max = rl;
+    }
+    skit_free(coeffs);
+    skit_free(x);
+    skit_free(y);
+    skit_free(ref);
+    if (status != SKIT_OK) return cli_library_error(status);
+    return CLI_OK;
+}
+
+static int run_check(const options *o)
+{
+    check_row *rows = calloc(o->nsizes, sizeof *rows);
+    if (!rows) return cli_failure("out of memory");
+    output out;
+    if (output_open(&out, o, CHECK_UNITS) != CLI_OK) {
+        free(rows);
+        return CLI_USAGE;
+    }
+    output_comment(&out, "T(i,j) = t_{i-j}, n x n, FFT length L = smallest 2^a 3^b 5^c 7^d >= 2n-1; "
+                         "random normal t and x");
+    output_comment(&out, "err_*: normwise max|fft - dense| / (||h||_2 ||x||_2); rel_linf_max: max over "
+                         "the three of max|fft - dense| / max|dense|; tolerance: 10 eps max(1, log2 L)");
+    output_columns(&out, check_names);
+    skit_rng rng;
+    skit_rng_seed(&rng, o->common.seed);
+    cli_progress_start(&o->common);
+    double worst = 0, worst_ratio = 0, worst_n = 0;
+    for (size_t i = 0; i < o->nsizes; i++) {
+        cli_progress("n = %zu", o->sizes[i]);
+        if (check_one_size(o->sizes[i], &rng, &rows[i]) != CLI_OK) {
+            output_abort(&out);
+            free(rows);
+            return CLI_FAILED;
+        }
+        output_row(&out, (const double *)&rows[i], CHECK_FIELDS);
+        if (rows[i].err_max > worst) worst = rows[i].err_max;
+        double ratio = rows[i].err_max / rows[i].tolerance;
+        if (!(ratio <= worst_ratio)) {
+            worst_ratio = ratio;
+            worst_n = rows[i].n;
+        }
+    }
+    cli_progress_done();
+    char line[512];
+    snprintf(line, sizeof line,
+             "accuracy: max normwise error %.3g over %zu sizes; worst error/tolerance %.3g at n = %.0f: %s",
+             worst, o->nsizes, worst_ratio, worst_n, worst_ratio <= 1 ? "within tolerance" : "EXCEEDS tolerance");
+    output_comment(&out, line);
+    if (!o->common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), line);
+    int status = output_close(&out, o, "bench_toeplitz_check");
+    if (status == CLI_OK && o->json) {
+        target t = {"", 1, worst_ratio <= 1};
+        snprintf(t.text, sizeof t.text, "%s", line);
+        status = write_json(o, "check", CHECK_UNITS, (const double *)rows, o->nsizes, check_names, CHECK_FIELDS, NULL, 0,
+                            &t, 1);
+    }
+    free(rows);
+    return status;
+}
+
+/* 1..64, then primes, powers of two and awkward composites up to 8192. */
+static const size_t default_check_sizes[] = {97,   100,  127,  128,  211,  255,  256,  331,  499,
+                                             512,  997,  1000, 1024, 2039, 2048, 3001, 4093, 4096,
+                                             5000, 8191, 8192};
+
+static int json_path_ok(const char *path)
+{
+    if (!*path) return cli_usage_error("--json: empty file name");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    if (access(dir, W_OK) != 0) return cli_usage_error("--json: directory '%s' is not writable", dir);
+    return CLI_OK;
+}
+
+/* Parses and validates every option before any work; o->sizes and
+ * o->scipy_sizes (NULL-initialised) are the caller's to free. *help is set
+ * when --help was given. */
+static int parse_options(options *o, int argc, char **argv, int *help)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"sizes", required_argument, NULL, OPT_SIZES},
+        {"dense-max", required_argument, NULL, OPT_DENSE_MAX},
+        {"channels", required_argument, NULL, OPT_CHANNELS},
+        {"causal", no_argument, NULL, OPT_CAUSAL},
+        {"scipy-sizes", required_argument, NULL, OPT_SCIPY_SIZES},
+        {"no-scipy", no_argument, NULL, OPT_NO_SCIPY},
+        {"solve-n", required_argument, NULL, OPT_SOLVE_N},
+        {"no-solve", no_argument, NULL, OPT_NO_SOLVE},
+        {"check", no_argument, NULL, OPT_CHECK},
+        {"quick", no_argument, NULL, OPT_QUICK},
+        {"json", required_argument, NULL, OPT_JSON},
+        {NULL, 0, NULL, 0}};
+    const char *sizes_text = NULL, *scipy_text = NULL, *dense_text = NULL, *solve_text = NULL,
+               *channels_text = NULL;
+    int no_solve = 0, opt, status;
+    *help = 0;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        int handled = cli_common_option(&o->common, opt, optarg);
+        if (handled == CLI_USAGE) return CLI_USAGE;
+        if (handled == CLI_OK) continue;
+        switch (opt) {
+        case 'h': *help = 1; return CLI_OK;
+        case OPT_SIZES: sizes_text = optarg; break;
+        case OPT_DENSE_MAX: dense_text = optarg; break;
+        case OPT_CHANNELS: channels_text = optarg; break;
+        case OPT_CAUSAL: o->causal = 1; break;
+        case OPT_SCIPY_SIZES: scipy_text = optarg; break;
+        case OPT_NO_SCIPY: o->scipy = 0; break;
+        case OPT_SOLVE_N: solve_text = optarg; break;
+        case OPT_NO_SOLVE: no_solve = 1; break;
+        case OPT_CHECK: o->check = 1; break;
+        case OPT_QUICK: o->quick = 1; break;
+        case OPT_JSON: o->json = optarg; break;
+        default:
+            return cli_usage_error("unknown option '%s' (see 'skit bench toeplitz --help')",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("unexpected argument '%s' (see 'skit bench toeplitz --help')",
+                               argv[optind]);
+
+    o->channels = 64;
+    o->dense_max = o->quick ? 2048 : 8192;
+    o->solve_n = o->quick ? 1024 : 4096;
+    if (channels_text && cli_parse_size("--channels", channels_text, 1, 4096, &o->channels) != CLI_OK)
+        return CLI_USAGE;
+    if (dense_text &&
+        cli_parse_size("--dense-max", dense_text, 0, (size_t)1 << 16, &o->dense_max) != CLI_OK)
+        return CLI_USAGE;
+    if (solve_text && cli_parse_size("--solve-n", solve_text, 0, (size_t)1 << 15, &o->solve_n) != CLI_OK)
+        return CLI_USAGE;
+    if (no_solve || o->check) o->solve_n = 0;
+    if (sizes_text) {
+        status = cli_parse_size_list("--sizes", sizes_text, 1,
+                                     o->check ? (size_t)1 << 15 : (size_t)1 << 24, &o->sizes,
+                                     &o->nsizes);
+        if (status != CLI_OK) return status;
+        if (o->nsizes > 64) return cli_usage_error("--sizes: at most 64 sizes, got %zu", o->nsizes);
+    } else if (o->check) {
+        size_t extra = sizeof default_check_sizes / sizeof default_check_sizes[0];
+        size_t top = o->quick ? 8 : extra; /* quick: up to 512 */
+        o->nsizes = 64 + top;
+        o->sizes = malloc(o->nsizes * sizeof *o->sizes);
+        if (!o->sizes) return cli_failure("out of memory");
+        for (size_t i = 0; i < 64; i++) o->sizes[i] = i + 1;
+        for (size_t i = 0; i < top; i++) o->sizes[64 + i] = default_check_sizes[i];
+    } else {
+        status = cli_parse_size_list("--sizes", o->quick ? "2^10..2^14" : "2^10..2^20", 1,
+                                     (size_t)1 << 24, &o->sizes, &o->nsizes);
+        if (status != CLI_OK) return status;
+    }
+    status = cli_parse_size_list("--scipy-sizes",
+                                 scipy_text ? scipy_text : o->quick ? "2^12" : "2^12..2^16", 1,
+                                 (size_t)1 << 24, &o->scipy_sizes, &o->nscipy);
+    if (status != CLI_OK) return status;
+    if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    if (o->json) return json_path_ok(o->json);
+    return CLI_OK;
+}
+
+int bench_toeplitz(int argc, char **argv)
+{
+    options o;
+    memset(&o, 0, sizeof o);
+    cli_common_init(&o.common);
+    o.scipy = 1;
+    int help = 0;
+    int status = parse_options(&o, argc, argv, &help);
+    if (status == CLI_OK && help) fputs(usage, stdout);
+    if (status == CLI_OK && !help) {
+        /* the provenance header records the full command line */
+        char **full = malloc(((size_t)argc + 3) * sizeof *full);
+        if (!full) {
+            status = cli_failure("out of memory");
+        } else {
+            full[0] = "skit";
+            full[1] = "bench";
+            for (int i = 0; i < argc; i++) full[i + 2] = argv[i];
+            full[argc + 2] = NULL;
+            o.argc = argc + 2;
+            o.argv = full;
+            cli_apply_threads(&o.common);
+            status = o.check ? run_check(&o) : run_timing(&o);
+            free(full);
+        }
+    }
+    free(o.sizes);
+    free(o.scipy_sizes);
+    return status;
+}
