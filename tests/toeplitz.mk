@@ -6,3 +6,5 @@ tests_test_toeplitz_LDADD = $(TEST_LDADD)
 TESTS += tests/test_toeplitz
 TESTS += tests/cli_toeplitz.sh
 EXTRA_DIST += tests/cli_toeplitz.sh
+TESTS += tests/cli_bench_toeplitz.sh
+EXTRA_DIST += tests/cli_bench_toeplitz.sh

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# cli_bench_toeplitz.sh — `skit bench toeplitz`: bad options give one-line
+# errors (exit 2, nothing written); the --check accuracy sweep (no timing
+# is ever asserted: benchmarks are not tests) writes a TSV, JSON and figure
+# whose verdict line says the FFT product is within tolerance.
+source "$(dirname "$0")/cli_lib.sh"
+
+expect_usage_error "--sizes" bench toeplitz --sizes 0 -o "$TMP/out.tsv"
+expect_usage_error "--sizes" bench toeplitz --sizes 2^4..2^2 -o "$TMP/out.tsv"
+expect_usage_error "--sizes" bench toeplitz --sizes 12,abc -o "$TMP/out.tsv"
+expect_usage_error "--channels" bench toeplitz --channels 0 -o "$TMP/out.tsv"
+expect_usage_error "--channels" bench toeplitz --channels 5000 -o "$TMP/out.tsv"
+expect_usage_error "--dense-max" bench toeplitz --dense-max -3 -o "$TMP/out.tsv"
+expect_usage_error "--solve-n" bench toeplitz --solve-n 1e9 -o "$TMP/out.tsv"
+expect_usage_error "--scipy-sizes" bench toeplitz --scipy-sizes "" -o "$TMP/out.tsv"
+expect_usage_error "--threads" bench toeplitz --threads 0 -o "$TMP/out.tsv"
+expect_usage_error "--json" bench toeplitz --json /nonexistent/dir/out.json -o "$TMP/out.tsv"
+expect_usage_error "--plot" bench toeplitz --plot "$TMP/out.pdf" -o "$TMP/out.tsv"
+expect_usage_error "-o" bench toeplitz -o /nonexistent/dir/out.tsv
+expect_usage_error "unknown option" bench toeplitz --frobnicate
+expect_usage_error "unexpected argument" bench toeplitz extra
+
+# accuracy sweep at small sizes: TSV with provenance, JSON, verdict
+if expect_ok bench toeplitz --check --sizes 1,2,3,17,97,128 -o "$TMP/check.tsv" \
+     --json "$TMP/check.json" --seed 7; then
+  grep -q '^# command: skit bench toeplitz --check' "$TMP/check.tsv" || fail "check: no command line in header"
+  grep -q '^# seed: 7' "$TMP/check.tsv" || fail "check: seed not recorded"
+  grep -q 'within tolerance' "$TMP/check.tsv" || fail "check: FFT product not within tolerance: $(grep accuracy "$TMP/check.tsv")"
+  rows=$(grep -v '^#' "$TMP/check.tsv" | tail -n +2 | wc -l)
+  [ "$rows" -eq 6 ] || fail "check: expected 6 rows, got $rows"
+  grep -q '"mode": "check"' "$TMP/check.json" || fail "check: JSON lacks mode"
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['rows']) == 6" "$TMP/check.json" \
+      || fail "check: JSON does not parse or has the wrong row count"
+  fi
+  pass
+fi
+# same seed, same bytes (apart from nothing: the check mode has no timings)
+if expect_ok bench toeplitz --check --sizes 1,2,3,17,97,128 -o "$TMP/check2.tsv" --seed 7; then
+  cmp -s <(grep -v '^# command' "$TMP/check.tsv") <(grep -v '^# command' "$TMP/check2.tsv") \
+    || fail "check: same seed gave different data"
+  pass
+fi
+finish
