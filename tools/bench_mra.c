@@ -1,5 +1,284 @@
-/* placeholder until this area lands; replaced by its implementation */
+/* bench_mra.c — `skit bench mra`: MRA-2 / MRA-2-s against blocked exact
+ * attention, all measured in one run:
+ *   1. n = 4096, d = 64, 8 blocks per row: speed ratio exact / MRA-2
+ *      (target >= 4);
+ *   2. time against n = 2^12 .. 2^16 at fixed blocks per row, log-log
+ *      slopes (targets: MRA-2 <= 1.2; exact about 2, timed only up to
+ *      --exact-max-n because it is quadratic);
+ *   3. memory at the largest n: the plan's own accounting, the inputs and the
+ *      process's peak resident set (target < 1 GiB at n = 65536).
+ * Setup (inputs, plans) stays outside the timer; each time is the median of
+ * several samples after a warm-up (bench_measure). */
 #include "config.h"
-#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "bench.h"
-int bench_mra(int argc, char **argv) { (void)argc; (void)argv; return cli_failure("not implemented yet"); }
+#include "cli.h"
+
+static const char *usage =
+    "usage: skit bench mra [options]\n"
+    "MRA-2 and MRA-2-s against blocked exact attention (OpenBLAS GEMM tiles, online\n"
+    "softmax), on structured synthetic Q, K, V, in one run:\n"
+    "  - n = 4096: exact / MRA-2 time ratio (target >= 4)\n"
+    "  - time vs n = 2^12..2^16 at fixed blocks per row, log-log slopes (target:\n"
+    "    MRA-2 <= 1.2; exact ~2, timed only up to --exact-max-n: it is quadratic)\n"
+    "  - memory at the largest n: plan bytes, inputs, process peak RSS (< 1 GiB)\n\n"
+    "options:\n"
+    "  --d N               head dimension = value dimension (default 64)\n"
+    "  --blocks-per-row K  MRA budget: blocks of 32 refined per block row (default 8)\n"
+    "  --max-n N           largest n of the sweep (power of two, default 65536)\n"
+    "  --exact-max-n N     largest n at which exact attention is timed (default 16384)\n"
+    "  --samples S         timing samples per point (median; default 5)\n"
+    "  --quick             n up to 2^14, exact up to 2^13, 3 samples (a smoke test)\n"
+    CLI_COMMON_HELP
+    "  -h, --help          this message\n\n"
+    "example:\n"
+    "  skit bench mra -o mra_bench.tsv --plot mra_bench.png\n";
+
+typedef struct bench_ctx {
+    const skit_attention_plan *plan;
+    const double *q, *k, *v;
+    double *y;
+    size_t n;
+} bench_ctx;
+
+static void run_plan(void *p)
+{
+    bench_ctx *c = p;
+    skit_attention_execute(c->plan, c->q, c->n, c->k, c->n, c->v, c->n, NULL, c->y, c->n);
+}
+
+typedef struct row {
+    const char *method;
+    size_t n, d, bpr;
+    bench_timing t;
+    size_t plan_bytes, rss;
+} row;
+
+static int time_method(int method, size_t n, size_t d, size_t bpr, size_t samples,
+                       const double *q, const double *k, const double *v, double *y, row *out)
+{
+    skit_attention_options o;
+    skit_attention_options_init(&o, method);
+    o.blocks_per_row[0] = bpr;
+    skit_attention_plan *plan;
+    int st = skit_attention_plan_create(&plan, n, d, d, &o);
+    if (st != SKIT_OK) return cli_library_error(st);
+    bench_ctx c = {plan, q, k, v, y, n};
+    st = skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n); /* check once */
+    if (st != SKIT_OK) {
+        skit_attention_plan_destroy(plan);
+        return cli_library_error(st);
+    }
+    bench_measure(run_plan, &c, 0.2, samples, &out->t);
+    out->method = skit_attention_method_name(method);
+    out->n = n;
+    out->d = d;
+    out->bpr = method == SKIT_ATTENTION_EXACT ? 0 : bpr;
+    out->plan_bytes = skit_attention_plan_memory(plan);
+    out->rss = skit_memory_peak_rss();
+    skit_attention_plan_destroy(plan);
+    return CLI_OK;
+}
+
+static double slope_of(const row *rows, size_t count, const char *method, size_t from, size_t to,
+                       size_t *points)
+{
+    double xs[32], ts[32];
+    size_t m = 0;
+    for (size_t i = 0; i < count && m < 32; i++)
+        if (!strcmp(rows[i].method, method) && rows[i].n >= from && rows[i].n <= to) {
+            xs[m] = (double)rows[i].n;
+            ts[m++] = rows[i].t.median;
+        }
+    *points = m;
+    return m >= 2 ? bench_loglog_slope(xs, ts, m) : NAN;
+}
+
+static double time_at(const row *rows, size_t count, const char *method, size_t n)
+{
+    for (size_t i = 0; i < count; i++)
+        if (!strcmp(rows[i].method, method) && rows[i].n == n) return rows[i].t.median;
+    return NAN;
+}
+
+int bench_mra(int argc, char **argv)
+{
+    enum { OPT_D = 0x2000, OPT_BPR, OPT_MAXN, OPT_EXACT, OPT_SAMPLES, OPT_QUICK };
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"d", required_argument, NULL, OPT_D},
+        {"blocks-per-row", required_argument, NULL, OPT_BPR},
+        {"max-n", required_argument, NULL, OPT_MAXN},
+        {"exact-max-n", required_argument, NULL, OPT_EXACT},
+        {"samples", required_argument, NULL, OPT_SAMPLES},
+        {"quick", no_argument, NULL, OPT_QUICK},
+        {NULL, 0, NULL, 0}};
+    cli_common common;
+    cli_common_init(&common);
+    size_t d = 64, bpr = 8, max_n = 65536, exact_max = 16384, samples = 5;
+    int quick = 0, max_given = 0, exact_given = 0, samples_given = 0, opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(usage, stdout);
+            return CLI_OK;
+        }
+        int c = cli_common_option(&common, opt, optarg);
+        if (c == CLI_USAGE) return CLI_USAGE;
+        if (c == CLI_OK) continue;
+        int st = CLI_OK;
+        switch (opt) {
+        case OPT_D: st = cli_parse_size("--d", optarg, 1, 1024, &d); break;
+        case OPT_BPR: st = cli_parse_size("--blocks-per-row", optarg, 1, 128, &bpr); break;
+        case OPT_MAXN:
+            st = cli_parse_size("--max-n", optarg, 4096, (size_t)1 << 20, &max_n);
+            if (st == CLI_OK && (max_n & (max_n - 1)))
+                st = cli_usage_error("--max-n: expected a power of two, got %zu", max_n);
+            max_given = 1;
+            break;
+        case OPT_EXACT:
+            st = cli_parse_size("--exact-max-n", optarg, 4096, (size_t)1 << 20, &exact_max);
+            exact_given = 1;
+            break;
+        case OPT_SAMPLES:
+            st = cli_parse_size("--samples", optarg, 1, 64, &samples);
+            samples_given = 1;
+            break;
+        case OPT_QUICK: quick = 1; break;
+        default:
+            return cli_usage_error("unknown option '%s' (see 'skit bench mra --help')", argv[optind - 1]);
+        }
+        if (st != CLI_OK) return CLI_USAGE;
+    }
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (quick) {
+        if (!max_given) max_n = 16384;
+        if (!exact_given) exact_max = 8192;
+        if (!samples_given) samples = 3;
+    }
+    if (bpr > 4096 / 32)
+        return cli_usage_error("--blocks-per-row = %zu out of range: need <= 128 (n/32 at n = 4096)", bpr);
+    if (cli_common_validate(&common) != CLI_OK) return CLI_USAGE;
+    size_t bytes = max_n * 4 * d * sizeof(double);
+    if (skit_memory_check(bytes, "benchmark inputs") != SKIT_OK) return cli_library_error(SKIT_ETOOBIG);
+    cli_apply_threads(&common);
+
+    double *q = malloc(bytes), *k = q ? q + max_n * d : NULL, *v = k ? k + max_n * d : NULL,
+           *y = v ? v + max_n * d : NULL;
+    if (!q) return cli_failure("out of memory for the inputs");
+    row rows[64];
+    size_t count = 0;
+    int status = CLI_OK;
+    skit_attention_synthetic spec;
+    skit_attention_synthetic_init(&spec);
+    spec.seed = common.seed;
+    cli_progress_start(&common);
+    for (size_t n = 4096; n <= max_n && status == CLI_OK; n *= 2) {
+        int st = skit_attention_synthetic_generate(&spec, n, d, d, q, n, k, n, v, n);
+        if (st != SKIT_OK) {
+            status = cli_library_error(st);
+            break;
+        }
+        const int methods[] = {SKIT_ATTENTION_EXACT, SKIT_ATTENTION_MRA2, SKIT_ATTENTION_MRA2_SPARSE};
+        for (size_t m = 0; m < 3 && status == CLI_OK; m++) {
+            if (methods[m] == SKIT_ATTENTION_EXACT && n > exact_max) continue;
+            cli_progress("n = %zu, %s", n, skit_attention_method_name(methods[m]));
+            status = time_method(methods[m], n, d, bpr, samples, q, k, v, y, &rows[count]);
+            if (status == CLI_OK) count++;
+        }
+    }
+    cli_progress_done();
+    free(q);
+    if (status != CLI_OK) return status;
+
+    double te = time_at(rows, count, "exact", 4096), tm = time_at(rows, count, "mra2", 4096);
+    double ts = time_at(rows, count, "mra2s", 4096);
+    size_t pm, pe, ps;
+    double slope_mra = slope_of(rows, count, "mra2", 4096, max_n, &pm);
+    double slope_mras = slope_of(rows, count, "mra2s", 4096, max_n, &ps);
+    double slope_exact = slope_of(rows, count, "exact", 4096, exact_max, &pe);
+    size_t rss = skit_memory_peak_rss(), plan_max = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!strcmp(rows[i].method, "mra2") && rows[i].n == max_n) plan_max = rows[i].plan_bytes;
+    double inputs_max = (double)max_n * 4.0 * (double)d * sizeof(double);
+    char lines[8][256];
+    snprintf(lines[0], sizeof lines[0],
+             "speed ratio exact / mra2 at n = 4096, d = %zu, %zu blocks per row: %.2f (target >= 4: %s); "
+             "exact / mra2s: %.2f",
+             d, bpr, te / tm, te / tm >= 4 ? "met" : "NOT met", te / ts);
+    snprintf(lines[1], sizeof lines[1],
+             "log-log slope of mra2 time, n = 4096..%zu (%zu points): %.3f (target <= 1.2: %s); mra2s: %.3f",
+             max_n, pm, slope_mra, slope_mra <= 1.2 ? "met" : "NOT met", slope_mras);
+    snprintf(lines[2], sizeof lines[2],
+             "log-log slope of exact time, n = 4096..%zu (%zu points): %.3f (expected about 2); exact "
+             "not timed above n = %zu (quadratic cost)",
+             exact_max, pe, slope_exact, exact_max);
+    snprintf(lines[3], sizeof lines[3],
+             "memory at n = %zu: mra2 plan %.1f MiB, inputs Q K V Y %.1f MiB, process peak RSS %.1f "
+             "MiB (target < 1024 MiB: %s)",
+             max_n, (double)plan_max / 1048576.0, inputs_max / 1048576.0, (double)rss / 1048576.0,
+             rss < ((size_t)1 << 30) ? "met" : "NOT met");
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    snprintf(lines[4], sizeof lines[4],
+             "threads: %d; times are medians of %zu samples after a warm-up; inputs: structured "
+             "synthetic (locality 16, beta 4)",
+             threads, samples);
+
+    /* the table: to -o (or stdout), and a temporary copy for --plot */
+    static const char *const cols[] = {"method", "n", "d", "blocks_per_row", "time_s", "time_min_s",
+                                       "time_max_s", "plan_bytes", "peak_rss_bytes", NULL};
+    int to_file = common.output && strcmp(common.output, "-") != 0;
+    char tmp[128] = "";
+    const char *paths[2] = {to_file ? common.output : NULL, NULL};
+    if (common.plot && !to_file) {
+        snprintf(tmp, sizeof tmp, "/tmp/skit-bench-mra-%ld.tsv", (long)getpid());
+        paths[1] = tmp;
+    }
+    for (int w = 0; w < 2 && status == CLI_OK; w++) {
+        if (w == 1 && !paths[1]) break;
+        skit_tsv_writer *writer;
+        int st = skit_tsv_open(&writer, paths[w], argc, argv, 1, common.seed,
+                               "time: seconds per call; memory: bytes");
+        if (st != SKIT_OK) {
+            status = cli_library_error(st);
+            break;
+        }
+        for (int i = 0; i < 5; i++) skit_tsv_comment(writer, "%s", lines[i]);
+        skit_tsv_columns(writer, cols);
+        for (size_t i = 0; i < count; i++) {
+            char f[9][40];
+            const char *cells[9] = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]};
+            snprintf(f[0], sizeof f[0], "%s", rows[i].method);
+            snprintf(f[1], sizeof f[1], "%zu", rows[i].n);
+            snprintf(f[2], sizeof f[2], "%zu", rows[i].d);
+            snprintf(f[3], sizeof f[3], "%zu", rows[i].bpr);
+            snprintf(f[4], sizeof f[4], "%.6g", rows[i].t.median);
+            snprintf(f[5], sizeof f[5], "%.6g", rows[i].t.min);
+            snprintf(f[6], sizeof f[6], "%.6g", rows[i].t.max);
+            snprintf(f[7], sizeof f[7], "%zu", rows[i].plan_bytes);
+            snprintf(f[8], sizeof f[8], "%zu", rows[i].rss);
+            skit_tsv_row_text(writer, cells, 9);
+        }
+        st = skit_tsv_close(writer);
+        if (st != SKIT_OK) status = cli_library_error(st);
+    }
+    if (status == CLI_OK && common.plot)
+        status = cli_plot("mra_bench", to_file ? common.output : tmp, common.plot, NULL);
+    if (tmp[0]) unlink(tmp);
+    if (status == CLI_OK && !common.quiet)
+        for (int i = 0; i < 4; i++) fprintf(stderr, "skit bench mra: %s\n", lines[i]);
+    return status;
+}

@@ -34,7 +34,11 @@ size_t attn_dense_tile(size_t d, size_t dv, int *parallel);
  *   lsum[i] = sum_j w_j exp(P_ij - m[i] - bias) P_ij   (optional, entropy),
  * rescaling the old state whenever m[i] grows (flash-attention style).
  * Nothing is normalised: callers divide num by den or merge several sweeps
- * with their own shifts. */
+ * with their own shifts.
+ * K and V are first packed tile by tile into contiguous t x d / t x dv
+ * blocks, and each query tile and its accumulator live in the thread's
+ * scratch: column-major inputs with a large leading dimension would
+ * otherwise touch one page per column in every tile GEMM. */
 typedef struct attn_sweep {
     size_t n, d, dv, t;
     const double *q, *k, *v; /* v may be NULL when dv = 0 */
@@ -47,11 +51,13 @@ typedef struct attn_sweep {
     double *num;              /* n x dv, ldnum >= n (may be NULL when dv = 0) */
     size_t ldnum;
     double *m, *den, *lsum;   /* n each; lsum may be NULL */
-    double *work;             /* threads * ATTN_SWEEP_WORK(t) doubles */
+    double *work;             /* attn_sweep_work_count(...) doubles */
     int threads, parallel;
 } attn_sweep;
 
-#define ATTN_SWEEP_WORK(t) ((t) * (t) + 3 * (t))
+/* Doubles of scratch a sweep needs (packed K, V and per-thread tiles);
+ * SKIT_EOVERFLOW (raised) if the count overflows. */
+int attn_sweep_work_count(size_t n, size_t t, size_t d, size_t dv, int threads, size_t *count);
 void attn_sweep_run(const attn_sweep *s);
 /* y[i, :] = num[i, :] / den[i]; rows with den = 0 or a 0 in mask become 0.
  * num may alias y (same ld). */

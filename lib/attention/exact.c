@@ -93,20 +93,36 @@ int attn_check_out(size_t n, size_t dv, const double *y, size_t ldy, const char 
 
 /* ---- the tiled sweep ----------------------------------------------------- */
 
-/* One tile: rows i0..i0+ti-1 against keys j0..j0+tj-1. */
-static void sweep_tile(const attn_sweep *s, size_t i0, size_t ti, size_t j0, size_t tj,
-                       double *T)
+int attn_sweep_work_count(size_t n, size_t t, size_t d, size_t dv, int threads, size_t *count)
 {
+    size_t tiles = (n + t - 1) / t, pack, per, total;
+    /* per thread: T (t x t), 6 row vectors, Q tile (t x d), accumulator (t x dv) */
+    if (skit_size_mul(tiles * t, d + dv, &pack) || skit_size_mul(t, t + 6 + d + dv, &per) ||
+        skit_size_mul(per, (size_t)(threads > 0 ? threads : 1), &total) ||
+        skit_size_add(total, pack, &total) || total > SIZE_MAX / sizeof(double))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "attention scratch size overflows size_t");
+    *count = total;
+    return SKIT_OK;
+}
+
+/* Per-thread scratch of one query tile. */
+typedef struct sweep_thread {
+    double *T, *rowmax, *dsum, *lsum, *m, *den, *ls, *qt, *acc;
+} sweep_thread;
+
+/* One tile: the thread's query tile (ti rows) against key tile Y. */
+static void sweep_tile(const attn_sweep *s, const sweep_thread *w, size_t i0, size_t ti,
+                       size_t Y, const double *kp, const double *vp)
+{
+    size_t t = s->t, j0 = Y * t, tj = SKIT_MIN(t, s->n - j0);
+    double *T = w->T, *rowmax = w->rowmax, *dsum = w->dsum, *lsum = w->lsum;
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)ti, (int)tj, (int)s->d, s->scale,
-                s->q + i0, (int)s->ldq, s->k + j0, (int)s->ldk, 0.0, T, (int)ti);
-    /* per-row scratch lives after the tile: rowmax, dsum, lsum (t each) */
-    double *rowmax = T + s->t * s->t, *dsum = rowmax + s->t, *lsum = dsum + s->t;
+                w->qt, (int)t, kp + Y * t * s->d, (int)t, 0.0, T, (int)ti);
     for (size_t a = 0; a < ti; a++) rowmax[a] = -INFINITY;
     for (size_t c = 0; c < tj; c++) {
         size_t j = j0 + c;
         double *col = T + c * ti;
-        int excluded = s->key_weight && s->key_weight[j] == 0.0;
-        if (excluded) {
+        if (s->key_weight && s->key_weight[j] == 0.0) {
             for (size_t a = 0; a < ti; a++) col[a] = -INFINITY;
             continue;
         }
@@ -124,80 +140,102 @@ static void sweep_tile(const attn_sweep *s, size_t i0, size_t ti, size_t j0, siz
     /* new shifts; rescale the old state of rows whose maximum grew */
     int any = 0;
     for (size_t a = 0; a < ti; a++) {
-        size_t i = i0 + a;
         if (rowmax[a] == -INFINITY) continue;
         any = 1;
-        if (rowmax[a] > s->m[i]) {
-            double f = s->m[i] == -INFINITY ? 0.0 : exp(s->m[i] - rowmax[a]);
-            s->den[i] *= f;
-            if (s->lsum) s->lsum[i] *= f;
-            if (s->dv)
-                for (size_t c = 0; c < s->dv; c++) s->num[i + c * s->ldnum] *= f;
-            s->m[i] = rowmax[a];
+        if (rowmax[a] > w->m[a]) {
+            double f = w->m[a] == -INFINITY ? 0.0 : exp(w->m[a] - rowmax[a]);
+            w->den[a] *= f;
+            w->ls[a] *= f;
+            for (size_t c = 0; c < s->dv; c++) w->acc[a + c * t] *= f;
+            w->m[a] = rowmax[a];
         }
     }
     if (!any) return;
     /* rowmax now holds the shift of each row (its running maximum + bias) */
-    for (size_t a = 0; a < ti; a++) rowmax[a] = s->m[i0 + a] + s->bias;
-    for (size_t a = 0; a < ti; a++) dsum[a] = lsum[a] = 0.0;
+    for (size_t a = 0; a < ti; a++) {
+        rowmax[a] = w->m[a] + s->bias;
+        dsum[a] = lsum[a] = 0.0;
+    }
     for (size_t c = 0; c < tj; c++) {
         double *col = T + c * ti;
-        double w = s->key_weight ? s->key_weight[j0 + c] : 1.0;
+        double wt = s->key_weight ? s->key_weight[j0 + c] : 1.0;
         for (size_t a = 0; a < ti; a++) {
             double p = col[a];
-            double e = p == -INFINITY ? 0.0 : w * exp(p - rowmax[a]);
+            double e = p == -INFINITY ? 0.0 : wt * exp(p - rowmax[a]);
             if (s->lsum && e != 0.0) lsum[a] += e * p;
             dsum[a] += e;
             col[a] = e;
         }
     }
     for (size_t a = 0; a < ti; a++) {
-        s->den[i0 + a] += dsum[a];
-        if (s->lsum) s->lsum[i0 + a] += lsum[a];
+        w->den[a] += dsum[a];
+        w->ls[a] += lsum[a];
     }
     if (s->dv)
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)ti, (int)s->dv, (int)tj, 1.0,
-                    T, (int)ti, s->v + j0, (int)s->ldv, 1.0, s->num + i0, (int)s->ldnum);
+                    T, (int)ti, vp + Y * t * s->dv, (int)t, 1.0, w->acc, (int)t);
+}
+
+/* Copies rows r0..r0+rows-1 of x (ld) into a t-row block (ld t). */
+static void pack_rows(const double *x, size_t ldx, size_t r0, size_t rows, size_t cols, size_t t,
+                      double *out)
+{
+    for (size_t c = 0; c < cols; c++) memcpy(out + c * t, x + r0 + c * ldx, rows * sizeof(double));
 }
 
 void attn_sweep_run(const attn_sweep *s)
 {
-    size_t t = s->t, n = s->n;
-    size_t rows = (n + t - 1) / t, kt = rows;
-    for (size_t i = 0; i < n; i++) {
-        s->m[i] = -INFINITY;
-        s->den[i] = 0.0;
-        if (s->lsum) s->lsum[i] = 0.0;
-    }
-    if (s->dv)
-        for (size_t c = 0; c < s->dv; c++) memset(s->num + c * s->ldnum, 0, n * sizeof(double));
+    size_t t = s->t, n = s->n, d = s->d, dv = s->dv;
+    size_t tiles = (n + t - 1) / t;
+    double *kp = s->work, *vp = kp + tiles * t * d, *thread_base = vp + tiles * t * dv;
+    size_t per = t * (t + 6 + d + dv);
     int threads = s->threads > 0 ? s->threads : 1;
+    long ntiles = (long)tiles;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && n * (d + dv) > 65536)
+    for (long yl = 0; yl < ntiles; yl++) {
+        size_t Y = (size_t)yl, j0 = Y * t, tj = SKIT_MIN(t, n - j0);
+        pack_rows(s->k, s->ldk, j0, tj, d, t, kp + Y * t * d);
+        if (dv) pack_rows(s->v, s->ldv, j0, tj, dv, t, vp + Y * t * dv);
+    }
     if (!s->parallel) threads = 1;
-    long nrows = (long)rows;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-    for (long xr = 0; xr < nrows; xr++) {
+    for (long xr = 0; xr < ntiles; xr++) {
         size_t X = (size_t)xr;
-        double *T = s->work + (size_t)attn_thread_id() * ATTN_SWEEP_WORK(t);
+        double *base = thread_base + (size_t)attn_thread_id() * per;
+        sweep_thread w = {.T = base, .rowmax = base + t * t};
+        w.dsum = w.rowmax + t;
+        w.lsum = w.dsum + t;
+        w.m = w.lsum + t;
+        w.den = w.m + t;
+        w.ls = w.den + t;
+        w.qt = w.ls + t;
+        w.acc = w.qt + t * d;
         size_t i0 = X * t, ti = SKIT_MIN(t, n - i0);
+        pack_rows(s->q, s->ldq, i0, ti, d, t, w.qt);
+        for (size_t a = 0; a < ti; a++) {
+            w.m[a] = -INFINITY;
+            w.den[a] = w.ls[a] = 0.0;
+        }
+        for (size_t c = 0; c < dv; c++) memset(w.acc + c * t, 0, ti * sizeof(double));
         if (s->row_ptr) {
-            for (size_t p = s->row_ptr[X]; p < s->row_ptr[X + 1]; p++) {
-                size_t j0 = (size_t)s->cols[p] * t;
-                sweep_tile(s, i0, ti, j0, SKIT_MIN(t, n - j0), T);
-            }
+            for (size_t p = s->row_ptr[X]; p < s->row_ptr[X + 1]; p++)
+                sweep_tile(s, &w, i0, ti, s->cols[p], kp, vp);
         } else {
-            size_t first = 0, last = kt;
+            size_t first = 0, last = tiles;
             if (s->band >= 0) {
                 size_t band = (size_t)s->band;
                 size_t lo = i0 > band ? i0 - band : 0;
                 size_t hi = i0 + ti - 1 + band;
                 first = lo / t;
-                last = SKIT_MIN(kt, hi / t + 1);
+                last = SKIT_MIN(tiles, hi / t + 1);
             }
-            for (size_t Y = first; Y < last; Y++) {
-                size_t j0 = Y * t;
-                sweep_tile(s, i0, ti, j0, SKIT_MIN(t, n - j0), T);
-            }
+            for (size_t Y = first; Y < last; Y++) sweep_tile(s, &w, i0, ti, Y, kp, vp);
         }
+        memcpy(s->m + i0, w.m, ti * sizeof(double));
+        memcpy(s->den + i0, w.den, ti * sizeof(double));
+        if (s->lsum) memcpy(s->lsum + i0, w.ls, ti * sizeof(double));
+        for (size_t c = 0; c < dv; c++)
+            memcpy(s->num + i0 + c * s->ldnum, w.acc + c * t, ti * sizeof(double));
     }
 }
 
@@ -221,19 +259,19 @@ static void mask_weights(size_t n, const unsigned char *mask, double *w)
     for (size_t i = 0; i < n; i++) w[i] = mask[i] ? 1.0 : 0.0;
 }
 
-/* Scratch for one dense sweep: per-thread tiles, then m, den (and w). */
-static int sweep_scratch(size_t n, size_t t, int threads, double **work, double **m,
-                         double **den, double **w)
+/* Scratch for one dense sweep: the sweep's work, then m, den (and w). */
+static int sweep_scratch(size_t n, size_t t, size_t d, size_t dv, int threads, double **work,
+                         double **m, double **den, double **w)
 {
     size_t total = 0;
-    if (skit_size_mul(ATTN_SWEEP_WORK(t), (size_t)threads, &total) ||
-        skit_size_add(total, 3 * n, &total) || total > SIZE_MAX / sizeof(double))
-        return SKIT_ERROR(SKIT_EOVERFLOW, "attention scratch size overflows size_t");
-    SKIT_TRY(skit_memory_check(total * sizeof(double), "attention scratch"));
-    double *p = skit_malloc(total, sizeof(double));
+    SKIT_TRY(attn_sweep_work_count(n, t, d, dv, threads, &total));
+    size_t all = total + 3 * n;
+    if (all < total) return SKIT_ERROR(SKIT_EOVERFLOW, "attention scratch size overflows size_t");
+    SKIT_TRY(skit_memory_check(all * sizeof(double), "attention scratch"));
+    double *p = skit_malloc(all, sizeof(double));
     if (!p) return SKIT_ENOMEM;
     *work = p;
-    *m = p + ATTN_SWEEP_WORK(t) * (size_t)threads;
+    *m = p + total;
     *den = *m + n;
     *w = *den + n;
     return SKIT_OK;
@@ -251,7 +289,7 @@ int skit_attention_exact(size_t n, size_t d, size_t dv, const double *q, size_t 
     size_t t = attn_dense_tile(d, dv, &parallel);
     int threads = attn_max_threads();
     double *work, *m, *den, *w;
-    SKIT_TRY(sweep_scratch(n, t, threads, &work, &m, &den, &w));
+    SKIT_TRY(sweep_scratch(n, t, d, dv, threads, &work, &m, &den, &w));
     if (mask) mask_weights(n, mask, w);
     else w = NULL;
     attn_sweep s = {.n = n, .d = d, .dv = dv, .t = t, .q = q, .k = k, .v = v, .ldq = ldq,
@@ -275,7 +313,7 @@ int skit_attention_entropy(size_t n, size_t d, const double *q, size_t ldq, cons
     size_t t = attn_dense_tile(d, 1, &parallel);
     int threads = attn_max_threads();
     double *work, *m, *den, *w;
-    SKIT_TRY(sweep_scratch(n, t, threads, &work, &m, &den, &w));
+    SKIT_TRY(sweep_scratch(n, t, d, 0, threads, &work, &m, &den, &w));
     double *lsum = skit_malloc(n, sizeof(double));
     if (!lsum) {
         skit_free(work);

@@ -493,8 +493,7 @@ int attn_mra_create(skit_attention_plan *p)
     ALLOC(im->row_ids, per_thread, uint32_t);
     ALLOC(im->row_ys, per_thread, uint32_t);
     size_t t = im->lv[L - 1].r, work;
-    if (skit_size_mul(ATTN_SWEEP_WORK(t), (size_t)p->threads, &work))
-        return SKIT_ERROR(SKIT_EOVERFLOW, "MRA scratch size overflows size_t");
+    SKIT_TRY(attn_sweep_work_count(im->lv[L - 1].rows, t, d, dv, p->threads, &work));
     ALLOC(im->sweep_work, work, double);
     im->sweep_parallel =
         (double)t * (double)t * (double)SKIT_MAX(d, dv) <= ATTN_GEMM_SERIAL_LIMIT;

@@ -209,8 +209,7 @@ static int sweep_setup(skit_attention_plan *p, size_t t, int parallel, sweep_imp
     im->parallel = parallel;
     im->band = -1;
     size_t per;
-    if (skit_size_mul(ATTN_SWEEP_WORK(t), (size_t)p->threads, &per))
-        return SKIT_ERROR(SKIT_EOVERFLOW, "attention scratch size overflows size_t");
+    SKIT_TRY(attn_sweep_work_count(p->n, t, p->d, p->dv, p->threads, &per));
     im->work = attn_plan_alloc(p, per, sizeof(double));
     if (!im->work) return p->alloc_status;
     im->m = attn_plan_alloc(p, 3 * p->n, sizeof(double));

@@ -1,0 +1,19 @@
+# plots/mra_sweep.gp — `skit mra` (sweep): relative error against the budget
+# (fraction of the n^2 attention entries) for each method, at one n and one
+# temperature. Variables: datafile; methods (space-separated names);
+# nsel (n to show); tsel (temperature to show, as written in the table).
+set datafile columnheaders
+set datafile missing "nan"
+if (!exists("methods")) methods = "mra2 mra2s"
+if (!exists("nsel")) nsel = 1024
+if (!exists("tsel")) tsel = "1"
+set title sprintf("relative error ||Y_{approx} - Y||_F / ||Y||_F, n = %d, temperature %s", nsel, tsel)
+set logscale y
+set format y "10^{%L}"
+set xlabel "budget (fraction of the n^2 attention entries)"
+set ylabel "relative error"
+set grid
+set key outside right top
+pick(m) = (strcol("method") eq m && column("n") == nsel && strcol("temperature") eq tsel)
+plot for [m in methods] datafile using (pick(m) ? column("budget") : NaN):(pick(m) ? column("rel_error") : NaN) \
+     with linespoints lw 2 pt 7 title m
