@@ -16,6 +16,34 @@
 #include "core/internal.h"
 #include "tno/tno_internal.h"
 
+/* The inner loops run over contiguous channels (or tokens); restrict and
+ * omp simd let them vectorise at -O2. */
+static inline void vmul_add(size_t len, const double *restrict a, const double *restrict b, double *restrict y)
+{
+#pragma omp simd
+    for (size_t c = 0; c < len; c++) y[c] += a[c] * b[c];
+}
+
+static inline void vaxpy(size_t len, double alpha, const double *restrict x, double *restrict y)
+{
+#pragma omp simd
+    for (size_t c = 0; c < len; c++) y[c] += alpha * x[c];
+}
+
+static inline void vscale(size_t len, double alpha, const double *restrict x, double *restrict y)
+{
+#pragma omp simd
+    for (size_t c = 0; c < len; c++) y[c] = alpha * x[c];
+}
+
+/* y += alpha a .* b */
+static inline void vmul_axpy(size_t len, double alpha, const double *restrict a, const double *restrict b,
+                             double *restrict y)
+{
+#pragma omp simd
+    for (size_t c = 0; c < len; c++) y[c] += alpha * a[c] * b[c];
+}
+
 /* f_c(z_j), j = -K..K, with f_c(0) = 0 (the knot layout of skit/ski.h) */
 static double knot_value(const double *knots, size_t K, long j)
 {
@@ -52,19 +80,39 @@ int skit_tno_ski_update(skit_tno *p)
 
 /* ---- bidirectional ------------------------------------------------------ */
 
-/* y[i, :] = sum_k taps(k) x[i - (k - half), :] over the valid k; `causal`
- * keeps the lags k - half >= 0 only. Rows i0..i1 of one sequence. */
+/* y[i, :] += sum_k taps(k) x[i - (k - half), :] over the valid k; `causal`
+ * keeps the lags k - half >= 0 only. Rows i0..i1 of one sequence. The sum
+ * over k is accumulated in registers, 4 channels at a time, so y is read
+ * and written once per row instead of once per tap (measured ~2x faster
+ * than one axpy per tap at -O2). */
 static void band_rows(const skit_tno *p, const double *X, double *Y, size_t i0, size_t i1, int causal)
 {
     const size_t n = p->n, d = p->d, m = p->m, half = m / 2;
+    const size_t d4 = d / 4 * 4;
+    const double *taps = p->taps_t;
     for (size_t i = i0; i < i1; i++) {
-        double *yi = Y + i * d;
-        for (size_t k = causal ? half : 0; k < m; k++) {
-            /* source token j = i + half - k */
-            if (i + half < k || i + half - k >= n) continue;
-            const double *xj = X + (i + half - k) * d, *t = p->taps_t + k * d;
-            for (size_t c = 0; c < d; c++) yi[c] += t[c] * xj[c];
+        /* taps k with source token j = i + half - k inside 0..n-1 */
+        size_t k0 = causal ? half : 0, k1 = m;
+        if (i + half + 1 > n && i + half + 1 - n > k0) k0 = i + half + 1 - n;
+        if (i + half + 1 < k1) k1 = i + half + 1;
+        if (k0 >= k1) continue;
+        double *restrict yi = Y + i * d;
+        for (size_t c = 0; c < d4; c += 4) {
+            double a0 = yi[c], a1 = yi[c + 1], a2 = yi[c + 2], a3 = yi[c + 3];
+            for (size_t k = k0; k < k1; k++) {
+                const double *t = taps + k * d + c, *xr = X + (i + half - k) * d + c;
+                a0 += t[0] * xr[0];
+                a1 += t[1] * xr[1];
+                a2 += t[2] * xr[2];
+                a3 += t[3] * xr[3];
+            }
+            yi[c] = a0;
+            yi[c + 1] = a1;
+            yi[c + 2] = a2;
+            yi[c + 3] = a3;
         }
+        if (d4 < d)
+            for (size_t k = k0; k < k1; k++) vmul_add(d - d4, taps + k * d + d4, X + (i + half - k) * d + d4, yi + d4);
     }
 }
 
@@ -81,10 +129,7 @@ static void ski_rows(const skit_tno *p, const double *X, double *Y)
         for (size_t q = 0; q < r; q++) memset(U + q * d + c0, 0, (c1 - c0) * sizeof *U);
         for (size_t i = 0; i < n; i++) {
             const double *w = W->weights + i * width, *xi = X + i * d;
-            for (size_t k = 0; k < width; k++) {
-                double wk = w[k], *uq = U + (W->start[i] + k) * d;
-                for (size_t c = c0; c < c1; c++) uq[c] += wk * xi[c];
-            }
+            for (size_t k = 0; k < width; k++) vaxpy(c1 - c0, w[k], xi + c0, U + (W->start[i] + k) * d + c0);
         }
     }
     /* V = A U, channel by channel by FFT (A_c is r x r) */
@@ -100,12 +145,8 @@ static void ski_rows(const skit_tno *p, const double *X, double *Y)
             const double *w = W->weights + i * width;
             double *yi = Y + i * d;
             const double *v0 = V + W->start[i] * d;
-            for (size_t c = 0; c < d; c++) yi[c] = w[0] * v0[c];
-            for (size_t k = 1; k < width; k++) {
-                const double *vk = v0 + k * d;
-                double wk = w[k];
-                for (size_t c = 0; c < d; c++) yi[c] += wk * vk[c];
-            }
+            vscale(d, w[0], v0, yi);
+            for (size_t k = 1; k < width; k++) vaxpy(d, w[k], v0 + k * d, yi);
         }
         if (p->m) band_rows(p, X, Y, i0, i1, 0);
     }
@@ -117,10 +158,9 @@ static void band_channel(const skit_tno *p, const double *taps, const double *x,
     const size_t n = p->n, m = p->m, half = m / 2;
     for (size_t k = causal ? half : 0; k < m; k++) {
         /* y[i] += t x[i + half - k] for 0 <= i + half - k < n */
-        double t = taps[k];
         size_t i0 = k > half ? k - half : 0;
         size_t i1 = k < half ? (n > half - k ? n - (half - k) : 0) : n;
-        for (size_t i = i0; i < i1; i++) y[i] += t * x[i + half - k];
+        if (i1 > i0) vaxpy(i1 - i0, taps[k], x + i0 + half - k, y + i0);
     }
 }
 
@@ -161,20 +201,14 @@ static void causal_rows(const skit_tno *p, const double *X, double *Y)
         for (size_t i = 0; i < n; i++) {
             const double *w = W->weights + i * width, *xi = X + i * d;
             size_t start = W->start[i];
-            for (size_t k = 0; k < width; k++) {
-                double wk = w[k], *sq = S + (start + k) * d;
-                for (size_t c = c0; c < c1; c++) sq[c] += wk * xi[c];
-            }
+            for (size_t k = 0; k < width; k++) vaxpy(c1 - c0, w[k], xi + c0, S + (start + k) * d + c0);
             if (start + width > filled) filled = start + width;
             double *yi = Y + i * d;
             for (size_t c = c0; c < c1; c++) yi[c] = 0;
             for (size_t k = 0; k < width; k++) {
-                double wk = w[k];
                 size_t row = start + k; /* A(row, q) = a_{row - q} */
-                for (size_t q = 0; q < filled; q++) {
-                    const double *a = AT + (row + r - 1 - q) * d, *sq = S + q * d;
-                    for (size_t c = c0; c < c1; c++) yi[c] += wk * a[c] * sq[c];
-                }
+                for (size_t q = 0; q < filled; q++)
+                    vmul_axpy(c1 - c0, w[k], AT + (row + r - 1 - q) * d + c0, S + q * d + c0, yi + c0);
             }
         }
     }

@@ -63,7 +63,8 @@ static int max_threads(void)
 #endif
 }
 
-void skit_tno_transpose(const double *src, size_t rows, size_t cols, double *dst)
+void skit_tno_transpose_ld(const double *src, size_t rows, size_t cols, size_t lds, double *dst,
+                           size_t ldd)
 {
     size_t tr = (rows + TILE - 1) / TILE, tc = (cols + TILE - 1) / TILE;
     long tiles = (long)(tr * tc);
@@ -72,8 +73,13 @@ void skit_tno_transpose(const double *src, size_t rows, size_t cols, double *dst
         size_t i0 = (size_t)t / tc * TILE, j0 = (size_t)t % tc * TILE;
         size_t i1 = SKIT_MIN(i0 + TILE, rows), j1 = SKIT_MIN(j0 + TILE, cols);
         for (size_t j = j0; j < j1; j++)
-            for (size_t i = i0; i < i1; i++) dst[j * rows + i] = src[i * cols + j];
+            for (size_t i = i0; i < i1; i++) dst[j * ldd + i] = src[i * lds + j];
     }
+}
+
+void skit_tno_transpose(const double *src, size_t rows, size_t cols, double *dst)
+{
+    skit_tno_transpose_ld(src, rows, cols, cols, dst, rows);
 }
 
 /* ---- option validation and sizes --------------------------------------- */
@@ -162,30 +168,25 @@ int skit_tno_parameter_count_for(const skit_tno_options *o, size_t d, size_t *co
 
 /* ---- TNO: RPE -> decay -> coefficients ------------------------------- */
 
-/* coeffs[c*(2n-1) + off + k] = mlp_out[k*d + c] * lambda^|lag k|, blocked so
- * both sides stream (off = n-1 for causal plans, whose MLP rows are lags
+/* coeffs[c*(2n-1) + off + k] = mlp_out[k*d + c] * lambda^|lag k|: the decay
+ * row by row on the MLP's output (one lag per row, contiguous), then one
+ * blocked transpose (off = n-1 for causal plans, whose MLP rows are lags
  * 0..n-1; 0 for bidirectional, whose rows are lags -(n-1)..n-1). */
 static void fill_tno_coeffs(skit_tno *p)
 {
     const size_t n = p->n, d = p->d, count = p->mlp_count, per = 2 * n - 1;
     const size_t off = p->opt.causality == SKIT_CAUSAL ? n - 1 : 0;
     const long first_lag = p->opt.causality == SKIT_CAUSAL ? 0 : -(long)(n - 1);
-    const double *out = p->mlp_out, *pw = p->decay_pow;
-    double *coeffs = p->coeffs;
-    size_t tk = (count + TILE - 1) / TILE, tc = (d + TILE - 1) / TILE;
-    long tiles = (long)(tk * tc);
-#pragma omp parallel for schedule(static) if (count * d >= 16384)
-    for (long t = 0; t < tiles; t++) {
-        size_t k0 = (size_t)t / tc * TILE, c0 = (size_t)t % tc * TILE;
-        size_t k1 = SKIT_MIN(k0 + TILE, count), c1 = SKIT_MIN(c0 + TILE, d);
-        for (size_t c = c0; c < c1; c++) {
-            double *dst = coeffs + c * per + off;
-            for (size_t k = k0; k < k1; k++) {
-                long lag = first_lag + (long)k;
-                dst[k] = out[k * d + c] * pw[lag < 0 ? -lag : lag];
-            }
-        }
+    const double *pw = p->decay_pow;
+    double *out = p->mlp_out;
+    const long rows = (long)count;
+#pragma omp parallel for schedule(static) if (count * d >= 65536)
+    for (long k = 0; k < rows; k++) {
+        long lag = first_lag + k;
+        double w = pw[lag < 0 ? -lag : lag], *row = out + (size_t)k * d;
+        for (size_t c = 0; c < d; c++) row[c] *= w;
     }
+    skit_tno_transpose_ld(out, count, d, d, p->coeffs + off, per);
 }
 
 int skit_tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *what)

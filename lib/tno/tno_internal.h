@@ -61,5 +61,8 @@ int skit_tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char
 /* lib/tno/tno.c: dst (cols x rows, row-major) = src^T, src rows x cols
  * row-major, blocked and OpenMP-parallel */
 void skit_tno_transpose(const double *src, size_t rows, size_t cols, double *dst);
+/* the same with leading dimensions: dst[j*ldd + i] = src[i*lds + j] */
+void skit_tno_transpose_ld(const double *src, size_t rows, size_t cols, size_t lds, double *dst,
+                           size_t ldd);
 
 #endif
