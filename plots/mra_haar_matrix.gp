@@ -5,21 +5,29 @@
 set datafile columnheaders
 if (!exists("k1")) k1 = "5%"
 if (!exists("k2")) k2 = "10%"
-set palette defined (0 "white", 1 "#4575b4", 2 "#313695")
+set palette defined (0 "white", 1 "#9ecae1", 2 "#2171b5", 3 "#08306b")
 unset key
 set size ratio -1
 set yrange [*:*] reverse
+set xrange [*:*] noextend
 unset xtics
 unset ytics
-set multiplot layout 1,5
+unset colorbox  # one scale per panel (white = 0), see the data for values
+set multiplot layout 2,3 margins 0.02, 0.93, 0.03, 0.93 spacing 0.08, 0.1
 set title "A"
+set cbrange [0:*]
 plot datafile using "j":"i":"A" with image
-set title "top ".k1
+set title "reconstruction, top ".k1
 plot datafile using "j":"i":"hat1" with image
-set title "error ".k1
+set title "|error|, top ".k1
+set cbrange [*:*]
 plot datafile using "j":"i":"err1" with image
-set title "top ".k2
+set title "log_{10} A"
+plot datafile using "j":"i":(log10(column("A") > 1e-12 ? column("A") : 1e-12)) with image
+set title "reconstruction, top ".k2
+set cbrange [0:*]
 plot datafile using "j":"i":"hat2" with image
-set title "error ".k2
+set title "|error|, top ".k2
+set cbrange [*:*]
 plot datafile using "j":"i":"err2" with image
 unset multiplot

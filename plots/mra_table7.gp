@@ -1,14 +1,16 @@
 # plots/mra_table7.gp — error against time for every method and budget
 # (the paper's Figure 4 / Table 7), one panel per n in `nlist`; the dotted
 # vertical line is exact attention's time at that n.
-# Variables: datafile; methods; nlist (space-separated n values).
+# Variables: datafile; methods; nlist (space-separated n values); tcol (the
+# time column, "time_s" wall or "cpu_s" CPU seconds).
 set datafile columnheaders
 set datafile missing "nan"
 if (!exists("methods")) methods = "mra2 mra2s"
 if (!exists("nlist")) nlist = "1024"
+if (!exists("tcol")) tcol = "time_s"
 set logscale xy
 set format y "10^{%L}"
-set xlabel "time (s)"
+set xlabel (tcol eq "cpu_s" ? "CPU time (s)" : "time (s)")
 set ylabel "relative error"
 set grid
 set key bottom left font ",8"
@@ -18,10 +20,10 @@ set multiplot layout 1, npanels
 do for [i = 1:npanels] {
     nv = word(nlist, i) + 0
     set title sprintf("n = %d", nv)
-    stats datafile using (strcol("method") eq "exact" && column("n") == nv ? column("time_s") : NaN) nooutput
+    stats datafile using (strcol("method") eq "exact" && column("n") == nv ? column(tcol) : NaN) nooutput
     texact = STATS_records > 0 ? STATS_max : NaN
     set arrow 1 from texact, graph 0 to texact, graph 1 nohead dt 3 lc rgb "red"
-    plot for [m in methods] datafile using (pick(m, nv) ? column("time_s") : NaN):(pick(m, nv) ? column("rel_error") : NaN) \
+    plot for [m in methods] datafile using (pick(m, nv) ? column(tcol) : NaN):(pick(m, nv) ? column("rel_error") : NaN) \
          with linespoints pt 7 title m
     unset arrow 1
 }

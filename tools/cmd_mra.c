@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -104,6 +105,15 @@ static int emit(const table *t, const cli_common *common, const char *units,
     return status;
 }
 
+/* CPU seconds of the whole process (every thread): a measure of work that,
+ * unlike wall time, barely moves when other programs share the cores. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return NAN;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* ---- options ---------------------------------------------------------------- */
 
 enum mode { MODE_SWEEP, MODE_HAAR, MODE_WORKLOAD, MODE_BOUNDS, MODE_FRAME, MODE_COUNT };
@@ -113,7 +123,7 @@ enum {
     OPT_METHODS = 0x2000, OPT_N, OPT_D, OPT_DV, OPT_BUDGET, OPT_TEMPERATURE, OPT_ENTROPY,
     OPT_BETA, OPT_LOCALITY, OPT_NOISE, OPT_SINKS, OPT_SINK_STRENGTH, OPT_Q, OPT_K, OPT_V,
     OPT_SCALE, OPT_BLOCK, OPT_SCALES, OPT_SELECTION, OPT_DIAG, OPT_FIRST, OPT_REPEAT, OPT_KEEP,
-    OPT_MATRIX_OUT, OPT_HIST_OUT, OPT_TARGETS, OPT_SUBSETS, OPT_LAST
+    OPT_MATRIX_OUT, OPT_HIST_OUT, OPT_TARGETS, OPT_SUBSETS, OPT_PER_ROW, OPT_LAST
 };
 
 /* Which options each mode takes (bit i = option OPT_METHODS + i). */
@@ -123,7 +133,7 @@ static const unsigned long long mode_options[MODE_COUNT] = {
         BIT(OPT_TEMPERATURE) | BIT(OPT_ENTROPY) | BIT(OPT_BETA) | BIT(OPT_LOCALITY) |
         BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) | BIT(OPT_Q) | BIT(OPT_K) |
         BIT(OPT_V) | BIT(OPT_SCALE) | BIT(OPT_BLOCK) | BIT(OPT_SCALES) | BIT(OPT_SELECTION) |
-        BIT(OPT_DIAG) | BIT(OPT_FIRST) | BIT(OPT_REPEAT),
+        BIT(OPT_DIAG) | BIT(OPT_FIRST) | BIT(OPT_REPEAT) | BIT(OPT_PER_ROW),
     /* haar */ BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) |
         BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) |
         BIT(OPT_BLOCK) | BIT(OPT_KEEP) | BIT(OPT_MATRIX_OUT) | BIT(OPT_HIST_OUT),
@@ -150,6 +160,7 @@ typedef struct options {
     double scale; /* 0 = 1/sqrt(d) */
     int selection;
     size_t diag, repeat, subsets;
+    size_t *per_row, nper_row; /* budgets as attention entries per query */
     int first;
 } options;
 
@@ -190,7 +201,9 @@ static const char *usage =
     "                      window: the narrowest band |i - j| <= w with f n^2 entries;\n"
     "                      bigbird: 3 window + 1 global + random blocks, round(f n/b)\n"
     "                      blocks per row in all (at least 4)\n"
-    "  --block B           MRA and BigBird block size (default 32; n must be a multiple)\n"
+    "  --per-row LIST      budgets as attention entries per query instead (fixed across\n"
+    "                      n: f = k/n; budgets with k > n are skipped), e.g. 256,512\n"
+    "  --block B           MRA and BigBird block size (default 32; n a multiple of it)\n"
     "  --scales LIST       MRA scales R, e.g. 128,32,1 (default block,1)\n"
     "  --selection S       global (default: one top-k) or row (per-row top-k)\n"
     "  --diagonal-prior W  refine squares with |x - y| < W first (default 0)\n"
@@ -243,6 +256,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"histogram-out", required_argument, NULL, OPT_HIST_OUT},
         {"targets", required_argument, NULL, OPT_TARGETS},
         {"subsets", required_argument, NULL, OPT_SUBSETS},
+        {"per-row", required_argument, NULL, OPT_PER_ROW},
         {NULL, 0, NULL, 0}};
     static const char *const method_choices[] = {"exact", "mra2", "mra2s", "lowrank", "topk",
                                                  "nystrom", "linformer", "performer", "window",
@@ -342,6 +356,10 @@ static int parse_options(int argc, char **argv, options *o)
                                          o->targets[i]);
             break;
         case OPT_SUBSETS: st = cli_parse_size("--subsets", optarg, 1, 10000, &o->subsets); break;
+        case OPT_PER_ROW:
+            free(o->per_row);
+            st = cli_parse_size_list("--per-row", optarg, 1, (size_t)1 << 24, &o->per_row, &o->nper_row);
+            break;
         default: break;
         }
         if (st != CLI_OK) return CLI_USAGE;
@@ -373,7 +391,9 @@ static int finish_options(options *o)
         if (!o->n) return cli_failure("out of memory");
         memcpy(o->n, src, o->nn * sizeof *o->n);
     }
-    if (!o->budget) {
+    if (o->per_row && o->budget)
+        return cli_usage_error("--budget and --per-row exclude each other");
+    if (!o->budget && !o->per_row) {
         static const double sweep_b[] = {0.05, 0.1, 0.25}, bounds_b[] = {0.1};
         o->nbudget = o->mode == MODE_BOUNDS ? 1 : 3;
         o->budget = malloc(o->nbudget * sizeof *o->budget);
@@ -618,7 +638,7 @@ static void method_options(const options *o, int method, size_t n, double f,
 
 static const char *const sweep_columns[] = {
     "method", "n", "d", "dv", "temperature", "scale", "entropy", "budget", "parameter",
-    "work_fraction", "rel_error", "time_s", "exact_time_s", "plan_bytes", "peak_rss_bytes", NULL};
+    "work_fraction", "rel_error", "time_s", "cpu_s", "exact_time_s", "plan_bytes", "peak_rss_bytes", NULL};
 
 /* Checks the sweep's method/size combinations before any work. */
 static int check_sweep(const options *o, const size_t *ns, size_t count)
@@ -677,7 +697,7 @@ static int run_sweep(options *o, int argc, char **argv)
     } else if (check_sweep(o, o->n, o->nn) != CLI_OK) {
         return CLI_USAGE;
     }
-    table t = {.names = sweep_columns, .ncols = 14 + 1};
+    table t = {.names = sweep_columns, .ncols = 16};
     int status = CLI_OK;
     size_t nruns = files ? 1 : o->nn;
     size_t nt = o->entropy ? o->nentropy : o->ntemperature;
@@ -715,9 +735,11 @@ static int run_sweep(options *o, int argc, char **argv)
             }
             for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT && status == CLI_OK; m++) {
                 if (!o->methods[m]) continue;
-                size_t nb = m == SKIT_ATTENTION_EXACT ? 1 : o->nbudget;
+                size_t nb = m == SKIT_ATTENTION_EXACT ? 1 : o->per_row ? o->nper_row : o->nbudget;
                 for (size_t bi = 0; bi < nb && status == CLI_OK; bi++) {
-                    double f = m == SKIT_ATTENTION_EXACT ? 1.0 : o->budget[bi], param;
+                    double f = m == SKIT_ATTENTION_EXACT ? 1.0 : o->per_row ? (double)o->per_row[bi] / (double)n : o->budget[bi], param;
+                    /* a per-row budget beyond the row length does not exist at this n */
+                    if (m != SKIT_ATTENTION_EXACT && o->per_row && o->per_row[bi] > n) continue;
                     skit_attention_options mo;
                     method_options(o, m, n, f, &mo, &param);
                     mo.scale = scale;
@@ -729,12 +751,13 @@ static int run_sweep(options *o, int argc, char **argv)
                         status = cli_library_error(st);
                         break;
                     }
-                    double best = INFINITY;
+                    double best = INFINITY, best_cpu = INFINITY;
                     for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
-                        double s0 = skit_clock_seconds();
+                        double c0 = cpu_seconds(), s0 = skit_clock_seconds();
                         st = skit_attention_execute(plan, in.q, n, in.k, n, in.v, n, NULL, yh, n);
-                        double dt = skit_clock_seconds() - s0;
+                        double dt = skit_clock_seconds() - s0, dc = cpu_seconds() - c0;
                         if (dt < best) best = dt;
+                        if (dc < best_cpu) best_cpu = dc;
                     }
                     skit_attention_stats stats;
                     skit_attention_plan_stats(plan, &stats);
@@ -746,9 +769,9 @@ static int run_sweep(options *o, int argc, char **argv)
                     }
                     double err;
                     skit_attention_relative_error(n, dv, yh, n, y, n, &err);
-                    if (table_row(&t, "szzzgggggggggzz", skit_attention_method_name(m), n, d, dv, tau,
-                                  scale, h, f, param, stats.work_fraction, err, best, exact_time,
-                                  bytes, skit_memory_peak_rss()))
+                    if (table_row(&t, "szzzggggggggggzz", skit_attention_method_name(m), n, d, dv, tau,
+                                  scale, h, f, param, stats.work_fraction, err, best, best_cpu,
+                                  exact_time, bytes, skit_memory_peak_rss()))
                         status = cli_failure("out of memory");
                 }
             }
@@ -781,8 +804,9 @@ static int run_sweep(options *o, int argc, char **argv)
                  o->spec.sinks, o->spec.sink_strength, o->block[0]);
         const char *all[6] = {comments[0], comments[1], comments[2], comments[3], gen, NULL};
         status = emit(&t, &o->common,
-                      "time_s: seconds (minimum of --repeat runs; exact_time_s one run); plan_bytes, "
-                      "peak_rss_bytes: bytes; entropy: nats",
+                      "time_s: wall seconds, cpu_s: CPU seconds of all threads (each the minimum "
+                      "of --repeat runs; exact_time_s: one run); plan_bytes, peak_rss_bytes: "
+                      "bytes; entropy: nats",
                       all, argc, argv, "mra_sweep", vars);
     }
     table_free(&t);
@@ -1231,5 +1255,6 @@ out:
     free(o.targets);
     free(o.block);
     free(o.scales);
+    free(o.per_row);
     return status;
 }
