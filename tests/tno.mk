@@ -4,3 +4,5 @@ tests_test_tno_SOURCES = tests/test_tno.c tests/check_util.h
 tests_test_tno_CFLAGS = $(TEST_CFLAGS)
 tests_test_tno_LDADD = $(TEST_LDADD)
 TESTS += tests/test_tno
+TESTS += tests/cli_tno.sh
+EXTRA_DIST += tests/cli_tno.sh

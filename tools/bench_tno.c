@@ -218,15 +218,13 @@ static int parse_options(int argc, char **argv, options *o)
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(usage, stdout);
+            return -1;
+        }
         int rc = cli_common_option(&o->common, opt, optarg);
         if (rc == CLI_USAGE) return CLI_USAGE;
-        if (rc == CLI_OK) {
-            if (opt == 'h') {
-                fputs(usage, stdout);
-                return -1;
-            }
-            continue;
-        }
+        if (rc == CLI_OK) continue;
         switch (opt) {
         case OPT_SHAPES: shapes_text = optarg; break;
         case OPT_SWEEP: sweep_text = optarg; break;
@@ -571,9 +569,11 @@ static const char *const columns[] = {"section", "operator", "causality", "n", "
                                       "forward_s", "apply_s", "forward_over_matvec", "apply_over_matvec",
                                       "plan_bytes", "memory_bytes", "tno_vs_matvec", NULL};
 
-static int write_rows(skit_tsv_writer *w, const result *r)
+/* The rows of one result (only operator `only` if >= 0). */
+static int write_rows(skit_tsv_writer *w, const result *r, int only)
 {
     for (int k = 0; k < NOPS; k++) {
+        if (only >= 0 && k != only) continue;
         char f[14][40];
         const char *fields[14];
         double io = 2.0 * (double)(r->n * r->d * r->batch) * sizeof(double);
@@ -690,11 +690,20 @@ int bench_tno(int argc, char **argv)
                              causal ? "causal" : "bidirectional");
                 rc = measure_point(&o, pass, causal, n, d, batch, &rng, &res[count]);
                 if (rc != CLI_OK) break;
-                for (int k = 0; k < 2 && ws[k] && status == SKIT_OK; k++) status = write_rows(ws[k], &res[count]);
+                if (!pass)
+                    for (int k = 0; k < 2 && ws[k] && status == SKIT_OK; k++)
+                        status = write_rows(ws[k], &res[count], -1);
                 count++;
             }
     }
     cli_progress_done();
+    /* sweep rows grouped by causality and operator, n ascending within a
+     * group, so that plotted series are contiguous lines */
+    for (int causal = 0; causal < 2 && rc == CLI_OK; causal++)
+        for (int op = 0; op < NOPS; op++)
+            for (size_t i = 0; i < count; i++)
+                if (res[i].sweep && res[i].causal == causal)
+                    for (int k = 0; k < 2 && ws[k] && status == SKIT_OK; k++) status = write_rows(ws[k], &res[i], op);
     if (rc != CLI_OK || status != SKIT_OK) {
         skit_tsv_abort(w);
         if (wp) skit_tsv_abort(wp);

@@ -160,13 +160,13 @@ static int parse_args(int argc, char **argv, args *a)
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(usage, stdout);
+            return -1;
+        }
         int rc = cli_common_option(&a->common, opt, optarg);
         if (rc == CLI_USAGE) return CLI_USAGE;
         if (rc == CLI_OK) {
-            if (opt == 'h') {
-                fputs(usage, stdout);
-                return -1;
-            }
             if (opt == 0x1001) return cli_usage_error("--plot: skit tno draws no figure");
             continue;
         }

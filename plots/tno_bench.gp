@@ -1,0 +1,30 @@
+# plots/tno_bench.gp — `skit bench tno`: forward time (kernels recomputed from
+# the parameters, then applied; seconds per call) against n for the sweep
+# rows, log-log, bidirectional and causal side by side, with the bare
+# Toeplitz FFT matvec (coefficients precomputed) as the floor. Solid: forward;
+# dotted: apply with cached kernels.
+# The caller sets terminal, output and `datafile` (tab-separated skit TSV).
+set datafile columnheaders
+set datafile missing "nan"
+set logscale x 2
+set logscale y 10
+set format x "2^{%L}"
+set format y "10^{%L}"
+set xlabel "n (tokens)"
+set ylabel "seconds per call"
+set grid
+set key top left font ",9"
+is(op, cz) = (strcol("section") eq "sweep" && strcol("operator") eq op && strcol("causality") eq cz)
+at(op, cz, col) = is(op, cz) ? column(col) : NaN
+set multiplot layout 1,2
+do for [cz in "bidirectional causal"] {
+    set title cz
+    plot datafile using (at("matvec", cz, "n")):(at("matvec", cz, "forward_s")) with linespoints lw 2 pt 7 lc rgb "black" title "bare FFT matvec", \
+         datafile using (at("tno", cz, "n")):(at("tno", cz, "forward_s")) with linespoints lw 2 pt 5 lc rgb "#1f77b4" title "TNO forward", \
+         datafile using (at("fd", cz, "n")):(at("fd", cz, "forward_s")) with linespoints lw 2 pt 9 lc rgb "#2ca02c" title "FD-TNO forward", \
+         datafile using (at("ski", cz, "n")):(at("ski", cz, "forward_s")) with linespoints lw 2 pt 13 lc rgb "#d62728" title (cz eq "causal" ? "causal SKI (cumulative sums) forward" : "SKI-TNO forward"), \
+         datafile using (at("tno", cz, "n")):(at("tno", cz, "apply_s")) with lines lw 1.5 dt 3 lc rgb "#1f77b4" title "TNO apply (cached kernels)", \
+         datafile using (at("fd", cz, "n")):(at("fd", cz, "apply_s")) with lines lw 1.5 dt 3 lc rgb "#2ca02c" title "FD-TNO apply", \
+         datafile using (at("ski", cz, "n")):(at("ski", cz, "apply_s")) with lines lw 1.5 dt 3 lc rgb "#d62728" title "SKI apply"
+}
+unset multiplot

@@ -1,0 +1,172 @@
+# tests/cli_tno.sh — `skit tno` and `skit bench tno`: --verify passes for every
+# operator; the TNO / FD-TNO output equals `skit toeplitz matvec` with the
+# coefficients `skit tno --coeffs` wrote; .npy and TSV inputs agree; a batch
+# equals its sequences run one at a time; saved parameters reproduce the
+# output; loaded SKI knots/filters are used; causal operators ignore future
+# inputs; every class of bad input exits 2 with one line naming the parameter
+# and leaves no output file; the benchmark runs and reports its targets.
+. "$(dirname "$0")/cli_lib.sh"
+
+SEED=${SKIT_TEST_SEED:-$RANDOM}
+echo "seed $SEED (set SKIT_TEST_SEED to repeat)"
+
+# random_tsv FILE ROWS COLS SEED: uniform values in [-1, 1), tab-separated
+random_tsv() {
+  awk -v r="$2" -v c="$3" -v s="$4" 'BEGIN { srand(s); for (i = 0; i < r; i++) {
+    for (j = 0; j < c; j++) printf "%s%.17g", (j ? "\t" : ""), 2 * rand() - 1; printf "\n" } }' > "$1"
+}
+# data_rows FILE [SKIP]: numeric rows of a skit TSV without the first SKIP columns
+data_rows() { grep -v '^#' "$1" | tail -n +2 | cut -f"$((${2:-0} + 1))"-; }
+# max_rel_diff A SKIPA B SKIPB: max |a - b| / max |b| over all fields
+max_rel_diff() {
+  paste <(data_rows "$1" "$2") <(data_rows "$3" "$4") | awk -F'\t' '{
+    h = NF / 2; for (j = 1; j <= h; j++) { d = $j - $(j + h); if (d < 0) d = -d; if (d > m) m = d;
+      b = $(j + h); if (b < 0) b = -b; if (b > s) s = b } }
+    END { if (s == 0) s = 1e-300; printf "%.3g\n", m / s }'
+}
+# expect_close A SKIPA B SKIPB TOL WHAT
+expect_close() {
+  local ra rb e
+  ra=$(data_rows "$1" "$2" | wc -l); rb=$(data_rows "$3" "$4" | wc -l)
+  if [ "$ra" -ne "$rb" ] || [ "$ra" -eq 0 ]; then fail "$6: $ra vs $rb rows (seed $SEED)"; return; fi
+  e=$(max_rel_diff "$1" "$2" "$3" "$4")
+  if awk -v e="$e" -v t="$5" 'BEGIN { exit !(e <= t) }'; then pass; else fail "$6: relative difference $e > $5 (seed $SEED)"; fi
+}
+
+# --- help ---------------------------------------------------------------
+expect_ok tno --help && grep -q -- --verify "$TMP/stdout" || fail "tno --help does not mention --verify"
+expect_ok bench tno --help && grep -q -- --shapes "$TMP/stdout" || fail "bench tno --help does not mention --shapes"
+
+# --- every operator agrees with its dense product --------------------------
+for op in tno ski fd; do
+  for causal in "" --causal; do
+    for n in 7 129; do
+      [ "$op" = ski ] && [ "$n" -lt 2 ] && continue
+      expect_ok tno --op "$op" $causal --n "$n" --d 3 --batch 2 --seed "$SEED" --verify --rpe-width 16 \
+        --stats "$TMP/st.tsv" -o "$TMP/y.npy"
+      grep -q "	ok$" "$TMP/st.tsv" || fail "tno --op $op $causal n=$n: stats verdict not ok: $(tail -1 "$TMP/st.tsv")"
+    done
+  done
+done
+
+# --- TNO / FD-TNO equal skit toeplitz matvec with their own coefficients ---
+random_tsv "$TMP/x.tsv" 50 4 "$SEED"
+for op in tno fd; do
+  for causal in "" --causal; do
+    expect_ok tno --op "$op" $causal --x "$TMP/x.tsv" --rpe-width 8 --seed "$SEED" --coeffs "$TMP/c.tsv" -o "$TMP/y.tsv"
+    expect_ok toeplitz matvec --coeffs "$TMP/c.tsv" --x "$TMP/x.tsv" $causal -o "$TMP/ym.tsv"
+    expect_close "$TMP/y.tsv" 2 "$TMP/ym.tsv" 0 1e-12 "tno --op $op $causal vs toeplitz matvec"
+  done
+done
+# the reference (TNN code) layout has 2n rows with a zero filler at row n
+expect_ok tno --x "$TMP/x.tsv" --rpe-width 8 --coeffs "$TMP/c2.tsv" --coeff-layout reference -o "$TMP/y.tsv"
+rows=$(data_rows "$TMP/c2.tsv" | wc -l)
+[ "$rows" -eq 100 ] || fail "reference layout: $rows rows, expected 2n = 100"
+filler=$(data_rows "$TMP/c2.tsv" | sed -n 51p | awk -F'\t' '{ s = 0; for (j = 1; j <= NF; j++) s += ($j < 0 ? -$j : $j); print s }')
+[ "$filler" = 0 ] || fail "reference layout: filler row n is $filler, expected 0"
+
+# --- .npy and TSV inputs agree; batches split into sequences ---------------
+expect_ok tno --n 40 --d 5 --batch 3 --seed "$SEED" -o "$TMP/xb.npy"
+expect_ok tno --n 40 --d 5 --batch 3 --seed "$SEED" -o "$TMP/xb.tsv"
+for op in tno ski fd; do
+  if [ "$op" = ski ]; then extra="--rank 8"; else extra="--rpe-width 8"; fi
+  expect_ok tno --op "$op" --x "$TMP/xb.npy" --batch 3 $extra -o "$TMP/z1.tsv"
+  # the same data as TSV (sequence and token columns dropped)
+  data_rows "$TMP/xb.tsv" 2 > "$TMP/xb_plain.tsv"
+  expect_ok tno --op "$op" --x "$TMP/xb_plain.tsv" --batch 3 $extra -o "$TMP/z2.tsv"
+  expect_close "$TMP/z2.tsv" 0 "$TMP/z1.tsv" 0 0 "tno --op $op: TSV vs .npy input"
+  # sequence 2 alone (rows 81..120)
+  sed -n 81,120p "$TMP/xb_plain.tsv" > "$TMP/x2.tsv"
+  expect_ok tno --op "$op" --x "$TMP/x2.tsv" $extra -o "$TMP/z3.tsv"
+  data_rows "$TMP/z1.tsv" | awk -F'\t' '$1 == 2' | cut -f3- > "$TMP/z1_seq2.tsv"
+  data_rows "$TMP/z3.tsv" 2 > "$TMP/z3_plain.tsv"
+  paste "$TMP/z1_seq2.tsv" "$TMP/z3_plain.tsv" | awk -F'\t' '{ h = NF / 2; for (j = 1; j <= h; j++) {
+    d = $j - $(j + h); if (d < 0) d = -d; if (d > 1e-13 * (1 + ($j < 0 ? -$j : $j))) bad = 1 } } END { exit bad }' ||
+    fail "tno --op $op: sequence 2 of a batch differs from running it alone"
+done
+
+# --- saved parameters reproduce the output -------------------------------
+for op in tno ski fd; do
+  expect_ok tno --op "$op" --x "$TMP/x.tsv" --seed 5 --save-params "$TMP/p.npy" -o "$TMP/y1.tsv"
+  expect_ok tno --op "$op" --x "$TMP/x.tsv" --seed 6 --params "$TMP/p.npy" -o "$TMP/y2.tsv"
+  expect_close "$TMP/y2.tsv" 2 "$TMP/y1.tsv" 2 0 "tno --op $op: --params from --save-params"
+done
+
+# --- SKI knots and filter from files are used (d x 2K, d x m) --------------
+random_tsv "$TMP/knots.tsv" 4 10 "$((SEED + 1))"
+random_tsv "$TMP/filter.tsv" 4 5 "$((SEED + 2))"
+expect_ok tno --op ski --x "$TMP/x.tsv" --knot-values "$TMP/knots.tsv" --filter "$TMP/filter.tsv" --rank 10 --verify \
+  --stats "$TMP/st.tsv" -o "$TMP/ya.tsv"
+grep -q "taps=5 knots=5" "$TMP/st.tsv" || fail "tno --knot-values/--filter: K and m not taken from the files: $(grep operator: "$TMP/st.tsv")"
+expect_ok tno --op ski --x "$TMP/x.tsv" --knot-values "$TMP/knots.tsv" --filter "$TMP/filter.tsv" --rank 10 --seed 9 -o "$TMP/yb.tsv"
+expect_close "$TMP/yb.tsv" 2 "$TMP/ya.tsv" 2 0 "tno --op ski: loaded knots/filter do not depend on --seed"
+
+# --- causal operators ignore future inputs --------------------------------
+awk -F'\t' 'NR > 30 { for (j = 1; j <= NF; j++) $j = $j * 3 + 1 } 1' OFS='\t' "$TMP/x.tsv" > "$TMP/xf.tsv"
+for op in tno ski fd; do
+  expect_ok tno --op "$op" --causal --x "$TMP/x.tsv" -o "$TMP/c1.tsv"
+  expect_ok tno --op "$op" --causal --x "$TMP/xf.tsv" -o "$TMP/c2.tsv"
+  head -n 34 "$TMP/c1.tsv" | grep -v '^#' > "$TMP/c1h.tsv"   # header + tokens 0..29
+  head -n 34 "$TMP/c2.tsv" | grep -v '^#' > "$TMP/c2h.tsv"
+  paste <(tail -n +2 "$TMP/c1h.tsv") <(tail -n +2 "$TMP/c2h.tsv") | awk -F'\t' '{ h = NF / 2; for (j = 3; j <= h; j++) {
+    d = $j - $(j + h); if (d < 0) d = -d; if (d > 1e-12) bad = 1 } } END { exit bad }' ||
+    fail "tno --op $op --causal: past outputs changed when future inputs changed"
+done
+
+# --- bad input: one line, exit 2, no output file ---------------------------
+printf '1\t2\n3\tnan\n' > "$TMP/nan.tsv"
+expect_usage_error "unknown option" tno --n 8 --d 2 --bogus -o "$TMP/out.npy"
+expect_usage_error "--op" tno --op attention --n 8 --d 2 -o "$TMP/out.npy"
+expect_usage_error "--n" tno --n 0 --d 2 -o "$TMP/out.npy"
+expect_usage_error "--d" tno --n 8 --d 0 -o "$TMP/out.npy"
+expect_usage_error "--x" tno -o "$TMP/out.npy"
+expect_usage_error "--x" tno --x "$TMP/x.tsv" --n 8 --d 2 -o "$TMP/out.npy"
+expect_usage_error "--x" tno --x "$TMP/missing.npy" -o "$TMP/out.npy"
+expect_usage_error "--x" tno --x "$TMP/nan.tsv" -o "$TMP/out.npy"
+expect_usage_error "--decay" tno --n 8 --d 2 --decay 0 -o "$TMP/out.npy"
+expect_usage_error "--decay" tno --n 8 --d 2 --decay 1.5 -o "$TMP/out.npy"
+expect_usage_error "--decay" tno --op ski --n 8 --d 2 --decay 1 -o "$TMP/out.npy"
+expect_usage_error "--rank" tno --op ski --n 8 --d 2 --rank 1 -o "$TMP/out.npy"
+expect_usage_error "--rank" tno --op ski --n 8 --d 2 --rank 9 -o "$TMP/out.npy"
+expect_usage_error "--rank" tno --op tno --n 8 --d 2 --rank 4 -o "$TMP/out.npy"
+expect_usage_error "--taps" tno --op ski --n 8 --d 2 --taps 4 -o "$TMP/out.npy"
+expect_usage_error "taps" tno --op ski --n 8 --d 2 --rank 4 --taps 17 -o "$TMP/out.npy"
+expect_usage_error "--knots" tno --op ski --n 8 --d 2 --knots 0 -o "$TMP/out.npy"
+expect_usage_error "--fft-length" tno --op fd --n 8 --d 2 --fft-length 17 -o "$TMP/out.npy"
+expect_usage_error "fft_length" tno --op fd --n 8 --d 2 --fft-length 14 -o "$TMP/out.npy"
+expect_usage_error "--fft-length" tno --op tno --n 8 --d 2 --fft-length 16 -o "$TMP/out.npy"
+expect_usage_error "--coeffs" tno --op ski --n 8 --d 2 --coeffs "$TMP/out.c.npy" -o "$TMP/out.npy"
+expect_usage_error "--params" tno --x "$TMP/x.tsv" --params "$TMP/knots.tsv" -o "$TMP/out.npy"
+expect_usage_error "--batch" tno --x "$TMP/x.tsv" --batch 3 -o "$TMP/out.npy"
+expect_usage_error "--knot-values" tno --op ski --x "$TMP/x.tsv" --knot-values "$TMP/filter.tsv" -o "$TMP/out.npy"
+expect_usage_error "--filter" tno --op ski --x "$TMP/x.tsv" --filter "$TMP/knots.tsv" -o "$TMP/out.npy"
+expect_usage_error "--activation" tno --n 8 --d 2 --activation tanh -o "$TMP/out.npy"
+expect_usage_error "--rpe-layers" tno --n 8 --d 2 --rpe-layers 65 -o "$TMP/out.npy"
+expect_usage_error "-o" tno --n 8 --d 2 -o "$TMP/out.png"
+expect_usage_error "-o" tno --n 8 --d 2 -o "$TMP/nodir/out.npy"
+expect_usage_error "--stats" tno --n 8 --d 2 --stats "$TMP/out.s.npy" -o "$TMP/out.npy"
+expect_usage_error "--plot" tno --n 8 --d 2 --plot "$TMP/out.png" -o "$TMP/out.npy"
+expect_usage_error "--n" tno --n 100000000 --d 2 -o "$TMP/out.npy"
+expect_usage_error "n*d" tno --n 1000000 --d 1000 -o "$TMP/out.npy"
+expect_usage_error "n = 1" tno --op ski --n 1 --d 2 -o "$TMP/out.npy"
+expect_usage_error "dense reference" tno --op ski --n 1000000 --d 1 --rank 2 --taps 1 --verify -o "$TMP/out.npy"
+expect_usage_error "unexpected argument" tno --n 8 --d 2 extra -o "$TMP/out.npy"
+
+# --- the benchmark ---------------------------------------------------------
+expect_ok bench tno --shapes 64:4:2 --sweep 128 --sweep-d 3 --samples 1 --min-time 0.001 --quiet -o "$TMP/b.tsv"
+for col in section operator causality forward_s apply_s forward_over_matvec memory_bytes tno_vs_matvec; do
+  head -n 20 "$TMP/b.tsv" | grep -v '^#' | head -1 | tr '\t' '\n' | grep -qx "$col" || fail "bench tno: no column $col"
+done
+rows=$(data_rows "$TMP/b.tsv" | wc -l)
+[ "$rows" -eq 16 ] || fail "bench tno: $rows rows, expected (1 shape + 1 sweep point) x 2 causalities x 4 operators = 16"
+grep -q '^# target: TNO forward' "$TMP/b.tsv" || fail "bench tno: no target line in the TSV header"
+worst=$(data_rows "$TMP/b.tsv" | awk -F'\t' '$2 == "tno" { if ($14 > m) m = $14 } END { print m + 0 }')
+awk -v w="$worst" 'BEGIN { exit !(w <= 1e-12) }' || fail "bench tno: TNO and the matvec differ by $worst"
+expect_usage_error "--shapes" bench tno --shapes 64:4 -o "$TMP/out.tsv"
+expect_usage_error "--shapes" bench tno --shapes 64:0:1 -o "$TMP/out.tsv"
+expect_usage_error "--taps" bench tno --taps 4 -o "$TMP/out.tsv"
+expect_usage_error "--causality" bench tno --causality sideways -o "$TMP/out.tsv"
+expect_usage_error "--decay" bench tno --decay 1 -o "$TMP/out.tsv"
+expect_usage_error "unknown option" bench tno --bogus -o "$TMP/out.tsv"
+
+finish
