@@ -93,6 +93,7 @@ head -1 "$TMP/sum.tsv" | grep -q '^# skit' || fail "decay summary: no provenance
 expect_ok decay response --activation relu --construction full --points 16 -o "$TMP/r.tsv"
 [ "$(grep -vc '^#' "$TMP/r.tsv")" -eq 17 ] || fail "decay response: expected header + 16 rows"
 grep -q 'construction full' "$TMP/r.tsv" || fail "decay response: construction not stated"
+expect_ok decay impulse --channels 64 --lags 3 --fft-size 64 -o "$TMP/wide.tsv"  # widest table
 expect_ok decay impulse --lags 8 --fft-size 256 -o "$TMP/i.tsv"
 [ "$(grep -vc '^#' "$TMP/i.tsv")" -eq 10 ] || fail "decay impulse: expected header + 9 rows"
 expect_ok decay bound --activation silu --construction periodic --fft-size 512 --range 1..20 -o "$TMP/b.tsv"

@@ -97,7 +97,7 @@ int skit_hilbert_transform(size_t n, const double *x, double *y, skit_hilbert_me
         return SKIT_ERROR(SKIT_EINVAL, "method = %d unknown: need fft (0) or definition (1)",
                           (int)method);
     if (lag_window > SKIT_HILBERT_MAX_LAG_WINDOW)
-        return SKIT_ERROR(SKIT_EDOM, "lag window L = %zu out of range: need L <= 2^40", lag_window);
+        return SKIT_ERROR(SKIT_EDOM, "lag window L = %zu out of range: need L <= 2^32", lag_window);
     if ((uint64_t)n > (uint64_t)1 << 31)
         return SKIT_ERROR(SKIT_EDOM, "n = %zu out of range: need n <= 2^31", n);
     SKIT_TRY(skit_check_finite(x, n, "spectrum"));

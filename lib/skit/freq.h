@@ -48,8 +48,9 @@ typedef enum skit_hilbert_method {
     SKIT_HILBERT_DEFINITION = 1 /* Σ_{|l| <= L, l odd} 2/(πl) x[m-l]: O(n² + L) */
 } skit_hilbert_method;
 
-/* Largest lag window accepted by the definition method. */
-#define SKIT_HILBERT_MAX_LAG_WINDOW ((size_t)1 << 40)
+/* Largest lag window accepted by the definition method (folding the kernel
+ * costs O(L): 2^32 terms take seconds). */
+#define SKIT_HILBERT_MAX_LAG_WINDOW ((size_t)1 << 32)
 
 /* y = H{x} for one period of n real samples (see Conventions).
  * lag_window: for SKIT_HILBERT_DEFINITION the truncation L of the kernel
