@@ -488,7 +488,7 @@ START_TEST(test_ski_action_equals_dense)
         size_t n = op_sizes[a];
         size_t rs[3] = {2, n < 5 ? n : 5, n > 64 ? 64 : n};
         for (int b = 0; b < 3; b++)
-            for (int scheme = 0; scheme <= 2; scheme++) {
+            for (int scheme = 0; scheme <= 4; scheme++) {
                 size_t r = rs[b], d = 1 + (a % 3);
                 if (scheme == 1 && r < 3) continue;
                 skit_interp_options o;
@@ -529,6 +529,37 @@ START_TEST(test_ski_action_equals_dense)
                 skit_interp_weights_destroy(W);
                 skit_free(coeffs); skit_free(X); skit_free(Y); skit_free(R);
             }
+    }
+}
+END_TEST
+
+START_TEST(test_ski_action_arbitrary_points)
+{
+    /* unsorted points off the integer grid: every row its own run */
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (int scheme = 0; scheme <= 2; scheme++) {
+        size_t n = 301, r = 17, d = 2;
+        double *x = tu_alloc(n);
+        for (size_t i = 0; i < n; i++) x[i] = skit_rng_uniform_range(&rng, -3, 250);
+        skit_interp_options o;
+        skit_interp_options_default(&o, n);
+        o.lo = -3;
+        o.hi = 250;
+        o.scheme = (skit_interp_scheme)scheme;
+        o.degree = 2;
+        skit_interp_weights *W;
+        TU_EXPECT_OK(skit_interp_weights_create(&W, n, x, r, &o));
+        double *coeffs = tu_random(&rng, d * (2 * r - 1)), *X = tu_random(&rng, n * d);
+        double *Y = tu_alloc(n * d), *R = tu_alloc(n * d);
+        for (size_t c = 0; c < d; c++) naive_ski(W, coeffs + c * (2 * r - 1), X + c * n, R + c * n);
+        skit_ski_plan *p;
+        TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
+        TU_EXPECT_OK(skit_ski_execute(p, X, n, Y, n));
+        ck_assert_msg(tu_rel_error(Y, R, n * d) < 1e-12, "scheme %d: %g", scheme, tu_rel_error(Y, R, n * d));
+        skit_ski_plan_destroy(p);
+        skit_interp_weights_destroy(W);
+        skit_free(x); skit_free(coeffs); skit_free(X); skit_free(Y); skit_free(R);
     }
 }
 END_TEST
@@ -1150,6 +1181,7 @@ static Suite *suite_ski(void)
     suite_add_tcase(s, tw);
     TCase *to = tcase_create("operators");
     tcase_add_test(to, test_ski_action_equals_dense);
+    tcase_add_test(to, test_ski_action_arbitrary_points);
     tcase_add_test(to, test_ski_plan_leading_dimensions);
     tcase_add_test(to, test_nystrom_full_rank_reproduces_t);
     tcase_add_test(to, test_nystrom_singular_a_uses_pseudo_inverse);

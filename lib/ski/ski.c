@@ -65,6 +65,9 @@ struct skit_ski_plan {
     size_t n, r, d, count; /* count: number of A matrices (d or 1) */
     skit_ski_method method;
     double *planes;        /* width x n */
+    int implicit;          /* linear W on the points 0..n-1: weights recomputed from i
+                              (no weight traffic at all; the Algorithm 1 case) */
+    double lo, inv_h;
     size_t *run_begin;     /* runs + 1 row indices */
     size_t *run_start;     /* window start of each run */
     size_t runs;
@@ -152,6 +155,11 @@ int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weight
                 p->runs++;
             }
         p->run_begin[p->runs] = n;
+        p->lo = weights->options.lo;
+        p->inv_h = 1.0 / weights->spacing;
+        p->implicit = weights->options.scheme == SKIT_INTERP_LINEAR;
+        for (size_t i = 0; i < n && p->implicit; i++)
+            if (weights->points[i] != (double)i) p->implicit = 0;
         status = skit_toeplitz_plan_create(&p->toeplitz, r, r, d, sharing, SKIT_BIDIRECTIONAL, coeffs);
         if (status != SKIT_OK) goto fail;
         p->bytes += skit_toeplitz_plan_bytes(p->toeplitz);
@@ -199,7 +207,19 @@ static void sparse_transpose(const skit_ski_plan *p, const double *X, size_t ldx
             for (size_t c = c0; c < c1; c++) {
                 const double *x = X + c * ldx;
                 double *u = p->U + c * r + s;
-                if (width == 2) {
+                if (p->implicit) {
+                    /* w1 = (i - lo)/h - s, w0 = 1 - w1: sum x and sum w1 x */
+                    double off = -p->lo * p->inv_h - (double)s, ih = p->inv_h;
+                    double sx = 0, s1 = 0;
+#pragma omp simd reduction(+ : sx, s1)
+                    for (size_t i = b; i < e; i++) {
+                        double w1 = (double)i * ih + off;
+                        sx += x[i];
+                        s1 += w1 * x[i];
+                    }
+                    u[0] += sx - s1;
+                    u[1] += s1;
+                } else if (width == 2) {
                     const double *w0 = p->planes, *w1 = p->planes + n;
                     double a0 = 0, a1 = 0;
 #pragma omp simd reduction(+ : a0, a1)
@@ -236,7 +256,13 @@ static void sparse_forward(const skit_ski_plan *p, double *Y, size_t ldy)
             for (size_t c = c0; c < c1; c++) {
                 double *y = Y + c * ldy;
                 const double *v = p->V + c * r + s;
-                if (width == 2) {
+                if (p->implicit) {
+                    /* y = v0 + w1 (v1 - v0) */
+                    double off = -p->lo * p->inv_h - (double)s, ih = p->inv_h;
+                    double v0 = v[0], dv = v[1] - v[0];
+#pragma omp simd
+                    for (size_t i = b; i < e; i++) y[i] = v0 + ((double)i * ih + off) * dv;
+                } else if (width == 2) {
                     const double *w0 = p->planes, *w1 = p->planes + n;
                     double v0 = v[0], v1 = v[1];
 #pragma omp simd
