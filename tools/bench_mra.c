@@ -103,10 +103,11 @@ static double slope_of(const row *rows, size_t count, const char *method, size_t
     return m >= 2 ? bench_loglog_slope(xs, ts, m) : NAN;
 }
 
-static double time_at(const row *rows, size_t count, const char *method, size_t n)
+static double time_at(const row *rows, size_t count, const char *method, size_t n, int fastest)
 {
     for (size_t i = 0; i < count; i++)
-        if (!strcmp(rows[i].method, method) && rows[i].n == n) return rows[i].t.median;
+        if (!strcmp(rows[i].method, method) && rows[i].n == n)
+            return fastest ? rows[i].t.min : rows[i].t.median;
     return NAN;
 }
 
@@ -201,8 +202,9 @@ int bench_mra(int argc, char **argv)
     free(q);
     if (status != CLI_OK) return status;
 
-    double te = time_at(rows, count, "exact", 4096), tm = time_at(rows, count, "mra2", 4096);
-    double ts = time_at(rows, count, "mra2s", 4096);
+    double te = time_at(rows, count, "exact", 4096, 0), tm = time_at(rows, count, "mra2", 4096, 0);
+    double ts = time_at(rows, count, "mra2s", 4096, 0);
+    double te_min = time_at(rows, count, "exact", 4096, 1), tm_min = time_at(rows, count, "mra2", 4096, 1);
     size_t pm, pe, ps;
     double slope_mra = slope_of(rows, count, "mra2", 4096, max_n, &pm);
     double slope_mras = slope_of(rows, count, "mra2s", 4096, max_n, &ps);
@@ -213,9 +215,9 @@ int bench_mra(int argc, char **argv)
     double inputs_max = (double)max_n * 4.0 * (double)d * sizeof(double);
     char lines[8][256];
     snprintf(lines[0], sizeof lines[0],
-             "speed ratio exact / mra2 at n = 4096, d = %zu, %zu blocks per row: %.2f (target >= 4: %s); "
-             "exact / mra2s: %.2f",
-             d, bpr, te / tm, te / tm >= 4 ? "met" : "NOT met", te / ts);
+             "speed ratio exact / mra2 at n = 4096, d = %zu, %zu blocks per row: %.2f (target >= 4: %s; "
+             "fastest samples: %.2f); exact / mra2s: %.2f",
+             d, bpr, te / tm, te / tm >= 4 ? "met" : "NOT met", te_min / tm_min, te / ts);
     snprintf(lines[1], sizeof lines[1],
              "log-log slope of mra2 time, n = 4096..%zu (%zu points): %.3f (target <= 1.2: %s); mra2s: %.3f",
              max_n, pm, slope_mra, slope_mra <= 1.2 ? "met" : "NOT met", slope_mras);

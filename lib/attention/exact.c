@@ -189,53 +189,57 @@ void attn_sweep_run(const attn_sweep *s)
     size_t tiles = (n + t - 1) / t;
     double *kp = s->work, *vp = kp + tiles * t * d, *thread_base = vp + tiles * t * dv;
     size_t per = t * (t + 6 + d + dv);
-    int threads = s->threads > 0 ? s->threads : 1;
+    int threads = s->threads > 0 && s->parallel ? s->threads : 1;
     long ntiles = (long)tiles;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && n * (d + dv) > 65536)
-    for (long yl = 0; yl < ntiles; yl++) {
-        size_t Y = (size_t)yl, j0 = Y * t, tj = SKIT_MIN(t, n - j0);
-        pack_rows(s->k, s->ldk, j0, tj, d, t, kp + Y * t * d);
-        if (dv) pack_rows(s->v, s->ldv, j0, tj, dv, t, vp + Y * t * dv);
-    }
-    if (!s->parallel) threads = 1;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-    for (long xr = 0; xr < ntiles; xr++) {
-        size_t X = (size_t)xr;
-        double *base = thread_base + (size_t)attn_thread_id() * per;
-        sweep_thread w = {.T = base, .rowmax = base + t * t};
-        w.dsum = w.rowmax + t;
-        w.lsum = w.dsum + t;
-        w.m = w.lsum + t;
-        w.den = w.m + t;
-        w.ls = w.den + t;
-        w.qt = w.ls + t;
-        w.acc = w.qt + t * d;
-        size_t i0 = X * t, ti = SKIT_MIN(t, n - i0);
-        pack_rows(s->q, s->ldq, i0, ti, d, t, w.qt);
-        for (size_t a = 0; a < ti; a++) {
-            w.m[a] = -INFINITY;
-            w.den[a] = w.ls[a] = 0.0;
+    /* one parallel region: every barrier is a stall when another program
+     * holds a core, so the packing shares the region of the sweep */
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#pragma omp for schedule(static)
+        for (long yl = 0; yl < ntiles; yl++) {
+            size_t Y = (size_t)yl, j0 = Y * t, tj = SKIT_MIN(t, n - j0);
+            pack_rows(s->k, s->ldk, j0, tj, d, t, kp + Y * t * d);
+            if (dv) pack_rows(s->v, s->ldv, j0, tj, dv, t, vp + Y * t * dv);
         }
-        for (size_t c = 0; c < dv; c++) memset(w.acc + c * t, 0, ti * sizeof(double));
-        if (s->row_ptr) {
-            for (size_t p = s->row_ptr[X]; p < s->row_ptr[X + 1]; p++)
-                sweep_tile(s, &w, i0, ti, s->cols[p], kp, vp);
-        } else {
-            size_t first = 0, last = tiles;
-            if (s->band >= 0) {
-                size_t band = (size_t)s->band;
-                size_t lo = i0 > band ? i0 - band : 0;
-                size_t hi = i0 + ti - 1 + band;
-                first = lo / t;
-                last = SKIT_MIN(tiles, hi / t + 1);
+#pragma omp for schedule(dynamic, 1)
+        for (long xr = 0; xr < ntiles; xr++) {
+            size_t X = (size_t)xr;
+            double *base = thread_base + (size_t)attn_thread_id() * per;
+            sweep_thread w = {.T = base, .rowmax = base + t * t};
+            w.dsum = w.rowmax + t;
+            w.lsum = w.dsum + t;
+            w.m = w.lsum + t;
+            w.den = w.m + t;
+            w.ls = w.den + t;
+            w.qt = w.ls + t;
+            w.acc = w.qt + t * d;
+            size_t i0 = X * t, ti = SKIT_MIN(t, n - i0);
+            pack_rows(s->q, s->ldq, i0, ti, d, t, w.qt);
+            for (size_t a = 0; a < ti; a++) {
+                w.m[a] = -INFINITY;
+                w.den[a] = w.ls[a] = 0.0;
             }
-            for (size_t Y = first; Y < last; Y++) sweep_tile(s, &w, i0, ti, Y, kp, vp);
+            for (size_t c = 0; c < dv; c++) memset(w.acc + c * t, 0, ti * sizeof(double));
+            if (s->row_ptr) {
+                for (size_t p = s->row_ptr[X]; p < s->row_ptr[X + 1]; p++)
+                    sweep_tile(s, &w, i0, ti, s->cols[p], kp, vp);
+            } else {
+                size_t first = 0, last = tiles;
+                if (s->band >= 0) {
+                    size_t band = (size_t)s->band;
+                    size_t lo = i0 > band ? i0 - band : 0;
+                    size_t hi = i0 + ti - 1 + band;
+                    first = lo / t;
+                    last = SKIT_MIN(tiles, hi / t + 1);
+                }
+                for (size_t Y = first; Y < last; Y++) sweep_tile(s, &w, i0, ti, Y, kp, vp);
+            }
+            memcpy(s->m + i0, w.m, ti * sizeof(double));
+            memcpy(s->den + i0, w.den, ti * sizeof(double));
+            if (s->lsum) memcpy(s->lsum + i0, w.ls, ti * sizeof(double));
+            for (size_t c = 0; c < dv; c++)
+                memcpy(s->num + i0 + c * s->ldnum, w.acc + c * t, ti * sizeof(double));
         }
-        memcpy(s->m + i0, w.m, ti * sizeof(double));
-        memcpy(s->den + i0, w.den, ti * sizeof(double));
-        if (s->lsum) memcpy(s->lsum + i0, w.ls, ti * sizeof(double));
-        for (size_t c = 0; c < dv; c++)
-            memcpy(s->num + i0 + c * s->ldnum, w.acc + c * t, ti * sizeof(double));
     }
 }
 
@@ -448,7 +452,7 @@ void attn_block_means(size_t n, size_t d, const double *x, size_t ldx, size_t s,
         if (counts) counts[b] = (double)cnt;
     }
     long ld = (long)d;
-#pragma omp parallel for schedule(static) if (n * d > 65536)
+#pragma omp parallel for schedule(static) if (n * d >= 4194304)
     for (long cl = 0; cl < ld; cl++) {
         size_t c = (size_t)cl;
         const double *col = x + c * ldx;

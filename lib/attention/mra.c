@@ -101,7 +101,7 @@ static void select_level(const skit_attention_plan *plan, mra_impl *im, size_t l
     int first = plan->o.first_block_prior != 0;
     long nrows = (long)rows;
     double lo = 0.0;
-#pragma omp parallel num_threads(plan->threads) if (N > 16384 && plan->threads > 1)
+#pragma omp parallel num_threads(plan->threads) if (N > 1048576 && plan->threads > 1)
     {
         uint32_t *ids = im->row_ids + (size_t)attn_thread_id() * im->rows_max;
         uint32_t *ys = im->row_ys + (size_t)attn_thread_id() * im->rows_max;
@@ -143,7 +143,7 @@ static void select_level(const skit_attention_plan *plan, mra_impl *im, size_t l
         attn_select_top(im->idx, N, M, im->score);
         for (size_t t = 0; t < M; t++) lv->refined[im->idx[t]] = 1;
     } else {
-#pragma omp parallel num_threads(plan->threads) if (N > 16384 && plan->threads > 1)
+#pragma omp parallel num_threads(plan->threads) if (N > 1048576 && plan->threads > 1)
         {
             uint32_t *ids = im->row_ids + (size_t)attn_thread_id() * im->rows_max;
             uint32_t *ys = im->row_ys + (size_t)attn_thread_id() * im->rows_max;
@@ -205,7 +205,7 @@ static void level_contribution(const skit_attention_plan *plan, mra_impl *im, si
     if (l == 0) {
         /* E(x, y) = cnt_y exp(L - m_x - bias) on unrefined squares, stored
          * transposed in place of the logits; num = E * vm by one GEMM */
-#pragma omp parallel for schedule(static) num_threads(plan->threads) if (rows > 64)
+#pragma omp parallel for schedule(static) num_threads(plan->threads) if (rows * rows > 1048576)
         for (long xl = 0; xl < nrows; xl++) {
             size_t x = (size_t)xl;
             double *col = lv->logit + x * rows;
@@ -226,7 +226,7 @@ static void level_contribution(const skit_attention_plan *plan, mra_impl *im, si
                     lv->logit, (int)rows, lv->vm, (int)rows, 0.0, lv->num, (int)rows);
         return;
     }
-#pragma omp parallel num_threads(plan->threads) if (rows > 64 && plan->threads > 1)
+#pragma omp parallel num_threads(plan->threads) if (rows > 8192 && plan->threads > 1)
     {
         uint32_t *ids = im->row_ids + (size_t)attn_thread_id() * im->rows_max;
         uint32_t *ys = im->row_ys + (size_t)attn_thread_id() * im->rows_max;
@@ -311,7 +311,7 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
     /* 6. merge: one shift per token over the levels, then divide */
     long nl = (long)n;
     double *W = im->merge_w;
-#pragma omp parallel for schedule(static) num_threads(plan->threads) if (n > 4096)
+#pragma omp parallel for schedule(static) num_threads(plan->threads) if (n > 262144)
     for (long il = 0; il < nl; il++) {
         size_t i = (size_t)il;
         double M = -INFINITY;
@@ -332,7 +332,7 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
         for (size_t l = first_level; l < L; l++) W[l * n + i] = zero ? 0.0 : W[l * n + i] / tot;
     }
     long ndv = (long)dv;
-#pragma omp parallel for schedule(static) num_threads(plan->threads) if (n * dv > 65536)
+#pragma omp parallel for schedule(static) num_threads(plan->threads) if (n * dv >= 4194304)
     for (long cl = 0; cl < ndv; cl++) {
         size_t c = (size_t)cl;
         const double *wf = W + (L - 1) * n;
