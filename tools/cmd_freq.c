@@ -563,9 +563,10 @@ int cmd_hilbert(int argc, char **argv)
                      : skit_tsv_read(o.input, &o.file);
         if (st != SKIT_OK) return cli_usage_error("--input %s: %s", o.input, skit_last_error());
         if (o.file.cols != 1 || o.file.rows < 2) {
+            size_t rows = o.file.rows, cols = o.file.cols; /* the message needs them after the free */
             skit_matrix_free(&o.file);
             return cli_usage_error("--input %s: need one column of n >= 2 samples, got %zu x %zu", o.input,
-                                   o.file.rows, o.file.cols);
+                                   rows, cols);
         }
         o.kind = SPEC_FILE;
         o.n = o.file.rows;

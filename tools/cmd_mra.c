@@ -278,7 +278,9 @@ static int parse_options(int argc, char **argv, options *o)
             return cli_usage_error("unknown option '%s' (see 'skit mra --help')", argv[optind - 1]);
         if (!(mode_options[o->mode] & BIT(opt)))
             return cli_usage_error("option '%s' does not apply to 'skit mra %s' (see --help)",
-                                   argv[optind - 1], mode_names[o->mode]);
+                                   /* the option, not its separate value */
+                                   optarg && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1],
+                                   mode_names[o->mode]);
         int st = CLI_OK;
         switch (opt) {
         case OPT_METHODS:

@@ -414,14 +414,15 @@ int cmd_tno(int argc, char **argv)
     if (a.x_path) {
         if (load_array("--x", a.x_path, &X) != CLI_OK) return CLI_USAGE;
         d = X.cols;
+        size_t rows = X.rows, cols = X.cols; /* the messages below need them after the free */
         if (d == 0 || X.rows == 0) {
             skit_matrix_free(&X);
-            return cli_usage_error("--x: empty array (%zu x %zu)", X.rows, X.cols);
+            return cli_usage_error("--x: empty array (%zu x %zu)", rows, cols);
         }
         if (X.rows % batch) {
             skit_matrix_free(&X);
             return cli_usage_error("--batch: %zu does not divide the %zu rows of --x (need batch*n rows)", batch,
-                                   X.rows);
+                                   rows);
         }
         n = X.rows / batch;
     }
