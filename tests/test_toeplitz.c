@@ -7,12 +7,16 @@
  * Every run draws fresh random data (tu_seed; set SKIT_TEST_SEED to replay). */
 #include "config.h"
 
+#include <float.h>
 #include <stdint.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "check_util.h"
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 static const skit_causality causalities[] = {SKIT_BIDIRECTIONAL, SKIT_CAUSAL};
 static const skit_toeplitz_sharing sharings[] = {SKIT_TOEPLITZ_PER_CHANNEL, SKIT_TOEPLITZ_SHARED};
@@ -729,6 +733,41 @@ START_TEST(test_solve_general_residual)
 }
 END_TEST
 
+/* Exponentially decaying coefficients reach the subnormal range (0.5^k for
+ * k > 1022): the solvers flush them (and run with FTZ/DAZ on x86) yet still
+ * solve accurately, and leave the caller's floating-point mode as it was. */
+START_TEST(test_solve_subnormal_coefficients)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, seed_for("subnormal"));
+    size_t n = 1500;
+    double *t = tu_alloc(n), *B = tu_random(&rng, n), *X = tu_alloc(n);
+    t[0] = 1;
+    for (size_t k = 1; k < n; k++) t[k] = 0.5 * t[k - 1];
+    ck_assert(t[1030] > 0 && t[1030] < DBL_MIN); /* really subnormal */
+    double *coeffs = symmetric_coeffs(n, t);
+#if defined(__SSE2__)
+    unsigned int csr = _mm_getcsr();
+#endif
+    TU_EXPECT_OK(skit_toeplitz_solve_spd(n, t, 1, B, n, X, n));
+    ck_assert(residual(n, coeffs, 1, B, n, X, n) <= 1e-10);
+    TU_EXPECT_OK(skit_toeplitz_solve(n, coeffs, 1, B, n, X, n));
+    ck_assert(residual(n, coeffs, 1, B, n, X, n) <= 1e-10);
+    /* failures restore the mode too */
+    t[n - 1] = 5;
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd(n, t, 1, B, n, X, n), SKIT_ENOTPD);
+    coeffs[n - 1] = 0;
+    TU_EXPECT_STATUS(skit_toeplitz_solve(n, coeffs, 1, B, n, X, n), SKIT_EBREAKDOWN);
+#if defined(__SSE2__)
+    ck_assert_uint_eq(_mm_getcsr(), csr);
+#endif
+    skit_free(t);
+    skit_free(B);
+    skit_free(X);
+    skit_free(coeffs);
+}
+END_TEST
+
 /* Sentinel-filled X must survive a failed solve bit for bit. */
 static void fill_sentinel(double *X, size_t count)
 {
@@ -1011,6 +1050,7 @@ static Suite *suite_toeplitz(void)
     tcase_set_timeout(solve, 60);
     tcase_add_test(solve, test_solve_spd_residual);
     tcase_add_test(solve, test_solve_general_residual);
+    tcase_add_test(solve, test_solve_subnormal_coefficients);
     tcase_add_test(solve, test_solve_spd_not_pd);
     tcase_add_test(solve, test_solve_breakdown);
     suite_add_tcase(s, solve);

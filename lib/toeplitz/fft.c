@@ -44,6 +44,7 @@
 
 #include "core/internal.h"
 #include "skit/toeplitz.h"
+#include "toeplitz/kernels.h"
 
 /* Doubles are grouped in 64-byte blocks so that every per-thread buffer
  * carved out of one allocation keeps the alignment FFTW planned with. */
@@ -89,36 +90,17 @@ static int thread_id(void)
 #endif
 }
 
-/* Pointwise spectrum products, the only loops execute runs besides FFTW.
- * They are worth vectorising (scalar code costs ~40% of an r2c at
- * L = 2048); the build targets baseline x86-64, so GCC clones them for
- * AVX2/AVX-512 and picks the clone at load time. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-    !defined(__SANITIZE_ADDRESS__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
-#endif
-#ifndef MULTIVERSION
-#define MULTIVERSION
-#endif
-#ifdef _OPENMP
-#define SIMD _Pragma("omp simd")
-#else
-#define SIMD
-#endif
-
 /* V = Z .* H (conj(H) for the transpose) for k = 0..L/2, written as the
  * Hartley sequence w[k] = Re V - Im V, w[L-k] = Re V + Im V. The entries
  * k and L-k coincide only at k = L/2 (L even), where V is real and both
  * formulas agree, and at k = 0, where L-k is out of range. */
-MULTIVERSION static void spectrum_to_hartley(const double *restrict z, const double *restrict h,
+SKIT_MULTIVERSION static void spectrum_to_hartley(const double *restrict z, const double *restrict h,
                                              size_t L, int conjugate, double *restrict w)
 {
     size_t nfreq = L / 2 + 1;
     double sign = conjugate ? -1.0 : 1.0;
     w[0] = z[0] * h[0] - z[1] * h[1] * sign;
-    SIMD
+    SKIT_SIMD
     for (size_t k = 1; k < nfreq; k++) {
         double a = z[2 * k], b = z[2 * k + 1], hr = h[2 * k], hi = sign * h[2 * k + 1];
         double vr = a * hr - b * hi, vi = a * hi + b * hr;
@@ -128,11 +110,11 @@ MULTIVERSION static void spectrum_to_hartley(const double *restrict z, const dou
 }
 
 /* y[j] = Re W[j] - Im W[j] for j <= L/2, Re W[L-j] + Im W[L-j] above. */
-MULTIVERSION static void hartley_to_output(const double *restrict W, size_t L, size_t nout,
+SKIT_MULTIVERSION static void hartley_to_output(const double *restrict W, size_t L, size_t nout,
                                            double *restrict y)
 {
     size_t half = SKIT_MIN(nout, L / 2 + 1);
-    SIMD
+    SKIT_SIMD
     for (size_t j = 0; j < half; j++) y[j] = W[2 * j] - W[2 * j + 1];
     for (size_t j = half; j < nout; j++) y[j] = W[2 * (L - j)] + W[2 * (L - j) + 1];
 }

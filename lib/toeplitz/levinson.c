@@ -27,24 +27,78 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #include "core/internal.h"
 #include "skit/toeplitz.h"
+#include "toeplitz/kernels.h"
 
-#ifdef _OPENMP
-#define SIMD_SUM _Pragma("omp simd reduction(+ : s)")
-#define SIMD _Pragma("omp simd")
-#else
-#define SIMD_SUM
-#define SIMD
-#endif
-
-static double dot(const double *a, const double *b, size_t n)
+/* The recursions are nothing but these four loops. */
+SKIT_MULTIVERSION static double dot(const double *restrict a, const double *restrict b, size_t n)
 {
     double s = 0.0;
-    SIMD_SUM
+    SKIT_SIMD_SUM(s)
     for (size_t i = 0; i < n; i++) s += a[i] * b[i];
     return s;
+}
+
+/* w += mu * v */
+SKIT_MULTIVERSION static void axpy(double mu, const double *restrict v, double *restrict w, size_t n)
+{
+    SKIT_SIMD
+    for (size_t i = 0; i < n; i++) w[i] += mu * v[i];
+}
+
+/* (u, v) <- ((u + alpha v), (v + alpha u)) / den: Durbin's update of y and
+ * its reversal (den = 1), or the forward/backward pair (alpha = -ef for u,
+ * -eb for v, see skit_toeplitz_solve). */
+SKIT_MULTIVERSION static void pair_update(double *restrict u, double *restrict v, double au,
+                                          double av, double scale, size_t n)
+{
+    SKIT_SIMD
+    for (size_t i = 0; i < n; i++) {
+        double a = u[i], b = v[i];
+        u[i] = (a + au * b) * scale;
+        v[i] = (b + av * a) * scale;
+    }
+}
+
+/* Coefficients below DBL_MIN (subnormal) are replaced by zero in the
+ * working copies: they are 292 orders of magnitude below any rounding of
+ * the result, but subnormal arithmetic runs ~100x slower on x86, and
+ * exponentially decaying kernels (Kac-Murdock-Szego rho^k, TNN's decay
+ * bias lambda^|t|) reach that range from n ~ 2000 on. */
+static double flush_subnormal(double v) { return fabs(v) < DBL_MIN ? 0.0 : v; }
+
+/* The same holds for the rounding noise the recursion leaves in entries of
+ * y, f and b that are zero in exact arithmetic (for Kac-Murdock-Szego
+ * matrices all but two): it decays geometrically into the subnormal range
+ * and made n = 4096 solves 5-10x slower. On x86 the solvers therefore run
+ * with flush-to-zero and denormals-are-zero set in MXCSR, restored on exit
+ * (the state is per thread; nothing else runs on it meanwhile). */
+typedef struct fp_mode {
+    unsigned int saved;
+} fp_mode;
+
+static fp_mode fp_flush_begin(void)
+{
+    fp_mode m = {0};
+#if defined(__SSE2__)
+    m.saved = _mm_getcsr();
+    _mm_setcsr(m.saved | 0x8040u); /* FTZ (bit 15) | DAZ (bit 6) */
+#endif
+    return m;
+}
+
+static void fp_flush_end(fp_mode m)
+{
+#if defined(__SSE2__)
+    _mm_setcsr(m.saved);
+#else
+    (void)m;
+#endif
 }
 
 /* Arguments shared by both solvers: sizes, pointers, leading dimensions,
@@ -109,23 +163,21 @@ int skit_toeplitz_solve_spd(size_t n, const double *t, size_t nrhs, const double
     double *y = rrev + n;        /* Durbin vector, y[0..k) */
     double *yr = y + n;          /* y reversed, right-aligned: yr[n-k+i] = y[k-1-i] */
     const double inv_t0 = 1.0 / t[0];
-    for (size_t i = 0; i < n; i++) rrev[i] = t[n - 1 - i] * inv_t0;
+    for (size_t i = 0; i < n; i++) rrev[i] = flush_subnormal(t[n - 1 - i] * inv_t0);
     copy_scaled(n, nrhs, B, ldb, inv_t0, W);
 
-    int status = SKIT_OK;
+    size_t failed = 0; /* order of the first non-positive minor, 0: none */
+    fp_mode mode = fp_flush_begin();
     double beta = 1.0, alpha = 0.0;
     if (n > 1) {
-        alpha = -t[1] * inv_t0;
+        alpha = -rrev[n - 2];
         y[0] = alpha;
         yr[n - 1] = alpha;
     }
     for (size_t k = 1; k < n; k++) {
         beta *= (1.0 - alpha) * (1.0 + alpha);
         if (!(beta > tol)) {
-            status = SKIT_ERROR(SKIT_ENOTPD,
-                                "leading %zu x %zu minor of the symmetric Toeplitz matrix is not "
-                                "(numerically) positive definite: pivot %g <= %g (n eps sum|t|)",
-                                k + 1, k + 1, beta * t[0], tol * t[0]);
+            failed = k + 1;
             break;
         }
         const double *rk = rrev + (n - 1 - k); /* r_k, r_{k-1}, ..., r_1 */
@@ -133,24 +185,25 @@ int skit_toeplitz_solve_spd(size_t n, const double *t, size_t nrhs, const double
         for (size_t j = 0; j < nrhs; j++) {
             double *w = W + j * n;
             double mu = (w[k] - dot(rk, w, k)) / beta;
-            SIMD
-            for (size_t i = 0; i < k; i++) w[i] += mu * yrk[i];
+            axpy(mu, yrk, w, k);
             w[k] = mu;
         }
         if (k + 1 < n) {
             alpha = (-rrev[n - 2 - k] - dot(rk, y, k)) / beta; /* rrev[n-2-k] = r_{k+1} */
-            double *yrw = yr + (n - k);
-            SIMD
-            for (size_t i = 0; i < k; i++) {
-                double a = y[i], b = yrw[i];
-                y[i] = a + alpha * b;
-                yrw[i] = b + alpha * a;
-            }
+            pair_update(y, yr + (n - k), alpha, alpha, 1.0, k);
             y[k] = alpha;
             yr[n - k - 1] = alpha;
         }
     }
-    if (status == SKIT_OK) status = publish(n, nrhs, W, X, ldx, SKIT_ENOTPD);
+    fp_flush_end(mode); /* before raising: the error handler is the caller's code */
+    int status;
+    if (failed)
+        status = SKIT_ERROR(SKIT_ENOTPD,
+                            "leading %zu x %zu minor of the symmetric Toeplitz matrix is not "
+                            "(numerically) positive definite: pivot %g <= %g (n eps sum|t|)",
+                            failed, failed, beta * t[0], tol * t[0]);
+    else
+        status = publish(n, nrhs, W, X, ldx, SKIT_ENOTPD);
     skit_free(W);
     return status;
 }
@@ -177,14 +230,16 @@ int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const doubl
     double *tneg = tpos + n;     /* tneg[j] = t_{-(j+1)} */
     double *f = tneg + n;        /* forward vector, T_k f = e_1, left-aligned */
     double *b = f + n;           /* backward vector, T_k b = e_k, right-aligned: b at b[n-k..n) */
-    for (size_t i = 0; i < n; i++) tpos[i] = coeffs[(n - 1) + (n - 1 - i)];
-    for (size_t j = 0; j + 1 < n; j++) tneg[j] = coeffs[n - 2 - j];
+    for (size_t i = 0; i < n; i++) tpos[i] = flush_subnormal(coeffs[(n - 1) + (n - 1 - i)]);
+    for (size_t j = 0; j + 1 < n; j++) tneg[j] = flush_subnormal(coeffs[n - 2 - j]);
     copy_scaled(n, nrhs, B, ldb, 1.0, W);
     f[0] = 1.0 / t0;
     b[n - 1] = 1.0 / t0;
     for (size_t j = 0; j < nrhs; j++) W[j * n] /= t0;
 
-    int status = SKIT_OK;
+    size_t failed = 0;  /* order of the first singular minor, 0: none */
+    int overflow = 0;   /* the vectors overflowed rather than a pivot vanishing */
+    fp_mode mode = fp_flush_begin();
     double delta = t0;
     for (size_t k = 1; k < n; k++) {
         const double *tk = tpos + (n - 1 - k); /* t_k, t_{k-1}, ..., t_1 */
@@ -194,40 +249,42 @@ int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const doubl
         double den = 1.0 - ef * eb;
         delta *= den;
         if (!(fabs(delta) > tol) || !isfinite(den) || !isfinite(delta)) {
-            status = SKIT_ERROR(SKIT_EBREAKDOWN,
-                                "leading %zu x %zu minor is (numerically) singular: pivot %g, "
-                                "|pivot| <= %g (n eps sum|t|); Levinson needs every leading minor "
-                                "nonsingular",
-                                k + 1, k + 1, delta, tol);
+            failed = k + 1;
             break;
         }
         const double inv = 1.0 / den;
         f[k] = 0.0;
         b[n - 1 - k] = 0.0;
         double *bk = b + (n - 1 - k); /* [0; b] and the new b, both length k+1 */
-        SIMD
-        for (size_t i = 0; i <= k; i++) {
-            double fe = f[i], be = bk[i];
-            f[i] = (fe - ef * be) * inv;
-            bk[i] = (be - eb * fe) * inv;
-        }
+        pair_update(f, bk, -ef, -eb, inv, k + 1);
         if (!isfinite(f[0]) || !isfinite(bk[k])) {
-            status = SKIT_ERROR(SKIT_EBREAKDOWN,
-                                "Levinson recursion overflowed at order %zu: the leading minors are "
-                                "too ill-conditioned",
-                                k + 1);
+            failed = k + 1;
+            overflow = 1;
             break;
         }
         /* T_{k+1} [x; 0] = [rhs(0..k); ex]: correct the last row with b */
         for (size_t j = 0; j < nrhs; j++) {
             double *w = W + j * n;
             double g = w[k] - dot(tk, w, k);
-            SIMD
-            for (size_t i = 0; i < k; i++) w[i] += g * bk[i];
+            axpy(g, bk, w, k);
             w[k] = g * bk[k];
         }
     }
-    if (status == SKIT_OK) status = publish(n, nrhs, W, X, ldx, SKIT_EBREAKDOWN);
+    fp_flush_end(mode); /* before raising: the error handler is the caller's code */
+    int status;
+    if (failed && overflow)
+        status = SKIT_ERROR(SKIT_EBREAKDOWN,
+                            "Levinson recursion overflowed at order %zu: the leading minors are "
+                            "too ill-conditioned",
+                            failed);
+    else if (failed)
+        status = SKIT_ERROR(SKIT_EBREAKDOWN,
+                            "leading %zu x %zu minor is (numerically) singular: pivot %g, "
+                            "|pivot| <= %g (n eps sum|t|); Levinson needs every leading minor "
+                            "nonsingular",
+                            failed, failed, delta, tol);
+    else
+        status = publish(n, nrhs, W, X, ldx, SKIT_EBREAKDOWN);
     skit_free(W);
     return status;
 }

@@ -1,0 +1,37 @@
+/* kernels.h — vectorisation helpers shared by the Toeplitz sources; not
+ * installed.
+ *
+ * The O(L) and O(n) loops of the FFT matvec and the Levinson recursions are
+ * a visible part of their run time (scalar spectrum products cost ~40% of
+ * an r2c at L = 2048; Levinson is nothing but dots and axpys), and the
+ * build targets baseline x86-64 (SSE2). SKIT_MULTIVERSION asks GCC for
+ * AVX2 and AVX-512 clones of a function, chosen at load time from the CPU
+ * (an ifunc), so one binary runs everywhere at the speed of the machine.
+ * Not with clang (different clone syntax) or under AddressSanitizer (ifunc
+ * resolvers run before its runtime is up). */
+#ifndef SKIT_TOEPLITZ_KERNELS_H
+#define SKIT_TOEPLITZ_KERNELS_H
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__SANITIZE_ADDRESS__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define SKIT_MULTIVERSION \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+#endif
+#ifndef SKIT_MULTIVERSION
+#define SKIT_MULTIVERSION
+#endif
+
+/* `omp simd` (OpenMP 4) lets the compiler vectorise a loop, reductions
+ * included, without -ffast-math; a no-op without OpenMP. */
+#ifdef _OPENMP
+#define SKIT_PRAGMA(text) _Pragma(#text)
+#define SKIT_SIMD _Pragma("omp simd")
+#define SKIT_SIMD_SUM(var) SKIT_PRAGMA(omp simd reduction(+ : var))
+#else
+#define SKIT_SIMD
+#define SKIT_SIMD_SUM(var)
+#endif
+
+#endif
