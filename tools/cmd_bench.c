@@ -29,10 +29,7 @@ static void print_usage(FILE *f)
 
 int cmd_bench(int argc, char **argv)
 {
-    if (argc < 2) {
-        print_usage(stderr);
-        return CLI_USAGE;
-    }
+    if (argc < 2) return cli_usage_error("missing target (see 'skit bench --help' for the list)");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         print_usage(stdout);
         return CLI_OK;
