@@ -485,7 +485,7 @@ static int make_inputs(const options *o, size_t n, int need_v, inputs *in)
     in->d = o->d;
     in->dv = o->dv;
     size_t bytes = n * (2 * o->d + (need_v ? o->dv : 0)) * sizeof(double);
-    if (skit_memory_check(bytes, "Q, K, V") != SKIT_OK) return cli_library_error(SKIT_ETOOBIG);
+    if (skit_memory_check(bytes, "Q, K, V (--n, --d, --dv)") != SKIT_OK) return cli_library_error(SKIT_ETOOBIG);
     in->q = malloc(n * o->d * sizeof(double));
     in->k = malloc(n * o->d * sizeof(double));
     in->v = need_v ? malloc(n * o->dv * sizeof(double)) : NULL;
@@ -510,7 +510,8 @@ static int load_inputs(const options *o, int need_v, inputs *in)
     } else {
         st = skit_attention_read_npy(o->qpath, o->kpath, o->qpath, &in->mq, &in->mk, &in->mv);
     }
-    if (st != SKIT_OK) return cli_library_error(st);
+    if (st != SKIT_OK) /* the message names the file; say which options gave it */
+        return st == SKIT_ENOMEM ? cli_library_error(st) : cli_usage_error("--q/--k/--v: %s", skit_last_error());
     in->n = in->mq.rows;
     in->d = in->mq.cols;
     in->dv = in->mv.cols;
