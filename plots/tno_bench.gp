@@ -2,7 +2,8 @@
 # the parameters, then applied; seconds per call) against n for the sweep
 # rows, log-log, bidirectional and causal side by side, with the bare
 # Toeplitz FFT matvec (coefficients precomputed) as the floor. Solid: forward;
-# dotted: apply with cached kernels.
+# dotted: apply with cached kernels. Causal SKI: Appendix B's running sums
+# and the bracket-blocked sums.
 # The caller sets terminal, output and `datafile` (tab-separated skit TSV).
 set datafile columnheaders
 set datafile missing "nan"
@@ -17,14 +18,22 @@ set key top left font ",9"
 is(op, cz) = (strcol("section") eq "sweep" && strcol("operator") eq op && strcol("causality") eq cz)
 at(op, cz, col) = is(op, cz) ? column(col) : NaN
 set multiplot layout 1,2
-do for [cz in "bidirectional causal"] {
-    set title cz
-    plot datafile using (at("matvec", cz, "n")):(at("matvec", cz, "forward_s")) with linespoints lw 2 pt 7 lc rgb "black" title "bare FFT matvec", \
-         datafile using (at("tno", cz, "n")):(at("tno", cz, "forward_s")) with linespoints lw 2 pt 5 lc rgb "#1f77b4" title "TNO forward", \
-         datafile using (at("fd", cz, "n")):(at("fd", cz, "forward_s")) with linespoints lw 2 pt 9 lc rgb "#2ca02c" title "FD-TNO forward", \
-         datafile using (at("ski", cz, "n")):(at("ski", cz, "forward_s")) with linespoints lw 2 pt 13 lc rgb "#d62728" title (cz eq "causal" ? "causal SKI (cumulative sums) forward" : "SKI-TNO forward"), \
-         datafile using (at("tno", cz, "n")):(at("tno", cz, "apply_s")) with lines lw 1.5 dt 3 lc rgb "#1f77b4" title "TNO apply (cached kernels)", \
-         datafile using (at("fd", cz, "n")):(at("fd", cz, "apply_s")) with lines lw 1.5 dt 3 lc rgb "#2ca02c" title "FD-TNO apply", \
-         datafile using (at("ski", cz, "n")):(at("ski", cz, "apply_s")) with lines lw 1.5 dt 3 lc rgb "#d62728" title "SKI apply"
-}
+set title "bidirectional"
+cz = "bidirectional"
+plot datafile using (at("matvec", cz, "n")):(at("matvec", cz, "forward_s")) with linespoints lw 2 pt 7 lc rgb "black" title "bare FFT matvec", \
+     datafile using (at("tno", cz, "n")):(at("tno", cz, "forward_s")) with linespoints lw 2 pt 5 lc rgb "#1f77b4" title "TNO forward", \
+     datafile using (at("fd", cz, "n")):(at("fd", cz, "forward_s")) with linespoints lw 2 pt 9 lc rgb "#2ca02c" title "FD-TNO forward", \
+     datafile using (at("ski", cz, "n")):(at("ski", cz, "forward_s")) with linespoints lw 2 pt 13 lc rgb "#d62728" title "SKI-TNO forward", \
+     datafile using (at("tno", cz, "n")):(at("tno", cz, "apply_s")) with lines lw 1.5 dt 3 lc rgb "#1f77b4" title "TNO apply (cached kernels)", \
+     datafile using (at("fd", cz, "n")):(at("fd", cz, "apply_s")) with lines lw 1.5 dt 3 lc rgb "#2ca02c" title "FD-TNO apply", \
+     datafile using (at("ski", cz, "n")):(at("ski", cz, "apply_s")) with lines lw 1.5 dt 3 lc rgb "#d62728" title "SKI-TNO apply"
+set title "causal"
+cz = "causal"
+plot datafile using (at("matvec", cz, "n")):(at("matvec", cz, "forward_s")) with linespoints lw 2 pt 7 lc rgb "black" title "bare FFT matvec", \
+     datafile using (at("tno", cz, "n")):(at("tno", cz, "forward_s")) with linespoints lw 2 pt 5 lc rgb "#1f77b4" title "TNO forward", \
+     datafile using (at("fd", cz, "n")):(at("fd", cz, "forward_s")) with linespoints lw 2 pt 9 lc rgb "#2ca02c" title "FD-TNO forward (Hilbert)", \
+     datafile using (at("ski", cz, "n")):(at("ski", cz, "forward_s")) with linespoints lw 2 pt 13 lc rgb "#d62728" title "SKI, cumulative sums (App. B)", \
+     datafile using (at("ski-blocked", cz, "n")):(at("ski-blocked", cz, "forward_s")) with linespoints lw 2 pt 11 lc rgb "#9467bd" title "SKI, bracket-blocked sums", \
+     datafile using (at("tno", cz, "n")):(at("tno", cz, "apply_s")) with lines lw 1.5 dt 3 lc rgb "#1f77b4" title "TNO apply (cached kernels)", \
+     datafile using (at("fd", cz, "n")):(at("fd", cz, "apply_s")) with lines lw 1.5 dt 3 lc rgb "#2ca02c" title "FD-TNO apply"
 unset multiplot

@@ -49,6 +49,12 @@ for op in tno ski fd; do
   done
 done
 
+# causal SKI: the bracket-blocked sums compute the same product
+expect_ok tno --op ski --causal --causal-ski blocked --n 300 --d 3 --rank 20 --seed "$SEED" --verify --stats "$TMP/st.tsv" -o "$TMP/yb.tsv"
+grep -q "blocked-sums" "$TMP/st.tsv" || fail "tno --causal-ski blocked: not the blocked algorithm"
+expect_ok tno --op ski --causal --n 300 --d 3 --rank 20 --seed "$SEED" -o "$TMP/ya.tsv"
+expect_close "$TMP/yb.tsv" 2 "$TMP/ya.tsv" 2 1e-12 "tno --causal-ski blocked vs cumsum"
+
 # --- TNO / FD-TNO equal skit toeplitz matvec with their own coefficients ---
 random_tsv "$TMP/x.tsv" 50 4 "$SEED"
 for op in tno fd; do
@@ -150,6 +156,8 @@ expect_usage_error "--n" tno --n 100000000 --d 2 -o "$TMP/out.npy"
 expect_usage_error "n*d" tno --n 1000000 --d 1000 -o "$TMP/out.npy"
 expect_usage_error "n = 1" tno --op ski --n 1 --d 2 -o "$TMP/out.npy"
 expect_usage_error "dense reference" tno --op ski --n 1000000 --d 1 --rank 2 --taps 1 --verify -o "$TMP/out.npy"
+expect_usage_error "--causal-ski" tno --op ski --n 8 --d 2 --causal-ski blocked -o "$TMP/out.npy"
+expect_usage_error "--causal-ski" tno --op ski --causal --n 8 --d 2 --causal-ski sideways -o "$TMP/out.npy"
 expect_usage_error "unexpected argument" tno --n 8 --d 2 extra -o "$TMP/out.npy"
 
 # --- the benchmark ---------------------------------------------------------
@@ -158,7 +166,7 @@ for col in section operator causality forward_s apply_s forward_over_matvec memo
   head -n 20 "$TMP/b.tsv" | grep -v '^#' | head -1 | tr '\t' '\n' | grep -qx "$col" || fail "bench tno: no column $col"
 done
 rows=$(data_rows "$TMP/b.tsv" | wc -l)
-[ "$rows" -eq 16 ] || fail "bench tno: $rows rows, expected (1 shape + 1 sweep point) x 2 causalities x 4 operators = 16"
+[ "$rows" -eq 18 ] || fail "bench tno: $rows rows, expected (1 shape + 1 sweep point) x (4 bidirectional + 5 causal operators) = 18"
 grep -q '^# target: TNO forward' "$TMP/b.tsv" || fail "bench tno: no target line in the TSV header"
 worst=$(data_rows "$TMP/b.tsv" | awk -F'\t' '$2 == "tno" { if ($14 > m) m = $14 } END { print m + 0 }')
 awk -v w="$worst" 'BEGIN { exit !(w <= 1e-12) }' || fail "bench tno: TNO and the matvec differ by $worst"

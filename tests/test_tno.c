@@ -365,11 +365,13 @@ static double **ski_matrices(size_t n, size_t d, const skit_tno_options *o, cons
     return T;
 }
 
-static void check_ski(size_t n, size_t d, size_t batch, skit_causality causality, skit_tno_layout layout,
-                      size_t r, size_t m, size_t K, uint64_t seed)
+static void check_ski_algorithm(size_t n, size_t d, size_t batch, skit_causality causality,
+                                skit_tno_layout layout, size_t r, size_t m, size_t K, uint64_t seed,
+                                skit_tno_causal_ski algorithm)
 {
     skit_tno_options o;
     skit_tno_options_default(&o, SKIT_TNO_SKI);
+    o.causal_ski = algorithm;
     o.causality = causality;
     o.layout = layout;
     o.rank = r;
@@ -392,8 +394,8 @@ static void check_ski(size_t n, size_t d, size_t batch, skit_causality causality
     double **T = ski_matrices(n, d, &o, params, causal);
     double err = error_vs_matrices(n, d, batch, layout, T, causal, x, y);
     double tol = causal ? cumsum_tol(n) : TOL;
-    ck_assert_msg(err <= tol, "SKI %s %s n=%zu d=%zu batch=%zu r=%zu m=%zu K=%zu: error %g (seed %llu)",
-                  causal ? "causal" : "bidirectional", layout == SKIT_TNO_ROWS ? "rows" : "channels", n, d,
+    ck_assert_msg(err <= tol, "SKI %s%s %s n=%zu d=%zu batch=%zu r=%zu m=%zu K=%zu: error %g (seed %llu)",
+                  causal ? "causal" : "bidirectional", algorithm == SKIT_TNO_CAUSAL_BLOCKED ? " blocked" : "", layout == SKIT_TNO_ROWS ? "rows" : "channels", n, d,
                   batch, r, m, K, err, (unsigned long long)seed);
     /* skit_tno_dense gives the same matrices */
     double *D = tu_alloc(n * n);
@@ -407,6 +409,16 @@ static void check_ski(size_t n, size_t d, size_t batch, skit_causality causality
     skit_free(x);
     skit_free(y);
     skit_tno_destroy(p);
+}
+
+/* causal plans are checked with both algorithms (Appendix B's running sums
+ * and the bracket-blocked sums) */
+static void check_ski(size_t n, size_t d, size_t batch, skit_causality causality, skit_tno_layout layout,
+                      size_t r, size_t m, size_t K, uint64_t seed)
+{
+    check_ski_algorithm(n, d, batch, causality, layout, r, m, K, seed, SKIT_TNO_CAUSAL_CUMSUM);
+    if (causality == SKIT_CAUSAL)
+        check_ski_algorithm(n, d, batch, causality, layout, r, m, K, seed, SKIT_TNO_CAUSAL_BLOCKED);
 }
 
 START_TEST(test_ski_dense)
@@ -577,11 +589,12 @@ START_TEST(test_causality)
     skit_rng rng;
     skit_rng_seed(&rng, seed);
     const size_t n = 211, d = 4, batch = 2, total = batch * n * d, k0 = 101;
-    const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI};
-    for (int kk = 0; kk < 3; kk++)
+    const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI, SKIT_TNO_SKI};
+    for (int kk = 0; kk < 4; kk++)
         for (int lay = 0; lay < 2; lay++) {
             skit_tno_options o;
             skit_tno_options_default(&o, kinds[kk]);
+            if (kk == 3) o.causal_ski = SKIT_TNO_CAUSAL_BLOCKED;
             o.causality = SKIT_CAUSAL;
             o.layout = lay ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS;
             o.rpe_width = 8;
@@ -621,11 +634,12 @@ START_TEST(test_layout_batch)
     skit_rng rng;
     skit_rng_seed(&rng, seed);
     const size_t n = 70, d = 9, batch = 3, total = batch * n * d;
-    const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI};
-    for (int kk = 0; kk < 3; kk++)
+    const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI, SKIT_TNO_SKI};
+    for (int kk = 0; kk < 4; kk++)
         for (int causal = 0; causal < 2; causal++) {
             skit_tno_options o;
             skit_tno_options_default(&o, kinds[kk]);
+            if (kk == 3) o.causal_ski = SKIT_TNO_CAUSAL_BLOCKED;
             o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
             o.rpe_width = 8;
             o.rank = 10;
@@ -791,6 +805,9 @@ START_TEST(test_config_create)
     TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     bad.knots = ((size_t)1 << 20) + 1;
     TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    bad = s;
+    bad.causal_ski = (skit_tno_causal_ski)4;
+    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
     bad = s;
     bad.taps = 15; /* = 2n - 1: allowed */
     TU_EXPECT_OK(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0));

@@ -5,8 +5,10 @@
  *
  * What is timed (plans, parameters and random data are made outside the
  * timer; every figure is the median over interleaved rounds, each round
- * one bench_measure sample of every body, so background load hits all
- * bodies alike):
+ * one sample of every body — calls repeated for at least --min-time — so
+ * background load hits all bodies alike; OpenBLAS is set to one thread and
+ * the library splits the RPE MLP over the OpenMP threads, so one thread
+ * pool runs everything):
  *  - matvec:  skit_toeplitz_execute on channel-major data, per-channel
  *             matrices whose coefficients are the TNO's own (precomputed),
  *             once per sequence of the batch: the floor every operator is
@@ -21,6 +23,7 @@
  * plus the input and output arrays. */
 #include "config.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -97,8 +100,10 @@ typedef struct options {
 } options;
 
 /* operators in table order; index 0 is the floor */
-enum { OP_MATVEC = 0, OP_TNO, OP_FD, OP_SKI, NOPS };
-static const char *const op_names[NOPS] = {"matvec", "tno", "fd", "ski"};
+enum { OP_MATVEC = 0, OP_TNO, OP_FD, OP_SKI, OP_SKIB, NOPS };
+/* ski-blocked: causal SKI with the sums grouped by interpolation bracket
+ * (O(n + r^2) per channel); causal rows only */
+static const char *const op_names[NOPS] = {"matvec", "tno", "fd", "ski", "ski-blocked"};
 
 typedef struct result {
     int sweep; /* 0: a --shapes row, 1: a sweep row */
@@ -320,33 +325,43 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median per body over `rounds` interleaved rounds. */
+/* Seconds per call of one body: calls repeated until min_sample has
+ * passed (the clock is read after every call, so a sample never runs much
+ * longer than min_sample even when calls slow down under load). */
+static double sample_body(body *b, double min_sample)
+{
+    size_t calls = 0;
+    double t0 = skit_clock_seconds(), t;
+    do {
+        run_body(b);
+        calls++;
+        t = skit_clock_seconds() - t0;
+    } while (t < min_sample);
+    return t / (double)calls;
+}
+
+/* Median per body over `rounds` interleaved rounds (after one warm-up
+ * call of each), so background load hits all bodies alike. */
 static void measure_interleaved(body *bodies, size_t k, double min_sample, size_t rounds, double *median)
 {
-    double *t = calloc(k * rounds, sizeof *t);
+    double t[2 * NOPS - 1][64];
+    if (rounds > 64) rounds = 64;
     for (size_t r = 0; r < rounds; r++)
-        for (size_t i = 0; i < k; i++) {
-            bench_timing bt;
-            bench_measure(run_body, &bodies[i], min_sample, 1, &bt);
-            if (t) t[i * rounds + r] = bt.median;
-            else median[i] = bt.median;
-        }
-    if (!t) return;
+        for (size_t i = 0; i < k; i++) t[i][r] = sample_body(&bodies[i], min_sample);
     for (size_t i = 0; i < k; i++) {
-        qsort(t + i * rounds, rounds, sizeof *t, compare_doubles);
-        median[i] = rounds % 2 ? t[i * rounds + rounds / 2]
-                               : 0.5 * (t[i * rounds + rounds / 2 - 1] + t[i * rounds + rounds / 2]);
+        qsort(t[i], rounds, sizeof(double), compare_doubles);
+        median[i] = rounds % 2 ? t[i][rounds / 2] : 0.5 * (t[i][rounds / 2 - 1] + t[i][rounds / 2]);
     }
-    free(t);
 }
 
 /* ---- one (n, d, batch, causality) point ---------------------------------------- */
 
 static int create_op(const options *o, skit_tno_kind kind, int causal, size_t n, size_t d, size_t batch,
-                     skit_tno **op)
+                     int blocked, skit_tno **op)
 {
     skit_tno_options t;
     skit_tno_options_default(&t, kind);
+    t.causal_ski = blocked ? SKIT_TNO_CAUSAL_BLOCKED : SKIT_TNO_CAUSAL_CUMSUM;
     t.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
     t.layout = o->layout;
     t.rpe_width = o->rpe_width;
@@ -371,15 +386,17 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
     res->batch = batch;
     res->rank = MIN(o->rank, n);
     const size_t total = n * d * batch, block = n * d;
-    skit_tno *ops[NOPS] = {NULL, NULL, NULL, NULL};
+    skit_tno *ops[NOPS] = {NULL, NULL, NULL, NULL, NULL};
+    const int nops = causal ? NOPS : NOPS - 1;
     skit_toeplitz_plan *mv = NULL;
     double *x = skit_malloc(total, sizeof(double)), *xc = skit_malloc(total, sizeof(double));
     double *y = skit_malloc(total, sizeof(double)), *yc = skit_malloc(total, sizeof(double));
     double *coeffs = skit_malloc(d, (2 * n - 1) * sizeof(double));
     int rc = (x && xc && y && yc && coeffs) ? CLI_OK : cli_failure("out of memory (n = %zu, d = %zu)", n, d);
-    if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_FFT, causal, n, d, batch, &ops[OP_TNO]);
-    if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_FD, causal, n, d, batch, &ops[OP_FD]);
-    if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_SKI, causal, n, d, batch, &ops[OP_SKI]);
+    if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_FFT, causal, n, d, batch, 0, &ops[OP_TNO]);
+    if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_FD, causal, n, d, batch, 0, &ops[OP_FD]);
+    if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_SKI, causal, n, d, batch, 0, &ops[OP_SKI]);
+    if (rc == CLI_OK && causal) rc = create_op(o, SKIT_TNO_SKI, causal, n, d, batch, 1, &ops[OP_SKIB]);
     if (rc == CLI_OK) {
         /* the floor: the TNO's own coefficients, precomputed */
         int status = skit_tno_coeffs(ops[OP_TNO], coeffs);
@@ -411,27 +428,29 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
                 }
         res->tno_vs_matvec = scale > 0 ? worst / scale : worst;
 
-        body bodies[7];
+        body bodies[2 * NOPS - 1];
+        const size_t nbodies = 2 * (size_t)nops - 1;
         bodies[0] = (body){0, NULL, mv, xc, yc, n, d, batch};
-        for (int k = 1; k < NOPS; k++) {
+        for (int k = 1; k < nops; k++) {
             bodies[2 * k - 1] = (body){1, ops[k], NULL, xin, y, n, d, batch};
             bodies[2 * k] = (body){2, ops[k], NULL, xin, y, n, d, batch};
         }
         /* a rough single-call time decides how many rounds the big shapes get */
         double t0 = skit_clock_seconds();
-        for (int k = 0; k < 7; k++) run_body(&bodies[k]);
+        for (size_t k = 0; k < nbodies; k++) run_body(&bodies[k]);
         double once = skit_clock_seconds() - t0;
         size_t rounds = once > 1.4 ? MIN(o->samples, (size_t)3) : o->samples;
-        double med[7];
-        measure_interleaved(bodies, 7, o->min_time, rounds, med);
+        double med[2 * NOPS - 1];
+        measure_interleaved(bodies, nbodies, o->min_time, rounds, med);
         res->forward[OP_MATVEC] = res->apply[OP_MATVEC] = med[0];
-        for (int k = 1; k < NOPS; k++) {
+        for (int k = 1; k < NOPS; k++) res->forward[k] = res->apply[k] = res->bytes[k] = NAN;
+        for (int k = 1; k < nops; k++) {
             res->forward[k] = med[2 * k - 1];
             res->apply[k] = med[2 * k];
         }
         double io = 2.0 * (double)total * sizeof(double);
         res->bytes[OP_MATVEC] = (double)skit_toeplitz_plan_bytes(mv) + io;
-        for (int k = 1; k < NOPS; k++) res->bytes[k] = (double)skit_tno_plan_bytes(ops[k]) + io;
+        for (int k = 1; k < nops; k++) res->bytes[k] = (double)skit_tno_plan_bytes(ops[k]) + io;
     }
     for (int k = 0; k < NOPS; k++) skit_tno_destroy(ops[k]);
     skit_toeplitz_plan_destroy(mv);
@@ -560,6 +579,10 @@ static void evaluate(const result *res, size_t count, report *rep)
         say(rep, "claim: causal SKI by cumulative sums slower than the FFT TNO up to n = 2048 (paper: V100/A10/A100): "
                  "%s, causal SKI / TNO forward %.2fx (n=512), %.2fx (n=2048); / bare matvec %.2fx, %.2fx",
             (q1 > 1 && q2 > 1) ? "reproduced" : "not reproduced", q1, q2, m1, m2);
+        say(rep, "beyond the paper: causal SKI with the sums grouped by interpolation bracket (O(n + r^2) per "
+                 "channel) / TNO forward %.2fx (n=512), %.2fx (n=2048); / bare matvec %.2fx, %.2fx",
+            c512->forward[OP_SKIB] / c512->forward[OP_TNO], c2048->forward[OP_SKIB] / c2048->forward[OP_TNO],
+            c512->forward[OP_SKIB] / c512->forward[OP_MATVEC], c2048->forward[OP_SKIB] / c2048->forward[OP_MATVEC]);
     }
 }
 
@@ -574,6 +597,7 @@ static int write_rows(skit_tsv_writer *w, const result *r, int only)
 {
     for (int k = 0; k < NOPS; k++) {
         if (only >= 0 && k != only) continue;
+        if (k == OP_SKIB && !r->causal) continue;
         char f[14][40];
         const char *fields[14];
         double io = 2.0 * (double)(r->n * r->d * r->batch) * sizeof(double);
@@ -583,7 +607,7 @@ static int write_rows(skit_tsv_writer *w, const result *r, int only)
         snprintf(f[3], 40, "%zu", r->n);
         snprintf(f[4], 40, "%zu", r->d);
         snprintf(f[5], 40, "%zu", r->batch);
-        snprintf(f[6], 40, "%zu", k == OP_SKI ? r->rank : (size_t)0);
+        snprintf(f[6], 40, "%zu", k >= OP_SKI ? r->rank : (size_t)0);
         snprintf(f[7], 40, "%.6g", r->forward[k]);
         snprintf(f[8], 40, "%.6g", r->apply[k]);
         snprintf(f[9], 40, "%.4g", r->forward[k] / r->forward[OP_MATVEC]);
@@ -606,6 +630,7 @@ static void slopes(const result *res, size_t count, report *rep)
         size_t len = 0;
         text[0] = '\0';
         for (int k = 0; k < NOPS; k++) {
+            if (k == OP_SKIB && !causal) continue;
             double xs[64], ts[64];
             size_t m = 0;
             for (size_t i = 0; i < count && m < 64; i++)
@@ -630,6 +655,12 @@ int bench_tno(int argc, char **argv)
         free_options(&o);
         return rc < 0 ? CLI_OK : rc;
     }
+#ifdef OPENBLAS_VERSION
+    /* one thread pool: the RPE's GEMMs are split over the OpenMP threads by
+     * the library (lib/tno/tno.c) instead of running on OpenBLAS's own
+     * threads, whose spinning would compete with OpenMP's for the cores */
+    openblas_set_num_threads(1);
+#endif
     cli_apply_threads(&o.common);
     size_t points = (o.nshapes + o.nsweep) * 2;
     result *res = calloc(points, sizeof *res);
@@ -669,7 +700,9 @@ int bench_tno(int argc, char **argv)
                                 "then applied); apply: skit_tno_execute (cached kernels); ratios over the matvec "
                                 "time; memory_bytes = plan_bytes + input + output arrays; tno_vs_matvec: "
                                 "max|TNO - matvec| / max|matvec| (same matrices)");
-        skit_tsv_comment(ws[k], "ski causal = cumulative sums of ski-to-go-faster Appendix B (O(n r) per channel)");
+        skit_tsv_comment(ws[k], "ski causal = cumulative sums of ski-to-go-faster Appendix B (O(n r) per channel); "
+                                "ski-blocked (causal only) = the same masked product with the sums grouped by "
+                                "interpolation bracket (O(n + r^2) per channel)");
         skit_tsv_columns(ws[k], columns);
     }
 

@@ -8,6 +8,7 @@
  * every file is written atomically. */
 #include "config.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,9 @@ static const char *usage =
     "  --taps M            ski: sparse filter taps, odd or 0 (default 17, capped\n"
     "                      at 2n-1)\n"
     "  --knots K           ski: knots per side of the piecewise-linear RPE (default 32)\n"
+    "  --causal-ski A      causal ski: cumsum (default: the running sums of Appendix\n"
+    "                      B, O(n r) per channel) or blocked (the same product with\n"
+    "                      the sums grouped by interpolation bracket, O(n + r^2))\n"
     "  --fft-length N      fd: FFT length, even and >= 2n (default: next power of two)\n"
     "  --params FILE       every parameter as one vector (.npy/TSV, flattened in C\n"
     "                      order): tno/fd the RPE MLP (each Linear's weight\n"
@@ -75,7 +79,7 @@ static const char *usage =
 
 enum { OPT_OP = 0x2000, OPT_CAUSAL, OPT_X, OPT_BATCH, OPT_N, OPT_D, OPT_RPE_WIDTH, OPT_RPE_LAYERS,
        OPT_ACTIVATION, OPT_NORM, OPT_DECAY, OPT_RANK, OPT_TAPS, OPT_KNOTS, OPT_FFT_LENGTH, OPT_PARAMS,
-       OPT_KNOT_VALUES, OPT_FILTER, OPT_SAVE_PARAMS, OPT_COEFFS, OPT_COEFF_LAYOUT, OPT_VERIFY, OPT_STATS };
+       OPT_KNOT_VALUES, OPT_FILTER, OPT_SAVE_PARAMS, OPT_COEFFS, OPT_COEFF_LAYOUT, OPT_VERIFY, OPT_STATS, OPT_CAUSAL_SKI };
 
 typedef struct args {
     cli_common common;
@@ -147,11 +151,14 @@ static int parse_args(int argc, char **argv, args *a)
                                              {"coeff-layout", required_argument, NULL, OPT_COEFF_LAYOUT},
                                              {"verify", no_argument, NULL, OPT_VERIFY},
                                              {"stats", required_argument, NULL, OPT_STATS},
+                                             {"causal-ski", required_argument, NULL, OPT_CAUSAL_SKI},
                                              {NULL, 0, NULL, 0}};
     static const char *const ops[] = {"tno", "ski", "fd", NULL};
     static const char *const acts[] = {"relu", "silu", "gelu", NULL};
     static const char *const norms[] = {"none", "layer", "rms", NULL};
     static const char *const layouts[] = {"skit", "reference", NULL};
+    static const char *const algorithms[] = {"cumsum", "blocked", NULL};
+    int have_algorithm = 0;
     memset(a, 0, sizeof *a);
     cli_common_init(&a->common);
     skit_tno_options_default(&a->op, SKIT_TNO_FFT);
@@ -238,6 +245,11 @@ static int parse_args(int argc, char **argv, args *a)
             break;
         case OPT_VERIFY: a->verify = 1; break;
         case OPT_STATS: a->stats_path = optarg; break;
+        case OPT_CAUSAL_SKI:
+            if (cli_parse_choice("--causal-ski", optarg, algorithms, &idx) != CLI_OK) return CLI_USAGE;
+            a->op.causal_ski = (skit_tno_causal_ski)idx;
+            have_algorithm = 1;
+            break;
         default:
             return cli_usage_error("unknown option or missing value '%s' (see 'skit tno --help')", argv[optind - 1]);
         }
@@ -261,6 +273,8 @@ static int parse_args(int argc, char **argv, args *a)
         return cli_usage_error("--params: give either --params or --knot-values/--filter, not both");
     if (o->kind == SKIT_TNO_SKI && (a->coeffs_path))
         return cli_usage_error("--coeffs: SKI-TNO has no Toeplitz coefficients (W A W^T is not Toeplitz)");
+    if (have_algorithm && !(o->kind == SKIT_TNO_SKI && o->causality == SKIT_CAUSAL))
+        return cli_usage_error("--causal-ski: only for --op ski --causal");
     if (o->kind != SKIT_TNO_FD && o->fft_length)
         return cli_usage_error("--fft-length: only for --op fd");
     if (cli_common_validate(&a->common) != CLI_OK) return CLI_USAGE;
@@ -405,6 +419,12 @@ int cmd_tno(int argc, char **argv)
     args a;
     int rc = parse_args(argc, argv, &a);
     if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
+#ifdef OPENBLAS_VERSION
+    /* one thread pool: the RPE's GEMMs are split over the OpenMP threads by
+     * the library (lib/tno/tno.c) instead of running on OpenBLAS's own
+     * threads, whose spinning would compete with OpenMP's for the cores */
+    openblas_set_num_threads(1);
+#endif
     cli_apply_threads(&a.common);
     skit_tno_options *o = &a.op;
 

@@ -53,8 +53,10 @@
  *        Bidirectional: y = S x + W (A (W^T x)), A applied by FFT:
  *        O(n m + n + r log r) per channel. Causal (Appendix B):
  *        y_i = sum_{j <= i} (S(i, j) + w_i^T A w_j) x_j by the running sum
- *        z_i = z_{i-1} + (A w_i) x_i, y_i = w_i^T z_i: O(n r) per channel
- *        and sequential in i — the algorithm the paper measured.
+ *        s_i = s_{i-1} + w_i x_i, y_i = w_i^T A s_i: O(n r) per channel
+ *        and sequential in i — the algorithm the paper measured; or, with
+ *        causal_ski = SKIT_TNO_CAUSAL_BLOCKED, the same sums grouped by
+ *        interpolation bracket: O(n + r^2) per channel.
  *
  * Seeded parameters: the MLP gets PyTorch's default Linear initialisation
  * (skit_mlp_create with the seed); SKI knot values are uniform on [-1, 1]
@@ -90,6 +92,18 @@ typedef enum skit_tno_layout {
     SKIT_TNO_CHANNELS = 1 /* (batch, d, n) */
 } skit_tno_layout;
 
+/* Algorithm of causal SKI-TNO; both compute the lower triangle of
+ * S + W A W^T exactly (in exact arithmetic). */
+typedef enum skit_tno_causal_ski {
+    /* Appendix B: running sums s_i = s_{i-1} + w_i x_i, y_i = w_i^T A s_i:
+     * O(n r) per channel, sequential in i (the paper's algorithm) */
+    SKIT_TNO_CAUSAL_CUMSUM = 0,
+    /* tokens grouped by interpolation bracket: within a bracket a running
+     * sum over its w (= 2) stencil rows, across brackets (A S_g) on the
+     * stencil once per bracket: O(n w^2 + r^2 w^2) per channel */
+    SKIT_TNO_CAUSAL_BLOCKED = 1
+} skit_tno_causal_ski;
+
 typedef struct skit_tno_options {
     skit_tno_kind kind;
     skit_causality causality;
@@ -113,6 +127,8 @@ typedef struct skit_tno_options {
     size_t fft_length;
     /* Seed of the generated parameters. */
     uint64_t seed;
+    /* Causal SKI-TNO algorithm (default SKIT_TNO_CAUSAL_CUMSUM). */
+    skit_tno_causal_ski causal_ski;
 } skit_tno_options;
 
 /* Defaults (the papers' and reference code's settings where they exist):
@@ -128,7 +144,7 @@ typedef struct skit_tno skit_tno;
  *         param_count = skit_tno_parameter_count-to-be values in the layout
  *         above (query the count with skit_tno_parameter_count_for first).
  * Errors: SKIT_EINVAL (NULL plan or options, unknown kind / causality /
- *         layout / activation / norm), SKIT_EDOM (n, d or batch = 0; n > 2^30;
+ *         layout / activation / norm / causal_ski), SKIT_EDOM (n, d or batch = 0; n > 2^30;
  *         rpe_width = 0 or rpe_layers > 64 for FFT/FD; decay outside (0, 1]
  *         for FFT or (0, 1) for SKI; SKI: r < 2, r > n, m even or > 2n - 1,
  *         K = 0 or > 2^20; FD: fft_length odd or < 2n), SKIT_ESHAPE

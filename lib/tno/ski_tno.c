@@ -16,6 +16,8 @@
 #include "core/internal.h"
 #include "tno/tno_internal.h"
 
+#define MIN_SIZE(a, b) ((a) < (b) ? (a) : (b))
+
 /* The inner loops run over contiguous channels (or tokens); restrict and
  * omp simd let them vectorise at -O2. */
 static inline void vmul_add(size_t len, const double *restrict a, const double *restrict b, double *restrict y)
@@ -253,6 +255,115 @@ static void causal_channels(const skit_tno *p, const double *X, double *Y)
     }
 }
 
+/* ---- causal, blocked by interpolation bracket ------------------------------ */
+
+/* The same masked product in O(n w^2 + G^2 w^2) per channel (G <= r
+ * groups of tokens that share an interpolation stencil, w = 2 for linear
+ * weights). For token t of group g (stencil rows b_g..b_g+w-1),
+ *   s_t = S_g + p_t,  S_g = sum of the totals v_g' of the groups g' < g,
+ *   p_t = sum_{t' <= t in g} w_t' x_t'   (supported on the stencil),
+ * so y_t = w_t^T (u_g + A_gg p_t) with u_g = (A S_g) on the stencil rows:
+ * u_g[k] = sum_{g' < g} sum_k' a_{(b_g + k) - (b_g' + k')} v_g'[k'], a
+ * strictly causal convolution over groups computed once per group, and
+ * A_gg the w x w block of A on the stencil. Exact in exact arithmetic:
+ * only the order of the sums differs from the running sums. */
+static void blocked_channels(const skit_tno *p, const double *X, double *Y)
+{
+    const skit_interp_weights *W = p->W;
+    const size_t n = p->n, d = p->d, r = p->r, w = W->width, per = 2 * r - 1, G = p->groups;
+    const double *taps = p->params + d * 2 * p->K;
+    const long dl = (long)d;
+#pragma omp parallel for schedule(static) if (n * d >= 4096)
+    for (long cl = 0; cl < dl; cl++) {
+        size_t c = (size_t)cl;
+        const double *x = X + c * n, *a = p->a_coeffs + c * per + (r - 1); /* a[l] = a_l */
+        double *y = Y + c * n, *v = p->gv + c * G * w, *u = p->gu + c * G * w;
+        for (size_t g = 0; g < G; g++) {
+            double *vg = v + g * w;
+            for (size_t k = 0; k < w; k++) vg[k] = 0;
+            for (size_t t = p->group_token[g]; t < p->group_token[g + 1]; t++)
+                for (size_t k = 0; k < w; k++) vg[k] += W->weights[t * w + k] * x[t];
+        }
+        for (size_t g = 0; g < G; g++)
+            for (size_t k = 0; k < w; k++) {
+                long row = (long)(p->group_row[g] + k);
+                double acc = 0;
+                for (size_t h = 0; h < g; h++)
+                    for (size_t k2 = 0; k2 < w; k2++) acc += a[row - (long)(p->group_row[h] + k2)] * v[h * w + k2];
+                u[g * w + k] = acc;
+            }
+        double part[SKIT_TNO_MAX_WIDTH];
+        for (size_t g = 0; g < G; g++) {
+            for (size_t k = 0; k < w; k++) part[k] = 0;
+            for (size_t t = p->group_token[g]; t < p->group_token[g + 1]; t++) {
+                const double *wt = W->weights + t * w;
+                for (size_t k = 0; k < w; k++) part[k] += wt[k] * x[t];
+                double acc = 0;
+                for (size_t k = 0; k < w; k++) {
+                    double z = u[g * w + k];
+                    for (size_t k2 = 0; k2 < w; k2++) z += a[(long)k - (long)k2] * part[k2];
+                    acc += wt[k] * z;
+                }
+                y[t] = acc;
+            }
+        }
+        if (p->m) band_channel(p, taps + c * p->m, x, y, 1);
+    }
+}
+
+/* ROWS: the same, vectorised over a chunk of channels; v and u are
+ * (G * w) x d, part is w x d (the running-sum buffer s). */
+static void blocked_rows(const skit_tno *p, const double *X, double *Y)
+{
+    const skit_interp_weights *W = p->W;
+    const size_t n = p->n, d = p->d, r = p->r, w = W->width, G = p->groups, chunk = p->chunk;
+    const long chunks = (long)((d + chunk - 1) / chunk);
+    const double *AT = p->a_coeffs_t + (r - 1) * d; /* lag l at AT + l*d */
+#pragma omp parallel for schedule(static) if (n * d >= 4096)
+    for (long ch = 0; ch < chunks; ch++) {
+        size_t c0 = (size_t)ch * chunk, len = MIN_SIZE(c0 + chunk, d) - c0;
+        for (size_t g = 0; g < G; g++) {
+            for (size_t k = 0; k < w; k++) memset(p->gv + (g * w + k) * d + c0, 0, len * sizeof(double));
+            for (size_t t = p->group_token[g]; t < p->group_token[g + 1]; t++)
+                for (size_t k = 0; k < w; k++)
+                    vaxpy(len, W->weights[t * w + k], X + t * d + c0, p->gv + (g * w + k) * d + c0);
+        }
+        for (size_t g = 0; g < G; g++)
+            for (size_t k = 0; k < w; k++) {
+                double *ug = p->gu + (g * w + k) * d + c0;
+                memset(ug, 0, len * sizeof(double));
+                long row = (long)(p->group_row[g] + k);
+                for (size_t h = 0; h < g; h++)
+                    for (size_t k2 = 0; k2 < w; k2++)
+                        vmul_add(len, AT + (row - (long)(p->group_row[h] + k2)) * (long)d + c0,
+                                 p->gv + (h * w + k2) * d + c0, ug);
+            }
+        double *part = p->s; /* w x d */
+        for (size_t g = 0; g < G; g++) {
+            for (size_t k = 0; k < w; k++) memset(part + k * d + c0, 0, len * sizeof(double));
+            for (size_t t = p->group_token[g]; t < p->group_token[g + 1]; t++) {
+                const double *wt = W->weights + t * w;
+                double *yt = Y + t * d + c0;
+                for (size_t k = 0; k < w; k++) vaxpy(len, wt[k], X + t * d + c0, part + k * d + c0);
+                memset(yt, 0, len * sizeof(double));
+                for (size_t k = 0; k < w; k++) {
+                    vaxpy(len, wt[k], p->gu + (g * w + k) * d + c0, yt);
+                    for (size_t k2 = 0; k2 < w; k2++)
+                        vmul_axpy(len, wt[k], AT + ((long)k - (long)k2) * (long)d + c0, part + k2 * d + c0, yt);
+                }
+            }
+        }
+    }
+    if (p->m) {
+        const long blocks = (long)((n + 63) / 64);
+#pragma omp parallel for schedule(static) if (n * d >= 16384)
+        for (long bk = 0; bk < blocks; bk++) {
+            size_t i0 = (size_t)bk * 64;
+            band_rows(p, X, Y, i0, MIN_SIZE(i0 + 64, n), 1);
+        }
+    }
+}
+
 void skit_tno_ski_execute(const skit_tno *p, const double *x, double *y)
 {
     const size_t block = p->n * p->d;
@@ -260,7 +371,10 @@ void skit_tno_ski_execute(const skit_tno *p, const double *x, double *y)
     for (size_t b = 0; b < p->batch; b++) {
         const double *xb = x + b * block;
         double *yb = y + b * block;
-        if (causal) {
+        if (causal && p->opt.causal_ski == SKIT_TNO_CAUSAL_BLOCKED) {
+            if (rows) blocked_rows(p, xb, yb);
+            else blocked_channels(p, xb, yb);
+        } else if (causal) {
             if (rows) causal_rows(p, xb, yb);
             else causal_channels(p, xb, yb);
         } else {

@@ -9,6 +9,7 @@
  * contiguous channel index. */
 #include "config.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -130,6 +131,9 @@ static int validate_options(const skit_tno_options *o)
                               o->taps);
         if (o->rank < 2)
             return SKIT_ERROR(SKIT_EDOM, "rank = %zu out of range: need 2 <= r <= n", o->rank);
+        if (o->causal_ski != SKIT_TNO_CAUSAL_CUMSUM && o->causal_ski != SKIT_TNO_CAUSAL_BLOCKED)
+            return SKIT_ERROR(SKIT_EINVAL, "causal_ski = %d unknown: need SKIT_TNO_CAUSAL_CUMSUM or "
+                                           "SKIT_TNO_CAUSAL_BLOCKED", (int)o->causal_ski);
     }
     return SKIT_OK;
 }
@@ -206,9 +210,46 @@ int skit_tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char
     return SKIT_OK;
 }
 
+/* The RPE's GEMMs run on OpenBLAS's threads; when OpenBLAS is set to one
+ * thread (skit's tools do this, so that a single OpenMP pool runs
+ * everything and two spinning pools never compete for the cores), the
+ * lags are split over the OpenMP threads instead, each with its own slice
+ * of the workspace. */
+static int mlp_threads(const skit_tno *p)
+{
+#if defined(_OPENMP) && defined(OPENBLAS_VERSION)
+    if (p->threads > 1 && p->mlp_count >= 1024 && openblas_get_num_threads() == 1) return p->threads;
+#endif
+    (void)p;
+    return 1;
+}
+
+static int eval_mlp(skit_tno *p)
+{
+    int nt = mlp_threads(p);
+    if (nt == 1) return skit_mlp_eval(p->mlp, p->mlp_count, p->mlp_in, p->mlp_out, p->mlp_work);
+    const size_t count = p->mlp_count, out = skit_mlp_out_dim(p->mlp), ws = skit_mlp_workspace_size(p->mlp);
+    int status = SKIT_OK;
+#pragma omp parallel num_threads(nt)
+    {
+        size_t id = 0, team = 1;
+#ifdef _OPENMP
+        id = (size_t)omp_get_thread_num();
+        team = (size_t)omp_get_num_threads();
+#endif
+        size_t k0 = count * id / team, k1 = count * (id + 1) / team;
+        int st = skit_mlp_eval(p->mlp, k1 - k0, p->mlp_in + k0, p->mlp_out + k0 * out, p->mlp_work + id * ws);
+        if (st != SKIT_OK) {
+#pragma omp critical(skit_tno_mlp)
+            status = st;
+        }
+    }
+    return status;
+}
+
 static int update_tno(skit_tno *p)
 {
-    SKIT_TRY(skit_mlp_eval(p->mlp, p->mlp_count, p->mlp_in, p->mlp_out, p->mlp_work));
+    SKIT_TRY(eval_mlp(p));
     fill_tno_coeffs(p);
     SKIT_TRY(skit_tno_check_coeffs(p->coeffs, p->d, 2 * p->n - 1, "RPE coefficients"));
     if (!p->toeplitz) return SKIT_OK; /* create makes the plan from these */
@@ -217,7 +258,7 @@ static int update_tno(skit_tno *p)
 
 static int update_fd(skit_tno *p)
 {
-    SKIT_TRY(skit_mlp_eval(p->mlp, p->mlp_count, p->mlp_in, p->mlp_out, p->mlp_work));
+    SKIT_TRY(eval_mlp(p));
     return skit_fdtno_set_response(p->fd, p->mlp_out);
 }
 
@@ -260,6 +301,10 @@ void skit_tno_destroy(skit_tno *p)
     skit_free(p->ut);
     skit_free(p->vt);
     skit_free(p->s);
+    skit_free(p->group_token);
+    skit_free(p->group_row);
+    skit_free(p->gv);
+    skit_free(p->gu);
     skit_free(p);
 }
 
@@ -297,7 +342,8 @@ static int create_mlp_part(skit_tno *p, const double *params)
     SKIT_TRY(skit_mlp_create(&p->mlp, 1, o->rpe_width, o->rpe_layers, out, o->activation, o->norm,
                              o->seed));
     if (params) SKIT_TRY(skit_mlp_set_parameters(p->mlp, params, p->param_count));
-    p->mlp_work = skit_malloc(skit_mlp_workspace_size(p->mlp), sizeof(double));
+    /* one workspace slice per thread (see eval_mlp) */
+    p->mlp_work = skit_malloc((size_t)p->threads * skit_mlp_workspace_size(p->mlp), sizeof(double));
     p->mlp_in = skit_malloc(p->mlp_count, sizeof(double));
     p->mlp_out = skit_malloc(p->mlp_count, out * sizeof(double));
     p->backup = skit_malloc(p->param_count, sizeof(double));
@@ -370,6 +416,25 @@ static int create_ski(skit_tno *p, const double *params)
         p->a_coeffs_t = skit_malloc(2 * r - 1, d * sizeof(double));
         p->s = skit_malloc(r, d * sizeof(double));
         if (!p->a_coeffs_t || !p->s) return SKIT_ENOMEM;
+        if (p->opt.causal_ski == SKIT_TNO_CAUSAL_BLOCKED) {
+            /* group consecutive tokens that share a stencil */
+            const skit_interp_weights *W = p->W;
+            size_t G = 1;
+            for (size_t i = 1; i < n; i++) G += W->start[i] != W->start[i - 1];
+            p->groups = G;
+            p->group_token = skit_malloc(G + 1, sizeof(size_t));
+            p->group_row = skit_malloc(G, sizeof(size_t));
+            p->gv = skit_malloc(G * W->width, d * sizeof(double));
+            p->gu = skit_malloc(G * W->width, d * sizeof(double));
+            if (!p->group_token || !p->group_row || !p->gv || !p->gu) return SKIT_ENOMEM;
+            size_t g = 0;
+            for (size_t i = 0; i < n; i++)
+                if (i == 0 || W->start[i] != W->start[i - 1]) {
+                    p->group_token[g] = i;
+                    p->group_row[g++] = W->start[i];
+                }
+            p->group_token[G] = n;
+        }
     } else if (p->opt.layout == SKIT_TNO_ROWS) {
         p->ut = skit_malloc(d, r * sizeof(double));
         p->vt = skit_malloc(d, r * sizeof(double));
@@ -399,7 +464,8 @@ static int estimate_bytes(const skit_tno *p, size_t *bytes)
     if (o->kind == SKIT_TNO_FFT) {
         if (skit_fft_good_length(2 * n - 1, &L) != SKIT_OK) b.overflow = 1;
         size_t count = o->causality == SKIT_CAUSAL ? n : 2 * n - 1;
-        add(&b, count, d + 1 + 2 * o->rpe_width); /* lags, MLP output, MLP rows */
+        add(&b, count, d + 1);                    /* lags, MLP output */
+        add(&b, (size_t)p->threads, 2048 * o->rpe_width); /* MLP workspaces */
         add(&b, 2 * n - 1, d);                    /* coefficients */
         add(&b, L / 2 + 1, 2 * d);                /* spectra */
         add(&b, (size_t)p->threads, 2 * L + 16);  /* FFT buffers */
@@ -410,7 +476,8 @@ static int estimate_bytes(const skit_tno *p, size_t *bytes)
         else
             while (L < 2 * n) L *= 2;
         size_t count = L / 2 + 1, out = (size_t)mlp_out_dim(o, d);
-        add(&b, count, out + 1 + 2 * o->rpe_width);
+        add(&b, count, out + 1);
+        add(&b, (size_t)p->threads, 2048 * o->rpe_width);
         add(&b, count, 2 * d);
         add(&b, (size_t)p->threads, 2 * L + 16);
     } else {
@@ -419,7 +486,7 @@ static int estimate_bytes(const skit_tno *p, size_t *bytes)
         add(&b, n, 4);              /* interpolation weights, starts, points */
         add(&b, 2 * r - 1, 2 * d + 2); /* A's coefficients (+ transposed), knot positions */
         add(&b, o->taps + 1, d);
-        add(&b, 5 * r, d);           /* u, v, ut, vt, s */
+        add(&b, 9 * r, d);           /* u, v, ut, vt, s; blocked: 2 (G w) x d */
         add(&b, L / 2 + 1, 2 * d);
         add(&b, (size_t)p->threads, 2 * L + 16);
     }
@@ -435,7 +502,7 @@ static size_t actual_bytes(const skit_tno *p)
     total += p->toeplitz ? skit_toeplitz_plan_bytes(p->toeplitz) : 0;
     if (p->mlp) {
         total += skit_mlp_parameter_count(p->mlp) * dbl;
-        total += skit_mlp_workspace_size(p->mlp) * dbl;
+        total += (size_t)p->threads * skit_mlp_workspace_size(p->mlp) * dbl;
         total += p->mlp_count * (1 + skit_mlp_out_dim(p->mlp)) * dbl;
         total += p->param_count * dbl; /* backup */
     }
@@ -454,6 +521,7 @@ static size_t actual_bytes(const skit_tno *p)
         total += d * (2 * p->r - 1) * dbl * (p->a_coeffs_t ? 2 : 1);
         total += (p->m ? p->m : 1) * d * dbl;
         total += p->r * d * dbl * (2 + (p->ut ? 2 : 0) + (p->s ? 1 : 0));
+        if (p->gv) total += (2 * p->groups + 1) * sizeof(size_t) + 2 * p->groups * p->W->width * d * dbl;
     }
     return total;
 }
@@ -657,5 +725,7 @@ void skit_tno_describe(const skit_tno *p, char *text, size_t size)
                  activation_name(o->activation), norm_name(o->norm), skit_fdtno_fft_length(p->fd));
     else
         snprintf(rest, left, " r=%zu taps=%zu knots=%zu decay=%g interp=linear%s", p->r, p->m, p->K,
-                 o->decay, o->causality == SKIT_CAUSAL ? " cumulative-sums" : "");
+                 o->decay,
+                 o->causality != SKIT_CAUSAL ? ""
+                 : o->causal_ski == SKIT_TNO_CAUSAL_BLOCKED ? " blocked-sums" : " cumulative-sums");
 }

@@ -46,7 +46,15 @@ struct skit_tno {
     double *ut, *vt;    /* d x r (ROWS only) */
     double *s;          /* causal: running sums, r x d (ROWS) or d x r */
     size_t chunk;       /* channels per parallel chunk (ROWS) */
+    /* causal SKI, blocked: tokens grouped by interpolation stencil */
+    size_t groups;        /* G */
+    size_t *group_token;  /* G + 1: first token of each group, then n */
+    size_t *group_row;    /* G: first stencil row (inducing index) of each group */
+    double *gv, *gu;      /* (G * width) x d: group totals and (A S_g) on the stencils */
 };
+
+/* widest interpolation stencil the blocked causal SKI handles (linear: 2) */
+#define SKIT_TNO_MAX_WIDTH 16
 
 /* lib/tno/ski_tno.c */
 int skit_tno_ski_update(skit_tno *p);
