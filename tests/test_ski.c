@@ -1139,7 +1139,16 @@ START_TEST(test_config_errors)
     o.lo = 4;
     o.hi = 2;
     TU_EXPECT_STATUS(skit_theorem1_evaluate(ctx, 4, &o, -1, &tt), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_theorem1_evaluate(ctx, 4, NULL, -1, &tt), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_theorem1_evaluate(ctx, 4, &o, NAN, &tt), SKIT_EDOM);
     skit_theorem1_destroy(ctx);
+    /* refused before allocating: 11 n^2 doubles at n = 65536 is ~378 GB */
+    TU_EXPECT_STATUS(skit_theorem1_create(&ctx, g, 65536, SKIT_NORM_DENSE_SVD), SKIT_ETOOBIG);
+    ck_assert_ptr_null(ctx);
+    skit_sparse_lowrank_errors se;
+    skit_interp_options_default(&o, 32768);
+    TU_EXPECT_STATUS(skit_sparse_lowrank_study(g, g, 32768, 2, 1, &o, SKIT_NORM_LANCZOS, &se), SKIT_ETOOBIG);
+    skit_interp_options_default(&o, 10);
 
     /* fits */
     double ft[3] = {0, 1, 2}, fy[3] = {1, 2, 3}, out[8];
