@@ -10,7 +10,7 @@ set format y "10^{%L}"
 set xlabel "n (n x n Toeplitz, FFT length = smallest 2^a3^b5^c7^d >= 2n-1)"
 set ylabel "seconds per channel"
 set title "Toeplitz matvec: dense vs FFT vs bare FFTW r2c vs scipy"
-set key left top
+set key left top opaque
 set grid
 set style data linespoints
 plot datafile using "n":"dense_s" pt 5 title "dense O(n^2)", \
