@@ -150,6 +150,120 @@ if [ "$(id -u)" -ne 0 ]; then
   chmod 755 "$TMP/ro"
 fi
 
+# ---- ski-bound ---------------------------------------------------------------------
+if implemented ski-bound; then
+  row "size out of range" "--n" ski-bound --n 1 -o "$O/b.tsv"
+  row "size out of range" "--n" ski-bound --n 16384 -o "$O/b.tsv"
+  row "huge size beyond memory" "--n" ski-bound --n 2^40 -o "$O/b.tsv"
+  row "r > n" "--r" ski-bound --n 32 --r 8,64 -o "$O/b.tsv"
+  row "r out of range" "--r" ski-bound --n 32 --r 1 -o "$O/b.tsv"
+  row "λ outside (0,1)" "--lambda" ski-bound --kernel tnn --lambda 1 -o "$O/b.tsv"
+  row "λ outside (0,1)" "--lambda" ski-bound --kernel warped-linear --lambda 0 -o "$O/b.tsv"
+  row "λ outside (0,1)" "--gamma" ski-bound --interp authors --gamma 1.5 -o "$O/b.tsv"
+  row "NaN/Inf in a numeric option" "--lambda" ski-bound --lambda nan -o "$O/b.tsv"
+  row "NaN/Inf in a numeric option" "--variance" ski-bound --variance inf -o "$O/b.tsv"
+  row "NaN/Inf in a numeric option" "--interval" ski-bound --interval 1:nan -o "$O/b.tsv"
+  row "empty interval" "--interval" ski-bound --interval 5:5 -o "$O/b.tsv"
+  row "order out of range" "--degree" ski-bound --interp lagrange --degree 16 -o "$O/b.tsv"
+  row "band width not odd" "--band" ski-bound --study sparse-lowrank --band 4 -o "$O/b.tsv"
+  row "option of another study" "--band" ski-bound --band 3 -o "$O/b.tsv"
+  row "unknown choice" "--kernel" ski-bound --kernel rbf -o "$O/b.tsv"
+  row "unwritable output path (no such directory)" "--curves" ski-bound --study extrapolation --curves "$O/no/such/c.tsv" -o "$O/b.tsv"
+else not_yet ski-bound; fi
+
+# ---- hilbert -----------------------------------------------------------------------
+if implemented hilbert transform; then
+  row "missing mode" "mode" hilbert -n 16
+  row "unknown mode" "mode" hilbert invert
+  row "size out of range" "-n" hilbert transform -n 1 -o "$O/h.tsv"
+  row "huge size beyond the O(n^2) definition" "-n" hilbert transform -n 2^20 -o "$O/h.tsv"
+  row "size out of range" "--sizes" hilbert sweep --sizes 2^20 -o "$O/h.tsv"
+  row "λ outside (0,1)" "poisson" hilbert transform --spectrum poisson:1.5 -o "$O/h.tsv"
+  row "NaN/Inf in a numeric option" "poisson" hilbert transform --spectrum poisson:nan -o "$O/h.tsv"
+  row "unknown choice" "--spectrum" hilbert transform --spectrum square -o "$O/h.tsv"
+  row "NaN in TSV" "--input" hilbert causal --input "$D/x-nan.tsv" -o "$O/h.tsv"
+  row "wrong shape (2 columns)" "--input" hilbert transform --input "$D/x2.tsv" -o "$O/h.tsv"
+  row "wrong dtype in .npy (int64)" "--input" hilbert transform --input "$D/x-int64.npy" -o "$O/h.tsv"
+  row "truncated .npy (data)" "--input" hilbert transform --input "$D/x-truncated.npy" -o "$O/h.tsv"
+  row "missing file" "--input" hilbert causal --input "$D/no-such-file.npy" -o "$O/h.tsv"
+  row "option of another mode" "--input" hilbert sweep --input "$D/x.tsv" -o "$O/h.tsv"
+else not_yet hilbert; fi
+
+# ---- decay -------------------------------------------------------------------------
+if implemented decay summary; then
+  row "missing mode" "mode" decay
+  row "size out of range" "--fft-size" decay summary --fft-size 2^23 -o "$O/d.tsv"
+  row "size out of range (odd FFT size)" "--fft-size" decay summary --fft-size 1001 -o "$O/d.tsv"
+  row "size out of range" "--channels" decay summary --channels 0 -o "$O/d.tsv"
+  row "index out of range" "--channel" decay bound --channels 4 --channel 4 -o "$O/d.tsv"
+  row "empty range" "--range" decay summary --range 8..4 -o "$O/d.tsv"
+  row "order out of range" "--orders" decay summary --orders 1,17 -o "$O/d.tsv"
+  row "number out of range" "--floor" decay impulse --floor 2 -o "$O/d.tsv"
+  row "NaN/Inf in a numeric option" "--floor" decay impulse --floor nan -o "$O/d.tsv"
+  row "unknown choice" "--activation" decay summary --activation tanh -o "$O/d.tsv"
+  row "choice not valid for the mode" "--construction" decay prop1 --construction periodic -o "$O/d.tsv"
+  row "list where the mode takes one value" "--activation" decay response --activation relu,silu -o "$O/d.tsv"
+else not_yet decay; fi
+
+# ---- mra ---------------------------------------------------------------------------
+# Q, K, V: 32 x 4 (n = 32, one default block), K of 16 rows, V with a NaN
+ones() { local k; for ((k = 0; k < $1; k++)); do printf '%s' "$one"; done; }
+npy "{'descr': '<f8', 'fortran_order': False, 'shape': (32, 4), }" "$(ones 128)" "$D/q.npy"
+npy "{'descr': '<f8', 'fortran_order': False, 'shape': (16, 4), }" "$(ones 64)" "$D/k16.npy"
+npy "{'descr': '<f8', 'fortran_order': False, 'shape': (32, 4), }" "$(ones 127)$nan" "$D/v-nan.npy"
+npy "{'descr': '<i8', 'fortran_order': False, 'shape': (32, 4), }" "$(ones 128)" "$D/q-int64.npy"
+if implemented mra; then
+  row "block size not dividing n" "--n" mra --n 100 --block 32 -o "$O/m.tsv"
+  row "block size not dividing n" "--block" mra bounds --n 64 --block 7 -o "$O/m.tsv"
+  row "size out of range" "--d" mra --d 0 -o "$O/m.tsv"
+  row "size out of range" "--n" mra haar --n 4096 -o "$O/m.tsv"
+  row "huge size beyond memory" "--n" mra --n 2^24 --d 64 -o "$O/m.tsv"
+  row "fraction out of range" "--budget" mra --budget 0 -o "$O/m.tsv"
+  row "fraction out of range" "--budget" mra --budget 1.5 -o "$O/m.tsv"
+  row "NaN/Inf in a numeric option" "--budget" mra --budget nan -o "$O/m.tsv"
+  row "number out of range" "--temperature" mra --temperature 0 -o "$O/m.tsv"
+  row "NaN/Inf in a numeric option" "--temperature" mra --temperature inf -o "$O/m.tsv"
+  row "unknown choice" "--methods" mra --methods mra2,reformer -o "$O/m.tsv"
+  row "option of another mode" "--entropy" mra haar --entropy 1 -o "$O/m.tsv"
+  row "shapes that do not match" "--q/--k/--v" mra --q "$D/q.npy" --k "$D/k16.npy" --v "$D/q.npy" -o "$O/m.tsv"
+  row "NaN in .npy" "--q/--k/--v" mra --q "$D/q.npy" --k "$D/q.npy" --v "$D/v-nan.npy" -o "$O/m.tsv"
+  row "wrong dtype in .npy (int64)" "--q/--k/--v" mra --q "$D/q-int64.npy" --k "$D/q.npy" --v "$D/q.npy" -o "$O/m.tsv"
+  row "truncated .npy (data)" "--q/--k/--v" mra --q "$D/q.npy" --k "$D/x-truncated.npy" --v "$D/q.npy" -o "$O/m.tsv"
+  row "missing file" "--q/--k/--v" mra --q "$D/q.npy" --k "$D/no-such-file.npy" --v "$D/q.npy" -o "$O/m.tsv"
+  row "missing companion option" "--v" mra --q "$D/q.npy" --k "$D/q.npy" -o "$O/m.tsv"
+else not_yet mra; fi
+
+# ---- tno ---------------------------------------------------------------------------
+if implemented tno; then
+  row "r > n" "--rank" tno --op ski --n 16 --d 2 --rank 32 -o "$O/t.npy"
+  row "λ outside (0,1)" "--decay" tno --decay 1.5 --n 8 --d 1 -o "$O/t.npy"
+  row "λ outside (0,1)" "--decay" tno --op ski --decay 1 --n 8 --d 1 -o "$O/t.npy"
+  row "NaN/Inf in a numeric option" "--decay" tno --decay nan --n 8 --d 1 -o "$O/t.npy"
+  row "size out of range" "--n" tno --n 0 --d 1 -o "$O/t.npy"
+  row "huge size beyond memory" "--n" tno --n 2^24 --d 64 -o "$O/t.npy"
+  row "taps not odd" "--taps" tno --op ski --taps 4 --n 16 --d 2 -o "$O/t.npy"
+  row "FFT length too short" "fft.length" tno --op fd --fft-length 16 --n 16 --d 2 -o "$O/t.npy"
+  row "NaN in TSV" "--x" tno --x "$D/x-nan.tsv" -o "$O/t.npy"
+  row "NaN in .npy" "--x" tno --x "$D/x-nan.npy" -o "$O/t.npy"
+  row "wrong dtype in .npy (int64)" "--x" tno --x "$D/x-int64.npy" -o "$O/t.npy"
+  row "wrong shape in .npy (3-D)" "--x" tno --x "$D/x-3d.npy" -o "$O/t.npy"
+  row "truncated .npy (data)" "--x" tno --x "$D/x-truncated.npy" -o "$O/t.npy"
+  row "batch not dividing the rows" "--batch" tno --x "$D/x.tsv" --batch 3 -o "$O/t.npy"
+  row "parameter count that does not match" "--params" tno --params "$D/x.npy" --n 8 --d 1 -o "$O/t.npy"
+  row "conflicting inputs" "--x" tno --x "$D/x.tsv" --n 4 --d 1 -o "$O/t.npy"
+  row "missing file" "--x" tno --x "$D/no-such-file.npy" -o "$O/t.npy"
+  row "unknown choice" "--op" tno --op conv --n 8 --d 1 -o "$O/t.npy"
+else not_yet tno; fi
+
+# ---- bench and reproduce (bad options only: valid ones run for minutes) ----------
+row "missing target" "target" bench
+row "range not of powers of two" "--sizes" bench toeplitz --sizes 2^4..2^3 -o "$O/b.tsv"
+row "size out of range" "--channels" bench toeplitz --channels 0 -o "$O/b.tsv"
+row "unwritable output path (no such directory)" "--json" bench toeplitz --json "$O/no/such/b.json" -o "$O/b.tsv"
+if implemented bench ski; then row "huge size beyond memory" "--sizes" bench ski --sizes 2^40 -o "$O/b.tsv"; fi
+row "shard out of range" "--shard" reproduce --shard 3/2 --out "$O/r"
+row "nothing selected" "no experiment" reproduce --only no-such-experiment --out "$O/r"
+
 # ---- every subcommand: unknown option, bad common options ---------------------
 # CMD WORDS: how to reach each subcommand's option parser
 for cmd in $("$SKIT" help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }'); do
@@ -157,6 +271,9 @@ for cmd in $("$SKIT" help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ 
     help|version) continue ;;
     toeplitz) words=(toeplitz matvec) ;;
     bench) words=(bench toeplitz) ;;
+    hilbert) words=(hilbert transform) ;;
+    decay) words=(decay summary) ;;
+    tno) words=(tno --n 4 --d 1) ;;
     *) words=("$cmd") ;;
   esac
   if ! implemented "${words[@]}"; then not_yet "${words[*]}"; continue; fi

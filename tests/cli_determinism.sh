@@ -35,6 +35,7 @@ in_dir() {
 same_files() {
   local what=$1 a=$2/$4 b=$3/$4 re=${5:-}
   if [ ! -s "$a" ] || [ ! -s "$b" ]; then fail "$what: $4 missing or empty"; return; fi
+  case $4 in *.npy) re= ;; esac   # binary: always the whole file
   if [ -z "$re" ]; then
     cmp -s "$a" "$b" && pass || fail "$what: $4 differs: $(diff <(od -c "$a") <(od -c "$b") | head -n 4 | tr '\n' ' ')"
     return
@@ -59,18 +60,20 @@ check_header() {
   [ -z "$bad" ] && pass || fail "$1: run-dependent header line(s): $bad"
 }
 
-# deterministic NAME FILE EXCLUDE-REGEX ARGS...: the three runs described
-# above, comparing FILE (written by ARGS via -o FILE or on stdout)
+# deterministic NAME "FILES" EXCLUDE-REGEX ARGS...: the three runs described
+# above, comparing each of FILES (written by ARGS, or stdout)
 deterministic() {
-  local name=$1 file=$2 re=$3; shift 3
+  local name=$1 files=$2 re=$3 file; shift 3
   local base=$TMP/det/$name
   in_dir "$base/a" 1 "$@" || return
   sleep 1
   in_dir "$base/b" 1 "$@" || return
   in_dir "$base/c" 2 "$@" || return
-  same_files "$name: run twice" "$base/a" "$base/b" "$file" "$re"
-  same_files "$name: 1 vs 2 threads" "$base/a" "$base/c" "$file" "$re"
-  case $file in *.npy) ;; *) check_header "$base/a/$file" ;; esac
+  for file in $files; do
+    same_files "$name: run twice" "$base/a" "$base/b" "$file" "$re"
+    same_files "$name: 1 vs 2 threads" "$base/a" "$base/c" "$file" "$re"
+    case $file in *.npy) ;; *) check_header "$base/a/$file" ;; esac
+  done
 }
 
 # deterministic_threads_option NAME FILE EXCLUDE-REGEX ARGS...: --threads 1
@@ -105,8 +108,46 @@ deterministic toeplitz-matvec-dense y.tsv "" toeplitz matvec --coeffs "$D/c.tsv"
 deterministic toeplitz-solve y.tsv "" toeplitz solve --coeffs "$D/t.tsv" --b "$D/x.tsv" --spd -o y.tsv
 deterministic_threads_option toeplitz-matvec y.tsv "" toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.tsv" -o y.tsv
 
-# ---- subcommands that are not written yet ----------------------------------------
-for cmd in ski-bound hilbert decay mra tno; do
-  implemented "$cmd" || echo "skipped: skit $cmd is not implemented yet"
-done
+# ---- seeded subcommands: the same --seed twice, 1 vs 2 threads ------------------------
+# columns that measure the machine: wall-clock and CPU seconds, peak memory, and
+# plan memory (per-thread workspaces grow with the thread count)
+CLOCK='^(seconds_.*|.*time_s|cpu_s|forward_s|peak_rss_bytes|plan_bytes)$'
+if implemented ski-bound; then
+  deterministic ski-theorem1 s.tsv "" ski-bound --n 48 --r 4,8,16 --kernel matern52,tnn,warped-linear \
+    --interp linear,cubic --seed 7 -o s.tsv
+  deterministic ski-sparse s.tsv "" ski-bound --study sparse-lowrank --n 48 --r 4,8 --band 0,3 --seed 7 -o s.tsv
+  deterministic ski-extrapolation "e.tsv c.tsv" "" ski-bound --study extrapolation --n-train 16 --factor 2 \
+    --kernel matern52,tnn --seed 7 --curves c.tsv -o e.tsv
+  deterministic_threads_option ski-theorem1 s.tsv "" ski-bound --n 48 --r 4,8 --kernel tnn --seed 7 -o s.tsv
+else echo "skipped: skit ski-bound is not implemented yet"; fi
+if implemented hilbert transform; then
+  deterministic hilbert-causal h.tsv "" hilbert causal --spectrum mlp:gelu -n 64 --seed 3 -o h.tsv
+  deterministic hilbert-transform h.npy "" hilbert transform --spectrum mlp:silu -n 64 --seed 3 -o h.npy
+  deterministic hilbert-sweep h.tsv "$CLOCK" hilbert sweep --sizes 16,64 --periods 1,2 -o h.tsv
+else echo "skipped: skit hilbert is not implemented yet"; fi
+if implemented decay summary; then
+  deterministic decay-summary d.tsv "" decay summary --fft-size 512 --range 1..32 --nodes 128 --orders 1,2 \
+    --width 16 --layers 2 --channels 3 --replicates 2 --norm none,layer --seed 5 -o d.tsv
+  deterministic decay-impulse d.tsv "" decay impulse --activation silu --construction periodic --lags 16 --seed 5 -o d.tsv
+  deterministic_threads_option decay-summary d.tsv "" decay summary --fft-size 512 --range 1..32 --nodes 128 \
+    --orders 1,2 --width 16 --layers 2 --channels 3 --seed 5 -o d.tsv
+else echo "skipped: skit decay is not implemented yet"; fi
+if implemented mra; then
+  deterministic mra-sweep m.tsv "$CLOCK" mra --n 128 --d 16 --block 16 --budget 0.1,0.25 --repeat 1 --seed 9 \
+    --methods exact,mra2,mra2s,lowrank,topk,nystrom,linformer,performer,window,bigbird -o m.tsv
+  deterministic mra-haar m.tsv "" mra haar --n 64 --keep 0.05,0.2 --seed 9 -o m.tsv
+  deterministic mra-workload m.tsv "$CLOCK" mra workload --n 64,128 --d 8 --block 8 --targets 0.1 --seed 9 -o m.tsv
+  deterministic mra-bounds m.tsv "" mra bounds --n 64 --d 8 --block 8,16 --seed 9 -o m.tsv
+  deterministic_threads_option mra-sweep m.tsv "$CLOCK" mra --n 128 --d 16 --block 16 --repeat 1 --seed 9 \
+    --methods exact,mra2,mra2s,performer,bigbird -o m.tsv
+else echo "skipped: skit mra is not implemented yet"; fi
+if implemented tno; then
+  for op in tno ski fd; do
+    deterministic "tno-$op" "y.npy p.npy st.tsv" "$CLOCK" tno --op $op --n 64 --d 4 --batch 2 --seed 3 \
+      --save-params p.npy --stats st.tsv -o y.npy
+    deterministic "tno-$op-causal" y.tsv "" tno --op $op --causal --n 64 --d 4 --seed 3 -o y.tsv
+  done
+  deterministic tno-coeffs co.npy "" tno --n 64 --d 4 --seed 3 --coeffs co.npy -o y.npy
+  deterministic_threads_option tno-fd y.tsv "" tno --op fd --n 64 --d 8 --seed 3 -o y.tsv
+else echo "skipped: skit tno is not implemented yet"; fi
 finish

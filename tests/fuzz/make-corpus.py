@@ -224,6 +224,8 @@ def make_cli():
         "ski --help",
         "tno --quick",
         "mra --quick",
+        "ski --quick --sizes 2^12",
+        "device --help",
         "",
         "--help",
         "nope",
@@ -241,10 +243,133 @@ def make_cli():
     ])
 
 
+def make_cli_experiments():
+    # ski-bound, hilbert, decay, mra and tno; tests/fuzz/fuzz_cli.c puts small
+    # sizes in front of each input (its small_defaults)
+    cli("ski-bound", [
+        "",
+        "--study sparse-lowrank",
+        "--study extrapolation --kernel matern52,tnn",
+        "--n 16,32 --r 2,4,16 --kernel gaussian,shifted-gaussian,matern52,exp-cosine,tnn,warped-linear "
+        "--interp linear,cubic,lagrange,authors-bracket,authors --degree 1,3",
+        "--kernel tnn --lambda 0.5 --rpe-width 8 --rpe-layers 1 --activation relu",
+        "--norm lanczos --vs n --n 16,32 --r 4",
+        "--interval 2:20 --gamma 0.5 --pinv-rtol 1e-8",
+        "--kernel warped-linear --knots 4 --lambda 0.9",
+        "--variance 2 --lengthscale 3 --shift 1 --frequency 0.5 --kernel exp-cosine,shifted-gaussian",
+        "--study=sparse-lowrank --spike-variance 2 --spike-lengthscale 1 --vs m --band 0,3,5",
+        "--study extrapolation --n-train 8 --factor 2 --curves cur.tsv -o out.tsv",
+        "--r 64 --n 32",
+        "--lambda 1",
+        "--lambda 0 --kernel tnn",
+        "--degree 16 --interp lagrange",
+        "--band 4 --study sparse-lowrank",
+        "--kernel nope",
+        "--interval 5:5",
+        "--interval 9:2",
+        "--plot fig.png -o out.tsv",
+        "--seed 3 --threads 2 --quiet -o out.tsv",
+        "--help",
+    ])
+    cli("hilbert", [
+        "transform --spectrum cos:3 -n 16",
+        "transform --spectrum poisson:0.5 -n 17 --lag-window 4",
+        "causal --spectrum mlp:gelu -n 32",
+        "causal --spectrum mlp:relu -n 8 --seed 5",
+        "causal --input x.tsv",
+        "transform --input c.npy -o out.npy",
+        "transform --input x2.npy",
+        "sweep --sizes 16,32 --periods 1,2 -o s.tsv",
+        "sweep",
+        "transform --spectrum poisson:1.5",
+        "transform -n 1",
+        "transform --lag-window 0",
+        "sweep --input x.tsv",
+        "causal --spectrum mlp:nope",
+        "causal --input nan.tsv",
+        "transform --plot h.svg -o h.tsv",
+        "--help",
+        "",
+        "bogus",
+    ])
+    cli("decay", [
+        "summary",
+        "response --points 16",
+        "impulse --lags 8 --activation silu --construction periodic",
+        "bound --channel 1 --activation gelu --norm layer",
+        "prop1 --activation relu --construction full --replicates 2",
+        "summary --norm none,rms,layer --construction half,full,periodic --replicates 2 --activation relu,silu,gelu",
+        "summary --fft-size 15",
+        "bound --channel 9",
+        "summary --range 8..4",
+        "summary --orders 17",
+        "impulse --floor 2",
+        "prop1 --construction periodic",
+        "response --activation relu,silu",
+        "summary -o d.tsv --plot d.png",
+        "",
+        "--help",
+    ])
+    cli("mra", [
+        "",
+        "--methods exact,mra2,mra2s,lowrank,topk,nystrom,linformer,performer,window,bigbird --budget 0.1",
+        "--q q.npy --k k.npy --v v.npy --n 32 --methods exact,mra2",
+        "--q q.npy --k k.npy --v v.npy --block 8 --methods mra2s,topk --budget 0.5,1",
+        "haar --keep 0.05,0.5 --matrix-out m.tsv --histogram-out h.tsv",
+        "workload --methods lowrank,topk,mra2,mra2s",
+        "bounds --block 8,16 --budget 0.2",
+        "bounds --q q.npy --k k.npy --n 32",
+        "frame --subsets 3",
+        "--n 60 --block 8",
+        "--budget 0",
+        "--budget 1.5",
+        "--per-row 8,16",
+        "--scales 32,8,1",
+        "--selection row --diagonal-prior 2 --first-block-prior",
+        "--entropy 1,2",
+        "--temperature 0.5,2 --beta 8",
+        "--sinks 2 --sink-strength 2 --locality 0 --noise 1",
+        "--q q.npy",
+        "--q k.npy --k q.npy --v x.npy",
+        "--d 8 --dv 4 --scale 0.5",
+        "frame --block 8",
+        "haar --entropy 1",
+        "-o out.tsv --plot p.png",
+        "--help",
+        "sweep --help",
+    ])
+    cli("tno", [
+        "--n 16 --d 2",
+        "--op ski --n 16 --d 2 --rank 4 --taps 5 --knots 4",
+        "--op fd --causal --n 16 --d 2 --verify",
+        "--op ski --causal --n 16 --d 2 --verify",
+        "--x x2.npy --op tno --decay 0.9 --save-params p.npy --coeffs co.npy",
+        "--x x.tsv --batch 3",
+        "--x x2.tsv --batch 2",
+        "--op ski --n 16 --d 2 --rank 32",
+        "--decay 1.5 --n 8 --d 1",
+        "--op ski --decay 1 --n 8 --d 1",
+        "--taps 4 --op ski --n 16 --d 2",
+        "--fft-length 17 --op fd --n 16 --d 2",
+        "--params c.npy --n 3 --d 1",
+        "--knot-values x2.npy --op ski --n 16 --d 2",
+        "--filter x2.npy --op ski --n 8 --d 2",
+        "--coeff-layout reference --coeffs co.tsv --n 8 --d 2",
+        "--stats s.tsv --n 8 --d 1 -o y.npy",
+        "--x nan.tsv",
+        "--x x.npy --n 3",
+        "--activation silu --norm layer --rpe-width 4 --rpe-layers 2 --n 8 --d 3",
+        "--op bogus",
+        "",
+        "--help",
+    ])
+
+
 def main():
     make_npy()
     make_tsv()
     make_cli()
+    make_cli_experiments()
     print("corpus written to", CORPUS, file=sys.stderr)
 
 
