@@ -714,6 +714,68 @@ START_TEST(test_window_and_topk_patterns)
 }
 END_TEST
 
+/* BigBird without random blocks against a naive pattern reference: query
+ * block x sees key blocks |x - y| <= w and the g global blocks; global query
+ * blocks see everything. */
+START_TEST(test_bigbird_pattern)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    size_t n = 75, d = 4, dv = 2, b = 8, nb = (n + b - 1) / b;
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv);
+    double *ref = tu_alloc(n * dv);
+    for (size_t w = 0; w <= 1; w++)
+        for (size_t g = 0; g <= 2; g++) {
+            for (size_t i = 0; i < n; i++) {
+                double row[75], mx = -INFINITY, sum = 0;
+                size_t x = i / b;
+                for (size_t j = 0; j < n; j++) {
+                    size_t y = j / b, dist = x > y ? x - y : y - x;
+                    int seen = x < g || y < g || dist <= w;
+                    double p = 0;
+                    for (size_t c = 0; c < d; c++) p += q[i + c * n] * k[j + c * n];
+                    row[j] = seen ? 0.7 * p : -INFINITY;
+                    if (row[j] > mx) mx = row[j];
+                }
+                for (size_t j = 0; j < n; j++) sum += row[j] = exp(row[j] - mx);
+                for (size_t c = 0; c < dv; c++) {
+                    double acc = 0;
+                    for (size_t j = 0; j < n; j++) acc += row[j] * v[j + c * n];
+                    ref[i + c * n] = acc / sum;
+                }
+            }
+            skit_attention_options o;
+            skit_attention_options_init(&o, SKIT_ATTENTION_BIGBIRD);
+            o.scale = 0.7;
+            o.block = b;
+            o.window = w;
+            o.global_blocks = g;
+            o.random_blocks = 0;
+            ck_assert_msg(run_plan(&o, n, d, dv, q, k, v, NULL, ref) < 1e-12, "w=%zu g=%zu", w, g);
+        }
+    /* random blocks: each extra block raises the entries by one block's worth */
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_BIGBIRD);
+    o.block = b;
+    o.window = 0;
+    o.global_blocks = 0;
+    double entries[3];
+    for (size_t r = 0; r < 3; r++) {
+        o.random_blocks = r;
+        skit_attention_plan *plan;
+        TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, ref, n));
+        skit_attention_stats st;
+        TU_EXPECT_OK(skit_attention_plan_stats(plan, &st));
+        entries[r] = st.entries;
+        skit_attention_plan_destroy(plan);
+    }
+    ck_assert(entries[1] > entries[0] && entries[2] > entries[1]);
+    ck_assert(entries[2] <= entries[0] + 2.0 * (double)nb * (double)(b * b));
+    skit_free(q); skit_free(k); skit_free(v); skit_free(ref);
+}
+END_TEST
+
 static double plan_error(int method, size_t rank, uint64_t seed, size_t n, size_t d, size_t dv,
                          const double *q, const double *k, const double *v, const double *ref,
                          double *out)
@@ -1266,6 +1328,7 @@ static Suite *attention_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_baselines_exact_limits);
     tcase_add_test(tc, test_window_and_topk_patterns);
+    tcase_add_test(tc, test_bigbird_pattern);
     tcase_add_test(tc, test_random_baselines_seeded_and_converging);
     tcase_add_test(tc, test_budget_needed);
     suite_add_tcase(s, tc);

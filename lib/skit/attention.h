@@ -47,8 +47,7 @@ int skit_attention_exact(size_t n, size_t d, size_t dv, const double *q, size_t 
 
 /* The explicit n x n row-stochastic matrix S = softmax(scale Q K^T) (small
  * n only): S[i + j*lds], lds >= n. Masked keys get 0; masked rows are 0.
- * Errors: as skit_attention_exact, plus SKIT_ETOOBIG (n x n exceeds memory
- * is not checked here: the caller owns s). */
+ * Errors: as skit_attention_exact (no v), SKIT_ESHAPE (lds < n). */
 int skit_attention_matrix(size_t n, size_t d, const double *q, size_t ldq, const double *k,
                           size_t ldk, double scale, const unsigned char *mask, double *s,
                           size_t lds);
@@ -139,7 +138,7 @@ typedef struct skit_attention_options {
     /* Baselines. */
     size_t rank;          /* lowrank rank; nystrom landmarks; linformer projected
                              length k; performer features [64]; 1 <= rank <= n
-                             (performer: any >= 1) */
+                             (performer: 1 <= rank <= 2^20) */
     size_t nonzeros;      /* topk: entries of S kept, 1..n^2 [0 = n*rank] */
     size_t window;        /* window: key j visible from query i iff |i - j| <= window;
                              bigbird: window blocks on each side [64 / 1] (see init) */
