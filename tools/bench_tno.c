@@ -5,8 +5,8 @@
  *
  * What is timed (plans, parameters and random data are made outside the
  * timer; every figure is the median over interleaved rounds, each round
- * one sample of every body — calls repeated for at least --min-time — so
- * background load hits all bodies alike; OpenBLAS is set to one thread and
+ * one sample of every body — the median call time while calls repeat for
+ * --min-time — so background load hits all bodies alike; OpenBLAS is set to one thread and
  * the library splits the RPE MLP over the OpenMP threads, so one thread
  * pool runs everything):
  *  - matvec:  skit_toeplitz_execute on channel-major data, per-channel
@@ -65,8 +65,8 @@ static const char *usage =
     "  --taps M            SKI sparse filter taps, odd or 0 (default 17)\n"
     "  --knots K           SKI knots per side (default 32)\n"
     "  --decay LAMBDA      TNO decay bias / SKI time warp, in (0, 1) (default 0.99)\n"
-    "  --samples N         timing rounds (default 5; --quick 3; shapes whose\n"
-    "                      slowest body takes over 0.2 s use at most 3)\n"
+    "  --samples N         timing rounds (default 5, sweep 3; --quick 3; points\n"
+    "                      whose bodies take over 1.4 s together use at most 3)\n"
     "  --min-time S        minimum seconds per sample (default 0.05; --quick 0.01)\n"
     "  --quick             a few seconds: small shapes, fewer samples\n" CLI_COMMON_HELP
     "\nThe papers' numbers come from full training steps on A100 GPUs; these are\n"
@@ -120,6 +120,25 @@ static int threads_now(void)
 #else
     return 1;
 #endif
+}
+
+/* 1-minute load average (NaN if unknown): OpenMP barriers stall when other
+ * processes hold the cores, so multi-threaded timings need a quiet machine */
+static double load_average(void)
+{
+    double v = NAN;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &v) != 1) v = NAN;
+        fclose(f);
+    }
+    return v;
+}
+
+static int online_cores(void)
+{
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c > 0 ? (int)c : 1;
 }
 
 /* ---- argument parsing ----------------------------------------------------- */
@@ -325,19 +344,26 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Seconds per call of one body: calls repeated until min_sample has
- * passed (the clock is read after every call, so a sample never runs much
- * longer than min_sample even when calls slow down under load). */
+/* Seconds per call of one body: the median of the individual call times
+ * while calls are repeated for min_sample (at most 4096 calls). The median
+ * rather than the mean, because on a shared machine an OpenMP barrier
+ * whose thread lost its core stalls for a scheduler quantum (measured:
+ * a 0.1 ms matvec averaging 7 ms with 2 threads beside one busy process),
+ * and such stalls would otherwise decide the ratios. */
 static double sample_body(body *b, double min_sample)
 {
+    static double t[4096];
     size_t calls = 0;
-    double t0 = skit_clock_seconds(), t;
-    do {
+    double start = skit_clock_seconds();
+    for (;;) {
+        double t0 = skit_clock_seconds();
         run_body(b);
-        calls++;
-        t = skit_clock_seconds() - t0;
-    } while (t < min_sample);
-    return t / (double)calls;
+        double t1 = skit_clock_seconds();
+        t[calls++] = t1 - t0;
+        if (t1 - start >= min_sample || calls == sizeof t / sizeof t[0]) break;
+    }
+    qsort(t, calls, sizeof t[0], compare_doubles);
+    return calls % 2 ? t[calls / 2] : 0.5 * (t[calls / 2 - 1] + t[calls / 2]);
 }
 
 /* Median per body over `rounds` interleaved rounds (after one warm-up
@@ -439,7 +465,7 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
         double t0 = skit_clock_seconds();
         for (size_t k = 0; k < nbodies; k++) run_body(&bodies[k]);
         double once = skit_clock_seconds() - t0;
-        size_t rounds = once > 1.4 ? MIN(o->samples, (size_t)3) : o->samples;
+        size_t rounds = (once > 1.4 || sweep) ? MIN(o->samples, (size_t)3) : o->samples;
         double med[2 * NOPS - 1];
         measure_interleaved(bodies, nbodies, o->min_time, rounds, med);
         res->forward[OP_MATVEC] = res->apply[OP_MATVEC] = med[0];
@@ -689,12 +715,20 @@ int bench_tno(int argc, char **argv)
         }
     }
     skit_tsv_writer *ws[2] = {w, wp};
+    double load = load_average();
+    int busy = threads_now() > 1 && load >= 0.5;
+    if (busy && !o.common.quiet)
+        fprintf(stderr, "%s: warning: load average %.2f on %d cores before the run: with %d threads, OpenMP "
+                        "barriers stall when other processes hold the cores; compare ratios from a quiet machine "
+                        "or use --threads 1\n", cli_context(), load, online_cores(), threads_now());
     for (int k = 0; k < 2 && ws[k]; k++) {
         skit_tsv_comment(ws[k], "threads: %d; layout: %s; RPE MLP 1->%zu, %zu hidden layers, ReLU, RMS norm; "
                                 "decay %g; SKI r = %zu (capped at n), %zu taps, %zu knots per side, linear "
                                 "interpolation; FD fft length: next power of two >= 2n",
                          threads_now(), o.layout == SKIT_TNO_ROWS ? "rows (batch, n, d)" : "channels (batch, d, n)",
                          o.rpe_width, o.rpe_layers, o.decay, o.rank, o.taps, o.knots);
+        skit_tsv_comment(ws[k], "load average before the run: %.2f on %d cores%s", load, online_cores(),
+                         busy ? " (multi-threaded timings are unreliable beside other busy processes)" : "");
         skit_tsv_comment(ws[k], "matvec: skit_toeplitz_execute, per-channel, channel-major, TNO's coefficients "
                                 "precomputed; forward: skit_tno_forward (kernels recomputed from the parameters, "
                                 "then applied); apply: skit_tno_execute (cached kernels); ratios over the matvec "

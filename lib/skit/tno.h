@@ -118,8 +118,8 @@ typedef struct skit_tno_options {
     /* Decay lambda: TNO's bias lambda^|t| (0 < lambda <= 1) or SKI's time
      * warp sign(t) lambda^|t| (0 < lambda < 1). Ignored by FD. */
     double decay;
-    /* SKI: inducing points r (2 <= r <= n), taps m (odd, m <= 2n - 1), knots
-     * per side K (1 <= K <= 2^20). */
+    /* SKI: inducing points r (2 <= r <= n), taps m (odd and <= 2n - 1, or 0
+     * for no band: low rank only), knots per side K (1 <= K <= 2^20). */
     size_t rank;
     size_t taps;
     size_t knots;
@@ -134,17 +134,20 @@ typedef struct skit_tno_options {
 /* Defaults (the papers' and reference code's settings where they exist):
  * bidirectional, ROWS; RPE width 64, 3 hidden layers, ReLU, RMS norm;
  * decay 0.99; r = 64, m = 17 taps, K = 32 knots per side; fft_length 0;
- * seed 1. kind is set to the argument. Does nothing if options is NULL. */
+ * seed 1; causal SKI by Appendix B's running sums. kind is set to the
+ * argument. Does nothing if options is NULL. */
 void skit_tno_options_default(skit_tno_options *options, skit_tno_kind kind);
 
 typedef struct skit_tno skit_tno;
 
 /* Plan an operator for batch sequences of n tokens and d channels.
- * params: NULL to generate the parameters from options->seed, or
- *         param_count = skit_tno_parameter_count-to-be values in the layout
- *         above (query the count with skit_tno_parameter_count_for first).
+ * params: NULL to generate the parameters from options->seed (param_count
+ *         ignored), or param_count values in the layout above, param_count
+ *         as skit_tno_parameter_count_for(options, d) returns. Copied.
+ * The plan's threads are OpenMP's maximum at create time.
  * Errors: SKIT_EINVAL (NULL plan or options, unknown kind / causality /
- *         layout / activation / norm / causal_ski), SKIT_EDOM (n, d or batch = 0; n > 2^30;
+ *         layout / activation / norm / causal_ski), SKIT_EDOM (n, d or
+ *         batch = 0; n or d > 2^30;
  *         rpe_width = 0 or rpe_layers > 64 for FFT/FD; decay outside (0, 1]
  *         for FFT or (0, 1) for SKI; SKI: r < 2, r > n, m even or > 2n - 1,
  *         K = 0 or > 2^20; FD: fft_length odd or < 2n), SKIT_ESHAPE
@@ -168,7 +171,10 @@ int skit_tno_get_parameters(const skit_tno *plan, double *params, size_t count);
 int skit_tno_set_parameters(skit_tno *plan, const double *params, size_t count);
 
 /* Recompute the kernels from the current parameters (RPE MLP and decay,
- * knot evaluation, kernel spectra). Allocates nothing.
+ * knot evaluation, kernel spectra). Allocates nothing. The RPE's GEMMs run
+ * on OpenBLAS's threads, or, when OpenBLAS is set to one thread, split by
+ * lags over the plan's OpenMP threads (skit's tools do the latter so that
+ * one thread pool runs everything).
  * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE (a kernel is NaN/Inf or its
  * coefficients' absolute sum overflows, so its FFT would: parameters too
  * large); the spectra then keep their previous values. */
