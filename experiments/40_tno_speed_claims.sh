@@ -15,7 +15,7 @@ E="$DATA/equivalence.tsv"
 SHAPES=$(pick 512:16:1,2048:16:1 512:128:2,2048:128:1,8192:32:1)
 SWEEP=$(pick 2^9..2^11 2^9..2^13)
 SWD=$(pick 4 16)
-SAMPLES=$(pick 1 3)
+SAMPLES=$(pick 1 5)
 MINT=$(pick 0.002 0.02)
 RPE_LAYERS=3
 $SKIT bench tno --threads 1 --shapes "$SHAPES" --sweep "$SWEEP" --sweep-d "$SWD" --samples "$SAMPLES" \
@@ -37,11 +37,11 @@ pct() { awk -v x="$1" 'BEGIN { printf "%+.0f%%\n", 100 * x }'; }
 
 CAVEAT="paper: whole training steps (forward + backward, all layers) on an A100 GPU; here: one forward operator, this CPU, 1 thread"
 
+# Ratios are the bench's paired ones: medians over rounds of per-round ratios
+# (forward_over_tno: this operator's forward / TNO's forward, same round).
 # --- FD-TNO vs TNO, causal: +10-15% (6 / 3 RPE layers) ---------------------
-t_tno=$(val tno causal 512 forward_s); t_fd=$(val fd causal 512 forward_s)
-s512=$(calc "$t_tno / $t_fd - 1")
-t2_tno=$(val tno causal 2048 forward_s); t2_fd=$(val fd causal 2048 forward_s)
-s2048=$(calc "$t2_tno / $t2_fd - 1")
+s512=$(calc "1 / $(val fd causal 512 forward_over_tno) - 1")
+s2048=$(calc "1 / $(val fd causal 2048 forward_over_tno) - 1")
 v=$(awk -v s="$s512" 'BEGIN { print (s >= 0.10) ? "reproduced" : "not reproduced" }')
 claim "tno-fd-causal" \
   "FD-TNO (causal, Hilbert) is 10-15% faster than TNO at n = 512 (SKI-to-go-faster §5.1, App. F; $CAVEAT)" \
@@ -49,10 +49,8 @@ claim "tno-fd-causal" \
   "$v" "$(pct "$s512") vs the claimed >= +10%"
 
 # --- FD-TNO vs TNO, bidirectional: +35-80% ----------------------------------
-b_tno=$(val tno bidirectional 512 forward_s); b_fd=$(val fd bidirectional 512 forward_s)
-b512=$(calc "$b_tno / $b_fd - 1")
-b2_tno=$(val tno bidirectional 2048 forward_s); b2_fd=$(val fd bidirectional 2048 forward_s)
-b2048=$(calc "$b2_tno / $b2_fd - 1")
+b512=$(calc "1 / $(val fd bidirectional 512 forward_over_tno) - 1")
+b2048=$(calc "1 / $(val fd bidirectional 2048 forward_over_tno) - 1")
 v=$(awk -v s="$b512" 'BEGIN { print (s >= 0.35) ? "reproduced" : "not reproduced" }')
 claim "tno-fd-bidirectional" \
   "FD-TNO (bidirectional) is 35-80% faster than TNO (App. F, Fig. 1b; $CAVEAT)" \
@@ -60,8 +58,8 @@ claim "tno-fd-bidirectional" \
   "$v" "$(pct "$b512") vs the claimed >= +35%"
 
 # --- SKI-TNO vs TNO at 512 and 2048: 25-30% less time -----------------------
-k512=$(calc "1 - $(val ski bidirectional 512 forward_s) / $b_tno")
-k2048=$(calc "1 - $(val ski bidirectional 2048 forward_s) / $b2_tno")
+k512=$(calc "1 - $(val ski bidirectional 512 forward_over_tno)")
+k2048=$(calc "1 - $(val ski bidirectional 2048 forward_over_tno)")
 v=$(awk -v a="$k512" -v b="$k2048" 'BEGIN { print (a >= 0.25 && b >= 0.25) ? "reproduced" : "not reproduced" }')
 claim "tno-ski-speed" \
   "SKI-TNO (r = 64, 17 taps) takes 25-30% less time than TNO at n = 512 and 2048 (App. F.1.2, Fig. 10a; $CAVEAT)" \
@@ -69,14 +67,14 @@ claim "tno-ski-speed" \
   "$v" "min reduction $(awk -v a="$k512" -v b="$k2048" 'BEGIN { m = a < b ? a : b; printf "%.0f%%", 100 * m }') vs the claimed >= 25%"
 
 # --- causal SKI by cumulative sums slower than the FFT TNO ------------------
-c512=$(calc "$(val ski causal 512 forward_s) / $t_tno")
-c2048=$(calc "$(val ski causal 2048 forward_s) / $t2_tno")
-m512=$(calc "$(val ski causal 512 forward_s) / $(val matvec causal 512 forward_s)")
-m2048=$(calc "$(val ski causal 2048 forward_s) / $(val matvec causal 2048 forward_s)")
-kb512=$(calc "$(val ski-blocked causal 512 forward_s) / $t_tno")
-kb2048=$(calc "$(val ski-blocked causal 2048 forward_s) / $t2_tno")
-mb512=$(calc "$(val ski-blocked causal 512 forward_s) / $(val matvec causal 512 forward_s)")
-mb2048=$(calc "$(val ski-blocked causal 2048 forward_s) / $(val matvec causal 2048 forward_s)")
+c512=$(val ski causal 512 forward_over_tno)
+c2048=$(val ski causal 2048 forward_over_tno)
+m512=$(val ski causal 512 forward_over_matvec)
+m2048=$(val ski causal 2048 forward_over_matvec)
+kb512=$(val ski-blocked causal 512 forward_over_tno)
+kb2048=$(val ski-blocked causal 2048 forward_over_tno)
+mb512=$(val ski-blocked causal 512 forward_over_matvec)
+mb2048=$(val ski-blocked causal 2048 forward_over_matvec)
 v=$(awk -v a="$c512" -v b="$c2048" 'BEGIN { print (a > 1 && b > 1) ? "reproduced" : "not reproduced" }')
 claim "tno-causal-ski" \
   "Causal masking negates SKI's benefit: SKI by cumulative sums is slower than the FFT TNO up to n = 2048 (App. B; paper: V100/A10/A100 GPUs)" \
@@ -134,7 +132,9 @@ Hilbert step (an inverse and a forward FFT per channel); SKI-TNO: knot evaluatio
 lags and the FFT of the r x r A), then applied — what a training step's forward pass costs.
 *apply* = \`skit_tno_execute\` with cached kernels. Both are divided by the bare Toeplitz FFT matvec
 (\`skit_toeplitz_execute\`, per channel, channel-major data, the TNO's own coefficients precomputed)
-measured in the same run; medians of interleaved rounds, setup outside the timer.
+measured in the same run; times are medians over interleaved rounds (each round the median call
+time over >= $MINT s of calls of every body), ratios are medians of per-round ratios; setup is
+outside the timer.
 
 | n:d:batch | causality | bare matvec (s) | TNO fwd / apply (x matvec) | FD-TNO fwd / apply | SKI-TNO fwd / apply |
 |---|---|---|---|---|---|

@@ -110,6 +110,10 @@ typedef struct result {
     int causal;
     size_t n, d, batch, rank;
     double forward[NOPS], apply[NOPS], bytes[NOPS];
+    /* medians over the rounds of per-round ratios (both bodies timed in the
+     * same round, so load that comes and goes cancels): forward and apply
+     * over the matvec's forward, forward over TNO's forward */
+    double fwd_matvec[NOPS], app_matvec[NOPS], fwd_tno[NOPS];
     double tno_vs_matvec; /* max|TNO - matvec| / max|matvec|: same coefficients */
 } result;
 
@@ -366,18 +370,28 @@ static double sample_body(body *b, double min_sample)
     return calls % 2 ? t[calls / 2] : 0.5 * (t[calls / 2 - 1] + t[calls / 2]);
 }
 
-/* Median per body over `rounds` interleaved rounds (after one warm-up
- * call of each), so background load hits all bodies alike. */
-static void measure_interleaved(body *bodies, size_t k, double min_sample, size_t rounds, double *median)
+/* Per-round times t[i][r] of k bodies over `rounds` interleaved rounds, so
+ * background load hits all bodies alike. */
+#define MAX_ROUNDS 64
+static void measure_interleaved(body *bodies, size_t k, double min_sample, size_t rounds,
+                                double t[][MAX_ROUNDS])
 {
-    double t[2 * NOPS - 1][64];
-    if (rounds > 64) rounds = 64;
     for (size_t r = 0; r < rounds; r++)
         for (size_t i = 0; i < k; i++) t[i][r] = sample_body(&bodies[i], min_sample);
-    for (size_t i = 0; i < k; i++) {
-        qsort(t[i], rounds, sizeof(double), compare_doubles);
-        median[i] = rounds % 2 ? t[i][rounds / 2] : 0.5 * (t[i][rounds / 2 - 1] + t[i][rounds / 2]);
-    }
+}
+
+static double median_of(double *v, size_t count)
+{
+    qsort(v, count, sizeof *v, compare_doubles);
+    return count % 2 ? v[count / 2] : 0.5 * (v[count / 2 - 1] + v[count / 2]);
+}
+
+/* median over rounds of a[r] / b[r] */
+static double paired_ratio(const double *a, const double *b, size_t rounds)
+{
+    double q[MAX_ROUNDS];
+    for (size_t r = 0; r < rounds; r++) q[r] = a[r] / b[r];
+    return median_of(q, rounds);
 }
 
 /* ---- one (n, d, batch, causality) point ---------------------------------------- */
@@ -466,17 +480,26 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
         for (size_t k = 0; k < nbodies; k++) run_body(&bodies[k]);
         double once = skit_clock_seconds() - t0;
         size_t rounds = (once > 1.4 || sweep) ? MIN(o->samples, (size_t)3) : o->samples;
-        double med[2 * NOPS - 1];
-        measure_interleaved(bodies, nbodies, o->min_time, rounds, med);
-        res->forward[OP_MATVEC] = res->apply[OP_MATVEC] = med[0];
-        for (int k = 1; k < NOPS; k++) res->forward[k] = res->apply[k] = res->bytes[k] = NAN;
-        for (int k = 1; k < nops; k++) {
-            res->forward[k] = med[2 * k - 1];
-            res->apply[k] = med[2 * k];
+        if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
+        double t[2 * NOPS - 1][MAX_ROUNDS], tmp[MAX_ROUNDS];
+        measure_interleaved(bodies, nbodies, o->min_time, rounds, t);
+        for (int k = 0; k < NOPS; k++)
+            res->forward[k] = res->apply[k] = res->bytes[k] = res->fwd_matvec[k] = res->app_matvec[k] =
+                res->fwd_tno[k] = NAN;
+        for (int k = 0; k < nops; k++) {
+            size_t fb = k ? 2 * (size_t)k - 1 : 0, ab = k ? 2 * (size_t)k : 0;
+            memcpy(tmp, t[fb], rounds * sizeof *tmp);
+            res->forward[k] = median_of(tmp, rounds);
+            memcpy(tmp, t[ab], rounds * sizeof *tmp);
+            res->apply[k] = median_of(tmp, rounds);
+            res->fwd_matvec[k] = paired_ratio(t[fb], t[0], rounds);
+            res->app_matvec[k] = paired_ratio(t[ab], t[0], rounds);
+            res->fwd_tno[k] = paired_ratio(t[fb], t[2 * OP_TNO - 1], rounds);
         }
         double io = 2.0 * (double)total * sizeof(double);
         res->bytes[OP_MATVEC] = (double)skit_toeplitz_plan_bytes(mv) + io;
         for (int k = 1; k < nops; k++) res->bytes[k] = (double)skit_tno_plan_bytes(ops[k]) + io;
+        (void)tmp;
     }
     for (int k = 0; k < NOPS; k++) skit_tno_destroy(ops[k]);
     skit_toeplitz_plan_destroy(mv);
@@ -542,8 +565,7 @@ static void evaluate(const result *res, size_t count, report *rep)
         for (size_t i = 0; i < count; i++) {
             const result *r = &res[i];
             if (r->sweep || (targets[t].causal >= 0 && r->causal != targets[t].causal)) continue;
-            double v = (targets[t].forward ? r->forward[targets[t].op] : r->apply[targets[t].op]) /
-                       r->forward[OP_MATVEC];
+            double v = targets[t].forward ? r->fwd_matvec[targets[t].op] : r->app_matvec[targets[t].op];
             seen++;
             met += v <= targets[t].limit;
             worst = fmax(worst, v);
@@ -560,7 +582,7 @@ static void evaluate(const result *res, size_t count, report *rep)
         for (size_t i = 0; i < count; i++) {
             const result *r = &res[i];
             if (r->sweep || r->causal || r->n < 8192) continue;
-            double v = r->forward[OP_SKI] / r->forward[OP_MATVEC];
+            double v = r->fwd_matvec[OP_SKI];
             seen++;
             met += v < 1;
             size_t len = strlen(list);
@@ -575,7 +597,7 @@ static void evaluate(const result *res, size_t count, report *rep)
     const result *c512 = find(res, count, 512, 1), *b512 = find(res, count, 512, 0);
     const result *b2048 = find(res, count, 2048, 0), *c2048 = find(res, count, 2048, 1);
     if (c512) {
-        double speedup = c512->forward[OP_TNO] / c512->forward[OP_FD] - 1;
+        double speedup = 1 / c512->fwd_tno[OP_FD] - 1;
         shape_text(c512, where, sizeof where);
         say(rep, "claim: FD-TNO causal faster than TNO (paper: +10-15%% it/s, training steps, A100): %s, "
                  "measured speedup %+.0f%% (forward TNO %.3g s / FD %.3g s, %s)",
@@ -583,7 +605,7 @@ static void evaluate(const result *res, size_t count, report *rep)
             c512->forward[OP_FD], where);
     }
     if (b512) {
-        double speedup = b512->forward[OP_TNO] / b512->forward[OP_FD] - 1;
+        double speedup = 1 / b512->fwd_tno[OP_FD] - 1;
         shape_text(b512, where, sizeof where);
         say(rep, "claim: FD-TNO bidirectional faster than TNO (paper: +35-80%% it/s, training steps, A100): %s, "
                  "measured speedup %+.0f%% (forward TNO %.3g s / FD %.3g s, %s)",
@@ -591,24 +613,21 @@ static void evaluate(const result *res, size_t count, report *rep)
             b512->forward[OP_FD], where);
     }
     if (b512 && b2048) {
-        double r1 = 1 - b512->forward[OP_SKI] / b512->forward[OP_TNO];
-        double r2 = 1 - b2048->forward[OP_SKI] / b2048->forward[OP_TNO];
+        double r1 = 1 - b512->fwd_tno[OP_SKI];
+        double r2 = 1 - b2048->fwd_tno[OP_SKI];
         say(rep, "claim: SKI-TNO 25-30%% less time than TNO at n = 512 and 2048 (paper: per training step, "
                  "A100): %s, measured time reduction %.0f%% (n=512, d=%zu) and %.0f%% (n=2048, d=%zu)",
             (r1 >= 0.25 && r2 >= 0.25) ? "reproduced" : "not reproduced", 100 * r1, b512->d, 100 * r2, b2048->d);
     }
     if (c512 && c2048) {
-        double q1 = c512->forward[OP_SKI] / c512->forward[OP_TNO];
-        double q2 = c2048->forward[OP_SKI] / c2048->forward[OP_TNO];
-        double m1 = c512->forward[OP_SKI] / c512->forward[OP_MATVEC];
-        double m2 = c2048->forward[OP_SKI] / c2048->forward[OP_MATVEC];
+        double q1 = c512->fwd_tno[OP_SKI], q2 = c2048->fwd_tno[OP_SKI];
+        double m1 = c512->fwd_matvec[OP_SKI], m2 = c2048->fwd_matvec[OP_SKI];
         say(rep, "claim: causal SKI by cumulative sums slower than the FFT TNO up to n = 2048 (paper: V100/A10/A100): "
                  "%s, causal SKI / TNO forward %.2fx (n=512), %.2fx (n=2048); / bare matvec %.2fx, %.2fx",
             (q1 > 1 && q2 > 1) ? "reproduced" : "not reproduced", q1, q2, m1, m2);
         say(rep, "beyond the paper: causal SKI with the sums grouped by interpolation bracket (O(n + r^2) per "
                  "channel) / TNO forward %.2fx (n=512), %.2fx (n=2048); / bare matvec %.2fx, %.2fx",
-            c512->forward[OP_SKIB] / c512->forward[OP_TNO], c2048->forward[OP_SKIB] / c2048->forward[OP_TNO],
-            c512->forward[OP_SKIB] / c512->forward[OP_MATVEC], c2048->forward[OP_SKIB] / c2048->forward[OP_MATVEC]);
+            c512->fwd_tno[OP_SKIB], c2048->fwd_tno[OP_SKIB], c512->fwd_matvec[OP_SKIB], c2048->fwd_matvec[OP_SKIB]);
     }
 }
 
@@ -616,7 +635,7 @@ static void evaluate(const result *res, size_t count, report *rep)
 
 static const char *const columns[] = {"section", "operator", "causality", "n", "d", "batch", "rank",
                                       "forward_s", "apply_s", "forward_over_matvec", "apply_over_matvec",
-                                      "plan_bytes", "memory_bytes", "tno_vs_matvec", NULL};
+                                      "forward_over_tno", "plan_bytes", "memory_bytes", "tno_vs_matvec", NULL};
 
 /* The rows of one result (only operator `only` if >= 0). */
 static int write_rows(skit_tsv_writer *w, const result *r, int only)
@@ -624,8 +643,8 @@ static int write_rows(skit_tsv_writer *w, const result *r, int only)
     for (int k = 0; k < NOPS; k++) {
         if (only >= 0 && k != only) continue;
         if (k == OP_SKIB && !r->causal) continue;
-        char f[14][40];
-        const char *fields[14];
+        char f[15][40];
+        const char *fields[15];
         double io = 2.0 * (double)(r->n * r->d * r->batch) * sizeof(double);
         snprintf(f[0], 40, "%s", r->sweep ? "sweep" : "shape");
         snprintf(f[1], 40, "%s", op_names[k]);
@@ -636,13 +655,14 @@ static int write_rows(skit_tsv_writer *w, const result *r, int only)
         snprintf(f[6], 40, "%zu", k >= OP_SKI ? r->rank : (size_t)0);
         snprintf(f[7], 40, "%.6g", r->forward[k]);
         snprintf(f[8], 40, "%.6g", r->apply[k]);
-        snprintf(f[9], 40, "%.4g", r->forward[k] / r->forward[OP_MATVEC]);
-        snprintf(f[10], 40, "%.4g", r->apply[k] / r->forward[OP_MATVEC]);
-        snprintf(f[11], 40, "%.0f", r->bytes[k] - io);
-        snprintf(f[12], 40, "%.0f", r->bytes[k]);
-        snprintf(f[13], 40, "%.3g", k == OP_TNO ? r->tno_vs_matvec : 0.0);
-        for (int j = 0; j < 14; j++) fields[j] = f[j];
-        int status = skit_tsv_row_text(w, fields, 14);
+        snprintf(f[9], 40, "%.4g", r->fwd_matvec[k]);
+        snprintf(f[10], 40, "%.4g", r->app_matvec[k]);
+        snprintf(f[11], 40, "%.4g", r->fwd_tno[k]);
+        snprintf(f[12], 40, "%.0f", r->bytes[k] - io);
+        snprintf(f[13], 40, "%.0f", r->bytes[k]);
+        snprintf(f[14], 40, "%.3g", k == OP_TNO ? r->tno_vs_matvec : 0.0);
+        for (int j = 0; j < 15; j++) fields[j] = f[j];
+        int status = skit_tsv_row_text(w, fields, 15);
         if (status != SKIT_OK) return status;
     }
     fflush(skit_tsv_stream(w));
