@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -736,19 +737,24 @@ int bench_tno(int argc, char **argv)
     }
     skit_tsv_writer *ws[2] = {w, wp};
     double load = load_average();
-    int busy = threads_now() > 1 && load >= 0.5;
+    const char *wait_policy = getenv("OMP_WAIT_POLICY");
+    int passive = wait_policy && !strcasecmp(wait_policy, "passive");
+    int busy = threads_now() > 1 && load >= 0.5 && !passive;
     if (busy && !o.common.quiet)
         fprintf(stderr, "%s: warning: load average %.2f on %d cores before the run: with %d threads, OpenMP "
-                        "barriers stall when other processes hold the cores; compare ratios from a quiet machine "
-                        "or use --threads 1\n", cli_context(), load, online_cores(), threads_now());
+                        "barriers spin and stall when other processes hold the cores; compare ratios from a quiet "
+                        "machine, or run with OMP_WAIT_POLICY=passive or --threads 1\n", cli_context(), load, online_cores(), threads_now());
     for (int k = 0; k < 2 && ws[k]; k++) {
         skit_tsv_comment(ws[k], "threads: %d; layout: %s; RPE MLP 1->%zu, %zu hidden layers, ReLU, RMS norm; "
                                 "decay %g; SKI r = %zu (capped at n), %zu taps, %zu knots per side, linear "
                                 "interpolation; FD fft length: next power of two >= 2n",
                          threads_now(), o.layout == SKIT_TNO_ROWS ? "rows (batch, n, d)" : "channels (batch, d, n)",
                          o.rpe_width, o.rpe_layers, o.decay, o.rank, o.taps, o.knots);
-        skit_tsv_comment(ws[k], "load average before the run: %.2f on %d cores%s", load, online_cores(),
-                         busy ? " (multi-threaded timings are unreliable beside other busy processes)" : "");
+        skit_tsv_comment(ws[k], "load average before the run: %.2f on %d cores; OMP_WAIT_POLICY=%s%s", load,
+                         online_cores(), wait_policy ? wait_policy : "(default)",
+                         busy ? " (multi-threaded timings with spinning barriers are unreliable beside other "
+                                "busy processes)"
+                              : "");
         skit_tsv_comment(ws[k], "matvec: skit_toeplitz_execute, per-channel, channel-major, TNO's coefficients "
                                 "precomputed; forward: skit_tno_forward (kernels recomputed from the parameters, "
                                 "then applied); apply: skit_tno_execute (cached kernels); ratios over the matvec "
