@@ -81,6 +81,9 @@ void attn_softmax_rows(size_t rows, size_t cols, double *a, size_t lda,
  * M entries are the M best by (key desc, index asc). key[idx] may be -inf
  * (never NaN). */
 void attn_select_top(uint32_t *idx, size_t count, size_t m, const double *key);
+/* The value at position k (0-based) of a[0..count) sorted in descending
+ * order; a is reordered. */
+double attn_kth_largest(double *a, size_t count, size_t k);
 
 /* ---- plans ------------------------------------------------------------- */
 

@@ -530,3 +530,29 @@ void attn_select_top(uint32_t *idx, size_t count, size_t m, const double *key)
             lo = j + 1;
     }
 }
+
+double attn_kth_largest(double *a, size_t count, size_t k)
+{
+    /* quickselect (Hoare partition, descending) on the values themselves:
+     * no index indirection, so it streams through memory */
+    size_t lo = 0, hi = count - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        double x = a[lo], y = a[mid], z = a[hi];
+        double pivot = (x > y) ? ((y > z) ? y : (x > z ? z : x)) : ((x > z) ? x : (y > z ? z : y));
+        size_t i = lo - 1, j = hi + 1; /* unsigned wrap-around is intended */
+        for (;;) {
+            do i++; while (a[i] > pivot);
+            do j--; while (a[j] < pivot);
+            if (i >= j) break;
+            double t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+        }
+        if (k <= j)
+            hi = j;
+        else
+            lo = j + 1;
+    }
+    return a[k];
+}

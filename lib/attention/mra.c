@@ -41,8 +41,7 @@ typedef struct mra_impl {
     size_t L;
     int sparse; /* MRA-2-s: finest level only */
     mra_level lv[SKIT_MRA_MAX_LEVELS];
-    double *score;               /* max candidates */
-    uint32_t *idx;               /* max candidates */
+    double *score, *tmp;         /* max candidates */
     uint32_t *row_ids, *row_ys;  /* per thread: rows_max each */
     size_t rows_max;
     double *sweep_work;
@@ -138,10 +137,18 @@ static void select_level(const skit_attention_plan *plan, mra_impl *im, size_t l
         }
     }
     if (plan->o.selection == SKIT_MRA_GLOBAL) {
+        /* the M-th largest score by quickselect on a copy; then everything
+         * above it and, in id (row-major) order, enough of its ties */
         size_t M = SKIT_MIN(N, rows * per_row);
-        for (size_t t = 0; t < N; t++) im->idx[t] = (uint32_t)t;
-        attn_select_top(im->idx, N, M, im->score);
-        for (size_t t = 0; t < M; t++) lv->refined[im->idx[t]] = 1;
+        memcpy(im->tmp, im->score, N * sizeof(double));
+        double thr = attn_kth_largest(im->tmp, N, M - 1);
+        size_t above = 0;
+        for (size_t t = 0; t < N; t++) above += im->score[t] > thr;
+        size_t ties = M - above;
+        for (size_t t = 0; t < N; t++) {
+            double sc = im->score[t];
+            if (sc > thr || (sc == thr && ties && ties--)) lv->refined[t] = 1;
+        }
     } else {
 #pragma omp parallel num_threads(plan->threads) if (N > 1048576 && plan->threads > 1)
         {
@@ -331,6 +338,7 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
         int zero = tot == 0.0 || (mask && !mask[i]);
         for (size_t l = first_level; l < L; l++) W[l * n + i] = zero ? 0.0 : W[l * n + i] / tot;
     }
+    /* weighted sum over levels, block by block (no per-element division) */
     long ndv = (long)dv;
 #pragma omp parallel for schedule(static) num_threads(plan->threads) if (n * dv >= 4194304)
     for (long cl = 0; cl < ndv; cl++) {
@@ -339,14 +347,16 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
         const double *fcol = fin_num + c * fin_ld;
         double *ycol = y + c * ldy;
         size_t sf = fin->s;
-        for (size_t i = 0; i < n; i++) {
-            double acc = wf[i] == 0.0 ? 0.0 : wf[i] * fcol[i / sf];
-            for (size_t l = first_level; l + 1 < L; l++) {
-                const mra_level *lv = &im->lv[l];
-                double w = W[l * n + i];
-                if (w != 0.0) acc += w * lv->num[i / lv->s + c * lv->rows];
+        for (size_t x = 0; x < fin->rows; x++)
+            for (size_t i = x * sf; i < x * sf + sf; i++) ycol[i] = wf[i] == 0.0 ? 0.0 : wf[i] * fcol[x];
+        for (size_t l = first_level; l + 1 < L; l++) {
+            const mra_level *lv = &im->lv[l];
+            const double *wl = W + l * n, *ncol = lv->num + c * lv->rows;
+            for (size_t x = 0; x < lv->rows; x++) {
+                double val = ncol[x];
+                for (size_t i = x * lv->s; i < x * lv->s + lv->s; i++)
+                    if (wl[i] != 0.0) ycol[i] += wl[i] * val;
             }
-            ycol[i] = acc;
         }
     }
 
@@ -488,7 +498,7 @@ int attn_mra_create(skit_attention_plan *p)
                 (double)lv->r * (double)lv->r * (double)d <= ATTN_GEMM_SERIAL_LIMIT;
     }
     ALLOC(im->score, cand_max, double);
-    ALLOC(im->idx, cand_max, uint32_t);
+    ALLOC(im->tmp, cand_max, double);
     size_t per_thread = im->rows_max * (size_t)p->threads;
     ALLOC(im->row_ids, per_thread, uint32_t);
     ALLOC(im->row_ys, per_thread, uint32_t);
