@@ -31,6 +31,10 @@ int skit_error_raise(int status, const char *file, int line, const char *fmt, ..
         if (skit_try_status_ != SKIT_OK) return skit_try_status_;               \
     } while (0)
 
+/* Call before creating or destroying any FFTW plan: makes FFTW's planner
+ * thread-safe (once per process). */
+void skit_fftw_planner_init(void);
+
 #define SKIT_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define SKIT_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -140,6 +140,7 @@ int skit_freq_impulse(const skit_mlp *mlp, skit_freq_construction construction, 
     if (!values || !buf) goto done;
     status = skit_freq_circle_samples(mlp, construction, N, values);
     if (status != SKIT_OK) goto done;
+    skit_fftw_planner_init();
     plan = fftw_plan_dft_1d((int)N, buf, buf, FFTW_BACKWARD, FFTW_ESTIMATE);
     if (!plan) {
         status = SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a length-%zu transform", N);

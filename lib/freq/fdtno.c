@@ -99,6 +99,7 @@ int skit_fdtno_create(skit_fdtno_plan **plan, size_t n, size_t d, skit_causality
     }
     double *buf = p->scratch;
     fftw_complex *spec = (fftw_complex *)(p->scratch + round8(N));
+    skit_fftw_planner_init();
     p->r2c = fftw_plan_dft_r2c_1d((int)N, buf, spec, FFTW_ESTIMATE);
     p->c2r = fftw_plan_dft_c2r_1d((int)N, spec, buf, FFTW_ESTIMATE);
     if (!p->r2c || !p->c2r) {

@@ -30,6 +30,7 @@ static int hilbert_fft(size_t n, const double *x, double *y)
         skit_free(spec);
         return SKIT_ENOMEM;
     }
+    skit_fftw_planner_init();
     fftw_plan fwd = fftw_plan_dft_r2c_1d((int)n, buf, spec, FFTW_ESTIMATE);
     fftw_plan bwd = fftw_plan_dft_c2r_1d((int)n, spec, buf, FFTW_ESTIMATE);
     if (!fwd || !bwd) {
@@ -133,6 +134,7 @@ int skit_spectrum_impulse(size_t n, const double *re, const double *im, double *
     SKIT_TRY(check_buffer(n, sizeof(fftw_complex), "inverse DFT buffer"));
     fftw_complex *buf = skit_malloc(n, sizeof(fftw_complex));
     if (!buf) return SKIT_ENOMEM;
+    skit_fftw_planner_init();
     fftw_plan p = fftw_plan_dft_1d((int)n, buf, buf, FFTW_BACKWARD, FFTW_ESTIMATE);
     if (!p) {
         skit_free(buf);

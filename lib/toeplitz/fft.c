@@ -233,12 +233,8 @@ int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, siz
         skit_toeplitz_plan_destroy(p);
         return SKIT_ENOMEM;
     }
-    /* FFTW's planner is not thread-safe; serialise against other skit
-     * planners that use the same named critical section. */
     double *rbuf = p->work, *cbuf = p->work + real_doubles;
-#ifdef _OPENMP
-#pragma omp critical(skit_fftw_planner)
-#endif
+    skit_fftw_planner_init();
     p->forward = fftw_plan_dft_r2c_1d((int)length, rbuf, (fftw_complex *)cbuf, FFTW_ESTIMATE);
     if (!p->forward) {
         skit_toeplitz_plan_destroy(p);
@@ -340,12 +336,7 @@ size_t skit_toeplitz_plan_bytes(const skit_toeplitz_plan *plan) { return plan ? 
 void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan)
 {
     if (!plan) return;
-#ifdef _OPENMP
-#pragma omp critical(skit_fftw_planner)
-#endif
-    {
-        if (plan->forward) fftw_destroy_plan(plan->forward);
-    }
+    if (plan->forward) fftw_destroy_plan(plan->forward);
     skit_free(plan->spectra);
     skit_free(plan->work);
     skit_free(plan);
