@@ -136,6 +136,16 @@ static size_t split_tabs(char *line, char **fields, size_t max)
     return n;
 }
 
+/* A markdown table cell: '|' inside a claim (|k[n]|, norms) would end the
+ * cell, so it is escaped. */
+static void put_table_cell(FILE *f, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        if (*p == '|') fputc('\\', f);
+        fputc(*p, f);
+    }
+}
+
 /* Writes REPORT.md from claims/ and notes/; prints the verdict table. */
 static int write_report(const char *out_dir, int quick)
 {
@@ -188,8 +198,13 @@ static int write_report(const char *out_dir, int quick)
             if (line[0] == '#' || line[0] == '\n') continue;
             char *fld[5] = {"", "", "", "", ""};
             split_tabs(line, fld, 5);
-            fprintf(f, "| [%s](#%s) | %s | %s | **%s** | %s |\n", exp, exp, fld[1], fld[2], fld[3],
-                    fld[4]);
+            fprintf(f, "| [%s](#%s) | ", exp, exp);
+            for (int k = 1; k <= 4; k++) {
+                if (k == 3) fputs("**", f);
+                put_table_cell(f, fld[k]);
+                fputs(k == 3 ? "** | " : " | ", f);
+            }
+            fputc('\n', f);
             char label[300];
             snprintf(label, sizeof label, "%s/%s", exp, fld[0]);
             printf("%-28s %-10s %s\n", label, fld[3], fld[4]);
