@@ -12,13 +12,19 @@
 # static-only build) makes libtool compile it once — the convenience
 # library, and so the static libskit.a, reuses the PIC object (nvcc is slow). nvcc's and the host compiler's warnings are errors under
 # --enable-werror (SKIT_NVCC_WARN_FLAGS, set by configure).
-skitinclude_HEADERS += lib/skit/cuda.h
-noinst_HEADERS += lib/cuda/index_logic.h lib/cuda/backend.h lib/cuda/cuda_internal.h
-libskit_la_SOURCES += lib/cuda/api.c
+skitinclude_HEADERS += lib/skit/cuda.h lib/skit/device.h
+noinst_HEADERS += lib/cuda/index_logic.h lib/cuda/mra_logic.h lib/cuda/backend.h \
+	lib/cuda/cuda_internal.h
+# api.c: validation, availability, skit/device.h; mra_select.c: the MRA
+# selection the device plan runs on the host (tested on the CPU everywhere);
+# plan_attention.c, plan_tno.c: the device side of skit_attention_plan and
+# skit_tno (options.device = SKIT_DEVICE_CUDA)
+libskit_la_SOURCES += lib/cuda/api.c lib/cuda/mra_select.c lib/cuda/plan_attention.c \
+	lib/cuda/plan_tno.c
 EXTRA_DIST += scripts/nvcc-libtool
 
 SKIT_CUDA_SOURCES = lib/cuda/runtime.cu lib/cuda/toeplitz.cu lib/cuda/attention.cu \
-	lib/cuda/kernels.cu
+	lib/cuda/kernels.cu lib/cuda/mra.cu
 
 if HAVE_CUDA
 noinst_LTLIBRARIES += lib/libskit_cuda.la
@@ -42,8 +48,9 @@ am__v_NVCC_1 =
 # Explicit header dependencies (automake's dependency tracking does not
 # cover a user suffix rule).
 $(SKIT_CUDA_SOURCES:.cu=.lo): $(srcdir)/lib/cuda/cuda_internal.h $(srcdir)/lib/cuda/backend.h \
-	$(srcdir)/lib/cuda/index_logic.h $(srcdir)/lib/skit/cuda.h $(srcdir)/lib/skit/core.h \
-	$(srcdir)/lib/skit/toeplitz.h $(srcdir)/lib/core/internal.h config.h
+	$(srcdir)/lib/cuda/index_logic.h $(srcdir)/lib/cuda/mra_logic.h $(srcdir)/lib/skit/cuda.h \
+	$(srcdir)/lib/skit/core.h $(srcdir)/lib/skit/toeplitz.h $(srcdir)/lib/skit/attention.h \
+	$(srcdir)/lib/skit/device.h $(srcdir)/lib/core/internal.h config.h
 
 .cu.lo:
 	@$(MKDIR_P) $(@D)

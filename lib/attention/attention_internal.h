@@ -103,6 +103,8 @@ struct skit_attention_plan {
     int (*execute)(const skit_attention_plan *plan, const double *q, size_t ldq,
                    const double *k, size_t ldk, const double *v, size_t ldv,
                    const unsigned char *mask, double *y, size_t ldy);
+    /* NULL, or frees what impl holds outside the plan's blocks (device plans) */
+    void (*release)(skit_attention_plan *plan);
 };
 
 /* Allocation owned by the plan (freed by destroy, counted in its memory);
@@ -122,6 +124,9 @@ int attn_linformer_create(skit_attention_plan *plan);
 int attn_performer_create(skit_attention_plan *plan);
 int attn_window_create(skit_attention_plan *plan);
 int attn_bigbird_create(skit_attention_plan *plan);
+/* options.device = SKIT_DEVICE_CUDA (lib/cuda/plan_attention.c): exact,
+ * mra2, mra2s on the GPU; SKIT_EUNSUPPORTED for the other methods. */
+int attn_device_create(skit_attention_plan *plan);
 
 /* Block means of the valid rows of x (n x d) over blocks of s tokens into
  * out (n/s x d, ld n/s); counts (n/s) receive the valid token counts; with

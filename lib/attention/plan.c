@@ -51,6 +51,7 @@ void skit_attention_options_init(skit_attention_options *o, skit_attention_metho
     o->pinv_iterations = 6;
     o->linformer_projection = SKIT_LINFORMER_GAUSSIAN;
     o->performer_orthogonal = 1;
+    o->device = SKIT_DEVICE_CPU;
 }
 
 void *attn_plan_alloc(skit_attention_plan *plan, size_t count, size_t size)
@@ -80,6 +81,7 @@ void *attn_plan_alloc(skit_attention_plan *plan, size_t count, size_t size)
 void skit_attention_plan_destroy(skit_attention_plan *plan)
 {
     if (!plan) return;
+    if (plan->release) plan->release(plan);
     for (size_t i = 0; i < plan->nblocks; i++) skit_free(plan->blocks[i]);
     skit_free(plan);
 }
@@ -115,6 +117,9 @@ int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, s
     if (!isfinite(o->scale) || o->scale < 0)
         return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need finite scale >= 0 (0 = 1/sqrt(d))",
                           o->scale);
+    if (o->device != SKIT_DEVICE_CPU && o->device != SKIT_DEVICE_CUDA)
+        return SKIT_ERROR(SKIT_EINVAL, "device = %d unknown: need SKIT_DEVICE_CPU (0) or "
+                                       "SKIT_DEVICE_CUDA (1)", (int)o->device);
     skit_attention_plan *p = skit_calloc(1, sizeof *p);
     if (!p) return SKIT_ENOMEM;
     p->o = *o;
@@ -128,7 +133,9 @@ int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, s
     p->stats = attn_plan_alloc(p, 1, sizeof *p->stats);
     if (!p->stats) status = p->alloc_status;
     else memset(p->stats, 0, sizeof *p->stats);
-    if (status == SKIT_OK) {
+    if (status == SKIT_OK && o->device == SKIT_DEVICE_CUDA) {
+        status = attn_device_create(p);
+    } else if (status == SKIT_OK) {
         switch (o->method) {
         case SKIT_ATTENTION_EXACT: status = attn_exact_create(p); break;
         case SKIT_ATTENTION_MRA2:

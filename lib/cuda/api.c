@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cuda/backend.h"
 #include "cuda/index_logic.h"
@@ -457,7 +458,23 @@ int skit_cuda_attention_execute(const skit_cuda_attention_plan *plan, double sca
     SKIT_TRY(skit_check_finite_matrix(Q, plan->n_q, plan->d_k, ldq, "Q"));
     SKIT_TRY(skit_check_finite_matrix(K, plan->n_k, plan->d_k, ldk, "K"));
     SKIT_TRY(skit_check_finite_matrix(V, plan->n_k, plan->d_v, ldv, "V"));
-    return skit_cuda_backend_attention_host(plan, scale, Q, ldq, K, ldk, V, ldv, Y, ldy);
+    return skit_cuda_backend_attention_host(plan, scale, Q, ldq, K, ldk, V, ldv, NULL, NULL, Y,
+                                            ldy);
+}
+
+int skit_cuda_attention_execute_masked(const skit_cuda_attention_plan *plan, double scale,
+                                       const double *Q, size_t ldq, const double *K, size_t ldk,
+                                       const double *V, size_t ldv,
+                                       const unsigned char *key_mask,
+                                       const unsigned char *query_mask, double *Y, size_t ldy)
+{
+    SKIT_REQUIRE_PTR(plan);
+    SKIT_TRY(attention_check(plan, scale, Q, ldq, K, ldk, V, ldv, Y, ldy, sizeof(double), 0));
+    SKIT_TRY(skit_check_finite_matrix(Q, plan->n_q, plan->d_k, ldq, "Q"));
+    SKIT_TRY(skit_check_finite_matrix(K, plan->n_k, plan->d_k, ldk, "K"));
+    SKIT_TRY(skit_check_finite_matrix(V, plan->n_k, plan->d_v, ldv, "V"));
+    return skit_cuda_backend_attention_host(plan, scale, Q, ldq, K, ldk, V, ldv, key_mask,
+                                            query_mask, Y, ldy);
 }
 
 size_t skit_cuda_attention_plan_tile(const skit_cuda_attention_plan *plan)
@@ -475,6 +492,219 @@ void skit_cuda_attention_plan_destroy(skit_cuda_attention_plan *plan)
     if (!plan) return;
     skit_cuda_backend_attention_release(plan);
     skit_free(plan);
+}
+
+/* ---- MRA-2 / MRA-2-s ------------------------------------------------------ */
+
+/* Refuses host allocations beyond available memory before the backend makes
+ * them: the selection's rows^2 doubles (three arrays) dominate. */
+static int mra_host_check(size_t rows)
+{
+    size_t bytes;
+    if (skit_size_mul(rows, rows, &bytes) || skit_size_mul(bytes, 3 * sizeof(double), &bytes))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "MRA coarse level of %zu x %zu blocks overflows size_t",
+                          rows, rows);
+    return skit_memory_check(bytes, "cuda MRA plan (host selection buffers)");
+}
+
+int skit_cuda_mra_plan_create(skit_cuda_mra_plan **plan, size_t n, size_t d, size_t dv,
+                              const skit_attention_options *o, skit_cuda_precision precision)
+{
+    SKIT_REQUIRE_PTR(plan);
+    *plan = NULL;
+    SKIT_REQUIRE_PTR(o);
+    SKIT_TRY(check_precision(precision));
+    if (o->method != SKIT_ATTENTION_MRA2 && o->method != SKIT_ATTENTION_MRA2_SPARSE)
+        return SKIT_ERROR(SKIT_EINVAL, "method = %d: the CUDA MRA plan runs mra2 (%d) or mra2s (%d)",
+                          (int)o->method, (int)SKIT_ATTENTION_MRA2,
+                          (int)SKIT_ATTENTION_MRA2_SPARSE);
+    SKIT_TRY(check_positive(n, "n"));
+    SKIT_TRY(check_positive(d, "d"));
+    SKIT_TRY(check_positive(dv, "dv"));
+    if (!isfinite(o->scale) || o->scale < 0)
+        return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need finite scale >= 0 (0 = 1/sqrt(d))",
+                          o->scale);
+    if (!isfinite(o->shift_bias))
+        return SKIT_ERROR(SKIT_EDOM, "shift_bias = %g out of range: need a finite value",
+                          o->shift_bias);
+    if ((int)o->selection != SKIT_MRA_GLOBAL && (int)o->selection != SKIT_MRA_PER_ROW)
+        return SKIT_ERROR(SKIT_EINVAL, "selection = %d unknown: need 0 (global) or 1 (per row)",
+                          (int)o->selection);
+    size_t b;
+    if (o->levels == 0) {
+        b = o->block;
+        if (b < 2 || b > n)
+            return SKIT_ERROR(SKIT_EDOM, "block = %zu out of range: need 2 <= block <= n (= %zu)",
+                              b, n);
+    } else {
+        if (o->levels < 2 || o->levels > SKIT_MRA_MAX_LEVELS)
+            return SKIT_ERROR(SKIT_EDOM, "levels = %zu out of range: need 2 <= levels <= %d",
+                              o->levels, SKIT_MRA_MAX_LEVELS);
+        b = o->scales[0];
+        if (b < 2 || b > n)
+            return SKIT_ERROR(SKIT_EDOM, "scales[0] = %zu out of range: need 2 <= s_0 <= n (= %zu)",
+                              b, n);
+        if (o->levels != 2 || o->scales[1] != 1)
+            return SKIT_ERROR(SKIT_EUNSUPPORTED,
+                              "cuda: MRA on the device runs two levels R = {block, 1}; levels = %zu "
+                              "with finest scale %zu runs on the CPU (device = cpu)",
+                              o->levels, o->scales[o->levels - 1]);
+    }
+    if (n % b)
+        return SKIT_ERROR(SKIT_ESHAPE,
+                          "n = %zu is not a multiple of the MRA block %zu: need n divisible by s_0",
+                          n, b);
+    size_t rows = n / b;
+    if (o->blocks_per_row[0] < 1 || o->blocks_per_row[0] > rows)
+        return SKIT_ERROR(SKIT_EDOM,
+                          "blocks_per_row[0] = %zu out of range: need 1 <= blocks_per_row <= n/s_0 "
+                          "(= %zu)",
+                          o->blocks_per_row[0], rows);
+    if (rows > 65535)
+        return SKIT_ERROR(SKIT_ETOOBIG,
+                          "n/s_0 = %zu coarse blocks per row: need fewer than 65536 (use a larger "
+                          "block)",
+                          rows);
+    SKIT_TRY(check_blas_int(n, "n", SKIT_ETOOBIG));
+    SKIT_TRY(check_blas_int(d, "d", SKIT_ETOOBIG));
+    SKIT_TRY(check_blas_int(dv, "dv", SKIT_ETOOBIG));
+    /* sizes of the largest device buffers, for overflow: ref_cap * b * max(b, dv) */
+    size_t cap = skit_cuda_mra_capacity(rows, o->blocks_per_row[0]), count;
+    size_t elt = skit_cuda_precision_bytes(precision);
+    if (skit_size_mul(cap, b, &count) || skit_size_mul(count, SKIT_MAX(b, dv), &count) ||
+        skit_size_mul(count, elt, &count) || skit_size_mul(n, SKIT_MAX(d, dv), &count) ||
+        skit_size_mul(count, elt, &count))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "MRA device buffers (n = %zu, block %zu, %zu squares) "
+                                          "overflow size_t", n, b, cap);
+    SKIT_TRY(require_device());
+    SKIT_TRY(mra_host_check(rows));
+
+    struct skit_cuda_mra_plan *p = skit_calloc(1, sizeof *p);
+    if (!p) return SKIT_ENOMEM;
+    p->n = n;
+    p->d = d;
+    p->dv = dv;
+    p->b = b;
+    p->rows = rows;
+    p->per_row = o->blocks_per_row[0];
+    p->ref_cap = cap;
+    p->sparse = o->method == SKIT_ATTENTION_MRA2_SPARSE;
+    p->selection = o->selection;
+    p->diagonal_prior = o->diagonal_prior;
+    p->first_block_prior = o->first_block_prior != 0;
+    p->scale = o->scale > 0 ? o->scale : 1.0 / sqrt((double)d);
+    p->shift_bias = o->shift_bias;
+    p->precision = precision;
+    p->elt = elt;
+    int status = skit_cuda_backend_mra_init(p);
+    if (status != SKIT_OK) {
+        skit_cuda_backend_mra_release(p);
+        skit_free(p);
+        return status;
+    }
+    *plan = p;
+    return SKIT_OK;
+}
+
+/* Shape checks of both MRA entry points (elt: element size of the arrays). */
+static int mra_check(const skit_cuda_mra_plan *plan, const void *Q, size_t ldq, const void *K,
+                     size_t ldk, const void *V, size_t ldv, const void *Y, size_t ldy, size_t elt,
+                     int device)
+{
+    SKIT_REQUIRE_PTR(plan);
+    SKIT_REQUIRE_PTR(Q);
+    SKIT_REQUIRE_PTR(K);
+    SKIT_REQUIRE_PTR(V);
+    SKIT_REQUIRE_PTR(Y);
+    SKIT_TRY(check_ld(ldq, plan->n, "ldq", "n"));
+    SKIT_TRY(check_ld(ldk, plan->n, "ldk", "n"));
+    SKIT_TRY(check_ld(ldv, plan->n, "ldv", "n"));
+    SKIT_TRY(check_ld(ldy, plan->n, "ldy", "n"));
+    if (device) {
+        SKIT_TRY(check_blas_int(ldq, "ldq", SKIT_ESHAPE));
+        SKIT_TRY(check_blas_int(ldk, "ldk", SKIT_ESHAPE));
+        SKIT_TRY(check_blas_int(ldv, "ldv", SKIT_ESHAPE));
+        SKIT_TRY(check_blas_int(ldy, "ldy", SKIT_ESHAPE));
+    }
+    size_t q_bytes, k_bytes, v_bytes, y_bytes;
+    SKIT_TRY(block_span(plan->n, plan->d, ldq, elt, "Q", &q_bytes));
+    SKIT_TRY(block_span(plan->n, plan->d, ldk, elt, "K", &k_bytes));
+    SKIT_TRY(block_span(plan->n, plan->dv, ldv, elt, "V", &v_bytes));
+    SKIT_TRY(block_span(plan->n, plan->dv, ldy, elt, "Y", &y_bytes));
+    SKIT_TRY(check_disjoint(Q, q_bytes, "Q", Y, y_bytes, "Y"));
+    SKIT_TRY(check_disjoint(K, k_bytes, "K", Y, y_bytes, "Y"));
+    SKIT_TRY(check_disjoint(V, v_bytes, "V", Y, y_bytes, "Y"));
+    return SKIT_OK;
+}
+
+int skit_cuda_mra_execute(const skit_cuda_mra_plan *plan, const double *Q, size_t ldq,
+                          const double *K, size_t ldk, const double *V, size_t ldv,
+                          const unsigned char *mask, double *Y, size_t ldy)
+{
+    SKIT_TRY(mra_check(plan, Q, ldq, K, ldk, V, ldv, Y, ldy, sizeof(double), 0));
+    SKIT_TRY(skit_check_finite_matrix(Q, plan->n, plan->d, ldq, "Q"));
+    SKIT_TRY(skit_check_finite_matrix(K, plan->n, plan->d, ldk, "K"));
+    SKIT_TRY(skit_check_finite_matrix(V, plan->n, plan->dv, ldv, "V"));
+    return skit_cuda_backend_mra_host(plan, Q, ldq, K, ldk, V, ldv, mask, Y, ldy);
+}
+
+int skit_cuda_mra_execute_device(const skit_cuda_mra_plan *plan, const void *Q_dev, size_t ldq,
+                                 const void *K_dev, size_t ldk, const void *V_dev, size_t ldv,
+                                 const unsigned char *mask_dev, void *Y_dev, size_t ldy)
+{
+    SKIT_REQUIRE_PTR(plan);
+    SKIT_TRY(mra_check(plan, Q_dev, ldq, K_dev, ldk, V_dev, ldv, Y_dev, ldy, plan->elt, 1));
+    return skit_cuda_backend_mra_device(plan, Q_dev, ldq, K_dev, ldk, V_dev, ldv, mask_dev,
+                                        Y_dev, ldy);
+}
+
+size_t skit_cuda_mra_plan_refined(const skit_cuda_mra_plan *plan)
+{
+    return plan && plan->state ? plan->state[0] : 0;
+}
+
+size_t skit_cuda_mra_plan_block(const skit_cuda_mra_plan *plan) { return plan ? plan->b : 0; }
+
+size_t skit_cuda_mra_plan_device_bytes(const skit_cuda_mra_plan *plan)
+{
+    return plan ? plan->device_bytes : 0;
+}
+
+void skit_cuda_mra_plan_destroy(skit_cuda_mra_plan *plan)
+{
+    if (!plan) return;
+    skit_cuda_backend_mra_release(plan);
+    skit_free(plan);
+}
+
+/* ---- devices (skit/device.h) ------------------------------------------------ */
+
+const char *skit_device_name(int device)
+{
+    switch (device) {
+    case SKIT_DEVICE_CPU: return "cpu";
+    case SKIT_DEVICE_CUDA: return "cuda";
+    }
+    return NULL;
+}
+
+int skit_device_parse(const char *name, skit_device *device)
+{
+    SKIT_REQUIRE_PTR(name);
+    SKIT_REQUIRE_PTR(device);
+    if (!strcmp(name, "cpu")) *device = SKIT_DEVICE_CPU;
+    else if (!strcmp(name, "cuda")) *device = SKIT_DEVICE_CUDA;
+    else return SKIT_ERROR(SKIT_EINVAL, "device '%s' unknown: need cpu or cuda", name);
+    return SKIT_OK;
+}
+
+int skit_device_check(skit_device device)
+{
+    if (device == SKIT_DEVICE_CPU) return SKIT_OK;
+    if (device != SKIT_DEVICE_CUDA)
+        return SKIT_ERROR(SKIT_EINVAL, "device = %d unknown: need SKIT_DEVICE_CPU (0) or "
+                                       "SKIT_DEVICE_CUDA (1)", (int)device);
+    return require_device();
 }
 
 /* ---- elementwise kernels -------------------------------------------------- */

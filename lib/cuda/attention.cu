@@ -44,27 +44,34 @@ __device__ T block_reduce(T v, Op op, T identity, T *scratch)
 }
 
 /* Column q of S (ld rows; `keys` rows in use) holds the logits of query
- * row0 + q. Replace them by softmax weights; masked keys get 0. */
+ * row0 + q. Replace them by softmax weights; masked keys (key_mask[j] = 0)
+ * get 0, and a masked query (query_mask) or one without a valid key gets a
+ * zero column, so its output row is 0. Masks are NULL (all valid) or
+ * device arrays. */
 template <typename T>
 __global__ void softmax_columns_kernel(T *S, size_t ld, size_t keys, size_t cols, size_t row0,
-                                       size_t n_k, int causal)
+                                       size_t n_k, int causal, const unsigned char *key_mask,
+                                       const unsigned char *query_mask)
 {
     typedef skit_cuda_traits<T> tr;
     __shared__ T scratch[32];
     for (size_t q = blockIdx.x; q < cols; q += gridDim.x) {
         T *s = S + q * ld;
         size_t valid = skit_cuda_causal_keys(row0 + q, n_k, causal); /* >= 1, <= keys */
+        if (query_mask && !query_mask[row0 + q]) valid = 0;
         T top = tr::neg_inf();
-        for (size_t j = threadIdx.x; j < valid; j += blockDim.x) top = s[j] > top ? s[j] : top;
+        for (size_t j = threadIdx.x; j < valid; j += blockDim.x)
+            if (!key_mask || key_mask[j]) top = s[j] > top ? s[j] : top;
         top = block_reduce(top, max_op<T>(), tr::neg_inf(), scratch);
+        if (top == tr::neg_inf()) valid = 0; /* no valid key: a zero column */
         T sum = 0;
         for (size_t j = threadIdx.x; j < valid; j += blockDim.x) {
-            T e = tr::exp_(s[j] - top);
+            T e = (!key_mask || key_mask[j]) ? tr::exp_(s[j] - top) : (T)0;
             s[j] = e;
             sum += e;
         }
-        sum = block_reduce(sum, sum_op<T>(), (T)0, scratch); /* >= 1: the maximum gives e = 1 */
-        T inv = (T)1 / sum;
+        sum = block_reduce(sum, sum_op<T>(), (T)0, scratch); /* >= 1 when valid > 0 */
+        T inv = valid ? (T)1 / sum : (T)0;
         for (size_t j = threadIdx.x; j < valid; j += blockDim.x) s[j] *= inv;
         for (size_t j = valid + threadIdx.x; j < keys; j += blockDim.x) s[j] = 0;
     }
@@ -90,7 +97,8 @@ static cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperati
 template <typename T>
 static int attention_tiles(const struct skit_cuda_attention_plan *p, double scale, const T *Q,
                            size_t ldq, const T *K, size_t ldk, const T *V, size_t ldv, T *Y,
-                           size_t ldy)
+                           size_t ldy, const unsigned char *key_mask,
+                           const unsigned char *query_mask)
 {
     cublasHandle_t h = (cublasHandle_t)p->blas;
     T *S = (T *)p->logits;
@@ -103,7 +111,8 @@ static int attention_tiles(const struct skit_cuda_attention_plan *p, double scal
                                scale, K, (int)ldk, Q + row0, (int)ldq, 0.0, S, (int)p->n_k));
         unsigned blocks = (unsigned)(rows < SKIT_CUDA_MAX_BLOCKS ? rows : SKIT_CUDA_MAX_BLOCKS);
         softmax_columns_kernel<T><<<blocks, SKIT_CUDA_BLOCK>>>(S, p->n_k, keys, rows, row0,
-                                                               p->n_k, p->causal);
+                                                               p->n_k, p->causal, key_mask,
+                                                               query_mask);
         SKIT_CUDA_CHECK_LAUNCH("softmax");
         SKIT_CUBLAS_CHECK(gemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)rows, (int)p->d_v, (int)keys, 1.0,
                                S, (int)p->n_k, V, (int)ldv, 0.0, Y + row0, (int)ldy));
@@ -122,6 +131,8 @@ extern "C" int skit_cuda_backend_attention_init(struct skit_cuda_attention_plan 
     SKIT_TRY(skit_cuda_alloc(&p->k, p->n_k * p->d_k * elt, what, total));
     SKIT_TRY(skit_cuda_alloc(&p->v, p->n_k * p->d_v * elt, what, total));
     SKIT_TRY(skit_cuda_alloc(&p->y, p->n_q * p->d_v * elt, what, total));
+    SKIT_TRY(skit_cuda_alloc(&p->key_mask, p->n_k, what, total));
+    SKIT_TRY(skit_cuda_alloc(&p->query_mask, p->n_q, what, total));
     if (p->precision == SKIT_CUDA_FLOAT32) {
         size_t largest = p->n_q * p->d_k;
         if (p->n_k * p->d_k > largest) largest = p->n_k * p->d_k;
@@ -154,8 +165,24 @@ extern "C" void skit_cuda_backend_attention_release(struct skit_cuda_attention_p
     skit_cuda_backend_free(p->k);
     skit_cuda_backend_free(p->v);
     skit_cuda_backend_free(p->y);
+    skit_cuda_backend_free(p->key_mask);
+    skit_cuda_backend_free(p->query_mask);
     if (p->host_stage && cudaFreeHost(p->host_stage) != cudaSuccess) cudaGetLastError();
     p->blas_work = p->logits = p->q = p->k = p->v = p->y = p->host_stage = NULL;
+    p->key_mask = p->query_mask = NULL;
+}
+
+static int attention_any(const struct skit_cuda_attention_plan *p, double scale, const void *Q,
+                         size_t ldq, const void *K, size_t ldk, const void *V, size_t ldv, void *Y,
+                         size_t ldy, const unsigned char *key_mask,
+                         const unsigned char *query_mask)
+{
+    if (p->precision == SKIT_CUDA_FLOAT64)
+        return attention_tiles<double>(p, scale, (const double *)Q, ldq, (const double *)K, ldk,
+                                       (const double *)V, ldv, (double *)Y, ldy, key_mask,
+                                       query_mask);
+    return attention_tiles<float>(p, scale, (const float *)Q, ldq, (const float *)K, ldk,
+                                  (const float *)V, ldv, (float *)Y, ldy, key_mask, query_mask);
 }
 
 extern "C" int skit_cuda_backend_attention_device(const struct skit_cuda_attention_plan *p,
@@ -163,11 +190,7 @@ extern "C" int skit_cuda_backend_attention_device(const struct skit_cuda_attenti
                                                   const void *K, size_t ldk, const void *V,
                                                   size_t ldv, void *Y, size_t ldy)
 {
-    if (p->precision == SKIT_CUDA_FLOAT64)
-        return attention_tiles<double>(p, scale, (const double *)Q, ldq, (const double *)K, ldk,
-                                       (const double *)V, ldv, (double *)Y, ldy);
-    return attention_tiles<float>(p, scale, (const float *)Q, ldq, (const float *)K, ldk,
-                                  (const float *)V, ldv, (float *)Y, ldy);
+    return attention_any(p, scale, Q, ldq, K, ldk, V, ldv, Y, ldy, NULL, NULL);
 }
 
 /* Host rows x cols block (ld) -> contiguous device block in the plan's
@@ -201,12 +224,19 @@ static int download_block(const struct skit_cuda_attention_plan *p, double *dst,
 extern "C" int skit_cuda_backend_attention_host(const struct skit_cuda_attention_plan *p,
                                                 double scale, const double *Q, size_t ldq,
                                                 const double *K, size_t ldk, const double *V,
-                                                size_t ldv, double *Y, size_t ldy)
+                                                size_t ldv, const unsigned char *key_mask,
+                                                const unsigned char *query_mask, double *Y,
+                                                size_t ldy)
 {
     SKIT_TRY(upload_block(p, p->q, Q, p->n_q, p->d_k, ldq));
     SKIT_TRY(upload_block(p, p->k, K, p->n_k, p->d_k, ldk));
     SKIT_TRY(upload_block(p, p->v, V, p->n_k, p->d_v, ldv));
-    SKIT_TRY(skit_cuda_backend_attention_device(p, scale, p->q, p->n_q, p->k, p->n_k, p->v,
-                                                p->n_k, p->y, p->n_q));
+    if (key_mask)
+        SKIT_CUDA_CHECK(cudaMemcpy(p->key_mask, key_mask, p->n_k, cudaMemcpyHostToDevice));
+    if (query_mask)
+        SKIT_CUDA_CHECK(cudaMemcpy(p->query_mask, query_mask, p->n_q, cudaMemcpyHostToDevice));
+    SKIT_TRY(attention_any(p, scale, p->q, p->n_q, p->k, p->n_k, p->v, p->n_k, p->y, p->n_q,
+                           key_mask ? (const unsigned char *)p->key_mask : NULL,
+                           query_mask ? (const unsigned char *)p->query_mask : NULL));
     return download_block(p, Y, ldy, p->y, p->n_q, p->d_v);
 }

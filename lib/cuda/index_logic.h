@@ -10,6 +10,7 @@
 #ifndef SKIT_CUDA_INDEX_LOGIC_H
 #define SKIT_CUDA_INDEX_LOGIC_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -195,5 +196,79 @@ SKIT_INDEX_FN size_t skit_cuda_tile_keys(size_t row0, size_t rows, size_t n_k, i
 {
     return rows == 0 ? 0 : skit_cuda_causal_keys(row0 + rows - 1, n_k, causal);
 }
+
+
+/* ---- MRA-2 / MRA-2-s (lib/cuda/mra.cu) ----------------------------------------
+ * Two levels, R = {b, 1}: rows = n/b coarse blocks. The refined squares are
+ * a CSR over coarse query rows: square e in [row_ptr[x], row_ptr[x+1]) of row
+ * x has key block cols[e] (ascending within a row) and query block
+ * prow[e] = x. Every square's b x b fine logits are stored key-major (one
+ * column per query) at fine + e*b*b, and its b x dv numerator at
+ * fnum + e*b*dv, both column-major with leading dimension b. */
+
+/* Refined squares that a (n/b) x per_row budget can hold: the plan's
+ * capacity, min(rows^2, rows * per_row). The caller checked rows^2 fits. */
+SKIT_INDEX_FN size_t skit_cuda_mra_capacity(size_t rows, size_t per_row)
+{
+    return per_row < rows ? rows * per_row : rows * rows;
+}
+
+/* Squares of coarse query row x: [*begin, *end). */
+SKIT_INDEX_FN void skit_cuda_mra_row_squares(const uint32_t *row_ptr, size_t x, size_t *begin,
+                                             size_t *end)
+{
+    *begin = row_ptr[x];
+    *end = row_ptr[x + 1];
+}
+
+/* Position of fine logit (key c, query a) of square e (0 <= a, c < b). */
+SKIT_INDEX_FN size_t skit_cuda_mra_fine_offset(size_t e, size_t key, size_t query, size_t b)
+{
+    return e * b * b + key + query * b;
+}
+
+/* Position of numerator entry (query a, value column col) of square e. */
+SKIT_INDEX_FN size_t skit_cuda_mra_num_offset(size_t e, size_t query, size_t col, size_t b,
+                                              size_t dv)
+{
+    return e * b * dv + query + col * b;
+}
+
+/* Row offsets of square e's blocks in K / V (*key_row) and Q (*query_row):
+ * the first token of its key block and of its query block. */
+SKIT_INDEX_FN void skit_cuda_mra_square_rows(size_t e, const uint32_t *cols, const uint32_t *prow,
+                                             size_t b, size_t *key_row, size_t *query_row)
+{
+    *key_row = (size_t)cols[e] * b;
+    *query_row = (size_t)prow[e] * b;
+}
+
+/* Walk of a coarse row's refined key blocks in ascending y: advances *pos
+ * (within [pos, end) of cols) to the first entry >= y and tells whether
+ * square (x, y) is refined. Called with y = 0, 1, 2, ... in order, the
+ * walk visits each entry once. */
+SKIT_INDEX_FN int skit_cuda_mra_refined_walk(const uint32_t *cols, size_t *pos, size_t end, size_t y)
+{
+    while (*pos < end && (size_t)cols[*pos] < y) (*pos)++;
+    return *pos < end && (size_t)cols[*pos] == y;
+}
+
+/* The value kernels of mra.cu (block means, coarse-level softmax of a row,
+ * fine-level softmax of a query, merge) for double (suffix _d) and float
+ * (_f): lib/cuda/mra_logic.h holds them once, instantiated twice here. */
+#define SKIT_R double
+#define SKIT_R_SFX d
+#define SKIT_R_EXP exp
+#include "cuda/mra_logic.h"
+#undef SKIT_R
+#undef SKIT_R_SFX
+#undef SKIT_R_EXP
+#define SKIT_R float
+#define SKIT_R_SFX f
+#define SKIT_R_EXP expf
+#include "cuda/mra_logic.h"
+#undef SKIT_R
+#undef SKIT_R_SFX
+#undef SKIT_R_EXP
 
 #endif /* SKIT_CUDA_INDEX_LOGIC_H */

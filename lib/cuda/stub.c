@@ -66,11 +66,27 @@ int skit_cuda_backend_attention_device(const struct skit_cuda_attention_plan *pl
 }
 int skit_cuda_backend_attention_host(const struct skit_cuda_attention_plan *plan, double scale,
                                      const double *Q, size_t ldq, const double *K, size_t ldk,
-                                     const double *V, size_t ldv, double *Y, size_t ldy)
+                                     const double *V, size_t ldv, const unsigned char *key_mask,
+                                     const unsigned char *query_mask, double *Y, size_t ldy)
 {
     return not_built();
 }
 void skit_cuda_backend_attention_release(struct skit_cuda_attention_plan *plan) {}
+
+int skit_cuda_backend_mra_init(struct skit_cuda_mra_plan *plan) { return not_built(); }
+int skit_cuda_backend_mra_device(const struct skit_cuda_mra_plan *plan, const void *Q, size_t ldq,
+                                 const void *K, size_t ldk, const void *V, size_t ldv,
+                                 const unsigned char *mask, void *Y, size_t ldy)
+{
+    return not_built();
+}
+int skit_cuda_backend_mra_host(const struct skit_cuda_mra_plan *plan, const double *Q, size_t ldq,
+                               const double *K, size_t ldk, const double *V, size_t ldv,
+                               const unsigned char *mask, double *Y, size_t ldy)
+{
+    return not_built();
+}
+void skit_cuda_backend_mra_release(struct skit_cuda_mra_plan *plan) {}
 
 int skit_cuda_backend_complex_multiply(skit_cuda_precision precision, size_t nfreq, size_t d,
                                        int shared, const void *s, size_t lds, void *z, size_t ldz,

@@ -23,6 +23,7 @@
 #define SKIT_ATTENTION_H
 
 #include "skit/core.h"
+#include "skit/device.h"
 #include "skit/io.h"
 
 #ifdef __cplusplus
@@ -149,6 +150,15 @@ typedef struct skit_attention_options {
                                Newton–Schulz iterations as Nyströmformer [6] */
     skit_linformer_projection linformer_projection; /* [SKIT_LINFORMER_GAUSSIAN] */
     int performer_orthogonal; /* 1 = orthogonal random features (FAVOR+) [1] */
+
+    /* Where the plan runs [SKIT_DEVICE_CPU]. SKIT_DEVICE_CUDA runs exact,
+     * mra2 and mra2s on the GPU in float64 (skit/cuda.h: cuBLAS GEMMs and
+     * block kernels; MRA's square selection on the host, with the CPU's
+     * rule) through the same create / execute / destroy; execute takes and
+     * returns host arrays and includes the transfers. On the device, MRA
+     * runs two levels R = {block, 1} only, and exact attention ignores
+     * shift_bias (its softmax is max-shifted per row on the device). */
+    skit_device device;
 } skit_attention_options;
 
 /* Defaults for `method` (see the brackets above). For window, window = 64;
@@ -168,7 +178,12 @@ typedef struct skit_attention_plan skit_attention_plan;
  * blocks_per_row, rank, nonzeros, window or pinv_iterations out of range),
  * SKIT_ESHAPE (n not a multiple of the MRA block / s_0), SKIT_EOVERFLOW,
  * SKIT_ETOOBIG (memory estimate exceeds available memory), SKIT_ENOMEM,
- * SKIT_ELIBRARY (LAPACK workspace query failed). */
+ * SKIT_ELIBRARY (LAPACK workspace query failed; a CUDA library call failed),
+ * SKIT_EUNSUPPORTED (device = SKIT_DEVICE_CUDA: a method other than exact,
+ * mra2, mra2s, or MRA with more than two levels; or no GPU here, with the
+ * message "cuda: not built" / "cuda: no device (...)"); SKIT_EINVAL also
+ * for an unknown device. The memory of a device plan
+ * (skit_attention_plan_memory) includes the device memory it holds. */
 int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, size_t dv,
                                const skit_attention_options *options);
 

@@ -32,7 +32,9 @@
 #ifndef SKIT_CUDA_H
 #define SKIT_CUDA_H
 
+#include "skit/attention.h"
 #include "skit/core.h"
+#include "skit/device.h"
 #include "skit/toeplitz.h"
 
 #ifdef __cplusplus
@@ -177,11 +179,88 @@ int skit_cuda_attention_execute(const skit_cuda_attention_plan *plan, double sca
                                 const double *Q, size_t ldq, const double *K, size_t ldk,
                                 const double *V, size_t ldv, double *Y, size_t ldy);
 
+/* The same with padding masks (self-attention semantics, as
+ * skit/attention.h): key_mask (NULL or n_k bytes) marks the keys that may be
+ * attended to (0 = padding: weight 0 in every row); query_mask (NULL or n_q
+ * bytes) marks the query rows to compute (0: the output row is 0). A row
+ * without a valid key gets output 0. Both masks are host arrays; the
+ * arrays Q, K, V, Y are host doubles as in skit_cuda_attention_execute.
+ * Errors: as skit_cuda_attention_execute. */
+int skit_cuda_attention_execute_masked(const skit_cuda_attention_plan *plan, double scale,
+                                       const double *Q, size_t ldq, const double *K, size_t ldk,
+                                       const double *V, size_t ldv,
+                                       const unsigned char *key_mask,
+                                       const unsigned char *query_mask, double *Y, size_t ldy);
+
 /* Query rows per tile, and the device memory the plan holds (bytes). */
 size_t skit_cuda_attention_plan_tile(const skit_cuda_attention_plan *plan);
 size_t skit_cuda_attention_plan_device_bytes(const skit_cuda_attention_plan *plan);
 
 void skit_cuda_attention_plan_destroy(skit_cuda_attention_plan *plan);
+
+/* ---- MRA-2 / MRA-2-s attention (cuBLAS + block kernels) ----------------- */
+
+/* The multiresolution approximation of skit/attention.h (methods mra2 and
+ * mra2s, R = {b, 1}: options->levels = 0, or 2 with scales {b, 1}) on the
+ * device, with the CPU plan's semantics: block means of the valid tokens,
+ * coarse logits scale * Qm Km^T (one cuBLAS GEMM), Algorithm 1's selection
+ * (score = coarse logit - row max, priors, global or per-row top-k, ties to
+ * the square first in row-major order), exact b x b logits on the refined
+ * squares (batched cuBLAS GEMMs), a max-shifted softmax per query and the
+ * merge of the coarse and fine levels with one shift per query (MRA-2) or
+ * the fine level alone (MRA-2-s).
+ *
+ * The selection runs on the host: each execute copies the (n/b)^2 coarse
+ * logits to the host, selects exactly as the CPU plan does (so both
+ * backends refine the same squares for the same logits) and uploads the
+ * refined squares, O(n/b * blocks_per_row) indices. Execute therefore
+ * synchronises with the device once in the middle.
+ *
+ * Memory on the device: O(n (d + dv) + (n/b)^2 + budget * b * (b + dv))
+ * elements, budget = the refined squares' capacity
+ * min((n/b)^2, (n/b) * blocks_per_row[0]).
+ *
+ * scale: options->scale (0 selects 1/sqrt(d)). Other options as the CPU
+ * plan; levels > 2 or a finest scale > 1 are SKIT_EUNSUPPORTED here (the
+ * CPU plan runs them).
+ * Errors: SKIT_EINVAL (NULL, method not mra2/mra2s, unknown selection or
+ * precision), SKIT_EDOM (n, d, dv = 0; scale, shift_bias, block, levels,
+ * scales or blocks_per_row out of range), SKIT_ESHAPE (n not a multiple of
+ * the block), SKIT_EUNSUPPORTED (more than two levels; no device),
+ * SKIT_ETOOBIG (n/b >= 65536, a size beyond cuBLAS's int range, or more
+ * memory than the device or host has), SKIT_EOVERFLOW, SKIT_ENOMEM,
+ * SKIT_ELIBRARY. */
+typedef struct skit_cuda_mra_plan skit_cuda_mra_plan;
+
+int skit_cuda_mra_plan_create(skit_cuda_mra_plan **plan, size_t n, size_t d, size_t dv,
+                              const skit_attention_options *options,
+                              skit_cuda_precision precision);
+
+/* Host arrays of doubles (layout of skit_attention_execute: Q, K n x d,
+ * V n x dv, Y n x dv, column-major; mask NULL or n host bytes), including
+ * the transfers. Blocking.
+ * Errors: SKIT_EINVAL (NULL, Y overlapping an input), SKIT_ESHAPE (ld < n),
+ * SKIT_ENONFINITE, SKIT_ELIBRARY. */
+int skit_cuda_mra_execute(const skit_cuda_mra_plan *plan, const double *Q, size_t ldq,
+                          const double *K, size_t ldk, const double *V, size_t ldv,
+                          const unsigned char *mask, double *Y, size_t ldy);
+
+/* Device arrays in the plan's precision (mask_dev: NULL or n device
+ * bytes). Returns after the work is enqueued, but waits for the coarse
+ * logits in the middle (see above).
+ * Errors: SKIT_EINVAL, SKIT_ESHAPE (ld < n or beyond cuBLAS's int range),
+ * SKIT_ELIBRARY. */
+int skit_cuda_mra_execute_device(const skit_cuda_mra_plan *plan, const void *Q_dev, size_t ldq,
+                                 const void *K_dev, size_t ldk, const void *V_dev, size_t ldv,
+                                 const unsigned char *mask_dev, void *Y_dev, size_t ldy);
+
+/* Squares refined by the last execute (0 before the first), the block b,
+ * and the device memory the plan holds (bytes). 0 for NULL. */
+size_t skit_cuda_mra_plan_refined(const skit_cuda_mra_plan *plan);
+size_t skit_cuda_mra_plan_block(const skit_cuda_mra_plan *plan);
+size_t skit_cuda_mra_plan_device_bytes(const skit_cuda_mra_plan *plan);
+
+void skit_cuda_mra_plan_destroy(skit_cuda_mra_plan *plan);
 
 /* ---- elementwise kernels of a token mixer (device data) ---------------- */
 

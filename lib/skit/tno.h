@@ -74,6 +74,7 @@
 #define SKIT_TNO_H
 
 #include "skit/core.h"
+#include "skit/device.h"
 #include "skit/mlp.h"
 #include "skit/toeplitz.h" /* skit_causality */
 
@@ -129,6 +130,17 @@ typedef struct skit_tno_options {
     uint64_t seed;
     /* Causal SKI-TNO algorithm (default SKIT_TNO_CAUSAL_CUMSUM). */
     skit_tno_causal_ski causal_ski;
+    /* Where execute runs (default SKIT_DEVICE_CPU). SKIT_DEVICE_CUDA applies
+     * the operator on the GPU in float64 (skit/cuda.h) through the same
+     * calls, on host arrays (transfers included; the ROWS layout is
+     * transposed on the host): TNO and FD-TNO as the batched cuFFT Toeplitz
+     * product of their coefficients (skit_tno_coeffs: for FD-TNO the
+     * Toeplitz form of its circular product, equal up to rounding); SKI-TNO
+     * bidirectional as band kernel + interpolation gather/scatter + cuFFT
+     * for A. Causal SKI-TNO has no device path (SKIT_EUNSUPPORTED: its
+     * running sums are sequential). The parameters, the RPE MLP and the
+     * kernels stay on the CPU; update uploads the new kernels. */
+    skit_device device;
 } skit_tno_options;
 
 /* Defaults (the papers' and reference code's settings where they exist):
@@ -153,7 +165,10 @@ typedef struct skit_tno skit_tno;
  *         K = 0 or > 2^20; FD: fft_length odd or < 2n), SKIT_ESHAPE
  *         (param_count differs from the plan's count), SKIT_ENONFINITE (NaN/Inf
  *         in params), SKIT_EOVERFLOW (sizes), SKIT_ETOOBIG (more memory than
- *         available), SKIT_ENOMEM, SKIT_ELIBRARY (FFTW planning failed). */
+ *         available), SKIT_ENOMEM, SKIT_ELIBRARY (FFTW planning or a CUDA
+ *         library call failed), SKIT_EUNSUPPORTED (device = SKIT_DEVICE_CUDA
+ *         with causal SKI-TNO, or no GPU here: "cuda: not built" /
+ *         "cuda: no device (...)"); SKIT_EINVAL also for an unknown device. */
 int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
                     const skit_tno_options *options, const double *params, size_t param_count);
 
@@ -185,7 +200,8 @@ int skit_tno_update(skit_tno *plan);
  * uses the plan's buffers (no concurrent calls on one plan). NaN/Inf in x
  * propagate (a NaN in channel c may spread over all of channel c, and for
  * SKI through the interpolation to neighbouring tokens of that channel).
- * Errors: SKIT_EINVAL (NULL plan, x or y; x and y overlap). */
+ * Errors: SKIT_EINVAL (NULL plan, x or y; x and y overlap); device plans
+ * also SKIT_ELIBRARY (a CUDA call failed). */
 int skit_tno_execute(const skit_tno *plan, const double *x, double *y);
 
 /* skit_tno_update then skit_tno_execute: the cost of a training step's

@@ -101,6 +101,9 @@ static int validate_options(const skit_tno_options *o)
     if (o->layout != SKIT_TNO_ROWS && o->layout != SKIT_TNO_CHANNELS)
         return SKIT_ERROR(SKIT_EINVAL, "layout = %d unknown: need SKIT_TNO_ROWS or SKIT_TNO_CHANNELS",
                           (int)o->layout);
+    if (o->device != SKIT_DEVICE_CPU && o->device != SKIT_DEVICE_CUDA)
+        return SKIT_ERROR(SKIT_EINVAL, "device = %d unknown: need SKIT_DEVICE_CPU or SKIT_DEVICE_CUDA",
+                          (int)o->device);
     if (o->kind == SKIT_TNO_FFT || o->kind == SKIT_TNO_FD) {
         if (o->rpe_width == 0 || o->rpe_width > 65536)
             return SKIT_ERROR(SKIT_EDOM, "rpe_width = %zu out of range: need 1 <= width <= 65536",
@@ -252,7 +255,7 @@ static int update_tno(skit_tno *p)
     SKIT_TRY(eval_mlp(p));
     fill_tno_coeffs(p);
     SKIT_TRY(skit_tno_check_coeffs(p->coeffs, p->d, 2 * p->n - 1, "RPE coefficients"));
-    if (!p->toeplitz) return SKIT_OK; /* create makes the plan from these */
+    if (!p->toeplitz) return SKIT_OK; /* create makes the plan from these (device plans: none) */
     return skit_toeplitz_plan_set_coeffs(p->toeplitz, p->coeffs);
 }
 
@@ -262,9 +265,8 @@ static int update_fd(skit_tno *p)
     return skit_fdtno_set_response(p->fd, p->mlp_out);
 }
 
-int skit_tno_update(skit_tno *p)
+static int update_host(skit_tno *p)
 {
-    SKIT_REQUIRE_PTR(p);
     switch (p->opt.kind) {
     case SKIT_TNO_FFT: return update_tno(p);
     case SKIT_TNO_FD: return update_fd(p);
@@ -273,11 +275,19 @@ int skit_tno_update(skit_tno *p)
     return SKIT_ERROR(SKIT_EINVAL, "plan of unknown kind %d", (int)p->opt.kind);
 }
 
+int skit_tno_update(skit_tno *p)
+{
+    SKIT_REQUIRE_PTR(p);
+    SKIT_TRY(update_host(p));
+    return p->dev ? skit_tno_device_update(p) : SKIT_OK;
+}
+
 /* ---- create / destroy --------------------------------------------------- */
 
 void skit_tno_destroy(skit_tno *p)
 {
     if (!p) return;
+    skit_tno_device_destroy(p);
     skit_mlp_destroy(p->mlp);
     skit_free(p->mlp_work);
     skit_free(p->mlp_in);
@@ -364,6 +374,8 @@ static int create_tno(skit_tno *p, const double *params)
     if (!p->decay_pow || !p->coeffs) return SKIT_ENOMEM;
     for (size_t k = 0; k < n; k++) p->decay_pow[k] = pow(p->opt.decay, (double)k);
     SKIT_TRY(update_tno(p));
+    /* on the device the product runs on the GPU's plan (skit_tno_device_create) */
+    if (p->opt.device == SKIT_DEVICE_CUDA) return SKIT_OK;
     return skit_toeplitz_plan_create(&p->toeplitz, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL,
                                      p->opt.causality, p->coeffs);
 }
@@ -500,6 +512,7 @@ static size_t actual_bytes(const skit_tno *p)
     const size_t n = p->n, d = p->d;
     size_t total = sizeof *p, dbl = sizeof(double);
     total += p->toeplitz ? skit_toeplitz_plan_bytes(p->toeplitz) : 0;
+    total += skit_tno_device_bytes(p);
     if (p->mlp) {
         total += skit_mlp_parameter_count(p->mlp) * dbl;
         total += (size_t)p->threads * skit_mlp_workspace_size(p->mlp) * dbl;
@@ -560,6 +573,11 @@ int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
                               param_count, skit_tno_kind_name(o->kind), count);
         SKIT_TRY(skit_check_finite(params, count, "params"));
     }
+    /* every argument is valid: now whether this device can run it */
+    if (o->device == SKIT_DEVICE_CUDA) {
+        SKIT_TRY(skit_tno_device_supported(o));
+        SKIT_TRY(skit_device_check(SKIT_DEVICE_CUDA));
+    }
 
     skit_tno *p = skit_calloc(1, sizeof *p);
     if (!p) return SKIT_ENOMEM;
@@ -587,6 +605,7 @@ int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
         case SKIT_TNO_SKI: status = create_ski(p, params); break;
         }
     }
+    if (status == SKIT_OK && o->device == SKIT_DEVICE_CUDA) status = skit_tno_device_create(p);
     if (status != SKIT_OK) {
         skit_tno_destroy(p);
         return status;
@@ -672,6 +691,7 @@ int skit_tno_execute(const skit_tno *p, const double *x, double *y)
     if (xa < ya + bytes && ya < xa + bytes)
         return SKIT_ERROR(SKIT_EINVAL, "x and y overlap: the operator needs separate input and output "
                                        "arrays of batch * n * d (= %zu) doubles", p->batch * p->n * p->d);
+    if (p->dev) return skit_tno_device_execute(p, x, y);
     if (p->opt.kind == SKIT_TNO_SKI) skit_tno_ski_execute(p, x, y);
     else execute_fft(p, x, y);
     return SKIT_OK;
@@ -719,7 +739,7 @@ void skit_tno_describe(const skit_tno *p, char *text, size_t size)
     if (o->kind == SKIT_TNO_FFT)
         snprintf(rest, left, " rpe=%zux%zu %s %s decay=%g fft=%zu", o->rpe_width, o->rpe_layers,
                  activation_name(o->activation), norm_name(o->norm), o->decay,
-                 skit_toeplitz_plan_fft_length(p->toeplitz));
+                 p->dev ? skit_tno_device_fft_length(p) : skit_toeplitz_plan_fft_length(p->toeplitz));
     else if (o->kind == SKIT_TNO_FD)
         snprintf(rest, left, " rpe=%zux%zu %s %s fft=%zu", o->rpe_width, o->rpe_layers,
                  activation_name(o->activation), norm_name(o->norm), skit_fdtno_fft_length(p->fd));
@@ -728,4 +748,8 @@ void skit_tno_describe(const skit_tno *p, char *text, size_t size)
                  o->decay,
                  o->causality != SKIT_CAUSAL ? ""
                  : o->causal_ski == SKIT_TNO_CAUSAL_BLOCKED ? " blocked-sums" : " cumulative-sums");
+    if (o->device == SKIT_DEVICE_CUDA) {
+        size_t len = strlen(text);
+        if (len + 1 < size) snprintf(text + len, size - len, " device=cuda");
+    }
 }

@@ -51,6 +51,9 @@ struct skit_tno {
     size_t *group_token;  /* G + 1: first token of each group, then n */
     size_t *group_row;    /* G: first stencil row (inducing index) of each group */
     double *gv, *gu;      /* (G * width) x d: group totals and (A S_g) on the stencils */
+
+    /* device = SKIT_DEVICE_CUDA: the device side (lib/cuda/plan_tno.c) */
+    void *dev;
 };
 
 /* widest interpolation stencil the blocked causal SKI handles (linear: 2) */
@@ -62,6 +65,17 @@ void skit_tno_ski_execute(const skit_tno *p, const double *x, double *y);
 /* A_c's coefficients from the knots (fills a_coeffs; shared with the dense
  * reference). */
 void skit_tno_ski_compute_a(const skit_tno *p, const double *knots, double *a_coeffs);
+
+/* lib/cuda/plan_tno.c (every build): the device side of a plan with
+ * device = SKIT_DEVICE_CUDA. create runs after the CPU side is complete
+ * (kernels computed); update uploads the kernels the CPU side recomputed. */
+int skit_tno_device_supported(const skit_tno_options *o);
+int skit_tno_device_create(skit_tno *p);
+int skit_tno_device_update(skit_tno *p);
+int skit_tno_device_execute(const skit_tno *p, const double *x, double *y);
+void skit_tno_device_destroy(skit_tno *p);
+size_t skit_tno_device_bytes(const skit_tno *p);
+size_t skit_tno_device_fft_length(const skit_tno *p);
 
 /* lib/tno/tno.c: SKIT_ENONFINITE unless every channel's sum of |coeffs|
  * (d x per row-major) is finite */

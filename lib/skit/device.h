@@ -1,0 +1,36 @@
+/* skit/device.h — where a plan runs: on the CPU (every build) or on a CUDA
+ * GPU (builds with CUDA, on machines with a device). The options of the
+ * attention plans (skit/attention.h) and token-mixing plans (skit/tno.h)
+ * carry a skit_device; the same create / execute / destroy calls then run on
+ * the chosen backend. The CUDA backend itself is skit/cuda.h.
+ */
+#ifndef SKIT_DEVICE_H
+#define SKIT_DEVICE_H
+
+#include "skit/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum skit_device {
+    SKIT_DEVICE_CPU = 0, /* the default (0, so zeroed options run on the CPU) */
+    SKIT_DEVICE_CUDA = 1 /* the CUDA backend (skit/cuda.h), float64 arithmetic */
+} skit_device;
+
+/* "cpu", "cuda"; NULL for an unknown value. */
+const char *skit_device_name(int device);
+
+/* Inverse of skit_device_name. Errors: SKIT_EINVAL (NULL or unknown name). */
+int skit_device_parse(const char *name, skit_device *device);
+
+/* Whether plans can be created on `device` here: SKIT_OK for the CPU, and
+ * for CUDA when the backend is built and a device is usable; otherwise
+ * SKIT_EUNSUPPORTED with the message "cuda: not built" or
+ * "cuda: no device (<reason>)". SKIT_EINVAL for an unknown value. */
+int skit_device_check(skit_device device);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SKIT_DEVICE_H */
