@@ -9,13 +9,19 @@
  * returns), spectral product through skit_cuda_spectrum_offset (conjugated
  * for the transpose), C2R inverse, crop — and compared with the dense
  * product. Attention tiling (with the causal key cutoff), band lags and the
- * SKI transpose are checked the same way. */
+ * SKI transpose are checked the same way. The MRA-2 / MRA-2-s pipeline of
+ * mra.cu is emulated with its own per-thread functions (mra_logic.h), naive
+ * loops for the cuBLAS GEMMs and the host selection, and compared with the
+ * CPU attention plan: the same squares refined, the same output to
+ * rounding. Config tests cover skit/device.h and options.device of the
+ * attention and token-mixing plans (SKIT_EUNSUPPORTED where no GPU is). */
 #include "config.h"
 
 #include <complex.h>
 #include <math.h>
 
 #include "check_util.h"
+#include "cuda/backend.h" /* skit_cuda_mra_select */
 #include "cuda/index_logic.h"
 
 /* ---- helpers ----------------------------------------------------------------------- */
@@ -405,17 +411,32 @@ START_TEST(test_interp_transpose)
                     ut[j + c * r] = s;
                 }
                 for (size_t c = 0; c < d; c++) {
-                    double ref_y[97], ref_u[16];
+                    /* errors relative to sum |W||x|: random repeated columns can
+                     * cancel, and then the result itself is no scale */
+                    double ref_y[97], ref_u[16], mag = 0, err = 0;
                     for (size_t i = 0; i < n; i++) {
+                        double m = 0;
                         ref_y[i] = 0;
-                        for (size_t j = 0; j < r; j++) ref_y[i] += Wd[i + j * n] * u[j + c * r];
+                        for (size_t j = 0; j < r; j++) {
+                            ref_y[i] += Wd[i + j * n] * u[j + c * r];
+                            m += fabs(Wd[i + j * n] * u[j + c * r]);
+                        }
+                        if (m > mag) mag = m;
+                        if (fabs(y[i + c * n] - ref_y[i]) > err || isnan(y[i + c * n])) err = fabs(y[i + c * n] - ref_y[i]);
                     }
+                    ck_assert_msg(err <= 1e-13 * mag, "gather seed=%llu", (unsigned long long)seed);
+                    mag = 0, err = 0;
                     for (size_t j = 0; j < r; j++) {
+                        double m = 0;
                         ref_u[j] = 0;
-                        for (size_t i = 0; i < n; i++) ref_u[j] += Wd[i + j * n] * x[i + c * n];
+                        for (size_t i = 0; i < n; i++) {
+                            ref_u[j] += Wd[i + j * n] * x[i + c * n];
+                            m += fabs(Wd[i + j * n] * x[i + c * n]);
+                        }
+                        if (m > mag) mag = m;
+                        if (fabs(ut[j + c * r] - ref_u[j]) > err || isnan(ut[j + c * r])) err = fabs(ut[j + c * r] - ref_u[j]);
                     }
-                    ck_assert_msg(tu_rel_error(y + c * n, ref_y, n) < 1e-13, "gather seed=%llu", (unsigned long long)seed);
-                    ck_assert_msg(tu_rel_error(ut + c * r, ref_u, r) < 1e-13, "scatter seed=%llu", (unsigned long long)seed);
+                    ck_assert_msg(err <= 1e-13 * mag, "scatter seed=%llu", (unsigned long long)seed);
                 }
                 skit_free(cols);
                 skit_free(row_ptr);
@@ -569,6 +590,270 @@ START_TEST(test_emulated_attention_tiles)
                 skit_free(Y);
                 skit_free(ref);
             }
+}
+END_TEST
+
+/* ---- MRA-2 / MRA-2-s (mra.cu) -------------------------------------------------------- */
+
+START_TEST(test_mra_offsets)
+{
+    ck_assert_uint_eq(skit_cuda_mra_capacity(8, 3), 24);
+    ck_assert_uint_eq(skit_cuda_mra_capacity(8, 8), 64);
+    ck_assert_uint_eq(skit_cuda_mra_capacity(8, 9), 64);
+    ck_assert_uint_eq(skit_cuda_mra_capacity(1, 1), 1);
+    /* fine logits and numerators of different squares, keys and queries
+     * never share a slot, and fill their buffers exactly */
+    const size_t bs[] = {1, 2, 5, 32}, dvs[] = {1, 3, 64};
+    for (size_t bi = 0; bi < 4; bi++)
+        for (size_t vi = 0; vi < 3; vi++) {
+            size_t b = bs[bi], dv = dvs[vi], sq = 3;
+            unsigned char *seen = calloc(sq * b * (b > dv ? b : dv), 1);
+            ck_assert_ptr_nonnull(seen);
+            for (size_t e = 0; e < sq; e++)
+                for (size_t c = 0; c < b; c++)
+                    for (size_t a = 0; a < b; a++) {
+                        size_t off = skit_cuda_mra_fine_offset(e, c, a, b);
+                        ck_assert_uint_lt(off, sq * b * b);
+                        ck_assert(!seen[off]);
+                        seen[off] = 1;
+                    }
+            memset(seen, 0, sq * b * (b > dv ? b : dv));
+            for (size_t e = 0; e < sq; e++)
+                for (size_t a = 0; a < b; a++)
+                    for (size_t col = 0; col < dv; col++) {
+                        size_t off = skit_cuda_mra_num_offset(e, a, col, b, dv);
+                        ck_assert_uint_lt(off, sq * b * dv);
+                        ck_assert(!seen[off]);
+                        seen[off] = 1;
+                    }
+            free(seen);
+        }
+    uint32_t cols[3] = {4, 0, 7}, prow[3] = {1, 1, 2};
+    size_t kr, qr;
+    skit_cuda_mra_square_rows(2, cols, prow, 32, &kr, &qr);
+    ck_assert_uint_eq(kr, 224);
+    ck_assert_uint_eq(qr, 64);
+}
+END_TEST
+
+START_TEST(test_mra_refined_walk)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (int trial = 0; trial < 200; trial++) {
+        size_t rows = 1 + (size_t)skit_rng_below(&rng, 40);
+        uint32_t cols[64];
+        unsigned char in[64] = {0};
+        size_t cnt = 0;
+        for (size_t y = 0; y < rows; y++)
+            if (skit_rng_uniform(&rng) < 0.3) {
+                cols[cnt++] = (uint32_t)y;
+                in[y] = 1;
+            }
+        /* a row of squares starts anywhere in the CSR: offset it */
+        uint32_t buf[80];
+        size_t off = (size_t)skit_rng_below(&rng, 8);
+        for (size_t t = 0; t < off; t++) buf[t] = 99;
+        memcpy(buf + off, cols, cnt * sizeof *cols);
+        uint32_t row_ptr[2] = {(uint32_t)off, (uint32_t)(off + cnt)};
+        size_t begin, end, pos;
+        skit_cuda_mra_row_squares(row_ptr, 0, &begin, &end);
+        ck_assert_uint_eq(begin, off);
+        ck_assert_uint_eq(end, off + cnt);
+        pos = begin;
+        for (size_t y = 0; y < rows; y++)
+            ck_assert_int_eq(skit_cuda_mra_refined_walk(buf, &pos, end, y), in[y]);
+        ck_assert_uint_le(pos, end);
+    }
+}
+END_TEST
+
+/* Coarse (n/b x n/b) logits in the device's layout C[y + x*rows] from
+ * naive block means, masked blocks -inf. */
+static void naive_gemm_nt(size_t m, size_t n, size_t k, double alpha, const double *A, size_t lda,
+                          const double *B, size_t ldb, double *C, size_t ldc)
+{
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            double s = 0;
+            for (size_t t = 0; t < k; t++) s += A[i + t * lda] * B[j + t * ldb];
+            C[i + j * ldc] = alpha * s;
+        }
+}
+
+/* The device pipeline of mra.cu on the host: each kernel a loop over its
+ * threads calling the same per-thread functions, each cuBLAS GEMM a naive
+ * loop, the selection the same host function. Buffers start poisoned. */
+static size_t emulated_mra(size_t n, size_t d, size_t dv, const double *Q, const double *K,
+                           const double *V, const unsigned char *mask,
+                           const skit_attention_options *o, double *Y)
+{
+    size_t b = o->levels ? o->scales[0] : o->block, rows = n / b, per_row = o->blocks_per_row[0];
+    size_t cap = skit_cuda_mra_capacity(rows, per_row), count;
+    double scale = o->scale > 0 ? o->scale : 1.0 / sqrt((double)d), bias = o->shift_bias;
+    int sparse = o->method == SKIT_ATTENTION_MRA2_SPARSE;
+    double *qm = tu_alloc(rows * d), *km = tu_alloc(rows * d), *vm = tu_alloc(rows * dv);
+    double *cnt = tu_alloc(rows), *C = tu_alloc(rows * rows);
+    double *m0 = tu_alloc(rows), *den0 = tu_alloc(rows), *num0 = tu_alloc(rows * dv);
+    double *fine = tu_alloc(cap * b * b), *fnum = tu_alloc(cap * b * dv);
+    double *mf = tu_alloc(n), *denf = tu_alloc(n);
+    double *score = tu_alloc(rows * rows), *tmp = tu_alloc(rows * rows);
+    uint32_t *ids = malloc(rows * sizeof *ids), *csr = malloc((rows + 1 + 2 * cap) * sizeof *csr);
+    unsigned char *flags = malloc(rows);
+    ck_assert(ids && csr && flags);
+    for (size_t t = 0; t < rows + 1 + 2 * cap; t++) csr[t] = 0xdeadbeefu;
+    uint32_t *row_ptr = csr, *cols = csr + rows + 1, *prow = cols + cap;
+
+    for (size_t t = 0; t < rows * d; t++) { /* block_means_kernel, threads (xb, c) */
+        size_t xb, c;
+        skit_cuda_split(t, rows, &xb, &c);
+        qm[t] = skit_cuda_mra_block_mean_d(Q + c * n, xb, b, mask, &count);
+        if (c == 0) cnt[xb] = (double)count;
+        km[t] = skit_cuda_mra_block_mean_d(K + c * n, xb, b, mask, &count);
+    }
+    for (size_t t = 0; t < rows * dv; t++) {
+        size_t xb, c;
+        skit_cuda_split(t, rows, &xb, &c);
+        vm[t] = skit_cuda_mra_block_mean_d(V + c * n, xb, b, mask, &count);
+    }
+    naive_gemm_nt(rows, rows, d, scale, km, rows, qm, rows, C, rows);
+    if (mask)
+        for (size_t t = 0; t < rows * rows; t++) { /* coarse_mask_kernel */
+            size_t y, x;
+            skit_cuda_split(t, rows, &y, &x);
+            if (cnt[x] == 0 || cnt[y] == 0) C[t] = -INFINITY;
+        }
+    size_t nref = skit_cuda_mra_select(rows, C, per_row, o->selection, o->diagonal_prior,
+                                       o->first_block_prior, score, tmp, ids, flags, row_ptr,
+                                       cols, prow);
+    ck_assert_uint_le(nref, cap);
+    if (!sparse) {
+        for (size_t x = 0; x < rows; x++)
+            skit_cuda_mra_coarse_row_d(C + x * rows, rows, row_ptr, cols, x, cnt, bias, m0 + x, den0 + x);
+        /* num0 = E^T vm */
+        for (size_t x = 0; x < rows; x++)
+            for (size_t c = 0; c < dv; c++) {
+                double s = 0;
+                for (size_t y = 0; y < rows; y++) s += C[y + x * rows] * vm[y + c * rows];
+                num0[x + c * rows] = s;
+            }
+    }
+    for (size_t e = 0; e < nref; e++) { /* batched GEMM 1 through the pointer kernel's offsets */
+        size_t kr, qr;
+        skit_cuda_mra_square_rows(e, cols, prow, b, &kr, &qr);
+        naive_gemm_nt(b, b, d, scale, K + kr, n, Q + qr, n, fine + skit_cuda_mra_fine_offset(e, 0, 0, b), b);
+    }
+    for (size_t i = 0; i < n; i++)
+        skit_cuda_mra_fine_row_d(fine, i, b, row_ptr, cols, mask, bias, mf + i, denf + i);
+    for (size_t e = 0; e < nref; e++) { /* batched GEMM 2: N_e = S_e^T V_y */
+        size_t kr, qr;
+        skit_cuda_mra_square_rows(e, cols, prow, b, &kr, &qr);
+        for (size_t a = 0; a < b; a++)
+            for (size_t c = 0; c < dv; c++) {
+                double s = 0;
+                for (size_t k = 0; k < b; k++)
+                    s += fine[skit_cuda_mra_fine_offset(e, k, a, b)] * V[kr + k + c * n];
+                fnum[skit_cuda_mra_num_offset(e, a, c, b, dv)] = s;
+            }
+    }
+    for (size_t t = 0; t < n * dv; t++) { /* merge_kernel */
+        size_t i, c;
+        skit_cuda_split(t, n, &i, &c);
+        Y[i + c * n] = skit_cuda_mra_merge_d(i, c, b, dv, row_ptr, fnum, mf, denf, sparse, rows,
+                                             sparse ? NULL : m0, sparse ? NULL : den0,
+                                             sparse ? NULL : num0, mask);
+    }
+    skit_free(qm), skit_free(km), skit_free(vm), skit_free(cnt), skit_free(C);
+    skit_free(m0), skit_free(den0), skit_free(num0), skit_free(fine), skit_free(fnum);
+    skit_free(mf), skit_free(denf), skit_free(score), skit_free(tmp);
+    free(ids), free(csr), free(flags);
+    return nref;
+}
+
+/* The emulated device pipeline against the CPU plan: same squares refined,
+ * same output to rounding, over block sizes (odd ones too), budgets,
+ * both selections, priors, masks (whole blocks too), shift biases and large
+ * logits. */
+START_TEST(test_emulated_mra_matches_cpu)
+{
+    skit_rng rng;
+    uint64_t seed = tu_seed();
+    skit_rng_seed(&rng, seed);
+    const size_t shapes[][4] = {/* n, b, d, dv */ {6, 2, 2, 1},   {32, 4, 3, 2},  {35, 5, 4, 3},
+                                {64, 8, 5, 4},   {96, 32, 8, 5}, {256, 32, 8, 3}};
+    int cases = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int method = SKIT_ATTENTION_MRA2; method <= SKIT_ATTENTION_MRA2_SPARSE; method++)
+            for (int variant = 0; variant < 6; variant++) {
+                size_t n = shapes[s][0], b = shapes[s][1], d = shapes[s][2], dv = shapes[s][3];
+                size_t rows = n / b;
+                skit_attention_options o;
+                skit_attention_options_init(&o, (skit_attention_method)method);
+                o.block = b;
+                o.blocks_per_row[0] = 1 + (size_t)skit_rng_below(&rng, rows);
+                o.selection = (variant & 1) ? SKIT_MRA_PER_ROW : SKIT_MRA_GLOBAL;
+                o.diagonal_prior = variant == 2 ? 2 : 0;
+                o.first_block_prior = variant == 3;
+                o.shift_bias = variant == 4 ? 100.0 : 0.0;
+                if (variant == 5) { /* the explicit two-level form, large logits */
+                    o.levels = 2;
+                    o.scales[0] = b;
+                    o.scales[1] = 1;
+                    o.scale = 30.0 / sqrt((double)d);
+                    o.block = 7; /* ignored when levels > 0 */
+                }
+                double *Q = tu_random(&rng, n * d), *K = tu_random(&rng, n * d), *V = tu_random(&rng, n * dv);
+                unsigned char *mask = NULL;
+                if (variant >= 3) { /* random padding, and the last block entirely */
+                    mask = malloc(n);
+                    for (size_t i = 0; i < n; i++) mask[i] = skit_rng_uniform(&rng) < 0.8;
+                    if (rows > 1)
+                        for (size_t i = n - b; i < n; i++) mask[i] = 0;
+                }
+                double *Y = tu_alloc(n * dv), *ref = tu_alloc(n * dv);
+                size_t nref = emulated_mra(n, d, dv, Q, K, V, mask, &o, Y);
+                skit_attention_plan *plan = NULL;
+                TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+                TU_EXPECT_OK(skit_attention_execute(plan, Q, n, K, n, V, n, mask, ref, n));
+                skit_attention_stats st;
+                TU_EXPECT_OK(skit_attention_plan_stats(plan, &st));
+                ck_assert_msg(st.refined[0] == nref, "refined %zu vs cpu %zu (n=%zu b=%zu variant %d seed %llu)",
+                              nref, st.refined[0], n, b, variant, (unsigned long long)seed);
+                double err = tu_rel_error(Y, ref, n * dv);
+                ck_assert_msg(err < 1e-12, "%s n=%zu b=%zu per_row=%zu variant %d: error %g (seed %llu)",
+                              skit_attention_method_name(method), n, b, o.blocks_per_row[0], variant,
+                              err, (unsigned long long)seed);
+                if (mask)
+                    for (size_t i = 0; i < n; i++)
+                        if (!mask[i]) ck_assert(Y[i] == 0.0);
+                skit_attention_plan_destroy(plan);
+                skit_free(Q), skit_free(K), skit_free(V), skit_free(Y), skit_free(ref);
+                free(mask);
+                cases++;
+            }
+    ck_assert_int_eq(cases, 72);
+}
+END_TEST
+
+/* With every square refined MRA-2-s is exact attention; MRA-2 too. */
+START_TEST(test_emulated_mra_full_budget_is_exact)
+{
+    skit_rng rng;
+    uint64_t seed = tu_seed();
+    skit_rng_seed(&rng, seed);
+    size_t n = 48, b = 8, d = 4, dv = 3;
+    for (int method = SKIT_ATTENTION_MRA2; method <= SKIT_ATTENTION_MRA2_SPARSE; method++) {
+        skit_attention_options o;
+        skit_attention_options_init(&o, (skit_attention_method)method);
+        o.block = b;
+        o.blocks_per_row[0] = n / b;
+        double *Q = tu_random(&rng, n * d), *K = tu_random(&rng, n * d), *V = tu_random(&rng, n * dv);
+        double *Y = tu_alloc(n * dv), *ref = tu_alloc(n * dv);
+        ck_assert_uint_eq(emulated_mra(n, d, dv, Q, K, V, NULL, &o, Y), (n / b) * (n / b));
+        naive_attention(n, n, d, dv, 0, 1.0 / sqrt((double)d), Q, K, V, ref);
+        ck_assert_msg(tu_rel_error(Y, ref, n * dv) < 1e-12, "seed %llu", (unsigned long long)seed);
+        skit_free(Q), skit_free(K), skit_free(V), skit_free(Y), skit_free(ref);
+    }
 }
 END_TEST
 
@@ -765,6 +1050,178 @@ START_TEST(test_config_kernels)
 }
 END_TEST
 
+START_TEST(test_config_mra)
+{
+    skit_cuda_mra_plan *plan = (skit_cuda_mra_plan *)1;
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
+    o.block = 4;
+    o.blocks_per_row[0] = 2;
+    const skit_cuda_precision f64 = SKIT_CUDA_FLOAT64;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(NULL, 16, 2, 2, &o, f64), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, NULL, f64), SKIT_EINVAL);
+    ck_assert_ptr_null(plan);
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, (skit_cuda_precision)3), SKIT_EINVAL);
+    o.method = SKIT_ATTENTION_EXACT;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EINVAL);
+    o.method = SKIT_ATTENTION_MRA2_SPARSE;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 0, 2, 2, &o, f64), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 0, 2, &o, f64), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 0, &o, f64), SKIT_EDOM);
+    o.scale = -1;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EDOM);
+    o.scale = NAN;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EDOM);
+    o.scale = 0;
+    o.shift_bias = INFINITY;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EDOM);
+    o.shift_bias = 0;
+    o.selection = (skit_mra_selection)9;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EINVAL);
+    o.selection = SKIT_MRA_PER_ROW;
+    o.block = 1;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EDOM);
+    o.block = 32;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EDOM);
+    o.block = 5;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_ESHAPE);
+    o.block = 4;
+    o.blocks_per_row[0] = 0;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EDOM);
+    o.blocks_per_row[0] = 5;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EDOM);
+    o.blocks_per_row[0] = 2;
+    o.levels = 1;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EDOM);
+    o.levels = 3;
+    o.scales[0] = 8, o.scales[1] = 2, o.scales[2] = 1;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EUNSUPPORTED);
+    ck_assert(strstr(skit_last_error(), "R = {block, 1}") != NULL);
+    o.levels = 2;
+    o.scales[1] = 2;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, f64), SKIT_EUNSUPPORTED);
+    o.scales[0] = 2, o.scales[1] = 1; /* 65536 coarse blocks */
+    o.blocks_per_row[0] = 1;
+    TU_EXPECT_STATUS(skit_cuda_mra_plan_create(&plan, 2 * (size_t)65536, 2, 2, &o, f64), SKIT_ETOOBIG);
+    ck_assert_ptr_null(plan);
+    double buf[16];
+    TU_EXPECT_STATUS(skit_cuda_mra_execute(NULL, buf, 4, buf, 4, buf, 4, NULL, buf, 4), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_cuda_mra_execute_device(NULL, buf, 4, buf, 4, buf, 4, NULL, buf, 4), SKIT_EINVAL);
+    ck_assert_uint_eq(skit_cuda_mra_plan_refined(NULL), 0);
+    ck_assert_uint_eq(skit_cuda_mra_plan_block(NULL), 0);
+    ck_assert_uint_eq(skit_cuda_mra_plan_device_bytes(NULL), 0);
+    skit_cuda_mra_plan_destroy(NULL);
+    TU_EXPECT_STATUS(skit_cuda_attention_execute_masked(NULL, 1.0, buf, 4, buf, 4, buf, 4, NULL, NULL, buf, 4),
+                     SKIT_EINVAL);
+    if (skit_cuda_available()) return;
+    o.levels = 0;
+    expect_unavailable(skit_cuda_mra_plan_create(&plan, 16, 2, 2, &o, SKIT_CUDA_FLOAT32));
+    ck_assert_ptr_null(plan);
+}
+END_TEST
+
+/* options.device of the attention and token-mixing plans */
+START_TEST(test_config_device_plans)
+{
+    skit_device dev;
+    ck_assert_str_eq(skit_device_name(SKIT_DEVICE_CPU), "cpu");
+    ck_assert_str_eq(skit_device_name(SKIT_DEVICE_CUDA), "cuda");
+    ck_assert_ptr_null(skit_device_name(7));
+    TU_EXPECT_OK(skit_device_parse("cuda", &dev));
+    ck_assert_int_eq(dev, SKIT_DEVICE_CUDA);
+    TU_EXPECT_OK(skit_device_parse("cpu", &dev));
+    ck_assert_int_eq(dev, SKIT_DEVICE_CPU);
+    TU_EXPECT_STATUS(skit_device_parse("gpu", &dev), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_device_parse(NULL, &dev), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_device_parse("cpu", NULL), SKIT_EINVAL);
+    TU_EXPECT_OK(skit_device_check(SKIT_DEVICE_CPU));
+    TU_EXPECT_STATUS(skit_device_check((skit_device)5), SKIT_EINVAL);
+    int have = skit_cuda_available();
+    if (!have) expect_unavailable(skit_device_check(SKIT_DEVICE_CUDA));
+    else TU_EXPECT_OK(skit_device_check(SKIT_DEVICE_CUDA));
+
+    /* attention: defaults to the CPU; unknown device; methods without a device path */
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_EXACT);
+    ck_assert_int_eq(o.device, SKIT_DEVICE_CPU);
+    skit_attention_plan *plan = (skit_attention_plan *)1;
+    o.device = (skit_device)3;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, 16, 2, 2, &o), SKIT_EINVAL);
+    ck_assert_ptr_null(plan);
+    for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT; m++) {
+        skit_attention_options_init(&o, (skit_attention_method)m);
+        o.device = SKIT_DEVICE_CUDA;
+        o.block = 4;
+        o.rank = 4;
+        o.window = 1;
+        o.blocks_per_row[0] = 2;
+        int status = skit_attention_plan_create(&plan, 16, 2, 2, &o);
+        if (m == SKIT_ATTENTION_EXACT || m == SKIT_ATTENTION_MRA2 || m == SKIT_ATTENTION_MRA2_SPARSE) {
+            if (have) {
+                TU_EXPECT_OK(status);
+                skit_attention_plan_destroy(plan);
+            } else {
+                expect_unavailable(status);
+                ck_assert_ptr_null(plan);
+            }
+        } else {
+            ck_assert_msg(status == SKIT_EUNSUPPORTED && strstr(skit_last_error(), "CPU only"),
+                          "%s: %d %s", skit_attention_method_name(m), status, skit_last_error());
+            ck_assert_ptr_null(plan);
+        }
+    }
+    /* argument errors come before the device check */
+    skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
+    o.device = SKIT_DEVICE_CUDA;
+    o.block = 5;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, 16, 2, 2, &o), SKIT_ESHAPE);
+    o.block = 4;
+    o.shift_bias = NAN;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, 16, 2, 2, &o), SKIT_EDOM);
+    o.method = SKIT_ATTENTION_EXACT;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, 16, 2, 2, &o), SKIT_EDOM);
+
+    /* token mixers */
+    skit_tno_options t;
+    skit_tno *op = (skit_tno *)1;
+    skit_tno_options_default(&t, SKIT_TNO_FFT);
+    ck_assert_int_eq(t.device, SKIT_DEVICE_CPU);
+    t.rpe_width = 4;
+    t.rpe_layers = 1;
+    t.device = (skit_device)9;
+    size_t count;
+    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&t, 2, &count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_create(&op, 8, 2, 1, &t, NULL, 0), SKIT_EINVAL);
+    ck_assert_ptr_null(op);
+    t.device = SKIT_DEVICE_CUDA;
+    TU_EXPECT_OK(skit_tno_parameter_count_for(&t, 2, &count)); /* no device needed */
+    TU_EXPECT_STATUS(skit_tno_create(&op, 0, 2, 1, &t, NULL, 0), SKIT_EDOM);
+    for (int kind = 0; kind <= 2; kind++)
+        for (int causal = 0; causal <= 1; causal++) {
+            skit_tno_options_default(&t, (skit_tno_kind)kind);
+            t.rpe_width = 4;
+            t.rpe_layers = 1;
+            t.rank = 4;
+            t.taps = 3;
+            t.knots = 4;
+            t.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+            t.device = SKIT_DEVICE_CUDA;
+            int status = skit_tno_create(&op, 8, 2, 1, &t, NULL, 0);
+            if (kind == SKIT_TNO_SKI && causal) {
+                ck_assert_msg(status == SKIT_EUNSUPPORTED && strstr(skit_last_error(), "CPU only"), "%d %s",
+                              status, skit_last_error());
+            } else if (have) {
+                TU_EXPECT_OK(status);
+                skit_tno_destroy(op);
+                continue;
+            } else {
+                expect_unavailable(status);
+            }
+            ck_assert_ptr_null(op);
+        }
+}
+END_TEST
+
 static Suite *suite_cuda_logic(void)
 {
     Suite *s = suite_create("cuda_logic");
@@ -782,6 +1239,10 @@ static Suite *suite_cuda_logic(void)
     tcase_add_test(logic, test_auto_tile);
     tcase_add_test(logic, test_causal_keys);
     tcase_add_test(logic, test_emulated_attention_tiles);
+    tcase_add_test(logic, test_mra_offsets);
+    tcase_add_test(logic, test_mra_refined_walk);
+    tcase_add_test(logic, test_emulated_mra_matches_cpu);
+    tcase_add_test(logic, test_emulated_mra_full_budget_is_exact);
     suite_add_tcase(s, logic);
     TCase *config = tcase_create("config");
     tcase_add_test(config, test_status_line);
@@ -789,6 +1250,8 @@ static Suite *suite_cuda_logic(void)
     tcase_add_test(config, test_config_toeplitz);
     tcase_add_test(config, test_config_attention);
     tcase_add_test(config, test_config_kernels);
+    tcase_add_test(config, test_config_mra);
+    tcase_add_test(config, test_config_device_plans);
     suite_add_tcase(s, config);
     return s;
 }
