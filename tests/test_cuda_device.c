@@ -4,7 +4,9 @@
  * causal and bidirectional, transposed, host and device-resident entry
  * points) against skit_toeplitz_plan and the dense reference; exact
  * attention against a naive loop; the elementwise kernels against host
- * loops; and the argument checks that need a live plan.
+ * loops; MRA-2 / MRA-2-s against the CPU plan; the attention and
+ * token-mixing plans with device = cuda against the same plans on the CPU;
+ * and the argument checks that need a live plan.
  *
  * Exits 77 (automake's "skipped") when the backend is not built or no device
  * is present. The tests run without check's fork (a CUDA context does not
@@ -481,6 +483,234 @@ START_TEST(test_interp_gather_scatter)
 }
 END_TEST
 
+/* ---- MRA-2 / MRA-2-s and the plans' device option ------------------------------------- */
+
+/* Upload n bytes of a host mask (NULL stays NULL). */
+static unsigned char *upload_mask(const unsigned char *mask, size_t n)
+{
+    if (!mask) return NULL;
+    void *dev = NULL;
+    TU_EXPECT_OK(skit_cuda_malloc(&dev, n));
+    TU_EXPECT_OK(skit_cuda_copy_to_device(dev, mask, n));
+    return dev;
+}
+
+/* float64: the device MRA plan (host and device entry points, leading
+ * dimensions > n) against the CPU plan — the same squares refined, the
+ * same output to rounding — over blocks, budgets, selections, priors,
+ * masks, shift biases and hot logits. */
+START_TEST(test_mra_matches_cpu)
+{
+    skit_rng rng;
+    uint64_t seed = tu_seed();
+    skit_rng_seed(&rng, seed);
+    const size_t mra_shapes[][4] = {/* n, b, d, dv */ {6, 2, 2, 1},     {35, 5, 4, 3},
+                                    {256, 32, 16, 8}, {1024, 32, 64, 64}, {2048, 64, 32, 16}};
+    for (size_t s = 0; s < sizeof mra_shapes / sizeof mra_shapes[0]; s++)
+        for (int method = SKIT_ATTENTION_MRA2; method <= SKIT_ATTENTION_MRA2_SPARSE; method++)
+            for (int variant = 0; variant < 6; variant++) {
+                size_t n = mra_shapes[s][0], b = mra_shapes[s][1], d = mra_shapes[s][2];
+                size_t dv = mra_shapes[s][3], rows = n / b, ld = n + 3;
+                skit_attention_options o;
+                skit_attention_options_init(&o, (skit_attention_method)method);
+                o.block = b;
+                o.blocks_per_row[0] = 1 + (size_t)skit_rng_below(&rng, rows);
+                o.selection = (variant & 1) ? SKIT_MRA_PER_ROW : SKIT_MRA_GLOBAL;
+                o.diagonal_prior = variant == 2 ? 2 : 0;
+                o.first_block_prior = variant == 3;
+                o.shift_bias = variant == 4 ? 100.0 : 0.0;
+                if (variant == 5) o.scale = 30.0 / sqrt((double)d);
+                double *Q = tu_random(&rng, ld * d), *K = tu_random(&rng, ld * d);
+                double *V = tu_random(&rng, ld * dv);
+                unsigned char *mask = NULL;
+                if (variant >= 3) {
+                    mask = malloc(n);
+                    for (size_t i = 0; i < n; i++) mask[i] = skit_rng_uniform(&rng) < 0.8;
+                    if (rows > 1)
+                        for (size_t i = n - b; i < n; i++) mask[i] = 0;
+                }
+                double *Y = tu_alloc(ld * dv), *Yd = tu_alloc(ld * dv), *ref = tu_alloc(n * dv);
+                skit_attention_plan *cpu = NULL;
+                TU_EXPECT_OK(skit_attention_plan_create(&cpu, n, d, dv, &o));
+                TU_EXPECT_OK(skit_attention_execute(cpu, Q, ld, K, ld, V, ld, mask, ref, n));
+                skit_attention_stats st;
+                TU_EXPECT_OK(skit_attention_plan_stats(cpu, &st));
+                skit_cuda_mra_plan *plan = NULL;
+                TU_EXPECT_OK(skit_cuda_mra_plan_create(&plan, n, d, dv, &o, SKIT_CUDA_FLOAT64));
+                ck_assert_uint_gt(skit_cuda_mra_plan_device_bytes(plan), 0);
+                ck_assert_uint_eq(skit_cuda_mra_plan_block(plan), b);
+                TU_EXPECT_OK(skit_cuda_mra_execute(plan, Q, ld, K, ld, V, ld, mask, Y, ld));
+                ck_assert_uint_eq(skit_cuda_mra_plan_refined(plan), st.refined[0]);
+                void *qd = upload(Q, ld * d, SKIT_CUDA_FLOAT64), *kd = upload(K, ld * d, SKIT_CUDA_FLOAT64);
+                void *vd = upload(V, ld * dv, SKIT_CUDA_FLOAT64), *yd = upload(Yd, ld * dv, SKIT_CUDA_FLOAT64);
+                unsigned char *md = upload_mask(mask, n);
+                TU_EXPECT_OK(skit_cuda_mra_execute_device(plan, qd, ld, kd, ld, vd, ld, md, yd, ld));
+                download(Yd, yd, ld * dv, SKIT_CUDA_FLOAT64);
+                for (size_t c = 0; c < dv; c++) {
+                    double e1 = tu_rel_error(Y + c * ld, ref + c * n, n);
+                    double e2 = tu_rel_error(Yd + c * ld, ref + c * n, n);
+                    ck_assert_msg(e1 < TOL_F64 && e2 < TOL_F64,
+                                  "%s n=%zu b=%zu per_row=%zu variant %d: %.3g %.3g (seed %llu)",
+                                  skit_attention_method_name(method), n, b, o.blocks_per_row[0],
+                                  variant, e1, e2, (unsigned long long)seed);
+                    for (size_t i = n; i < ld; i++) ck_assert(isnan(Y[i + c * ld]) && isnan(Yd[i + c * ld]));
+                }
+                skit_cuda_free(qd), skit_cuda_free(kd), skit_cuda_free(vd), skit_cuda_free(yd);
+                skit_cuda_free(md);
+                skit_cuda_mra_plan_destroy(plan);
+                skit_attention_plan_destroy(cpu);
+                skit_free(Q), skit_free(K), skit_free(V), skit_free(Y), skit_free(Yd), skit_free(ref);
+                free(mask);
+            }
+}
+END_TEST
+
+/* Both precisions: with every square refined MRA-2 and MRA-2-s are exact
+ * attention; float32 at a partial budget refines the requested count and
+ * stays finite (its selection may differ from float64's near ties). */
+START_TEST(test_mra_full_budget_is_exact)
+{
+    skit_rng rng;
+    uint64_t seed = tu_seed();
+    skit_rng_seed(&rng, seed);
+    skit_cuda_precision precision = (skit_cuda_precision)_i;
+    size_t n = 512, b = 32, d = 32, dv = 16, rows = n / b;
+    double *Q = tu_random(&rng, n * d), *K = tu_random(&rng, n * d), *V = tu_random(&rng, n * dv);
+    double *Y = tu_alloc(n * dv), *ref = tu_alloc(n * dv);
+    naive_attention(n, n, d, dv, 0, 1.0 / sqrt((double)d), Q, n, K, n, V, n, ref, n);
+    for (int method = SKIT_ATTENTION_MRA2; method <= SKIT_ATTENTION_MRA2_SPARSE; method++)
+        for (size_t per_row = rows; per_row >= 2; per_row /= 4) {
+            skit_attention_options o;
+            skit_attention_options_init(&o, (skit_attention_method)method);
+            o.block = b;
+            o.blocks_per_row[0] = per_row;
+            skit_cuda_mra_plan *plan = NULL;
+            TU_EXPECT_OK(skit_cuda_mra_plan_create(&plan, n, d, dv, &o, precision));
+            tu_poison(Y, n * dv);
+            TU_EXPECT_OK(skit_cuda_mra_execute(plan, Q, n, K, n, V, n, NULL, Y, n));
+            ck_assert_uint_eq(skit_cuda_mra_plan_refined(plan), rows * per_row);
+            if (per_row == rows)
+                ck_assert_msg(tu_rel_error(Y, ref, n * dv) < tolerance(precision),
+                              "%s prec %d: %.3g (seed %llu)", skit_attention_method_name(method),
+                              precision, tu_rel_error(Y, ref, n * dv), (unsigned long long)seed);
+            for (size_t i = 0; i < n * dv; i++) ck_assert(isfinite(Y[i]));
+            skit_cuda_mra_plan_destroy(plan);
+        }
+    skit_free(Q), skit_free(K), skit_free(V), skit_free(Y), skit_free(ref);
+}
+END_TEST
+
+/* skit_attention_plan with device = cuda (exact, mra2, mra2s; masks) against
+ * the same plan on the CPU. */
+START_TEST(test_attention_plan_device)
+{
+    skit_rng rng;
+    uint64_t seed = tu_seed();
+    skit_rng_seed(&rng, seed);
+    const int methods[] = {SKIT_ATTENTION_EXACT, SKIT_ATTENTION_MRA2, SKIT_ATTENTION_MRA2_SPARSE};
+    const size_t ns[] = {32, 96, 1024};
+    for (size_t a = 0; a < 3; a++)
+        for (size_t mi = 0; mi < 3; mi++)
+            for (int masked = 0; masked <= 1; masked++) {
+                size_t n = ns[a], d = 16, dv = 8, ld = n + 1;
+                skit_attention_options o;
+                skit_attention_options_init(&o, (skit_attention_method)methods[mi]);
+                o.block = 16;
+                o.blocks_per_row[0] = 2;
+                double *Q = tu_random(&rng, ld * d), *K = tu_random(&rng, ld * d), *V = tu_random(&rng, ld * dv);
+                double *Y = tu_alloc(ld * dv), *ref = tu_alloc(ld * dv);
+                unsigned char *mask = NULL;
+                if (masked) {
+                    mask = malloc(n);
+                    for (size_t i = 0; i < n; i++) mask[i] = skit_rng_uniform(&rng) < 0.7;
+                }
+                skit_attention_plan *cpu = NULL, *gpu = NULL;
+                TU_EXPECT_OK(skit_attention_plan_create(&cpu, n, d, dv, &o));
+                o.device = SKIT_DEVICE_CUDA;
+                TU_EXPECT_OK(skit_attention_plan_create(&gpu, n, d, dv, &o));
+                ck_assert_uint_gt(skit_attention_plan_memory(gpu), 0);
+                TU_EXPECT_OK(skit_attention_execute(cpu, Q, ld, K, ld, V, ld, mask, ref, ld));
+                TU_EXPECT_OK(skit_attention_execute(gpu, Q, ld, K, ld, V, ld, mask, Y, ld));
+                skit_attention_stats sc, sg;
+                TU_EXPECT_OK(skit_attention_plan_stats(cpu, &sc));
+                TU_EXPECT_OK(skit_attention_plan_stats(gpu, &sg));
+                ck_assert(sc.entries == sg.entries && sc.refined[0] == sg.refined[0]);
+                for (size_t c = 0; c < dv; c++) {
+                    double e = tu_rel_error(Y + c * ld, ref + c * ld, n);
+                    ck_assert_msg(e < TOL_F64, "%s n=%zu masked=%d: %.3g (seed %llu)",
+                                  skit_attention_method_name(methods[mi]), n, masked, e,
+                                  (unsigned long long)seed);
+                    ck_assert(isnan(Y[n + c * ld]));
+                }
+                double *bad = tu_random(&rng, ld * d);
+                bad[3] = NAN;
+                TU_EXPECT_STATUS(skit_attention_execute(gpu, bad, ld, K, ld, V, ld, mask, Y, ld), SKIT_ENONFINITE);
+                skit_free(bad);
+                skit_attention_plan_destroy(cpu);
+                skit_attention_plan_destroy(gpu);
+                skit_free(Q), skit_free(K), skit_free(V), skit_free(Y), skit_free(ref);
+                free(mask);
+            }
+}
+END_TEST
+
+/* skit_tno with device = cuda: TNO, FD-TNO (both causalities) and
+ * bidirectional SKI-TNO, both layouts, batches, against the CPU plan; and
+ * after new parameters (the update path). */
+START_TEST(test_tno_device)
+{
+    skit_rng rng;
+    uint64_t seed = tu_seed();
+    skit_rng_seed(&rng, seed);
+    const size_t ns[] = {1, 17, 256, 1000};
+    for (int kind = 0; kind <= 2; kind++)
+        for (int causal = 0; causal <= 1; causal++)
+            for (int layout = 0; layout <= 1; layout++)
+                for (size_t a = 0; a < 4; a++) {
+                    if (kind == SKIT_TNO_SKI && causal) continue;
+                    size_t n = ns[a], d = 5, batch = 2, total = batch * n * d;
+                    skit_tno_options t;
+                    skit_tno_options_default(&t, (skit_tno_kind)kind);
+                    t.rpe_width = 16;
+                    t.rpe_layers = 2;
+                    t.rank = n < 8 ? (n < 2 ? 2 : n) : 8;
+                    t.taps = n < 3 ? 1 : 5;
+                    t.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+                    t.layout = (skit_tno_layout)layout;
+                    if (kind == SKIT_TNO_SKI && n < 2) continue; /* r >= 2 needs n >= 2 */
+                    skit_tno *cpu = NULL, *gpu = NULL;
+                    TU_EXPECT_OK(skit_tno_create(&cpu, n, d, batch, &t, NULL, 0));
+                    t.device = SKIT_DEVICE_CUDA;
+                    TU_EXPECT_OK(skit_tno_create(&gpu, n, d, batch, &t, NULL, 0));
+                    double *x = tu_random(&rng, total), *y = tu_alloc(total), *ref = tu_alloc(total);
+                    for (int round = 0; round < 2; round++) {
+                        if (round == 1) { /* new parameters on both */
+                            size_t count = skit_tno_parameter_count(cpu);
+                            double *p = tu_alloc(count);
+                            TU_EXPECT_OK(skit_tno_get_parameters(cpu, p, count));
+                            for (size_t k = 0; k < count; k++) p[k] *= 1.0 + 0.1 * skit_rng_normal(&rng);
+                            TU_EXPECT_OK(skit_tno_set_parameters(cpu, p, count));
+                            TU_EXPECT_OK(skit_tno_set_parameters(gpu, p, count));
+                            skit_free(p);
+                        }
+                        tu_poison(y, total);
+                        TU_EXPECT_OK(skit_tno_execute(cpu, x, ref));
+                        TU_EXPECT_OK(skit_tno_forward(gpu, x, y));
+                        double e = tu_rel_error(y, ref, total);
+                        ck_assert_msg(e < 1e-9, "%s causal=%d layout=%d n=%zu round %d: %.3g (seed %llu)",
+                                      skit_tno_kind_name((skit_tno_kind)kind), causal, layout, n, round,
+                                      e, (unsigned long long)seed);
+                    }
+                    char text[256];
+                    skit_tno_describe(gpu, text, sizeof text);
+                    ck_assert(strstr(text, "device=cuda") != NULL);
+                    skit_tno_destroy(cpu);
+                    skit_tno_destroy(gpu);
+                    skit_free(x), skit_free(y), skit_free(ref);
+                }
+}
+END_TEST
+
 /* ---- runtime helpers ------------------------------------------------------------------ */
 
 static int copy_work(void *context)
@@ -526,6 +756,10 @@ static Suite *suite_cuda_device(void)
     tcase_add_loop_test(tc, test_complex_multiply, 0, 2);
     tcase_add_loop_test(tc, test_band_convolve, 0, 2);
     tcase_add_loop_test(tc, test_interp_gather_scatter, 0, 2);
+    tcase_add_test(tc, test_mra_matches_cpu);
+    tcase_add_loop_test(tc, test_mra_full_budget_is_exact, 0, 2);
+    tcase_add_test(tc, test_attention_plan_device);
+    tcase_add_test(tc, test_tno_device);
     tcase_add_test(tc, test_runtime_helpers);
     suite_add_tcase(s, tc);
     return s;
