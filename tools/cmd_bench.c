@@ -21,7 +21,8 @@ static const struct {
 
 static void print_usage(FILE *f)
 {
-    fprintf(f, "usage: skit bench <target> [options]     skit bench <target> --help\n\n"
+    fprintf(f, "usage: skit bench <target> [options]     skit bench <target> --help\n"
+               "       skit bench --device cpu,cuda [options]   (= skit bench device --device ...)\n\n"
                "Times operators (median of repeats after warm-up, setup outside the timer)\n"
                "and, in the same run, the floors and peers they are compared with.\n\ntargets:\n");
     for (size_t i = 0; targets[i].name; i++) fprintf(f, "  %-10s %s\n", targets[i].name, targets[i].summary);
@@ -33,6 +34,11 @@ int cmd_bench(int argc, char **argv)
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         print_usage(stdout);
         return CLI_OK;
+    }
+    /* `skit bench --device cpu,cuda ...` is `skit bench device --device cpu,cuda ...` */
+    if (!strcmp(argv[1], "--device") || !strncmp(argv[1], "--device=", 9)) {
+        cli_set_context("skit bench device");
+        return bench_device(argc, argv);
     }
     for (size_t i = 0; targets[i].name; i++)
         if (!strcmp(argv[1], targets[i].name)) {

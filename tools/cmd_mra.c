@@ -123,7 +123,7 @@ enum {
     OPT_METHODS = 0x2000, OPT_N, OPT_D, OPT_DV, OPT_BUDGET, OPT_TEMPERATURE, OPT_ENTROPY,
     OPT_BETA, OPT_LOCALITY, OPT_NOISE, OPT_SINKS, OPT_SINK_STRENGTH, OPT_Q, OPT_K, OPT_V,
     OPT_SCALE, OPT_BLOCK, OPT_SCALES, OPT_SELECTION, OPT_DIAG, OPT_FIRST, OPT_REPEAT, OPT_KEEP,
-    OPT_MATRIX_OUT, OPT_HIST_OUT, OPT_TARGETS, OPT_SUBSETS, OPT_PER_ROW, OPT_LAST
+    OPT_MATRIX_OUT, OPT_HIST_OUT, OPT_TARGETS, OPT_SUBSETS, OPT_PER_ROW, OPT_DEVICE, OPT_LAST
 };
 
 /* Which options each mode takes (bit i = option OPT_METHODS + i). */
@@ -133,7 +133,7 @@ static const unsigned long long mode_options[MODE_COUNT] = {
         BIT(OPT_TEMPERATURE) | BIT(OPT_ENTROPY) | BIT(OPT_BETA) | BIT(OPT_LOCALITY) |
         BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) | BIT(OPT_Q) | BIT(OPT_K) |
         BIT(OPT_V) | BIT(OPT_SCALE) | BIT(OPT_BLOCK) | BIT(OPT_SCALES) | BIT(OPT_SELECTION) |
-        BIT(OPT_DIAG) | BIT(OPT_FIRST) | BIT(OPT_REPEAT) | BIT(OPT_PER_ROW),
+        BIT(OPT_DIAG) | BIT(OPT_FIRST) | BIT(OPT_REPEAT) | BIT(OPT_PER_ROW) | BIT(OPT_DEVICE),
     /* haar */ BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) |
         BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) |
         BIT(OPT_BLOCK) | BIT(OPT_KEEP) | BIT(OPT_MATRIX_OUT) | BIT(OPT_HIST_OUT),
@@ -162,6 +162,7 @@ typedef struct options {
     size_t diag, repeat, subsets;
     size_t *per_row, nper_row; /* budgets as attention entries per query */
     int first;
+    int device; /* 0 cpu, 1 cuda (sweep) */
 } options;
 
 static const char *usage =
@@ -209,6 +210,9 @@ static const char *usage =
     "  --diagonal-prior W  refine squares with |x - y| < W first (default 0)\n"
     "  --first-block-prior refine the first block row and column first\n"
     "  --repeat N          time the minimum of N runs (default 3)\n"
+    "  --device D          cpu (default) or cuda: run the methods on the GPU (exact,\n"
+    "                      mra2, mra2s; float64, transfers included in time_s; MRA\n"
+    "                      with two levels); the reference Y stays on the CPU\n"
     "haar options:   --keep LIST (fractions of coefficients, default 0.05,0.1),\n"
     "                --matrix-out FILE (i, j, S and reconstructions), --histogram-out FILE\n"
     "workload:       --methods (lowrank,topk,mra2,mra2s; default lowrank,topk,mra2),\n"
@@ -221,6 +225,7 @@ static const char *usage =
     "examples:\n"
     "  skit mra --methods mra2,mra2s,nystrom,performer,bigbird --n 1024,4096 --plot err.png\n"
     "  skit mra --methods exact,mra2 --q q.npy --k k.npy --v v.npy --budget 0.1\n"
+    "  skit mra --methods exact,mra2,mra2s --n 4096,16384 --device cuda\n"
     "  skit mra haar --n 256 --keep 0.05,0.1 --histogram-out hist.tsv\n"
     "  skit mra workload --n 256..2048 --targets 0.05,0.1\n"
     "  skit mra bounds --n 1024 --block 8,32 --temperature 0.5,1,2\n";
@@ -257,11 +262,13 @@ static int parse_options(int argc, char **argv, options *o)
         {"targets", required_argument, NULL, OPT_TARGETS},
         {"subsets", required_argument, NULL, OPT_SUBSETS},
         {"per-row", required_argument, NULL, OPT_PER_ROW},
+        {"device", required_argument, NULL, OPT_DEVICE},
         {NULL, 0, NULL, 0}};
     static const char *const method_choices[] = {"exact", "mra2", "mra2s", "lowrank", "topk",
                                                  "nystrom", "linformer", "performer", "window",
                                                  "bigbird", NULL};
     static const char *const selection_choices[] = {"global", "row", NULL};
+    static const char *const device_choices[] = {"cpu", "cuda", NULL};
     int opt, methods_given = 0;
     double v;
     optind = 1;
@@ -358,6 +365,7 @@ static int parse_options(int argc, char **argv, options *o)
                                          o->targets[i]);
             break;
         case OPT_SUBSETS: st = cli_parse_size("--subsets", optarg, 1, 10000, &o->subsets); break;
+        case OPT_DEVICE: st = cli_parse_choice("--device", optarg, device_choices, &o->device); break;
         case OPT_PER_ROW:
             free(o->per_row);
             st = cli_parse_size_list("--per-row", optarg, 1, (size_t)1 << 24, &o->per_row, &o->nper_row);
@@ -437,6 +445,18 @@ static int finish_options(options *o)
             return cli_usage_error("--q, --k%s must be given together", need_v ? " and --v" : "");
     }
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    if (o->device) {
+        for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT; m++)
+            if (o->methods[m] && m != SKIT_ATTENTION_EXACT && m != SKIT_ATTENTION_MRA2 &&
+                m != SKIT_ATTENTION_MRA2_SPARSE)
+                return cli_usage_error("--device cuda: method '%s' runs on the CPU only (cuda runs "
+                                       "exact, mra2, mra2s)",
+                                       skit_attention_method_name(m));
+        if (o->nscales && (o->nscales != 2 || o->scales[1] != 1))
+            return cli_usage_error("--device cuda: MRA on the GPU runs two levels (--scales B,1)");
+        if (skit_device_check(SKIT_DEVICE_CUDA) != SKIT_OK)
+            return cli_usage_error("--device cuda: %s", skit_last_error());
+    }
     /* mode-specific checks that need no data */
     for (size_t i = 0; i < o->nn; i++) {
         size_t n = o->n[i];
@@ -746,6 +766,7 @@ static int run_sweep(options *o, int argc, char **argv)
                     skit_attention_options mo;
                     method_options(o, m, n, f, &mo, &param);
                     mo.scale = scale;
+                    mo.device = o->device ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
                     cli_progress("n = %zu, tau = %g, %s, budget %g", n, tau,
                                  skit_attention_method_name(m), f);
                     skit_attention_plan *plan;
@@ -805,7 +826,15 @@ static int run_sweep(options *o, int argc, char **argv)
                  "generator: beta %g, locality %g, noise %g, sinks %zu, sink strength %g, block %zu",
                  o->spec.inverse_temperature, o->spec.correlation_length, o->spec.noise,
                  o->spec.sinks, o->spec.sink_strength, o->block[0]);
-        const char *all[6] = {comments[0], comments[1], comments[2], comments[3], gen, NULL};
+        char device_line[320] = "";
+        if (o->device) {
+            char status_line[256];
+            skit_cuda_status(status_line, sizeof status_line);
+            snprintf(device_line, sizeof device_line,
+                     "device: %s (float64; time_s includes the host<->device transfers)", status_line);
+        }
+        const char *all[7] = {comments[0], comments[1], comments[2], comments[3], gen,
+                              o->device ? device_line : NULL, NULL};
         status = emit(&t, &o->common,
                       "time_s: wall seconds, cpu_s: CPU seconds of all threads (each the minimum "
                       "of --repeat runs; exact_time_s: one run); plan_bytes, peak_rss_bytes: "

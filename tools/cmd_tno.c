@@ -68,6 +68,8 @@ static const char *usage =
     "                      (1e-12; causal ski: max(1e-12, 8 n eps), its sums are\n"
     "                      sequential)\n"
     "  --stats FILE        one-row TSV: operator, shape, plan bytes, seconds, error\n"
+    "  --device D          cpu (default) or cuda: apply the operator on the GPU\n"
+    "                      (float64, transfers included; tno, fd, bidirectional ski)\n"
     "  -o, --output FILE   y as .npy ((batch*n) x d) or TSV (default: TSV on stdout)\n"
     "      --seed N        seed of generated parameters and input (default 1)\n"
     "      --threads N     OpenMP threads (default: all cores)\n"
@@ -75,11 +77,13 @@ static const char *usage =
     "  -h, --help          this message\n\n"
     "examples:\n"
     "  skit tno --op fd --causal --x x.npy -o y.npy --verify\n"
-    "  skit tno --op ski --n 4096 --d 64 --rank 64 --taps 17 --stats stats.tsv -o y.npy\n";
+    "  skit tno --op ski --n 4096 --d 64 --rank 64 --taps 17 --stats stats.tsv -o y.npy\n"
+    "  skit tno --n 65536 --d 64 --device cuda --verify -o y.npy\n";
 
 enum { OPT_OP = 0x2000, OPT_CAUSAL, OPT_X, OPT_BATCH, OPT_N, OPT_D, OPT_RPE_WIDTH, OPT_RPE_LAYERS,
        OPT_ACTIVATION, OPT_NORM, OPT_DECAY, OPT_RANK, OPT_TAPS, OPT_KNOTS, OPT_FFT_LENGTH, OPT_PARAMS,
-       OPT_KNOT_VALUES, OPT_FILTER, OPT_SAVE_PARAMS, OPT_COEFFS, OPT_COEFF_LAYOUT, OPT_VERIFY, OPT_STATS, OPT_CAUSAL_SKI };
+       OPT_KNOT_VALUES, OPT_FILTER, OPT_SAVE_PARAMS, OPT_COEFFS, OPT_COEFF_LAYOUT, OPT_VERIFY, OPT_STATS, OPT_CAUSAL_SKI,
+       OPT_DEVICE };
 
 typedef struct args {
     cli_common common;
@@ -150,6 +154,7 @@ static int parse_args(int argc, char **argv, args *a)
                                              {"coeffs", required_argument, NULL, OPT_COEFFS},
                                              {"coeff-layout", required_argument, NULL, OPT_COEFF_LAYOUT},
                                              {"verify", no_argument, NULL, OPT_VERIFY},
+                                             {"device", required_argument, NULL, OPT_DEVICE},
                                              {"stats", required_argument, NULL, OPT_STATS},
                                              {"causal-ski", required_argument, NULL, OPT_CAUSAL_SKI},
                                              {NULL, 0, NULL, 0}};
@@ -158,6 +163,7 @@ static int parse_args(int argc, char **argv, args *a)
     static const char *const norms[] = {"none", "layer", "rms", NULL};
     static const char *const layouts[] = {"skit", "reference", NULL};
     static const char *const algorithms[] = {"cumsum", "blocked", NULL};
+    static const char *const devices[] = {"cpu", "cuda", NULL};
     int have_algorithm = 0;
     memset(a, 0, sizeof *a);
     cli_common_init(&a->common);
@@ -244,6 +250,10 @@ static int parse_args(int argc, char **argv, args *a)
             a->coeff_reference = idx;
             break;
         case OPT_VERIFY: a->verify = 1; break;
+        case OPT_DEVICE:
+            if (cli_parse_choice("--device", optarg, devices, &idx) != CLI_OK) return CLI_USAGE;
+            a->op.device = idx ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
+            break;
         case OPT_STATS: a->stats_path = optarg; break;
         case OPT_CAUSAL_SKI:
             if (cli_parse_choice("--causal-ski", optarg, algorithms, &idx) != CLI_OK) return CLI_USAGE;
@@ -285,6 +295,13 @@ static int parse_args(int argc, char **argv, args *a)
         validate_file_output("--coeffs", a->coeffs_path, 1) != CLI_OK ||
         validate_file_output("--stats", a->stats_path, 0) != CLI_OK)
         return CLI_USAGE;
+    if (o->device == SKIT_DEVICE_CUDA) {
+        if (o->kind == SKIT_TNO_SKI && o->causality == SKIT_CAUSAL)
+            return cli_usage_error("--device cuda: causal SKI-TNO runs on the CPU only (use --device cpu, "
+                                   "or a bidirectional --op ski)");
+        if (skit_device_check(SKIT_DEVICE_CUDA) != SKIT_OK)
+            return cli_usage_error("--device cuda: %s", skit_last_error());
+    }
     return CLI_OK;
 }
 
@@ -394,7 +411,9 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
         } else {
             /* a missing part comes from the seed, as a plan would draw it */
             skit_tno *tmp = NULL;
-            int status = skit_tno_create(&tmp, MAX(o->rank, (o->taps + 1) / 2), d, 1, o, NULL, 0);
+            skit_tno_options host = *o; /* only its parameters are needed */
+            host.device = SKIT_DEVICE_CPU;
+            int status = skit_tno_create(&tmp, MAX(o->rank, (o->taps + 1) / 2), d, 1, &host, NULL, 0);
             if (status == SKIT_OK) status = skit_tno_get_parameters(tmp, v, need);
             skit_tno_destroy(tmp);
             if (status != SKIT_OK) rc = cli_library_error(status);

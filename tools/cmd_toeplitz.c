@@ -44,9 +44,12 @@ static const char *usage_matvec =
     "                    (materialise T and multiply with BLAS, O(n^2) memory)\n"
     "  -o, --output FILE write y to FILE: .npy (float64) or .tsv; default: TSV on stdout\n"
     "      --threads N   OpenMP threads for the FFT channels (default: all cores)\n"
+    "      --device D    cpu (default) or cuda: the FFT product by cuFFT on the GPU\n"
+    "                    (float64, transfers included; --method fft only)\n"
     "  -h, --help        this message\n\n"
-    "example:\n"
-    "  skit toeplitz matvec --coeffs coeffs.npy --x x.npy --causal -o y.npy\n";
+    "examples:\n"
+    "  skit toeplitz matvec --coeffs coeffs.npy --x x.npy --causal -o y.npy\n"
+    "  skit toeplitz matvec --coeffs coeffs.npy --x x.npy --device cuda -o y.npy\n";
 
 static const char *usage_solve =
     "usage: skit toeplitz solve --coeffs C --b B [options]\n"
@@ -186,9 +189,25 @@ static int matvec_fft(size_t n, size_t d_matrices, size_t k, const double *coeff
     return status;
 }
 
+/* The same product on the GPU (skit/cuda.h), float64. */
+static int matvec_cuda(size_t n, size_t d_matrices, size_t k, const double *coeffs, skit_causality causality,
+                       int transpose, const double *x, double *y, size_t *fft_length)
+{
+    skit_cuda_toeplitz_plan *plan = NULL;
+    int status = skit_cuda_toeplitz_plan_create(&plan, n, n, d_matrices == 1 ? k : d_matrices,
+                                                d_matrices == 1 ? SKIT_TOEPLITZ_SHARED : SKIT_TOEPLITZ_PER_CHANNEL,
+                                                causality, SKIT_CUDA_FLOAT64, coeffs);
+    if (status != SKIT_OK) return status;
+    *fft_length = skit_cuda_toeplitz_plan_fft_length(plan);
+    status = transpose ? skit_cuda_toeplitz_execute_transpose(plan, x, n, y, n)
+                       : skit_cuda_toeplitz_execute(plan, x, n, y, n);
+    skit_cuda_toeplitz_plan_destroy(plan);
+    return status;
+}
+
 static int run_matvec(int argc, char **argv)
 {
-    enum { OPT_COEFFS = 0x2000, OPT_X, OPT_CAUSAL, OPT_TRANSPOSE, OPT_METHOD, OPT_THREADS };
+    enum { OPT_COEFFS = 0x2000, OPT_X, OPT_CAUSAL, OPT_TRANSPOSE, OPT_METHOD, OPT_THREADS, OPT_DEVICE };
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"coeffs", required_argument, NULL, OPT_COEFFS},
@@ -197,10 +216,12 @@ static int run_matvec(int argc, char **argv)
                                              {"transpose", no_argument, NULL, OPT_TRANSPOSE},
                                              {"method", required_argument, NULL, OPT_METHOD},
                                              {"threads", required_argument, NULL, OPT_THREADS},
+                                             {"device", required_argument, NULL, OPT_DEVICE},
                                              {NULL, 0, NULL, 0}};
     static const char *const methods[] = {"fft", "dense", NULL};
+    static const char *const devices[] = {"cpu", "cuda", NULL};
     const char *coeffs_path = NULL, *x_path = NULL, *output = NULL;
-    int causal = 0, transpose = 0, method = 0, opt;
+    int causal = 0, transpose = 0, method = 0, device = 0, opt;
     size_t threads = 0;
     optind = 1;
     opterr = 0;
@@ -218,6 +239,9 @@ static int run_matvec(int argc, char **argv)
         case OPT_THREADS:
             if (cli_parse_size("--threads", optarg, 1, 1024, &threads) != CLI_OK) return CLI_USAGE;
             break;
+        case OPT_DEVICE:
+            if (cli_parse_choice("--device", optarg, devices, &device) != CLI_OK) return CLI_USAGE;
+            break;
         default:
             return cli_usage_error("unknown option or missing value '%s' (see 'skit toeplitz matvec --help')",
                                    argv[optind - 1]);
@@ -227,6 +251,10 @@ static int run_matvec(int argc, char **argv)
     if (!coeffs_path) return cli_usage_error("--coeffs: missing (the file of 2n-1 Toeplitz coefficients)");
     if (!x_path) return cli_usage_error("--x: missing (the file of the vector or n x k array to multiply)");
     if (validate_output(output) != CLI_OK) return CLI_USAGE;
+    if (device == 1 && method == 1)
+        return cli_usage_error("--device cuda: runs --method fft only (the dense product is a CPU reference)");
+    if (device == 1 && skit_device_check(SKIT_DEVICE_CUDA) != SKIT_OK)
+        return cli_usage_error("--device cuda: %s", skit_last_error());
 
     skit_matrix C = {0}, X = {0};
     int rc = load_array("--coeffs", coeffs_path, &C);
@@ -273,12 +301,14 @@ static int run_matvec(int argc, char **argv)
     skit_causality causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
     if (status == SKIT_OK)
         status = method == 1 ? matvec_dense(n, d, k, C.data, causality, transpose, X.data, Y)
-                             : matvec_fft(n, d, k, C.data, causality, transpose, X.data, Y, &fft_length);
+                 : device == 1 ? matvec_cuda(n, d, k, C.data, causality, transpose, X.data, Y, &fft_length)
+                               : matvec_fft(n, d, k, C.data, causality, transpose, X.data, Y, &fft_length);
     if (status == SKIT_OK) {
         char comment[256];
-        snprintf(comment, sizeof comment, "toeplitz matvec: y = T%s x, n = %zu, %zu %s, k = %zu, %s, method %s%s",
+        snprintf(comment, sizeof comment, "toeplitz matvec: y = T%s x, n = %zu, %zu %s, k = %zu, %s, method %s%s%s",
                  transpose ? "^T" : "", n, d, d == 1 ? "matrix" : "matrices (one per column)", k,
-                 causal ? "causal" : "bidirectional", methods[method], method == 0 ? " (FFT length " : "");
+                 causal ? "causal" : "bidirectional", methods[method], device ? " on cuda" : "",
+                 method == 0 ? " (FFT length " : "");
         if (method == 0) {
             size_t len = strlen(comment);
             snprintf(comment + len, sizeof comment - len, "%zu)", fft_length);
