@@ -13,8 +13,8 @@ set grid
 set key top left font ",9"
 is(op, prec) = (strcol("operator") eq op && strcol("precision") eq prec)
 at(op, prec, col) = is(op, prec) ? column(col) : NaN
-set multiplot layout 1,2
-do for [op in "toeplitz attention"] {
+set multiplot layout 1,3
+do for [op in "toeplitz attention mra"] {
     set title op
     plot datafile using (at(op, "float64", "n")):(at(op, "float64", "cpu_s")) with linespoints lw 2 pt 7 lc rgb "black" title "CPU (float64)", \
          datafile using (at(op, "float64", "n")):(at(op, "float64", "gpu_s")) with linespoints pt 5 lc rgb "#1f77b4" title "GPU float64, on device", \

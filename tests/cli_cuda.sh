@@ -27,6 +27,7 @@ if expect_ok bench device --device cpu "${tiny[@]}" -o "$TMP/cpu.tsv"; then
   grep -q "^# cuda: " "$TMP/cpu.tsv" || fail "cpu run: no 'cuda:' status line in the header"
   grep -q "^toeplitz	float64	32	2	" "$TMP/cpu.tsv" || fail "cpu run: no toeplitz row: $(cat "$TMP/cpu.tsv")"
   grep -q "^attention	float64	16	4	" "$TMP/cpu.tsv" && pass || fail "cpu run: no attention row"
+  grep -q "^mra	float64	16	4	" "$TMP/cpu.tsv" && pass || fail "cpu run: no mra row"
 fi
 
 # Without a GPU (or without a CUDA build) naming cuda is a usage error with

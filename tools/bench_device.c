@@ -7,7 +7,11 @@
  *               GPU = skit_cuda_toeplitz_* (cuFFT);
  *  - attention: exact softmax attention, n queries and keys, head dim d;
  *               CPU = skit_attention_exact (blocked OpenBLAS GEMMs),
- *               GPU = skit_cuda_attention_* (cuBLAS GEMM per query tile).
+ *               GPU = skit_cuda_attention_* (cuBLAS GEMM per query tile);
+ *  - mra:       MRA-2 at the attention sizes, block 32 (smaller for small n),
+ *               8 blocks per row, global selection;
+ *               CPU = skit_attention_plan (mra2), GPU = skit_cuda_mra_* (block
+ *               kernels and cuBLAS; the selection on the host).
  *
  * GPU times come from CUDA events after a warm-up, as the median of several
  * samples: gpu_s with inputs and outputs already on the device, and
@@ -36,14 +40,15 @@
 
 static const char *usage =
     "usage: skit bench device [options]\n"
-    "Time the batched Toeplitz FFT matvec and exact attention on the CPU and on a\n"
-    "CUDA GPU in one run: GPU device-resident and including host<->device copies,\n"
+    "Time the batched Toeplitz FFT matvec, exact attention and MRA-2 on the CPU and\n"
+    "on a CUDA GPU in one run: GPU device-resident and including host<->device copies,\n"
     "beside the memory-bandwidth floor (bytes moved / measured device copy\n"
     "bandwidth). Writes a TSV (seconds per call) and prints the targets.\n\n"
     "options:\n"
     "  --device LIST       cpu, cuda or cpu,cuda (default: cpu, plus cuda when a\n"
     "                      device is present; naming cuda without one is an error)\n"
-    "  --ops LIST          toeplitz, attention (default: both)\n"
+    "  --ops LIST          toeplitz, attention, mra (default: all three; mra is\n"
+    "                      MRA-2 at the attention sizes, 8 blocks of 32 per row)\n"
     "  --sizes LIST        Toeplitz n (default 2^10..2^16; --quick 2^10..2^12)\n"
     "  --channels D        Toeplitz channels d (default 64)\n"
     "  --causal            causal Toeplitz operators (default bidirectional)\n"
@@ -54,19 +59,20 @@ static const char *usage =
     "  --quick             a few seconds: small sizes, fewer samples\n" CLI_COMMON_HELP
     "\nexamples:\n"
     "  skit bench device -o device.tsv --plot device.png\n"
-    "  skit bench device --device cuda --ops toeplitz --sizes 2^16 --precision float32\n";
+    "  skit bench device --device cuda --ops toeplitz --sizes 2^16 --precision float32\n"
+    "  skit bench --device cpu,cuda -o device.tsv   (the same as 'skit bench device --device cpu,cuda')\n";
 
 enum { OPT_DEVICE = 1, OPT_OPS, OPT_SIZES, OPT_CHANNELS, OPT_CAUSAL, OPT_ATT_SIZES, OPT_HEAD_DIM,
        OPT_PRECISION, OPT_QUICK };
 
 static const char *const device_names[] = {"cpu", "cuda", NULL};
-static const char *const op_names[] = {"toeplitz", "attention", NULL};
+static const char *const op_names[] = {"toeplitz", "attention", "mra", NULL};
 static const char *const precision_names[] = {"float64", "float32", NULL};
 
 typedef struct options {
     cli_common common;
     int device[2], device_given;
-    int ops[2];
+    int ops[3];
     int precision[2];
     size_t *sizes, nsizes, *att_sizes, natt;
     size_t channels, head_dim;
@@ -345,6 +351,120 @@ static int bench_attention_size(const options *o, size_t n, skit_rng *rng, resul
     return status;
 }
 
+/* ---- MRA-2 --------------------------------------------------------------------------------------- */
+
+/* Block of the MRA benchmark at n: 32, halved until it divides n with at
+ * least two blocks (0: n has no such block, the size is skipped). */
+static size_t mra_block(size_t n)
+{
+    size_t b = 32;
+    while (b > 2 && (n % b || n / b < 2)) b /= 2;
+    return (n % b || n / b < 2) ? 0 : b;
+}
+
+typedef struct mra_ctx {
+    const skit_attention_plan *cpu;
+    const skit_cuda_mra_plan *gpu;
+    const double *q, *k, *v;
+    double *y;
+    const void *qd, *kd, *vd;
+    void *yd;
+    size_t n;
+} mra_ctx;
+
+static void mra_cpu(void *p)
+{
+    mra_ctx *c = p;
+    skit_attention_execute(c->cpu, c->q, c->n, c->k, c->n, c->v, c->n, NULL, c->y, c->n);
+}
+
+static int mra_gpu_resident(void *p)
+{
+    mra_ctx *c = p;
+    return skit_cuda_mra_execute_device(c->gpu, c->qd, c->n, c->kd, c->n, c->vd, c->n, NULL, c->yd,
+                                        c->n);
+}
+
+static int mra_gpu_transfer(void *p)
+{
+    mra_ctx *c = p;
+    return skit_cuda_mra_execute(c->gpu, c->q, c->n, c->k, c->n, c->v, c->n, NULL, c->y, c->n);
+}
+
+static int bench_mra_size(const options *o, size_t n, skit_rng *rng, result rows[2])
+{
+    size_t d = o->head_dim, b = mra_block(n);
+    for (int p = 0; p < 2; p++)
+        rows[p] = (result){"mra", precision_names[p], (double)n, (double)d, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    if (!b) return SKIT_OK; /* odd n: no block; the row stays empty */
+    skit_attention_options mo;
+    skit_attention_options_init(&mo, SKIT_ATTENTION_MRA2);
+    mo.block = b;
+    mo.blocks_per_row[0] = n / b < 8 ? n / b : 8;
+    double *q = skit_malloc(n, d * sizeof(double)), *k = skit_malloc(n, d * sizeof(double));
+    double *v = skit_malloc(n, d * sizeof(double));
+    double *y_cpu = skit_malloc(n, d * sizeof(double)), *y_gpu = skit_malloc(n, d * sizeof(double));
+    int status = (q && k && v && y_cpu && y_gpu) ? SKIT_OK : SKIT_ENOMEM;
+    double cpu_s = NAN;
+    skit_attention_plan *cpu = NULL;
+    if (status == SKIT_OK) {
+        skit_rng_fill_normal(rng, q, n * d);
+        skit_rng_fill_normal(rng, k, n * d);
+        skit_rng_fill_normal(rng, v, n * d);
+        status = skit_attention_plan_create(&cpu, n, d, d, &mo);
+    }
+    if (status == SKIT_OK) status = skit_attention_execute(cpu, q, n, k, n, v, n, NULL, y_cpu, n);
+    if (status == SKIT_OK && o->device[0]) {
+        cli_progress("mra n = %zu: cpu", n);
+        mra_ctx c = {cpu, NULL, q, k, v, y_gpu, NULL, NULL, NULL, NULL, n};
+        bench_timing t;
+        bench_measure(mra_cpu, &c, o->min_sample_s, o->samples, &t);
+        cpu_s = t.median;
+    }
+    for (int p = 0; p < 2 && status == SKIT_OK; p++) {
+        if (!o->precision[p]) continue;
+        skit_cuda_precision precision = p ? SKIT_CUDA_FLOAT32 : SKIT_CUDA_FLOAT64;
+        size_t elt = skit_cuda_precision_bytes(precision);
+        result *r = &rows[p];
+        r->cpu_s = cpu_s;
+        if (!o->device[1]) continue;
+        cli_progress("mra n = %zu: cuda %s", n, precision_names[p]);
+        skit_cuda_mra_plan *gpu = NULL;
+        void *qd = NULL, *kd = NULL, *vd = NULL, *yd = NULL;
+        status = skit_cuda_mra_plan_create(&gpu, n, d, d, &mo, precision);
+        if (status == SKIT_OK) status = upload(q, n * d, precision, &qd);
+        if (status == SKIT_OK) status = upload(k, n * d, precision, &kd);
+        if (status == SKIT_OK) status = upload(v, n * d, precision, &vd);
+        if (status == SKIT_OK) status = skit_cuda_malloc(&yd, n * d * elt);
+        mra_ctx c = {cpu, gpu, q, k, v, y_gpu, qd, kd, vd, yd, n};
+        if (status == SKIT_OK) status = gpu_time(o, mra_gpu_resident, &c, &r->gpu_s);
+        if (status == SKIT_OK) status = download(y_gpu, yd, n * d, precision);
+        if (status == SKIT_OK) r->rel_error = rel_error(y_gpu, y_cpu, n * d);
+        if (status == SKIT_OK) status = gpu_time(o, mra_gpu_transfer, &c, &r->gpu_transfer_s);
+        if (status == SKIT_OK) {
+            /* Q, K, V read and Y written once; flops of the coarse GEMMs and
+             * of the refined squares' two GEMMs */
+            double rows_ = (double)(n / b), nref = (double)skit_cuda_mra_plan_refined(gpu);
+            r->bytes = (double)elt * 4.0 * (double)n * (double)d;
+            r->floor_s = r->bytes / o->bandwidth;
+            r->gflops = (4.0 * rows_ * rows_ * (double)d + 4.0 * nref * (double)b * (double)b * (double)d) /
+                        r->gpu_s * 1e-9;
+        }
+        skit_cuda_free(qd);
+        skit_cuda_free(kd);
+        skit_cuda_free(vd);
+        skit_cuda_free(yd);
+        skit_cuda_mra_plan_destroy(gpu);
+    }
+    skit_attention_plan_destroy(cpu);
+    skit_free(q);
+    skit_free(k);
+    skit_free(v);
+    skit_free(y_cpu);
+    skit_free(y_gpu);
+    return status;
+}
+
 /* ---- output ------------------------------------------------------------------------------------- */
 
 typedef struct output {
@@ -484,7 +604,8 @@ static void report_targets(const options *o, output *out, const result *rows, si
 static int run(options *o, const char *cuda_line)
 {
     size_t nprec = (size_t)(o->precision[0] + o->precision[1]);
-    size_t nrows = (o->ops[0] ? o->nsizes : 0) * nprec + (o->ops[1] ? o->natt : 0) * nprec;
+    size_t nrows = (o->ops[0] ? o->nsizes : 0) * nprec + (o->ops[1] ? o->natt : 0) * nprec +
+                   (o->ops[2] ? o->natt : 0) * nprec;
     result *rows = calloc(nrows ? nrows : 1, sizeof *rows);
     if (!rows) return cli_failure("out of memory");
     if (o->device[1]) {
@@ -518,6 +639,10 @@ static int run(options *o, const char *cuda_line)
              "d = d_k = d_v = %zu, scale 1/sqrt(d), no mask",
              o->channels, o->causal ? "causal" : "bidirectional", o->head_dim);
     output_comment(&out, line);
+    output_comment(&out, "mra: MRA-2 at the attention sizes and d, block 32 (halved while it does not divide n "
+                         "into >= 2 blocks), 8 blocks per row (global selection); GPU selection on the host; "
+                         "rel_error against the CPU's MRA-2 (float32 may refine other squares near ties); "
+                         "gpu_gflops counts the coarse and refined-square GEMMs");
     output_comment(&out, "cpu_s: CPU float64 (the CPU library is float64), same value on both precision rows; "
                          "gpu_s: CUDA events, data on the device; gpu_transfer_s: host double arrays in and "
                          "out, copies (and float32 conversion) included");
@@ -543,6 +668,15 @@ static int run(options *o, const char *cuda_line)
     for (size_t i = 0; o->ops[1] && i < o->natt && status == SKIT_OK; i++) {
         result pair[2];
         status = bench_attention_size(o, o->att_sizes[i], &rng, pair);
+        for (int p = 0; p < 2 && status == SKIT_OK; p++)
+            if (o->precision[p]) {
+                rows[count] = pair[p];
+                output_row(&out, &rows[count++]);
+            }
+    }
+    for (size_t i = 0; o->ops[2] && i < o->natt && status == SKIT_OK; i++) {
+        result pair[2];
+        status = bench_mra_size(o, o->att_sizes[i], &rng, pair);
         for (int p = 0; p < 2 && status == SKIT_OK; p++)
             if (o->precision[p]) {
                 rows[count] = pair[p];
@@ -621,7 +755,7 @@ int bench_device(int argc, char **argv)
         if (ops_text)
             status = cli_parse_choice_list("--ops", ops_text, op_names, o.ops);
         else
-            o.ops[0] = o.ops[1] = 1;
+            o.ops[0] = o.ops[1] = o.ops[2] = 1;
     }
     if (status == CLI_OK) {
         if (precision_text)
@@ -649,7 +783,7 @@ int bench_device(int argc, char **argv)
         size_t bytes = (5 * o.sizes[i]) * o.channels * sizeof(double);
         if (bytes > largest) largest = bytes;
     }
-    for (size_t i = 0; status == CLI_OK && o.ops[1] && i < o.natt; i++) {
+    for (size_t i = 0; status == CLI_OK && (o.ops[1] || o.ops[2]) && i < o.natt; i++) {
         size_t bytes = 5 * o.att_sizes[i] * o.head_dim * sizeof(double);
         if (bytes > largest) largest = bytes;
     }
