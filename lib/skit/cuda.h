@@ -1,8 +1,11 @@
 /* skit/cuda.h — optional CUDA backend (SPEC G): device-resident plans for
- * the batched Toeplitz FFT matvec (cuFFT) and exact softmax attention
- * (cuBLAS GEMM per tile + max-shifted softmax kernels), and the elementwise
- * device kernels a token mixer is built from (pointwise complex products,
- * SKI interpolation gather/scatter, banded convolution).
+ * the batched Toeplitz FFT matvec (cuFFT), exact softmax attention (cuBLAS
+ * GEMM per tile + max-shifted softmax kernels) and MRA-2 / MRA-2-s attention
+ * (block kernels + cuBLAS), and the elementwise device kernels a token mixer
+ * is built from (pointwise complex products, SKI interpolation
+ * gather/scatter, banded convolution). The attention and token-mixing plans
+ * of skit/attention.h and skit/tno.h run on these when their options say
+ * device = SKIT_DEVICE_CUDA (skit/device.h).
  *
  * Availability. Every function below exists in every build. A build without
  * CUDA (./configure --without-cuda, or no nvcc) returns SKIT_EUNSUPPORTED
