@@ -151,6 +151,9 @@ static int write_report(const char *out_dir, int quick)
 {
     char claims_dir[4096], path[4400], report_path[4400], tmp[4500];
     snprintf(claims_dir, sizeof claims_dir, "%s/claims", out_dir);
+    /* a shard run with --quick leaves a marker, so that --merge says so too */
+    snprintf(path, sizeof path, "%s/claims/.quick", out_dir);
+    if (access(path, F_OK) == 0) quick = 1;
     char *names[MAX_EXPERIMENTS];
     size_t count = 0;
     DIR *d = opendir(claims_dir);
@@ -325,6 +328,8 @@ int cmd_reproduce(int argc, char **argv)
             return cli_usage_error("--only/--shard: no experiment selected (see --list)");
         }
     }
+    /* --merge only reads what the shards wrote: it creates nothing */
+    if (merge) return write_report(out_dir, quick);
     const char *subdirs[] = {"", "/data", "/figures", "/claims", "/notes", "/logs"};
     for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
         char p[4200];
@@ -335,8 +340,6 @@ int cmd_reproduce(int argc, char **argv)
             return cli_usage_error("--out: cannot create directory %s: %s", p, strerror(errno));
         }
     }
-    if (merge) return write_report(out_dir, quick);
-
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0) return cli_failure("cannot locate the skit binary");
     self[len] = '\0';
@@ -346,6 +349,16 @@ int cmd_reproduce(int argc, char **argv)
     setenv("SKIT_OUT", abs_out, 1);
     setenv("SKIT_DATADIR", cli_datadir(), 1);
     setenv("SKIT_QUICK", quick ? "1" : "0", 1);
+    {
+        char marker[4200];
+        snprintf(marker, sizeof marker, "%s/claims/.quick", abs_out);
+        if (quick) {
+            FILE *m = fopen(marker, "w");
+            if (m) fclose(m);
+        } else {
+            unlink(marker);
+        }
+    }
 
     double t_all = skit_clock_seconds();
     for (size_t i = 0; i < count; i++) {
