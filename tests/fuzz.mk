@@ -110,7 +110,7 @@ memcheck: all $(check_PROGRAMS)
 	  TESTS_ENVIRONMENT='SKIT=$(abs_top_builddir)/tests/memcheck/skit; export SKIT;' \
 	  LOG_COMPILER='$(abs_top_builddir)/libtool --mode=execute valgrind $(MEMCHECK_FLAGS) --log-file=$(abs_top_builddir)/tests/memcheck/%p.log'; \
 	rc=$$?; \
-	bad=$$(grep -L 'ERROR SUMMARY: 0 errors' tests/memcheck/*.log | grep -v test-suite.log); \
+	bad=$$(grep -l 'ERROR SUMMARY: [1-9]' tests/memcheck/*.log); \
 	n=$$(ls tests/memcheck/*.log | grep -vc test-suite.log); \
 	echo "memcheck: $$n processes checked in $$(( $$(date +%s) - start )) s"; \
 	if test -n "$$bad"; then for f in $$bad; do echo "==== $$f"; cat "$$f"; done; exit 1; fi; \

@@ -289,14 +289,15 @@ static void check_directory(const char *command, const uint8_t *data, size_t siz
     DIR *d = opendir(".");
     if (!d) abort();
     /* skit's atomic writers name their temporary file "<path>.tmp.<pid>" (a
-     * figure "<stem>.tmp.<pid>.png"); an output may itself be called x.tmp.y */
+     * figure "<stem>.tmp.<pid>.png"); inputs cannot name files ".tmp." */
     char tmp_mark[32];
     snprintf(tmp_mark, sizeof tmp_mark, ".tmp.%ld", (long)getpid());
     struct dirent *e;
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         const char *mark = strstr(e->d_name, tmp_mark);
-        if (mark && (mark[strlen(tmp_mark)] == '\0' || mark[strlen(tmp_mark)] == '.')) skit_fuzz_fail(command, data, size, "exit %d left the temporary file '%s'", rc, e->d_name);
+        if (mark && (mark[strlen(tmp_mark)] == '\0' || mark[strlen(tmp_mark)] == '.'))
+            skit_fuzz_fail(command, data, size, "exit %d left the temporary file '%s'", rc, e->d_name);
         if (rc != CLI_USAGE) continue;
         size_t i = 0;
         while (i < nfixtures && strcmp(fixtures[i].name, e->d_name)) i++;
