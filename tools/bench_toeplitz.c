@@ -1149,11 +1149,10 @@ int bench_toeplitz(int argc, char **argv)
         if (!full) {
             status = cli_failure("out of memory");
         } else {
-            full[0] = "skit";
-            full[1] = "bench";
-            for (int i = 0; i < argc; i++) full[i + 2] = argv[i];
-            full[argc + 2] = NULL;
-            o.argc = argc + 2;
+            /* argv[0] is already "skit bench toeplitz" (tools/cmd_bench.c) */
+            for (int i = 0; i < argc; i++) full[i] = argv[i];
+            full[argc] = NULL;
+            o.argc = argc;
             o.argv = full;
             cli_apply_threads(&o.common);
             status = o.check ? run_check(&o) : run_timing(&o);

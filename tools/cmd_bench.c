@@ -42,9 +42,10 @@ int cmd_bench(int argc, char **argv)
     }
     for (size_t i = 0; targets[i].name; i++)
         if (!strcmp(argv[1], targets[i].name)) {
-            char ctx[64];
+            static char ctx[64];
             snprintf(ctx, sizeof ctx, "skit bench %s", targets[i].name);
             cli_set_context(ctx);
+            argv[1] = ctx; /* provenance: "skit bench <target> ..." */
             return targets[i].run(argc - 1, argv + 1);
         }
     return cli_usage_error("unknown target '%s' (see 'skit bench --help')", argv[1]);

@@ -559,14 +559,15 @@ int cmd_tno(int argc, char **argv)
     char **full = malloc((size_t)(argc + 1) * sizeof *full);
     if (!full && rc == CLI_OK) rc = cli_failure("out of memory");
     if (full) {
-        full[0] = "skit";
-        for (int i = 0; i < argc; i++) full[i + 1] = argv[i];
+        /* argv[0] is already "skit tno" (tools/skit.c) */
+        for (int i = 0; i < argc; i++) full[i] = argv[i];
+        full[argc] = NULL;
     }
     if (rc == CLI_OK) {
         from_channels(yc, n, d, batch, Y);
         snprintf(comment, sizeof comment, "operator: %s; rows: sequence-major tokens (batch*n), columns: channels",
                  description);
-        rc = write_matrix(a.common.output, argc + 1, full, a.common.seed, Y, n * batch, d, 2, "y", comment, 1, n);
+        rc = write_matrix(a.common.output, argc, full, a.common.seed, Y, n * batch, d, 2, "y", comment, 1, n);
     }
     if (rc == CLI_OK && a.coeffs_path) {
         size_t per = a.coeff_reference ? 2 * n : 2 * n - 1;
@@ -576,11 +577,11 @@ int cmd_tno(int argc, char **argv)
                                    : "operator: %s; rows t_{-(n-1)}..t_{n-1} (t_0 in the middle); one column per "
                                      "channel",
                  description);
-        rc = write_matrix(a.coeffs_path, argc + 1, full, a.common.seed, coeffs, per, d, 2, "t", comment, 0, n);
+        rc = write_matrix(a.coeffs_path, argc, full, a.common.seed, coeffs, per, d, 2, "t", comment, 0, n);
     }
     if (rc == CLI_OK && a.save_params) {
         snprintf(comment, sizeof comment, "operator: %s; parameters in skit/tno.h's layout", description);
-        rc = write_matrix(a.save_params, argc + 1, full, a.common.seed, saved, skit_tno_parameter_count(op), 1, 1,
+        rc = write_matrix(a.save_params, argc, full, a.common.seed, saved, skit_tno_parameter_count(op), 1, 1,
                           "param", comment, 0, n);
     }
     if (rc == CLI_OK && a.stats_path) {
@@ -602,7 +603,7 @@ int cmd_tno(int argc, char **argv)
         snprintf(f[9], 64, "%.3g", tolerance);
         snprintf(f[10], 64, "%s", !a.verify ? "not-verified" : error <= tolerance ? "ok" : "failed");
         for (int j = 0; j < 11; j++) fields[j] = f[j];
-        status = skit_tsv_open(&w, a.stats_path, argc + 1, full, 1, a.common.seed, "seconds; bytes");
+        status = skit_tsv_open(&w, a.stats_path, argc, full, 1, a.common.seed, "seconds; bytes");
         if (status == SKIT_OK) status = skit_tsv_comment(w, "operator: %s; max_rel_error: max|y - dense| / max(|T||x|)",
                                                          description);
         if (status == SKIT_OK) status = skit_tsv_columns(w, names);

@@ -114,6 +114,7 @@ static int write_result(const char *output, int argc, char **argv, const double 
         free(full), free(names), free(name_text);
         return cli_failure("out of memory");
     }
+    /* argv[0] is the action ("matvec"): record "skit toeplitz matvec ..." */
     full[0] = "skit";
     full[1] = "toeplitz";
     for (int i = 0; i < argc; i++) full[i + 2] = argv[i];

@@ -62,9 +62,12 @@ int main(int argc, char **argv)
     }
     for (const cli_command *c = cli_commands; c->name; c++) {
         if (!strcmp(c->name, name)) {
-            char ctx[64];
+            static char ctx[64];
             snprintf(ctx, sizeof ctx, "skit %s", c->name);
             cli_set_context(ctx);
+            /* the subcommand's argv[0] is "skit <name>", so that the TSV
+             * provenance header records the command line as typed */
+            argv[1] = ctx;
             return c->run(argc - 1, argv + 1);
         }
     }
