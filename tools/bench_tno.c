@@ -180,9 +180,10 @@ static int parse_shapes(const char *text, shape **out, size_t *count)
             return CLI_USAGE;
         }
         if (v[k].n * v[k].d * v[k].batch > ((size_t)1 << 27)) {
+            size_t total = v[k].n * v[k].d * v[k].batch; /* read before the free */
             free(v);
             return cli_usage_error("--shapes: n*d*batch = %zu out of range: need <= 2^27 (1 GiB per array)",
-                                   v[k].n * v[k].d * v[k].batch);
+                                   total);
         }
         k++;
         s += len;
