@@ -190,7 +190,7 @@ static int parse(int argc, char **argv, options *o)
         case OPT_CHANNELS: st = cli_parse_size("--channels", optarg, 1, 4096, &o->channels); break;
         case OPT_COMPARE_N: st = cli_parse_size("--compare-n", optarg, 0, (size_t)1 << 24, &o->compare_n); break;
         case OPT_COMPARE_D: st = cli_parse_size("--compare-d", optarg, 1, 4096, &o->compare_d); break;
-        case OPT_QUICK: o->quick = 1; break;
+        case OPT_QUICK: o->quick = 1; st = CLI_OK; break; /* st still held cli_common_option's -1 */
         default: return cli_usage_error("unknown option '%s' (see 'skit bench ski --help')", argv[optind - 1]);
         }
         if (st != CLI_OK) return CLI_USAGE;
