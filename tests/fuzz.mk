@@ -41,7 +41,7 @@ FUZZ_SANITIZE = address,undefined
 # memory requests above this many bytes are refused inside fuzz-cli
 FUZZ_MEMORY_CAP = 134217728
 FUZZ_DEFS = -I$(top_srcdir)/lib -I$(top_srcdir)/tools -I$(top_srcdir)/tests/fuzz -I$(top_builddir) \
-	-DSKIT_DATADIR='"$(abs_top_srcdir)"' -DSKIT_FUZZ_MEMORY_CAP=$(FUZZ_MEMORY_CAP) \
+	-DSKIT_DATADIR='"$(abs_top_srcdir)"' -DSKIT_FUZZ_MEMORY_CAP=$(FUZZ_MEMORY_CAP) -DSKIT_FUZZ_HOOKS \
 	$(FFTW_CFLAGS) $(OPENBLAS_CFLAGS) $(LAPACKE_CFLAGS)
 FUZZ_COMPILE_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=$(FUZZ_SANITIZE) -fno-sanitize-recover=all \
 	-fsanitize=fuzzer-no-link -Wno-unknown-pragmas
@@ -56,10 +56,14 @@ fuzz_headers = $(wildcard $(top_srcdir)/lib/*.h $(top_srcdir)/lib/*/*.h $(top_sr
 	$(top_srcdir)/tests/fuzz/*.h) config.h
 FUZZ_TARGETS = tests/fuzz/fuzz-npy tests/fuzz/fuzz-tsv tests/fuzz/fuzz-cli
 
-# memory.c: skit_memory_check is replaced by the capped one in tests/fuzz/memcap.c
+# memory.c: skit_memory_check and cli.c: cli_apply_threads are replaced by
+# the hooks in tests/fuzz/hooks.c
 tests/fuzz/obj/lib/core/memory.o: $(top_srcdir)/lib/core/memory.c $(fuzz_headers)
 	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_DEFS) $(FUZZ_COMPILE_FLAGS) -Dskit_memory_check=skit_memory_check_uncapped -c -o $@ $<
+tests/fuzz/obj/tools/cli.o: $(top_srcdir)/tools/cli.c $(fuzz_headers)
+	@$(MKDIR_P) $(@D)
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_DEFS) $(FUZZ_COMPILE_FLAGS) -Dcli_apply_threads=cli_apply_threads_real -c -o $@ $<
 tests/fuzz/obj/tools/skit.o: $(top_srcdir)/tools/skit.c $(fuzz_headers)
 	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_DEFS) $(FUZZ_COMPILE_FLAGS) -Dmain=skit_tool_main \
@@ -68,11 +72,11 @@ tests/fuzz/obj/%.o: $(top_srcdir)/%.c $(fuzz_headers)
 	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_DEFS) $(FUZZ_COMPILE_FLAGS) -c -o $@ $<
 
-tests/fuzz/fuzz-npy: tests/fuzz/obj/tests/fuzz/libfuzzer_npy.o tests/fuzz/obj/tests/fuzz/fuzz_io.o tests/fuzz/obj/tests/fuzz/memcap.o $(fuzz_lib_objects)
+tests/fuzz/fuzz-npy: tests/fuzz/obj/tests/fuzz/libfuzzer_npy.o tests/fuzz/obj/tests/fuzz/fuzz_io.o tests/fuzz/obj/tests/fuzz/hooks.o $(fuzz_lib_objects)
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_LINK_FLAGS) -o $@ $^ $(FUZZ_LIBS)
-tests/fuzz/fuzz-tsv: tests/fuzz/obj/tests/fuzz/libfuzzer_tsv.o tests/fuzz/obj/tests/fuzz/fuzz_io.o tests/fuzz/obj/tests/fuzz/memcap.o $(fuzz_lib_objects)
+tests/fuzz/fuzz-tsv: tests/fuzz/obj/tests/fuzz/libfuzzer_tsv.o tests/fuzz/obj/tests/fuzz/fuzz_io.o tests/fuzz/obj/tests/fuzz/hooks.o $(fuzz_lib_objects)
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_LINK_FLAGS) -o $@ $^ $(FUZZ_LIBS)
-tests/fuzz/fuzz-cli: tests/fuzz/obj/tests/fuzz/libfuzzer_cli.o tests/fuzz/obj/tests/fuzz/fuzz_io.o tests/fuzz/obj/tests/fuzz/memcap.o \
+tests/fuzz/fuzz-cli: tests/fuzz/obj/tests/fuzz/libfuzzer_cli.o tests/fuzz/obj/tests/fuzz/fuzz_io.o tests/fuzz/obj/tests/fuzz/hooks.o \
 		tests/fuzz/obj/tests/fuzz/fuzz_cli.o $(fuzz_tool_objects) $(fuzz_lib_objects)
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_LINK_FLAGS) -o $@ $^ $(FUZZ_LIBS)
 

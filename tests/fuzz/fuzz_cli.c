@@ -11,9 +11,9 @@
  * A safe environment, set up once:
  *   - the process works in a private temporary directory (removed at exit)
  *     holding small input files (fixtures below) that inputs name by their
- *     plain names; a word containing '/' is refused (except for the
- *     parse-only commands below, which never touch a file), so nothing
- *     outside that directory is read or written;
+ *     plain names; a word containing '/' is refused, so nothing outside that
+ *     directory is read or written (the parse-only commands below touch no
+ *     file and take any word);
  *   - PATH and SKIT_DATADIR point to empty places: no gnuplot, bash or
  *     python is ever started (plots fail with status 1 instead);
  *   - stdout and stderr are captured in memory during the command.
@@ -23,11 +23,12 @@
  * seconds get small sizes in front of the input's words (small_defaults;
  * the input's own options override them), and under libFuzzer
  * skit_memory_check refuses requests above FUZZ_MEMORY_CAP bytes
- * (tests/fuzz/memcap.c). Huge sizes are covered by tests/cli_badinput.sh instead. `bench` and
- * `reproduce` would run for minutes on any valid command line (timing loops,
- * experiment scripts), so only their option parsing is fuzzed: two unknown
- * options are appended, and those commands must then stop with status 2 (or
- * 0 for --help). */
+ * (tests/fuzz/hooks.c). Huge sizes are covered by tests/cli_badinput.sh.
+ * `bench` and `reproduce` would run for minutes on any valid command line
+ * (timing loops, experiment scripts): under libFuzzer a bench target runs
+ * to the end of its validation (the stop hook below); reproduce, and bench
+ * in the replay build, get two unknown options appended so that only their
+ * option loop runs and they stop with status 2 (or 0 for --help). */
 #define _GNU_SOURCE 1 /* nftw, open_memstream */
 #include "config.h"
 
@@ -51,6 +52,32 @@
 #define FUZZ_INT_CAP 64
 #define FUZZ_MAX_WORDS 64
 #define STOP_WORD "--skit-fuzz-stop"
+
+/* ---- stopping `skit bench` before its measurements (libFuzzer builds) ------
+ * Every bench target calls cli_apply_threads() after its last check and
+ * before its first measurement; tools/cli.c is compiled there with
+ * -Dcli_apply_threads=cli_apply_threads_real, and while stop_armed is set
+ * the call jumps back to skit_fuzz_cli: the whole validation is fuzzed, no
+ * timing loop runs. (The replay build has no such hook: there bench gets the
+ * stop words, like reproduce.) */
+#ifdef SKIT_FUZZ_HOOKS
+#include <sanitizer/lsan_interface.h>
+#include <setjmp.h>
+void cli_apply_threads_real(const cli_common *common);
+static int stop_armed;
+static jmp_buf stop_point;
+void cli_apply_threads(const cli_common *common)
+{
+    if (stop_armed) {
+        stop_armed = 0;
+        longjmp(stop_point, 1);
+    }
+    cli_apply_threads_real(common);
+}
+#define HAVE_STOP_HOOK 1
+#else
+#define HAVE_STOP_HOOK 0
+#endif
 
 /* ---- fixtures: small input files in the working directory ---------------- */
 
@@ -354,11 +381,15 @@ int skit_fuzz_cli(const char *command, const uint8_t *data, size_t size)
         free(text);
         return -1;
     }
-    int parse_only = !strcmp(cmd->name, "bench") || !strcmp(cmd->name, "reproduce");
+    /* bench: stopped before its measurements (hook) or, without the hook,
+     * like reproduce: only its option loop runs (stop words) */
+    int stop_before_work = HAVE_STOP_HOOK && !strcmp(cmd->name, "bench");
+    int parse_only = (!HAVE_STOP_HOOK && !strcmp(cmd->name, "bench")) || !strcmp(cmd->name, "reproduce");
     for (int i = first; i < nwords; i++) {
         /* (an output named like a temporary file would defeat the check for
          * leftover temporary files) */
-        if ((!parse_only && (strchr(words[i], '/') || strstr(words[i], ".tmp."))) ||
+        if (parse_only || stop_before_work) continue; /* runs nothing: any path, any size */
+        if (strchr(words[i], '/') || strstr(words[i], ".tmp.") ||
             (has_big_integer(words[i]) && !(i > first && is_seed_option(words[i - 1])) &&
              strncmp(words[i], "--seed=", 7) != 0)) {
             free(text);
@@ -426,7 +457,22 @@ int skit_fuzz_cli(const char *command, const uint8_t *data, size_t size)
     if (!out || !err) abort();
     stdout = out;
     stderr = err;
-    int rc = cmd->run(argc, argv);
+    int rc, validated = 0;
+#ifdef SKIT_FUZZ_HOOKS
+    if (stop_before_work) {
+        /* what the jump skips (the command's frees) must not count as leaks */
+        __lsan_disable();
+        stop_armed = 1;
+        if (setjmp(stop_point)) validated = 1;
+    }
+#endif
+    rc = validated ? CLI_OK : cmd->run(argc, argv);
+#ifdef SKIT_FUZZ_HOOKS
+    if (stop_before_work) {
+        stop_armed = 0;
+        __lsan_enable();
+    }
+#endif
     stdout = saved_out;
     stderr = saved_err;
     fclose(out);
@@ -451,7 +497,14 @@ int skit_fuzz_cli(const char *command, const uint8_t *data, size_t size)
             skit_fuzz_fail(label, data, size, "exit 2 message lacks the 'skit ...:' prefix: '%s'", err_text);
         if (out_len) skit_fuzz_fail(label, data, size, "exit 2 but wrote %zu bytes on stdout", out_len);
     }
-    check_directory(label, data, size, rc);
+    if (validated) {
+        /* all checks passed, nothing measured yet: nothing may be written */
+        snprintf(label, sizeof label, "cli %s (stopped before its measurements)", cmd->name);
+        if (out_len) skit_fuzz_fail(label, data, size, "wrote %zu bytes on stdout before any work", out_len);
+        check_directory(label, data, size, CLI_USAGE);
+    } else {
+        check_directory(label, data, size, rc);
+    }
     free(out_text);
     free(err_text);
     free(text);

@@ -1,9 +1,10 @@
-/* memcap.c — the libFuzzer builds' skit_memory_check: refuses requests above
- * SKIT_FUZZ_MEMORY_CAP bytes (make: FUZZ_MEMORY_CAP), then asks the real one
- * (lib/core/memory.c, compiled there with
- * -Dskit_memory_check=skit_memory_check_uncapped). Keeps a fuzzed size within
- * what the fuzzer can run many times a second; the refusal is the same
- * SKIT_ETOOBIG that a machine with less memory would give. */
+/* hooks.c — a replacement that only the libFuzzer builds link (make fuzz):
+ * skit_memory_check refuses requests above SKIT_FUZZ_MEMORY_CAP bytes
+ * (make: FUZZ_MEMORY_CAP), then asks the real one (lib/core/memory.c,
+ * compiled there with -Dskit_memory_check=skit_memory_check_uncapped). It
+ * keeps a fuzzed size within what the fuzzer can run many times a second;
+ * the refusal is the SKIT_ETOOBIG that a machine with less memory gives.
+ * (The cli_apply_threads hook of the same builds is in fuzz_cli.c.) */
 #include "config.h"
 
 #include "core/internal.h"
