@@ -78,8 +78,10 @@ static int parse_unsigned(const char *text, unsigned long long *out)
         if (!caret[1] || caret[1] == '-' || caret[1] == '+') return -1;
         unsigned long long exponent = strtoull(caret + 1, &end, 10);
         if (*end || errno) return -1;
-        unsigned long long v = 1;
-        for (unsigned long long i = 0; i < exponent; i++) {
+        /* base 0 or 1 never overflows: without the base > 1 guard 1^(10^17)
+         * looped 10^17 times */
+        unsigned long long v = base == 0 && exponent > 0 ? 0 : 1;
+        for (unsigned long long i = 0; i < exponent && base > 1; i++) {
             if (__builtin_mul_overflow(v, base, &v)) return -1;
         }
         *out = v;
