@@ -314,6 +314,13 @@ static int check_writable_dir(const char *option, const char *path)
     return CLI_OK;
 }
 
+int cli_check_output_path(const char *option, const char *path)
+{
+    if (!path) return CLI_OK;
+    if (!*path) return cli_usage_error("%s: empty file name", option);
+    return check_writable_dir(option, path);
+}
+
 int cli_common_validate(const cli_common *common)
 {
     if (common->output && strcmp(common->output, "-") != 0) {

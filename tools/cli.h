@@ -89,6 +89,11 @@ int cli_common_option(cli_common *common, int opt, const char *arg);
  * writable and --plot must end in .png or .svg. */
 int cli_common_validate(const cli_common *common);
 
+/* Validate an extra output file option (e.g. --histogram-out) before any
+ * work: non-empty, its directory exists and is writable, not a directory.
+ * NULL (option not given) is fine. */
+int cli_check_output_path(const char *option, const char *path);
+
 /* Open the TSV output named by common->output (atomic) with the header
  * comment: command line, version, seed, units. */
 int cli_output_open(skit_tsv_writer **writer, const cli_common *common, int argc, char **argv,

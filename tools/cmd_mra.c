@@ -445,6 +445,11 @@ static int finish_options(options *o)
             return cli_usage_error("--q, --k%s must be given together", need_v ? " and --v" : "");
     }
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    /* every output path is checked before anything is written, so a bad
+     * second path cannot leave the first file behind */
+    if (cli_check_output_path("--matrix-out", o->matrix_out) != CLI_OK ||
+        cli_check_output_path("--histogram-out", o->hist_out) != CLI_OK)
+        return CLI_USAGE;
     if (o->device) {
         for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT; m++)
             if (o->methods[m] && m != SKIT_ATTENTION_EXACT && m != SKIT_ATTENTION_MRA2 &&

@@ -922,6 +922,7 @@ static int parse_options(int argc, char **argv, options *o)
             return cli_usage_error("--curves: directory '%s' does not exist or is not writable", dir);
     }
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    if (cli_check_output_path("--curves", o->curves) != CLI_OK) return CLI_USAGE;
     return CLI_OK;
 }
 

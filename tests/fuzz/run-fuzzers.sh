@@ -39,7 +39,9 @@ for t in "${targets[@]}"; do
   [ -d "$corpus/$t" ] && seeds=("$corpus/$t") || echo "run-fuzzers: $t has no seed corpus ($corpus/$t)" >&2
   log=$dir/logs/$t.log
   start=$(date +%s)
-  SKIT_FUZZ_COMMAND=$cmd "$dir/$bin" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2560 \
+  # SKIT_FUZZ_SEED fixes libFuzzer's random seed (CI sets it so that a run
+  # can be repeated); 0 or unset lets libFuzzer pick one
+  SKIT_FUZZ_COMMAND=$cmd "$dir/$bin" -seed="${SKIT_FUZZ_SEED:-0}" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2560 \
     -max_len=$max_len -print_final_stats=1 -artifact_prefix="$dir/crashes/$t-" \
     "$dir/work/$t" "${seeds[@]}" > "$log" 2>&1
   rc=$?
