@@ -10,16 +10,6 @@ CH=8                       # output channels (curves per figure)
 REPL=$(pick 1 3)           # seeds
 B=$(pick 256 512)          # lags examined ("within the finite length of 512 points")
 
-# values of column COL in rows where every KEY=VALUE in the list holds
-rows() {
-  awk -F'\t' -v conds="$2" -v name="$3" '
-    /^#/ {next}
-    !h {for (i = 1; i <= NF; i++) idx[$i] = i; h = 1; nc = split(conds, cs, " "); next}
-    {ok = 1; for (j = 1; j <= nc; j++) {split(cs[j], kv, "="); if ($idx[kv[1]] != kv[2]) ok = 0}
-     if (ok) print $idx[name]}' "$1"
-}
-stat() { sort -g | awk -v s="$1" '{v[NR] = $1} END {if (!NR) {print "nan"; exit}
-  if (s == "max") print v[NR]; else if (s == "min") print v[1]; else print v[int((NR + 1) / 2)]}'; }
 
 for act in gelu silu relu; do
   $SKIT decay response --activation "$act" --construction half --channels $CH --points 512 \

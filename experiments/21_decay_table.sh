@@ -9,15 +9,6 @@ N=$(pick 2048 8192)
 B=$((N / 16))
 REPL=$(pick 1 2)
 
-rows() {
-  awk -F'\t' -v conds="$2" -v name="$3" '
-    /^#/ {next}
-    !h {for (i = 1; i <= NF; i++) idx[$i] = i; h = 1; nc = split(conds, cs, " "); next}
-    {ok = 1; for (j = 1; j <= nc; j++) {split(cs[j], kv, "="); if ($idx[kv[1]] != kv[2]) ok = 0}
-     if (ok) print $idx[name]}' "$1"
-}
-stat() { sort -g | awk -v s="$1" '{v[NR] = $1} END {if (!NR) {print "nan"; exit}
-  if (s == "max") print v[NR]; else if (s == "min") print v[1]; else print v[int((NR + 1) / 2)]}'; }
 # most frequent class, with its count: "polynomial (8/8)"
 majority() { sort | uniq -c | sort -rn | awk 'NR == 1 {c = $2; k = $1} {t += $1} END {printf "%s (%d/%d)\n", c, k, t}'; }
 

@@ -11,15 +11,6 @@ REPL=$(pick 1 2)
 NODES=$(pick 1024 4096)
 NORMS=$(pick none none,layer)
 
-rows() {
-  awk -F'\t' -v conds="$2" -v name="$3" '
-    /^#/ {next}
-    !h {for (i = 1; i <= NF; i++) idx[$i] = i; h = 1; nc = split(conds, cs, " "); next}
-    {ok = 1; for (j = 1; j <= nc; j++) {split(cs[j], kv, "="); if ($idx[kv[1]] != kv[2]) ok = 0}
-     if (ok) print $idx[name]}' "$1"
-}
-stat() { sort -g | awk -v s="$1" '{v[NR] = $1} END {if (!NR) {print "nan"; exit}
-  if (s == "max") print v[NR]; else if (s == "min") print v[1]; else print v[int((NR + 1) / 2)]}'; }
 
 S="$DATA/summary.tsv"
 $SKIT decay summary --activation silu,gelu --norm "$NORMS" --construction half,full,periodic \

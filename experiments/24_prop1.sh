@@ -10,15 +10,6 @@ P="$DATA/prop1.tsv"
 $SKIT decay prop1 --norm none,layer,rms --construction half,full --replicates "$REPL" -o "$P"
 plot freq_prop1 "$P" prop1
 
-rows() {
-  awk -F'\t' -v conds="$2" -v name="$3" '
-    /^#/ {next}
-    !h {for (i = 1; i <= NF; i++) idx[$i] = i; h = 1; nc = split(conds, cs, " "); next}
-    {ok = 1; for (j = 1; j <= nc; j++) {split(cs[j], kv, "="); if ($idx[kv[1]] != kv[2]) ok = 0}
-     if (ok) print $idx[name]}' "$1"
-}
-stat() { sort -g | awk -v s="$1" '{v[NR] = $1} END {if (!NR) {print "nan"; exit}
-  if (s == "max") print v[NR]; else if (s == "min") print v[1]; else print v[int((NR + 1) / 2)]}'; }
 
 TOL=1e-10
 e0=$(rows "$P" "norm=none" error_through_breakpoints | stat max)

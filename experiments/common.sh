@@ -74,3 +74,16 @@ column() {
 # colmax FILE NAME / colmin FILE NAME: extreme of a column
 colmax() { column "$1" "$2" | awk 'NR==1||$1>m{m=$1} END{printf "%.6g\n", m}'; }
 colmin() { column "$1" "$2" | awk 'NR==1||$1<m{m=$1} END{printf "%.6g\n", m}'; }
+
+# rows FILE "KEY=VALUE ..." COL: values of column COL in the rows of a skit
+# TSV where every KEY=VALUE holds
+rows() {
+  awk -F'\t' -v conds="$2" -v name="$3" '
+    /^#/ {next}
+    !h {for (i = 1; i <= NF; i++) idx[$i] = i; h = 1; nc = split(conds, cs, " "); next}
+    {ok = 1; for (j = 1; j <= nc; j++) {split(cs[j], kv, "="); if ($idx[kv[1]] != kv[2]) ok = 0}
+     if (ok) print $idx[name]}' "$1"
+}
+# stat max|min|median: of the numbers on stdin ("nan" if none)
+stat() { sort -g | awk -v s="$1" '{v[NR] = $1} END {if (!NR) {print "nan"; exit}
+  if (s == "max") print v[NR]; else if (s == "min") print v[1]; else print v[int((NR + 1) / 2)]}'; }
