@@ -107,11 +107,7 @@ static int validate_file_output(const char *option, const char *path, int npy_al
     if (!(npy_allowed && ends_with(path, ".npy")) && !ends_with(path, ".tsv") && !ends_with(path, ".txt"))
         return cli_usage_error("%s: file name must end in %s.tsv (or .txt), got '%s'", option,
                                npy_allowed ? ".npy or " : "", path);
-    cli_common c;
-    cli_common_init(&c);
-    c.output = path;
-    if (cli_common_validate(&c) != CLI_OK) return CLI_USAGE;
-    return CLI_OK;
+    return cli_check_output_path(option, path); /* names the option (cli_common_validate says -o) */
 }
 
 static int load_array(const char *option, const char *path, skit_matrix *m)
