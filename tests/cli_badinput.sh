@@ -224,6 +224,7 @@ if implemented mra; then
   row "number out of range" "--temperature" mra --temperature 0 -o "$O/m.tsv"
   row "NaN/Inf in a numeric option" "--temperature" mra --temperature inf -o "$O/m.tsv"
   row "unknown choice" "--methods" mra --methods mra2,reformer -o "$O/m.tsv"
+  row "unwritable output path (no such directory)" "--histogram-out" mra haar --n 64 --matrix-out "$O/mat.tsv" --histogram-out "$O/no/such/h.tsv" -o "$O/m.tsv"
   row "option of another mode" "--entropy" mra haar --entropy 1 -o "$O/m.tsv"
   row "shapes that do not match" "--q/--k/--v" mra --q "$D/q.npy" --k "$D/k16.npy" --v "$D/q.npy" -o "$O/m.tsv"
   row "NaN in .npy" "--q/--k/--v" mra --q "$D/q.npy" --k "$D/q.npy" --v "$D/v-nan.npy" -o "$O/m.tsv"
@@ -253,6 +254,8 @@ if implemented tno; then
   row "conflicting inputs" "--x" tno --x "$D/x.tsv" --n 4 --d 1 -o "$O/t.npy"
   row "missing file" "--x" tno --x "$D/no-such-file.npy" -o "$O/t.npy"
   row "unknown choice" "--op" tno --op conv --n 8 --d 1 -o "$O/t.npy"
+  row "unwritable output path (no such directory)" "--coeffs" tno --n 8 --d 1 --coeffs "$O/no/such/c.npy" -o "$O/t.npy"
+  row "unwritable output path (no such directory)" "--stats" tno --n 8 --d 1 --stats "$O/no/such/s.tsv" -o "$O/t.npy"
 else not_yet tno; fi
 
 # ---- bench and reproduce (bad options only: valid ones run for minutes) ----------
