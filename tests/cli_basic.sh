@@ -8,6 +8,7 @@ for cmd in toeplitz bench reproduce; do
   expect_ok "$cmd" --help
 done
 expect_usage_error "unknown command" no-such-command
+expect_usage_error "missing command"
 expect_usage_error "--shard" reproduce --shard 3/2 --out "$TMP/out.dir"
 expect_usage_error "--shard" reproduce --shard x --out "$TMP/out.dir"
 expect_usage_error "unknown option" reproduce --bogus

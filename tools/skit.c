@@ -36,8 +36,8 @@ static void print_help(FILE *f)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        print_help(stderr);
-        return CLI_USAGE;
+        /* bad invocation: one line, like every other usage error */
+        return cli_usage_error("missing command: usage: skit <command> [options] (see 'skit help')");
     }
     const char *name = argv[1];
     if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
