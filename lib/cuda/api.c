@@ -403,23 +403,23 @@ int skit_cuda_attention_plan_create(skit_cuda_attention_plan **plan, size_t n_q,
     return SKIT_OK;
 }
 
-/* Shape checks shared by both attention entry points; elt is the element
- * size of the caller's arrays. */
-static int attention_check(const skit_cuda_attention_plan *plan, double scale, const void *Q,
-                           size_t ldq, const void *K, size_t ldk, const void *V, size_t ldv,
-                           const void *Y, size_t ldy, size_t elt, int device)
+/* Shape checks of Q (n_q x d_k), K (n_k x d_k), V (n_k x d_v) and the output
+ * Y (n_q x d_v) shared by the attention and MRA entry points: leading
+ * dimensions, cuBLAS int limits on device arrays, and Y disjoint from the
+ * inputs. q_name / k_name name the sizes in messages ("n_q" or "n"). elt is
+ * the element size of the caller's arrays. */
+static int qkvy_check(const void *Q, size_t ldq, const void *K, size_t ldk, const void *V,
+                      size_t ldv, const void *Y, size_t ldy, size_t n_q, size_t n_k, size_t d_k,
+                      size_t d_v, const char *q_name, const char *k_name, size_t elt, int device)
 {
-    SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(Q);
     SKIT_REQUIRE_PTR(K);
     SKIT_REQUIRE_PTR(V);
     SKIT_REQUIRE_PTR(Y);
-    if (!isfinite(scale))
-        return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need a finite scale", scale);
-    SKIT_TRY(check_ld(ldq, plan->n_q, "ldq", "n_q"));
-    SKIT_TRY(check_ld(ldk, plan->n_k, "ldk", "n_k"));
-    SKIT_TRY(check_ld(ldv, plan->n_k, "ldv", "n_k"));
-    SKIT_TRY(check_ld(ldy, plan->n_q, "ldy", "n_q"));
+    SKIT_TRY(check_ld(ldq, n_q, "ldq", q_name));
+    SKIT_TRY(check_ld(ldk, n_k, "ldk", k_name));
+    SKIT_TRY(check_ld(ldv, n_k, "ldv", k_name));
+    SKIT_TRY(check_ld(ldy, n_q, "ldy", q_name));
     if (device) {
         SKIT_TRY(check_blas_int(ldq, "ldq", SKIT_ESHAPE));
         SKIT_TRY(check_blas_int(ldk, "ldk", SKIT_ESHAPE));
@@ -427,14 +427,30 @@ static int attention_check(const skit_cuda_attention_plan *plan, double scale, c
         SKIT_TRY(check_blas_int(ldy, "ldy", SKIT_ESHAPE));
     }
     size_t q_bytes, k_bytes, v_bytes, y_bytes;
-    SKIT_TRY(block_span(plan->n_q, plan->d_k, ldq, elt, "Q", &q_bytes));
-    SKIT_TRY(block_span(plan->n_k, plan->d_k, ldk, elt, "K", &k_bytes));
-    SKIT_TRY(block_span(plan->n_k, plan->d_v, ldv, elt, "V", &v_bytes));
-    SKIT_TRY(block_span(plan->n_q, plan->d_v, ldy, elt, "Y", &y_bytes));
+    SKIT_TRY(block_span(n_q, d_k, ldq, elt, "Q", &q_bytes));
+    SKIT_TRY(block_span(n_k, d_k, ldk, elt, "K", &k_bytes));
+    SKIT_TRY(block_span(n_k, d_v, ldv, elt, "V", &v_bytes));
+    SKIT_TRY(block_span(n_q, d_v, ldy, elt, "Y", &y_bytes));
     SKIT_TRY(check_disjoint(Q, q_bytes, "Q", Y, y_bytes, "Y"));
     SKIT_TRY(check_disjoint(K, k_bytes, "K", Y, y_bytes, "Y"));
     SKIT_TRY(check_disjoint(V, v_bytes, "V", Y, y_bytes, "Y"));
     return SKIT_OK;
+}
+
+/* Shape checks shared by both attention entry points. */
+static int attention_check(const skit_cuda_attention_plan *plan, double scale, const void *Q,
+                           size_t ldq, const void *K, size_t ldk, const void *V, size_t ldv,
+                           const void *Y, size_t ldy, size_t elt, int device)
+{
+    SKIT_REQUIRE_PTR(plan);
+    SKIT_REQUIRE_PTR(Q); /* pointers before the scale, as documented */
+    SKIT_REQUIRE_PTR(K);
+    SKIT_REQUIRE_PTR(V);
+    SKIT_REQUIRE_PTR(Y);
+    if (!isfinite(scale))
+        return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need a finite scale", scale);
+    return qkvy_check(Q, ldq, K, ldk, V, ldv, Y, ldy, plan->n_q, plan->n_k, plan->d_k, plan->d_v,
+                      "n_q", "n_k", elt, device);
 }
 
 int skit_cuda_attention_execute_device(const skit_cuda_attention_plan *plan, double scale,
@@ -612,29 +628,8 @@ static int mra_check(const skit_cuda_mra_plan *plan, const void *Q, size_t ldq, 
                      int device)
 {
     SKIT_REQUIRE_PTR(plan);
-    SKIT_REQUIRE_PTR(Q);
-    SKIT_REQUIRE_PTR(K);
-    SKIT_REQUIRE_PTR(V);
-    SKIT_REQUIRE_PTR(Y);
-    SKIT_TRY(check_ld(ldq, plan->n, "ldq", "n"));
-    SKIT_TRY(check_ld(ldk, plan->n, "ldk", "n"));
-    SKIT_TRY(check_ld(ldv, plan->n, "ldv", "n"));
-    SKIT_TRY(check_ld(ldy, plan->n, "ldy", "n"));
-    if (device) {
-        SKIT_TRY(check_blas_int(ldq, "ldq", SKIT_ESHAPE));
-        SKIT_TRY(check_blas_int(ldk, "ldk", SKIT_ESHAPE));
-        SKIT_TRY(check_blas_int(ldv, "ldv", SKIT_ESHAPE));
-        SKIT_TRY(check_blas_int(ldy, "ldy", SKIT_ESHAPE));
-    }
-    size_t q_bytes, k_bytes, v_bytes, y_bytes;
-    SKIT_TRY(block_span(plan->n, plan->d, ldq, elt, "Q", &q_bytes));
-    SKIT_TRY(block_span(plan->n, plan->d, ldk, elt, "K", &k_bytes));
-    SKIT_TRY(block_span(plan->n, plan->dv, ldv, elt, "V", &v_bytes));
-    SKIT_TRY(block_span(plan->n, plan->dv, ldy, elt, "Y", &y_bytes));
-    SKIT_TRY(check_disjoint(Q, q_bytes, "Q", Y, y_bytes, "Y"));
-    SKIT_TRY(check_disjoint(K, k_bytes, "K", Y, y_bytes, "Y"));
-    SKIT_TRY(check_disjoint(V, v_bytes, "V", Y, y_bytes, "Y"));
-    return SKIT_OK;
+    return qkvy_check(Q, ldq, K, ldk, V, ldv, Y, ldy, plan->n, plan->n, plan->d, plan->dv, "n", "n",
+                      elt, device);
 }
 
 int skit_cuda_mra_execute(const skit_cuda_mra_plan *plan, const double *Q, size_t ldq,
