@@ -564,6 +564,81 @@ START_TEST(test_ski_action_arbitrary_points)
 }
 END_TEST
 
+/* R = W A_c W^T x_c for every channel through dense W (n x r) and dense A_c
+ * by BLAS: independent of the plan's runs, planes and implicit weights. */
+static void dense_ski(const skit_interp_weights *W, const double *coeffs, size_t d, const double *X,
+                      size_t ldx, double *R)
+{
+    size_t n = W->n, r = W->r;
+    double *D = tu_alloc(n * r), *A = tu_alloc(r * r), *U = tu_alloc(r * d), *V = tu_alloc(r * d);
+    TU_EXPECT_OK(skit_interp_weights_dense(W, D, n));
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)d, (int)n, 1, D, (int)n, X, (int)ldx, 0, U, (int)r);
+    for (size_t c = 0; c < d; c++) {
+        for (size_t j = 0; j < r; j++)
+            for (size_t i = 0; i < r; i++) A[i + j * r] = coeffs[c * (2 * r - 1) + i - j + r - 1];
+        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r, (int)r, 1, A, (int)r, U + c * r, 1, 0, V + c * r, 1);
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)d, (int)r, 1, D, (int)n, V, (int)r, 0, R, (int)n);
+    skit_free(D); skit_free(A); skit_free(U); skit_free(V);
+}
+
+START_TEST(test_ski_action_threads_groups_and_long_runs)
+{
+    /* The sparse action hands whole channels to threads (when n d > 32768),
+     * walks them in groups of 4 with a remainder, cuts runs longer than 1024
+     * rows, and recomputes linear weights on the grid 0..n-1 (any lo, hi)
+     * instead of reading them: every scheme, on and off the grid, at sizes
+     * with long runs (r small), odd / prime n, d that leave remainders, and
+     * leading dimensions > n. */
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    static const size_t ns[] = {1031, 4099, 12289, 65537};
+    static const size_t ds[] = {5, 9, 13, 3};
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++) {
+        size_t n = ns[a], d = ds[a], ldx = n + 3, ldy = n + 1;
+        size_t rs[3] = {2, 7, 64};
+        for (int b = 0; b < 3; b++)
+            for (int scheme = 0; scheme <= 4; scheme++)
+                for (int grid = 0; grid <= 1; grid++) {
+                    size_t r = rs[b];
+                    if (scheme == 1 && r < 3) continue;
+                    skit_interp_options o;
+                    skit_interp_options_default(&o, n);
+                    o.scheme = (skit_interp_scheme)scheme;
+                    o.degree = r > 3 ? 3 : r - 1;
+                    double *pts = NULL;
+                    if (grid) {
+                        /* inducing points past both ends of the data */
+                        o.lo = -2.5;
+                        o.hi = (double)n + 4.0;
+                    } else {
+                        /* sorted points off the integer grid */
+                        pts = tu_alloc(n);
+                        for (size_t i = 0; i < n; i++) pts[i] = (double)i + 0.25 * skit_rng_uniform(&rng);
+                    }
+                    skit_interp_weights *W;
+                    TU_EXPECT_OK(skit_interp_weights_create(&W, n, pts, r, &o));
+                    double *coeffs = tu_random(&rng, d * (2 * r - 1)), *X = tu_random(&rng, ldx * d);
+                    double *Y = tu_alloc(ldy * d), *R = tu_alloc(n * d);
+                    dense_ski(W, coeffs, d, X, ldx, R);
+                    skit_ski_plan *p;
+                    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
+                    tu_poison(Y, ldy * d);
+                    TU_EXPECT_OK(skit_ski_execute(p, X, ldx, Y, ldy));
+                    for (size_t c = 0; c < d; c++) {
+                        double e = tu_rel_error(Y + c * ldy, R + c * n, n);
+                        ck_assert_msg(e < 1e-12, "n %zu d %zu r %zu scheme %d grid %d channel %zu: error %g",
+                                      n, d, r, scheme, grid, c, e);
+                        ck_assert(isnan(Y[c * ldy + n])); /* padding untouched */
+                    }
+                    skit_ski_plan_destroy(p);
+                    skit_interp_weights_destroy(W);
+                    skit_free(pts); skit_free(coeffs); skit_free(X); skit_free(Y); skit_free(R);
+                }
+    }
+}
+END_TEST
+
 START_TEST(test_ski_plan_leading_dimensions)
 {
     skit_rng rng;
@@ -1192,6 +1267,7 @@ static Suite *suite_ski(void)
     tcase_add_test(to, test_ski_action_equals_dense);
     tcase_add_test(to, test_ski_action_arbitrary_points);
     tcase_add_test(to, test_ski_plan_leading_dimensions);
+    tcase_add_test(to, test_ski_action_threads_groups_and_long_runs);
     tcase_add_test(to, test_nystrom_full_rank_reproduces_t);
     tcase_add_test(to, test_nystrom_singular_a_uses_pseudo_inverse);
     tcase_add_test(to, test_sparse_lowrank_equals_band_plus_ski);

@@ -14,6 +14,7 @@
 #include "core/internal.h"
 #include "ski/ski_internal.h"
 #include "skit/spectral.h"
+#include "toeplitz/kernels.h"
 
 /* ---- helpers shared with theorem1.c ---------------------------------------- */
 
@@ -55,19 +56,35 @@ int ski_check_weights(const skit_interp_weights *W)
 
 /* ---- SKI plan ---------------------------------------------------------------- */
 
-/* The sparse action streams x and y once per channel and keeps W in L1: rows
- * are grouped in runs that share the same window start (with sorted points
- * a run is about n/r rows), W is stored as `width` planes (planes[k*n + i]
- * = W(i, start[i] + k)) so each run is a few contiguous dot products /
- * axpys, and every thread loops runs outside, its channels inside. */
+/* The sparse action is two streaming passes, U = W^T X and Y = W V, with the
+ * tiny r x r Toeplitz product in between; at the sizes that matter X and Y
+ * are far larger than the caches, so each pass should cost no more than
+ * reading X (or writing Y) once. Rows are grouped in runs that share the
+ * same window start (with sorted points a run is about n/r rows), cut to at
+ * most SKI_CHUNK rows so a run of every operand stays in L1; W is stored as
+ * `width` planes (planes[k*n + i] = W(i, start[i] + k)) so each run is a few
+ * contiguous dot products / axpys. Each thread owns whole channels and walks
+ * them in groups of SKI_GROUP, runs outside and the group's channels inside:
+ * the group reuses each run of the planes from L1 (a quarter of the weight
+ * traffic of one channel at a time) while every channel still streams
+ * forward through memory. */
+#define SKI_CHUNK 1024
+#define SKI_GROUP 4
+#ifdef _OPENMP
+#define SKI_SIMD_SUM2(a, b) SKIT_PRAGMA(omp simd reduction(+ : a, b))
+#else
+#define SKI_SIMD_SUM2(a, b)
+#endif
+
 struct skit_ski_plan {
     skit_interp_weights *W;
     size_t n, r, d, count; /* count: number of A matrices (d or 1) */
     skit_ski_method method;
     double *planes;        /* width x n */
-    int implicit;          /* linear W on the points 0..n-1: weights recomputed from i
-                              (no weight traffic at all; the Algorithm 1 case) */
+    int implicit;          /* linear W on the points 0..n-1 with lo, h of the options: the
+                              weights follow from i (no weight traffic; the Algorithm 1 case) */
     double lo, inv_h;
+    double *ramp;          /* 0, 1, ..., SKI_CHUNK - 1 (implicit weights of a run) */
     size_t *run_begin;     /* runs + 1 row indices */
     size_t *run_start;     /* window start of each run */
     size_t runs;
@@ -83,6 +100,7 @@ void skit_ski_plan_destroy(skit_ski_plan *plan)
     if (!plan) return;
     skit_interp_weights_destroy(plan->W);
     skit_free(plan->planes);
+    skit_free(plan->ramp);
     skit_free(plan->run_begin);
     skit_free(plan->run_start);
     skit_toeplitz_plan_destroy(plan->toeplitz);
@@ -91,6 +109,35 @@ void skit_ski_plan_destroy(skit_ski_plan *plan)
     skit_free(plan->dense_w);
     skit_free(plan->dense_a);
     skit_free(plan);
+}
+
+/* Planes, runs (cut at SKI_CHUNK rows) and the implicit-weight test. */
+static int sparse_layout(skit_ski_plan *p, const skit_interp_weights *weights)
+{
+    size_t n = p->n, width = weights->width;
+    p->planes = skit_malloc(n * width, sizeof *p->planes);
+    p->ramp = skit_malloc(SKI_CHUNK, sizeof *p->ramp);
+    /* every run holds at least one row, so there are at most n */
+    p->run_begin = skit_malloc(n + 1, sizeof *p->run_begin);
+    p->run_start = skit_malloc(n, sizeof *p->run_start);
+    if (!p->planes || !p->ramp || !p->run_begin || !p->run_start) return SKIT_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < width; k++) p->planes[k * n + i] = weights->weights[i * width + k];
+    for (size_t k = 0; k < SKI_CHUNK; k++) p->ramp[k] = (double)k;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || weights->start[i] != weights->start[i - 1] ||
+            i - p->run_begin[p->runs - 1] == SKI_CHUNK) {
+            p->run_begin[p->runs] = i;
+            p->run_start[p->runs] = weights->start[i];
+            p->runs++;
+        }
+    p->run_begin[p->runs] = n;
+    p->lo = weights->options.lo;
+    p->inv_h = 1.0 / weights->spacing;
+    p->implicit = weights->options.scheme == SKIT_INTERP_LINEAR;
+    for (size_t i = 0; i < n && p->implicit; i++)
+        if (weights->points[i] != (double)i) p->implicit = 0;
+    return SKIT_OK;
 }
 
 int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
@@ -113,7 +160,7 @@ int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weight
         skit_size_mul(n, r, &nr) || skit_size_mul(r * r, count, &rr))
         return SKIT_ERROR(SKIT_EOVERFLOW, "SKI plan size (n = %zu, r = %zu, d = %zu) overflows", n, r, d);
     SKIT_TRY(skit_check_finite(coeffs, ncoef, "coeffs"));
-    bytes = (2 * rd + n * (weights->width + 3)) * sizeof(double);
+    bytes = (2 * rd + n * (weights->width + 3) + SKI_CHUNK) * sizeof(double);
     if (method == SKIT_SKI_DENSE) {
         if (nr > SIZE_MAX / 16 || rr > SIZE_MAX / 16)
             return SKIT_ERROR(SKIT_EOVERFLOW, "dense SKI plan size overflows");
@@ -138,28 +185,8 @@ int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weight
         goto fail;
     }
     if (method == SKIT_SKI_SPARSE_FFT) {
-        size_t width = weights->width;
-        p->planes = skit_malloc(n * width, sizeof *p->planes);
-        p->run_begin = skit_malloc(n + 1, sizeof *p->run_begin);
-        p->run_start = skit_malloc(n, sizeof *p->run_start);
-        if (!p->planes || !p->run_begin || !p->run_start) {
-            status = SKIT_ENOMEM;
-            goto fail;
-        }
-        for (size_t i = 0; i < n; i++)
-            for (size_t k = 0; k < width; k++) p->planes[k * n + i] = weights->weights[i * width + k];
-        for (size_t i = 0; i < n; i++)
-            if (i == 0 || weights->start[i] != weights->start[i - 1]) {
-                p->run_begin[p->runs] = i;
-                p->run_start[p->runs] = weights->start[i];
-                p->runs++;
-            }
-        p->run_begin[p->runs] = n;
-        p->lo = weights->options.lo;
-        p->inv_h = 1.0 / weights->spacing;
-        p->implicit = weights->options.scheme == SKIT_INTERP_LINEAR;
-        for (size_t i = 0; i < n && p->implicit; i++)
-            if (weights->points[i] != (double)i) p->implicit = 0;
+        status = sparse_layout(p, weights);
+        if (status != SKIT_OK) goto fail;
         status = skit_toeplitz_plan_create(&p->toeplitz, r, r, d, sharing, SKIT_BIDIRECTIONAL, coeffs);
         if (status != SKIT_OK) goto fail;
         p->bytes += skit_toeplitz_plan_bytes(p->toeplitz);
@@ -193,93 +220,111 @@ static void my_channels(size_t d, size_t *c0, size_t *c1)
     *c1 = d * (t + 1) / nt;
 }
 
-/* U = W^T X */
-static void sparse_transpose(const skit_ski_plan *p, const double *X, size_t ldx)
+/* Implicit linear weights of run q: W(i, s + 1) = w1(i) = (i - lo)/h - s =
+ * base + ramp[i - b] / h and W(i, s) = 1 - w1(i). Computing them from a
+ * table of small integers keeps the loops free of integer-to-double
+ * conversions, which baseline x86-64 cannot vectorise. */
+static double implicit_base(const skit_ski_plan *p, size_t b, size_t s)
 {
-    size_t n = p->n, r = p->r, d = p->d, width = p->W->width;
-#pragma omp parallel if (d > 1 && n * d > 32768)
-    {
-        size_t c0, c1;
-        my_channels(d, &c0, &c1);
-        for (size_t c = c0; c < c1; c++) memset(p->U + c * r, 0, r * sizeof *p->U);
-        for (size_t q = 0; q < p->runs; q++) {
-            size_t b = p->run_begin[q], e = p->run_begin[q + 1], s = p->run_start[q];
-            for (size_t c = c0; c < c1; c++) {
-                const double *x = X + c * ldx;
-                double *u = p->U + c * r + s;
-                if (p->implicit) {
-                    /* w1 = (i - lo)/h - s, w0 = 1 - w1: sum x and sum w1 x */
-                    double off = -p->lo * p->inv_h - (double)s, ih = p->inv_h;
-                    double sx = 0, s1 = 0;
-#pragma omp simd reduction(+ : sx, s1)
-                    for (size_t i = b; i < e; i++) {
-                        double w1 = (double)i * ih + off;
-                        sx += x[i];
-                        s1 += w1 * x[i];
-                    }
-                    u[0] += sx - s1;
-                    u[1] += s1;
-                } else if (width == 2) {
-                    const double *w0 = p->planes, *w1 = p->planes + n;
-                    double a0 = 0, a1 = 0;
-#pragma omp simd reduction(+ : a0, a1)
-                    for (size_t i = b; i < e; i++) {
-                        a0 += w0[i] * x[i];
-                        a1 += w1[i] * x[i];
-                    }
-                    u[0] += a0;
-                    u[1] += a1;
-                } else {
-                    for (size_t k = 0; k < width; k++) {
-                        const double *w = p->planes + k * n;
-                        double a = 0;
-#pragma omp simd reduction(+ : a)
-                        for (size_t i = b; i < e; i++) a += w[i] * x[i];
-                        u[k] += a;
-                    }
+    return ((double)b - p->lo) * p->inv_h - (double)s;
+}
+
+/* u_g = W^T x_g for the G <= SKI_GROUP channels of a group. */
+SKIT_MULTIVERSION static void transpose_group(const skit_ski_plan *p, const double *const *x,
+                                              double *const *u, size_t G)
+{
+    size_t n = p->n, width = p->W->width;
+    const double *restrict ramp = p->ramp;
+    double ih = p->inv_h;
+    for (size_t g = 0; g < G; g++) memset(u[g], 0, p->r * sizeof *u[g]);
+    for (size_t q = 0; q < p->runs; q++) {
+        size_t b = p->run_begin[q], len = p->run_begin[q + 1] - b, s = p->run_start[q];
+        if (p->implicit) {
+            /* sum w1 x = base sum x + (1/h) sum ramp x */
+            double base = implicit_base(p, b, s);
+            for (size_t g = 0; g < G; g++) {
+                const double *restrict xg = x[g] + b;
+                double sx = 0, sk = 0;
+                SKI_SIMD_SUM2(sx, sk)
+                for (size_t k = 0; k < len; k++) {
+                    sx += xg[k];
+                    sk += ramp[k] * xg[k];
                 }
+                double s1 = base * sx + ih * sk;
+                u[g][s] += sx - s1;
+                u[g][s + 1] += s1;
+            }
+            continue;
+        }
+        for (size_t g = 0; g < G; g++) {
+            const double *restrict xg = x[g] + b;
+            for (size_t k = 0; k < width; k++) {
+                const double *restrict w = p->planes + k * n + b;
+                double a = 0;
+                SKIT_SIMD_SUM(a)
+                for (size_t i = 0; i < len; i++) a += w[i] * xg[i];
+                u[g][s + k] += a;
             }
         }
     }
 }
 
-/* Y = W V */
-static void sparse_forward(const skit_ski_plan *p, double *Y, size_t ldy)
+/* y_g = W v_g for the G <= SKI_GROUP channels of a group. */
+SKIT_MULTIVERSION static void forward_group(const skit_ski_plan *p, const double *const *v,
+                                            double *const *y, size_t G)
 {
-    size_t n = p->n, r = p->r, d = p->d, width = p->W->width;
+    size_t n = p->n, width = p->W->width;
+    const double *restrict ramp = p->ramp;
+    double ih = p->inv_h;
+    for (size_t q = 0; q < p->runs; q++) {
+        size_t b = p->run_begin[q], len = p->run_begin[q + 1] - b, s = p->run_start[q];
+        if (p->implicit) {
+            /* y = v0 + w1 (v1 - v0) = (v0 + base dv) + ramp (dv / h) */
+            double base = implicit_base(p, b, s);
+            for (size_t g = 0; g < G; g++) {
+                double *restrict yg = y[g] + b;
+                double dv = v[g][s + 1] - v[g][s], a0 = v[g][s] + base * dv, a1 = ih * dv;
+                SKIT_SIMD
+                for (size_t k = 0; k < len; k++) yg[k] = a0 + ramp[k] * a1;
+            }
+            continue;
+        }
+        for (size_t g = 0; g < G; g++) {
+            double *restrict yg = y[g] + b;
+            const double *vg = v[g] + s;
+            const double *restrict w = p->planes + b;
+            double vk = vg[0];
+            SKIT_SIMD
+            for (size_t i = 0; i < len; i++) yg[i] = w[i] * vk;
+            for (size_t k = 1; k < width; k++) {
+                w = p->planes + k * n + b;
+                vk = vg[k];
+                SKIT_SIMD
+                for (size_t i = 0; i < len; i++) yg[i] += w[i] * vk;
+            }
+        }
+    }
+}
+
+/* U = W^T X (forward = 0) or Y = W V (forward = 1), threads over channels. */
+static void sparse_pass(const skit_ski_plan *p, const double *X, size_t ldx, double *Y,
+                        size_t ldy, int forward)
+{
+    size_t n = p->n, r = p->r, d = p->d;
 #pragma omp parallel if (d > 1 && n * d > 32768)
     {
         size_t c0, c1;
         my_channels(d, &c0, &c1);
-        for (size_t q = 0; q < p->runs; q++) {
-            size_t b = p->run_begin[q], e = p->run_begin[q + 1], s = p->run_start[q];
-            for (size_t c = c0; c < c1; c++) {
-                double *y = Y + c * ldy;
-                const double *v = p->V + c * r + s;
-                if (p->implicit) {
-                    /* y = v0 + w1 (v1 - v0) */
-                    double off = -p->lo * p->inv_h - (double)s, ih = p->inv_h;
-                    double v0 = v[0], dv = v[1] - v[0];
-#pragma omp simd
-                    for (size_t i = b; i < e; i++) y[i] = v0 + ((double)i * ih + off) * dv;
-                } else if (width == 2) {
-                    const double *w0 = p->planes, *w1 = p->planes + n;
-                    double v0 = v[0], v1 = v[1];
-#pragma omp simd
-                    for (size_t i = b; i < e; i++) y[i] = w0[i] * v0 + w1[i] * v1;
-                } else {
-                    double vk = v[0];
-                    const double *w = p->planes;
-#pragma omp simd
-                    for (size_t i = b; i < e; i++) y[i] = w[i] * vk;
-                    for (size_t k = 1; k < width; k++) {
-                        w = p->planes + k * n;
-                        vk = v[k];
-#pragma omp simd
-                        for (size_t i = b; i < e; i++) y[i] += w[i] * vk;
-                    }
-                }
+        for (size_t c = c0; c < c1; c += SKI_GROUP) {
+            size_t G = SKIT_MIN((size_t)SKI_GROUP, c1 - c);
+            const double *in[SKI_GROUP];
+            double *out[SKI_GROUP];
+            for (size_t g = 0; g < G; g++) {
+                in[g] = forward ? p->V + (c + g) * r : X + (c + g) * ldx;
+                out[g] = forward ? Y + (c + g) * ldy : p->U + (c + g) * r;
             }
+            if (forward) forward_group(p, in, out, G);
+            else transpose_group(p, in, out, G);
         }
     }
 }
@@ -294,9 +339,9 @@ int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, dou
     if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
     if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
     if (plan->method == SKIT_SKI_SPARSE_FFT) {
-        sparse_transpose(plan, X, ldx);
+        sparse_pass(plan, X, ldx, NULL, 0, 0);
         SKIT_TRY(skit_toeplitz_execute(plan->toeplitz, plan->U, r, plan->V, r, NULL));
-        sparse_forward(plan, Y, ldy);
+        sparse_pass(plan, NULL, 0, Y, ldy, 1);
         return SKIT_OK;
     }
     /* dense: U = W^T X, V_c = A_c U_c, Y = W V */
