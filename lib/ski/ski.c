@@ -63,11 +63,11 @@ int ski_check_weights(const skit_interp_weights *W)
  * same window start (with sorted points a run is about n/r rows), cut to at
  * most SKI_CHUNK rows so a run of every operand stays in L1; W is stored as
  * `width` planes (planes[k*n + i] = W(i, start[i] + k)) so each run is a few
- * contiguous dot products / axpys. Each thread owns whole channels and walks
- * them in groups of SKI_GROUP, runs outside and the group's channels inside:
- * the group reuses each run of the planes from L1 (a quarter of the weight
- * traffic of one channel at a time) while every channel still streams
- * forward through memory. */
+ * contiguous dot products / axpys. Threads take whole groups of SKI_GROUP
+ * channels and walk a group runs outside, its channels inside: the group
+ * reuses each run of the planes from L1 (a quarter of the weight traffic of
+ * one channel at a time) while every channel still streams forward through
+ * memory. */
 #define SKI_CHUNK 1024
 #define SKI_GROUP 4
 #ifdef _OPENMP
@@ -208,18 +208,6 @@ fail:
     return status;
 }
 
-/* Channels [*c0, *c1) of this thread. */
-static void my_channels(size_t d, size_t *c0, size_t *c1)
-{
-#ifdef _OPENMP
-    size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
-#else
-    size_t nt = 1, t = 0;
-#endif
-    *c0 = d * t / nt;
-    *c1 = d * (t + 1) / nt;
-}
-
 /* Implicit linear weights of run q: W(i, s + 1) = w1(i) = (i - lo)/h - s =
  * base + ramp[i - b] / h and W(i, s) = 1 - w1(i). Computing them from a
  * table of small integers keeps the loops free of integer-to-double
@@ -306,26 +294,29 @@ SKIT_MULTIVERSION static void forward_group(const skit_ski_plan *p, const double
     }
 }
 
-/* U = W^T X (forward = 0) or Y = W V (forward = 1), threads over channels. */
+/* U = W^T X (forward = 0) or Y = W V (forward = 1). Channels are cut into
+ * balanced groups of at most SKI_GROUP, and at least one per thread so that
+ * small d still uses every core; threads take groups as they come (dynamic):
+ * a thread that loses its core to another process then delays the pass by
+ * one group, not by its whole share. */
 static void sparse_pass(const skit_ski_plan *p, const double *X, size_t ldx, double *Y,
                         size_t ldy, int forward)
 {
-    size_t n = p->n, r = p->r, d = p->d;
-#pragma omp parallel if (d > 1 && n * d > 32768)
-    {
-        size_t c0, c1;
-        my_channels(d, &c0, &c1);
-        for (size_t c = c0; c < c1; c += SKI_GROUP) {
-            size_t G = SKIT_MIN((size_t)SKI_GROUP, c1 - c);
-            const double *in[SKI_GROUP];
-            double *out[SKI_GROUP];
-            for (size_t g = 0; g < G; g++) {
-                in[g] = forward ? p->V + (c + g) * r : X + (c + g) * ldx;
-                out[g] = forward ? Y + (c + g) * ldy : p->U + (c + g) * r;
-            }
-            if (forward) forward_group(p, in, out, G);
-            else transpose_group(p, in, out, G);
+    size_t n = p->n, r = p->r, d = p->d, groups = (d + SKI_GROUP - 1) / SKI_GROUP;
+#ifdef _OPENMP
+    groups = SKIT_MAX(groups, SKIT_MIN(d, (size_t)omp_get_max_threads()));
+#endif
+#pragma omp parallel for schedule(dynamic) if (d > 1 && n * d > 32768)
+    for (size_t q = 0; q < groups; q++) {
+        size_t c = d * q / groups, G = d * (q + 1) / groups - c;
+        const double *in[SKI_GROUP];
+        double *out[SKI_GROUP];
+        for (size_t g = 0; g < G; g++) {
+            in[g] = forward ? p->V + (c + g) * r : X + (c + g) * ldx;
+            out[g] = forward ? Y + (c + g) * ldy : p->U + (c + g) * r;
         }
+        if (forward) forward_group(p, in, out, G);
+        else transpose_group(p, in, out, G);
     }
 }
 
