@@ -23,6 +23,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "bench.h"
 #include "cli.h"
 
@@ -87,17 +91,23 @@ typedef struct floor_ctx {
 } floor_ctx;
 
 /* The memory floor: every element of x read and of y written once, with the
- * SKI action's split of channels over threads. */
+ * SKI action's split of channels over threads (balanced groups of at most 4,
+ * at least one per thread, taken dynamically). */
 static void run_floor(void *p)
 {
     floor_ctx *c = p;
-    size_t n = c->n, d = c->d;
-#pragma omp parallel for schedule(static) if (d > 1 && n * d > 32768)
-    for (size_t k = 0; k < d; k++) {
-        const double *x = c->x + k * n;
-        double *y = c->y + k * n;
+    size_t n = c->n, d = c->d, groups = (d + 3) / 4;
+#ifdef _OPENMP
+    size_t threads = (size_t)omp_get_max_threads();
+    if (groups < threads) groups = d < threads ? d : threads;
+#endif
+#pragma omp parallel for schedule(dynamic) if (d > 1 && n * d > 32768)
+    for (size_t q = 0; q < groups; q++) {
+        const double *x = c->x + d * q / groups * n;
+        double *y = c->y + d * q / groups * n;
+        size_t count = (d * (q + 1) / groups - d * q / groups) * n;
 #pragma omp simd
-        for (size_t i = 0; i < n; i++) y[i] = 0.5 * x[i];
+        for (size_t i = 0; i < count; i++) y[i] = 0.5 * x[i];
     }
 }
 
