@@ -190,10 +190,29 @@ int skit_tno_set_parameters(skit_tno *plan, const double *params, size_t count);
  * on OpenBLAS's threads, or, when OpenBLAS is set to one thread, split by
  * lags over the plan's OpenMP threads (skit's tools do the latter so that
  * one thread pool runs everything).
- * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE (a kernel is NaN/Inf or its
- * coefficients' absolute sum overflows, so its FFT would: parameters too
- * large); the spectra then keep their previous values. */
+ * TNO and FD-TNO apply the RPE's output layer (Linear(width, out)) after
+ * their transforms when that is cheaper — exact, since the layer, the
+ * decay (one lambda^|t| for all channels), the DFT and the Hilbert step
+ * are linear: TNO with width + 1 < d transforms the width features (times
+ * the decay) and the decay itself and combines the d spectra by one GEMM
+ * (width + 1 FFTs instead of d); causal FD-TNO with width < d runs the
+ * Hilbert step on the width features instead of the d responses.
+ * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE (a kernel is NaN/Inf or
+ * could overflow in its FFT: its coefficients' absolute sum, or, where the
+ * output layer is applied to spectra, sum_j |W[c][j]| max|spectrum_j|,
+ * is not finite with room for the transforms: parameters too large); the
+ * spectra then keep their previous values. */
 int skit_tno_update(skit_tno *plan);
+
+/* Evaluate only the RPE MLP up to its output layer (TNO: at the plan's
+ * lags, FD-TNO: at its frequency grid) into the plan's buffers, the first
+ * step of skit_tno_update; *points (may be NULL) gets the number of inputs
+ * evaluated (TNO 2n-1, causal n; FD N/2+1; SKI 0: a no-op). Its cost
+ * depends on the MLP's width and depth and on n, not on d: what `skit
+ * bench tno` measures as the RPE floor of a forward pass. The features it
+ * recomputes equal the cached ones (same parameters), so the plan stays
+ * consistent. Allocates nothing. Errors: SKIT_EINVAL (NULL). */
+int skit_tno_eval_rpe(skit_tno *plan, size_t *points);
 
 /* y = TNO(x) with the cached kernels: x and y hold batch * n * d doubles in
  * the plan's layout and must not overlap. Allocates nothing; OpenMP inside;

@@ -15,10 +15,7 @@
 static int toeplitz_coeffs(const skit_tno *p, double *coeffs)
 {
     const size_t n = p->n, d = p->d, per = 2 * n - 1;
-    if (p->opt.kind == SKIT_TNO_FFT) {
-        memcpy(coeffs, p->coeffs, d * per * sizeof *coeffs);
-        return SKIT_OK;
-    }
+    if (p->opt.kind == SKIT_TNO_FFT) return skit_tno_rpe_coeffs(p, coeffs);
     size_t N = skit_fdtno_fft_length(p->fd);
     double *k = skit_malloc(N, d * sizeof(double));
     if (!k) return SKIT_ENOMEM;

@@ -1,15 +1,18 @@
 /* tno.c — token-mixing plans (skit/tno.h): options, parameters, the
- * TNO and FD-TNO paths, and the layout transposes.
+ * TNO and FD-TNO paths (RPE features, output layer, spectra), and the
+ * layout transposes.
  *
- * The FFT paths work on channel-major blocks (skit_toeplitz_execute and
- * skit_fdtno_execute take one contiguous vector per channel), so the ROWS
- * layout (PyTorch's (B, N, D)) costs one blocked transpose in and one out
- * per sequence, into buffers the plan owns. SKI-TNO (ski_tno.c) works
- * natively in ROWS: its interpolation and band loops run along the
- * contiguous channel index. */
+ * TNO and FD-TNO apply through one engine, an skit_fdtno_plan (lib/freq,
+ * freq_internal.h), which reads the ROWS layout (PyTorch's (B, N, D))
+ * directly: each thread gathers 8 channels of every row into its FFT
+ * buffers and scatters the outputs back, so no transposed copy of x or y
+ * is made. SKI-TNO (ski_tno.c) works natively in ROWS: its interpolation
+ * and band loops run along the contiguous channel index. Device plans
+ * transpose on the host (lib/cuda/plan_tno.c, with p->xt, p->yt). */
 #include "config.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +22,7 @@
 #endif
 
 #include "core/internal.h"
+#include "freq/freq_internal.h"
 #include "tno/tno_internal.h"
 
 /* Tile edge of the blocked transposes: 32 x 32 doubles (8 KiB) per tile
@@ -173,27 +177,196 @@ int skit_tno_parameter_count_for(const skit_tno_options *o, size_t d, size_t *co
     return mlp_params(o->rpe_width, o->rpe_layers, (size_t)mlp_out_dim(o, d), count);
 }
 
-/* ---- TNO: RPE -> decay -> coefficients ------------------------------- */
+/* ---- TNO and FD-TNO: RPE features -> output layer -> spectra ------------
+ *
+ * Both operators run on the circulant engine of lib/freq (p->fd, an
+ * skit_fdtno_plan: d spectra on a length-N grid, one apply for both).
+ * TNO's N is the FFTW-friendly length >= 2n-1 of the Toeplitz plans; its
+ * lag t sits at circulant column t mod N, so the RPE is evaluated straight
+ * into that order (columns 0..n-1 and N-n+1..N-1; the others stay 0).
+ *
+ * The RPE ends in a Linear layer and the decay lambda^|t| is one scalar
+ * per lag for all channels, so channel c's kernel is
+ *     k_c(t) = sum_j W[c][j] g_j(t) + b[c] lambda^|t|,  g_j = lambda^|t| z_j(t),
+ * with z_j the activations entering the output layer (the "features",
+ * skit_mlp_features). The features times the decay, plus the decay itself
+ * as row h, form F ((h+1) x N, the column scale p->decay_pow). DFTs are
+ * linear, so the spectra are [W b] (d x (h+1)) times the spectra of F's
+ * rows: h+1 FFTs and one GEMM instead of the output layer's GEMM and d
+ * FFTs ("pushdown", when h + 1 < d; the GEMMs cost the same, so the FFT
+ * count decides). Otherwise the output layer makes the d x (2n-1)
+ * coefficients (p->coeffs) and each channel is transformed.
+ *
+ * FD-TNO's response is the MLP's output on the grid itself, so its output
+ * layer writes the (split, 1/N-scaled) spectra directly: F holds the
+ * features times 1/N and the constant 1/N as row h. Causal plans need the
+ * Hilbert step, which is linear too: Im K = W times the Hilbert images of
+ * F's rows (h transforms; the constant row has none) when h < d, else one
+ * Hilbert step per channel.
+ *
+ * p->mlp_out holds F (ld = feature_ld) followed by [W b] (out x (h+1)). */
 
-/* coeffs[c*(2n-1) + off + k] = mlp_out[k*d + c] * lambda^|lag k|: the decay
- * row by row on the MLP's output (one lag per row, contiguous), then one
- * blocked transpose (off = n-1 for causal plans, whose MLP rows are lags
- * 0..n-1; 0 for bidirectional, whose rows are lags -(n-1)..n-1). */
-static void fill_tno_coeffs(skit_tno *p)
+static size_t round8(size_t v) { return (v + 7) / 8 * 8; }
+
+static size_t rpe_width(const skit_tno *p) { return p->opt.rpe_width; }
+
+/* TNO's circulant length: the Toeplitz plans' FFTW-friendly length >= 2n-1 */
+static size_t tno_length(size_t n)
 {
-    const size_t n = p->n, d = p->d, count = p->mlp_count, per = 2 * n - 1;
-    const size_t off = p->opt.causality == SKIT_CAUSAL ? n - 1 : 0;
-    const long first_lag = p->opt.causality == SKIT_CAUSAL ? 0 : -(long)(n - 1);
-    const double *pw = p->decay_pow;
-    double *out = p->mlp_out;
-    const long rows = (long)count;
-#pragma omp parallel for schedule(static) if (count * d >= 65536)
-    for (long k = 0; k < rows; k++) {
-        long lag = first_lag + k;
-        double w = pw[lag < 0 ? -lag : lag], *row = out + (size_t)k * d;
-        for (size_t c = 0; c < d; c++) row[c] *= w;
+    size_t L = 0;
+    skit_fft_good_length(2 * n - 1, &L); /* n <= 2^30: always fits */
+    return L;
+}
+
+/* columns of F: TNO N, FD the grid */
+static size_t feature_cols(const skit_tno *p)
+{
+    return p->opt.kind == SKIT_TNO_FD ? skit_fdtno_grid_size(p->fd) : tno_length(p->n);
+}
+
+static size_t feature_ld(const skit_tno *p) { return round8(feature_cols(p)); }
+
+static double *features(const skit_tno *p) { return p->mlp_out; }
+
+static double *wb_matrix(const skit_tno *p) { return p->mlp_out + (rpe_width(p) + 1) * feature_ld(p); }
+
+/* The RPE's GEMMs run on OpenBLAS's threads; when OpenBLAS is set to one
+ * thread (skit's tools do this, so that a single OpenMP pool runs
+ * everything and two spinning pools never compete for the cores), the
+ * lags are split over the OpenMP threads instead, each with its own slice
+ * of the workspace. */
+static int mlp_threads(const skit_tno *p)
+{
+#if defined(_OPENMP) && defined(OPENBLAS_VERSION)
+    if (p->threads > 1 && p->mlp_count >= 1024 && openblas_get_num_threads() == 1) return p->threads;
+#endif
+    (void)p;
+    return 1;
+}
+
+/* The calling thread's share [*lo, *hi) of total items, cut at multiples
+ * of align (the last thread takes the rest). */
+static void thread_share(size_t total, size_t align, size_t *lo, size_t *hi)
+{
+    size_t id = 0, team = 1;
+#ifdef _OPENMP
+    id = (size_t)omp_get_thread_num();
+    team = (size_t)omp_get_num_threads();
+#endif
+    *lo = total * id / team / align * align;
+    *hi = id + 1 == team ? total : total * (id + 1) / team / align * align;
+}
+
+/* C (m x cols, ldc) = A (m x k, lda) B (k x cols, ldb), the columns split
+ * over the OpenMP threads in multiples of 8 under the same rule. */
+static void gemm_cols(const skit_tno *p, size_t m, size_t cols, size_t k, const double *A, size_t lda,
+                      const double *B, size_t ldb, double *C, size_t ldc)
+{
+    int nt = cols >= 256 ? mlp_threads(p) : 1;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        size_t c0, c1;
+        thread_share(cols, 8, &c0, &c1);
+        if (c1 > c0)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)(c1 - c0), (int)k, 1.0, A,
+                        (int)lda, B + c0, (int)ldb, 0.0, C + c0, (int)ldc);
     }
-    skit_tno_transpose_ld(out, count, d, d, p->coeffs + off, per);
+}
+
+/* The column ranges where the RPE is evaluated: TNO lags 0..n-1 at
+ * columns 0..n-1 and (bidirectional) lags -(n-1)..-1 at N-n+1..N-1; FD
+ * the whole grid. */
+static int feature_segments(const skit_tno *p, size_t start[2], size_t len[2])
+{
+    if (p->opt.kind == SKIT_TNO_FD) {
+        start[0] = 0;
+        len[0] = feature_cols(p);
+        return 1;
+    }
+    start[0] = 0;
+    len[0] = p->n;
+    if (p->opt.causality == SKIT_CAUSAL || p->n == 1) return 1;
+    start[1] = tno_length(p->n) - (p->n - 1);
+    len[1] = p->n - 1;
+    return 2;
+}
+
+/* F's rows 0..h-1 = the RPE's features at every evaluated column times
+ * the column scale (row h is constant, set at create). */
+static int eval_features(skit_tno *p)
+{
+    size_t start[2], len[2];
+    const int nseg = feature_segments(p, start, len);
+    const size_t total = len[0] + (nseg > 1 ? len[1] : 0), ld = feature_ld(p);
+    const size_t ws = skit_mlp_features_workspace(p->mlp);
+    double *F = features(p);
+    int nt = mlp_threads(p);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        /* this thread's share [a, b) of the concatenated segments */
+        size_t a, b, before = 0, id = 0;
+#ifdef _OPENMP
+        id = (size_t)omp_get_thread_num();
+#endif
+        thread_share(total, 1, &a, &b);
+        for (int s = 0; s < nseg; s++) {
+            size_t lo = SKIT_MAX(a, before), hi = SKIT_MIN(b, before + len[s]);
+            if (hi > lo) {
+                size_t col = start[s] + (lo - before);
+                skit_mlp_features(p->mlp, hi - lo, p->mlp_in + col, p->decay_pow + col, F + col, ld,
+                                  p->mlp_work + id * ws);
+            }
+            before += len[s];
+        }
+    }
+    return SKIT_OK;
+}
+
+/* [W b]: the output layer's weight with its bias as column h */
+static void fill_wb(skit_tno *p)
+{
+    const size_t h = rpe_width(p), out = skit_mlp_out_dim(p->mlp);
+    const double *W, *bias;
+    skit_mlp_output_layer(p->mlp, &W, &bias);
+    double *wb = wb_matrix(p);
+    for (size_t c = 0; c < out; c++) {
+        memcpy(wb + c * (h + 1), W + c * h, h * sizeof(double));
+        wb[c * (h + 1) + h] = bias[c];
+    }
+}
+
+/* NaN if v has a NaN/Inf, else max |v| */
+static double max_abs_or_nan(const double *v, size_t count)
+{
+    double mx = 0.0, probe = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        double a = fabs(v[i]);
+        mx = a > mx ? a : mx;
+        probe += v[i] * 0.0;
+    }
+    return probe == 0.0 ? mx : NAN;
+}
+
+/* Before a GEMM writes the spectra: every product row c of A (m x k, lda)
+ * times the k rows of B (cols wide, ldb) is bounded by sum_j |A[c][j]|
+ * max|B_j|; refuse (SKIT_ENONFINITE) unless that bound is finite with
+ * room for the FFTs a causal Hilbert step still runs on it (N^2), so a
+ * failing update leaves the old spectra in place. */
+static int check_bound(const skit_tno *p, const double *A, size_t lda, size_t m, size_t k, const double *B,
+                       size_t ldb, size_t cols, const char *what)
+{
+    const double N = (double)skit_fdtno_fft_length(p->fd), limit = DBL_MAX / (4.0 * N * N);
+    double *mx = p->mlp_work; /* free between evaluations */
+    for (size_t j = 0; j < k; j++) mx[j] = max_abs_or_nan(B + j * ldb, cols);
+    for (size_t c = 0; c < m; c++) {
+        double bound = 0;
+        for (size_t j = 0; j < k; j++) bound += fabs(A[c * lda + j]) * mx[j];
+        if (!(bound <= limit))
+            return SKIT_ERROR(SKIT_ENONFINITE, "%s of channel %zu are NaN/Inf or bounded only by %g (the "
+                                               "kernel's FFT could overflow): parameters too large",
+                              what, c % p->d, bound);
+    }
+    return SKIT_OK;
 }
 
 int skit_tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *what)
@@ -213,56 +386,76 @@ int skit_tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char
     return SKIT_OK;
 }
 
-/* The RPE's GEMMs run on OpenBLAS's threads; when OpenBLAS is set to one
- * thread (skit's tools do this, so that a single OpenMP pool runs
- * everything and two spinning pools never compete for the cores), the
- * lags are split over the OpenMP threads instead, each with its own slice
- * of the workspace. */
-static int mlp_threads(const skit_tno *p)
+int skit_tno_rpe_coeffs(const skit_tno *p, double *coeffs)
 {
-#if defined(_OPENMP) && defined(OPENBLAS_VERSION)
-    if (p->threads > 1 && p->mlp_count >= 1024 && openblas_get_num_threads() == 1) return p->threads;
-#endif
-    (void)p;
-    return 1;
-}
-
-static int eval_mlp(skit_tno *p)
-{
-    int nt = mlp_threads(p);
-    if (nt == 1) return skit_mlp_eval(p->mlp, p->mlp_count, p->mlp_in, p->mlp_out, p->mlp_work);
-    const size_t count = p->mlp_count, out = skit_mlp_out_dim(p->mlp), ws = skit_mlp_workspace_size(p->mlp);
-    int status = SKIT_OK;
-#pragma omp parallel num_threads(nt)
-    {
-        size_t id = 0, team = 1;
-#ifdef _OPENMP
-        id = (size_t)omp_get_thread_num();
-        team = (size_t)omp_get_num_threads();
-#endif
-        size_t k0 = count * id / team, k1 = count * (id + 1) / team;
-        int st = skit_mlp_eval(p->mlp, k1 - k0, p->mlp_in + k0, p->mlp_out + k0 * out, p->mlp_work + id * ws);
-        if (st != SKIT_OK) {
-#pragma omp critical(skit_tno_mlp)
-            status = st;
-        }
-    }
-    return status;
+    const size_t n = p->n, d = p->d, per = 2 * n - 1, h = rpe_width(p), ld = feature_ld(p);
+    const double *F = features(p), *wb = wb_matrix(p);
+    /* lags 0..n-1 from columns 0..n-1, lags -(n-1)..-1 from N-n+1..N-1 */
+    gemm_cols(p, d, n, h + 1, wb, h + 1, F, ld, coeffs + (n - 1), per);
+    if (p->opt.causality == SKIT_BIDIRECTIONAL && n > 1)
+        gemm_cols(p, d, n - 1, h + 1, wb, h + 1, F + (tno_length(p->n) - (n - 1)), ld, coeffs, per);
+    else
+        for (size_t c = 0; c < d; c++) memset(coeffs + c * per, 0, (n - 1) * sizeof(double));
+    return SKIT_OK;
 }
 
 static int update_tno(skit_tno *p)
 {
-    SKIT_TRY(eval_mlp(p));
-    fill_tno_coeffs(p);
-    SKIT_TRY(skit_tno_check_coeffs(p->coeffs, p->d, 2 * p->n - 1, "RPE coefficients"));
-    if (!p->toeplitz) return SKIT_OK; /* create makes the plan from these (device plans: none) */
-    return skit_toeplitz_plan_set_coeffs(p->toeplitz, p->coeffs);
+    const size_t h = rpe_width(p), d = p->d;
+    SKIT_TRY(eval_features(p));
+    fill_wb(p);
+    if (!p->coeffs) { /* pushdown */
+        const size_t ls = skit_fdtno_spectra_ld(p->fd);
+        const double *basis = skit_fdtno_basis_data(p->fd);
+        skit_fdtno_basis_from_rows(p->fd, features(p), feature_ld(p));
+        SKIT_TRY(check_bound(p, wb_matrix(p), h + 1, d, h + 1, basis, ls, ls, "RPE kernel spectra"));
+        gemm_cols(p, d, ls, h + 1, wb_matrix(p), h + 1, basis, ls, skit_fdtno_spectra_data(p->fd), ls);
+        return SKIT_OK;
+    }
+    SKIT_TRY(skit_tno_rpe_coeffs(p, p->coeffs));
+    SKIT_TRY(skit_tno_check_coeffs(p->coeffs, d, 2 * p->n - 1, "RPE coefficients"));
+    if (p->fd) skit_fdtno_set_toeplitz(p->fd, p->coeffs); /* device plans have none */
+    return SKIT_OK;
 }
 
 static int update_fd(skit_tno *p)
 {
-    SKIT_TRY(eval_mlp(p));
-    return skit_fdtno_set_response(p->fd, p->mlp_out);
+    const size_t h = rpe_width(p), d = p->d, half = skit_fdtno_grid_size(p->fd);
+    const size_t ls = skit_fdtno_spectra_ld(p->fd), ld = feature_ld(p);
+    const double *F = features(p), *wb = wb_matrix(p);
+    double *spec = skit_fdtno_spectra_data(p->fd);
+    SKIT_TRY(eval_features(p));
+    fill_wb(p);
+    const size_t out = skit_mlp_out_dim(p->mlp);
+    SKIT_TRY(check_bound(p, wb, h + 1, out, h + 1, F, ld, half, "FD-TNO frequency responses"));
+    if (p->opt.causality == SKIT_BIDIRECTIONAL) {
+        /* Re K_c from outputs c, Im K_c from outputs d + c (0 at 0 and π) */
+        gemm_cols(p, d, half, h + 1, wb, h + 1, F, ld, spec, ls);
+        gemm_cols(p, d, half, h + 1, wb + d * (h + 1), h + 1, F, ld, spec + half, ls);
+        for (size_t c = 0; c < d; c++) spec[c * ls + half] = spec[c * ls + half + half - 1] = 0.0;
+        return SKIT_OK;
+    }
+    if (skit_fdtno_basis_rows(p->fd)) { /* pushdown of the Hilbert step */
+        double *basis = skit_fdtno_basis_data(p->fd);
+        skit_fdtno_hilbert_rows(p->fd, F, ld, h, basis, ls);
+        SKIT_TRY(check_bound(p, wb, h + 1, d, h, basis, ls, half, "FD-TNO Hilbert spectra"));
+        gemm_cols(p, d, half, h + 1, wb, h + 1, F, ld, spec, ls);
+        gemm_cols(p, d, half, h, wb, h + 1, basis, ls, spec + half, ls);
+        return SKIT_OK;
+    }
+    gemm_cols(p, d, half, h + 1, wb, h + 1, F, ld, spec, ls);
+    skit_fdtno_hilbert_rows(p->fd, spec, ls, d, spec + half, ls);
+    return SKIT_OK;
+}
+
+int skit_tno_eval_rpe(skit_tno *p, size_t *points)
+{
+    SKIT_REQUIRE_PTR(p);
+    if (points) *points = 0;
+    if (!p->mlp) return SKIT_OK;
+    SKIT_TRY(eval_features(p));
+    if (points) *points = p->mlp_count;
+    return SKIT_OK;
 }
 
 static int update_host(skit_tno *p)
@@ -345,47 +538,75 @@ static void generate_ski_params(const skit_tno_options *o, size_t d, double *par
     }
 }
 
-static int create_mlp_part(skit_tno *p, const double *params)
+/* The RPE MLP and its buffers: lags / grid (cols), column scale (cols),
+ * F ((h+1) x feature_ld) with its constant row h = the column scale, and
+ * [W b]; one feature workspace per thread (see eval_features). */
+static int create_mlp_part(skit_tno *p, const double *params, size_t cols)
 {
     const skit_tno_options *o = &p->opt;
-    size_t out = (size_t)mlp_out_dim(o, p->d);
-    SKIT_TRY(skit_mlp_create(&p->mlp, 1, o->rpe_width, o->rpe_layers, out, o->activation, o->norm,
-                             o->seed));
+    const size_t out = (size_t)mlp_out_dim(o, p->d), h = o->rpe_width, ld = round8(cols);
+    SKIT_TRY(skit_mlp_create(&p->mlp, 1, h, o->rpe_layers, out, o->activation, o->norm, o->seed));
     if (params) SKIT_TRY(skit_mlp_set_parameters(p->mlp, params, p->param_count));
-    /* one workspace slice per thread (see eval_mlp) */
-    p->mlp_work = skit_malloc((size_t)p->threads * skit_mlp_workspace_size(p->mlp), sizeof(double));
-    p->mlp_in = skit_malloc(p->mlp_count, sizeof(double));
-    p->mlp_out = skit_malloc(p->mlp_count, out * sizeof(double));
+    p->mlp_work = skit_malloc((size_t)p->threads, skit_mlp_features_workspace(p->mlp) * sizeof(double));
+    p->mlp_in = skit_calloc(cols, sizeof(double));
+    p->decay_pow = skit_calloc(cols, sizeof(double));
+    p->mlp_out = skit_calloc((h + 1) * ld + out * (h + 1), sizeof(double));
     p->backup = skit_malloc(p->param_count, sizeof(double));
-    if (!p->mlp_work || !p->mlp_in || !p->mlp_out || !p->backup) return SKIT_ENOMEM;
+    if (!p->mlp_work || !p->mlp_in || !p->decay_pow || !p->mlp_out || !p->backup) return SKIT_ENOMEM;
     return SKIT_OK;
+}
+
+/* Pushdown pays when the spectra of the h+1 rows of F are fewer FFTs than
+ * the d channels' (the GEMMs are the same size either way); device plans
+ * upload coefficients, so they keep the per-channel path. */
+static int tno_pushdown(const skit_tno *p)
+{
+    return p->opt.device == SKIT_DEVICE_CPU && p->opt.rpe_width + 1 < p->d;
 }
 
 static int create_tno(skit_tno *p, const double *params)
 {
-    const size_t n = p->n, d = p->d;
+    const size_t n = p->n, d = p->d, h = p->opt.rpe_width, L = tno_length(n);
+    const int pushdown = tno_pushdown(p);
     p->mlp_count = p->opt.causality == SKIT_CAUSAL ? n : 2 * n - 1;
-    SKIT_TRY(create_mlp_part(p, params));
-    /* raw integer lags, as the TNN code feeds its RPE */
-    long first = p->opt.causality == SKIT_CAUSAL ? 0 : -(long)(n - 1);
-    for (size_t k = 0; k < p->mlp_count; k++) p->mlp_in[k] = (double)(first + (long)k);
-    p->decay_pow = skit_malloc(n, sizeof(double));
-    p->coeffs = skit_calloc(d, (2 * n - 1) * sizeof(double));
-    if (!p->decay_pow || !p->coeffs) return SKIT_ENOMEM;
-    for (size_t k = 0; k < n; k++) p->decay_pow[k] = pow(p->opt.decay, (double)k);
-    SKIT_TRY(update_tno(p));
     /* on the device the product runs on the GPU's plan (skit_tno_device_create) */
-    if (p->opt.device == SKIT_DEVICE_CUDA) return SKIT_OK;
-    return skit_toeplitz_plan_create(&p->toeplitz, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL,
-                                     p->opt.causality, p->coeffs);
+    if (p->opt.device == SKIT_DEVICE_CPU)
+        SKIT_TRY(skit_fdtno_create_engine(&p->fd, n, d, p->opt.causality, L, pushdown ? h + 1 : 0,
+                                          p->opt.layout == SKIT_TNO_ROWS));
+    SKIT_TRY(create_mlp_part(p, params, L));
+    /* raw integer lags, as the TNN code feeds its RPE, in circulant order */
+    size_t start[2], len[2];
+    int nseg = feature_segments(p, start, len);
+    for (int s = 0; s < nseg; s++)
+        for (size_t k = 0; k < len[s]; k++) {
+            size_t col = start[s] + k;
+            double lag = s == 0 ? (double)k : -(double)(n - 1) + (double)k;
+            p->mlp_in[col] = lag;
+            p->decay_pow[col] = pow(p->opt.decay, fabs(lag));
+        }
+    memcpy(features(p) + h * feature_ld(p), p->decay_pow, L * sizeof(double));
+    if (!pushdown) {
+        p->coeffs = skit_calloc(d, (2 * n - 1) * sizeof(double));
+        if (!p->coeffs) return SKIT_ENOMEM;
+    }
+    return update_tno(p);
 }
 
 static int create_fd(skit_tno *p, const double *params)
 {
-    SKIT_TRY(skit_fdtno_create(&p->fd, p->n, p->d, p->opt.causality, p->opt.fft_length));
-    p->mlp_count = skit_fdtno_grid_size(p->fd);
-    SKIT_TRY(create_mlp_part(p, params));
+    const size_t h = p->opt.rpe_width;
+    /* the Hilbert step pushed below the output layer: h transforms for d */
+    size_t basis = p->opt.causality == SKIT_CAUSAL && h < p->d ? h : 0;
+    SKIT_TRY(skit_fdtno_create_engine(&p->fd, p->n, p->d, p->opt.causality, p->opt.fft_length, basis,
+                                      p->opt.layout == SKIT_TNO_ROWS));
+    const size_t half = skit_fdtno_grid_size(p->fd);
+    p->mlp_count = half;
+    SKIT_TRY(create_mlp_part(p, params, half));
     SKIT_TRY(skit_fdtno_grid(p->fd, p->mlp_in));
+    /* the 1/N of the stored spectra, folded into F */
+    const double scale = 1.0 / (double)skit_fdtno_fft_length(p->fd);
+    for (size_t m = 0; m < half; m++) p->decay_pow[m] = scale;
+    memcpy(features(p) + h * feature_ld(p), p->decay_pow, half * sizeof(double));
     return update_fd(p);
 }
 
@@ -471,27 +692,27 @@ static int estimate_bytes(const skit_tno *p, size_t *bytes)
     const size_t n = p->n, d = p->d;
     budget b = {0, 0};
     add(&b, p->param_count, 2); /* parameters + backup */
-    if (o->kind != SKIT_TNO_SKI && o->layout == SKIT_TNO_ROWS) add(&b, 2 * n, d);
+    /* device plans in ROWS: one sequence channel-major for the transfers */
+    if (o->kind != SKIT_TNO_SKI && o->layout == SKIT_TNO_ROWS && o->device == SKIT_DEVICE_CUDA)
+        add(&b, 2 * n, d);
     size_t L = 0;
-    if (o->kind == SKIT_TNO_FFT) {
-        if (skit_fft_good_length(2 * n - 1, &L) != SKIT_OK) b.overflow = 1;
-        size_t count = o->causality == SKIT_CAUSAL ? n : 2 * n - 1;
-        add(&b, count, d + 1);                    /* lags, MLP output */
-        add(&b, (size_t)p->threads, 2048 * o->rpe_width); /* MLP workspaces */
-        add(&b, 2 * n - 1, d);                    /* coefficients */
-        add(&b, L / 2 + 1, 2 * d);                /* spectra */
-        add(&b, (size_t)p->threads, 2 * L + 16);  /* FFT buffers */
-        add(&b, n, 1);
-    } else if (o->kind == SKIT_TNO_FD) {
-        L = 1;
-        if (o->fft_length) L = o->fft_length;
-        else
-            while (L < 2 * n) L *= 2;
-        size_t count = L / 2 + 1, out = (size_t)mlp_out_dim(o, d);
-        add(&b, count, out + 1);
-        add(&b, (size_t)p->threads, 2048 * o->rpe_width);
-        add(&b, count, 2 * d);
-        add(&b, (size_t)p->threads, 2 * L + 16);
+    if (o->kind == SKIT_TNO_FFT || o->kind == SKIT_TNO_FD) {
+        const size_t h = o->rpe_width, out = (size_t)mlp_out_dim(o, d);
+        if (o->kind == SKIT_TNO_FFT) {
+            if (skit_fft_good_length(2 * n - 1, &L) != SKIT_OK) b.overflow = 1;
+        } else {
+            L = 1;
+            if (o->fft_length) L = o->fft_length;
+            else
+                while (L < 2 * n) L *= 2;
+        }
+        size_t cols = o->kind == SKIT_TNO_FFT ? L : L / 2 + 1;
+        add(&b, cols + 8, h + 3);                    /* F, lags, column scale */
+        add(&b, out, h + 1);                         /* [W b] */
+        add(&b, (size_t)p->threads, 1024 * (h + 1)); /* feature workspaces */
+        add(&b, L / 2 + 1, 2 * (d + h + 1));         /* spectra, pushdown basis */
+        add(&b, (size_t)p->threads, 9 * L + 32);     /* FFT buffers (8-channel groups) */
+        if (o->kind == SKIT_TNO_FFT) add(&b, 2 * n - 1, d); /* per-channel coefficients */
     } else {
         size_t r = p->r;
         if (skit_fft_good_length(2 * r - 1, &L) != SKIT_OK) b.overflow = 1;
@@ -514,18 +735,14 @@ static size_t actual_bytes(const skit_tno *p)
     total += p->toeplitz ? skit_toeplitz_plan_bytes(p->toeplitz) : 0;
     total += skit_tno_device_bytes(p);
     if (p->mlp) {
+        const size_t h = rpe_width(p), out = skit_mlp_out_dim(p->mlp), cols = feature_cols(p);
         total += skit_mlp_parameter_count(p->mlp) * dbl;
-        total += (size_t)p->threads * skit_mlp_workspace_size(p->mlp) * dbl;
-        total += p->mlp_count * (1 + skit_mlp_out_dim(p->mlp)) * dbl;
+        total += (size_t)p->threads * skit_mlp_features_workspace(p->mlp) * dbl;
+        total += (2 * cols + (h + 1) * feature_ld(p) + out * (h + 1)) * dbl; /* lags, scale, F, [W b] */
         total += p->param_count * dbl; /* backup */
     }
-    if (p->decay_pow) total += n * dbl;
     if (p->coeffs) total += d * (2 * n - 1) * dbl;
-    if (p->fd) {
-        /* freq.h has no bytes query: spectra + per-thread FFT scratch */
-        size_t N = skit_fdtno_fft_length(p->fd);
-        total += (N / 2 + 1) * d * 2 * dbl + skit_fdtno_workspace_size(p->fd) * dbl;
-    }
+    total += skit_fdtno_bytes(p->fd);
     if (p->xt) total += 2 * n * d * dbl;
     if (p->W) {
         total += p->param_count * 2 * dbl;
@@ -593,7 +810,8 @@ int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
     size_t estimate;
     int status = estimate_bytes(p, &estimate);
     if (status == SKIT_OK) status = skit_memory_check(estimate, "token-mixing operator plan");
-    if (status == SKIT_OK && o->kind != SKIT_TNO_SKI && o->layout == SKIT_TNO_ROWS) {
+    if (status == SKIT_OK && o->kind != SKIT_TNO_SKI && o->layout == SKIT_TNO_ROWS &&
+        o->device == SKIT_DEVICE_CUDA) {
         p->xt = skit_malloc(n, d * sizeof(double));
         p->yt = skit_malloc(n, d * sizeof(double));
         if (!p->xt || !p->yt) status = SKIT_ENOMEM;
@@ -663,24 +881,6 @@ int skit_tno_set_parameters(skit_tno *p, const double *params, size_t count)
 
 /* ---- execute ---------------------------------------------------------- */
 
-static void execute_fft(const skit_tno *p, const double *x, double *y)
-{
-    const size_t n = p->n, d = p->d, block = n * d;
-    for (size_t b = 0; b < p->batch; b++) {
-        const double *xb = x + b * block;
-        double *yb = y + b * block;
-        if (p->opt.layout == SKIT_TNO_CHANNELS) {
-            if (p->fd) skit_fdtno_execute(p->fd, xb, n, yb, n, NULL);
-            else skit_toeplitz_execute(p->toeplitz, xb, n, yb, n, NULL);
-            continue;
-        }
-        skit_tno_transpose(xb, n, d, p->xt);
-        if (p->fd) skit_fdtno_execute(p->fd, p->xt, n, p->yt, n, NULL);
-        else skit_toeplitz_execute(p->toeplitz, p->xt, n, p->yt, n, NULL);
-        skit_tno_transpose(p->yt, d, n, yb);
-    }
-}
-
 int skit_tno_execute(const skit_tno *p, const double *x, double *y)
 {
     SKIT_REQUIRE_PTR(p);
@@ -693,7 +893,7 @@ int skit_tno_execute(const skit_tno *p, const double *x, double *y)
                                        "arrays of batch * n * d (= %zu) doubles", p->batch * p->n * p->d);
     if (p->dev) return skit_tno_device_execute(p, x, y);
     if (p->opt.kind == SKIT_TNO_SKI) skit_tno_ski_execute(p, x, y);
-    else execute_fft(p, x, y);
+    else skit_fdtno_apply(p->fd, x, y, p->batch, p->opt.layout == SKIT_TNO_ROWS);
     return SKIT_OK;
 }
 
@@ -739,7 +939,7 @@ void skit_tno_describe(const skit_tno *p, char *text, size_t size)
     if (o->kind == SKIT_TNO_FFT)
         snprintf(rest, left, " rpe=%zux%zu %s %s decay=%g fft=%zu", o->rpe_width, o->rpe_layers,
                  activation_name(o->activation), norm_name(o->norm), o->decay,
-                 p->dev ? skit_tno_device_fft_length(p) : skit_toeplitz_plan_fft_length(p->toeplitz));
+                 p->dev ? skit_tno_device_fft_length(p) : skit_fdtno_fft_length(p->fd));
     else if (o->kind == SKIT_TNO_FD)
         snprintf(rest, left, " rpe=%zux%zu %s %s fft=%zu", o->rpe_width, o->rpe_layers,
                  activation_name(o->activation), norm_name(o->norm), skit_fdtno_fft_length(p->fd));

@@ -13,23 +13,24 @@ struct skit_tno {
     size_t bytes;
     int threads; /* OpenMP threads at create time */
 
-    /* TNO and FD-TNO: the RPE MLP evaluated at mlp_count inputs */
+    /* TNO and FD-TNO: the RPE MLP evaluated at mlp_count points (lib/tno/tno.c
+     * explains the layout) */
     skit_mlp *mlp;
-    double *mlp_work;
-    double *mlp_in;  /* lags (TNO) or frequencies (FD), mlp_count values */
-    double *mlp_out; /* mlp_count x out_dim row-major */
+    double *mlp_work; /* one feature workspace per thread */
+    double *mlp_in;   /* lag (TNO, circulant order) or frequency (FD) of each column */
+    double *mlp_out;  /* F ((h+1) x columns: features x column scale, then the scale) and [W b] */
     size_t mlp_count;
     double *backup;  /* param_count: parameters restored if an update fails */
 
     /* TNO */
-    double *decay_pow;  /* n values lambda^k */
-    double *coeffs;     /* d x (2n-1): the Toeplitz coefficients in skit's layout */
-    skit_toeplitz_plan *toeplitz; /* TNO: n x n; SKI: r x r (the matrices A_c) */
+    double *decay_pow;  /* column scale of F: lambda^|lag| (TNO), 1/N (FD) */
+    double *coeffs;     /* d x (2n-1) coefficients, skit's layout (not with the pushdown) */
+    skit_toeplitz_plan *toeplitz; /* SKI: r x r (the matrices A_c) */
 
-    /* FD-TNO */
+    /* TNO and FD-TNO on the CPU: the circulant engine (spectra + apply) */
     skit_fdtno_plan *fd;
 
-    /* TNO / FD-TNO in the ROWS layout: one sequence in channel-major form */
+    /* TNO / FD-TNO device plans in the ROWS layout: one sequence channel-major */
     double *xt, *yt; /* d x n each */
 
     /* SKI-TNO */
@@ -77,6 +78,9 @@ void skit_tno_device_destroy(skit_tno *p);
 size_t skit_tno_device_bytes(const skit_tno *p);
 size_t skit_tno_device_fft_length(const skit_tno *p);
 
+/* lib/tno/tno.c: a TNO's d x (2n-1) coefficients (skit's layout) from its
+ * current RPE features and output layer (the pushdown path keeps none) */
+int skit_tno_rpe_coeffs(const skit_tno *p, double *coeffs);
 /* lib/tno/tno.c: SKIT_ENONFINITE unless every channel's sum of |coeffs|
  * (d x per row-major) is finite */
 int skit_tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *what);
