@@ -584,20 +584,26 @@ static void dense_ski(const skit_interp_weights *W, const double *coeffs, size_t
 
 START_TEST(test_ski_action_threads_groups_and_long_runs)
 {
-    /* The sparse action hands whole channels to threads (when n d > 32768),
-     * walks them in balanced groups of at most 4, cuts runs longer than 1024
+    /* The sparse action hands blocks of channels to threads (when n d >
+     * 32768), each block with its own Toeplitz plan, or for r large against
+     * n (the last size) runs two passes around one plan ("phased"); it walks
+     * channels in balanced groups of at most 4, cuts runs longer than 1024
      * rows, and recomputes linear weights on the grid 0..n-1 (any lo, hi)
      * instead of reading them: every scheme, on and off the grid, at sizes
      * with long runs (r small), odd / prime n, d that leave remainders, and
      * leading dimensions > n. */
     skit_rng rng;
     skit_rng_seed(&rng, tu_seed());
-    static const size_t ns[] = {1031, 4099, 12289, 65537};
-    static const size_t ds[] = {5, 9, 16, 3};
+    static const size_t ns[] = {1031, 4099, 12289, 65537, 4099};
+    static const size_t ds[] = {5, 9, 16, 3, 9};
     for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++) {
         size_t n = ns[a], d = ds[a], ldx = n + 3, ldy = n + 1;
-        size_t rs[3] = {2, 7, 64};
-        for (int b = 0; b < 3; b++)
+        size_t rs[3] = {2, 7, 64}, nr = 3;
+        if (a == 4) {
+            rs[0] = 1024;
+            nr = 1;
+        }
+        for (size_t b = 0; b < nr; b++)
             for (int scheme = 0; scheme <= 4; scheme++)
                 for (int grid = 0; grid <= 1; grid++) {
                     size_t r = rs[b];

@@ -63,13 +63,24 @@ int ski_check_weights(const skit_interp_weights *W)
  * same window start (with sorted points a run is about n/r rows), cut to at
  * most SKI_CHUNK rows so a run of every operand stays in L1; W is stored as
  * `width` planes (planes[k*n + i] = W(i, start[i] + k)) so each run is a few
- * contiguous dot products / axpys. Threads take whole groups of SKI_GROUP
- * channels and walk a group runs outside, its channels inside: the group
+ * contiguous dot products / axpys. Channels go in groups of at most
+ * SKI_GROUP, walked runs outside and the group's channels inside: the group
  * reuses each run of the planes from L1 (a quarter of the weight traffic of
  * one channel at a time) while every channel still streams forward through
- * memory. */
+ * memory.
+ *
+ * Threads: channels are cut into blocks, each with its own Toeplitz plan for
+ * its A_c, and one parallel region takes blocks as they come (dynamic), a
+ * block doing W^T, A and W for its channels with no barrier between them.
+ * Every fork or barrier costs a thread's wake-up, which on a shared machine
+ * can be a whole scheduler time slice; one region pays it once where three
+ * (two passes and the Toeplitz product) paid it three times. Each block plan
+ * carries FFT scratch, so where that would outgrow the planes (r large
+ * against n) the action falls back to one Toeplitz plan for all channels
+ * between two parallel passes ("phased"). */
 #define SKI_CHUNK 1024
 #define SKI_GROUP 4
+#define SKI_BLOCKS_PER_THREAD 4
 #ifdef _OPENMP
 #define SKI_SIMD_SUM2(a, b) SKIT_PRAGMA(omp simd reduction(+ : a, b))
 #else
@@ -88,7 +99,9 @@ struct skit_ski_plan {
     size_t *run_begin;     /* runs + 1 row indices */
     size_t *run_start;     /* window start of each run */
     size_t runs;
-    skit_toeplitz_plan *toeplitz;
+    skit_toeplitz_plan *toeplitz; /* all d channels (phased), or NULL */
+    skit_toeplitz_plan **block;   /* blocks plans, block q for channels [d q/blocks, d (q+1)/blocks) */
+    size_t blocks;                /* 0: phased */
     double *U, *V;  /* r x d scratch */
     double *dense_w; /* n x r (dense method) */
     double *dense_a; /* r x r x count (dense method) */
@@ -104,6 +117,8 @@ void skit_ski_plan_destroy(skit_ski_plan *plan)
     skit_free(plan->run_begin);
     skit_free(plan->run_start);
     skit_toeplitz_plan_destroy(plan->toeplitz);
+    for (size_t q = 0; q < plan->blocks; q++) skit_toeplitz_plan_destroy(plan->block[q]);
+    skit_free(plan->block);
     skit_free(plan->U);
     skit_free(plan->V);
     skit_free(plan->dense_w);
@@ -137,6 +152,47 @@ static int sparse_layout(skit_ski_plan *p, const skit_interp_weights *weights)
     p->implicit = weights->options.scheme == SKIT_INTERP_LINEAR;
     for (size_t i = 0; i < n && p->implicit; i++)
         if (weights->points[i] != (double)i) p->implicit = 0;
+    return SKIT_OK;
+}
+
+static size_t max_threads(void)
+{
+#ifdef _OPENMP
+    int t = omp_get_max_threads();
+    return t > 1 ? (size_t)t : 1;
+#else
+    return 1;
+#endif
+}
+
+/* One Toeplitz plan per block of channels, or (blocks < 2, or their FFT
+ * scratch larger than the planes) one for all channels. */
+static int toeplitz_plans(skit_ski_plan *p, skit_toeplitz_sharing sharing, const double *coeffs)
+{
+    size_t d = p->d, r = p->r, threads = max_threads();
+    size_t blocks = SKIT_MIN(d, SKIT_MAX((d + SKI_GROUP - 1) / SKI_GROUP, threads));
+    blocks = SKIT_MIN(blocks, SKI_BLOCKS_PER_THREAD * threads);
+    if (blocks >= 2) {
+        p->block = skit_calloc(blocks, sizeof *p->block);
+        if (!p->block) return SKIT_ENOMEM;
+        p->blocks = blocks;
+        for (size_t q = 0; q < blocks; q++) {
+            size_t c0 = d * q / blocks, c1 = d * (q + 1) / blocks;
+            const double *cq = sharing == SKIT_TOEPLITZ_SHARED ? coeffs : coeffs + c0 * (2 * r - 1);
+            SKIT_TRY(skit_toeplitz_plan_create(&p->block[q], r, r, c1 - c0, sharing, SKIT_BIDIRECTIONAL, cq));
+            if (q == 0 && blocks * skit_toeplitz_workspace_size(p->block[0]) > p->n * p->W->width) {
+                skit_toeplitz_plan_destroy(p->block[0]);
+                skit_free(p->block);
+                p->block = NULL;
+                p->blocks = 0;
+                break;
+            }
+            p->bytes += skit_toeplitz_plan_bytes(p->block[q]);
+        }
+        if (p->blocks) return SKIT_OK;
+    }
+    SKIT_TRY(skit_toeplitz_plan_create(&p->toeplitz, r, r, d, sharing, SKIT_BIDIRECTIONAL, coeffs));
+    p->bytes += skit_toeplitz_plan_bytes(p->toeplitz);
     return SKIT_OK;
 }
 
@@ -186,10 +242,8 @@ int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weight
     }
     if (method == SKIT_SKI_SPARSE_FFT) {
         status = sparse_layout(p, weights);
+        if (status == SKIT_OK) status = toeplitz_plans(p, sharing, coeffs);
         if (status != SKIT_OK) goto fail;
-        status = skit_toeplitz_plan_create(&p->toeplitz, r, r, d, sharing, SKIT_BIDIRECTIONAL, coeffs);
-        if (status != SKIT_OK) goto fail;
-        p->bytes += skit_toeplitz_plan_bytes(p->toeplitz);
     } else {
         p->dense_w = skit_malloc(nr, sizeof *p->dense_w);
         p->dense_a = skit_malloc(rr, sizeof *p->dense_a);
@@ -294,21 +348,14 @@ SKIT_MULTIVERSION static void forward_group(const skit_ski_plan *p, const double
     }
 }
 
-/* U = W^T X (forward = 0) or Y = W V (forward = 1). Channels are cut into
- * balanced groups of at most SKI_GROUP, and at least one per thread so that
- * small d still uses every core; threads take groups as they come (dynamic):
- * a thread that loses its core to another process then delays the pass by
- * one group, not by its whole share. */
-static void sparse_pass(const skit_ski_plan *p, const double *X, size_t ldx, double *Y,
-                        size_t ldy, int forward)
+/* U = W^T X (forward = 0) or Y = W V (forward = 1) for the channels
+ * [c0, c1), in balanced groups of at most SKI_GROUP. */
+static void channel_range(const skit_ski_plan *p, const double *X, size_t ldx, double *Y,
+                          size_t ldy, size_t c0, size_t c1, int forward)
 {
-    size_t n = p->n, r = p->r, d = p->d, groups = (d + SKI_GROUP - 1) / SKI_GROUP;
-#ifdef _OPENMP
-    groups = SKIT_MAX(groups, SKIT_MIN(d, (size_t)omp_get_max_threads()));
-#endif
-#pragma omp parallel for schedule(dynamic) if (d > 1 && n * d > 32768)
+    size_t r = p->r, groups = (c1 - c0 + SKI_GROUP - 1) / SKI_GROUP;
     for (size_t q = 0; q < groups; q++) {
-        size_t c = d * q / groups, G = d * (q + 1) / groups - c;
+        size_t c = c0 + (c1 - c0) * q / groups, G = c0 + (c1 - c0) * (q + 1) / groups - c;
         const double *in[SKI_GROUP];
         double *out[SKI_GROUP];
         for (size_t g = 0; g < G; g++) {
@@ -320,6 +367,37 @@ static void sparse_pass(const skit_ski_plan *p, const double *X, size_t ldx, dou
     }
 }
 
+/* Blocked: one parallel region, a block's W^T, A and W back to back. */
+static int sparse_blocked(const skit_ski_plan *p, const double *X, size_t ldx, double *Y, size_t ldy)
+{
+    size_t n = p->n, r = p->r, d = p->d, blocks = p->blocks;
+    int status = SKIT_OK;
+#pragma omp parallel for schedule(dynamic) if (n * d > 32768)
+    for (size_t q = 0; q < blocks; q++) {
+        size_t c0 = d * q / blocks, c1 = d * (q + 1) / blocks;
+        channel_range(p, X, ldx, NULL, 0, c0, c1, 0);
+        int st = skit_toeplitz_execute(p->block[q], p->U + c0 * r, r, p->V + c0 * r, r, NULL);
+        if (st != SKIT_OK) {
+#pragma omp atomic write
+            status = st;
+        }
+        channel_range(p, NULL, 0, Y, ldy, c0, c1, 1);
+    }
+    return status;
+}
+
+/* Phased: one pass over all channels (groups at least one per thread, taken
+ * dynamically), the Toeplitz product of all channels, the other pass. */
+static void sparse_pass(const skit_ski_plan *p, const double *X, size_t ldx, double *Y,
+                        size_t ldy, int forward)
+{
+    size_t n = p->n, d = p->d;
+    size_t groups = SKIT_MAX((d + SKI_GROUP - 1) / SKI_GROUP, SKIT_MIN(d, max_threads()));
+#pragma omp parallel for schedule(dynamic) if (d > 1 && n * d > 32768)
+    for (size_t q = 0; q < groups; q++)
+        channel_range(p, X, ldx, Y, ldy, d * q / groups, d * (q + 1) / groups, forward);
+}
+
 int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
                      size_t ldy)
 {
@@ -329,6 +407,7 @@ int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, dou
     size_t n = plan->n, r = plan->r, d = plan->d;
     if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
     if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
+    if (plan->method == SKIT_SKI_SPARSE_FFT && plan->blocks) return sparse_blocked(plan, X, ldx, Y, ldy);
     if (plan->method == SKIT_SKI_SPARSE_FFT) {
         sparse_pass(plan, X, ldx, NULL, 0, 0);
         SKIT_TRY(skit_toeplitz_execute(plan->toeplitz, plan->U, r, plan->V, r, NULL));
