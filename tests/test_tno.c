@@ -113,6 +113,14 @@ static double *tno_coeffs_independent(const skit_tno_options *o, size_t n, size_
     return coeffs;
 }
 
+/* The plan's description names the path its kernels took. */
+static void expect_branch(const skit_tno *p, const char *want)
+{
+    char text[512];
+    skit_tno_describe(p, text, sizeof text);
+    ck_assert_msg(strstr(text, want) != NULL, "expected '%s' in '%s'", want, text);
+}
+
 static void check_tno(size_t n, size_t d, size_t batch, skit_causality causality, skit_tno_layout layout,
                       double decay, size_t width, size_t layers, uint64_t seed)
 {
@@ -126,6 +134,8 @@ static void check_tno(size_t n, size_t d, size_t batch, skit_causality causality
     o.seed = seed;
     skit_tno *p = NULL;
     TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+    /* the output layer goes after the FFTs exactly when width + 1 < d */
+    expect_branch(p, width + 1 < d ? "spectra=features" : "spectra=channels");
     skit_rng rng;
     skit_rng_seed(&rng, seed ^ 0x5eed);
     size_t total = batch * n * d, per = 2 * n - 1;
@@ -202,6 +212,27 @@ START_TEST(test_tno_settings)
     check_tno(33, 37, 2, SKIT_BIDIRECTIONAL, SKIT_TNO_ROWS, 0.99, 16, 0, seed + 2);
     check_tno(1000, 3, 1, SKIT_CAUSAL, SKIT_TNO_ROWS, 0.99, 8, 1, seed + 3);
     check_tno(997, 2, 1, SKIT_BIDIRECTIONAL, SKIT_TNO_CHANNELS, 0.99, 8, 1, seed + 4);
+}
+END_TEST
+
+/* Both ways of applying the RPE's output layer (to the FFTs of the width
+ * features and the decay, one GEMM for all channels; or per channel, d
+ * FFTs) against the dense product of the independently evaluated RPE, on
+ * both sides of the switch d = width + 1, both layouts (the (B, N, D)
+ * apply gathers channel groups of a multiple of 4 by AVX2 blocks, the
+ * rest of a group and of the rows by scalar code: odd n and d reach both). */
+START_TEST(test_tno_output_layer_paths)
+{
+    static const size_t ns[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 33, 64, 97, 100, 127, 211, 256, 331, 512};
+    static const size_t ds[] = {3, 4, 5, 6, 13};
+    const size_t width = 4;
+    uint64_t seed = tu_seed();
+    for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++)
+        for (int causal = 0; causal < 2; causal++)
+            for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++)
+                check_tno(ns[s], ds[k], 1 + (s + k) % 2, causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL,
+                          (s + k) % 2 ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS, 0.95, width, 1 + k % 2,
+                          seed + 97 * s + 7 * k + (uint64_t)causal);
 }
 END_TEST
 
@@ -513,6 +544,8 @@ static void check_fd(size_t n, size_t d, size_t batch, skit_causality causality,
     o.seed = seed;
     skit_tno *p = NULL;
     TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+    /* causal: the Hilbert step runs on the 16 features exactly when 16 < d */
+    if (causality == SKIT_CAUSAL) expect_branch(p, 16 < d ? "hilbert=features" : "hilbert=channels");
     skit_rng rng;
     skit_rng_seed(&rng, seed ^ 0xfd);
     size_t total = batch * n * d, per = 2 * n - 1;
@@ -579,6 +612,25 @@ START_TEST(test_fd_dense)
             check_fd(n, 3, 1, cz, SKIT_TNO_ROWS, 0, seed + s);
             check_fd(n, 2, 2, cz, SKIT_TNO_CHANNELS, 2 * n + 2 * (s % 3), seed + s + 500);
         }
+}
+END_TEST
+
+/* FD-TNO's output layer writes the spectra (bidirectional) or is pushed
+ * below the Hilbert step (causal, width 16 < d) or not (d <= 16): each
+ * against the dense product of its own impulse response and against a
+ * separate skit_fdtno plan that evaluates the MLP row by row and runs one
+ * Hilbert step per channel (check_fd). */
+START_TEST(test_fd_output_layer_paths)
+{
+    static const size_t ns[] = {1, 2, 3, 5, 8, 17, 31, 64, 97, 128, 211, 300};
+    static const size_t ds[] = {15, 16, 17, 21};
+    uint64_t seed = tu_seed();
+    for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++)
+        for (int causal = 0; causal < 2; causal++)
+            for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++)
+                check_fd(ns[s], ds[k], 1 + (s + k) % 2, causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL,
+                         (s + k) % 2 ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS, k == 3 ? 2 * ns[s] + 6 : 0,
+                         seed + 31 * s + k + 1000 * (uint64_t)causal);
 }
 END_TEST
 
@@ -943,12 +995,14 @@ static Suite *tno_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_tno_dense);
     tcase_add_test(tc, test_tno_settings);
+    tcase_add_test(tc, test_tno_output_layer_paths);
     tcase_add_test(tc, test_tno_parameters);
     tcase_add_test(tc, test_tno_properties);
     tcase_add_test(tc, test_ski_dense);
     tcase_add_test(tc, test_ski_settings);
     tcase_add_test(tc, test_ski_parameters);
     tcase_add_test(tc, test_fd_dense);
+    tcase_add_test(tc, test_fd_output_layer_paths);
     tcase_add_test(tc, test_causality);
     tcase_add_test(tc, test_layout_batch);
     tcase_add_test(tc, test_queries);

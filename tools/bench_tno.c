@@ -18,7 +18,16 @@
  *             decay, kernel FFTs; FD: MLP on the frequency grid and the
  *             Hilbert step; SKI: knot evaluation and the small FFT of A),
  *             then applied — the cost in a training step;
- *  - apply:   skit_tno_execute with the cached kernels (inference).
+ *  - apply:   skit_tno_execute with the cached kernels (inference);
+ *  - the floor of a forward pass (TNO and FD-TNO rows): the RPE's
+ *    features alone (skit_tno_eval_rpe: the MLP up to its output layer at
+ *    the plan's lags or frequency grid) and a bare OpenBLAS GEMM of the
+ *    output layer's shape (out x width times width x points, the columns
+ *    split over the threads as the library does), each timed in the same
+ *    rounds: any forward pass evaluates the MLP, applies its output layer
+ *    (in whichever basis) and transforms x and back as the matvec does,
+ *    so forward >= matvec + RPE + GEMM; floor_over_matvec is that sum over
+ *    the matvec, per round, and says where a target ratio is out of reach.
  * Memory: the plan's bytes (skit_tno_plan_bytes / skit_toeplitz_plan_bytes)
  * plus the input and output arrays. */
 #include "config.h"
@@ -115,6 +124,9 @@ typedef struct result {
      * same round, so load that comes and goes cancels): forward and apply
      * over the matvec's forward, forward over TNO's forward */
     double fwd_matvec[NOPS], app_matvec[NOPS], fwd_tno[NOPS];
+    /* TNO and FD only: the RPE features and the output-layer GEMM alone,
+     * and (matvec + RPE + GEMM) / matvec, medians of per-round values */
+    double rpe[NOPS], gemm[NOPS], rpe_matvec[NOPS], floor_matvec[NOPS];
     double tno_vs_matvec; /* max|TNO - matvec| / max|matvec|: same coefficients */
 } result;
 
@@ -322,13 +334,35 @@ static int parse_options(int argc, char **argv, options *o)
 /* ---- timed bodies ----------------------------------------------------------- */
 
 typedef struct body {
-    int kind; /* 0 matvec, 1 forward, 2 apply */
+    int kind; /* 0 matvec, 1 forward, 2 apply, 3 RPE features, 4 output-layer GEMM */
     skit_tno *op;
     const skit_toeplitz_plan *matvec;
     const double *x;
     double *y;
     size_t n, d, batch;
+    /* kind 4: C (rows x cols) = A (rows x inner) B (inner x cols) */
+    const double *A, *B;
+    double *C;
+    size_t rows, inner, cols;
 } body;
+
+/* The output layer's GEMM with OpenBLAS on one thread (as set for the
+ * run), its columns split over the OpenMP threads in multiples of 8 */
+static void run_gemm(const body *b)
+{
+#pragma omp parallel
+    {
+        size_t id = 0, team = 1;
+#ifdef _OPENMP
+        id = (size_t)omp_get_thread_num();
+        team = (size_t)omp_get_num_threads();
+#endif
+        size_t c0 = b->cols * id / team / 8 * 8, c1 = id + 1 == team ? b->cols : b->cols * (id + 1) / team / 8 * 8;
+        if (c1 > c0)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b->rows, (int)(c1 - c0), (int)b->inner,
+                        1.0, b->A, (int)b->inner, b->B + c0, (int)b->cols, 0.0, b->C + c0, (int)b->cols);
+    }
+}
 
 static void run_body(void *ctx)
 {
@@ -339,8 +373,12 @@ static void run_body(void *ctx)
             skit_toeplitz_execute(b->matvec, b->x + s * block, b->n, b->y + s * block, b->n, NULL);
     } else if (b->kind == 1) {
         skit_tno_forward(b->op, b->x, b->y);
-    } else {
+    } else if (b->kind == 2) {
         skit_tno_execute(b->op, b->x, b->y);
+    } else if (b->kind == 3) {
+        skit_tno_eval_rpe(b->op, NULL);
+    } else {
+        run_gemm(b);
     }
 }
 
@@ -434,6 +472,9 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
     double *x = skit_malloc(total, sizeof(double)), *xc = skit_malloc(total, sizeof(double));
     double *y = skit_malloc(total, sizeof(double)), *yc = skit_malloc(total, sizeof(double));
     double *coeffs = skit_malloc(d, (2 * n - 1) * sizeof(double));
+    double *gemm_a[2] = {NULL, NULL}, *gemm_b[2] = {NULL, NULL}, *gemm_c[2] = {NULL, NULL};
+    body bodies[2 * NOPS - 1 + 4];
+    size_t nbodies = 0, floor_at = 0;
     int rc = (x && xc && y && yc && coeffs) ? CLI_OK : cli_failure("out of memory (n = %zu, d = %zu)", n, d);
     if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_FFT, causal, n, d, batch, 0, &ops[OP_TNO]);
     if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_FD, causal, n, d, batch, 0, &ops[OP_FD]);
@@ -470,24 +511,45 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
                 }
         res->tno_vs_matvec = scale > 0 ? worst / scale : worst;
 
-        body bodies[2 * NOPS - 1];
-        const size_t nbodies = 2 * (size_t)nops - 1;
-        bodies[0] = (body){0, NULL, mv, xc, yc, n, d, batch};
+        /* the floor bodies of TNO and FD: RPE features, output-layer GEMM */
+        static const int floor_ops[2] = {OP_TNO, OP_FD};
+        nbodies = 2 * (size_t)nops - 1;
+        bodies[0] = (body){0, NULL, mv, xc, yc, n, d, batch, NULL, NULL, NULL, 0, 0, 0};
         for (int k = 1; k < nops; k++) {
-            bodies[2 * k - 1] = (body){1, ops[k], NULL, xin, y, n, d, batch};
-            bodies[2 * k] = (body){2, ops[k], NULL, xin, y, n, d, batch};
+            bodies[2 * k - 1] = (body){1, ops[k], NULL, xin, y, n, d, batch, NULL, NULL, NULL, 0, 0, 0};
+            bodies[2 * k] = (body){2, ops[k], NULL, xin, y, n, d, batch, NULL, NULL, NULL, 0, 0, 0};
         }
+        floor_at = nbodies;
+        for (int f = 0; f < 2 && rc == CLI_OK; f++) {
+            skit_tno *op = ops[floor_ops[f]];
+            size_t points = 0, h = o->rpe_width;
+            size_t out = floor_ops[f] == OP_FD && !causal ? 2 * d : d;
+            skit_tno_eval_rpe(op, &points);
+            gemm_a[f] = skit_malloc(out, h * sizeof(double));
+            gemm_b[f] = skit_malloc(h, points * sizeof(double));
+            gemm_c[f] = skit_malloc(out, points * sizeof(double));
+            if (!gemm_a[f] || !gemm_b[f] || !gemm_c[f]) {
+                rc = cli_failure("out of memory (GEMM floor, %zu x %zu)", out, points);
+                break;
+            }
+            skit_rng_fill_uniform(rng, gemm_a[f], out * h, -0.125, 0.125);
+            skit_rng_fill_uniform(rng, gemm_b[f], h * points, 0.0, 1.0);
+            bodies[nbodies++] = (body){3, op, NULL, NULL, NULL, n, d, batch, NULL, NULL, NULL, 0, 0, 0};
+            bodies[nbodies++] = (body){4, NULL, NULL, NULL, NULL, n, d, batch, gemm_a[f], gemm_b[f], gemm_c[f], out, h, points};
+        }
+    }
+    if (rc == CLI_OK) {
         /* a rough single-call time decides how many rounds the big shapes get */
         double t0 = skit_clock_seconds();
         for (size_t k = 0; k < nbodies; k++) run_body(&bodies[k]);
         double once = skit_clock_seconds() - t0;
         size_t rounds = (once > 1.4 || sweep) ? MIN(o->samples, (size_t)3) : o->samples;
         if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
-        double t[2 * NOPS - 1][MAX_ROUNDS], tmp[MAX_ROUNDS];
+        double t[2 * NOPS - 1 + 4][MAX_ROUNDS], tmp[MAX_ROUNDS];
         measure_interleaved(bodies, nbodies, o->min_time, rounds, t);
         for (int k = 0; k < NOPS; k++)
             res->forward[k] = res->apply[k] = res->bytes[k] = res->fwd_matvec[k] = res->app_matvec[k] =
-                res->fwd_tno[k] = NAN;
+                res->fwd_tno[k] = res->rpe[k] = res->gemm[k] = res->rpe_matvec[k] = res->floor_matvec[k] = NAN;
         for (int k = 0; k < nops; k++) {
             size_t fb = k ? 2 * (size_t)k - 1 : 0, ab = k ? 2 * (size_t)k : 0;
             memcpy(tmp, t[fb], rounds * sizeof *tmp);
@@ -497,6 +559,18 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
             res->fwd_matvec[k] = paired_ratio(t[fb], t[0], rounds);
             res->app_matvec[k] = paired_ratio(t[ab], t[0], rounds);
             res->fwd_tno[k] = paired_ratio(t[fb], t[2 * OP_TNO - 1], rounds);
+        }
+        for (int f = 0; f < 2; f++) {
+            const size_t rb = floor_at + 2 * (size_t)f, gb = rb + 1;
+            const int k = f ? OP_FD : OP_TNO;
+            double sum[MAX_ROUNDS];
+            memcpy(tmp, t[rb], rounds * sizeof *tmp);
+            res->rpe[k] = median_of(tmp, rounds);
+            memcpy(tmp, t[gb], rounds * sizeof *tmp);
+            res->gemm[k] = median_of(tmp, rounds);
+            res->rpe_matvec[k] = paired_ratio(t[rb], t[0], rounds);
+            for (size_t r = 0; r < rounds; r++) sum[r] = t[0][r] + t[rb][r] + t[gb][r];
+            res->floor_matvec[k] = paired_ratio(sum, t[0], rounds);
         }
         double io = 2.0 * (double)total * sizeof(double);
         res->bytes[OP_MATVEC] = (double)skit_toeplitz_plan_bytes(mv) + io;
@@ -510,6 +584,11 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
     skit_free(y);
     skit_free(yc);
     skit_free(coeffs);
+    for (int f = 0; f < 2; f++) {
+        skit_free(gemm_a[f]);
+        skit_free(gemm_b[f]);
+        skit_free(gemm_c[f]);
+    }
     return rc;
 }
 
@@ -577,6 +656,23 @@ static void evaluate(const result *res, size_t count, report *rep)
         if (seen)
             say(rep, "target: %s: %s (%zu of %zu shapes; worst %.2fx; %s)", targets[t].what,
                 met == seen ? "met" : "not met", met, seen, worst, list);
+        if (!seen || !targets[t].forward) continue;
+        /* the measured floor of the same shapes: where it exceeds the
+         * limit, no forward pass of this operator can meet the target */
+        size_t reachable = 0;
+        list[0] = '\0';
+        for (size_t i = 0; i < count; i++) {
+            const result *r = &res[i];
+            if (r->sweep || (targets[t].causal >= 0 && r->causal != targets[t].causal)) continue;
+            const int k = targets[t].op;
+            reachable += r->floor_matvec[k] <= targets[t].limit;
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof list - len, "%s%zu%s %.2fx (RPE %.2fx)", len ? ", " : "", r->n,
+                     r->causal ? "c" : "b", r->floor_matvec[k], r->rpe_matvec[k]);
+        }
+        say(rep, "floor: %s forward >= matvec + RPE features + output-layer GEMM, measured in the same rounds: "
+                 "%.2fx is reachable at %zu of %zu shapes (floor / matvec, RPE alone / matvec: %s)",
+            targets[t].op == OP_FD ? "FD-TNO causal" : "TNO", targets[t].limit, reachable, seen, list);
     }
     {
         size_t met = 0, seen = 0;
@@ -637,7 +733,8 @@ static void evaluate(const result *res, size_t count, report *rep)
 
 static const char *const columns[] = {"section", "operator", "causality", "n", "d", "batch", "rank",
                                       "forward_s", "apply_s", "forward_over_matvec", "apply_over_matvec",
-                                      "forward_over_tno", "plan_bytes", "memory_bytes", "tno_vs_matvec", NULL};
+                                      "forward_over_tno", "plan_bytes", "memory_bytes", "tno_vs_matvec", "rpe_s",
+                                      "out_gemm_s", "rpe_over_matvec", "floor_over_matvec", NULL};
 
 /* The rows of one result (only operator `only` if >= 0). */
 static int write_rows(skit_tsv_writer *w, const result *r, int only)
@@ -645,8 +742,8 @@ static int write_rows(skit_tsv_writer *w, const result *r, int only)
     for (int k = 0; k < NOPS; k++) {
         if (only >= 0 && k != only) continue;
         if (k == OP_SKIB && !r->causal) continue;
-        char f[15][40];
-        const char *fields[15];
+        char f[19][40];
+        const char *fields[19];
         double io = 2.0 * (double)(r->n * r->d * r->batch) * sizeof(double);
         snprintf(f[0], 40, "%s", r->sweep ? "sweep" : "shape");
         snprintf(f[1], 40, "%s", op_names[k]);
@@ -663,8 +760,12 @@ static int write_rows(skit_tsv_writer *w, const result *r, int only)
         snprintf(f[12], 40, "%.0f", r->bytes[k] - io);
         snprintf(f[13], 40, "%.0f", r->bytes[k]);
         snprintf(f[14], 40, "%.3g", k == OP_TNO ? r->tno_vs_matvec : 0.0);
-        for (int j = 0; j < 15; j++) fields[j] = f[j];
-        int status = skit_tsv_row_text(w, fields, 15);
+        snprintf(f[15], 40, "%.6g", r->rpe[k]);
+        snprintf(f[16], 40, "%.6g", r->gemm[k]);
+        snprintf(f[17], 40, "%.4g", r->rpe_matvec[k]);
+        snprintf(f[18], 40, "%.4g", r->floor_matvec[k]);
+        for (int j = 0; j < 19; j++) fields[j] = f[j];
+        int status = skit_tsv_row_text(w, fields, 19);
         if (status != SKIT_OK) return status;
     }
     fflush(skit_tsv_stream(w));

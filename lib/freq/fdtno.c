@@ -188,8 +188,10 @@ int skit_fdtno_grid(const skit_fdtno_plan *plan, double *omega)
 
 /* Copy an interleaved FFTW spectrum z (half complex) into the split row
  * (re, im), times scale. */
-static void split_spectrum(const double *z, size_t half, double scale, double *re, double *im)
+static void split_spectrum(const double *restrict z, size_t half, double scale, double *restrict re,
+                           double *restrict im)
 {
+    SKIT_SIMD
     for (size_t m = 0; m < half; m++) {
         re[m] = z[2 * m] * scale;
         im[m] = z[2 * m + 1] * scale;

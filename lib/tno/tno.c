@@ -24,6 +24,7 @@
 #include "core/internal.h"
 #include "freq/freq_internal.h"
 #include "tno/tno_internal.h"
+#include "toeplitz/kernels.h" /* SKIT_SIMD_SUM */
 
 /* Tile edge of the blocked transposes: 32 x 32 doubles (8 KiB) per tile
  * keeps source and destination lines in L1. */
@@ -238,7 +239,7 @@ static double *wb_matrix(const skit_tno *p) { return p->mlp_out + (rpe_width(p) 
 static int mlp_threads(const skit_tno *p)
 {
 #if defined(_OPENMP) && defined(OPENBLAS_VERSION)
-    if (p->threads > 1 && p->mlp_count >= 1024 && openblas_get_num_threads() == 1) return p->threads;
+    if (p->threads > 1 && p->mlp_count >= 512 && openblas_get_num_threads() == 1) return p->threads;
 #endif
     (void)p;
     return 1;
@@ -339,6 +340,9 @@ static void fill_wb(skit_tno *p)
 static double max_abs_or_nan(const double *v, size_t count)
 {
     double mx = 0.0, probe = 0.0;
+#ifdef _OPENMP
+#pragma omp simd reduction(max : mx) reduction(+ : probe)
+#endif
     for (size_t i = 0; i < count; i++) {
         double a = fabs(v[i]);
         mx = a > mx ? a : mx;
@@ -357,7 +361,9 @@ static int check_bound(const skit_tno *p, const double *A, size_t lda, size_t m,
 {
     const double N = (double)skit_fdtno_fft_length(p->fd), limit = DBL_MAX / (4.0 * N * N);
     double *mx = p->mlp_work; /* free between evaluations */
-    for (size_t j = 0; j < k; j++) mx[j] = max_abs_or_nan(B + j * ldb, cols);
+    long rows = (long)k;
+#pragma omp parallel for schedule(static) if (k * cols >= 65536)
+    for (long j = 0; j < rows; j++) mx[j] = max_abs_or_nan(B + (size_t)j * ldb, cols);
     for (size_t c = 0; c < m; c++) {
         double bound = 0;
         for (size_t j = 0; j < k; j++) bound += fabs(A[c * lda + j]) * mx[j];
@@ -369,20 +375,29 @@ static int check_bound(const skit_tno *p, const double *A, size_t lda, size_t m,
     return SKIT_OK;
 }
 
+/* sum of |t| over count values (vectorised: the order of the sum only
+ * matters at the edge of overflow, where either answer is "too large") */
+static double abs_sum(const double *t, size_t count)
+{
+    double sum = 0;
+    SKIT_SIMD_SUM(sum)
+    for (size_t k = 0; k < count; k++) sum += fabs(t[k]);
+    return sum;
+}
+
 int skit_tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *what)
 {
     /* every spectrum value is bounded by the channel's sum of |t|: if that
      * is finite, so are the FFTs of the kernels (the Toeplitz plan checks
      * only the coefficients themselves) */
-    for (size_t c = 0; c < d; c++) {
-        double sum = 0;
-        const double *t = coeffs + c * per;
-        for (size_t k = 0; k < per; k++) sum += fabs(t[k]);
-        if (!isfinite(sum))
-            return SKIT_ERROR(SKIT_ENONFINITE, "%s of channel %zu are NaN/Inf or sum to Inf in magnitude "
-                                               "(the kernel's FFT would overflow): parameters too large",
-                              what, c);
-    }
+    long bad = -1, channels = (long)d;
+#pragma omp parallel for schedule(static) reduction(max : bad) if (d * per >= 65536)
+    for (long c = 0; c < channels; c++)
+        if (!isfinite(abs_sum(coeffs + (size_t)c * per, per)) && c > bad) bad = c;
+    if (bad >= 0)
+        return SKIT_ERROR(SKIT_ENONFINITE, "%s of channel %ld are NaN/Inf or sum to Inf in magnitude "
+                                           "(the kernel's FFT would overflow): parameters too large",
+                          what, bad);
     return SKIT_OK;
 }
 
@@ -936,13 +951,19 @@ void skit_tno_describe(const skit_tno *p, char *text, size_t size)
     if (k < 0 || (size_t)k >= size) return;
     char *rest = text + k;
     size_t left = size - (size_t)k;
+    /* where the output layer is applied: to the transformed features
+     * (width + 1 FFTs, resp. width Hilbert steps) or per channel */
     if (o->kind == SKIT_TNO_FFT)
-        snprintf(rest, left, " rpe=%zux%zu %s %s decay=%g fft=%zu", o->rpe_width, o->rpe_layers,
+        snprintf(rest, left, " rpe=%zux%zu %s %s decay=%g fft=%zu spectra=%s", o->rpe_width, o->rpe_layers,
                  activation_name(o->activation), norm_name(o->norm), o->decay,
-                 p->dev ? skit_tno_device_fft_length(p) : skit_fdtno_fft_length(p->fd));
+                 p->dev ? skit_tno_device_fft_length(p) : skit_fdtno_fft_length(p->fd),
+                 p->coeffs ? "channels" : "features");
     else if (o->kind == SKIT_TNO_FD)
-        snprintf(rest, left, " rpe=%zux%zu %s %s fft=%zu", o->rpe_width, o->rpe_layers,
-                 activation_name(o->activation), norm_name(o->norm), skit_fdtno_fft_length(p->fd));
+        snprintf(rest, left, " rpe=%zux%zu %s %s fft=%zu%s", o->rpe_width, o->rpe_layers,
+                 activation_name(o->activation), norm_name(o->norm), skit_fdtno_fft_length(p->fd),
+                 o->causality != SKIT_CAUSAL                ? ""
+                 : skit_fdtno_basis_rows(p->fd) ? " hilbert=features"
+                                                : " hilbert=channels");
     else
         snprintf(rest, left, " r=%zu taps=%zu knots=%zu decay=%g interp=linear%s", p->r, p->m, p->K,
                  o->decay,
