@@ -453,28 +453,40 @@ END_TEST
 
 START_TEST(test_interp_apply_matches_dense)
 {
+    /* W^T x sums runs of rows that share a window start (>= 8 rows: long
+     * for n >> r) in one vectorised pass and scatters shorter runs row by
+     * row: short and long runs, and unsorted points (runs of one row). */
     skit_rng rng;
     skit_rng_seed(&rng, tu_seed());
-    for (int scheme = 0; scheme <= 4; scheme++) {
-        size_t n = 37, r = 9, d = 3;
-        skit_interp_options o;
-        skit_interp_options_default(&o, n);
-        o.scheme = (skit_interp_scheme)scheme;
-        o.degree = 4;
-        skit_interp_weights *W;
-        TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
-        double *D = tu_alloc(n * r), *X = tu_random(&rng, n * d), *U = tu_random(&rng, r * d);
-        double *Y = tu_alloc(n * d), *V = tu_alloc(r * d), *Yr = tu_alloc(n * d), *Vr = tu_alloc(r * d);
-        TU_EXPECT_OK(skit_interp_weights_dense(W, D, n));
-        TU_EXPECT_OK(skit_interp_apply(W, d, U, r, Y, n));
-        TU_EXPECT_OK(skit_interp_apply_transpose(W, d, X, n, V, r));
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)d, (int)r, 1, D, (int)n, U, (int)r, 0, Yr, (int)n);
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)d, (int)n, 1, D, (int)n, X, (int)n, 0, Vr, (int)r);
-        ck_assert(tu_rel_error(Y, Yr, n * d) < 1e-13);
-        ck_assert(tu_rel_error(V, Vr, r * d) < 1e-13);
-        skit_interp_weights_destroy(W);
-        skit_free(D); skit_free(X); skit_free(U); skit_free(Y); skit_free(V); skit_free(Yr); skit_free(Vr);
-    }
+    static const size_t ns[] = {37, 37, 1031, 4099, 211};
+    static const size_t rsz[] = {9, 2, 64, 7, 17};
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+        for (int scheme = 0; scheme <= 4; scheme++) {
+            size_t n = ns[a], r = rsz[a], d = 3;
+            if (scheme == 1 && r < 3) continue;
+            skit_interp_options o;
+            skit_interp_options_default(&o, n);
+            o.scheme = (skit_interp_scheme)scheme;
+            o.degree = r > 4 ? 4 : r - 1;
+            double *pts = NULL;
+            if (a == 4) { /* unsorted, off the grid */
+                pts = tu_alloc(n);
+                for (size_t i = 0; i < n; i++) pts[i] = skit_rng_uniform_range(&rng, 0, (double)(n - 1));
+            }
+            skit_interp_weights *W;
+            TU_EXPECT_OK(skit_interp_weights_create(&W, n, pts, r, &o));
+            double *D = tu_alloc(n * r), *X = tu_random(&rng, n * d), *U = tu_random(&rng, r * d);
+            double *Y = tu_alloc(n * d), *V = tu_alloc(r * d), *Yr = tu_alloc(n * d), *Vr = tu_alloc(r * d);
+            TU_EXPECT_OK(skit_interp_weights_dense(W, D, n));
+            TU_EXPECT_OK(skit_interp_apply(W, d, U, r, Y, n));
+            TU_EXPECT_OK(skit_interp_apply_transpose(W, d, X, n, V, r));
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)d, (int)r, 1, D, (int)n, U, (int)r, 0, Yr, (int)n);
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)d, (int)n, 1, D, (int)n, X, (int)n, 0, Vr, (int)r);
+            ck_assert_msg(tu_rel_error(Y, Yr, n * d) < 1e-13, "n %zu r %zu scheme %d", n, r, scheme);
+            ck_assert_msg(tu_rel_error(V, Vr, r * d) < 1e-13, "n %zu r %zu scheme %d: %g", n, r, scheme, tu_rel_error(V, Vr, r * d));
+            skit_interp_weights_destroy(W);
+            skit_free(pts); skit_free(D); skit_free(X); skit_free(U); skit_free(Y); skit_free(V); skit_free(Yr); skit_free(Vr);
+        }
 }
 END_TEST
 

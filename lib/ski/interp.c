@@ -8,8 +8,11 @@
 
 #include "core/internal.h"
 #include "skit/ski.h"
+#include "toeplitz/kernels.h"
 
 #define KEYS_A (-0.5)
+/* shortest run of rows with one window start worth a vectorised pass */
+#define SKIT_INTERP_MIN_RUN 8
 
 void skit_interp_options_default(skit_interp_options *options, size_t n)
 {
@@ -237,6 +240,29 @@ int skit_interp_apply(const skit_interp_weights *W, size_t d, const double *U, s
     return SKIT_OK;
 }
 
+/* Rows [b, *e) share W->start[b]; returns it. */
+static size_t run_end(const skit_interp_weights *W, size_t b, size_t *e)
+{
+    size_t s = W->start[b], i = b + 1;
+    while (i < W->n && W->start[i] == s) i++;
+    *e = i;
+    return s;
+}
+
+/* u += W(b:e, s:s+width)^T x(b:e) for a run of rows sharing the window
+ * start s: one vectorised dot product per column, instead of a row-by-row
+ * scatter whose every update waits for the previous one through u. */
+SKIT_MULTIVERSION static void run_transpose(const double *restrict w, size_t width, size_t len,
+                                            const double *restrict x, double *restrict u)
+{
+    for (size_t k = 0; k < width; k++) {
+        double a = 0;
+        SKIT_SIMD_SUM(a)
+        for (size_t i = 0; i < len; i++) a += w[i * width + k] * x[i];
+        u[k] += a;
+    }
+}
+
 int skit_interp_apply_transpose(const skit_interp_weights *W, size_t d, const double *X,
                                 size_t ldx, double *U, size_t ldu)
 {
@@ -252,11 +278,18 @@ int skit_interp_apply_transpose(const skit_interp_weights *W, size_t d, const do
         const double *x = X + c * ldx;
         double *u = U + c * ldu;
         for (size_t j = 0; j < r; j++) u[j] = 0;
-        for (size_t i = 0; i < n; i++) {
-            const double *w = W->weights + i * width;
-            double *ui = u + W->start[i];
-            double xi = x[i];
-            for (size_t k = 0; k < width; k++) ui[k] += w[k] * xi;
+        for (size_t b = 0, e; b < n; b = e) {
+            /* rows b..e-1 share a window start (sorted points: about n/r rows) */
+            size_t s = run_end(W, b, &e);
+            if (e - b >= SKIT_INTERP_MIN_RUN) {
+                run_transpose(W->weights + b * width, width, e - b, x + b, u + s);
+                continue;
+            }
+            for (size_t i = b; i < e; i++) {
+                const double *w = W->weights + i * width;
+                double xi = x[i];
+                for (size_t k = 0; k < width; k++) u[s + k] += w[k] * xi;
+            }
         }
     }
     return SKIT_OK;
