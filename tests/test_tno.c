@@ -544,8 +544,8 @@ static void check_fd(size_t n, size_t d, size_t batch, skit_causality causality,
     o.seed = seed;
     skit_tno *p = NULL;
     TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
-    /* causal: the Hilbert step runs on the 16 features exactly when 16 < d */
-    if (causality == SKIT_CAUSAL) expect_branch(p, 16 < d ? "hilbert=features" : "hilbert=channels");
+    /* causal: the Hilbert step runs on the 16 features exactly when d >= 32 */
+    if (causality == SKIT_CAUSAL) expect_branch(p, d >= 32 ? "hilbert=features" : "hilbert=channels");
     skit_rng rng;
     skit_rng_seed(&rng, seed ^ 0xfd);
     size_t total = batch * n * d, per = 2 * n - 1;
@@ -616,14 +616,14 @@ START_TEST(test_fd_dense)
 END_TEST
 
 /* FD-TNO's output layer writes the spectra (bidirectional) or is pushed
- * below the Hilbert step (causal, width 16 < d) or not (d <= 16): each
+ * below the Hilbert step (causal, d >= 2 x width 16) or not: each
  * against the dense product of its own impulse response and against a
  * separate skit_fdtno plan that evaluates the MLP row by row and runs one
  * Hilbert step per channel (check_fd). */
 START_TEST(test_fd_output_layer_paths)
 {
     static const size_t ns[] = {1, 2, 3, 5, 8, 17, 31, 64, 97, 128, 211, 300};
-    static const size_t ds[] = {15, 16, 17, 21};
+    static const size_t ds[] = {16, 31, 32, 37};
     uint64_t seed = tu_seed();
     for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++)
         for (int causal = 0; causal < 2; causal++)

@@ -1,5 +1,7 @@
-/* freq_internal.h — declarations shared by the files of lib/freq; not
- * installed. Arguments of these functions are trusted (callers validate). */
+/* freq_internal.h — declarations shared by the files of lib/freq and the
+ * token mixers of lib/tno (which run on the FD-TNO engine and the
+ * feature-major MLP); not installed. Arguments of these functions are
+ * trusted (callers validate). */
 #ifndef SKIT_FREQ_INTERNAL_H
 #define SKIT_FREQ_INTERNAL_H
 

@@ -12,9 +12,12 @@
  *                      A contiguous PyTorch tensor of shape (B, N, D) as a
  *                      TNN layer receives it; the default.
  *   SKIT_TNO_CHANNELS  (batch, d, n): element (b, i, c) at x[(b*d + c)*n + i].
- *                      Each channel contiguous; the FFT paths need this form,
- *                      so it saves the two blocked transposes that ROWS costs
- *                      them (SKI-TNO works natively in ROWS).
+ *                      Each channel contiguous, the form the FFTs read; in
+ *                      ROWS the FFT paths gather groups of channels from the
+ *                      rows into their FFT buffers and scatter the outputs
+ *                      back (no transposed copy, but strided access: `skit
+ *                      bench tno --layout channels` measures the difference).
+ *                      SKI-TNO works natively in ROWS.
  * Channel c of sequence b is mixed by the n x n matrix T_c: y_c = T_c x_c,
  * T_c(i, j) = k_c(i - j) for TNO and FD-TNO (Toeplitz), and
  * T_c = S_c + W A_c W^T for SKI-TNO (S_c the band of the convolution taps),
@@ -195,8 +198,9 @@ int skit_tno_set_parameters(skit_tno *plan, const double *params, size_t count);
  * decay (one lambda^|t| for all channels), the DFT and the Hilbert step
  * are linear: TNO with width + 1 < d transforms the width features (times
  * the decay) and the decay itself and combines the d spectra by one GEMM
- * (width + 1 FFTs instead of d); causal FD-TNO with width < d runs the
- * Hilbert step on the width features instead of the d responses.
+ * (width + 1 FFTs instead of d); causal FD-TNO with d >= 2 width runs the
+ * Hilbert step on the width features instead of the d responses (its
+ * imaginary parts then cost a second GEMM, which pays from there on).
  * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE (a kernel is NaN/Inf or
  * could overflow in its FFT: its coefficients' absolute sum, or, where the
  * output layer is applied to spectra, sum_j |W[c][j]| max|spectrum_j|,

@@ -202,8 +202,8 @@ int skit_tno_parameter_count_for(const skit_tno_options *o, size_t d, size_t *co
  * layer writes the (split, 1/N-scaled) spectra directly: F holds the
  * features times 1/N and the constant 1/N as row h. Causal plans need the
  * Hilbert step, which is linear too: Im K = W times the Hilbert images of
- * F's rows (h transforms; the constant row has none) when h < d, else one
- * Hilbert step per channel.
+ * F's rows (h transforms; the constant row has none) when d >= 2h (see
+ * create_fd), else one Hilbert step per channel.
  *
  * p->mlp_out holds F (ld = feature_ld) followed by [W b] (out x (h+1)). */
 
@@ -610,8 +610,11 @@ static int create_tno(skit_tno *p, const double *params)
 static int create_fd(skit_tno *p, const double *params)
 {
     const size_t h = p->opt.rpe_width;
-    /* the Hilbert step pushed below the output layer: h transforms for d */
-    size_t basis = p->opt.causality == SKIT_CAUSAL && h < p->d ? h : 0;
+    /* The Hilbert step pushed below the output layer: h transforms instead
+     * of d, but Im K then needs its own GEMM (d x h x N/2 multiply-adds,
+     * while Re K's is the output layer itself). Measured (1 thread, h = 64):
+     * a loss at d = 64 and 80, a gain from d = 128; the rule d >= 2h. */
+    size_t basis = p->opt.causality == SKIT_CAUSAL && p->d >= 2 * h ? h : 0;
     SKIT_TRY(skit_fdtno_create_engine(&p->fd, p->n, p->d, p->opt.causality, p->opt.fft_length, basis,
                                       p->opt.layout == SKIT_TNO_ROWS));
     const size_t half = skit_fdtno_grid_size(p->fd);
