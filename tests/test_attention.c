@@ -467,6 +467,90 @@ START_TEST(test_mra_masked_partial_matches_reference)
 }
 END_TEST
 
+/* Corner cases of the global budget's threshold search (a radix select over
+ * the scores, collecting the threshold's bucket when it is small): exact
+ * ties (every coarse logit 0, so the budget goes to the first squares in
+ * row-major order and later query blocks keep no refined square) both more
+ * numerous than the collection pool (found by a scan) and within it, ties
+ * mostly in the second half of the rows (zero_q = 2), and candidate sets
+ * whose threshold bucket needs further digits; per-row selection sees the
+ * same ties. Each against the dense reference. */
+START_TEST(test_mra_selection_ties_and_digits)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    struct {
+        size_t n, s, bpr, d;
+        int zero_q;
+    } cases[] = {{256, 8, 2, 5, 1}, {256, 8, 16, 5, 1}, {256, 8, 2, 5, 2}, {1024, 4, 1, 4, 0},
+                 {768, 4, 3, 3, 0}};
+    size_t nmax = 1024, dmax = 5, dv = 2;
+    double *q = tu_alloc(nmax * dmax), *k = tu_alloc(nmax * dmax), *v = tu_alloc(nmax * dv);
+    double *ref = tu_alloc(nmax * dv);
+    unsigned char *mask = malloc(nmax);
+    for (size_t t = 0; t < sizeof cases / sizeof *cases; t++)
+        for (int combo = 0; combo < 8; combo++) {
+            int method = combo & 1 ? SKIT_ATTENTION_MRA2_SPARSE : SKIT_ATTENTION_MRA2;
+            int sel = (combo >> 1) & 1, masked = combo >> 2;
+            size_t n = cases[t].n, d = cases[t].d, from = cases[t].zero_q == 2 ? n / 2 : 0;
+            for (size_t i = 0; i < n * d; i++) {
+                q[i] = cases[t].zero_q && i % n >= from ? 0.0 : skit_rng_normal(&rng);
+                k[i] = skit_rng_normal(&rng);
+            }
+            for (size_t i = 0; i < n * dv; i++) v[i] = skit_rng_normal(&rng);
+            for (size_t i = 0; i < n; i++) /* with an empty block when masked */
+                mask[i] = !masked || (skit_rng_uniform(&rng) < 0.8 && (i < n / 2 || i >= n / 2 + cases[t].s));
+            skit_attention_options o;
+            skit_attention_options_init(&o, method);
+            o.scale = 0.5;
+            o.block = cases[t].s;
+            o.blocks_per_row[0] = cases[t].bpr;
+            o.selection = sel;
+            ref_options ro = {.L = 2, .scales = {cases[t].s, 1}, .bpr = {cases[t].bpr},
+                              .per_row = sel, .sparse = method == SKIT_ATTENTION_MRA2_SPARSE};
+            naive_mra(n, d, dv, q, k, v, o.scale, masked ? mask : NULL, &ro, ref);
+            double err = run_plan(&o, n, d, dv, q, k, v, masked ? mask : NULL, ref);
+            ck_assert_msg(err < 1e-10, "case %zu method %d sel %d mask %d: err %g seed %llu", t,
+                          method, sel, masked, err, (unsigned long long)seed);
+        }
+    free(mask);
+    skit_free(q); skit_free(k); skit_free(v); skit_free(ref);
+}
+END_TEST
+
+/* Logits that overflow (inf, and NaN where inf - inf) must not derail the
+ * selection's bookkeeping: the plans run and return. */
+START_TEST(test_mra_overflowing_logits_run)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    size_t n = 128, d = 4, dv = 2;
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv);
+    double *y = tu_alloc(n * dv);
+    for (size_t i = 0; i < n * d; i++) {
+        q[i] *= 1e200;
+        k[i] *= 1e200;
+    }
+    for (int method = SKIT_ATTENTION_MRA2; method <= SKIT_ATTENTION_MRA2_SPARSE; method++)
+        for (int sel = 0; sel < 2; sel++) {
+            skit_attention_options o;
+            skit_attention_options_init(&o, method);
+            o.block = 8;
+            o.blocks_per_row[0] = 3;
+            o.selection = sel;
+            skit_attention_plan *plan;
+            TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+            TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
+            skit_attention_stats st;
+            TU_EXPECT_OK(skit_attention_plan_stats(plan, &st));
+            ck_assert_uint_le(st.refined[0], 16 * 3);
+            skit_attention_plan_destroy(plan);
+        }
+    skit_free(q); skit_free(k); skit_free(v); skit_free(y);
+}
+END_TEST
+
 START_TEST(test_mra_coarse_logits_are_block_means)
 {
     skit_rng rng;
@@ -1319,6 +1403,8 @@ static Suite *attention_suite(void)
     tcase_add_test(tc, test_mra_full_budget_equals_exact);
     tcase_add_test(tc, test_mra_partial_budget_matches_reference);
     tcase_add_test(tc, test_mra_masked_partial_matches_reference);
+    tcase_add_test(tc, test_mra_selection_ties_and_digits);
+    tcase_add_test(tc, test_mra_overflowing_logits_run);
     tcase_add_test(tc, test_mra_coarse_logits_are_block_means);
     tcase_add_test(tc, test_mra_shift_invariance);
     tcase_add_test(tc, test_mra_30x_logit_scale_finite);

@@ -59,6 +59,22 @@ typedef struct attn_sweep {
  * SKIT_EOVERFLOW (raised) if the count overflows. */
 int attn_sweep_work_count(size_t n, size_t t, size_t d, size_t dv, int threads, size_t *count);
 void attn_sweep_run(const attn_sweep *s);
+
+/* The sweep's step, for callers that order the (query tile, key tile)
+ * pairs themselves (MRA runs them key tile by key tile): folds key tile Y,
+ * packed into kt (t x d) and vt (t x dv), ld t, into the running state of
+ * the query tile at rows i0 .. i0+ti-1, whose packed rows are qt (ld t).
+ * T (t x t) and rowmax, dsum, lsum (t each) are scratch; m, den, ls (ti
+ * each) and acc (ld t, dv columns) the state. */
+typedef struct attn_sweep_state {
+    double *T, *rowmax, *dsum, *lsum, *m, *den, *ls, *qt, *acc;
+} attn_sweep_state;
+void attn_sweep_tile(const attn_sweep *s, const attn_sweep_state *w, size_t i0, size_t ti,
+                     size_t Y, const double *kt, const double *vt);
+/* Copies rows r0..r0+rows-1 of x (ld ldx, cols columns) into a t-row block
+ * (ld t), as the sweep packs its tiles. */
+void attn_pack_rows(const double *x, size_t ldx, size_t r0, size_t rows, size_t cols, size_t t,
+                    double *out);
 /* y[i, :] = num[i, :] / den[i]; rows with den = 0 or a 0 in mask become 0.
  * num may alias y (same ld). */
 void attn_normalise(size_t n, size_t dv, const double *num, size_t ldnum, const double *den,

@@ -105,19 +105,13 @@ int attn_sweep_work_count(size_t n, size_t t, size_t d, size_t dv, int threads, 
     return SKIT_OK;
 }
 
-/* Per-thread scratch of one query tile. */
-typedef struct sweep_thread {
-    double *T, *rowmax, *dsum, *lsum, *m, *den, *ls, *qt, *acc;
-} sweep_thread;
-
-/* One tile: the thread's query tile (ti rows) against key tile Y. */
-static void sweep_tile(const attn_sweep *s, const sweep_thread *w, size_t i0, size_t ti,
-                       size_t Y, const double *kp, const double *vp)
+void attn_sweep_tile(const attn_sweep *s, const attn_sweep_state *w, size_t i0, size_t ti,
+                     size_t Y, const double *kt, const double *vt)
 {
     size_t t = s->t, j0 = Y * t, tj = SKIT_MIN(t, s->n - j0);
     double *T = w->T, *rowmax = w->rowmax, *dsum = w->dsum, *lsum = w->lsum;
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)ti, (int)tj, (int)s->d, s->scale,
-                w->qt, (int)t, kp + Y * t * s->d, (int)t, 0.0, T, (int)ti);
+                w->qt, (int)t, kt, (int)t, 0.0, T, (int)ti);
     for (size_t a = 0; a < ti; a++) rowmax[a] = -INFINITY;
     for (size_t c = 0; c < tj; c++) {
         size_t j = j0 + c;
@@ -173,12 +167,11 @@ static void sweep_tile(const attn_sweep *s, const sweep_thread *w, size_t i0, si
     }
     if (s->dv)
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)ti, (int)s->dv, (int)tj, 1.0,
-                    T, (int)ti, vp + Y * t * s->dv, (int)t, 1.0, w->acc, (int)t);
+                    T, (int)ti, vt, (int)t, 1.0, w->acc, (int)t);
 }
 
-/* Copies rows r0..r0+rows-1 of x (ld) into a t-row block (ld t). */
-static void pack_rows(const double *x, size_t ldx, size_t r0, size_t rows, size_t cols, size_t t,
-                      double *out)
+void attn_pack_rows(const double *x, size_t ldx, size_t r0, size_t rows, size_t cols, size_t t,
+                    double *out)
 {
     for (size_t c = 0; c < cols; c++) memcpy(out + c * t, x + r0 + c * ldx, rows * sizeof(double));
 }
@@ -198,14 +191,14 @@ void attn_sweep_run(const attn_sweep *s)
 #pragma omp for schedule(static)
         for (long yl = 0; yl < ntiles; yl++) {
             size_t Y = (size_t)yl, j0 = Y * t, tj = SKIT_MIN(t, n - j0);
-            pack_rows(s->k, s->ldk, j0, tj, d, t, kp + Y * t * d);
-            if (dv) pack_rows(s->v, s->ldv, j0, tj, dv, t, vp + Y * t * dv);
+            attn_pack_rows(s->k, s->ldk, j0, tj, d, t, kp + Y * t * d);
+            if (dv) attn_pack_rows(s->v, s->ldv, j0, tj, dv, t, vp + Y * t * dv);
         }
 #pragma omp for schedule(dynamic, 1)
         for (long xr = 0; xr < ntiles; xr++) {
             size_t X = (size_t)xr;
             double *base = thread_base + (size_t)attn_thread_id() * per;
-            sweep_thread w = {.T = base, .rowmax = base + t * t};
+            attn_sweep_state w = {.T = base, .rowmax = base + t * t};
             w.dsum = w.rowmax + t;
             w.lsum = w.dsum + t;
             w.m = w.lsum + t;
@@ -214,7 +207,7 @@ void attn_sweep_run(const attn_sweep *s)
             w.qt = w.ls + t;
             w.acc = w.qt + t * d;
             size_t i0 = X * t, ti = SKIT_MIN(t, n - i0);
-            pack_rows(s->q, s->ldq, i0, ti, d, t, w.qt);
+            attn_pack_rows(s->q, s->ldq, i0, ti, d, t, w.qt);
             for (size_t a = 0; a < ti; a++) {
                 w.m[a] = -INFINITY;
                 w.den[a] = w.ls[a] = 0.0;
@@ -222,7 +215,8 @@ void attn_sweep_run(const attn_sweep *s)
             for (size_t c = 0; c < dv; c++) memset(w.acc + c * t, 0, ti * sizeof(double));
             if (s->row_ptr) {
                 for (size_t p = s->row_ptr[X]; p < s->row_ptr[X + 1]; p++)
-                    sweep_tile(s, &w, i0, ti, s->cols[p], kp, vp);
+                    attn_sweep_tile(s, &w, i0, ti, s->cols[p], kp + s->cols[p] * t * d,
+                                    vp + s->cols[p] * t * dv);
             } else {
                 size_t first = 0, last = tiles;
                 if (s->band >= 0) {
@@ -232,7 +226,8 @@ void attn_sweep_run(const attn_sweep *s)
                     first = lo / t;
                     last = SKIT_MIN(tiles, hi / t + 1);
                 }
-                for (size_t Y = first; Y < last; Y++) sweep_tile(s, &w, i0, ti, Y, kp, vp);
+                for (size_t Y = first; Y < last; Y++)
+                    attn_sweep_tile(s, &w, i0, ti, Y, kp + Y * t * d, vp + Y * t * dv);
             }
             memcpy(s->m + i0, w.m, ti * sizeof(double));
             memcpy(s->den + i0, w.den, ti * sizeof(double));

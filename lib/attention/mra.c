@@ -10,11 +10,20 @@
  * (one small GEMM per refined square); the finest level runs the tiled
  * online-softmax sweep over the refined squares of the level above.
  *
+ * The selection never sorts or copies a level's scores: they are recomputed
+ * from the logits in a few streaming passes (row maxima, a radix select of
+ * the global threshold, then the refined squares and the unrefined
+ * contribution row by row), so level 0 costs its logits, 8 bytes a square,
+ * and the rest of the plan is O(n (d + dv)) plus the finer levels' candidates
+ * (budget x r^2).
+ *
  * Every level keeps, per query block, its own running maximum m_l, the
  * shifted denominator and numerator; the final merge rescales each level by
  * exp(m_l - M) with M the largest of them, so no scale overflows, and
  * divides. A square contributes only at the level where it is not refined
  * (Algorithm 1 pops refined squares), weighted by its count of valid keys.
+ * The coarse levels are complete before the finest sweep, which merges each
+ * query tile as soon as it is done.
  */
 #include "config.h"
 
@@ -31,54 +40,76 @@ typedef struct mra_level {
     /* selection of squares to refine (levels 0..L-2) */
     size_t cand_cap, ref_cap, nrefined;
     double *logit;              /* level 0: [y + x*rows]; l >= 1: r x r tile per parent */
-    unsigned char *refined;     /* per candidate */
     double *rowmax;             /* rows */
     size_t *row_ptr;            /* CSR of refined squares: rows + 1 */
     uint32_t *cols, *prow;      /* key index and row of each refined square */
 } mra_level;
 
+/* The global budget's threshold is found by a radix select over the order
+ * keys of the scores, 16 bits per pass, each pass recomputing the scores
+ * from the logits: no copy of the (n/s_0)^2 scores is ever stored. */
+#define MRA_DIGIT_BITS 16
+#define MRA_BUCKETS ((size_t)1 << MRA_DIGIT_BITS)
+/* candidates above which the selection passes run on all threads */
+#define MRA_PARALLEL_CANDIDATES 1048576
+
 typedef struct mra_impl {
     size_t L;
     int sparse; /* MRA-2-s: finest level only */
     mra_level lv[SKIT_MRA_MAX_LEVELS];
-    double *score, *tmp;         /* max candidates */
-    uint32_t *row_ids, *row_ys;  /* per thread: rows_max each */
     size_t rows_max;
-    double *sweep_work;
+    double *row_work;            /* per thread: 2 rows_max (a row's scores, and scratch) */
+    /* the selection passes cut the rows into nchunks contiguous ranges */
+    size_t nchunks;
+    uint32_t *hist;              /* nchunks x MRA_BUCKETS digit counts */
+    size_t *chunk_sel, *chunk_pos; /* nchunks: squares refined in the chunk, next slot */
+    double *chunk_lo;            /* nchunks */
+    size_t pool_cap;             /* candidates of the threshold's bucket, in id order */
+    double *pool_score, *pool_tmp;
+    uint32_t *pool_id;
+    /* the finest level's sweep (fine_sweep) */
+    double *sweep_work;          /* packed Q, accumulators, lsum; per thread sweep_per */
+    size_t sweep_per;            /* per thread: t x t tile, 3 t rows, a K and a V tile */
+    size_t *sweep_count;         /* per thread: key tiles + 1 */
+    uint32_t *sweep_order;       /* refined squares of level L-2, key-major per chunk */
     double *mask_w;              /* n: mask as 0/1 weights */
-    double *merge_w;             /* L x n */
+    double *merge_w;             /* per thread: merge_per (L s_{L-2}) */
+    size_t merge_per;
     int sweep_parallel, children_parallel[SKIT_MRA_MAX_LEVELS];
 } mra_impl;
 
 /* ---- candidates of a level's row ---------------------------------------- */
 
-/* Candidates of row x of level l (l <= L-2): ids into the level's logit
- * array and their key indices. Ids run in row-major order of (row, key) at
- * every level, which is also the tie-break of the selection: for level
- * l >= 1 the children of parent row X (cnt parents) fill a block of
- * cnt r^2 logits, row a of it holding parent j's children at j*r + c. */
-static size_t row_candidates(const mra_impl *im, size_t l, size_t x, uint32_t *ids,
-                             uint32_t *ys)
+/* The candidates of row x of level l are the logits base .. base+count-1:
+ * all key blocks at level 0; for level l >= 1 the children of parent row X
+ * (cnt refined parents) fill a block of cnt r^2 logits, row a of it holding
+ * parent j's children at j*r + c. Ids (logit positions) thus run in
+ * row-major order of (row, key) at every level, which is also the
+ * tie-break of the selection. */
+typedef struct mra_row {
+    size_t base, count, p0; /* p0: first refined parent of the row (l >= 1) */
+} mra_row;
+
+static mra_row row_of(const mra_impl *im, size_t l, size_t x)
 {
     const mra_level *lv = &im->lv[l];
-    size_t count = 0;
-    if (l == 0) {
-        for (size_t y = 0; y < lv->rows; y++) {
-            ids[count] = (uint32_t)(y + x * lv->rows);
-            ys[count++] = (uint32_t)y;
-        }
-        return count;
-    }
+    mra_row w = {x * lv->rows, lv->rows, 0};
+    if (l == 0) return w;
     const mra_level *up = &im->lv[l - 1];
     size_t r = lv->r, X = x / r, a = x % r;
-    size_t p0 = up->row_ptr[X], cnt = up->row_ptr[X + 1] - p0;
-    size_t base = p0 * r * r + a * cnt * r;
-    for (size_t j = 0; j < cnt; j++)
-        for (size_t c = 0; c < r; c++) {
-            ids[count] = (uint32_t)(base + j * r + c);
-            ys[count++] = (uint32_t)((size_t)up->cols[p0 + j] * r + c);
-        }
-    return count;
+    size_t cnt = up->row_ptr[X + 1] - up->row_ptr[X];
+    w.p0 = up->row_ptr[X];
+    w.base = w.p0 * r * r + a * cnt * r;
+    w.count = cnt * r;
+    return w;
+}
+
+/* Key index of candidate t of a row. */
+static inline size_t row_key(const mra_impl *im, size_t l, const mra_row *w, size_t t)
+{
+    if (l == 0) return t;
+    size_t r = im->lv[l].r;
+    return (size_t)im->lv[l - 1].cols[w->p0 + t / r] * r + t % r;
 }
 
 static size_t level_candidates(const mra_impl *im, size_t l)
@@ -88,98 +119,367 @@ static size_t level_candidates(const mra_impl *im, size_t l)
     return im->lv[l - 1].nrefined * r * r;
 }
 
+/* Selection state of one level: a square is refined if its score is above
+ * thr, or equal to it with an id below cut (ties go in id order). */
+typedef struct mra_sel {
+    size_t l;
+    int priors;
+    double bonus; /* added to the scores of prior squares */
+    double thr;
+    size_t cut;
+} mra_sel;
+
+/* Largest of a[0..count) (-inf if empty); four running maxima for speed
+ * (which of two equal zeros wins does not matter downstream). */
+static double row_max(const double *a, size_t count)
+{
+    double m0 = -INFINITY, m1 = -INFINITY, m2 = -INFINITY, m3 = -INFINITY;
+    size_t t = 0;
+    for (; t + 4 <= count; t += 4) {
+        m0 = a[t] > m0 ? a[t] : m0;
+        m1 = a[t + 1] > m1 ? a[t + 1] : m1;
+        m2 = a[t + 2] > m2 ? a[t + 2] : m2;
+        m3 = a[t + 3] > m3 ? a[t + 3] : m3;
+    }
+    for (; t < count; t++) m0 = a[t] > m0 ? a[t] : m0;
+    m0 = m1 > m0 ? m1 : m0;
+    m2 = m3 > m2 ? m3 : m2;
+    return m2 > m0 ? m2 : m0;
+}
+
+/* Algorithm 1's scores of row x into sc: logit - row max (-inf stays
+ * -inf; NaN from overflowed logits counts as -inf, which keeps the
+ * selection's counts consistent); prior squares come before every other
+ * square (+ bonus) but keep their own order. */
+static void row_scores(const skit_attention_plan *plan, const mra_impl *im, const mra_sel *sel,
+                       size_t x, const mra_row *w, double *sc)
+{
+    const mra_level *lv = &im->lv[sel->l];
+    const double *lg = lv->logit + w->base;
+    double mx = lv->rowmax[x];
+    if (mx == -INFINITY) {
+        for (size_t t = 0; t < w->count; t++) sc[t] = -INFINITY;
+        return;
+    }
+    for (size_t t = 0; t < w->count; t++) {
+        double v = lg[t] - mx;
+        sc[t] = v == v ? v : -INFINITY;
+    }
+    if (!sel->priors) return;
+    size_t diag = plan->o.diagonal_prior;
+    int first = plan->o.first_block_prior != 0;
+    for (size_t t = 0; t < w->count; t++) {
+        size_t y = row_key(im, sel->l, w, t), dist = x > y ? x - y : y - x;
+        int prior = (diag && dist < diag) || (first && (x == 0 || y == 0));
+        if (prior && sc[t] != -INFINITY) sc[t] += sel->bonus;
+    }
+}
+
+/* An unsigned key in the order of the doubles (-0 and +0 are one value). */
+static inline uint64_t order_key(double v)
+{
+    uint64_t u;
+    v += 0.0;
+    memcpy(&u, &v, sizeof u);
+    return u ^ ((uint64_t)((int64_t)u >> 63) | (UINT64_C(1) << 63));
+}
+
+static inline double key_value(uint64_t key)
+{
+    uint64_t u = key ^ ((uint64_t)((int64_t)~key >> 63) | (UINT64_C(1) << 63));
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+enum { SCAN_MAX = 1, SCAN_HIST = 2, SCAN_COLLECT = 4 };
+
+/* Largest of -a[0..count), i.e. minus the smallest of a (+inf if empty). */
+static double row_max_negated(const double *a, size_t count)
+{
+    double m0 = -INFINITY, m1 = -INFINITY, m2 = -INFINITY, m3 = -INFINITY;
+    size_t t = 0;
+    for (; t + 4 <= count; t += 4) {
+        m0 = -a[t] > m0 ? -a[t] : m0;
+        m1 = -a[t + 1] > m1 ? -a[t + 1] : m1;
+        m2 = -a[t + 2] > m2 ? -a[t + 2] : m2;
+        m3 = -a[t + 3] > m3 ? -a[t + 3] : m3;
+    }
+    for (; t < count; t++) m0 = -a[t] > m0 ? -a[t] : m0;
+    m0 = m1 > m0 ? m1 : m0;
+    m2 = m3 > m2 ? m3 : m2;
+    return m2 > m0 ? m2 : m0;
+}
+
+/* One pass over the candidates of level sel->l, chunk by chunk:
+ *   SCAN_MAX: row maxima (rowmax) and each chunk's lowest score (chunk_lo);
+ *   SCAN_HIST: per-chunk counts of digit (key >> shift) of the scores whose
+ *     higher digits equal those of prefix;
+ *   SCAN_COLLECT: the scores whose key >> shift equals prefix >> shift, with
+ *     their ids, into the pool at chunk_pos (advanced). */
+static void scan_rows(const skit_attention_plan *plan, mra_impl *im, const mra_sel *sel,
+                      int mode, unsigned shift, uint64_t prefix, int parallel)
+{
+    mra_level *lv = &im->lv[sel->l];
+    size_t rows = lv->rows, nch = im->nchunks;
+    unsigned high = shift + MRA_DIGIT_BITS; /* digits above this one are fixed */
+    int lo_needed = plan->o.diagonal_prior || plan->o.first_block_prior; /* for the bonus */
+    long nchl = (long)nch;
+#pragma omp parallel for schedule(static) num_threads(plan->threads) if (parallel)
+    for (long cl = 0; cl < nchl; cl++) {
+        size_t c = (size_t)cl;
+        double *sc = im->row_work + (size_t)attn_thread_id() * 2 * im->rows_max;
+        uint32_t *h = im->hist + c * MRA_BUCKETS;
+        double lo = 0.0;
+        if (mode & SCAN_HIST) memset(h, 0, MRA_BUCKETS * sizeof *h);
+        for (size_t x = c * rows / nch; x < (c + 1) * rows / nch; x++) {
+            mra_row w = row_of(im, sel->l, x);
+            if (mode & SCAN_MAX) lv->rowmax[x] = row_max(lv->logit + w.base, w.count);
+            row_scores(plan, im, sel, x, &w, sc);
+            if ((mode & SCAN_MAX) && lo_needed) {
+                double m = -row_max_negated(sc, w.count);
+                lo = m < lo ? m : lo;
+            }
+            if ((mode & SCAN_HIST) && high >= 64) {
+                for (size_t t = 0; t < w.count; t++) h[order_key(sc[t]) >> shift]++;
+            } else if (mode & SCAN_HIST) {
+                for (size_t t = 0; t < w.count; t++) {
+                    uint64_t key = order_key(sc[t]);
+                    if (key >> high == prefix >> high) h[(key >> shift) & (MRA_BUCKETS - 1)]++;
+                }
+            }
+            if (mode & SCAN_COLLECT) {
+                uint64_t want = prefix >> shift;
+                for (size_t t = 0; t < w.count; t++)
+                    if (order_key(sc[t]) >> shift == want) {
+                        size_t slot = im->chunk_pos[c]++;
+                        im->pool_score[slot] = sc[t];
+                        im->pool_id[slot] = (uint32_t)(w.base + t);
+                    }
+            }
+        }
+        im->chunk_lo[c] = lo;
+    }
+}
+
+/* The global budget: the M best scores by (score desc, id asc). Sets
+ * sel->thr, sel->cut and chunk_sel (the squares each chunk refines). The
+ * digit histogram of the full keys is already in hist. */
+static void select_global(const skit_attention_plan *plan, mra_impl *im, mra_sel *sel, size_t M,
+                          int parallel)
+{
+    size_t nch = im->nchunks, need = M;
+    unsigned shift = 64 - MRA_DIGIT_BITS;
+    uint64_t prefix = 0;
+    for (size_t c = 0; c < nch; c++) im->chunk_sel[c] = 0;
+    for (;;) {
+        /* the bucket holding the need-th largest key; everything above it
+         * is refined */
+        size_t above = 0, b = 0, in_b = 0;
+        for (size_t bb = MRA_BUCKETS; bb-- > 0;) {
+            size_t h = 0;
+            for (size_t c = 0; c < nch; c++) h += im->hist[c * MRA_BUCKETS + bb];
+            if (above + h >= need) {
+                b = bb;
+                in_b = h;
+                break;
+            }
+            above += h;
+        }
+        for (size_t c = 0; c < nch; c++)
+            for (size_t bb = b + 1; bb < MRA_BUCKETS; bb++)
+                im->chunk_sel[c] += im->hist[c * MRA_BUCKETS + bb];
+        need -= above;
+        prefix |= (uint64_t)b << shift;
+        if (in_b <= im->pool_cap) {
+            /* the bucket's scores in id order; the need-th largest of them */
+            size_t pos = 0;
+            for (size_t c = 0; c < nch; c++) {
+                im->chunk_pos[c] = pos;
+                pos += im->hist[c * MRA_BUCKETS + b];
+            }
+            scan_rows(plan, im, sel, SCAN_COLLECT, shift, prefix, parallel);
+            memcpy(im->pool_tmp, im->pool_score, in_b * sizeof(double));
+            double thr = attn_kth_largest(im->pool_tmp, in_b, need - 1);
+            size_t ties = need;
+            for (size_t i = 0; i < in_b; i++) ties -= im->pool_score[i] > thr;
+            sel->thr = thr;
+            sel->cut = 0;
+            size_t i = 0;
+            for (size_t c = 0; c < nch; c++)
+                for (size_t end = i + im->hist[c * MRA_BUCKETS + b]; i < end; i++) {
+                    double v = im->pool_score[i];
+                    if (v > thr || (v == thr && ties && ties--)) {
+                        im->chunk_sel[c]++;
+                        if (v == thr) sel->cut = (size_t)im->pool_id[i] + 1;
+                    }
+                }
+            return;
+        }
+        if (shift == 0) break;
+        shift -= MRA_DIGIT_BITS;
+        scan_rows(plan, im, sel, SCAN_HIST, shift, prefix, parallel);
+    }
+    /* more than pool_cap squares share the threshold's value: the first
+     * need of them in id order, found chunk by chunk */
+    size_t l = sel->l, b = prefix & (MRA_BUCKETS - 1);
+    double *sc = im->row_work;
+    sel->thr = key_value(prefix);
+    for (size_t c = 0; c < nch && need; c++) {
+        size_t ties = im->hist[c * MRA_BUCKETS + b];
+        if (ties < need) {
+            im->chunk_sel[c] += ties;
+            need -= ties;
+            continue;
+        }
+        im->chunk_sel[c] += need;
+        for (size_t x = c * im->lv[l].rows / nch; need; x++) {
+            mra_row w = row_of(im, l, x);
+            row_scores(plan, im, sel, x, &w, sc);
+            for (size_t t = 0; t < w.count && need; t++)
+                if (sc[t] == sel->thr && !--need) sel->cut = w.base + t + 1;
+        }
+    }
+}
+
+/* Row x's own budget (per-row selection): its M best by (score desc, id
+ * asc) as a threshold and a cut in local positions. */
+static void select_row(const double *sc, size_t count, size_t M, double *tmp, double *thr,
+                       size_t *cut)
+{
+    if (M >= count) {
+        *thr = -INFINITY;
+        *cut = count;
+        return;
+    }
+    memcpy(tmp, sc, count * sizeof(double));
+    *thr = attn_kth_largest(tmp, count, M - 1);
+    size_t ties = M;
+    for (size_t t = 0; t < count; t++) ties -= sc[t] > *thr;
+    *cut = 0;
+    for (size_t t = 0; t < count && ties; t++)
+        if (sc[t] == *thr && !--ties) *cut = t + 1;
+}
+
+static inline int is_refined(double sc, double thr, size_t t, size_t cut)
+{
+    return sc > thr || (sc == thr && t < cut);
+}
+
+/* Row x's refined squares into the CSR from pos on, and (contributes) the
+ * contribution of its unrefined squares (l <= L-2): shift m = their
+ * largest logit, den = sum cnt_y exp(logit - m - bias); at level 0 the
+ * weights replace the logits (num by one GEMM afterwards), at l >= 1 num
+ * is summed here. u: count scratch. Returns the next free CSR position. */
+static size_t fill_row(const skit_attention_plan *plan, const mra_impl *im, size_t l, size_t x,
+                       const mra_row *w, const double *sc, double thr, size_t cut, size_t pos,
+                       int contributes, double *u)
+{
+    const mra_level *lv = &im->lv[l];
+    size_t rows = lv->rows, dv = plan->dv;
+    double *lg = lv->logit + w->base;
+    for (size_t t = 0; t < w->count; t++)
+        if (is_refined(sc[t], thr, t, cut)) {
+            lv->cols[pos] = (uint32_t)row_key(im, l, w, t);
+            lv->prow[pos++] = (uint32_t)x;
+        }
+    if (!contributes) return pos;
+    /* the unrefined logits (refined ones as -inf) into u, their maximum */
+    for (size_t t = 0; t < w->count; t++) u[t] = is_refined(sc[t], thr, t, cut) ? -INFINITY : lg[t];
+    double mx = row_max(u, w->count), sum = 0.0, shift = mx + plan->o.shift_bias;
+    if (l == 0) {
+        for (size_t y = 0; y < w->count; y++) {
+            double e = u[y] == -INFINITY ? 0.0 : lv->cnt[y] * exp(u[y] - shift);
+            lg[y] = e;
+            sum += e;
+        }
+    } else {
+        for (size_t c = 0; c < dv; c++) lv->num[x + c * rows] = 0.0;
+        if (mx != -INFINITY)
+            for (size_t t = 0; t < w->count; t++) {
+                if (u[t] == -INFINITY) continue;
+                size_t y = row_key(im, l, w, t);
+                double e = lv->cnt[y] * exp(u[t] - shift);
+                sum += e;
+                for (size_t c = 0; c < dv; c++) lv->num[x + c * rows] += e * lv->vm[y + c * rows];
+            }
+    }
+    lv->m[x] = mx;
+    lv->den[x] = sum;
+    return pos;
+}
+
 /* Algorithm 1 at level l: score = logit - row max (+ priors), keep the best
- * blocks_per_row per row or rows x blocks_per_row overall; then the CSR of
- * refined squares. */
+ * blocks_per_row per row or rows x blocks_per_row overall; writes the CSR of
+ * refined squares and, when the level contributes, its unrefined part. */
 static void select_level(const skit_attention_plan *plan, mra_impl *im, size_t l)
 {
     mra_level *lv = &im->lv[l];
-    size_t rows = lv->rows, N = level_candidates(im, l);
+    size_t rows = lv->rows, N = level_candidates(im, l), nch = im->nchunks;
     size_t per_row = plan->o.blocks_per_row[l];
-    size_t diag = plan->o.diagonal_prior;
-    int first = plan->o.first_block_prior != 0;
-    long nrows = (long)rows;
+    int global = plan->o.selection == SKIT_MRA_GLOBAL;
+    int contributes = !im->sparse;
+    int parallel = N > MRA_PARALLEL_CANDIDATES && plan->threads > 1;
+    mra_sel sel = {.l = l, .priors = 0, .bonus = 0.0, .thr = -INFINITY, .cut = 0};
+    int priors = plan->o.diagonal_prior || plan->o.first_block_prior;
+    /* pass 1: row maxima and the lowest score before the priors (for their
+     * bonus); without priors the scores are final, so it also counts the
+     * first digit */
+    int first_hist = global && !priors ? SCAN_HIST : 0;
+    scan_rows(plan, im, &sel, SCAN_MAX | first_hist, 64 - MRA_DIGIT_BITS, 0, parallel);
+    sel.priors = priors;
     double lo = 0.0;
-#pragma omp parallel num_threads(plan->threads) if (N > 1048576 && plan->threads > 1)
-    {
-        uint32_t *ids = im->row_ids + (size_t)attn_thread_id() * im->rows_max;
-        uint32_t *ys = im->row_ys + (size_t)attn_thread_id() * im->rows_max;
-        double lo_local = 0.0;
-#pragma omp for schedule(static)
-        for (long xl = 0; xl < nrows; xl++) {
-            size_t x = (size_t)xl, cnt = row_candidates(im, l, x, ids, ys);
-            double mx = -INFINITY;
-            for (size_t t = 0; t < cnt; t++)
-                if (lv->logit[ids[t]] > mx) mx = lv->logit[ids[t]];
-            lv->rowmax[x] = mx;
-            for (size_t t = 0; t < cnt; t++) {
-                double v = lv->logit[ids[t]];
-                double sc = mx == -INFINITY || v == -INFINITY ? -INFINITY : v - mx;
-                im->score[ids[t]] = sc;
-                if (sc < lo_local) lo_local = sc;
-                lv->refined[ids[t]] = 0;
-            }
+    for (size_t c = 0; c < nch; c++)
+        if (im->chunk_lo[c] < lo) lo = im->chunk_lo[c];
+    sel.bonus = 1.0 - lo;
+    if (global) {
+        if (!first_hist) scan_rows(plan, im, &sel, SCAN_HIST, 64 - MRA_DIGIT_BITS, 0, parallel);
+        select_global(plan, im, &sel, SKIT_MIN(N, rows * per_row), parallel);
+        size_t pos = 0;
+        for (size_t c = 0; c < nch; c++) {
+            im->chunk_pos[c] = pos;
+            pos += im->chunk_sel[c];
         }
-#pragma omp critical(skit_mra_lo)
-        if (lo_local < lo) lo = lo_local;
-    }
-    if (diag || first) {
-        /* priors come before every other square but keep their own order */
-        double bonus = 1.0 - lo;
-        uint32_t *ids = im->row_ids, *ys = im->row_ys;
-        for (size_t x = 0; x < rows; x++) {
-            size_t cnt = row_candidates(im, l, x, ids, ys);
-            for (size_t t = 0; t < cnt; t++) {
-                size_t y = ys[t], dist = x > y ? x - y : y - x;
-                int prior = (diag && dist < diag) || (first && (x == 0 || y == 0));
-                if (prior && im->score[ids[t]] != -INFINITY) im->score[ids[t]] += bonus;
-            }
-        }
-    }
-    if (plan->o.selection == SKIT_MRA_GLOBAL) {
-        /* the M-th largest score by quickselect on a copy; then everything
-         * above it and, in id (row-major) order, enough of its ties */
-        size_t M = SKIT_MIN(N, rows * per_row);
-        memcpy(im->tmp, im->score, N * sizeof(double));
-        double thr = attn_kth_largest(im->tmp, N, M - 1);
-        size_t above = 0;
-        for (size_t t = 0; t < N; t++) above += im->score[t] > thr;
-        size_t ties = M - above;
-        for (size_t t = 0; t < N; t++) {
-            double sc = im->score[t];
-            if (sc > thr || (sc == thr && ties && ties--)) lv->refined[t] = 1;
-        }
+        lv->row_ptr[rows] = pos;
     } else {
-#pragma omp parallel num_threads(plan->threads) if (N > 1048576 && plan->threads > 1)
-        {
-            uint32_t *ids = im->row_ids + (size_t)attn_thread_id() * im->rows_max;
-            uint32_t *ys = im->row_ys + (size_t)attn_thread_id() * im->rows_max;
-#pragma omp for schedule(static)
-            for (long xl = 0; xl < nrows; xl++) {
-                size_t cnt = row_candidates(im, l, (size_t)xl, ids, ys);
-                size_t M = SKIT_MIN(cnt, per_row);
-                attn_select_top(ids, cnt, M, im->score);
-                for (size_t t = 0; t < M; t++) lv->refined[ids[t]] = 1;
+        size_t pos = 0;
+        for (size_t x = 0; x < rows; x++) {
+            lv->row_ptr[x] = pos;
+            pos += SKIT_MIN(row_of(im, l, x).count, per_row);
+        }
+        lv->row_ptr[rows] = pos;
+    }
+    /* pass 2: the CSR and the contribution, row by row */
+    long nchl = (long)nch;
+#pragma omp parallel for schedule(static) num_threads(plan->threads) if (parallel)
+    for (long cl = 0; cl < nchl; cl++) {
+        size_t c = (size_t)cl;
+        double *sc = im->row_work + (size_t)attn_thread_id() * 2 * im->rows_max;
+        for (size_t x = c * rows / nch; x < (c + 1) * rows / nch; x++) {
+            mra_row w = row_of(im, l, x);
+            row_scores(plan, im, &sel, x, &w, sc);
+            double thr = sel.thr;
+            size_t cut, pos;
+            if (global) {
+                cut = sel.cut > w.base ? SKIT_MIN(sel.cut - w.base, w.count) : 0;
+                pos = im->chunk_pos[c];
+                lv->row_ptr[x] = pos;
+            } else {
+                select_row(sc, w.count, per_row, sc + im->rows_max, &thr, &cut);
+                pos = lv->row_ptr[x];
             }
+            pos = fill_row(plan, im, l, x, &w, sc, thr, cut, pos, contributes, sc + im->rows_max);
+            if (global) im->chunk_pos[c] = pos;
         }
     }
-    size_t pos = 0;
-    uint32_t *ids = im->row_ids, *ys = im->row_ys;
-    for (size_t x = 0; x < rows; x++) {
-        lv->row_ptr[x] = pos;
-        size_t cnt = row_candidates(im, l, x, ids, ys);
-        for (size_t t = 0; t < cnt; t++)
-            if (lv->refined[ids[t]]) {
-                lv->cols[pos] = ys[t];
-                lv->prow[pos++] = (uint32_t)x;
-            }
-    }
-    lv->row_ptr[rows] = pos;
-    lv->nrefined = pos;
+    lv->nrefined = lv->row_ptr[rows];
+    if (l == 0 && contributes)
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)rows, (int)plan->dv, (int)rows,
+                    1.0, lv->logit, (int)rows, lv->vm, (int)rows, 0.0, lv->num, (int)rows);
 }
 
 /* Logits of the children of level l-1's refined squares (1 <= l <= L-2),
- * in the row-major layout of row_candidates: one GEMM per parent writes its
+ * in the row-major layout of row_of: one GEMM per parent writes its
  * r x r children transposed (key-major) with leading dimension cnt r. */
 static void children_logits(const skit_attention_plan *plan, mra_impl *im, size_t l)
 {
@@ -202,60 +502,145 @@ static void children_logits(const skit_attention_plan *plan, mra_impl *im, size_
     }
 }
 
-/* Contribution of the unrefined squares of level l (l <= L-2). */
-static void level_contribution(const skit_attention_plan *plan, mra_impl *im, size_t l)
+/* ---- the finest level ------------------------------------------------------ */
+
+/* Output tokens of fine rows x0 .. x0+t-1 (Algorithm 2's merge): one
+ * shift per token over the levels, then divide; fine holds the finest
+ * level's numerators of these rows (ld t). The tokens lie in one square
+ * row of every coarser level (s_{L-2} divides them all). W: L t s_f
+ * scratch. */
+static void merge_tile(const skit_attention_plan *plan, const mra_impl *im, size_t x0, size_t t,
+                       const double *fine, const unsigned char *mask, double *y, size_t ldy,
+                       double *W)
 {
-    mra_level *lv = &im->lv[l];
-    size_t rows = lv->rows, dv = plan->dv;
-    double bias = plan->o.shift_bias;
-    long nrows = (long)rows;
-    if (l == 0) {
-        /* E(x, y) = cnt_y exp(L - m_x - bias) on unrefined squares, stored
-         * transposed in place of the logits; num = E * vm by one GEMM */
-#pragma omp parallel for schedule(static) num_threads(plan->threads) if (rows * rows > 1048576)
-        for (long xl = 0; xl < nrows; xl++) {
-            size_t x = (size_t)xl;
-            double *col = lv->logit + x * rows;
-            const unsigned char *ref = lv->refined + x * rows;
-            double mx = -INFINITY;
-            for (size_t y = 0; y < rows; y++)
-                if (!ref[y] && col[y] > mx) mx = col[y];
-            double sum = 0.0, shift = mx + bias;
-            for (size_t y = 0; y < rows; y++) {
-                double e = (ref[y] || col[y] == -INFINITY) ? 0.0 : lv->cnt[y] * exp(col[y] - shift);
-                col[y] = e;
-                sum += e;
+    size_t L = im->L, first = im->sparse ? L - 1 : 0;
+    const mra_level *fin = &im->lv[L - 1];
+    size_t sf = fin->s, nt = t * sf, i0 = x0 * sf;
+    for (size_t xf = 0; xf < t; xf++)
+        for (size_t a = xf * sf; a < xf * sf + sf; a++) {
+            double M = -INFINITY, tot = 0.0;
+            for (size_t l = first; l < L; l++) {
+                const mra_level *lv = &im->lv[l];
+                double ml = lv->m[l + 1 < L ? i0 / lv->s : x0 + xf];
+                if (ml > M) M = ml;
             }
-            lv->m[x] = mx;
-            lv->den[x] = sum;
+            for (size_t l = first; l < L; l++) {
+                const mra_level *lv = &im->lv[l];
+                size_t x = l + 1 < L ? i0 / lv->s : x0 + xf;
+                double w = lv->m[x] == -INFINITY ? 0.0 : exp(lv->m[x] - M);
+                W[l * nt + a] = w;
+                tot += w * lv->den[x];
+            }
+            int zero = tot == 0.0 || (mask && !mask[i0 + a]);
+            for (size_t l = first; l < L; l++) W[l * nt + a] = zero ? 0.0 : W[l * nt + a] / tot;
         }
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)rows, (int)dv, (int)rows, 1.0,
-                    lv->logit, (int)rows, lv->vm, (int)rows, 0.0, lv->num, (int)rows);
-        return;
+    /* weighted sum over levels (no per-element division) */
+    for (size_t c = 0; c < plan->dv; c++) {
+        const double *wf = W + (L - 1) * nt, *fcol = fine + c * t;
+        double *ycol = y + i0 + c * ldy;
+        for (size_t xf = 0; xf < t; xf++) {
+            double val = fcol[xf];
+            for (size_t a = xf * sf; a < xf * sf + sf; a++) ycol[a] = wf[a] == 0.0 ? 0.0 : wf[a] * val;
+        }
+        for (size_t l = first; l + 1 < L; l++) {
+            const mra_level *lv = &im->lv[l];
+            const double *wl = W + l * nt;
+            double val = lv->num[i0 / lv->s + c * lv->rows];
+            for (size_t a = 0; a < nt; a++)
+                if (wl[a] != 0.0) ycol[a] += wl[a] * val;
+        }
     }
-#pragma omp parallel num_threads(plan->threads) if (rows > 8192 && plan->threads > 1)
-    {
-        uint32_t *ids = im->row_ids + (size_t)attn_thread_id() * im->rows_max;
-        uint32_t *ys = im->row_ys + (size_t)attn_thread_id() * im->rows_max;
-#pragma omp for schedule(static)
-        for (long xl = 0; xl < nrows; xl++) {
-            size_t x = (size_t)xl, cnt = row_candidates(im, l, x, ids, ys);
-            double mx = -INFINITY;
-            for (size_t t = 0; t < cnt; t++)
-                if (!lv->refined[ids[t]] && lv->logit[ids[t]] > mx) mx = lv->logit[ids[t]];
-            double sum = 0.0, shift = mx + bias;
-            for (size_t c = 0; c < dv; c++) lv->num[x + c * rows] = 0.0;
-            if (mx != -INFINITY)
-                for (size_t t = 0; t < cnt; t++) {
-                    double v = lv->logit[ids[t]];
-                    if (lv->refined[ids[t]] || v == -INFINITY) continue;
-                    size_t y = ys[t];
-                    double e = lv->cnt[y] * exp(v - shift);
-                    sum += e;
-                    for (size_t c = 0; c < dv; c++) lv->num[x + c * rows] += e * lv->vm[y + c * rows];
+}
+
+/* First query tile of chunk c of the finest sweep: chunks hold about equal
+ * work, counted as refined squares plus query tiles (each tile also costs
+ * its packing and its merge). */
+static size_t sweep_chunk_start(const mra_level *par, size_t c, size_t nch)
+{
+    size_t rows = par->rows, total = par->row_ptr[rows] + rows;
+    if (c >= nch) return rows;
+    size_t target = c * total / nch, lo = 0, hi = rows;
+    while (lo < hi) { /* first X with row_ptr[X] + X >= target */
+        size_t mid = lo + (hi - lo) / 2;
+        if (par->row_ptr[mid] + mid < target) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The online-softmax sweep over the refined squares of level L-2, in the
+ * order of attn_sweep_run for every query tile (its key tiles ascending,
+ * so the sums are the same), but run key tile by key tile within each
+ * chunk of query tiles: under a global budget a few query tiles hold
+ * hundreds of key tiles each, and visiting them row by row streams K and V
+ * from memory once per such row, while key-major order reads each packed
+ * key tile once per chunk and keeps the busy rows' state in cache. A
+ * query tile's output rows are merged as soon as its last key tile is in
+ * (the coarse levels are complete by then). */
+static void fine_sweep(const skit_attention_plan *plan, const attn_sweep *s, const mra_impl *im,
+                       const unsigned char *mask, double *y, size_t ldy)
+{
+    const mra_level *par = &im->lv[im->L - 2];
+    size_t t = s->t, d = s->d, dv = s->dv, tiles = par->rows, nt = tiles * t;
+    double *qs = im->sweep_work, *acc = qs + nt * d, *ls = acc + nt * dv, *thread_base = ls + nt;
+    const size_t *row_ptr = par->row_ptr;
+    const uint32_t *cols = par->cols;
+    int threads = s->threads > 0 && s->parallel ? s->threads : 1;
+    size_t nch = (size_t)threads;
+    long nchl = (long)nch;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    for (long cl = 0; cl < nchl; cl++) {
+        size_t c = (size_t)cl, id = (size_t)attn_thread_id();
+        double *base = thread_base + id * im->sweep_per, *W = im->merge_w + id * im->merge_per;
+        size_t X0 = sweep_chunk_start(par, c, nch), X1 = sweep_chunk_start(par, c + 1, nch);
+        size_t p0 = row_ptr[X0], count = row_ptr[X1] - p0;
+        /* counting sort of the chunk's squares by key tile; each bucket
+         * lists its query tiles ascending */
+        size_t *end = im->sweep_count + id * (tiles + 1);
+        uint32_t *order = im->sweep_order + p0;
+        memset(end, 0, (tiles + 1) * sizeof *end);
+        for (size_t p = p0; p < p0 + count; p++) end[cols[p] + 1]++;
+        for (size_t Y = 0; Y < tiles; Y++) end[Y + 1] += end[Y];
+        for (size_t X = X0; X < X1; X++) {
+            for (size_t p = row_ptr[X]; p < row_ptr[X + 1]; p++) order[end[cols[p]]++] = (uint32_t)X;
+            if (row_ptr[X] == row_ptr[X + 1]) { /* no square: empty rows */
+                for (size_t a = 0; a < t; a++) {
+                    s->m[X * t + a] = -INFINITY;
+                    s->den[X * t + a] = 0.0;
                 }
-            lv->m[x] = mx;
-            lv->den[x] = sum;
+                memset(acc + X * t * dv, 0, t * dv * sizeof(double));
+                merge_tile(plan, im, X * t, t, acc + X * t * dv, mask, y, ldy, W);
+            }
+        }
+        /* each key tile is packed by the thread that needs it, once */
+        attn_sweep_state w = {.T = base, .rowmax = base + t * t};
+        w.dsum = w.rowmax + t;
+        w.lsum = w.dsum + t;
+        double *kt = w.lsum + t, *vt = kt + t * d;
+        for (size_t Y = 0, i = 0; Y < tiles; Y++) {
+            if (i < end[Y]) {
+                attn_pack_rows(s->k, s->ldk, Y * t, t, d, t, kt);
+                attn_pack_rows(s->v, s->ldv, Y * t, t, dv, t, vt);
+            }
+            for (; i < end[Y]; i++) {
+                size_t X = order[i], i0 = X * t;
+                w.m = s->m + i0;
+                w.den = s->den + i0;
+                w.ls = ls + i0;
+                w.qt = qs + i0 * d;
+                w.acc = acc + i0 * dv;
+                if (Y == cols[row_ptr[X]]) { /* the row's first square */
+                    attn_pack_rows(s->q, s->ldq, i0, t, d, t, w.qt);
+                    for (size_t a = 0; a < t; a++) {
+                        w.m[a] = -INFINITY;
+                        w.den[a] = w.ls[a] = 0.0;
+                    }
+                    memset(w.acc, 0, t * dv * sizeof(double));
+                }
+                attn_sweep_tile(s, &w, i0, t, Y, kt, vt);
+                if (Y == cols[row_ptr[X + 1] - 1]) /* its last */
+                    merge_tile(plan, im, i0, t, w.acc, mask, y, ldy, W);
+            }
         }
     }
 }
@@ -289,78 +674,27 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
             for (size_t yy = 0; yy < r0; yy++)
                 if (l0->cnt[x] == 0.0 || l0->cnt[yy] == 0.0) l0->logit[yy + x * r0] = -INFINITY;
 
-    /* 3. Algorithm 1: refine level by level */
+    /* 3. Algorithm 1: refine level by level; the unrefined squares'
+     * contributions (MRA-2) come out of the same passes */
     for (size_t l = 0; l + 1 < L; l++) {
         select_level(plan, im, l);
         if (l + 2 < L) children_logits(plan, im, l + 1);
     }
 
-    /* 4. the finest level: tiled sweep over the refined squares above it */
-    const mra_level *par = &im->lv[L - 2];
+    /* 4. the finest level: tiled sweep over the refined squares above it,
+     * and the merge of all levels */
     int fine_s1 = fin->s == 1;
-    double *fin_num = fine_s1 ? y : fin->num;
-    size_t fin_ld = fine_s1 ? ldy : fin->rows;
     attn_sweep s = {.n = fin->rows, .d = d, .dv = dv, .t = fin->r,
                     .q = fine_s1 ? q : fin->qm, .k = fine_s1 ? k : fin->km,
                     .v = fine_s1 ? v : fin->vm, .ldq = fine_s1 ? ldq : fin->rows,
                     .ldk = fine_s1 ? ldk : fin->rows, .ldv = fine_s1 ? ldv : fin->rows,
                     .scale = plan->scale, .bias = plan->o.shift_bias,
                     .key_weight = fine_s1 ? (mask ? im->mask_w : NULL) : fin->cnt, .band = -1,
-                    .row_ptr = par->row_ptr, .cols = par->cols, .num = fin_num, .ldnum = fin_ld,
-                    .m = fin->m, .den = fin->den, .lsum = NULL, .work = im->sweep_work,
-                    .threads = plan->threads, .parallel = im->sweep_parallel};
-    attn_sweep_run(&s);
+                    .m = fin->m, .den = fin->den, .threads = plan->threads,
+                    .parallel = im->sweep_parallel};
+    fine_sweep(plan, &s, im, mask, y, ldy);
 
-    /* 5. coarse contributions (MRA-2) */
-    size_t first_level = im->sparse ? L - 1 : 0;
-    for (size_t l = first_level; l + 1 < L; l++) level_contribution(plan, im, l);
-
-    /* 6. merge: one shift per token over the levels, then divide */
-    long nl = (long)n;
-    double *W = im->merge_w;
-#pragma omp parallel for schedule(static) num_threads(plan->threads) if (n > 262144)
-    for (long il = 0; il < nl; il++) {
-        size_t i = (size_t)il;
-        double M = -INFINITY;
-        for (size_t l = first_level; l < L; l++) {
-            const mra_level *lv = &im->lv[l];
-            double ml = lv->m[i / lv->s];
-            if (ml > M) M = ml;
-        }
-        double tot = 0.0;
-        for (size_t l = first_level; l < L; l++) {
-            const mra_level *lv = &im->lv[l];
-            size_t x = i / lv->s;
-            double w = lv->m[x] == -INFINITY ? 0.0 : exp(lv->m[x] - M);
-            W[l * n + i] = w;
-            tot += w * lv->den[x];
-        }
-        int zero = tot == 0.0 || (mask && !mask[i]);
-        for (size_t l = first_level; l < L; l++) W[l * n + i] = zero ? 0.0 : W[l * n + i] / tot;
-    }
-    /* weighted sum over levels, block by block (no per-element division) */
-    long ndv = (long)dv;
-#pragma omp parallel for schedule(static) num_threads(plan->threads) if (n * dv >= 4194304)
-    for (long cl = 0; cl < ndv; cl++) {
-        size_t c = (size_t)cl;
-        const double *wf = W + (L - 1) * n;
-        const double *fcol = fin_num + c * fin_ld;
-        double *ycol = y + c * ldy;
-        size_t sf = fin->s;
-        for (size_t x = 0; x < fin->rows; x++)
-            for (size_t i = x * sf; i < x * sf + sf; i++) ycol[i] = wf[i] == 0.0 ? 0.0 : wf[i] * fcol[x];
-        for (size_t l = first_level; l + 1 < L; l++) {
-            const mra_level *lv = &im->lv[l];
-            const double *wl = W + l * n, *ncol = lv->num + c * lv->rows;
-            for (size_t x = 0; x < lv->rows; x++) {
-                double val = ncol[x];
-                for (size_t i = x * lv->s; i < x * lv->s + lv->s; i++)
-                    if (wl[i] != 0.0) ycol[i] += wl[i] * val;
-            }
-        }
-    }
-
-    /* 7. statistics */
+    /* 5. statistics */
     skit_attention_stats *st = plan->stats;
     memset(st, 0, sizeof *st);
     st->levels = L;
@@ -436,13 +770,12 @@ int attn_mra_create(skit_attention_plan *p)
     memset(im, 0, sizeof *im);
     im->L = L;
     im->sparse = o->method == SKIT_ATTENTION_MRA2_SPARSE;
-    size_t cand_max = 0;
     for (size_t l = 0; l < L; l++) {
         mra_level *lv = &im->lv[l];
         lv->s = scales[l];
         lv->rows = n / scales[l];
         lv->r = l ? scales[l - 1] / scales[l] : 0;
-        if (lv->rows > im->rows_max) im->rows_max = lv->rows;
+        if (l + 1 < L && lv->rows > im->rows_max) im->rows_max = lv->rows;
         /* candidate capacity: all squares at level 0, children of the refined
          * squares above otherwise */
         if (l + 1 < L) {
@@ -467,9 +800,9 @@ int attn_mra_create(skit_attention_plan *p)
             if (skit_size_mul(lv->rows, o->blocks_per_row[l], &per))
                 return SKIT_ERROR(SKIT_EOVERFLOW, "MRA budget overflows size_t");
             lv->ref_cap = SKIT_MIN(cap, per);
-            if (cap > cand_max) cand_max = cap;
         }
     }
+    size_t pool_cap = 0;
     for (size_t l = 0; l < L; l++) {
         mra_level *lv = &im->lv[l];
         size_t rows = lv->rows;
@@ -483,32 +816,54 @@ int attn_mra_create(skit_attention_plan *p)
         if (contributes) {
             ALLOC(lv->m, 2 * rows, double);
             lv->den = lv->m + rows;
-            if (l + 1 < L || lv->s > 1) ALLOC(lv->num, rows * dv, double);
+            if (l + 1 < L) ALLOC(lv->num, rows * dv, double);
         }
         if (l + 1 < L) {
             ALLOC(lv->logit, lv->cand_cap, double);
-            ALLOC(lv->refined, lv->cand_cap, unsigned char);
             ALLOC(lv->rowmax, rows, double);
             ALLOC(lv->row_ptr, rows + 1, size_t);
             ALLOC(lv->cols, lv->ref_cap, uint32_t);
             ALLOC(lv->prow, lv->ref_cap, uint32_t);
+            if (lv->ref_cap > pool_cap) pool_cap = lv->ref_cap;
         }
         if (l >= 1 && l + 1 < L)
             im->children_parallel[l] =
                 (double)lv->r * (double)lv->r * (double)d <= ATTN_GEMM_SERIAL_LIMIT;
     }
-    ALLOC(im->score, cand_max, double);
-    ALLOC(im->tmp, cand_max, double);
-    size_t per_thread = im->rows_max * (size_t)p->threads;
-    ALLOC(im->row_ids, per_thread, uint32_t);
-    ALLOC(im->row_ys, per_thread, uint32_t);
-    size_t t = im->lv[L - 1].r, work;
-    SKIT_TRY(attn_sweep_work_count(im->lv[L - 1].rows, t, d, dv, p->threads, &work));
+    size_t per_thread;
+    if (skit_size_mul(im->rows_max, 2 * (size_t)p->threads, &per_thread))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "MRA row scratch overflows size_t");
+    ALLOC(im->row_work, per_thread, double);
+    /* at least two chunks, so that the bookkeeping across chunks is the
+     * same with one thread */
+    im->nchunks = p->threads < 2 ? 2 : (size_t)p->threads;
+    ALLOC(im->hist, im->nchunks * MRA_BUCKETS, uint32_t);
+    ALLOC(im->chunk_sel, 2 * im->nchunks, size_t);
+    im->chunk_pos = im->chunk_sel + im->nchunks;
+    ALLOC(im->chunk_lo, im->nchunks, double);
+    /* the threshold's bucket is collected when it holds at most twice the
+     * largest budget (else one more digit narrows it) */
+    if (skit_size_mul(pool_cap, 2, &im->pool_cap))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "MRA selection pool overflows size_t");
+    ALLOC(im->pool_score, 2 * im->pool_cap, double);
+    im->pool_tmp = im->pool_score + im->pool_cap;
+    ALLOC(im->pool_id, im->pool_cap, uint32_t);
+    /* finest sweep: packed Q and accumulators (n_f (d + dv)), lsum (n_f),
+     * per thread a t x t tile, 3 t rows and a K and a V tile; key tile
+     * counters */
+    size_t t = im->lv[L - 1].r, nf = im->lv[L - 1].rows, tiles = im->lv[L - 2].rows, work, per;
+    if (skit_size_mul(nf, d + dv + 1, &work) || skit_size_mul(t, t + 3 + d + dv, &im->sweep_per) ||
+        skit_size_mul(im->sweep_per, (size_t)p->threads, &per) || skit_size_add(work, per, &work) ||
+        skit_size_mul(tiles + 1, (size_t)p->threads, &per))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "MRA sweep scratch overflows size_t");
     ALLOC(im->sweep_work, work, double);
+    ALLOC(im->sweep_count, per, size_t);
+    ALLOC(im->sweep_order, im->lv[L - 2].ref_cap, uint32_t);
     im->sweep_parallel =
         (double)t * (double)t * (double)SKIT_MAX(d, dv) <= ATTN_GEMM_SERIAL_LIMIT;
     ALLOC(im->mask_w, n, double);
-    ALLOC(im->merge_w, L * n, double);
+    im->merge_per = L * scales[L - 2];
+    ALLOC(im->merge_w, im->merge_per * (size_t)p->threads, double);
     p->impl = im;
     p->execute = mra_execute;
     return SKIT_OK;
