@@ -44,7 +44,7 @@ static const char *usage =
     "  --quick          a few seconds: smaller sizes, fewer samples\n" CLI_COMMON_HELP
     "  -h, --help       this message\n\n"
     "Times are seconds per call (all d channels). floor: y = x/2 on the same arrays\n"
-    "(read x, write y once, same threads), the least time any SKI action needs.\n"
+    "(read x, write y once, same threads), which any SKI action has to do too.\n"
     "Targets: slope <= 1.15; SKI >= 10x faster than the FFT matvec at the\n"
     "comparison size (reachable at all only where fft/floor >= 10).\n\n"
     "example:\n"
