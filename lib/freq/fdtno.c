@@ -31,13 +31,15 @@
 #include "toeplitz/kernels.h" /* SKIT_MULTIVERSION, SKIT_SIMD */
 
 /* Channels a thread gathers at once from (batch, n, d) rows: a multiple
- * of 4 (the AVX2 blocks), up to MAX_GROUP and GROUP_BYTES of buffers, and
+ * of 4 (the AVX2 blocks), up to MAX_GROUP and GROUP_BYTES of staging, and
  * no more than the threads' share of d. Wider groups read more of each row
  * per visit: measured with 1 thread, the rows apply cost 1.35x the
  * channel-major one with 8 channels and 1.1x with 32 at n = 2048,
  * d = 512, and 1.55x against 1.25x at n = 32768, d = 64, where a group of
  * 8 reads one 64-byte line of a 512-byte row and finds the next one
- * evicted when it comes back for it. */
+ * evicted when it comes back for it. The group is staged compactly (n
+ * values per channel) and each channel goes through one FFT buffer, so
+ * the transforms run in cache whatever the group's size. */
 #define MAX_GROUP 32
 #define GROUP_BYTES ((size_t)16 << 20)
 
@@ -47,8 +49,10 @@ struct skit_fdtno_plan {
     int threads;
     size_t real_stride; /* doubles of one real buffer (N rounded up to 8) */
     size_t slice;       /* per-thread scratch of execute: one real + one complex buffer */
-    size_t group;       /* channels per gather in the rows apply */
-    size_t rows_slice;  /* per-thread scratch of the rows apply: group real + one complex (0: none) */
+    size_t group;        /* channels per gather in the rows apply */
+    size_t stage_stride; /* doubles per channel of its staging rows (n rounded up, + a line) */
+    size_t rows_slice;   /* per-thread scratch of the rows apply: group staging rows, then one
+                          * real and one complex FFT buffer (0: none) */
     fftw_plan r2c, c2r;
     double *spectra;    /* d x 2 half: Re K_c then Im K_c, scaled by 1/N */
     double *scratch;    /* threads * max(slice, rows_slice) */
@@ -114,10 +118,11 @@ int skit_fdtno_create_engine(skit_fdtno_plan **plan, size_t n, size_t d, skit_ca
     /* buffers one line longer than N, so that the rows apply's buffers
      * (power-of-two N apart otherwise) do not all map to one cache set */
     size_t half = N / 2 + 1, real_stride = round8(N) + 8, slice = real_stride + round8(2 * half);
-    size_t group = GROUP_BYTES / (real_stride * sizeof(double)) / 4 * 4;
+    size_t stage_stride = round8(n) + 8;
+    size_t group = GROUP_BYTES / (stage_stride * sizeof(double)) / 4 * 4;
     group = SKIT_MAX((size_t)4, SKIT_MIN(group, (size_t)MAX_GROUP));
     group = SKIT_MIN(group, ((d + (size_t)threads - 1) / (size_t)threads + 3) / 4 * 4);
-    size_t rows_slice = rows_layout ? group * real_stride + round8(2 * half) : 0;
+    size_t rows_slice = rows_layout ? group * stage_stride + slice : 0;
     size_t spec_doubles, basis_doubles, scratch_doubles, total;
     if (skit_size_mul(half, 2 * d, &spec_doubles) || skit_size_mul(half, 2 * basis_rows, &basis_doubles) ||
         skit_size_mul(SKIT_MAX(slice, rows_slice), (size_t)threads, &scratch_doubles) ||
@@ -137,6 +142,7 @@ int skit_fdtno_create_engine(skit_fdtno_plan **plan, size_t n, size_t d, skit_ca
     p->real_stride = real_stride;
     p->slice = slice;
     p->group = group;
+    p->stage_stride = stage_stride;
     p->rows_slice = rows_slice;
     p->basis_rows = basis_rows;
     p->bytes = sizeof *p + total;
@@ -435,20 +441,24 @@ static void move_rows(double *rows, size_t d, double *buf, size_t rs, size_t n, 
     move_group(rows, d, buf, rs, done, n, width, to_buffers);
 }
 
-/* One group of up to p->group channels c0.. of one (n, d) sequence, rows
- * gathered into the thread's buffers and scattered back: x and y are read
- * and written once, with no transposed copy of either. */
+/* One group of up to p->group channels c0.. of one (n, d) sequence: rows
+ * gathered into the thread's staging rows (n values per channel), each
+ * channel convolved in one FFT buffer that stays in cache and its output
+ * written back over its staging row, then all scattered to the rows of y:
+ * x and y are read and written once, with no transposed copy of either. */
 static void apply_group(const skit_fdtno_plan *p, const double *x, double *y, size_t c0, double *slice)
 {
-    const size_t n = p->n, d = p->d, N = p->N, rs = p->real_stride;
+    const size_t n = p->n, d = p->d, N = p->N, ss = p->stage_stride;
     const size_t width = SKIT_MIN(p->group, d - c0);
-    double *z = slice + p->group * rs;
-    move_rows((double *)(x + c0), d, slice, rs, n, width, 1); /* reads only, in this direction */
+    double *buf = slice + p->group * ss, *z = buf + p->real_stride;
+    move_rows((double *)(x + c0), d, slice, ss, n, width, 1); /* reads only, in this direction */
     for (size_t k = 0; k < width; k++) {
-        memset(slice + k * rs + n, 0, (N - n) * sizeof(double));
-        convolve(p, c0 + k, slice + k * rs, z);
+        memcpy(buf, slice + k * ss, n * sizeof(double));
+        memset(buf + n, 0, (N - n) * sizeof(double));
+        convolve(p, c0 + k, buf, z);
+        memcpy(slice + k * ss, buf, n * sizeof(double));
     }
-    move_rows(y + c0, d, slice, rs, n, width, 0);
+    move_rows(y + c0, d, slice, ss, n, width, 0);
 }
 
 void skit_fdtno_apply(const skit_fdtno_plan *p, const double *x, double *y, size_t batch, int rows_layout)
