@@ -738,6 +738,45 @@ START_TEST(test_layout_batch)
 }
 END_TEST
 
+/* skit_tno_eval_rpe: the number of points the RPE runs at, and the plan
+ * computes exactly the same afterwards (the features it rewrites are the
+ * cached ones). */
+START_TEST(test_eval_rpe)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    const size_t n = 37, d = 6, total = n * d;
+    const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI};
+    for (int k = 0; k < 3; k++)
+        for (int causal = 0; causal < 2; causal++) {
+            skit_tno_options o;
+            skit_tno_options_default(&o, kinds[k]);
+            o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+            o.rpe_width = 4;
+            o.rank = 8;
+            skit_tno *p = NULL;
+            TU_EXPECT_OK(skit_tno_create(&p, n, d, 1, &o, NULL, 0));
+            double *x = tu_random(&rng, total), *y = tu_alloc(total), *y2 = tu_alloc(total);
+            TU_EXPECT_OK(skit_tno_execute(p, x, y));
+            size_t points = 99;
+            TU_EXPECT_OK(skit_tno_eval_rpe(p, &points));
+            size_t want = kinds[k] == SKIT_TNO_SKI ? 0 : kinds[k] == SKIT_TNO_FD ? 128 / 2 + 1 /* N = 128 >= 2n */ : causal ? n : 2 * n - 1;
+            ck_assert_uint_eq(points, want);
+            TU_EXPECT_OK(skit_tno_eval_rpe(p, NULL));
+            TU_EXPECT_OK(skit_tno_execute(p, x, y2));
+            ck_assert(memcmp(y, y2, total * sizeof *y) == 0);
+            tu_poison(y2, total);
+            TU_EXPECT_OK(skit_tno_forward(p, x, y2));
+            ck_assert(memcmp(y, y2, total * sizeof *y) == 0);
+            skit_free(x);
+            skit_free(y);
+            skit_free(y2);
+            skit_tno_destroy(p);
+        }
+    TU_EXPECT_STATUS(skit_tno_eval_rpe(NULL, NULL), SKIT_EINVAL);
+}
+END_TEST
+
 START_TEST(test_queries)
 {
     skit_tno_options o;
@@ -1005,6 +1044,7 @@ static Suite *tno_suite(void)
     tcase_add_test(tc, test_fd_output_layer_paths);
     tcase_add_test(tc, test_causality);
     tcase_add_test(tc, test_layout_batch);
+    tcase_add_test(tc, test_eval_rpe);
     tcase_add_test(tc, test_queries);
     tcase_add_test(tc, test_config_create);
     tcase_add_test(tc, test_config_plan);
