@@ -519,34 +519,58 @@ START_TEST(test_mra_selection_ties_and_digits)
 }
 END_TEST
 
-/* Logits that overflow (inf, and NaN where inf - inf) must not derail the
- * selection's bookkeeping: the plans run and return. */
-START_TEST(test_mra_overflowing_logits_run)
+/* Extreme inputs. MRA plans check Q, K, V for NaN/Inf through their block
+ * means (and scan the inputs only when a mean is not finite, or with a
+ * mask): every non-finite entry, masked token or not, is still refused
+ * before y is written, and finite values whose block sum overflows are
+ * accepted. Logits that overflow (inf, and NaN where inf - inf) must not
+ * derail the selection's bookkeeping: the plans run and return. */
+START_TEST(test_mra_extreme_inputs)
 {
     skit_rng rng;
     skit_rng_seed(&rng, tu_seed());
     size_t n = 128, d = 4, dv = 2;
     double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv);
     double *y = tu_alloc(n * dv);
-    for (size_t i = 0; i < n * d; i++) {
-        q[i] *= 1e200;
-        k[i] *= 1e200;
-    }
-    for (int method = SKIT_ATTENTION_MRA2; method <= SKIT_ATTENTION_MRA2_SPARSE; method++)
-        for (int sel = 0; sel < 2; sel++) {
-            skit_attention_options o;
-            skit_attention_options_init(&o, method);
-            o.block = 8;
-            o.blocks_per_row[0] = 3;
-            o.selection = sel;
-            skit_attention_plan *plan;
-            TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
-            TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
-            skit_attention_stats st;
-            TU_EXPECT_OK(skit_attention_plan_stats(plan, &st));
-            ck_assert_uint_le(st.refined[0], 16 * 3);
-            skit_attention_plan_destroy(plan);
+    unsigned char *mask = random_mask(&rng, n, 0.5);
+    const double bad[] = {NAN, INFINITY, -INFINITY};
+    for (int combo = 0; combo < 4; combo++) {
+        skit_attention_options o;
+        skit_attention_options_init(&o, combo & 1 ? SKIT_ATTENTION_MRA2_SPARSE : SKIT_ATTENTION_MRA2);
+        o.block = 8;
+        o.blocks_per_row[0] = 3;
+        o.selection = combo >> 1;
+        skit_attention_plan *plan;
+        TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+        for (int rep = 0; rep < 24; rep++) {
+            double *x = rep % 3 == 0 ? q : rep % 3 == 1 ? k : v;
+            size_t at = skit_rng_below(&rng, n * (x == v ? dv : d));
+            double keep = x[at];
+            x[at] = bad[rep % 3];
+            for (size_t i = 0; i < n * dv; i++) y[i] = 7.0;
+            TU_EXPECT_STATUS(skit_attention_execute(plan, q, n, k, n, v, n, rep % 2 ? mask : NULL, y, n),
+                             SKIT_ENONFINITE);
+            for (size_t i = 0; i < n * dv; i++) ck_assert(y[i] == 7.0);
+            x[at] = keep;
         }
+        v[8] = v[9] = 1e308; /* one block's sum overflows */
+        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
+        v[8] = v[9] = 0.5;
+        for (size_t i = 0; i < n * d; i++) {
+            q[i] *= 1e200;
+            k[i] *= 1e200;
+        }
+        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
+        skit_attention_stats st;
+        TU_EXPECT_OK(skit_attention_plan_stats(plan, &st));
+        ck_assert_uint_le(st.refined[0], 16 * 3);
+        for (size_t i = 0; i < n * d; i++) {
+            q[i] *= 1e-200;
+            k[i] *= 1e-200;
+        }
+        skit_attention_plan_destroy(plan);
+    }
+    free(mask);
     skit_free(q); skit_free(k); skit_free(v); skit_free(y);
 }
 END_TEST
@@ -1404,7 +1428,7 @@ static Suite *attention_suite(void)
     tcase_add_test(tc, test_mra_partial_budget_matches_reference);
     tcase_add_test(tc, test_mra_masked_partial_matches_reference);
     tcase_add_test(tc, test_mra_selection_ties_and_digits);
-    tcase_add_test(tc, test_mra_overflowing_logits_run);
+    tcase_add_test(tc, test_mra_extreme_inputs);
     tcase_add_test(tc, test_mra_coarse_logits_are_block_means);
     tcase_add_test(tc, test_mra_shift_invariance);
     tcase_add_test(tc, test_mra_30x_logit_scale_finite);

@@ -84,6 +84,10 @@ void attn_normalise(size_t n, size_t dv, const double *num, size_t ldnum, const 
 int attn_check_qk(size_t n, size_t d, const double *q, size_t ldq, const double *k,
                   size_t ldk);
 int attn_check_v(size_t n, size_t dv, const double *v, size_t ldv);
+/* The same without the NaN/Inf scans (for plans with checks_inputs). */
+int attn_check_qk_shape(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                        size_t ldk);
+int attn_check_v_shape(size_t n, size_t dv, const double *v, size_t ldv);
 int attn_check_out(size_t n, size_t dv, const double *y, size_t ldy, const char *name);
 int attn_check_scale(double scale);
 
@@ -112,6 +116,10 @@ struct skit_attention_plan {
     int threads;
     size_t bytes;
     int alloc_status; /* status of the last failed attn_plan_alloc */
+    /* 1: execute leaves the NaN/Inf checks of Q, K, V to the method, which
+     * makes them (with the same errors) before it writes y, fused into a
+     * pass it makes over the inputs anyway */
+    int checks_inputs;
     size_t nblocks;
     void *blocks[ATTN_MAX_BLOCKS];
     skit_attention_stats *stats; /* written by execute */

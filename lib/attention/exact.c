@@ -52,7 +52,8 @@ int attn_check_scale(double scale)
     return SKIT_OK;
 }
 
-int attn_check_qk(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk)
+int attn_check_qk_shape(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                        size_t ldk)
 {
     SKIT_REQUIRE_PTR(q);
     SKIT_REQUIRE_PTR(k);
@@ -63,12 +64,18 @@ int attn_check_qk(size_t n, size_t d, const double *q, size_t ldq, const double 
     size_t extent;
     if (skit_size_mul(ldq, d, &extent) || skit_size_mul(ldk, d, &extent))
         return SKIT_ERROR(SKIT_EOVERFLOW, "Q or K extent (ld x d) overflows size_t");
+    return SKIT_OK;
+}
+
+int attn_check_qk(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk)
+{
+    SKIT_TRY(attn_check_qk_shape(n, d, q, ldq, k, ldk));
     SKIT_TRY(skit_check_finite_matrix(q, n, d, ldq, "Q"));
     SKIT_TRY(skit_check_finite_matrix(k, n, d, ldk, "K"));
     return SKIT_OK;
 }
 
-int attn_check_v(size_t n, size_t dv, const double *v, size_t ldv)
+int attn_check_v_shape(size_t n, size_t dv, const double *v, size_t ldv)
 {
     SKIT_REQUIRE_PTR(v);
     if (dv == 0) return SKIT_ERROR(SKIT_EDOM, "dv = 0 out of range: need value dimension dv >= 1");
@@ -76,6 +83,12 @@ int attn_check_v(size_t n, size_t dv, const double *v, size_t ldv)
     size_t extent;
     if (skit_size_mul(ldv, dv, &extent))
         return SKIT_ERROR(SKIT_EOVERFLOW, "V extent (ldv x dv) overflows size_t");
+    return SKIT_OK;
+}
+
+int attn_check_v(size_t n, size_t dv, const double *v, size_t ldv)
+{
+    SKIT_TRY(attn_check_v_shape(n, dv, v, ldv));
     return skit_check_finite_matrix(v, n, dv, ldv, "V");
 }
 

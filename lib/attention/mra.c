@@ -50,8 +50,8 @@ typedef struct mra_level {
  * from the logits: no copy of the (n/s_0)^2 scores is ever stored. */
 #define MRA_DIGIT_BITS 16
 #define MRA_BUCKETS ((size_t)1 << MRA_DIGIT_BITS)
-/* candidates above which the selection passes run on all threads */
-#define MRA_PARALLEL_CANDIDATES 1048576
+/* candidates from which the selection passes run on all threads */
+#define MRA_PARALLEL_CANDIDATES 262144
 
 typedef struct mra_impl {
     size_t L;
@@ -419,7 +419,7 @@ static void select_level(const skit_attention_plan *plan, mra_impl *im, size_t l
     size_t per_row = plan->o.blocks_per_row[l];
     int global = plan->o.selection == SKIT_MRA_GLOBAL;
     int contributes = !im->sparse;
-    int parallel = N > MRA_PARALLEL_CANDIDATES && plan->threads > 1;
+    int parallel = N >= MRA_PARALLEL_CANDIDATES && plan->threads > 1;
     mra_sel sel = {.l = l, .priors = 0, .bonus = 0.0, .thr = -INFINITY, .cut = 0};
     int priors = plan->o.diagonal_prior || plan->o.first_block_prior;
     /* pass 1: row maxima and the lowest score before the priors (for their
@@ -645,6 +645,13 @@ static void fine_sweep(const skit_attention_plan *plan, const attn_sweep *s, con
     }
 }
 
+static int all_finite(const double *a, size_t count)
+{
+    int ok = 1;
+    for (size_t i = 0; i < count; i++) ok &= isfinite(a[i]) != 0;
+    return ok;
+}
+
 static int mra_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                        const double *k, size_t ldk, const double *v, size_t ldv,
                        const unsigned char *mask, double *y, size_t ldy)
@@ -653,7 +660,16 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
     size_t n = plan->n, d = plan->d, dv = plan->dv, L = im->L;
     mra_level *fin = &im->lv[L - 1];
 
-    /* 1. block means and valid counts of every level with s > 1 */
+    /* 1. block means and valid counts of every level with s > 1; they
+     * double as the NaN/Inf check of Q, K, V (checks_inputs): without a
+     * mask a non-finite entry makes its level-0 block mean non-finite, and
+     * only then (or when finite sums overflow) are the inputs scanned, for
+     * the usual error; masked tokens are not in the means, so with a mask
+     * the inputs are scanned first */
+    if (mask) {
+        SKIT_TRY(attn_check_qk(n, d, q, ldq, k, ldk));
+        SKIT_TRY(attn_check_v(n, dv, v, ldv));
+    }
     for (size_t l = 0; l < L; l++) {
         mra_level *lv = &im->lv[l];
         if (lv->s == 1) continue;
@@ -661,12 +677,17 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
         attn_block_means(n, d, k, ldk, lv->s, mask, 0, lv->km, NULL);
         attn_block_means(n, dv, v, ldv, lv->s, mask, 0, lv->vm, NULL);
     }
+    mra_level *l0 = &im->lv[0];
+    size_t r0 = l0->rows;
+    if (!mask && !(all_finite(l0->qm, r0 * d) && all_finite(l0->km, r0 * d) &&
+                   all_finite(l0->vm, r0 * dv))) {
+        SKIT_TRY(attn_check_qk(n, d, q, ldq, k, ldk));
+        SKIT_TRY(attn_check_v(n, dv, v, ldv));
+    }
     if (mask)
         for (size_t i = 0; i < n; i++) im->mask_w[i] = mask[i] ? 1.0 : 0.0;
 
     /* 2. level 0: every square, one GEMM: logit[y + x*rows] */
-    mra_level *l0 = &im->lv[0];
-    size_t r0 = l0->rows;
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)r0, (int)r0, (int)d, plan->scale,
                 l0->km, (int)r0, l0->qm, (int)r0, 0.0, l0->logit, (int)r0);
     if (mask)
@@ -866,5 +887,6 @@ int attn_mra_create(skit_attention_plan *p)
     ALLOC(im->merge_w, im->merge_per * (size_t)p->threads, double);
     p->impl = im;
     p->execute = mra_execute;
+    p->checks_inputs = 1;
     return SKIT_OK;
 }

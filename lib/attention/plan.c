@@ -163,8 +163,13 @@ int skit_attention_execute(const skit_attention_plan *plan, const double *q, siz
                            const unsigned char *mask, double *y, size_t ldy)
 {
     SKIT_REQUIRE_PTR(plan);
-    SKIT_TRY(attn_check_qk(plan->n, plan->d, q, ldq, k, ldk));
-    SKIT_TRY(attn_check_v(plan->n, plan->dv, v, ldv));
+    if (plan->checks_inputs) {
+        SKIT_TRY(attn_check_qk_shape(plan->n, plan->d, q, ldq, k, ldk));
+        SKIT_TRY(attn_check_v_shape(plan->n, plan->dv, v, ldv));
+    } else {
+        SKIT_TRY(attn_check_qk(plan->n, plan->d, q, ldq, k, ldk));
+        SKIT_TRY(attn_check_v(plan->n, plan->dv, v, ldv));
+    }
     SKIT_TRY(attn_check_out(plan->n, plan->dv, y, ldy, "y"));
     return plan->execute(plan, q, ldq, k, ldk, v, ldv, mask, y, ldy);
 }
