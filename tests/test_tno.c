@@ -134,8 +134,10 @@ static void check_tno(size_t n, size_t d, size_t batch, skit_causality causality
     o.seed = seed;
     skit_tno *p = NULL;
     TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
-    /* the output layer goes after the FFTs exactly when width + 1 < d */
-    expect_branch(p, width + 1 < d ? "spectra=features" : "spectra=channels");
+    /* the output layer goes after the FFTs exactly when width + 1 < d
+     * (causal: 2 (width + 1) < d) */
+    size_t switch_d = causality == SKIT_CAUSAL ? 2 * (width + 1) : width + 1;
+    expect_branch(p, d > switch_d ? "spectra=features" : "spectra=channels");
     skit_rng rng;
     skit_rng_seed(&rng, seed ^ 0x5eed);
     size_t total = batch * n * d, per = 2 * n - 1;
@@ -218,13 +220,13 @@ END_TEST
 /* Both ways of applying the RPE's output layer (to the FFTs of the width
  * features and the decay, one GEMM for all channels; or per channel, d
  * FFTs) against the dense product of the independently evaluated RPE, on
- * both sides of the switch d = width + 1, both layouts (the (B, N, D)
+ * both sides of the switch d = width + 1 (causal 2 (width + 1)), both layouts (the (B, N, D)
  * apply gathers channel groups of a multiple of 4 by AVX2 blocks, the
  * rest of a group and of the rows by scalar code: odd n and d reach both). */
 START_TEST(test_tno_output_layer_paths)
 {
     static const size_t ns[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 33, 64, 97, 100, 127, 211, 256, 331, 512};
-    static const size_t ds[] = {3, 4, 5, 6, 13};
+    static const size_t ds[] = {3, 5, 6, 10, 11, 13};
     const size_t width = 4;
     uint64_t seed = tu_seed();
     for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++)

@@ -196,9 +196,11 @@ int skit_tno_set_parameters(skit_tno *plan, const double *params, size_t count);
  * TNO and FD-TNO apply the RPE's output layer (Linear(width, out)) after
  * their transforms when that is cheaper — exact, since the layer, the
  * decay (one lambda^|t| for all channels), the DFT and the Hilbert step
- * are linear: TNO with width + 1 < d transforms the width features (times
- * the decay) and the decay itself and combines the d spectra by one GEMM
- * (width + 1 FFTs instead of d); causal FD-TNO with d >= 2 width runs the
+ * are linear: TNO with width + 1 < d (causal: 2 (width + 1) < d, since
+ * its spectra cost twice its n-lag output layer) transforms the width
+ * features (times the decay) and the decay itself and combines the d
+ * spectra by one GEMM (width + 1 FFTs instead of d); causal FD-TNO with
+ * d >= 2 width runs the
  * Hilbert step on the width features instead of the d responses (its
  * imaginary parts then cost a second GEMM, which pays from there on).
  * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE (a kernel is NaN/Inf or

@@ -194,8 +194,8 @@ int skit_tno_parameter_count_for(const skit_tno_options *o, size_t d, size_t *co
  * as row h, form F ((h+1) x N, the column scale p->decay_pow). DFTs are
  * linear, so the spectra are [W b] (d x (h+1)) times the spectra of F's
  * rows: h+1 FFTs and one GEMM instead of the output layer's GEMM and d
- * FFTs ("pushdown", when h + 1 < d; the GEMMs cost the same, so the FFT
- * count decides). Otherwise the output layer makes the d x (2n-1)
+ * FFTs ("pushdown", when h + 1 < d, causal 2 (h + 1) < d: see
+ * tno_pushdown). Otherwise the output layer makes the d x (2n-1)
  * coefficients (p->coeffs) and each channel is transformed.
  *
  * FD-TNO's response is the MLP's output on the grid itself, so its output
@@ -572,11 +572,18 @@ static int create_mlp_part(skit_tno *p, const double *params, size_t cols)
 }
 
 /* Pushdown pays when the spectra of the h+1 rows of F are fewer FFTs than
- * the d channels' (the GEMMs are the same size either way); device plans
- * upload coefficients, so they keep the per-channel path. */
+ * the d channels'. Bidirectional, the GEMMs are the same size either way
+ * (d (h+1) x N/2+1 complex against d (h+1) x 2n-1 real); causal, the
+ * coefficients have n lags but the spectra still N/2+1 complex values, so
+ * the pushdown's GEMM is twice the output layer's. Measured (1 thread,
+ * h = 64): causal about even at d = 128, a gain at d = 512; hence
+ * d > 2 (h+1) there. Device plans upload coefficients, so they keep the
+ * per-channel path. */
 static int tno_pushdown(const skit_tno *p)
 {
-    return p->opt.device == SKIT_DEVICE_CPU && p->opt.rpe_width + 1 < p->d;
+    const size_t h = p->opt.rpe_width;
+    if (p->opt.device != SKIT_DEVICE_CPU) return 0;
+    return p->opt.causality == SKIT_CAUSAL ? p->d > 2 * (h + 1) : p->d > h + 1;
 }
 
 static int create_tno(skit_tno *p, const double *params)
