@@ -72,6 +72,7 @@ typedef struct mra_impl {
     size_t sweep_per;            /* per thread: t x t tile, 3 t rows, a K and a V tile */
     size_t *sweep_count;         /* per thread: key tiles + 1 */
     uint32_t *sweep_order;       /* refined squares of level L-2, key-major per chunk */
+    uint32_t *sweep_slots;       /* query tiles: slot of each, and the free slots */
     double *mask_w;              /* n: mask as 0/1 weights */
     double *merge_w;             /* per thread: merge_per (L s_{L-2}) */
     size_t merge_per;
@@ -192,7 +193,7 @@ static inline double key_value(uint64_t key)
     return v;
 }
 
-enum { SCAN_MAX = 1, SCAN_HIST = 2, SCAN_COLLECT = 4 };
+enum { SCAN_MAX = 1, SCAN_HIST = 2, SCAN_COLLECT = 4, SCAN_COLLECT_ALL = 8 };
 
 /* Largest of -a[0..count), i.e. minus the smallest of a (+inf if empty). */
 static double row_max_negated(const double *a, size_t count)
@@ -216,7 +217,8 @@ static double row_max_negated(const double *a, size_t count)
  *   SCAN_HIST: per-chunk counts of digit (key >> shift) of the scores whose
  *     higher digits equal those of prefix;
  *   SCAN_COLLECT: the scores whose key >> shift equals prefix >> shift, with
- *     their ids, into the pool at chunk_pos (advanced). */
+ *     their ids, into the pool at chunk_pos (advanced);
+ *   SCAN_COLLECT_ALL: every score so. */
 static void scan_rows(const skit_attention_plan *plan, mra_impl *im, const mra_sel *sel,
                       int mode, unsigned shift, uint64_t prefix, int parallel)
 {
@@ -248,10 +250,10 @@ static void scan_rows(const skit_attention_plan *plan, mra_impl *im, const mra_s
                     if (key >> high == prefix >> high) h[(key >> shift) & (MRA_BUCKETS - 1)]++;
                 }
             }
-            if (mode & SCAN_COLLECT) {
+            if (mode & (SCAN_COLLECT | SCAN_COLLECT_ALL)) {
                 uint64_t want = prefix >> shift;
                 for (size_t t = 0; t < w.count; t++)
-                    if (order_key(sc[t]) >> shift == want) {
+                    if ((mode & SCAN_COLLECT_ALL) || order_key(sc[t]) >> shift == want) {
                         size_t slot = im->chunk_pos[c]++;
                         im->pool_score[slot] = sc[t];
                         im->pool_id[slot] = (uint32_t)(w.base + t);
@@ -262,16 +264,49 @@ static void scan_rows(const skit_attention_plan *plan, mra_impl *im, const mra_s
     }
 }
 
-/* The global budget: the M best scores by (score desc, id asc). Sets
- * sel->thr, sel->cut and chunk_sel (the squares each chunk refines). The
+/* The pool holds, chunk after chunk (chunk c's part ending at chunk_pos[c]),
+ * in id order, the candidates that compete for the last need places;
+ * chunk_sel already counts those above them. Sets sel->thr, sel->cut and
+ * completes chunk_sel. */
+static void resolve_pool(mra_impl *im, mra_sel *sel, size_t need, size_t total)
+{
+    memcpy(im->pool_tmp, im->pool_score, total * sizeof(double));
+    double thr = attn_kth_largest(im->pool_tmp, total, need - 1);
+    size_t ties = need;
+    for (size_t i = 0; i < total; i++) ties -= im->pool_score[i] > thr;
+    sel->thr = thr;
+    sel->cut = 0;
+    for (size_t c = 0, i = 0; c < im->nchunks; c++)
+        for (; i < im->chunk_pos[c]; i++) {
+            double v = im->pool_score[i];
+            if (v > thr || (v == thr && ties && ties--)) {
+                im->chunk_sel[c]++;
+                if (v == thr) sel->cut = (size_t)im->pool_id[i] + 1;
+            }
+        }
+}
+
+/* The global budget: the M best of the N scores by (score desc, id asc).
+ * Sets sel->thr, sel->cut and chunk_sel (the squares each chunk refines).
+ * When the pool can hold all N they are collected at once; otherwise the
  * digit histogram of the full keys is already in hist. */
 static void select_global(const skit_attention_plan *plan, mra_impl *im, mra_sel *sel, size_t M,
-                          int parallel)
+                          size_t N, int parallel)
 {
-    size_t nch = im->nchunks, need = M;
+    size_t nch = im->nchunks, need = M, rows = im->lv[sel->l].rows;
     unsigned shift = 64 - MRA_DIGIT_BITS;
     uint64_t prefix = 0;
     for (size_t c = 0; c < nch; c++) im->chunk_sel[c] = 0;
+    if (N <= im->pool_cap) {
+        for (size_t c = 0, pos = 0; c < nch; c++) {
+            im->chunk_pos[c] = pos;
+            for (size_t x = c * rows / nch; x < (c + 1) * rows / nch; x++)
+                pos += row_of(im, sel->l, x).count;
+        }
+        scan_rows(plan, im, sel, SCAN_COLLECT_ALL, 0, 0, parallel);
+        resolve_pool(im, sel, need, N);
+        return;
+    }
     for (;;) {
         /* the bucket holding the need-th largest key; everything above it
          * is refined */
@@ -291,29 +326,13 @@ static void select_global(const skit_attention_plan *plan, mra_impl *im, mra_sel
                 im->chunk_sel[c] += im->hist[c * MRA_BUCKETS + bb];
         need -= above;
         prefix |= (uint64_t)b << shift;
-        if (in_b <= im->pool_cap) {
-            /* the bucket's scores in id order; the need-th largest of them */
-            size_t pos = 0;
-            for (size_t c = 0; c < nch; c++) {
+        if (in_b <= im->pool_cap) { /* the bucket's scores, in id order */
+            for (size_t c = 0, pos = 0; c < nch; c++) {
                 im->chunk_pos[c] = pos;
                 pos += im->hist[c * MRA_BUCKETS + b];
             }
             scan_rows(plan, im, sel, SCAN_COLLECT, shift, prefix, parallel);
-            memcpy(im->pool_tmp, im->pool_score, in_b * sizeof(double));
-            double thr = attn_kth_largest(im->pool_tmp, in_b, need - 1);
-            size_t ties = need;
-            for (size_t i = 0; i < in_b; i++) ties -= im->pool_score[i] > thr;
-            sel->thr = thr;
-            sel->cut = 0;
-            size_t i = 0;
-            for (size_t c = 0; c < nch; c++)
-                for (size_t end = i + im->hist[c * MRA_BUCKETS + b]; i < end; i++) {
-                    double v = im->pool_score[i];
-                    if (v > thr || (v == thr && ties && ties--)) {
-                        im->chunk_sel[c]++;
-                        if (v == thr) sel->cut = (size_t)im->pool_id[i] + 1;
-                    }
-                }
+            resolve_pool(im, sel, need, in_b);
             return;
         }
         if (shift == 0) break;
@@ -322,7 +341,7 @@ static void select_global(const skit_attention_plan *plan, mra_impl *im, mra_sel
     }
     /* more than pool_cap squares share the threshold's value: the first
      * need of them in id order, found chunk by chunk */
-    size_t l = sel->l, b = prefix & (MRA_BUCKETS - 1);
+    size_t b = prefix & (MRA_BUCKETS - 1);
     double *sc = im->row_work;
     sel->thr = key_value(prefix);
     for (size_t c = 0; c < nch && need; c++) {
@@ -333,8 +352,8 @@ static void select_global(const skit_attention_plan *plan, mra_impl *im, mra_sel
             continue;
         }
         im->chunk_sel[c] += need;
-        for (size_t x = c * im->lv[l].rows / nch; need; x++) {
-            mra_row w = row_of(im, l, x);
+        for (size_t x = c * rows / nch; need; x++) {
+            mra_row w = row_of(im, sel->l, x);
             row_scores(plan, im, sel, x, &w, sc);
             for (size_t t = 0; t < w.count && need; t++)
                 if (sc[t] == sel->thr && !--need) sel->cut = w.base + t + 1;
@@ -424,8 +443,8 @@ static void select_level(const skit_attention_plan *plan, mra_impl *im, size_t l
     int priors = plan->o.diagonal_prior || plan->o.first_block_prior;
     /* pass 1: row maxima and the lowest score before the priors (for their
      * bonus); without priors the scores are final, so it also counts the
-     * first digit */
-    int first_hist = global && !priors ? SCAN_HIST : 0;
+     * first digit (unless the pool takes all candidates at once) */
+    int first_hist = global && !priors && N > im->pool_cap ? SCAN_HIST : 0;
     scan_rows(plan, im, &sel, SCAN_MAX | first_hist, 64 - MRA_DIGIT_BITS, 0, parallel);
     sel.priors = priors;
     double lo = 0.0;
@@ -433,8 +452,9 @@ static void select_level(const skit_attention_plan *plan, mra_impl *im, size_t l
         if (im->chunk_lo[c] < lo) lo = im->chunk_lo[c];
     sel.bonus = 1.0 - lo;
     if (global) {
-        if (!first_hist) scan_rows(plan, im, &sel, SCAN_HIST, 64 - MRA_DIGIT_BITS, 0, parallel);
-        select_global(plan, im, &sel, SKIT_MIN(N, rows * per_row), parallel);
+        if (!first_hist && N > im->pool_cap)
+            scan_rows(plan, im, &sel, SCAN_HIST, 64 - MRA_DIGIT_BITS, 0, parallel);
+        select_global(plan, im, &sel, SKIT_MIN(N, rows * per_row), N, parallel);
         size_t pos = 0;
         for (size_t c = 0; c < nch; c++) {
             im->chunk_pos[c] = pos;
@@ -608,15 +628,22 @@ static void fine_sweep(const skit_attention_plan *plan, const attn_sweep *s, con
                     s->m[X * t + a] = -INFINITY;
                     s->den[X * t + a] = 0.0;
                 }
-                memset(acc + X * t * dv, 0, t * dv * sizeof(double));
-                merge_tile(plan, im, X * t, t, acc + X * t * dv, mask, y, ldy, W);
+                memset(acc + X0 * t * dv, 0, t * dv * sizeof(double)); /* a free slot */
+                merge_tile(plan, im, X * t, t, acc + X0 * t * dv, mask, y, ldy, W);
             }
         }
-        /* each key tile is packed by the thread that needs it, once */
+        /* each key tile is packed by the thread that needs it, once; a
+         * query tile's packed rows and accumulators live in a slot from
+         * its first key tile to its last, and freed slots are reused first
+         * (most query tiles have one or two key tiles, so their state
+         * stays in cache) */
         attn_sweep_state w = {.T = base, .rowmax = base + t * t};
         w.dsum = w.rowmax + t;
         w.lsum = w.dsum + t;
         double *kt = w.lsum + t, *vt = kt + t * d;
+        uint32_t *slot_of = im->sweep_slots, *free_slots = slot_of + tiles;
+        size_t nfree = 0;
+        for (size_t X = X1; X-- > X0;) free_slots[X0 + nfree++] = (uint32_t)X;
         for (size_t Y = 0, i = 0; Y < tiles; Y++) {
             if (i < end[Y]) {
                 attn_pack_rows(s->k, s->ldk, Y * t, t, d, t, kt);
@@ -624,12 +651,15 @@ static void fine_sweep(const skit_attention_plan *plan, const attn_sweep *s, con
             }
             for (; i < end[Y]; i++) {
                 size_t X = order[i], i0 = X * t;
+                if (Y == cols[row_ptr[X]]) /* the row's first square */
+                    slot_of[X] = free_slots[X0 + --nfree];
+                size_t slot = slot_of[X];
                 w.m = s->m + i0;
                 w.den = s->den + i0;
-                w.ls = ls + i0;
-                w.qt = qs + i0 * d;
-                w.acc = acc + i0 * dv;
-                if (Y == cols[row_ptr[X]]) { /* the row's first square */
+                w.ls = ls + slot * t;
+                w.qt = qs + slot * t * d;
+                w.acc = acc + slot * t * dv;
+                if (Y == cols[row_ptr[X]]) {
                     attn_pack_rows(s->q, s->ldq, i0, t, d, t, w.qt);
                     for (size_t a = 0; a < t; a++) {
                         w.m[a] = -INFINITY;
@@ -638,8 +668,10 @@ static void fine_sweep(const skit_attention_plan *plan, const attn_sweep *s, con
                     memset(w.acc, 0, t * dv * sizeof(double));
                 }
                 attn_sweep_tile(s, &w, i0, t, Y, kt, vt);
-                if (Y == cols[row_ptr[X + 1] - 1]) /* its last */
+                if (Y == cols[row_ptr[X + 1] - 1]) { /* its last */
                     merge_tile(plan, im, i0, t, w.acc, mask, y, ldy, W);
+                    free_slots[X0 + nfree++] = (uint32_t)slot;
+                }
             }
         }
     }
@@ -880,6 +912,7 @@ int attn_mra_create(skit_attention_plan *p)
     ALLOC(im->sweep_work, work, double);
     ALLOC(im->sweep_count, per, size_t);
     ALLOC(im->sweep_order, im->lv[L - 2].ref_cap, uint32_t);
+    ALLOC(im->sweep_slots, 2 * tiles, uint32_t);
     im->sweep_parallel =
         (double)t * (double)t * (double)SKIT_MAX(d, dv) <= ATTN_GEMM_SERIAL_LIMIT;
     ALLOC(im->mask_w, n, double);
