@@ -651,15 +651,15 @@ static void fine_sweep(const skit_attention_plan *plan, const attn_sweep *s, con
             }
             for (; i < end[Y]; i++) {
                 size_t X = order[i], i0 = X * t;
-                if (Y == cols[row_ptr[X]]) /* the row's first square */
-                    slot_of[X] = free_slots[X0 + --nfree];
+                int first = Y == cols[row_ptr[X]]; /* the query tile's first square */
+                if (first) slot_of[X] = free_slots[X0 + --nfree];
                 size_t slot = slot_of[X];
                 w.m = s->m + i0;
                 w.den = s->den + i0;
                 w.ls = ls + slot * t;
                 w.qt = qs + slot * t * d;
                 w.acc = acc + slot * t * dv;
-                if (Y == cols[row_ptr[X]]) {
+                if (first) {
                     attn_pack_rows(s->q, s->ldq, i0, t, d, t, w.qt);
                     for (size_t a = 0; a < t; a++) {
                         w.m[a] = -INFINITY;
