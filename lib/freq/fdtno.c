@@ -472,7 +472,9 @@ void skit_fdtno_apply(const skit_fdtno_plan *p, const double *x, double *y, size
     long tasks = (long)(batch * groups);
 #pragma omp parallel for num_threads(p->threads) schedule(static) if (tasks > 1)
     for (long t = 0; t < tasks; t++) {
-        size_t b = (size_t)t / groups, g = (size_t)t % groups;
+        /* channel groups outermost: each thread takes a contiguous range
+         * of channels (the spectra GEMMs of lib/tno split theirs alike) */
+        size_t g = (size_t)t / batch, b = (size_t)t % batch;
         apply_group(p, x + b * n * d, y + b * n * d, g * p->group,
                     thread_scratch(p->scratch, p->rows_slice));
     }

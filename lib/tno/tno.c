@@ -274,6 +274,27 @@ static void gemm_cols(const skit_tno *p, size_t m, size_t cols, size_t k, const 
     }
 }
 
+/* The same product with the rows of A (channels) split over the threads
+ * in multiples of 8, for the GEMMs that write the spectra: the rows apply
+ * (skit_fdtno_apply) hands each thread a contiguous range of channels
+ * under the same split, so a thread reads the spectra it wrote from its
+ * own cache. Split by columns, half of every channel's spectrum sat dirty
+ * in the other core's cache (measured at n = 512, d = 512, batch 4, 2
+ * threads: update + apply 4.95 ms split by columns, 4.55 ms by rows). */
+static void gemm_rows(const skit_tno *p, size_t m, size_t cols, size_t k, const double *A, size_t lda,
+                      const double *B, size_t ldb, double *C, size_t ldc)
+{
+    int nt = m >= 16 && cols >= 64 ? mlp_threads(p) : 1;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        size_t r0, r1;
+        thread_share(m, 8, &r0, &r1);
+        if (r1 > r0)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(r1 - r0), (int)cols, (int)k, 1.0,
+                        A + r0 * lda, (int)lda, B, (int)ldb, 0.0, C + r0 * ldc, (int)ldc);
+    }
+}
+
 /* The column ranges where the RPE is evaluated: TNO lags 0..n-1 at
  * columns 0..n-1 and (bidirectional) lags -(n-1)..-1 at N-n+1..N-1; FD
  * the whole grid. */
@@ -424,7 +445,7 @@ static int update_tno(skit_tno *p)
         const double *basis = skit_fdtno_basis_data(p->fd);
         skit_fdtno_basis_from_rows(p->fd, features(p), feature_ld(p));
         SKIT_TRY(check_bound(p, wb_matrix(p), h + 1, d, h + 1, basis, ls, ls, "RPE kernel spectra"));
-        gemm_cols(p, d, ls, h + 1, wb_matrix(p), h + 1, basis, ls, skit_fdtno_spectra_data(p->fd), ls);
+        gemm_rows(p, d, ls, h + 1, wb_matrix(p), h + 1, basis, ls, skit_fdtno_spectra_data(p->fd), ls);
         return SKIT_OK;
     }
     SKIT_TRY(skit_tno_rpe_coeffs(p, p->coeffs));
@@ -445,8 +466,8 @@ static int update_fd(skit_tno *p)
     SKIT_TRY(check_bound(p, wb, h + 1, out, h + 1, F, ld, half, "FD-TNO frequency responses"));
     if (p->opt.causality == SKIT_BIDIRECTIONAL) {
         /* Re K_c from outputs c, Im K_c from outputs d + c (0 at 0 and π) */
-        gemm_cols(p, d, half, h + 1, wb, h + 1, F, ld, spec, ls);
-        gemm_cols(p, d, half, h + 1, wb + d * (h + 1), h + 1, F, ld, spec + half, ls);
+        gemm_rows(p, d, half, h + 1, wb, h + 1, F, ld, spec, ls);
+        gemm_rows(p, d, half, h + 1, wb + d * (h + 1), h + 1, F, ld, spec + half, ls);
         for (size_t c = 0; c < d; c++) spec[c * ls + half] = spec[c * ls + half + half - 1] = 0.0;
         return SKIT_OK;
     }
@@ -454,11 +475,11 @@ static int update_fd(skit_tno *p)
         double *basis = skit_fdtno_basis_data(p->fd);
         skit_fdtno_hilbert_rows(p->fd, F, ld, h, basis, ls);
         SKIT_TRY(check_bound(p, wb, h + 1, d, h, basis, ls, half, "FD-TNO Hilbert spectra"));
-        gemm_cols(p, d, half, h + 1, wb, h + 1, F, ld, spec, ls);
-        gemm_cols(p, d, half, h, wb, h + 1, basis, ls, spec + half, ls);
+        gemm_rows(p, d, half, h + 1, wb, h + 1, F, ld, spec, ls);
+        gemm_rows(p, d, half, h, wb, h + 1, basis, ls, spec + half, ls);
         return SKIT_OK;
     }
-    gemm_cols(p, d, half, h + 1, wb, h + 1, F, ld, spec, ls);
+    gemm_rows(p, d, half, h + 1, wb, h + 1, F, ld, spec, ls);
     skit_fdtno_hilbert_rows(p->fd, spec, ls, d, spec + half, ls);
     return SKIT_OK;
 }
