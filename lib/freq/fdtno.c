@@ -59,8 +59,9 @@ struct skit_fdtno_plan {
     size_t slice;       /* per-thread scratch of execute: one real + one complex buffer */
     size_t group;        /* channels per gather in the rows apply */
     size_t stage_stride; /* doubles per channel of its staging rows (n rounded up, + a line) */
-    size_t rows_slice;   /* per-thread scratch of the rows apply: group staging rows, then one
-                          * real and one complex FFT buffer (0: none) */
+    size_t rows_slice;   /* per-thread scratch of the rows apply: group staging rows, one
+                          * real and one complex FFT buffer, then the Hartley buffer
+                          * (0: none) */
     fftw_plan r2c, c2r;
     double *spectra;    /* d x 2 half: Re K_c then Im K_c, scaled by 1/N */
     double *scratch;    /* threads * max(slice, rows_slice) */
@@ -132,7 +133,7 @@ int skit_fdtno_create_engine(skit_fdtno_plan **plan, size_t n, size_t d, skit_ca
     group = SKIT_MIN(group, GROUP_BYTES / (stage_stride * sizeof(double)) / 4 * 4);
     group = SKIT_MAX((size_t)4, group);
     group = SKIT_MIN(group, ((d + (size_t)threads - 1) / (size_t)threads + 3) / 4 * 4);
-    size_t rows_slice = rows_layout ? group * stage_stride + slice : 0;
+    size_t rows_slice = rows_layout ? group * stage_stride + slice + real_stride : 0;
     size_t spec_doubles, basis_doubles, scratch_doubles, total;
     if (skit_size_mul(half, 2 * d, &spec_doubles) || skit_size_mul(half, 2 * basis_rows, &basis_doubles) ||
         skit_size_mul(SKIT_MAX(slice, rows_slice), (size_t)threads, &scratch_doubles) ||
@@ -362,18 +363,20 @@ SKIT_MULTIVERSION static void product_to_hartley(const double *restrict z, const
     if (N % 2 == 0) w[N / 2] = z[N] * kr[N / 2] - z[N + 1] * ki[N / 2];
 }
 
-/* buf[0..N) holds [x_c; 0]; on return buf[0..n) = the first n outputs of
- * channel c. z: the thread's complex buffer. */
-static void convolve(const skit_fdtno_plan *p, size_t c, double *buf, double *z)
+/* in[0..N) holds [x_c; 0] (r2c leaves it as it is); out[0..n) gets the
+ * first n outputs of channel c. z: the thread's complex buffer; w (N, may
+ * be in) takes the Hartley sequence. */
+static void convolve(const skit_fdtno_plan *p, size_t c, const double *in, double *z, double *w,
+                     double *out)
 {
     const size_t N = p->N, half = p->half, n = p->n;
     const double *kr = p->spectra + c * 2 * half;
-    fftw_execute_dft_r2c(p->r2c, buf, (fftw_complex *)z);
-    product_to_hartley(z, kr, kr + half, N, buf);
-    fftw_execute_dft_r2c(p->r2c, buf, (fftw_complex *)z);
+    fftw_execute_dft_r2c(p->r2c, (double *)in, (fftw_complex *)z);
+    product_to_hartley(z, kr, kr + half, N, w);
+    fftw_execute_dft_r2c(p->r2c, w, (fftw_complex *)z);
     /* y_j = Re W[j] - Im W[j]; n <= N/2 + 1 since N >= 2n - 1 */
     SKIT_SIMD
-    for (size_t j = 0; j < n; j++) buf[j] = z[2 * j] - z[2 * j + 1];
+    for (size_t j = 0; j < n; j++) out[j] = z[2 * j] - z[2 * j + 1];
 }
 
 /* Channels k0..k0+count-1 of x (ldx apart) to y: channel k uses spectrum
@@ -388,7 +391,7 @@ static void apply_channels(const skit_fdtno_plan *p, const double *x, size_t ldx
         double *buf = thread_scratch(scratch, p->slice), *z = buf + p->real_stride;
         memcpy(buf, x + (size_t)k * ldx, n * sizeof(double));
         memset(buf + n, 0, (N - n) * sizeof(double));
-        convolve(p, (size_t)k % p->d, buf, z);
+        convolve(p, (size_t)k % p->d, buf, z, buf, buf);
         memcpy(y + (size_t)k * ldy, buf, n * sizeof(double));
     }
 }
@@ -460,13 +463,14 @@ static void apply_group(const skit_fdtno_plan *p, const double *x, double *y, si
 {
     const size_t n = p->n, d = p->d, N = p->N, ss = p->stage_stride;
     const size_t width = SKIT_MIN(p->group, d - c0);
-    double *buf = slice + p->group * ss, *z = buf + p->real_stride;
+    double *buf = slice + p->group * ss, *z = buf + p->real_stride, *w = buf + p->slice;
     move_rows((double *)(x + c0), d, slice, ss, n, width, 1); /* reads only, in this direction */
+    /* the Hartley sequence goes to w, so buf's zero padding outlives the
+     * channels and is written once per group */
+    memset(buf + n, 0, (N - n) * sizeof(double));
     for (size_t k = 0; k < width; k++) {
         memcpy(buf, slice + k * ss, n * sizeof(double));
-        memset(buf + n, 0, (N - n) * sizeof(double));
-        convolve(p, c0 + k, buf, z);
-        memcpy(slice + k * ss, buf, n * sizeof(double));
+        convolve(p, c0 + k, buf, z, w, slice + k * ss);
     }
     move_rows(y + c0, d, slice, ss, n, width, 0);
 }
