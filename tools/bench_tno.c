@@ -27,7 +27,14 @@
  *    rounds: any forward pass evaluates the MLP, applies its output layer
  *    (in whichever basis) and transforms x and back as the matvec does,
  *    so forward >= matvec + RPE + GEMM; floor_over_matvec is that sum over
- *    the matvec, per round, and says where a target ratio is out of reach.
+ *    the matvec, per round, and says where a target ratio is out of reach;
+ *  - the floor of the plan's own path (path_floor_over_matvec): where the
+ *    plan applies the output layer to the spectra of the features (TNO
+ *    "spectra=features": d x (h+1) times (h+1) x 2 (N/2+1), twice the
+ *    n-lag output layer when causal) or adds the Hilbert images' GEMM
+ *    (causal FD "hilbert=features": d x h times h x (N/2+1)), a bare GEMM
+ *    of that shape is timed too and takes the output layer's place
+ *    (resp. is added); otherwise it equals floor_over_matvec.
  * Memory: the plan's bytes (skit_tno_plan_bytes / skit_toeplitz_plan_bytes)
  * plus the input and output arrays. */
 #include "config.h"
@@ -62,7 +69,9 @@ static const char *usage =
     "FD-TNO it also times, in the same rounds, the RPE MLP alone (up to its output\n"
     "layer) and a bare GEMM of the output layer's shape: a forward pass costs at\n"
     "least matvec + RPE + GEMM (column floor_over_matvec), which shows where a\n"
-    "target ratio is out of reach.\n\n"
+    "target ratio is out of reach. Where the plan runs a larger GEMM of its own\n"
+    "(the output layer on the features' spectra, or the Hilbert images' GEMM), a\n"
+    "bare GEMM of that shape gives path_floor_over_matvec as well.\n\n"
     "options:\n"
     "  --shapes LIST       n:d:batch,... (default 512:512:4,2048:512:1,8192:128:1,\n"
     "                      32768:64:1; --quick 512:64:1,2048:64:1,8192:16:1)\n"
@@ -131,6 +140,7 @@ typedef struct result {
     /* TNO and FD only: the RPE features and the output-layer GEMM alone,
      * and (matvec + RPE + GEMM) / matvec, medians of per-round values */
     double rpe[NOPS], gemm[NOPS], rpe_matvec[NOPS], floor_matvec[NOPS];
+    double path_matvec[NOPS]; /* (matvec + RPE + the plan's own GEMMs) / matvec */
     double tno_vs_matvec; /* max|TNO - matvec| / max|matvec|: same coefficients */
 } result;
 
@@ -476,8 +486,11 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
     double *x = skit_malloc(total, sizeof(double)), *xc = skit_malloc(total, sizeof(double));
     double *y = skit_malloc(total, sizeof(double)), *yc = skit_malloc(total, sizeof(double));
     double *coeffs = skit_malloc(d, (2 * n - 1) * sizeof(double));
-    double *gemm_a[2] = {NULL, NULL}, *gemm_b[2] = {NULL, NULL}, *gemm_c[2] = {NULL, NULL};
-    body bodies[2 * NOPS - 1 + 4];
+    double *gemm_a[4] = {NULL, NULL, NULL, NULL}, *gemm_b[4] = {NULL, NULL, NULL, NULL};
+    double *gemm_c[4] = {NULL, NULL, NULL, NULL};
+    int path_kind[2] = {0, 0}; /* 0: the output layer's GEMM, 1: spectra GEMM instead, 2: Hilbert GEMM added */
+    size_t path_at[2] = {0, 0};
+    body bodies[2 * NOPS - 1 + 6];
     size_t nbodies = 0, floor_at = 0;
     int rc = (x && xc && y && yc && coeffs) ? CLI_OK : cli_failure("out of memory (n = %zu, d = %zu)", n, d);
     if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_FFT, causal, n, d, batch, 0, &ops[OP_TNO]);
@@ -541,6 +554,34 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
             bodies[nbodies++] = (body){3, op, NULL, NULL, NULL, n, d, batch, NULL, NULL, NULL, 0, 0, 0};
             bodies[nbodies++] = (body){4, NULL, NULL, NULL, NULL, n, d, batch, gemm_a[f], gemm_b[f], gemm_c[f], out, h, points};
         }
+        /* the plan's own GEMM where it is not the output layer's (see the top) */
+        for (int f = 0; f < 2 && rc == CLI_OK; f++) {
+            char text[512];
+            skit_tno_describe(ops[floor_ops[f]], text, sizeof text);
+            size_t N = 0, h = o->rpe_width, inner, cols;
+            const char *at = strstr(text, "fft=");
+            if (at) N = (size_t)strtoull(at + 4, NULL, 10);
+            if (f == 0 && strstr(text, "spectra=features")) path_kind[f] = 1;
+            if (f == 1 && strstr(text, "hilbert=features")) path_kind[f] = 2;
+            if (!path_kind[f] || N == 0) {
+                path_kind[f] = 0;
+                continue;
+            }
+            inner = path_kind[f] == 1 ? h + 1 : h;
+            cols = path_kind[f] == 1 ? 2 * (N / 2 + 1) : N / 2 + 1;
+            gemm_a[2 + f] = skit_malloc(d, inner * sizeof(double));
+            gemm_b[2 + f] = skit_malloc(inner, cols * sizeof(double));
+            gemm_c[2 + f] = skit_malloc(d, cols * sizeof(double));
+            if (!gemm_a[2 + f] || !gemm_b[2 + f] || !gemm_c[2 + f]) {
+                rc = cli_failure("out of memory (GEMM floor, %zu x %zu)", d, cols);
+                break;
+            }
+            skit_rng_fill_uniform(rng, gemm_a[2 + f], d * inner, -0.125, 0.125);
+            skit_rng_fill_uniform(rng, gemm_b[2 + f], inner * cols, 0.0, 1.0);
+            path_at[f] = nbodies;
+            bodies[nbodies++] = (body){4, NULL, NULL, NULL, NULL, n, d, batch, gemm_a[2 + f], gemm_b[2 + f],
+                                       gemm_c[2 + f], d, inner, cols};
+        }
     }
     if (rc == CLI_OK) {
         /* a rough single-call time decides how many rounds the big shapes get */
@@ -549,11 +590,12 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
         double once = skit_clock_seconds() - t0;
         size_t rounds = (once > 1.4 || sweep) ? MIN(o->samples, (size_t)3) : o->samples;
         if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
-        double t[2 * NOPS - 1 + 4][MAX_ROUNDS], tmp[MAX_ROUNDS];
+        double t[2 * NOPS - 1 + 6][MAX_ROUNDS], tmp[MAX_ROUNDS];
         measure_interleaved(bodies, nbodies, o->min_time, rounds, t);
         for (int k = 0; k < NOPS; k++)
             res->forward[k] = res->apply[k] = res->bytes[k] = res->fwd_matvec[k] = res->app_matvec[k] =
-                res->fwd_tno[k] = res->rpe[k] = res->gemm[k] = res->rpe_matvec[k] = res->floor_matvec[k] = NAN;
+                res->fwd_tno[k] = res->rpe[k] = res->gemm[k] = res->rpe_matvec[k] = res->floor_matvec[k] =
+                    res->path_matvec[k] = NAN;
         for (int k = 0; k < nops; k++) {
             size_t fb = k ? 2 * (size_t)k - 1 : 0, ab = k ? 2 * (size_t)k : 0;
             memcpy(tmp, t[fb], rounds * sizeof *tmp);
@@ -575,6 +617,14 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
             res->rpe_matvec[k] = paired_ratio(t[rb], t[0], rounds);
             for (size_t r = 0; r < rounds; r++) sum[r] = t[0][r] + t[rb][r] + t[gb][r];
             res->floor_matvec[k] = paired_ratio(sum, t[0], rounds);
+            if (path_kind[f] == 0) {
+                res->path_matvec[k] = res->floor_matvec[k];
+                continue;
+            }
+            const size_t pb = path_at[f];
+            for (size_t r = 0; r < rounds; r++)
+                sum[r] = t[0][r] + t[rb][r] + t[pb][r] + (path_kind[f] == 2 ? t[gb][r] : 0.0);
+            res->path_matvec[k] = paired_ratio(sum, t[0], rounds);
         }
         double io = 2.0 * (double)total * sizeof(double);
         res->bytes[OP_MATVEC] = (double)skit_toeplitz_plan_bytes(mv) + io;
@@ -588,7 +638,7 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
     skit_free(y);
     skit_free(yc);
     skit_free(coeffs);
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 4; f++) {
         skit_free(gemm_a[f]);
         skit_free(gemm_b[f]);
         skit_free(gemm_c[f]);
@@ -671,11 +721,12 @@ static void evaluate(const result *res, size_t count, report *rep)
             const int k = targets[t].op;
             reachable += r->floor_matvec[k] <= targets[t].limit;
             size_t len = strlen(list);
-            snprintf(list + len, sizeof list - len, "%s%zu%s %.2fx (RPE %.2fx)", len ? ", " : "", r->n,
-                     r->causal ? "c" : "b", r->floor_matvec[k], r->rpe_matvec[k]);
+            snprintf(list + len, sizeof list - len, "%s%zu%s %.2fx (RPE %.2fx, own path %.2fx)", len ? ", " : "",
+                     r->n, r->causal ? "c" : "b", r->floor_matvec[k], r->rpe_matvec[k], r->path_matvec[k]);
         }
         say(rep, "floor: %s forward >= matvec + RPE features + output-layer GEMM, measured in the same rounds: "
-                 "%.2fx is reachable at %zu of %zu shapes (floor / matvec, RPE alone / matvec: %s)",
+                 "%.2fx is reachable at %zu of %zu shapes (floor / matvec, RPE alone / matvec, floor with the "
+                 "plan's own GEMMs / matvec: %s)",
             targets[t].op == OP_FD ? "FD-TNO causal" : "TNO", targets[t].limit, reachable, seen, list);
     }
     {
@@ -738,7 +789,8 @@ static void evaluate(const result *res, size_t count, report *rep)
 static const char *const columns[] = {"section", "operator", "causality", "n", "d", "batch", "rank",
                                       "forward_s", "apply_s", "forward_over_matvec", "apply_over_matvec",
                                       "forward_over_tno", "plan_bytes", "memory_bytes", "tno_vs_matvec", "rpe_s",
-                                      "out_gemm_s", "rpe_over_matvec", "floor_over_matvec", NULL};
+                                      "out_gemm_s", "rpe_over_matvec", "floor_over_matvec",
+                                      "path_floor_over_matvec", NULL};
 
 /* The rows of one result (only operator `only` if >= 0). */
 static int write_rows(skit_tsv_writer *w, const result *r, int only)
@@ -746,8 +798,8 @@ static int write_rows(skit_tsv_writer *w, const result *r, int only)
     for (int k = 0; k < NOPS; k++) {
         if (only >= 0 && k != only) continue;
         if (k == OP_SKIB && !r->causal) continue;
-        char f[19][40];
-        const char *fields[19];
+        char f[20][40];
+        const char *fields[20];
         double io = 2.0 * (double)(r->n * r->d * r->batch) * sizeof(double);
         snprintf(f[0], 40, "%s", r->sweep ? "sweep" : "shape");
         snprintf(f[1], 40, "%s", op_names[k]);
@@ -768,8 +820,9 @@ static int write_rows(skit_tsv_writer *w, const result *r, int only)
         snprintf(f[16], 40, "%.6g", r->gemm[k]);
         snprintf(f[17], 40, "%.4g", r->rpe_matvec[k]);
         snprintf(f[18], 40, "%.4g", r->floor_matvec[k]);
-        for (int j = 0; j < 19; j++) fields[j] = f[j];
-        int status = skit_tsv_row_text(w, fields, 19);
+        snprintf(f[19], 40, "%.4g", r->path_matvec[k]);
+        for (int j = 0; j < 20; j++) fields[j] = f[j];
+        int status = skit_tsv_row_text(w, fields, 20);
         if (status != SKIT_OK) return status;
     }
     fflush(skit_tsv_stream(w));
