@@ -140,6 +140,12 @@ void *attn_plan_alloc(skit_attention_plan *plan, size_t count, size_t size);
  * attn_plan_alloc. Arguments are already validated except method-specific
  * options. */
 int attn_mra_create(skit_attention_plan *plan);
+/* The MRA options every MRA plan (CPU or device) checks the same way:
+ * shift_bias, selection, block or levels/scales, n divisible by s_0 and
+ * blocks_per_row per level. Fills the scales (block, 1 when levels = 0)
+ * and their count. Errors: SKIT_EDOM, SKIT_EINVAL, SKIT_ESHAPE. */
+int attn_mra_levels(const skit_attention_options *o, size_t n, size_t scales[SKIT_MRA_MAX_LEVELS],
+                    size_t *levels);
 int attn_exact_create(skit_attention_plan *plan);
 int attn_lowrank_create(skit_attention_plan *plan);
 int attn_topk_create(skit_attention_plan *plan);

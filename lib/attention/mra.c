@@ -771,11 +771,10 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
         if (!(ptr)) return p->alloc_status;                                      \
     } while (0)
 
-int attn_mra_create(skit_attention_plan *p)
+int attn_mra_levels(const skit_attention_options *o, size_t n, size_t scales[SKIT_MRA_MAX_LEVELS],
+                    size_t *levels)
 {
-    const skit_attention_options *o = &p->o;
-    size_t n = p->n, d = p->d, dv = p->dv;
-    size_t L, scales[SKIT_MRA_MAX_LEVELS];
+    size_t L;
     if (!isfinite(o->shift_bias))
         return SKIT_ERROR(SKIT_EDOM, "shift_bias = %g out of range: need a finite value",
                           o->shift_bias);
@@ -817,6 +816,16 @@ int attn_mra_create(skit_attention_plan *p)
                               "<= n/s_%zu (= %zu)",
                               l, o->blocks_per_row[l], l, rows);
     }
+    *levels = L;
+    return SKIT_OK;
+}
+
+int attn_mra_create(skit_attention_plan *p)
+{
+    const skit_attention_options *o = &p->o;
+    size_t n = p->n, d = p->d, dv = p->dv;
+    size_t L, scales[SKIT_MRA_MAX_LEVELS];
+    SKIT_TRY(attn_mra_levels(o, n, scales, &L));
 
     mra_impl *im;
     ALLOC(im, 1, mra_impl);

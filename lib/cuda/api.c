@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "attention/attention_internal.h"
 #include "cuda/backend.h"
 #include "cuda/index_logic.h"
 #include "skit/cuda.h"
@@ -540,42 +541,14 @@ int skit_cuda_mra_plan_create(skit_cuda_mra_plan **plan, size_t n, size_t d, siz
     if (!isfinite(o->scale) || o->scale < 0)
         return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need finite scale >= 0 (0 = 1/sqrt(d))",
                           o->scale);
-    if (!isfinite(o->shift_bias))
-        return SKIT_ERROR(SKIT_EDOM, "shift_bias = %g out of range: need a finite value",
-                          o->shift_bias);
-    if ((int)o->selection != SKIT_MRA_GLOBAL && (int)o->selection != SKIT_MRA_PER_ROW)
-        return SKIT_ERROR(SKIT_EINVAL, "selection = %d unknown: need 0 (global) or 1 (per row)",
-                          (int)o->selection);
-    size_t b;
-    if (o->levels == 0) {
-        b = o->block;
-        if (b < 2 || b > n)
-            return SKIT_ERROR(SKIT_EDOM, "block = %zu out of range: need 2 <= block <= n (= %zu)",
-                              b, n);
-    } else {
-        if (o->levels < 2 || o->levels > SKIT_MRA_MAX_LEVELS)
-            return SKIT_ERROR(SKIT_EDOM, "levels = %zu out of range: need 2 <= levels <= %d",
-                              o->levels, SKIT_MRA_MAX_LEVELS);
-        b = o->scales[0];
-        if (b < 2 || b > n)
-            return SKIT_ERROR(SKIT_EDOM, "scales[0] = %zu out of range: need 2 <= s_0 <= n (= %zu)",
-                              b, n);
-        if (o->levels != 2 || o->scales[1] != 1)
-            return SKIT_ERROR(SKIT_EUNSUPPORTED,
-                              "cuda: MRA on the device runs two levels R = {block, 1}; levels = %zu "
-                              "with finest scale %zu runs on the CPU (device = cpu)",
-                              o->levels, o->scales[o->levels - 1]);
-    }
-    if (n % b)
-        return SKIT_ERROR(SKIT_ESHAPE,
-                          "n = %zu is not a multiple of the MRA block %zu: need n divisible by s_0",
-                          n, b);
-    size_t rows = n / b;
-    if (o->blocks_per_row[0] < 1 || o->blocks_per_row[0] > rows)
-        return SKIT_ERROR(SKIT_EDOM,
-                          "blocks_per_row[0] = %zu out of range: need 1 <= blocks_per_row <= n/s_0 "
-                          "(= %zu)",
-                          o->blocks_per_row[0], rows);
+    size_t levels, scales[SKIT_MRA_MAX_LEVELS];
+    SKIT_TRY(attn_mra_levels(o, n, scales, &levels));
+    if (levels != 2 || scales[1] != 1)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED,
+                          "cuda: MRA on the device runs two levels R = {block, 1}; levels = %zu "
+                          "with finest scale %zu runs on the CPU (device = cpu)",
+                          levels, scales[levels - 1]);
+    const size_t b = scales[0], rows = n / b;
     if (rows > 65535)
         return SKIT_ERROR(SKIT_ETOOBIG,
                           "n/s_0 = %zu coarse blocks per row: need fewer than 65536 (use a larger "
