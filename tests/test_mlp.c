@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "check_util.h"
+#include "freq/freq_internal.h"
 #include "freq/taylor.h"
 
 static const char *act_name[] = {"relu", "silu", "gelu"};
@@ -18,8 +19,10 @@ static double ref_act(int a, double v)
     return 0.5 * v * (1 + erf(v / sqrt(2.0)));
 }
 
-static void ref_eval(const double *p, size_t in, size_t w, size_t hidden, size_t out, int act,
-                     int norm, const double *x, double *y)
+/* the activations entering the output layer (feat: w values) when
+ * features != NULL, else the outputs y */
+static void ref_run(const double *p, size_t in, size_t w, size_t hidden, size_t out, int act, int norm,
+                    const double *x, double *y, double *features)
 {
     double h[512], g[512];
     const double *W = p, *b = p + w * in;
@@ -43,6 +46,10 @@ static void ref_eval(const double *p, size_t in, size_t w, size_t hidden, size_t
             for (size_t i = 0; i < w; i++) h[i] /= r;
         }
         for (size_t i = 0; i < w; i++) h[i] = ref_act(act, h[i]);
+        if (l == hidden && features) {
+            memcpy(features, h, w * sizeof(double));
+            return;
+        }
         for (size_t i = 0; i < o; i++) {
             double s = p[o * w + i];
             for (size_t j = 0; j < w; j++) s += p[i * w + j] * h[j];
@@ -52,6 +59,12 @@ static void ref_eval(const double *p, size_t in, size_t w, size_t hidden, size_t
         memcpy(h, g, o * sizeof(double));
     }
     memcpy(y, h, out * sizeof(double));
+}
+
+static void ref_eval(const double *p, size_t in, size_t w, size_t hidden, size_t out, int act,
+                     int norm, const double *x, double *y)
+{
+    ref_run(p, in, w, hidden, out, act, norm, x, y, NULL);
 }
 
 START_TEST(test_init_statistics)
@@ -165,6 +178,114 @@ START_TEST(test_eval_matches_naive_loop)
                 skit_free(p);
                 skit_mlp_destroy(m);
             }
+}
+END_TEST
+
+/* ---- the features (skit_mlp_features): dense and sweep ---- */
+
+/* Both ways of evaluating the features against the naive loop. The sweep
+ * reuses each layer's basis while the ReLU masks below hold, so inputs
+ * come in the orders that decide how often it must rebuild: sorted lags
+ * (TNO), a frequency grid (FD-TNO), descending, shuffled (a rebuild at
+ * nearly every input), constant, and runs of repeats; counts across its
+ * 32-input blocks; with and without a per-input scale; outputs poisoned,
+ * written with ld > count. */
+START_TEST(test_features_match_naive)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t counts[] = {32, 33, 63, 97, 1000};
+    static const struct { size_t w, hidden; } nets[] = {{8, 0}, {16, 2}, {20, 3}, {64, 3}, {64, 5}};
+    for (int norm = 0; norm < 3; norm++)
+        for (size_t t = 0; t < sizeof nets / sizeof nets[0]; t++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+                for (int order = 0; order < 6; order++) {
+                    const size_t w = nets[t].w, hidden = nets[t].hidden, cnt = counts[c], ld = cnt + 3;
+                    skit_mlp *m;
+                    TU_EXPECT_OK(skit_mlp_create(&m, 1, w, hidden, 3, SKIT_ACTIVATION_RELU, norm,
+                                                 seed + 7 * t + (uint64_t)norm));
+                    size_t np = skit_mlp_parameter_count(m);
+                    double *p = tu_alloc(np), *x = tu_alloc(cnt), *scale = tu_random(&rng, cnt);
+                    TU_EXPECT_OK(skit_mlp_get_parameters(m, p, np));
+                    for (size_t k = 0; k < cnt; k++) {
+                        double lag = (double)k - (double)(cnt / 2);
+                        x[k] = order == 0   ? lag
+                             : order == 1 ? M_PI * (double)k / (double)(cnt - 1)
+                             : order == 2 ? 1e4 - 37.5 * (double)k
+                             : order == 3 ? 50 * (skit_rng_uniform(&rng) - 0.5)
+                             : order == 4 ? 0.25
+                                          : (double)(k / 5) * 0.5 - 20;
+                    }
+                    double *ref = tu_alloc(w * cnt), *f = tu_alloc(w);
+                    const double *sc = order % 2 ? scale : NULL;
+                    double mx = 1.0;
+                    for (size_t k = 0; k < cnt; k++) {
+                        ref_run(p, 1, w, hidden, 3, SKIT_ACTIVATION_RELU, norm, x + k, NULL, f);
+                        for (size_t j = 0; j < w; j++) {
+                            ref[j * cnt + k] = f[j] * (sc ? sc[k] : 1.0);
+                            mx = fmax(mx, fabs(ref[j * cnt + k]));
+                        }
+                    }
+                    double *work = tu_alloc(skit_mlp_features_workspace(m));
+                    for (int way = 0; way < 2; way++) {
+                        double *out = tu_alloc(w * ld);
+                        int st = way ? skit_mlp_features_sweep(m, cnt, x, sc, out, ld, work)
+                                     : skit_mlp_features_dense(m, cnt, x, sc, out, ld, work);
+                        /* the sweep applies while 4 (hidden + 2) <= w */
+                        if (way && 4 * (hidden + 2) > w) {
+                            ck_assert_int_eq(st, SKIT_EINVAL);
+                            skit_free(out);
+                            continue;
+                        }
+                        TU_EXPECT_OK(st);
+                        double err = 0;
+                        for (size_t j = 0; j < w; j++)
+                            for (size_t k = 0; k < cnt; k++) {
+                                double v = out[j * ld + k];
+                                err = isfinite(v) ? fmax(err, fabs(v - ref[j * cnt + k])) : INFINITY;
+                            }
+                        ck_assert_msg(err <= 1e-12 * mx, "%s w=%zu L=%zu count=%zu order %d %s: max error %g "
+                                                          "(max |feature| %g, seed %llu)",
+                                      norm_name[norm], w, hidden, cnt, order, way ? "sweep" : "dense", err, mx,
+                                      (unsigned long long)seed);
+                        skit_free(out);
+                    }
+                    skit_free(work);
+                    skit_free(f);
+                    skit_free(ref);
+                    skit_free(scale);
+                    skit_free(x);
+                    skit_free(p);
+                    skit_mlp_destroy(m);
+                }
+}
+END_TEST
+
+/* The sweep refuses what it cannot do, and skit_mlp_features then takes
+ * the dense path: other activations, two inputs, fewer than 32 inputs. */
+START_TEST(test_features_sweep_refuses)
+{
+    skit_mlp *m;
+    double x[64], out[64 * 16];
+    for (size_t k = 0; k < 64; k++) x[k] = (double)k;
+    TU_EXPECT_OK(skit_mlp_create(&m, 1, 16, 1, 2, SKIT_ACTIVATION_SILU, SKIT_NORM_RMS, 3));
+    double *work = tu_alloc(skit_mlp_features_workspace(m));
+    TU_EXPECT_STATUS(skit_mlp_features_sweep(m, 64, x, NULL, out, 64, work), SKIT_EINVAL);
+    TU_EXPECT_OK(skit_mlp_features(m, 64, x, NULL, out, 64, work));
+    skit_free(work);
+    skit_mlp_destroy(m);
+    TU_EXPECT_OK(skit_mlp_create(&m, 2, 16, 1, 2, SKIT_ACTIVATION_RELU, SKIT_NORM_RMS, 3));
+    work = tu_alloc(skit_mlp_features_workspace(m));
+    TU_EXPECT_STATUS(skit_mlp_features_sweep(m, 32, x, NULL, out, 32, work), SKIT_EINVAL);
+    skit_free(work);
+    skit_mlp_destroy(m);
+    TU_EXPECT_OK(skit_mlp_create(&m, 1, 16, 1, 2, SKIT_ACTIVATION_RELU, SKIT_NORM_RMS, 3));
+    work = tu_alloc(skit_mlp_features_workspace(m));
+    TU_EXPECT_STATUS(skit_mlp_features_sweep(m, 31, x, NULL, out, 31, work), SKIT_EINVAL);
+    TU_EXPECT_OK(skit_mlp_features_sweep(m, 32, x, NULL, out, 32, work));
+    skit_free(work);
+    skit_mlp_destroy(m);
 }
 END_TEST
 
@@ -397,6 +518,8 @@ static Suite *suite_mlp(void)
     tcase_add_test(tc, test_init_statistics);
     tcase_add_test(tc, test_parameters_round_trip);
     tcase_add_test(tc, test_eval_matches_naive_loop);
+    tcase_add_test(tc, test_features_match_naive);
+    tcase_add_test(tc, test_features_sweep_refuses);
     tcase_add_test(tc, test_series_known_expansions);
     tcase_add_test(tc, test_taylor_width_one_closed_forms);
     tcase_add_test(tc, test_taylor_vs_finite_differences);

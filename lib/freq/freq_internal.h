@@ -44,6 +44,15 @@ skit_norm skit_mlp_norm_of(const skit_mlp *mlp);
 size_t skit_mlp_features_workspace(const skit_mlp *mlp);
 int skit_mlp_features(const skit_mlp *mlp, size_t count, const double *x, const double *scale,
                       double *out, size_t ldo, double *work);
+/* The two ways skit_mlp_features chooses between, for the tests: layer by
+ * layer with GEMMs over blocks of inputs (any MLP; always SKIT_OK), and
+ * for ReLU with one input a sweep along the inputs that keeps each layer
+ * in a basis of (layers + 2) vectors while the ReLU masks below it hold
+ * (mlp.c; SKIT_EINVAL where it does not apply). */
+int skit_mlp_features_dense(const skit_mlp *mlp, size_t count, const double *x, const double *scale,
+                            double *out, size_t ldo, double *work);
+int skit_mlp_features_sweep(const skit_mlp *mlp, size_t count, const double *x, const double *scale,
+                            double *out, size_t ldo, double *work);
 /* The last Linear: weight out_dim x width row-major, then its bias. */
 void skit_mlp_output_layer(const skit_mlp *mlp, const double **weight, const double **bias);
 
