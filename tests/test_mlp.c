@@ -195,7 +195,7 @@ START_TEST(test_features_match_naive)
     uint64_t seed = tu_seed();
     skit_rng rng;
     skit_rng_seed(&rng, seed);
-    static const size_t counts[] = {32, 33, 63, 97, 1000};
+    static const size_t counts[] = {1, 5, 32, 33, 63, 97, 1000};
     static const struct { size_t w, hidden; } nets[] = {{8, 0}, {16, 2}, {20, 3}, {64, 3}, {64, 5}};
     for (int norm = 0; norm < 3; norm++)
         for (size_t t = 0; t < sizeof nets / sizeof nets[0]; t++)
@@ -211,7 +211,7 @@ START_TEST(test_features_match_naive)
                     for (size_t k = 0; k < cnt; k++) {
                         double lag = (double)k - (double)(cnt / 2);
                         x[k] = order == 0   ? lag
-                             : order == 1 ? M_PI * (double)k / (double)(cnt - 1)
+                             : order == 1 ? M_PI * (double)k / (double)(cnt > 1 ? cnt - 1 : 1)
                              : order == 2 ? 1e4 - 37.5 * (double)k
                              : order == 3 ? 50 * (skit_rng_uniform(&rng) - 0.5)
                              : order == 4 ? 0.25
@@ -262,8 +262,77 @@ START_TEST(test_features_match_naive)
 }
 END_TEST
 
+/* The outputs by the sweep (the output layer on the last layer's basis)
+ * against the naive loop, the input orders as above, written plainly
+ * (split = out) and as FD-TNO does (rows out/2.. into the second part of
+ * each row: split = out/2, part = count + 1; odd out makes a third part). */
+START_TEST(test_outputs_sweep_match_naive)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t counts[] = {1, 7, 32, 33, 97, 1000};
+    static const struct { size_t w, hidden, out; } nets[] = {{8, 0, 2}, {16, 2, 6}, {20, 3, 9}, {64, 3, 40}};
+    for (int norm = 0; norm < 3; norm++)
+        for (size_t t = 0; t < sizeof nets / sizeof nets[0]; t++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+                for (int order = 0; order < 4; order++) {
+                    const size_t w = nets[t].w, hidden = nets[t].hidden, out = nets[t].out, cnt = counts[c];
+                    const int halves = order % 2;
+                    const size_t split = halves ? out / 2 : out, part = halves ? cnt + 1 : 0;
+                    const size_t ld = (out + split - 1) / split * (cnt + 1) + 3;
+                    skit_mlp *m;
+                    TU_EXPECT_OK(skit_mlp_create(&m, 1, w, hidden, out, SKIT_ACTIVATION_RELU, norm,
+                                                 seed + 11 * t + (uint64_t)norm));
+                    size_t np = skit_mlp_parameter_count(m);
+                    double *p = tu_alloc(np), *x = tu_alloc(cnt), *scale = tu_random(&rng, cnt);
+                    TU_EXPECT_OK(skit_mlp_get_parameters(m, p, np));
+                    for (size_t k = 0; k < cnt; k++)
+                        x[k] = order == 0   ? (double)k - (double)(cnt / 2)
+                             : order == 1 ? M_PI * (double)k / (double)(cnt > 1 ? cnt - 1 : 1)
+                             : order == 2 ? 50 * (skit_rng_uniform(&rng) - 0.5)
+                                          : (double)(k / 5) * 0.5 - 20;
+                    const double *sc = order >= 2 ? scale : NULL;
+                    double *ref = tu_alloc(out * cnt + out), *y = ref + out * cnt, mx = 1.0;
+                    for (size_t k = 0; k < cnt; k++) {
+                        ref_eval(p, 1, w, hidden, out, SKIT_ACTIVATION_RELU, norm, x + k, y);
+                        for (size_t r = 0; r < out; r++) {
+                            ref[r * cnt + k] = y[r] * (sc ? sc[k] : 1.0);
+                            mx = fmax(mx, fabs(ref[r * cnt + k]));
+                        }
+                    }
+                    double *work = tu_alloc(skit_mlp_outputs_workspace(m));
+                    double *got = tu_alloc(split * ld);
+                    int st = skit_mlp_outputs_sweep(m, cnt, x, sc, got, ld, split, part, work);
+                    if (4 * (hidden + 2) > w) {
+                        ck_assert_int_eq(st, SKIT_EINVAL);
+                    } else {
+                        TU_EXPECT_OK(st);
+                        double err = 0;
+                        for (size_t r = 0; r < out; r++)
+                            for (size_t k = 0; k < cnt; k++) {
+                                double v = got[(r % split) * ld + (r / split) * part + k];
+                                err = isfinite(v) ? fmax(err, fabs(v - ref[r * cnt + k])) : INFINITY;
+                            }
+                        ck_assert_msg(err <= 1e-12 * mx, "%s w=%zu L=%zu out=%zu count=%zu order %d: max error "
+                                                          "%g (max |output| %g, seed %llu)",
+                                      norm_name[norm], w, hidden, out, cnt, order, err, mx,
+                                      (unsigned long long)seed);
+                    }
+                    skit_free(got);
+                    skit_free(work);
+                    skit_free(ref); /* and y */
+                    skit_free(scale);
+                    skit_free(x);
+                    skit_free(p);
+                    skit_mlp_destroy(m);
+                }
+}
+END_TEST
+
 /* The sweep refuses what it cannot do, and skit_mlp_features then takes
- * the dense path: other activations, two inputs, fewer than 32 inputs. */
+ * the dense path: other activations, two inputs, no inputs; below 32
+ * inputs it is right but not chosen. */
 START_TEST(test_features_sweep_refuses)
 {
     skit_mlp *m;
@@ -282,8 +351,10 @@ START_TEST(test_features_sweep_refuses)
     skit_mlp_destroy(m);
     TU_EXPECT_OK(skit_mlp_create(&m, 1, 16, 1, 2, SKIT_ACTIVATION_RELU, SKIT_NORM_RMS, 3));
     work = tu_alloc(skit_mlp_features_workspace(m));
-    TU_EXPECT_STATUS(skit_mlp_features_sweep(m, 31, x, NULL, out, 31, work), SKIT_EINVAL);
-    TU_EXPECT_OK(skit_mlp_features_sweep(m, 32, x, NULL, out, 32, work));
+    TU_EXPECT_STATUS(skit_mlp_features_sweep(m, 0, x, NULL, out, 1, work), SKIT_EINVAL);
+    TU_EXPECT_OK(skit_mlp_features_sweep(m, 1, x, NULL, out, 1, work));
+    ck_assert(!skit_mlp_outputs_sweep_able(m, 31));
+    ck_assert(skit_mlp_outputs_sweep_able(m, 32));
     skit_free(work);
     skit_mlp_destroy(m);
 }
@@ -519,6 +590,7 @@ static Suite *suite_mlp(void)
     tcase_add_test(tc, test_parameters_round_trip);
     tcase_add_test(tc, test_eval_matches_naive_loop);
     tcase_add_test(tc, test_features_match_naive);
+    tcase_add_test(tc, test_outputs_sweep_match_naive);
     tcase_add_test(tc, test_features_sweep_refuses);
     tcase_add_test(tc, test_series_known_expansions);
     tcase_add_test(tc, test_taylor_width_one_closed_forms);

@@ -238,6 +238,36 @@ START_TEST(test_tno_output_layer_paths)
 }
 END_TEST
 
+/* The same with the RPE by the sweep (ReLU, width 16 >= 4 (layers + 2):
+ * each layer on a basis of a few vectors while the ReLU masks hold): per
+ * channel the kernels come straight from the sweep in circulant order;
+ * past the switch d = 17 (causal 34) the sweep makes the features. Below
+ * 16 lags (causal 32) the layers are evaluated by GEMMs. */
+START_TEST(test_tno_sweep_paths)
+{
+    static const size_t ns[] = {1, 15, 16, 17, 31, 32, 33, 64, 97, 211, 256, 331, 512};
+    static const size_t ds[] = {3, 16, 17, 18, 34, 35};
+    const size_t width = 16;
+    uint64_t seed = tu_seed();
+    for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++)
+        for (int causal = 0; causal < 2; causal++)
+            for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+                const size_t n = ns[s], lags = causal ? n : 2 * n - 1, layers = 1 + k % 2;
+                skit_tno_options o;
+                skit_tno_options_default(&o, SKIT_TNO_FFT);
+                o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+                o.rpe_width = width;
+                o.rpe_layers = layers;
+                skit_tno *p = NULL;
+                TU_EXPECT_OK(skit_tno_create(&p, n, ds[k], 1, &o, NULL, 0));
+                expect_branch(p, lags >= 32 ? "eval=sweep" : "eval=layers");
+                skit_tno_destroy(p);
+                check_tno(n, ds[k], 1 + (s + k) % 2, o.causality, (s + k) % 2 ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS,
+                          0.95, width, layers, seed + 89 * s + 5 * k + (uint64_t)causal);
+            }
+}
+END_TEST
+
 /* Activations and norms other than the default, and loaded parameters. */
 START_TEST(test_tno_parameters)
 {
@@ -532,8 +562,8 @@ END_TEST
 /* FD-TNO                                                                  */
 /* ====================================================================== */
 
-static void check_fd(size_t n, size_t d, size_t batch, skit_causality causality, skit_tno_layout layout,
-                     size_t fft_length, uint64_t seed)
+static void check_fd_act(size_t n, size_t d, size_t batch, skit_causality causality, skit_tno_layout layout,
+                         size_t fft_length, skit_activation act, uint64_t seed)
 {
     skit_tno_options o;
     skit_tno_options_default(&o, SKIT_TNO_FD);
@@ -541,7 +571,7 @@ static void check_fd(size_t n, size_t d, size_t batch, skit_causality causality,
     o.layout = layout;
     o.rpe_width = 16;
     o.rpe_layers = 1;
-    o.activation = SKIT_ACTIVATION_GELU;
+    o.activation = act;
     o.fft_length = fft_length;
     o.seed = seed;
     skit_tno *p = NULL;
@@ -565,7 +595,7 @@ static void check_fd(size_t n, size_t d, size_t batch, skit_causality causality,
     /* a separate skit_fdtno plan with an MLP of the same seed, channel-major */
     skit_mlp *mlp = NULL;
     skit_fdtno_plan *fd = NULL;
-    TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 16, 1, causal ? d : 2 * d, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, seed));
+    TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 16, 1, causal ? d : 2 * d, act, SKIT_NORM_RMS, seed));
     TU_EXPECT_OK(skit_fdtno_create(&fd, n, d, causality, fft_length));
     TU_EXPECT_OK(skit_fdtno_set_mlp(fd, mlp));
     double *xc = tu_alloc(n * d), *yc = tu_alloc(n * d);
@@ -604,6 +634,12 @@ static void check_fd(size_t n, size_t d, size_t batch, skit_causality causality,
     skit_tno_destroy(p);
 }
 
+static void check_fd(size_t n, size_t d, size_t batch, skit_causality causality, skit_tno_layout layout,
+                     size_t fft_length, uint64_t seed)
+{
+    check_fd_act(n, d, batch, causality, layout, fft_length, SKIT_ACTIVATION_GELU, seed);
+}
+
 START_TEST(test_fd_dense)
 {
     uint64_t seed = tu_seed();
@@ -633,6 +669,41 @@ START_TEST(test_fd_output_layer_paths)
                 check_fd(ns[s], ds[k], 1 + (s + k) % 2, causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL,
                          (s + k) % 2 ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS, k == 3 ? 2 * ns[s] + 6 : 0,
                          seed + 31 * s + k + 1000 * (uint64_t)causal);
+}
+END_TEST
+
+/* With ReLU the RPE runs by the sweep from a grid of 32 frequencies on
+ * (N >= 62): the responses go straight into the spectra (bidirectional:
+ * real and imaginary parts; causal: real parts, then the Hilbert step on
+ * the features when d >= 32, else per channel), checked as above against
+ * the dense product and a skit_fdtno plan that evaluates the MLP by
+ * layers. */
+START_TEST(test_fd_sweep_paths)
+{
+    static const size_t ns[] = {2, 17, 31, 32, 33, 64, 97, 128, 211, 300};
+    static const size_t ds[] = {16, 31, 32, 37};
+    uint64_t seed = tu_seed();
+    for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++)
+        for (int causal = 0; causal < 2; causal++)
+            for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+                const size_t fft = k == 3 ? 2 * ns[s] + 6 : 0;
+                skit_tno_options o;
+                skit_tno_options_default(&o, SKIT_TNO_FD);
+                o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+                o.rpe_width = 16;
+                o.rpe_layers = 1;
+                o.fft_length = fft;
+                skit_tno *p = NULL;
+                TU_EXPECT_OK(skit_tno_create(&p, ns[s], ds[k], 1, &o, NULL, 0));
+                char text[512];
+                skit_tno_describe(p, text, sizeof text);
+                const size_t half = (size_t)strtoull(strstr(text, "fft=") + 4, NULL, 10) / 2 + 1;
+                expect_branch(p, half >= 32 ? "eval=sweep" : "eval=layers");
+                skit_tno_destroy(p);
+                check_fd_act(ns[s], ds[k], 1 + (s + k) % 2, o.causality,
+                             (s + k) % 2 ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS, fft, SKIT_ACTIVATION_RELU,
+                             seed + 37 * s + k + 1000 * (uint64_t)causal);
+            }
 }
 END_TEST
 
@@ -1037,6 +1108,7 @@ static Suite *tno_suite(void)
     tcase_add_test(tc, test_tno_dense);
     tcase_add_test(tc, test_tno_settings);
     tcase_add_test(tc, test_tno_output_layer_paths);
+    tcase_add_test(tc, test_tno_sweep_paths);
     tcase_add_test(tc, test_tno_parameters);
     tcase_add_test(tc, test_tno_properties);
     tcase_add_test(tc, test_ski_dense);
@@ -1044,6 +1116,7 @@ static Suite *tno_suite(void)
     tcase_add_test(tc, test_ski_parameters);
     tcase_add_test(tc, test_fd_dense);
     tcase_add_test(tc, test_fd_output_layer_paths);
+    tcase_add_test(tc, test_fd_sweep_paths);
     tcase_add_test(tc, test_causality);
     tcase_add_test(tc, test_layout_batch);
     tcase_add_test(tc, test_eval_rpe);

@@ -309,19 +309,31 @@ void skit_fdtno_set_toeplitz(skit_fdtno_plan *p, const double *coeffs)
     }
 }
 
-void skit_fdtno_basis_from_rows(skit_fdtno_plan *p, const double *rows, size_t ld)
+/* dst row j (split, scaled by 1/N; 2 half apart) = DFT of rows[j*ld ..],
+ * j < count, rows over the threads */
+static void transform_rows(const skit_fdtno_plan *p, const double *rows, size_t ld, size_t count, double *dst)
 {
     const size_t half = p->half;
     const double scale = 1.0 / (double)p->N;
-    long count = (long)p->basis_rows;
-#pragma omp parallel for num_threads(p->threads) schedule(static) if (count > 1)
-    for (long j = 0; j < count; j++) {
+    long total = (long)count;
+#pragma omp parallel for num_threads(p->threads) schedule(static) if (total > 1)
+    for (long j = 0; j < total; j++) {
         double *z = thread_scratch(p->scratch, p->slice) + p->real_stride;
         /* r2c preserves its input (FFTW's default for every r2c) */
         fftw_execute_dft_r2c(p->r2c, (double *)(rows + (size_t)j * ld), (fftw_complex *)z);
-        double *re = p->basis + (size_t)j * 2 * half;
+        double *re = dst + (size_t)j * 2 * half;
         split_spectrum(z, half, scale, re, re + half);
     }
+}
+
+void skit_fdtno_set_kernels(skit_fdtno_plan *p, const double *kernels, size_t ld)
+{
+    transform_rows(p, kernels, ld, p->d, p->spectra);
+}
+
+void skit_fdtno_basis_from_rows(skit_fdtno_plan *p, const double *rows, size_t ld)
+{
+    transform_rows(p, rows, ld, p->basis_rows, p->basis);
 }
 
 int skit_fdtno_impulse(const skit_fdtno_plan *plan, double *k, size_t ldk)

@@ -48,11 +48,23 @@ int skit_mlp_features(const skit_mlp *mlp, size_t count, const double *x, const 
  * layer with GEMMs over blocks of inputs (any MLP; always SKIT_OK), and
  * for ReLU with one input a sweep along the inputs that keeps each layer
  * in a basis of (layers + 2) vectors while the ReLU masks below it hold
- * (mlp.c; SKIT_EINVAL where it does not apply). */
+ * (mlp.c; SKIT_EINVAL where it does not apply; skit_mlp_features takes it
+ * from 32 inputs on). */
 int skit_mlp_features_dense(const skit_mlp *mlp, size_t count, const double *x, const double *scale,
                             double *out, size_t ldo, double *work);
 int skit_mlp_features_sweep(const skit_mlp *mlp, size_t count, const double *x, const double *scale,
                             double *out, size_t ldo, double *work);
+/* The MLP's outputs by the sweep, the output layer applied on the last
+ * layer's basis (out_dim x (layers + 3) per input instead of out_dim x
+ * width): output r of input k, times scale[k] (NULL: 1), goes to
+ * out[(r % split) ldo + (r / split) part + k]. Needs what the sweep
+ * needs (else SKIT_EINVAL) and work of skit_mlp_outputs_workspace(mlp)
+ * doubles; skit_mlp_outputs_sweep_able says whether it applies and pays
+ * for `count` inputs in all (which may then be split into any pieces). */
+int skit_mlp_outputs_sweep_able(const skit_mlp *mlp, size_t count);
+size_t skit_mlp_outputs_workspace(const skit_mlp *mlp);
+int skit_mlp_outputs_sweep(const skit_mlp *mlp, size_t count, const double *x, const double *scale, double *out,
+                           size_t ldo, size_t split, size_t part, double *work);
 /* The last Linear: weight out_dim x width row-major, then its bias. */
 void skit_mlp_output_layer(const skit_mlp *mlp, const double **weight, const double **bias);
 
@@ -81,6 +93,9 @@ size_t skit_fdtno_bytes(const skit_fdtno_plan *plan);
 /* Spectra from Toeplitz coefficients, d x (2n-1) in skit's layout (the
  * circulant embedding of each, transformed), channels over the threads. */
 void skit_fdtno_set_toeplitz(skit_fdtno_plan *plan, const double *coeffs);
+/* The same from kernels already in circulant order: row c (kernels +
+ * c*ld, length N, 64-byte aligned, ld a multiple of 8) is channel c's. */
+void skit_fdtno_set_kernels(skit_fdtno_plan *plan, const double *kernels, size_t ld);
 /* Basis row j (split, scaled by 1/N) = DFT of rows[j*ld ..], a length-N
  * sequence already in circulant order (64-byte aligned, ld a multiple of 8),
  * for j < basis_rows; rows over the threads. */

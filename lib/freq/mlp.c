@@ -551,6 +551,7 @@ typedef struct sweep_state {
     double *V;      /* w x SWEEP_BLOCK: a block's values */
     double *C, *Cn; /* (A + 2) x SWEEP_BLOCK: a block's coefficients, this stage and next */
     double *c, *cn; /* A + 2: one input's */
+    double *M;      /* out_dim x (A + 2): the output layer on the last stage's basis (outputs only) */
 } sweep_state;
 
 static sweep_state sweep_layout(const skit_mlp *m, double *work)
@@ -566,16 +567,19 @@ static sweep_state sweep_layout(const skit_mlp *m, double *work)
     st.Cn = st.C + (A + 2) * B;
     st.c = st.Cn + (A + 2) * B;
     st.cn = st.c + A + 2;
+    st.M = st.cn + A + 2;
     return st;
 }
 
 /* The sweep pays while an input's basis work, w (s + 2) per stage, stays
- * well under a dense layer's w^2 (hence s + 2 <= w / 4) and the one-off
- * rebuild at the first input is amortised (count >= SWEEP_BLOCK). */
+ * well under a dense layer's w^2 (hence s + 2 <= w / 4); callers choosing
+ * it also want the one-off build at the first input amortised (count >=
+ * SWEEP_BLOCK: skit_mlp_features, skit_mlp_outputs_sweep_able), but it is
+ * right for any count. */
 static int sweep_eligible(const skit_mlp *m, size_t count)
 {
     const size_t A = sweep_stages(m);
-    if (m->activation != SKIT_ACTIVATION_RELU || m->in_dim != 1 || count < SWEEP_BLOCK) return 0;
+    if (m->activation != SKIT_ACTIVATION_RELU || m->in_dim != 1 || count == 0) return 0;
     if (4 * (A + 1) > m->width) return 0;
     return sweep_doubles(m) <= skit_mlp_features_workspace(m);
 }
@@ -636,21 +640,20 @@ SKIT_MULTIVERSION static size_t sweep_stage(const skit_mlp *m, const double *res
 }
 
 /* One input the slow way: stage by stage, each mask compared with the
- * last input's and every basis above a changed mask rebuilt; the
- * features go to column k of out. */
-static void sweep_one(const skit_mlp *m, double x, double scale, double *out, size_t ldo, double *work)
+ * last input's and every basis above a changed mask rebuilt. Leaves the
+ * last stage's values in st->v and coefficients in st->c, returns its inv. */
+static double sweep_one(const skit_mlp *m, double x, const sweep_state *st)
 {
     const size_t w = m->width, A = sweep_stages(m), stride = (A + 1) * w;
-    sweep_state st = sweep_layout(m, work);
-    double *bt = st.bt, *mask = st.mask, *db = st.db, *v = st.v, *c = st.c, *cn = st.cn;
+    double *bt = st->bt, *mask = st->mask, *c = st->c, *cn = st->cn;
     int stale = 0;
     double inv = 1.0;
     c[0] = x;
     c[1] = 1.0;
     for (size_t s = 0; s < A; s++) {
         const size_t k = s + 2;
-        if (stale) sweep_rebuild(m, s, bt + (s - 1) * stride, mask + (s - 1) * w, db, bt + s * stride);
-        if (sweep_stage(m, bt + s * stride, k, c, v, mask + s * w, &inv)) stale = 1;
+        if (stale) sweep_rebuild(m, s, bt + (s - 1) * stride, mask + (s - 1) * w, st->db, bt + s * stride);
+        if (sweep_stage(m, bt + s * stride, k, c, st->v, mask + s * w, &inv)) stale = 1;
         if (s + 1 == A) break;
         for (size_t q = 0; q < k; q++) cn[q] = c[q] * inv;
         cn[k] = 1.0;
@@ -658,7 +661,8 @@ static void sweep_one(const skit_mlp *m, double x, double scale, double *out, si
         c = cn;
         cn = t;
     }
-    for (size_t j = 0; j < w; j++) out[j * ldo] = (v[j] > 0 ? v[j] : 0.0) * inv * scale;
+    if (c != st->c) memcpy(st->c, c, (A + 1) * sizeof(double));
+    return inv;
 }
 
 /* The block's accumulators in GCC vector types, so that they stay in
@@ -749,16 +753,89 @@ SKIT_MULTIVERSION static void sweep_block_out(size_t w, const double *restrict V
     }
 }
 
+/* Where the sweep writes: the features (M == NULL: row j at out + j ldo),
+ * or the outputs, row r at out + (r % split) ldo + (r / split) part (so
+ * that FD-TNO's real and imaginary outputs can land in one spectrum row) */
+typedef struct sweep_sink {
+    double *out;
+    size_t ldo, split, part;
+    int outputs;
+} sweep_sink;
+
+static double *sink_row(const sweep_sink *sk, size_t r)
+{
+    return sk->out + (r % sk->split) * sk->ldo + (r / sk->split) * sk->part;
+}
+
+/* M = [W_out D_L Bt_L | b_out] (ld A + 2): the output layer on the last
+ * stage's basis, rebuilt after every mask change */
+static void sweep_output_basis(const skit_mlp *m, const sweep_state *st)
+{
+    const size_t w = m->width, A = sweep_stages(m), k = A + 1, out = m->out_dim;
+    const double *bt = st->bt + (A - 1) * (A + 1) * w, *mask = st->mask + (A - 1) * w;
+    const double *W = m->params + layer_offset(m, m->linear_count - 1), *bias = W + out * w;
+    for (size_t q = 0; q < k; q++)
+        for (size_t j = 0; j < w; j++) st->db[q * w + j] = mask[j] * bt[q * w + j];
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)out, (int)k, (int)w, 1.0, W, (int)w, st->db, (int)w,
+                0.0, st->M, (int)(A + 2));
+    for (size_t r = 0; r < out; r++) st->M[r * (A + 2) + k] = bias[r];
+}
+
+/* a block's outputs: row r = (M row r) Ch, Ch the (A + 2) x SWEEP_BLOCK
+ * last-stage coefficients [c inv; 1] with the scale folded in */
+SKIT_MULTIVERSION static void sweep_block_outputs(const skit_mlp *m, const double *restrict M,
+                                                  const double *restrict Ch, size_t cols, const sweep_sink *sk,
+                                                  size_t pos)
+{
+    const size_t kk = sweep_stages(m) + 2;
+    const sweep_vec *Cv = (const sweep_vec *)Ch;
+    for (size_t r = 0; r < m->out_dim; r++) {
+        const double *mr = M + r * kk;
+        sweep_vec acc[SWEEP_VECS];
+#pragma GCC unroll 8
+        for (size_t u = 0; u < SWEEP_VECS; u++) acc[u] = mr[0] * Cv[u];
+        for (size_t q = 1; q < kk; q++) {
+            const double mq = mr[q];
+#pragma GCC unroll 8
+            for (size_t u = 0; u < SWEEP_VECS; u++) acc[u] += mq * Cv[q * SWEEP_VECS + u];
+        }
+        double *o = sink_row(sk, r) + pos;
+        if (cols == SWEEP_BLOCK) {
+#pragma GCC unroll 8
+            for (size_t u = 0; u < SWEEP_VECS; u++) *(sweep_vec *)(o + u * SWEEP_LANES) = acc[u];
+        } else {
+            double t[SWEEP_BLOCK];
+            memcpy(t, acc, sizeof t);
+            memcpy(o, t, cols * sizeof(double));
+        }
+    }
+}
+
+/* one input's outputs (after sweep_one): column pos of every row */
+static void sweep_one_outputs(const skit_mlp *m, const sweep_state *st, double inv, double scale,
+                              const sweep_sink *sk, size_t pos)
+{
+    const size_t A = sweep_stages(m), kk = A + 2;
+    double ch[MAX_HIDDEN_LAYERS + 3];
+    for (size_t q = 0; q + 1 < kk; q++) ch[q] = st->c[q] * inv * scale;
+    ch[kk - 1] = scale;
+    for (size_t r = 0; r < m->out_dim; r++) {
+        double a = 0;
+        for (size_t q = 0; q < kk; q++) a += st->M[r * kk + q] * ch[q];
+        sink_row(sk, r)[pos] = a;
+    }
+}
+
 /* Blocks of inputs go through every stage on the bases of the last mask
  * change; the block is cut at the first input whose masks differ, which
  * then goes through sweep_one (rebuilding the bases) before the next
  * block starts. */
-static void features_sweep(const skit_mlp *m, size_t count, const double *x, const double *scale, double *out,
-                           size_t ldo, double *work)
+static void sweep_run(const skit_mlp *m, size_t count, const double *x, const double *scale, const sweep_sink *sk,
+                      double *work)
 {
     const size_t w = m->width, A = sweep_stages(m), B = SWEEP_BLOCK;
-    sweep_state st = sweep_layout(m, work);
-    double *bt = st.bt, *mask = st.mask, *V = st.V, *C = st.C, *Cn = st.Cn;
+    const sweep_state st = sweep_layout(m, work);
+    double *bt = st.bt, *mask = st.mask, *V = st.V;
     double inv[SWEEP_BLOCK];
     /* stage 0's basis [w_0, b_0] is fixed; the masks start invalid, so the
      * first input (sweep_one) builds every later stage */
@@ -767,14 +844,13 @@ static void features_sweep(const skit_mlp *m, size_t count, const double *x, con
     project(m, bt);
     project(m, bt + w);
     for (size_t j = 0; j < A * w; j++) mask[j] = -1.0;
-    sweep_one(m, x[0], scale ? scale[0] : 1.0, out, ldo, work);
-    size_t pos = 1;
+    size_t pos = 0;
     while (pos < count) {
         const size_t block = SKIT_MIN(B, count - pos);
-        size_t cols = block;
-        double *c = C, *cn = Cn;
+        size_t cols = pos ? block : 0; /* the first input goes through sweep_one */
+        double *c = st.C, *cn = st.Cn;
         for (size_t b = 0; b < B; b++) { /* lanes past cols: the last input again */
-            c[b] = x[pos + SKIT_MIN(b, cols - 1)];
+            c[b] = x[pos + SKIT_MIN(b, block - 1)];
             c[B + b] = 1.0;
         }
         for (size_t s = 0; s < A && cols > 0; s++) {
@@ -786,10 +862,25 @@ static void features_sweep(const skit_mlp *m, size_t count, const double *x, con
             c = cn;
             cn = t;
         }
-        if (cols > 0) sweep_block_out(w, V, inv, scale ? scale + pos : NULL, cols, out + pos, ldo);
+        if (cols > 0 && !sk->outputs) sweep_block_out(w, V, inv, scale ? scale + pos : NULL, cols, sk->out + pos, sk->ldo);
+        if (cols > 0 && sk->outputs) {
+            double f[SWEEP_BLOCK];
+            for (size_t b = 0; b < B; b++) f[b] = inv[b] * (scale ? scale[pos + SKIT_MIN(b, block - 1)] : 1.0);
+            sweep_block_next(A + 1, c, f, cn);
+            if (scale)
+                for (size_t b = 0; b < B; b++) cn[(A + 1) * B + b] = scale[pos + SKIT_MIN(b, block - 1)];
+            sweep_block_outputs(m, st.M, cn, cols, sk, pos);
+        }
         pos += cols;
-        if (cols < block) { /* input pos changed a mask */
-            sweep_one(m, x[pos], scale ? scale[pos] : 1.0, out + pos, ldo, work);
+        if (cols < block) { /* input pos changed a mask (or is the first) */
+            const double sc = scale ? scale[pos] : 1.0, in = sweep_one(m, x[pos], &st);
+            if (sk->outputs) {
+                sweep_output_basis(m, &st);
+                sweep_one_outputs(m, &st, in, sc, sk, pos);
+            } else {
+                for (size_t j = 0; j < w; j++)
+                    sk->out[j * sk->ldo + pos] = (st.v[j] > 0 ? st.v[j] : 0.0) * in * sc;
+            }
             pos++;
         }
     }
@@ -801,8 +892,9 @@ int skit_mlp_features(const skit_mlp *mlp, size_t count, const double *x, const 
                       double *out, size_t ldo, double *work)
 {
 #ifdef HAVE_SWEEP
-    if (sweep_eligible(mlp, count)) {
-        features_sweep(mlp, count, x, scale, out, ldo, work);
+    if (count >= SWEEP_BLOCK && sweep_eligible(mlp, count)) {
+        const sweep_sink sk = {out, ldo, 1, 0, 0};
+        sweep_run(mlp, count, x, scale, &sk, work);
         return SKIT_OK;
     }
 #endif
@@ -814,13 +906,51 @@ int skit_mlp_features_sweep(const skit_mlp *mlp, size_t count, const double *x, 
 {
 #ifdef HAVE_SWEEP
     if (sweep_eligible(mlp, count)) {
-        features_sweep(mlp, count, x, scale, out, ldo, work);
+        const sweep_sink sk = {out, ldo, 1, 0, 0};
+        sweep_run(mlp, count, x, scale, &sk, work);
         return SKIT_OK;
     }
 #endif
-    return SKIT_ERROR(SKIT_EINVAL, "the sweep needs ReLU, in_dim = 1, count >= %d, width >= 4 (hidden layers + "
-                                   "2) and a GCC-compatible compiler (have in_dim = %zu, width = %zu, count = %zu)",
-                      SWEEP_BLOCK, mlp->in_dim, mlp->width, count);
+    return SKIT_ERROR(SKIT_EINVAL, "the sweep needs ReLU, in_dim = 1, count >= 1, width >= 4 (hidden layers + 2) "
+                                   "and a GCC-compatible compiler (have in_dim = %zu, width = %zu, count = %zu)",
+                      mlp->in_dim, mlp->width, count);
+}
+
+int skit_mlp_outputs_sweep_able(const skit_mlp *mlp, size_t count)
+{
+#ifdef HAVE_SWEEP
+    return count >= SWEEP_BLOCK && sweep_eligible(mlp, count);
+#else
+    (void)mlp;
+    (void)count;
+    return 0;
+#endif
+}
+
+size_t skit_mlp_outputs_workspace(const skit_mlp *mlp)
+{
+#ifdef HAVE_SWEEP
+    const size_t A = mlp->hidden_layers + 1;
+    return SKIT_MAX(skit_mlp_features_workspace(mlp), sweep_doubles(mlp) + mlp->out_dim * (A + 2));
+#else
+    return skit_mlp_features_workspace(mlp);
+#endif
+}
+
+int skit_mlp_outputs_sweep(const skit_mlp *mlp, size_t count, const double *x, const double *scale, double *out,
+                           size_t ldo, size_t split, size_t part, double *work)
+{
+#ifdef HAVE_SWEEP
+    if (sweep_eligible(mlp, count) && split > 0) {
+        const sweep_sink sk = {out, ldo, split, part, 1};
+        sweep_run(mlp, count, x, scale, &sk, work);
+        return SKIT_OK;
+    }
+#endif
+    (void)x, (void)scale, (void)out, (void)ldo, (void)part, (void)work;
+    return SKIT_ERROR(SKIT_EINVAL, "the sweep needs ReLU, in_dim = 1, count >= 1, width >= 4 (hidden layers + 2), "
+                                   "split >= 1 and a GCC-compatible compiler (have in_dim = %zu, width = %zu, "
+                                   "count = %zu, split = %zu)", mlp->in_dim, mlp->width, count, split);
 }
 
 int skit_mlp_features_dense(const skit_mlp *mlp, size_t count, const double *x, const double *scale,

@@ -313,32 +313,54 @@ static int feature_segments(const skit_tno *p, size_t start[2], size_t len[2])
     return 2;
 }
 
+/* The calling thread's pieces of nseg (<= 2) segments of len[s] columns,
+ * taken in order and split evenly over the team: piece i is count[i]
+ * columns from offset off[i] of segment seg[i]; returns the pieces. */
+static int segment_pieces(int nseg, const size_t *len, int seg[2], size_t off[2], size_t count[2])
+{
+    size_t total = 0, a, b, before = 0;
+    int pieces = 0;
+    for (int s = 0; s < nseg; s++) total += len[s];
+    thread_share(total, 1, &a, &b);
+    for (int s = 0; s < nseg; s++) {
+        size_t from = SKIT_MAX(a, before), to = SKIT_MIN(b, before + len[s]);
+        if (to > from) {
+            seg[pieces] = s;
+            off[pieces] = from - before;
+            count[pieces++] = to - from;
+        }
+        before += len[s];
+    }
+    return pieces;
+}
+
+static size_t thread_id(void)
+{
+#ifdef _OPENMP
+    return (size_t)omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 /* F's rows 0..h-1 = the RPE's features at every evaluated column times
  * the column scale (row h is constant, set at create). */
 static int eval_features(skit_tno *p)
 {
     size_t start[2], len[2];
     const int nseg = feature_segments(p, start, len);
-    const size_t total = len[0] + (nseg > 1 ? len[1] : 0), ld = feature_ld(p);
-    const size_t ws = skit_mlp_features_workspace(p->mlp);
+    const size_t ld = feature_ld(p), ws = skit_mlp_outputs_workspace(p->mlp);
     double *F = features(p);
     int nt = mlp_threads(p);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        /* this thread's share [a, b) of the concatenated segments */
-        size_t a, b, before = 0, id = 0;
-#ifdef _OPENMP
-        id = (size_t)omp_get_thread_num();
-#endif
-        thread_share(total, 1, &a, &b);
-        for (int s = 0; s < nseg; s++) {
-            size_t lo = SKIT_MAX(a, before), hi = SKIT_MIN(b, before + len[s]);
-            if (hi > lo) {
-                size_t col = start[s] + (lo - before);
-                skit_mlp_features(p->mlp, hi - lo, p->mlp_in + col, p->decay_pow + col, F + col, ld,
-                                  p->mlp_work + id * ws);
-            }
-            before += len[s];
+        int seg[2];
+        size_t off[2], count[2];
+        const int pieces = segment_pieces(nseg, len, seg, off, count);
+        for (int i = 0; i < pieces; i++) {
+            const size_t col = start[seg[i]] + off[i];
+            skit_mlp_features(p->mlp, count[i], p->mlp_in + col, p->decay_pow + col, F + col, ld,
+                              p->mlp_work + thread_id() * ws);
         }
     }
     return SKIT_OK;
@@ -422,8 +444,61 @@ int skit_tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char
     return SKIT_OK;
 }
 
+/* The RPE by the sweep (ReLU, see skit_mlp_outputs_sweep): the output
+ * layer on the last layer's basis instead of the features' GEMM */
+static int tno_sweep(const skit_tno *p)
+{
+    return p->mlp && skit_mlp_outputs_sweep_able(p->mlp, p->mlp_count);
+}
+
+/* The RPE's outputs by the sweep over nseg segments of columns (start,
+ * len), in that order, each thread on its share of them: output r of the
+ * k-th column of segment s, times the column scale, goes to
+ * out[(r % split) ld + (r / split) part + lo[s] + k]. */
+static int sweep_segments(const skit_tno *p, int nseg, const size_t *start, const size_t *len, double *out,
+                          size_t ld, const size_t *lo, size_t split, size_t part)
+{
+    const size_t ws = skit_mlp_outputs_workspace(p->mlp);
+    int nt = mlp_threads(p), status = SKIT_OK;
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(min : status)
+    {
+        int seg[2];
+        size_t off[2], count[2];
+        const int pieces = segment_pieces(nseg, len, seg, off, count);
+        for (int i = 0; i < pieces; i++) {
+            const size_t col = start[seg[i]] + off[i];
+            int st = skit_mlp_outputs_sweep(p->mlp, count[i], p->mlp_in + col, p->decay_pow + col,
+                                            out + lo[seg[i]] + off[i], ld, split, part,
+                                            p->mlp_work + thread_id() * ws);
+            if (st < status) status = st;
+        }
+    }
+    return status;
+}
+
+/* Channel c's TNO coefficients by the sweep, to out + c*ld: the lags in
+ * increasing order, -(n-1)..-1 (columns N-n+1..) to out[lo[0]..] and
+ * 0..n-1 (columns 0..) to out[lo[1]..] (skit's layout: lo = 0, n-1;
+ * circulant order: N-n+1, 0). Causal plans write lags 0..n-1 only. */
+static int rpe_coeffs_sweep(const skit_tno *p, double *out, size_t ld, const size_t lo[2])
+{
+    const size_t n = p->n, N = tno_length(n);
+    const int bi = p->opt.causality == SKIT_BIDIRECTIONAL && n > 1;
+    const size_t start[2] = {N - (n - 1), 0}, len[2] = {bi ? n - 1 : 0, n};
+    return sweep_segments(p, 2, start, len, out, ld, lo, p->d, 0);
+}
+
+/* CPU per-channel plans with the sweep: the kernels in circulant order */
+static size_t kernels_ld(const skit_tno *p) { return round8(tno_length(p->n)); }
+
 int skit_tno_rpe_coeffs(const skit_tno *p, double *coeffs)
 {
+    if (tno_sweep(p)) {
+        const size_t n = p->n, per = 2 * n - 1, lo[2] = {0, n - 1};
+        if (p->opt.causality == SKIT_CAUSAL || n == 1)
+            for (size_t c = 0; c < p->d; c++) memset(coeffs + c * per, 0, (n - 1) * sizeof(double));
+        return rpe_coeffs_sweep(p, coeffs, per, lo);
+    }
     const size_t n = p->n, d = p->d, per = 2 * n - 1, h = rpe_width(p), ld = feature_ld(p);
     const double *F = features(p), *wb = wb_matrix(p);
     /* lags 0..n-1 from columns 0..n-1, lags -(n-1)..-1 from N-n+1..N-1 */
@@ -438,24 +513,87 @@ int skit_tno_rpe_coeffs(const skit_tno *p, double *coeffs)
 static int update_tno(skit_tno *p)
 {
     const size_t h = rpe_width(p), d = p->d;
-    SKIT_TRY(eval_features(p));
-    fill_wb(p);
-    if (!p->coeffs) { /* pushdown */
-        const size_t ls = skit_fdtno_spectra_ld(p->fd);
-        const double *basis = skit_fdtno_basis_data(p->fd);
-        skit_fdtno_basis_from_rows(p->fd, features(p), feature_ld(p));
-        SKIT_TRY(check_bound(p, wb_matrix(p), h + 1, d, h + 1, basis, ls, ls, "RPE kernel spectra"));
-        gemm_rows(p, d, ls, h + 1, wb_matrix(p), h + 1, basis, ls, skit_fdtno_spectra_data(p->fd), ls);
+    if (p->kernels) { /* per channel, the RPE by the sweep, in circulant order */
+        const size_t ld = kernels_ld(p), lo[2] = {tno_length(p->n) - (p->n - 1), 0};
+        SKIT_TRY(rpe_coeffs_sweep(p, p->kernels, ld, lo));
+        SKIT_TRY(skit_tno_check_coeffs(p->kernels, d, ld, "RPE coefficients"));
+        skit_fdtno_set_kernels(p->fd, p->kernels, ld);
         return SKIT_OK;
     }
-    SKIT_TRY(skit_tno_rpe_coeffs(p, p->coeffs));
-    SKIT_TRY(skit_tno_check_coeffs(p->coeffs, d, 2 * p->n - 1, "RPE coefficients"));
-    if (p->fd) skit_fdtno_set_toeplitz(p->fd, p->coeffs); /* device plans have none */
+    if (p->coeffs) { /* per channel in skit's layout (skit_tno_rpe_coeffs: sweep or GEMM) */
+        if (!tno_sweep(p)) {
+            SKIT_TRY(eval_features(p));
+            fill_wb(p);
+        }
+        SKIT_TRY(skit_tno_rpe_coeffs(p, p->coeffs));
+        SKIT_TRY(skit_tno_check_coeffs(p->coeffs, d, 2 * p->n - 1, "RPE coefficients"));
+        if (p->fd) skit_fdtno_set_toeplitz(p->fd, p->coeffs); /* device plans have none */
+        return SKIT_OK;
+    }
+    /* pushdown */
+    SKIT_TRY(eval_features(p));
+    fill_wb(p);
+    const size_t ls = skit_fdtno_spectra_ld(p->fd);
+    const double *basis = skit_fdtno_basis_data(p->fd);
+    skit_fdtno_basis_from_rows(p->fd, features(p), feature_ld(p));
+    SKIT_TRY(check_bound(p, wb_matrix(p), h + 1, d, h + 1, basis, ls, ls, "RPE kernel spectra"));
+    gemm_rows(p, d, ls, h + 1, wb_matrix(p), h + 1, basis, ls, skit_fdtno_spectra_data(p->fd), ls);
+    return SKIT_OK;
+}
+
+/* Before FFTs or products use them: every row of count values (ld
+ * apart) finite and, for the FFTs a causal Hilbert step still runs on
+ * them, bounded by DBL_MAX / (4 N^2) (as check_bound) */
+static int check_rows(const skit_tno *p, const double *rows, size_t ld, size_t count, size_t cols,
+                      const char *what)
+{
+    const double N = (double)skit_fdtno_fft_length(p->fd), limit = DBL_MAX / (4.0 * N * N);
+    long bad = -1, r = (long)count;
+#pragma omp parallel for schedule(static) reduction(max : bad) if (count * cols >= 65536)
+    for (long c = 0; c < r; c++)
+        if (!(max_abs_or_nan(rows + (size_t)c * ld, cols) <= limit) && c > bad) bad = c;
+    if (bad >= 0)
+        return SKIT_ERROR(SKIT_ENONFINITE, "%s of channel %ld are NaN/Inf or too large (over %g): parameters "
+                                           "too large", what, bad % (long)p->d, limit);
+    return SKIT_OK;
+}
+
+/* FD-TNO with the RPE by the sweep: the real parts (and, bidirectional,
+ * the imaginary parts: outputs d.. to the second half of each spectrum
+ * row) straight into the spectra, without the features' GEMMs; a causal
+ * plan then runs its Hilbert step, below the output layer (on the
+ * features, by the sweep too) or per channel. A failing check leaves the
+ * spectra half-written: skit_tno_set_parameters then restores the old
+ * parameters and updates again. */
+static int update_fd_sweep(skit_tno *p)
+{
+    const size_t h = rpe_width(p), d = p->d, half = skit_fdtno_grid_size(p->fd);
+    const size_t ls = skit_fdtno_spectra_ld(p->fd), start = 0, lo = 0;
+    double *spec = skit_fdtno_spectra_data(p->fd);
+    SKIT_TRY(sweep_segments(p, 1, &start, &half, spec, ls, &lo, d, half));
+    if (p->opt.causality == SKIT_BIDIRECTIONAL) {
+        for (size_t c = 0; c < d; c++) spec[c * ls + half] = spec[c * ls + half + half - 1] = 0.0;
+        SKIT_TRY(check_rows(p, spec, ls, d, 2 * half, "FD-TNO frequency responses"));
+        return SKIT_OK;
+    }
+    SKIT_TRY(check_rows(p, spec, ls, d, half, "FD-TNO frequency responses"));
+    if (skit_fdtno_basis_rows(p->fd)) { /* pushdown of the Hilbert step */
+        const size_t ld = feature_ld(p);
+        double *basis = skit_fdtno_basis_data(p->fd);
+        SKIT_TRY(eval_features(p));
+        fill_wb(p);
+        skit_fdtno_hilbert_rows(p->fd, features(p), ld, h, basis, ls);
+        SKIT_TRY(check_bound(p, wb_matrix(p), h + 1, d, h, basis, ls, half, "FD-TNO Hilbert spectra"));
+        gemm_rows(p, d, half, h, wb_matrix(p), h + 1, basis, ls, spec + half, ls);
+        return SKIT_OK;
+    }
+    skit_fdtno_hilbert_rows(p->fd, spec, ls, d, spec + half, ls);
     return SKIT_OK;
 }
 
 static int update_fd(skit_tno *p)
 {
+    if (skit_mlp_outputs_sweep_able(p->mlp, p->mlp_count)) return update_fd_sweep(p);
     const size_t h = rpe_width(p), d = p->d, half = skit_fdtno_grid_size(p->fd);
     const size_t ls = skit_fdtno_spectra_ld(p->fd), ld = feature_ld(p);
     const double *F = features(p), *wb = wb_matrix(p);
@@ -524,6 +662,7 @@ void skit_tno_destroy(skit_tno *p)
     skit_free(p->backup);
     skit_free(p->decay_pow);
     skit_free(p->coeffs);
+    skit_free(p->kernels);
     skit_toeplitz_plan_destroy(p->toeplitz);
     skit_fdtno_destroy(p->fd);
     skit_free(p->xt);
@@ -583,7 +722,7 @@ static int create_mlp_part(skit_tno *p, const double *params, size_t cols)
     const size_t out = (size_t)mlp_out_dim(o, p->d), h = o->rpe_width, ld = round8(cols);
     SKIT_TRY(skit_mlp_create(&p->mlp, 1, h, o->rpe_layers, out, o->activation, o->norm, o->seed));
     if (params) SKIT_TRY(skit_mlp_set_parameters(p->mlp, params, p->param_count));
-    p->mlp_work = skit_malloc((size_t)p->threads, skit_mlp_features_workspace(p->mlp) * sizeof(double));
+    p->mlp_work = skit_malloc((size_t)p->threads, skit_mlp_outputs_workspace(p->mlp) * sizeof(double));
     p->mlp_in = skit_calloc(cols, sizeof(double));
     p->decay_pow = skit_calloc(cols, sizeof(double));
     p->mlp_out = skit_calloc((h + 1) * ld + out * (h + 1), sizeof(double));
@@ -628,7 +767,10 @@ static int create_tno(skit_tno *p, const double *params)
             p->decay_pow[col] = pow(p->opt.decay, fabs(lag));
         }
     memcpy(features(p) + h * feature_ld(p), p->decay_pow, L * sizeof(double));
-    if (!pushdown) {
+    if (!pushdown && p->fd && tno_sweep(p)) {
+        p->kernels = skit_calloc(d, kernels_ld(p) * sizeof(double)); /* the zeros stay */
+        if (!p->kernels) return SKIT_ENOMEM;
+    } else if (!pushdown) {
         p->coeffs = skit_calloc(d, (2 * n - 1) * sizeof(double));
         if (!p->coeffs) return SKIT_ENOMEM;
     }
@@ -783,11 +925,12 @@ static size_t actual_bytes(const skit_tno *p)
     if (p->mlp) {
         const size_t h = rpe_width(p), out = skit_mlp_out_dim(p->mlp), cols = feature_cols(p);
         total += skit_mlp_parameter_count(p->mlp) * dbl;
-        total += (size_t)p->threads * skit_mlp_features_workspace(p->mlp) * dbl;
+        total += (size_t)p->threads * skit_mlp_outputs_workspace(p->mlp) * dbl;
         total += (2 * cols + (h + 1) * feature_ld(p) + out * (h + 1)) * dbl; /* lags, scale, F, [W b] */
         total += p->param_count * dbl; /* backup */
     }
     if (p->coeffs) total += d * (2 * n - 1) * dbl;
+    if (p->kernels) total += d * kernels_ld(p) * dbl;
     total += skit_fdtno_bytes(p->fd);
     if (p->xt) total += 2 * n * d * dbl;
     if (p->W) {
@@ -984,17 +1127,21 @@ void skit_tno_describe(const skit_tno *p, char *text, size_t size)
     size_t left = size - (size_t)k;
     /* where the output layer is applied: to the transformed features
      * (width + 1 FFTs, resp. width Hilbert steps) or per channel */
+    /* and how the RPE is evaluated: by the sweep along its 1-D input
+     * (ReLU; skit_mlp_outputs_sweep) or layer by layer (GEMMs) */
+    const char *eval = p->mlp && skit_mlp_outputs_sweep_able(p->mlp, p->mlp_count) ? "sweep" : "layers";
     if (o->kind == SKIT_TNO_FFT)
-        snprintf(rest, left, " rpe=%zux%zu %s %s decay=%g fft=%zu spectra=%s", o->rpe_width, o->rpe_layers,
-                 activation_name(o->activation), norm_name(o->norm), o->decay,
+        snprintf(rest, left, " rpe=%zux%zu %s %s decay=%g fft=%zu spectra=%s eval=%s", o->rpe_width,
+                 o->rpe_layers, activation_name(o->activation), norm_name(o->norm), o->decay,
                  p->dev ? skit_tno_device_fft_length(p) : skit_fdtno_fft_length(p->fd),
-                 p->coeffs ? "channels" : "features");
+                 p->coeffs || p->kernels ? "channels" : "features", eval);
     else if (o->kind == SKIT_TNO_FD)
-        snprintf(rest, left, " rpe=%zux%zu %s %s fft=%zu%s", o->rpe_width, o->rpe_layers,
+        snprintf(rest, left, " rpe=%zux%zu %s %s fft=%zu%s eval=%s", o->rpe_width, o->rpe_layers,
                  activation_name(o->activation), norm_name(o->norm), skit_fdtno_fft_length(p->fd),
                  o->causality != SKIT_CAUSAL                ? ""
                  : skit_fdtno_basis_rows(p->fd) ? " hilbert=features"
-                                                : " hilbert=channels");
+                                                : " hilbert=channels",
+                 eval);
     else
         snprintf(rest, left, " r=%zu taps=%zu knots=%zu decay=%g interp=linear%s", p->r, p->m, p->K,
                  o->decay,

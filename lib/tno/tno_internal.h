@@ -24,7 +24,10 @@ struct skit_tno {
 
     /* TNO */
     double *decay_pow;  /* column scale of F: lambda^|lag| (TNO), 1/N (FD) */
-    double *coeffs;     /* d x (2n-1) coefficients, skit's layout (not with the pushdown) */
+    double *coeffs;     /* d x (2n-1) coefficients, skit's layout (per-channel device plans, and
+                         * CPU plans whose RPE takes the dense path) */
+    double *kernels;    /* d x round8(N): the same in circulant order, zero-padded (per-channel
+                         * CPU plans with the RPE by the sweep: FFT'd in place of a copy) */
     skit_toeplitz_plan *toeplitz; /* SKI: r x r (the matrices A_c) */
 
     /* TNO and FD-TNO on the CPU: the circulant engine (spectra + apply) */
