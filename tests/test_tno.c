@@ -135,8 +135,11 @@ static void check_tno(size_t n, size_t d, size_t batch, skit_causality causality
     skit_tno *p = NULL;
     TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
     /* the output layer goes after the FFTs exactly when width + 1 < d
-     * (causal: 2 (width + 1) < d) */
-    size_t switch_d = causality == SKIT_CAUSAL ? 2 * (width + 1) : width + 1;
+     * (causal, or with the RPE by the sweep: 2 (width + 1) < d) */
+    char text[512];
+    skit_tno_describe(p, text, sizeof text);
+    const int sweep = strstr(text, "eval=sweep") != NULL;
+    size_t switch_d = causality == SKIT_CAUSAL || sweep ? 2 * (width + 1) : width + 1;
     expect_branch(p, d > switch_d ? "spectra=features" : "spectra=channels");
     skit_rng rng;
     skit_rng_seed(&rng, seed ^ 0x5eed);
@@ -241,8 +244,8 @@ END_TEST
 /* The same with the RPE by the sweep (ReLU, width 16 >= 4 (layers + 2):
  * each layer on a basis of a few vectors while the ReLU masks hold): per
  * channel the kernels come straight from the sweep in circulant order;
- * past the switch d = 17 (causal 34) the sweep makes the features. Below
- * 16 lags (causal 32) the layers are evaluated by GEMMs. */
+ * past the switch d = 34 the sweep makes the features. Below 32 lags the
+ * layers are evaluated by GEMMs (and the bidirectional switch is d = 17). */
 START_TEST(test_tno_sweep_paths)
 {
     static const size_t ns[] = {1, 15, 16, 17, 31, 32, 33, 64, 97, 211, 256, 331, 512};

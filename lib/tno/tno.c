@@ -737,25 +737,31 @@ static int create_mlp_part(skit_tno *p, const double *params, size_t cols)
  * coefficients have n lags but the spectra still N/2+1 complex values, so
  * the pushdown's GEMM is twice the output layer's. Measured (1 thread,
  * h = 64): causal about even at d = 128, a gain at d = 512; hence
- * d > 2 (h+1) there. Device plans upload coefficients, so they keep the
- * per-channel path. */
+ * d > 2 (h+1) there. With the RPE by the sweep the per-channel output
+ * layer costs a few multiply-adds an output, and the trade is d FFTs
+ * against h+1 FFTs and the spectra GEMM: measured (skit bench tno, 2
+ * threads, h = 64, bidirectional) per channel faster at d = 128 (n =
+ * 8192: 2.25-2.33x the matvec against 2.46-2.54x), the pushdown at d =
+ * 512 (n = 512, 2048: 1.53-1.57x and 2.17-2.23x against 1.65-1.69x and
+ * 2.50x); hence d > 2 (h+1) for both. Device plans upload coefficients,
+ * so they keep the per-channel path. */
 static int tno_pushdown(const skit_tno *p)
 {
     const size_t h = p->opt.rpe_width;
     if (p->opt.device != SKIT_DEVICE_CPU) return 0;
-    return p->opt.causality == SKIT_CAUSAL ? p->d > 2 * (h + 1) : p->d > h + 1;
+    return p->opt.causality == SKIT_CAUSAL || tno_sweep(p) ? p->d > 2 * (h + 1) : p->d > h + 1;
 }
 
 static int create_tno(skit_tno *p, const double *params)
 {
     const size_t n = p->n, d = p->d, h = p->opt.rpe_width, L = tno_length(n);
-    const int pushdown = tno_pushdown(p);
     p->mlp_count = p->opt.causality == SKIT_CAUSAL ? n : 2 * n - 1;
+    SKIT_TRY(create_mlp_part(p, params, L));
+    const int pushdown = tno_pushdown(p); /* needs the MLP */
     /* on the device the product runs on the GPU's plan (skit_tno_device_create) */
     if (p->opt.device == SKIT_DEVICE_CPU)
         SKIT_TRY(skit_fdtno_create_engine(&p->fd, n, d, p->opt.causality, L, pushdown ? h + 1 : 0,
                                           p->opt.layout == SKIT_TNO_ROWS));
-    SKIT_TRY(create_mlp_part(p, params, L));
     /* raw integer lags, as the TNN code feeds its RPE, in circulant order */
     size_t start[2], len[2];
     int nseg = feature_segments(p, start, len);
@@ -898,9 +904,10 @@ static int estimate_bytes(const skit_tno *p, size_t *bytes)
         add(&b, cols + 8, h + 3);                    /* F, lags, column scale */
         add(&b, out, h + 1);                         /* [W b] */
         add(&b, (size_t)p->threads, 1024 * (h + 1)); /* feature workspaces */
+        add(&b, (size_t)p->threads, out * (o->rpe_layers + 3)); /* the sweep's output basis */
         add(&b, L / 2 + 1, 2 * (d + h + 1));         /* spectra, pushdown basis */
         add(&b, (size_t)p->threads, 9 * L + 32);     /* FFT buffers (8-channel groups) */
-        if (o->kind == SKIT_TNO_FFT) add(&b, 2 * n - 1, d); /* per-channel coefficients */
+        if (o->kind == SKIT_TNO_FFT) add(&b, L + 8, d); /* per-channel coefficients or kernels */
     } else {
         size_t r = p->r;
         if (skit_fft_good_length(2 * r - 1, &L) != SKIT_OK) b.overflow = 1;
