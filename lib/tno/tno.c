@@ -380,7 +380,7 @@ static void fill_wb(skit_tno *p)
 }
 
 /* NaN if v has a NaN/Inf, else max |v| */
-static double max_abs_or_nan(const double *v, size_t count)
+SKIT_MULTIVERSION static double max_abs_or_nan(const double *v, size_t count)
 {
     double mx = 0.0, probe = 0.0;
 #ifdef _OPENMP
@@ -456,24 +456,49 @@ static int tno_sweep(const skit_tno *p)
  * k-th column of segment s, times the column scale, goes to
  * out[(r % split) ld + (r / split) part + lo[s] + k]. */
 static int sweep_segments(const skit_tno *p, int nseg, const size_t *start, const size_t *len, double *out,
-                          size_t ld, const size_t *lo, size_t split, size_t part)
+                          size_t ld, const size_t *lo, size_t split, size_t part, size_t *changes)
 {
-    const size_t ws = skit_mlp_outputs_workspace(p->mlp);
-    int nt = mlp_threads(p), status = SKIT_OK;
-#pragma omp parallel num_threads(nt) if (nt > 1) reduction(min : status)
+    const size_t ws = skit_mlp_outputs_workspace(p->mlp), rows = skit_mlp_out_dim(p->mlp);
+    int nt = mlp_threads(p), status = SKIT_OK, team = 1;
+    size_t cuts = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(min : status) reduction(+ : cuts)
     {
         int seg[2];
         size_t off[2], count[2];
         const int pieces = segment_pieces(nseg, len, seg, off, count);
+        double *rmax = p->row_max + thread_id() * rows;
+#ifdef _OPENMP
+        if (thread_id() == 0) team = omp_get_num_threads();
+#endif
+        for (size_t r = 0; r < rows; r++) rmax[r] = 0.0;
         for (int i = 0; i < pieces; i++) {
             const size_t col = start[seg[i]] + off[i];
             int st = skit_mlp_outputs_sweep(p->mlp, count[i], p->mlp_in + col, p->decay_pow + col,
-                                            out + lo[seg[i]] + off[i], ld, split, part,
+                                            out + lo[seg[i]] + off[i], ld, split, part, rmax, &cuts,
                                             p->mlp_work + thread_id() * ws);
             if (st < status) status = st;
         }
     }
+    /* row r's max over the threads in row_max[r], NaN sticky */
+    for (int t = 1; t < team; t++)
+        for (size_t r = 0; r < rows; r++) {
+            double v = p->row_max[(size_t)t * rows + r];
+            if (v != v || v > p->row_max[r]) p->row_max[r] = v;
+        }
+    if (changes) *changes = cuts;
     return status;
+}
+
+/* After sweep_segments: every row's max |output| (row_max) finite and at
+ * most limit, else SKIT_ENONFINITE naming the channel (row % d) */
+static int check_row_max(const skit_tno *p, double limit, const char *what)
+{
+    const size_t rows = skit_mlp_out_dim(p->mlp);
+    for (size_t r = 0; r < rows; r++)
+        if (!(p->row_max[r] <= limit))
+            return SKIT_ERROR(SKIT_ENONFINITE, "%s of channel %zu are NaN/Inf or too large (over %g): "
+                                               "parameters too large", what, r % p->d, limit);
+    return SKIT_OK;
 }
 
 /* Channel c's TNO coefficients by the sweep, to out + c*ld: the lags in
@@ -485,7 +510,7 @@ static int rpe_coeffs_sweep(const skit_tno *p, double *out, size_t ld, const siz
     const size_t n = p->n, N = tno_length(n);
     const int bi = p->opt.causality == SKIT_BIDIRECTIONAL && n > 1;
     const size_t start[2] = {N - (n - 1), 0}, len[2] = {bi ? n - 1 : 0, n};
-    return sweep_segments(p, 2, start, len, out, ld, lo, p->d, 0);
+    return sweep_segments(p, 2, start, len, out, ld, lo, p->d, 0, NULL);
 }
 
 /* CPU per-channel plans with the sweep: the kernels in circulant order */
@@ -516,7 +541,8 @@ static int update_tno(skit_tno *p)
     if (p->kernels) { /* per channel, the RPE by the sweep, in circulant order */
         const size_t ld = kernels_ld(p), lo[2] = {tno_length(p->n) - (p->n - 1), 0};
         SKIT_TRY(rpe_coeffs_sweep(p, p->kernels, ld, lo));
-        SKIT_TRY(skit_tno_check_coeffs(p->kernels, d, ld, "RPE coefficients"));
+        /* every spectrum value is at most N max |k|: finite if that is */
+        SKIT_TRY(check_row_max(p, DBL_MAX / (double)tno_length(p->n), "RPE coefficients"));
         skit_fdtno_set_kernels(p->fd, p->kernels, ld);
         return SKIT_OK;
     }
@@ -541,50 +567,38 @@ static int update_tno(skit_tno *p)
     return SKIT_OK;
 }
 
-/* Before FFTs or products use them: every row of count values (ld
- * apart) finite and, for the FFTs a causal Hilbert step still runs on
- * them, bounded by DBL_MAX / (4 N^2) (as check_bound) */
-static int check_rows(const skit_tno *p, const double *rows, size_t ld, size_t count, size_t cols,
-                      const char *what)
+/* FD-TNO with the RPE's outputs by the sweep: the real parts (and,
+ * bidirectional, the imaginary parts: outputs d.. to the second half of
+ * each spectrum row) straight into the spectra, without the features'
+ * GEMMs; a causal plan then runs its Hilbert step per channel. (With the
+ * Hilbert step below the output layer the features are needed anyway, and
+ * the layers' path computes them once, by the sweep too.) A failing check
+ * leaves the spectra half-written: skit_tno_set_parameters then restores
+ * the old parameters and updates again. */
+static int fd_outputs_sweep(const skit_tno *p)
 {
-    const double N = (double)skit_fdtno_fft_length(p->fd), limit = DBL_MAX / (4.0 * N * N);
-    long bad = -1, r = (long)count;
-#pragma omp parallel for schedule(static) reduction(max : bad) if (count * cols >= 65536)
-    for (long c = 0; c < r; c++)
-        if (!(max_abs_or_nan(rows + (size_t)c * ld, cols) <= limit) && c > bad) bad = c;
-    if (bad >= 0)
-        return SKIT_ERROR(SKIT_ENONFINITE, "%s of channel %ld are NaN/Inf or too large (over %g): parameters "
-                                           "too large", what, bad % (long)p->d, limit);
-    return SKIT_OK;
+    return skit_mlp_outputs_sweep_able(p->mlp, p->mlp_count) && !p->outputs_by_layers &&
+           (p->opt.causality == SKIT_BIDIRECTIONAL || !skit_fdtno_basis_rows(p->fd));
 }
 
-/* FD-TNO with the RPE by the sweep: the real parts (and, bidirectional,
- * the imaginary parts: outputs d.. to the second half of each spectrum
- * row) straight into the spectra, without the features' GEMMs; a causal
- * plan then runs its Hilbert step, below the output layer (on the
- * features, by the sweep too) or per channel. A failing check leaves the
- * spectra half-written: skit_tno_set_parameters then restores the old
- * parameters and updates again. */
 static int update_fd_sweep(skit_tno *p)
 {
-    const size_t h = rpe_width(p), d = p->d, half = skit_fdtno_grid_size(p->fd);
+    const size_t d = p->d, half = skit_fdtno_grid_size(p->fd);
     const size_t ls = skit_fdtno_spectra_ld(p->fd), start = 0, lo = 0;
     double *spec = skit_fdtno_spectra_data(p->fd);
-    SKIT_TRY(sweep_segments(p, 1, &start, &half, spec, ls, &lo, d, half));
+    const double N = (double)skit_fdtno_fft_length(p->fd);
+    size_t changes = 0;
+    SKIT_TRY(sweep_segments(p, 1, &start, &half, spec, ls, &lo, d, half, &changes));
+    /* The FD grid spans [0, pi] whatever n is, so its masks change about
+     * as often at every n (84 of 513 points, 99 of 2049, width 64): where
+     * over 1 input in 8 changes them, short runs make the outputs cost
+     * more than the features' GEMM (n = 512, d = 512, bidirectional:
+     * forward 4.9 ms against 4.3 ms), and later updates take that path. */
+    p->outputs_by_layers = 8 * changes > half;
+    /* finite, with room for the FFTs of a causal Hilbert step (as check_bound) */
+    SKIT_TRY(check_row_max(p, DBL_MAX / (4.0 * N * N), "FD-TNO frequency responses"));
     if (p->opt.causality == SKIT_BIDIRECTIONAL) {
         for (size_t c = 0; c < d; c++) spec[c * ls + half] = spec[c * ls + half + half - 1] = 0.0;
-        SKIT_TRY(check_rows(p, spec, ls, d, 2 * half, "FD-TNO frequency responses"));
-        return SKIT_OK;
-    }
-    SKIT_TRY(check_rows(p, spec, ls, d, half, "FD-TNO frequency responses"));
-    if (skit_fdtno_basis_rows(p->fd)) { /* pushdown of the Hilbert step */
-        const size_t ld = feature_ld(p);
-        double *basis = skit_fdtno_basis_data(p->fd);
-        SKIT_TRY(eval_features(p));
-        fill_wb(p);
-        skit_fdtno_hilbert_rows(p->fd, features(p), ld, h, basis, ls);
-        SKIT_TRY(check_bound(p, wb_matrix(p), h + 1, d, h, basis, ls, half, "FD-TNO Hilbert spectra"));
-        gemm_rows(p, d, half, h, wb_matrix(p), h + 1, basis, ls, spec + half, ls);
         return SKIT_OK;
     }
     skit_fdtno_hilbert_rows(p->fd, spec, ls, d, spec + half, ls);
@@ -593,7 +607,7 @@ static int update_fd_sweep(skit_tno *p)
 
 static int update_fd(skit_tno *p)
 {
-    if (skit_mlp_outputs_sweep_able(p->mlp, p->mlp_count)) return update_fd_sweep(p);
+    if (fd_outputs_sweep(p)) return update_fd_sweep(p);
     const size_t h = rpe_width(p), d = p->d, half = skit_fdtno_grid_size(p->fd);
     const size_t ls = skit_fdtno_spectra_ld(p->fd), ld = feature_ld(p);
     const double *F = features(p), *wb = wb_matrix(p);
@@ -657,6 +671,7 @@ void skit_tno_destroy(skit_tno *p)
     skit_tno_device_destroy(p);
     skit_mlp_destroy(p->mlp);
     skit_free(p->mlp_work);
+    skit_free(p->row_max);
     skit_free(p->mlp_in);
     skit_free(p->mlp_out);
     skit_free(p->backup);
@@ -723,11 +738,13 @@ static int create_mlp_part(skit_tno *p, const double *params, size_t cols)
     SKIT_TRY(skit_mlp_create(&p->mlp, 1, h, o->rpe_layers, out, o->activation, o->norm, o->seed));
     if (params) SKIT_TRY(skit_mlp_set_parameters(p->mlp, params, p->param_count));
     p->mlp_work = skit_malloc((size_t)p->threads, skit_mlp_outputs_workspace(p->mlp) * sizeof(double));
+    p->row_max = skit_malloc((size_t)p->threads, out * sizeof(double));
     p->mlp_in = skit_calloc(cols, sizeof(double));
     p->decay_pow = skit_calloc(cols, sizeof(double));
     p->mlp_out = skit_calloc((h + 1) * ld + out * (h + 1), sizeof(double));
     p->backup = skit_malloc(p->param_count, sizeof(double));
-    if (!p->mlp_work || !p->mlp_in || !p->decay_pow || !p->mlp_out || !p->backup) return SKIT_ENOMEM;
+    if (!p->mlp_work || !p->row_max || !p->mlp_in || !p->decay_pow || !p->mlp_out || !p->backup)
+        return SKIT_ENOMEM;
     return SKIT_OK;
 }
 
@@ -904,7 +921,7 @@ static int estimate_bytes(const skit_tno *p, size_t *bytes)
         add(&b, cols + 8, h + 3);                    /* F, lags, column scale */
         add(&b, out, h + 1);                         /* [W b] */
         add(&b, (size_t)p->threads, 1024 * (h + 1)); /* feature workspaces */
-        add(&b, (size_t)p->threads, out * (o->rpe_layers + 3)); /* the sweep's output basis */
+        add(&b, (size_t)p->threads, out * (o->rpe_layers + 4 + 32)); /* the sweep's output basis, block, maxima */
         add(&b, L / 2 + 1, 2 * (d + h + 1));         /* spectra, pushdown basis */
         add(&b, (size_t)p->threads, 9 * L + 32);     /* FFT buffers (8-channel groups) */
         if (o->kind == SKIT_TNO_FFT) add(&b, L + 8, d); /* per-channel coefficients or kernels */
@@ -932,7 +949,7 @@ static size_t actual_bytes(const skit_tno *p)
     if (p->mlp) {
         const size_t h = rpe_width(p), out = skit_mlp_out_dim(p->mlp), cols = feature_cols(p);
         total += skit_mlp_parameter_count(p->mlp) * dbl;
-        total += (size_t)p->threads * skit_mlp_outputs_workspace(p->mlp) * dbl;
+        total += (size_t)p->threads * (skit_mlp_outputs_workspace(p->mlp) + out) * dbl;
         total += (2 * cols + (h + 1) * feature_ld(p) + out * (h + 1)) * dbl; /* lags, scale, F, [W b] */
         total += p->param_count * dbl; /* backup */
     }
