@@ -303,7 +303,7 @@ START_TEST(test_outputs_sweep_match_naive)
                     }
                     double *work = tu_alloc(skit_mlp_outputs_workspace(m));
                     double *got = tu_alloc(split * ld);
-                    double *rmax = tu_alloc(out);
+                    double *rmax = tu_alloc(out); /* row sums of squares */
                     for (size_t r = 0; r < out; r++) rmax[r] = 0.0;
                     size_t changes = 0;
                     int st = skit_mlp_outputs_sweep(m, cnt, x, sc, got, ld, split, part, rmax, &changes, work);
@@ -319,12 +319,12 @@ START_TEST(test_outputs_sweep_match_naive)
                             }
                         /* at least the first input; a constant input changes nothing more */
                         ck_assert(changes >= 1 && changes <= cnt);
-                        /* row_max: each row's max |output| */
+                        /* row_ss: each row's sum of squares */
                         for (size_t r = 0; r < out; r++) {
                             double want = 0;
-                            for (size_t k = 0; k < cnt; k++) want = fmax(want, fabs(ref[r * cnt + k]));
-                            ck_assert_msg(fabs(rmax[r] - want) <= 1e-12 * mx, "row_max[%zu] = %g, want %g", r,
-                                          rmax[r], want);
+                            for (size_t k = 0; k < cnt; k++) want += ref[r * cnt + k] * ref[r * cnt + k];
+                            ck_assert_msg(fabs(rmax[r] - want) <= 1e-12 * mx * mx * (double)cnt,
+                                          "row_ss[%zu] = %g, want %g", r, rmax[r], want);
                         }
                         ck_assert_msg(err <= 1e-12 * mx, "%s w=%zu L=%zu out=%zu count=%zu order %d: max error "
                                                           "%g (max |output| %g, seed %llu)",
@@ -364,7 +364,7 @@ START_TEST(test_features_sweep_refuses)
     skit_mlp_destroy(m);
     TU_EXPECT_OK(skit_mlp_create(&m, 1, 16, 1, 2, SKIT_ACTIVATION_RELU, SKIT_NORM_RMS, 3));
     work = tu_alloc(skit_mlp_outputs_workspace(m));
-    /* an infinite scale makes every output NaN/Inf, and row_max says so */
+    /* an infinite scale makes an output of every row NaN/Inf, and row_ss says so */
     double scale[64], rmax[2] = {0, 0};
     for (size_t k = 0; k < 64; k++) scale[k] = k == 40 ? INFINITY : 1.0;
     TU_EXPECT_OK(skit_mlp_outputs_sweep(m, 64, x, scale, out, 64, 2, 0, rmax, NULL, work));
@@ -374,7 +374,7 @@ START_TEST(test_features_sweep_refuses)
     for (size_t k = 0; k < 64; k++) same[k] = 3.5;
     TU_EXPECT_OK(skit_mlp_outputs_sweep(m, 64, same, NULL, out, 64, 2, 0, NULL, &changes, work));
     ck_assert_uint_eq(changes, 1);
-    ck_assert(isnan(rmax[0]) && isnan(rmax[1]));
+    ck_assert(!isfinite(rmax[0]) && !isfinite(rmax[1]));
     TU_EXPECT_STATUS(skit_mlp_features_sweep(m, 0, x, NULL, out, 1, work), SKIT_EINVAL);
     TU_EXPECT_OK(skit_mlp_features_sweep(m, 1, x, NULL, out, 1, work));
     ck_assert(!skit_mlp_outputs_sweep_able(m, 31));

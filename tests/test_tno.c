@@ -595,7 +595,7 @@ static void check_fd_act(size_t n, size_t d, size_t batch, skit_causality causal
     ck_assert_msg(err <= TOL, "FD %s n=%zu d=%zu batch=%zu: error %g (seed %llu)",
                   causal ? "causal" : "bidirectional", n, d, batch, err, (unsigned long long)seed);
     /* a second update: with ReLU, where the first one's sweep saw masks
-     * change at over 1 frequency in 8, this one takes the features' GEMM */
+     * change at over 1 frequency in 64, this one takes the features' GEMM */
     tu_poison(y, total);
     TU_EXPECT_OK(skit_tno_update(p));
     TU_EXPECT_OK(skit_tno_execute(p, x, y));

@@ -57,10 +57,10 @@ int skit_mlp_features_sweep(const skit_mlp *mlp, size_t count, const double *x, 
 /* The MLP's outputs by the sweep, the output layer applied on the last
  * layer's basis (out_dim x (layers + 3) per input instead of out_dim x
  * width): output r of input k, times scale[k] (NULL: 1), goes to
- * out[(r % split) ldo + (r / split) part + k]; row_max (NULL: none; else
- * out_dim values, set by the caller) takes in max |output r|, NaN where an
- * output is NaN/Inf, for the callers' overflow checks without another
- * pass over the outputs; *changes (NULL: none) gets the number of inputs
+ * out[(r % split) ldo + (r / split) part + k]; row_ss (NULL: none; else
+ * out_dim values, set by the caller) gets each row's sum of squares added
+ * (NaN/Inf where an output is), for the callers' overflow checks without
+ * another pass over the outputs (|output| <= its root); *changes (NULL: none) gets the number of inputs
  * at which a ReLU mask changed added to it (the first counts), which says
  * whether the sweep paid. Needs what the sweep
  * needs (else SKIT_EINVAL) and work of skit_mlp_outputs_workspace(mlp)
@@ -69,7 +69,7 @@ int skit_mlp_features_sweep(const skit_mlp *mlp, size_t count, const double *x, 
 int skit_mlp_outputs_sweep_able(const skit_mlp *mlp, size_t count);
 size_t skit_mlp_outputs_workspace(const skit_mlp *mlp);
 int skit_mlp_outputs_sweep(const skit_mlp *mlp, size_t count, const double *x, const double *scale, double *out,
-                           size_t ldo, size_t split, size_t part, double *row_max, size_t *changes,
+                           size_t ldo, size_t split, size_t part, double *row_ss, size_t *changes,
                            double *work);
 /* The last Linear: weight out_dim x width row-major, then its bias. */
 void skit_mlp_output_layer(const skit_mlp *mlp, const double **weight, const double **bias);

@@ -530,6 +530,11 @@ SKIT_MULTIVERSION static void norm_activate_cols(const skit_mlp *m, size_t cols,
  * checks both against skit_mlp_eval's layers on sorted, shuffled and
  * repeated inputs). */
 #define SWEEP_BLOCK 32
+/* Outputs on the basis are written a run of up to SWEEP_RUN inputs per
+ * row at a time: a block's 32 values per row, for hundreds of rows, were
+ * scattered writes at 6 cycles an output (n = 8193, 256 outputs). */
+#define SWEEP_RUN 256
+#define SWEEP_CR (SWEEP_RUN + SWEEP_BLOCK) /* a row of the run's coefficients, with a block's room */
 #if defined(__GNUC__) /* GCC's vector extension (GCC and clang); elsewhere the dense path runs */
 #define HAVE_SWEEP 1
 
@@ -540,7 +545,7 @@ static size_t sweep_doubles(const skit_mlp *m)
 {
     const size_t w = m->width, A = sweep_stages(m);
     return w * (A * (A + 1) + A + (A + 1) + 1 + 2 * SWEEP_BLOCK) + 2 * SWEEP_BLOCK * (A + 2) + 2 * (A + 2) +
-           2 * SWEEP_BLOCK;
+           2 * SWEEP_BLOCK + (A + 2) * SWEEP_CR;
 }
 
 /* The sweep's state carved from the workspace (sweep_doubles of it) */
@@ -555,6 +560,7 @@ typedef struct sweep_state {
     double *Fb;     /* w x SWEEP_BLOCK: features of inputs in short runs, pending (outputs only) */
     double *Fs;     /* SWEEP_BLOCK: their scales */
     size_t *Fp;     /* SWEEP_BLOCK: their positions */
+    double *Cr;     /* (A + 2) x SWEEP_CR: a run's last-stage coefficients, pending (outputs only) */
     double *M;      /* out_dim x (A + 2): the output layer on the last stage's basis (outputs only) */
     double *Y;      /* out_dim x SWEEP_BLOCK: the pending inputs' outputs */
 } sweep_state;
@@ -575,7 +581,8 @@ static sweep_state sweep_layout(const skit_mlp *m, double *work)
     st.Fb = st.cn + A + 2;
     st.Fs = st.Fb + w * B;
     st.Fp = (size_t *)(st.Fs + B); /* as many doubles' room */
-    st.M = st.Fs + 2 * B;
+    st.Cr = st.Fs + 2 * B;
+    st.M = st.Cr + (A + 2) * SWEEP_CR;
     st.Y = st.M + m->out_dim * (A + 2);
     return st;
 }
@@ -769,25 +776,21 @@ typedef struct sweep_sink {
     double *out;
     size_t ldo, split, part;
     int outputs;
-    double *row_max; /* outputs: max |output| per row so far, NaN once one is not finite (NULL: none) */
+    double *row_ss; /* outputs: each row's sum of squares so far (NULL: none) */
 } sweep_sink;
 
-/* row_max[r] takes in max |v| over count values, NaN if one is NaN/Inf
- * (inline: called per row and block, where a call cost as much as the
- * outputs themselves) */
-static inline __attribute__((always_inline)) void track_max(const sweep_sink *sk, size_t r, const double *v,
-                                                           size_t count)
+/* row_ss[r] takes in the squares of count values (inline: it runs per
+ * row and block, where a call cost as much as the outputs themselves) */
+static inline __attribute__((always_inline)) void track_ss(const sweep_sink *sk, size_t r, const double *v,
+                                                          size_t count)
 {
-    if (!sk->row_max) return;
-    double mx = 0.0, probe = 0.0;
-    for (size_t b = 0; b < count; b++) {
-        double a = fabs(v[b]);
-        mx = a > mx ? a : mx;
-        probe += v[b] * 0.0;
-    }
-    double *cur = sk->row_max + r;
-    if (probe != 0.0 || probe != probe) *cur = NAN;
-    else if (mx > *cur) *cur = mx; /* a NaN in *cur stays */
+    if (!sk->row_ss) return;
+    double ss = 0.0;
+#ifdef _OPENMP
+#pragma omp simd reduction(+ : ss)
+#endif
+    for (size_t b = 0; b < count; b++) ss += v[b] * v[b];
+    sk->row_ss[r] += ss;
 }
 
 static double *sink_row(const sweep_sink *sk, size_t r)
@@ -809,34 +812,47 @@ static void sweep_output_basis(const skit_mlp *m, const sweep_state *st)
     for (size_t r = 0; r < out; r++) st->M[r * (A + 2) + k] = bias[r];
 }
 
-/* a block's outputs: row r = (M row r) Ch, Ch the (A + 2) x SWEEP_BLOCK
- * last-stage coefficients [c inv; 1] with the scale folded in */
-SKIT_MULTIVERSION static void sweep_block_outputs(const skit_mlp *m, const double *restrict M,
-                                                  const double *restrict Ch, size_t cols, const sweep_sink *sk,
-                                                  size_t pos)
+/* A run's outputs: row r = (M row r) Cr for the count inputs from pos,
+ * Cr the (A + 2) x SWEEP_RUN last-stage coefficients [c inv; 1] with the
+ * scale folded in (rows SWEEP_CR apart); each row's sum of squares taken
+ * on the way (lanes past count hold zeros) */
+SKIT_MULTIVERSION static void sweep_run_outputs(const skit_mlp *m, const double *restrict M,
+                                                const double *restrict Cr, size_t count, const sweep_sink *sk,
+                                                size_t pos)
 {
-    const size_t kk = sweep_stages(m) + 2;
-    const sweep_vec *Cv = (const sweep_vec *)Ch;
+    const size_t kk = sweep_stages(m) + 2, chunks = (count + SWEEP_BLOCK - 1) / SWEEP_BLOCK;
     for (size_t r = 0; r < m->out_dim; r++) {
         const double *mr = M + r * kk;
-        sweep_vec acc[SWEEP_VECS];
-#pragma GCC unroll 8
-        for (size_t u = 0; u < SWEEP_VECS; u++) acc[u] = mr[0] * Cv[u];
-        for (size_t q = 1; q < kk; q++) {
-            const double mq = mr[q];
-#pragma GCC unroll 8
-            for (size_t u = 0; u < SWEEP_VECS; u++) acc[u] += mq * Cv[q * SWEEP_VECS + u];
-        }
         double *o = sink_row(sk, r) + pos;
-        if (cols == SWEEP_BLOCK) {
+        sweep_vec ss = {0};
+        for (size_t ch = 0; ch < chunks; ch++) {
+            const sweep_vec *Cv = (const sweep_vec *)(Cr + ch * SWEEP_BLOCK);
+            sweep_vec acc[SWEEP_VECS];
 #pragma GCC unroll 8
-            for (size_t u = 0; u < SWEEP_VECS; u++) *(sweep_vec *)(o + u * SWEEP_LANES) = acc[u];
-        } else {
-            double t[SWEEP_BLOCK];
-            memcpy(t, acc, sizeof t);
-            memcpy(o, t, cols * sizeof(double));
+            for (size_t u = 0; u < SWEEP_VECS; u++) acc[u] = mr[0] * Cv[u];
+            for (size_t q = 1; q < kk; q++) {
+                const double mq = mr[q];
+                const sweep_vec *cq = Cv + q * (SWEEP_CR / SWEEP_LANES);
+#pragma GCC unroll 8
+                for (size_t u = 0; u < SWEEP_VECS; u++) acc[u] += mq * cq[u];
+            }
+#pragma GCC unroll 8
+            for (size_t u = 0; u < SWEEP_VECS; u++) ss += acc[u] * acc[u];
+            const size_t at = ch * SWEEP_BLOCK, left = count - at;
+            if (left >= SWEEP_BLOCK) {
+#pragma GCC unroll 8
+                for (size_t u = 0; u < SWEEP_VECS; u++) *(sweep_vec *)(o + at + u * SWEEP_LANES) = acc[u];
+            } else {
+                double t[SWEEP_BLOCK];
+                memcpy(t, acc, sizeof t);
+                memcpy(o + at, t, left * sizeof(double));
+            }
         }
-        track_max(sk, r, o, cols);
+        if (sk->row_ss) {
+            double lane[SWEEP_LANES];
+            memcpy(lane, &ss, sizeof lane);
+            for (size_t l = 0; l < SWEEP_LANES; l++) sk->row_ss[r] += lane[l];
+        }
     }
 }
 
@@ -856,7 +872,7 @@ SKIT_MULTIVERSION static void sweep_flush(const skit_mlp *m, const sweep_state *
         double *o = sink_row(sk, r), *y = st->Y + r * SWEEP_BLOCK;
         for (size_t b = 0; b < count; b++) y[b] += bias[r] * st->Fs[b];
         for (size_t b = 0; b < count; b++) o[st->Fp[b]] = y[b];
-        track_max(sk, r, y, count);
+        track_ss(sk, r, y, count);
     }
 }
 
@@ -889,7 +905,7 @@ static size_t sweep_run(const skit_mlp *m, size_t count, const double *x, const 
      * the dense output layer; so does every run once more than one input
      * in 8 has changed a mask. */
     int basis_stale = 1;
-    size_t pos = 0, pending = 0, cuts = 0;
+    size_t pos = 0, pending = 0, cuts = 0, run_start = 0, run_len = 0;
     while (pos < count) {
         const size_t block = SKIT_MIN(B, count - pos);
         size_t cols = pos ? block : 0; /* the first input goes through sweep_one */
@@ -917,7 +933,17 @@ static size_t sweep_run(const skit_mlp *m, size_t count, const double *x, const 
                 for (size_t b = 0; b < B; b++) cn[(A + 1) * B + b] = scale[pos + SKIT_MIN(b, block - 1)];
             if (basis_stale) sweep_output_basis(m, &st);
             basis_stale = 0;
-            sweep_block_outputs(m, st.M, cn, cols, sk, pos);
+            if (run_len + cols > SWEEP_RUN) {
+                sweep_run_outputs(m, st.M, st.Cr, run_len, sk, run_start);
+                run_len = 0;
+            }
+            if (run_len == 0) run_start = pos;
+            for (size_t q = 0; q < A + 2; q++) { /* lanes past cols: zeros */
+                double *dst = st.Cr + q * SWEEP_CR + run_len;
+                memcpy(dst, cn + q * B, cols * sizeof(double));
+                memset(dst + cols, 0, (B - cols) * sizeof(double));
+            }
+            run_len += cols;
         } else if (cols > 0 && sk->outputs) { /* a short run: pending */
             if (pending + cols > B) {
                 sweep_flush(m, &st, pending, sk);
@@ -932,6 +958,10 @@ static size_t sweep_run(const skit_mlp *m, size_t count, const double *x, const 
         }
         pos += cols;
         if (cols < block) { /* input pos changed a mask (or is the first) */
+            if (run_len) { /* before the basis changes */
+                sweep_run_outputs(m, st.M, st.Cr, run_len, sk, run_start);
+                run_len = 0;
+            }
             const double s1 = scale ? scale[pos] : 1.0, in = sweep_one(m, x[pos], &st);
             if (sk->outputs && pending == B) {
                 sweep_flush(m, &st, pending, sk);
@@ -949,6 +979,7 @@ static size_t sweep_run(const skit_mlp *m, size_t count, const double *x, const 
             pos++;
         }
     }
+    if (run_len) sweep_run_outputs(m, st.M, st.Cr, run_len, sk, run_start);
     if (sk->outputs) sweep_flush(m, &st, pending, sk);
     return cuts;
 }
@@ -1005,18 +1036,18 @@ size_t skit_mlp_outputs_workspace(const skit_mlp *mlp)
 }
 
 int skit_mlp_outputs_sweep(const skit_mlp *mlp, size_t count, const double *x, const double *scale, double *out,
-                           size_t ldo, size_t split, size_t part, double *row_max, size_t *changes,
+                           size_t ldo, size_t split, size_t part, double *row_ss, size_t *changes,
                            double *work)
 {
 #ifdef HAVE_SWEEP
     if (sweep_eligible(mlp, count) && split > 0) {
-        const sweep_sink sk = {out, ldo, split, part, 1, row_max};
+        const sweep_sink sk = {out, ldo, split, part, 1, row_ss};
         size_t cuts = sweep_run(mlp, count, x, scale, &sk, work);
         if (changes) *changes += cuts;
         return SKIT_OK;
     }
 #endif
-    (void)x, (void)scale, (void)out, (void)ldo, (void)part, (void)row_max, (void)changes, (void)work;
+    (void)x, (void)scale, (void)out, (void)ldo, (void)part, (void)row_ss, (void)changes, (void)work;
     return SKIT_ERROR(SKIT_EINVAL, "the sweep needs ReLU, in_dim = 1, count >= 1, width >= 4 (hidden layers + 2), "
                                    "split >= 1 and a GCC-compatible compiler (have in_dim = %zu, width = %zu, "
                                    "count = %zu, split = %zu)", mlp->in_dim, mlp->width, count, split);

@@ -466,36 +466,34 @@ static int sweep_segments(const skit_tno *p, int nseg, const size_t *start, cons
         int seg[2];
         size_t off[2], count[2];
         const int pieces = segment_pieces(nseg, len, seg, off, count);
-        double *rmax = p->row_max + thread_id() * rows;
+        double *rss = p->row_ss + thread_id() * rows;
 #ifdef _OPENMP
         if (thread_id() == 0) team = omp_get_num_threads();
 #endif
-        for (size_t r = 0; r < rows; r++) rmax[r] = 0.0;
+        for (size_t r = 0; r < rows; r++) rss[r] = 0.0;
         for (int i = 0; i < pieces; i++) {
             const size_t col = start[seg[i]] + off[i];
             int st = skit_mlp_outputs_sweep(p->mlp, count[i], p->mlp_in + col, p->decay_pow + col,
-                                            out + lo[seg[i]] + off[i], ld, split, part, rmax, &cuts,
+                                            out + lo[seg[i]] + off[i], ld, split, part, rss, &cuts,
                                             p->mlp_work + thread_id() * ws);
             if (st < status) status = st;
         }
     }
-    /* row r's max over the threads in row_max[r], NaN sticky */
+    /* row r's sum of squares over the threads in row_ss[r] */
     for (int t = 1; t < team; t++)
-        for (size_t r = 0; r < rows; r++) {
-            double v = p->row_max[(size_t)t * rows + r];
-            if (v != v || v > p->row_max[r]) p->row_max[r] = v;
-        }
+        for (size_t r = 0; r < rows; r++) p->row_ss[r] += p->row_ss[(size_t)t * rows + r];
     if (changes) *changes = cuts;
     return status;
 }
 
-/* After sweep_segments: every row's max |output| (row_max) finite and at
- * most limit, else SKIT_ENONFINITE naming the channel (row % d) */
-static int check_row_max(const skit_tno *p, double limit, const char *what)
+/* After sweep_segments: every row's 2-norm (the root of row_ss, at least
+ * its max |output|) finite and at most limit, else SKIT_ENONFINITE naming
+ * the channel (row % d) */
+static int check_row_norms(const skit_tno *p, double limit, const char *what)
 {
     const size_t rows = skit_mlp_out_dim(p->mlp);
     for (size_t r = 0; r < rows; r++)
-        if (!(p->row_max[r] <= limit))
+        if (!(sqrt(p->row_ss[r]) <= limit))
             return SKIT_ERROR(SKIT_ENONFINITE, "%s of channel %zu are NaN/Inf or too large (over %g): "
                                                "parameters too large", what, r % p->d, limit);
     return SKIT_OK;
@@ -541,8 +539,8 @@ static int update_tno(skit_tno *p)
     if (p->kernels) { /* per channel, the RPE by the sweep, in circulant order */
         const size_t ld = kernels_ld(p), lo[2] = {tno_length(p->n) - (p->n - 1), 0};
         SKIT_TRY(rpe_coeffs_sweep(p, p->kernels, ld, lo));
-        /* every spectrum value is at most N max |k|: finite if that is */
-        SKIT_TRY(check_row_max(p, DBL_MAX / (double)tno_length(p->n), "RPE coefficients"));
+        /* every spectrum value is at most sum |k| <= sqrt(N) |k|_2: finite if that is */
+        SKIT_TRY(check_row_norms(p, DBL_MAX / sqrt((double)tno_length(p->n)), "RPE coefficients"));
         skit_fdtno_set_kernels(p->fd, p->kernels, ld);
         return SKIT_OK;
     }
@@ -590,13 +588,15 @@ static int update_fd_sweep(skit_tno *p)
     size_t changes = 0;
     SKIT_TRY(sweep_segments(p, 1, &start, &half, spec, ls, &lo, d, half, &changes));
     /* The FD grid spans [0, pi] whatever n is, so its masks change about
-     * as often at every n (84 of 513 points, 99 of 2049, width 64): where
-     * over 1 input in 8 changes them, short runs make the outputs cost
-     * more than the features' GEMM (n = 512, d = 512, bidirectional:
-     * forward 4.9 ms against 4.3 ms), and later updates take that path. */
-    p->outputs_by_layers = 8 * changes > half;
+     * as often at every n (84 of 513 points, 99 of 2049, 101 of 8193 at
+     * width 64): where runs average under 64 points, the outputs of short
+     * runs are scattered writes and cost more than the features' GEMM
+     * (bidirectional, d = 512: forward 4.9 against 4.3 ms at n = 512,
+     * 2.27x against 1.86x the matvec at n = 2048; at n = 8192, d = 128
+     * the sweep is the faster), and later updates take that path. */
+    p->outputs_by_layers = 64 * changes > half;
     /* finite, with room for the FFTs of a causal Hilbert step (as check_bound) */
-    SKIT_TRY(check_row_max(p, DBL_MAX / (4.0 * N * N), "FD-TNO frequency responses"));
+    SKIT_TRY(check_row_norms(p, DBL_MAX / (4.0 * N * N), "FD-TNO frequency responses"));
     if (p->opt.causality == SKIT_BIDIRECTIONAL) {
         for (size_t c = 0; c < d; c++) spec[c * ls + half] = spec[c * ls + half + half - 1] = 0.0;
         return SKIT_OK;
@@ -671,7 +671,7 @@ void skit_tno_destroy(skit_tno *p)
     skit_tno_device_destroy(p);
     skit_mlp_destroy(p->mlp);
     skit_free(p->mlp_work);
-    skit_free(p->row_max);
+    skit_free(p->row_ss);
     skit_free(p->mlp_in);
     skit_free(p->mlp_out);
     skit_free(p->backup);
@@ -738,12 +738,12 @@ static int create_mlp_part(skit_tno *p, const double *params, size_t cols)
     SKIT_TRY(skit_mlp_create(&p->mlp, 1, h, o->rpe_layers, out, o->activation, o->norm, o->seed));
     if (params) SKIT_TRY(skit_mlp_set_parameters(p->mlp, params, p->param_count));
     p->mlp_work = skit_malloc((size_t)p->threads, skit_mlp_outputs_workspace(p->mlp) * sizeof(double));
-    p->row_max = skit_malloc((size_t)p->threads, out * sizeof(double));
+    p->row_ss = skit_malloc((size_t)p->threads, out * sizeof(double));
     p->mlp_in = skit_calloc(cols, sizeof(double));
     p->decay_pow = skit_calloc(cols, sizeof(double));
     p->mlp_out = skit_calloc((h + 1) * ld + out * (h + 1), sizeof(double));
     p->backup = skit_malloc(p->param_count, sizeof(double));
-    if (!p->mlp_work || !p->row_max || !p->mlp_in || !p->decay_pow || !p->mlp_out || !p->backup)
+    if (!p->mlp_work || !p->row_ss || !p->mlp_in || !p->decay_pow || !p->mlp_out || !p->backup)
         return SKIT_ENOMEM;
     return SKIT_OK;
 }
