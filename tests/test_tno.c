@@ -16,7 +16,11 @@
 
 #include <stdint.h>
 
+#include <cblas.h>
+
 #include "check_util.h"
+#include "freq/freq_internal.h"
+#include "tno/tno_internal.h" /* the plan's spectra, poisoned below */
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -718,6 +722,78 @@ START_TEST(test_fd_sweep_paths)
 }
 END_TEST
 
+/* skit_tno_forward recomputes every spectrum from the parameters: the
+ * spectra are poisoned first, then its output, a later apply and the
+ * coefficients read back from the spectra go against the dense product;
+ * TNO below the output layer (d > 2 (width + 1)), FD-TNO bidirectional by
+ * the layers (GeLU; ReLU once the sweep has seen many mask changes) and
+ * causal with the Hilbert step on the features (d >= 2 width), with
+ * OpenBLAS on one thread (the RPE's GEMMs split over the OpenMP threads by
+ * the library) and on two. */
+START_TEST(test_forward_recomputes)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t ns[] = {37, 64, 211};
+    const size_t d = 13, batch = 2;
+#ifdef OPENBLAS_VERSION
+    const int saved = openblas_get_num_threads();
+    for (int blas = 1; blas <= 2; blas++) {
+        openblas_set_num_threads(blas);
+#else
+    {
+#endif
+        for (int fd = 0; fd < 2; fd++)
+            for (int causal = 0; causal < 2; causal++)
+                for (int relu = 0; relu < 2; relu++)
+                    for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++) {
+                        const size_t n = ns[s], total = batch * n * d, per = 2 * n - 1;
+                        skit_tno_options o;
+                        skit_tno_options_default(&o, fd ? SKIT_TNO_FD : SKIT_TNO_FFT);
+                        o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+                        o.rpe_width = 4;
+                        o.rpe_layers = 1;
+                        o.activation = relu ? SKIT_ACTIVATION_RELU : SKIT_ACTIVATION_GELU;
+                        o.seed = seed + 17 * s + (uint64_t)(8 * fd + 4 * causal + 2 * relu);
+                        skit_tno *p = NULL;
+                        TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+                        double *coeffs = tu_alloc(per * d);
+                        TU_EXPECT_OK(skit_tno_coeffs(p, coeffs));
+                        double **T = toeplitz_matrices(n, d, coeffs, causal);
+                        double *x = tu_random(&rng, total), *y = tu_alloc(total);
+                        for (int round = 0; round < 2; round++) {
+                            tu_poison(skit_fdtno_spectra_data(p->fd), d * skit_fdtno_spectra_ld(p->fd));
+                            TU_EXPECT_OK(skit_tno_forward(p, x, y));
+                            double err = error_vs_matrices(n, d, batch, SKIT_TNO_ROWS, T, 0, x, y);
+                            ck_assert_msg(err <= TOL, "forward %s %s %s n=%zu round %d: error %g (seed %llu)",
+                                          fd ? "fd" : "tno", causal ? "causal" : "bidirectional",
+                                          relu ? "relu" : "gelu", n, round, err, (unsigned long long)seed);
+                            tu_poison(y, total);
+                            TU_EXPECT_OK(skit_tno_execute(p, x, y));
+                            err = error_vs_matrices(n, d, batch, SKIT_TNO_ROWS, T, 0, x, y);
+                            ck_assert_msg(err <= TOL, "apply after forward n=%zu: error %g", n, err);
+                            /* the cached spectra whole (FD: Im at 0 and pi too) */
+                            double *again = tu_alloc(per * d);
+                            TU_EXPECT_OK(skit_tno_coeffs(p, again));
+                            ck_assert_msg(tu_rel_error(again, coeffs, per * d) <= 1e-12,
+                                          "coefficients after forward n=%zu differ by %g", n,
+                                          tu_rel_error(again, coeffs, per * d));
+                            skit_free(again);
+                        }
+                        free_matrices(T, d);
+                        skit_free(coeffs);
+                        skit_free(x);
+                        skit_free(y);
+                        skit_tno_destroy(p);
+                    }
+    }
+#ifdef OPENBLAS_VERSION
+    openblas_set_num_threads(saved);
+#endif
+}
+END_TEST
+
 /* Causal operators ignore future inputs: perturbing x[k:] leaves y[:k]. */
 START_TEST(test_causality)
 {
@@ -1128,6 +1204,7 @@ static Suite *tno_suite(void)
     tcase_add_test(tc, test_fd_dense);
     tcase_add_test(tc, test_fd_output_layer_paths);
     tcase_add_test(tc, test_fd_sweep_paths);
+    tcase_add_test(tc, test_forward_recomputes);
     tcase_add_test(tc, test_causality);
     tcase_add_test(tc, test_layout_batch);
     tcase_add_test(tc, test_eval_rpe);
