@@ -34,7 +34,7 @@ IN='$c["a_nonsingular"] == 1 && $c["smooth"] == 1 && $c["L_kind"] != "estimate" 
 
 total_in=$(tsv "$R" "if ($IN) k++" "print k + 0")
 held_in=$(tsv "$R" "if (($IN) && \$c[\"holds\"] == 1) k++" "print k + 0")
-tight_min=$(tsv "$R" "if ($IN) print \$c[\"tightness\"]" | sort -g | head -1)
+tight_min=$(tsv "$R" "if ($IN) print \$c[\"tightness\"]" | sort -g | awk 'NR == 1') # awk reads all: no SIGPIPE
 tight_med=$(tsv "$R" "if ($IN) print \$c[\"tightness\"]" | sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}')
 tight_max=$(tsv "$R" "if ($IN) print \$c[\"tightness\"]" | sort -g | tail -1)
 n_in_sweep=$(tsv "$V" "if ($IN) k++" "print k + 0")

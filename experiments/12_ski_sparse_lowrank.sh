@@ -65,7 +65,7 @@ plot ski_sparse_lowrank "$D" ski_sparse_lowrank_vs_r "xcol='r'; nseries=$ns; tit
 VM="$DATA/sparse_lowrank_by_m.tsv"
 {
   grep '^#' "$D"
-  grep -v '^#' "$D" | head -1
+  awk '!/^#/ {print; exit}' "$D" # (grep | head under pipefail: grep's SIGPIPE failed a run)
   tsv "$D" "print \$c[\"r\"] \"\\t\" \$c[\"m\"] \"\\t\" \$0" | sort -t$'\t' -k1,1g -k2,2g | cut -f3- |
     awk -F'\t' -v OFS='\t' '{ if (!($5 in id)) id[$5] = k++; $1 = id[$5]; print }'
 } > "$VM"
