@@ -684,8 +684,9 @@ static double sweep_one(const skit_mlp *m, double x, const sweep_state *st)
 /* The block's accumulators in GCC vector types, so that they stay in
  * registers: as plain arrays they went through memory and the block loop
  * was latency-bound (one thread, width 64, 3 hidden layers, 32768 lags:
- * 240 ns an input, against 128 ns with these and 730 ns for the dense
- * path). aligned(8): the workspace is only double-aligned. */
+ * 240 ns an input; with these about 120 ns, the dense path 590-730 ns:
+ * bench/rpe-sweep/sweep_vs_dense). aligned(8): the workspace is only
+ * double-aligned. */
 #define SWEEP_LANES 8
 #define SWEEP_VECS (SWEEP_BLOCK / SWEEP_LANES)
 typedef double sweep_vec __attribute__((vector_size(8 * SWEEP_LANES), aligned(8)));

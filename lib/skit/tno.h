@@ -251,7 +251,8 @@ void skit_tno_describe(const skit_tno *plan, char *text, size_t size);
 /* The Toeplitz coefficients of every channel of a TNO or FD-TNO in skit's
  * layout (skit/toeplitz.h): coeffs is d x (2n-1) row-major,
  * coeffs[c*(2n-1) + t + (n-1)] = k_c(t), t = -(n-1)..n-1; causal operators
- * give 0 at negative lags.
+ * give 0 at negative lags. TNO with a ReLU RPE evaluates it anew in the
+ * plan's scratch (the sweep), so, like execute, one call per plan at a time.
  * Errors: SKIT_EINVAL (NULL), SKIT_EUNSUPPORTED (SKI-TNO: W A W^T is not
  * Toeplitz; use skit_tno_dense), SKIT_ENOMEM (FD needs an N x d buffer). */
 int skit_tno_coeffs(const skit_tno *plan, double *coeffs);

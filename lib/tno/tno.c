@@ -756,11 +756,11 @@ static int create_mlp_part(skit_tno *p, const double *params, size_t cols)
  * h = 64): causal about even at d = 128, a gain at d = 512; hence
  * d > 2 (h+1) there. With the RPE by the sweep the per-channel output
  * layer costs a few multiply-adds an output, and the trade is d FFTs
- * against h+1 FFTs and the spectra GEMM: measured (skit bench tno, 2
- * threads, h = 64, bidirectional) per channel faster at d = 128 (n =
- * 8192: 2.25-2.33x the matvec against 2.46-2.54x), the pushdown at d =
- * 512 (n = 512, 2048: 1.53-1.57x and 2.17-2.23x against 1.65-1.69x and
- * 2.50x); hence d > 2 (h+1) for both. Device plans upload coefficients,
+ * against h+1 FFTs and the spectra GEMM: measured with a temporary switch
+ * (skit bench tno, 2 threads, h = 64, bidirectional) per channel faster at
+ * d = 128 (n = 8192: 2.25-2.33x the matvec against 2.46-2.54x), the
+ * pushdown at d = 512 (n = 512, 2048: 1.53-1.57x and 2.17-2.23x against
+ * 1.65-1.69x and 2.50x); hence d > 2 (h+1) for both. Device plans upload coefficients,
  * so they keep the per-channel path. */
 static int tno_pushdown(const skit_tno *p)
 {
@@ -1073,6 +1073,9 @@ int skit_tno_set_parameters(skit_tno *p, const double *params, size_t count)
     /* keep the old parameters until the new kernels are known to be finite */
     int status;
     if (p->mlp) {
+        /* new weights move the ReLU masks: FD-TNO's next update sweeps
+         * again and measures how often they change (update_fd_sweep) */
+        p->outputs_by_layers = 0;
         SKIT_TRY(skit_mlp_get_parameters(p->mlp, p->backup, count));
         SKIT_TRY(skit_mlp_set_parameters(p->mlp, params, count));
         status = skit_tno_update(p);

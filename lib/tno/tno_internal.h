@@ -18,7 +18,8 @@ struct skit_tno {
     skit_mlp *mlp;
     double *mlp_work; /* one feature workspace per thread */
     double *row_ss;   /* threads x MLP outputs: sum of squares per row (the sweep's overflow check) */
-    int outputs_by_layers; /* FD: the last outputs sweep saw masks change at over 1 input in 64 */
+    int outputs_by_layers; /* FD: the last outputs sweep saw masks change at over 1 input in 64
+                            * (cleared by skit_tno_set_parameters) */
     double *mlp_in;   /* lag (TNO, circulant order) or frequency (FD) of each column */
     double *mlp_out;  /* F ((h+1) x columns: features x column scale, then the scale) and [W b] */
     size_t mlp_count;
