@@ -683,12 +683,17 @@ static double sweep_one(const skit_mlp *m, double x, const sweep_state *st)
 
 /* The block's accumulators in GCC vector types, so that they stay in
  * registers: as plain arrays they went through memory and the block loop
- * was latency-bound (one thread, width 64, 3 hidden layers, 32768 lags:
- * 240 ns an input; with these about 120 ns, the dense path 590-730 ns:
- * bench/rpe-sweep/sweep_vs_dense). aligned(8): the workspace is only
- * double-aligned. */
-#define SWEEP_LANES 8
+ * was latency-bound (bench/rpe-sweep/sweep_vs_dense). Vectors of 4
+ * doubles, the widest that every x86-64-v3 (AVX2) machine has: 8-double
+ * vectors, which AVX-512 runs natively, GCC lowers on AVX2 to scalar
+ * compares and stack traffic (AMD EPYC Zen 3, width 64, 3 hidden layers,
+ * 32768 lags, one thread: 1490 ns an input, slower than the dense path's
+ * 1040). aligned(8): the workspace is only double-aligned. */
+#define SWEEP_LANES 4
 #define SWEEP_VECS (SWEEP_BLOCK / SWEEP_LANES)
+/* vectors a pass of sweep_block_stage holds: acc, ss and bad of each,
+ * 3 x 4 of AVX2's 16 registers */
+#define SWEEP_CHUNK 4
 typedef double sweep_vec __attribute__((vector_size(8 * SWEEP_LANES), aligned(8)));
 typedef long long sweep_ivec __attribute__((vector_size(8 * SWEEP_LANES), aligned(8)));
 
@@ -698,43 +703,45 @@ typedef long long sweep_ivec __attribute__((vector_size(8 * SWEEP_LANES), aligne
  * inputs in a row have every unit's sign equal to the current mask (the
  * inputs the bases are right for). The lanes past cols are computed
  * too (on finite filler), so every loop has the block's fixed length and
- * the inputs run across the vector lanes. */
+ * the inputs run across the vector lanes, SWEEP_CHUNK vectors a pass. */
 SKIT_MULTIVERSION static size_t sweep_block_stage(const skit_mlp *m, const double *restrict bt, size_t k,
                                                   const double *restrict C, const double *restrict mask,
                                                   size_t cols, double *restrict V, double *restrict inv)
 {
     const size_t w = m->width;
     const sweep_vec *Cv = (const sweep_vec *)C;
-    sweep_vec ss[SWEEP_VECS], acc[SWEEP_VECS];
-    sweep_ivec bad[SWEEP_VECS];
-#pragma GCC unroll 8
-    for (size_t u = 0; u < SWEEP_VECS; u++) {
-        ss[u] = (sweep_vec){0};
-        bad[u] = (sweep_ivec){0};
-    }
-    for (size_t j = 0; j < w; j++) {
-        const double b0 = bt[j];
-        const long long mj = mask[j] > 0 ? -1 : 0;
-#pragma GCC unroll 8
-        for (size_t u = 0; u < SWEEP_VECS; u++) acc[u] = b0 * Cv[u];
-        for (size_t q = 1; q < k; q++) {
-            const double bq = bt[q * w + j];
-            const sweep_vec *cq = Cv + q * SWEEP_VECS;
-#pragma GCC unroll 8
-            for (size_t u = 0; u < SWEEP_VECS; u++) acc[u] += bq * cq[u];
-        }
-        sweep_vec *vj = (sweep_vec *)(V + j * SWEEP_BLOCK);
-#pragma GCC unroll 8
-        for (size_t u = 0; u < SWEEP_VECS; u++) {
-            vj[u] = acc[u];
-            ss[u] += acc[u] * acc[u];
-            bad[u] |= (acc[u] > 0) ^ mj;
-        }
-    }
     double sum[SWEEP_BLOCK];
     long long off[SWEEP_BLOCK];
-    memcpy(sum, ss, sizeof sum);
-    memcpy(off, bad, sizeof off);
+    for (size_t u0 = 0; u0 < SWEEP_VECS; u0 += SWEEP_CHUNK) {
+        sweep_vec ss[SWEEP_CHUNK], acc[SWEEP_CHUNK];
+        sweep_ivec bad[SWEEP_CHUNK];
+#pragma GCC unroll 8
+        for (size_t u = 0; u < SWEEP_CHUNK; u++) {
+            ss[u] = (sweep_vec){0};
+            bad[u] = (sweep_ivec){0};
+        }
+        for (size_t j = 0; j < w; j++) {
+            const double b0 = bt[j];
+            const long long mj = mask[j] > 0 ? -1 : 0;
+#pragma GCC unroll 8
+            for (size_t u = 0; u < SWEEP_CHUNK; u++) acc[u] = b0 * Cv[u0 + u];
+            for (size_t q = 1; q < k; q++) {
+                const double bq = bt[q * w + j];
+                const sweep_vec *cq = Cv + q * SWEEP_VECS + u0;
+#pragma GCC unroll 8
+                for (size_t u = 0; u < SWEEP_CHUNK; u++) acc[u] += bq * cq[u];
+            }
+            sweep_vec *vj = (sweep_vec *)(V + j * SWEEP_BLOCK) + u0;
+#pragma GCC unroll 8
+            for (size_t u = 0; u < SWEEP_CHUNK; u++) {
+                vj[u] = acc[u];
+                ss[u] += acc[u] * acc[u];
+                bad[u] |= (acc[u] > 0) ^ mj;
+            }
+        }
+        memcpy(sum + u0 * SWEEP_LANES, ss, sizeof ss);
+        memcpy(off + u0 * SWEEP_LANES, bad, sizeof bad);
+    }
     size_t good = 0;
     while (good < cols && off[good] == 0) good++;
     for (size_t b = 0; b < SWEEP_BLOCK; b++)
