@@ -1142,6 +1142,34 @@ START_TEST(test_config_plan)
     TU_EXPECT_STATUS(skit_tno_set_parameters(p, params, count), SKIT_ENONFINITE);
     TU_EXPECT_OK(skit_tno_execute(p, x, y));
     ck_assert(tu_rel_error(y, y0, total) == 0.0);
+    {
+        /* the same where the kernels are made in the FFT's buffer from the
+         * RPE's sweep (width 64, n = 64: per channel, eval=sweep), whose
+         * check comes after the spectra are written: set_parameters updates
+         * again with the old parameters */
+        skit_tno_options_default(&o, SKIT_TNO_FFT);
+        for (int causal = 0; causal < 2; causal++) {
+            o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+            skit_tno *q = NULL;
+            TU_EXPECT_OK(skit_tno_create(&q, 64, 2, 1, &o, NULL, 0));
+            char text[256];
+            skit_tno_describe(q, text, sizeof text);
+            ck_assert_msg(strstr(text, "spectra=channels") && strstr(text, "eval=sweep"), "%s", text);
+            const size_t qc = skit_tno_parameter_count(q), qt = 64 * 2;
+            double *qp = tu_alloc(qc), *qx = tu_alloc(qt), *qy = tu_alloc(qt), *qy0 = tu_alloc(qt);
+            for (size_t k = 0; k < qt; k++) qx[k] = (double)(k % 5) - 2.0;
+            TU_EXPECT_OK(skit_tno_execute(q, qx, qy0));
+            for (size_t k = 0; k < qc; k++) qp[k] = 1e300;
+            TU_EXPECT_STATUS(skit_tno_set_parameters(q, qp, qc), SKIT_ENONFINITE);
+            TU_EXPECT_OK(skit_tno_execute(q, qx, qy));
+            ck_assert(tu_rel_error(qy, qy0, qt) == 0.0);
+            skit_free(qy0);
+            skit_free(qy);
+            skit_free(qx);
+            skit_free(qp);
+            skit_tno_destroy(q);
+        }
+    }
 
     TU_EXPECT_STATUS(skit_tno_update(NULL), SKIT_EINVAL);
     TU_EXPECT_STATUS(skit_tno_execute(NULL, x, y), SKIT_EINVAL);
