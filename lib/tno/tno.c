@@ -195,8 +195,10 @@ int skit_tno_parameter_count_for(const skit_tno_options *o, size_t d, size_t *co
  * linear, so the spectra are [W b] (d x (h+1)) times the spectra of F's
  * rows: h+1 FFTs and one GEMM instead of the output layer's GEMM and d
  * FFTs ("pushdown", when h + 1 < d, causal 2 (h + 1) < d: see
- * tno_pushdown). Otherwise the output layer makes the d x (2n-1)
- * coefficients (p->coeffs) and each channel is transformed.
+ * tno_pushdown). Otherwise each channel is transformed: its kernel made
+ * from the RPE sweep's record in the FFT's buffer (ReLU: see make_kernel),
+ * or, with the RPE by layers, from the d x (2n-1) coefficients the output
+ * layer's GEMM makes (p->coeffs).
  *
  * FD-TNO's response is the MLP's output on the grid itself, so its output
  * layer writes the (split, 1/N-scaled) spectra directly: F holds the
