@@ -25,9 +25,12 @@
  *    the kernels; causal FD: d Hilbert steps, a c2r and an r2c each), or
  *    below the output layer (TNO: h+1 r2c of the features and decay, then
  *    the spectra GEMM d x (h+1) x 2 (N/2+1); causal FD: h Hilbert steps
- *    of the features, then the GEMM of their images d x h x (N/2+1)). The
- *    bare FFTW transforms (FFTW_ESTIMATE, as the library plans them, the
- *    same threads) and the bare GEMM are timed in the same rounds, and
+ *    of the features, then the GEMM of their images d x h x (N/2+1)), and
+ *    leaves the d spectra in the plan (the per-channel way: a bare store
+ *    of d x 2 (N/2+1), causal FD d x (N/2+1) doubles; the GEMM writes its
+ *    own). The bare FFTW transforms (FFTW_ESTIMATE, as the library plans
+ *    them, the same threads, in cache), the bare store and the bare GEMM
+ *    are timed in the same rounds, and
  *    floor_over_matvec = (matvec + the cheaper way) / matvec, per round:
  *    where it exceeds a target, no forward pass that makes its spectra by
  *    FFTs can meet it, however fast its RPE. Bidirectional FD-TNO
@@ -69,10 +72,10 @@ static const char *usage =
     "speed claims reproduced / not reproduced with the measured ratios. For TNO and\n"
     "causal FD-TNO it also times, in the same rounds, the bare FFTW transforms (and\n"
     "GEMM) that make the kernel spectra the cheaper of the two ways (per channel,\n"
-    "or below the RPE's output layer): a forward pass costs at least matvec + those\n"
-    "(column floor_over_matvec, the RPE not counted), which shows where a target\n"
-    "ratio is out of reach; and the RPE's features alone (rpe_floor_over_matvec\n"
-    "adds them).\n\n"
+    "in cache, plus a bare store of the d spectra the plan keeps; or below the\n"
+    "RPE's output layer): a forward pass costs at least matvec + those (column\n"
+    "floor_over_matvec, the RPE not counted), which shows where a target ratio is\n"
+    "out of reach; and the RPE's features alone (rpe_floor_over_matvec adds them).\n\n"
     "options:\n"
     "  --shapes LIST       n:d:batch,... (default 512:512:4,2048:512:1,8192:128:1,\n"
     "                      32768:64:1; --quick 512:64:1,2048:64:1,8192:16:1)\n"
@@ -357,7 +360,7 @@ typedef struct transforms {
     size_t rs, cs;
 } transforms;
 
-enum { BODY_MATVEC, BODY_FORWARD, BODY_APPLY, BODY_RPE, BODY_GEMM, BODY_FFTS };
+enum { BODY_MATVEC, BODY_FORWARD, BODY_APPLY, BODY_RPE, BODY_GEMM, BODY_FFTS, BODY_STORE };
 
 typedef struct body {
     int kind;
@@ -366,7 +369,8 @@ typedef struct body {
     const double *x;
     double *y;
     size_t n, d, batch;
-    /* BODY_GEMM: C (rows x cols) = A (rows x inner) B (inner x cols) */
+    /* BODY_GEMM: C (rows x cols) = A (rows x inner) B (inner x cols);
+     * BODY_STORE: C (rows x cols) written, the rows over the threads */
     const double *A, *B;
     double *C;
     size_t rows, inner, cols;
@@ -447,6 +451,18 @@ static void run_gemm(const body *b)
     }
 }
 
+/* A bare store of rows x cols doubles (the d spectra a forward pass must
+ * leave in the plan), split by rows as the library's transforms are */
+static void run_store(const body *b)
+{
+    long rows = (long)b->rows;
+#pragma omp parallel for schedule(static)
+    for (long r = 0; r < rows; r++) {
+        double *c = b->C + (size_t)r * b->cols, v = (double)r;
+        for (size_t k = 0; k < b->cols; k++) c[k] = v + (double)k;
+    }
+}
+
 static void run_body(void *ctx)
 {
     body *b = ctx;
@@ -462,6 +478,8 @@ static void run_body(void *ctx)
         skit_tno_eval_rpe(b->op, NULL);
     } else if (b->kind == BODY_GEMM) {
         run_gemm(b);
+    } else if (b->kind == BODY_STORE) {
+        run_store(b);
     } else {
         run_ffts(b);
     }
@@ -564,7 +582,7 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
      * the features' transforms, their GEMM (has_route 0: none, FD bidirectional) */
     size_t floor_at[2] = {0, 0};
     int has_route[2] = {0, 0};
-    body bodies[2 * NOPS - 1 + 8];
+    body bodies[2 * NOPS - 1 + 10];
     size_t nbodies = 0;
     int rc = (x && xc && y && yc && coeffs) ? CLI_OK : cli_failure("out of memory (n = %zu, d = %zu)", n, d);
     if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_FFT, causal, n, d, batch, 0, &ops[OP_TNO]);
@@ -640,6 +658,8 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
             bodies[nbodies++] = (body){.kind = BODY_FFTS, .tf = &tf[f], .count = inner, .pairs = f == 1};
             bodies[nbodies++] = (body){.kind = BODY_GEMM, .A = gemm_a[f], .B = gemm_b[f], .C = gemm_c[f],
                                        .rows = d, .inner = inner, .cols = cols};
+            /* the per-channel way also stores the d spectra (the GEMM writes its own) */
+            bodies[nbodies++] = (body){.kind = BODY_STORE, .C = gemm_c[f], .rows = d, .cols = cols};
         }
     }
     if (rc == CLI_OK) {
@@ -649,7 +669,7 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
         double once = skit_clock_seconds() - t0;
         size_t rounds = (once > 1.4 || sweep) ? MIN(o->samples, (size_t)3) : o->samples;
         if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
-        double t[2 * NOPS - 1 + 8][MAX_ROUNDS], tmp[MAX_ROUNDS];
+        double t[2 * NOPS - 1 + 10][MAX_ROUNDS], tmp[MAX_ROUNDS];
         measure_interleaved(bodies, nbodies, o->min_time, rounds, t);
         for (int k = 0; k < NOPS; k++)
             res->forward[k] = res->apply[k] = res->bytes[k] = res->fwd_matvec[k] = res->app_matvec[k] =
@@ -666,14 +686,15 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
             res->fwd_tno[k] = paired_ratio(t[fb], t[2 * OP_TNO - 1], rounds);
         }
         for (int f = 0; f < 2; f++) {
-            const size_t rb = floor_at[f], ab = rb + 1, fb = rb + 2, gb = rb + 3;
+            const size_t rb = floor_at[f], ab = rb + 1, fb = rb + 2, gb = rb + 3, sb = rb + 4;
             const int k = f ? OP_FD : OP_TNO;
             double way[MAX_ROUNDS], sum[MAX_ROUNDS];
             memcpy(tmp, t[rb], rounds * sizeof *tmp);
             res->rpe[k] = median_of(tmp, rounds);
             res->rpe_matvec[k] = paired_ratio(t[rb], t[0], rounds);
             /* per round, the cheaper way to the spectra (0 without one) */
-            for (size_t r = 0; r < rounds; r++) way[r] = has_route[f] ? MIN(t[ab][r], t[fb][r] + t[gb][r]) : 0.0;
+            for (size_t r = 0; r < rounds; r++)
+                way[r] = has_route[f] ? MIN(t[ab][r] + t[sb][r], t[fb][r] + t[gb][r]) : 0.0;
             memcpy(tmp, way, rounds * sizeof *tmp);
             res->xform[k] = median_of(tmp, rounds);
             for (size_t r = 0; r < rounds; r++) sum[r] = t[0][r] + way[r];
@@ -785,8 +806,10 @@ static void evaluate(const result *res, size_t count, report *rep)
                  "counted): %.2fx is reachable at %zu of %zu shapes (floor / matvec; with the RPE's features as "
                  "the plan evaluates them: %s)",
             targets[t].op == OP_FD ? "FD-TNO causal" : "TNO",
-            targets[t].op == OP_FD ? "the Hilbert steps (d FFT pairs, or h pairs and the GEMM of the images)"
-                                   : "the kernel spectra's FFTs (d r2c, or h+1 r2c and the spectra GEMM)",
+            targets[t].op == OP_FD ? "the Hilbert steps (d FFT pairs and a store of their images, or h pairs and "
+                                     "the GEMM of the images)"
+                                   : "the kernel spectra's FFTs (d r2c and a store of the spectra, or h+1 r2c "
+                                     "and the spectra GEMM)",
             targets[t].limit, reachable, seen, list);
     }
     {
