@@ -171,11 +171,13 @@ grep -q '^# target: TNO forward' "$TMP/b.tsv" || fail "bench tno: no target line
 worst=$(grep -v '^#' "$TMP/b.tsv" | awk -F'\t' 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next}
   $c["operator"] == "tno" { if ($c["tno_vs_matvec"] > m) m = $c["tno_vs_matvec"] } END { print m + 0 }')
 awk -v w="$worst" 'BEGIN { exit !(w <= 1e-12) }' || fail "bench tno: TNO and the matvec differ by $worst"
-# the forward floors: matvec + the spectra's transforms (and store) > matvec, and the RPE on top
+# the forward floors: matvec + the spectra's transforms (and store) >= matvec, and the RPE on top
+# (>=, not >: under the sanitizers skit's matvec slows and the bare FFTW calls do not, and the
+# floor prints as 1)
 grep -v '^#' "$TMP/b.tsv" | awk -F'\t' 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next}
   $c["operator"] == "tno" || ($c["operator"] == "fd" && $c["causality"] == "causal") {
     f = $c["floor_over_matvec"]; r = $c["rpe_floor_over_matvec"]; n++
-    if (!(f > 1 && r >= f)) { print "bad floor " f " / " r " for " $c["operator"] " " $c["causality"]; bad = 1 } }
+    if (!(f >= 1 && r >= f)) { print "bad floor " f " / " r " for " $c["operator"] " " $c["causality"]; bad = 1 } }
   END { exit bad || n != 6 }' || fail "bench tno: floor columns missing or inconsistent"
 expect_usage_error "--shapes" bench tno --shapes 64:4 -o "$TMP/out.tsv"
 expect_usage_error "--shapes" bench tno --shapes 64:0:1 -o "$TMP/out.tsv"
