@@ -416,7 +416,8 @@ START_TEST(test_record_sweep_match_naive)
                                 double err = 0;
                                 for (size_t i = 0; i < rec.nruns; i++) {
                                     const skit_mlp_run *run = runs + i;
-                                    ck_assert(run->len > 0 && run->start >= base && run->start + run->len <= base + cnt);
+                                    ck_assert(run->len > 0 && run->start >= base);
+                                    ck_assert(run->start + run->len <= base + cnt);
                                     ck_assert(run->basis == SKIT_MLP_FEATURES || run->basis < rec.nbases);
                                     for (size_t j = run->start; j < run->start + run->len; j++) {
                                         const size_t k = j - base;
@@ -437,9 +438,11 @@ START_TEST(test_record_sweep_match_naive)
                                 for (size_t j = base; j < base + cnt; j++)
                                     ck_assert_msg(seen[j] == 1, "column %zu covered %zu times", j, seen[j]);
                                 if (mb == 0)
-                                    for (size_t i = 0; i < rec.nruns; i++) ck_assert(runs[i].basis == SKIT_MLP_FEATURES);
-                                ck_assert_msg(err <= 1e-12 * mx, "%s w=%zu L=%zu out=%zu count=%zu order %d bases %zu "
-                                                                  "pieces %d: max error %g (max |output| %g, seed %llu)",
+                                    for (size_t i = 0; i < rec.nruns; i++)
+                                        ck_assert(runs[i].basis == SKIT_MLP_FEATURES);
+                                ck_assert_msg(err <= 1e-12 * mx,
+                                              "%s w=%zu L=%zu out=%zu count=%zu order %d bases %zu pieces %d: "
+                                              "max error %g (max |output| %g, seed %llu)",
                                               norm_name[norm], w, hidden, out, cnt, order, mb, pieces, err, mx,
                                               (unsigned long long)seed);
                                 skit_free(seen);

@@ -523,8 +523,9 @@ static size_t kernels_ld(const skit_tno *p) { return round8(tno_length(p->n)); }
  * instead of writing d kernels of N values, and make_kernel makes each
  * channel's kernel from the record in the FFT's own input buffer, where it
  * is transformed and split into its spectrum: the d x N kernels never go
- * through memory (a prototype at n = 2048, d = 512, 2 threads: 2.9 ms
- * against 4.3 ms with the kernels written, then transformed). */
+ * through memory (min of 6 interleaved runs, 2 threads: update 1-2%
+ * faster at n = 8192, d = 128, 6-10% at n = 32768, d = 64; plan memory
+ * 14 and 27 MB less there). */
 
 /* output bases a thread keeps (a basis starts a long run of >= 16 lags;
  * past these, lags are recorded by their features: slower, still exact) */
@@ -579,8 +580,18 @@ static int record_rpe(skit_tno *p)
 
 /* o[j] = sum_q m[q] rows[q ld + j], j < len: up to 8 rows a pass (the
  * record's rank, layers + 3, in one pass for up to 5 hidden layers; a pass
- * per row re-reads and re-writes the output each time), each pass written
- * out so that it vectorises */
+ * per row re-reads and re-writes the output each time), each pass's sum
+ * written out so that it vectorises */
+#define COMBINE(SUM)                                                                                \
+    do {                                                                                            \
+        if (first) {                                                                                \
+            SKIT_SIMD                                                                               \
+            for (size_t j = 0; j < len; j++) o[j] = SUM;                                            \
+        } else {                                                                                    \
+            SKIT_SIMD                                                                               \
+            for (size_t j = 0; j < len; j++) o[j] += SUM;                                           \
+        }                                                                                           \
+    } while (0)
 SKIT_MULTIVERSION static void combine_rows(size_t k, const double *restrict m, const double *restrict rows,
                                            size_t ld, size_t len, double *restrict o)
 {
@@ -589,7 +600,7 @@ SKIT_MULTIVERSION static void combine_rows(size_t k, const double *restrict m, c
         const size_t kk = SKIT_MIN(k - q0, (size_t)8);
         double mq[8] = {0};
         const double *rq[8];
-        for (size_t q = 0; q < 8; q++) {
+        for (size_t q = 0; q < 8; q++) { /* rows past kk: never read */
             mq[q] = q < kk ? m[q] : 0.0;
             rq[q] = rows + (q < kk ? q : 0) * ld;
         }
@@ -597,83 +608,26 @@ SKIT_MULTIVERSION static void combine_rows(size_t k, const double *restrict m, c
         const double *restrict r0 = rq[0], *restrict r1 = rq[1], *restrict r2 = rq[2], *restrict r3 = rq[3];
         const double *restrict r4 = rq[4], *restrict r5 = rq[5], *restrict r6 = rq[6], *restrict r7 = rq[7];
         switch (kk) {
-        case 1:
-            if (first) {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] = m0 * r0[j];
-            } else {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] += m0 * r0[j];
-            }
-            break;
-        case 2:
-            if (first) {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] = m0 * r0[j] + m1 * r1[j];
-            } else {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] += m0 * r0[j] + m1 * r1[j];
-            }
-            break;
-        case 3:
-            if (first) {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] = m0 * r0[j] + m1 * r1[j] + m2 * r2[j];
-            } else {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] += m0 * r0[j] + m1 * r1[j] + m2 * r2[j];
-            }
-            break;
-        case 4:
-            if (first) {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] = m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j];
-            } else {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] += m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j];
-            }
-            break;
-        case 5:
-            if (first) {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] = m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j];
-            } else {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] += m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j];
-            }
-            break;
-        case 6:
-            if (first) {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] = m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j];
-            } else {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] += m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j];
-            }
-            break;
+        case 1: COMBINE(m0 * r0[j]); break;
+        case 2: COMBINE(m0 * r0[j] + m1 * r1[j]); break;
+        case 3: COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j]); break;
+        case 4: COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j]); break;
+        case 5: COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j]); break;
+        case 6: COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j]); break;
         case 7:
-            if (first) {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] = m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j] + m6 * r6[j];
-            } else {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] += m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j] + m6 * r6[j];
-            }
+            COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j] +
+                    m6 * r6[j]);
             break;
         case 8:
-            if (first) {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] = m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j] + m6 * r6[j] + m7 * r7[j];
-            } else {
-                SKIT_SIMD
-                for (size_t j = 0; j < len; j++) o[j] += m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j] + m6 * r6[j] + m7 * r7[j];
-            }
+            COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j] +
+                    m6 * r6[j] + m7 * r7[j]);
             break;
         }
         (void)m1, (void)m2, (void)m3, (void)m4, (void)m5, (void)m6, (void)m7;
         (void)r1, (void)r2, (void)r3, (void)r4, (void)r5, (void)r6, (void)r7;
     }
 }
+#undef COMBINE
 
 SKIT_MULTIVERSION static double sum_squares(const double *v, size_t count)
 {
