@@ -523,7 +523,7 @@ static size_t kernels_ld(const skit_tno *p) { return round8(tno_length(p->n)); }
  * instead of writing d kernels of N values, and make_kernel makes each
  * channel's kernel from the record in the FFT's own input buffer, where it
  * is transformed and split into its spectrum: the d x N kernels never go
- * through memory (min of 6 interleaved runs, 2 threads: update 1-2%
+ * through memory (min of 6 interleaved runs, 2 threads: update 0.5-2%
  * faster at n = 8192, d = 128, 6-10% at n = 32768, d = 64; plan memory
  * 14 and 27 MB less there). */
 
