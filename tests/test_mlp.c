@@ -262,29 +262,6 @@ START_TEST(test_features_match_naive)
 }
 END_TEST
 
-/* Inputs x of an order (0: integer lags, 1: a grid on [0, pi], 2: random,
- * 3: runs of repeats) and the naive loop's outputs ref (out x cnt) of a
- * ReLU MLP with parameters p, times sc[k] where sc is given; returns
- * max(1, max |ref|), the scale of the tests' tolerances. */
-static double naive_outputs(const double *p, size_t w, size_t hidden, size_t out, int norm, int order, size_t cnt,
-                            skit_rng *rng, double *x, const double *sc, double *ref)
-{
-    for (size_t k = 0; k < cnt; k++)
-        x[k] = order == 0   ? (double)k - (double)(cnt / 2)
-             : order == 1 ? M_PI * (double)k / (double)(cnt > 1 ? cnt - 1 : 1)
-             : order == 2 ? 50 * (skit_rng_uniform(rng) - 0.5)
-                          : (double)(k / 5) * 0.5 - 20;
-    double y[512], mx = 1.0;
-    for (size_t k = 0; k < cnt; k++) {
-        ref_eval(p, 1, w, hidden, out, SKIT_ACTIVATION_RELU, norm, x + k, y);
-        for (size_t r = 0; r < out; r++) {
-            ref[r * cnt + k] = y[r] * (sc ? sc[k] : 1.0);
-            mx = fmax(mx, fabs(ref[r * cnt + k]));
-        }
-    }
-    return mx;
-}
-
 /* The outputs by the sweep (the output layer on the last layer's basis)
  * against the naive loop, the input orders as above, written plainly
  * (split = out) and as FD-TNO does (rows out/2.. into the second part of
@@ -310,9 +287,20 @@ START_TEST(test_outputs_sweep_match_naive)
                     size_t np = skit_mlp_parameter_count(m);
                     double *p = tu_alloc(np), *x = tu_alloc(cnt), *scale = tu_random(&rng, cnt);
                     TU_EXPECT_OK(skit_mlp_get_parameters(m, p, np));
+                    for (size_t k = 0; k < cnt; k++)
+                        x[k] = order == 0   ? (double)k - (double)(cnt / 2)
+                             : order == 1 ? M_PI * (double)k / (double)(cnt > 1 ? cnt - 1 : 1)
+                             : order == 2 ? 50 * (skit_rng_uniform(&rng) - 0.5)
+                                          : (double)(k / 5) * 0.5 - 20;
                     const double *sc = order >= 2 ? scale : NULL;
-                    double *ref = tu_alloc(out * cnt);
-                    const double mx = naive_outputs(p, w, hidden, out, norm, order, cnt, &rng, x, sc, ref);
+                    double *ref = tu_alloc(out * cnt + out), *y = ref + out * cnt, mx = 1.0;
+                    for (size_t k = 0; k < cnt; k++) {
+                        ref_eval(p, 1, w, hidden, out, SKIT_ACTIVATION_RELU, norm, x + k, y);
+                        for (size_t r = 0; r < out; r++) {
+                            ref[r * cnt + k] = y[r] * (sc ? sc[k] : 1.0);
+                            mx = fmax(mx, fabs(ref[r * cnt + k]));
+                        }
+                    }
                     double *work = tu_alloc(skit_mlp_outputs_workspace(m));
                     double *got = tu_alloc(split * ld);
                     double *rmax = tu_alloc(out); /* row sums of squares */
@@ -346,117 +334,7 @@ START_TEST(test_outputs_sweep_match_naive)
                     skit_free(rmax);
                     skit_free(got);
                     skit_free(work);
-                    skit_free(ref);
-                    skit_free(scale);
-                    skit_free(x);
-                    skit_free(p);
-                    skit_mlp_destroy(m);
-                }
-}
-END_TEST
-
-/* The recorded sweep (skit_mlp_record_sweep, TNO's per-channel kernels)
- * against the naive loop: every column covered by exactly one run, and the
- * outputs made from the record as its documentation says, with room for
- * no, one or many output bases (none: every input by its features), the
- * inputs in one call or in two calls on the same record (as a thread's two
- * pieces of TNO's lags), the record's buffers poisoned first. */
-START_TEST(test_record_sweep_match_naive)
-{
-    uint64_t seed = tu_seed();
-    skit_rng rng;
-    skit_rng_seed(&rng, seed);
-    static const size_t counts[] = {1, 7, 32, 33, 97, 1000};
-    static const size_t room[] = {0, 1, 64};
-    static const struct { size_t w, hidden, out; } nets[] = {{8, 0, 2}, {16, 2, 6}, {20, 3, 9}, {64, 3, 40}};
-    for (int norm = 0; norm < 3; norm++)
-        for (size_t t = 0; t < sizeof nets / sizeof nets[0]; t++)
-            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
-                for (int order = 0; order < 4; order++) {
-                    const size_t w = nets[t].w, hidden = nets[t].hidden, out = nets[t].out, cnt = counts[c];
-                    skit_mlp *m;
-                    TU_EXPECT_OK(skit_mlp_create(&m, 1, w, hidden, out, SKIT_ACTIVATION_RELU, norm,
-                                                 seed + 13 * t + (uint64_t)norm));
-                    const size_t np = skit_mlp_parameter_count(m), rank = skit_mlp_record_rank(m);
-                    double *p = tu_alloc(np), *x = tu_alloc(cnt), *scale = tu_random(&rng, cnt);
-                    TU_EXPECT_OK(skit_mlp_get_parameters(m, p, np));
-                    const double *sc = order >= 2 ? scale : NULL;
-                    double *ref = tu_alloc(out * cnt);
-                    const double mx = naive_outputs(p, w, hidden, out, norm, order, cnt, &rng, x, sc, ref);
-                    const double *W, *bias;
-                    skit_mlp_output_layer(m, &W, &bias);
-                    double *work = tu_alloc(skit_mlp_outputs_workspace(m));
-                    /* columns start at 5: base != 0, as TNO's negative lags */
-                    const size_t base = 5, ld = base + cnt + 3;
-                    for (size_t ri = 0; ri < sizeof room / sizeof room[0]; ri++)
-                        for (int pieces = 1; pieces <= 2; pieces++) {
-                            const size_t mb = room[ri];
-                            double *coef = tu_alloc(rank * ld), *feat = tu_alloc(w * ld);
-                            double *bases = tu_alloc((mb ? mb : 1) * out * rank);
-                            skit_mlp_run *runs = skit_malloc(cnt + 2, sizeof *runs);
-                            for (size_t i = 0; i < rank * ld; i++) coef[i] = NAN;
-                            for (size_t i = 0; i < w * ld; i++) feat[i] = NAN;
-                            skit_mlp_record rec = {coef, ld, feat, ld, 0, bases, mb, 0, runs, cnt + 2, 0};
-                            const size_t cut = pieces == 2 ? cnt / 3 : cnt;
-                            int st = SKIT_OK;
-                            for (int piece = 0; piece < pieces; piece++) {
-                                const size_t at = piece ? cut : 0, len = piece ? cnt - cut : cut;
-                                if (len == 0) continue;
-                                rec.base = base + at;
-                                int s1 = skit_mlp_record_sweep(m, len, x + at, sc ? sc + at : NULL, &rec, NULL,
-                                                               work);
-                                if (s1 != SKIT_OK) st = s1;
-                            }
-                            if (4 * (hidden + 2) > w) {
-                                ck_assert_int_eq(st, SKIT_EINVAL);
-                            } else {
-                                TU_EXPECT_OK(st);
-                                ck_assert(rec.nbases <= mb);
-                                size_t *seen = skit_calloc(ld, sizeof *seen);
-                                double err = 0;
-                                for (size_t i = 0; i < rec.nruns; i++) {
-                                    const skit_mlp_run *run = runs + i;
-                                    ck_assert(run->len > 0 && run->start >= base);
-                                    ck_assert(run->start + run->len <= base + cnt);
-                                    ck_assert(run->basis == SKIT_MLP_FEATURES || run->basis < rec.nbases);
-                                    for (size_t j = run->start; j < run->start + run->len; j++) {
-                                        const size_t k = j - base;
-                                        seen[j]++;
-                                        for (size_t r = 0; r < out; r++) {
-                                            double v = 0;
-                                            if (run->basis == SKIT_MLP_FEATURES) {
-                                                v = bias[r] * (sc ? sc[k] : 1.0);
-                                                for (size_t q = 0; q < w; q++) v += W[r * w + q] * feat[q * ld + j];
-                                            } else {
-                                                const double *mr = bases + (run->basis * out + r) * rank;
-                                                for (size_t q = 0; q < rank; q++) v += mr[q] * coef[q * ld + j];
-                                            }
-                                            err = isfinite(v) ? fmax(err, fabs(v - ref[r * cnt + k])) : INFINITY;
-                                        }
-                                    }
-                                }
-                                for (size_t j = base; j < base + cnt; j++)
-                                    ck_assert_msg(seen[j] == 1, "column %zu covered %zu times", j, seen[j]);
-                                if (mb == 0)
-                                    for (size_t i = 0; i < rec.nruns; i++)
-                                        ck_assert(runs[i].basis == SKIT_MLP_FEATURES);
-                                ck_assert_msg(err <= 1e-12 * mx,
-                                              "%s w=%zu L=%zu out=%zu count=%zu order %d bases %zu pieces %d: "
-                                              "max error %g (max |output| %g, seed %llu)",
-                                              norm_name[norm], w, hidden, out, cnt, order, mb, pieces, err, mx,
-                                              (unsigned long long)seed);
-                                skit_free(seen);
-                            }
-                            /* no room for count more runs */
-                            rec.nruns = rec.max_runs - cnt + 1;
-                            TU_EXPECT_STATUS(skit_mlp_record_sweep(m, cnt, x, sc, &rec, NULL, work), SKIT_EINVAL);
-                            skit_free(runs);
-                            skit_free(bases);
-                            skit_free(feat);
-                            skit_free(coef);
-                        }
-                    skit_free(work);
-                    skit_free(ref);
+                    skit_free(ref); /* and y */
                     skit_free(scale);
                     skit_free(x);
                     skit_free(p);
@@ -737,7 +615,6 @@ static Suite *suite_mlp(void)
     tcase_add_test(tc, test_eval_matches_naive_loop);
     tcase_add_test(tc, test_features_match_naive);
     tcase_add_test(tc, test_outputs_sweep_match_naive);
-    tcase_add_test(tc, test_record_sweep_match_naive);
     tcase_add_test(tc, test_features_sweep_refuses);
     tcase_add_test(tc, test_series_known_expansions);
     tcase_add_test(tc, test_taylor_width_one_closed_forms);

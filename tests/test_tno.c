@@ -1143,10 +1143,8 @@ START_TEST(test_config_plan)
     TU_EXPECT_OK(skit_tno_execute(p, x, y));
     ck_assert(tu_rel_error(y, y0, total) == 0.0);
     {
-        /* the same where the kernels are made in the FFT's buffer from the
-         * RPE's sweep (width 64, n = 64: per channel, eval=sweep), whose
-         * check comes after the spectra are written: set_parameters updates
-         * again with the old parameters */
+        /* the same where the sweep writes the kernels (width 64, n = 64: per
+         * channel, eval=sweep), bidirectional and causal */
         skit_tno_options_default(&o, SKIT_TNO_FFT);
         for (int causal = 0; causal < 2; causal++) {
             o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;

@@ -331,21 +331,6 @@ void skit_fdtno_set_kernels(skit_fdtno_plan *p, const double *kernels, size_t ld
     transform_rows(p, kernels, ld, p->d, p->spectra);
 }
 
-void skit_fdtno_make_kernels(skit_fdtno_plan *p, skit_fdtno_kernel_maker make, const void *ctx)
-{
-    const size_t half = p->half;
-    const double scale = 1.0 / (double)p->N;
-    long total = (long)p->d;
-#pragma omp parallel for num_threads(p->threads) schedule(static) if (total > 1)
-    for (long c = 0; c < total; c++) {
-        double *buf = thread_scratch(p->scratch, p->slice), *z = buf + p->real_stride;
-        make(ctx, (size_t)c, buf);
-        fftw_execute_dft_r2c(p->r2c, buf, (fftw_complex *)z);
-        double *re = p->spectra + (size_t)c * 2 * half;
-        split_spectrum(z, half, scale, re, re + half);
-    }
-}
-
 void skit_fdtno_basis_from_rows(skit_fdtno_plan *p, const double *rows, size_t ld)
 {
     transform_rows(p, rows, ld, p->basis_rows, p->basis);

@@ -71,42 +71,6 @@ size_t skit_mlp_outputs_workspace(const skit_mlp *mlp);
 int skit_mlp_outputs_sweep(const skit_mlp *mlp, size_t count, const double *x, const double *scale, double *out,
                            size_t ldo, size_t split, size_t part, double *row_ss, size_t *changes,
                            double *work);
-/* The MLP's outputs by the sweep, recorded rather than written, for a
- * caller that makes each output row later where it needs it (TNO: each
- * channel's kernel in its FFT's buffer, lib/tno/tno.c). With rank =
- * skit_mlp_record_rank(mlp) (hidden layers + 3), output r of input k,
- * times scale[k] (NULL: 1), at column j = base + k, is
- *  - on a run with basis v: sum_q bases[v][r rank + q] coef[q ldc + j]
- *    (bases: max_bases of out_dim x rank; coef: rank rows of ldc), or
- *  - on a run with basis SKIT_MLP_FEATURES: sum_i W[r][i] feat[i ldf + j]
- *    + bias[r] scale[k] (feat: width rows of ldf; W, bias: the output
- *    layer),
- * runs[] listing the columns [start, start + len) of each (the inputs of
- * long runs between mask changes on a basis, the others by their features;
- * once max_bases are taken, the rest by their features). Calls may follow
- * one another on one record (other columns, new runs and bases appended).
- * Needs room for count more runs (max_runs - nruns >= count), else
- * SKIT_EINVAL, as where the sweep does not apply; *changes as in
- * skit_mlp_outputs_sweep. work: skit_mlp_outputs_workspace(mlp) doubles.
- * Allocates nothing. */
-#define SKIT_MLP_FEATURES ((size_t)-1)
-typedef struct skit_mlp_run {
-    size_t start, len, basis;
-} skit_mlp_run;
-typedef struct skit_mlp_record {
-    double *coef;
-    size_t ldc;
-    double *feat;
-    size_t ldf;
-    size_t base;
-    double *bases;
-    size_t max_bases, nbases;
-    skit_mlp_run *runs;
-    size_t max_runs, nruns;
-} skit_mlp_record;
-size_t skit_mlp_record_rank(const skit_mlp *mlp);
-int skit_mlp_record_sweep(const skit_mlp *mlp, size_t count, const double *x, const double *scale,
-                          skit_mlp_record *rec, size_t *changes, double *work);
 /* The last Linear: weight out_dim x width row-major, then its bias. */
 void skit_mlp_output_layer(const skit_mlp *mlp, const double **weight, const double **bias);
 
@@ -138,12 +102,6 @@ void skit_fdtno_set_toeplitz(skit_fdtno_plan *plan, const double *coeffs);
 /* The same from kernels already in circulant order: row c (kernels +
  * c*ld, length N, 64-byte aligned, ld a multiple of 8) is channel c's. */
 void skit_fdtno_set_kernels(skit_fdtno_plan *plan, const double *kernels, size_t ld);
-/* The same from kernels made one channel at a time straight into the FFT's
- * input buffer (in cache; no d x N kernel rows in memory): make(ctx, c,
- * buf) writes channel c's N values, circulant order, to buf. Channels are
- * split over the plan's threads; make must be safe to call concurrently. */
-typedef void (*skit_fdtno_kernel_maker)(const void *ctx, size_t channel, double *buf);
-void skit_fdtno_make_kernels(skit_fdtno_plan *plan, skit_fdtno_kernel_maker make, const void *ctx);
 /* Basis row j (split, scaled by 1/N) = DFT of rows[j*ld ..], a length-N
  * sequence already in circulant order (64-byte aligned, ld a multiple of 8),
  * for j < basis_rows; rows over the threads. */

@@ -785,7 +785,6 @@ typedef struct sweep_sink {
     size_t ldo, split, part;
     int outputs;
     double *row_ss; /* outputs: each row's sum of squares so far (NULL: none) */
-    skit_mlp_record *rec; /* outputs recorded rather than written (skit_mlp_record_sweep; NULL: written) */
 } sweep_sink;
 
 /* row_ss[r] takes in the squares of count values (inline: it runs per
@@ -809,7 +808,7 @@ static double *sink_row(const sweep_sink *sk, size_t r)
 
 /* M = [W_out D_L Bt_L | b_out] (ld A + 2): the output layer on the last
  * stage's basis, rebuilt after a mask change for the next long run */
-static void sweep_output_basis(const skit_mlp *m, const sweep_state *st, double *M)
+static void sweep_output_basis(const skit_mlp *m, const sweep_state *st)
 {
     const size_t w = m->width, A = sweep_stages(m), k = A + 1, out = m->out_dim;
     const double *bt = st->bt + (A - 1) * (A + 1) * w, *mask = st->mask + (A - 1) * w;
@@ -817,8 +816,8 @@ static void sweep_output_basis(const skit_mlp *m, const sweep_state *st, double 
     for (size_t q = 0; q < k; q++)
         for (size_t j = 0; j < w; j++) st->db[q * w + j] = mask[j] * bt[q * w + j];
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)out, (int)k, (int)w, 1.0, W, (int)w, st->db, (int)w,
-                0.0, M, (int)(A + 2));
-    for (size_t r = 0; r < out; r++) M[r * (A + 2) + k] = bias[r];
+                0.0, st->M, (int)(A + 2));
+    for (size_t r = 0; r < out; r++) st->M[r * (A + 2) + k] = bias[r];
 }
 
 /* A run's outputs: row r = (M row r) Cr for the count inputs from pos,
@@ -885,20 +884,6 @@ SKIT_MULTIVERSION static void sweep_flush(const skit_mlp *m, const sweep_state *
     }
 }
 
-/* runs[] gets columns [start, start + len) from `basis`, merged into the
- * last run where that continues it (room: skit_mlp_record_sweep) */
-static void record_run(skit_mlp_record *rec, size_t start, size_t len, size_t basis)
-{
-    if (rec->nruns) {
-        skit_mlp_run *last = rec->runs + rec->nruns - 1;
-        if (last->basis == basis && last->start + last->len == start) {
-            last->len += len;
-            return;
-        }
-    }
-    rec->runs[rec->nruns++] = (skit_mlp_run){start, len, basis};
-}
-
 /* Blocks of inputs go through every stage on the bases of the last mask
  * change; the block is cut at the first input whose masks differ, which
  * then goes through sweep_one (rebuilding the bases) before the next
@@ -910,8 +895,6 @@ static size_t sweep_run(const skit_mlp *m, size_t count, const double *x, const 
     const sweep_state st = sweep_layout(m, work);
     double *bt = st.bt, *mask = st.mask, *V = st.V;
     double inv[SWEEP_BLOCK];
-    skit_mlp_record *rec = sk->rec;
-    size_t version = 0; /* recording: the basis the current long run is on */
     /* stage 0's basis [w_0, b_0] is fixed; the masks start invalid, so the
      * first input (sweep_one) builds every later stage */
     memcpy(bt, m->params, w * sizeof(double));
@@ -950,40 +933,25 @@ static size_t sweep_run(const skit_mlp *m, size_t count, const double *x, const 
         }
         const double *sc = scale ? scale + pos : NULL;
         if (cols > 0 && !sk->outputs) sweep_block_out(w, V, inv, sc, cols, sk->out + pos, sk->ldo);
-        if (cols >= SWEEP_BLOCK / 2 && 8 * cuts <= pos && sk->outputs &&
-            !(rec && basis_stale && rec->nbases == rec->max_bases)) { /* a long run, rare changes: the basis */
+        if (cols >= SWEEP_BLOCK / 2 && 8 * cuts <= pos && sk->outputs) { /* a long run, rare changes: the basis */
             double f[SWEEP_BLOCK];
             for (size_t b = 0; b < B; b++) f[b] = inv[b] * (scale ? scale[pos + SKIT_MIN(b, block - 1)] : 1.0);
             sweep_block_next(A + 1, c, f, cn);
             if (scale)
                 for (size_t b = 0; b < B; b++) cn[(A + 1) * B + b] = scale[pos + SKIT_MIN(b, block - 1)];
-            if (rec) { /* the coefficients to their columns, on basis `version` */
-                if (basis_stale) {
-                    version = rec->nbases++;
-                    sweep_output_basis(m, &st, rec->bases + version * m->out_dim * (A + 2));
-                }
-                basis_stale = 0;
-                for (size_t q = 0; q < A + 2; q++)
-                    memcpy(rec->coef + q * rec->ldc + rec->base + pos, cn + q * B, cols * sizeof(double));
-                record_run(rec, rec->base + pos, cols, version);
-            } else {
-                if (basis_stale) sweep_output_basis(m, &st, st.M);
-                basis_stale = 0;
-                if (run_len + cols > SWEEP_RUN) {
-                    sweep_run_outputs(m, st.M, st.Cr, run_len, sk, run_start);
-                    run_len = 0;
-                }
-                if (run_len == 0) run_start = pos;
-                for (size_t q = 0; q < A + 2; q++) { /* lanes past cols: zeros */
-                    double *dst = st.Cr + q * SWEEP_CR + run_len;
-                    memcpy(dst, cn + q * B, cols * sizeof(double));
-                    memset(dst + cols, 0, (B - cols) * sizeof(double));
-                }
-                run_len += cols;
+            if (basis_stale) sweep_output_basis(m, &st);
+            basis_stale = 0;
+            if (run_len + cols > SWEEP_RUN) {
+                sweep_run_outputs(m, st.M, st.Cr, run_len, sk, run_start);
+                run_len = 0;
             }
-        } else if (cols > 0 && rec) { /* a short run: its features recorded */
-            sweep_block_out(w, V, inv, sc, cols, rec->feat + rec->base + pos, rec->ldf);
-            record_run(rec, rec->base + pos, cols, SKIT_MLP_FEATURES);
+            if (run_len == 0) run_start = pos;
+            for (size_t q = 0; q < A + 2; q++) { /* lanes past cols: zeros */
+                double *dst = st.Cr + q * SWEEP_CR + run_len;
+                memcpy(dst, cn + q * B, cols * sizeof(double));
+                memset(dst + cols, 0, (B - cols) * sizeof(double));
+            }
+            run_len += cols;
         } else if (cols > 0 && sk->outputs) { /* a short run: pending */
             if (pending + cols > B) {
                 sweep_flush(m, &st, pending, sk);
@@ -1003,16 +971,14 @@ static size_t sweep_run(const skit_mlp *m, size_t count, const double *x, const 
                 run_len = 0;
             }
             const double s1 = scale ? scale[pos] : 1.0, in = sweep_one(m, x[pos], &st);
-            if (sk->outputs && !rec && pending == B) {
+            if (sk->outputs && pending == B) {
                 sweep_flush(m, &st, pending, sk);
                 pending = 0;
             }
-            double *f = rec ? rec->feat + rec->base + pos : sk->outputs ? st.Fb + pending : sk->out + pos;
-            const size_t ld = rec ? rec->ldf : sk->outputs ? SWEEP_BLOCK : sk->ldo;
+            double *f = sk->outputs ? st.Fb + pending : sk->out + pos;
+            const size_t ld = sk->outputs ? SWEEP_BLOCK : sk->ldo;
             for (size_t j = 0; j < w; j++) f[j * ld] = (st.v[j] > 0 ? st.v[j] : 0.0) * in * s1;
-            if (rec)
-                record_run(rec, rec->base + pos, 1, SKIT_MLP_FEATURES);
-            else if (sk->outputs) {
+            if (sk->outputs) {
                 st.Fs[pending] = s1;
                 st.Fp[pending++] = pos;
             }
@@ -1022,7 +988,7 @@ static size_t sweep_run(const skit_mlp *m, size_t count, const double *x, const 
         }
     }
     if (run_len) sweep_run_outputs(m, st.M, st.Cr, run_len, sk, run_start);
-    if (sk->outputs && !rec) sweep_flush(m, &st, pending, sk);
+    if (sk->outputs) sweep_flush(m, &st, pending, sk);
     return cuts;
 }
 
@@ -1033,7 +999,7 @@ int skit_mlp_features(const skit_mlp *mlp, size_t count, const double *x, const 
 {
 #ifdef HAVE_SWEEP
     if (count >= SWEEP_BLOCK && sweep_eligible(mlp, count)) {
-        const sweep_sink sk = {out, ldo, 1, 0, 0, NULL, NULL};
+        const sweep_sink sk = {out, ldo, 1, 0, 0, NULL};
         sweep_run(mlp, count, x, scale, &sk, work);
         return SKIT_OK;
     }
@@ -1046,7 +1012,7 @@ int skit_mlp_features_sweep(const skit_mlp *mlp, size_t count, const double *x, 
 {
 #ifdef HAVE_SWEEP
     if (sweep_eligible(mlp, count)) {
-        const sweep_sink sk = {out, ldo, 1, 0, 0, NULL, NULL};
+        const sweep_sink sk = {out, ldo, 1, 0, 0, NULL};
         sweep_run(mlp, count, x, scale, &sk, work);
         return SKIT_OK;
     }
@@ -1083,7 +1049,7 @@ int skit_mlp_outputs_sweep(const skit_mlp *mlp, size_t count, const double *x, c
 {
 #ifdef HAVE_SWEEP
     if (sweep_eligible(mlp, count) && split > 0) {
-        const sweep_sink sk = {out, ldo, split, part, 1, row_ss, NULL};
+        const sweep_sink sk = {out, ldo, split, part, 1, row_ss};
         size_t cuts = sweep_run(mlp, count, x, scale, &sk, work);
         if (changes) *changes += cuts;
         return SKIT_OK;
@@ -1093,25 +1059,6 @@ int skit_mlp_outputs_sweep(const skit_mlp *mlp, size_t count, const double *x, c
     return SKIT_ERROR(SKIT_EINVAL, "the sweep needs ReLU, in_dim = 1, count >= 1, width >= 4 (hidden layers + 2), "
                                    "split >= 1 and a GCC-compatible compiler (have in_dim = %zu, width = %zu, "
                                    "count = %zu, split = %zu)", mlp->in_dim, mlp->width, count, split);
-}
-
-size_t skit_mlp_record_rank(const skit_mlp *mlp) { return mlp->hidden_layers + 3; }
-
-int skit_mlp_record_sweep(const skit_mlp *mlp, size_t count, const double *x, const double *scale,
-                          skit_mlp_record *rec, size_t *changes, double *work)
-{
-#ifdef HAVE_SWEEP
-    if (sweep_eligible(mlp, count) && rec && rec->nruns <= rec->max_runs && rec->max_runs - rec->nruns >= count) {
-        const sweep_sink sk = {NULL, 0, 1, 0, 1, NULL, rec};
-        size_t cuts = sweep_run(mlp, count, x, scale, &sk, work);
-        if (changes) *changes += cuts;
-        return SKIT_OK;
-    }
-#endif
-    (void)x, (void)scale, (void)changes, (void)work;
-    return SKIT_ERROR(SKIT_EINVAL, "the recorded sweep needs ReLU, in_dim = 1, count >= 1, width >= 4 (hidden "
-                                   "layers + 2), room for count runs and a GCC-compatible compiler (have "
-                                   "in_dim = %zu, width = %zu, count = %zu)", mlp->in_dim, mlp->width, count);
 }
 
 int skit_mlp_features_dense(const skit_mlp *mlp, size_t count, const double *x, const double *scale,

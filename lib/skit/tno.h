@@ -206,14 +206,8 @@ int skit_tno_set_parameters(skit_tno *plan, const double *params, size_t count);
  * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE (a kernel is NaN/Inf or
  * could overflow in its FFT: its coefficients' absolute sum, or, where the
  * output layer is applied to spectra, sum_j |W[c][j]| max|spectrum_j|,
- * is not finite with room for the transforms: parameters too large). The
- * spectra then keep their previous values, except where the RPE runs by
- * the sweep and its outputs go straight to the spectra (FD-TNO, and TNO
- * with one FFT per channel, whose kernels are made in the FFT's buffer):
- * there the check comes after and leaves them half-written, and
- * skit_tno_set_parameters, which is how parameters change, restores the
- * old parameters and updates again, so a failed change still leaves the
- * plan with its old spectra. */
+ * is not finite with room for the transforms: parameters too large); the
+ * spectra then keep their previous values. */
 int skit_tno_update(skit_tno *plan);
 
 /* Evaluate only the RPE MLP up to its output layer (TNO: at the plan's

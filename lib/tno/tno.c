@@ -195,10 +195,8 @@ int skit_tno_parameter_count_for(const skit_tno_options *o, size_t d, size_t *co
  * linear, so the spectra are [W b] (d x (h+1)) times the spectra of F's
  * rows: h+1 FFTs and one GEMM instead of the output layer's GEMM and d
  * FFTs ("pushdown", when h + 1 < d, causal 2 (h + 1) < d: see
- * tno_pushdown). Otherwise each channel is transformed: its kernel made
- * from the RPE sweep's record in the FFT's buffer (ReLU: see make_kernel),
- * or, with the RPE by layers, from the d x (2n-1) coefficients the output
- * layer's GEMM makes (p->coeffs).
+ * tno_pushdown). Otherwise the output layer makes the d x (2n-1)
+ * coefficients (p->coeffs) and each channel is transformed.
  *
  * FD-TNO's response is the MLP's output on the grid itself, so its output
  * layer writes the (split, 1/N-scaled) spectra directly: F holds the
@@ -513,154 +511,8 @@ static int rpe_coeffs_sweep(const skit_tno *p, double *out, size_t ld, const siz
     return sweep_segments(p, 2, start, len, out, ld, lo, p->d, 0, NULL);
 }
 
-/* CPU per-channel plans with the sweep: the recorded coefficients' rows */
+/* CPU per-channel plans with the sweep: the kernels in circulant order */
 static size_t kernels_ld(const skit_tno *p) { return round8(tno_length(p->n)); }
-
-/* ---- per-channel kernels made in the FFT's buffer --------------------------
- * A per-channel CPU plan with the RPE by the sweep records the sweep's
- * outputs (skit_mlp_record_sweep: rank = layers + 3 coefficients a lag on
- * one of a few output bases, or the features where masks change often)
- * instead of writing d kernels of N values, and make_kernel makes each
- * channel's kernel from the record in the FFT's own input buffer, where it
- * is transformed and split into its spectrum: the d x N kernels never go
- * through memory (min of 6 interleaved runs, 2 threads: update 0.5-2%
- * faster at n = 8192, d = 128, 6-10% at n = 32768, d = 64; plan memory
- * 14 and 27 MB less there). */
-
-/* output bases a thread keeps (a basis starts a long run of >= 16 lags;
- * past these, lags are recorded by their features: slower, still exact) */
-static size_t record_max_bases(size_t count) { return SKIT_MIN((size_t)64, count / 16 + 2); }
-
-static int create_record(skit_tno *p)
-{
-    const size_t T = (size_t)p->threads, rank = skit_mlp_record_rank(p->mlp), d = p->d;
-    const size_t mb = record_max_bases(p->mlp_count), runs = p->mlp_count + 2;
-    size_t bases;
-    if (skit_size_mul(T * mb, d * rank, &bases))
-        return SKIT_ERROR(SKIT_EOVERFLOW, "TNO record size overflows (d = %zu)", d);
-    p->rec = skit_calloc(T, sizeof *p->rec);
-    p->rec_coef = skit_calloc(rank, kernels_ld(p) * sizeof(double));
-    p->rec_bases = skit_malloc(bases, sizeof(double));
-    p->rec_runs = skit_malloc(T * runs, sizeof(skit_mlp_run));
-    if (!p->rec || !p->rec_coef || !p->rec_bases || !p->rec_runs) return SKIT_ENOMEM;
-    for (size_t t = 0; t < T; t++)
-        p->rec[t] = (skit_mlp_record){p->rec_coef, kernels_ld(p), features(p), feature_ld(p), 0,
-                                      p->rec_bases + t * mb * d * rank, mb, 0, p->rec_runs + t * runs, runs, 0};
-    return SKIT_OK;
-}
-
-/* The sweep over the lags (circulant order), each thread into its record */
-static int record_rpe(skit_tno *p)
-{
-    const size_t n = p->n, N = tno_length(n), ws = skit_mlp_outputs_workspace(p->mlp);
-    const int bi = p->opt.causality == SKIT_BIDIRECTIONAL && n > 1;
-    const size_t start[2] = {N - (n - 1), 0}, len[2] = {bi ? n - 1 : 0, n};
-    int nt = mlp_threads(p), status = SKIT_OK, team = 1;
-    for (int t = 0; t < p->threads; t++) p->rec[t].nruns = p->rec[t].nbases = 0;
-#pragma omp parallel num_threads(nt) if (nt > 1) reduction(min : status)
-    {
-        int seg[2];
-        size_t off[2], count[2];
-        const int pieces = segment_pieces(2, len, seg, off, count);
-        skit_mlp_record *rec = p->rec + thread_id();
-#ifdef _OPENMP
-        if (thread_id() == 0) team = omp_get_num_threads();
-#endif
-        for (int i = 0; i < pieces; i++) {
-            const size_t col = start[seg[i]] + off[i];
-            rec->base = col;
-            int st = skit_mlp_record_sweep(p->mlp, count[i], p->mlp_in + col, p->decay_pow + col, rec, NULL,
-                                           p->mlp_work + thread_id() * ws);
-            if (st < status) status = st;
-        }
-    }
-    p->rec_team = team;
-    return status;
-}
-
-/* o[j] = sum_q m[q] rows[q ld + j], j < len: up to 8 rows a pass (the
- * record's rank, layers + 3, in one pass for up to 5 hidden layers; a pass
- * per row re-reads and re-writes the output each time), each pass's sum
- * written out so that it vectorises */
-#define COMBINE(SUM)                                                                                \
-    do {                                                                                            \
-        if (first) {                                                                                \
-            SKIT_SIMD                                                                               \
-            for (size_t j = 0; j < len; j++) o[j] = SUM;                                            \
-        } else {                                                                                    \
-            SKIT_SIMD                                                                               \
-            for (size_t j = 0; j < len; j++) o[j] += SUM;                                           \
-        }                                                                                           \
-    } while (0)
-SKIT_MULTIVERSION static void combine_rows(size_t k, const double *restrict m, const double *restrict rows,
-                                           size_t ld, size_t len, double *restrict o)
-{
-    for (size_t q0 = 0; q0 < k; q0 += 8, m += 8, rows += 8 * ld) {
-        const int first = q0 == 0;
-        const size_t kk = SKIT_MIN(k - q0, (size_t)8);
-        double mq[8] = {0};
-        const double *rq[8];
-        for (size_t q = 0; q < 8; q++) { /* rows past kk: never read */
-            mq[q] = q < kk ? m[q] : 0.0;
-            rq[q] = rows + (q < kk ? q : 0) * ld;
-        }
-        const double m0 = mq[0], m1 = mq[1], m2 = mq[2], m3 = mq[3], m4 = mq[4], m5 = mq[5], m6 = mq[6], m7 = mq[7];
-        const double *restrict r0 = rq[0], *restrict r1 = rq[1], *restrict r2 = rq[2], *restrict r3 = rq[3];
-        const double *restrict r4 = rq[4], *restrict r5 = rq[5], *restrict r6 = rq[6], *restrict r7 = rq[7];
-        switch (kk) {
-        case 1: COMBINE(m0 * r0[j]); break;
-        case 2: COMBINE(m0 * r0[j] + m1 * r1[j]); break;
-        case 3: COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j]); break;
-        case 4: COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j]); break;
-        case 5: COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j]); break;
-        case 6: COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j]); break;
-        case 7:
-            COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j] +
-                    m6 * r6[j]);
-            break;
-        case 8:
-            COMBINE(m0 * r0[j] + m1 * r1[j] + m2 * r2[j] + m3 * r3[j] + m4 * r4[j] + m5 * r5[j] +
-                    m6 * r6[j] + m7 * r7[j]);
-            break;
-        }
-        (void)m1, (void)m2, (void)m3, (void)m4, (void)m5, (void)m6, (void)m7;
-        (void)r1, (void)r2, (void)r3, (void)r4, (void)r5, (void)r6, (void)r7;
-    }
-}
-#undef COMBINE
-
-SKIT_MULTIVERSION static double sum_squares(const double *v, size_t count)
-{
-    double ss = 0;
-    SKIT_SIMD_SUM(ss)
-    for (size_t j = 0; j < count; j++) ss += v[j] * v[j];
-    return ss;
-}
-
-/* Channel c's kernel (circulant order, N values) from the record, with its
- * sum of squares to row_ss[c] for the overflow check (skit_fdtno_make_kernels) */
-static void make_kernel(const void *ctx, size_t c, double *buf)
-{
-    const skit_tno *p = ctx;
-    const size_t n = p->n, N = skit_fdtno_fft_length(p->fd), h = rpe_width(p), d = p->d;
-    const size_t rank = skit_mlp_record_rank(p->mlp), ldc = p->rec[0].ldc, ldf = p->rec[0].ldf;
-    /* the columns no lag reaches: n..N-n (bidirectional), n..N-1 (causal) */
-    const size_t gap_end = p->opt.causality == SKIT_CAUSAL || n == 1 ? N : N - (n - 1);
-    memset(buf + n, 0, (gap_end - n) * sizeof(double));
-    for (int t = 0; t < p->rec_team; t++) {
-        const skit_mlp_record *rec = p->rec + t;
-        for (size_t i = 0; i < rec->nruns; i++) {
-            const skit_mlp_run *run = rec->runs + i;
-            if (run->basis != SKIT_MLP_FEATURES)
-                combine_rows(rank, rec->bases + (run->basis * d + c) * rank, p->rec_coef + run->start, ldc,
-                             run->len, buf + run->start);
-            else /* [W b] times F's rows, the decay last */
-                combine_rows(h + 1, wb_matrix(p) + c * (h + 1), features(p) + run->start, ldf, run->len,
-                             buf + run->start);
-        }
-    }
-    p->row_ss[c] = sum_squares(buf, N);
-}
 
 int skit_tno_rpe_coeffs(const skit_tno *p, double *coeffs)
 {
@@ -684,14 +536,13 @@ int skit_tno_rpe_coeffs(const skit_tno *p, double *coeffs)
 static int update_tno(skit_tno *p)
 {
     const size_t h = rpe_width(p), d = p->d;
-    if (p->rec) { /* per channel, the RPE by the sweep, each kernel made in the FFT's buffer */
-        SKIT_TRY(record_rpe(p));
-        fill_wb(p);
-        skit_fdtno_make_kernels(p->fd, make_kernel, p);
-        /* every spectrum value is at most sum |k| <= sqrt(N) |k|_2: finite if that is. A
-         * failing check leaves the spectra half-written (as update_fd_sweep does):
-         * skit_tno_set_parameters then restores the old parameters and updates again. */
-        return check_row_norms(p, DBL_MAX / sqrt((double)tno_length(p->n)), "RPE coefficients");
+    if (p->kernels) { /* per channel, the RPE by the sweep, in circulant order */
+        const size_t ld = kernels_ld(p), lo[2] = {tno_length(p->n) - (p->n - 1), 0};
+        SKIT_TRY(rpe_coeffs_sweep(p, p->kernels, ld, lo));
+        /* every spectrum value is at most sum |k| <= sqrt(N) |k|_2: finite if that is */
+        SKIT_TRY(check_row_norms(p, DBL_MAX / sqrt((double)tno_length(p->n)), "RPE coefficients"));
+        skit_fdtno_set_kernels(p->fd, p->kernels, ld);
+        return SKIT_OK;
     }
     if (p->coeffs) { /* per channel in skit's layout (skit_tno_rpe_coeffs: sweep or GEMM) */
         if (!tno_sweep(p)) {
@@ -826,10 +677,7 @@ void skit_tno_destroy(skit_tno *p)
     skit_free(p->backup);
     skit_free(p->decay_pow);
     skit_free(p->coeffs);
-    skit_free(p->rec);
-    skit_free(p->rec_coef);
-    skit_free(p->rec_bases);
-    skit_free(p->rec_runs);
+    skit_free(p->kernels);
     skit_toeplitz_plan_destroy(p->toeplitz);
     skit_fdtno_destroy(p->fd);
     skit_free(p->xt);
@@ -943,7 +791,8 @@ static int create_tno(skit_tno *p, const double *params)
         }
     memcpy(features(p) + h * feature_ld(p), p->decay_pow, L * sizeof(double));
     if (!pushdown && p->fd && tno_sweep(p)) {
-        SKIT_TRY(create_record(p));
+        p->kernels = skit_calloc(d, kernels_ld(p) * sizeof(double)); /* the zeros stay */
+        if (!p->kernels) return SKIT_ENOMEM;
     } else if (!pushdown) {
         p->coeffs = skit_calloc(d, (2 * n - 1) * sizeof(double));
         if (!p->coeffs) return SKIT_ENOMEM;
@@ -1075,14 +924,7 @@ static int estimate_bytes(const skit_tno *p, size_t *bytes)
         add(&b, (size_t)p->threads, out * (o->rpe_layers + 4 + 32)); /* the sweep's output basis, block, maxima */
         add(&b, L / 2 + 1, 2 * (d + h + 1));         /* spectra, pushdown basis */
         add(&b, (size_t)p->threads, 9 * L + 32);     /* FFT buffers (8-channel groups) */
-        if (o->kind == SKIT_TNO_FFT) {
-            const size_t count = o->causality == SKIT_CAUSAL ? n : 2 * n - 1, rank = o->rpe_layers + 3;
-            add(&b, L + 8, d); /* per-channel coefficients (the RPE's dense path) */
-            /* or the sweep's record: coefficients, output bases, runs */
-            add(&b, L + 8, rank);
-            add(&b, (size_t)p->threads * record_max_bases(count), d * rank);
-            add(&b, (size_t)p->threads, 3 * (count + 2));
-        }
+        if (o->kind == SKIT_TNO_FFT) add(&b, L + 8, d); /* per-channel coefficients or kernels */
     } else {
         size_t r = p->r;
         if (skit_fft_good_length(2 * r - 1, &L) != SKIT_OK) b.overflow = 1;
@@ -1112,12 +954,7 @@ static size_t actual_bytes(const skit_tno *p)
         total += p->param_count * dbl; /* backup */
     }
     if (p->coeffs) total += d * (2 * n - 1) * dbl;
-    if (p->rec) {
-        const size_t rank = skit_mlp_record_rank(p->mlp), T = (size_t)p->threads;
-        total += T * sizeof *p->rec + rank * kernels_ld(p) * dbl;
-        total += T * record_max_bases(p->mlp_count) * d * rank * dbl;
-        total += T * (p->mlp_count + 2) * sizeof(skit_mlp_run);
-    }
+    if (p->kernels) total += d * kernels_ld(p) * dbl;
     total += skit_fdtno_bytes(p->fd);
     if (p->xt) total += 2 * n * d * dbl;
     if (p->W) {
@@ -1324,7 +1161,7 @@ void skit_tno_describe(const skit_tno *p, char *text, size_t size)
         snprintf(rest, left, " rpe=%zux%zu %s %s decay=%g fft=%zu spectra=%s eval=%s", o->rpe_width,
                  o->rpe_layers, activation_name(o->activation), norm_name(o->norm), o->decay,
                  p->dev ? skit_tno_device_fft_length(p) : skit_fdtno_fft_length(p->fd),
-                 p->coeffs || p->rec ? "channels" : "features", eval);
+                 p->coeffs || p->kernels ? "channels" : "features", eval);
     else if (o->kind == SKIT_TNO_FD)
         snprintf(rest, left, " rpe=%zux%zu %s %s fft=%zu%s eval=%s", o->rpe_width, o->rpe_layers,
                  activation_name(o->activation), norm_name(o->norm), skit_fdtno_fft_length(p->fd),

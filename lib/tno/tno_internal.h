@@ -2,7 +2,6 @@
 #ifndef SKIT_TNO_INTERNAL_H
 #define SKIT_TNO_INTERNAL_H
 
-#include "freq/freq_internal.h"
 #include "skit/freq.h"
 #include "skit/ski.h"
 #include "skit/tno.h"
@@ -30,14 +29,8 @@ struct skit_tno {
     double *decay_pow;  /* column scale of F: lambda^|lag| (TNO), 1/N (FD) */
     double *coeffs;     /* d x (2n-1) coefficients, skit's layout (per-channel device plans, and
                          * CPU plans whose RPE takes the dense path) */
-    /* per-channel CPU plans with the RPE by the sweep: its outputs recorded
-     * (skit_mlp_record_sweep), each channel's kernel made from the record in
-     * the FFT's buffer (lib/tno/tno.c, make_kernel) */
-    skit_mlp_record *rec;   /* threads records; rec_team of them filled by the last update */
-    int rec_team;
-    double *rec_coef;       /* rank x round8(N): the coefficients of the long runs, circulant order */
-    double *rec_bases;      /* threads x max_bases x d x rank: the output bases */
-    skit_mlp_run *rec_runs; /* threads x (mlp_count + 2) */
+    double *kernels;    /* d x round8(N): the same in circulant order, zero-padded (per-channel
+                         * CPU plans with the RPE by the sweep: FFT'd in place of a copy) */
     skit_toeplitz_plan *toeplitz; /* SKI: r x r (the matrices A_c) */
 
     /* TNO and FD-TNO on the CPU: the circulant engine (spectra + apply) */
