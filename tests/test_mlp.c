@@ -5,8 +5,8 @@
 #include "config.h"
 
 #include "check_util.h"
-#include "freq/freq_internal.h"
-#include "freq/taylor.h"
+#include "mlp/mlp_internal.h"
+#include "mlp/taylor.h"
 
 static const char *act_name[] = {"relu", "silu", "gelu"};
 static const char *norm_name[] = {"none", "layer", "rms"};

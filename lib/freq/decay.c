@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "freq/freq_internal.h"
-#include "freq/taylor.h"
+#include "mlp/batch.h"
+#include "mlp/taylor.h"
 #include "skit/freq.h"
 
 #define MAX_ORDER 16

@@ -28,7 +28,7 @@
 #include "core/internal.h"
 #include "freq/freq_internal.h"
 #include "skit/freq.h"
-#include "toeplitz/kernels.h" /* SKIT_MULTIVERSION, SKIT_SIMD */
+#include "core/simd.h" /* SKIT_MULTIVERSION, SKIT_SIMD */
 
 /* Channels a thread gathers at once from (batch, n, d) rows: a multiple
  * of 4 (the AVX2 blocks), up to MAX_GROUP and GROUP_BYTES of staging, and

@@ -8,7 +8,7 @@
 
 #include "core/internal.h"
 #include "skit/ski.h"
-#include "toeplitz/kernels.h"
+#include "core/simd.h"
 
 #define KEYS_A (-0.5)
 /* shortest run of rows with one window start worth a vectorised pass */

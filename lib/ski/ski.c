@@ -14,7 +14,7 @@
 #include "core/internal.h"
 #include "ski/ski_internal.h"
 #include "skit/spectral.h"
-#include "toeplitz/kernels.h"
+#include "core/simd.h"
 
 /* ---- helpers shared with theorem1.c ---------------------------------------- */
 

@@ -40,6 +40,13 @@ typedef enum skit_status {
     SKIT_STATUS_COUNT
 } skit_status;
 
+/* Whether an operator mixes tokens in both directions or only from the
+ * past: shared by the Toeplitz, FD-TNO, TNO and attention modules. */
+typedef enum skit_causality {
+    SKIT_BIDIRECTIONAL = 0, /* full Toeplitz matrix */
+    SKIT_CAUSAL = 1         /* lower triangular: y_i depends on x_0..x_i only */
+} skit_causality;
+
 /* Short description of a status code ("parameter out of range", ...). */
 const char *skit_strerror(int status);
 

@@ -35,7 +35,7 @@
 
 #include "skit/core.h"
 #include "skit/mlp.h"
-#include "skit/toeplitz.h" /* skit_causality */
+#include "skit/toeplitz.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -274,32 +274,6 @@ const char *skit_decay_class_name(skit_decay_class c);
  * (N = 0), SKIT_ENONFINITE. */
 int skit_parseval_difference(size_t N, const double *spec_re, const double *spec_im,
                              const double *k_re, const double *k_im, double *relative_difference);
-
-/* ---- Proposition 1: ReLU MLPs are piecewise linear ---------------------- */
-
-/* Locate the breakpoints of a ReLU MLP (in_dim 1) on [a, b]: the x where
- * some activation's input changes sign. The interval is scanned on `grid`
- * equal steps; every step whose sign pattern differs at its ends is
- * bisected (recursively, so several breakpoints in one step are found) to
- * width 1e-14·(b - a). Two sign changes of the same unit inside one step
- * are missed (make grid fine). breaks: capacity values, ascending; *count
- * the number found (if > capacity, only the first capacity are stored and
- * SKIT_ESHAPE is returned with *count set).
- * Errors: SKIT_EINVAL (NULL, activation not ReLU), SKIT_ESHAPE (in_dim != 1,
- * capacity too small), SKIT_EDOM (a >= b, non-finite, grid < 1 or > 2^24),
- * SKIT_ENOMEM. */
-int skit_relu_breakpoints(const skit_mlp *mlp, double a, double b, size_t grid, double *breaks,
-                          size_t capacity, size_t *count);
-
-/* Max deviation of the MLP from the piecewise-linear interpolant through
- * its values at a, the breaks (ascending, inside (a, b)) and b, measured at
- * `per_piece` equally spaced interior points of every piece, relative to
- * max |f| over the same points, over all output channels. Exact (rounding
- * level) iff the MLP is linear between consecutive knots.
- * Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (in_dim != 1), SKIT_EDOM (a >= b,
- * breaks not ascending inside (a, b), per_piece < 1), SKIT_ENOMEM. */
-int skit_pwl_interpolation_error(const skit_mlp *mlp, double a, double b, const double *breaks,
-                                 size_t count, size_t per_piece, double *relative_error);
 
 #ifdef __cplusplus
 }

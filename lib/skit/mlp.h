@@ -78,6 +78,32 @@ int skit_mlp_eval(const skit_mlp *mlp, size_t count, const double *x, double *y,
  * derivative does not exist), SKIT_ENONFINITE (x), SKIT_ENOMEM. */
 int skit_mlp_taylor(const skit_mlp *mlp, double x, size_t order, double *derivs, int *at_kink);
 
+/* ---- piecewise linearity of ReLU MLPs (ski-to-go-faster Proposition 1) */
+
+/* Locate the breakpoints of a ReLU MLP (in_dim 1) on [a, b]: the x where
+ * some activation's input changes sign. The interval is scanned on `grid`
+ * equal steps; every step whose sign pattern differs at its ends is
+ * bisected (recursively, so several breakpoints in one step are found) to
+ * width 1e-14·(b - a). Two sign changes of the same unit inside one step
+ * are missed (make grid fine). breaks: capacity values, ascending; *count
+ * the number found (if > capacity, only the first capacity are stored and
+ * SKIT_ESHAPE is returned with *count set).
+ * Errors: SKIT_EINVAL (NULL, activation not ReLU), SKIT_ESHAPE (in_dim != 1,
+ * capacity too small), SKIT_EDOM (a >= b, non-finite, grid < 1 or > 2^24),
+ * SKIT_ENOMEM. */
+int skit_relu_breakpoints(const skit_mlp *mlp, double a, double b, size_t grid, double *breaks,
+                          size_t capacity, size_t *count);
+
+/* Max deviation of the MLP from the piecewise-linear interpolant through
+ * its values at a, the breaks (ascending, inside (a, b)) and b, measured at
+ * `per_piece` equally spaced interior points of every piece, relative to
+ * max |f| over the same points, over all output channels. Exact (rounding
+ * level) iff the MLP is linear between consecutive knots.
+ * Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (in_dim != 1), SKIT_EDOM (a >= b,
+ * breaks not ascending inside (a, b), per_piece < 1), SKIT_ENOMEM. */
+int skit_pwl_interpolation_error(const skit_mlp *mlp, double a, double b, const double *breaks,
+                                 size_t count, size_t per_piece, double *relative_error);
+
 #ifdef __cplusplus
 }
 #endif

@@ -79,7 +79,7 @@
 #include "skit/core.h"
 #include "skit/device.h"
 #include "skit/mlp.h"
-#include "skit/toeplitz.h" /* skit_causality */
+#include "skit/toeplitz.h"
 
 #ifdef __cplusplus
 extern "C" {

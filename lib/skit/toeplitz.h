@@ -19,11 +19,6 @@
 extern "C" {
 #endif
 
-typedef enum skit_causality {
-    SKIT_BIDIRECTIONAL = 0, /* full Toeplitz matrix */
-    SKIT_CAUSAL = 1         /* lower triangular: y_i depends on x_0..x_i only */
-} skit_causality;
-
 /* ---- dense reference (T1) --------------------------------------------- */
 
 /* Materialise the m x n matrix into A (column-major, lda >= m).

@@ -22,9 +22,10 @@
 #endif
 
 #include "core/internal.h"
+#include "mlp/batch.h"
 #include "freq/freq_internal.h"
 #include "tno/tno_internal.h"
-#include "toeplitz/kernels.h" /* SKIT_SIMD_SUM */
+#include "core/simd.h" /* SKIT_SIMD_SUM */
 
 /* Tile edge of the blocked transposes: 32 x 32 doubles (8 KiB) per tile
  * keeps source and destination lines in L1. */

@@ -44,7 +44,7 @@
 
 #include "core/internal.h"
 #include "skit/toeplitz.h"
-#include "toeplitz/kernels.h"
+#include "core/simd.h"
 
 /* Doubles are grouped in 64-byte blocks so that every per-thread buffer
  * carved out of one allocation keeps the alignment FFTW planned with. */

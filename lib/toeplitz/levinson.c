@@ -33,7 +33,7 @@
 
 #include "core/internal.h"
 #include "skit/toeplitz.h"
-#include "toeplitz/kernels.h"
+#include "core/simd.h"
 
 /* The recursions are nothing but these four loops. */
 SKIT_MULTIVERSION static double dot(const double *restrict a, const double *restrict b, size_t n)

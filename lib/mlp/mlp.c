@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "freq/freq_internal.h"
-#include "freq/taylor.h"
+#include "mlp/mlp_internal.h"
+#include "mlp/taylor.h"
 #include "skit/mlp.h"
-#include "toeplitz/kernels.h" /* SKIT_MULTIVERSION, SKIT_SIMD */
+#include "core/simd.h" /* SKIT_MULTIVERSION, SKIT_SIMD */
 
 /* Inputs evaluated per GEMM; fixes the workspace independent of `count`. */
 #define MLP_BLOCK 1024

@@ -1,4 +1,5 @@
-/* taylor.h — truncated power-series (Taylor-mode) arithmetic; internal.
+/* taylor.h — truncated power-series (Taylor-mode) arithmetic: the mlp
+ * module's interface for modules above it (not installed).
  *
  * A series of length m holds the normalised Taylor coefficients
  * a[k] = f^(k)(x0) / k!, k = 0..m-1, of a function around the point x0.
@@ -7,8 +8,8 @@
  * without finite differences. Unless stated, the output must not alias an
  * input. All functions are total: callers check the documented domain
  * (positive leading coefficient for sqrt/rsqrt/division) before calling. */
-#ifndef SKIT_FREQ_TAYLOR_H
-#define SKIT_FREQ_TAYLOR_H
+#ifndef SKIT_MLP_TAYLOR_H
+#define SKIT_MLP_TAYLOR_H
 
 #include <stddef.h>
 

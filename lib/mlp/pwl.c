@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "freq/freq_internal.h"
-#include "skit/freq.h"
+#include "mlp/mlp_internal.h"
+#include "skit/mlp.h"
 
 #define MAX_DEPTH 80
 

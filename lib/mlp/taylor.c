@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-#include "freq/taylor.h"
+#include "mlp/taylor.h"
 
 void skit_series_mul(const double *a, const double *b, double *c, size_t m)
 {

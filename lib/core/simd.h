@@ -1,16 +1,15 @@
-/* kernels.h — vectorisation helpers shared by the Toeplitz sources; not
+/* simd.h — vectorisation helpers shared by the library sources; not
  * installed.
  *
- * The O(L) and O(n) loops of the FFT matvec and the Levinson recursions are
- * a visible part of their run time (scalar spectrum products cost ~40% of
- * an r2c at L = 2048; Levinson is nothing but dots and axpys), and the
+ * The O(n) loops beside the FFTs and GEMMs (spectrum products, Levinson's
+ * dots and axpys, the RPE sweep) are a visible part of run time, and the
  * build targets baseline x86-64 (SSE2). SKIT_MULTIVERSION asks GCC for
  * AVX2 and AVX-512 clones of a function, chosen at load time from the CPU
  * (an ifunc), so one binary runs everywhere at the speed of the machine.
  * Not with clang (different clone syntax) or under AddressSanitizer (ifunc
  * resolvers run before its runtime is up). */
-#ifndef SKIT_TOEPLITZ_KERNELS_H
-#define SKIT_TOEPLITZ_KERNELS_H
+#ifndef SKIT_CORE_SIMD_H
+#define SKIT_CORE_SIMD_H
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     !defined(__SANITIZE_ADDRESS__) && defined(__has_attribute)
