@@ -17,10 +17,9 @@ noinst_HEADERS += lib/cuda/index_logic.h lib/cuda/mra_logic.h lib/cuda/backend.h
 	lib/cuda/cuda_internal.h
 # api.c: validation, availability, skit/device.h; mra_select.c: the MRA
 # selection the device plan runs on the host (tested on the CPU everywhere);
-# plan_attention.c, plan_tno.c: the device side of skit_attention_plan and
-# skit_tno (options.device = SKIT_DEVICE_CUDA)
-libskit_la_SOURCES += lib/cuda/api.c lib/cuda/mra_select.c lib/cuda/plan_attention.c \
-	lib/cuda/plan_tno.c
+# plan_attention.c: the device side of skit_attention_plan
+# (options.device = SKIT_DEVICE_CUDA); skit_tno's is lib/tno/device.c
+libskit_la_SOURCES += lib/cuda/api.c lib/cuda/mra_select.c lib/cuda/plan_attention.c
 EXTRA_DIST += scripts/nvcc-libtool
 
 SKIT_CUDA_SOURCES = lib/cuda/runtime.cu lib/cuda/toeplitz.cu lib/cuda/attention.cu \

@@ -1,4 +1,3 @@
 # lib/freq.mk — Hilbert transform, FD-TNO, DTFT decay analysis
 skitinclude_HEADERS += lib/skit/freq.h
-noinst_HEADERS += lib/freq/freq_internal.h
 libskit_la_SOURCES += lib/freq/hilbert.c lib/freq/fdtno.c lib/freq/decay.c

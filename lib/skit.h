@@ -4,6 +4,7 @@
 #define SKIT_H
 
 #include "skit/core.h"
+#include "skit/fft.h"
 #include "skit/io.h"
 #include "skit/toeplitz.h"
 #include "skit/spectral.h"

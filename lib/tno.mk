@@ -1,4 +1,7 @@
-# lib/tno.mk — files of this area (see Makefile.am)
+# lib/tno.mk — token-mixing operators (skit/tno.h): the shared front, one
+# file per operator, the RPE of TNO and FD-TNO, the dense reference, and
+# the device side
 skitinclude_HEADERS += lib/skit/tno.h
 noinst_HEADERS += lib/tno/tno_internal.h
-libskit_la_SOURCES += lib/tno/tno.c lib/tno/ski_tno.c lib/tno/reference.c
+libskit_la_SOURCES += lib/tno/plan.c lib/tno/rpe.c lib/tno/tno_fft.c lib/tno/tno_fd.c lib/tno/ski.c \
+	lib/tno/ski_causal.c lib/tno/reference.c lib/tno/device.c

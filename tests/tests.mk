@@ -18,5 +18,6 @@ include tests/ski.mk
 include tests/freq.mk
 include tests/attention.mk
 include tests/tno.mk
+include tests/threads.mk
 include tests/cuda.mk
 include tests/fuzz.mk

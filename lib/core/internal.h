@@ -31,9 +31,20 @@ int skit_error_raise(int status, const char *file, int line, const char *fmt, ..
         if (skit_try_status_ != SKIT_OK) return skit_try_status_;               \
     } while (0)
 
-/* Call before creating or destroying any FFTW plan: makes FFTW's planner
- * thread-safe (once per process). */
-void skit_fftw_planner_init(void);
+/* A plan's own workspace, lent to one execute at a time (workspace.c):
+ * take returns it, or, while another call holds it, a fresh allocation of
+ * the same size (NULL, with SKIT_ENOMEM raised, if that fails); give
+ * returns what take gave. Thread-safe; a const plan may hold one. */
+typedef struct skit_workspace skit_workspace;
+int skit_workspace_create(skit_workspace **workspace, size_t doubles);
+void skit_workspace_destroy(skit_workspace *workspace);
+size_t skit_workspace_doubles(const skit_workspace *workspace);
+double *skit_workspace_take(skit_workspace *workspace);
+void skit_workspace_give(skit_workspace *workspace, double *data);
+
+/* OpenMP's thread count for the next parallel region (1 without OpenMP):
+ * what a plan sizes its per-thread buffers for at create time. */
+int skit_max_threads(void);
 
 #define SKIT_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define SKIT_MAX(a, b) ((a) > (b) ? (a) : (b))

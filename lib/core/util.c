@@ -4,6 +4,10 @@
 #include <math.h>
 #include <time.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "core/internal.h"
 
 int skit_check_finite(const double *x, size_t n, const char *what)
@@ -31,4 +35,14 @@ double skit_clock_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int skit_max_threads(void)
+{
+#ifdef _OPENMP
+    int t = omp_get_max_threads();
+    return t > 0 ? t : 1;
+#else
+    return 1;
+#endif
 }

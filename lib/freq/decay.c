@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "fft/planner.h"
 #include "mlp/batch.h"
 #include "mlp/taylor.h"
 #include "skit/freq.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "fft/planner.h"
 #include "skit/freq.h"
 
 static int check_buffer(size_t n, size_t per, const char *what)

@@ -155,21 +155,11 @@ static int sparse_layout(skit_ski_plan *p, const skit_interp_weights *weights)
     return SKIT_OK;
 }
 
-static size_t max_threads(void)
-{
-#ifdef _OPENMP
-    int t = omp_get_max_threads();
-    return t > 1 ? (size_t)t : 1;
-#else
-    return 1;
-#endif
-}
-
 /* One Toeplitz plan per block of channels, or (blocks < 2, or their FFT
  * scratch larger than the planes) one for all channels. */
 static int toeplitz_plans(skit_ski_plan *p, skit_toeplitz_sharing sharing, const double *coeffs)
 {
-    size_t d = p->d, r = p->r, threads = max_threads();
+    size_t d = p->d, r = p->r, threads = (size_t)skit_max_threads();
     size_t blocks = SKIT_MIN(d, SKIT_MAX((d + SKI_GROUP - 1) / SKI_GROUP, threads));
     blocks = SKIT_MIN(blocks, SKI_BLOCKS_PER_THREAD * threads);
     if (blocks >= 2) {
@@ -392,7 +382,7 @@ static void sparse_pass(const skit_ski_plan *p, const double *X, size_t ldx, dou
                         size_t ldy, int forward)
 {
     size_t n = p->n, d = p->d;
-    size_t groups = SKIT_MAX((d + SKI_GROUP - 1) / SKI_GROUP, SKIT_MIN(d, max_threads()));
+    size_t groups = SKIT_MAX((d + SKI_GROUP - 1) / SKI_GROUP, SKIT_MIN(d, (size_t)skit_max_threads()));
 #pragma omp parallel for schedule(dynamic) if (d > 1 && n * d > 32768)
     for (size_t q = 0; q < groups; q++)
         channel_range(p, X, ldx, Y, ldy, d * q / groups, d * (q + 1) / groups, forward);

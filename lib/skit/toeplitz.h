@@ -14,6 +14,7 @@
 #define SKIT_TOEPLITZ_H
 
 #include "skit/core.h"
+#include "skit/fft.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,10 +87,6 @@ size_t skit_toeplitz_plan_fft_length(const skit_toeplitz_plan *plan);
 size_t skit_toeplitz_plan_bytes(const skit_toeplitz_plan *plan);
 
 void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan);
-
-/* Smallest integer >= n whose prime factors are all in {2, 3, 5, 7}
- * (fast for FFTW). SKIT_EOVERFLOW if none fits in size_t. */
-int skit_fft_good_length(size_t n, size_t *length);
 
 /* ---- solves (T3) ------------------------------------------------------ */
 

@@ -11,50 +11,27 @@
 #include "core/internal.h"
 #include "tno/tno_internal.h"
 
-/* d x (2n-1) coefficients of a TNO or FD-TNO (p->kind checked by callers) */
-static int toeplitz_coeffs(const skit_tno *p, double *coeffs)
-{
-    const size_t n = p->n, d = p->d, per = 2 * n - 1;
-    if (p->opt.kind == SKIT_TNO_FFT) return skit_tno_rpe_coeffs(p, coeffs);
-    size_t N = skit_fdtno_fft_length(p->fd);
-    double *k = skit_malloc(N, d * sizeof(double));
-    if (!k) return SKIT_ENOMEM;
-    int status = skit_fdtno_impulse(p->fd, k, N);
-    for (size_t c = 0; c < d && status == SKIT_OK; c++) {
-        const double *kc = k + c * N;
-        double *t = coeffs + c * per;
-        for (size_t q = 0; q < per; q++) {
-            long lag = (long)q - (long)(n - 1);
-            /* the causal plan's negative lags are zero up to rounding */
-            if (lag < 0 && p->opt.causality == SKIT_CAUSAL) t[q] = 0.0;
-            else t[q] = kc[lag < 0 ? N - (size_t)(-lag) : (size_t)lag];
-        }
-    }
-    skit_free(k);
-    return status;
-}
-
 int skit_tno_coeffs(const skit_tno *p, double *coeffs)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(coeffs);
-    if (p->opt.kind == SKIT_TNO_SKI)
+    if (!p->ops->coeffs)
         return SKIT_ERROR(SKIT_EUNSUPPORTED, "SKI-TNO has no Toeplitz coefficients (W A W^T is not "
                                              "Toeplitz): use skit_tno_dense");
-    return toeplitz_coeffs(p, coeffs);
+    return p->ops->coeffs(p, coeffs);
 }
 
 int skit_tno_coeffs_reference(const skit_tno *p, double *coeffs)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(coeffs);
-    if (p->opt.kind == SKIT_TNO_SKI)
+    if (!p->ops->coeffs)
         return SKIT_ERROR(SKIT_EUNSUPPORTED, "SKI-TNO has no Toeplitz coefficients (W A W^T is not "
                                              "Toeplitz): use skit_tno_dense");
     const size_t n = p->n, d = p->d, per = 2 * n - 1;
     double *t = skit_malloc(d, per * sizeof(double));
     if (!t) return SKIT_ENOMEM;
-    int status = toeplitz_coeffs(p, t);
+    int status = p->ops->coeffs(p, t);
     for (size_t c = 0; c < d && status == SKIT_OK; c++) {
         const double *tc = t + c * per;
         double *a = coeffs + c * 2 * n;
@@ -67,40 +44,6 @@ int skit_tno_coeffs_reference(const skit_tno *p, double *coeffs)
     return status;
 }
 
-/* T = S + W A W^T for SKI-TNO channel c */
-static int ski_dense(const skit_tno *p, size_t c, double *T, size_t ldt)
-{
-    const size_t n = p->n, r = p->r, per = 2 * r - 1, m = p->m, half = m / 2;
-    double *Wd = skit_malloc(n, r * sizeof(double));
-    double *WA = skit_malloc(n, r * sizeof(double));
-    double *A = skit_malloc(r, r * sizeof(double));
-    double *a = skit_malloc(p->d, per * sizeof(double));
-    int status = (Wd && WA && A && a) ? SKIT_OK : SKIT_ENOMEM;
-    if (status == SKIT_OK) {
-        skit_tno_ski_compute_a(p, p->params, a);
-        status = skit_interp_weights_dense(p->W, Wd, n);
-    }
-    if (status == SKIT_OK) status = skit_toeplitz_dense(r, r, a + c * per, SKIT_BIDIRECTIONAL, A, r);
-    if (status == SKIT_OK) {
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)r, (int)r, 1.0, Wd, (int)n,
-                    A, (int)r, 0.0, WA, (int)n);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)r, 1.0, WA, (int)n,
-                    Wd, (int)n, 0.0, T, (int)ldt);
-        const double *taps = p->params + p->d * 2 * p->K + c * m;
-        for (size_t j = 0; j < n; j++)
-            for (size_t k = 0; k < m; k++) {
-                /* lag i - j = k - half */
-                if (j + k < half || j + k - half >= n) continue;
-                T[(j + k - half) + j * ldt] += taps[k];
-            }
-    }
-    skit_free(Wd);
-    skit_free(WA);
-    skit_free(A);
-    skit_free(a);
-    return status;
-}
-
 int skit_tno_dense(const skit_tno *p, size_t channel, double *T, size_t ldt)
 {
     SKIT_REQUIRE_PTR(p);
@@ -109,8 +52,8 @@ int skit_tno_dense(const skit_tno *p, size_t channel, double *T, size_t ldt)
         return SKIT_ERROR(SKIT_EDOM, "channel = %zu out of range: need channel < d (= %zu)", channel, p->d);
     if (ldt < p->n) return SKIT_ERROR(SKIT_ESHAPE, "ldt = %zu too small: need ldt >= n (= %zu)", ldt, p->n);
     const size_t n = p->n;
-    if (p->opt.kind == SKIT_TNO_SKI) {
-        SKIT_TRY(ski_dense(p, channel, T, ldt));
+    if (p->ops->dense) {
+        SKIT_TRY(p->ops->dense(p, channel, T, ldt));
         if (p->opt.causality == SKIT_CAUSAL)
             for (size_t j = 1; j < n; j++) memset(T + j * ldt, 0, SKIT_MIN(j, n) * sizeof *T);
         return SKIT_OK;
@@ -118,7 +61,7 @@ int skit_tno_dense(const skit_tno *p, size_t channel, double *T, size_t ldt)
     const size_t per = 2 * n - 1;
     double *t = skit_malloc(p->d, per * sizeof(double));
     if (!t) return SKIT_ENOMEM;
-    int status = toeplitz_coeffs(p, t);
+    int status = p->ops->coeffs(p, t);
     if (status == SKIT_OK)
         status = skit_toeplitz_dense(n, n, t + channel * per, p->opt.causality, T, ldt);
     skit_free(t);

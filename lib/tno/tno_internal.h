@@ -1,100 +1,218 @@
-/* tno_internal.h — the token-mixing plan shared by the files of lib/tno. */
+/* tno_internal.h — shared by the files of lib/tno only.
+ *
+ * A token-mixing plan is a shared front (plan.c: options, parameters,
+ * create / update / execute / destroy, queries) over one operator, reached
+ * through a table of functions like the attention methods': TNO
+ * (tno_fft.c), FD-TNO (tno_fd.c), SKI-TNO bidirectional (ski.c) and causal
+ * (ski_causal.c). TNO and FD-TNO share the RPE evaluation (rpe.c) and run
+ * on the circulant engine (lib/fft); SKI-TNO's two forms share their
+ * set-up (ski.c). device.c is the CUDA side of a plan with device = cuda. */
 #ifndef SKIT_TNO_INTERNAL_H
 #define SKIT_TNO_INTERNAL_H
 
-#include "skit/freq.h"
+#include "core/internal.h"
+#include "fft/circulant.h"
 #include "skit/ski.h"
 #include "skit/tno.h"
+
+typedef struct tno_ops tno_ops;
 
 struct skit_tno {
     skit_tno_options opt;
     size_t n, d, batch;
     size_t param_count;
     size_t bytes;
-    int threads; /* OpenMP threads at create time */
+    int threads;               /* OpenMP threads at create time */
+    const tno_ops *ops;
+    void *op;                  /* the operator's state */
+    double *backup;            /* param_count: restored if new parameters fail */
+    skit_workspace *workspace; /* the execute's scratch, lent one call at a time */
+    void *dev;                 /* device = SKIT_DEVICE_CUDA: device.c's state */
+};
 
-    /* TNO and FD-TNO: the RPE MLP evaluated at mlp_count points (lib/tno/tno.c
-     * explains the layout) */
+/* What each operator provides. Arguments are validated by the front. */
+struct tno_ops {
+    /* doubles create will allocate for the operator (added to the front's
+     * estimate, which is checked against available memory first) */
+    int (*estimate)(const skit_tno *p, size_t *doubles);
+    /* allocate p->op and compute the kernels (params NULL: generated) */
+    int (*create)(skit_tno *p, const double *params);
+    void (*destroy)(skit_tno *p);
+    /* copy the parameters out / in (in: no update) */
+    int (*get_parameters)(const skit_tno *p, double *params);
+    int (*put_parameters)(skit_tno *p, const double *params);
+    /* kernels from the parameters, with work (workspace_doubles) as
+     * scratch; on error the front restores the parameters and updates
+     * again */
+    int (*update)(skit_tno *p, double *work);
+    /* the RPE alone (skit_tno_eval_rpe); NULL: the operator has none */
+    int (*eval_rpe)(skit_tno *p, size_t *points);
+    /* doubles of scratch one execute needs; execute: y = op(x) for the
+     * plan's batch, x and y in the plan's layout */
+    size_t (*workspace_doubles)(const skit_tno *p);
+    void (*execute)(const skit_tno *p, const double *x, double *y, double *work);
+    /* d x (2n-1) Toeplitz coefficients (skit_tno_coeffs); NULL: not Toeplitz */
+    int (*coeffs)(const skit_tno *p, double *coeffs);
+    /* the n x n matrix of channel c, causal mask applied (not Toeplitz only) */
+    int (*dense)(const skit_tno *p, size_t c, double *T, size_t ldt);
+    size_t (*bytes)(const skit_tno *p);
+    /* the operator's settings after the front's description */
+    void (*describe)(const skit_tno *p, char *text, size_t size);
+};
+
+extern const tno_ops tno_fft_ops, tno_fd_ops, tno_ski_ops, tno_ski_causal_ops;
+
+/* ---- TNO and FD-TNO: the RPE and the spectra (rpe.c) -------------------
+ * The RPE ends in a Linear layer and, for TNO, the decay lambda^|t| is one
+ * scalar per lag for all channels, so channel c's kernel is
+ *     k_c(t) = sum_j W[c][j] g_j(t) + b[c] lambda^|t|,  g_j = lambda^|t| z_j(t),
+ * with z_j the activations entering the output layer (the "features",
+ * mlp/batch.h). The features times the column scale (TNO: the decay; FD:
+ * 1/N), plus the scale itself as row h, form F ((h+1) x cols). DFTs and
+ * the Hilbert step are linear, so an operator may apply [W b] (out x
+ * (h+1)) after transforming F's rows when that is cheaper ("pushdown"). */
+typedef struct tno_rpe {
     skit_mlp *mlp;
-    double *mlp_work; /* one feature workspace per thread */
-    double *row_ss;   /* threads x MLP outputs: sum of squares per row (the sweep's overflow check) */
-    int outputs_by_layers; /* FD: the last outputs sweep saw masks change at over 1 input in 64
-                            * (cleared by skit_tno_set_parameters) */
-    double *mlp_in;   /* lag (TNO, circulant order) or frequency (FD) of each column */
-    double *mlp_out;  /* F ((h+1) x columns: features x column scale, then the scale) and [W b] */
-    size_t mlp_count;
-    double *backup;  /* param_count: parameters restored if an update fails */
+    size_t width;    /* h */
+    size_t outputs;  /* the MLP's out_dim */
+    size_t cols, ld; /* columns of F (TNO: N lags in circulant order; FD: N/2+1) and F's row stride */
+    size_t count;    /* inputs evaluated: the columns of the segments */
+    int nseg;        /* the evaluated column ranges */
+    size_t start[2], len[2];
+    double *in;      /* cols: the lag or frequency of each column */
+    double *scale;   /* cols: the column scale */
+    double *F;       /* (h+1) x ld, then [W b] (outputs x (h+1)) */
+    double *wb;
+    double *work;    /* threads x the MLP's outputs workspace */
+    double *row_ss;  /* threads x outputs: each row's sum of squares (the sweep's checks) */
+    int threads;
+} tno_rpe;
 
-    /* TNO */
-    double *decay_pow;  /* column scale of F: lambda^|lag| (TNO), 1/N (FD) */
-    double *coeffs;     /* d x (2n-1) coefficients, skit's layout (per-channel device plans, and
-                         * CPU plans whose RPE takes the dense path) */
-    double *kernels;    /* d x round8(N): the same in circulant order, zero-padded (per-channel
-                         * CPU plans with the RPE by the sweep: FFT'd in place of a copy) */
-    skit_toeplitz_plan *toeplitz; /* SKI: r x r (the matrices A_c) */
+/* The state of a TNO or FD-TNO plan. */
+typedef struct tno_spectral {
+    tno_rpe rpe;
+    skit_circulant *engine; /* NULL on TNO device plans */
+    double *coeffs;         /* d x (2n-1), skit's layout (per-channel device plans, and CPU
+                             * plans whose RPE takes the layers' path) */
+    double *kernels;        /* d x round8(N): circulant order (per-channel CPU plans with the
+                             * RPE by the sweep: FFT'd in place of a copy) */
+    int outputs_by_layers;  /* FD: the last outputs sweep saw masks change often */
+} tno_spectral;
 
-    /* TNO and FD-TNO on the CPU: the circulant engine (spectra + apply) */
-    skit_fdtno_plan *fd;
+int tno_rpe_create(tno_rpe *rpe, const skit_tno *p, const double *params, size_t cols, size_t outputs);
+void tno_rpe_destroy(tno_rpe *rpe);
+size_t tno_rpe_bytes(const tno_rpe *rpe);
+/* the doubles tno_rpe_create allocates for cols columns and outputs rows */
+void tno_rpe_estimate(const skit_tno *p, size_t cols, size_t outputs, size_t *doubles, int *overflow);
+/* whether the MLP's outputs come by the sweep (ReLU, one input) */
+int tno_rpe_sweeps(const tno_rpe *rpe);
+/* F's rows 0..h-1 at every evaluated column (row h is constant) */
+int tno_rpe_features(const tno_rpe *rpe);
+/* [W b] from the MLP's output layer */
+void tno_rpe_fill_wb(tno_rpe *rpe);
+/* The MLP's outputs by the sweep over nseg column segments (start, len):
+ * output r of the k-th column of segment s, times the column scale, to
+ * out[(r % split) ld + (r / split) part + lo[s] + k]; row_ss then holds
+ * each row's sum of squares; *changes (NULL: none) the mask changes. */
+int tno_rpe_sweep(tno_rpe *rpe, int nseg, const size_t *start, const size_t *len, double *out, size_t ld,
+                  const size_t *lo, size_t split, size_t part, size_t *changes);
+/* After tno_rpe_sweep: every row's 2-norm finite and <= limit, else
+ * SKIT_ENONFINITE naming the channel (row % d). */
+int tno_rpe_check_rows(const tno_rpe *rpe, size_t d, double limit, const char *what);
+/* Before a GEMM writes spectra: every row c of A (m x k, lda) times the k
+ * rows of B (cols wide, ldb) is bounded by sum_j |A[c][j]| max|B_j|;
+ * SKIT_ENONFINITE unless that is finite with room for N^2 (a Hilbert
+ * step's FFTs). Uses rpe->work as scratch. */
+int tno_rpe_check_bound(const tno_rpe *rpe, size_t d, double N, const double *A, size_t lda, size_t m,
+                        size_t k, const double *B, size_t ldb, size_t cols, const char *what);
+/* C = A B (row-major), split over the RPE's threads by columns (the
+ * output layer) or by rows of A in multiples of 8 (spectra GEMMs: the rows
+ * apply hands each thread the same contiguous channels). */
+void tno_gemm_cols(const tno_rpe *rpe, size_t m, size_t cols, size_t k, const double *A, size_t lda,
+                   const double *B, size_t ldb, double *C, size_t ldc);
+void tno_gemm_rows(const tno_rpe *rpe, size_t m, size_t cols, size_t k, const double *A, size_t lda,
+                   const double *B, size_t ldb, double *C, size_t ldc);
 
-    /* TNO / FD-TNO device plans in the ROWS layout: one sequence channel-major */
-    double *xt, *yt; /* d x n each */
+/* The parameters (the MLP's), the RPE alone, and execute (the engine on
+ * the plan's layout), shared by both. */
+int tno_spectral_get_parameters(const skit_tno *p, double *params);
+int tno_spectral_put_parameters(skit_tno *p, const double *params);
+int tno_spectral_eval_rpe(skit_tno *p, size_t *points);
+size_t tno_spectral_workspace(const skit_tno *p);
+void tno_spectral_execute(const skit_tno *p, const double *x, double *y, double *work);
+/* The spectra and their total doubles (tests poison them). */
+double *tno_spectral_spectra(skit_tno *p, size_t *doubles);
 
-    /* SKI-TNO */
-    double *params;     /* SKI parameters: knots (d x 2K) then taps (d x m) */
+/* ---- helpers ------------------------------------------------------------ */
+
+/* SKIT_ENONFINITE unless every channel's sum of |coeffs| (d x per
+ * row-major) is finite: then so are the FFTs of the kernels. */
+int tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *what);
+/* dst (cols x rows, row-major) = src^T, src rows x cols row-major, blocked
+ * and OpenMP-parallel; the _ld form with leading dimensions. */
+void tno_transpose(const double *src, size_t rows, size_t cols, double *dst);
+void tno_transpose_ld(const double *src, size_t rows, size_t cols, size_t lds, double *dst, size_t ldd);
+const char *tno_activation_name(skit_activation a);
+const char *tno_norm_name(skit_norm norm);
+size_t tno_round8(size_t v);
+
+/* ---- SKI-TNO (ski.c) ------------------------------------------------------ */
+
+/* widest interpolation stencil the blocked causal SKI handles (linear: 2) */
+#define SKIT_TNO_MAX_WIDTH 16
+
+typedef struct tno_ski {
+    double *params;     /* knots (d x 2K) then taps (d x m) */
     skit_interp_weights *W;
     size_t r, m, K;
     double spacing;     /* inducing spacing h = (n-1)/(r-1) */
     long *knot_index;   /* 2r-1: left knot j (-K..K-1) of lag (q - (r-1)) h */
     double *knot_frac;  /* 2r-1: position between knots j and j+1 */
-    double *a_coeffs;   /* d x (2r-1): A_c's coefficients, skit layout */
+    double *a_coeffs;   /* d x (2r-1): A_c's coefficients, skit's layout */
     double *a_coeffs_t; /* (2r-1) x d: the same, channel fastest (causal ROWS) */
     double *taps_t;     /* m x d: taps, channel fastest (ROWS) */
-    double *u, *v;      /* r x d (ROWS) or d x r (CHANNELS) */
-    double *ut, *vt;    /* d x r (ROWS only) */
-    double *s;          /* causal: running sums, r x d (ROWS) or d x r */
+    skit_toeplitz_plan *toeplitz; /* bidirectional: the r x r matrices A_c */
     size_t chunk;       /* channels per parallel chunk (ROWS) */
-    /* causal SKI, blocked: tokens grouped by interpolation stencil */
-    size_t groups;        /* G */
-    size_t *group_token;  /* G + 1: first token of each group, then n */
-    size_t *group_row;    /* G: first stencil row (inducing index) of each group */
-    double *gv, *gu;      /* (G * width) x d: group totals and (A S_g) on the stencils */
+    /* causal, blocked: tokens grouped by interpolation stencil */
+    size_t groups;       /* G */
+    size_t *group_token; /* G + 1: first token of each group, then n */
+    size_t *group_row;   /* G: first stencil row (inducing index) of each group */
+} tno_ski;
 
-    /* device = SKIT_DEVICE_CUDA: the device side (lib/cuda/plan_tno.c) */
-    void *dev;
-};
+/* The shared set-up of both forms (ski.c): create_common allocates the
+ * state with everything but the form's own buffers. */
+int tno_ski_create_common(skit_tno *p, const double *params);
+void tno_ski_destroy(skit_tno *p);
+int tno_ski_get_parameters(const skit_tno *p, double *params);
+int tno_ski_put_parameters(skit_tno *p, const double *params);
+/* A_c's coefficients and the transposed taps from the parameters */
+int tno_ski_update_common(skit_tno *p);
+void tno_ski_compute_a(const skit_tno *p, const double *knots, double *a_coeffs);
+int tno_ski_dense(const skit_tno *p, size_t c, double *T, size_t ldt);
+size_t tno_ski_bytes(const skit_tno *p);
+void tno_ski_estimate_common(const skit_tno *p, size_t *doubles, int *overflow);
+void tno_ski_describe(const skit_tno *p, char *text, size_t size);
+/* y[i, :] += band rows i0..i1-1 of one ROWS sequence (causal: lags >= 0) */
+void tno_ski_band_rows(const skit_tno *p, const double *X, double *Y, size_t i0, size_t i1, int causal);
+/* channel-major: y_c += the band of channel c */
+void tno_ski_band_channel(const skit_tno *p, const double *taps, const double *x, double *y, int causal);
+/* y += alpha x, y += a .* b, y += alpha a .* b over len values */
+void tno_vaxpy(size_t len, double alpha, const double *restrict x, double *restrict y);
+void tno_vmul_add(size_t len, const double *restrict a, const double *restrict b, double *restrict y);
+void tno_vmul_axpy(size_t len, double alpha, const double *restrict a, const double *restrict b,
+                   double *restrict y);
 
-/* widest interpolation stencil the blocked causal SKI handles (linear: 2) */
-#define SKIT_TNO_MAX_WIDTH 16
-
-/* lib/tno/ski_tno.c */
-int skit_tno_ski_update(skit_tno *p);
-void skit_tno_ski_execute(const skit_tno *p, const double *x, double *y);
-/* A_c's coefficients from the knots (fills a_coeffs; shared with the dense
- * reference). */
-void skit_tno_ski_compute_a(const skit_tno *p, const double *knots, double *a_coeffs);
-
-/* lib/cuda/plan_tno.c (every build): the device side of a plan with
- * device = SKIT_DEVICE_CUDA. create runs after the CPU side is complete
- * (kernels computed); update uploads the kernels the CPU side recomputed. */
-int skit_tno_device_supported(const skit_tno_options *o);
-int skit_tno_device_create(skit_tno *p);
-int skit_tno_device_update(skit_tno *p);
-int skit_tno_device_execute(const skit_tno *p, const double *x, double *y);
-void skit_tno_device_destroy(skit_tno *p);
-size_t skit_tno_device_bytes(const skit_tno *p);
-size_t skit_tno_device_fft_length(const skit_tno *p);
-
-/* lib/tno/tno.c: a TNO's d x (2n-1) coefficients (skit's layout) from its
- * current RPE features and output layer (the pushdown path keeps none) */
-int skit_tno_rpe_coeffs(const skit_tno *p, double *coeffs);
-/* lib/tno/tno.c: SKIT_ENONFINITE unless every channel's sum of |coeffs|
- * (d x per row-major) is finite */
-int skit_tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *what);
-/* lib/tno/tno.c: dst (cols x rows, row-major) = src^T, src rows x cols
- * row-major, blocked and OpenMP-parallel */
-void skit_tno_transpose(const double *src, size_t rows, size_t cols, double *dst);
-/* the same with leading dimensions: dst[j*ldd + i] = src[i*lds + j] */
-void skit_tno_transpose_ld(const double *src, size_t rows, size_t cols, size_t lds, double *dst,
-                           size_t ldd);
+/* ---- the device side (device.c) -------------------------------------------
+ * create runs after the CPU side is complete (kernels computed); update
+ * uploads what the CPU side recomputed. */
+int tno_device_supported(const skit_tno_options *o);
+int tno_device_create(skit_tno *p);
+int tno_device_update(skit_tno *p);
+int tno_device_execute(const skit_tno *p, const double *x, double *y);
+void tno_device_destroy(skit_tno *p);
+size_t tno_device_bytes(const skit_tno *p);
+size_t tno_device_fft_length(const skit_tno *p);
+/* doubles the device side allocates on the host (for the estimate) */
+size_t tno_device_host_estimate(const skit_tno_options *o, size_t n, size_t d);
 
 #endif

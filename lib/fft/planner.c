@@ -1,4 +1,4 @@
-/* fftw_threads.c — FFTW's planner (fftw_plan_*, fftw_destroy_plan) is not
+/* planner.c — FFTW's planner (fftw_plan_*, fftw_destroy_plan) is not
  * thread-safe by default. FFTW >= 3.3.5 can make it so itself; we switch that
  * on once, before the first plan any skit module makes, so that user threads
  * creating skit plans concurrently are safe. (Executing plans on new arrays
@@ -8,7 +8,7 @@
 #include <fftw3.h>
 #include <pthread.h>
 
-#include "core/internal.h"
+#include "fft/planner.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 

@@ -1,0 +1,434 @@
+/* circulant.c — the circulant-product engine (fft/circulant.h).
+ *
+ * Why the inverse transform is a second r2c: with FFTW_ESTIMATE, FFTW's
+ * c2r was measured 1.3-2x slower than its r2c of the same length at many
+ * lengths (bench/fftw-alternatives has the programs), and the Hartley
+ * identity of circulant.h needs only r2c's plus two O(N) passes. The 1/N
+ * of the inverse is folded into the stored spectra.
+ *
+ * Buffers are out of place, per thread one real buffer (N doubles, one
+ * cache line longer so that the threads' buffers, a power of two apart
+ * otherwise, do not all map to one cache set) and one complex buffer
+ * (N/2+1 values). Every slice is a multiple of 8 doubles, so each keeps
+ * the 64-byte alignment FFTW planned with. */
+#include "config.h"
+
+#include <fftw3.h>
+#include <limits.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/internal.h"
+#include "core/simd.h"
+#include "fft/circulant.h"
+#include "fft/planner.h"
+#include "skit/fft.h"
+
+/* Channels a thread gathers at once from (batch, n, d) rows: a multiple
+ * of 4 (the AVX2 transposes below), at least MIN_WIDE_GROUP while the
+ * group's staging stays within about half an L2 (STAGE_BYTES), at most
+ * MAX_GROUP and GROUP_BYTES of staging, and no more than the threads'
+ * share of d. Wider groups read more of each row per visit (a group of 8
+ * reads one 64-byte line of a 512-byte row and may find the next one
+ * evicted when it comes back); the staging is compact (n values per
+ * channel) and each channel goes through one FFT buffer, so the transforms
+ * run in cache whatever the group's size. bench/results/ holds the
+ * measurements behind these constants. */
+#define MIN_WIDE_GROUP 64
+#define MAX_GROUP 128
+#define STAGE_BYTES ((size_t)1 << 20)
+#define GROUP_BYTES ((size_t)16 << 20)
+
+struct skit_circulant {
+    size_t m, n, d, nspec, N, half;
+    int threads;
+    size_t real_stride;  /* doubles of one real buffer (N rounded up, + a line) */
+    size_t slice;        /* one thread's real + complex buffers */
+    size_t group;        /* channels per gather in the rows apply */
+    size_t stage_stride; /* doubles per channel of the staging rows (n rounded up, + a line) */
+    size_t rows_slice;   /* one thread's scratch in the rows apply: the group's staging
+                          * rows, one slice, then a Hartley buffer (0: no rows apply) */
+    fftw_plan r2c, c2r;
+    double *spectra;     /* nspec x 2 half: Re then Im, scaled by 1/N */
+    double *basis;       /* basis_rows x 2 half, or NULL */
+    size_t basis_rows;
+    size_t bytes;
+};
+
+static size_t round8(size_t v) { return (v + 7) / 8 * 8; }
+
+/* The calling thread's slice of scratch (stride doubles each); outside a
+ * parallel region, slice 0. */
+static double *thread_slice(double *base, size_t stride)
+{
+    size_t id = 0;
+#ifdef _OPENMP
+    id = (size_t)omp_get_thread_num();
+#endif
+    return base + id * stride;
+}
+
+size_t skit_circulant_length(const skit_circulant *e) { return e->N; }
+size_t skit_circulant_frequencies(const skit_circulant *e) { return e->half; }
+size_t skit_circulant_spectra_ld(const skit_circulant *e) { return 2 * e->half; }
+size_t skit_circulant_basis_rows(const skit_circulant *e) { return e->basis_rows; }
+double *skit_circulant_spectra(skit_circulant *e) { return e->spectra; }
+const double *skit_circulant_spectra_const(const skit_circulant *e) { return e->spectra; }
+double *skit_circulant_basis(skit_circulant *e) { return e->basis; }
+size_t skit_circulant_bytes(const skit_circulant *e) { return e ? e->bytes : 0; }
+
+size_t skit_circulant_workspace_doubles(const skit_circulant *e, int rows_layout)
+{
+    size_t per = rows_layout ? SKIT_MAX(e->rows_slice, e->slice) : e->slice;
+    return (size_t)e->threads * per;
+}
+
+void skit_circulant_destroy(skit_circulant *e)
+{
+    if (!e) return;
+    if (e->r2c) fftw_destroy_plan(e->r2c);
+    if (e->c2r) fftw_destroy_plan(e->c2r);
+    skit_free(e->spectra);
+    skit_free(e->basis);
+    skit_free(e);
+}
+
+/* channels per group of the rows apply (see MIN_WIDE_GROUP) */
+static size_t rows_group(size_t n, size_t d, int threads)
+{
+    size_t stage_stride = round8(n) + 8;
+    size_t group = STAGE_BYTES / (stage_stride * sizeof(double)) / 4 * 4;
+    group = SKIT_MIN(SKIT_MAX(group, (size_t)MIN_WIDE_GROUP), (size_t)MAX_GROUP);
+    group = SKIT_MIN(group, GROUP_BYTES / (stage_stride * sizeof(double)) / 4 * 4);
+    group = SKIT_MAX((size_t)4, group);
+    return SKIT_MIN(group, ((d + (size_t)threads - 1) / (size_t)threads + 3) / 4 * 4);
+}
+
+/* N, the buffer strides, and the bytes the engine will hold */
+static int engine_sizes(skit_circulant *e, const skit_circulant_shape *s)
+{
+    size_t N = s->length, span;
+    if (skit_size_add(s->rows, s->cols - 1, &span) != SKIT_OK)
+        return SKIT_ERROR(SKIT_EOVERFLOW, "m + n - 1 (m = %zu, n = %zu) overflows size_t", s->rows, s->cols);
+    if (N == 0) SKIT_TRY(skit_fft_good_length(span, &N));
+    if (N > (size_t)INT_MAX) /* FFTW's planner takes an int length */
+        return SKIT_ERROR(SKIT_ETOOBIG, "FFT length %zu for m = %zu, n = %zu exceeds FFTW's limit %d", N,
+                          s->rows, s->cols, INT_MAX);
+    e->N = N;
+    e->half = N / 2 + 1;
+    e->real_stride = round8(N) + 8;
+    e->slice = e->real_stride + round8(2 * e->half);
+    e->group = rows_group(s->cols, s->channels, e->threads);
+    e->stage_stride = round8(s->cols) + 8;
+    e->rows_slice = s->rows_layout ? e->group * e->stage_stride + e->slice + e->real_stride : 0;
+    size_t spec, basis, apply, total;
+    if (skit_size_mul(e->half, 2 * s->spectra, &spec) || skit_size_mul(e->half, 2 * s->basis_rows, &basis) ||
+        skit_size_mul(SKIT_MAX(e->slice, e->rows_slice), (size_t)e->threads, &apply) ||
+        skit_size_add(spec, basis, &total) || skit_size_add(total, apply, &total) ||
+        skit_size_mul(total, sizeof(double), &total))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "circulant plan size overflows (N = %zu, %zu spectra)", N,
+                          s->spectra);
+    /* the estimate counts one workspace: the front-end's own */
+    SKIT_TRY(skit_memory_check(total, s->what ? s->what : "FFT plan"));
+    e->bytes = sizeof *e + (spec + basis) * sizeof(double);
+    return SKIT_OK;
+}
+
+int skit_circulant_create(skit_circulant **engine, const skit_circulant_shape *s)
+{
+    *engine = NULL;
+    skit_circulant *e = skit_calloc(1, sizeof *e);
+    if (!e) return SKIT_ENOMEM;
+    e->m = s->rows;
+    e->n = s->cols;
+    e->d = s->channels;
+    e->nspec = s->spectra;
+    e->basis_rows = s->basis_rows;
+    e->threads = skit_max_threads();
+    int status = engine_sizes(e, s);
+    if (status != SKIT_OK) {
+        skit_free(e);
+        return status;
+    }
+    e->spectra = skit_calloc(e->nspec * 2 * e->half, sizeof(double));
+    e->basis = e->basis_rows ? skit_calloc(e->basis_rows * 2 * e->half, sizeof(double)) : NULL;
+    /* FFTW plans on buffers of the alignment every workspace slice has
+     * (skit_malloc: 64 bytes); ESTIMATE does not touch them */
+    double *buf = skit_malloc(e->slice, sizeof(double));
+    if (!e->spectra || !buf || (e->basis_rows && !e->basis)) {
+        skit_free(buf);
+        skit_circulant_destroy(e);
+        return SKIT_ENOMEM;
+    }
+    fftw_complex *z = (fftw_complex *)(buf + e->real_stride);
+    skit_fftw_planner_init();
+    e->r2c = fftw_plan_dft_r2c_1d((int)e->N, buf, z, FFTW_ESTIMATE);
+    e->c2r = fftw_plan_dft_c2r_1d((int)e->N, z, buf, FFTW_ESTIMATE);
+    skit_free(buf);
+    if (!e->r2c || !e->c2r) {
+        skit_circulant_destroy(e);
+        return SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a real FFT of length %zu", e->N);
+    }
+    *engine = e;
+    return SKIT_OK;
+}
+
+/* ---- setting spectra ---------------------------------------------------- */
+
+/* Copy an interleaved FFTW spectrum z (half complex) into the split row
+ * (re, im), times scale. */
+static void split_spectrum(const double *restrict z, size_t half, double scale, double *restrict re,
+                           double *restrict im)
+{
+    SKIT_SIMD
+    for (size_t k = 0; k < half; k++) {
+        re[k] = z[2 * k] * scale;
+        im[k] = z[2 * k + 1] * scale;
+    }
+}
+
+void skit_circulant_set_toeplitz(skit_circulant *e, const double *coeffs, skit_causality causality,
+                                 double *work)
+{
+    const size_t m = e->m, n = e->n, N = e->N, per = m + n - 1, half = e->half;
+    const double scale = 1.0 / (double)N;
+    long count = (long)e->nspec;
+#pragma omp parallel for num_threads(e->threads) schedule(static) if (count > 1)
+    for (long s = 0; s < count; s++) {
+        double *h = thread_slice(work, e->slice), *z = h + e->real_stride;
+        const double *t = coeffs + (size_t)s * per;
+        /* circulant embedding: lag k at k, lag -k at N - k */
+        memcpy(h, t + (n - 1), m * sizeof *h);
+        memset(h + m, 0, (N - m) * sizeof *h);
+        if (causality == SKIT_BIDIRECTIONAL)
+            for (size_t k = 1; k < n; k++) h[N - k] = t[(n - 1) - k];
+        fftw_execute_dft_r2c(e->r2c, h, (fftw_complex *)z);
+        double *re = e->spectra + (size_t)s * 2 * half;
+        split_spectrum(z, half, scale, re, re + half);
+    }
+}
+
+/* dst row j (split, 2 half apart) = DFT of rows + j ld, scaled by 1/N */
+static void transform_rows(skit_circulant *e, const double *rows, size_t ld, size_t count, double *dst,
+                           double *work)
+{
+    const size_t half = e->half;
+    const double scale = 1.0 / (double)e->N;
+    long total = (long)count;
+#pragma omp parallel for num_threads(e->threads) schedule(static) if (total > 1)
+    for (long j = 0; j < total; j++) {
+        double *z = thread_slice(work, e->slice) + e->real_stride;
+        /* r2c preserves its input (FFTW's default for every r2c) */
+        fftw_execute_dft_r2c(e->r2c, (double *)(rows + (size_t)j * ld), (fftw_complex *)z);
+        double *re = dst + (size_t)j * 2 * half;
+        split_spectrum(z, half, scale, re, re + half);
+    }
+}
+
+void skit_circulant_set_kernels(skit_circulant *e, const double *kernels, size_t ld, double *work)
+{
+    transform_rows(e, kernels, ld, e->nspec, e->spectra, work);
+}
+
+void skit_circulant_basis_from_rows(skit_circulant *e, const double *rows, size_t ld, double *work)
+{
+    transform_rows(e, rows, ld, e->basis_rows, e->basis, work);
+}
+
+/* The Hilbert step of one response row re (scaled by 1/N) into im, in the
+ * thread's buffers: c2r gives the even impulse response k_e; keeping lags
+ * 0 and N/2 once, doubling lags 1..N/2-1 and zeroing the negative lags
+ * gives the causal kernel, whose spectrum is R - i H{R}: its real part is
+ * the response itself, its imaginary part goes to im. */
+static void hilbert_row(const skit_circulant *e, const double *re, double *im, double *buf)
+{
+    const size_t N = e->N, half = e->half;
+    double *z = buf + e->real_stride;
+    for (size_t k = 0; k < half; k++) {
+        z[2 * k] = re[k];
+        z[2 * k + 1] = 0.0;
+    }
+    fftw_execute_dft_c2r(e->c2r, (fftw_complex *)z, buf);
+    for (size_t t = 1; t < N / 2; t++) buf[t] *= 2.0;
+    for (size_t t = N / 2 + 1; t < N; t++) buf[t] = 0.0;
+    fftw_execute_dft_r2c(e->r2c, buf, (fftw_complex *)z);
+    double scale = 1.0 / (double)N;
+    for (size_t k = 0; k < half; k++) im[k] = z[2 * k + 1] * scale;
+}
+
+void skit_circulant_hilbert_rows(const skit_circulant *e, const double *re, size_t ld, size_t count,
+                                 double *im, size_t ldo, double *work)
+{
+    long rows = (long)count;
+#pragma omp parallel for num_threads(e->threads) schedule(static) if (count > 1)
+    for (long r = 0; r < rows; r++)
+        hilbert_row(e, re + (size_t)r * ld, im + (size_t)r * ldo, thread_slice(work, e->slice));
+}
+
+void skit_circulant_kernel(const skit_circulant *e, size_t s, double *kernel, double *work)
+{
+    const size_t half = e->half;
+    const double *re = e->spectra + s * 2 * half, *im = re + half;
+    double *buf = work, *z = work + e->real_stride;
+    for (size_t k = 0; k < half; k++) {
+        z[2 * k] = re[k];
+        z[2 * k + 1] = im[k];
+    }
+    fftw_execute_dft_c2r(e->c2r, (fftw_complex *)z, buf);
+    memcpy(kernel, buf, e->N * sizeof(double));
+}
+
+/* ---- applying ----------------------------------------------------------- */
+
+/* w = the Hartley sequence of V = Z .* K (Z interleaved, K split; conj(K)
+ * when sign = -1): w[k] = Re V - Im V, w[N-k] = Re V + Im V. At k = 0
+ * and k = N/2 (N even) only Re V enters, as FFTW's c2r reads it (the
+ * imaginary part of a real signal's spectrum is 0 there). */
+SKIT_MULTIVERSION static void product_to_hartley(const double *restrict z, const double *restrict kr,
+                                                 const double *restrict ki, size_t N, double sign,
+                                                 double *restrict w)
+{
+    const size_t pairs = (N - 1) / 2; /* k = 1..pairs have a distinct partner N - k */
+    w[0] = z[0] * kr[0] - z[1] * ki[0] * sign;
+    SKIT_SIMD
+    for (size_t k = 1; k <= pairs; k++) {
+        double a = z[2 * k], b = z[2 * k + 1], hr = kr[k], hi = sign * ki[k];
+        double vr = a * hr - b * hi, vi = a * hi + b * hr;
+        w[k] = vr - vi;
+        w[N - k] = vr + vi;
+    }
+    if (N % 2 == 0) w[N / 2] = z[N] * kr[N / 2] - z[N + 1] * ki[N / 2] * sign;
+}
+
+/* y[j] = Re W[j] - Im W[j] for j <= N/2, Re W[N-j] + Im W[N-j] above. */
+SKIT_MULTIVERSION static void hartley_to_output(const double *restrict W, size_t N, size_t nout,
+                                                double *restrict y)
+{
+    size_t half = SKIT_MIN(nout, N / 2 + 1);
+    SKIT_SIMD
+    for (size_t j = 0; j < half; j++) y[j] = W[2 * j] - W[2 * j + 1];
+    for (size_t j = half; j < nout; j++) y[j] = W[2 * (N - j)] + W[2 * (N - j) + 1];
+}
+
+/* in[0..N) holds the zero-padded input (r2c leaves it as it is); out gets
+ * the first nout outputs with spectrum s. z: the thread's complex buffer;
+ * w (N values, may be in) takes the Hartley sequence. */
+static void convolve(const skit_circulant *e, size_t s, int transpose, const double *in, double *z,
+                     double *w, size_t nout, double *out)
+{
+    const size_t N = e->N, half = e->half;
+    const double *kr = e->spectra + s * 2 * half;
+    fftw_execute_dft_r2c(e->r2c, (double *)in, (fftw_complex *)z);
+    product_to_hartley(z, kr, kr + half, N, transpose ? -1.0 : 1.0, w);
+    fftw_execute_dft_r2c(e->r2c, w, (fftw_complex *)z);
+    hartley_to_output(z, N, nout, out);
+}
+
+void skit_circulant_apply_channels(const skit_circulant *e, int transpose, const double *x, size_t ldx,
+                                   double *y, size_t ldy, size_t count, double *work)
+{
+    const size_t N = e->N, nin = transpose ? e->m : e->n, nout = transpose ? e->n : e->m;
+    const long total = (long)count;
+    const int threads = (int)SKIT_MIN((size_t)e->threads, count);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+    for (long k = 0; k < total; k++) {
+        double *buf = thread_slice(work, e->slice), *z = buf + e->real_stride;
+        memcpy(buf, x + (size_t)k * ldx, nin * sizeof(double));
+        memset(buf + nin, 0, (N - nin) * sizeof(double));
+        convolve(e, (size_t)k % e->nspec, transpose, buf, z, buf, nout, y + (size_t)k * ldy);
+    }
+}
+
+/* Moving a group of channels between the (n, d) rows and the thread's
+ * staging rows (rs apart) is a transpose with one strided side; 4 x 4
+ * blocks transposed in AVX2 registers cost about two thirds of the scalar
+ * loop. The same network maps both ways (a transpose is its own inverse):
+ * src rows sa apart, 4 values each, to dst rows da apart. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_BLOCKS 1
+__attribute__((target("avx2"))) static void transpose4_avx2(const double *src, size_t sa, double *dst,
+                                                             size_t da)
+{
+    __m256d r0 = _mm256_loadu_pd(src), r1 = _mm256_loadu_pd(src + sa);
+    __m256d r2 = _mm256_loadu_pd(src + 2 * sa), r3 = _mm256_loadu_pd(src + 3 * sa);
+    __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_storeu_pd(dst, _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(dst + da, _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(dst + 2 * da, _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(dst + 3 * da, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+/* rows of width channels (ld d) <-> width buffers (ld rs), n rows, width a
+ * multiple of 4; to_buffers selects the direction; returns the rows done
+ * (a multiple of 4) */
+__attribute__((target("avx2"))) static size_t move_group_avx2(double *rows, size_t d, double *buf, size_t rs,
+                                                               size_t n, size_t width, int to_buffers)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (size_t h = 0; h < width; h += 4) {
+            if (to_buffers) transpose4_avx2(rows + i * d + h, d, buf + h * rs + i, rs);
+            else transpose4_avx2(buf + h * rs + i, rs, rows + i * d + h, d);
+        }
+    return i;
+}
+#endif
+
+/* the rows i0..n-1 of width channels, scalar */
+static void move_group(double *rows, size_t d, double *buf, size_t rs, size_t i0, size_t n, size_t width,
+                       int to_buffers)
+{
+    for (size_t i = i0; i < n; i++)
+        for (size_t k = 0; k < width; k++) {
+            if (to_buffers) buf[k * rs + i] = rows[i * d + k];
+            else rows[i * d + k] = buf[k * rs + i];
+        }
+}
+
+static void move_rows(double *rows, size_t d, double *buf, size_t rs, size_t n, size_t width, int to_buffers)
+{
+    size_t done = 0;
+#ifdef HAVE_AVX2_BLOCKS
+    if (width % 4 == 0 && __builtin_cpu_supports("avx2"))
+        done = move_group_avx2(rows, d, buf, rs, n, width, to_buffers);
+#endif
+    move_group(rows, d, buf, rs, done, n, width, to_buffers);
+}
+
+/* One group of up to e->group channels c0.. of one (n, d) sequence: rows
+ * gathered into the thread's staging rows, each channel convolved in one
+ * FFT buffer that stays in cache and its output written back over its
+ * staging row, then all scattered to the rows of y: x and y are read and
+ * written once. */
+static void apply_group(const skit_circulant *e, const double *x, double *y, size_t c0, double *slice)
+{
+    const size_t n = e->n, d = e->d, N = e->N, ss = e->stage_stride;
+    const size_t width = SKIT_MIN(e->group, d - c0);
+    double *buf = slice + e->group * ss, *z = buf + e->real_stride, *w = buf + e->slice;
+    move_rows((double *)(x + c0), d, slice, ss, n, width, 1); /* reads only, in this direction */
+    /* the Hartley sequence goes to w, so buf's zero padding outlives the
+     * channels and is written once per group */
+    memset(buf + n, 0, (N - n) * sizeof(double));
+    for (size_t k = 0; k < width; k++) {
+        memcpy(buf, slice + k * ss, n * sizeof(double));
+        convolve(e, c0 + k, 0, buf, z, w, n, slice + k * ss);
+    }
+    move_rows(y + c0, d, slice, ss, n, width, 0);
+}
+
+void skit_circulant_apply_rows(const skit_circulant *e, const double *x, double *y, size_t batch, double *work)
+{
+    const size_t n = e->n, d = e->d, groups = (d + e->group - 1) / e->group;
+    long tasks = (long)(batch * groups);
+#pragma omp parallel for num_threads(e->threads) schedule(static) if (tasks > 1)
+    for (long t = 0; t < tasks; t++) {
+        /* channel groups outermost: each thread takes a contiguous range
+         * of channels (the spectra GEMMs of lib/tno split theirs alike) */
+        size_t g = (size_t)t / batch, b = (size_t)t % batch;
+        apply_group(e, x + b * n * d, y + b * n * d, g * e->group, thread_slice(work, e->rows_slice));
+    }
+}

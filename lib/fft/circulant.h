@@ -1,0 +1,113 @@
+/* circulant.h — the one circulant-product engine under every FFT-based
+ * operator of the library: the Toeplitz plans (skit/toeplitz.h), FD-TNO
+ * (skit/freq.h), TNO and SKI-TNO (skit/tno.h) are front-ends over it.
+ * The fft module's interface for modules above it; not installed.
+ * Arguments are trusted: the front-ends validate them.
+ *
+ * An engine holds `spectra` kernel spectra on a length-N grid and applies,
+ * for every channel c of d,
+ *     y_c = first `rows` entries of  kernel_c (*) [x_c; 0],
+ * the circular convolution of the kernel with the `cols` inputs of x_c
+ * zero-padded to N. An m x n Toeplitz matrix T(i, j) = t_{i-j} is the
+ * top-left block of the N x N circulant whose kernel has t_k at k and
+ * t_{-k} at N - k, provided N >= m + n - 1; channel c uses spectrum
+ * c % spectra (so one spectrum may serve every channel). The transposed
+ * product reads `rows` inputs and writes `cols` outputs with the
+ * conjugate spectrum: the circulant of the reversed kernel.
+ *
+ * Spectra are stored split, Re of the N/2+1 frequencies then Im, each
+ * scaled by 1/N (FFTW's transforms are unnormalised; folding the scale in
+ * saves execute a pass): spectrum s starts at skit_circulant_spectra(e) +
+ * s * skit_circulant_spectra_ld(e). Split rows let GEMMs write spectra
+ * directly (a linear layer applied after the transform) and let a "basis"
+ * of extra rows (basis_rows) hold the transforms such a GEMM combines.
+ *
+ * The inverse transform is a second forward r2c through the Hartley
+ * identity: with V = X .* K, w[k] = Re V[k] - Im V[k] (w[N-k] = Re V[k] +
+ * Im V[k]) is the Hartley transform of y, and y_j = Re W[j] - Im W[j]
+ * with W = DFT(w) (W[N-j] = conj W[j] for j > N/2). FFTW_ESTIMATE's c2r
+ * is slower than its r2c at many lengths (lib/fft/circulant.c).
+ *
+ * Threads: the engine is created for OpenMP's maximum thread count at that
+ * time and splits channels (or rows) over them. Every function takes its
+ * scratch from the caller, `work`: skit_circulant_workspace_doubles
+ * doubles, 64-byte aligned (skit_malloc), so applies on one engine may run
+ * concurrently with different workspaces; the set_* functions write the
+ * engine's spectra (one at a time, and not during an apply). */
+#ifndef SKIT_FFT_CIRCULANT_H
+#define SKIT_FFT_CIRCULANT_H
+
+#include <stddef.h>
+
+#include "skit/core.h"
+
+typedef struct skit_circulant skit_circulant;
+
+typedef struct skit_circulant_shape {
+    size_t rows;       /* m: outputs of a product (inputs of the transposed one) */
+    size_t cols;       /* n: inputs of a product (outputs of the transposed one) */
+    size_t channels;   /* d */
+    size_t spectra;    /* d (a kernel per channel) or 1 (one for all) */
+    size_t length;     /* N >= m + n - 1; 0: the smallest 2^a 3^b 5^c 7^d that is */
+    size_t basis_rows; /* extra spectra rows for a GEMM to combine (0: none) */
+    int rows_layout;   /* also size the buffers of skit_circulant_apply_rows (m = n) */
+    const char *what;  /* the front-end, for the memory check's message */
+} skit_circulant_shape;
+
+/* Errors: SKIT_EOVERFLOW (sizes), SKIT_ETOOBIG (memory estimate or N above
+ * FFTW's int), SKIT_ENOMEM, SKIT_ELIBRARY (FFTW could not plan). */
+int skit_circulant_create(skit_circulant **engine, const skit_circulant_shape *shape);
+void skit_circulant_destroy(skit_circulant *engine);
+
+size_t skit_circulant_length(const skit_circulant *engine);      /* N */
+size_t skit_circulant_frequencies(const skit_circulant *engine); /* N/2 + 1 */
+size_t skit_circulant_spectra_ld(const skit_circulant *engine);  /* 2 (N/2 + 1) */
+size_t skit_circulant_basis_rows(const skit_circulant *engine);
+double *skit_circulant_spectra(skit_circulant *engine);
+const double *skit_circulant_spectra_const(const skit_circulant *engine);
+double *skit_circulant_basis(skit_circulant *engine);
+/* Bytes the engine holds (spectra, basis, the struct; no workspace). */
+size_t skit_circulant_bytes(const skit_circulant *engine);
+
+/* ---- setting spectra ---------------------------------------------------- */
+
+/* Spectrum s of Toeplitz coefficients coeffs + s * (m+n-1), in skit's
+ * order t_{-(n-1)}..t_{m-1} (skit/toeplitz.h); causal plans leave the
+ * negative lags out. All spectra, over the threads. */
+void skit_circulant_set_toeplitz(skit_circulant *engine, const double *coeffs, skit_causality causality,
+                                 double *work);
+/* Spectrum s from a kernel already in circulant order: kernels + s * ld,
+ * N values (64-byte aligned, ld a multiple of 8). All spectra. */
+void skit_circulant_set_kernels(skit_circulant *engine, const double *kernels, size_t ld, double *work);
+/* Basis row j = DFT of rows + j * ld (as set_kernels), j < basis_rows. */
+void skit_circulant_basis_from_rows(skit_circulant *engine, const double *rows, size_t ld, double *work);
+/* The causal Hilbert step (ski-to-go-faster Algorithm 2) on count real
+ * responses re + r * ld (N/2+1 values each, scaled by 1/N; N even):
+ * im + r * ldo gets the imaginary part of the spectrum of the causal
+ * kernel whose spectrum has real part re, i.e. -H{re}. Rows over the
+ * threads; re and im may be the halves of the engine's spectra. */
+void skit_circulant_hilbert_rows(const skit_circulant *engine, const double *re, size_t ld, size_t count,
+                                 double *im, size_t ldo, double *work);
+/* kernel (N values) = the circulant kernel of spectrum s (inverse DFT). */
+void skit_circulant_kernel(const skit_circulant *engine, size_t s, double *kernel, double *work);
+
+/* ---- applying ----------------------------------------------------------- */
+
+/* Doubles of `work` a call needs (every thread's buffers): rows_layout 0
+ * for every function but skit_circulant_apply_rows, 1 for it. */
+size_t skit_circulant_workspace_doubles(const skit_circulant *engine, int rows_layout);
+
+/* Channel-major data: channels k = 0..count-1 at x + k ldx, outputs at
+ * y + k ldy, channel k with spectrum k % spectra; transpose selects the
+ * transposed product (inputs rows, outputs cols). NaN/Inf in a channel
+ * propagate within it. x and y must not overlap. */
+void skit_circulant_apply_channels(const skit_circulant *engine, int transpose, const double *x,
+                                   size_t ldx, double *y, size_t ldy, size_t count, double *work);
+/* (batch, n, d) rows, C order (m = n = cols, one spectrum per channel):
+ * each thread gathers a group of channels from the rows into its FFT
+ * buffers and scatters the outputs back, so no transposed copy of x or y
+ * is made. Needs rows_layout at create. */
+void skit_circulant_apply_rows(const skit_circulant *engine, const double *x, double *y, size_t batch,
+                               double *work);
+
+#endif

@@ -1,0 +1,20 @@
+/* skit/fft.h — FFT lengths. Every FFT-based operator of skit runs on
+ * FFTW through one circulant-product engine (lib/fft); this header holds
+ * what a user needs of it directly. */
+#ifndef SKIT_FFT_H
+#define SKIT_FFT_H
+
+#include "skit/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Smallest integer >= n whose prime factors are all in {2, 3, 5, 7}
+ * (fast for FFTW). SKIT_EOVERFLOW if none fits in size_t. */
+int skit_fft_good_length(size_t n, size_t *length);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

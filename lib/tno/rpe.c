@@ -1,0 +1,339 @@
+/* rpe.c — the RPE of TNO and FD-TNO (tno_internal.h): the MLP evaluated
+ * at the operator's lags or frequencies into F, by layers or by the sweep
+ * (mlp/batch.h), the overflow checks before kernels reach the FFTs, and
+ * the GEMMs that apply the output layer. */
+#include "config.h"
+
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/simd.h"
+#include "mlp/batch.h"
+#include "tno/tno_internal.h"
+
+size_t tno_round8(size_t v) { return (v + 7) / 8 * 8; }
+
+static size_t thread_id(void)
+{
+#ifdef _OPENMP
+    return (size_t)omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* The RPE's GEMMs run on OpenBLAS's threads; when OpenBLAS is set to one
+ * thread (skit's tools do this, so that a single OpenMP pool runs
+ * everything and two spinning pools never compete for the cores), the
+ * inputs are split over the OpenMP threads instead, each with its own
+ * slice of the workspace. */
+static int rpe_threads(const tno_rpe *r)
+{
+#if defined(_OPENMP) && defined(OPENBLAS_VERSION)
+    if (r->threads > 1 && r->count >= 512 && openblas_get_num_threads() == 1) return r->threads;
+#endif
+    (void)r;
+    return 1;
+}
+
+/* The calling thread's share [*lo, *hi) of total items, cut at multiples
+ * of align (the last thread takes the rest). */
+static void thread_share(size_t total, size_t align, size_t *lo, size_t *hi)
+{
+    size_t id = 0, team = 1;
+#ifdef _OPENMP
+    id = (size_t)omp_get_thread_num();
+    team = (size_t)omp_get_num_threads();
+#endif
+    *lo = total * id / team / align * align;
+    *hi = id + 1 == team ? total : total * (id + 1) / team / align * align;
+}
+
+void tno_gemm_cols(const tno_rpe *r, size_t m, size_t cols, size_t k, const double *A, size_t lda,
+                   const double *B, size_t ldb, double *C, size_t ldc)
+{
+    int nt = cols >= 256 ? rpe_threads(r) : 1;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        size_t c0, c1;
+        thread_share(cols, 8, &c0, &c1);
+        if (c1 > c0)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)(c1 - c0), (int)k, 1.0, A,
+                        (int)lda, B + c0, (int)ldb, 0.0, C + c0, (int)ldc);
+    }
+}
+
+/* Split by rows of A (channels): the rows apply of the circulant engine
+ * hands each thread a contiguous range of channels under the same split,
+ * so a thread reads the spectra it wrote from its own cache. */
+void tno_gemm_rows(const tno_rpe *r, size_t m, size_t cols, size_t k, const double *A, size_t lda,
+                   const double *B, size_t ldb, double *C, size_t ldc)
+{
+    int nt = m >= 16 && cols >= 64 ? rpe_threads(r) : 1;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        size_t r0, r1;
+        thread_share(m, 8, &r0, &r1);
+        if (r1 > r0)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(r1 - r0), (int)cols, (int)k, 1.0,
+                        A + r0 * lda, (int)lda, B, (int)ldb, 0.0, C + r0 * ldc, (int)ldc);
+    }
+}
+
+/* The calling thread's pieces of nseg (<= 2) segments of len[s] columns,
+ * taken in order and split evenly over the team: piece i is count[i]
+ * columns from offset off[i] of segment seg[i]; returns the pieces. */
+static int segment_pieces(int nseg, const size_t *len, int seg[2], size_t off[2], size_t count[2])
+{
+    size_t total = 0, a, b, before = 0;
+    int pieces = 0;
+    for (int s = 0; s < nseg; s++) total += len[s];
+    thread_share(total, 1, &a, &b);
+    for (int s = 0; s < nseg; s++) {
+        size_t from = SKIT_MAX(a, before), to = SKIT_MIN(b, before + len[s]);
+        if (to > from) {
+            seg[pieces] = s;
+            off[pieces] = from - before;
+            count[pieces++] = to - from;
+        }
+        before += len[s];
+    }
+    return pieces;
+}
+
+int tno_rpe_sweeps(const tno_rpe *r) { return r->mlp && skit_mlp_outputs_sweep_able(r->mlp, r->count); }
+
+int tno_rpe_features(const tno_rpe *r)
+{
+    const size_t ld = r->ld, ws = skit_mlp_outputs_workspace(r->mlp);
+    int nt = rpe_threads(r);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int seg[2];
+        size_t off[2], count[2];
+        const int pieces = segment_pieces(r->nseg, r->len, seg, off, count);
+        for (int i = 0; i < pieces; i++) {
+            const size_t col = r->start[seg[i]] + off[i];
+            skit_mlp_features(r->mlp, count[i], r->in + col, r->scale + col, r->F + col, ld,
+                              r->work + thread_id() * ws);
+        }
+    }
+    return SKIT_OK;
+}
+
+void tno_rpe_fill_wb(tno_rpe *r)
+{
+    const size_t h = r->width;
+    const double *W, *bias;
+    skit_mlp_output_layer(r->mlp, &W, &bias);
+    for (size_t c = 0; c < r->outputs; c++) {
+        memcpy(r->wb + c * (h + 1), W + c * h, h * sizeof(double));
+        r->wb[c * (h + 1) + h] = bias[c];
+    }
+}
+
+/* NaN if v has a NaN/Inf, else max |v| */
+SKIT_MULTIVERSION static double max_abs_or_nan(const double *v, size_t count)
+{
+    double mx = 0.0, probe = 0.0;
+#ifdef _OPENMP
+#pragma omp simd reduction(max : mx) reduction(+ : probe)
+#endif
+    for (size_t i = 0; i < count; i++) {
+        double a = fabs(v[i]);
+        mx = a > mx ? a : mx;
+        probe += v[i] * 0.0;
+    }
+    return probe == 0.0 ? mx : NAN;
+}
+
+int tno_rpe_check_bound(const tno_rpe *r, size_t d, double N, const double *A, size_t lda, size_t m,
+                        size_t k, const double *B, size_t ldb, size_t cols, const char *what)
+{
+    const double limit = DBL_MAX / (4.0 * N * N);
+    double *mx = r->work; /* free between evaluations */
+    long rows = (long)k;
+#pragma omp parallel for schedule(static) if (k * cols >= 65536)
+    for (long j = 0; j < rows; j++) mx[j] = max_abs_or_nan(B + (size_t)j * ldb, cols);
+    for (size_t c = 0; c < m; c++) {
+        double bound = 0;
+        for (size_t j = 0; j < k; j++) bound += fabs(A[c * lda + j]) * mx[j];
+        if (!(bound <= limit))
+            return SKIT_ERROR(SKIT_ENONFINITE, "%s of channel %zu are NaN/Inf or bounded only by %g (the "
+                                               "kernel's FFT could overflow): parameters too large",
+                              what, c % d, bound);
+    }
+    return SKIT_OK;
+}
+
+/* sum of |t| over count values (vectorised: the order of the sum only
+ * matters at the edge of overflow, where either answer is "too large") */
+static double abs_sum(const double *t, size_t count)
+{
+    double sum = 0;
+    SKIT_SIMD_SUM(sum)
+    for (size_t k = 0; k < count; k++) sum += fabs(t[k]);
+    return sum;
+}
+
+int tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *what)
+{
+    /* every spectrum value is bounded by the channel's sum of |t| */
+    long bad = -1, channels = (long)d;
+#pragma omp parallel for schedule(static) reduction(max : bad) if (d * per >= 65536)
+    for (long c = 0; c < channels; c++)
+        if (!isfinite(abs_sum(coeffs + (size_t)c * per, per)) && c > bad) bad = c;
+    if (bad >= 0)
+        return SKIT_ERROR(SKIT_ENONFINITE, "%s of channel %ld are NaN/Inf or sum to Inf in magnitude "
+                                           "(the kernel's FFT would overflow): parameters too large",
+                          what, bad);
+    return SKIT_OK;
+}
+
+int tno_rpe_sweep(tno_rpe *r, int nseg, const size_t *start, const size_t *len, double *out, size_t ld,
+                  const size_t *lo, size_t split, size_t part, size_t *changes)
+{
+    const size_t ws = skit_mlp_outputs_workspace(r->mlp), rows = r->outputs;
+    int nt = rpe_threads(r), status = SKIT_OK, team = 1;
+    size_t cuts = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(min : status) reduction(+ : cuts)
+    {
+        int seg[2];
+        size_t off[2], count[2];
+        const int pieces = segment_pieces(nseg, len, seg, off, count);
+        double *rss = r->row_ss + thread_id() * rows;
+#ifdef _OPENMP
+        if (thread_id() == 0) team = omp_get_num_threads();
+#endif
+        for (size_t k = 0; k < rows; k++) rss[k] = 0.0;
+        for (int i = 0; i < pieces; i++) {
+            const size_t col = start[seg[i]] + off[i];
+            int st = skit_mlp_outputs_sweep(r->mlp, count[i], r->in + col, r->scale + col,
+                                            out + lo[seg[i]] + off[i], ld, split, part, rss, &cuts,
+                                            r->work + thread_id() * ws);
+            if (st < status) status = st;
+        }
+    }
+    /* row k's sum of squares over the threads in row_ss[k] */
+    for (int t = 1; t < team; t++)
+        for (size_t k = 0; k < rows; k++) r->row_ss[k] += r->row_ss[(size_t)t * rows + k];
+    if (changes) *changes = cuts;
+    return status;
+}
+
+int tno_rpe_check_rows(const tno_rpe *r, size_t d, double limit, const char *what)
+{
+    for (size_t k = 0; k < r->outputs; k++)
+        if (!(sqrt(r->row_ss[k]) <= limit))
+            return SKIT_ERROR(SKIT_ENONFINITE, "%s of channel %zu are NaN/Inf or too large (over %g): "
+                                               "parameters too large", what, k % d, limit);
+    return SKIT_OK;
+}
+
+/* ---- create / destroy ----------------------------------------------------- */
+
+void tno_rpe_estimate(const skit_tno *p, size_t cols, size_t outputs, size_t *doubles, int *overflow)
+{
+    const size_t h = p->opt.rpe_width, threads = (size_t)p->threads;
+    size_t terms[4][2] = {{cols + 8, h + 3},                             /* F, inputs, column scale */
+                          {outputs, h + 1},                              /* [W b] */
+                          {threads, 1024 * (h + 1)},                     /* feature workspaces */
+                          {threads, outputs * (p->opt.rpe_layers + 36)}}; /* the sweep's basis, maxima */
+    for (int i = 0; i < 4; i++) {
+        size_t v;
+        if (skit_size_mul(terms[i][0], terms[i][1], &v) || skit_size_add(*doubles, v, doubles)) *overflow = 1;
+    }
+}
+
+int tno_rpe_create(tno_rpe *r, const skit_tno *p, const double *params, size_t cols, size_t outputs)
+{
+    const skit_tno_options *o = &p->opt;
+    const size_t h = o->rpe_width, ld = tno_round8(cols);
+    r->width = h;
+    r->outputs = outputs;
+    r->cols = cols;
+    r->ld = ld;
+    r->threads = p->threads;
+    SKIT_TRY(skit_mlp_create(&r->mlp, 1, h, o->rpe_layers, outputs, o->activation, o->norm, o->seed));
+    if (params) SKIT_TRY(skit_mlp_set_parameters(r->mlp, params, p->param_count));
+    r->work = skit_malloc((size_t)p->threads, skit_mlp_outputs_workspace(r->mlp) * sizeof(double));
+    r->row_ss = skit_malloc((size_t)p->threads, outputs * sizeof(double));
+    r->in = skit_calloc(cols, sizeof(double));
+    r->scale = skit_calloc(cols, sizeof(double));
+    r->F = skit_calloc((h + 1) * ld + outputs * (h + 1), sizeof(double));
+    if (!r->work || !r->row_ss || !r->in || !r->scale || !r->F) return SKIT_ENOMEM;
+    r->wb = r->F + (h + 1) * ld;
+    return SKIT_OK;
+}
+
+void tno_rpe_destroy(tno_rpe *r)
+{
+    skit_mlp_destroy(r->mlp);
+    skit_free(r->work);
+    skit_free(r->row_ss);
+    skit_free(r->in);
+    skit_free(r->scale);
+    skit_free(r->F);
+}
+
+size_t tno_rpe_bytes(const tno_rpe *r)
+{
+    if (!r->mlp) return 0;
+    const size_t h = r->width, out = r->outputs, dbl = sizeof(double);
+    size_t total = skit_mlp_parameter_count(r->mlp) * dbl;
+    total += (size_t)r->threads * (skit_mlp_outputs_workspace(r->mlp) + out) * dbl;
+    total += (2 * r->cols + (h + 1) * r->ld + out * (h + 1)) * dbl; /* inputs, scale, F, [W b] */
+    return total;
+}
+
+/* ---- the operator functions TNO and FD-TNO share --------------------------- */
+
+int tno_spectral_get_parameters(const skit_tno *p, double *params)
+{
+    const tno_spectral *s = p->op;
+    return skit_mlp_get_parameters(s->rpe.mlp, params, p->param_count);
+}
+
+/* New weights move the ReLU masks: FD-TNO's next update sweeps again and
+ * measures how often they change. */
+int tno_spectral_put_parameters(skit_tno *p, const double *params)
+{
+    tno_spectral *s = p->op;
+    s->outputs_by_layers = 0;
+    return skit_mlp_set_parameters(s->rpe.mlp, params, p->param_count);
+}
+
+int tno_spectral_eval_rpe(skit_tno *p, size_t *points)
+{
+    tno_spectral *s = p->op;
+    SKIT_TRY(tno_rpe_features(&s->rpe));
+    *points = s->rpe.count;
+    return SKIT_OK;
+}
+
+
+size_t tno_spectral_workspace(const skit_tno *p)
+{
+    const tno_spectral *s = p->op;
+    if (!s->engine) return 0; /* device plans */
+    return skit_circulant_workspace_doubles(s->engine, p->opt.layout == SKIT_TNO_ROWS);
+}
+
+void tno_spectral_execute(const skit_tno *p, const double *x, double *y, double *work)
+{
+    const tno_spectral *s = p->op;
+    if (p->opt.layout == SKIT_TNO_ROWS) skit_circulant_apply_rows(s->engine, x, y, p->batch, work);
+    else skit_circulant_apply_channels(s->engine, 0, x, p->n, y, p->n, p->batch * p->d, work);
+}
+
+double *tno_spectral_spectra(skit_tno *p, size_t *doubles)
+{
+    tno_spectral *s = p->op;
+    *doubles = p->d * skit_circulant_spectra_ld(s->engine);
+    return skit_circulant_spectra(s->engine);
+}

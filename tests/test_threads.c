@@ -1,0 +1,172 @@
+/* test_threads.c — execute on a const plan is thread-safe (skit/core.h):
+ * two threads run one plan at once, each on its own input, many times,
+ * and every result must equal the one the plan gives alone. The plans'
+ * scratch is lent to one call at a time (a concurrent call gets its own),
+ * so a shared buffer would show here as a wrong result.
+ * Every run draws fresh random data (tu_seed; set SKIT_TEST_SEED to replay). */
+#include "config.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "check_util.h"
+
+#define ROUNDS 40
+
+/* One operator behind a uniform call: y = op(x). */
+typedef struct shared_plan {
+    int (*run)(const void *plan, const double *x, double *y);
+    const void *plan;
+    size_t in, out;         /* doubles of x and y */
+    const double *x;        /* this thread's input */
+    const double *expected; /* its output, computed alone */
+    int failures;           /* results that differ */
+    int status;             /* first non-OK status */
+} shared_plan;
+
+static void *worker(void *arg)
+{
+    shared_plan *s = arg;
+    double *y = tu_alloc(s->out);
+    for (int round = 0; round < ROUNDS; round++) {
+        tu_poison(y, s->out);
+        int status = s->run(s->plan, s->x, y);
+        if (status != SKIT_OK && s->status == SKIT_OK) s->status = status;
+        if (memcmp(y, s->expected, s->out * sizeof *y) != 0) s->failures++;
+    }
+    skit_free(y);
+    return NULL;
+}
+
+/* Computes each input's output alone, then runs both at once. */
+static void check_two_threads(int (*run)(const void *, const double *, double *), const void *plan,
+                              size_t in, size_t out, const char *what)
+{
+    skit_rng rng;
+    uint64_t seed = tu_seed();
+    skit_rng_seed(&rng, seed);
+    shared_plan s[2];
+    for (int t = 0; t < 2; t++) {
+        double *x = tu_random(&rng, in), *y = tu_alloc(out);
+        TU_EXPECT_OK(run(plan, x, y));
+        s[t] = (shared_plan){.run = run, .plan = plan, .in = in, .out = out, .x = x, .expected = y};
+    }
+    pthread_t threads[2];
+    for (int t = 0; t < 2; t++) ck_assert_int_eq(pthread_create(&threads[t], NULL, worker, &s[t]), 0);
+    for (int t = 0; t < 2; t++) pthread_join(threads[t], NULL);
+    for (int t = 0; t < 2; t++) {
+        ck_assert_msg(s[t].status == SKIT_OK, "%s: thread %d: status %d", what, t, s[t].status);
+        ck_assert_msg(s[t].failures == 0, "%s: thread %d: %d of %d results differ from the plan's "
+                      "result alone (seed %llu)", what, t, s[t].failures, ROUNDS, (unsigned long long)seed);
+        skit_free((double *)s[t].x);
+        skit_free((double *)s[t].expected);
+    }
+}
+
+/* ---- Toeplitz ------------------------------------------------------------ */
+
+typedef struct toeplitz_case {
+    const skit_toeplitz_plan *plan;
+    size_t m, n, d;
+    int transpose;
+} toeplitz_case;
+
+static int run_toeplitz(const void *arg, const double *x, double *y)
+{
+    const toeplitz_case *c = arg;
+    if (c->transpose) return skit_toeplitz_execute_transpose(c->plan, x, c->m, y, c->n, NULL);
+    return skit_toeplitz_execute(c->plan, x, c->n, y, c->m, NULL);
+}
+
+START_TEST(test_toeplitz_plan_two_threads)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    const size_t m = 3001, n = 2048, d = 6;
+    double *coeffs = tu_random(&rng, d * (m + n - 1));
+    skit_toeplitz_plan *plan = NULL;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, d, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_BIDIRECTIONAL,
+                                           coeffs));
+    for (int transpose = 0; transpose < 2; transpose++) {
+        toeplitz_case c = {plan, m, n, d, transpose};
+        check_two_threads(run_toeplitz, &c, (transpose ? m : n) * d, (transpose ? n : m) * d,
+                          transpose ? "Toeplitz transposed" : "Toeplitz");
+    }
+    skit_toeplitz_plan_destroy(plan);
+    skit_free(coeffs);
+}
+END_TEST
+
+/* ---- FD-TNO plan ---------------------------------------------------------- */
+
+typedef struct fdtno_case {
+    const skit_fdtno_plan *plan;
+    size_t n;
+} fdtno_case;
+
+static int run_fdtno(const void *arg, const double *x, double *y)
+{
+    const fdtno_case *c = arg;
+    return skit_fdtno_execute(c->plan, x, c->n, y, c->n, NULL);
+}
+
+START_TEST(test_fdtno_plan_two_threads)
+{
+    const size_t n = 1500, d = 8;
+    skit_mlp *mlp = NULL;
+    TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 16, 2, d, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, tu_seed()));
+    skit_fdtno_plan *plan = NULL;
+    TU_EXPECT_OK(skit_fdtno_create(&plan, n, d, SKIT_CAUSAL, 0));
+    TU_EXPECT_OK(skit_fdtno_set_mlp(plan, mlp));
+    fdtno_case c = {plan, n};
+    check_two_threads(run_fdtno, &c, n * d, n * d, "FD-TNO plan");
+    skit_fdtno_destroy(plan);
+    skit_mlp_destroy(mlp);
+}
+END_TEST
+
+/* ---- token mixers ---------------------------------------------------------- */
+
+static int run_tno(const void *plan, const double *x, double *y) { return skit_tno_execute(plan, x, y); }
+
+START_TEST(test_tno_plans_two_threads)
+{
+    const size_t n = 700, d = 24, batch = 2;
+    const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI};
+    for (size_t k = 0; k < 3; k++)
+        for (int causal = 0; causal < 2; causal++)
+            for (int layout = 0; layout < 2; layout++) {
+                skit_tno_options o;
+                skit_tno_options_default(&o, kinds[k]);
+                o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+                o.layout = layout ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS;
+                o.rpe_width = 8;
+                o.rpe_layers = 1;
+                o.rank = 32;
+                o.seed = tu_seed();
+                for (int blocked = 0; blocked < (kinds[k] == SKIT_TNO_SKI && causal ? 2 : 1); blocked++) {
+                    o.causal_ski = blocked ? SKIT_TNO_CAUSAL_BLOCKED : SKIT_TNO_CAUSAL_CUMSUM;
+                    skit_tno *plan = NULL;
+                    TU_EXPECT_OK(skit_tno_create(&plan, n, d, batch, &o, NULL, 0));
+                    char what[256];
+                    skit_tno_describe(plan, what, sizeof what);
+                    check_two_threads(run_tno, plan, batch * n * d, batch * n * d, what);
+                    skit_tno_destroy(plan);
+                }
+            }
+}
+END_TEST
+
+static Suite *suite_threads(void)
+{
+    Suite *s = suite_create("threads");
+    TCase *plans = tcase_create("plans");
+    tcase_set_timeout(plans, 300);
+    tcase_add_test(plans, test_toeplitz_plan_two_threads);
+    tcase_add_test(plans, test_fdtno_plan_two_threads);
+    tcase_add_test(plans, test_tno_plans_two_threads);
+    suite_add_tcase(s, plans);
+    return s;
+}
+
+int main(void) { return tu_main(suite_threads()); }
