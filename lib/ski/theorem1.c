@@ -140,126 +140,131 @@ static double fact(size_t m)
     return f;
 }
 
-int skit_theorem1_evaluate(skit_theorem1 *ctx, size_t r, const skit_interp_options *options,
-                           double pinv_rtol, skit_theorem1_terms *t)
+/* The n x r and r x r work arrays of one evaluation. */
+typedef struct theorem1_work {
+    double *Wd, *A, *Ap, *F, *B, *WA, *AWt, *FAp, *ApB, *sa, *Acopy;
+} theorem1_work;
+
+static void work_free(theorem1_work *w)
 {
-    SKIT_REQUIRE_PTR(ctx);
-    SKIT_REQUIRE_PTR(options);
-    SKIT_REQUIRE_PTR(t);
-    size_t n = ctx->n, nn = n * n;
-    if (r < 2 || r > n)
-        return SKIT_ERROR(SKIT_EDOM, "r = %zu out of range: need 2 <= r <= n (= %zu)", r, n);
-    if (isnan(pinv_rtol)) return SKIT_ERROR(SKIT_EDOM, "pinv_rtol = NaN out of range");
+    double **all[] = {&w->Wd, &w->A, &w->Ap, &w->F, &w->B, &w->WA, &w->AWt, &w->FAp, &w->ApB, &w->sa, &w->Acopy};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) skit_free(*all[i]);
+}
 
-    skit_interp_weights *W = NULL;
-    SKIT_TRY(skit_interp_weights_create(&W, n, NULL, r, options));
-
-    memset(t, 0, sizeof *t);
-    t->n = n;
-    t->r = r;
-    t->width = W->width;
-    t->spacing = W->spacing;
-    int exact = W->exactness;
-    size_t N = exact >= 1 ? (size_t)exact : 1;
-    t->degree = N;
-
+static int work_alloc(theorem1_work *w, size_t n, size_t r)
+{
     size_t nr = n * r;
-    double *Wd = skit_malloc(nr, sizeof *Wd), *A = skit_malloc(r * r, sizeof *A);
-    double *Ap = skit_malloc(r * r, sizeof *Ap), *F = skit_malloc(nr, sizeof *F);
-    double *B = skit_malloc(nr, sizeof *B), *WA = skit_malloc(nr, sizeof *WA);
-    double *AWt = skit_malloc(nr, sizeof *AWt), *FAp = skit_malloc(nr, sizeof *FAp);
-    double *ApB = skit_malloc(nr, sizeof *ApB), *sa = skit_malloc(r, sizeof *sa);
-    double *Acopy = skit_malloc(r * r, sizeof *Acopy);
-    int status = SKIT_OK;
-    if (!Wd || !A || !Ap || !F || !B || !WA || !AWt || !FAp || !ApB || !sa || !Acopy)
-        status = SKIT_ENOMEM;
-    if (status == SKIT_OK)
-        status = ski_nystrom_factors(ctx->kernel, n, r, options->lo, options->hi, A, F, B);
-    if (status != SKIT_OK) goto done;
-    skit_interp_weights_dense(W, Wd, n);
+    memset(w, 0, sizeof *w);
+    w->Wd = skit_malloc(nr, sizeof(double));
+    w->A = skit_malloc(r * r, sizeof(double));
+    w->Ap = skit_malloc(r * r, sizeof(double));
+    w->F = skit_malloc(nr, sizeof(double));
+    w->B = skit_malloc(nr, sizeof(double));
+    w->WA = skit_malloc(nr, sizeof(double));
+    w->AWt = skit_malloc(nr, sizeof(double));
+    w->FAp = skit_malloc(nr, sizeof(double));
+    w->ApB = skit_malloc(nr, sizeof(double));
+    w->sa = skit_malloc(r, sizeof(double));
+    w->Acopy = skit_malloc(r * r, sizeof(double));
+    if (!w->Wd || !w->A || !w->Ap || !w->F || !w->B || !w->WA || !w->AWt || !w->FAp || !w->ApB || !w->sa ||
+        !w->Acopy)
+        return SKIT_ENOMEM;
+    return SKIT_OK;
+}
 
-    /* A: singular values and pseudo-inverse */
-    memcpy(Acopy, A, r * r * sizeof *A);
-    status = skit_svd(r, r, Acopy, r, sa, NULL, 1, NULL, 1);
-    if (status != SKIT_OK) goto done;
-    t->sigma1_a = sa[0];
-    t->sigma_r_a = sa[r - 1];
-    status = skit_pinv(r, r, A, r, pinv_rtol, Ap, r, &t->a_rank);
-    if (status != SKIT_OK) goto done;
-    t->a_nonsingular = t->a_rank == r;
-
-    /* n x r factors */
-    if ((status = skit_spectral_norm(n, r, F, n, &t->sigma1_f)) != SKIT_OK) goto done;
-    if ((status = skit_spectral_norm(r, n, B, r, &t->sigma1_b)) != SKIT_OK) goto done;
-    if ((status = skit_spectral_norm(n, r, Wd, n, &t->w_norm)) != SKIT_OK) goto done;
+/* |W|'s infinity norm, largest entry, rows still alive above 1e-6 and rows
+ * with a weight outside [0, 1] */
+static void weight_stats(const skit_interp_weights *W, size_t n, skit_theorem1_terms *t)
+{
     t->w_inf = 0;
     t->w_max_abs = 0;
     for (size_t i = 0; i < n; i++) {
         double row = 0;
-        for (size_t k = 0; k < W->width; k++) {
-            double v = fabs(W->weights[i * W->width + k]);
-            row += v;
-            if (v > t->w_max_abs) t->w_max_abs = v;
-        }
-        if (row > t->w_inf) t->w_inf = row;
-    }
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)r, (int)r, 1.0, Wd, (int)n,
-                A, (int)r, 0.0, WA, (int)n);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)r, (int)n, (int)r, 1.0, A, (int)r,
-                Wd, (int)n, 0.0, AWt, (int)r);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)r, (int)r, 1.0, F, (int)n,
-                Ap, (int)r, 0.0, FAp, (int)n);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)n, (int)r, 1.0, Ap, (int)r,
-                B, (int)r, 0.0, ApB, (int)r);
-    if ((status = skit_spectral_norm(n, r, FAp, n, &t->f_ainv)) != SKIT_OK) goto done;
-    if ((status = skit_spectral_norm(r, n, ApB, r, &t->ainv_b)) != SKIT_OK) goto done;
-    /* S = W A W^T and Nys = F A^+ B (before WA, AW^T become differences) */
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)r, 1.0, WA, (int)n,
-                Wd, (int)n, 0.0, ctx->S, (int)n);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)r, 1.0, FAp,
-                (int)n, B, (int)r, 0.0, ctx->Nys, (int)n);
-    double max1, max2;
-    for (size_t i = 0; i < nr; i++) {
-        WA[i] -= F[i];
-        AWt[i] -= B[i];
-    }
-    if ((status = skit_spectral_norm(n, r, WA, n, &t->wa_f)) != SKIT_OK) goto done;
-    if ((status = skit_spectral_norm(r, n, AWt, r, &t->awt_b)) != SKIT_OK) goto done;
-    t->wa_f_frobenius = frobenius(n, r, WA, n, &max1);
-    t->awt_b_frobenius = frobenius(r, n, AWt, r, &max2);
-    t->wa_f_max_entry = SKIT_MAX(max1, max2);
-
-    /* T_opt = U_r diag(s_r) V_r^T (the scaled U_r goes into FAp, no longer needed) */
-    for (size_t j = 0; j < r; j++)
-        for (size_t i = 0; i < n; i++) FAp[i + j * n] = ctx->U[i + j * n] * ctx->s[j];
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)r, 1.0, FAp, (int)n,
-                ctx->Vt, (int)n, 0.0, ctx->Topt, (int)n);
-    t->t_norm = ctx->s[0];
-    t->sigma_next = r < n ? ctx->s[r] : 0.0;
-
-    subtract(nn, ctx->S, ctx->Topt, ctx->D);
-    if ((status = norm2(ctx->method, n, n, ctx->D, n, &t->e_ski)) != SKIT_OK) goto done;
-    subtract(nn, ctx->Nys, ctx->Topt, ctx->D);
-    if ((status = norm2(ctx->method, n, n, ctx->D, n, &t->e_nyst)) != SKIT_OK) goto done;
-    subtract(nn, ctx->T, ctx->S, ctx->D);
-    if ((status = norm2(ctx->method, n, n, ctx->D, n, &t->ski_error)) != SKIT_OK) goto done;
-    subtract(nn, ctx->T, ctx->Nys, ctx->D);
-    if ((status = norm2(ctx->method, n, n, ctx->D, n, &t->nystrom_error)) != SKIT_OK) goto done;
-    subtract(nn, ctx->S, ctx->Nys, ctx->D);
-    if ((status = norm2(ctx->method, n, n, ctx->D, n, &t->ski_nystrom)) != SKIT_OK) goto done;
-    if ((status = norm2(ctx->method, n, n, ctx->S, n, &t->ski_norm)) != SKIT_OK) goto done;
-    for (size_t i = 0; i < n; i++) {
         int alive = 0, outside = 0;
         for (size_t k = 0; k < W->width; k++) {
             double v = W->weights[i * W->width + k];
+            row += fabs(v);
+            if (fabs(v) > t->w_max_abs) t->w_max_abs = fabs(v);
             if (fabs(v) > 1e-6) alive = 1;
             if (v < 0 || v > 1) outside = 1;
         }
+        if (row > t->w_inf) t->w_inf = row;
         t->w_rows_alive += (size_t)alive;
         t->w_rows_outside += (size_t)outside;
     }
+}
 
-    /* interpolation factor psi and the lags the remainder formula visits */
+/* A's singular values and pseudo-inverse, the factors' norms, and the
+ * n x n products S = W A W^T and Nys = F A^+ B into ctx */
+static int factor_terms(skit_theorem1 *ctx, size_t r, double pinv_rtol, theorem1_work *w,
+                        skit_theorem1_terms *t)
+{
+    const size_t n = ctx->n, nr = n * r;
+    memcpy(w->Acopy, w->A, r * r * sizeof(double));
+    SKIT_TRY(skit_svd(r, r, w->Acopy, r, w->sa, NULL, 1, NULL, 1));
+    t->sigma1_a = w->sa[0];
+    t->sigma_r_a = w->sa[r - 1];
+    SKIT_TRY(skit_pinv(r, r, w->A, r, pinv_rtol, w->Ap, r, &t->a_rank));
+    t->a_nonsingular = t->a_rank == r;
+    SKIT_TRY(skit_spectral_norm(n, r, w->F, n, &t->sigma1_f));
+    SKIT_TRY(skit_spectral_norm(r, n, w->B, r, &t->sigma1_b));
+    SKIT_TRY(skit_spectral_norm(n, r, w->Wd, n, &t->w_norm));
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)r, (int)r, 1.0, w->Wd, (int)n,
+                w->A, (int)r, 0.0, w->WA, (int)n);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)r, (int)n, (int)r, 1.0, w->A, (int)r,
+                w->Wd, (int)n, 0.0, w->AWt, (int)r);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)r, (int)r, 1.0, w->F, (int)n,
+                w->Ap, (int)r, 0.0, w->FAp, (int)n);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)n, (int)r, 1.0, w->Ap, (int)r,
+                w->B, (int)r, 0.0, w->ApB, (int)r);
+    SKIT_TRY(skit_spectral_norm(n, r, w->FAp, n, &t->f_ainv));
+    SKIT_TRY(skit_spectral_norm(r, n, w->ApB, r, &t->ainv_b));
+    /* S = W A W^T and Nys = F A^+ B (before WA, AW^T become differences) */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)r, 1.0, w->WA, (int)n,
+                w->Wd, (int)n, 0.0, ctx->S, (int)n);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)r, 1.0, w->FAp,
+                (int)n, w->B, (int)r, 0.0, ctx->Nys, (int)n);
+    double max1, max2;
+    for (size_t i = 0; i < nr; i++) {
+        w->WA[i] -= w->F[i];
+        w->AWt[i] -= w->B[i];
+    }
+    SKIT_TRY(skit_spectral_norm(n, r, w->WA, n, &t->wa_f));
+    SKIT_TRY(skit_spectral_norm(r, n, w->AWt, r, &t->awt_b));
+    t->wa_f_frobenius = frobenius(n, r, w->WA, n, &max1);
+    t->awt_b_frobenius = frobenius(r, n, w->AWt, r, &max2);
+    t->wa_f_max_entry = SKIT_MAX(max1, max2);
+    return SKIT_OK;
+}
+
+/* T_opt = U_r diag(s_r) V_r^T and the norms of the differences between
+ * T, T_opt, S and Nys (scratch: n x r) */
+static int error_terms(skit_theorem1 *ctx, size_t r, double *scratch, skit_theorem1_terms *t)
+{
+    const size_t n = ctx->n, nn = n * n;
+    for (size_t j = 0; j < r; j++)
+        for (size_t i = 0; i < n; i++) scratch[i + j * n] = ctx->U[i + j * n] * ctx->s[j];
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)r, 1.0, scratch, (int)n,
+                ctx->Vt, (int)n, 0.0, ctx->Topt, (int)n);
+    t->t_norm = ctx->s[0];
+    t->sigma_next = r < n ? ctx->s[r] : 0.0;
+    const double *pairs[5][2] = {{ctx->S, ctx->Topt}, {ctx->Nys, ctx->Topt}, {ctx->T, ctx->S},
+                                 {ctx->T, ctx->Nys}, {ctx->S, ctx->Nys}};
+    double *norms[5] = {&t->e_ski, &t->e_nyst, &t->ski_error, &t->nystrom_error, &t->ski_nystrom};
+    for (int k = 0; k < 5; k++) {
+        subtract(nn, pairs[k][0], pairs[k][1], ctx->D);
+        SKIT_TRY(norm2(ctx->method, n, n, ctx->D, n, norms[k]));
+    }
+    return norm2(ctx->method, n, n, ctx->S, n, &t->ski_norm);
+}
+
+/* The interpolation factor psi, the lags the remainder formula visits and
+ * the kernel's derivative bound L on them */
+static int remainder_terms(const skit_theorem1 *ctx, const skit_interp_weights *W,
+                           const skit_interp_options *options, size_t N, skit_theorem1_terms *t,
+                           skit_derivative_bound *L, double *psi_out)
+{
+    const size_t n = ctx->n, r = t->r;
     double p0 = W->inducing[0], pr = W->inducing[r - 1];
     double amin = INFINITY, bmax = -INFINITY, psi = 0;
     for (size_t i = 0; i < n; i++) {
@@ -284,38 +289,40 @@ int skit_theorem1_evaluate(skit_theorem1 *ctx, size_t r, const skit_interp_optio
         }
         if (v > psi) psi = v;
     }
+    *psi_out = psi;
     t->lag_lo = SKIT_MIN(amin - pr, p0 - bmax);
     t->lag_hi = SKIT_MAX(bmax - p0, pr - amin);
     t->psi_linear_h2_8 = W->spacing * W->spacing / 8.0;
-    skit_derivative_bound L;
-    status = skit_kernel_derivative_bound(ctx->kernel, N + 1, t->lag_lo, t->lag_hi, &L);
-    if (status != SKIT_OK) goto done;
-    t->lipschitz = L.value;
-    t->lipschitz_kind = L.kind;
-    t->smooth = L.smooth;
+    SKIT_TRY(skit_kernel_derivative_bound(ctx->kernel, N + 1, t->lag_lo, t->lag_hi, L));
+    t->lipschitz = L->value;
+    t->lipschitz_kind = L->kind;
+    t->smooth = L->smooth;
+    return SKIT_OK;
+}
 
-    /* does the remainder formula apply to every entry? Only a non-smooth point
-     * of k strictly inside a stencil's (shifted) hull can break it. */
-    t->entrywise_valid = exact >= 1;
-    if (exact >= 1 && !L.smooth) {
-        for (size_t i = 0; i < n && t->entrywise_valid; i++) {
-            double x = W->points[i];
-            double a = SKIT_MIN(W->inducing[W->start[i]], x);
-            double b = SKIT_MAX(W->inducing[W->start[i] + W->width - 1], x);
-            for (size_t j = 0; j < r; j++) {
-                double p = W->inducing[j];
-                int s1 = 0, s2 = 0;
-                skit_kernel_smoothness(ctx->kernel, N + 1, a - p, b - p, &s1);
-                skit_kernel_smoothness(ctx->kernel, N + 1, p - b, p - a, &s2);
-                if (!s1 || !s2) {
-                    t->entrywise_valid = 0;
-                    break;
-                }
-            }
+/* Does the remainder formula apply to every entry? Only a non-smooth
+ * point of k strictly inside a stencil's (shifted) hull can break it. */
+static int entrywise_valid(const skit_theorem1 *ctx, const skit_interp_weights *W, size_t N)
+{
+    for (size_t i = 0; i < ctx->n; i++) {
+        double x = W->points[i];
+        double a = SKIT_MIN(W->inducing[W->start[i]], x);
+        double b = SKIT_MAX(W->inducing[W->start[i] + W->width - 1], x);
+        for (size_t j = 0; j < W->r; j++) {
+            double p = W->inducing[j];
+            int s1 = 0, s2 = 0;
+            skit_kernel_smoothness(ctx->kernel, N + 1, a - p, b - p, &s1);
+            skit_kernel_smoothness(ctx->kernel, N + 1, p - b, p - a, &s2);
+            if (!s1 || !s2) return 0;
         }
     }
+    return 1;
+}
 
-    /* the chain */
+/* The proof's inequality chain, its right-hand side, and its loosest step */
+static void chain_terms(size_t n, size_t r, int exact, size_t N, double psi, double lipschitz,
+                        skit_theorem1_terms *t)
+{
     double en = t->e_nyst, wn = t->w_norm;
     double sf = t->sigma1_f / t->sigma_r_a, sb = t->sigma1_b / t->sigma_r_a;
     t->chain[0] = t->e_ski;
@@ -326,7 +333,7 @@ int skit_theorem1_evaluate(skit_theorem1 *ctx, size_t r, const skit_interp_optio
                            wn * t->awt_b_frobenius + sb * t->wa_f_frobenius) + en;
     if (exact >= 1) {
         t->psi = psi;
-        t->interp_bound = sqrt((double)n * (double)r) * psi * L.value;
+        t->interp_bound = sqrt((double)n * (double)r) * psi * lipschitz;
         double smin = SKIT_MIN(sf, sb), eps = t->interp_bound;
         t->chain[5] = eps * (wn + smin) + en;
         t->chain[6] = eps * (sqrt((double)n) * t->w_inf + smin) + en;
@@ -350,18 +357,48 @@ int skit_theorem1_evaluate(skit_theorem1 *ctx, size_t r, const skit_interp_optio
             t->loosest_step = k;
         }
     }
-done:
+}
+
+int skit_theorem1_evaluate(skit_theorem1 *ctx, size_t r, const skit_interp_options *options,
+                           double pinv_rtol, skit_theorem1_terms *t)
+{
+    SKIT_REQUIRE_PTR(ctx);
+    SKIT_REQUIRE_PTR(options);
+    SKIT_REQUIRE_PTR(t);
+    size_t n = ctx->n;
+    if (r < 2 || r > n)
+        return SKIT_ERROR(SKIT_EDOM, "r = %zu out of range: need 2 <= r <= n (= %zu)", r, n);
+    if (isnan(pinv_rtol)) return SKIT_ERROR(SKIT_EDOM, "pinv_rtol = NaN out of range");
+
+    skit_interp_weights *W = NULL;
+    SKIT_TRY(skit_interp_weights_create(&W, n, NULL, r, options));
+    memset(t, 0, sizeof *t);
+    t->n = n;
+    t->r = r;
+    t->width = W->width;
+    t->spacing = W->spacing;
+    const int exact = W->exactness;
+    const size_t N = exact >= 1 ? (size_t)exact : 1;
+    t->degree = N;
+
+    theorem1_work w;
+    skit_derivative_bound L;
+    double psi = 0;
+    int status = work_alloc(&w, n, r);
+    if (status == SKIT_OK)
+        status = ski_nystrom_factors(ctx->kernel, n, r, options->lo, options->hi, w.A, w.F, w.B);
+    if (status == SKIT_OK) {
+        skit_interp_weights_dense(W, w.Wd, n);
+        weight_stats(W, n, t);
+        status = factor_terms(ctx, r, pinv_rtol, &w, t);
+    }
+    if (status == SKIT_OK) status = error_terms(ctx, r, w.FAp, t); /* FAp is free by now */
+    if (status == SKIT_OK) status = remainder_terms(ctx, W, options, N, t, &L, &psi);
+    if (status == SKIT_OK) {
+        t->entrywise_valid = exact >= 1 && (L.smooth || entrywise_valid(ctx, W, N));
+        chain_terms(n, r, exact, N, psi, L.value, t);
+    }
     skit_interp_weights_destroy(W);
-    skit_free(Wd);
-    skit_free(A);
-    skit_free(Ap);
-    skit_free(F);
-    skit_free(B);
-    skit_free(WA);
-    skit_free(AWt);
-    skit_free(FAp);
-    skit_free(ApB);
-    skit_free(sa);
-    skit_free(Acopy);
+    work_free(&w);
     return status;
 }
