@@ -682,13 +682,12 @@ static double sweep_one(const skit_mlp *m, double x, const sweep_state *st)
 }
 
 /* The block's accumulators in GCC vector types, so that they stay in
- * registers: as plain arrays they went through memory and the block loop
- * was latency-bound (bench/rpe-sweep/sweep_vs_dense). Vectors of 4
- * doubles, the widest that every x86-64-v3 (AVX2) machine has: 8-double
- * vectors, which AVX-512 runs natively, GCC lowers on AVX2 to scalar
- * compares and stack traffic (AMD EPYC Zen 3, width 64, 3 hidden layers,
- * 32768 lags, one thread: 1490 ns an input, slower than the dense path's
- * 1040). aligned(8): the workspace is only double-aligned. */
+ * registers (as plain arrays they go through memory and the block loop is
+ * latency-bound). Vectors of 4 doubles, the widest that every x86-64-v3
+ * (AVX2) machine has: GCC lowers 8-double vectors on AVX2 to scalar
+ * compares and stack traffic, slower than the dense path
+ * (bench/rpe-sweep/ has the measurements). aligned(8): the workspace is
+ * only double-aligned. */
 #define SWEEP_LANES 4
 #define SWEEP_VECS (SWEEP_BLOCK / SWEEP_LANES)
 /* vectors a pass of sweep_block_stage holds: acc, ss and bad of each,
@@ -906,12 +905,10 @@ static size_t sweep_run(const skit_mlp *m, size_t count, const double *x, const 
      * change, as a skinny GEMM; a run of fewer than half a block gets its
      * outputs from its features instead (out x w each, pending until a
      * block's worth is there: sweep_flush, one efficient GEMM), so that
-     * inputs whose masks change often (the FD-TNO's frequency grid: 84
-     * changes in 513 points at width 64, where the rule "runs of A + 2 or
-     * more" of the flop count made the forward pass 1.3 ms slower than
-     * the dense output layer at n = 512, d = 512) cost about as much as
-     * the dense output layer; so does every run once more than one input
-     * in 8 has changed a mask. */
+     * inputs whose masks change often (the FD-TNO's frequency grid, where
+     * the flop count's rule "runs of A + 2 or more" lost to the dense
+     * output layer) cost about as much as the dense output layer; so does
+     * every run once more than one input in 8 has changed a mask. */
     int basis_stale = 1;
     size_t pos = 0, pending = 0, cuts = 0, run_start = 0, run_len = 0;
     while (pos < count) {
