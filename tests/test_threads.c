@@ -157,6 +157,60 @@ START_TEST(test_tno_plans_two_threads)
 }
 END_TEST
 
+/* ---- SKI and Nystrom plans -------------------------------------------------- */
+
+typedef struct ski_case {
+    const skit_ski_plan *ski;
+    const skit_nystrom_plan *nystrom;
+    const skit_sparse_lowrank_plan *sparse;
+    size_t n, d;
+} ski_case;
+
+static int run_ski(const void *arg, const double *x, double *y)
+{
+    const ski_case *c = arg;
+    if (c->ski) return skit_ski_execute(c->ski, x, c->n, y, c->n);
+    if (c->nystrom) return skit_nystrom_execute(c->nystrom, c->d, x, c->n, y, c->n);
+    return skit_sparse_lowrank_execute(c->sparse, x, c->n, y, c->n);
+}
+
+START_TEST(test_ski_plans_two_threads)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    const size_t n = 2000, r = 64, d = 12, m = 9;
+    skit_interp_options io;
+    skit_interp_options_default(&io, n);
+    skit_interp_weights *W = NULL;
+    TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &io));
+    double *coeffs = tu_random(&rng, d * (2 * r - 1)), *band = tu_random(&rng, d * m);
+    for (int method = 0; method < 2; method++) {
+        skit_ski_plan *ski = NULL;
+        TU_EXPECT_OK(skit_ski_plan_create(&ski, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs,
+                                          method ? SKIT_SKI_DENSE : SKIT_SKI_SPARSE_FFT));
+        ski_case c = {.ski = ski, .n = n, .d = d};
+        check_two_threads(run_ski, &c, n * d, n * d, method ? "SKI dense" : "SKI sparse-fft");
+        skit_ski_plan_destroy(ski);
+    }
+    skit_sparse_lowrank_plan *sparse = NULL;
+    TU_EXPECT_OK(skit_sparse_lowrank_plan_create(&sparse, n, d, m, band, W, coeffs, SKIT_SKI_SPARSE_FFT));
+    ski_case cs = {.sparse = sparse, .n = n, .d = d};
+    check_two_threads(run_ski, &cs, n * d, n * d, "sparse + low rank");
+    skit_sparse_lowrank_plan_destroy(sparse);
+    skit_kernel *kernel = NULL;
+    TU_EXPECT_OK(skit_kernel_gaussian_create(&kernel, 1.0, 40.0));
+    skit_nystrom_plan *nystrom = NULL;
+    TU_EXPECT_OK(skit_nystrom_plan_create(&nystrom, kernel, n, r, 0.0, (double)(n - 1), -1.0, NULL));
+    ski_case cn = {.nystrom = nystrom, .n = n, .d = d};
+    check_two_threads(run_ski, &cn, n * d, n * d, "Nystrom");
+    skit_nystrom_plan_destroy(nystrom);
+    skit_kernel_destroy(kernel);
+    skit_interp_weights_destroy(W);
+    skit_free(coeffs);
+    skit_free(band);
+}
+END_TEST
+
 static Suite *suite_threads(void)
 {
     Suite *s = suite_create("threads");
@@ -165,6 +219,7 @@ static Suite *suite_threads(void)
     tcase_add_test(plans, test_toeplitz_plan_two_threads);
     tcase_add_test(plans, test_fdtno_plan_two_threads);
     tcase_add_test(plans, test_tno_plans_two_threads);
+    tcase_add_test(plans, test_ski_plans_two_threads);
     suite_add_tcase(s, plans);
     return s;
 }

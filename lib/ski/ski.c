@@ -102,7 +102,7 @@ struct skit_ski_plan {
     skit_toeplitz_plan *toeplitz; /* all d channels (phased), or NULL */
     skit_toeplitz_plan **block;   /* blocks plans, block q for channels [d q/blocks, d (q+1)/blocks) */
     size_t blocks;                /* 0: phased */
-    double *U, *V;  /* r x d scratch */
+    skit_workspace *workspace; /* U and V (r x d each), lent to one execute at a time */
     double *dense_w; /* n x r (dense method) */
     double *dense_a; /* r x r x count (dense method) */
     size_t bytes;
@@ -119,8 +119,7 @@ void skit_ski_plan_destroy(skit_ski_plan *plan)
     skit_toeplitz_plan_destroy(plan->toeplitz);
     for (size_t q = 0; q < plan->blocks; q++) skit_toeplitz_plan_destroy(plan->block[q]);
     skit_free(plan->block);
-    skit_free(plan->U);
-    skit_free(plan->V);
+    skit_workspace_destroy(plan->workspace);
     skit_free(plan->dense_w);
     skit_free(plan->dense_a);
     skit_free(plan);
@@ -224,12 +223,8 @@ int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weight
     p->bytes = bytes;
     int status = ski_weights_copy(weights, &p->W);
     if (status != SKIT_OK) goto fail;
-    p->U = skit_malloc(rd, sizeof *p->U);
-    p->V = skit_malloc(rd, sizeof *p->V);
-    if (!p->U || !p->V) {
-        status = SKIT_ENOMEM;
-        goto fail;
-    }
+    status = skit_workspace_create(&p->workspace, 2 * rd);
+    if (status != SKIT_OK) goto fail;
     if (method == SKIT_SKI_SPARSE_FFT) {
         status = sparse_layout(p, weights);
         if (status == SKIT_OK) status = toeplitz_plans(p, sharing, coeffs);
@@ -341,7 +336,7 @@ SKIT_MULTIVERSION static void forward_group(const skit_ski_plan *p, const double
 /* U = W^T X (forward = 0) or Y = W V (forward = 1) for the channels
  * [c0, c1), in balanced groups of at most SKI_GROUP. */
 static void channel_range(const skit_ski_plan *p, const double *X, size_t ldx, double *Y,
-                          size_t ldy, size_t c0, size_t c1, int forward)
+                          size_t ldy, double *U, const double *V, size_t c0, size_t c1, int forward)
 {
     size_t r = p->r, groups = (c1 - c0 + SKI_GROUP - 1) / SKI_GROUP;
     for (size_t q = 0; q < groups; q++) {
@@ -349,8 +344,8 @@ static void channel_range(const skit_ski_plan *p, const double *X, size_t ldx, d
         const double *in[SKI_GROUP];
         double *out[SKI_GROUP];
         for (size_t g = 0; g < G; g++) {
-            in[g] = forward ? p->V + (c + g) * r : X + (c + g) * ldx;
-            out[g] = forward ? Y + (c + g) * ldy : p->U + (c + g) * r;
+            in[g] = forward ? V + (c + g) * r : X + (c + g) * ldx;
+            out[g] = forward ? Y + (c + g) * ldy : U + (c + g) * r;
         }
         if (forward) forward_group(p, in, out, G);
         else transpose_group(p, in, out, G);
@@ -358,20 +353,21 @@ static void channel_range(const skit_ski_plan *p, const double *X, size_t ldx, d
 }
 
 /* Blocked: one parallel region, a block's W^T, A and W back to back. */
-static int sparse_blocked(const skit_ski_plan *p, const double *X, size_t ldx, double *Y, size_t ldy)
+static int sparse_blocked(const skit_ski_plan *p, const double *X, size_t ldx, double *Y, size_t ldy,
+                          double *U, double *V)
 {
     size_t n = p->n, r = p->r, d = p->d, blocks = p->blocks;
     int status = SKIT_OK;
 #pragma omp parallel for schedule(dynamic) if (n * d > 32768)
     for (size_t q = 0; q < blocks; q++) {
         size_t c0 = d * q / blocks, c1 = d * (q + 1) / blocks;
-        channel_range(p, X, ldx, NULL, 0, c0, c1, 0);
-        int st = skit_toeplitz_execute(p->block[q], p->U + c0 * r, r, p->V + c0 * r, r, NULL);
+        channel_range(p, X, ldx, NULL, 0, U, V, c0, c1, 0);
+        int st = skit_toeplitz_execute(p->block[q], U + c0 * r, r, V + c0 * r, r, NULL);
         if (st != SKIT_OK) {
 #pragma omp atomic write
             status = st;
         }
-        channel_range(p, NULL, 0, Y, ldy, c0, c1, 1);
+        channel_range(p, NULL, 0, Y, ldy, U, V, c0, c1, 1);
     }
     return status;
 }
@@ -379,13 +375,32 @@ static int sparse_blocked(const skit_ski_plan *p, const double *X, size_t ldx, d
 /* Phased: one pass over all channels (groups at least one per thread, taken
  * dynamically), the Toeplitz product of all channels, the other pass. */
 static void sparse_pass(const skit_ski_plan *p, const double *X, size_t ldx, double *Y,
-                        size_t ldy, int forward)
+                        size_t ldy, double *U, const double *V, int forward)
 {
     size_t n = p->n, d = p->d;
     size_t groups = SKIT_MAX((d + SKI_GROUP - 1) / SKI_GROUP, SKIT_MIN(d, (size_t)skit_max_threads()));
 #pragma omp parallel for schedule(dynamic) if (d > 1 && n * d > 32768)
     for (size_t q = 0; q < groups; q++)
-        channel_range(p, X, ldx, Y, ldy, d * q / groups, d * (q + 1) / groups, forward);
+        channel_range(p, X, ldx, Y, ldy, U, V, d * q / groups, d * (q + 1) / groups, forward);
+}
+
+/* dense: U = W^T X, V_c = A_c U_c, Y = W V */
+static void dense_apply(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y, size_t ldy,
+                        double *U, double *V)
+{
+    size_t n = plan->n, r = plan->r, d = plan->d;
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)d, (int)n, 1.0,
+                plan->dense_w, (int)n, X, (int)ldx, 0.0, U, (int)r);
+    if (plan->count == 1) {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)d, (int)r, 1.0,
+                    plan->dense_a, (int)r, U, (int)r, 0.0, V, (int)r);
+    } else {
+        for (size_t c = 0; c < d; c++)
+            cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r, (int)r, 1.0, plan->dense_a + c * r * r,
+                        (int)r, U + c * r, 1, 0.0, V + c * r, 1);
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)d, (int)r, 1.0,
+                plan->dense_w, (int)n, V, (int)r, 0.0, Y, (int)ldy);
 }
 
 int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
@@ -397,27 +412,21 @@ int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, dou
     size_t n = plan->n, r = plan->r, d = plan->d;
     if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
     if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
-    if (plan->method == SKIT_SKI_SPARSE_FFT && plan->blocks) return sparse_blocked(plan, X, ldx, Y, ldy);
-    if (plan->method == SKIT_SKI_SPARSE_FFT) {
-        sparse_pass(plan, X, ldx, NULL, 0, 0);
-        SKIT_TRY(skit_toeplitz_execute(plan->toeplitz, plan->U, r, plan->V, r, NULL));
-        sparse_pass(plan, NULL, 0, Y, ldy, 1);
-        return SKIT_OK;
-    }
-    /* dense: U = W^T X, V_c = A_c U_c, Y = W V */
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)d, (int)n, 1.0,
-                plan->dense_w, (int)n, X, (int)ldx, 0.0, plan->U, (int)r);
-    if (plan->count == 1) {
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)d, (int)r, 1.0,
-                    plan->dense_a, (int)r, plan->U, (int)r, 0.0, plan->V, (int)r);
+    double *U = skit_workspace_take(plan->workspace);
+    if (!U) return SKIT_ENOMEM;
+    double *V = U + r * d;
+    int status = SKIT_OK;
+    if (plan->method == SKIT_SKI_SPARSE_FFT && plan->blocks) {
+        status = sparse_blocked(plan, X, ldx, Y, ldy, U, V);
+    } else if (plan->method == SKIT_SKI_SPARSE_FFT) {
+        sparse_pass(plan, X, ldx, NULL, 0, U, V, 0);
+        status = skit_toeplitz_execute(plan->toeplitz, U, r, V, r, NULL);
+        if (status == SKIT_OK) sparse_pass(plan, NULL, 0, Y, ldy, U, V, 1);
     } else {
-        for (size_t c = 0; c < d; c++)
-            cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r, (int)r, 1.0, plan->dense_a + c * r * r,
-                        (int)r, plan->U + c * r, 1, 0.0, plan->V + c * r, 1);
+        dense_apply(plan, X, ldx, Y, ldy, U, V);
     }
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)d, (int)r, 1.0,
-                plan->dense_w, (int)n, plan->V, (int)r, 0.0, Y, (int)ldy);
-    return SKIT_OK;
+    skit_workspace_give(plan->workspace, U);
+    return status;
 }
 
 size_t skit_ski_plan_bytes(const skit_ski_plan *plan) { return plan ? plan->bytes : 0; }
@@ -461,7 +470,7 @@ struct skit_nystrom_plan {
     size_t n, r;
     double *F;       /* n x r */
     double *G;       /* r x n: A^+ B */
-    double *scratch; /* r x NYSTROM_BLOCK */
+    skit_workspace *workspace; /* r x NYSTROM_BLOCK, lent to one execute at a time */
 };
 
 void skit_nystrom_plan_destroy(skit_nystrom_plan *plan)
@@ -469,7 +478,7 @@ void skit_nystrom_plan_destroy(skit_nystrom_plan *plan)
     if (!plan) return;
     skit_free(plan->F);
     skit_free(plan->G);
-    skit_free(plan->scratch);
+    skit_workspace_destroy(plan->workspace);
     skit_free(plan);
 }
 
@@ -527,9 +536,9 @@ int skit_nystrom_plan_create(skit_nystrom_plan **plan, const skit_kernel *kernel
     double *B = skit_malloc(nr, sizeof *B);
     p->F = skit_malloc(nr, sizeof *p->F);
     p->G = skit_malloc(nr, sizeof *p->G);
-    p->scratch = skit_malloc(r * NYSTROM_BLOCK, sizeof *p->scratch);
+    if (skit_workspace_create(&p->workspace, r * NYSTROM_BLOCK) != SKIT_OK) p->workspace = NULL;
     int status = SKIT_OK;
-    if (!A || !Ap || !B || !p->F || !p->G || !p->scratch) status = SKIT_ENOMEM;
+    if (!A || !Ap || !B || !p->F || !p->G || !p->workspace) status = SKIT_ENOMEM;
     if (status == SKIT_OK) status = ski_nystrom_factors(kernel, n, r, lo, hi, A, p->F, B);
     size_t rk = 0;
     if (status == SKIT_OK) status = skit_pinv(r, r, A, r, rtol, Ap, r, &rk);
@@ -558,13 +567,16 @@ int skit_nystrom_execute(const skit_nystrom_plan *plan, size_t d, const double *
     size_t n = plan->n, r = plan->r;
     if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
     if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
+    double *scratch = skit_workspace_take(plan->workspace);
+    if (!scratch) return SKIT_ENOMEM;
     for (size_t c0 = 0; c0 < d; c0 += NYSTROM_BLOCK) {
         int cols = (int)SKIT_MIN((size_t)NYSTROM_BLOCK, d - c0);
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, cols, (int)n, 1.0, plan->G,
-                    (int)r, X + c0 * ldx, (int)ldx, 0.0, plan->scratch, (int)r);
+                    (int)r, X + c0 * ldx, (int)ldx, 0.0, scratch, (int)r);
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, cols, (int)r, 1.0, plan->F,
-                    (int)n, plan->scratch, (int)r, 0.0, Y + c0 * ldy, (int)ldy);
+                    (int)n, scratch, (int)r, 0.0, Y + c0 * ldy, (int)ldy);
     }
+    skit_workspace_give(plan->workspace, scratch);
     return SKIT_OK;
 }
 

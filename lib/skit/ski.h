@@ -231,8 +231,10 @@ typedef struct skit_ski_plan skit_ski_plan;
 int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
                          skit_toeplitz_sharing sharing, const double *coeffs,
                          skit_ski_method method);
-/* X is n x d (ldx >= n), Y is n x d (ldy >= n), no aliasing. Allocates
- * nothing; uses the plan's scratch, so one call at a time per plan. */
+/* X is n x d (ldx >= n), Y is n x d (ldy >= n), no aliasing. Thread-safe:
+ * the plan lends its scratch to one call at a time and a concurrent call
+ * allocates its own (SKIT_ENOMEM if that fails); one call alone allocates
+ * nothing. */
 int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
                      size_t ldy);
 size_t skit_ski_plan_bytes(const skit_ski_plan *plan);
@@ -252,7 +254,8 @@ typedef struct skit_nystrom_plan skit_nystrom_plan;
  * SKIT_ENOMEM, SKIT_ELIBRARY. *rank (may be NULL): numerical rank of A. */
 int skit_nystrom_plan_create(skit_nystrom_plan **plan, const skit_kernel *kernel, size_t n,
                              size_t r, double lo, double hi, double rtol, size_t *rank);
-/* Y = F (A^+ B) X for X n x d: O(n r d) by two GEMMs. */
+/* Y = F (A^+ B) X for X n x d: O(n r d) by two GEMMs. Thread-safe as
+ * skit_ski_execute. */
 int skit_nystrom_execute(const skit_nystrom_plan *plan, size_t d, const double *X, size_t ldx,
                          double *Y, size_t ldy);
 /* The dense n x n F A^+ B (ldt >= n). */
