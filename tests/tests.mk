@@ -4,6 +4,10 @@ TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = bash
 EXTRA_DIST += tests/check_util.h tests/cli_lib.sh
 
+# the shared library exports the public API and nothing else
+TESTS += tests/exports.sh
+EXTRA_DIST += tests/exports.sh
+
 check_PROGRAMS += tests/test_core
 tests_test_core_SOURCES = tests/test_core.c tests/check_util.h
 tests_test_core_CFLAGS = $(TEST_CFLAGS)

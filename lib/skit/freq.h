@@ -37,9 +37,7 @@
 #include "skit/mlp.h"
 #include "skit/toeplitz.h" /* skit_causality */
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 /* ---- discrete Hilbert transform (H1, H2) ------------------------------ */
 
@@ -301,7 +299,5 @@ int skit_relu_breakpoints(const skit_mlp *mlp, double a, double b, size_t grid, 
 int skit_pwl_interpolation_error(const skit_mlp *mlp, double a, double b, const double *breaks,
                                  size_t count, size_t per_piece, double *relative_error);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif

@@ -21,9 +21,7 @@
 
 #include "skit/core.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 typedef enum skit_activation {
     SKIT_ACTIVATION_RELU = 0,
@@ -78,7 +76,5 @@ int skit_mlp_eval(const skit_mlp *mlp, size_t count, const double *x, double *y,
  * derivative does not exist), SKIT_ENONFINITE (x), SKIT_ENOMEM. */
 int skit_mlp_taylor(const skit_mlp *mlp, double x, size_t order, double *derivs, int *at_kink);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif

@@ -15,9 +15,7 @@
 
 #include "skit/core.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 typedef enum skit_causality {
     SKIT_BIDIRECTIONAL = 0, /* full Toeplitz matrix */
@@ -118,7 +116,5 @@ int skit_toeplitz_solve_spd(size_t n, const double *t, size_t nrhs, const double
 int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const double *B,
                         size_t ldb, double *X, size_t ldx);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif
