@@ -41,7 +41,8 @@ FUZZ_SANITIZE = address,undefined
 # memory requests above this many bytes are refused inside fuzz-cli
 FUZZ_MEMORY_CAP = 134217728
 FUZZ_DEFS = -I$(top_srcdir)/lib -I$(top_srcdir)/tools -I$(top_srcdir)/tests/fuzz -I$(top_builddir) \
-	-DSKIT_DATADIR='"$(abs_top_srcdir)"' -DSKIT_FUZZ_MEMORY_CAP=$(FUZZ_MEMORY_CAP) -DSKIT_FUZZ_HOOKS \
+	-DSKIT_SOURCE_DIR='"$(abs_top_srcdir)"' -DSKIT_BUILD_DIR='"$(abs_top_builddir)"' \
+	-DSKIT_PKGDATADIR='"$(pkgdatadir)"' -DSKIT_FUZZ_MEMORY_CAP=$(FUZZ_MEMORY_CAP) -DSKIT_FUZZ_HOOKS \
 	$(FFTW_CFLAGS) $(OPENBLAS_CFLAGS) $(LAPACKE_CFLAGS)
 FUZZ_COMPILE_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=$(FUZZ_SANITIZE) -fno-sanitize-recover=all \
 	-fsanitize=fuzzer-no-link -Wno-unknown-pragmas
