@@ -32,7 +32,11 @@ tests_test_fuzz_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -Dmain=sk
 tests_test_fuzz_replay_CFLAGS = $(AM_CFLAGS)
 tests_test_fuzz_replay_LDADD = $(tools_skit_LDADD)
 TESTS += tests/test_fuzz_replay tests/cli_badinput.sh tests/cli_determinism.sh
-EXTRA_DIST += tests/fuzz tests/cli_badinput.sh tests/cli_determinism.sh tests/lsan.supp \
+# (tests/fuzz file by file: a build directory's tests/fuzz/ holds objects
+# that `make dist` would copy along with the directory)
+EXTRA_DIST += tests/fuzz/corpus tests/fuzz/hooks.c tests/fuzz/libfuzzer_cli.c \
+	tests/fuzz/libfuzzer_npy.c tests/fuzz/libfuzzer_tsv.c tests/fuzz/make-corpus.py \
+	tests/fuzz/run-fuzzers.sh tests/cli_badinput.sh tests/cli_determinism.sh tests/lsan.supp \
 	tests/valgrind.supp
 
 # ---- libFuzzer targets (clang) --------------------------------------------

@@ -3,10 +3,11 @@
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = bash
 EXTRA_DIST += tests/check_util.h tests/cli_lib.sh
+# every script test is distributed, whichever fragment lists it
+EXTRA_DIST += $(filter %.sh,$(TESTS))
 
 # the shared library exports the public API and nothing else
 TESTS += tests/exports.sh
-EXTRA_DIST += tests/exports.sh
 
 check_PROGRAMS += tests/test_core
 tests_test_core_SOURCES = tests/test_core.c tests/check_util.h
