@@ -8,6 +8,13 @@ EXTRA_DIST += $(filter %.sh,$(TESTS))
 
 # the shared library exports the public API and nothing else
 TESTS += tests/exports.sh
+# a program using skit as an installed library would: the public header and
+# the shared library only (scripts/check-install builds the same file against
+# an installed skit with pkg-config)
+check_PROGRAMS += tests/example_toeplitz
+tests_example_toeplitz_SOURCES = tests/example_toeplitz.c
+tests_example_toeplitz_LDADD = libskit.la
+TESTS += tests/example_toeplitz
 
 check_PROGRAMS += tests/test_core
 tests_test_core_SOURCES = tests/test_core.c tests/check_util.h
