@@ -38,7 +38,7 @@ endif
 SUFFIXES = .cu
 NVCC_COMPILE = $(SHELL) $(top_srcdir)/scripts/nvcc-libtool $(NVCC) $(DEFS) \
 	$(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS) $(CUDA_CFLAGS) -std=c++17 -O3 \
-	$(CUDA_ARCH_FLAGS) $(SKIT_NVCC_WARN_FLAGS) $(NVCCFLAGS)
+	$(CUDA_ARCH_FLAGS) $(SKIT_NVCC_WARN_FLAGS) $(SKIT_NVCC_VISIBILITY_FLAGS) $(NVCCFLAGS)
 AM_V_NVCC = $(am__v_NVCC_@AM_V@)
 am__v_NVCC_ = $(am__v_NVCC_@AM_DEFAULT_V@)
 am__v_NVCC_0 = @echo "  NVCC    " $@;

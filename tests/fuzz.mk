@@ -32,7 +32,11 @@ tests_test_fuzz_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -Dmain=sk
 tests_test_fuzz_replay_CFLAGS = $(AM_CFLAGS)
 tests_test_fuzz_replay_LDADD = $(tools_skit_LDADD)
 TESTS += tests/test_fuzz_replay tests/cli_badinput.sh tests/cli_determinism.sh
-EXTRA_DIST += tests/fuzz tests/cli_badinput.sh tests/cli_determinism.sh tests/lsan.supp \
+# (tests/fuzz file by file: a build directory's tests/fuzz/ holds objects
+# that `make dist` would copy along with the directory)
+EXTRA_DIST += tests/fuzz/corpus tests/fuzz/hooks.c tests/fuzz/libfuzzer_cli.c \
+	tests/fuzz/libfuzzer_npy.c tests/fuzz/libfuzzer_tsv.c tests/fuzz/make-corpus.py \
+	tests/fuzz/run-fuzzers.sh tests/cli_badinput.sh tests/cli_determinism.sh tests/lsan.supp \
 	tests/valgrind.supp
 
 # ---- libFuzzer targets (clang) --------------------------------------------
@@ -41,7 +45,8 @@ FUZZ_SANITIZE = address,undefined
 # memory requests above this many bytes are refused inside fuzz-cli
 FUZZ_MEMORY_CAP = 134217728
 FUZZ_DEFS = -I$(top_srcdir)/lib -I$(top_srcdir)/tools -I$(top_srcdir)/tests/fuzz -I$(top_builddir) \
-	-DSKIT_DATADIR='"$(abs_top_srcdir)"' -DSKIT_FUZZ_MEMORY_CAP=$(FUZZ_MEMORY_CAP) -DSKIT_FUZZ_HOOKS \
+	-DSKIT_SOURCE_DIR='"$(abs_top_srcdir)"' -DSKIT_BUILD_DIR='"$(abs_top_builddir)"' \
+	-DSKIT_PKGDATADIR='"$(pkgdatadir)"' -DSKIT_FUZZ_MEMORY_CAP=$(FUZZ_MEMORY_CAP) -DSKIT_FUZZ_HOOKS \
 	$(FFTW_CFLAGS) $(OPENBLAS_CFLAGS) $(LAPACKE_CFLAGS)
 FUZZ_COMPILE_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=$(FUZZ_SANITIZE) -fno-sanitize-recover=all \
 	-fsanitize=fuzzer-no-link -Wno-unknown-pragmas

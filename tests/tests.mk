@@ -3,6 +3,18 @@
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = bash
 EXTRA_DIST += tests/check_util.h tests/cli_lib.sh
+# every script test is distributed, whichever fragment lists it
+EXTRA_DIST += $(filter %.sh,$(TESTS))
+
+# the shared library exports the public API and nothing else
+TESTS += tests/exports.sh
+# a program using skit as an installed library would: the public header and
+# the shared library only (scripts/check-install builds the same file against
+# an installed skit with pkg-config)
+check_PROGRAMS += tests/example_toeplitz
+tests_example_toeplitz_SOURCES = tests/example_toeplitz.c
+tests_example_toeplitz_LDADD = libskit.la
+TESTS += tests/example_toeplitz
 
 check_PROGRAMS += tests/test_core
 tests_test_core_SOURCES = tests/test_core.c tests/check_util.h

@@ -353,10 +353,52 @@ int cli_output_close(skit_tsv_writer *writer)
 
 /* ---- plotting --------------------------------------------------------- */
 
+/* The directory of the running binary (symbolic links resolved), or "". */
+static const char *binary_dir(void)
+{
+    static char dir[PATH_MAX];
+    static int looked;
+    if (!looked) {
+        looked = 1;
+        ssize_t len = readlink("/proc/self/exe", dir, sizeof dir - 1);
+        dir[len > 0 ? len : 0] = '\0';
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = '\0';
+        else dir[0] = '\0';
+    }
+    return dir;
+}
+
+const char *cli_source_tree(void)
+{
+    char build[PATH_MAX];
+    const char *self = binary_dir();
+    if (!*self || !realpath(SKIT_BUILD_DIR, build)) return NULL;
+    size_t len = strlen(build);
+    if (strncmp(self, build, len) != 0 || (self[len] != '/' && self[len] != '\0')) return NULL;
+    return SKIT_SOURCE_DIR;
+}
+
 const char *cli_datadir(void)
 {
     const char *env = getenv("SKIT_DATADIR");
-    return env && *env ? env : SKIT_DATADIR;
+    if (env && *env) return env;
+    /* an installed skit: <prefix>/bin/skit reads <prefix>/share/skit, even
+     * after the prefix was moved */
+    static char installed[PATH_MAX];
+    static int looked;
+    if (!looked) {
+        char candidate[PATH_MAX + 32], plots[PATH_MAX + 8];
+        looked = 1;
+        snprintf(candidate, sizeof candidate, "%s/../share/skit", binary_dir());
+        if (!*binary_dir() || !realpath(candidate, installed)) installed[0] = '\0';
+        snprintf(plots, sizeof plots, "%s/plots", installed);
+        struct stat st;
+        if (installed[0] && (stat(plots, &st) != 0 || !S_ISDIR(st.st_mode))) installed[0] = '\0';
+    }
+    if (installed[0]) return installed;
+    const char *source = cli_source_tree();
+    return source ? source : SKIT_PKGDATADIR;
 }
 
 /* gnuplot strings are single-quoted; refuse paths that would break out. */
@@ -367,7 +409,7 @@ int cli_plot(const char *script, const char *datafile, const char *out, const ch
     char script_path[4096], tmp[4200];
     snprintf(script_path, sizeof script_path, "%s/plots/%s.gp", cli_datadir(), script);
     if (access(script_path, R_OK) != 0)
-        return cli_failure("plot script %s not found (set SKIT_DATADIR to the skit source tree)",
+        return cli_failure("plot script %s not found (set SKIT_DATADIR to the directory of plots/)",
                            script_path);
     if (!safe_for_gnuplot(datafile) || !safe_for_gnuplot(out))
         return cli_usage_error("--plot: file names must not contain quotes or newlines");

@@ -111,9 +111,13 @@ int cli_plot(const char *script, const char *datafile, const char *out, const ch
 int cli_plot_common(const cli_common *common, const char *script, const char *datafile,
                     const char *variables);
 
-/* Where experiments/, plots/ live: $SKIT_DATADIR, else the source tree the
- * binary was built from. */
+/* Where experiments/, plots/ live, the first of: $SKIT_DATADIR; for an
+ * installed skit, <directory of the binary>/../share/skit when it holds
+ * plots/ (wherever the installed tree was moved); the source tree when the
+ * binary runs from its build tree; the configured $(pkgdatadir). */
 const char *cli_datadir(void);
+/* The source tree when the running binary lies in its build tree, else NULL. */
+const char *cli_source_tree(void);
 
 /* Progress on stderr, only once the command has run for a second, at most a
  * few times a second, and not with --quiet. cli_progress_done ends the line. */

@@ -3,7 +3,7 @@
  *
  * Contract with an experiment script (see experiments/common.sh):
  *   environment: SKIT (this binary), SKIT_OUT (output root), SKIT_DATADIR
- *                (source tree: plots/, experiments/), SKIT_QUICK (1 = small)
+ *                (plots/, experiments/: cli_datadir), SKIT_QUICK (1 = small)
  *   writes:      $SKIT_OUT/data/<name>/ (TSV), $SKIT_OUT/figures/ (PNG, SVG),
  *                $SKIT_OUT/claims/<name>.tsv (one row per claim:
  *                id, claim, measured, verdict, margin),
@@ -33,7 +33,8 @@ static const char *usage =
     "Run every experiment in experiments/ (scripts NN_name.sh), write data, figures\n"
     "(PNG and SVG) and REPORT.md into the output directory, print the verdict table.\n\n"
     "options:\n"
-    "  --out DIR        output directory (default: paper_figures/ of the source tree)\n"
+    "  --out DIR        output directory (default: ./paper_figures; for a skit run from\n"
+    "                   its build tree, paper_figures/ of the source tree)\n"
     "  --only LIST      run only these experiments (comma-separated names or numbers)\n"
     "  --shard I/N      run experiments whose index = I-1 mod N; no report is written\n"
     "  --merge          write REPORT.md from DIR/claims and DIR/notes only (after shards)\n"
@@ -297,10 +298,14 @@ int cmd_reproduce(int argc, char **argv)
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
 
     char out_dir[4096], exp_dir[4096], self[4096];
+    /* an installed skit's data directory is no place for output */
+    const char *source = cli_source_tree();
     if (out)
         snprintf(out_dir, sizeof out_dir, "%s", out);
+    else if (source)
+        snprintf(out_dir, sizeof out_dir, "%s/paper_figures", source);
     else
-        snprintf(out_dir, sizeof out_dir, "%s/paper_figures", cli_datadir());
+        snprintf(out_dir, sizeof out_dir, "paper_figures");
     snprintf(exp_dir, sizeof exp_dir, "%s/experiments", cli_datadir());
 
     char *names[MAX_EXPERIMENTS];

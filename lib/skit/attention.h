@@ -26,9 +26,7 @@
 #include "skit/device.h"
 #include "skit/io.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 /* ---- exact attention (M1) ---------------------------------------------- */
 
@@ -397,7 +395,5 @@ int skit_attention_synthetic_for_entropy(skit_attention_synthetic *spec, size_t 
 int skit_attention_read_npy(const char *q_path, const char *k_path, const char *v_path,
                             skit_matrix *q, skit_matrix *k, skit_matrix *v);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif /* SKIT_ATTENTION_H */

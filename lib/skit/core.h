@@ -16,9 +16,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
+/* Every public declaration sits between SKIT_BEGIN_DECLS and SKIT_END_DECLS:
+ * C linkage for C++ callers, and default visibility, since the library is
+ * built with -fvisibility=hidden and exports exactly what these headers
+ * declare. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SKIT_VISIBILITY_PUSH_DEFAULT _Pragma("GCC visibility push(default)")
+#define SKIT_VISIBILITY_POP _Pragma("GCC visibility pop")
+#else
+#define SKIT_VISIBILITY_PUSH_DEFAULT
+#define SKIT_VISIBILITY_POP
 #endif
+#ifdef __cplusplus
+#define SKIT_BEGIN_DECLS extern "C" { SKIT_VISIBILITY_PUSH_DEFAULT
+#define SKIT_END_DECLS SKIT_VISIBILITY_POP }
+#else
+#define SKIT_BEGIN_DECLS SKIT_VISIBILITY_PUSH_DEFAULT
+#define SKIT_END_DECLS SKIT_VISIBILITY_POP
+#endif
+
+SKIT_BEGIN_DECLS
 
 /* One enum for every module. Keep skit_strerror() in step. */
 typedef enum skit_status {
@@ -128,7 +145,5 @@ int skit_check_finite_matrix(const double *a, size_t m, size_t n, size_t ld,
 /* Wall-clock seconds from a monotonic clock (for benchmarks and progress). */
 double skit_clock_seconds(void);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif /* SKIT_CORE_H */

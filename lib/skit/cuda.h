@@ -40,9 +40,7 @@
 #include "skit/device.h"
 #include "skit/toeplitz.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 /* Element type of device data and of the arithmetic on the device. */
 typedef enum skit_cuda_precision {
@@ -318,7 +316,5 @@ int skit_cuda_interp_scatter_device(const skit_cuda_interp_plan *plan, size_t d,
 size_t skit_cuda_interp_plan_device_bytes(const skit_cuda_interp_plan *plan);
 void skit_cuda_interp_plan_destroy(skit_cuda_interp_plan *plan);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif /* SKIT_CUDA_H */

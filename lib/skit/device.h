@@ -9,9 +9,7 @@
 
 #include "skit/core.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 typedef enum skit_device {
     SKIT_DEVICE_CPU = 0, /* the default (0, so zeroed options run on the CPU) */
@@ -30,7 +28,5 @@ int skit_device_parse(const char *name, skit_device *device);
  * "cuda: no device (<reason>)". SKIT_EINVAL for an unknown value. */
 int skit_device_check(skit_device device);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif /* SKIT_DEVICE_H */

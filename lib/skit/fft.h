@@ -6,15 +6,11 @@
 
 #include "skit/core.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 /* Smallest integer >= n whose prime factors are all in {2, 3, 5, 7}
  * (fast for FFTW). SKIT_EOVERFLOW if none fits in size_t. */
 int skit_fft_good_length(size_t n, size_t *length);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif

@@ -37,9 +37,7 @@
 #include "skit/mlp.h"
 #include "skit/toeplitz.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 /* ---- discrete Hilbert transform (H1, H2) ------------------------------ */
 
@@ -275,7 +273,5 @@ const char *skit_decay_class_name(skit_decay_class c);
 int skit_parseval_difference(size_t N, const double *spec_re, const double *spec_im,
                              const double *k_re, const double *k_im, double *relative_difference);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif

@@ -9,9 +9,7 @@
 
 #include "skit/core.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 /* A dense rows x cols matrix of doubles, column-major, ld = rows.
  * A 1-D array of length n is rows = n, cols = 1, ndim = 1. */
@@ -103,7 +101,5 @@ int skit_atomic_open(const char *path, char *tmp_path, size_t tmp_size, FILE **s
 int skit_atomic_commit(FILE *stream, const char *tmp_path, const char *path);
 void skit_atomic_discard(FILE *stream, const char *tmp_path);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif

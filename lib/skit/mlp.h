@@ -21,9 +21,7 @@
 
 #include "skit/core.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 typedef enum skit_activation {
     SKIT_ACTIVATION_RELU = 0,
@@ -104,7 +102,5 @@ int skit_relu_breakpoints(const skit_mlp *mlp, double a, double b, size_t grid, 
 int skit_pwl_interpolation_error(const skit_mlp *mlp, double a, double b, const double *breaks,
                                  size_t count, size_t per_piece, double *relative_error);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif

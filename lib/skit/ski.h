@@ -23,9 +23,7 @@
 #include "skit/mlp.h"
 #include "skit/toeplitz.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 /* ====================================================================== */
 /* K1 — kernels                                                            */
@@ -442,7 +440,5 @@ int skit_theorem1_evaluate(skit_theorem1 *ctx, size_t r, const skit_interp_optio
                            double pinv_rtol, skit_theorem1_terms *terms);
 void skit_theorem1_destroy(skit_theorem1 *ctx);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif

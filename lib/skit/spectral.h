@@ -6,9 +6,7 @@
 
 #include "skit/core.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 /* Singular values of the m x n matrix A, descending, into s[min(m,n)].
  * If U/Vt are non-NULL, also the thin factors: U is m x k (ldu >= m),
@@ -61,7 +59,5 @@ int skit_spectral_norm_lanczos(size_t m, size_t n, skit_linop_apply apply, void 
                                double tol, size_t max_iter, uint64_t seed, double *norm,
                                size_t *iterations);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif

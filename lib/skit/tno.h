@@ -81,9 +81,7 @@
 #include "skit/mlp.h"
 #include "skit/toeplitz.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 typedef enum skit_tno_kind {
     SKIT_TNO_FFT = 0, /* TNO: RPE MLP + decay bias + FFT Toeplitz product */
@@ -277,7 +275,5 @@ int skit_tno_dense(const skit_tno *plan, size_t channel, double *T, size_t ldt);
  * SKIT_ENOMEM, SKIT_EOVERFLOW. */
 int skit_tno_reference(const skit_tno *plan, const double *x, double *y, double *magnitude);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif

@@ -16,9 +16,7 @@
 #include "skit/core.h"
 #include "skit/fft.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+SKIT_BEGIN_DECLS
 
 /* ---- dense reference (T1) --------------------------------------------- */
 
@@ -110,7 +108,5 @@ int skit_toeplitz_solve_spd(size_t n, const double *t, size_t nrhs, const double
 int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const double *B,
                         size_t ldb, double *X, size_t ldx);
 
-#ifdef __cplusplus
-}
-#endif
+SKIT_END_DECLS
 #endif
