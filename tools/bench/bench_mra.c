@@ -20,8 +20,8 @@
 #include <omp.h>
 #endif
 
-#include "bench.h"
-#include "cli.h"
+#include "common.h"
+#include "../cli.h"
 
 static const char *usage =
     "usage: skit bench mra [options]\n"

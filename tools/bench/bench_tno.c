@@ -55,8 +55,8 @@
 #include <omp.h>
 #endif
 
-#include "bench.h"
-#include "cli.h"
+#include "common.h"
+#include "../cli.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -1,8 +1,8 @@
-/* bench.h — timing for `skit bench`: setup stays outside the timer; the
+/* common.h — timing for `skit bench`: setup stays outside the timer; the
  * reported time is the median of several samples after a warm-up, each
  * sample repeating the call enough times to last at least min_sample_s. */
-#ifndef SKIT_BENCH_H
-#define SKIT_BENCH_H
+#ifndef SKIT_BENCH_COMMON_H
+#define SKIT_BENCH_COMMON_H
 
 #include <stddef.h>
 
@@ -27,10 +27,10 @@ double bench_loglog_slope(const double *n, const double *t, size_t count);
 int bench_run_peer(const char *const argv[], double *seconds);
 
 /* Subcommands of `skit bench`, one per area. */
-int bench_toeplitz(int argc, char **argv); /* tools/bench_toeplitz.c */
-int bench_ski(int argc, char **argv);      /* tools/bench_ski.c */
-int bench_mra(int argc, char **argv);      /* tools/bench_mra.c */
-int bench_tno(int argc, char **argv);      /* tools/bench_tno.c */
-int bench_device(int argc, char **argv);   /* tools/bench_device.c */
+int bench_toeplitz(int argc, char **argv); /* tools/bench/bench_toeplitz.c */
+int bench_ski(int argc, char **argv);      /* tools/bench/bench_ski.c */
+int bench_mra(int argc, char **argv);      /* tools/bench/bench_mra.c */
+int bench_tno(int argc, char **argv);      /* tools/bench/bench_tno.c */
+int bench_device(int argc, char **argv);   /* tools/bench/bench_device.c */
 
 #endif

@@ -1,4 +1,4 @@
-/* bench.c — timing helpers shared by the `skit bench` targets. */
+/* common.c — timing helpers shared by the `skit bench` targets. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "common.h"
 #include "skit.h"
 
 static int compare_doubles(const void *a, const void *b)
