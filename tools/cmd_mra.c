@@ -22,87 +22,16 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "table.h"
 
-/* ---- a table of text cells ------------------------------------------------ */
-
-typedef struct table {
-    const char *const *names;
-    size_t ncols, rows, cap;
-    char **cells;
-} table;
-
-static int table_add(table *t, char **cells)
-{
-    if (t->rows == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        char **p = realloc(t->cells, cap * t->ncols * sizeof *p);
-        if (!p) return -1;
-        t->cells = p;
-        t->cap = cap;
-    }
-    for (size_t c = 0; c < t->ncols; c++) {
-        t->cells[t->rows * t->ncols + c] = strdup(cells[c]);
-        if (!t->cells[t->rows * t->ncols + c]) return -1;
-    }
-    t->rows++;
-    return 0;
-}
-
-static void table_free(table *t)
-{
-    for (size_t i = 0; i < t->rows * t->ncols; i++) free(t->cells[i]);
-    free(t->cells);
-}
-
-/* A row from a printf-like spec: 's' string, 'z' size_t, 'g' double. */
-static int table_row(table *t, const char *spec, ...)
-{
-    char store[32][48], *cells[32];
-    va_list ap;
-    va_start(ap, spec);
-    for (size_t c = 0; c < t->ncols && spec[c]; c++) {
-        cells[c] = store[c];
-        switch (spec[c]) {
-        case 's': snprintf(store[c], sizeof store[c], "%s", va_arg(ap, const char *)); break;
-        case 'z': snprintf(store[c], sizeof store[c], "%zu", va_arg(ap, size_t)); break;
-        default: snprintf(store[c], sizeof store[c], "%.6g", va_arg(ap, double)); break;
-        }
-    }
-    va_end(ap);
-    return table_add(t, cells);
-}
-
-static int write_table(const table *t, const char *path, const cli_common *common,
-                       const char *units, const char *const *comments, int argc, char **argv)
-{
-    skit_tsv_writer *w;
-    int status = skit_tsv_open(&w, path, argc, argv, 1, common->seed, units);
-    if (status != SKIT_OK) return cli_library_error(status);
-    for (size_t i = 0; comments && comments[i]; i++) skit_tsv_comment(w, "%s", comments[i]);
-    skit_tsv_columns(w, t->names);
-    for (size_t r = 0; r < t->rows; r++)
-        skit_tsv_row_text(w, (const char *const *)(t->cells + r * t->ncols), t->ncols);
-    status = skit_tsv_close(w);
-    if (status != SKIT_OK) return cli_library_error(status);
-    return CLI_OK;
-}
-
-/* Writes the table to -o (or stdout) and, with --plot, draws the figure
- * (from a temporary copy when the table went to stdout). */
-static int emit(const table *t, const cli_common *common, const char *units,
+/* The table with its comment lines (NULL-terminated) to -o or stdout, and
+ * with --plot the figure. */
+static int emit(cli_table *t, const cli_common *common, const char *units,
                 const char *const *comments, int argc, char **argv, const char *script,
                 const char *variables)
 {
-    int to_file = common->output && strcmp(common->output, "-") != 0;
-    int status = write_table(t, to_file ? common->output : NULL, common, units, comments, argc, argv);
-    if (status != CLI_OK || !common->plot) return status;
-    if (to_file) return cli_plot(script, common->output, common->plot, variables);
-    char tmp[128];
-    snprintf(tmp, sizeof tmp, "/tmp/skit-mra-%ld.tsv", (long)getpid());
-    status = write_table(t, tmp, common, units, comments, argc, argv);
-    if (status == CLI_OK) status = cli_plot(script, tmp, common->plot, variables);
-    unlink(tmp);
-    return status;
+    for (size_t i = 0; comments && comments[i]; i++) cli_table_comment(t, "%s", comments[i]);
+    return cli_table_emit(t, common, argc, argv, units, script, variables);
 }
 
 /* CPU seconds of the whole process (every thread): a measure of work that,
@@ -725,7 +654,9 @@ static int run_sweep(options *o, int argc, char **argv)
     } else if (check_sweep(o, o->n, o->nn) != CLI_OK) {
         return CLI_USAGE;
     }
-    table t = {.names = sweep_columns, .ncols = 16};
+    cli_table t;
+    cli_table_init(&t, sweep_columns);
+    char first_tau[48] = "1"; /* the figure's default temperature */
     int status = CLI_OK;
     size_t nruns = files ? 1 : o->nn;
     size_t nt = o->entropy ? o->nentropy : o->ntemperature;
@@ -798,10 +729,11 @@ static int run_sweep(options *o, int argc, char **argv)
                     }
                     double err;
                     skit_attention_relative_error(n, dv, yh, n, y, n, &err);
-                    if (table_row(&t, "szzzggggggggggzz", skit_attention_method_name(m), n, d, dv, tau,
-                                  scale, h, f, param, stats.work_fraction, err, best, best_cpu,
-                                  exact_time, bytes, skit_memory_peak_rss()))
-                        status = cli_failure("out of memory");
+                    if (!cli_table_rows(&t)) snprintf(first_tau, sizeof first_tau, "%.6g", tau);
+                    cli_table_rowf(&t, "%s\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%zu\t%zu",
+                                   skit_attention_method_name(m), n, d, dv, tau, scale, h, f, param,
+                                   stats.work_fraction, err, best, best_cpu, exact_time, bytes,
+                                   skit_memory_peak_rss());
                 }
             }
         }
@@ -818,7 +750,7 @@ static int run_sweep(options *o, int argc, char **argv)
                 strcat(methods, " ");
             }
         snprintf(vars, sizeof vars, "methods='%s'; nsel=%zu; tsel='%s'", methods,
-                 files ? file_n : o->n[0], t.rows ? t.cells[4] : "1");
+                 files ? file_n : o->n[0], first_tau);
         const char *comments[] = {
             files ? "inputs: Q, K, V from .npy files" : "inputs: synthetic (skit_attention_synthetic)",
             "rel_error = ||Yhat - Y||_F / ||Y||_F against blocked exact attention (same scale)",
@@ -846,7 +778,7 @@ static int run_sweep(options *o, int argc, char **argv)
                       "bytes; entropy: nats",
                       all, argc, argv, "mra_sweep", vars);
     }
-    table_free(&t);
+    cli_table_free(&t);
     return status;
 }
 
@@ -857,12 +789,6 @@ static double frob_diff(size_t n, const double *a, const double *b)
     double s = 0;
     for (size_t i = 0; i < n * n; i++) s += (a[i] - b[i]) * (a[i] - b[i]);
     return sqrt(s);
-}
-
-static int write_extra(const char *path, const table *t, const options *o, const char *units,
-                       int argc, char **argv)
-{
-    return write_table(t, path, &o->common, units, NULL, argc, argv);
 }
 
 static int run_haar(options *o, int argc, char **argv)
@@ -885,8 +811,10 @@ static int run_haar(options *o, int argc, char **argv)
     double *s = malloc(nn * sizeof *s), *c = malloc(nn * sizeof *c), *hat = malloc(nn * sizeof *hat),
            *eye = calloc(nn, sizeof *eye), *keepmat[2] = {NULL, NULL};
     double *sv = malloc(n * sizeof *sv), small_fraction = 0;
-    table t = {.names = cols, .ncols = 15}, ht = {.names = hcols, .ncols = 4},
-          mt = {.names = mcols, .ncols = 7};
+    cli_table t, ht, mt;
+    cli_table_init(&t, cols);
+    cli_table_init(&ht, hcols);
+    cli_table_init(&mt, mcols);
     int status = CLI_OK;
     if (!s || !c || !hat || !eye || !sv) {
         status = cli_failure("out of memory");
@@ -920,7 +848,7 @@ static int run_haar(options *o, int argc, char **argv)
             counts[bin]++;
         }
         for (size_t k = 0; k < bins; k++)
-            table_row(&ht, "ggzg", -16.0 + (double)k / 4.0, -16.0 + (double)(k + 1) / 4.0, counts[k],
+            cli_table_rowf(&ht, "%.6g\t%.6g\t%zu\t%.6g", -16.0 + (double)k / 4.0, -16.0 + (double)(k + 1) / 4.0, counts[k],
                       (double)counts[k] / (double)nn);
         (void)zeros;
         small_fraction = (double)small / (double)nn;
@@ -975,7 +903,7 @@ static int run_haar(options *o, int argc, char **argv)
             status = cli_library_error(st);
             break;
         }
-        table_row(&t, "gzggggggggggggg", f, n, tau, h, e_haar, e_low, e_top, e_mra[0], e_mra[1],
+        cli_table_rowf(&t, "%.6g\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g", f, n, tau, h, e_haar, e_low, e_top, e_mra[0], e_mra[1],
                   e_haar / snorm, e_low / snorm, e_top / snorm, e_mra[0] / snorm, e_mra[1] / snorm,
                   thr);
     }
@@ -984,16 +912,15 @@ static int run_haar(options *o, int argc, char **argv)
             for (size_t i = 0; i < n; i++) {
                 size_t id = i + j * n;
                 double h1 = keepmat[0] ? keepmat[0][id] : 0, h2 = keepmat[1] ? keepmat[1][id] : 0;
-                table_row(&mt, "zzggggg", i, j, s[id], h1, fabs(h1 - s[id]), h2, fabs(h2 - s[id]));
+                cli_table_rowf(&mt, "%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g", i, j, s[id], h1, fabs(h1 - s[id]), h2, fabs(h2 - s[id]));
             }
-        status = write_extra(o->matrix_out, &mt, o,
-                             "A = softmax matrix; hat1/hat2: Haar reconstructions at the first two "
-                             "--keep fractions; err = |hat - A|",
-                             argc, argv);
+        status = cli_table_save(&mt, o->matrix_out, argc, argv, o->common.seed,
+                                "A = softmax matrix; hat1/hat2: Haar reconstructions at the first two "
+                                "--keep fractions; err = |hat - A|");
     }
     if (status == CLI_OK && o->hist_out)
-        status = write_extra(o->hist_out, &ht, o, "histogram of log10 |Haar coefficient| (bins of 0.25)",
-                             argc, argv);
+        status = cli_table_save(&ht, o->hist_out, argc, argv, o->common.seed,
+                                "histogram of log10 |Haar coefficient| (bins of 0.25)");
     if (status == CLI_OK) {
         char cm1[200];
         snprintf(cm1, sizeof cm1, "fraction of Haar coefficients with magnitude < 0.005: %.4f",
@@ -1014,9 +941,9 @@ done:
     free(sv);
     free(keepmat[0]);
     free(keepmat[1]);
-    table_free(&t);
-    table_free(&ht);
-    table_free(&mt);
+    cli_table_free(&t);
+    cli_table_free(&ht);
+    cli_table_free(&mt);
     inputs_free(&in);
     return status;
 }
@@ -1040,7 +967,8 @@ static int run_workload(options *o, int argc, char **argv)
             (o->n[i] % b || o->n[i] < 2 * b))
             return cli_usage_error("--n = %zu is not a multiple of the MRA block %zu (at least 2 blocks)",
                                    o->n[i], b);
-    table t = {.names = cols, .ncols = 7};
+    cli_table t;
+    cli_table_init(&t, cols);
     int status = CLI_OK;
     double tau = o->temperature[0];
     cli_progress_start(&o->common);
@@ -1068,7 +996,7 @@ static int run_workload(options *o, int argc, char **argv)
                     double work = m == SKIT_ATTENTION_LOWRANK ? 2.0 * (double)n * (double)needed[t2]
                                                               : (double)needed[t2];
                     double err = m == SKIT_ATTENTION_LOWRANK ? errors[needed[t2]] : o->targets[t2];
-                    table_row(&t, "szgzggg", skit_attention_method_name(m), n, o->targets[t2],
+                    cli_table_rowf(&t, "%s\t%zu\t%.6g\t%zu\t%.6g\t%.6g\t%.6g", skit_attention_method_name(m), n, o->targets[t2],
                               needed[t2], work, work / ((double)n * (double)n), err);
                 }
                 continue;
@@ -1106,7 +1034,7 @@ static int run_workload(options *o, int argc, char **argv)
                     status = cli_library_error(st);
                     break;
                 }
-                table_row(&t, "szgzggg", skit_attention_method_name(m), n, o->targets[t2], found,
+                cli_table_rowf(&t, "%s\t%zu\t%.6g\t%zu\t%.6g\t%.6g\t%.6g", skit_attention_method_name(m), n, o->targets[t2], found,
                           found ? work : NAN, found ? work / ((double)n * (double)n) : NAN, err);
             }
         }
@@ -1128,7 +1056,7 @@ static int run_workload(options *o, int argc, char **argv)
         status = emit(&t, &o->common, "workload: entries; error: relative", comments, argc, argv,
                       "mra_workload", NULL);
     }
-    table_free(&t);
+    cli_table_free(&t);
     return status;
 }
 
@@ -1145,7 +1073,6 @@ static int run_bounds(options *o, int argc, char **argv)
     int files = o->qpath != NULL;
     inputs in;
     size_t nruns = files ? 1 : o->nn;
-    table t = {.names = cols, .ncols = 16};
     int status = CLI_OK;
     if (files && load_inputs(o, 0, &in) != CLI_OK) return CLI_USAGE;
     /* validate sizes first */
@@ -1157,6 +1084,8 @@ static int run_bounds(options *o, int argc, char **argv)
                 return cli_usage_error("--block = %zu does not divide --n = %zu", o->block[bi], n);
             }
     }
+    cli_table t;
+    cli_table_init(&t, cols);
     cli_progress_start(&o->common);
     for (size_t ni = 0; ni < nruns && status == CLI_OK; ni++) {
         if (!files && (status = make_inputs(o, o->n[ni], 0, &in)) != CLI_OK) break;
@@ -1173,7 +1102,7 @@ static int run_bounds(options *o, int argc, char **argv)
                     skit_mra_prop45 pr;
                     st = skit_mra_prop45_evaluate(n, d, in.q, n, in.k, n, scale, b, m1, &pr);
                     if (st != SKIT_OK) break;
-                    table_row(&t, "zgzgzzzzgggggggs", n, tau, b, o->budget[fi], lr.blocks,
+                    cli_table_rowf(&t, "%zu\t%.6g\t%zu\t%.6g\t%zu\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%s", n, tau, b, o->budget[fi], lr.blocks,
                               lr.lower_violations, lr.upper_violations, lr.holder_violations,
                               lr.max_ratio, lr.max_ratio_holder, lr.mean_range, lr.max_range,
                               (double)m1, pr.measured, pr.bound, pr.holds ? "yes" : "no");
@@ -1195,7 +1124,7 @@ static int run_bounds(options *o, int argc, char **argv)
         status = emit(&t, &o->common, "ratios and errors dimensionless; ranges in logit units",
                       comments, argc, argv, "mra_bounds", NULL);
     }
-    table_free(&t);
+    cli_table_free(&t);
     return status;
 }
 
@@ -1206,7 +1135,8 @@ static int run_frame(options *o, int argc, char **argv)
     static const char *const cols[] = {"n", "subset", "density", "components", "max_difference", NULL};
     if (o->entropy) return cli_usage_error("--entropy does not apply to 'skit mra frame'");
     size_t subsets = o->subsets ? o->subsets : 20;
-    table t = {.names = cols, .ncols = 5};
+    cli_table t;
+    cli_table_init(&t, cols);
     int status = CLI_OK;
     skit_rng rng;
     skit_rng_seed_stream(&rng, o->common.seed, 77);
@@ -1227,7 +1157,7 @@ static int run_frame(options *o, int argc, char **argv)
             for (size_t i = 0; i < count; i++) in_j += sub[i] = skit_rng_uniform(&rng) < density;
             double diff;
             st = skit_mra_observation_a1(n, s, n, sub, &diff);
-            if (st == SKIT_OK) table_row(&t, "zzgzg", n, r, density, in_j, diff);
+            if (st == SKIT_OK) cli_table_rowf(&t, "%zu\t%zu\t%.6g\t%zu\t%.6g", n, r, density, in_j, diff);
         }
         if (st != SKIT_OK && status == CLI_OK) status = cli_library_error(st);
         free(s);
@@ -1242,7 +1172,7 @@ static int run_frame(options *o, int argc, char **argv)
         status = emit(&t, &o->common, "differences relative to max |A|", comments, argc, argv,
                       "mra_frame", NULL);
     }
-    table_free(&t);
+    cli_table_free(&t);
     return status;
 }
 

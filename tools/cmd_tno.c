@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "table.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -93,30 +94,6 @@ typedef struct args {
     size_t batch, n, d;
     int coeff_reference, verify;
 } args;
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-/* a data output: .npy, .tsv or .txt in a writable directory */
-static int validate_file_output(const char *option, const char *path, int npy_allowed)
-{
-    if (!path) return CLI_OK;
-    if (!(npy_allowed && ends_with(path, ".npy")) && !ends_with(path, ".tsv") && !ends_with(path, ".txt"))
-        return cli_usage_error("%s: file name must end in %s.tsv (or .txt), got '%s'", option,
-                               npy_allowed ? ".npy or " : "", path);
-    return cli_check_output_path(option, path); /* names the option (cli_common_validate says -o) */
-}
-
-static int load_array(const char *option, const char *path, skit_matrix *m)
-{
-    int status = ends_with(path, ".npy") ? skit_npy_read(path, m) : skit_tsv_read(path, m);
-    if (status == SKIT_OK) return CLI_OK;
-    if (status == SKIT_ENOMEM) return cli_failure("%s: %s", option, skit_last_error());
-    return cli_usage_error("%s: %s", option, skit_last_error());
-}
 
 /* C-order flattening of a column-major rows x cols matrix */
 static void flatten_c(const skit_matrix *m, double *out)
@@ -285,11 +262,11 @@ static int parse_args(int argc, char **argv, args *a)
         return cli_usage_error("--fft-length: only for --op fd");
     if (cli_common_validate(&a->common) != CLI_OK) return CLI_USAGE;
     if (a->common.output && strcmp(a->common.output, "-") != 0 &&
-        validate_file_output("-o", a->common.output, 1) != CLI_OK)
+        cli_check_data_path("-o", a->common.output, 1) != CLI_OK)
         return CLI_USAGE;
-    if (validate_file_output("--save-params", a->save_params, 1) != CLI_OK ||
-        validate_file_output("--coeffs", a->coeffs_path, 1) != CLI_OK ||
-        validate_file_output("--stats", a->stats_path, 0) != CLI_OK)
+    if (cli_check_data_path("--save-params", a->save_params, 1) != CLI_OK ||
+        cli_check_data_path("--coeffs", a->coeffs_path, 1) != CLI_OK ||
+        cli_check_data_path("--stats", a->stats_path, 0) != CLI_OK)
         return CLI_USAGE;
     if (o->device == SKIT_DEVICE_CUDA) {
         if (o->kind == SKIT_TNO_SKI && o->causality == SKIT_CAUSAL)
@@ -318,7 +295,8 @@ static void from_channels(const double *yc, size_t n, size_t d, size_t batch, do
             for (size_t i = 0; i < n; i++) Y[(b * n + i) + c * rows] = yc[(b * d + c) * n + i];
 }
 
-/* rows x cols column-major to FILE (.npy or TSV with named columns) */
+/* rows x cols column-major to FILE (.npy or TSV with named columns; with
+ * sequence and token columns for the n-token rows of y) */
 static int write_matrix(const char *path, int argc, char **argv, uint64_t seed, const double *data, size_t rows,
                         size_t cols, int ndim, const char *name, const char *comment, int with_token, size_t n)
 {
@@ -326,40 +304,7 @@ static int write_matrix(const char *path, int argc, char **argv, uint64_t seed, 
         if (!isfinite(data[k]))
             return cli_failure("%s: the result has non-finite values (overflow): inputs or parameters too large",
                                path ? path : "stdout");
-    if (path && strcmp(path, "-") != 0 && ends_with(path, ".npy")) {
-        int status = skit_npy_write(path, data, rows, cols, rows, ndim);
-        return status == SKIT_OK ? CLI_OK : cli_library_error(status);
-    }
-    size_t extra = with_token ? 2 : 0;
-    char **names = calloc(cols + extra + 1, sizeof *names);
-    char *text = malloc((cols + extra) * 32);
-    double *row = malloc((cols + extra) * sizeof *row);
-    if (!names || !text || !row) {
-        free(names), free(text), free(row);
-        return cli_failure("out of memory");
-    }
-    for (size_t j = 0; j < cols + extra; j++) {
-        names[j] = text + 32 * j;
-        if (with_token && j < 2) snprintf(names[j], 32, "%s", j ? "token" : "sequence");
-        else if (cols == 1) snprintf(names[j], 32, "%s", name);
-        else snprintf(names[j], 32, "%s_%zu", name, j - extra);
-    }
-    skit_tsv_writer *w = NULL;
-    int status = skit_tsv_open(&w, path, argc, argv, 1, seed, NULL);
-    if (status == SKIT_OK) status = skit_tsv_comment(w, "%s", comment);
-    if (status == SKIT_OK) status = skit_tsv_columns(w, (const char *const *)names);
-    for (size_t i = 0; i < rows && status == SKIT_OK; i++) {
-        if (with_token) {
-            row[0] = (double)(i / n);
-            row[1] = (double)(i % n);
-        }
-        for (size_t j = 0; j < cols; j++) row[extra + j] = data[i + j * rows];
-        status = skit_tsv_row(w, row, cols + extra);
-    }
-    if (status == SKIT_OK) status = skit_tsv_close(w);
-    else if (w) skit_tsv_abort(w);
-    free(names), free(text), free(row);
-    return status == SKIT_OK ? CLI_OK : cli_library_error(status);
+    return cli_write_matrix(path, argc, argv, 1, seed, data, rows, cols, ndim, name, comment, with_token ? n : 0);
 }
 
 /* Parameters from --params, or --knot-values / --filter (ski). *params is
@@ -372,14 +317,14 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
     skit_matrix K = {0}, F = {0}, P = {0};
     int rc = CLI_OK;
     if (a->knots_path) {
-        rc = load_array("--knot-values", a->knots_path, &K);
+        rc = cli_read_matrix("--knot-values", a->knots_path, &K);
         if (rc == CLI_OK && (K.rows != d || K.cols % 2 || K.cols == 0))
             rc = cli_usage_error("--knot-values: shape %zu x %zu: need d x 2K (d = %zu rows, an even number of "
                                  "columns: K values each side of 0)", K.rows, K.cols, d);
         if (rc == CLI_OK) o->knots = K.cols / 2;
     }
     if (rc == CLI_OK && a->filter_path) {
-        rc = load_array("--filter", a->filter_path, &F);
+        rc = cli_read_matrix("--filter", a->filter_path, &F);
         if (rc == CLI_OK && (F.rows != d || F.cols % 2 == 0))
             rc = cli_usage_error("--filter: shape %zu x %zu: need d x m (d = %zu rows, an odd number m of taps)",
                                  F.rows, F.cols, d);
@@ -391,7 +336,7 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
         if (status != SKIT_OK) rc = cli_library_error(status);
     }
     if (rc == CLI_OK && a->params_path) {
-        rc = load_array("--params", a->params_path, &P);
+        rc = cli_read_matrix("--params", a->params_path, &P);
         if (rc == CLI_OK && P.rows * P.cols != need)
             rc = cli_usage_error("--params: has %zu values; this %s operator (d = %zu%s) has %zu parameters",
                                  P.rows * P.cols, skit_tno_kind_name(o->kind), d,
@@ -447,7 +392,7 @@ int cmd_tno(int argc, char **argv)
     skit_matrix X = {0};
     size_t n = a.n, d = a.d, batch = a.batch;
     if (a.x_path) {
-        if (load_array("--x", a.x_path, &X) != CLI_OK) return CLI_USAGE;
+        if (cli_read_matrix("--x", a.x_path, &X) != CLI_OK) return CLI_USAGE;
         d = X.cols;
         size_t rows = X.rows, cols = X.cols; /* the messages below need them after the free */
         if (d == 0 || X.rows == 0) {
@@ -581,32 +526,18 @@ int cmd_tno(int argc, char **argv)
                           "param", comment, 0, n);
     }
     if (rc == CLI_OK && a.stats_path) {
-        skit_tsv_writer *w = NULL;
         static const char *const names[] = {"operator", "causality", "n", "d", "batch", "parameters",
                                             "plan_bytes", "forward_s", "max_rel_error", "tolerance", "verdict",
                                             NULL};
-        char f[11][64];
-        const char *fields[11];
-        snprintf(f[0], 64, "%s", skit_tno_kind_name(o->kind));
-        snprintf(f[1], 64, "%s", o->causality == SKIT_CAUSAL ? "causal" : "bidirectional");
-        snprintf(f[2], 64, "%zu", n);
-        snprintf(f[3], 64, "%zu", d);
-        snprintf(f[4], 64, "%zu", batch);
-        snprintf(f[5], 64, "%zu", skit_tno_parameter_count(op));
-        snprintf(f[6], 64, "%zu", skit_tno_plan_bytes(op));
-        snprintf(f[7], 64, "%.6g", seconds);
-        snprintf(f[8], 64, "%.3g", error);
-        snprintf(f[9], 64, "%.3g", tolerance);
-        snprintf(f[10], 64, "%s", !a.verify ? "not-verified" : error <= tolerance ? "ok" : "failed");
-        for (int j = 0; j < 11; j++) fields[j] = f[j];
-        status = skit_tsv_open(&w, a.stats_path, argc, full, 1, a.common.seed, "seconds; bytes");
-        if (status == SKIT_OK) status = skit_tsv_comment(w, "operator: %s; max_rel_error: max|y - dense| / max(|T||x|)",
-                                                         description);
-        if (status == SKIT_OK) status = skit_tsv_columns(w, names);
-        if (status == SKIT_OK) status = skit_tsv_row_text(w, fields, 11);
-        if (status == SKIT_OK) status = skit_tsv_close(w);
-        else if (w) skit_tsv_abort(w);
-        if (status != SKIT_OK) rc = cli_library_error(status);
+        cli_table t;
+        cli_table_init(&t, names);
+        cli_table_comment(&t, "operator: %s; max_rel_error: max|y - dense| / max(|T||x|)", description);
+        cli_table_rowf(&t, "%s\t%s\t%zu\t%zu\t%zu\t%zu\t%zu\t%.6g\t%.3g\t%.3g\t%s", skit_tno_kind_name(o->kind),
+                       o->causality == SKIT_CAUSAL ? "causal" : "bidirectional", n, d, batch,
+                       skit_tno_parameter_count(op), skit_tno_plan_bytes(op), seconds, error, tolerance,
+                       !a.verify ? "not-verified" : error <= tolerance ? "ok" : "failed");
+        rc = cli_table_save(&t, a.stats_path, argc, full, a.common.seed, "seconds; bytes");
+        cli_table_free(&t);
     }
     if (rc == CLI_OK && a.verify && !a.common.quiet)
         fprintf(stderr, "%s: verify: max|y - dense| / max(|T||x|) = %.3g (tolerance %.3g): %s\n", cli_context(),

@@ -37,6 +37,7 @@
 
 #include "common.h"
 #include "../cli.h"
+#include "../table.h"
 
 static const char *usage =
     "usage: skit bench device [options]\n"
@@ -467,93 +468,37 @@ static int bench_mra_size(const options *o, size_t n, skit_rng *rng, result rows
 
 /* ---- output ------------------------------------------------------------------------------------- */
 
-typedef struct output {
-    skit_tsv_writer *tsv, *plot_tsv;
-    char plot_path[64];
-} output;
-
-static int output_open(output *out, const options *o, const char *units)
-{
-    memset(out, 0, sizeof *out);
-    if (cli_output_open(&out->tsv, &o->common, o->argc, o->argv, units) != CLI_OK) return CLI_USAGE;
-    if (o->common.plot && !(o->common.output && strcmp(o->common.output, "-") != 0)) {
-        snprintf(out->plot_path, sizeof out->plot_path, "/tmp/skit-bench-device-%ld.tsv", (long)getpid());
-        int status = skit_tsv_open(&out->plot_tsv, out->plot_path, o->argc, o->argv, 1,
-                                   o->common.seed, units);
-        if (status != SKIT_OK) {
-            skit_tsv_abort(out->tsv);
-            return cli_library_error(status);
-        }
-    }
-    return CLI_OK;
-}
-
-static void output_comment(output *out, const char *text)
-{
-    skit_tsv_comment(out->tsv, "%s", text);
-    if (out->plot_tsv) skit_tsv_comment(out->plot_tsv, "%s", text);
-}
-
-static void output_columns(output *out)
-{
-    skit_tsv_columns(out->tsv, column_names);
-    if (out->plot_tsv) skit_tsv_columns(out->plot_tsv, column_names);
-}
-
 static double ratio(double a, double b)
 {
     return (isfinite(a) && isfinite(b) && b > 0) ? a / b : NAN;
 }
 
-static void output_row(output *out, const result *r)
+static void output_row(cli_table *t, const result *r)
 {
     double v[12] = {r->n, r->d, r->bytes, r->cpu_s, r->gpu_s, r->gpu_transfer_s, r->floor_s,
                     ratio(r->gpu_s, r->floor_s), ratio(r->cpu_s, r->gpu_s),
                     ratio(r->cpu_s, r->gpu_transfer_s), r->gflops, r->rel_error};
-    char text[12][32];
-    const char *fields[14] = {r->op, r->precision};
+    cli_table_cell(t, "%s", r->op);
+    cli_table_cell(t, "%s", r->precision);
     for (int i = 0; i < 12; i++) {
         if (isnan(v[i]))
-            snprintf(text[i], sizeof text[i], "nan");
+            cli_table_cell(t, "nan");
         else
-            snprintf(text[i], sizeof text[i], "%.6g", v[i]);
-        fields[i + 2] = text[i];
+            cli_table_cell(t, "%.6g", v[i]);
     }
-    skit_tsv_row_text(out->tsv, fields, 14);
-    if (out->plot_tsv) skit_tsv_row_text(out->plot_tsv, fields, 14);
-    fflush(skit_tsv_stream(out->tsv));
-}
-
-static void output_abort(output *out)
-{
-    skit_tsv_abort(out->tsv);
-    if (out->plot_tsv) skit_tsv_abort(out->plot_tsv);
-}
-
-static int output_close(output *out, const options *o)
-{
-    int status = cli_output_close(out->tsv);
-    if (out->plot_tsv) {
-        int s2 = skit_tsv_close(out->plot_tsv);
-        if (status == CLI_OK && s2 != SKIT_OK) status = cli_library_error(s2);
-    }
-    if (status == CLI_OK && o->common.plot)
-        status = cli_plot_common(&o->common, "bench_device",
-                                 out->plot_tsv ? out->plot_path : o->common.output, NULL);
-    if (out->plot_tsv) unlink(out->plot_path);
-    return status;
+    cli_table_end_row(t);
 }
 
 /* ---- targets ---------------------------------------------------------------------------------------- */
 
 /* The targets when a device is present, judged from this run. */
-static void report_targets(const options *o, output *out, const result *rows, size_t nrows,
+static void report_targets(const options *o, cli_table *out, const result *rows, size_t nrows,
                            const char *cuda_line)
 {
     char line[1024];
     if (!o->device[1]) {
         snprintf(line, sizeof line, "target: GPU targets not measured (%s)", cuda_line);
-        output_comment(out, line);
+        cli_table_note(out, "%s", line);
         if (!o->common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), line + 8);
         return;
     }
@@ -573,7 +518,7 @@ static void report_targets(const options *o, output *out, const result *rows, si
         snprintf(line, sizeof line,
                  "target: toeplitz n = 65536, d = 64, float32 vs 3x floor: not measured in this run "
                  "(needs --sizes with 2^16, --channels 64, float32)");
-    output_comment(out, line);
+    cli_table_note(out, "%s", line);
     if (!o->common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), line + 8);
     /* 2: GPU faster than CPU including transfers wherever n*d >= 2^20 */
     size_t checked = 0, met = 0;
@@ -595,11 +540,38 @@ static void report_targets(const options *o, output *out, const result *rows, si
         snprintf(line, sizeof line,
                  "target: GPU faster than CPU for n*d >= 2^20: not measured (no row with n*d >= 2^20 "
                  "timed on both devices)");
-    output_comment(out, line);
+    cli_table_note(out, "%s", line);
     if (!o->common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), line + 8);
 }
 
 /* ---- main ----------------------------------------------------------------------------------------- */
+
+/* The header of the table: devices, shapes, what each column is. */
+static void device_header(cli_table *t, const options *o, const char *cuda_line)
+{
+    cli_table_comment(t, "%s", cuda_line);
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    cli_table_comment(t, "devices: %s%s%s; CPU threads: %d; device copy bandwidth (read+write): %.4g GB/s",
+                      o->device[0] ? "cpu" : "", o->device[0] && o->device[1] ? "," : "",
+                      o->device[1] ? "cuda" : "", threads, o->device[1] ? o->bandwidth * 1e-9 : NAN);
+    cli_table_comment(t,
+                      "toeplitz: n x n, d = %zu channels with their own matrices, %s; attention: n queries = n keys, "
+                      "d = d_k = d_v = %zu, scale 1/sqrt(d), no mask",
+                      o->channels, o->causal ? "causal" : "bidirectional", o->head_dim);
+    cli_table_comment(t, "mra: MRA-2 at the attention sizes and d, block 32 (halved while it does not divide n "
+                         "into >= 2 blocks), 8 blocks per row (global selection); GPU selection on the host; "
+                         "rel_error against the CPU's MRA-2 (float32 may refine other squares near ties); "
+                         "gpu_gflops counts the coarse and refined-square GEMMs");
+    cli_table_comment(t, "cpu_s: CPU float64 (the CPU library is float64), same value on both precision rows; "
+                         "gpu_s: CUDA events, data on the device; gpu_transfer_s: host double arrays in and "
+                         "out, copies (and float32 conversion) included");
+    cli_table_comment(t, "bytes_moved: toeplitz = elt*(read x + write y + read spectra), attention = "
+                         "elt*(Q+K+V+Y); floor_s = bytes_moved / device copy bandwidth; rel_error: "
+                         "max|gpu - cpu| / max|cpu|");
+}
 
 static int run(options *o, const char *cuda_line)
 {
@@ -616,82 +588,46 @@ static int run(options *o, const char *cuda_line)
             return cli_library_error(status);
         }
     }
-    output out;
-    if (output_open(&out, o, "seconds per call (all d channels / the whole attention); bytes; "
-                             "GFLOP/s; ratios and errors dimensionless") != CLI_OK) {
-        free(rows);
-        return CLI_USAGE;
-    }
-    char line[1024];
-    snprintf(line, sizeof line, "%s", cuda_line);
-    output_comment(&out, line);
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
-    snprintf(line, sizeof line,
-             "devices: %s%s%s; CPU threads: %d; device copy bandwidth (read+write): %.4g GB/s",
-             o->device[0] ? "cpu" : "", o->device[0] && o->device[1] ? "," : "",
-             o->device[1] ? "cuda" : "", threads, o->device[1] ? o->bandwidth * 1e-9 : NAN);
-    output_comment(&out, line);
-    snprintf(line, sizeof line,
-             "toeplitz: n x n, d = %zu channels with their own matrices, %s; attention: n queries = n keys, "
-             "d = d_k = d_v = %zu, scale 1/sqrt(d), no mask",
-             o->channels, o->causal ? "causal" : "bidirectional", o->head_dim);
-    output_comment(&out, line);
-    output_comment(&out, "mra: MRA-2 at the attention sizes and d, block 32 (halved while it does not divide n "
-                         "into >= 2 blocks), 8 blocks per row (global selection); GPU selection on the host; "
-                         "rel_error against the CPU's MRA-2 (float32 may refine other squares near ties); "
-                         "gpu_gflops counts the coarse and refined-square GEMMs");
-    output_comment(&out, "cpu_s: CPU float64 (the CPU library is float64), same value on both precision rows; "
-                         "gpu_s: CUDA events, data on the device; gpu_transfer_s: host double arrays in and "
-                         "out, copies (and float32 conversion) included");
-    output_comment(&out, "bytes_moved: toeplitz = elt*(read x + write y + read spectra), attention = "
-                         "elt*(Q+K+V+Y); floor_s = bytes_moved / device copy bandwidth; rel_error: "
-                         "max|gpu - cpu| / max|cpu|");
-    output_columns(&out);
-
+    cli_table t;
+    cli_table_init(&t, column_names);
+    device_header(&t, o, cuda_line);
+    /* the operators in table order, each over its sizes */
+    const struct {
+        int (*size)(const options *, size_t, skit_rng *, result[2]);
+        const size_t *sizes;
+        size_t count;
+    } parts[3] = {{bench_toeplitz_size, o->sizes, o->nsizes},
+                  {bench_attention_size, o->att_sizes, o->natt},
+                  {bench_mra_size, o->att_sizes, o->natt}};
     skit_rng rng;
     skit_rng_seed(&rng, o->common.seed);
     cli_progress_start(&o->common);
     size_t count = 0;
     int status = SKIT_OK;
-    for (size_t i = 0; o->ops[0] && i < o->nsizes && status == SKIT_OK; i++) {
-        result pair[2];
-        status = bench_toeplitz_size(o, o->sizes[i], &rng, pair);
-        for (int p = 0; p < 2 && status == SKIT_OK; p++)
-            if (o->precision[p]) {
-                rows[count] = pair[p];
-                output_row(&out, &rows[count++]);
-            }
-    }
-    for (size_t i = 0; o->ops[1] && i < o->natt && status == SKIT_OK; i++) {
-        result pair[2];
-        status = bench_attention_size(o, o->att_sizes[i], &rng, pair);
-        for (int p = 0; p < 2 && status == SKIT_OK; p++)
-            if (o->precision[p]) {
-                rows[count] = pair[p];
-                output_row(&out, &rows[count++]);
-            }
-    }
-    for (size_t i = 0; o->ops[2] && i < o->natt && status == SKIT_OK; i++) {
-        result pair[2];
-        status = bench_mra_size(o, o->att_sizes[i], &rng, pair);
-        for (int p = 0; p < 2 && status == SKIT_OK; p++)
-            if (o->precision[p]) {
-                rows[count] = pair[p];
-                output_row(&out, &rows[count++]);
-            }
-    }
+    for (int op = 0; op < 3; op++)
+        for (size_t i = 0; o->ops[op] && i < parts[op].count && status == SKIT_OK; i++) {
+            result pair[2];
+            status = parts[op].size(o, parts[op].sizes[i], &rng, pair);
+            for (int p = 0; p < 2 && status == SKIT_OK; p++)
+                if (o->precision[p]) {
+                    rows[count] = pair[p];
+                    output_row(&t, &rows[count++]);
+                }
+        }
     cli_progress_done();
+    int rc;
     if (status != SKIT_OK) {
-        output_abort(&out);
-        free(rows);
-        return cli_library_error(status);
+        rc = cli_library_error(status);
+    } else {
+        report_targets(o, &t, rows, count, cuda_line);
+        rc = cli_table_emit(&t, &o->common, o->argc, o->argv,
+                            "seconds per call (all d channels / the whole attention); bytes; "
+                            "GFLOP/s; ratios and errors dimensionless",
+                            "bench_device", NULL);
     }
-    report_targets(o, &out, rows, count, cuda_line);
+    cli_table_free(&t);
     free(rows);
-    return output_close(&out, o);
+    return rc;
 }
 
 int bench_device(int argc, char **argv)

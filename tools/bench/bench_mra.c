@@ -22,6 +22,7 @@
 
 #include "common.h"
 #include "../cli.h"
+#include "../table.h"
 
 static const char *usage =
     "usage: skit bench mra [options]\n"
@@ -243,47 +244,16 @@ int bench_mra(int argc, char **argv)
              "synthetic (locality 16, beta 4)",
              threads, samples);
 
-    /* the table: to -o (or stdout), and a temporary copy for --plot */
     static const char *const cols[] = {"method", "n", "d", "blocks_per_row", "time_s", "time_min_s",
                                        "time_max_s", "plan_bytes", "peak_rss_bytes", NULL};
-    int to_file = common.output && strcmp(common.output, "-") != 0;
-    char tmp[128] = "";
-    const char *paths[2] = {to_file ? common.output : NULL, NULL};
-    if (common.plot && !to_file) {
-        snprintf(tmp, sizeof tmp, "/tmp/skit-bench-mra-%ld.tsv", (long)getpid());
-        paths[1] = tmp;
-    }
-    for (int w = 0; w < 2 && status == CLI_OK; w++) {
-        if (w == 1 && !paths[1]) break;
-        skit_tsv_writer *writer;
-        int st = skit_tsv_open(&writer, paths[w], argc, argv, 1, common.seed,
-                               "time: seconds per call; memory: bytes");
-        if (st != SKIT_OK) {
-            status = cli_library_error(st);
-            break;
-        }
-        for (int i = 0; i < 5; i++) skit_tsv_comment(writer, "%s", lines[i]);
-        skit_tsv_columns(writer, cols);
-        for (size_t i = 0; i < count; i++) {
-            char f[9][40];
-            const char *cells[9] = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]};
-            snprintf(f[0], sizeof f[0], "%s", rows[i].method);
-            snprintf(f[1], sizeof f[1], "%zu", rows[i].n);
-            snprintf(f[2], sizeof f[2], "%zu", rows[i].d);
-            snprintf(f[3], sizeof f[3], "%zu", rows[i].bpr);
-            snprintf(f[4], sizeof f[4], "%.6g", rows[i].t.median);
-            snprintf(f[5], sizeof f[5], "%.6g", rows[i].t.min);
-            snprintf(f[6], sizeof f[6], "%.6g", rows[i].t.max);
-            snprintf(f[7], sizeof f[7], "%zu", rows[i].plan_bytes);
-            snprintf(f[8], sizeof f[8], "%zu", rows[i].rss);
-            skit_tsv_row_text(writer, cells, 9);
-        }
-        st = skit_tsv_close(writer);
-        if (st != SKIT_OK) status = cli_library_error(st);
-    }
-    if (status == CLI_OK && common.plot)
-        status = cli_plot("mra_bench", to_file ? common.output : tmp, common.plot, NULL);
-    if (tmp[0]) unlink(tmp);
+    cli_table t;
+    cli_table_init(&t, cols);
+    for (int i = 0; i < 5; i++) cli_table_comment(&t, "%s", lines[i]);
+    for (size_t i = 0; i < count; i++)
+        cli_table_rowf(&t, "%s\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%zu\t%zu", rows[i].method, rows[i].n, rows[i].d,
+                       rows[i].bpr, rows[i].t.median, rows[i].t.min, rows[i].t.max, rows[i].plan_bytes, rows[i].rss);
+    status = cli_table_emit(&t, &common, argc, argv, "time: seconds per call; memory: bytes", "mra_bench", NULL);
+    cli_table_free(&t);
     if (status == CLI_OK && !common.quiet)
         for (int i = 0; i < 4; i++) fprintf(stderr, "skit bench mra: %s\n", lines[i]);
     return status;

@@ -57,6 +57,7 @@
 
 #include "common.h"
 #include "../cli.h"
+#include "../table.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -876,40 +877,19 @@ static const char *const columns[] = {"section", "operator", "causality", "n", "
                                       "rpe_floor_over_matvec", NULL};
 
 /* The rows of one result (only operator `only` if >= 0). */
-static int write_rows(skit_tsv_writer *w, const result *r, int only)
+static void write_rows(cli_table *t, const result *r, int only)
 {
     for (int k = 0; k < NOPS; k++) {
         if (only >= 0 && k != only) continue;
         if (k == OP_SKIB && !r->causal) continue;
-        char f[20][40];
-        const char *fields[20];
         double io = 2.0 * (double)(r->n * r->d * r->batch) * sizeof(double);
-        snprintf(f[0], 40, "%s", r->sweep ? "sweep" : "shape");
-        snprintf(f[1], 40, "%s", op_names[k]);
-        snprintf(f[2], 40, "%s", r->causal ? "causal" : "bidirectional");
-        snprintf(f[3], 40, "%zu", r->n);
-        snprintf(f[4], 40, "%zu", r->d);
-        snprintf(f[5], 40, "%zu", r->batch);
-        snprintf(f[6], 40, "%zu", k >= OP_SKI ? r->rank : (size_t)0);
-        snprintf(f[7], 40, "%.6g", r->forward[k]);
-        snprintf(f[8], 40, "%.6g", r->apply[k]);
-        snprintf(f[9], 40, "%.4g", r->fwd_matvec[k]);
-        snprintf(f[10], 40, "%.4g", r->app_matvec[k]);
-        snprintf(f[11], 40, "%.4g", r->fwd_tno[k]);
-        snprintf(f[12], 40, "%.0f", r->bytes[k] - io);
-        snprintf(f[13], 40, "%.0f", r->bytes[k]);
-        snprintf(f[14], 40, "%.3g", k == OP_TNO ? r->tno_vs_matvec : 0.0);
-        snprintf(f[15], 40, "%.6g", r->rpe[k]);
-        snprintf(f[16], 40, "%.6g", r->xform[k]);
-        snprintf(f[17], 40, "%.4g", r->rpe_matvec[k]);
-        snprintf(f[18], 40, "%.4g", r->floor_matvec[k]);
-        snprintf(f[19], 40, "%.4g", r->rpe_floor_matvec[k]);
-        for (int j = 0; j < 20; j++) fields[j] = f[j];
-        int status = skit_tsv_row_text(w, fields, 20);
-        if (status != SKIT_OK) return status;
+        cli_table_rowf(t, "%s\t%s\t%s\t%zu\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.4g\t%.4g\t%.4g\t%.0f\t%.0f\t%.3g\t%.6g\t%.6g\t%.4g\t%.4g\t%.4g",
+                       r->sweep ? "sweep" : "shape", op_names[k], r->causal ? "causal" : "bidirectional", r->n,
+                       r->d, r->batch, k >= OP_SKI ? r->rank : (size_t)0, r->forward[k], r->apply[k],
+                       r->fwd_matvec[k], r->app_matvec[k], r->fwd_tno[k], r->bytes[k] - io, r->bytes[k],
+                       k == OP_TNO ? r->tno_vs_matvec : 0.0, r->rpe[k], r->xform[k], r->rpe_matvec[k],
+                       r->floor_matvec[k], r->rpe_floor_matvec[k]);
     }
-    fflush(skit_tsv_stream(w));
-    return SKIT_OK;
 }
 
 static void slopes(const result *res, size_t count, report *rep)
@@ -936,6 +916,70 @@ static void slopes(const result *res, size_t count, report *rep)
     }
 }
 
+/* The header of the table: the operators' settings and the machine's load. */
+static void tno_header(cli_table *t, const options *o)
+{
+    double load = load_average();
+    const char *wait_policy = getenv("OMP_WAIT_POLICY");
+    int passive = wait_policy && !strcasecmp(wait_policy, "passive");
+    int busy = threads_now() > 1 && load >= 0.5 && !passive;
+    if (busy && !o->common.quiet)
+        fprintf(stderr, "%s: warning: load average %.2f on %d cores before the run: with %d threads, OpenMP "
+                        "barriers spin and stall when other processes hold the cores; compare ratios from a quiet "
+                        "machine, or run with OMP_WAIT_POLICY=passive or --threads 1\n", cli_context(), load, online_cores(), threads_now());
+    cli_table_comment(t, "threads: %d; layout: %s; RPE MLP 1->%zu, %zu hidden layers, ReLU, RMS norm; "
+                         "decay %g; SKI r = %zu (capped at n), %zu taps, %zu knots per side, linear "
+                         "interpolation; FD fft length: next power of two >= 2n",
+                      threads_now(), o->layout == SKIT_TNO_ROWS ? "rows (batch, n, d)" : "channels (batch, d, n)",
+                      o->rpe_width, o->rpe_layers, o->decay, o->rank, o->taps, o->knots);
+    cli_table_comment(t, "load average before the run: %.2f on %d cores; OMP_WAIT_POLICY=%s%s", load,
+                      online_cores(), wait_policy ? wait_policy : "(default)",
+                      busy ? " (multi-threaded timings with spinning barriers are unreliable beside other "
+                             "busy processes)"
+                           : "");
+    cli_table_comment(t, "matvec: skit_toeplitz_execute, per-channel, channel-major, TNO's coefficients "
+                         "precomputed; forward: skit_tno_forward (kernels recomputed from the parameters, "
+                         "then applied); apply: skit_tno_execute (cached kernels); ratios over the matvec "
+                         "time; memory_bytes = plan_bytes + input + output arrays; tno_vs_matvec: "
+                         "max|TNO - matvec| / max|matvec| (same matrices)");
+    cli_table_comment(t, "ski causal = cumulative sums of ski-to-go-faster Appendix B (O(n r) per channel); "
+                         "ski-blocked (causal only) = the same masked product with the sums grouped by "
+                         "interpolation bracket (O(n + r^2) per channel)");
+}
+
+/* Every --shapes point (its rows added as measured), then every sweep
+ * point, each causality selected; res[*count] onwards. */
+static int tno_measure(const options *o, cli_table *t, result *res, size_t *count)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, o->common.seed);
+    cli_progress_start(&o->common);
+    for (int pass = 0; pass < 2; pass++) {
+        size_t npass = pass ? o->nsweep : o->nshapes;
+        for (size_t i = 0; i < npass; i++)
+            for (int causal = 0; causal < 2; causal++) {
+                if (!o->causal[causal]) continue;
+                size_t n = pass ? o->sweep[i] : o->shapes[i].n;
+                size_t d = pass ? o->sweep_d : o->shapes[i].d;
+                size_t batch = pass ? 1 : o->shapes[i].batch;
+                cli_progress("%s n = %zu, d = %zu, batch = %zu, %s", pass ? "sweep" : "shape", n, d, batch,
+                             causal ? "causal" : "bidirectional");
+                int rc = measure_point(o, pass, causal, n, d, batch, &rng, &res[*count]);
+                if (rc != CLI_OK) return rc;
+                if (!pass) write_rows(t, &res[*count], -1);
+                (*count)++;
+            }
+    }
+    cli_progress_done();
+    /* sweep rows grouped by causality and operator, n ascending within a
+     * group, so that plotted series are contiguous lines */
+    for (int causal = 0; causal < 2; causal++)
+        for (int op = 0; op < NOPS; op++)
+            for (size_t i = 0; i < *count; i++)
+                if (res[i].sweep && res[i].causal == causal) write_rows(t, &res[i], op);
+    return CLI_OK;
+}
+
 int bench_tno(int argc, char **argv)
 {
     options o;
@@ -951,119 +995,31 @@ int bench_tno(int argc, char **argv)
     openblas_set_num_threads(1);
 #endif
     cli_apply_threads(&o.common);
-    size_t points = (o.nshapes + o.nsweep) * 2;
+    size_t points = (o.nshapes + o.nsweep) * 2, count = 0;
     result *res = calloc(points, sizeof *res);
     if (!res) {
         free_options(&o);
         return cli_failure("out of memory");
     }
-
-    /* without -o the table goes to stdout and the figure reads a temporary copy */
-    skit_tsv_writer *w = NULL, *wp = NULL;
-    char plot_path[64] = "";
-    const char *units = "seconds per call for the whole batch; bytes; ratios dimensionless";
-    if (cli_output_open(&w, &o.common, argc, argv, units) != CLI_OK) {
-        free(res);
-        free_options(&o);
-        return CLI_USAGE;
-    }
-    if (o.common.plot && !(o.common.output && strcmp(o.common.output, "-") != 0)) {
-        snprintf(plot_path, sizeof plot_path, "/tmp/skit-bench-tno-%ld.tsv", (long)getpid());
-        int status = skit_tsv_open(&wp, plot_path, argc, argv, 1, o.common.seed, units);
-        if (status != SKIT_OK) {
-            skit_tsv_abort(w);
-            free(res);
-            free_options(&o);
-            return cli_library_error(status);
+    cli_table t;
+    cli_table_init(&t, columns);
+    tno_header(&t, &o);
+    rc = tno_measure(&o, &t, res, &count);
+    if (rc == CLI_OK) {
+        report rep;
+        rep.count = 0;
+        evaluate(res, count, &rep);
+        slopes(res, count, &rep);
+        say(&rep, "note: the papers' speed numbers are whole training steps (forward + backward of every layer) "
+                  "on A100 GPUs; these are single forward operators on this CPU with %d threads", threads_now());
+        for (size_t i = 0; i < rep.count; i++) {
+            cli_table_note(&t, "%s", rep.lines[i]);
+            if (!o.common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), rep.lines[i]);
         }
+        rc = cli_table_emit(&t, &o.common, argc, argv,
+                            "seconds per call for the whole batch; bytes; ratios dimensionless", "tno_bench", NULL);
     }
-    skit_tsv_writer *ws[2] = {w, wp};
-    double load = load_average();
-    const char *wait_policy = getenv("OMP_WAIT_POLICY");
-    int passive = wait_policy && !strcasecmp(wait_policy, "passive");
-    int busy = threads_now() > 1 && load >= 0.5 && !passive;
-    if (busy && !o.common.quiet)
-        fprintf(stderr, "%s: warning: load average %.2f on %d cores before the run: with %d threads, OpenMP "
-                        "barriers spin and stall when other processes hold the cores; compare ratios from a quiet "
-                        "machine, or run with OMP_WAIT_POLICY=passive or --threads 1\n", cli_context(), load, online_cores(), threads_now());
-    for (int k = 0; k < 2 && ws[k]; k++) {
-        skit_tsv_comment(ws[k], "threads: %d; layout: %s; RPE MLP 1->%zu, %zu hidden layers, ReLU, RMS norm; "
-                                "decay %g; SKI r = %zu (capped at n), %zu taps, %zu knots per side, linear "
-                                "interpolation; FD fft length: next power of two >= 2n",
-                         threads_now(), o.layout == SKIT_TNO_ROWS ? "rows (batch, n, d)" : "channels (batch, d, n)",
-                         o.rpe_width, o.rpe_layers, o.decay, o.rank, o.taps, o.knots);
-        skit_tsv_comment(ws[k], "load average before the run: %.2f on %d cores; OMP_WAIT_POLICY=%s%s", load,
-                         online_cores(), wait_policy ? wait_policy : "(default)",
-                         busy ? " (multi-threaded timings with spinning barriers are unreliable beside other "
-                                "busy processes)"
-                              : "");
-        skit_tsv_comment(ws[k], "matvec: skit_toeplitz_execute, per-channel, channel-major, TNO's coefficients "
-                                "precomputed; forward: skit_tno_forward (kernels recomputed from the parameters, "
-                                "then applied); apply: skit_tno_execute (cached kernels); ratios over the matvec "
-                                "time; memory_bytes = plan_bytes + input + output arrays; tno_vs_matvec: "
-                                "max|TNO - matvec| / max|matvec| (same matrices)");
-        skit_tsv_comment(ws[k], "ski causal = cumulative sums of ski-to-go-faster Appendix B (O(n r) per channel); "
-                                "ski-blocked (causal only) = the same masked product with the sums grouped by "
-                                "interpolation bracket (O(n + r^2) per channel)");
-        skit_tsv_columns(ws[k], columns);
-    }
-
-    skit_rng rng;
-    skit_rng_seed(&rng, o.common.seed);
-    cli_progress_start(&o.common);
-    size_t count = 0;
-    int status = SKIT_OK;
-    for (int pass = 0; pass < 2 && rc == CLI_OK; pass++) {
-        size_t npass = pass ? o.nsweep : o.nshapes;
-        for (size_t i = 0; i < npass && rc == CLI_OK; i++)
-            for (int causal = 0; causal < 2 && rc == CLI_OK; causal++) {
-                if (!o.causal[causal]) continue;
-                size_t n = pass ? o.sweep[i] : o.shapes[i].n;
-                size_t d = pass ? o.sweep_d : o.shapes[i].d;
-                size_t batch = pass ? 1 : o.shapes[i].batch;
-                cli_progress("%s n = %zu, d = %zu, batch = %zu, %s", pass ? "sweep" : "shape", n, d, batch,
-                             causal ? "causal" : "bidirectional");
-                rc = measure_point(&o, pass, causal, n, d, batch, &rng, &res[count]);
-                if (rc != CLI_OK) break;
-                if (!pass)
-                    for (int k = 0; k < 2 && ws[k] && status == SKIT_OK; k++)
-                        status = write_rows(ws[k], &res[count], -1);
-                count++;
-            }
-    }
-    cli_progress_done();
-    /* sweep rows grouped by causality and operator, n ascending within a
-     * group, so that plotted series are contiguous lines */
-    for (int causal = 0; causal < 2 && rc == CLI_OK; causal++)
-        for (int op = 0; op < NOPS; op++)
-            for (size_t i = 0; i < count; i++)
-                if (res[i].sweep && res[i].causal == causal)
-                    for (int k = 0; k < 2 && ws[k] && status == SKIT_OK; k++) status = write_rows(ws[k], &res[i], op);
-    if (rc != CLI_OK || status != SKIT_OK) {
-        skit_tsv_abort(w);
-        if (wp) skit_tsv_abort(wp);
-        free(res);
-        free_options(&o);
-        return rc != CLI_OK ? rc : cli_library_error(status);
-    }
-    report rep;
-    rep.count = 0;
-    evaluate(res, count, &rep);
-    slopes(res, count, &rep);
-    say(&rep, "note: the papers' speed numbers are whole training steps (forward + backward of every layer) "
-              "on A100 GPUs; these are single forward operators on this CPU with %d threads", threads_now());
-    for (size_t i = 0; i < rep.count; i++) {
-        for (int k = 0; k < 2 && ws[k]; k++) skit_tsv_comment(ws[k], "%s", rep.lines[i]);
-        if (!o.common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), rep.lines[i]);
-    }
-    rc = cli_output_close(w);
-    if (wp) {
-        int s2 = skit_tsv_close(wp);
-        if (rc == CLI_OK && s2 != SKIT_OK) rc = cli_library_error(s2);
-    }
-    if (rc == CLI_OK && o.common.plot)
-        rc = cli_plot_common(&o.common, "tno_bench", wp ? plot_path : o.common.output, NULL);
-    if (wp) unlink(plot_path);
+    cli_table_free(&t);
     free(res);
     free_options(&o);
     return rc;

@@ -35,6 +35,7 @@
 
 #include "common.h"
 #include "../cli.h"
+#include "../table.h"
 
 static const char *usage =
     "usage: skit bench toeplitz [options]\n"
@@ -645,163 +646,150 @@ static void evaluate_targets(const options *o, const row *rows, size_t nrows,
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-static void json_number(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
-    else
-        fputs("null", f);
-}
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-/* table: nrows x nfields doubles, row-major (an array of row / check_row). */
+/* The results as JSON: the run (version, command, mode, seed, threads,
+ * units), the rows (table: nrows x nfields doubles, row-major, an array of
+ * row / check_row), the solve comparison and the targets. */
 static int write_json(const options *o, const char *mode, const char *units, const double *table,
-                      size_t nrows,
-                      const char *const *names, size_t nfields, const solve_result *solve,
+                      size_t nrows, const char *const *names, size_t nfields, const solve_result *solve,
                       int have_solve, const target *targets, size_t ntargets)
 {
-    char tmp[4200];
-    FILE *f;
-    if (skit_atomic_open(o->json, tmp, sizeof tmp, &f) != SKIT_OK) return cli_library_error(SKIT_EIO);
-    fprintf(f, "{\n  \"skit_version\": ");
-    json_string(f, skit_version());
-    fprintf(f, ",\n  \"command\": ");
+    cli_json j;
+    if (cli_json_open(&j, o->json) != CLI_OK) return CLI_USAGE;
     char cmd[4096] = "";
     for (int i = 0; i < o->argc; i++) {
         size_t len = strlen(cmd);
         snprintf(cmd + len, sizeof cmd - len, "%s%s", i ? " " : "", o->argv[i]);
     }
-    json_string(f, cmd);
-    fprintf(f, ",\n  \"mode\": ");
-    json_string(f, mode);
-    fprintf(f, ",\n  \"seed\": %llu,\n  \"threads\": %d,\n  \"units\": ",
-            (unsigned long long)o->common.seed, threads_now());
-    json_string(f, units);
-    fprintf(f, ",\n");
-    fprintf(f, "  \"rows\": [\n");
+    cli_json_key(&j, "skit_version");
+    cli_json_string(&j, skit_version());
+    cli_json_key(&j, "command");
+    cli_json_string(&j, cmd);
+    cli_json_key(&j, "mode");
+    cli_json_string(&j, mode);
+    cli_json_key(&j, "seed");
+    cli_json_unsigned(&j, o->common.seed);
+    cli_json_key(&j, "threads");
+    cli_json_unsigned(&j, (unsigned long long)threads_now());
+    cli_json_key(&j, "units");
+    cli_json_string(&j, units);
+    cli_json_key(&j, "rows");
+    cli_json_begin_array(&j, 0);
     for (size_t i = 0; i < nrows; i++) {
-        const double *v = table + i * nfields;
-        fprintf(f, "    {");
+        cli_json_begin_object(&j, 1);
         for (size_t k = 0; k < nfields; k++) {
-            fprintf(f, "%s\"%s\": ", k ? ", " : "", names[k]);
-            json_number(f, v[k]);
+            cli_json_key(&j, names[k]);
+            cli_json_number(&j, table[i * nfields + k]);
         }
-        fprintf(f, "}%s\n", i + 1 < nrows ? "," : "");
+        cli_json_end_object(&j);
     }
-    fprintf(f, "  ]");
+    cli_json_end_array(&j);
     if (have_solve) {
-        fprintf(f, ",\n  \"solve\": {\"n\": ");
-        json_number(f, solve->n);
-        const char *sn[] = {"levinson_s", "general_levinson_s", "dgesv_s", "scipy_solve_toeplitz_s",
-                            "dgesv_over_levinson", "residual_levinson", "residual_general",
-                            "residual_dgesv"};
-        const double sv[] = {solve->levinson_s, solve->general_s, solve->dgesv_s, solve->scipy_s,
+        const char *sn[] = {"n", "levinson_s", "general_levinson_s", "dgesv_s", "scipy_solve_toeplitz_s",
+                            "dgesv_over_levinson", "residual_levinson", "residual_general", "residual_dgesv"};
+        const double sv[] = {solve->n, solve->levinson_s, solve->general_s, solve->dgesv_s, solve->scipy_s,
                              solve->speedup, solve->residual_levinson, solve->residual_general,
                              solve->residual_dgesv};
-        for (size_t k = 0; k < 8; k++) {
-            fprintf(f, ", \"%s\": ", sn[k]);
-            json_number(f, sv[k]);
+        cli_json_key(&j, "solve");
+        cli_json_begin_object(&j, 1);
+        for (size_t k = 0; k < sizeof sv / sizeof sv[0]; k++) {
+            cli_json_key(&j, sn[k]);
+            cli_json_number(&j, sv[k]);
         }
-        fprintf(f, "}");
+        cli_json_end_object(&j);
     }
     if (ntargets) {
-        fprintf(f, ",\n  \"targets\": [\n");
+        cli_json_key(&j, "targets");
+        cli_json_begin_array(&j, 0);
         for (size_t i = 0; i < ntargets; i++) {
-            fprintf(f, "    {\"measured\": %s, \"met\": %s, \"text\": ",
-                    targets[i].measured ? "true" : "false", targets[i].met ? "true" : "false");
-            json_string(f, targets[i].text);
-            fprintf(f, "}%s\n", i + 1 < ntargets ? "," : "");
+            cli_json_begin_object(&j, 1);
+            cli_json_key(&j, "measured");
+            cli_json_bool(&j, targets[i].measured);
+            cli_json_key(&j, "met");
+            cli_json_bool(&j, targets[i].met);
+            cli_json_key(&j, "text");
+            cli_json_string(&j, targets[i].text);
+            cli_json_end_object(&j);
         }
-        fprintf(f, "  ]");
+        cli_json_end_array(&j);
     }
-    fprintf(f, "\n}\n");
-    if (skit_atomic_commit(f, tmp, o->json) != SKIT_OK) return cli_library_error(SKIT_EIO);
-    return CLI_OK;
-}
-
-/* ---- output plumbing ------------------------------------------------------------ */
-
-/* When --plot is given without -o, the table goes to stdout and gnuplot
- * reads a temporary copy that is deleted afterwards. */
-typedef struct output {
-    skit_tsv_writer *tsv, *plot_tsv;
-    char plot_path[64];
-} output;
-
-static int output_open(output *out, const options *o, const char *units)
-{
-    memset(out, 0, sizeof *out);
-    if (cli_output_open(&out->tsv, &o->common, o->argc, o->argv, units) != CLI_OK) return CLI_USAGE;
-    if (o->common.plot && !(o->common.output && strcmp(o->common.output, "-") != 0)) {
-        snprintf(out->plot_path, sizeof out->plot_path, "/tmp/skit-bench-toeplitz-%ld.tsv",
-                 (long)getpid());
-        int status = skit_tsv_open(&out->plot_tsv, out->plot_path, o->argc, o->argv, 1,
-                                   o->common.seed, units);
-        if (status != SKIT_OK) {
-            skit_tsv_abort(out->tsv);
-            return cli_library_error(status);
-        }
-    }
-    return CLI_OK;
-}
-
-/* One comment line: prefix followed by text. */
-static void output_comment2(output *out, const char *prefix, const char *text)
-{
-    skit_tsv_comment(out->tsv, "%s%s", prefix, text);
-    if (out->plot_tsv) skit_tsv_comment(out->plot_tsv, "%s%s", prefix, text);
-}
-
-static void output_comment(output *out, const char *text) { output_comment2(out, "", text); }
-
-static void output_columns(output *out, const char *const *names)
-{
-    skit_tsv_columns(out->tsv, names);
-    if (out->plot_tsv) skit_tsv_columns(out->plot_tsv, names);
-}
-
-static void output_row(output *out, const double *v, size_t count)
-{
-    skit_tsv_row(out->tsv, v, count);
-    if (out->plot_tsv) skit_tsv_row(out->plot_tsv, v, count);
-    fflush(skit_tsv_stream(out->tsv));
-}
-
-static void output_abort(output *out)
-{
-    skit_tsv_abort(out->tsv);
-    if (out->plot_tsv) skit_tsv_abort(out->plot_tsv);
-}
-
-/* Closes the table and draws the figure. */
-static int output_close(output *out, const options *o, const char *script)
-{
-    int status = cli_output_close(out->tsv);
-    if (out->plot_tsv) {
-        int s2 = skit_tsv_close(out->plot_tsv);
-        if (status == CLI_OK && s2 != SKIT_OK) status = cli_library_error(s2);
-    }
-    if (status == CLI_OK && o->common.plot)
-        status = cli_plot_common(&o->common, script, out->plot_tsv ? out->plot_path : o->common.output,
-                                 NULL);
-    if (out->plot_tsv) unlink(out->plot_path);
-    return status;
+    return cli_json_close(&j);
 }
 
 /* ---- the two modes ----------------------------------------------------------------- */
+
+/* The header of the timing table: machine, threads, what each column is. */
+static void timing_header(cli_table *t, const options *o)
+{
+    double load = NAN;
+    FILE *lf = fopen("/proc/loadavg", "r");
+    if (lf) {
+        if (fscanf(lf, "%lf", &load) != 1) load = NAN;
+        fclose(lf);
+    }
+    cli_table_comment(t,
+                      "machine: %ld cores, 1-minute load average %.2f at start (timings from a loaded machine "
+                      "are noisy, multi-threaded ones most)",
+                      sysconf(_SC_NPROCESSORS_ONLN), load);
+    cli_table_comment(t,
+                      "threads: %d; channels: %zu (capped so d*L <= 2^23 doubles, at least 2 per thread); %s operators; one matrix per channel",
+                      threads_now(), o->channels, o->causal ? "causal" : "bidirectional");
+    cli_table_comment(t, "floor_s: bare fftw_execute_dft_r2c of length fft_length, same threads and channel "
+                         "loop, per channel; floor_1t_s: one r2c alone on one thread; pair_s: bare r2c + "
+                         "c2r (FFTW_ESTIMATE) per channel, same loop");
+    cli_table_comment(t, "scipy_s: scipy.linalg.matmul_toeplitz, one call per channel (own c, r), python3, "
+                         "one thread; rel_error: max|fft - dense| / max|dense|");
+}
+
+/* The lines after the rows: log-log slopes of the FFT and dense times over
+ * the sizes measured, and the solve comparison. */
+static void timing_notes(cli_table *t, const options *o, const row *rows, const solve_result *solve,
+                         int have_solve)
+{
+    double xs[64], ts[64];
+    size_t k = 0;
+    for (size_t i = 0; i < o->nsizes && k < 64; i++) {
+        xs[k] = rows[i].n;
+        ts[k++] = rows[i].fft_s;
+    }
+    if (k >= 2)
+        cli_table_note(t, "loglog slope of fft_s vs n over n = %.0f..%.0f: %.3f", xs[0], xs[k - 1],
+                       bench_loglog_slope(xs, ts, k));
+    k = 0;
+    for (size_t i = 0; i < o->nsizes && k < 64; i++)
+        if (isfinite(rows[i].dense_s)) {
+            xs[k] = rows[i].n;
+            ts[k++] = rows[i].dense_s;
+        }
+    if (k >= 2)
+        cli_table_note(t, "loglog slope of dense_s vs n over n = %.0f..%.0f: %.3f", xs[0], xs[k - 1],
+                       bench_loglog_slope(xs, ts, k));
+    if (have_solve)
+        cli_table_note(t,
+                       "solve n = %.0f, KMS t_k = %.1f^k: levinson_s %.4g, general_levinson_s %.4g, dgesv_s %.4g, "
+                       "scipy_solve_toeplitz_s %.4g, dgesv/levinson %.1f, residuals levinson %.2g general %.2g "
+                       "dgesv %.2g",
+                       solve->n, SOLVE_RHO, solve->levinson_s, solve->general_s, solve->dgesv_s, solve->scipy_s,
+                       solve->speedup, solve->residual_levinson, solve->residual_general, solve->residual_dgesv);
+}
+
+/* Every size, then the solve comparison; 0 or CLI_FAILED (reported). */
+static int timing_measure(const options *o, int scipy_ok, cli_table *t, row *rows, solve_result *solve)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, o->common.seed);
+    cli_progress_start(&o->common);
+    for (size_t i = 0; i < o->nsizes; i++) {
+        if (time_one_size(o, o->sizes[i], scipy_ok, &rng, &rows[i]) != CLI_OK) return CLI_FAILED;
+        cli_table_row_numbers(t, (const double *)&rows[i], ROW_FIELDS);
+    }
+#ifdef OPENBLAS_VERSION
+    /* dgesv runs on OpenBLAS's own threads: give it the same number */
+    openblas_set_num_threads(threads_now());
+#endif
+    if (o->solve_n > 0 && time_solve(o, scipy_ok, &rng, solve) != CLI_OK) return CLI_FAILED;
+    cli_progress_done();
+    return CLI_OK;
+}
 
 static int run_timing(const options *o)
 {
@@ -811,100 +799,25 @@ static int run_timing(const options *o)
                 cli_context(), PYTHON);
     row *rows = calloc(o->nsizes, sizeof *rows);
     if (!rows) return cli_failure("out of memory");
-    output out;
-    if (output_open(&out, o, TIMING_UNITS) != CLI_OK) {
-        free(rows);
-        return CLI_USAGE;
-    }
-    char line[1200];
-    double load = NAN;
-    FILE *lf = fopen("/proc/loadavg", "r");
-    if (lf) {
-        if (fscanf(lf, "%lf", &load) != 1) load = NAN;
-        fclose(lf);
-    }
-    snprintf(line, sizeof line,
-             "machine: %ld cores, 1-minute load average %.2f at start (timings from a loaded machine "
-             "are noisy, multi-threaded ones most)",
-             sysconf(_SC_NPROCESSORS_ONLN), load);
-    output_comment(&out, line);
-    snprintf(line, sizeof line,
-             "threads: %d; channels: %zu (capped so d*L <= 2^23 doubles, at least 2 per thread); %s operators; one matrix per channel",
-             threads_now(), o->channels, o->causal ? "causal" : "bidirectional");
-    output_comment(&out, line);
-    output_comment(&out, "floor_s: bare fftw_execute_dft_r2c of length fft_length, same threads and channel "
-                         "loop, per channel; floor_1t_s: one r2c alone on one thread; pair_s: bare r2c + "
-                         "c2r (FFTW_ESTIMATE) per channel, same loop");
-    output_comment(&out, "scipy_s: scipy.linalg.matmul_toeplitz, one call per channel (own c, r), python3, "
-                         "one thread; rel_error: max|fft - dense| / max|dense|");
-    output_columns(&out, row_names);
-
-    skit_rng rng;
-    skit_rng_seed(&rng, o->common.seed);
-    cli_progress_start(&o->common);
-    for (size_t i = 0; i < o->nsizes; i++) {
-        if (time_one_size(o, o->sizes[i], scipy_ok, &rng, &rows[i]) != CLI_OK) {
-            output_abort(&out);
-            free(rows);
-            return CLI_FAILED;
-        }
-        output_row(&out, (const double *)&rows[i], ROW_FIELDS);
-    }
+    cli_table t;
+    cli_table_init(&t, row_names);
+    timing_header(&t, o);
     solve_result solve;
-    int have_solve = o->solve_n > 0;
-#ifdef OPENBLAS_VERSION
-    /* dgesv runs on OpenBLAS's own threads: give it the same number */
-    openblas_set_num_threads(threads_now());
-#endif
-    if (have_solve && time_solve(o, scipy_ok, &rng, &solve) != CLI_OK) {
-        output_abort(&out);
-        free(rows);
-        return CLI_FAILED;
-    }
-    cli_progress_done();
-
-    /* fitted log-log slopes over the sizes measured */
-    double xs[64], ts[64];
-    size_t k = 0;
-    for (size_t i = 0; i < o->nsizes && k < 64; i++) {
-        xs[k] = rows[i].n;
-        ts[k++] = rows[i].fft_s;
-    }
-    if (k >= 2) {
-        snprintf(line, sizeof line, "loglog slope of fft_s vs n over n = %.0f..%.0f: %.3f", xs[0], xs[k - 1],
-                 bench_loglog_slope(xs, ts, k));
-        output_comment(&out, line);
-    }
-    k = 0;
-    for (size_t i = 0; i < o->nsizes && k < 64; i++)
-        if (isfinite(rows[i].dense_s)) {
-            xs[k] = rows[i].n;
-            ts[k++] = rows[i].dense_s;
+    int have_solve = o->solve_n > 0, status = timing_measure(o, scipy_ok, &t, rows, &solve);
+    if (status == CLI_OK) {
+        timing_notes(&t, o, rows, &solve, have_solve);
+        target targets[3];
+        evaluate_targets(o, rows, o->nsizes, &solve, have_solve, scipy_ok, targets);
+        for (int i = 0; i < 3; i++) {
+            cli_table_note(&t, "target: %s", targets[i].text);
+            if (!o->common.quiet) fprintf(stderr, "%s: target: %s\n", cli_context(), targets[i].text);
         }
-    if (k >= 2) {
-        snprintf(line, sizeof line, "loglog slope of dense_s vs n over n = %.0f..%.0f: %.3f", xs[0],
-                 xs[k - 1], bench_loglog_slope(xs, ts, k));
-        output_comment(&out, line);
+        status = cli_table_emit(&t, &o->common, o->argc, o->argv, TIMING_UNITS, "bench_toeplitz", NULL);
+        if (status == CLI_OK && o->json)
+            status = write_json(o, "timing", TIMING_UNITS, (const double *)rows, o->nsizes, row_names, ROW_FIELDS,
+                                &solve, have_solve, targets, 3);
     }
-    if (have_solve) {
-        snprintf(line, sizeof line,
-                 "solve n = %.0f, KMS t_k = %.1f^k: levinson_s %.4g, general_levinson_s %.4g, dgesv_s %.4g, "
-                 "scipy_solve_toeplitz_s %.4g, dgesv/levinson %.1f, residuals levinson %.2g general %.2g "
-                 "dgesv %.2g",
-                 solve.n, SOLVE_RHO, solve.levinson_s, solve.general_s, solve.dgesv_s, solve.scipy_s,
-                 solve.speedup, solve.residual_levinson, solve.residual_general, solve.residual_dgesv);
-        output_comment(&out, line);
-    }
-    target targets[3];
-    evaluate_targets(o, rows, o->nsizes, &solve, have_solve, scipy_ok, targets);
-    for (int i = 0; i < 3; i++) {
-        output_comment2(&out, "target: ", targets[i].text);
-        if (!o->common.quiet) fprintf(stderr, "%s: target: %s\n", cli_context(), targets[i].text);
-    }
-    int status = output_close(&out, o, "bench_toeplitz");
-    if (status == CLI_OK && o->json)
-        status = write_json(o, "timing", TIMING_UNITS, (const double *)rows, o->nsizes, row_names, ROW_FIELDS, &solve, have_solve,
-                            targets, 3);
+    cli_table_free(&t);
     free(rows);
     return status;
 }
@@ -976,16 +889,12 @@ static int run_check(const options *o)
 {
     check_row *rows = calloc(o->nsizes, sizeof *rows);
     if (!rows) return cli_failure("out of memory");
-    output out;
-    if (output_open(&out, o, CHECK_UNITS) != CLI_OK) {
-        free(rows);
-        return CLI_USAGE;
-    }
-    output_comment(&out, "T(i,j) = t_{i-j}, n x n, FFT length L = smallest 2^a 3^b 5^c 7^d >= 2n-1; "
-                         "random normal t and x");
-    output_comment(&out, "err_*: normwise max|fft - dense| / (||h||_2 ||x||_2); rel_linf_max: max over "
-                         "the three of max|fft - dense| / max|dense|; tolerance: 10 eps max(1, log2 L)");
-    output_columns(&out, check_names);
+    cli_table out;
+    cli_table_init(&out, check_names);
+    cli_table_comment(&out, "T(i,j) = t_{i-j}, n x n, FFT length L = smallest 2^a 3^b 5^c 7^d >= 2n-1; "
+                            "random normal t and x");
+    cli_table_comment(&out, "err_*: normwise max|fft - dense| / (||h||_2 ||x||_2); rel_linf_max: max over "
+                            "the three of max|fft - dense| / max|dense|; tolerance: 10 eps max(1, log2 L)");
     skit_rng rng;
     skit_rng_seed(&rng, o->common.seed);
     cli_progress_start(&o->common);
@@ -993,11 +902,11 @@ static int run_check(const options *o)
     for (size_t i = 0; i < o->nsizes; i++) {
         cli_progress("n = %zu", o->sizes[i]);
         if (check_one_size(o->sizes[i], &rng, &rows[i]) != CLI_OK) {
-            output_abort(&out);
+            cli_table_free(&out);
             free(rows);
             return CLI_FAILED;
         }
-        output_row(&out, (const double *)&rows[i], CHECK_FIELDS);
+        cli_table_row_numbers(&out, (const double *)&rows[i], CHECK_FIELDS);
         if (rows[i].err_max > worst) worst = rows[i].err_max;
         double ratio = rows[i].err_max / rows[i].tolerance;
         if (!(ratio <= worst_ratio)) {
@@ -1010,9 +919,10 @@ static int run_check(const options *o)
     snprintf(line, sizeof line,
              "accuracy: max normwise error %.3g over %zu sizes; worst error/tolerance %.3g at n = %.0f: %s",
              worst, o->nsizes, worst_ratio, worst_n, worst_ratio <= 1 ? "within tolerance" : "EXCEEDS tolerance");
-    output_comment(&out, line);
+    cli_table_note(&out, "%s", line);
     if (!o->common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), line);
-    int status = output_close(&out, o, "bench_toeplitz_check");
+    int status = cli_table_emit(&out, &o->common, o->argc, o->argv, CHECK_UNITS, "bench_toeplitz_check", NULL);
+    cli_table_free(&out);
     if (status == CLI_OK && o->json) {
         target t = {"", 1, worst_ratio <= 1};
         snprintf(t.text, sizeof t.text, "%s", line);
@@ -1027,22 +937,6 @@ static int run_check(const options *o)
 static const size_t default_check_sizes[] = {97,   100,  127,  128,  211,  255,  256,  331,  499,
                                              512,  997,  1000, 1024, 2039, 2048, 3001, 4093, 4096,
                                              5000, 8191, 8192};
-
-static int json_path_ok(const char *path)
-{
-    if (!*path) return cli_usage_error("--json: empty file name");
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    if (access(dir, W_OK) != 0) return cli_usage_error("--json: directory '%s' is not writable", dir);
-    return CLI_OK;
-}
 
 /* Parses and validates every option before any work; o->sizes and
  * o->scipy_sizes (NULL-initialised) are the caller's to free. *help is set
@@ -1130,8 +1024,7 @@ static int parse_options(options *o, int argc, char **argv, int *help)
                                  (size_t)1 << 24, &o->scipy_sizes, &o->nscipy);
     if (status != CLI_OK) return status;
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
-    if (o->json) return json_path_ok(o->json);
-    return CLI_OK;
+    return cli_check_output_path("--json", o->json);
 }
 
 int bench_toeplitz(int argc, char **argv)
