@@ -31,9 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "common.h"
 #include "../cli.h"
@@ -98,12 +95,6 @@ static const char *const column_names[] = {
 
 /* ---- timing ----------------------------------------------------------------------- */
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median over o->samples of the CUDA-event time per call, each sample
  * repeating the call enough times to last about o->min_sample_s. */
 static int gpu_time(const options *o, skit_cuda_work work, void *context, double *median)
@@ -111,25 +102,12 @@ static int gpu_time(const options *o, skit_cuda_work work, void *context, double
     double once = 0, times[16];
     int status = skit_cuda_time(work, context, 1, &once);
     if (status != SKIT_OK) return status;
-    double reps = once > 0 ? ceil(o->min_sample_s / once) : 1000;
-    size_t repeats = reps < 1 ? 1 : (reps > 10000 ? 10000 : (size_t)reps);
+    size_t repeats = bench_calls_per_sample(once, o->min_sample_s, 10000);
     size_t samples = o->samples < 16 ? o->samples : 16;
     for (size_t s = 0; s < samples; s++)
         if ((status = skit_cuda_time(work, context, repeats, &times[s])) != SKIT_OK) return status;
-    qsort(times, samples, sizeof *times, compare_doubles);
-    *median = samples % 2 ? times[samples / 2] : 0.5 * (times[samples / 2 - 1] + times[samples / 2]);
+    *median = bench_median(times, samples);
     return SKIT_OK;
-}
-
-static double rel_error(const double *a, const double *ref, size_t count)
-{
-    double num = 0, den = 0;
-    for (size_t i = 0; i < count; i++) {
-        double e = fabs(a[i] - ref[i]);
-        if (!(e <= num)) num = e;
-        if (fabs(ref[i]) > den) den = fabs(ref[i]);
-    }
-    return den > 0 ? num / den : num;
 }
 
 /* Host doubles -> new device array of `precision`. */
@@ -237,7 +215,7 @@ static int bench_toeplitz_size(const options *o, size_t n, skit_rng *rng, result
         toeplitz_ctx c = {cpu, gpu, x, y_gpu, xd, yd, n};
         if (status == SKIT_OK) status = gpu_time(o, toeplitz_gpu_resident, &c, &r->gpu_s);
         if (status == SKIT_OK) status = download(y_gpu, yd, n * d, precision);
-        if (status == SKIT_OK) r->rel_error = rel_error(y_gpu, y_cpu, n * d);
+        if (status == SKIT_OK) r->rel_error = bench_max_relative_error(y_gpu, y_cpu, n * d);
         if (status == SKIT_OK) status = gpu_time(o, toeplitz_gpu_transfer, &c, &r->gpu_transfer_s);
         if (status == SKIT_OK) {
             /* read x, write y, read the d spectra: the least any method moves */
@@ -329,7 +307,7 @@ static int bench_attention_size(const options *o, size_t n, skit_rng *rng, resul
         attention_ctx c = {gpu, q, k, v, y_gpu, qd, kd, vd, yd, n, d, scale};
         if (status == SKIT_OK) status = gpu_time(o, attention_gpu_resident, &c, &r->gpu_s);
         if (status == SKIT_OK) status = download(y_gpu, yd, n * d, precision);
-        if (status == SKIT_OK) r->rel_error = rel_error(y_gpu, y_cpu, n * d);
+        if (status == SKIT_OK) r->rel_error = bench_max_relative_error(y_gpu, y_cpu, n * d);
         if (status == SKIT_OK) status = gpu_time(o, attention_gpu_transfer, &c, &r->gpu_transfer_s);
         if (status == SKIT_OK) {
             /* Q, K, V read and Y written once; attention is compute-bound,
@@ -440,7 +418,7 @@ static int bench_mra_size(const options *o, size_t n, skit_rng *rng, result rows
         mra_ctx c = {cpu, gpu, q, k, v, y_gpu, qd, kd, vd, yd, n};
         if (status == SKIT_OK) status = gpu_time(o, mra_gpu_resident, &c, &r->gpu_s);
         if (status == SKIT_OK) status = download(y_gpu, yd, n * d, precision);
-        if (status == SKIT_OK) r->rel_error = rel_error(y_gpu, y_cpu, n * d);
+        if (status == SKIT_OK) r->rel_error = bench_max_relative_error(y_gpu, y_cpu, n * d);
         if (status == SKIT_OK) status = gpu_time(o, mra_gpu_transfer, &c, &r->gpu_transfer_s);
         if (status == SKIT_OK) {
             /* Q, K, V read and Y written once; flops of the coarse GEMMs and
@@ -550,13 +528,9 @@ static void report_targets(const options *o, cli_table *out, const result *rows,
 static void device_header(cli_table *t, const options *o, const char *cuda_line)
 {
     cli_table_comment(t, "%s", cuda_line);
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
     cli_table_comment(t, "devices: %s%s%s; CPU threads: %d; device copy bandwidth (read+write): %.4g GB/s",
                       o->device[0] ? "cpu" : "", o->device[0] && o->device[1] ? "," : "",
-                      o->device[1] ? "cuda" : "", threads, o->device[1] ? o->bandwidth * 1e-9 : NAN);
+                      o->device[1] ? "cuda" : "", bench_threads(), o->device[1] ? o->bandwidth * 1e-9 : NAN);
     cli_table_comment(t,
                       "toeplitz: n x n, d = %zu channels with their own matrices, %s; attention: n queries = n keys, "
                       "d = d_k = d_v = %zu, scale 1/sqrt(d), no mask",

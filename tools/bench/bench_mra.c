@@ -16,9 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "common.h"
 #include "../cli.h"
@@ -235,10 +232,7 @@ int bench_mra(int argc, char **argv)
              "MiB (target < 1024 MiB: %s)",
              max_n, (double)plan_max / 1048576.0, inputs_max / 1048576.0, (double)rss / 1048576.0,
              rss < ((size_t)1 << 30) ? "met" : "NOT met");
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
+    int threads = bench_threads();
     snprintf(lines[4], sizeof lines[4],
              "threads: %d; times are medians of %zu samples after a warm-up; inputs: structured "
              "synthetic (locality 16, beta 4)",

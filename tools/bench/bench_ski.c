@@ -23,9 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "common.h"
 #include "../cli.h"
@@ -98,10 +95,8 @@ static void run_floor(void *p)
 {
     floor_ctx *c = p;
     size_t n = c->n, d = c->d, groups = (d + 3) / 4;
-#ifdef _OPENMP
-    size_t threads = (size_t)omp_get_max_threads();
+    size_t threads = (size_t)bench_threads();
     if (groups < threads) groups = d < threads ? d : threads;
-#endif
 #pragma omp parallel for schedule(dynamic) if (d > 1 && n * d > 32768)
     for (size_t q = 0; q < groups; q++) {
         const double *x = c->x + d * q / groups * n;

@@ -22,16 +22,12 @@
 #include "config.h"
 
 #include <cblas.h>
-#include <fftw3.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "common.h"
 #include "../cli.h"
@@ -96,24 +92,6 @@ typedef struct solve_result {
         residual_general, residual_dgesv;
 } solve_result;
 
-static int threads_now(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-static int thread_num(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 /* ---- timed bodies --------------------------------------------------------- */
 
 typedef struct fft_ctx {
@@ -129,53 +107,18 @@ static void run_fft(void *p)
     skit_toeplitz_execute(c->plan, c->x, c->n, c->y, c->n, NULL);
 }
 
+/* The floors: bare transforms of the matvec's FFT length, `count` of them
+ * over `threads` threads (pairs: r2c + c2r). */
 typedef struct floor_ctx {
-    fftw_plan plan, inverse;
-    double *back;        /* one real output buffer per thread for the c2r */
-    double *in;          /* one real buffer per thread */
-    double *out;         /* one complex buffer per thread */
-    size_t in_stride, out_stride, count;
-    int threads;
+    const bench_fftw *fftw;
+    size_t count;
+    int threads, pairs;
 } floor_ctx;
 
 static void run_floor(void *p)
 {
-    floor_ctx *c = p;
-    long count = (long)c->count;
-    int threads = c->threads;
-    (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-#endif
-    for (long k = 0; k < count; k++) {
-        int t = thread_num();
-        fftw_execute_dft_r2c(c->plan, c->in + (size_t)t * c->in_stride,
-                             (fftw_complex *)(c->out + (size_t)t * c->out_stride));
-    }
-}
-
-static void run_pair(void *p)
-{
-    floor_ctx *c = p;
-    long count = (long)c->count;
-    int threads = c->threads;
-    (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-#endif
-    for (long k = 0; k < count; k++) {
-        int t = thread_num();
-        double *in = c->in + (size_t)t * c->in_stride, *out = c->out + (size_t)t * c->out_stride;
-        /* r2c out of place keeps `in` intact, so the data stay bounded */
-        fftw_execute_dft_r2c(c->plan, in, (fftw_complex *)out);
-        fftw_execute_dft_c2r(c->inverse, (fftw_complex *)out, c->back + (size_t)t * c->in_stride);
-    }
-}
-
-static void run_floor_single(void *p)
-{
-    floor_ctx *c = p;
-    fftw_execute_dft_r2c(c->plan, c->in, (fftw_complex *)c->out);
+    const floor_ctx *c = p;
+    bench_fftw_run(c->fftw, c->count, c->pairs, c->threads);
 }
 
 typedef struct dense_ctx {
@@ -214,45 +157,6 @@ static void run_general(void *p)
 {
     solve_ctx *c = p;
     skit_toeplitz_solve(c->n, c->coeffs, 1, c->b, c->n, c->x, c->n);
-}
-
-/* Times k bodies in `rounds` interleaved rounds, so that load changes
- * during the run hit all of them alike. One warm-up call each first (caches,
- * page faults, thread pool), which also sets how many calls make up one
- * sample of at least min_sample seconds; median[i] is the median over the
- * rounds of body i's seconds per call. */
-#define MAX_ROUNDS 15
-#define MAX_BODIES 4
-static void measure_interleaved(bench_fn *fns, void **ctxs, size_t k, double min_sample,
-                                size_t rounds, double *median)
-{
-    double t[MAX_BODIES][MAX_ROUNDS];
-    size_t calls[MAX_BODIES];
-    if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
-    if (rounds < 1) rounds = 1;
-    if (k > MAX_BODIES) k = MAX_BODIES;
-    for (size_t i = 0; i < k; i++) {
-        double t0 = skit_clock_seconds();
-        fns[i](ctxs[i]);
-        double once = skit_clock_seconds() - t0;
-        calls[i] = once >= min_sample ? 1 : (size_t)ceil(min_sample / (once > 1e-9 ? once : 1e-9));
-        if (calls[i] > 1000000) calls[i] = 1000000;
-    }
-    for (size_t r = 0; r < rounds; r++)
-        for (size_t i = 0; i < k; i++) {
-            double t0 = skit_clock_seconds();
-            for (size_t c = 0; c < calls[i]; c++) fns[i](ctxs[i]);
-            t[i][r] = (skit_clock_seconds() - t0) / (double)calls[i];
-        }
-    for (size_t i = 0; i < k; i++) {
-        for (size_t a = 1; a < rounds; a++) /* insertion sort */
-            for (size_t b = a; b > 0 && t[i][b] < t[i][b - 1]; b--) {
-                double tmp = t[i][b];
-                t[i][b] = t[i][b - 1];
-                t[i][b - 1] = tmp;
-            }
-        median[i] = rounds % 2 ? t[i][rounds / 2] : 0.5 * (t[i][rounds / 2 - 1] + t[i][rounds / 2]);
-    }
 }
 
 /* ---- peers ------------------------------------------------------------------ */
@@ -296,26 +200,7 @@ static const char *scipy_solve_script =
     "ts.sort()\n"
     "print(repr(ts[len(ts) // 2]))\n";
 
-#define PYTHON "/usr/bin/python3"
 #define MIN_SIZE(a, b) ((a) < (b) ? (a) : (b))
-
-static int scipy_available(void)
-{
-    static const char *const argv[] = {PYTHON, "-c", "import scipy.linalg; print(0)", NULL};
-    double v;
-    return bench_run_peer(argv, &v) == 0;
-}
-
-static double scipy_time(const char *script, const char *a1, const char *a2, size_t reps,
-                         uint64_t seed)
-{
-    char reps_text[32], seed_text[32];
-    snprintf(reps_text, sizeof reps_text, "%zu", reps);
-    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
-    const char *argv[] = {PYTHON, "-c", script, a1, a2, reps_text, seed_text, NULL};
-    double seconds;
-    return bench_run_peer(argv, &seconds) == 0 ? seconds : NAN;
-}
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -331,18 +216,6 @@ static int in_list(size_t v, const size_t *list, size_t count)
     for (size_t i = 0; i < count; i++)
         if (list[i] == v) return 1;
     return 0;
-}
-
-/* max |y - ref| / max |ref| */
-static double rel_error(const double *y, const double *ref, size_t n)
-{
-    double num = 0, den = 0;
-    for (size_t i = 0; i < n; i++) {
-        double e = fabs(y[i] - ref[i]);
-        if (!(e <= num)) num = e;
-        if (fabs(ref[i]) > den) den = fabs(ref[i]);
-    }
-    return den > 0 ? num / den : num;
 }
 
 static double norm2(const double *v, size_t n)
@@ -370,11 +243,82 @@ static double solve_residual(size_t n, const double *coeffs, const double *x, co
  * thread has at least two. */
 #define CHANNEL_CAP_DOUBLES ((size_t)1 << 23)
 
-static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng, row *r)
+/* fft_s and its floors at one size: the matvec and the bare FFTW
+ * transforms of its length L (an r2c per channel, an r2c + c2r pair per
+ * channel, one lone r2c), same threads and channel loop, timed in rounds
+ * interleaved with the matvec so that load changes during the run affect
+ * the ratios as little as possible. Without FFTW plans, the matvec alone. */
+static int time_fft_and_floors(const options *o, fft_ctx *fc, size_t L, size_t d, row *r)
 {
     const double min_sample = o->quick ? 0.01 : 0.05;
     const size_t samples = o->quick ? 3 : 7;
-    int threads = threads_now();
+    bench_fftw f;
+    int status = bench_fftw_create(&f, L);
+    if (status == SKIT_ENOMEM) return status;
+    if (status == SKIT_OK) {
+        for (int k = 0; k < f.buffers; k++)
+            memcpy(f.real + (size_t)k * f.real_stride, fc->x, fc->n * sizeof(double)); /* zero-padded data */
+        cli_progress("n = %zu: FFT matvec and bare FFTW floors (%zu channels)", fc->n, d);
+        int threads = (int)MIN_SIZE((size_t)bench_threads(), d);
+        floor_ctx floor = {&f, d, threads, 0}, pair = {&f, d, threads, 1}, single = {&f, 1, 1, 0};
+        bench_fn fns[] = {run_fft, run_floor, run_floor, run_floor};
+        void *ctxs[] = {fc, &floor, &pair, &single};
+        double med[4];
+        bench_measure_interleaved(fns, ctxs, 4, min_sample, samples, med);
+        r->fft_s = med[0] / (double)d;
+        r->floor_s = med[1] / (double)d;
+        r->pair_s = med[2] / (double)d;
+        r->floor_1t_s = med[3];
+        bench_fftw_destroy(&f);
+    } else {
+        bench_timing t;
+        bench_measure(run_fft, fc, min_sample, samples, &t);
+        r->fft_s = t.median / (double)d;
+    }
+    r->fft_over_floor = r->fft_s / r->floor_s;
+    r->fft_over_pair = r->fft_s / r->pair_s;
+    return SKIT_OK;
+}
+
+/* dense_s (on at most 2 channels per thread) and the accuracy of the timed
+ * FFT product y against it. */
+static int time_dense(const options *o, size_t n, size_t d, const double *coeffs, const double *x,
+                      const double *y, row *r)
+{
+    size_t dd = MIN_SIZE(d, (size_t)2 * bench_threads());
+    cli_progress("n = %zu: dense matvec (%zu channels)", n, dd);
+    double *yd = skit_malloc(n * dd, sizeof(double));
+    if (!yd) return SKIT_ENOMEM;
+    dense_ctx dc = {coeffs, x, yd, n, dd, o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL};
+    bench_timing t;
+    bench_measure(run_dense, &dc, o->quick ? 0.01 : 0.05, 3, &t);
+    r->dense_s = t.median / (double)dd;
+    r->dense_over_fft = r->dense_s / r->fft_s;
+    double worst = 0;
+    for (size_t c = 0; c < dd; c++) {
+        double e = bench_max_relative_error(y + c * n, yd + c * n, n);
+        if (!(e <= worst)) worst = e;
+    }
+    r->rel_error = worst;
+    skit_free(yd);
+    return SKIT_OK;
+}
+
+/* scipy_s: matmul_toeplitz on --channels matrices, per channel. */
+static void time_scipy(const options *o, size_t n, row *r)
+{
+    cli_progress("n = %zu: scipy matmul_toeplitz (%zu matrices)", n, o->channels);
+    char n_text[32], d_text[32];
+    snprintf(n_text, sizeof n_text, "%zu", n);
+    snprintf(d_text, sizeof d_text, "%zu", o->channels);
+    double s = bench_python_seconds(scipy_matmul_script, n_text, d_text, o->quick ? 1 : 3, o->common.seed);
+    r->scipy_s = s / (double)o->channels;
+    r->scipy_over_fft = r->scipy_s / r->fft_s;
+}
+
+static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng, row *r)
+{
+    int threads = bench_threads();
     skit_causality causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
     size_t L;
     if (skit_fft_good_length(2 * n - 1, &L) != SKIT_OK) return cli_library_error(SKIT_EOVERFLOW);
@@ -390,94 +334,13 @@ static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng
     double *coeffs = random_array(rng, per * d), *x = random_array(rng, n * d);
     double *y = skit_malloc(n * d, sizeof(double));
     skit_toeplitz_plan *plan = NULL;
-    if (!coeffs || !x || !y) {
-        status = SKIT_ENOMEM;
-        goto done;
-    }
-    status = skit_toeplitz_plan_create(&plan, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, causality, coeffs);
-    if (status != SKIT_OK) goto done;
-
-    bench_timing t;
+    status = coeffs && x && y ? SKIT_OK : SKIT_ENOMEM;
+    if (status == SKIT_OK)
+        status = skit_toeplitz_plan_create(&plan, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, causality, coeffs);
     fft_ctx fc = {plan, x, y, n};
-    /* the floors: bare r2c (and r2c + c2r) of length L, same threads, same
-     * channel loop, timed in rounds interleaved with the matvec so that load
-     * changes during the run affect the ratio as little as possible */
-    {
-        size_t in_stride = (L + 7) / 8 * 8, out_stride = (2 * (L / 2 + 1) + 7) / 8 * 8;
-        floor_ctx fl = {NULL, NULL, NULL, NULL, NULL, in_stride, out_stride, d,
-                        (int)MIN_SIZE((size_t)threads, d)};
-        fl.in = skit_calloc(in_stride * (size_t)threads, sizeof(double));
-        fl.back = skit_calloc(in_stride * (size_t)threads, sizeof(double));
-        fl.out = skit_calloc(out_stride * (size_t)threads, sizeof(double));
-        if (!fl.in || !fl.out || !fl.back) {
-            skit_free(fl.in);
-            skit_free(fl.back);
-            skit_free(fl.out);
-            status = SKIT_ENOMEM;
-            goto done;
-        }
-        for (int k = 0; k < threads; k++) {
-            memcpy(fl.in + (size_t)k * in_stride, x, n * sizeof(double)); /* zero-padded data */
-        }
-        fl.plan = fftw_plan_dft_r2c_1d((int)L, fl.in, (fftw_complex *)fl.out, FFTW_ESTIMATE);
-        fl.inverse = fftw_plan_dft_c2r_1d((int)L, (fftw_complex *)fl.out, fl.back, FFTW_ESTIMATE);
-        if (fl.plan && fl.inverse) {
-            cli_progress("n = %zu: FFT matvec and bare FFTW floors (%zu channels)", n, d);
-            bench_fn fns[] = {run_fft, run_floor, run_pair, run_floor_single};
-            void *ctxs[] = {&fc, &fl, &fl, &fl};
-            double med[4];
-            measure_interleaved(fns, ctxs, 4, min_sample, samples, med);
-            r->fft_s = med[0] / (double)d;
-            r->floor_s = med[1] / (double)d;
-            r->pair_s = med[2] / (double)d;
-            r->floor_1t_s = med[3];
-        } else {
-            bench_measure(run_fft, &fc, min_sample, samples, &t);
-            r->fft_s = t.median / (double)d;
-        }
-        if (fl.plan) fftw_destroy_plan(fl.plan);
-        if (fl.inverse) fftw_destroy_plan(fl.inverse);
-        skit_free(fl.in);
-        skit_free(fl.back);
-        skit_free(fl.out);
-        r->fft_over_floor = r->fft_s / r->floor_s;
-        r->fft_over_pair = r->fft_s / r->pair_s;
-    }
-
-    if (n <= o->dense_max) {
-        size_t dd = MIN_SIZE(d, (size_t)2 * threads);
-        cli_progress("n = %zu: dense matvec (%zu channels)", n, dd);
-        dense_ctx dc = {coeffs, x, NULL, n, dd, causality};
-        double *yd = skit_malloc(n * dd, sizeof(double));
-        if (!yd) {
-            status = SKIT_ENOMEM;
-            goto done;
-        }
-        dc.y = yd;
-        bench_measure(run_dense, &dc, min_sample, o->quick ? 3 : 3, &t);
-        r->dense_s = t.median / (double)dd;
-        r->dense_over_fft = r->dense_s / r->fft_s;
-        /* accuracy of the timed product on every dense-checked channel */
-        double worst = 0;
-        for (size_t c = 0; c < dd; c++) {
-            double e = rel_error(y + c * n, yd + c * n, n);
-            if (!(e <= worst)) worst = e;
-        }
-        r->rel_error = worst;
-        skit_free(yd);
-    }
-
-    if (scipy_ok && o->scipy && in_list(n, o->scipy_sizes, o->nscipy)) {
-        cli_progress("n = %zu: scipy matmul_toeplitz (%zu matrices)", n, o->channels);
-        char n_text[32], d_text[32];
-        snprintf(n_text, sizeof n_text, "%zu", n);
-        snprintf(d_text, sizeof d_text, "%zu", o->channels);
-        double s = scipy_time(scipy_matmul_script, n_text, d_text, o->quick ? 1 : 3, o->common.seed);
-        r->scipy_s = s / (double)o->channels;
-        r->scipy_over_fft = r->scipy_s / r->fft_s;
-    }
-    status = SKIT_OK;
-done:
+    if (status == SKIT_OK) status = time_fft_and_floors(o, &fc, L, d, r);
+    if (status == SKIT_OK && n <= o->dense_max) status = time_dense(o, n, d, coeffs, x, y, r);
+    if (status == SKIT_OK && scipy_ok && o->scipy && in_list(n, o->scipy_sizes, o->nscipy)) time_scipy(o, n, r);
     skit_toeplitz_plan_destroy(plan);
     skit_free(coeffs);
     skit_free(x);
@@ -543,13 +406,7 @@ static int time_solve(const options *o, int scipy_ok, skit_rng *rng, solve_resul
             goto done;
         }
     }
-    for (size_t i = 1; i < reps; i++) /* insertion sort for the median */
-        for (size_t j = i; j > 0 && times[j] < times[j - 1]; j--) {
-            double tmp = times[j];
-            times[j] = times[j - 1];
-            times[j - 1] = tmp;
-        }
-    s->dgesv_s = times[reps / 2];
+    s->dgesv_s = bench_median(times, reps);
     s->residual_dgesv = solve_residual(n, coeffs, x, b, scratch);
     s->speedup = s->dgesv_s / s->levinson_s;
     if (scipy_ok && o->scipy) {
@@ -557,7 +414,7 @@ static int time_solve(const options *o, int scipy_ok, skit_rng *rng, solve_resul
         char n_text[32], rho_text[32];
         snprintf(n_text, sizeof n_text, "%zu", n);
         snprintf(rho_text, sizeof rho_text, "%.17g", SOLVE_RHO);
-        s->scipy_s = scipy_time(scipy_solve_script, n_text, rho_text, o->quick ? 3 : 5, o->common.seed);
+        s->scipy_s = bench_python_seconds(scipy_solve_script, n_text, rho_text, o->quick ? 3 : 5, o->common.seed);
     }
     status = SKIT_OK;
 done:
@@ -619,7 +476,7 @@ static void evaluate_targets(const options *o, const row *rows, size_t nrows,
         snprintf(out[1].text, sizeof out[1].text, ">= 10x faster than scipy matmul_toeplitz: skipped (--no-scipy)");
     else if (!scipy_ok)
         snprintf(out[1].text, sizeof out[1].text,
-                 ">= 10x faster than scipy matmul_toeplitz: scipy not installed (%s)", PYTHON);
+                 ">= 10x faster than scipy matmul_toeplitz: scipy not installed (%s)", BENCH_PYTHON);
     else if (!any)
         snprintf(out[1].text, sizeof out[1].text,
                  ">= 10x faster than scipy matmul_toeplitz: not measured (no n in 2^12..2^16)");
@@ -669,7 +526,7 @@ static int write_json(const options *o, const char *mode, const char *units, con
     cli_json_key(&j, "seed");
     cli_json_unsigned(&j, o->common.seed);
     cli_json_key(&j, "threads");
-    cli_json_unsigned(&j, (unsigned long long)threads_now());
+    cli_json_unsigned(&j, (unsigned long long)bench_threads());
     cli_json_key(&j, "units");
     cli_json_string(&j, units);
     cli_json_key(&j, "rows");
@@ -720,19 +577,13 @@ static int write_json(const options *o, const char *mode, const char *units, con
 /* The header of the timing table: machine, threads, what each column is. */
 static void timing_header(cli_table *t, const options *o)
 {
-    double load = NAN;
-    FILE *lf = fopen("/proc/loadavg", "r");
-    if (lf) {
-        if (fscanf(lf, "%lf", &load) != 1) load = NAN;
-        fclose(lf);
-    }
     cli_table_comment(t,
-                      "machine: %ld cores, 1-minute load average %.2f at start (timings from a loaded machine "
+                      "machine: %d cores, 1-minute load average %.2f at start (timings from a loaded machine "
                       "are noisy, multi-threaded ones most)",
-                      sysconf(_SC_NPROCESSORS_ONLN), load);
+                      bench_cores(), bench_load_average());
     cli_table_comment(t,
                       "threads: %d; channels: %zu (capped so d*L <= 2^23 doubles, at least 2 per thread); %s operators; one matrix per channel",
-                      threads_now(), o->channels, o->causal ? "causal" : "bidirectional");
+                      bench_threads(), o->channels, o->causal ? "causal" : "bidirectional");
     cli_table_comment(t, "floor_s: bare fftw_execute_dft_r2c of length fft_length, same threads and channel "
                          "loop, per channel; floor_1t_s: one r2c alone on one thread; pair_s: bare r2c + "
                          "c2r (FFTW_ESTIMATE) per channel, same loop");
@@ -784,7 +635,7 @@ static int timing_measure(const options *o, int scipy_ok, cli_table *t, row *row
     }
 #ifdef OPENBLAS_VERSION
     /* dgesv runs on OpenBLAS's own threads: give it the same number */
-    openblas_set_num_threads(threads_now());
+    openblas_set_num_threads(bench_threads());
 #endif
     if (o->solve_n > 0 && time_solve(o, scipy_ok, &rng, solve) != CLI_OK) return CLI_FAILED;
     cli_progress_done();
@@ -793,10 +644,10 @@ static int timing_measure(const options *o, int scipy_ok, cli_table *t, row *row
 
 static int run_timing(const options *o)
 {
-    int scipy_ok = o->scipy && scipy_available();
+    int scipy_ok = o->scipy && bench_python_has("scipy.linalg");
     if (o->scipy && !scipy_ok)
         fprintf(stderr, "%s: scipy: not installed (%s -c 'import scipy.linalg' failed); scipy columns are NaN\n",
-                cli_context(), PYTHON);
+                cli_context(), BENCH_PYTHON);
     row *rows = calloc(o->nsizes, sizeof *rows);
     if (!rows) return cli_failure("out of memory");
     cli_table t;
@@ -874,7 +725,7 @@ static int check_one_size(size_t n, skit_rng *rng, check_row *r)
         double h = causality == SKIT_CAUSAL ? norm2(coeffs + n - 1, n) : norm2(coeffs, 2 * n - 1);
         *errs[mode] = normwise(y, ref, n, h, norm2(x, n));
         if (*errs[mode] > r->err_max || isnan(*errs[mode])) r->err_max = *errs[mode];
-        double rl = rel_error(y, ref, n);
+        double rl = bench_max_relative_error(y, ref, n);
         if (rl > r->rel_linf_max || isnan(rl)) r->rel_linf_max = rl;
     }
     skit_free(coeffs);
