@@ -379,11 +379,13 @@ static int bench_mra_size(const options *o, size_t n, skit_rng *rng, result rows
     skit_attention_options mo;
     skit_attention_options_init(&mo, SKIT_ATTENTION_MRA2);
     mo.block = b;
-    mo.blocks_per_row[0] = n / b < 8 ? n / b : 8;
+    /* 8 blocks per row (all of them below 8): a per-query budget of 8 b entries */
+    int status = skit_attention_options_set_budget(&mo, n, fmin(1.0, 8.0 * (double)b / (double)n), NULL);
+    if (status != SKIT_OK) return status;
     double *q = skit_malloc(n, d * sizeof(double)), *k = skit_malloc(n, d * sizeof(double));
     double *v = skit_malloc(n, d * sizeof(double));
     double *y_cpu = skit_malloc(n, d * sizeof(double)), *y_gpu = skit_malloc(n, d * sizeof(double));
-    int status = (q && k && v && y_cpu && y_gpu) ? SKIT_OK : SKIT_ENOMEM;
+    status = (q && k && v && y_cpu && y_gpu) ? SKIT_OK : SKIT_ENOMEM;
     double cpu_s = NAN;
     skit_attention_plan *cpu = NULL;
     if (status == SKIT_OK) {
