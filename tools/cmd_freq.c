@@ -353,6 +353,95 @@ static int hilbert_sweep_mode(hilbert_options *o, int argc, char **argv)
     return rc;
 }
 
+/* The options of `skit hilbert MODE` (argv2[0] is the mode); -1 after
+ * --help. */
+static int hilbert_parse(int argc2, char **argv2, hilbert_options *o, const char **sizes_text,
+                         const char **periods_text, int *spectrum_given)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"spectrum", required_argument, NULL, 's'},
+        {"input", required_argument, NULL, 'i'},
+        {"lag-window", required_argument, NULL, 'L'},
+        {"sizes", required_argument, NULL, 'S'},
+        {"periods", required_argument, NULL, 'P'},
+        {NULL, 0, NULL, 0}};
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS "n:", longopts, NULL)) != -1) {
+        int r = cli_common_option(&o->common, opt, optarg);
+        if (r == CLI_USAGE) return CLI_USAGE;
+        if (r == CLI_OK) continue;
+        switch (opt) {
+        case 'h': fputs(hilbert_usage, stdout); return -1;
+        case 's':
+            *spectrum_given = 1;
+            if (parse_spectrum(o, optarg) != CLI_OK) return CLI_USAGE;
+            break;
+        case 'i': o->input = optarg; break;
+        case 'n':
+            if (cli_parse_size("-n", optarg, 2, (size_t)1 << 20, &o->n) != CLI_OK) return CLI_USAGE;
+            break;
+        case 'L':
+            if (cli_parse_size("--lag-window", optarg, 1, (size_t)1 << 32, &o->lag_window) != CLI_OK) return CLI_USAGE;
+            break;
+        case 'S': *sizes_text = optarg; break;
+        case 'P': *periods_text = optarg; break;
+        default: return unknown_option(argc2, argv2);
+        }
+    }
+    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
+    if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    if (o->input && *spectrum_given) return cli_usage_error("--input and --spectrum: give one of them");
+    return CLI_OK;
+}
+
+/* sweep: its sizes and lag windows checked, then run. */
+static int hilbert_sweep(hilbert_options *o, const char *sizes_text, const char *periods_text, int argc,
+                         char **argv)
+{
+    if (o->input) return cli_usage_error("--input: sweep generates its spectra (sizes vary); use transform or causal");
+    if (cli_parse_size_list("--sizes", sizes_text, 4, (size_t)1 << 16, &o->sizes, &o->nsizes) != CLI_OK)
+        return CLI_USAGE;
+    int rc = cli_parse_double_list("--periods", periods_text, 1e-3, 1e6, &o->periods, &o->nperiods);
+    for (size_t i = 0; i < o->nsizes && rc == CLI_OK; i++)
+        if (o->kind == SPEC_COS && 2 * o->q >= o->sizes[i])
+            rc = cli_usage_error("--spectrum cos:q = %zu: need 2q < n for every size (smallest n = %zu)", o->q,
+                                 o->sizes[i]);
+    if (rc == CLI_OK) {
+        cli_apply_threads(&o->common);
+        rc = hilbert_sweep_mode(o, argc, argv);
+    }
+    free(o->sizes);
+    free(o->periods);
+    return rc;
+}
+
+/* transform, causal: --input read (n from it), the sizes checked, then run. */
+static int hilbert_single(hilbert_options *o, const char *mode, int argc, char **argv)
+{
+    if (o->input) {
+        int st = strlen(o->input) > 4 && !strcmp(o->input + strlen(o->input) - 4, ".npy")
+                     ? skit_npy_read(o->input, &o->file)
+                     : skit_tsv_read(o->input, &o->file);
+        if (st != SKIT_OK) return cli_usage_error("--input %s: %s", o->input, skit_last_error());
+        if (o->file.cols != 1 || o->file.rows < 2)
+            return cli_usage_error("--input %s: need one column of n >= 2 samples, got %zu x %zu", o->input,
+                                   o->file.rows, o->file.cols);
+        o->kind = SPEC_FILE;
+        o->n = o->file.rows;
+    }
+    if (o->n > ((size_t)1 << 16))
+        return cli_usage_error("-n = %zu out of range for %s: the definition is O(n^2), need n <= 2^16", o->n,
+                               mode);
+    if (o->kind == SPEC_COS && (o->q == 0 || 2 * o->q >= o->n))
+        return cli_usage_error("--spectrum cos:q = %zu out of range: need 1 <= q < n/2 (n = %zu)", o->q, o->n);
+    if (o->lag_window > SKIT_HILBERT_MAX_LAG_WINDOW) return cli_usage_error("--lag-window too large");
+    cli_apply_threads(&o->common);
+    return o->mode == 0 ? hilbert_transform_mode(o, argc, argv) : hilbert_causal_mode(o, argc, argv);
+}
+
 int cmd_hilbert(int argc, char **argv)
 {
     cli_set_context("skit hilbert");
@@ -376,86 +465,10 @@ int cmd_hilbert(int argc, char **argv)
     o.n = 256;
     const char *sizes_text = "2^4..2^12", *periods_text = "1,8,64";
     int spectrum_given = 0;
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"spectrum", required_argument, NULL, 's'},
-        {"input", required_argument, NULL, 'i'},
-        {"lag-window", required_argument, NULL, 'L'},
-        {"sizes", required_argument, NULL, 'S'},
-        {"periods", required_argument, NULL, 'P'},
-        {NULL, 0, NULL, 0}};
-    optind = 1;
-    opterr = 0;
-    int argc2 = argc - 1;
-    char **argv2 = argv + 1;
-    int opt;
-    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS "n:", longopts, NULL)) != -1) {
-        int r = cli_common_option(&o.common, opt, optarg);
-        if (r == CLI_USAGE) return CLI_USAGE;
-        if (r == CLI_OK) continue;
-        switch (opt) {
-        case 'h': fputs(hilbert_usage, stdout); return CLI_OK;
-        case 's':
-            spectrum_given = 1;
-            if (parse_spectrum(&o, optarg) != CLI_OK) return CLI_USAGE;
-            break;
-        case 'i': o.input = optarg; break;
-        case 'n':
-            if (cli_parse_size("-n", optarg, 2, (size_t)1 << 20, &o.n) != CLI_OK) return CLI_USAGE;
-            break;
-        case 'L':
-            if (cli_parse_size("--lag-window", optarg, 1, (size_t)1 << 32, &o.lag_window) != CLI_OK) return CLI_USAGE;
-            break;
-        case 'S': sizes_text = optarg; break;
-        case 'P': periods_text = optarg; break;
-        default: return unknown_option(argc2, argv2);
-        }
-    }
-    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
-    if (cli_common_validate(&o.common) != CLI_OK) return CLI_USAGE;
-    if (o.input && spectrum_given) return cli_usage_error("--input and --spectrum: give one of them");
-    if (o.mode == 2) {
-        if (o.input) return cli_usage_error("--input: sweep generates its spectra (sizes vary); use transform or causal");
-        if (cli_parse_size_list("--sizes", sizes_text, 4, (size_t)1 << 16, &o.sizes, &o.nsizes) != CLI_OK)
-            return CLI_USAGE;
-        if (cli_parse_double_list("--periods", periods_text, 1e-3, 1e6, &o.periods, &o.nperiods) != CLI_OK) {
-            free(o.sizes);
-            return CLI_USAGE;
-        }
-        for (size_t i = 0; i < o.nsizes; i++)
-            if (o.kind == SPEC_COS && 2 * o.q >= o.sizes[i]) {
-                free(o.sizes);
-                free(o.periods);
-                return cli_usage_error("--spectrum cos:q = %zu: need 2q < n for every size (smallest n = %zu)", o.q, o.sizes[i]);
-            }
-        cli_apply_threads(&o.common);
-        int rc = hilbert_sweep_mode(&o, argc, argv);
-        free(o.sizes);
-        free(o.periods);
-        return rc;
-    }
-    if (o.input) {
-        int st = strlen(o.input) > 4 && !strcmp(o.input + strlen(o.input) - 4, ".npy")
-                     ? skit_npy_read(o.input, &o.file)
-                     : skit_tsv_read(o.input, &o.file);
-        if (st != SKIT_OK) return cli_usage_error("--input %s: %s", o.input, skit_last_error());
-        if (o.file.cols != 1 || o.file.rows < 2) {
-            size_t rows = o.file.rows, cols = o.file.cols; /* the message needs them after the free */
-            skit_matrix_free(&o.file);
-            return cli_usage_error("--input %s: need one column of n >= 2 samples, got %zu x %zu", o.input,
-                                   rows, cols);
-        }
-        o.kind = SPEC_FILE;
-        o.n = o.file.rows;
-    }
-    if (o.n > ((size_t)1 << 16))
-        return cli_usage_error("-n = %zu out of range for %s: the definition is O(n^2), need n <= 2^16", o.n,
-                               modes[o.mode]);
-    if (o.kind == SPEC_COS && (o.q == 0 || 2 * o.q >= o.n))
-        return cli_usage_error("--spectrum cos:q = %zu out of range: need 1 <= q < n/2 (n = %zu)", o.q, o.n);
-    if (o.lag_window > SKIT_HILBERT_MAX_LAG_WINDOW) return cli_usage_error("--lag-window too large");
-    cli_apply_threads(&o.common);
-    int rc = o.mode == 0 ? hilbert_transform_mode(&o, argc, argv) : hilbert_causal_mode(&o, argc, argv);
+    int rc = hilbert_parse(argc - 1, argv + 1, &o, &sizes_text, &periods_text, &spectrum_given);
+    if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
+    if (o.mode == 2) return hilbert_sweep(&o, sizes_text, periods_text, argc, argv);
+    rc = hilbert_single(&o, modes[o.mode], argc, argv);
     skit_matrix_free(&o.file);
     return rc;
 }
@@ -872,6 +885,113 @@ static int decay_prop1_mode(const decay_options *o, int argc, char **argv)
     return rc;
 }
 
+/* The options of `skit decay MODE` (argv[0] is the mode); -1 after --help. */
+static int decay_parse(int argc2, char **argv2, decay_options *o, int *range_given, const char **orders_text)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"activation", required_argument, NULL, 'a'},
+        {"norm", required_argument, NULL, 'm'},
+        {"construction", required_argument, NULL, 'c'},
+        {"replicates", required_argument, NULL, 'r'},
+        {"width", required_argument, NULL, 'w'},
+        {"layers", required_argument, NULL, 'l'},
+        {"channels", required_argument, NULL, 'd'},
+        {"fft-size", required_argument, NULL, 'N'},
+        {"range", required_argument, NULL, 'R'},
+        {"orders", required_argument, NULL, 'O'},
+        {"nodes", required_argument, NULL, 'M'},
+        {"floor", required_argument, NULL, 'F'},
+        {"lags", required_argument, NULL, 'K'},
+        {"points", required_argument, NULL, 'P'},
+        {"channel", required_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0}};
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        int r = cli_common_option(&o->common, opt, optarg);
+        if (r == CLI_USAGE) return CLI_USAGE;
+        if (r == CLI_OK) continue;
+        int bad = CLI_OK;
+        switch (opt) {
+        case 'h': fputs(decay_usage, stdout); return -1;
+        case 'a':
+            memset(o->act, 0, sizeof o->act);
+            bad = cli_parse_choice_list("--activation", optarg, activation_names, o->act);
+            o->act_given = 1;
+            break;
+        case 'm':
+            memset(o->norm, 0, sizeof o->norm);
+            bad = cli_parse_choice_list("--norm", optarg, norm_names, o->norm);
+            break;
+        case 'c':
+            memset(o->con, 0, sizeof o->con);
+            bad = cli_parse_choice_list("--construction", optarg, construction_names, o->con);
+            o->con_given = 1;
+            break;
+        case 'r': bad = cli_parse_size("--replicates", optarg, 1, 1000, &o->replicates); break;
+        case 'w': bad = cli_parse_size("--width", optarg, 1, 4096, &o->width); break;
+        case 'l': bad = cli_parse_size("--layers", optarg, 0, 64, &o->layers); break;
+        case 'd': bad = cli_parse_size("--channels", optarg, 1, 64, &o->channels); break;
+        case 'N': bad = cli_parse_size("--fft-size", optarg, 16, (size_t)1 << 22, &o->N); break;
+        case 'R':
+            bad = parse_range("--range", optarg, &o->lo, &o->hi);
+            *range_given = 1;
+            break;
+        case 'O': *orders_text = optarg; break;
+        case 'M': bad = cli_parse_size("--nodes", optarg, 16, (size_t)1 << 22, &o->nodes); break;
+        case 'F': bad = cli_parse_double("--floor", optarg, 0, 1, 0, 1, &o->floor); break;
+        case 'K': bad = cli_parse_size("--lags", optarg, 1, (size_t)1 << 20, &o->lags); break;
+        case 'P': bad = cli_parse_size("--points", optarg, 2, (size_t)1 << 20, &o->points); break;
+        case 'C': bad = cli_parse_size("--channel", optarg, 0, 63, &o->channel); break;
+        default: return unknown_option(argc2, argv2);
+        }
+        if (bad != CLI_OK) return CLI_USAGE;
+    }
+    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
+    return CLI_OK;
+}
+
+/* Checks and the mode's defaults, before any work; o->orders is the
+ * caller's to free (also on error). */
+static int decay_check(decay_options *o, int range_given, const char *orders_text, const char *mode)
+{
+    if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    if (o->N % 2) return cli_usage_error("--fft-size = %zu out of range: need an even N", o->N);
+    if (!range_given && o->hi > o->N / 4) o->hi = o->N / 4;
+    if (o->hi > o->N / 4)
+        return cli_usage_error("--range %zu..%zu out of range: need B <= N/4 (= %zu) to keep aliasing small", o->lo,
+                               o->hi, o->N / 4);
+    if (o->hi - o->lo < 3) return cli_usage_error("--range %zu..%zu: need at least 4 points", o->lo, o->hi);
+    if (o->lags >= o->N) return cli_usage_error("--lags = %zu out of range: need lags < N (= %zu)", o->lags, o->N);
+    if (o->channel >= o->channels)
+        return cli_usage_error("--channel = %zu out of range: need channel < channels (= %zu)", o->channel, o->channels);
+    if (cli_parse_size_list("--orders", orders_text, 1, 16, &o->orders, &o->norders) != CLI_OK) return CLI_USAGE;
+    if (o->norders > 16) return cli_usage_error("--orders: at most 16 orders");
+    for (size_t i = 0; i < o->norders; i++)
+        if (o->orders[i] > o->max_order) o->max_order = o->orders[i];
+    int single = o->mode >= 1 && o->mode <= 3;
+    if (!o->act_given) {
+        if (o->mode == 0) o->act[0] = o->act[1] = o->act[2] = 1;
+        else if (o->mode == 4) o->act[0] = 1;
+        else o->act[2] = 1;
+    }
+    if (!o->con_given) {
+        if (o->mode == 0) o->con[0] = o->con[1] = o->con[2] = 1;
+        else if (o->mode == 4) o->con[1] = 1;
+        else o->con[0] = 1;
+    }
+    int rc = CLI_OK;
+    if (single && (count_selected(o->act) != 1 || count_selected(o->norm) != 1 || count_selected(o->con) != 1))
+        rc = cli_usage_error("%s takes one --activation, one --norm and one --construction", mode);
+    else if (o->mode == 4 && (o->act[1] || o->act[2]))
+        rc = cli_usage_error("--activation: prop1 is about ReLU MLPs (Proposition 1): use relu");
+    else if (o->mode == 4 && o->con[2])
+        rc = cli_usage_error("--construction periodic: prop1 needs a scalar-input MLP: use half or full");
+    return rc;
+}
+
 int cmd_decay(int argc, char **argv)
 {
     cli_set_context("skit decay");
@@ -901,109 +1021,11 @@ int cmd_decay(int argc, char **argv)
     o.points = 512;
     o.floor = 1e-12;
     o.norm[0] = 1;
-    int range_given = 0, norm_given = 0;
+    int range_given = 0;
     const char *orders_text = "1,2,3,4,5,6";
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"activation", required_argument, NULL, 'a'},
-        {"norm", required_argument, NULL, 'm'},
-        {"construction", required_argument, NULL, 'c'},
-        {"replicates", required_argument, NULL, 'r'},
-        {"width", required_argument, NULL, 'w'},
-        {"layers", required_argument, NULL, 'l'},
-        {"channels", required_argument, NULL, 'd'},
-        {"fft-size", required_argument, NULL, 'N'},
-        {"range", required_argument, NULL, 'R'},
-        {"orders", required_argument, NULL, 'O'},
-        {"nodes", required_argument, NULL, 'M'},
-        {"floor", required_argument, NULL, 'F'},
-        {"lags", required_argument, NULL, 'K'},
-        {"points", required_argument, NULL, 'P'},
-        {"channel", required_argument, NULL, 'C'},
-        {NULL, 0, NULL, 0}};
-    optind = 1;
-    opterr = 0;
-    int argc2 = argc - 1;
-    char **argv2 = argv + 1;
-    int opt;
-    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        int r = cli_common_option(&o.common, opt, optarg);
-        if (r == CLI_USAGE) return CLI_USAGE;
-        if (r == CLI_OK) continue;
-        int bad = CLI_OK;
-        switch (opt) {
-        case 'h': fputs(decay_usage, stdout); return CLI_OK;
-        case 'a':
-            memset(o.act, 0, sizeof o.act);
-            bad = cli_parse_choice_list("--activation", optarg, activation_names, o.act);
-            o.act_given = 1;
-            break;
-        case 'm':
-            memset(o.norm, 0, sizeof o.norm);
-            bad = cli_parse_choice_list("--norm", optarg, norm_names, o.norm);
-            norm_given = 1;
-            break;
-        case 'c':
-            memset(o.con, 0, sizeof o.con);
-            bad = cli_parse_choice_list("--construction", optarg, construction_names, o.con);
-            o.con_given = 1;
-            break;
-        case 'r': bad = cli_parse_size("--replicates", optarg, 1, 1000, &o.replicates); break;
-        case 'w': bad = cli_parse_size("--width", optarg, 1, 4096, &o.width); break;
-        case 'l': bad = cli_parse_size("--layers", optarg, 0, 64, &o.layers); break;
-        case 'd': bad = cli_parse_size("--channels", optarg, 1, 64, &o.channels); break;
-        case 'N': bad = cli_parse_size("--fft-size", optarg, 16, (size_t)1 << 22, &o.N); break;
-        case 'R':
-            bad = parse_range("--range", optarg, &o.lo, &o.hi);
-            range_given = 1;
-            break;
-        case 'O': orders_text = optarg; break;
-        case 'M': bad = cli_parse_size("--nodes", optarg, 16, (size_t)1 << 22, &o.nodes); break;
-        case 'F': bad = cli_parse_double("--floor", optarg, 0, 1, 0, 1, &o.floor); break;
-        case 'K': bad = cli_parse_size("--lags", optarg, 1, (size_t)1 << 20, &o.lags); break;
-        case 'P': bad = cli_parse_size("--points", optarg, 2, (size_t)1 << 20, &o.points); break;
-        case 'C': bad = cli_parse_size("--channel", optarg, 0, 63, &o.channel); break;
-        default: return unknown_option(argc2, argv2);
-        }
-        if (bad != CLI_OK) return CLI_USAGE;
-    }
-    (void)norm_given;
-    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
-    if (cli_common_validate(&o.common) != CLI_OK) return CLI_USAGE;
-    if (o.N % 2) return cli_usage_error("--fft-size = %zu out of range: need an even N", o.N);
-    if (!range_given && o.hi > o.N / 4) o.hi = o.N / 4;
-    if (o.hi > o.N / 4)
-        return cli_usage_error("--range %zu..%zu out of range: need B <= N/4 (= %zu) to keep aliasing small", o.lo,
-                               o.hi, o.N / 4);
-    if (o.hi - o.lo < 3) return cli_usage_error("--range %zu..%zu: need at least 4 points", o.lo, o.hi);
-    if (o.lags >= o.N) return cli_usage_error("--lags = %zu out of range: need lags < N (= %zu)", o.lags, o.N);
-    if (o.channel >= o.channels)
-        return cli_usage_error("--channel = %zu out of range: need channel < channels (= %zu)", o.channel, o.channels);
-    if (cli_parse_size_list("--orders", orders_text, 1, 16, &o.orders, &o.norders) != CLI_OK) return CLI_USAGE;
-    if (o.norders > 16) {
-        free(o.orders);
-        return cli_usage_error("--orders: at most 16 orders");
-    }
-    for (size_t i = 0; i < o.norders; i++)
-        if (o.orders[i] > o.max_order) o.max_order = o.orders[i];
-    int single = o.mode >= 1 && o.mode <= 3;
-    if (!o.act_given) {
-        if (o.mode == 0) o.act[0] = o.act[1] = o.act[2] = 1;
-        else if (o.mode == 4) o.act[0] = 1;
-        else o.act[2] = 1;
-    }
-    if (!o.con_given) {
-        if (o.mode == 0) o.con[0] = o.con[1] = o.con[2] = 1;
-        else if (o.mode == 4) o.con[1] = 1;
-        else o.con[0] = 1;
-    }
-    int rc = CLI_OK;
-    if (single && (count_selected(o.act) != 1 || count_selected(o.norm) != 1 || count_selected(o.con) != 1))
-        rc = cli_usage_error("%s takes one --activation, one --norm and one --construction", modes[o.mode]);
-    else if (o.mode == 4 && (o.act[1] || o.act[2]))
-        rc = cli_usage_error("--activation: prop1 is about ReLU MLPs (Proposition 1): use relu");
-    else if (o.mode == 4 && o.con[2])
-        rc = cli_usage_error("--construction periodic: prop1 needs a scalar-input MLP: use half or full");
+    int rc = decay_parse(argc - 1, argv + 1, &o, &range_given, &orders_text);
+    if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
+    rc = decay_check(&o, range_given, orders_text, modes[o.mode]);
     if (rc != CLI_OK) {
         free(o.orders);
         return rc;

@@ -694,128 +694,94 @@ static int parse_interval(const char *text, double *lo, double *hi)
     return CLI_OK;
 }
 
-static int parse_options(int argc, char **argv, options *o)
+/* One option (`current` is its text, for the message of an unknown one):
+ * its value into *o. CLI_OK or CLI_USAGE (reported). */
+static int apply_option(options *o, int opt, const char *arg, const char *current)
 {
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"n", required_argument, NULL, OPT_N},
-        {"r", required_argument, NULL, OPT_R},
-        {"kernel", required_argument, NULL, OPT_KERNEL},
-        {"interp", required_argument, NULL, OPT_INTERP},
-        {"degree", required_argument, NULL, OPT_DEGREE},
-        {"variance", required_argument, NULL, OPT_VARIANCE},
-        {"lengthscale", required_argument, NULL, OPT_LENGTHSCALE},
-        {"shift", required_argument, NULL, OPT_SHIFT},
-        {"frequency", required_argument, NULL, OPT_FREQUENCY},
-        {"lambda", required_argument, NULL, OPT_LAMBDA},
-        {"knots", required_argument, NULL, OPT_KNOTS},
-        {"rpe-width", required_argument, NULL, OPT_RPE_WIDTH},
-        {"rpe-layers", required_argument, NULL, OPT_RPE_LAYERS},
-        {"activation", required_argument, NULL, OPT_ACTIVATION},
-        {"interval", required_argument, NULL, OPT_INTERVAL},
-        {"gamma", required_argument, NULL, OPT_GAMMA},
-        {"pinv-rtol", required_argument, NULL, OPT_PINV},
-        {"norm", required_argument, NULL, OPT_NORM},
-        {"vs", required_argument, NULL, OPT_VS},
-        {"study", required_argument, NULL, OPT_STUDY},
-        {"band", required_argument, NULL, OPT_BAND},
-        {"spike-variance", required_argument, NULL, OPT_SPIKE_VARIANCE},
-        {"spike-lengthscale", required_argument, NULL, OPT_SPIKE_LENGTHSCALE},
-        {"n-train", required_argument, NULL, OPT_N_TRAIN},
-        {"factor", required_argument, NULL, OPT_FACTOR},
-        {"curves", required_argument, NULL, OPT_CURVES},
-        {NULL, 0, NULL, 0}};
-    int opt, st;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return -1;
-        }
-        st = cli_common_option(&o->common, opt, optarg);
-        if (st == CLI_USAGE) return CLI_USAGE;
-        if (st == CLI_OK) continue;
-        switch (opt) {
-        case OPT_N:
-            free(o->n);
-            o->n = NULL;
-            st = cli_parse_size_list("--n", optarg, 2, 8192, &o->n, &o->nn);
-            break;
-        case OPT_R:
-            free(o->r);
-            o->r = NULL;
-            st = cli_parse_size_list("--r", optarg, 1, 8192, &o->r, &o->nr);
-            break;
-        case OPT_DEGREE:
-            free(o->degree);
-            o->degree = NULL;
-            st = cli_parse_size_list("--degree", optarg, 0, 1000, &o->degree, &o->ndegree);
-            break;
-        case OPT_BAND:
-            free(o->band);
-            o->band = NULL;
-            st = cli_parse_size_list("--band", optarg, 0, 16383, &o->band, &o->nband);
-            o->only_sparse = "--band";
-            break;
-        case OPT_KERNEL:
-            memset(o->kernels, 0, sizeof o->kernels);
-            st = cli_parse_choice_list("--kernel", optarg, kernel_names, o->kernels);
-            break;
-        case OPT_INTERP:
-            memset(o->interps, 0, sizeof o->interps);
-            st = cli_parse_choice_list("--interp", optarg, interp_names, o->interps);
-            break;
-        case OPT_STUDY: st = cli_parse_choice("--study", optarg, study_names, &o->study); break;
-        case OPT_VARIANCE: st = cli_parse_double("--variance", optarg, 0, INFINITY, 1, 1, &o->variance); break;
-        case OPT_LENGTHSCALE: st = cli_parse_double("--lengthscale", optarg, 0, INFINITY, 1, 1, &o->lengthscale); break;
-        case OPT_SHIFT: st = cli_parse_double("--shift", optarg, -INFINITY, INFINITY, 1, 1, &o->shift); break;
-        case OPT_FREQUENCY: st = cli_parse_double("--frequency", optarg, 0, INFINITY, 0, 1, &o->frequency); break;
-        case OPT_LAMBDA: st = cli_parse_double("--lambda", optarg, 0, 1, 1, 1, &o->lambda); break;
-        case OPT_GAMMA: st = cli_parse_double("--gamma", optarg, 0, 1, 1, 1, &o->gamma); break;
-        case OPT_PINV:
-            st = cli_parse_double("--pinv-rtol", optarg, 0, 1, 0, 1, &o->pinv_rtol);
-            o->only_theorem1 = "--pinv-rtol";
-            break;
-        case OPT_SPIKE_VARIANCE:
-            st = cli_parse_double("--spike-variance", optarg, 0, INFINITY, 1, 1, &o->spike_variance);
-            o->only_sparse = "--spike-variance";
-            break;
-        case OPT_SPIKE_LENGTHSCALE:
-            st = cli_parse_double("--spike-lengthscale", optarg, 0, INFINITY, 1, 1, &o->spike_lengthscale);
-            o->only_sparse = "--spike-lengthscale";
-            break;
-        case OPT_KNOTS: st = cli_parse_size("--knots", optarg, 1, 4096, &o->knots); break;
-        case OPT_RPE_WIDTH: st = cli_parse_size("--rpe-width", optarg, 1, 1024, &o->rpe_width); break;
-        case OPT_RPE_LAYERS: st = cli_parse_size("--rpe-layers", optarg, 0, 16, &o->rpe_layers); break;
-        case OPT_N_TRAIN:
-            st = cli_parse_size("--n-train", optarg, 8, 65536, &o->n_train);
-            o->only_extrap = "--n-train";
-            break;
-        case OPT_FACTOR:
-            st = cli_parse_size("--factor", optarg, 2, 64, &o->factor);
-            o->only_extrap = "--factor";
-            break;
-        case OPT_CURVES:
-            st = CLI_OK;
-            o->curves = optarg;
-            o->only_extrap = "--curves";
-            break;
-        case OPT_ACTIVATION: st = cli_parse_choice("--activation", optarg, activation_names, &o->activation); break;
-        case OPT_NORM: st = cli_parse_choice("--norm", optarg, norm_names, &o->norm); break;
-        case OPT_VS:
-            st = cli_parse_choice("--vs", optarg, vs_names, &o->vs);
-            o->vs_given = 1;
-            break;
-        case OPT_INTERVAL:
-            st = parse_interval(optarg, &o->lo, &o->hi);
-            o->has_interval = 1;
-            break;
-        default: return cli_usage_error("unknown option '%s' (see 'skit ski-bound --help')", argv[optind - 1]);
-        }
-        if (st != CLI_OK) return CLI_USAGE;
+    int st = CLI_OK;
+    switch (opt) {
+    case OPT_N:
+        free(o->n);
+        o->n = NULL;
+        st = cli_parse_size_list("--n", arg, 2, 8192, &o->n, &o->nn);
+        break;
+    case OPT_R:
+        free(o->r);
+        o->r = NULL;
+        st = cli_parse_size_list("--r", arg, 1, 8192, &o->r, &o->nr);
+        break;
+    case OPT_DEGREE:
+        free(o->degree);
+        o->degree = NULL;
+        st = cli_parse_size_list("--degree", arg, 0, 1000, &o->degree, &o->ndegree);
+        break;
+    case OPT_BAND:
+        free(o->band);
+        o->band = NULL;
+        st = cli_parse_size_list("--band", arg, 0, 16383, &o->band, &o->nband);
+        o->only_sparse = "--band";
+        break;
+    case OPT_KERNEL:
+        memset(o->kernels, 0, sizeof o->kernels);
+        st = cli_parse_choice_list("--kernel", arg, kernel_names, o->kernels);
+        break;
+    case OPT_INTERP:
+        memset(o->interps, 0, sizeof o->interps);
+        st = cli_parse_choice_list("--interp", arg, interp_names, o->interps);
+        break;
+    case OPT_STUDY: st = cli_parse_choice("--study", arg, study_names, &o->study); break;
+    case OPT_VARIANCE: st = cli_parse_double("--variance", arg, 0, INFINITY, 1, 1, &o->variance); break;
+    case OPT_LENGTHSCALE: st = cli_parse_double("--lengthscale", arg, 0, INFINITY, 1, 1, &o->lengthscale); break;
+    case OPT_SHIFT: st = cli_parse_double("--shift", arg, -INFINITY, INFINITY, 1, 1, &o->shift); break;
+    case OPT_FREQUENCY: st = cli_parse_double("--frequency", arg, 0, INFINITY, 0, 1, &o->frequency); break;
+    case OPT_LAMBDA: st = cli_parse_double("--lambda", arg, 0, 1, 1, 1, &o->lambda); break;
+    case OPT_GAMMA: st = cli_parse_double("--gamma", arg, 0, 1, 1, 1, &o->gamma); break;
+    case OPT_PINV:
+        st = cli_parse_double("--pinv-rtol", arg, 0, 1, 0, 1, &o->pinv_rtol);
+        o->only_theorem1 = "--pinv-rtol";
+        break;
+    case OPT_SPIKE_VARIANCE:
+        st = cli_parse_double("--spike-variance", arg, 0, INFINITY, 1, 1, &o->spike_variance);
+        o->only_sparse = "--spike-variance";
+        break;
+    case OPT_SPIKE_LENGTHSCALE:
+        st = cli_parse_double("--spike-lengthscale", arg, 0, INFINITY, 1, 1, &o->spike_lengthscale);
+        o->only_sparse = "--spike-lengthscale";
+        break;
+    case OPT_KNOTS: st = cli_parse_size("--knots", arg, 1, 4096, &o->knots); break;
+    case OPT_RPE_WIDTH: st = cli_parse_size("--rpe-width", arg, 1, 1024, &o->rpe_width); break;
+    case OPT_RPE_LAYERS: st = cli_parse_size("--rpe-layers", arg, 0, 16, &o->rpe_layers); break;
+    case OPT_N_TRAIN:
+        st = cli_parse_size("--n-train", arg, 8, 65536, &o->n_train);
+        o->only_extrap = "--n-train";
+        break;
+    case OPT_FACTOR:
+        st = cli_parse_size("--factor", arg, 2, 64, &o->factor);
+        o->only_extrap = "--factor";
+        break;
+    case OPT_CURVES:
+        st = CLI_OK;
+        o->curves = arg;
+        o->only_extrap = "--curves";
+        break;
+    case OPT_ACTIVATION: st = cli_parse_choice("--activation", arg, activation_names, &o->activation); break;
+    case OPT_NORM: st = cli_parse_choice("--norm", arg, norm_names, &o->norm); break;
+    case OPT_VS:
+        st = cli_parse_choice("--vs", arg, vs_names, &o->vs);
+        o->vs_given = 1;
+        break;
+    case OPT_INTERVAL:
+        st = parse_interval(arg, &o->lo, &o->hi);
+        o->has_interval = 1;
+        break;
+    default: return cli_usage_error("unknown option '%s' (see 'skit ski-bound --help')", current);
     }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    return st == CLI_OK ? CLI_OK : CLI_USAGE;
+}
+
+/* The combinations of options and the sizes, before any work. */
+static int check_options(options *o)
+{
     if (o->only_sparse && o->study != STUDY_SPARSE)
         return cli_usage_error("%s: only with --study sparse-lowrank", o->only_sparse);
     if (o->only_extrap && o->study != STUDY_EXTRAP)
@@ -868,6 +834,54 @@ static int parse_options(int argc, char **argv, options *o)
     if (cli_check_output_path("--curves", o->curves) != CLI_OK) return CLI_USAGE;
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
     return CLI_OK;
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"n", required_argument, NULL, OPT_N},
+        {"r", required_argument, NULL, OPT_R},
+        {"kernel", required_argument, NULL, OPT_KERNEL},
+        {"interp", required_argument, NULL, OPT_INTERP},
+        {"degree", required_argument, NULL, OPT_DEGREE},
+        {"variance", required_argument, NULL, OPT_VARIANCE},
+        {"lengthscale", required_argument, NULL, OPT_LENGTHSCALE},
+        {"shift", required_argument, NULL, OPT_SHIFT},
+        {"frequency", required_argument, NULL, OPT_FREQUENCY},
+        {"lambda", required_argument, NULL, OPT_LAMBDA},
+        {"knots", required_argument, NULL, OPT_KNOTS},
+        {"rpe-width", required_argument, NULL, OPT_RPE_WIDTH},
+        {"rpe-layers", required_argument, NULL, OPT_RPE_LAYERS},
+        {"activation", required_argument, NULL, OPT_ACTIVATION},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"gamma", required_argument, NULL, OPT_GAMMA},
+        {"pinv-rtol", required_argument, NULL, OPT_PINV},
+        {"norm", required_argument, NULL, OPT_NORM},
+        {"vs", required_argument, NULL, OPT_VS},
+        {"study", required_argument, NULL, OPT_STUDY},
+        {"band", required_argument, NULL, OPT_BAND},
+        {"spike-variance", required_argument, NULL, OPT_SPIKE_VARIANCE},
+        {"spike-lengthscale", required_argument, NULL, OPT_SPIKE_LENGTHSCALE},
+        {"n-train", required_argument, NULL, OPT_N_TRAIN},
+        {"factor", required_argument, NULL, OPT_FACTOR},
+        {"curves", required_argument, NULL, OPT_CURVES},
+        {NULL, 0, NULL, 0}};
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(usage, stdout);
+            return -1;
+        }
+        int st = cli_common_option(&o->common, opt, optarg);
+        if (st == CLI_USAGE) return CLI_USAGE;
+        if (st == CLI_OK) continue;
+        if (apply_option(o, opt, optarg, argv[optind - 1]) != CLI_OK) return CLI_USAGE;
+    }
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    return check_options(o);
 }
 
 int cmd_ski_bound(int argc, char **argv)

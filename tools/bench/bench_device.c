@@ -606,6 +606,85 @@ static int run(options *o, const char *cuda_line)
     return rc;
 }
 
+/* The option values as given, parsed by device_options. */
+typedef struct option_texts {
+    const char *device, *ops, *sizes, *channels, *att, *head, *precision;
+} option_texts;
+
+/* The lists and sizes (defaults where not given), and the memory of the
+ * largest case before anything is allocated: Toeplitz coefficients + x +
+ * two outputs (d x (2n-1) + 3 n d doubles), attention Q, K, V + two
+ * outputs (5 n d doubles). */
+static int device_options(options *o, const option_texts *x)
+{
+    int status = CLI_OK;
+    o->channels = 64;
+    o->head_dim = 64;
+    if (x->device) {
+        status = cli_parse_choice_list("--device", x->device, device_names, o->device);
+        o->device_given = 1;
+    } else {
+        o->device[0] = o->device[1] = 1;
+    }
+    if (status == CLI_OK) {
+        if (x->ops)
+            status = cli_parse_choice_list("--ops", x->ops, op_names, o->ops);
+        else
+            o->ops[0] = o->ops[1] = o->ops[2] = 1;
+    }
+    if (status == CLI_OK) {
+        if (x->precision)
+            status = cli_parse_choice_list("--precision", x->precision, precision_names, o->precision);
+        else
+            o->precision[0] = o->precision[1] = 1;
+    }
+    if (status == CLI_OK && x->channels) status = cli_parse_size("--channels", x->channels, 1, 4096, &o->channels);
+    if (status == CLI_OK && x->head) status = cli_parse_size("--head-dim", x->head, 1, 1024, &o->head_dim);
+    if (status == CLI_OK)
+        status = cli_parse_size_list("--sizes", x->sizes ? x->sizes : (o->quick ? "2^10..2^12" : "2^10..2^16"),
+                                     1, (size_t)1 << 22, &o->sizes, &o->nsizes);
+    if (status == CLI_OK)
+        status = cli_parse_size_list("--attention-sizes",
+                                     x->att ? x->att : (o->quick ? "2^8..2^9" : "2^8..2^12"), 1,
+                                     (size_t)1 << 16, &o->att_sizes, &o->natt);
+    if (status == CLI_OK && (o->nsizes > 64 || o->natt > 64))
+        status = cli_usage_error("--sizes / --attention-sizes: at most 64 sizes each");
+    size_t largest = 0;
+    for (size_t i = 0; status == CLI_OK && o->ops[0] && i < o->nsizes; i++) {
+        size_t bytes = (5 * o->sizes[i]) * o->channels * sizeof(double);
+        if (bytes > largest) largest = bytes;
+    }
+    for (size_t i = 0; status == CLI_OK && (o->ops[1] || o->ops[2]) && i < o->natt; i++) {
+        size_t bytes = 5 * o->att_sizes[i] * o->head_dim * sizeof(double);
+        if (bytes > largest) largest = bytes;
+    }
+    if (status == CLI_OK && skit_memory_check(largest, "skit bench device (largest case)") != SKIT_OK)
+        status = cli_library_error(SKIT_ETOOBIG);
+    if (status == CLI_OK) status = cli_common_validate(&o->common);
+    return status;
+}
+
+/* The GPU where asked for and present (the default asks only where there
+ * is one); cuda_line: the CUDA status recorded in the header. */
+static int choose_devices(options *o, char *cuda_line, size_t size)
+{
+    if (o->device[1] && skit_cuda_status(cuda_line, size) != SKIT_OK) {
+        if (o->device_given)
+            return cli_usage_error("--device cuda: %s (run with --device cpu, or on a machine with a GPU "
+                                   "and a CUDA build)", cuda_line);
+        fprintf(stderr, "%s: %s; timing the CPU only\n", cli_context(), cuda_line);
+        o->device[1] = 0;
+    } else if (!o->device[1]) {
+        skit_cuda_status(cuda_line, size);
+    }
+    if (!o->device[1]) {
+        /* precisions are the GPU's: a CPU-only run has one (float64) row per size */
+        o->precision[0] = 1;
+        o->precision[1] = 0;
+    }
+    return CLI_OK;
+}
+
 int bench_device(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -625,8 +704,7 @@ int bench_device(int argc, char **argv)
     cli_common_init(&o.common);
     o.argc = argc;
     o.argv = argv;
-    const char *device_text = NULL, *ops_text = NULL, *sizes_text = NULL, *channels_text = NULL,
-               *att_text = NULL, *head_text = NULL, *precision_text = NULL;
+    option_texts x = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     int opt;
     optind = 1;
     opterr = 0;
@@ -636,14 +714,14 @@ int bench_device(int argc, char **argv)
         if (handled == CLI_OK) continue;
         switch (opt) {
         case 'h': fputs(usage, stdout); return CLI_OK;
-        case OPT_DEVICE: device_text = optarg; break;
-        case OPT_OPS: ops_text = optarg; break;
-        case OPT_SIZES: sizes_text = optarg; break;
-        case OPT_CHANNELS: channels_text = optarg; break;
+        case OPT_DEVICE: x.device = optarg; break;
+        case OPT_OPS: x.ops = optarg; break;
+        case OPT_SIZES: x.sizes = optarg; break;
+        case OPT_CHANNELS: x.channels = optarg; break;
         case OPT_CAUSAL: o.causal = 1; break;
-        case OPT_ATT_SIZES: att_text = optarg; break;
-        case OPT_HEAD_DIM: head_text = optarg; break;
-        case OPT_PRECISION: precision_text = optarg; break;
+        case OPT_ATT_SIZES: x.att = optarg; break;
+        case OPT_HEAD_DIM: x.head = optarg; break;
+        case OPT_PRECISION: x.precision = optarg; break;
         case OPT_QUICK: o.quick = 1; break;
         case '?':
         default:
@@ -652,74 +730,10 @@ int bench_device(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("unexpected argument '%s' (see 'skit bench device --help')", argv[optind]);
-
     /* validate everything before any work or any file */
-    int status = CLI_OK;
-    o.channels = 64;
-    o.head_dim = 64;
-    if (device_text) {
-        status = cli_parse_choice_list("--device", device_text, device_names, o.device);
-        o.device_given = 1;
-    } else {
-        o.device[0] = o.device[1] = 1;
-    }
-    if (status == CLI_OK) {
-        if (ops_text)
-            status = cli_parse_choice_list("--ops", ops_text, op_names, o.ops);
-        else
-            o.ops[0] = o.ops[1] = o.ops[2] = 1;
-    }
-    if (status == CLI_OK) {
-        if (precision_text)
-            status = cli_parse_choice_list("--precision", precision_text, precision_names, o.precision);
-        else
-            o.precision[0] = o.precision[1] = 1;
-    }
-    if (status == CLI_OK && channels_text)
-        status = cli_parse_size("--channels", channels_text, 1, 4096, &o.channels);
-    if (status == CLI_OK && head_text) status = cli_parse_size("--head-dim", head_text, 1, 1024, &o.head_dim);
-    if (status == CLI_OK)
-        status = cli_parse_size_list("--sizes", sizes_text ? sizes_text : (o.quick ? "2^10..2^12" : "2^10..2^16"),
-                                     1, (size_t)1 << 22, &o.sizes, &o.nsizes);
-    if (status == CLI_OK)
-        status = cli_parse_size_list("--attention-sizes",
-                                     att_text ? att_text : (o.quick ? "2^8..2^9" : "2^8..2^12"), 1,
-                                     (size_t)1 << 16, &o.att_sizes, &o.natt);
-    if (status == CLI_OK && (o.nsizes > 64 || o.natt > 64))
-        status = cli_usage_error("--sizes / --attention-sizes: at most 64 sizes each");
-    /* memory of the largest case, before allocating anything: Toeplitz
-     * coefficients + x + two outputs (d x (2n-1) + 3 n d doubles), attention
-     * Q, K, V + two outputs (5 n d doubles) */
-    size_t largest = 0;
-    for (size_t i = 0; status == CLI_OK && o.ops[0] && i < o.nsizes; i++) {
-        size_t bytes = (5 * o.sizes[i]) * o.channels * sizeof(double);
-        if (bytes > largest) largest = bytes;
-    }
-    for (size_t i = 0; status == CLI_OK && (o.ops[1] || o.ops[2]) && i < o.natt; i++) {
-        size_t bytes = 5 * o.att_sizes[i] * o.head_dim * sizeof(double);
-        if (bytes > largest) largest = bytes;
-    }
-    if (status == CLI_OK && skit_memory_check(largest, "skit bench device (largest case)") != SKIT_OK)
-        status = cli_library_error(SKIT_ETOOBIG);
-    if (status == CLI_OK) status = cli_common_validate(&o.common);
     char cuda_line[512];
-    if (status == CLI_OK && o.device[1] && skit_cuda_status(cuda_line, sizeof cuda_line) != SKIT_OK) {
-        if (o.device_given) {
-            status = cli_usage_error("--device cuda: %s (run with --device cpu, or on a machine with a GPU "
-                                     "and a CUDA build)", cuda_line);
-        } else {
-            /* the default asks for the GPU only where there is one */
-            fprintf(stderr, "%s: %s; timing the CPU only\n", cli_context(), cuda_line);
-            o.device[1] = 0;
-        }
-    } else if (status == CLI_OK && !o.device[1]) {
-        skit_cuda_status(cuda_line, sizeof cuda_line); /* recorded in the output header */
-    }
-    if (status == CLI_OK && !o.device[1]) {
-        /* precisions are the GPU's: a CPU-only run has one (float64) row per size */
-        o.precision[0] = 1;
-        o.precision[1] = 0;
-    }
+    int status = device_options(&o, &x);
+    if (status == CLI_OK) status = choose_devices(&o, cuda_line, sizeof cuda_line);
     if (status == CLI_OK) {
         o.min_sample_s = o.quick ? 0.02 : 0.1;
         o.samples = o.quick ? 3 : 5;
