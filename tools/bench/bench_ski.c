@@ -69,19 +69,6 @@ static void run_ski(void *p)
     skit_ski_execute(c->plan, c->x, c->n, c->y, c->n);
 }
 
-typedef struct fft_ctx {
-    const skit_toeplitz_plan *plan;
-    const double *x;
-    double *y;
-    size_t n;
-} fft_ctx;
-
-static void run_fft(void *p)
-{
-    fft_ctx *c = p;
-    skit_toeplitz_execute(c->plan, c->x, c->n, c->y, c->n, NULL);
-}
-
 typedef struct floor_ctx {
     const double *x;
     double *y;
@@ -181,9 +168,9 @@ static int measure(size_t n, size_t d, size_t r, int with_dense, int with_fft, i
             st = skit_toeplitz_plan_create(&fft, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_BIDIRECTIONAL, big);
         }
         if (st == SKIT_OK) {
-            fft_ctx c = {fft, x, y, n};
+            bench_matvec c = {fft, x, y, n};
             bench_timing t;
-            bench_measure(run_fft, &c, min_s, samples, &t);
+            bench_measure(bench_run_matvec, &c, min_s, samples, &t);
             out->fft_s = t.median;
             out->fft_over_ski = out->fft_s / out->ski_s;
             out->fft_over_floor = out->fft_s / out->floor_s;

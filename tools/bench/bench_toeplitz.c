@@ -94,19 +94,6 @@ typedef struct solve_result {
 
 /* ---- timed bodies --------------------------------------------------------- */
 
-typedef struct fft_ctx {
-    const skit_toeplitz_plan *plan;
-    const double *x;
-    double *y;
-    size_t n;
-} fft_ctx;
-
-static void run_fft(void *p)
-{
-    fft_ctx *c = p;
-    skit_toeplitz_execute(c->plan, c->x, c->n, c->y, c->n, NULL);
-}
-
 /* The floors: bare transforms of the matvec's FFT length, `count` of them
  * over `threads` threads (pairs: r2c + c2r). */
 typedef struct floor_ctx {
@@ -248,7 +235,7 @@ static double solve_residual(size_t n, const double *coeffs, const double *x, co
  * channel, one lone r2c), same threads and channel loop, timed in rounds
  * interleaved with the matvec so that load changes during the run affect
  * the ratios as little as possible. Without FFTW plans, the matvec alone. */
-static int time_fft_and_floors(const options *o, fft_ctx *fc, size_t L, size_t d, row *r)
+static int time_fft_and_floors(const options *o, bench_matvec *fc, size_t L, size_t d, row *r)
 {
     const double min_sample = o->quick ? 0.01 : 0.05;
     const size_t samples = o->quick ? 3 : 7;
@@ -261,7 +248,7 @@ static int time_fft_and_floors(const options *o, fft_ctx *fc, size_t L, size_t d
         cli_progress("n = %zu: FFT matvec and bare FFTW floors (%zu channels)", fc->n, d);
         int threads = (int)MIN_SIZE((size_t)bench_threads(), d);
         floor_ctx floor = {&f, d, threads, 0}, pair = {&f, d, threads, 1}, single = {&f, 1, 1, 0};
-        bench_fn fns[] = {run_fft, run_floor, run_floor, run_floor};
+        bench_fn fns[] = {bench_run_matvec, run_floor, run_floor, run_floor};
         void *ctxs[] = {fc, &floor, &pair, &single};
         double med[4];
         bench_measure_interleaved(fns, ctxs, 4, min_sample, samples, med);
@@ -272,7 +259,7 @@ static int time_fft_and_floors(const options *o, fft_ctx *fc, size_t L, size_t d
         bench_fftw_destroy(&f);
     } else {
         bench_timing t;
-        bench_measure(run_fft, fc, min_sample, samples, &t);
+        bench_measure(bench_run_matvec, fc, min_sample, samples, &t);
         r->fft_s = t.median / (double)d;
     }
     r->fft_over_floor = r->fft_s / r->floor_s;
@@ -337,7 +324,7 @@ static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng
     status = coeffs && x && y ? SKIT_OK : SKIT_ENOMEM;
     if (status == SKIT_OK)
         status = skit_toeplitz_plan_create(&plan, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, causality, coeffs);
-    fft_ctx fc = {plan, x, y, n};
+    bench_matvec fc = {plan, x, y, n};
     if (status == SKIT_OK) status = time_fft_and_floors(o, &fc, L, d, r);
     if (status == SKIT_OK && n <= o->dense_max) status = time_dense(o, n, d, coeffs, x, y, r);
     if (status == SKIT_OK && scipy_ok && o->scipy && in_list(n, o->scipy_sizes, o->nscipy)) time_scipy(o, n, r);

@@ -121,6 +121,12 @@ double bench_max_relative_error(const double *a, const double *ref, size_t count
     return den > 0 ? num / den : num;
 }
 
+void bench_run_matvec(void *matvec)
+{
+    const bench_matvec *c = matvec;
+    skit_toeplitz_execute(c->plan, c->x, c->n, c->y, c->n, NULL);
+}
+
 /* ---- peers ------------------------------------------------------------- */
 
 int bench_run_peer(const char *const argv[], double *seconds)

@@ -9,6 +9,8 @@
 #include <fftw3.h>
 #include <stddef.h>
 
+#include "skit.h"
+
 /* ---- timing ------------------------------------------------------------ */
 
 typedef void (*bench_fn)(void *context);
@@ -52,6 +54,16 @@ double bench_loglog_slope(const double *n, const double *t, size_t count);
 
 /* max |a - ref| / max |ref| (max |a - ref| when ref = 0; NaN propagates). */
 double bench_max_relative_error(const double *a, const double *ref, size_t count);
+
+/* The Toeplitz FFT matvec as a timed body (a bench_fn): y = T x for the
+ * plan's channels, n rows each (x, y channel-major, ld = n). */
+typedef struct bench_matvec {
+    const skit_toeplitz_plan *plan;
+    const double *x;
+    double *y;
+    size_t n;
+} bench_matvec;
+void bench_run_matvec(void *matvec);
 
 /* ---- peers ------------------------------------------------------------- */
 
