@@ -1,6 +1,6 @@
-# bench/bench.mk — `make bench`: every `skit bench` target, results (TSV, JSON
-# where offered, PNG) into bench/results/ of the source tree. Never part of
-# `make check`. BENCH_FLAGS=--quick for a fast smoke run.
+# bench/bench.mk — `make bench`: every `skit bench` target (tools/bench/),
+# results (TSV, JSON where offered, PNG) into bench/results/ of the source
+# tree. Never part of `make check`. BENCH_FLAGS=--quick for a fast smoke run.
 BENCH_TARGETS = toeplitz ski tno mra
 BENCH_RESULTS = $(abs_top_srcdir)/bench/results
 BENCH_FLAGS =

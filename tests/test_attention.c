@@ -988,6 +988,260 @@ START_TEST(test_budget_needed)
 }
 END_TEST
 
+/* ---- budgets and entropy targets ------------------------------------------ */
+
+static size_t ref_clamp(double v, size_t lo, size_t hi)
+{
+    if (!(v >= (double)lo)) return lo;
+    if (v >= (double)hi) return hi;
+    return (size_t)llround(v);
+}
+
+/* The budget -> parameters mapping as `skit mra` computed it before it moved
+ * into the library (tools/cmd_mra.c, method_options), kept as the reference
+ * the library must reproduce exactly. */
+static void ref_budget(int method, size_t n, double f, size_t nscales, const size_t *scales,
+                       size_t b, skit_attention_options *mo, double *param)
+{
+    switch (method) {
+    case SKIT_ATTENTION_MRA2:
+    case SKIT_ATTENTION_MRA2_SPARSE:
+        if (nscales) {
+            for (size_t l = 0; l + 1 < nscales; l++)
+                mo->blocks_per_row[l] = ref_clamp(f * (double)(n / scales[l]), 1, n / scales[l]);
+        } else {
+            mo->blocks_per_row[0] = ref_clamp(f * (double)(n / b), 1, n / b);
+        }
+        *param = (double)mo->blocks_per_row[0];
+        break;
+    case SKIT_ATTENTION_LOWRANK:
+    case SKIT_ATTENTION_NYSTROM:
+    case SKIT_ATTENTION_LINFORMER:
+        mo->rank = ref_clamp(f * (double)n, 1, n);
+        *param = (double)mo->rank;
+        break;
+    case SKIT_ATTENTION_PERFORMER:
+        mo->rank = ref_clamp(f * (double)n, 1, (size_t)1 << 20);
+        *param = (double)mo->rank;
+        break;
+    case SKIT_ATTENTION_TOPK:
+        mo->nonzeros = ref_clamp(f * (double)n * (double)n, 1, n * n);
+        *param = (double)mo->nonzeros;
+        break;
+    case SKIT_ATTENTION_WINDOW: {
+        double want = f * (double)n * (double)n;
+        size_t lo = 0, hi = n - 1;
+        while (lo < hi) {
+            size_t w = lo + (hi - lo) / 2;
+            double entries = (double)n * (double)(2 * w + 1) - (double)w * (double)(w + 1);
+            if (entries + 0.5 >= want)
+                hi = w;
+            else
+                lo = w + 1;
+        }
+        mo->window = lo;
+        *param = (double)mo->window;
+        break;
+    }
+    case SKIT_ATTENTION_BIGBIRD: {
+        size_t nb = (n + b - 1) / b, total = ref_clamp(f * (double)nb, 4, nb + 4);
+        mo->window = 1;
+        mo->global_blocks = 1;
+        size_t avail = nb > 4 ? nb - 4 : 0;
+        mo->random_blocks = total - 4 < avail ? total - 4 : avail;
+        *param = (double)mo->random_blocks;
+        break;
+    }
+    default: *param = 0; break;
+    }
+}
+
+/* Every field the mapping may write, and a few it must leave alone. */
+static int same_budget_fields(const skit_attention_options *a, const skit_attention_options *b)
+{
+    return memcmp(a->blocks_per_row, b->blocks_per_row, sizeof a->blocks_per_row) == 0 &&
+           memcmp(a->scales, b->scales, sizeof a->scales) == 0 && a->rank == b->rank &&
+           a->nonzeros == b->nonzeros && a->window == b->window &&
+           a->global_blocks == b->global_blocks && a->random_blocks == b->random_blocks &&
+           a->levels == b->levels && a->block == b->block && a->seed == b->seed &&
+           a->scale == b->scale && a->method == b->method && a->selection == b->selection;
+}
+
+START_TEST(test_options_set_budget_matches_tool)
+{
+    const size_t ns[] = {64, 100, 256, 1000, 1024, 4096};
+    const double budgets[] = {1e-4, 0.01, 0.05, 0.1, 0.25, 0.3333, 0.5, 0.9, 1.0};
+    const size_t blocks[] = {16, 32};
+    const size_t scales[] = {64, 16, 1};
+    size_t checked = 0;
+    for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT; m++)
+        for (size_t in = 0; in < sizeof ns / sizeof ns[0]; in++)
+            for (size_t ib = 0; ib < sizeof budgets / sizeof budgets[0]; ib++)
+                for (size_t il = 0; il < 3; il++) {
+                    size_t n = ns[in], b = blocks[il % 2], nscales = il == 2 ? 3 : 0;
+                    if (nscales && (m != SKIT_ATTENTION_MRA2 && m != SKIT_ATTENTION_MRA2_SPARSE)) continue;
+                    if (nscales && n % 64) continue;
+                    skit_attention_options got, want;
+                    skit_attention_options_init(&got, m);
+                    got.block = b;
+                    got.seed = 12345;
+                    got.scale = 0.5;
+                    if (nscales) {
+                        got.levels = nscales;
+                        memcpy(got.scales, scales, sizeof scales);
+                    }
+                    want = got;
+                    double param_got = -1, param_want = -1;
+                    TU_EXPECT_OK(skit_attention_options_set_budget(&got, n, budgets[ib], &param_got));
+                    ref_budget(m, n, budgets[ib], nscales, scales, b, &want, &param_want);
+                    ck_assert_msg(same_budget_fields(&got, &want) && param_got == param_want,
+                                  "%s n = %zu budget %g block %zu levels %zu: parameter %g, want %g",
+                                  skit_attention_method_name(m), n, budgets[ib], b, nscales,
+                                  param_got, param_want);
+                    checked++;
+                }
+    ck_assert(checked > 500);
+
+    /* values worked by hand: n = 1024, block 32 */
+    skit_attention_options o;
+    double p;
+    skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
+    TU_EXPECT_OK(skit_attention_options_set_budget(&o, 1024, 0.1, &p));
+    ck_assert(o.blocks_per_row[0] == 3 && p == 3); /* round(0.1 * 32) */
+    skit_attention_options_init(&o, SKIT_ATTENTION_TOPK);
+    TU_EXPECT_OK(skit_attention_options_set_budget(&o, 1024, 0.1, &p));
+    ck_assert(o.nonzeros == 104858); /* round(104857.6) */
+    skit_attention_options_init(&o, SKIT_ATTENTION_WINDOW);
+    TU_EXPECT_OK(skit_attention_options_set_budget(&o, 1024, 0.05, &p));
+    ck_assert(o.window == 26 && p == 26); /* 53570 entries >= 52428.8 > 51574 at w = 25 */
+    skit_attention_options_init(&o, SKIT_ATTENTION_BIGBIRD);
+    TU_EXPECT_OK(skit_attention_options_set_budget(&o, 1024, 0.25, &p));
+    ck_assert(o.window == 1 && o.global_blocks == 1 && o.random_blocks == 4 && p == 4);
+    skit_attention_options_init(&o, SKIT_ATTENTION_EXACT);
+    TU_EXPECT_OK(skit_attention_options_set_budget(&o, 1024, 1.0, NULL));
+
+    /* the budget is what the plan spends: window and topk count their entries */
+    const size_t n = 256, d = 4;
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *y = tu_alloc(n * d);
+    const int methods[] = {SKIT_ATTENTION_WINDOW, SKIT_ATTENTION_TOPK};
+    for (size_t i = 0; i < 2; i++) {
+        skit_attention_options_init(&o, methods[i]);
+        TU_EXPECT_OK(skit_attention_options_set_budget(&o, n, 0.2, NULL));
+        skit_attention_plan *plan;
+        TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, d, &o));
+        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, q, n, NULL, y, n));
+        skit_attention_stats stats;
+        TU_EXPECT_OK(skit_attention_plan_stats(plan, &stats));
+        skit_attention_plan_destroy(plan);
+        ck_assert_msg(stats.work_fraction >= 0.2 - 0.5 / (double)(n * n) &&
+                          stats.work_fraction < 0.2 + 2.0 * (double)n / (double)(n * n),
+                      "%s: work fraction %g for budget 0.2", skit_attention_method_name(methods[i]),
+                      stats.work_fraction);
+    }
+    skit_free(q);
+    skit_free(k);
+    skit_free(y);
+}
+END_TEST
+
+/* The bisection `skit mra --entropy` ran before it moved into the library. */
+static double ref_temperature(size_t n, size_t d, const double *q, const double *k, double scale0,
+                              double target)
+{
+    double lo = log(1e-4), hi = log(1e4), h = 0, mid = 0;
+    for (int it = 0; it < 60; it++) {
+        mid = 0.5 * (lo + hi);
+        ck_assert(skit_attention_entropy(n, d, q, n, k, n, scale0 / exp(mid), NULL, NULL, &h) == SKIT_OK);
+        if (fabs(h - target) < 1e-6 * target) break;
+        if (h < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return exp(mid);
+}
+
+START_TEST(test_temperature_for_entropy)
+{
+    size_t n = 128, d = 16;
+    skit_attention_synthetic spec;
+    skit_attention_synthetic_init(&spec);
+    spec.seed = tu_seed();
+    double *q = tu_alloc(n * d), *k = tu_alloc(n * d);
+    TU_EXPECT_OK(skit_attention_synthetic_generate(&spec, n, d, 1, q, n, k, n, NULL, n));
+    const double scale = 1.0 / sqrt((double)d), targets[] = {0.5, 1.0, 2.5, 4.0, 4.8};
+    double last = 0;
+    for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+        double tau = 0, h = 0, check;
+        TU_EXPECT_OK(skit_attention_temperature_for_entropy(n, d, q, n, k, n, scale, targets[t], &tau, &h));
+        ck_assert_msg(tau == ref_temperature(n, d, q, k, scale, targets[t]),
+                      "target %g: tau %.17g differs from the reference bisection", targets[t], tau);
+        ck_assert_msg(fabs(h - targets[t]) < 1e-6 * targets[t], "target %g reached %.17g", targets[t], h);
+        TU_EXPECT_OK(skit_attention_entropy(n, d, q, n, k, n, scale / tau, NULL, NULL, &check));
+        ck_assert(check == h);
+        ck_assert(tau > last); /* higher entropy, higher temperature */
+        last = tau;
+    }
+    double tau;
+    TU_EXPECT_OK(skit_attention_temperature_for_entropy(n, d, q, n, k, n, scale, 2.0, &tau, NULL));
+
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(n, d, q, n, k, n, scale, 2.0, NULL, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(n, d, NULL, n, k, n, scale, 2.0, &tau, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(n, d, q, n, k, n, scale, log((double)n), &tau, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(n, d, q, n, k, n, scale, 0.0, &tau, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(n, d, q, n, k, n, scale, NAN, &tau, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(n, d, q, n, k, n, 0.0, 2.0, &tau, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(n, d, q, n, k, n, INFINITY, 2.0, &tau, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(1, d, q, n, k, n, scale, 0.5, &tau, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(n, 0, q, n, k, n, scale, 2.0, &tau, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(n, d, q, n - 1, k, n, scale, 2.0, &tau, NULL), SKIT_ESHAPE);
+    q[5] = NAN;
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(n, d, q, n, k, n, scale, 2.0, &tau, NULL), SKIT_ENONFINITE);
+    /* Q = 0: uniform rows (entropy log n) at every temperature */
+    memset(q, 0, n * d * sizeof *q);
+    TU_EXPECT_STATUS(skit_attention_temperature_for_entropy(n, d, q, n, k, n, scale, 2.0, &tau, NULL), SKIT_ENOCONV);
+    skit_free(q);
+    skit_free(k);
+}
+END_TEST
+
+START_TEST(test_options_set_budget_errors)
+{
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
+    TU_EXPECT_STATUS(skit_attention_options_set_budget(NULL, 64, 0.1, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_options_set_budget(&o, 0, 0.1, NULL), SKIT_EDOM);
+    const double bad[] = {0.0, -0.5, 1.0 + 1e-12, 2.0, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        TU_EXPECT_STATUS(skit_attention_options_set_budget(&o, 64, bad[i], NULL), SKIT_EDOM);
+    o.block = 0;
+    TU_EXPECT_STATUS(skit_attention_options_set_budget(&o, 64, 0.1, NULL), SKIT_EDOM);
+    o.block = 128;
+    TU_EXPECT_STATUS(skit_attention_options_set_budget(&o, 64, 0.1, NULL), SKIT_EDOM);
+    o.block = 32;
+    o.levels = 1;
+    TU_EXPECT_STATUS(skit_attention_options_set_budget(&o, 64, 0.1, NULL), SKIT_EDOM);
+    o.levels = SKIT_MRA_MAX_LEVELS + 1;
+    TU_EXPECT_STATUS(skit_attention_options_set_budget(&o, 64, 0.1, NULL), SKIT_EDOM);
+    o.levels = 3;
+    o.scales[0] = 16;
+    o.scales[1] = 0;
+    o.scales[2] = 1;
+    TU_EXPECT_STATUS(skit_attention_options_set_budget(&o, 64, 0.1, NULL), SKIT_EDOM);
+    o.scales[1] = 4;
+    TU_EXPECT_OK(skit_attention_options_set_budget(&o, 64, 0.1, NULL));
+    skit_attention_options_init(&o, SKIT_ATTENTION_BIGBIRD);
+    o.block = 0;
+    TU_EXPECT_STATUS(skit_attention_options_set_budget(&o, 64, 0.1, NULL), SKIT_EDOM);
+    o.block = 65;
+    TU_EXPECT_STATUS(skit_attention_options_set_budget(&o, 64, 0.1, NULL), SKIT_EDOM);
+    o.method = SKIT_ATTENTION_METHOD_COUNT;
+    TU_EXPECT_STATUS(skit_attention_options_set_budget(&o, 64, 0.1, NULL), SKIT_EINVAL);
+}
+END_TEST
+
 /* ---- frame and Haar ------------------------------------------------------- */
 
 START_TEST(test_frame_decomposition_and_observation_a1)
@@ -1441,6 +1695,9 @@ static Suite *attention_suite(void)
     tcase_add_test(tc, test_bigbird_pattern);
     tcase_add_test(tc, test_random_baselines_seeded_and_converging);
     tcase_add_test(tc, test_budget_needed);
+    tcase_add_test(tc, test_options_set_budget_matches_tool);
+    tcase_add_test(tc, test_options_set_budget_errors);
+    tcase_add_test(tc, test_temperature_for_entropy);
     suite_add_tcase(s, tc);
     tc = tcase_create("analysis");
     tcase_set_timeout(tc, 60);

@@ -289,7 +289,7 @@ int cli_common_option(cli_common *common, int opt, const char *arg)
     }
 }
 
-static int ends_with(const char *s, const char *suffix)
+int cli_ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
@@ -328,26 +328,11 @@ int cli_common_validate(const cli_common *common)
         if (check_writable_dir("-o", common->output) != CLI_OK) return CLI_USAGE;
     }
     if (common->plot) {
-        if (!ends_with(common->plot, ".png") && !ends_with(common->plot, ".svg"))
+        if (!cli_ends_with(common->plot, ".png") && !cli_ends_with(common->plot, ".svg"))
             return cli_usage_error("--plot: file name must end in .png or .svg, got '%s'",
                                    common->plot);
         if (check_writable_dir("--plot", common->plot) != CLI_OK) return CLI_USAGE;
     }
-    return CLI_OK;
-}
-
-int cli_output_open(skit_tsv_writer **writer, const cli_common *common, int argc, char **argv,
-                    const char *units)
-{
-    int status = skit_tsv_open(writer, common->output, argc, argv, 1, common->seed, units);
-    if (status != SKIT_OK) return cli_library_error(status);
-    return CLI_OK;
-}
-
-int cli_output_close(skit_tsv_writer *writer)
-{
-    int status = skit_tsv_close(writer);
-    if (status != SKIT_OK) return cli_library_error(status);
     return CLI_OK;
 }
 
@@ -413,7 +398,7 @@ int cli_plot(const char *script, const char *datafile, const char *out, const ch
                            script_path);
     if (!safe_for_gnuplot(datafile) || !safe_for_gnuplot(out))
         return cli_usage_error("--plot: file names must not contain quotes or newlines");
-    int svg = ends_with(out, ".svg");
+    int svg = cli_ends_with(out, ".svg");
     const char *dot = strrchr(out, '.');
     snprintf(tmp, sizeof tmp, "%.*s.tmp.%ld%s", (int)(dot - out), out, (long)getpid(), svg ? ".svg" : ".png");
     size_t need = strlen(tmp) + strlen(datafile) + (variables ? strlen(variables) : 0) + 256;
@@ -446,13 +431,6 @@ int cli_plot(const char *script, const char *datafile, const char *out, const ch
         return cli_failure("cannot write %s: %s", out, strerror(errno));
     }
     return CLI_OK;
-}
-
-int cli_plot_common(const cli_common *common, const char *script, const char *datafile,
-                    const char *variables)
-{
-    if (!common->plot) return CLI_OK;
-    return cli_plot(script, datafile, common->plot, variables);
 }
 
 /* ---- progress ---------------------------------------------------------- */

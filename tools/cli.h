@@ -1,7 +1,7 @@
 /* cli.h — what every `skit` subcommand shares: argument parsing with
- * range-checked values, one-line errors, TSV output, gnuplot figures and
- * progress messages. A subcommand is thin: parse -> call the library ->
- * write TSV. */
+ * range-checked values, one-line errors, gnuplot figures and progress
+ * messages (tables, matrices and JSON are written by table.h). A subcommand
+ * is thin: parse -> call the library -> write TSV. */
 #ifndef SKIT_CLI_H
 #define SKIT_CLI_H
 
@@ -89,27 +89,18 @@ int cli_common_option(cli_common *common, int opt, const char *arg);
  * writable and --plot must end in .png or .svg. */
 int cli_common_validate(const cli_common *common);
 
+/* 1 if s ends with suffix. */
+int cli_ends_with(const char *s, const char *suffix);
+
 /* Validate an extra output file option (e.g. --histogram-out) before any
  * work: non-empty, its directory exists and is writable, not a directory.
  * NULL (option not given) is fine. */
 int cli_check_output_path(const char *option, const char *path);
 
-/* Open the TSV output named by common->output (atomic) with the header
- * comment: command line, version, seed, units. */
-int cli_output_open(skit_tsv_writer **writer, const cli_common *common, int argc, char **argv,
-                    const char *units);
-/* Close (commit) the output; on error print and return CLI_USAGE. */
-int cli_output_close(skit_tsv_writer *writer);
-
 /* Draw plots/<script>.gp into `out` (.png or .svg) from the TSV file
  * `datafile`. `variables` (may be NULL) is extra gnuplot code run first,
  * e.g. "title_suffix='n=512'". Output is atomic (temp + rename). */
 int cli_plot(const char *script, const char *datafile, const char *out, const char *variables);
-/* Convenience for subcommands: if common->plot is set, plot from
- * common->output (which must be a file; when output went to stdout the
- * caller passes the temporary data file it wrote). */
-int cli_plot_common(const cli_common *common, const char *script, const char *datafile,
-                    const char *variables);
 
 /* Where experiments/, plots/ live, the first of: $SKIT_DATADIR; for an
  * installed skit, <directory of the binary>/../share/skit when it holds

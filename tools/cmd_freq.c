@@ -15,133 +15,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "table.h"
 
-/* ---- a table kept in memory, written at the end ------------------------- */
-
-/* Widest table: impulse with 64 channels has 1 + 2*64 columns. */
+/* Widest row: impulse with 64 channels has 1 + 2*64 columns. */
 #define MAX_COLUMNS 160
-
-/* Rows are collected first so that nothing is written before every
- * computation succeeded; with --plot and no -o, gnuplot reads a temporary
- * copy that is removed afterwards. */
-typedef struct table {
-    size_t ncols, rows, cap;
-    char **names;
-    char **cells;
-    char **comments;
-    size_t ncomments;
-} table;
-
-static int table_init(table *t, const char *const *names)
-{
-    memset(t, 0, sizeof *t);
-    while (names[t->ncols]) t->ncols++;
-    t->names = calloc(t->ncols + 1, sizeof *t->names);
-    if (!t->names) return -1;
-    for (size_t i = 0; i < t->ncols; i++) t->names[i] = strdup(names[i]);
-    return 0;
-}
-
-/* Column names built at run time (e.g. one per channel). */
-static int table_init_dynamic(table *t, char **names, size_t ncols)
-{
-    memset(t, 0, sizeof *t);
-    t->ncols = ncols;
-    t->names = names;
-    return 0;
-}
-
-static void table_free(table *t)
-{
-    for (size_t i = 0; i < t->ncols && t->names; i++) free(t->names[i]);
-    free(t->names);
-    for (size_t i = 0; i < t->rows * t->ncols; i++) free(t->cells[i]);
-    free(t->cells);
-    for (size_t i = 0; i < t->ncomments; i++) free(t->comments[i]);
-    free(t->comments);
-    memset(t, 0, sizeof *t);
-}
-
-static int table_comment(table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int table_comment(table *t, const char *fmt, ...)
-{
-    char buf[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    char **c = realloc(t->comments, (t->ncomments + 1) * sizeof *c);
-    if (!c) return -1;
-    t->comments = c;
-    t->comments[t->ncomments++] = strdup(buf);
-    return 0;
-}
-
-/* Append a row; cells given as strings (copied). */
-static int table_row(table *t, char *const *cells)
-{
-    if (t->rows == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        char **c = realloc(t->cells, cap * t->ncols * sizeof *c);
-        if (!c) return -1;
-        t->cells = c;
-        t->cap = cap;
-    }
-    for (size_t i = 0; i < t->ncols; i++) t->cells[t->rows * t->ncols + i] = strdup(cells[i]);
-    t->rows++;
-    return 0;
-}
-
-static char *num(char *buf, double v)
-{
-    snprintf(buf, 32, "%.17g", v);
-    return buf;
-}
-
-static char *num_size(char *buf, size_t v)
-{
-    snprintf(buf, 32, "%zu", v);
-    return buf;
-}
-
-/* Numeric row. */
-static int table_row_numbers(table *t, const double *v)
-{
-    char *cells[MAX_COLUMNS], store[MAX_COLUMNS][32];
-    if (t->ncols > MAX_COLUMNS) return -1;
-    for (size_t i = 0; i < t->ncols; i++) cells[i] = num(store[i], v[i]);
-    return table_row(t, cells);
-}
-
-static int write_table_to(const table *t, const char *path, const cli_common *common, int argc,
-                          char **argv, const char *units)
-{
-    skit_tsv_writer *w;
-    int status = skit_tsv_open(&w, path, argc, argv, 1, common->seed, units);
-    if (status != SKIT_OK) return cli_library_error(status);
-    for (size_t i = 0; i < t->ncomments; i++) skit_tsv_comment(w, "%s", t->comments[i]);
-    skit_tsv_columns(w, (const char *const *)t->names);
-    for (size_t r = 0; r < t->rows; r++)
-        skit_tsv_row_text(w, (const char *const *)(t->cells + r * t->ncols), t->ncols);
-    status = skit_tsv_close(w);
-    if (status != SKIT_OK) return cli_library_error(status);
-    return CLI_OK;
-}
-
-static int emit(const table *t, const cli_common *common, int argc, char **argv, const char *units,
-                const char *script, const char *variables)
-{
-    int to_file = common->output && strcmp(common->output, "-") != 0;
-    int status = write_table_to(t, to_file ? common->output : NULL, common, argc, argv, units);
-    if (status != CLI_OK || !common->plot) return status;
-    if (to_file) return cli_plot_common(common, script, common->output, variables);
-    char tmp[128];
-    snprintf(tmp, sizeof tmp, "/tmp/skit-%s-%ld.tsv", script, (long)getpid());
-    status = write_table_to(t, tmp, common, argc, argv, units);
-    if (status == CLI_OK) status = cli_plot_common(common, script, tmp, variables);
-    unlink(tmp);
-    return status;
-}
 
 /* ---- shared option handling --------------------------------------------- */
 
@@ -309,13 +186,13 @@ static const char *spectrum_description(const hilbert_options *o, char *buf, siz
     return buf;
 }
 
-static void hilbert_conventions(table *t, const hilbert_options *o, size_t n, size_t L)
+static void hilbert_conventions(cli_table *t, const hilbert_options *o, size_t n, size_t L)
 {
     char desc[256];
-    table_comment(t, "spectrum: %s; n = %zu samples of one period at w_m = 2 pi m/n", spectrum_description(o, desc, sizeof desc), n);
-    table_comment(t, "conventions: H{cos w} = sin w (DFT bin q times -i sign(q), 0 at DC and Nyquist); "
+    cli_table_comment(t, "spectrum: %s; n = %zu samples of one period at w_m = 2 pi m/n", spectrum_description(o, desc, sizeof desc), n);
+    cli_table_comment(t, "conventions: H{cos w} = sin w (DFT bin q times -i sign(q), 0 at DC and Nyquist); "
                      "causal spectrum x - i H{x}; lag t > n/2 is the negative lag t - n");
-    table_comment(t, "definition: sum over odd |l| <= L = %zu of 2/(pi l) x[m-l] on the periodic extension "
+    cli_table_comment(t, "definition: sum over odd |l| <= L = %zu of 2/(pi l) x[m-l] on the periodic extension "
                      "(L = n/2 is one period)", L);
 }
 
@@ -327,7 +204,7 @@ static int hilbert_transform_mode(hilbert_options *o, int argc, char **argv)
     double *x = malloc(n * sizeof(double)), *hf = malloc(n * sizeof(double));
     double *hd = malloc(n * sizeof(double)), *he = malloc(n * sizeof(double));
     int rc = CLI_OK, st, has_exact = 0;
-    table t = {0};
+    cli_table t = {0};
     static const char *const cols_exact[] = {"m", "omega", "x", "H_fft", "H_definition", "H_exact", NULL};
     static const char *const cols[] = {"m", "omega", "x", "H_fft", "H_definition", NULL};
     if (!x || !hf || !hd || !he) {
@@ -341,7 +218,7 @@ static int hilbert_transform_mode(hilbert_options *o, int argc, char **argv)
         goto done;
     }
     has_exact = exact_hilbert(o, n, he);
-    table_init(&t, has_exact ? cols_exact : cols);
+    cli_table_init(&t, has_exact ? cols_exact : cols);
     hilbert_conventions(&t, o, n, L);
     double dmax = 0, fmax_ = 0, emax = 0;
     for (size_t m = 0; m < n; m++) {
@@ -349,14 +226,14 @@ static int hilbert_transform_mode(hilbert_options *o, int argc, char **argv)
         fmax_ = fmax(fmax_, fabs(hf[m]));
         if (has_exact) emax = fmax(emax, fabs(hf[m] - he[m]));
         double row[6] = {(double)m, 2 * M_PI * (double)m / (double)n, x[m], hf[m], hd[m], has_exact ? he[m] : 0};
-        table_row_numbers(&t, row);
+        cli_table_row_numbers(&t, row, has_exact ? 6 : 5);
     }
-    table_comment(&t, "max |H_definition - H_fft| / max |H_fft| = %.3g", fmax_ > 0 ? dmax / fmax_ : dmax);
-    if (has_exact) table_comment(&t, "max |H_fft - H_exact| = %.3g (aliasing of the sampled spectrum and rounding)", emax);
-    rc = emit(&t, &o->common, argc, argv, "dimensionless (spectrum values); omega in radians",
+    cli_table_comment(&t, "max |H_definition - H_fft| / max |H_fft| = %.3g", fmax_ > 0 ? dmax / fmax_ : dmax);
+    if (has_exact) cli_table_comment(&t, "max |H_fft - H_exact| = %.3g (aliasing of the sampled spectrum and rounding)", emax);
+    rc = cli_table_emit(&t, &o->common, argc, argv, "dimensionless (spectrum values); omega in radians",
               "freq_hilbert_transform", has_exact ? "has_exact=1" : "has_exact=0");
 done:
-    table_free(&t);
+    cli_table_free(&t);
     free(x);
     free(hf);
     free(hd);
@@ -383,7 +260,7 @@ static int hilbert_causal_mode(hilbert_options *o, int argc, char **argv)
     double *kdr = buf + 5 * n, *kdi = buf + 6 * n, *ker = buf + 7 * n, *kei = buf + 8 * n;
     double res_fft, res_def;
     int rc = CLI_OK, st;
-    table t = {0};
+    cli_table t = {0};
     if ((st = make_spectrum(o, n, x)) != SKIT_OK ||
         (st = causal_kernel(n, x, SKIT_HILBERT_FFT, 0, re, im, kfr, kfi, &res_fft)) != SKIT_OK ||
         (st = causal_kernel(n, x, SKIT_HILBERT_DEFINITION, L, re, im, kdr, kdi, &res_def)) != SKIT_OK ||
@@ -393,11 +270,11 @@ static int hilbert_causal_mode(hilbert_options *o, int argc, char **argv)
     }
     static const char *const cols[] = {"lag", "k_even", "k_fft", "k_fft_imag", "k_definition",
                                        "k_definition_imag", NULL};
-    table_init(&t, cols);
+    cli_table_init(&t, cols);
     hilbert_conventions(&t, o, n, L);
-    table_comment(&t, "k_even: impulse response of x itself (inverse DFT); k_fft, k_definition: impulse "
+    cli_table_comment(&t, "k_even: impulse response of x itself (inverse DFT); k_fft, k_definition: impulse "
                       "responses of x - i H{x}");
-    table_comment(&t, "causality residual (energy at negative lags / total): fft %.3g, definition %.3g", res_fft,
+    cli_table_comment(&t, "causality residual (energy at negative lags / total): fft %.3g, definition %.3g", res_fft,
                   res_def);
     for (size_t i = 0; i < n; i++) {
         /* lags -(n-1)/2 .. n/2 in increasing order */
@@ -405,12 +282,12 @@ static int hilbert_causal_mode(hilbert_options *o, int argc, char **argv)
         long lag = (long)i - (long)neg;
         size_t t_idx = lag < 0 ? (size_t)((long)n + lag) : (size_t)lag;
         double row[6] = {(double)lag, ker[t_idx], kfr[t_idx], kfi[t_idx], kdr[t_idx], kdi[t_idx]};
-        table_row_numbers(&t, row);
+        cli_table_row_numbers(&t, row, 6);
     }
-    rc = emit(&t, &o->common, argc, argv, "dimensionless (impulse-response values); lag in samples",
+    rc = cli_table_emit(&t, &o->common, argc, argv, "dimensionless (impulse-response values); lag in samples",
               "freq_hilbert_causal", NULL);
 done:
-    table_free(&t);
+    cli_table_free(&t);
     free(buf);
     return rc;
 }
@@ -419,13 +296,13 @@ static int hilbert_sweep_mode(hilbert_options *o, int argc, char **argv)
 {
     static const char *const cols[] = {"n", "periods", "lag_window", "agreement", "residual_fft",
                                        "residual_definition", "seconds_fft", "seconds_definition", NULL};
-    table t;
-    table_init(&t, cols);
+    cli_table t;
+    cli_table_init(&t, cols);
     char desc[256];
-    table_comment(&t, "spectrum: %s, sampled at n points of one period", spectrum_description(o, desc, sizeof desc));
-    table_comment(&t, "agreement = max |H_definition - H_fft| / max |H_fft|; residual = energy of the causal kernel "
+    cli_table_comment(&t, "spectrum: %s, sampled at n points of one period", spectrum_description(o, desc, sizeof desc));
+    cli_table_comment(&t, "agreement = max |H_definition - H_fft| / max |H_fft|; residual = energy of the causal kernel "
                       "at negative lags / total; definition truncated at L = periods * n/2");
-    table_comment(&t, "conventions: H{cos w} = sin w; causal spectrum x - i H{x}; see skit/freq.h");
+    cli_table_comment(&t, "conventions: H{cos w} = sin w; causal spectrum x - i H{x}; see skit/freq.h");
     cli_progress_start(&o->common);
     int rc = CLI_OK;
     for (size_t i = 0; i < o->nsizes && rc == CLI_OK; i++) {
@@ -458,7 +335,7 @@ static int hilbert_sweep_mode(hilbert_options *o, int argc, char **argv)
             }
             double row[8] = {(double)n, o->periods[p], (double)L, fm > 0 ? dmax / fm : dmax, res_fft, res_def,
                              sec_fft, sec_def};
-            table_row_numbers(&t, row);
+            cli_table_row_numbers(&t, row, 8);
         }
         if (st != SKIT_OK) rc = cli_library_error(st);
         free(buf);
@@ -469,11 +346,100 @@ static int hilbert_sweep_mode(hilbert_options *o, int argc, char **argv)
         snprintf(vars + strlen(vars), sizeof vars - strlen(vars), "%s%g", p ? " " : "", o->periods[p]);
     snprintf(vars + strlen(vars), sizeof vars - strlen(vars), "'");
     if (rc == CLI_OK)
-        rc = emit(&t, &o->common, argc, argv,
+        rc = cli_table_emit(&t, &o->common, argc, argv,
                   "agreement, residual dimensionless; seconds wall-clock, one-shot calls including FFTW planning",
                   "freq_hilbert_sweep", vars);
-    table_free(&t);
+    cli_table_free(&t);
     return rc;
+}
+
+/* The options of `skit hilbert MODE` (argv2[0] is the mode); -1 after
+ * --help. */
+static int hilbert_parse(int argc2, char **argv2, hilbert_options *o, const char **sizes_text,
+                         const char **periods_text, int *spectrum_given)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"spectrum", required_argument, NULL, 's'},
+        {"input", required_argument, NULL, 'i'},
+        {"lag-window", required_argument, NULL, 'L'},
+        {"sizes", required_argument, NULL, 'S'},
+        {"periods", required_argument, NULL, 'P'},
+        {NULL, 0, NULL, 0}};
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS "n:", longopts, NULL)) != -1) {
+        int r = cli_common_option(&o->common, opt, optarg);
+        if (r == CLI_USAGE) return CLI_USAGE;
+        if (r == CLI_OK) continue;
+        switch (opt) {
+        case 'h': fputs(hilbert_usage, stdout); return -1;
+        case 's':
+            *spectrum_given = 1;
+            if (parse_spectrum(o, optarg) != CLI_OK) return CLI_USAGE;
+            break;
+        case 'i': o->input = optarg; break;
+        case 'n':
+            if (cli_parse_size("-n", optarg, 2, (size_t)1 << 20, &o->n) != CLI_OK) return CLI_USAGE;
+            break;
+        case 'L':
+            if (cli_parse_size("--lag-window", optarg, 1, (size_t)1 << 32, &o->lag_window) != CLI_OK) return CLI_USAGE;
+            break;
+        case 'S': *sizes_text = optarg; break;
+        case 'P': *periods_text = optarg; break;
+        default: return unknown_option(argc2, argv2);
+        }
+    }
+    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
+    if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    if (o->input && *spectrum_given) return cli_usage_error("--input and --spectrum: give one of them");
+    return CLI_OK;
+}
+
+/* sweep: its sizes and lag windows checked, then run. */
+static int hilbert_sweep(hilbert_options *o, const char *sizes_text, const char *periods_text, int argc,
+                         char **argv)
+{
+    if (o->input) return cli_usage_error("--input: sweep generates its spectra (sizes vary); use transform or causal");
+    if (cli_parse_size_list("--sizes", sizes_text, 4, (size_t)1 << 16, &o->sizes, &o->nsizes) != CLI_OK)
+        return CLI_USAGE;
+    int rc = cli_parse_double_list("--periods", periods_text, 1e-3, 1e6, &o->periods, &o->nperiods);
+    for (size_t i = 0; i < o->nsizes && rc == CLI_OK; i++)
+        if (o->kind == SPEC_COS && 2 * o->q >= o->sizes[i])
+            rc = cli_usage_error("--spectrum cos:q = %zu: need 2q < n for every size (smallest n = %zu)", o->q,
+                                 o->sizes[i]);
+    if (rc == CLI_OK) {
+        cli_apply_threads(&o->common);
+        rc = hilbert_sweep_mode(o, argc, argv);
+    }
+    free(o->sizes);
+    free(o->periods);
+    return rc;
+}
+
+/* transform, causal: --input read (n from it), the sizes checked, then run. */
+static int hilbert_single(hilbert_options *o, const char *mode, int argc, char **argv)
+{
+    if (o->input) {
+        int st = strlen(o->input) > 4 && !strcmp(o->input + strlen(o->input) - 4, ".npy")
+                     ? skit_npy_read(o->input, &o->file)
+                     : skit_tsv_read(o->input, &o->file);
+        if (st != SKIT_OK) return cli_usage_error("--input %s: %s", o->input, skit_last_error());
+        if (o->file.cols != 1 || o->file.rows < 2)
+            return cli_usage_error("--input %s: need one column of n >= 2 samples, got %zu x %zu", o->input,
+                                   o->file.rows, o->file.cols);
+        o->kind = SPEC_FILE;
+        o->n = o->file.rows;
+    }
+    if (o->n > ((size_t)1 << 16))
+        return cli_usage_error("-n = %zu out of range for %s: the definition is O(n^2), need n <= 2^16", o->n,
+                               mode);
+    if (o->kind == SPEC_COS && (o->q == 0 || 2 * o->q >= o->n))
+        return cli_usage_error("--spectrum cos:q = %zu out of range: need 1 <= q < n/2 (n = %zu)", o->q, o->n);
+    if (o->lag_window > SKIT_HILBERT_MAX_LAG_WINDOW) return cli_usage_error("--lag-window too large");
+    cli_apply_threads(&o->common);
+    return o->mode == 0 ? hilbert_transform_mode(o, argc, argv) : hilbert_causal_mode(o, argc, argv);
 }
 
 int cmd_hilbert(int argc, char **argv)
@@ -499,86 +465,10 @@ int cmd_hilbert(int argc, char **argv)
     o.n = 256;
     const char *sizes_text = "2^4..2^12", *periods_text = "1,8,64";
     int spectrum_given = 0;
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"spectrum", required_argument, NULL, 's'},
-        {"input", required_argument, NULL, 'i'},
-        {"lag-window", required_argument, NULL, 'L'},
-        {"sizes", required_argument, NULL, 'S'},
-        {"periods", required_argument, NULL, 'P'},
-        {NULL, 0, NULL, 0}};
-    optind = 1;
-    opterr = 0;
-    int argc2 = argc - 1;
-    char **argv2 = argv + 1;
-    int opt;
-    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS "n:", longopts, NULL)) != -1) {
-        int r = cli_common_option(&o.common, opt, optarg);
-        if (r == CLI_USAGE) return CLI_USAGE;
-        if (r == CLI_OK) continue;
-        switch (opt) {
-        case 'h': fputs(hilbert_usage, stdout); return CLI_OK;
-        case 's':
-            spectrum_given = 1;
-            if (parse_spectrum(&o, optarg) != CLI_OK) return CLI_USAGE;
-            break;
-        case 'i': o.input = optarg; break;
-        case 'n':
-            if (cli_parse_size("-n", optarg, 2, (size_t)1 << 20, &o.n) != CLI_OK) return CLI_USAGE;
-            break;
-        case 'L':
-            if (cli_parse_size("--lag-window", optarg, 1, (size_t)1 << 32, &o.lag_window) != CLI_OK) return CLI_USAGE;
-            break;
-        case 'S': sizes_text = optarg; break;
-        case 'P': periods_text = optarg; break;
-        default: return unknown_option(argc2, argv2);
-        }
-    }
-    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
-    if (cli_common_validate(&o.common) != CLI_OK) return CLI_USAGE;
-    if (o.input && spectrum_given) return cli_usage_error("--input and --spectrum: give one of them");
-    if (o.mode == 2) {
-        if (o.input) return cli_usage_error("--input: sweep generates its spectra (sizes vary); use transform or causal");
-        if (cli_parse_size_list("--sizes", sizes_text, 4, (size_t)1 << 16, &o.sizes, &o.nsizes) != CLI_OK)
-            return CLI_USAGE;
-        if (cli_parse_double_list("--periods", periods_text, 1e-3, 1e6, &o.periods, &o.nperiods) != CLI_OK) {
-            free(o.sizes);
-            return CLI_USAGE;
-        }
-        for (size_t i = 0; i < o.nsizes; i++)
-            if (o.kind == SPEC_COS && 2 * o.q >= o.sizes[i]) {
-                free(o.sizes);
-                free(o.periods);
-                return cli_usage_error("--spectrum cos:q = %zu: need 2q < n for every size (smallest n = %zu)", o.q, o.sizes[i]);
-            }
-        cli_apply_threads(&o.common);
-        int rc = hilbert_sweep_mode(&o, argc, argv);
-        free(o.sizes);
-        free(o.periods);
-        return rc;
-    }
-    if (o.input) {
-        int st = strlen(o.input) > 4 && !strcmp(o.input + strlen(o.input) - 4, ".npy")
-                     ? skit_npy_read(o.input, &o.file)
-                     : skit_tsv_read(o.input, &o.file);
-        if (st != SKIT_OK) return cli_usage_error("--input %s: %s", o.input, skit_last_error());
-        if (o.file.cols != 1 || o.file.rows < 2) {
-            size_t rows = o.file.rows, cols = o.file.cols; /* the message needs them after the free */
-            skit_matrix_free(&o.file);
-            return cli_usage_error("--input %s: need one column of n >= 2 samples, got %zu x %zu", o.input,
-                                   rows, cols);
-        }
-        o.kind = SPEC_FILE;
-        o.n = o.file.rows;
-    }
-    if (o.n > ((size_t)1 << 16))
-        return cli_usage_error("-n = %zu out of range for %s: the definition is O(n^2), need n <= 2^16", o.n,
-                               modes[o.mode]);
-    if (o.kind == SPEC_COS && (o.q == 0 || 2 * o.q >= o.n))
-        return cli_usage_error("--spectrum cos:q = %zu out of range: need 1 <= q < n/2 (n = %zu)", o.q, o.n);
-    if (o.lag_window > SKIT_HILBERT_MAX_LAG_WINDOW) return cli_usage_error("--lag-window too large");
-    cli_apply_threads(&o.common);
-    int rc = o.mode == 0 ? hilbert_transform_mode(&o, argc, argv) : hilbert_causal_mode(&o, argc, argv);
+    int rc = hilbert_parse(argc - 1, argv + 1, &o, &sizes_text, &periods_text, &spectrum_given);
+    if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
+    if (o.mode == 2) return hilbert_sweep(&o, sizes_text, periods_text, argc, argv);
+    rc = hilbert_single(&o, modes[o.mode], argc, argv);
     skit_matrix_free(&o.file);
     return rc;
 }
@@ -661,14 +551,14 @@ static int make_mlp(const decay_options *o, int act, int norm, int con, uint64_t
                            (skit_activation)act, (skit_norm)norm, seed);
 }
 
-static void decay_conventions(table *t, const decay_options *o)
+static void decay_conventions(cli_table *t, const decay_options *o)
 {
-    table_comment(t, "MLP: Linear(in,%zu), %zu x [norm, activation, Linear(%zu,%zu)], norm, activation, "
+    cli_table_comment(t, "MLP: Linear(in,%zu), %zu x [norm, activation, Linear(%zu,%zu)], norm, activation, "
                      "Linear(%zu,%zu); PyTorch default init U(+-1/sqrt(fan_in))",
                   o->width, o->layers, o->width, o->width, o->width, o->channels);
-    table_comment(t, "constructions: half = FD-TNO code (MLP(w) on [0,pi], real inverse FFT = even extension); "
+    cli_table_comment(t, "constructions: half = FD-TNO code (MLP(w) on [0,pi], real inverse FFT = even extension); "
                      "full = MLP(w) on [-pi,pi); periodic = MLP(cos w, sin w)");
-    table_comment(t, "impulse response: k[n] = (1/N) sum_m k(w_m) exp(i w_m n), N = %zu samples (aliasing: "
+    cli_table_comment(t, "impulse response: k[n] = (1/N) sum_m k(w_m) exp(i w_m n), N = %zu samples (aliasing: "
                      "true k[n] summed over n + jN)", o->N);
 }
 
@@ -682,47 +572,122 @@ static void magnitudes(const double *kr, const double *ki, size_t N, size_t c, d
     }
 }
 
-static int decay_summary_mode(const decay_options *o, int argc, char **argv)
+/* The responses of one MLP that the summary rows are computed from. */
+typedef struct summary_work {
+    double *kr, *ki;   /* impulse responses, d x N */
+    double *samples;   /* k(w_m) on the circle, d x N */
+    double *dn;        /* ||k^(N)||_1 for N = 0..max_order, (max_order + 1) x d */
+    double *energy;    /* (1/2pi) int |k(w)|^2 per channel */
+    double *mag;       /* |k[n]| of the channel at hand, N */
+} summary_work;
+
+static void summary_columns(cli_table *t, const decay_options *o)
 {
-    size_t N = o->N, d = o->channels, no = o->norders;
-    size_t ncols = 20 + 3 * no;
-    char **names = calloc(ncols + 1, sizeof *names);
-    if (!names) return cli_failure("out of memory");
     static const char *const fixed[] = {"activation", "norm", "construction", "seed", "channel", "fit_lo",
                                         "fit_hi", "points", "exp_rate", "exp_residual", "poly_exponent",
                                         "poly_residual", "rate_first_half", "rate_second_half", "class",
                                         "tail30", "tail_end", "energy_tail", "parseval_discrete",
-                                        "parseval_continuous"};
-    size_t nc = 0;
-    for (; nc < 20; nc++) names[nc] = strdup(fixed[nc]);
-    for (size_t i = 0; i < no; i++) {
-        char b[48];
-        snprintf(b, sizeof b, "dnorm_N%zu", o->orders[i]);
-        names[nc++] = strdup(b);
-        snprintf(b, sizeof b, "bound_margin_N%zu", o->orders[i]);
-        names[nc++] = strdup(b);
-        snprintf(b, sizeof b, "first_violation_N%zu", o->orders[i]);
-        names[nc++] = strdup(b);
+                                        "parseval_continuous", NULL};
+    cli_table_init(t, fixed);
+    for (size_t i = 0; i < o->norders; i++) {
+        cli_table_column(t, "dnorm_N%zu", o->orders[i]);
+        cli_table_column(t, "bound_margin_N%zu", o->orders[i]);
+        cli_table_column(t, "first_violation_N%zu", o->orders[i]);
     }
-    table t;
-    table_init_dynamic(&t, names, ncols);
-    decay_conventions(&t, o);
-    table_comment(&t, "fit: upper envelope max_{j>=n}|k[j]| over n = %zu..%zu where above %.3g * max|k|; "
+    decay_conventions(t, o);
+    cli_table_comment(t, "fit: upper envelope max_{j>=n}|k[j]| over n = %zu..%zu where above %.3g * max|k|; "
                       "class: polynomial if log-log fits better, super-exponential if the 2nd-half rate >= 1.5 x "
                       "1st-half rate, else exponential", o->lo, o->hi, o->floor);
-    table_comment(&t, "tail30 = max_{n>=30}|k[n]|/max|k|; tail_end = max over n in [B/2, B]; energy_tail = "
+    cli_table_comment(t, "tail30 = max_{n>=30}|k[n]|/max|k|; tail_end = max over n in [B/2, B]; energy_tail = "
                       "sum_{B<|n|<=N/2}|k[n]|^2 / sum|k|^2; parseval_discrete = "
                       "|sum|k|^2 - (1/N) sum|k(w_m)|^2| / sum|k|^2; parseval_continuous: against (1/2pi) int |k(w)|^2 "
                       "(midpoint rule, 4N nodes)");
-    table_comment(&t, "bound_margin_N = min over n in [1, B] with |k[n]| above the floor of "
+    cli_table_comment(t, "bound_margin_N = min over n in [1, B] with |k[n]| above the floor of "
                       "(||k^(N)||_1/(2 pi n^N)) / |k[n]|; first_violation_N = first such n with margin < 1 - 1e-6 "
                       "(0: none); ||k^(N)||_1 = dnorm_N by Taylor mode + midpoint rule (%zu nodes), pointwise "
                       "derivatives", o->nodes);
-    double *kr = malloc(N * d * sizeof(double)), *ki = malloc(N * d * sizeof(double));
-    double *samples = malloc(N * d * sizeof(double)), *mag = malloc(N * sizeof(double));
-    double *dn = malloc((o->max_order + 1) * d * sizeof(double)), *energy = malloc(d * sizeof(double));
+}
+
+/* Responses, circle samples, derivative norms and energies of one MLP. */
+static int summary_responses(const decay_options *o, int a, int nm, int c, uint64_t seed, summary_work *w)
+{
+    skit_freq_construction con = (skit_freq_construction)c;
+    skit_mlp *mlp = NULL;
+    int st = make_mlp(o, a, nm, c, seed, &mlp);
+    if (st == SKIT_OK) st = skit_freq_impulse(mlp, con, o->N, w->kr, w->ki);
+    if (st == SKIT_OK) st = skit_freq_circle_samples(mlp, con, o->N, w->samples);
+    if (st == SKIT_OK) st = skit_freq_derivative_norms(mlp, con, o->max_order, o->nodes, w->dn);
+    if (st == SKIT_OK) st = skit_freq_energy(mlp, con, 4 * o->N, w->energy);
+    skit_mlp_destroy(mlp);
+    return st;
+}
+
+/* The Theorem 3 cells of one order: ||k^(N)||_1, the smallest margin
+ * bound / |k[n]| over n in [1, B] above the floor, the first n below 1. */
+static void summary_bound_cells(cli_table *t, const decay_options *o, const summary_work *w, size_t ch,
+                                size_t order, double floor)
+{
+    double norm1 = w->dn[order * o->channels + ch], margin = INFINITY;
+    size_t first = 0;
+    for (size_t n = 1; n <= o->hi; n++) {
+        if (w->mag[n] <= floor) continue;
+        double ratio = skit_decay_bound(norm1, order, n) / w->mag[n];
+        if (ratio < margin) margin = ratio;
+        if (!first && ratio < 1 - 1e-6) first = n;
+    }
+    cli_table_cell(t, "%.17g", norm1);
+    cli_table_cell(t, "%.17g", margin);
+    cli_table_cell(t, "%zu", first);
+}
+
+/* The row of channel ch: decay fit, tails, Parseval, Theorem 3 margins. */
+static int summary_row(cli_table *t, const decay_options *o, int a, int nm, int c, uint64_t seed,
+                       size_t ch, summary_work *w)
+{
+    size_t N = o->N;
+    double peak;
+    magnitudes(w->kr, w->ki, N, ch, w->mag, &peak);
+    const double *mag = w->mag, floor = o->floor * peak;
+    skit_decay_fit fit;
+    double pd = 0, time_energy = 0, tail30 = 0, tail_end = 0, energy_tail = 0;
+    int st = skit_decay_fit_magnitudes(N, mag, o->lo, o->hi, floor, &fit);
+    if (st == SKIT_OK) st = skit_parseval_difference(N, w->samples + ch * N, NULL, w->kr + ch * N, w->ki + ch * N, &pd);
+    if (st != SKIT_OK) return st;
+    for (size_t tt = 0; tt < N; tt++) time_energy += mag[tt] * mag[tt];
+    for (size_t n = 30; n <= N / 2; n++) tail30 = fmax(tail30, mag[n]);
+    for (size_t n = o->hi + 1; n < N - o->hi; n++) energy_tail += mag[n] * mag[n];
+    for (size_t n = o->hi / 2; n <= o->hi; n++) tail_end = fmax(tail_end, mag[n]);
+    cli_table_cell(t, "%s", activation_names[a]);
+    cli_table_cell(t, "%s", norm_names[nm]);
+    cli_table_cell(t, "%s", construction_names[c]);
+    cli_table_cell(t, "%llu", (unsigned long long)seed);
+    cli_table_cell(t, "%zu", ch);
+    cli_table_cell(t, "%zu", fit.n_lo);
+    cli_table_cell(t, "%zu", fit.n_hi);
+    cli_table_cell(t, "%zu", fit.points);
+    const double fitted[] = {fit.exp_rate, fit.exp_residual, fit.poly_exponent, fit.poly_residual,
+                             fit.rate_first_half, fit.rate_second_half};
+    for (size_t i = 0; i < sizeof fitted / sizeof fitted[0]; i++) cli_table_cell(t, "%.17g", fitted[i]);
+    cli_table_cell(t, "%s", skit_decay_class_name(skit_decay_classify(&fit)));
+    const double tails[] = {peak > 0 ? tail30 / peak : 0, peak > 0 ? tail_end / peak : 0,
+                            time_energy > 0 ? energy_tail / time_energy : 0, pd,
+                            fabs(time_energy - w->energy[ch]) / fmax(w->energy[ch], DBL_MIN)};
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) cli_table_cell(t, "%.17g", tails[i]);
+    for (size_t i = 0; i < o->norders; i++) summary_bound_cells(t, o, w, ch, o->orders[i], floor);
+    cli_table_end_row(t);
+    return SKIT_OK;
+}
+
+static int decay_summary_mode(const decay_options *o, int argc, char **argv)
+{
+    size_t N = o->N, d = o->channels;
+    cli_table t;
+    summary_columns(&t, o);
+    summary_work w = {malloc(N * d * sizeof(double)), malloc(N * d * sizeof(double)),
+                      malloc(N * d * sizeof(double)), malloc((o->max_order + 1) * d * sizeof(double)),
+                      malloc(d * sizeof(double)), malloc(N * sizeof(double))};
     int rc = CLI_OK;
-    if (!kr || !ki || !samples || !mag || !dn || !energy) rc = cli_failure("out of memory");
+    if (!w.kr || !w.ki || !w.samples || !w.mag || !w.dn || !w.energy) rc = cli_failure("out of memory");
     cli_progress_start(&o->common);
     for (int a = 0; a < 3 && rc == CLI_OK; a++) {
         if (!o->act[a]) continue;
@@ -734,217 +699,140 @@ static int decay_summary_mode(const decay_options *o, int argc, char **argv)
                     uint64_t seed = o->common.seed + r;
                     cli_progress("%s/%s/%s seed %llu", activation_names[a], norm_names[nm], construction_names[c],
                                  (unsigned long long)seed);
-                    skit_mlp *mlp = NULL;
-                    int st = make_mlp(o, a, nm, c, seed, &mlp);
-                    if (st == SKIT_OK) st = skit_freq_impulse(mlp, (skit_freq_construction)c, N, kr, ki);
-                    if (st == SKIT_OK) st = skit_freq_circle_samples(mlp, (skit_freq_construction)c, N, samples);
-                    if (st == SKIT_OK)
-                        st = skit_freq_derivative_norms(mlp, (skit_freq_construction)c, o->max_order, o->nodes, dn);
-                    if (st == SKIT_OK) st = skit_freq_energy(mlp, (skit_freq_construction)c, 4 * N, energy);
-                    skit_mlp_destroy(mlp);
-                    if (st != SKIT_OK) {
-                        rc = cli_library_error(st);
-                        break;
-                    }
-                    for (size_t ch = 0; ch < d; ch++) {
-                        double peak;
-                        magnitudes(kr, ki, N, ch, mag, &peak);
-                        double floor = o->floor * peak;
-                        skit_decay_fit fit;
-                        st = skit_decay_fit_magnitudes(N, mag, o->lo, o->hi, floor, &fit);
-                        double pd = 0, time_energy = 0;
-                        if (st == SKIT_OK)
-                            st = skit_parseval_difference(N, samples + ch * N, NULL, kr + ch * N, ki + ch * N, &pd);
-                        if (st != SKIT_OK) {
-                            rc = cli_library_error(st);
-                            break;
-                        }
-                        for (size_t tt = 0; tt < N; tt++) time_energy += mag[tt] * mag[tt];
-                        double tail30 = 0, tail_end = 0, energy_tail = 0;
-                        for (size_t n = 30; n <= N / 2; n++) tail30 = fmax(tail30, mag[n]);
-                        for (size_t n = o->hi + 1; n < N - o->hi; n++) energy_tail += mag[n] * mag[n];
-                        for (size_t n = o->hi / 2; n <= o->hi; n++) tail_end = fmax(tail_end, mag[n]);
-                        char store[MAX_COLUMNS][32];
-                        char *cells[MAX_COLUMNS];
-                        size_t k = 0;
-                        cells[k++] = (char *)activation_names[a];
-                        cells[k++] = (char *)norm_names[nm];
-                        cells[k++] = (char *)construction_names[c];
-                        snprintf(store[k], 32, "%llu", (unsigned long long)seed);
-                        cells[k] = store[k];
-                        k++;
-                        cells[k] = num_size(store[k], ch), k++;
-                        cells[k] = num_size(store[k], fit.n_lo), k++;
-                        cells[k] = num_size(store[k], fit.n_hi), k++;
-                        cells[k] = num_size(store[k], fit.points), k++;
-                        cells[k] = num(store[k], fit.exp_rate), k++;
-                        cells[k] = num(store[k], fit.exp_residual), k++;
-                        cells[k] = num(store[k], fit.poly_exponent), k++;
-                        cells[k] = num(store[k], fit.poly_residual), k++;
-                        cells[k] = num(store[k], fit.rate_first_half), k++;
-                        cells[k] = num(store[k], fit.rate_second_half), k++;
-                        cells[k++] = (char *)skit_decay_class_name(skit_decay_classify(&fit));
-                        cells[k] = num(store[k], peak > 0 ? tail30 / peak : 0), k++;
-                        cells[k] = num(store[k], peak > 0 ? tail_end / peak : 0), k++;
-                        cells[k] = num(store[k], time_energy > 0 ? energy_tail / time_energy : 0), k++;
-                        cells[k] = num(store[k], pd), k++;
-                        cells[k] = num(store[k], fabs(time_energy - energy[ch]) / fmax(energy[ch], DBL_MIN)), k++;
-                        for (size_t i = 0; i < no; i++) {
-                            size_t ord = o->orders[i];
-                            double norm1 = dn[ord * d + ch], margin = INFINITY;
-                            size_t first = 0;
-                            for (size_t n = 1; n <= o->hi; n++) {
-                                if (mag[n] <= floor) continue;
-                                double ratio = skit_decay_bound(norm1, ord, n) / mag[n];
-                                if (ratio < margin) margin = ratio;
-                                if (!first && ratio < 1 - 1e-6) first = n;
-                            }
-                            cells[k] = num(store[k], norm1), k++;
-                            cells[k] = num(store[k], margin), k++;
-                            cells[k] = num_size(store[k], first), k++;
-                        }
-                        table_row(&t, cells);
-                    }
+                    int st = summary_responses(o, a, nm, c, seed, &w);
+                    for (size_t ch = 0; ch < d && st == SKIT_OK; ch++) st = summary_row(&t, o, a, nm, c, seed, ch, &w);
+                    if (st != SKIT_OK) rc = cli_library_error(st);
                 }
             }
         }
     }
     cli_progress_done();
     if (rc == CLI_OK)
-        rc = emit(&t, &o->common, argc, argv,
-                  "rates per sample (log-magnitude units), exponents, margins and ratios dimensionless", "freq_summary",
-                  NULL);
-    table_free(&t);
-    free(kr);
-    free(ki);
-    free(samples);
-    free(mag);
-    free(dn);
-    free(energy);
+        rc = cli_table_emit(&t, &o->common, argc, argv,
+                            "rates per sample (log-magnitude units), exponents, margins and ratios dimensionless",
+                            "freq_summary", NULL);
+    cli_table_free(&t);
+    free(w.kr);
+    free(w.ki);
+    free(w.samples);
+    free(w.mag);
+    free(w.dn);
+    free(w.energy);
     return rc;
 }
 
-static char **channel_names(const char *first, const char *const *prefixes, size_t nprefix, size_t d,
-                            size_t *ncols)
+static void single_config_comment(cli_table *t, const decay_options *o, int a, int nm, int c)
 {
-    *ncols = 1 + nprefix * d;
-    char **names = calloc(*ncols + 1, sizeof *names);
-    if (!names) return NULL;
-    names[0] = strdup(first);
-    for (size_t p = 0; p < nprefix; p++)
-        for (size_t c = 0; c < d; c++) {
-            char b[32];
-            snprintf(b, sizeof b, "%s%zu", prefixes[p], c);
-            names[1 + p * d + c] = strdup(b);
-        }
-    return names;
-}
-
-static void single_config_comment(table *t, const decay_options *o, int a, int nm, int c)
-{
-    table_comment(t, "activation %s, norm %s, construction %s: %s, seed %llu", activation_names[a], norm_names[nm],
+    cli_table_comment(t, "activation %s, norm %s, construction %s: %s, seed %llu", activation_names[a], norm_names[nm],
                   construction_names[c], skit_freq_construction_name((skit_freq_construction)c),
                   (unsigned long long)o->common.seed);
 }
 
+/* response: omega and the response of every channel at o->points samples */
+static int response_table(cli_table *t, const decay_options *o, const skit_mlp *mlp, int c)
+{
+    size_t d = o->channels;
+    cli_table_column(t, "omega");
+    for (size_t ch = 0; ch < d; ch++) cli_table_column(t, "ch%zu", ch);
+    double *om = malloc(o->points * sizeof(double)), *v = malloc(o->points * d * sizeof(double));
+    int st = om && v ? skit_freq_response(mlp, (skit_freq_construction)c, o->points, om, v) : SKIT_ENOMEM;
+    for (size_t j = 0; j < o->points && st == SKIT_OK; j++) {
+        double row[MAX_COLUMNS];
+        row[0] = om[j];
+        for (size_t ch = 0; ch < d; ch++) row[1 + ch] = v[j * d + ch];
+        cli_table_row_numbers(t, row, 1 + d);
+    }
+    free(om);
+    free(v);
+    return st;
+}
+
+/* impulse: n = 0..lags, the real part and magnitude of every channel's k[n] */
+static int impulse_table(cli_table *t, const decay_options *o, const skit_mlp *mlp, int c)
+{
+    size_t d = o->channels, N = o->N;
+    cli_table_column(t, "n");
+    for (size_t ch = 0; ch < d; ch++) cli_table_column(t, "re%zu", ch);
+    for (size_t ch = 0; ch < d; ch++) cli_table_column(t, "abs%zu", ch);
+    double *kr = malloc(N * d * sizeof(double)), *ki = malloc(N * d * sizeof(double));
+    int st = kr && ki ? skit_freq_impulse(mlp, (skit_freq_construction)c, N, kr, ki) : SKIT_ENOMEM;
+    for (size_t n = 0; n <= o->lags && st == SKIT_OK; n++) {
+        double row[MAX_COLUMNS];
+        row[0] = (double)n;
+        for (size_t ch = 0; ch < d; ch++) {
+            row[1 + ch] = kr[ch * N + n];
+            row[1 + d + ch] = hypot(kr[ch * N + n], ki[ch * N + n]);
+        }
+        cli_table_row_numbers(t, row, 1 + 2 * d);
+    }
+    free(kr);
+    free(ki);
+    return st;
+}
+
+/* bound: |k[n]| of one channel against bound_N(n) for every order; the
+ * figure's variables into vars */
+static int bound_table(cli_table *t, const decay_options *o, const skit_mlp *mlp, int c, char *vars,
+                       size_t size)
+{
+    size_t d = o->channels, N = o->N, no = o->norders, ch = o->channel;
+    cli_table_column(t, "n");
+    cli_table_column(t, "abs_k");
+    for (size_t i = 0; i < no; i++) cli_table_column(t, "bound_N%zu", o->orders[i]);
+    double *kr = malloc(N * d * sizeof(double)), *ki = malloc(N * d * sizeof(double));
+    double *dn = malloc((o->max_order + 1) * d * sizeof(double)), *mag = malloc(N * sizeof(double));
+    int st = kr && ki && dn && mag ? skit_freq_impulse(mlp, (skit_freq_construction)c, N, kr, ki) : SKIT_ENOMEM;
+    if (st == SKIT_OK) st = skit_freq_derivative_norms(mlp, (skit_freq_construction)c, o->max_order, o->nodes, dn);
+    if (st == SKIT_OK) {
+        double peak;
+        magnitudes(kr, ki, N, ch, mag, &peak);
+        for (size_t i = 0; i < no; i++)
+            cli_table_comment(t, "||k^(%zu)||_1 = %.10g (channel %zu; Taylor mode, midpoint rule, %zu nodes)",
+                              o->orders[i], dn[o->orders[i] * d + ch], ch, o->nodes);
+        cli_table_comment(t, "floor: |k[n]| <= %.3g is rounding noise", o->floor * peak);
+        for (size_t n = 1; n <= o->hi; n++) {
+            double row[MAX_COLUMNS];
+            row[0] = (double)n;
+            row[1] = mag[n];
+            for (size_t i = 0; i < no; i++) row[2 + i] = skit_decay_bound(dn[o->orders[i] * d + ch], o->orders[i], n);
+            cli_table_row_numbers(t, row, 2 + no);
+        }
+        snprintf(vars, size, "norders=%zu; floor=%.17g", no, o->floor * peak);
+    }
+    free(kr);
+    free(ki);
+    free(dn);
+    free(mag);
+    return st;
+}
+
 static int decay_single_mode(const decay_options *o, int argc, char **argv)
 {
+    static const char *const scripts[] = {NULL, "freq_response", "freq_impulse", "freq_bound"};
+    static const char *const units[] = {NULL, "omega in radians; response dimensionless",
+                                        "n in samples; k[n] dimensionless",
+                                        "n in samples; |k[n]| and bounds dimensionless"};
     int a = first_selected(o->act), nm = first_selected(o->norm), c = first_selected(o->con);
-    size_t d = o->channels, N = o->N, ncols;
     skit_mlp *mlp;
     int st = make_mlp(o, a, nm, c, o->common.seed, &mlp);
     if (st != SKIT_OK) return cli_library_error(st);
-    table t;
-    int rc = CLI_OK;
-    const char *script = NULL, *units = NULL;
+    cli_table t;
+    cli_table_init(&t, NULL);
     char vars[256] = "";
-    if (o->mode == 1) { /* response */
-        static const char *const pre[] = {"ch"};
-        char **names = channel_names("omega", pre, 1, d, &ncols);
-        table_init_dynamic(&t, names, ncols);
-        double *om = malloc(o->points * sizeof(double)), *v = malloc(o->points * d * sizeof(double));
-        st = om && v ? skit_freq_response(mlp, (skit_freq_construction)c, o->points, om, v) : SKIT_ENOMEM;
-        if (st == SKIT_OK) {
-            for (size_t j = 0; j < o->points; j++) {
-                double row[MAX_COLUMNS];
-                row[0] = om[j];
-                for (size_t ch = 0; ch < d; ch++) row[1 + ch] = v[j * d + ch];
-                table_row_numbers(&t, row);
-            }
-        }
-        free(om);
-        free(v);
-        script = "freq_response";
-        units = "omega in radians; response dimensionless";
-    } else if (o->mode == 2) { /* impulse */
-        static const char *const pre[] = {"re", "abs"};
-        char **names = channel_names("n", pre, 2, d, &ncols);
-        table_init_dynamic(&t, names, ncols);
-        double *kr = malloc(N * d * sizeof(double)), *ki = malloc(N * d * sizeof(double));
-        st = kr && ki ? skit_freq_impulse(mlp, (skit_freq_construction)c, N, kr, ki) : SKIT_ENOMEM;
-        if (st == SKIT_OK) {
-            for (size_t n = 0; n <= o->lags; n++) {
-                double row[MAX_COLUMNS];
-                row[0] = (double)n;
-                for (size_t ch = 0; ch < d; ch++) {
-                    row[1 + ch] = kr[ch * N + n];
-                    row[1 + d + ch] = hypot(kr[ch * N + n], ki[ch * N + n]);
-                }
-                table_row_numbers(&t, row);
-            }
-        }
-        free(kr);
-        free(ki);
-        script = "freq_impulse";
-        units = "n in samples; k[n] dimensionless";
-    } else { /* bound */
-        size_t no = o->norders;
-        char **names = calloc(no + 3, sizeof *names);
-        names[0] = strdup("n");
-        names[1] = strdup("abs_k");
-        for (size_t i = 0; i < no; i++) {
-            char b[32];
-            snprintf(b, sizeof b, "bound_N%zu", o->orders[i]);
-            names[2 + i] = strdup(b);
-        }
-        table_init_dynamic(&t, names, no + 2);
-        double *kr = malloc(N * d * sizeof(double)), *ki = malloc(N * d * sizeof(double));
-        double *dn = malloc((o->max_order + 1) * d * sizeof(double)), *mag = malloc(N * sizeof(double));
-        st = kr && ki && dn && mag ? skit_freq_impulse(mlp, (skit_freq_construction)c, N, kr, ki) : SKIT_ENOMEM;
-        if (st == SKIT_OK) st = skit_freq_derivative_norms(mlp, (skit_freq_construction)c, o->max_order, o->nodes, dn);
-        if (st == SKIT_OK) {
-            double peak;
-            magnitudes(kr, ki, N, o->channel, mag, &peak);
-            for (size_t i = 0; i < no; i++)
-                table_comment(&t, "||k^(%zu)||_1 = %.10g (channel %zu; Taylor mode, midpoint rule, %zu nodes)",
-                              o->orders[i], dn[o->orders[i] * d + o->channel], o->channel, o->nodes);
-            table_comment(&t, "floor: |k[n]| <= %.3g is rounding noise", o->floor * peak);
-            for (size_t n = 1; n <= o->hi; n++) {
-                double row[MAX_COLUMNS];
-                row[0] = (double)n;
-                row[1] = mag[n];
-                for (size_t i = 0; i < no; i++)
-                    row[2 + i] = skit_decay_bound(dn[o->orders[i] * d + o->channel], o->orders[i], n);
-                table_row_numbers(&t, row);
-            }
-            snprintf(vars, sizeof vars, "norders=%zu; floor=%.17g", no, o->floor * peak);
-        }
-        free(kr);
-        free(ki);
-        free(dn);
-        free(mag);
-        script = "freq_bound";
-        units = "n in samples; |k[n]| and bounds dimensionless";
-    }
+    if (o->mode == 1) st = response_table(&t, o, mlp, c);
+    else if (o->mode == 2) st = impulse_table(&t, o, mlp, c);
+    else st = bound_table(&t, o, mlp, c, vars, sizeof vars);
     skit_mlp_destroy(mlp);
     decay_conventions(&t, o);
     single_config_comment(&t, o, a, nm, c);
-    if (st != SKIT_OK) rc = cli_library_error(st);
-    else {
-        if (!vars[0]) snprintf(vars, sizeof vars, "channels=%zu", d);
-        rc = emit(&t, &o->common, argc, argv, units, script, vars);
+    int rc;
+    if (st != SKIT_OK) {
+        rc = cli_library_error(st);
+    } else {
+        if (!vars[0]) snprintf(vars, sizeof vars, "channels=%zu", o->channels);
+        rc = cli_table_emit(&t, &o->common, argc, argv, units[o->mode], scripts[o->mode], vars);
     }
-    table_free(&t);
+    cli_table_free(&t);
     return rc;
 }
 
@@ -952,18 +840,18 @@ static int decay_prop1_mode(const decay_options *o, int argc, char **argv)
 {
     static const char *const cols[] = {"norm", "construction", "seed", "interval_lo", "interval_hi", "breakpoints",
                                        "error_through_breakpoints", "error_uniform_knots", NULL};
-    table t;
-    table_init(&t, cols);
-    table_comment(&t, "Proposition 1: a ReLU MLP R -> R^d (with layer norm, the paper says) is piecewise linear");
-    table_comment(&t, "breakpoints: sign changes of any activation input, scanned on %zu steps and bisected to "
-                      "1e-14 of the interval; errors: max |MLP - linear interpolant| / max |MLP| at 5 interior points "
-                      "per piece; uniform knots: the same number of knots equally spaced", o->points * 4);
-    table_comment(&t, "MLP: width %zu, %zu hidden layers, %zu outputs, PyTorch default init", o->width, o->layers,
-                  o->channels);
-    int rc = CLI_OK;
     size_t cap = 1 << 16;
     double *breaks = malloc(cap * sizeof(double));
     if (!breaks) return cli_failure("out of memory");
+    cli_table t;
+    cli_table_init(&t, cols);
+    cli_table_comment(&t, "Proposition 1: a ReLU MLP R -> R^d (with layer norm, the paper says) is piecewise linear");
+    cli_table_comment(&t, "breakpoints: sign changes of any activation input, scanned on %zu steps and bisected to "
+                      "1e-14 of the interval; errors: max |MLP - linear interpolant| / max |MLP| at 5 interior points "
+                      "per piece; uniform knots: the same number of knots equally spaced", o->points * 4);
+    cli_table_comment(&t, "MLP: width %zu, %zu hidden layers, %zu outputs, PyTorch default init", o->width, o->layers,
+                  o->channels);
+    int rc = CLI_OK;
     for (int nm = 0; nm < 3 && rc == CLI_OK; nm++) {
         if (!o->norm[nm]) continue;
         for (int c = 0; c < 2 && rc == CLI_OK; c++) {
@@ -986,22 +874,121 @@ static int decay_prop1_mode(const decay_options *o, int argc, char **argv)
                     rc = cli_library_error(st);
                     break;
                 }
-                char store[8][32];
-                char *cells[8] = {(char *)norm_names[nm], (char *)construction_names[c], store[2], store[3],
-                                  store[4], store[5], store[6], store[7]};
-                snprintf(store[2], 32, "%llu", (unsigned long long)seed);
-                num(store[3], lo);
-                num(store[4], hi);
-                num_size(store[5], count);
-                num(store[6], e_b);
-                num(store[7], e_u);
-                table_row(&t, cells);
+                cli_table_rowf(&t, "%s\t%s\t%llu\t%.17g\t%.17g\t%zu\t%.17g\t%.17g", norm_names[nm],
+                               construction_names[c], (unsigned long long)seed, lo, hi, count, e_b, e_u);
             }
         }
     }
     free(breaks);
-    if (rc == CLI_OK) rc = emit(&t, &o->common, argc, argv, "errors relative to max |MLP|", "freq_prop1", NULL);
-    table_free(&t);
+    if (rc == CLI_OK) rc = cli_table_emit(&t, &o->common, argc, argv, "errors relative to max |MLP|", "freq_prop1", NULL);
+    cli_table_free(&t);
+    return rc;
+}
+
+/* The options of `skit decay MODE` (argv[0] is the mode); -1 after --help. */
+static int decay_parse(int argc2, char **argv2, decay_options *o, int *range_given, const char **orders_text)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"activation", required_argument, NULL, 'a'},
+        {"norm", required_argument, NULL, 'm'},
+        {"construction", required_argument, NULL, 'c'},
+        {"replicates", required_argument, NULL, 'r'},
+        {"width", required_argument, NULL, 'w'},
+        {"layers", required_argument, NULL, 'l'},
+        {"channels", required_argument, NULL, 'd'},
+        {"fft-size", required_argument, NULL, 'N'},
+        {"range", required_argument, NULL, 'R'},
+        {"orders", required_argument, NULL, 'O'},
+        {"nodes", required_argument, NULL, 'M'},
+        {"floor", required_argument, NULL, 'F'},
+        {"lags", required_argument, NULL, 'K'},
+        {"points", required_argument, NULL, 'P'},
+        {"channel", required_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0}};
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        int r = cli_common_option(&o->common, opt, optarg);
+        if (r == CLI_USAGE) return CLI_USAGE;
+        if (r == CLI_OK) continue;
+        int bad = CLI_OK;
+        switch (opt) {
+        case 'h': fputs(decay_usage, stdout); return -1;
+        case 'a':
+            memset(o->act, 0, sizeof o->act);
+            bad = cli_parse_choice_list("--activation", optarg, activation_names, o->act);
+            o->act_given = 1;
+            break;
+        case 'm':
+            memset(o->norm, 0, sizeof o->norm);
+            bad = cli_parse_choice_list("--norm", optarg, norm_names, o->norm);
+            break;
+        case 'c':
+            memset(o->con, 0, sizeof o->con);
+            bad = cli_parse_choice_list("--construction", optarg, construction_names, o->con);
+            o->con_given = 1;
+            break;
+        case 'r': bad = cli_parse_size("--replicates", optarg, 1, 1000, &o->replicates); break;
+        case 'w': bad = cli_parse_size("--width", optarg, 1, 4096, &o->width); break;
+        case 'l': bad = cli_parse_size("--layers", optarg, 0, 64, &o->layers); break;
+        case 'd': bad = cli_parse_size("--channels", optarg, 1, 64, &o->channels); break;
+        case 'N': bad = cli_parse_size("--fft-size", optarg, 16, (size_t)1 << 22, &o->N); break;
+        case 'R':
+            bad = parse_range("--range", optarg, &o->lo, &o->hi);
+            *range_given = 1;
+            break;
+        case 'O': *orders_text = optarg; break;
+        case 'M': bad = cli_parse_size("--nodes", optarg, 16, (size_t)1 << 22, &o->nodes); break;
+        case 'F': bad = cli_parse_double("--floor", optarg, 0, 1, 0, 1, &o->floor); break;
+        case 'K': bad = cli_parse_size("--lags", optarg, 1, (size_t)1 << 20, &o->lags); break;
+        case 'P': bad = cli_parse_size("--points", optarg, 2, (size_t)1 << 20, &o->points); break;
+        case 'C': bad = cli_parse_size("--channel", optarg, 0, 63, &o->channel); break;
+        default: return unknown_option(argc2, argv2);
+        }
+        if (bad != CLI_OK) return CLI_USAGE;
+    }
+    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
+    return CLI_OK;
+}
+
+/* Checks and the mode's defaults, before any work; o->orders is the
+ * caller's to free (also on error). */
+static int decay_check(decay_options *o, int range_given, const char *orders_text, const char *mode)
+{
+    if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    if (o->N % 2) return cli_usage_error("--fft-size = %zu out of range: need an even N", o->N);
+    if (!range_given && o->hi > o->N / 4) o->hi = o->N / 4;
+    if (o->hi > o->N / 4)
+        return cli_usage_error("--range %zu..%zu out of range: need B <= N/4 (= %zu) to keep aliasing small", o->lo,
+                               o->hi, o->N / 4);
+    if (o->hi - o->lo < 3) return cli_usage_error("--range %zu..%zu: need at least 4 points", o->lo, o->hi);
+    if (o->lags >= o->N) return cli_usage_error("--lags = %zu out of range: need lags < N (= %zu)", o->lags, o->N);
+    if (o->channel >= o->channels)
+        return cli_usage_error("--channel = %zu out of range: need channel < channels (= %zu)", o->channel, o->channels);
+    if (cli_parse_size_list("--orders", orders_text, 1, 16, &o->orders, &o->norders) != CLI_OK) return CLI_USAGE;
+    if (o->norders > 16) return cli_usage_error("--orders: at most 16 orders");
+    for (size_t i = 0; i < o->norders; i++)
+        if (o->orders[i] > o->max_order) o->max_order = o->orders[i];
+    int single = o->mode >= 1 && o->mode <= 3;
+    if (!o->act_given) {
+        if (o->mode == 0) o->act[0] = o->act[1] = o->act[2] = 1;
+        else if (o->mode == 4) o->act[0] = 1;
+        else o->act[2] = 1;
+    }
+    if (!o->con_given) {
+        if (o->mode == 0) o->con[0] = o->con[1] = o->con[2] = 1;
+        else if (o->mode == 4) o->con[1] = 1;
+        else o->con[0] = 1;
+    }
+    int rc = CLI_OK;
+    if (single && (count_selected(o->act) != 1 || count_selected(o->norm) != 1 || count_selected(o->con) != 1))
+        rc = cli_usage_error("%s takes one --activation, one --norm and one --construction", mode);
+    else if (o->mode == 4 && (o->act[1] || o->act[2]))
+        rc = cli_usage_error("--activation: prop1 is about ReLU MLPs (Proposition 1): use relu");
+    else if (o->mode == 4 && o->con[2])
+        rc = cli_usage_error("--construction periodic: prop1 needs a scalar-input MLP: use half or full");
     return rc;
 }
 
@@ -1034,109 +1021,11 @@ int cmd_decay(int argc, char **argv)
     o.points = 512;
     o.floor = 1e-12;
     o.norm[0] = 1;
-    int range_given = 0, norm_given = 0;
+    int range_given = 0;
     const char *orders_text = "1,2,3,4,5,6";
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"activation", required_argument, NULL, 'a'},
-        {"norm", required_argument, NULL, 'm'},
-        {"construction", required_argument, NULL, 'c'},
-        {"replicates", required_argument, NULL, 'r'},
-        {"width", required_argument, NULL, 'w'},
-        {"layers", required_argument, NULL, 'l'},
-        {"channels", required_argument, NULL, 'd'},
-        {"fft-size", required_argument, NULL, 'N'},
-        {"range", required_argument, NULL, 'R'},
-        {"orders", required_argument, NULL, 'O'},
-        {"nodes", required_argument, NULL, 'M'},
-        {"floor", required_argument, NULL, 'F'},
-        {"lags", required_argument, NULL, 'K'},
-        {"points", required_argument, NULL, 'P'},
-        {"channel", required_argument, NULL, 'C'},
-        {NULL, 0, NULL, 0}};
-    optind = 1;
-    opterr = 0;
-    int argc2 = argc - 1;
-    char **argv2 = argv + 1;
-    int opt;
-    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        int r = cli_common_option(&o.common, opt, optarg);
-        if (r == CLI_USAGE) return CLI_USAGE;
-        if (r == CLI_OK) continue;
-        int bad = CLI_OK;
-        switch (opt) {
-        case 'h': fputs(decay_usage, stdout); return CLI_OK;
-        case 'a':
-            memset(o.act, 0, sizeof o.act);
-            bad = cli_parse_choice_list("--activation", optarg, activation_names, o.act);
-            o.act_given = 1;
-            break;
-        case 'm':
-            memset(o.norm, 0, sizeof o.norm);
-            bad = cli_parse_choice_list("--norm", optarg, norm_names, o.norm);
-            norm_given = 1;
-            break;
-        case 'c':
-            memset(o.con, 0, sizeof o.con);
-            bad = cli_parse_choice_list("--construction", optarg, construction_names, o.con);
-            o.con_given = 1;
-            break;
-        case 'r': bad = cli_parse_size("--replicates", optarg, 1, 1000, &o.replicates); break;
-        case 'w': bad = cli_parse_size("--width", optarg, 1, 4096, &o.width); break;
-        case 'l': bad = cli_parse_size("--layers", optarg, 0, 64, &o.layers); break;
-        case 'd': bad = cli_parse_size("--channels", optarg, 1, 64, &o.channels); break;
-        case 'N': bad = cli_parse_size("--fft-size", optarg, 16, (size_t)1 << 22, &o.N); break;
-        case 'R':
-            bad = parse_range("--range", optarg, &o.lo, &o.hi);
-            range_given = 1;
-            break;
-        case 'O': orders_text = optarg; break;
-        case 'M': bad = cli_parse_size("--nodes", optarg, 16, (size_t)1 << 22, &o.nodes); break;
-        case 'F': bad = cli_parse_double("--floor", optarg, 0, 1, 0, 1, &o.floor); break;
-        case 'K': bad = cli_parse_size("--lags", optarg, 1, (size_t)1 << 20, &o.lags); break;
-        case 'P': bad = cli_parse_size("--points", optarg, 2, (size_t)1 << 20, &o.points); break;
-        case 'C': bad = cli_parse_size("--channel", optarg, 0, 63, &o.channel); break;
-        default: return unknown_option(argc2, argv2);
-        }
-        if (bad != CLI_OK) return CLI_USAGE;
-    }
-    (void)norm_given;
-    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
-    if (cli_common_validate(&o.common) != CLI_OK) return CLI_USAGE;
-    if (o.N % 2) return cli_usage_error("--fft-size = %zu out of range: need an even N", o.N);
-    if (!range_given && o.hi > o.N / 4) o.hi = o.N / 4;
-    if (o.hi > o.N / 4)
-        return cli_usage_error("--range %zu..%zu out of range: need B <= N/4 (= %zu) to keep aliasing small", o.lo,
-                               o.hi, o.N / 4);
-    if (o.hi - o.lo < 3) return cli_usage_error("--range %zu..%zu: need at least 4 points", o.lo, o.hi);
-    if (o.lags >= o.N) return cli_usage_error("--lags = %zu out of range: need lags < N (= %zu)", o.lags, o.N);
-    if (o.channel >= o.channels)
-        return cli_usage_error("--channel = %zu out of range: need channel < channels (= %zu)", o.channel, o.channels);
-    if (cli_parse_size_list("--orders", orders_text, 1, 16, &o.orders, &o.norders) != CLI_OK) return CLI_USAGE;
-    if (o.norders > 16) {
-        free(o.orders);
-        return cli_usage_error("--orders: at most 16 orders");
-    }
-    for (size_t i = 0; i < o.norders; i++)
-        if (o.orders[i] > o.max_order) o.max_order = o.orders[i];
-    int single = o.mode >= 1 && o.mode <= 3;
-    if (!o.act_given) {
-        if (o.mode == 0) o.act[0] = o.act[1] = o.act[2] = 1;
-        else if (o.mode == 4) o.act[0] = 1;
-        else o.act[2] = 1;
-    }
-    if (!o.con_given) {
-        if (o.mode == 0) o.con[0] = o.con[1] = o.con[2] = 1;
-        else if (o.mode == 4) o.con[1] = 1;
-        else o.con[0] = 1;
-    }
-    int rc = CLI_OK;
-    if (single && (count_selected(o.act) != 1 || count_selected(o.norm) != 1 || count_selected(o.con) != 1))
-        rc = cli_usage_error("%s takes one --activation, one --norm and one --construction", modes[o.mode]);
-    else if (o.mode == 4 && (o.act[1] || o.act[2]))
-        rc = cli_usage_error("--activation: prop1 is about ReLU MLPs (Proposition 1): use relu");
-    else if (o.mode == 4 && o.con[2])
-        rc = cli_usage_error("--construction periodic: prop1 needs a scalar-input MLP: use half or full");
+    int rc = decay_parse(argc - 1, argv + 1, &o, &range_given, &orders_text);
+    if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
+    rc = decay_check(&o, range_given, orders_text, modes[o.mode]);
     if (rc != CLI_OK) {
         free(o.orders);
         return rc;

@@ -22,87 +22,16 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "table.h"
 
-/* ---- a table of text cells ------------------------------------------------ */
-
-typedef struct table {
-    const char *const *names;
-    size_t ncols, rows, cap;
-    char **cells;
-} table;
-
-static int table_add(table *t, char **cells)
-{
-    if (t->rows == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        char **p = realloc(t->cells, cap * t->ncols * sizeof *p);
-        if (!p) return -1;
-        t->cells = p;
-        t->cap = cap;
-    }
-    for (size_t c = 0; c < t->ncols; c++) {
-        t->cells[t->rows * t->ncols + c] = strdup(cells[c]);
-        if (!t->cells[t->rows * t->ncols + c]) return -1;
-    }
-    t->rows++;
-    return 0;
-}
-
-static void table_free(table *t)
-{
-    for (size_t i = 0; i < t->rows * t->ncols; i++) free(t->cells[i]);
-    free(t->cells);
-}
-
-/* A row from a printf-like spec: 's' string, 'z' size_t, 'g' double. */
-static int table_row(table *t, const char *spec, ...)
-{
-    char store[32][48], *cells[32];
-    va_list ap;
-    va_start(ap, spec);
-    for (size_t c = 0; c < t->ncols && spec[c]; c++) {
-        cells[c] = store[c];
-        switch (spec[c]) {
-        case 's': snprintf(store[c], sizeof store[c], "%s", va_arg(ap, const char *)); break;
-        case 'z': snprintf(store[c], sizeof store[c], "%zu", va_arg(ap, size_t)); break;
-        default: snprintf(store[c], sizeof store[c], "%.6g", va_arg(ap, double)); break;
-        }
-    }
-    va_end(ap);
-    return table_add(t, cells);
-}
-
-static int write_table(const table *t, const char *path, const cli_common *common,
-                       const char *units, const char *const *comments, int argc, char **argv)
-{
-    skit_tsv_writer *w;
-    int status = skit_tsv_open(&w, path, argc, argv, 1, common->seed, units);
-    if (status != SKIT_OK) return cli_library_error(status);
-    for (size_t i = 0; comments && comments[i]; i++) skit_tsv_comment(w, "%s", comments[i]);
-    skit_tsv_columns(w, t->names);
-    for (size_t r = 0; r < t->rows; r++)
-        skit_tsv_row_text(w, (const char *const *)(t->cells + r * t->ncols), t->ncols);
-    status = skit_tsv_close(w);
-    if (status != SKIT_OK) return cli_library_error(status);
-    return CLI_OK;
-}
-
-/* Writes the table to -o (or stdout) and, with --plot, draws the figure
- * (from a temporary copy when the table went to stdout). */
-static int emit(const table *t, const cli_common *common, const char *units,
+/* The table with its comment lines (NULL-terminated) to -o or stdout, and
+ * with --plot the figure. */
+static int emit(cli_table *t, const cli_common *common, const char *units,
                 const char *const *comments, int argc, char **argv, const char *script,
                 const char *variables)
 {
-    int to_file = common->output && strcmp(common->output, "-") != 0;
-    int status = write_table(t, to_file ? common->output : NULL, common, units, comments, argc, argv);
-    if (status != CLI_OK || !common->plot) return status;
-    if (to_file) return cli_plot(script, common->output, common->plot, variables);
-    char tmp[128];
-    snprintf(tmp, sizeof tmp, "/tmp/skit-mra-%ld.tsv", (long)getpid());
-    status = write_table(t, tmp, common, units, comments, argc, argv);
-    if (status == CLI_OK) status = cli_plot(script, tmp, common->plot, variables);
-    unlink(tmp);
-    return status;
+    for (size_t i = 0; comments && comments[i]; i++) cli_table_comment(t, "%s", comments[i]);
+    return cli_table_emit(t, common, argc, argv, units, script, variables);
 }
 
 /* CPU seconds of the whole process (every thread): a measure of work that,
@@ -163,6 +92,7 @@ typedef struct options {
     size_t *per_row, nper_row; /* budgets as attention entries per query */
     int first;
     int device; /* 0 cpu, 1 cuda (sweep) */
+    int methods_given;
 } options;
 
 static const char *usage =
@@ -230,6 +160,103 @@ static const char *usage =
     "  skit mra workload --n 256..2048 --targets 0.05,0.1\n"
     "  skit mra bounds --n 1024 --block 8,32 --temperature 0.5,1,2\n";
 
+/* One option of the mode's (already checked to apply): its value into *o.
+ * CLI_OK or CLI_USAGE (reported). */
+static int apply_option(options *o, int opt, const char *arg)
+{
+    static const char *const method_choices[] = {"exact", "mra2", "mra2s", "lowrank", "topk",
+                                                 "nystrom", "linformer", "performer", "window",
+                                                 "bigbird", NULL};
+    static const char *const selection_choices[] = {"global", "row", NULL};
+    static const char *const device_choices[] = {"cpu", "cuda", NULL};
+    double v;
+    int st = CLI_OK;
+    switch (opt) {
+    case OPT_METHODS:
+        memset(o->methods, 0, sizeof o->methods);
+        st = cli_parse_choice_list("--methods", arg, method_choices, o->methods);
+        o->methods_given = 1;
+        break;
+    case OPT_N:
+        free(o->n);
+        st = cli_parse_size_list("--n", arg, 1, (size_t)1 << 24, &o->n, &o->nn);
+        break;
+    case OPT_D: st = cli_parse_size("--d", arg, 1, 4096, &o->d); break;
+    case OPT_DV: st = cli_parse_size("--dv", arg, 1, 4096, &o->dv); break;
+    case OPT_BUDGET:
+        free(o->budget);
+        st = cli_parse_double_list("--budget", arg, 0, 1, &o->budget, &o->nbudget);
+        for (size_t i = 0; st == CLI_OK && i < o->nbudget; i++)
+            if (!(o->budget[i] > 0))
+                st = cli_usage_error("--budget: expected fractions in (0, 1], got %g", o->budget[i]);
+        break;
+    case OPT_TEMPERATURE:
+        free(o->temperature);
+        st = cli_parse_double_list("--temperature", arg, 1e-6, 1e6, &o->temperature,
+                                   &o->ntemperature);
+        break;
+    case OPT_ENTROPY:
+        free(o->entropy);
+        st = cli_parse_double_list("--entropy", arg, 1e-3, 30, &o->entropy, &o->nentropy);
+        break;
+    case OPT_BETA:
+        st = cli_parse_double("--beta", arg, 0, 1e6, 1, 0, &v);
+        o->spec.inverse_temperature = v;
+        break;
+    case OPT_LOCALITY:
+        st = cli_parse_double("--locality", arg, 0, 1e9, 0, 0, &o->spec.correlation_length);
+        break;
+    case OPT_NOISE: st = cli_parse_double("--noise", arg, 0, 1e6, 0, 0, &o->spec.noise); break;
+    case OPT_SINKS: st = cli_parse_size("--sinks", arg, 0, (size_t)1 << 24, &o->spec.sinks); break;
+    case OPT_SINK_STRENGTH:
+        st = cli_parse_double("--sink-strength", arg, 0, 1e6, 0, 0, &o->spec.sink_strength);
+        break;
+    case OPT_Q: o->qpath = arg; break;
+    case OPT_K: o->kpath = arg; break;
+    case OPT_V: o->vpath = arg; break;
+    case OPT_SCALE: st = cli_parse_double("--scale", arg, 0, 1e6, 1, 0, &o->scale); break;
+    case OPT_BLOCK:
+        free(o->block);
+        st = cli_parse_size_list("--block", arg, 1, (size_t)1 << 20, &o->block, &o->nblock);
+        if (st == CLI_OK && o->mode != MODE_BOUNDS && o->nblock > 1)
+            st = cli_usage_error("--block: expected one block size, got a list '%s'", arg);
+        break;
+    case OPT_SCALES:
+        free(o->scales);
+        st = cli_parse_size_list("--scales", arg, 1, (size_t)1 << 20, &o->scales, &o->nscales);
+        break;
+    case OPT_SELECTION: st = cli_parse_choice("--selection", arg, selection_choices, &o->selection); break;
+    case OPT_DIAG: st = cli_parse_size("--diagonal-prior", arg, 0, (size_t)1 << 24, &o->diag); break;
+    case OPT_FIRST: o->first = 1; break;
+    case OPT_REPEAT: st = cli_parse_size("--repeat", arg, 1, 100, &o->repeat); break;
+    case OPT_KEEP:
+        free(o->keep);
+        st = cli_parse_double_list("--keep", arg, 0, 1, &o->keep, &o->nkeep);
+        for (size_t i = 0; st == CLI_OK && i < o->nkeep; i++)
+            if (!(o->keep[i] > 0))
+                st = cli_usage_error("--keep: expected fractions in (0, 1], got %g", o->keep[i]);
+        break;
+    case OPT_MATRIX_OUT: o->matrix_out = arg; break;
+    case OPT_HIST_OUT: o->hist_out = arg; break;
+    case OPT_TARGETS:
+        free(o->targets);
+        st = cli_parse_double_list("--targets", arg, 0, 10, &o->targets, &o->ntargets);
+        for (size_t i = 0; st == CLI_OK && i < o->ntargets; i++)
+            if (!(o->targets[i] > 0))
+                st = cli_usage_error("--targets: expected relative errors in (0, 10], got %g",
+                                     o->targets[i]);
+        break;
+    case OPT_SUBSETS: st = cli_parse_size("--subsets", arg, 1, 10000, &o->subsets); break;
+    case OPT_DEVICE: st = cli_parse_choice("--device", arg, device_choices, &o->device); break;
+    case OPT_PER_ROW:
+        free(o->per_row);
+        st = cli_parse_size_list("--per-row", arg, 1, (size_t)1 << 24, &o->per_row, &o->nper_row);
+        break;
+    default: break;
+    }
+    return st == CLI_OK ? CLI_OK : CLI_USAGE;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {
@@ -264,13 +291,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"per-row", required_argument, NULL, OPT_PER_ROW},
         {"device", required_argument, NULL, OPT_DEVICE},
         {NULL, 0, NULL, 0}};
-    static const char *const method_choices[] = {"exact", "mra2", "mra2s", "lowrank", "topk",
-                                                 "nystrom", "linformer", "performer", "window",
-                                                 "bigbird", NULL};
-    static const char *const selection_choices[] = {"global", "row", NULL};
-    static const char *const device_choices[] = {"cpu", "cuda", NULL};
-    int opt, methods_given = 0;
-    double v;
+    int opt;
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
@@ -288,94 +309,10 @@ static int parse_options(int argc, char **argv, options *o)
                                    /* the option, not its separate value */
                                    optarg && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1],
                                    mode_names[o->mode]);
-        int st = CLI_OK;
-        switch (opt) {
-        case OPT_METHODS:
-            memset(o->methods, 0, sizeof o->methods);
-            st = cli_parse_choice_list("--methods", optarg, method_choices, o->methods);
-            methods_given = 1;
-            break;
-        case OPT_N:
-            free(o->n);
-            st = cli_parse_size_list("--n", optarg, 1, (size_t)1 << 24, &o->n, &o->nn);
-            break;
-        case OPT_D: st = cli_parse_size("--d", optarg, 1, 4096, &o->d); break;
-        case OPT_DV: st = cli_parse_size("--dv", optarg, 1, 4096, &o->dv); break;
-        case OPT_BUDGET:
-            free(o->budget);
-            st = cli_parse_double_list("--budget", optarg, 0, 1, &o->budget, &o->nbudget);
-            for (size_t i = 0; st == CLI_OK && i < o->nbudget; i++)
-                if (!(o->budget[i] > 0))
-                    st = cli_usage_error("--budget: expected fractions in (0, 1], got %g", o->budget[i]);
-            break;
-        case OPT_TEMPERATURE:
-            free(o->temperature);
-            st = cli_parse_double_list("--temperature", optarg, 1e-6, 1e6, &o->temperature,
-                                       &o->ntemperature);
-            break;
-        case OPT_ENTROPY:
-            free(o->entropy);
-            st = cli_parse_double_list("--entropy", optarg, 1e-3, 30, &o->entropy, &o->nentropy);
-            break;
-        case OPT_BETA:
-            st = cli_parse_double("--beta", optarg, 0, 1e6, 1, 0, &v);
-            o->spec.inverse_temperature = v;
-            break;
-        case OPT_LOCALITY:
-            st = cli_parse_double("--locality", optarg, 0, 1e9, 0, 0, &o->spec.correlation_length);
-            break;
-        case OPT_NOISE: st = cli_parse_double("--noise", optarg, 0, 1e6, 0, 0, &o->spec.noise); break;
-        case OPT_SINKS: st = cli_parse_size("--sinks", optarg, 0, (size_t)1 << 24, &o->spec.sinks); break;
-        case OPT_SINK_STRENGTH:
-            st = cli_parse_double("--sink-strength", optarg, 0, 1e6, 0, 0, &o->spec.sink_strength);
-            break;
-        case OPT_Q: o->qpath = optarg; break;
-        case OPT_K: o->kpath = optarg; break;
-        case OPT_V: o->vpath = optarg; break;
-        case OPT_SCALE: st = cli_parse_double("--scale", optarg, 0, 1e6, 1, 0, &o->scale); break;
-        case OPT_BLOCK:
-            free(o->block);
-            st = cli_parse_size_list("--block", optarg, 1, (size_t)1 << 20, &o->block, &o->nblock);
-            if (st == CLI_OK && o->mode != MODE_BOUNDS && o->nblock > 1)
-                st = cli_usage_error("--block: expected one block size, got a list '%s'", optarg);
-            break;
-        case OPT_SCALES:
-            free(o->scales);
-            st = cli_parse_size_list("--scales", optarg, 1, (size_t)1 << 20, &o->scales, &o->nscales);
-            break;
-        case OPT_SELECTION: st = cli_parse_choice("--selection", optarg, selection_choices, &o->selection); break;
-        case OPT_DIAG: st = cli_parse_size("--diagonal-prior", optarg, 0, (size_t)1 << 24, &o->diag); break;
-        case OPT_FIRST: o->first = 1; break;
-        case OPT_REPEAT: st = cli_parse_size("--repeat", optarg, 1, 100, &o->repeat); break;
-        case OPT_KEEP:
-            free(o->keep);
-            st = cli_parse_double_list("--keep", optarg, 0, 1, &o->keep, &o->nkeep);
-            for (size_t i = 0; st == CLI_OK && i < o->nkeep; i++)
-                if (!(o->keep[i] > 0))
-                    st = cli_usage_error("--keep: expected fractions in (0, 1], got %g", o->keep[i]);
-            break;
-        case OPT_MATRIX_OUT: o->matrix_out = optarg; break;
-        case OPT_HIST_OUT: o->hist_out = optarg; break;
-        case OPT_TARGETS:
-            free(o->targets);
-            st = cli_parse_double_list("--targets", optarg, 0, 10, &o->targets, &o->ntargets);
-            for (size_t i = 0; st == CLI_OK && i < o->ntargets; i++)
-                if (!(o->targets[i] > 0))
-                    st = cli_usage_error("--targets: expected relative errors in (0, 10], got %g",
-                                         o->targets[i]);
-            break;
-        case OPT_SUBSETS: st = cli_parse_size("--subsets", optarg, 1, 10000, &o->subsets); break;
-        case OPT_DEVICE: st = cli_parse_choice("--device", optarg, device_choices, &o->device); break;
-        case OPT_PER_ROW:
-            free(o->per_row);
-            st = cli_parse_size_list("--per-row", optarg, 1, (size_t)1 << 24, &o->per_row, &o->nper_row);
-            break;
-        default: break;
-        }
-        if (st != CLI_OK) return CLI_USAGE;
+        if (apply_option(o, opt, optarg) != CLI_OK) return CLI_USAGE;
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (!methods_given) {
+    if (!o->methods_given) {
         memset(o->methods, 0, sizeof o->methods);
         if (o->mode == MODE_WORKLOAD) {
             o->methods[SKIT_ATTENTION_LOWRANK] = o->methods[SKIT_ATTENTION_TOPK] = 1;
@@ -387,58 +324,58 @@ static int parse_options(int argc, char **argv, options *o)
     return CLI_OK;
 }
 
-/* Defaults that depend on the mode, then validation of everything. */
-static int finish_options(options *o)
+/* *list = a copy of values[0..n) unless the user gave the list. */
+static int default_doubles(double **list, size_t *count, const double *values, size_t n)
+{
+    if (*list) return CLI_OK;
+    *list = malloc(n * sizeof **list);
+    if (!*list) return cli_failure("out of memory");
+    memcpy(*list, values, n * sizeof **list);
+    *count = n;
+    return CLI_OK;
+}
+
+static int default_sizes(size_t **list, size_t *count, const size_t *values, size_t n)
+{
+    if (*list) return CLI_OK;
+    *list = malloc(n * sizeof **list);
+    if (!*list) return cli_failure("out of memory");
+    memcpy(*list, values, n * sizeof **list);
+    *count = n;
+    return CLI_OK;
+}
+
+/* The lists the user did not give, with the mode's defaults. */
+static int mode_defaults(options *o)
 {
     static const size_t n_sweep[] = {1024}, n_haar[] = {128}, n_work[] = {256, 512, 1024},
-                        n_frame[] = {8, 16, 32, 64};
-    if (!o->n) {
-        const size_t *src = o->mode == MODE_HAAR ? n_haar
-                            : o->mode == MODE_WORKLOAD ? n_work
-                            : o->mode == MODE_FRAME ? n_frame : n_sweep;
-        o->nn = o->mode == MODE_WORKLOAD ? 3 : o->mode == MODE_FRAME ? 4 : 1;
-        o->n = malloc(o->nn * sizeof *o->n);
-        if (!o->n) return cli_failure("out of memory");
-        memcpy(o->n, src, o->nn * sizeof *o->n);
+                        n_frame[] = {8, 16, 32, 64}, block[] = {32};
+    static const double sweep_b[] = {0.05, 0.1, 0.25}, bounds_b[] = {0.1}, tau[] = {1.0},
+                        keep[] = {0.05, 0.1}, targets[] = {0.05, 0.1};
+    const size_t *n = o->mode == MODE_HAAR ? n_haar
+                      : o->mode == MODE_WORKLOAD ? n_work
+                      : o->mode == MODE_FRAME ? n_frame : n_sweep;
+    size_t nn = o->mode == MODE_WORKLOAD ? 3 : o->mode == MODE_FRAME ? 4 : 1;
+    int st = default_sizes(&o->n, &o->nn, n, nn);
+    if (st != CLI_OK) return st;
+    if (o->per_row && o->budget) return cli_usage_error("--budget and --per-row exclude each other");
+    if (!o->per_row) {
+        int bounds = o->mode == MODE_BOUNDS;
+        st = default_doubles(&o->budget, &o->nbudget, bounds ? bounds_b : sweep_b, bounds ? 1 : 3);
     }
-    if (o->per_row && o->budget)
-        return cli_usage_error("--budget and --per-row exclude each other");
-    if (!o->budget && !o->per_row) {
-        static const double sweep_b[] = {0.05, 0.1, 0.25}, bounds_b[] = {0.1};
-        o->nbudget = o->mode == MODE_BOUNDS ? 1 : 3;
-        o->budget = malloc(o->nbudget * sizeof *o->budget);
-        if (!o->budget) return cli_failure("out of memory");
-        memcpy(o->budget, o->mode == MODE_BOUNDS ? bounds_b : sweep_b, o->nbudget * sizeof(double));
-    }
-    if (!o->temperature && !o->entropy) {
-        o->ntemperature = 1;
-        o->temperature = malloc(sizeof(double));
-        if (!o->temperature) return cli_failure("out of memory");
-        o->temperature[0] = 1.0;
-    }
-    if (o->temperature && o->entropy)
-        return cli_usage_error("--temperature and --entropy exclude each other");
-    if (!o->keep) {
-        o->nkeep = 2;
-        o->keep = malloc(2 * sizeof(double));
-        if (!o->keep) return cli_failure("out of memory");
-        o->keep[0] = 0.05;
-        o->keep[1] = 0.1;
-    }
-    if (!o->targets) {
-        o->ntargets = 2;
-        o->targets = malloc(2 * sizeof(double));
-        if (!o->targets) return cli_failure("out of memory");
-        o->targets[0] = 0.05;
-        o->targets[1] = 0.1;
-    }
-    if (!o->block) {
-        o->nblock = 1;
-        o->block = malloc(sizeof(size_t));
-        if (!o->block) return cli_failure("out of memory");
-        o->block[0] = 32;
-    }
+    if (st == CLI_OK && !o->entropy) st = default_doubles(&o->temperature, &o->ntemperature, tau, 1);
+    if (st != CLI_OK) return st;
+    if (o->temperature && o->entropy) return cli_usage_error("--temperature and --entropy exclude each other");
+    st = default_doubles(&o->keep, &o->nkeep, keep, 2);
+    if (st == CLI_OK) st = default_doubles(&o->targets, &o->ntargets, targets, 2);
+    if (st == CLI_OK) st = default_sizes(&o->block, &o->nblock, block, 1);
     if (o->dv == 0) o->dv = o->d;
+    return st;
+}
+
+/* Validation of everything that needs no data. */
+static int check_options(const options *o)
+{
     if (o->qpath || o->kpath || o->vpath) {
         int need_v = o->mode == MODE_SWEEP;
         if (!o->qpath || !o->kpath || (need_v && !o->vpath))
@@ -551,8 +488,8 @@ static double base_scale(const options *o, size_t d)
     return o->scale > 0 ? o->scale : 1.0 / sqrt((double)d);
 }
 
-/* tau whose mean row entropy is target (bisection on log tau; entropy grows
- * with tau). */
+/* tau whose mean row entropy is target (the library's bisection); a target
+ * out of reach is bad input. */
 static int temperature_for_entropy(const inputs *in, double scale0, double target, double *tau,
                                    double *reached)
 {
@@ -560,30 +497,10 @@ static int temperature_for_entropy(const inputs *in, double scale0, double targe
     if (target >= hmax)
         return cli_usage_error("--entropy = %g out of range: need < log n (= %.4g) at n = %zu", target,
                                hmax, in->n);
-    double lo = log(1e-4), hi = log(1e4), h = 0, mid = 0, hlo, hhi;
-    int st = skit_attention_entropy(in->n, in->d, in->q, in->n, in->k, in->n, scale0 / exp(lo), NULL,
-                                    NULL, &hlo);
-    if (st == SKIT_OK)
-        st = skit_attention_entropy(in->n, in->d, in->q, in->n, in->k, in->n, scale0 / exp(hi),
-                                    NULL, NULL, &hhi);
-    if (st != SKIT_OK) return cli_library_error(st);
-    if (!(hlo <= target && hhi >= target))
-        return cli_usage_error("--entropy = %g not reachable: temperatures 1e-4..1e4 give %g..%g nats",
-                               target, hlo, hhi);
-    for (int it = 0; it < 60; it++) {
-        mid = 0.5 * (lo + hi);
-        st = skit_attention_entropy(in->n, in->d, in->q, in->n, in->k, in->n, scale0 / exp(mid), NULL,
-                                    NULL, &h);
-        if (st != SKIT_OK) return cli_library_error(st);
-        if (fabs(h - target) < 1e-6 * target) break;
-        if (h < target)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    *tau = exp(mid);
-    *reached = h;
-    return CLI_OK;
+    int st = skit_attention_temperature_for_entropy(in->n, in->d, in->q, in->n, in->k, in->n, scale0,
+                                                    target, tau, reached);
+    if (st == SKIT_ENOCONV) return cli_usage_error("--entropy: %s", skit_last_error());
+    return st == SKIT_OK ? CLI_OK : cli_library_error(st);
 }
 
 /* ---- sweep --------------------------------------------------------------------- */
@@ -595,10 +512,12 @@ static size_t clamp_size(double v, size_t lo, size_t hi)
     return (size_t)llround(v);
 }
 
-/* Method options for budget fraction f at n; *param receives the method's
- * own parameter (blocks per row, rank, nonzeros, window, ...). */
-static void method_options(const options *o, int method, size_t n, double f,
-                           skit_attention_options *mo, double *param)
+/* Method options for budget fraction f at n: the options given (seed,
+ * block, scales, selection, priors) and the library's budget mapping;
+ * *param receives the method's own parameter (blocks per row, rank,
+ * nonzeros, window, ...). */
+static int method_options(const options *o, int method, size_t n, double f,
+                          skit_attention_options *mo, double *param)
 {
     skit_attention_options_init(mo, method);
     mo->seed = o->common.seed;
@@ -606,62 +525,11 @@ static void method_options(const options *o, int method, size_t n, double f,
     mo->selection = o->selection ? SKIT_MRA_PER_ROW : SKIT_MRA_GLOBAL;
     mo->diagonal_prior = o->diag;
     mo->first_block_prior = o->first;
-    size_t b = o->block[0];
-    switch (method) {
-    case SKIT_ATTENTION_MRA2:
-    case SKIT_ATTENTION_MRA2_SPARSE:
-        if (o->nscales) {
-            mo->levels = o->nscales;
-            for (size_t l = 0; l < o->nscales; l++) mo->scales[l] = o->scales[l];
-            for (size_t l = 0; l + 1 < o->nscales; l++)
-                mo->blocks_per_row[l] = clamp_size(f * (double)(n / o->scales[l]), 1, n / o->scales[l]);
-            *param = (double)mo->blocks_per_row[0];
-        } else {
-            mo->blocks_per_row[0] = clamp_size(f * (double)(n / b), 1, n / b);
-            *param = (double)mo->blocks_per_row[0];
-        }
-        break;
-    case SKIT_ATTENTION_LOWRANK:
-    case SKIT_ATTENTION_NYSTROM:
-    case SKIT_ATTENTION_LINFORMER:
-        mo->rank = clamp_size(f * (double)n, 1, n);
-        *param = (double)mo->rank;
-        break;
-    case SKIT_ATTENTION_PERFORMER:
-        mo->rank = clamp_size(f * (double)n, 1, (size_t)1 << 20);
-        *param = (double)mo->rank;
-        break;
-    case SKIT_ATTENTION_TOPK:
-        mo->nonzeros = clamp_size(f * (double)n * (double)n, 1, n * n);
-        *param = (double)mo->nonzeros;
-        break;
-    case SKIT_ATTENTION_WINDOW: {
-        /* the narrowest band |i - j| <= w holding at least f n^2 entries */
-        double want = f * (double)n * (double)n;
-        size_t lo = 0, hi = n - 1;
-        while (lo < hi) {
-            size_t w = lo + (hi - lo) / 2;
-            double entries = (double)n * (double)(2 * w + 1) - (double)w * (double)(w + 1);
-            if (entries + 0.5 >= want)
-                hi = w;
-            else
-                lo = w + 1;
-        }
-        mo->window = lo;
-        *param = (double)mo->window;
-        break;
+    if ((method == SKIT_ATTENTION_MRA2 || method == SKIT_ATTENTION_MRA2_SPARSE) && o->nscales) {
+        mo->levels = o->nscales;
+        for (size_t l = 0; l < o->nscales; l++) mo->scales[l] = o->scales[l];
     }
-    case SKIT_ATTENTION_BIGBIRD: {
-        size_t nb = (n + b - 1) / b, total = clamp_size(f * (double)nb, 4, nb + 4);
-        mo->window = 1;
-        mo->global_blocks = 1;
-        size_t avail = nb > 4 ? nb - 4 : 0;
-        mo->random_blocks = total - 4 < avail ? total - 4 : avail;
-        *param = (double)mo->random_blocks;
-        break;
-    }
-    default: *param = 0; break;
-    }
+    return skit_attention_options_set_budget(mo, n, f, param);
 }
 
 static const char *const sweep_columns[] = {
@@ -678,8 +546,6 @@ static int check_sweep(const options *o, const size_t *ns, size_t count)
             if ((m == SKIT_ATTENTION_MRA2 || m == SKIT_ATTENTION_MRA2_SPARSE)) {
                 size_t s0 = o->nscales ? o->scales[0] : o->block[0];
                 if (o->nscales) {
-                    skit_attention_options mo;
-                    skit_attention_options_init(&mo, m);
                     if (o->nscales < 2 || o->nscales > SKIT_MRA_MAX_LEVELS)
                         return cli_usage_error("--scales: expected 2 to %d scales, got %zu",
                                                SKIT_MRA_MAX_LEVELS, o->nscales);
@@ -710,6 +576,137 @@ static int check_sweep(const options *o, const size_t *ns, size_t count)
     return CLI_OK;
 }
 
+/* One temperature of the sweep at one n: the inputs, the exact output y
+ * (the reference), a buffer yh for the approximations, and what every row
+ * records about the temperature. */
+typedef struct sweep_point {
+    const inputs *in;
+    double *y, *yh;
+    double tau, scale, entropy, exact_time;
+} sweep_point;
+
+/* The row of method m at budget fraction f: its plan run --repeat times
+ * (the minimum wall and CPU time), its error against y. */
+static int sweep_row(const options *o, cli_table *t, const sweep_point *p, int m, double f)
+{
+    const inputs *in = p->in;
+    size_t n = in->n, d = in->d, dv = in->dv;
+    skit_attention_options mo;
+    double param = 0;
+    int st = method_options(o, m, n, f, &mo, &param);
+    mo.scale = p->scale;
+    mo.device = o->device ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
+    cli_progress("n = %zu, tau = %g, %s, budget %g", n, p->tau, skit_attention_method_name(m), f);
+    skit_attention_plan *plan = NULL;
+    if (st == SKIT_OK) st = skit_attention_plan_create(&plan, n, d, dv, &mo);
+    if (st != SKIT_OK) return cli_library_error(st);
+    double best = INFINITY, best_cpu = INFINITY;
+    for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
+        double c0 = cpu_seconds(), s0 = skit_clock_seconds();
+        st = skit_attention_execute(plan, in->q, n, in->k, n, in->v, n, NULL, p->yh, n);
+        double dt = skit_clock_seconds() - s0, dc = cpu_seconds() - c0;
+        if (dt < best) best = dt;
+        if (dc < best_cpu) best_cpu = dc;
+    }
+    skit_attention_stats stats;
+    skit_attention_plan_stats(plan, &stats);
+    size_t bytes = skit_attention_plan_memory(plan);
+    skit_attention_plan_destroy(plan);
+    if (st != SKIT_OK) return cli_library_error(st);
+    double err;
+    skit_attention_relative_error(n, dv, p->yh, n, p->y, n, &err);
+    cli_table_rowf(t, "%s\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%zu\t%zu",
+                   skit_attention_method_name(m), n, d, dv, p->tau, p->scale, p->entropy, f, param,
+                   stats.work_fraction, err, best, best_cpu, p->exact_time, bytes, skit_memory_peak_rss());
+    return CLI_OK;
+}
+
+/* Temperature ti (given, or the one of entropy target ti): exact attention
+ * (timed once), then every method at every budget. */
+static int sweep_temperature(const options *o, cli_table *t, sweep_point *p, size_t ti)
+{
+    const inputs *in = p->in;
+    size_t n = in->n, d = in->d, dv = in->dv;
+    double scale0 = base_scale(o, d);
+    p->entropy = 0;
+    if (o->entropy) {
+        int status = temperature_for_entropy(in, scale0, o->entropy[ti], &p->tau, &p->entropy);
+        if (status != CLI_OK) return status;
+    } else {
+        p->tau = o->temperature[ti];
+    }
+    p->scale = scale0 / p->tau;
+    int st = skit_attention_entropy(n, d, in->q, n, in->k, n, p->scale, NULL, NULL, &p->entropy);
+    double t0 = skit_clock_seconds();
+    if (st == SKIT_OK) st = skit_attention_exact(n, d, dv, in->q, n, in->k, n, in->v, n, p->scale, NULL, p->y, n);
+    p->exact_time = skit_clock_seconds() - t0;
+    if (st != SKIT_OK) return cli_library_error(st);
+    int status = CLI_OK;
+    for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT && status == CLI_OK; m++) {
+        if (!o->methods[m]) continue;
+        size_t nb = m == SKIT_ATTENTION_EXACT ? 1 : o->per_row ? o->nper_row : o->nbudget;
+        for (size_t bi = 0; bi < nb && status == CLI_OK; bi++) {
+            /* a per-row budget beyond the row length does not exist at this n */
+            if (m != SKIT_ATTENTION_EXACT && o->per_row && o->per_row[bi] > n) continue;
+            double f = m == SKIT_ATTENTION_EXACT ? 1.0
+                       : o->per_row               ? (double)o->per_row[bi] / (double)n
+                                                  : o->budget[bi];
+            status = sweep_row(o, t, p, m, f);
+        }
+    }
+    return status;
+}
+
+/* Every temperature at one n (the inputs in). */
+static int sweep_inputs(const options *o, cli_table *t, const inputs *in, size_t nt, double *first_tau)
+{
+    size_t n = in->n, dv = in->dv;
+    sweep_point p = {in, malloc(n * dv * sizeof(double)), malloc(n * dv * sizeof(double)), 0, 0, 0, 0};
+    int status = p.y && p.yh ? CLI_OK : cli_failure("out of memory at n = %zu", n);
+    for (size_t ti = 0; ti < nt && status == CLI_OK; ti++) {
+        size_t rows = cli_table_rows(t);
+        status = sweep_temperature(o, t, &p, ti);
+        if (!rows && cli_table_rows(t)) *first_tau = p.tau;
+    }
+    free(p.y);
+    free(p.yh);
+    return status;
+}
+
+static int sweep_emit(const options *o, cli_table *t, int argc, char **argv, int files, size_t file_n,
+                      double first_tau)
+{
+    char vars[1024], methods[512] = "", tsel[48] = "1";
+    for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT; m++)
+        if (o->methods[m] && m != SKIT_ATTENTION_EXACT) {
+            strcat(methods, skit_attention_method_name(m));
+            strcat(methods, " ");
+        }
+    if (cli_table_rows(t)) snprintf(tsel, sizeof tsel, "%.6g", first_tau);
+    snprintf(vars, sizeof vars, "methods='%s'; nsel=%zu; tsel='%s'", methods, files ? file_n : o->n[0], tsel);
+    const char *comments[] = {
+        files ? "inputs: Q, K, V from .npy files" : "inputs: synthetic (skit_attention_synthetic)",
+        "rel_error = ||Yhat - Y||_F / ||Y||_F against blocked exact attention (same scale)",
+        "entropy = mean row entropy of softmax(scale Q K^T) (nats); budget = fraction f of n^2",
+        "parameter: mra blocks per row, rank/landmarks/k/features, topk nonzeros, window "
+        "half-width, bigbird random blocks",
+        NULL};
+    for (size_t i = 0; comments[i]; i++) cli_table_comment(t, "%s", comments[i]);
+    cli_table_comment(t, "generator: beta %g, locality %g, noise %g, sinks %zu, sink strength %g, block %zu",
+                      o->spec.inverse_temperature, o->spec.correlation_length, o->spec.noise, o->spec.sinks,
+                      o->spec.sink_strength, o->block[0]);
+    if (o->device) {
+        char status_line[256];
+        skit_cuda_status(status_line, sizeof status_line);
+        cli_table_comment(t, "device: %s (float64; time_s includes the host<->device transfers)", status_line);
+    }
+    return emit(t, &o->common,
+                "time_s: wall seconds, cpu_s: CPU seconds of all threads (each the minimum "
+                "of --repeat runs; exact_time_s: one run); plan_bytes, peak_rss_bytes: "
+                "bytes; entropy: nats",
+                NULL, argc, argv, "mra_sweep", vars);
+}
+
 static int run_sweep(options *o, int argc, char **argv)
 {
     int files = o->qpath != NULL;
@@ -725,128 +722,20 @@ static int run_sweep(options *o, int argc, char **argv)
     } else if (check_sweep(o, o->n, o->nn) != CLI_OK) {
         return CLI_USAGE;
     }
-    table t = {.names = sweep_columns, .ncols = 16};
+    cli_table t;
+    cli_table_init(&t, sweep_columns);
+    double first_tau = 1;
     int status = CLI_OK;
-    size_t nruns = files ? 1 : o->nn;
-    size_t nt = o->entropy ? o->nentropy : o->ntemperature;
+    size_t nruns = files ? 1 : o->nn, nt = o->entropy ? o->nentropy : o->ntemperature;
     cli_progress_start(&o->common);
     for (size_t ni = 0; ni < nruns && status == CLI_OK; ni++) {
-        if (!files) {
-            status = make_inputs(o, o->n[ni], 1, &in);
-            if (status != CLI_OK) break;
-        }
-        size_t n = in.n, d = in.d, dv = in.dv;
-        double *y = malloc(n * dv * sizeof *y), *yh = malloc(n * dv * sizeof *yh);
-        if (!y || !yh) {
-            free(y);
-            free(yh);
-            inputs_free(&in);
-            status = cli_failure("out of memory at n = %zu", n);
-            break;
-        }
-        for (size_t ti = 0; ti < nt && status == CLI_OK; ti++) {
-            double tau = 0, h = 0, scale0 = base_scale(o, d);
-            if (o->entropy) {
-                status = temperature_for_entropy(&in, scale0, o->entropy[ti], &tau, &h);
-                if (status != CLI_OK) break;
-            } else {
-                tau = o->temperature[ti];
-            }
-            double scale = scale0 / tau;
-            int st = skit_attention_entropy(n, d, in.q, n, in.k, n, scale, NULL, NULL, &h);
-            double t0 = skit_clock_seconds();
-            if (st == SKIT_OK) st = skit_attention_exact(n, d, dv, in.q, n, in.k, n, in.v, n, scale, NULL, y, n);
-            double exact_time = skit_clock_seconds() - t0;
-            if (st != SKIT_OK) {
-                status = cli_library_error(st);
-                break;
-            }
-            for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT && status == CLI_OK; m++) {
-                if (!o->methods[m]) continue;
-                size_t nb = m == SKIT_ATTENTION_EXACT ? 1 : o->per_row ? o->nper_row : o->nbudget;
-                for (size_t bi = 0; bi < nb && status == CLI_OK; bi++) {
-                    double f = m == SKIT_ATTENTION_EXACT ? 1.0 : o->per_row ? (double)o->per_row[bi] / (double)n : o->budget[bi], param;
-                    /* a per-row budget beyond the row length does not exist at this n */
-                    if (m != SKIT_ATTENTION_EXACT && o->per_row && o->per_row[bi] > n) continue;
-                    skit_attention_options mo;
-                    method_options(o, m, n, f, &mo, &param);
-                    mo.scale = scale;
-                    mo.device = o->device ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
-                    cli_progress("n = %zu, tau = %g, %s, budget %g", n, tau,
-                                 skit_attention_method_name(m), f);
-                    skit_attention_plan *plan;
-                    st = skit_attention_plan_create(&plan, n, d, dv, &mo);
-                    if (st != SKIT_OK) {
-                        status = cli_library_error(st);
-                        break;
-                    }
-                    double best = INFINITY, best_cpu = INFINITY;
-                    for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
-                        double c0 = cpu_seconds(), s0 = skit_clock_seconds();
-                        st = skit_attention_execute(plan, in.q, n, in.k, n, in.v, n, NULL, yh, n);
-                        double dt = skit_clock_seconds() - s0, dc = cpu_seconds() - c0;
-                        if (dt < best) best = dt;
-                        if (dc < best_cpu) best_cpu = dc;
-                    }
-                    skit_attention_stats stats;
-                    skit_attention_plan_stats(plan, &stats);
-                    size_t bytes = skit_attention_plan_memory(plan);
-                    skit_attention_plan_destroy(plan);
-                    if (st != SKIT_OK) {
-                        status = cli_library_error(st);
-                        break;
-                    }
-                    double err;
-                    skit_attention_relative_error(n, dv, yh, n, y, n, &err);
-                    if (table_row(&t, "szzzggggggggggzz", skit_attention_method_name(m), n, d, dv, tau,
-                                  scale, h, f, param, stats.work_fraction, err, best, best_cpu,
-                                  exact_time, bytes, skit_memory_peak_rss()))
-                        status = cli_failure("out of memory");
-                }
-            }
-        }
-        free(y);
-        free(yh);
+        if (!files && (status = make_inputs(o, o->n[ni], 1, &in)) != CLI_OK) break;
+        status = sweep_inputs(o, &t, &in, nt, &first_tau);
         inputs_free(&in);
     }
     cli_progress_done();
-    if (status == CLI_OK) {
-        char vars[1024], methods[512] = "";
-        for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT; m++)
-            if (o->methods[m] && m != SKIT_ATTENTION_EXACT) {
-                strcat(methods, skit_attention_method_name(m));
-                strcat(methods, " ");
-            }
-        snprintf(vars, sizeof vars, "methods='%s'; nsel=%zu; tsel='%s'", methods,
-                 files ? file_n : o->n[0], t.rows ? t.cells[4] : "1");
-        const char *comments[] = {
-            files ? "inputs: Q, K, V from .npy files" : "inputs: synthetic (skit_attention_synthetic)",
-            "rel_error = ||Yhat - Y||_F / ||Y||_F against blocked exact attention (same scale)",
-            "entropy = mean row entropy of softmax(scale Q K^T) (nats); budget = fraction f of n^2",
-            "parameter: mra blocks per row, rank/landmarks/k/features, topk nonzeros, window "
-            "half-width, bigbird random blocks",
-            NULL};
-        char gen[256];
-        snprintf(gen, sizeof gen,
-                 "generator: beta %g, locality %g, noise %g, sinks %zu, sink strength %g, block %zu",
-                 o->spec.inverse_temperature, o->spec.correlation_length, o->spec.noise,
-                 o->spec.sinks, o->spec.sink_strength, o->block[0]);
-        char device_line[320] = "";
-        if (o->device) {
-            char status_line[256];
-            skit_cuda_status(status_line, sizeof status_line);
-            snprintf(device_line, sizeof device_line,
-                     "device: %s (float64; time_s includes the host<->device transfers)", status_line);
-        }
-        const char *all[7] = {comments[0], comments[1], comments[2], comments[3], gen,
-                              o->device ? device_line : NULL, NULL};
-        status = emit(&t, &o->common,
-                      "time_s: wall seconds, cpu_s: CPU seconds of all threads (each the minimum "
-                      "of --repeat runs; exact_time_s: one run); plan_bytes, peak_rss_bytes: "
-                      "bytes; entropy: nats",
-                      all, argc, argv, "mra_sweep", vars);
-    }
-    table_free(&t);
+    if (status == CLI_OK) status = sweep_emit(o, &t, argc, argv, files, file_n, first_tau);
+    cli_table_free(&t);
     return status;
 }
 
@@ -859,10 +748,156 @@ static double frob_diff(size_t n, const double *a, const double *b)
     return sqrt(s);
 }
 
-static int write_extra(const char *path, const table *t, const options *o, const char *units,
-                       int argc, char **argv)
+/* The softmax matrix of one input and what haar computes on it. */
+typedef struct haar_work {
+    const inputs *in;
+    size_t n, d;
+    double tau, scale, entropy, norm;   /* norm: ||A||_F */
+    double *s, *c, *hat, *eye, *sv;     /* A, its Haar coefficients, a reconstruction, I, sigma(A) */
+    double *keepmat[2];                 /* the Haar reconstructions at the first two --keep */
+} haar_work;
+
+/* The histogram of log10 |c| (bins of 0.25 from -16) into ht; returns the
+ * fraction of coefficients below 0.005. */
+static double haar_histogram(const double *c, size_t nn, cli_table *ht)
 {
-    return write_table(t, path, &o->common, units, NULL, argc, argv);
+    size_t bins = 68, counts[68] = {0}, small = 0;
+    for (size_t i = 0; i < nn; i++) {
+        double a = fabs(c[i]);
+        if (a < 0.005) small++;
+        if (a == 0) continue;
+        long bin = (long)floor((log10(a) + 16.0) * 4.0);
+        if (bin < 0) bin = 0;
+        if (bin >= (long)bins) bin = (long)bins - 1;
+        counts[bin]++;
+    }
+    for (size_t k = 0; k < bins; k++)
+        cli_table_rowf(ht, "%.6g\t%.6g\t%zu\t%.6g", -16.0 + (double)k / 4.0, -16.0 + (double)(k + 1) / 4.0, counts[k],
+                       (double)counts[k] / (double)nn);
+    return (double)small / (double)nn;
+}
+
+/* ||Ahat - A||_F for the plan of `method` at budget f applied to V = I
+ * (which gives the approximated, normalised matrix itself). */
+static int haar_method_error(const options *o, const haar_work *w, int method, double f, double *error)
+{
+    size_t n = w->n;
+    skit_attention_options mo;
+    int st = method_options(o, method, n, f, &mo, NULL);
+    mo.scale = w->scale;
+    skit_attention_plan *plan = NULL;
+    if (st == SKIT_OK) st = skit_attention_plan_create(&plan, n, w->d, n, &mo);
+    if (st == SKIT_OK) st = skit_attention_execute(plan, w->in->q, n, w->in->k, n, w->eye, n, NULL, w->hat, n);
+    skit_attention_plan_destroy(plan);
+    *error = frob_diff(n, w->hat, w->s);
+    return st;
+}
+
+/* The row of keep fraction ki: Haar from the top coefficients, and at the
+ * same budget the best rank-r (the discarded sigma), the best sparse (topk)
+ * and MRA-2 / MRA-2-s approximations. */
+static int haar_row(const options *o, haar_work *w, size_t ki, cli_table *t)
+{
+    size_t n = w->n, nn = n * n;
+    double f = o->keep[ki], thr = 0, e_top = 0, e_mra[2] = {0, 0};
+    skit_attention_options top, low;
+    skit_attention_options_init(&top, SKIT_ATTENTION_TOPK);
+    skit_attention_options_init(&low, SKIT_ATTENTION_LOWRANK);
+    int st = skit_attention_options_set_budget(&top, n, f, NULL);
+    if (st == SKIT_OK) st = skit_attention_options_set_budget(&low, n, f, NULL);
+    if (st == SKIT_OK) st = skit_haar2d_compress(n, w->s, n, top.nonzeros, w->hat, n, &thr);
+    if (st != SKIT_OK) return cli_library_error(st);
+    double e_haar = frob_diff(n, w->hat, w->s);
+    if (ki < 2) {
+        w->keepmat[ki] = malloc(nn * sizeof(double));
+        if (w->keepmat[ki]) memcpy(w->keepmat[ki], w->hat, nn * sizeof(double));
+    }
+    double tail = 0;
+    for (size_t i = low.rank; i < n; i++) tail += w->sv[i] * w->sv[i];
+    double e_low = sqrt(tail);
+    st = haar_method_error(o, w, SKIT_ATTENTION_TOPK, f, &e_top);
+    for (int m = 0; m < 2 && st == SKIT_OK; m++)
+        st = haar_method_error(o, w, m ? SKIT_ATTENTION_MRA2_SPARSE : SKIT_ATTENTION_MRA2, f, &e_mra[m]);
+    if (st != SKIT_OK) return cli_library_error(st);
+    double a = w->norm;
+    cli_table_rowf(t, "%.6g\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g", f, n,
+                   w->tau, w->entropy, e_haar, e_low, e_top, e_mra[0], e_mra[1], e_haar / a, e_low / a, e_top / a,
+                   e_mra[0] / a, e_mra[1] / a, thr);
+    return CLI_OK;
+}
+
+/* --matrix-out: A and the two reconstructions, entry by entry. */
+static void haar_matrix_rows(const haar_work *w, cli_table *mt)
+{
+    size_t n = w->n;
+    const double *s = w->s;
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            size_t id = i + j * n;
+            double h1 = w->keepmat[0] ? w->keepmat[0][id] : 0, h2 = w->keepmat[1] ? w->keepmat[1][id] : 0;
+            cli_table_rowf(mt, "%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g", i, j, s[id], h1, fabs(h1 - s[id]), h2,
+                           fabs(h2 - s[id]));
+        }
+}
+
+/* A, its entropy, Haar coefficients and singular values. */
+static int haar_prepare(haar_work *w)
+{
+    size_t n = w->n, nn = n * n;
+    w->s = malloc(nn * sizeof(double));
+    w->c = malloc(nn * sizeof(double));
+    w->hat = malloc(nn * sizeof(double));
+    w->eye = calloc(nn, sizeof(double));
+    w->sv = malloc(n * sizeof(double));
+    if (!w->s || !w->c || !w->hat || !w->eye || !w->sv) return cli_failure("out of memory");
+    const inputs *in = w->in;
+    int st = skit_attention_matrix(n, w->d, in->q, n, in->k, n, w->scale, NULL, w->s, n);
+    if (st == SKIT_OK) st = skit_attention_entropy(n, w->d, in->q, n, in->k, n, w->scale, NULL, NULL, &w->entropy);
+    if (st == SKIT_OK) st = skit_haar2d_forward(n, w->s, n, w->c, n);
+    if (st == SKIT_OK) st = skit_svd(n, n, w->s, n, w->sv, NULL, n, NULL, n);
+    if (st != SKIT_OK) return cli_library_error(st);
+    double norm = 0;
+    for (size_t i = 0; i < nn; i++) norm += w->s[i] * w->s[i];
+    w->norm = sqrt(norm);
+    for (size_t j = 0; j < n; j++) w->eye[j + j * n] = 1.0;
+    return CLI_OK;
+}
+
+static void haar_free(haar_work *w)
+{
+    free(w->s);
+    free(w->c);
+    free(w->hat);
+    free(w->eye);
+    free(w->sv);
+    free(w->keepmat[0]);
+    free(w->keepmat[1]);
+}
+
+/* --matrix-out, --histogram-out, then the table of errors. */
+static int haar_write(const options *o, const haar_work *w, cli_table *t, cli_table *ht, cli_table *mt,
+                      double small_fraction, int argc, char **argv)
+{
+    int status = CLI_OK;
+    if (o->matrix_out) {
+        haar_matrix_rows(w, mt);
+        status = cli_table_save(mt, o->matrix_out, argc, argv, o->common.seed,
+                                "A = softmax matrix; hat1/hat2: Haar reconstructions at the first two "
+                                "--keep fractions; err = |hat - A|");
+    }
+    if (status == CLI_OK && o->hist_out)
+        status = cli_table_save(ht, o->hist_out, argc, argv, o->common.seed,
+                                "histogram of log10 |Haar coefficient| (bins of 0.25)");
+    if (status != CLI_OK) return status;
+    char cm1[200];
+    snprintf(cm1, sizeof cm1, "fraction of Haar coefficients with magnitude < 0.005: %.4f", small_fraction);
+    const char *comments[] = {
+        "errors: ||Ahat - A||_F on the softmax matrix A at equal budgets: haar keeps the top "
+        "fraction of coefficients, lowrank the top fraction of singular values, topk of entries, "
+        "mra2/mra2s refine that fraction of blocks",
+        "*_rel = error / ||A||_F", cm1, NULL};
+    return emit(t, &o->common, "errors: Frobenius norms (dimensionless)", comments, argc, argv,
+                "mra_haar_errors", NULL);
 }
 
 static int run_haar(options *o, int argc, char **argv)
@@ -873,155 +908,98 @@ static int run_haar(options *o, int argc, char **argv)
                                        "haar_threshold", NULL};
     static const char *const hcols[] = {"log10_lo", "log10_hi", "count", "fraction", NULL};
     static const char *const mcols[] = {"i", "j", "A", "hat1", "err1", "hat2", "err2", NULL};
-    size_t n = o->n[0], d = o->d, b = o->block[0];
-    double tau = o->temperature ? o->temperature[0] : 1.0;
     if (o->ntemperature > 1) return cli_usage_error("--temperature: haar takes one value");
     if (o->entropy) return cli_usage_error("--entropy does not apply to 'skit mra haar'");
     if (o->nn > 1) return cli_usage_error("--n: haar takes one value");
     inputs in;
-    if (make_inputs(o, n, 0, &in) != CLI_OK) return CLI_USAGE;
-    double scale = base_scale(o, d) / tau, h = 0;
-    size_t nn = n * n;
-    double *s = malloc(nn * sizeof *s), *c = malloc(nn * sizeof *c), *hat = malloc(nn * sizeof *hat),
-           *eye = calloc(nn, sizeof *eye), *keepmat[2] = {NULL, NULL};
-    double *sv = malloc(n * sizeof *sv), small_fraction = 0;
-    table t = {.names = cols, .ncols = 15}, ht = {.names = hcols, .ncols = 4},
-          mt = {.names = mcols, .ncols = 7};
-    int status = CLI_OK;
-    if (!s || !c || !hat || !eye || !sv) {
-        status = cli_failure("out of memory");
-        goto done;
-    }
-    int st = skit_attention_matrix(n, d, in.q, n, in.k, n, scale, NULL, s, n);
-    if (st == SKIT_OK) st = skit_attention_entropy(n, d, in.q, n, in.k, n, scale, NULL, NULL, &h);
-    if (st == SKIT_OK) st = skit_haar2d_forward(n, s, n, c, n);
-    if (st == SKIT_OK) st = skit_svd(n, n, s, n, sv, NULL, n, NULL, n);
-    if (st != SKIT_OK) {
-        status = cli_library_error(st);
-        goto done;
-    }
-    double snorm = 0;
-    for (size_t i = 0; i < nn; i++) snorm += s[i] * s[i];
-    snorm = sqrt(snorm);
-    /* histogram of log10 |coefficient| */
-    {
-        size_t bins = 68, counts[68] = {0}, zeros = 0, small = 0;
-        for (size_t i = 0; i < nn; i++) {
-            double a = fabs(c[i]);
-            if (a < 0.005) small++;
-            if (a == 0) {
-                zeros++;
-                continue;
-            }
-            double lg = log10(a);
-            long bin = (long)floor((lg + 16.0) * 4.0);
-            if (bin < 0) bin = 0;
-            if (bin >= (long)bins) bin = (long)bins - 1;
-            counts[bin]++;
-        }
-        for (size_t k = 0; k < bins; k++)
-            table_row(&ht, "ggzg", -16.0 + (double)k / 4.0, -16.0 + (double)(k + 1) / 4.0, counts[k],
-                      (double)counts[k] / (double)nn);
-        (void)zeros;
-        small_fraction = (double)small / (double)nn;
-    }
-    for (size_t j = 0; j < n; j++) eye[j + j * n] = 1.0;
-    for (size_t ki = 0; ki < o->nkeep && status == CLI_OK; ki++) {
-        double f = o->keep[ki], thr = 0;
-        size_t keep = clamp_size(f * (double)nn, 1, nn);
-        st = skit_haar2d_compress(n, s, n, keep, hat, n, &thr);
-        if (st != SKIT_OK) {
-            status = cli_library_error(st);
-            break;
-        }
-        double e_haar = frob_diff(n, hat, s);
-        if (ki < 2) {
-            keepmat[ki] = malloc(nn * sizeof(double));
-            if (keepmat[ki]) memcpy(keepmat[ki], hat, nn * sizeof(double));
-        }
-        /* best rank-r: sqrt(sum of the discarded sigma^2) */
-        size_t r = clamp_size(f * (double)n, 1, n);
-        double tail = 0;
-        for (size_t i = r; i < n; i++) tail += sv[i] * sv[i];
-        double e_low = sqrt(tail);
-        /* best sparse: the discarded entries, smallest first */
-        double e_top;
-        {
-            skit_attention_options mo;
-            double param;
-            method_options(o, SKIT_ATTENTION_TOPK, n, f, &mo, &param);
-            mo.scale = scale;
-            skit_attention_plan *plan;
-            st = skit_attention_plan_create(&plan, n, d, n, &mo);
-            if (st == SKIT_OK) st = skit_attention_execute(plan, in.q, n, in.k, n, eye, n, NULL, hat, n);
-            skit_attention_plan_destroy(plan);
-            e_top = frob_diff(n, hat, s);
-        }
-        double e_mra[2] = {0, 0};
-        for (int m = 0; m < 2 && st == SKIT_OK; m++) {
-            skit_attention_options mo;
-            double param;
-            method_options(o, m ? SKIT_ATTENTION_MRA2_SPARSE : SKIT_ATTENTION_MRA2, n, f, &mo, &param);
-            mo.scale = scale;
-            mo.block = b;
-            skit_attention_plan *plan;
-            st = skit_attention_plan_create(&plan, n, d, n, &mo);
-            /* V = I gives the approximated (normalised) matrix itself */
-            if (st == SKIT_OK) st = skit_attention_execute(plan, in.q, n, in.k, n, eye, n, NULL, hat, n);
-            skit_attention_plan_destroy(plan);
-            e_mra[m] = frob_diff(n, hat, s);
-        }
-        if (st != SKIT_OK) {
-            status = cli_library_error(st);
-            break;
-        }
-        table_row(&t, "gzggggggggggggg", f, n, tau, h, e_haar, e_low, e_top, e_mra[0], e_mra[1],
-                  e_haar / snorm, e_low / snorm, e_top / snorm, e_mra[0] / snorm, e_mra[1] / snorm,
-                  thr);
-    }
-    if (status == CLI_OK && o->matrix_out) {
-        for (size_t j = 0; j < n; j++)
-            for (size_t i = 0; i < n; i++) {
-                size_t id = i + j * n;
-                double h1 = keepmat[0] ? keepmat[0][id] : 0, h2 = keepmat[1] ? keepmat[1][id] : 0;
-                table_row(&mt, "zzggggg", i, j, s[id], h1, fabs(h1 - s[id]), h2, fabs(h2 - s[id]));
-            }
-        status = write_extra(o->matrix_out, &mt, o,
-                             "A = softmax matrix; hat1/hat2: Haar reconstructions at the first two "
-                             "--keep fractions; err = |hat - A|",
-                             argc, argv);
-    }
-    if (status == CLI_OK && o->hist_out)
-        status = write_extra(o->hist_out, &ht, o, "histogram of log10 |Haar coefficient| (bins of 0.25)",
-                             argc, argv);
-    if (status == CLI_OK) {
-        char cm1[200];
-        snprintf(cm1, sizeof cm1, "fraction of Haar coefficients with magnitude < 0.005: %.4f",
-                 small_fraction);
-        const char *comments[] = {
-            "errors: ||Ahat - A||_F on the softmax matrix A at equal budgets: haar keeps the top "
-            "fraction of coefficients, lowrank the top fraction of singular values, topk of entries, "
-            "mra2/mra2s refine that fraction of blocks",
-            "*_rel = error / ||A||_F", cm1, NULL};
-        status = emit(&t, &o->common, "errors: Frobenius norms (dimensionless)", comments, argc, argv,
-                      "mra_haar_errors", NULL);
-    }
-done:
-    free(s);
-    free(c);
-    free(hat);
-    free(eye);
-    free(sv);
-    free(keepmat[0]);
-    free(keepmat[1]);
-    table_free(&t);
-    table_free(&ht);
-    table_free(&mt);
+    if (make_inputs(o, o->n[0], 0, &in) != CLI_OK) return CLI_USAGE;
+    haar_work w;
+    memset(&w, 0, sizeof w);
+    w.in = &in;
+    w.n = o->n[0];
+    w.d = o->d;
+    w.tau = o->temperature ? o->temperature[0] : 1.0;
+    w.scale = base_scale(o, w.d) / w.tau;
+    cli_table t, ht, mt;
+    cli_table_init(&t, cols);
+    cli_table_init(&ht, hcols);
+    cli_table_init(&mt, mcols);
+    int status = haar_prepare(&w);
+    double small_fraction = status == CLI_OK ? haar_histogram(w.c, w.n * w.n, &ht) : 0;
+    for (size_t ki = 0; ki < o->nkeep && status == CLI_OK; ki++) status = haar_row(o, &w, ki, &t);
+    if (status == CLI_OK) status = haar_write(o, &w, &t, &ht, &mt, small_fraction, argc, argv);
+    haar_free(&w);
+    cli_table_free(&t);
+    cli_table_free(&ht);
+    cli_table_free(&mt);
     inputs_free(&in);
     return status;
 }
 
 /* ---- workload (Figure 7) -------------------------------------------------------- */
+
+/* lowrank and topk: the best possible budget of their kind for every target
+ * (on the explicit softmax matrix, paper A.2), one row each. */
+static int workload_best(const options *o, cli_table *t, const inputs *in, int m, double scale)
+{
+    size_t n = in->n;
+    size_t *needed = malloc(o->ntargets * sizeof *needed);
+    double *errors = malloc((n + 1) * sizeof *errors);
+    if (!needed || !errors) {
+        free(needed);
+        free(errors);
+        return cli_failure("out of memory");
+    }
+    int st = skit_attention_budget_needed(m, n, in->d, in->dv, in->q, n, in->k, n, in->v, n, scale, o->ntargets,
+                                          o->targets, needed, m == SKIT_ATTENTION_LOWRANK ? errors : NULL);
+    for (size_t t2 = 0; t2 < o->ntargets && st == SKIT_OK; t2++) {
+        double work = m == SKIT_ATTENTION_LOWRANK ? 2.0 * (double)n * (double)needed[t2] : (double)needed[t2];
+        double err = m == SKIT_ATTENTION_LOWRANK ? errors[needed[t2]] : o->targets[t2];
+        cli_table_rowf(t, "%s\t%zu\t%.6g\t%zu\t%.6g\t%.6g\t%.6g", skit_attention_method_name(m), n, o->targets[t2],
+                       needed[t2], work, work / ((double)n * (double)n), err);
+    }
+    free(needed);
+    free(errors);
+    return st == SKIT_OK ? CLI_OK : cli_library_error(st);
+}
+
+/* MRA: the smallest blocks per row reaching each target (plans from one
+ * block per row up), one row each; y: the exact output, yh: scratch. */
+static int workload_mra(const options *o, cli_table *t, const inputs *in, int m, double scale, double *y,
+                        double *yh)
+{
+    size_t n = in->n, b = o->block[0];
+    int st = skit_attention_exact(n, in->d, in->dv, in->q, n, in->k, n, in->v, n, scale, NULL, y, n);
+    for (size_t t2 = 0; t2 < o->ntargets && st == SKIT_OK; t2++) {
+        size_t rows = n / b, found = 0;
+        double work = 0, err = 0;
+        for (size_t bpr = 1; bpr <= rows && !found; bpr++) {
+            skit_attention_options mo;
+            skit_attention_options_init(&mo, m);
+            mo.block = b;
+            mo.blocks_per_row[0] = bpr;
+            mo.scale = scale;
+            mo.selection = o->selection ? SKIT_MRA_PER_ROW : SKIT_MRA_GLOBAL;
+            skit_attention_plan *plan;
+            st = skit_attention_plan_create(&plan, n, in->d, in->dv, &mo);
+            if (st == SKIT_OK) st = skit_attention_execute(plan, in->q, n, in->k, n, in->v, n, NULL, yh, n);
+            skit_attention_stats stats;
+            if (st == SKIT_OK) skit_attention_plan_stats(plan, &stats);
+            skit_attention_plan_destroy(plan);
+            if (st != SKIT_OK) break;
+            skit_attention_relative_error(n, in->dv, yh, n, y, n, &err);
+            if (err <= o->targets[t2]) {
+                found = bpr;
+                work = stats.entries;
+            }
+        }
+        if (st == SKIT_OK)
+            cli_table_rowf(t, "%s\t%zu\t%.6g\t%zu\t%.6g\t%.6g\t%.6g", skit_attention_method_name(m), n,
+                           o->targets[t2], found, found ? work : NAN, found ? work / ((double)n * (double)n) : NAN,
+                           err);
+    }
+    return st == SKIT_OK ? CLI_OK : cli_library_error(st);
+}
 
 static int run_workload(options *o, int argc, char **argv)
 {
@@ -1040,78 +1018,25 @@ static int run_workload(options *o, int argc, char **argv)
             (o->n[i] % b || o->n[i] < 2 * b))
             return cli_usage_error("--n = %zu is not a multiple of the MRA block %zu (at least 2 blocks)",
                                    o->n[i], b);
-    table t = {.names = cols, .ncols = 7};
+    cli_table t;
+    cli_table_init(&t, cols);
     int status = CLI_OK;
-    double tau = o->temperature[0];
     cli_progress_start(&o->common);
     for (size_t ni = 0; ni < o->nn && status == CLI_OK; ni++) {
-        size_t n = o->n[ni], d = o->d, dv = o->dv;
+        size_t n = o->n[ni], dv = o->dv;
         inputs in;
         if ((status = make_inputs(o, n, 1, &in)) != CLI_OK) break;
-        double scale = base_scale(o, d) / tau;
-        size_t *needed = malloc(o->ntargets * sizeof *needed);
-        double *errors = malloc((n + 1) * sizeof *errors), *y = malloc(n * dv * sizeof *y),
-               *yh = malloc(n * dv * sizeof *yh);
-        if (!needed || !errors || !y || !yh) status = cli_failure("out of memory");
+        double scale = base_scale(o, o->d) / o->temperature[0];
+        double *y = malloc(n * dv * sizeof *y), *yh = malloc(n * dv * sizeof *yh);
+        if (!y || !yh) status = cli_failure("out of memory");
         for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT && status == CLI_OK; m++) {
             if (!o->methods[m]) continue;
             cli_progress("n = %zu, %s", n, skit_attention_method_name(m));
-            if (m == SKIT_ATTENTION_LOWRANK || m == SKIT_ATTENTION_TOPK) {
-                int st = skit_attention_budget_needed(m, n, d, dv, in.q, n, in.k, n, in.v, n, scale,
-                                                      o->ntargets, o->targets, needed,
-                                                      m == SKIT_ATTENTION_LOWRANK ? errors : NULL);
-                if (st != SKIT_OK) {
-                    status = cli_library_error(st);
-                    break;
-                }
-                for (size_t t2 = 0; t2 < o->ntargets; t2++) {
-                    double work = m == SKIT_ATTENTION_LOWRANK ? 2.0 * (double)n * (double)needed[t2]
-                                                              : (double)needed[t2];
-                    double err = m == SKIT_ATTENTION_LOWRANK ? errors[needed[t2]] : o->targets[t2];
-                    table_row(&t, "szgzggg", skit_attention_method_name(m), n, o->targets[t2],
-                              needed[t2], work, work / ((double)n * (double)n), err);
-                }
-                continue;
-            }
-            /* MRA: the smallest blocks per row reaching each target */
-            int st = skit_attention_exact(n, d, dv, in.q, n, in.k, n, in.v, n, scale, NULL, y, n);
-            if (st != SKIT_OK) {
-                status = cli_library_error(st);
-                break;
-            }
-            for (size_t t2 = 0; t2 < o->ntargets && status == CLI_OK; t2++) {
-                size_t rows = n / b, found = 0;
-                double work = 0, err = 0;
-                for (size_t bpr = 1; bpr <= rows && !found; bpr++) {
-                    skit_attention_options mo;
-                    skit_attention_options_init(&mo, m);
-                    mo.block = b;
-                    mo.blocks_per_row[0] = bpr;
-                    mo.scale = scale;
-                    mo.selection = o->selection ? SKIT_MRA_PER_ROW : SKIT_MRA_GLOBAL;
-                    skit_attention_plan *plan;
-                    st = skit_attention_plan_create(&plan, n, d, dv, &mo);
-                    if (st == SKIT_OK) st = skit_attention_execute(plan, in.q, n, in.k, n, in.v, n, NULL, yh, n);
-                    skit_attention_stats stats;
-                    if (st == SKIT_OK) skit_attention_plan_stats(plan, &stats);
-                    skit_attention_plan_destroy(plan);
-                    if (st != SKIT_OK) break;
-                    skit_attention_relative_error(n, dv, yh, n, y, n, &err);
-                    if (err <= o->targets[t2]) {
-                        found = bpr;
-                        work = stats.entries;
-                    }
-                }
-                if (st != SKIT_OK) {
-                    status = cli_library_error(st);
-                    break;
-                }
-                table_row(&t, "szgzggg", skit_attention_method_name(m), n, o->targets[t2], found,
-                          found ? work : NAN, found ? work / ((double)n * (double)n) : NAN, err);
-            }
+            if (m == SKIT_ATTENTION_LOWRANK || m == SKIT_ATTENTION_TOPK)
+                status = workload_best(o, &t, &in, m, scale);
+            else
+                status = workload_mra(o, &t, &in, m, scale, y, yh);
         }
-        free(needed);
-        free(errors);
         free(y);
         free(yh);
         inputs_free(&in);
@@ -1128,7 +1053,7 @@ static int run_workload(options *o, int argc, char **argv)
         status = emit(&t, &o->common, "workload: entries; error: relative", comments, argc, argv,
                       "mra_workload", NULL);
     }
-    table_free(&t);
+    cli_table_free(&t);
     return status;
 }
 
@@ -1145,7 +1070,6 @@ static int run_bounds(options *o, int argc, char **argv)
     int files = o->qpath != NULL;
     inputs in;
     size_t nruns = files ? 1 : o->nn;
-    table t = {.names = cols, .ncols = 16};
     int status = CLI_OK;
     if (files && load_inputs(o, 0, &in) != CLI_OK) return CLI_USAGE;
     /* validate sizes first */
@@ -1157,6 +1081,8 @@ static int run_bounds(options *o, int argc, char **argv)
                 return cli_usage_error("--block = %zu does not divide --n = %zu", o->block[bi], n);
             }
     }
+    cli_table t;
+    cli_table_init(&t, cols);
     cli_progress_start(&o->common);
     for (size_t ni = 0; ni < nruns && status == CLI_OK; ni++) {
         if (!files && (status = make_inputs(o, o->n[ni], 0, &in)) != CLI_OK) break;
@@ -1173,7 +1099,7 @@ static int run_bounds(options *o, int argc, char **argv)
                     skit_mra_prop45 pr;
                     st = skit_mra_prop45_evaluate(n, d, in.q, n, in.k, n, scale, b, m1, &pr);
                     if (st != SKIT_OK) break;
-                    table_row(&t, "zgzgzzzzgggggggs", n, tau, b, o->budget[fi], lr.blocks,
+                    cli_table_rowf(&t, "%zu\t%.6g\t%zu\t%.6g\t%zu\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%s", n, tau, b, o->budget[fi], lr.blocks,
                               lr.lower_violations, lr.upper_violations, lr.holder_violations,
                               lr.max_ratio, lr.max_ratio_holder, lr.mean_range, lr.max_range,
                               (double)m1, pr.measured, pr.bound, pr.holds ? "yes" : "no");
@@ -1195,7 +1121,7 @@ static int run_bounds(options *o, int argc, char **argv)
         status = emit(&t, &o->common, "ratios and errors dimensionless; ranges in logit units",
                       comments, argc, argv, "mra_bounds", NULL);
     }
-    table_free(&t);
+    cli_table_free(&t);
     return status;
 }
 
@@ -1206,7 +1132,8 @@ static int run_frame(options *o, int argc, char **argv)
     static const char *const cols[] = {"n", "subset", "density", "components", "max_difference", NULL};
     if (o->entropy) return cli_usage_error("--entropy does not apply to 'skit mra frame'");
     size_t subsets = o->subsets ? o->subsets : 20;
-    table t = {.names = cols, .ncols = 5};
+    cli_table t;
+    cli_table_init(&t, cols);
     int status = CLI_OK;
     skit_rng rng;
     skit_rng_seed_stream(&rng, o->common.seed, 77);
@@ -1227,7 +1154,7 @@ static int run_frame(options *o, int argc, char **argv)
             for (size_t i = 0; i < count; i++) in_j += sub[i] = skit_rng_uniform(&rng) < density;
             double diff;
             st = skit_mra_observation_a1(n, s, n, sub, &diff);
-            if (st == SKIT_OK) table_row(&t, "zzgzg", n, r, density, in_j, diff);
+            if (st == SKIT_OK) cli_table_rowf(&t, "%zu\t%zu\t%.6g\t%zu\t%.6g", n, r, density, in_j, diff);
         }
         if (st != SKIT_OK && status == CLI_OK) status = cli_library_error(st);
         free(s);
@@ -1242,7 +1169,7 @@ static int run_frame(options *o, int argc, char **argv)
         status = emit(&t, &o->common, "differences relative to max |A|", comments, argc, argv,
                       "mra_frame", NULL);
     }
-    table_free(&t);
+    cli_table_free(&t);
     return status;
 }
 
@@ -1270,7 +1197,8 @@ int cmd_mra(int argc, char **argv)
         status = CLI_OK;
         goto out;
     }
-    if (status == CLI_OK) status = finish_options(&o);
+    if (status == CLI_OK) status = mode_defaults(&o);
+    if (status == CLI_OK) status = check_options(&o);
     if (status == CLI_OK) {
         o.spec.seed = o.common.seed;
         cli_apply_threads(&o.common);

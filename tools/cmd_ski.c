@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "table.h"
 
 static const char *usage =
     "usage: skit ski-bound [--study theorem1|sparse-lowrank|extrapolation] [options]\n"
@@ -116,80 +117,6 @@ static void free_options(options *o)
     free(o->band);
 }
 
-/* ---- output: the TSV (stdout or -o) and, for --plot without -o, a temporary copy */
-
-typedef struct outputs {
-    skit_tsv_writer *w[2];
-    char tmp[128];
-} outputs;
-
-static int outputs_open(outputs *out, const options *o, const char *units, const char *tag)
-{
-    memset(out, 0, sizeof *out);
-    if (cli_output_open(&out->w[0], &o->common, o->argc, o->argv, units) != CLI_OK) return CLI_USAGE;
-    if (o->common.plot && !o->common.output) {
-        snprintf(out->tmp, sizeof out->tmp, "/tmp/skit-%s-%ld.tsv", tag, (long)getpid());
-        cli_common c = o->common;
-        c.output = out->tmp;
-        if (cli_output_open(&out->w[1], &c, o->argc, o->argv, units) != CLI_OK) {
-            skit_tsv_abort(out->w[0]);
-            return CLI_USAGE;
-        }
-    }
-    return CLI_OK;
-}
-
-static void outputs_comment(outputs *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void outputs_comment(outputs *out, const char *fmt, ...)
-{
-    char text[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    for (int i = 0; i < 2; i++)
-        if (out->w[i]) skit_tsv_comment(out->w[i], "%s", text);
-}
-
-static void outputs_columns(outputs *out, const char *const *names)
-{
-    for (int i = 0; i < 2; i++)
-        if (out->w[i]) skit_tsv_columns(out->w[i], names);
-}
-
-static void outputs_row(outputs *out, const char *const *fields, size_t count)
-{
-    for (int i = 0; i < 2; i++)
-        if (out->w[i]) skit_tsv_row_text(out->w[i], fields, count);
-}
-
-/* Close both; the path of the data for gnuplot. */
-static int outputs_close(outputs *out, const options *o, const char **plot_data)
-{
-    int status = CLI_OK;
-    for (int i = 0; i < 2; i++)
-        if (out->w[i] && cli_output_close(out->w[i]) != CLI_OK) status = CLI_USAGE;
-    *plot_data = o->common.output ? o->common.output : out->tmp;
-    return status;
-}
-
-/* ---- fields ------------------------------------------------------------------------- */
-
-typedef struct fields {
-    char buf[72][40];
-    const char *f[72];
-    size_t k;
-} fields;
-
-static void num(fields *f, double v)
-{
-    snprintf(f->buf[f->k], sizeof f->buf[f->k], "%.10g", v);
-    f->f[f->k] = f->buf[f->k];
-    f->k++;
-}
-
-static void txt(fields *f, const char *s) { f->f[f->k++] = s; }
-
 /* ---- kernels -------------------------------------------------------------------------- */
 
 static int make_kernel(const options *o, int which, uint64_t seed, skit_kernel **k, skit_mlp **mlp)
@@ -221,37 +148,85 @@ static int make_kernel(const options *o, int which, uint64_t seed, skit_kernel *
     return st;
 }
 
-static void kernel_comment(outputs *out, const options *o)
+static void kernel_comment(cli_table *t, const options *o)
 {
-    outputs_comment(out, "kernel parameters: variance %g, lengthscale %g, shift %g, frequency %g, lambda %g, knots %zu (warped-linear values N(0,1) from the seed), rpe width %zu, rpe layers %zu, activation %s (RMS norm, PyTorch init from the seed)",
+    cli_table_comment(t, "kernel parameters: variance %g, lengthscale %g, shift %g, frequency %g, lambda %g, knots %zu (warped-linear values N(0,1) from the seed), rpe width %zu, rpe layers %zu, activation %s (RMS norm, PyTorch init from the seed)",
                     o->variance, o->lengthscale, o->shift, o->frequency, o->lambda, o->knots,
                     o->rpe_width, o->rpe_layers, activation_names[o->activation]);
 }
 
-static void interval_comment(outputs *out, const options *o)
+static void interval_comment(cli_table *t, const options *o)
 {
-    outputs_comment(out, "observation points x_i = i, i = 0..n-1; T(i,j) = k(i-j)");
+    cli_table_comment(t, "observation points x_i = i, i = 0..n-1; T(i,j) = k(i-j)");
     if (o->has_interval)
-        outputs_comment(out, "inducing points p_j = lo + j (hi-lo)/(r-1), j = 0..r-1, on [lo, hi] = [%g, %g]", o->lo, o->hi);
+        cli_table_comment(t, "inducing points p_j = lo + j (hi-lo)/(r-1), j = 0..r-1, on [lo, hi] = [%g, %g]", o->lo, o->hi);
     else
-        outputs_comment(out, "inducing points p_j = j (n-1)/(r-1), j = 0..r-1 (interval [0, n-1])");
+        cli_table_comment(t, "inducing points p_j = j (n-1)/(r-1), j = 0..r-1 (interval [0, n-1])");
+}
+
+/* Interpolation options of scheme s at n (degree: Lagrange's N), with
+ * --gamma and --interval. */
+static void interp_options(const options *o, size_t n, int s, size_t degree, skit_interp_options *io)
+{
+    skit_interp_options_default(io, n);
+    io->scheme = (skit_interp_scheme)s;
+    io->degree = s == SKIT_INTERP_LAGRANGE ? degree : 1;
+    io->gamma = o->gamma;
+    if (o->has_interval) {
+        io->lo = o->lo;
+        io->hi = o->hi;
+    }
+}
+
+/* One table cell: a number ("%.10g") or a text. */
+static void num(cli_table *t, double v) { cli_table_cell(t, "%.10g", v); }
+static void txt(cli_table *t, const char *s) { cli_table_cell(t, "%s", s); }
+
+/* The first member of every study row: rows sort by series, then by x, so
+ * that each series of the figure is one contiguous line. */
+typedef struct series_key {
+    size_t series;
+    double x;
+} series_key;
+
+static int compare_series(const void *a, const void *b)
+{
+    const series_key *x = a, *y = b;
+    if (x->series != y->series) return x->series < y->series ? -1 : 1;
+    return (x->x > y->x) - (x->x < y->x);
+}
+
+/* Sort rows (each `size` bytes, a series_key first) and renumber their
+ * series 0..S-1; the figure's titles, one per series, by `title`. */
+static size_t sort_series(void *rows, size_t count, size_t size, const options *o,
+                          void (*title)(const void *row, const options *o, char *text, size_t length),
+                          char *titles, size_t length)
+{
+    qsort(rows, count, size, compare_series);
+    size_t nseries = 0, previous = 0;
+    titles[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        series_key *key = (series_key *)((char *)rows + i * size);
+        size_t original = key->series;
+        if (i == 0 || original != previous) {
+            char t[96];
+            title(key, o, t, sizeof t);
+            if (strlen(titles) + strlen(t) < length) strcat(titles, t);
+            nseries++;
+        }
+        key->series = nseries - 1;
+        previous = original;
+    }
+    return nseries;
 }
 
 /* ---- study: theorem 1 ------------------------------------------------------------------ */
 
 typedef struct row {
-    size_t series;
-    double x;
+    series_key key;
     char kernel[32], interp[24];
     skit_theorem1_terms t;
 } row;
-
-static int compare_rows(const void *a, const void *b)
-{
-    const row *x = a, *y = b;
-    if (x->series != y->series) return x->series < y->series ? -1 : 1;
-    return (x->x > y->x) - (x->x < y->x);
-}
 
 static const char *const theorem1_columns[] = {
     "series", "kernel", "interp", "n", "r", "N", "width", "h", "lag_lo", "lag_hi",
@@ -263,14 +238,12 @@ static const char *const theorem1_columns[] = {
     "rhs_valid", "tightness", "a_nonsingular", "smooth", "entrywise_valid", "w_inf_le_N1",
     "holds", "loosest_step", "ski_norm", "w_rows_alive", "w_rows_outside", NULL};
 
-static void theorem1_row(outputs *out, const row *rw)
+static void theorem1_row(cli_table *table, const row *rw)
 {
     const skit_theorem1_terms *t = &rw->t;
-    fields f;
-    f.k = 0;
-    num(&f, (double)rw->series);
-    txt(&f, rw->kernel);
-    txt(&f, rw->interp);
+    num(table, (double)rw->key.series);
+    txt(table, rw->kernel);
+    txt(table, rw->interp);
     double v1[] = {(double)t->n, (double)t->r, (double)t->degree, (double)t->width, t->spacing,
                    t->lag_lo, t->lag_hi, t->e_ski, t->e_nyst, t->ski_error, t->nystrom_error,
                    t->sigma_next, t->t_norm, t->ski_nystrom, t->sigma1_f, t->sigma1_b,
@@ -278,144 +251,126 @@ static void theorem1_row(outputs *out, const row *rw)
                    t->w_max_abs, t->wa_f, t->wa_f_frobenius, t->awt_b, t->awt_b_frobenius,
                    t->wa_f_max_entry, t->f_ainv, t->ainv_b, t->psi, t->psi_linear_h2_8,
                    t->lipschitz};
-    for (size_t i = 0; i < sizeof v1 / sizeof v1[0]; i++) num(&f, v1[i]);
-    txt(&f, kind_names[t->lipschitz_kind]);
-    num(&f, t->interp_bound);
-    for (int c = 1; c < SKIT_THEOREM1_CHAIN; c++) num(&f, t->chain[c]);
+    for (size_t i = 0; i < sizeof v1 / sizeof v1[0]; i++) num(table, v1[i]);
+    txt(table, kind_names[t->lipschitz_kind]);
+    num(table, t->interp_bound);
+    for (int c = 1; c < SKIT_THEOREM1_CHAIN; c++) num(table, t->chain[c]);
     double v2[] = {t->rhs, t->rhs_valid, t->rhs / t->e_ski, (double)t->a_nonsingular,
                    (double)t->smooth, (double)t->entrywise_valid, (double)t->w_inf_le_n1,
                    (double)t->holds};
-    for (size_t i = 0; i < sizeof v2 / sizeof v2[0]; i++) num(&f, v2[i]);
-    txt(&f, t->loosest_step ? skit_theorem1_step_name(t->loosest_step) : "-");
-    num(&f, t->ski_norm);
-    num(&f, (double)t->w_rows_alive);
-    num(&f, (double)t->w_rows_outside);
-    outputs_row(out, f.f, f.k);
+    for (size_t i = 0; i < sizeof v2 / sizeof v2[0]; i++) num(table, v2[i]);
+    txt(table, t->loosest_step ? skit_theorem1_step_name(t->loosest_step) : "-");
+    num(table, t->ski_norm);
+    num(table, (double)t->w_rows_alive);
+    num(table, (double)t->w_rows_outside);
+    cli_table_end_row(table);
 }
 
-/* Renumber series 0..S-1 in sorted order; titles for the figure. */
-static size_t renumber(row *rows, size_t count, int vs, char *titles, size_t size)
+static void theorem1_title(const void *r, const options *o, char *text, size_t length)
 {
-    size_t nseries = 0, previous = 0;
-    if (titles && size) titles[0] = '\0';
-    for (size_t i = 0; i < count; i++) {
-        size_t original = rows[i].series;
-        if (i == 0 || original != previous) {
-            char t[96];
-            if (vs == VS_R) snprintf(t, sizeof t, "%s/%s/n=%zu ", rows[i].kernel, rows[i].interp, rows[i].t.n);
-            else snprintf(t, sizeof t, "%s/%s/r=%zu ", rows[i].kernel, rows[i].interp, rows[i].t.r);
-            if (titles && strlen(titles) + strlen(t) < size) strcat(titles, t);
-            nseries++;
-        }
-        rows[i].series = nseries - 1;
-        previous = original;
-    }
-    return nseries;
+    const row *rw = r;
+    if (o->vs == VS_R) snprintf(text, length, "%s/%s/n=%zu ", rw->kernel, rw->interp, rw->t.n);
+    else snprintf(text, length, "%s/%s/r=%zu ", rw->kernel, rw->interp, rw->t.r);
 }
 
-static int run_theorem1(options *o)
+/* Interpolation schemes swept: one per scheme, one per degree for Lagrange. */
+static size_t theorem1_schemes(const options *o)
 {
-    size_t nschemes = 0, nkernels = 0;
+    size_t nschemes = 0;
     for (int s = 0; s < 5; s++)
         if (o->interps[s]) nschemes += s == SKIT_INTERP_LAGRANGE ? o->ndegree : 1;
-    for (int k = 0; k < 6; k++) nkernels += o->kernels[k] != 0;
-    size_t total = nkernels * o->nn * nschemes * o->nr;
-    row *rows = calloc(total ? total : 1, sizeof *rows);
-    if (!rows) return cli_failure("out of memory");
-    size_t count = 0;
-    int status = CLI_OK;
-    cli_progress_start(&o->common);
-    for (int kk = 0; kk < 6 && status == CLI_OK; kk++) {
+    return nschemes;
+}
+
+/* The rows of kernel kk at n = o->n[in]: every scheme x r, appended at
+ * rows + *count. */
+static int theorem1_at(const options *o, int kk, size_t in, skit_theorem1 *ctx, row *rows,
+                       size_t *count)
+{
+    size_t n = o->n[in], nschemes = theorem1_schemes(o), scheme_index = 0;
+    for (int s = 0; s < 5; s++) {
+        if (!o->interps[s]) continue;
+        size_t nd = s == SKIT_INTERP_LAGRANGE ? o->ndegree : 1;
+        for (size_t id = 0; id < nd; id++, scheme_index++) {
+            for (size_t ir = 0; ir < o->nr; ir++) {
+                skit_interp_options io;
+                interp_options(o, n, s, o->degree[id], &io);
+                row *rw = &rows[*count];
+                cli_progress("%s n = %zu %s r = %zu", kernel_names[kk], n, interp_names[s], o->r[ir]);
+                int st = skit_theorem1_evaluate(ctx, o->r[ir], &io, o->pinv_rtol, &rw->t);
+                if (st != SKIT_OK) return st;
+                snprintf(rw->kernel, sizeof rw->kernel, "%s", kernel_names[kk]);
+                if (s == SKIT_INTERP_LAGRANGE) snprintf(rw->interp, sizeof rw->interp, "lagrange%zu", io.degree);
+                else snprintf(rw->interp, sizeof rw->interp, "%s", interp_names[s]);
+                size_t other = o->vs == VS_R ? in : ir, nother = o->vs == VS_R ? o->nn : o->nr;
+                rw->key.series = ((size_t)kk * nschemes + scheme_index) * nother + other;
+                rw->key.x = o->vs == VS_R ? (double)o->r[ir] : (double)n;
+                (*count)++;
+            }
+        }
+    }
+    return SKIT_OK;
+}
+
+/* Every kernel x n x scheme x r row. */
+static int theorem1_rows(const options *o, row *rows, size_t *count)
+{
+    int st = SKIT_OK;
+    for (int kk = 0; kk < 6 && st == SKIT_OK; kk++) {
         if (!o->kernels[kk]) continue;
         skit_kernel *kernel;
         skit_mlp *mlp;
-        int st = make_kernel(o, kk, o->common.seed, &kernel, &mlp);
-        if (st != SKIT_OK) {
-            status = cli_library_error(st);
-            break;
-        }
-        for (size_t in = 0; in < o->nn && status == CLI_OK; in++) {
-            size_t n = o->n[in];
-            skit_theorem1 *ctx;
-            cli_progress("%s n = %zu: SVD of T", kernel_names[kk], n);
-            st = skit_theorem1_create(&ctx, kernel, n, o->norm ? SKIT_NORM_LANCZOS : SKIT_NORM_DENSE_SVD);
-            if (st != SKIT_OK) {
-                status = cli_library_error(st);
-                break;
-            }
-            size_t scheme_index = 0;
-            for (int s = 0; s < 5 && status == CLI_OK; s++) {
-                if (!o->interps[s]) continue;
-                size_t nd = s == SKIT_INTERP_LAGRANGE ? o->ndegree : 1;
-                for (size_t id = 0; id < nd && status == CLI_OK; id++, scheme_index++) {
-                    for (size_t ir = 0; ir < o->nr && status == CLI_OK; ir++) {
-                        skit_interp_options io;
-                        skit_interp_options_default(&io, n);
-                        io.scheme = (skit_interp_scheme)s;
-                        io.degree = s == SKIT_INTERP_LAGRANGE ? o->degree[id] : 1;
-                        io.gamma = o->gamma;
-                        if (o->has_interval) {
-                            io.lo = o->lo;
-                            io.hi = o->hi;
-                        }
-                        row *rw = &rows[count];
-                        cli_progress("%s n = %zu %s r = %zu", kernel_names[kk], n, interp_names[s], o->r[ir]);
-                        st = skit_theorem1_evaluate(ctx, o->r[ir], &io, o->pinv_rtol, &rw->t);
-                        if (st != SKIT_OK) {
-                            status = cli_library_error(st);
-                            break;
-                        }
-                        snprintf(rw->kernel, sizeof rw->kernel, "%s", kernel_names[kk]);
-                        if (s == SKIT_INTERP_LAGRANGE) snprintf(rw->interp, sizeof rw->interp, "lagrange%zu", io.degree);
-                        else snprintf(rw->interp, sizeof rw->interp, "%s", interp_names[s]);
-                        size_t other = o->vs == VS_R ? in : ir, nother = o->vs == VS_R ? o->nn : o->nr;
-                        rw->series = ((size_t)kk * nschemes + scheme_index) * nother + other;
-                        rw->x = o->vs == VS_R ? (double)o->r[ir] : (double)n;
-                        count++;
-                    }
-                }
-            }
+        st = make_kernel(o, kk, o->common.seed, &kernel, &mlp);
+        for (size_t in = 0; in < o->nn && st == SKIT_OK; in++) {
+            skit_theorem1 *ctx = NULL;
+            cli_progress("%s n = %zu: SVD of T", kernel_names[kk], o->n[in]);
+            st = skit_theorem1_create(&ctx, kernel, o->n[in], o->norm ? SKIT_NORM_LANCZOS : SKIT_NORM_DENSE_SVD);
+            if (st == SKIT_OK) st = theorem1_at(o, kk, in, ctx, rows, count);
             skit_theorem1_destroy(ctx);
         }
         skit_kernel_destroy(kernel);
         skit_mlp_destroy(mlp);
     }
-    cli_progress_done();
-    if (status != CLI_OK) {
-        free(rows);
-        return status;
-    }
-    qsort(rows, count, sizeof *rows, compare_rows);
-    char titles[6000];
-    size_t nseries = renumber(rows, count, o->vs, titles, sizeof titles);
+    return st;
+}
 
-    outputs out;
-    if (outputs_open(&out, o, "norms are spectral norms (kernel units); lags, h in index units", "ski-bound") != CLI_OK) {
-        free(rows);
-        return CLI_USAGE;
-    }
-    outputs_comment(&out, "Theorem 1 of 'SKI to go Faster' (Appendix D): ||E_SKI||_2 <= sqrt(n r) psi L ((N+1) sqrt(n) + min(s1(F), s1(B))/s_r(A)) + ||E_nyst||_2");
-    interval_comment(&out, o);
-    outputs_comment(&out, "T_opt = best rank-r approximation of T (truncated SVD); A(i,j) = k(p_i - p_j), F(i,j) = k(x_i - p_j), B(i,j) = k(p_i - x_j); A^-1 = pseudo-inverse with rtol %s",
-                    o->pinv_rtol < 0 ? "r * machine epsilon" : "--pinv-rtol");
-    outputs_comment(&out, "E_SKI = W A W^T - T_opt, E_nyst = F A^-1 B - T_opt; ski_error = ||T - W A W^T||, nystrom_error = ||T - F A^-1 B||, sigma_next = sigma_{r+1}(T), ski_norm = ||W A W^T||");
-    outputs_comment(&out, "psi = max_i |prod over the N+1 stencil points (x_i - p)| / (N+1)! (the paper's product over N points read as N+1, as its linear example h^2/8 requires; cubic: max_i sum |w| |p - x_i|^3 / 3!)");
-    outputs_comment(&out, "L >= |k^(N+1)| over lags [lag_lo, lag_hi]; L_kind: analytic or sampled = rigorous, estimate = sampled Taylor-mode derivatives (not a proof)");
-    outputs_comment(&out, "chain: 1 = ||WAW^T - FA^-1B|| + ||E_nyst||; 2 = eqs (1)/(2) with ||FA^-1||, ||A^-1B||; 3 = with s1(F)/s_r(A), s1(B)/s_r(A); 4 = Frobenius norms of WA-F, AW^T-B; 5 = sqrt(nr) psi L; 6 = ||W||_2 -> sqrt(n) ||W||_inf; 7 = ||W||_inf -> N+1 (the theorem)");
-    outputs_comment(&out, "premises: a_nonsingular (numerical rank of A = r), smooth (k is C^(N+1) on the lag range), entrywise_valid (no non-smooth point of k inside a stencil), w_inf_le_N1; tightness = rhs / e_ski; loosest_step maximises chain_k / chain_(k-1)");
-    outputs_comment(&out, "norms of n x n matrices: %s; authors' W gamma %g", o->norm ? "Lanczos (dense matrices)" : "dense SVD", o->gamma);
-    kernel_comment(&out, o);
-    outputs_columns(&out, theorem1_columns);
-    for (size_t i = 0; i < count; i++) theorem1_row(&out, &rows[i]);
-    const char *plot_data;
-    status = outputs_close(&out, o, &plot_data);
-    if (status == CLI_OK && o->common.plot) {
-        char vars[6200];
-        snprintf(vars, sizeof vars, "xcol='%s'; nseries=%zu; titles='%s'", o->vs == VS_R ? "r" : "n",
-                 nseries, titles);
-        status = cli_plot("ski_bound", plot_data, o->common.plot, vars);
-    }
-    if (out.tmp[0]) unlink(out.tmp);
+static int theorem1_write(const options *o, row *rows, size_t count)
+{
+    char titles[6000], vars[6200];
+    size_t nseries = sort_series(rows, count, sizeof *rows, o, theorem1_title, titles, sizeof titles);
+    snprintf(vars, sizeof vars, "xcol='%s'; nseries=%zu; titles='%s'", o->vs == VS_R ? "r" : "n", nseries,
+             titles);
+    cli_table t;
+    cli_table_init(&t, theorem1_columns);
+    cli_table_comment(&t, "Theorem 1 of 'SKI to go Faster' (Appendix D): ||E_SKI||_2 <= sqrt(n r) psi L ((N+1) sqrt(n) + min(s1(F), s1(B))/s_r(A)) + ||E_nyst||_2");
+    interval_comment(&t, o);
+    cli_table_comment(&t, "T_opt = best rank-r approximation of T (truncated SVD); A(i,j) = k(p_i - p_j), F(i,j) = k(x_i - p_j), B(i,j) = k(p_i - x_j); A^-1 = pseudo-inverse with rtol %s",
+                      o->pinv_rtol < 0 ? "r * machine epsilon" : "--pinv-rtol");
+    cli_table_comment(&t, "E_SKI = W A W^T - T_opt, E_nyst = F A^-1 B - T_opt; ski_error = ||T - W A W^T||, nystrom_error = ||T - F A^-1 B||, sigma_next = sigma_{r+1}(T), ski_norm = ||W A W^T||");
+    cli_table_comment(&t, "psi = max_i |prod over the N+1 stencil points (x_i - p)| / (N+1)! (the paper's product over N points read as N+1, as its linear example h^2/8 requires; cubic: max_i sum |w| |p - x_i|^3 / 3!)");
+    cli_table_comment(&t, "L >= |k^(N+1)| over lags [lag_lo, lag_hi]; L_kind: analytic or sampled = rigorous, estimate = sampled Taylor-mode derivatives (not a proof)");
+    cli_table_comment(&t, "chain: 1 = ||WAW^T - FA^-1B|| + ||E_nyst||; 2 = eqs (1)/(2) with ||FA^-1||, ||A^-1B||; 3 = with s1(F)/s_r(A), s1(B)/s_r(A); 4 = Frobenius norms of WA-F, AW^T-B; 5 = sqrt(nr) psi L; 6 = ||W||_2 -> sqrt(n) ||W||_inf; 7 = ||W||_inf -> N+1 (the theorem)");
+    cli_table_comment(&t, "premises: a_nonsingular (numerical rank of A = r), smooth (k is C^(N+1) on the lag range), entrywise_valid (no non-smooth point of k inside a stencil), w_inf_le_N1; tightness = rhs / e_ski; loosest_step maximises chain_k / chain_(k-1)");
+    cli_table_comment(&t, "norms of n x n matrices: %s; authors' W gamma %g", o->norm ? "Lanczos (dense matrices)" : "dense SVD", o->gamma);
+    kernel_comment(&t, o);
+    for (size_t i = 0; i < count; i++) theorem1_row(&t, &rows[i]);
+    int status = cli_table_emit(&t, &o->common, o->argc, o->argv,
+                                "norms are spectral norms (kernel units); lags, h in index units", "ski_bound", vars);
+    cli_table_free(&t);
+    return status;
+}
+
+static int run_theorem1(options *o)
+{
+    size_t nkernels = 0;
+    for (int k = 0; k < 6; k++) nkernels += o->kernels[k] != 0;
+    size_t total = nkernels * o->nn * theorem1_schemes(o) * o->nr, count = 0;
+    row *rows = calloc(total ? total : 1, sizeof *rows);
+    if (!rows) return cli_failure("out of memory");
+    cli_progress_start(&o->common);
+    int st = theorem1_rows(o, rows, &count);
+    cli_progress_done();
+    int status = st == SKIT_OK ? theorem1_write(o, rows, count) : cli_library_error(st);
     free(rows);
     return status;
 }
@@ -423,150 +378,118 @@ static int run_theorem1(options *o)
 /* ---- study: sparse + low rank ------------------------------------------------------------ */
 
 typedef struct srow {
-    size_t series;
-    double x;
+    series_key key;
     const char *kernel, *interp;
     size_t n, r, m;
     skit_sparse_lowrank_errors e;
 } srow;
-
-static int compare_srows(const void *a, const void *b)
-{
-    const srow *x = a, *y = b;
-    if (x->series != y->series) return x->series < y->series ? -1 : 1;
-    return (x->x > y->x) - (x->x < y->x);
-}
 
 static const char *const sparse_columns[] = {
     "series", "kernel", "interp", "n", "r", "m", "t_norm", "band_only", "lowrank_only",
     "sparse_lowrank", "sparse_lowrank_fit", "spike_outside_band", "smooth_ski", "rel_band",
     "rel_lowrank", "rel_sparse_lowrank", "rel_sparse_lowrank_fit", NULL};
 
-static int run_sparse(options *o)
+static void sparse_title(const void *r, const options *o, char *text, size_t length)
 {
-    size_t nkernels = 0, nschemes = 0;
-    for (int k = 0; k < 6; k++) nkernels += o->kernels[k] != 0;
-    for (int s = 0; s < 5; s++) nschemes += o->interps[s] != 0;
-    size_t total = nkernels * nschemes * o->nn * o->nr * o->nband;
-    srow *rows = calloc(total ? total : 1, sizeof *rows);
-    if (!rows) return cli_failure("out of memory");
-    skit_kernel *spike;
-    int st = skit_kernel_exp_cosine_create(&spike, o->spike_variance, o->spike_lengthscale, 0.0);
-    if (st != SKIT_OK) {
-        free(rows);
-        return cli_library_error(st);
-    }
-    int status = CLI_OK;
-    size_t count = 0;
-    cli_progress_start(&o->common);
-    for (int kk = 0; kk < 6 && status == CLI_OK; kk++) {
-        if (!o->kernels[kk]) continue;
-        skit_kernel *kernel;
-        skit_mlp *mlp;
-        st = make_kernel(o, kk, o->common.seed, &kernel, &mlp);
-        if (st != SKIT_OK) {
-            status = cli_library_error(st);
-            break;
-        }
-        size_t scheme_index = 0;
-        for (int s = 0; s < 5 && status == CLI_OK; s++) {
-            if (!o->interps[s]) continue;
-            for (size_t in = 0; in < o->nn && status == CLI_OK; in++)
-                for (size_t ir = 0; ir < o->nr && status == CLI_OK; ir++)
-                    for (size_t im = 0; im < o->nband && status == CLI_OK; im++) {
-                        size_t n = o->n[in];
-                        skit_interp_options io;
-                        skit_interp_options_default(&io, n);
-                        io.scheme = (skit_interp_scheme)s;
-                        io.degree = s == SKIT_INTERP_LAGRANGE ? o->degree[0] : 1;
-                        io.gamma = o->gamma;
-                        if (o->has_interval) {
-                            io.lo = o->lo;
-                            io.hi = o->hi;
-                        }
-                        srow *rw = &rows[count];
-                        cli_progress("%s n = %zu r = %zu m = %zu", kernel_names[kk], n, o->r[ir], o->band[im]);
-                        st = skit_sparse_lowrank_study(kernel, spike, n, o->r[ir], o->band[im], &io,
+    const srow *rw = r;
+    if (o->vs == VS_R) snprintf(text, length, "%s/m=%zu ", rw->kernel, rw->m);
+    else snprintf(text, length, "%s/r=%zu ", rw->kernel, rw->r);
+}
+
+/* The rows of kernel kk (index kk among the kernels, schemes counted by
+ * nschemes): every scheme x n x r x band width, appended at rows + *count. */
+static int sparse_rows(const options *o, int kk, const skit_kernel *kernel, const skit_kernel *spike,
+                       size_t nschemes, srow *rows, size_t *count)
+{
+    size_t scheme_index = 0;
+    for (int s = 0; s < 5; s++) {
+        if (!o->interps[s]) continue;
+        for (size_t in = 0; in < o->nn; in++)
+            for (size_t ir = 0; ir < o->nr; ir++)
+                for (size_t im = 0; im < o->nband; im++) {
+                    size_t n = o->n[in];
+                    skit_interp_options io;
+                    interp_options(o, n, s, o->degree[0], &io);
+                    srow *rw = &rows[*count];
+                    cli_progress("%s n = %zu r = %zu m = %zu", kernel_names[kk], n, o->r[ir], o->band[im]);
+                    int st = skit_sparse_lowrank_study(kernel, spike, n, o->r[ir], o->band[im], &io,
                                                        o->norm ? SKIT_NORM_LANCZOS : SKIT_NORM_DENSE_SVD, &rw->e);
-                        if (st != SKIT_OK) {
-                            status = cli_library_error(st);
-                            break;
-                        }
-                        rw->kernel = kernel_names[kk];
-                        rw->interp = interp_names[s];
-                        rw->n = n;
-                        rw->r = o->r[ir];
-                        rw->m = o->band[im];
-                        size_t other = o->vs == VS_R ? im : ir, nother = o->vs == VS_R ? o->nband : o->nr;
-                        rw->series = (((size_t)kk * nschemes + scheme_index) * o->nn + in) * nother + other;
-                        rw->x = o->vs == VS_R ? (double)rw->r : (double)rw->m;
-                        count++;
-                    }
-            scheme_index++;
-        }
-        skit_kernel_destroy(kernel);
-        skit_mlp_destroy(mlp);
+                    if (st != SKIT_OK) return st;
+                    rw->kernel = kernel_names[kk];
+                    rw->interp = interp_names[s];
+                    rw->n = n;
+                    rw->r = o->r[ir];
+                    rw->m = o->band[im];
+                    size_t other = o->vs == VS_R ? im : ir, nother = o->vs == VS_R ? o->nband : o->nr;
+                    rw->key.series = (((size_t)kk * nschemes + scheme_index) * o->nn + in) * nother + other;
+                    rw->key.x = o->vs == VS_R ? (double)rw->r : (double)rw->m;
+                    (*count)++;
+                }
+        scheme_index++;
     }
-    cli_progress_done();
-    skit_kernel_destroy(spike);
-    if (status != CLI_OK) {
-        free(rows);
-        return status;
-    }
-    qsort(rows, count, sizeof *rows, compare_srows);
-    char titles[6000] = "";
-    size_t nseries = 0, previous = 0;
-    for (size_t i = 0; i < count; i++) {
-        size_t original = rows[i].series;
-        if (i == 0 || original != previous) {
-            char t[96];
-            if (o->vs == VS_R) snprintf(t, sizeof t, "%s/m=%zu ", rows[i].kernel, rows[i].m);
-            else snprintf(t, sizeof t, "%s/r=%zu ", rows[i].kernel, rows[i].r);
-            if (strlen(titles) + strlen(t) < sizeof titles) strcat(titles, t);
-            nseries++;
-        }
-        rows[i].series = nseries - 1;
-        previous = original;
-    }
-    outputs out;
-    if (outputs_open(&out, o, "absolute spectral norms (kernel units); rel_* = norm / ||T||_2", "ski-sparse") != CLI_OK) {
-        free(rows);
-        return CLI_USAGE;
-    }
-    outputs_comment(&out, "Algorithm 1 (SKI to go Faster): T = T_smooth + T_spike approximated by band_m (1-D convolution, m diagonals) + W A W^T (SKI)");
-    outputs_comment(&out, "k = kernel + spike, spike(t) = %g exp(-|t| / %g) (sharp near the diagonal: not differentiable at 0, decays within a few lags)",
-                    o->spike_variance, o->spike_lengthscale);
-    interval_comment(&out, o);
-    outputs_comment(&out, "band_only = ||T - band_m(T)||; lowrank_only = ||T - W A W^T|| (A from the whole kernel); sparse_lowrank = ||T - band_m(T_spike) - W A_smooth W^T|| (split known, as the paper's analysis assumes)");
-    outputs_comment(&out, "sparse_lowrank_fit = ||R - band_m(mean of R along each diagonal)||, R = T - W A W^T (split unknown: the band fitted by least squares to what SKI misses)");
-    outputs_comment(&out, "norms: %s", o->norm ? "Lanczos (dense matrices)" : "dense SVD");
-    kernel_comment(&out, o);
-    outputs_columns(&out, sparse_columns);
+    return SKIT_OK;
+}
+
+static int sparse_write(const options *o, srow *rows, size_t count)
+{
+    char titles[6000], vars[6200];
+    size_t nseries = sort_series(rows, count, sizeof *rows, o, sparse_title, titles, sizeof titles);
+    snprintf(vars, sizeof vars, "xcol='%s'; nseries=%zu; titles='%s'", o->vs == VS_R ? "r" : "m", nseries,
+             titles);
+    cli_table t;
+    cli_table_init(&t, sparse_columns);
+    cli_table_comment(&t, "Algorithm 1 (SKI to go Faster): T = T_smooth + T_spike approximated by band_m (1-D convolution, m diagonals) + W A W^T (SKI)");
+    cli_table_comment(&t, "k = kernel + spike, spike(t) = %g exp(-|t| / %g) (sharp near the diagonal: not differentiable at 0, decays within a few lags)",
+                      o->spike_variance, o->spike_lengthscale);
+    interval_comment(&t, o);
+    cli_table_comment(&t, "band_only = ||T - band_m(T)||; lowrank_only = ||T - W A W^T|| (A from the whole kernel); sparse_lowrank = ||T - band_m(T_spike) - W A_smooth W^T|| (split known, as the paper's analysis assumes)");
+    cli_table_comment(&t, "sparse_lowrank_fit = ||R - band_m(mean of R along each diagonal)||, R = T - W A W^T (split unknown: the band fitted by least squares to what SKI misses)");
+    cli_table_comment(&t, "norms: %s", o->norm ? "Lanczos (dense matrices)" : "dense SVD");
+    kernel_comment(&t, o);
     for (size_t i = 0; i < count; i++) {
         const srow *rw = &rows[i];
         const skit_sparse_lowrank_errors *e = &rw->e;
-        fields f;
-        f.k = 0;
-        num(&f, (double)rw->series);
-        txt(&f, rw->kernel);
-        txt(&f, rw->interp);
+        num(&t, (double)rw->key.series);
+        txt(&t, rw->kernel);
+        txt(&t, rw->interp);
         double v[] = {(double)rw->n, (double)rw->r, (double)rw->m, e->t_norm, e->band_only,
                       e->lowrank_only, e->sparse_lowrank, e->sparse_lowrank_fit,
                       e->spike_outside_band, e->smooth_ski, e->band_only / e->t_norm,
                       e->lowrank_only / e->t_norm, e->sparse_lowrank / e->t_norm,
                       e->sparse_lowrank_fit / e->t_norm};
-        for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) num(&f, v[j]);
-        outputs_row(&out, f.f, f.k);
+        for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) num(&t, v[j]);
+        cli_table_end_row(&t);
     }
-    const char *plot_data;
-    status = outputs_close(&out, o, &plot_data);
-    if (status == CLI_OK && o->common.plot) {
-        char vars[6200];
-        snprintf(vars, sizeof vars, "xcol='%s'; nseries=%zu; titles='%s'", o->vs == VS_R ? "r" : "m",
-                 nseries, titles);
-        status = cli_plot("ski_sparse_lowrank", plot_data, o->common.plot, vars);
+    int status = cli_table_emit(&t, &o->common, o->argc, o->argv,
+                                "absolute spectral norms (kernel units); rel_* = norm / ||T||_2",
+                                "ski_sparse_lowrank", vars);
+    cli_table_free(&t);
+    return status;
+}
+
+static int run_sparse(options *o)
+{
+    size_t nkernels = 0, nschemes = 0, count = 0;
+    for (int k = 0; k < 6; k++) nkernels += o->kernels[k] != 0;
+    for (int s = 0; s < 5; s++) nschemes += o->interps[s] != 0;
+    size_t total = nkernels * nschemes * o->nn * o->nr * o->nband;
+    srow *rows = calloc(total ? total : 1, sizeof *rows);
+    if (!rows) return cli_failure("out of memory");
+    skit_kernel *spike = NULL;
+    int st = skit_kernel_exp_cosine_create(&spike, o->spike_variance, o->spike_lengthscale, 0.0);
+    cli_progress_start(&o->common);
+    for (int kk = 0; kk < 6 && st == SKIT_OK; kk++) {
+        if (!o->kernels[kk]) continue;
+        skit_kernel *kernel;
+        skit_mlp *mlp;
+        st = make_kernel(o, kk, o->common.seed, &kernel, &mlp);
+        if (st == SKIT_OK) st = sparse_rows(o, kk, kernel, spike, nschemes, rows, &count);
+        skit_kernel_destroy(kernel);
+        skit_mlp_destroy(mlp);
     }
-    if (out.tmp[0]) unlink(out.tmp);
+    cli_progress_done();
+    skit_kernel_destroy(spike);
+    int status = st == SKIT_OK ? sparse_write(o, rows, count) : cli_library_error(st);
     free(rows);
     return status;
 }
@@ -594,131 +517,163 @@ static const char *const extrap_columns[] = {
     "target", "model", "n_train", "n_eval", "parameters", "train_rel_l2", "extrap_rel_l2",
     "extrap_max_abs", "target_extrap_l2", "matrix_rel_error_train", "matrix_rel_error_eval", NULL};
 
-static int run_extrapolation(options *o)
+/* The lags and kernel values of the extrapolation study: fitted on the
+ * ctrain = 2 n_train - 1 lags ttrain, evaluated on the ceval = 2 n_eval - 1
+ * lags t. */
+typedef struct extrapolation {
+    size_t ntrain, neval, ctrain, ceval;
+    double *t, *ytarget, *ypwl, *ymlp, *ttrain, *ytrain, *knots;
+} extrapolation;
+
+static void extrapolation_free(extrapolation *x)
 {
-    size_t ntrain = o->n_train, neval = o->n_train * o->factor;
-    size_t ctrain = 2 * ntrain - 1, ceval = 2 * neval - 1;
-    double *t = malloc(ceval * sizeof *t), *ytarget = malloc(ceval * sizeof *ytarget);
-    double *ypwl = malloc(ceval * sizeof *ypwl), *ymlp = malloc(ceval * sizeof *ymlp);
-    double *ttrain = malloc(ctrain * sizeof *ttrain), *ytrain = malloc(ctrain * sizeof *ytrain);
-    double *knots = malloc(2 * o->knots * sizeof *knots);
-    if (!t || !ytarget || !ypwl || !ymlp || !ttrain || !ytrain || !knots) {
-        free(t); free(ytarget); free(ypwl); free(ymlp); free(ttrain); free(ytrain); free(knots);
+    free(x->t);
+    free(x->ytarget);
+    free(x->ypwl);
+    free(x->ymlp);
+    free(x->ttrain);
+    free(x->ytrain);
+    free(x->knots);
+}
+
+static int extrapolation_init(extrapolation *x, const options *o)
+{
+    x->ntrain = o->n_train;
+    x->neval = o->n_train * o->factor;
+    x->ctrain = 2 * x->ntrain - 1;
+    x->ceval = 2 * x->neval - 1;
+    size_t ce = x->ceval, ct = x->ctrain;
+    x->t = malloc(ce * sizeof(double));
+    x->ytarget = malloc(ce * sizeof(double));
+    x->ypwl = malloc(ce * sizeof(double));
+    x->ymlp = malloc(ce * sizeof(double));
+    x->ttrain = malloc(ct * sizeof(double));
+    x->ytrain = malloc(ct * sizeof(double));
+    x->knots = malloc(2 * o->knots * sizeof(double));
+    if (!x->t || !x->ytarget || !x->ypwl || !x->ymlp || !x->ttrain || !x->ytrain || !x->knots) {
+        extrapolation_free(x);
         return cli_failure("out of memory");
     }
-    for (size_t i = 0; i < ceval; i++) t[i] = (double)i - (double)(neval - 1);
-    for (size_t i = 0; i < ctrain; i++) ttrain[i] = (double)i - (double)(ntrain - 1);
+    for (size_t i = 0; i < ce; i++) x->t[i] = (double)i - (double)(x->neval - 1);
+    for (size_t i = 0; i < ct; i++) x->ttrain[i] = (double)i - (double)(x->ntrain - 1);
+    return CLI_OK;
+}
 
-    outputs out;
-    int status = outputs_open(&out, o, "errors relative to the target (dimensionless); lags in index units", "ski-extrap");
-    if (status != CLI_OK) {
-        free(t); free(ytarget); free(ypwl); free(ymlp); free(ttrain); free(ytrain); free(knots);
-        return CLI_USAGE;
+static void extrapolation_comments(cli_table *t, cli_table *curves, const options *o, size_t ntrain)
+{
+    cli_table_comment(t, "inverse time warp (SKI to go Faster 3.2.2): k(t) = f(sign(t) lambda^|t|), f piecewise linear on %zu knots per side on [-1, 1], f(0) = 0, lambda = %g", o->knots, o->lambda);
+    cli_table_comment(t, "fitted = least squares on all integer lags |t| <= %zu (n_train - 1): warped-linear over its 2K knot values; mlp-rpe = RPE(t) lambda^|t| with an MLP (width %zu, %zu hidden layers, %s, RMS norm) whose hidden layers keep their seeded PyTorch init and whose output layer is the least-squares solution (random features)",
+                      ntrain - 1, o->rpe_width, o->rpe_layers, activation_names[o->activation]);
+    cli_table_comment(t, "train_rel_l2 over |t| < n_train; extrap_rel_l2 and extrap_max_abs over n_train <= |t| < n_eval = %zu n_train; target_extrap_l2 = ||target|| over that range; matrix_rel_error_* = ||T_target - T_model||_2 / ||T_target||_2 at n = n_train and n = n_eval (Lanczos on FFT matvecs)", o->factor);
+    cli_table_comment(t, "the tnn target is RPE(t) lambda^|t| with a GeLU/SiLU/ReLU MLP (--activation) drawn from seed + 1, so it is not one of the fitted MLPs");
+    kernel_comment(t, o);
+    cli_table_comment(curves, "k(t) of each target and of the two fits; |t| < n_train = %zu was fitted", ntrain);
+}
+
+/* The two rows of one fitted model pair (warped-linear, mlp-rpe) against
+ * target kernel kk. */
+static int extrapolation_rows(cli_table *t, const options *o, const extrapolation *x, int kk,
+                              const skit_kernel *target, const skit_kernel *pwl, const skit_kernel *mk)
+{
+    for (int model = 0; model < 2; model++) {
+        const skit_kernel *fitted = model == 0 ? pwl : mk;
+        const double *y = model == 0 ? x->ypwl : x->ymlp;
+        double dtr, rtr, dev, rev, mx;
+        int st = skit_kernel_matrix_error(fitted, target, x->ntrain, &dtr, &rtr);
+        if (st == SKIT_OK) st = skit_kernel_matrix_error(fitted, target, x->neval, &dev, &rev);
+        if (st != SKIT_OK) return st;
+        double tr = rel_l2(x->ceval, x->t, x->ytarget, y, 0, (double)(x->ntrain - 1), NULL);
+        double ex = rel_l2(x->ceval, x->t, x->ytarget, y, (double)x->ntrain, (double)(x->neval - 1), &mx);
+        double tail = 0;
+        for (size_t i = 0; i < x->ceval; i++)
+            if (fabs(x->t[i]) >= (double)x->ntrain) tail += x->ytarget[i] * x->ytarget[i];
+        txt(t, kernel_names[kk]);
+        txt(t, model == 0 ? "warped-linear" : "mlp-rpe");
+        num(t, (double)x->ntrain);
+        num(t, (double)x->neval);
+        num(t, model == 0 ? (double)(2 * o->knots) : (double)(o->rpe_width + 1));
+        double v[] = {tr, ex, mx, sqrt(tail), dtr / rtr, dev / rev};
+        for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) num(t, v[j]);
+        cli_table_end_row(t);
     }
-    /* the curves for the figure: --curves, or a temporary file */
+    return SKIT_OK;
+}
+
+/* Fit both models to target kernel kk (the target_index-th) and add their
+ * rows and curves. */
+static int extrapolate_target(cli_table *t, cli_table *curves, const options *o, extrapolation *x,
+                              int kk, int target_index)
+{
+    skit_kernel *target = NULL, *pwl = NULL, *mk = NULL;
+    skit_mlp *tmlp = NULL, *fitted = NULL;
+    int st = make_kernel(o, kk, o->common.seed + 1, &target, &tmlp);
+    if (st == SKIT_OK) st = skit_kernel_eval(target, x->ctrain, x->ttrain, x->ytrain);
+    if (st == SKIT_OK) st = skit_kernel_eval(target, x->ceval, x->t, x->ytarget);
+    if (st == SKIT_OK) st = skit_warped_linear_fit(o->knots, o->lambda, x->ctrain, x->ttrain, x->ytrain, x->knots);
+    if (st == SKIT_OK) st = skit_kernel_warped_linear_create(&pwl, o->knots, x->knots, o->lambda);
+    if (st == SKIT_OK)
+        st = skit_tnn_rpe_fit(&fitted, o->rpe_width, o->rpe_layers, (skit_activation)o->activation,
+                              SKIT_NORM_RMS, o->common.seed, o->lambda, x->ctrain, x->ttrain, x->ytrain);
+    if (st == SKIT_OK) st = skit_kernel_tnn_create(&mk, fitted, 0, o->lambda, (skit_activation)o->activation);
+    if (st == SKIT_OK) st = skit_kernel_eval(pwl, x->ceval, x->t, x->ypwl);
+    if (st == SKIT_OK) st = skit_kernel_eval(mk, x->ceval, x->t, x->ymlp);
+    if (st == SKIT_OK) st = extrapolation_rows(t, o, x, kk, target, pwl, mk);
+    for (size_t i = 0; i < x->ceval && st == SKIT_OK; i++) {
+        double v[] = {(double)target_index, x->t[i], x->ytarget[i], x->ypwl[i], x->ymlp[i]};
+        cli_table_row_numbers(curves, v, 5);
+    }
+    skit_kernel_destroy(target);
+    skit_kernel_destroy(pwl);
+    skit_kernel_destroy(mk);
+    skit_mlp_destroy(tmlp);
+    skit_mlp_destroy(fitted);
+    return st;
+}
+
+static int run_extrapolation(options *o)
+{
+    static const char *const curve_columns[] = {"target_index", "t", "target", "warped_linear", "mlp_rpe", NULL};
+    extrapolation x;
+    if (extrapolation_init(&x, o) != CLI_OK) return CLI_FAILED;
+    cli_table t, curves;
+    cli_table_init(&t, extrap_columns);
+    cli_table_init(&curves, curve_columns);
+    extrapolation_comments(&t, &curves, o, x.ntrain);
+    cli_progress_start(&o->common);
+    int target_index = 0, st = SKIT_OK;
+    char target_titles[512] = "";
+    for (int kk = 0; kk < 6 && st == SKIT_OK; kk++) {
+        if (!o->kernels[kk]) continue;
+        cli_progress("target %s", kernel_names[kk]);
+        st = extrapolate_target(&t, &curves, o, &x, kk, target_index++);
+        if (st == SKIT_OK && strlen(target_titles) + 32 < sizeof target_titles) {
+            strcat(target_titles, kernel_names[kk]);
+            strcat(target_titles, " ");
+        }
+    }
+    cli_progress_done();
+    int status = st == SKIT_OK ? CLI_OK : cli_library_error(st);
+    if (status == CLI_OK)
+        status = cli_table_emit(&t, &o->common, o->argc, o->argv,
+                                "errors relative to the target (dimensionless); lags in index units", NULL, NULL);
+    /* the figure draws the curves: from --curves, or a temporary file */
     char curves_tmp[128] = "";
     const char *curves_path = o->curves;
     if (!curves_path && o->common.plot) {
         snprintf(curves_tmp, sizeof curves_tmp, "/tmp/skit-ski-curves-%ld.tsv", (long)getpid());
         curves_path = curves_tmp;
     }
-    skit_tsv_writer *curves = NULL;
-    if (curves_path && skit_tsv_open(&curves, curves_path, o->argc, o->argv, 1, o->common.seed, "k(t) in kernel units, t in lags") != SKIT_OK) {
-        for (int i = 0; i < 2; i++)
-            if (out.w[i]) skit_tsv_abort(out.w[i]);
-        free(t); free(ytarget); free(ypwl); free(ymlp); free(ttrain); free(ytrain); free(knots);
-        return cli_usage_error("--curves: %s", skit_last_error());
+    if (status == CLI_OK && curves_path)
+        status = cli_table_save(&curves, curves_path, o->argc, o->argv, o->common.seed, "k(t) in kernel units, t in lags");
+    if (status == CLI_OK && o->common.plot) {
+        char vars[1024];
+        snprintf(vars, sizeof vars, "ntargets=%d; titles='%s'; ntrain=%zu", target_index, target_titles, x.ntrain);
+        status = cli_plot("ski_extrapolation", curves_path, o->common.plot, vars);
     }
-    outputs_comment(&out, "inverse time warp (SKI to go Faster 3.2.2): k(t) = f(sign(t) lambda^|t|), f piecewise linear on %zu knots per side on [-1, 1], f(0) = 0, lambda = %g", o->knots, o->lambda);
-    outputs_comment(&out, "fitted = least squares on all integer lags |t| <= %zu (n_train - 1): warped-linear over its 2K knot values; mlp-rpe = RPE(t) lambda^|t| with an MLP (width %zu, %zu hidden layers, %s, RMS norm) whose hidden layers keep their seeded PyTorch init and whose output layer is the least-squares solution (random features)",
-                    ntrain - 1, o->rpe_width, o->rpe_layers, activation_names[o->activation]);
-    outputs_comment(&out, "train_rel_l2 over |t| < n_train; extrap_rel_l2 and extrap_max_abs over n_train <= |t| < n_eval = %zu n_train; target_extrap_l2 = ||target|| over that range; matrix_rel_error_* = ||T_target - T_model||_2 / ||T_target||_2 at n = n_train and n = n_eval (Lanczos on FFT matvecs)", o->factor);
-    outputs_comment(&out, "the tnn target is RPE(t) lambda^|t| with a GeLU/SiLU/ReLU MLP (--activation) drawn from seed + 1, so it is not one of the fitted MLPs");
-    kernel_comment(&out, o);
-    outputs_columns(&out, extrap_columns);
-    if (curves) {
-        skit_tsv_comment(curves, "k(t) of each target and of the two fits; |t| < n_train = %zu was fitted", ntrain);
-        const char *cc[] = {"target_index", "t", "target", "warped_linear", "mlp_rpe", NULL};
-        skit_tsv_columns(curves, cc);
-    }
-    cli_progress_start(&o->common);
-    int target_index = 0;
-    char target_titles[512] = "";
-    for (int kk = 0; kk < 6 && status == CLI_OK; kk++) {
-        if (!o->kernels[kk]) continue;
-        cli_progress("target %s", kernel_names[kk]);
-        skit_kernel *target = NULL, *pwl = NULL, *mk = NULL;
-        skit_mlp *tmlp = NULL, *fitted = NULL;
-        int st = make_kernel(o, kk, o->common.seed + 1, &target, &tmlp);
-        if (st == SKIT_OK) st = skit_kernel_eval(target, ctrain, ttrain, ytrain);
-        if (st == SKIT_OK) st = skit_kernel_eval(target, ceval, t, ytarget);
-        if (st == SKIT_OK) st = skit_warped_linear_fit(o->knots, o->lambda, ctrain, ttrain, ytrain, knots);
-        if (st == SKIT_OK) st = skit_kernel_warped_linear_create(&pwl, o->knots, knots, o->lambda);
-        if (st == SKIT_OK)
-            st = skit_tnn_rpe_fit(&fitted, o->rpe_width, o->rpe_layers, (skit_activation)o->activation,
-                                  SKIT_NORM_RMS, o->common.seed, o->lambda, ctrain, ttrain, ytrain);
-        if (st == SKIT_OK) st = skit_kernel_tnn_create(&mk, fitted, 0, o->lambda, (skit_activation)o->activation);
-        if (st == SKIT_OK) st = skit_kernel_eval(pwl, ceval, t, ypwl);
-        if (st == SKIT_OK) st = skit_kernel_eval(mk, ceval, t, ymlp);
-        for (int model = 0; model < 2 && st == SKIT_OK; model++) {
-            const skit_kernel *mkern = model == 0 ? pwl : mk;
-            const double *y = model == 0 ? ypwl : ymlp;
-            double dtr, rtr, dev, rev, mx;
-            st = skit_kernel_matrix_error(mkern, target, ntrain, &dtr, &rtr);
-            if (st == SKIT_OK) st = skit_kernel_matrix_error(mkern, target, neval, &dev, &rev);
-            if (st != SKIT_OK) break;
-            double tr = rel_l2(ceval, t, ytarget, y, 0, (double)(ntrain - 1), NULL);
-            double ex = rel_l2(ceval, t, ytarget, y, (double)ntrain, (double)(neval - 1), &mx);
-            double tail = 0;
-            for (size_t i = 0; i < ceval; i++)
-                if (fabs(t[i]) >= (double)ntrain) tail += ytarget[i] * ytarget[i];
-            fields f;
-            f.k = 0;
-            txt(&f, kernel_names[kk]);
-            txt(&f, model == 0 ? "warped-linear" : "mlp-rpe");
-            num(&f, (double)ntrain);
-            num(&f, (double)neval);
-            num(&f, model == 0 ? (double)(2 * o->knots) : (double)(o->rpe_width + 1));
-            double v[] = {tr, ex, mx, sqrt(tail), dtr / rtr, dev / rev};
-            for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) num(&f, v[j]);
-            outputs_row(&out, f.f, f.k);
-        }
-        if (st == SKIT_OK && curves) {
-            for (size_t i = 0; i < ceval; i++) {
-                double v[] = {(double)target_index, t[i], ytarget[i], ypwl[i], ymlp[i]};
-                skit_tsv_row(curves, v, 5);
-            }
-        }
-        if (st == SKIT_OK && strlen(target_titles) + 32 < sizeof target_titles) {
-            strcat(target_titles, kernel_names[kk]);
-            strcat(target_titles, " ");
-        }
-        skit_kernel_destroy(target);
-        skit_kernel_destroy(pwl);
-        skit_kernel_destroy(mk);
-        skit_mlp_destroy(tmlp);
-        skit_mlp_destroy(fitted);
-        if (st != SKIT_OK) status = cli_library_error(st);
-        target_index++;
-    }
-    cli_progress_done();
-    if (status != CLI_OK) {
-        for (int i = 0; i < 2; i++)
-            if (out.w[i]) skit_tsv_abort(out.w[i]);
-        if (curves) skit_tsv_abort(curves);
-    } else {
-        const char *plot_data;
-        status = outputs_close(&out, o, &plot_data);
-        if (curves && skit_tsv_close(curves) != SKIT_OK) status = cli_library_error(SKIT_EIO);
-        if (status == CLI_OK && o->common.plot) {
-            char vars[1024];
-            snprintf(vars, sizeof vars, "ntargets=%d; titles='%s'; ntrain=%zu", target_index, target_titles, ntrain);
-            status = cli_plot("ski_extrapolation", curves_path, o->common.plot, vars);
-        }
-    }
-    if (out.tmp[0]) unlink(out.tmp);
     if (curves_tmp[0]) unlink(curves_tmp);
-    free(t); free(ytarget); free(ypwl); free(ymlp); free(ttrain); free(ytrain); free(knots);
+    cli_table_free(&t);
+    cli_table_free(&curves);
+    extrapolation_free(&x);
     return status;
 }
 
@@ -739,128 +694,94 @@ static int parse_interval(const char *text, double *lo, double *hi)
     return CLI_OK;
 }
 
-static int parse_options(int argc, char **argv, options *o)
+/* One option (`current` is its text, for the message of an unknown one):
+ * its value into *o. CLI_OK or CLI_USAGE (reported). */
+static int apply_option(options *o, int opt, const char *arg, const char *current)
 {
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"n", required_argument, NULL, OPT_N},
-        {"r", required_argument, NULL, OPT_R},
-        {"kernel", required_argument, NULL, OPT_KERNEL},
-        {"interp", required_argument, NULL, OPT_INTERP},
-        {"degree", required_argument, NULL, OPT_DEGREE},
-        {"variance", required_argument, NULL, OPT_VARIANCE},
-        {"lengthscale", required_argument, NULL, OPT_LENGTHSCALE},
-        {"shift", required_argument, NULL, OPT_SHIFT},
-        {"frequency", required_argument, NULL, OPT_FREQUENCY},
-        {"lambda", required_argument, NULL, OPT_LAMBDA},
-        {"knots", required_argument, NULL, OPT_KNOTS},
-        {"rpe-width", required_argument, NULL, OPT_RPE_WIDTH},
-        {"rpe-layers", required_argument, NULL, OPT_RPE_LAYERS},
-        {"activation", required_argument, NULL, OPT_ACTIVATION},
-        {"interval", required_argument, NULL, OPT_INTERVAL},
-        {"gamma", required_argument, NULL, OPT_GAMMA},
-        {"pinv-rtol", required_argument, NULL, OPT_PINV},
-        {"norm", required_argument, NULL, OPT_NORM},
-        {"vs", required_argument, NULL, OPT_VS},
-        {"study", required_argument, NULL, OPT_STUDY},
-        {"band", required_argument, NULL, OPT_BAND},
-        {"spike-variance", required_argument, NULL, OPT_SPIKE_VARIANCE},
-        {"spike-lengthscale", required_argument, NULL, OPT_SPIKE_LENGTHSCALE},
-        {"n-train", required_argument, NULL, OPT_N_TRAIN},
-        {"factor", required_argument, NULL, OPT_FACTOR},
-        {"curves", required_argument, NULL, OPT_CURVES},
-        {NULL, 0, NULL, 0}};
-    int opt, st;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return -1;
-        }
-        st = cli_common_option(&o->common, opt, optarg);
-        if (st == CLI_USAGE) return CLI_USAGE;
-        if (st == CLI_OK) continue;
-        switch (opt) {
-        case OPT_N:
-            free(o->n);
-            o->n = NULL;
-            st = cli_parse_size_list("--n", optarg, 2, 8192, &o->n, &o->nn);
-            break;
-        case OPT_R:
-            free(o->r);
-            o->r = NULL;
-            st = cli_parse_size_list("--r", optarg, 1, 8192, &o->r, &o->nr);
-            break;
-        case OPT_DEGREE:
-            free(o->degree);
-            o->degree = NULL;
-            st = cli_parse_size_list("--degree", optarg, 0, 1000, &o->degree, &o->ndegree);
-            break;
-        case OPT_BAND:
-            free(o->band);
-            o->band = NULL;
-            st = cli_parse_size_list("--band", optarg, 0, 16383, &o->band, &o->nband);
-            o->only_sparse = "--band";
-            break;
-        case OPT_KERNEL:
-            memset(o->kernels, 0, sizeof o->kernels);
-            st = cli_parse_choice_list("--kernel", optarg, kernel_names, o->kernels);
-            break;
-        case OPT_INTERP:
-            memset(o->interps, 0, sizeof o->interps);
-            st = cli_parse_choice_list("--interp", optarg, interp_names, o->interps);
-            break;
-        case OPT_STUDY: st = cli_parse_choice("--study", optarg, study_names, &o->study); break;
-        case OPT_VARIANCE: st = cli_parse_double("--variance", optarg, 0, INFINITY, 1, 1, &o->variance); break;
-        case OPT_LENGTHSCALE: st = cli_parse_double("--lengthscale", optarg, 0, INFINITY, 1, 1, &o->lengthscale); break;
-        case OPT_SHIFT: st = cli_parse_double("--shift", optarg, -INFINITY, INFINITY, 1, 1, &o->shift); break;
-        case OPT_FREQUENCY: st = cli_parse_double("--frequency", optarg, 0, INFINITY, 0, 1, &o->frequency); break;
-        case OPT_LAMBDA: st = cli_parse_double("--lambda", optarg, 0, 1, 1, 1, &o->lambda); break;
-        case OPT_GAMMA: st = cli_parse_double("--gamma", optarg, 0, 1, 1, 1, &o->gamma); break;
-        case OPT_PINV:
-            st = cli_parse_double("--pinv-rtol", optarg, 0, 1, 0, 1, &o->pinv_rtol);
-            o->only_theorem1 = "--pinv-rtol";
-            break;
-        case OPT_SPIKE_VARIANCE:
-            st = cli_parse_double("--spike-variance", optarg, 0, INFINITY, 1, 1, &o->spike_variance);
-            o->only_sparse = "--spike-variance";
-            break;
-        case OPT_SPIKE_LENGTHSCALE:
-            st = cli_parse_double("--spike-lengthscale", optarg, 0, INFINITY, 1, 1, &o->spike_lengthscale);
-            o->only_sparse = "--spike-lengthscale";
-            break;
-        case OPT_KNOTS: st = cli_parse_size("--knots", optarg, 1, 4096, &o->knots); break;
-        case OPT_RPE_WIDTH: st = cli_parse_size("--rpe-width", optarg, 1, 1024, &o->rpe_width); break;
-        case OPT_RPE_LAYERS: st = cli_parse_size("--rpe-layers", optarg, 0, 16, &o->rpe_layers); break;
-        case OPT_N_TRAIN:
-            st = cli_parse_size("--n-train", optarg, 8, 65536, &o->n_train);
-            o->only_extrap = "--n-train";
-            break;
-        case OPT_FACTOR:
-            st = cli_parse_size("--factor", optarg, 2, 64, &o->factor);
-            o->only_extrap = "--factor";
-            break;
-        case OPT_CURVES:
-            st = CLI_OK;
-            o->curves = optarg;
-            o->only_extrap = "--curves";
-            break;
-        case OPT_ACTIVATION: st = cli_parse_choice("--activation", optarg, activation_names, &o->activation); break;
-        case OPT_NORM: st = cli_parse_choice("--norm", optarg, norm_names, &o->norm); break;
-        case OPT_VS:
-            st = cli_parse_choice("--vs", optarg, vs_names, &o->vs);
-            o->vs_given = 1;
-            break;
-        case OPT_INTERVAL:
-            st = parse_interval(optarg, &o->lo, &o->hi);
-            o->has_interval = 1;
-            break;
-        default: return cli_usage_error("unknown option '%s' (see 'skit ski-bound --help')", argv[optind - 1]);
-        }
-        if (st != CLI_OK) return CLI_USAGE;
+    int st = CLI_OK;
+    switch (opt) {
+    case OPT_N:
+        free(o->n);
+        o->n = NULL;
+        st = cli_parse_size_list("--n", arg, 2, 8192, &o->n, &o->nn);
+        break;
+    case OPT_R:
+        free(o->r);
+        o->r = NULL;
+        st = cli_parse_size_list("--r", arg, 1, 8192, &o->r, &o->nr);
+        break;
+    case OPT_DEGREE:
+        free(o->degree);
+        o->degree = NULL;
+        st = cli_parse_size_list("--degree", arg, 0, 1000, &o->degree, &o->ndegree);
+        break;
+    case OPT_BAND:
+        free(o->band);
+        o->band = NULL;
+        st = cli_parse_size_list("--band", arg, 0, 16383, &o->band, &o->nband);
+        o->only_sparse = "--band";
+        break;
+    case OPT_KERNEL:
+        memset(o->kernels, 0, sizeof o->kernels);
+        st = cli_parse_choice_list("--kernel", arg, kernel_names, o->kernels);
+        break;
+    case OPT_INTERP:
+        memset(o->interps, 0, sizeof o->interps);
+        st = cli_parse_choice_list("--interp", arg, interp_names, o->interps);
+        break;
+    case OPT_STUDY: st = cli_parse_choice("--study", arg, study_names, &o->study); break;
+    case OPT_VARIANCE: st = cli_parse_double("--variance", arg, 0, INFINITY, 1, 1, &o->variance); break;
+    case OPT_LENGTHSCALE: st = cli_parse_double("--lengthscale", arg, 0, INFINITY, 1, 1, &o->lengthscale); break;
+    case OPT_SHIFT: st = cli_parse_double("--shift", arg, -INFINITY, INFINITY, 1, 1, &o->shift); break;
+    case OPT_FREQUENCY: st = cli_parse_double("--frequency", arg, 0, INFINITY, 0, 1, &o->frequency); break;
+    case OPT_LAMBDA: st = cli_parse_double("--lambda", arg, 0, 1, 1, 1, &o->lambda); break;
+    case OPT_GAMMA: st = cli_parse_double("--gamma", arg, 0, 1, 1, 1, &o->gamma); break;
+    case OPT_PINV:
+        st = cli_parse_double("--pinv-rtol", arg, 0, 1, 0, 1, &o->pinv_rtol);
+        o->only_theorem1 = "--pinv-rtol";
+        break;
+    case OPT_SPIKE_VARIANCE:
+        st = cli_parse_double("--spike-variance", arg, 0, INFINITY, 1, 1, &o->spike_variance);
+        o->only_sparse = "--spike-variance";
+        break;
+    case OPT_SPIKE_LENGTHSCALE:
+        st = cli_parse_double("--spike-lengthscale", arg, 0, INFINITY, 1, 1, &o->spike_lengthscale);
+        o->only_sparse = "--spike-lengthscale";
+        break;
+    case OPT_KNOTS: st = cli_parse_size("--knots", arg, 1, 4096, &o->knots); break;
+    case OPT_RPE_WIDTH: st = cli_parse_size("--rpe-width", arg, 1, 1024, &o->rpe_width); break;
+    case OPT_RPE_LAYERS: st = cli_parse_size("--rpe-layers", arg, 0, 16, &o->rpe_layers); break;
+    case OPT_N_TRAIN:
+        st = cli_parse_size("--n-train", arg, 8, 65536, &o->n_train);
+        o->only_extrap = "--n-train";
+        break;
+    case OPT_FACTOR:
+        st = cli_parse_size("--factor", arg, 2, 64, &o->factor);
+        o->only_extrap = "--factor";
+        break;
+    case OPT_CURVES:
+        st = CLI_OK;
+        o->curves = arg;
+        o->only_extrap = "--curves";
+        break;
+    case OPT_ACTIVATION: st = cli_parse_choice("--activation", arg, activation_names, &o->activation); break;
+    case OPT_NORM: st = cli_parse_choice("--norm", arg, norm_names, &o->norm); break;
+    case OPT_VS:
+        st = cli_parse_choice("--vs", arg, vs_names, &o->vs);
+        o->vs_given = 1;
+        break;
+    case OPT_INTERVAL:
+        st = parse_interval(arg, &o->lo, &o->hi);
+        o->has_interval = 1;
+        break;
+    default: return cli_usage_error("unknown option '%s' (see 'skit ski-bound --help')", current);
     }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    return st == CLI_OK ? CLI_OK : CLI_USAGE;
+}
+
+/* The combinations of options and the sizes, before any work. */
+static int check_options(options *o)
+{
     if (o->only_sparse && o->study != STUDY_SPARSE)
         return cli_usage_error("%s: only with --study sparse-lowrank", o->only_sparse);
     if (o->only_extrap && o->study != STUDY_EXTRAP)
@@ -910,20 +831,57 @@ static int parse_options(int argc, char **argv, options *o)
     } else if (o->curves && o->common.output && !strcmp(o->curves, o->common.output)) {
         return cli_usage_error("--curves: must differ from -o");
     }
-    if (o->curves) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", o->curves);
-        char *slash = strrchr(dir, '/');
-        if (!slash) snprintf(dir, sizeof dir, ".");
-        else if (slash == dir) dir[1] = '\0';
-        else *slash = '\0';
-        if (!*o->curves) return cli_usage_error("--curves: empty file name");
-        if (access(dir, W_OK) != 0)
-            return cli_usage_error("--curves: directory '%s' does not exist or is not writable", dir);
-    }
-    if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
     if (cli_check_output_path("--curves", o->curves) != CLI_OK) return CLI_USAGE;
+    if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
     return CLI_OK;
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"n", required_argument, NULL, OPT_N},
+        {"r", required_argument, NULL, OPT_R},
+        {"kernel", required_argument, NULL, OPT_KERNEL},
+        {"interp", required_argument, NULL, OPT_INTERP},
+        {"degree", required_argument, NULL, OPT_DEGREE},
+        {"variance", required_argument, NULL, OPT_VARIANCE},
+        {"lengthscale", required_argument, NULL, OPT_LENGTHSCALE},
+        {"shift", required_argument, NULL, OPT_SHIFT},
+        {"frequency", required_argument, NULL, OPT_FREQUENCY},
+        {"lambda", required_argument, NULL, OPT_LAMBDA},
+        {"knots", required_argument, NULL, OPT_KNOTS},
+        {"rpe-width", required_argument, NULL, OPT_RPE_WIDTH},
+        {"rpe-layers", required_argument, NULL, OPT_RPE_LAYERS},
+        {"activation", required_argument, NULL, OPT_ACTIVATION},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"gamma", required_argument, NULL, OPT_GAMMA},
+        {"pinv-rtol", required_argument, NULL, OPT_PINV},
+        {"norm", required_argument, NULL, OPT_NORM},
+        {"vs", required_argument, NULL, OPT_VS},
+        {"study", required_argument, NULL, OPT_STUDY},
+        {"band", required_argument, NULL, OPT_BAND},
+        {"spike-variance", required_argument, NULL, OPT_SPIKE_VARIANCE},
+        {"spike-lengthscale", required_argument, NULL, OPT_SPIKE_LENGTHSCALE},
+        {"n-train", required_argument, NULL, OPT_N_TRAIN},
+        {"factor", required_argument, NULL, OPT_FACTOR},
+        {"curves", required_argument, NULL, OPT_CURVES},
+        {NULL, 0, NULL, 0}};
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(usage, stdout);
+            return -1;
+        }
+        int st = cli_common_option(&o->common, opt, optarg);
+        if (st == CLI_USAGE) return CLI_USAGE;
+        if (st == CLI_OK) continue;
+        if (apply_option(o, opt, optarg, argv[optind - 1]) != CLI_OK) return CLI_USAGE;
+    }
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    return check_options(o);
 }
 
 int cmd_ski_bound(int argc, char **argv)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "table.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -92,37 +93,151 @@ typedef struct args {
     const char *x_path, *params_path, *knots_path, *filter_path, *save_params, *coeffs_path, *stats_path;
     size_t batch, n, d;
     int coeff_reference, verify;
+    int have_batch, have_algorithm;
 } args;
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-/* a data output: .npy, .tsv or .txt in a writable directory */
-static int validate_file_output(const char *option, const char *path, int npy_allowed)
-{
-    if (!path) return CLI_OK;
-    if (!(npy_allowed && ends_with(path, ".npy")) && !ends_with(path, ".tsv") && !ends_with(path, ".txt"))
-        return cli_usage_error("%s: file name must end in %s.tsv (or .txt), got '%s'", option,
-                               npy_allowed ? ".npy or " : "", path);
-    return cli_check_output_path(option, path); /* names the option (cli_common_validate says -o) */
-}
-
-static int load_array(const char *option, const char *path, skit_matrix *m)
-{
-    int status = ends_with(path, ".npy") ? skit_npy_read(path, m) : skit_tsv_read(path, m);
-    if (status == SKIT_OK) return CLI_OK;
-    if (status == SKIT_ENOMEM) return cli_failure("%s: %s", option, skit_last_error());
-    return cli_usage_error("%s: %s", option, skit_last_error());
-}
 
 /* C-order flattening of a column-major rows x cols matrix */
 static void flatten_c(const skit_matrix *m, double *out)
 {
     for (size_t i = 0; i < m->rows; i++)
         for (size_t j = 0; j < m->cols; j++) out[i * m->cols + j] = m->data[i + j * m->rows];
+}
+
+/* One option (`current` is its text, for the message of an unknown one):
+ * its value into *a. CLI_OK or CLI_USAGE (reported). */
+static int apply_option(args *a, int opt, const char *arg, const char *current)
+{
+    static const char *const ops[] = {"tno", "ski", "fd", NULL};
+    static const char *const acts[] = {"relu", "silu", "gelu", NULL};
+    static const char *const norms[] = {"none", "layer", "rms", NULL};
+    static const char *const layouts[] = {"skit", "reference", NULL};
+    static const char *const algorithms[] = {"cumsum", "blocked", NULL};
+    static const char *const devices[] = {"cpu", "cuda", NULL};
+    int idx;
+    switch (opt) {
+    case OPT_OP:
+        if (cli_parse_choice("--op", arg, ops, &idx) != CLI_OK) return CLI_USAGE;
+        a->op.kind = (skit_tno_kind)idx;
+        break;
+    case OPT_CAUSAL: a->op.causality = SKIT_CAUSAL; break;
+    case OPT_X: a->x_path = arg; break;
+    case OPT_BATCH:
+        if (cli_parse_size("--batch", arg, 1, (size_t)1 << 20, &a->batch) != CLI_OK) return CLI_USAGE;
+        a->have_batch = 1;
+        break;
+    case OPT_N:
+        if (cli_parse_size("--n", arg, 1, (size_t)1 << 26, &a->n) != CLI_OK) return CLI_USAGE;
+        break;
+    case OPT_D:
+        if (cli_parse_size("--d", arg, 1, (size_t)1 << 16, &a->d) != CLI_OK) return CLI_USAGE;
+        break;
+    case OPT_RPE_WIDTH:
+        if (cli_parse_size("--rpe-width", arg, 1, 4096, &a->op.rpe_width) != CLI_OK) return CLI_USAGE;
+        break;
+    case OPT_RPE_LAYERS:
+        if (cli_parse_size("--rpe-layers", arg, 0, 64, &a->op.rpe_layers) != CLI_OK) return CLI_USAGE;
+        break;
+    case OPT_ACTIVATION:
+        if (cli_parse_choice("--activation", arg, acts, &idx) != CLI_OK) return CLI_USAGE;
+        a->op.activation = (skit_activation)idx;
+        break;
+    case OPT_NORM:
+        if (cli_parse_choice("--norm", arg, norms, &idx) != CLI_OK) return CLI_USAGE;
+        a->op.norm = (skit_norm)idx;
+        break;
+    case OPT_DECAY:
+        if (cli_parse_double("--decay", arg, 0, 1, 1, 0, &a->op.decay) != CLI_OK) return CLI_USAGE;
+        a->have_decay = 1;
+        break;
+    case OPT_RANK:
+        if (cli_parse_size("--rank", arg, 2, (size_t)1 << 20, &a->op.rank) != CLI_OK) return CLI_USAGE;
+        a->have_rank = 1;
+        break;
+    case OPT_TAPS:
+        if (cli_parse_size("--taps", arg, 0, (size_t)1 << 20, &a->op.taps) != CLI_OK) return CLI_USAGE;
+        if (a->op.taps % 2 == 0 && a->op.taps)
+            return cli_usage_error("--taps: %zu out of range: need an odd number (a centred filter) or 0",
+                                   a->op.taps);
+        a->have_taps = 1;
+        break;
+    case OPT_KNOTS:
+        if (cli_parse_size("--knots", arg, 1, (size_t)1 << 20, &a->op.knots) != CLI_OK) return CLI_USAGE;
+        a->have_knots = 1;
+        break;
+    case OPT_FFT_LENGTH:
+        if (cli_parse_size("--fft-length", arg, 2, (size_t)1 << 31, &a->op.fft_length) != CLI_OK)
+            return CLI_USAGE;
+        if (a->op.fft_length % 2)
+            return cli_usage_error("--fft-length: %zu out of range: need an even length >= 2n",
+                                   a->op.fft_length);
+        break;
+    case OPT_PARAMS: a->params_path = arg; break;
+    case OPT_KNOT_VALUES: a->knots_path = arg; break;
+    case OPT_FILTER: a->filter_path = arg; break;
+    case OPT_SAVE_PARAMS: a->save_params = arg; break;
+    case OPT_COEFFS: a->coeffs_path = arg; break;
+    case OPT_COEFF_LAYOUT:
+        if (cli_parse_choice("--coeff-layout", arg, layouts, &idx) != CLI_OK) return CLI_USAGE;
+        a->coeff_reference = idx;
+        break;
+    case OPT_VERIFY: a->verify = 1; break;
+    case OPT_DEVICE:
+        if (cli_parse_choice("--device", arg, devices, &idx) != CLI_OK) return CLI_USAGE;
+        a->op.device = idx ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
+        break;
+    case OPT_STATS: a->stats_path = arg; break;
+    case OPT_CAUSAL_SKI:
+        if (cli_parse_choice("--causal-ski", arg, algorithms, &idx) != CLI_OK) return CLI_USAGE;
+        a->op.causal_ski = (skit_tno_causal_ski)idx;
+        a->have_algorithm = 1;
+        break;
+    default:
+        return cli_usage_error("unknown option or missing value '%s' (see 'skit tno --help')", current);
+    }
+    return CLI_OK;
+}
+
+/* The combinations of options, and every output path, before any work. */
+static int check_args(args *a)
+{
+    skit_tno_options *o = &a->op;
+    if (a->x_path && (a->n || a->d))
+        return cli_usage_error("--x: give either --x FILE or --n and --d (generated input), not both");
+    if (!a->x_path && !(a->n && a->d))
+        return cli_usage_error("--x: missing (an input file, or --n N --d D to generate one)");
+    if (!a->x_path && a->have_batch && a->batch > 1 && a->n * a->d * a->batch > ((size_t)1 << 28))
+        return cli_usage_error("--batch: batch*n*d = %zu out of range: need <= 2^28 generated values",
+                               a->n * a->d * a->batch);
+    if (!a->x_path && a->n * a->d > ((size_t)1 << 28))
+        return cli_usage_error("--n: n*d = %zu out of range: need <= 2^28 generated values", a->n * a->d);
+    if (o->kind != SKIT_TNO_SKI && (a->have_rank || a->have_taps || a->have_knots || a->knots_path || a->filter_path))
+        return cli_usage_error("--rank/--taps/--knots/--knot-values/--filter: only for --op ski");
+    if (o->kind == SKIT_TNO_SKI && o->decay >= 1)
+        return cli_usage_error("--decay: %g out of range: the SKI time warp needs 0 < lambda < 1", o->decay);
+    if (o->kind == SKIT_TNO_SKI && a->params_path && (a->knots_path || a->filter_path))
+        return cli_usage_error("--params: give either --params or --knot-values/--filter, not both");
+    if (o->kind == SKIT_TNO_SKI && (a->coeffs_path))
+        return cli_usage_error("--coeffs: SKI-TNO has no Toeplitz coefficients (W A W^T is not Toeplitz)");
+    if (a->have_algorithm && !(o->kind == SKIT_TNO_SKI && o->causality == SKIT_CAUSAL))
+        return cli_usage_error("--causal-ski: only for --op ski --causal");
+    if (o->kind != SKIT_TNO_FD && o->fft_length)
+        return cli_usage_error("--fft-length: only for --op fd");
+    if (cli_common_validate(&a->common) != CLI_OK) return CLI_USAGE;
+    if (a->common.output && strcmp(a->common.output, "-") != 0 &&
+        cli_check_data_path("-o", a->common.output, 1) != CLI_OK)
+        return CLI_USAGE;
+    if (cli_check_data_path("--save-params", a->save_params, 1) != CLI_OK ||
+        cli_check_data_path("--coeffs", a->coeffs_path, 1) != CLI_OK ||
+        cli_check_data_path("--stats", a->stats_path, 0) != CLI_OK)
+        return CLI_USAGE;
+    if (o->device == SKIT_DEVICE_CUDA) {
+        if (o->kind == SKIT_TNO_SKI && o->causality == SKIT_CAUSAL)
+            return cli_usage_error("--device cuda: causal SKI-TNO runs on the CPU only (use --device cpu, "
+                                   "or a bidirectional --op ski)");
+        if (skit_device_check(SKIT_DEVICE_CUDA) != SKIT_OK)
+            return cli_usage_error("--device cuda: %s", skit_last_error());
+    }
+    return CLI_OK;
 }
 
 static int parse_args(int argc, char **argv, args *a)
@@ -154,18 +269,11 @@ static int parse_args(int argc, char **argv, args *a)
                                              {"stats", required_argument, NULL, OPT_STATS},
                                              {"causal-ski", required_argument, NULL, OPT_CAUSAL_SKI},
                                              {NULL, 0, NULL, 0}};
-    static const char *const ops[] = {"tno", "ski", "fd", NULL};
-    static const char *const acts[] = {"relu", "silu", "gelu", NULL};
-    static const char *const norms[] = {"none", "layer", "rms", NULL};
-    static const char *const layouts[] = {"skit", "reference", NULL};
-    static const char *const algorithms[] = {"cumsum", "blocked", NULL};
-    static const char *const devices[] = {"cpu", "cuda", NULL};
-    int have_algorithm = 0;
     memset(a, 0, sizeof *a);
     cli_common_init(&a->common);
     skit_tno_options_default(&a->op, SKIT_TNO_FFT);
     a->batch = 1;
-    int opt, idx, have_batch = 0;
+    int opt;
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
@@ -179,126 +287,10 @@ static int parse_args(int argc, char **argv, args *a)
             if (opt == 0x1001) return cli_usage_error("--plot: skit tno draws no figure");
             continue;
         }
-        switch (opt) {
-        case OPT_OP:
-            if (cli_parse_choice("--op", optarg, ops, &idx) != CLI_OK) return CLI_USAGE;
-            a->op.kind = (skit_tno_kind)idx;
-            break;
-        case OPT_CAUSAL: a->op.causality = SKIT_CAUSAL; break;
-        case OPT_X: a->x_path = optarg; break;
-        case OPT_BATCH:
-            if (cli_parse_size("--batch", optarg, 1, (size_t)1 << 20, &a->batch) != CLI_OK) return CLI_USAGE;
-            have_batch = 1;
-            break;
-        case OPT_N:
-            if (cli_parse_size("--n", optarg, 1, (size_t)1 << 26, &a->n) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_D:
-            if (cli_parse_size("--d", optarg, 1, (size_t)1 << 16, &a->d) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_RPE_WIDTH:
-            if (cli_parse_size("--rpe-width", optarg, 1, 4096, &a->op.rpe_width) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_RPE_LAYERS:
-            if (cli_parse_size("--rpe-layers", optarg, 0, 64, &a->op.rpe_layers) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_ACTIVATION:
-            if (cli_parse_choice("--activation", optarg, acts, &idx) != CLI_OK) return CLI_USAGE;
-            a->op.activation = (skit_activation)idx;
-            break;
-        case OPT_NORM:
-            if (cli_parse_choice("--norm", optarg, norms, &idx) != CLI_OK) return CLI_USAGE;
-            a->op.norm = (skit_norm)idx;
-            break;
-        case OPT_DECAY:
-            if (cli_parse_double("--decay", optarg, 0, 1, 1, 0, &a->op.decay) != CLI_OK) return CLI_USAGE;
-            a->have_decay = 1;
-            break;
-        case OPT_RANK:
-            if (cli_parse_size("--rank", optarg, 2, (size_t)1 << 20, &a->op.rank) != CLI_OK) return CLI_USAGE;
-            a->have_rank = 1;
-            break;
-        case OPT_TAPS:
-            if (cli_parse_size("--taps", optarg, 0, (size_t)1 << 20, &a->op.taps) != CLI_OK) return CLI_USAGE;
-            if (a->op.taps % 2 == 0 && a->op.taps)
-                return cli_usage_error("--taps: %zu out of range: need an odd number (a centred filter) or 0",
-                                       a->op.taps);
-            a->have_taps = 1;
-            break;
-        case OPT_KNOTS:
-            if (cli_parse_size("--knots", optarg, 1, (size_t)1 << 20, &a->op.knots) != CLI_OK) return CLI_USAGE;
-            a->have_knots = 1;
-            break;
-        case OPT_FFT_LENGTH:
-            if (cli_parse_size("--fft-length", optarg, 2, (size_t)1 << 31, &a->op.fft_length) != CLI_OK)
-                return CLI_USAGE;
-            if (a->op.fft_length % 2)
-                return cli_usage_error("--fft-length: %zu out of range: need an even length >= 2n",
-                                       a->op.fft_length);
-            break;
-        case OPT_PARAMS: a->params_path = optarg; break;
-        case OPT_KNOT_VALUES: a->knots_path = optarg; break;
-        case OPT_FILTER: a->filter_path = optarg; break;
-        case OPT_SAVE_PARAMS: a->save_params = optarg; break;
-        case OPT_COEFFS: a->coeffs_path = optarg; break;
-        case OPT_COEFF_LAYOUT:
-            if (cli_parse_choice("--coeff-layout", optarg, layouts, &idx) != CLI_OK) return CLI_USAGE;
-            a->coeff_reference = idx;
-            break;
-        case OPT_VERIFY: a->verify = 1; break;
-        case OPT_DEVICE:
-            if (cli_parse_choice("--device", optarg, devices, &idx) != CLI_OK) return CLI_USAGE;
-            a->op.device = idx ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
-            break;
-        case OPT_STATS: a->stats_path = optarg; break;
-        case OPT_CAUSAL_SKI:
-            if (cli_parse_choice("--causal-ski", optarg, algorithms, &idx) != CLI_OK) return CLI_USAGE;
-            a->op.causal_ski = (skit_tno_causal_ski)idx;
-            have_algorithm = 1;
-            break;
-        default:
-            return cli_usage_error("unknown option or missing value '%s' (see 'skit tno --help')", argv[optind - 1]);
-        }
+        if (apply_option(a, opt, optarg, argv[optind - 1]) != CLI_OK) return CLI_USAGE;
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    skit_tno_options *o = &a->op;
-    if (a->x_path && (a->n || a->d))
-        return cli_usage_error("--x: give either --x FILE or --n and --d (generated input), not both");
-    if (!a->x_path && !(a->n && a->d))
-        return cli_usage_error("--x: missing (an input file, or --n N --d D to generate one)");
-    if (!a->x_path && have_batch && a->batch > 1 && a->n * a->d * a->batch > ((size_t)1 << 28))
-        return cli_usage_error("--batch: batch*n*d = %zu out of range: need <= 2^28 generated values",
-                               a->n * a->d * a->batch);
-    if (!a->x_path && a->n * a->d > ((size_t)1 << 28))
-        return cli_usage_error("--n: n*d = %zu out of range: need <= 2^28 generated values", a->n * a->d);
-    if (o->kind != SKIT_TNO_SKI && (a->have_rank || a->have_taps || a->have_knots || a->knots_path || a->filter_path))
-        return cli_usage_error("--rank/--taps/--knots/--knot-values/--filter: only for --op ski");
-    if (o->kind == SKIT_TNO_SKI && o->decay >= 1)
-        return cli_usage_error("--decay: %g out of range: the SKI time warp needs 0 < lambda < 1", o->decay);
-    if (o->kind == SKIT_TNO_SKI && a->params_path && (a->knots_path || a->filter_path))
-        return cli_usage_error("--params: give either --params or --knot-values/--filter, not both");
-    if (o->kind == SKIT_TNO_SKI && (a->coeffs_path))
-        return cli_usage_error("--coeffs: SKI-TNO has no Toeplitz coefficients (W A W^T is not Toeplitz)");
-    if (have_algorithm && !(o->kind == SKIT_TNO_SKI && o->causality == SKIT_CAUSAL))
-        return cli_usage_error("--causal-ski: only for --op ski --causal");
-    if (o->kind != SKIT_TNO_FD && o->fft_length)
-        return cli_usage_error("--fft-length: only for --op fd");
-    if (cli_common_validate(&a->common) != CLI_OK) return CLI_USAGE;
-    if (a->common.output && strcmp(a->common.output, "-") != 0 &&
-        validate_file_output("-o", a->common.output, 1) != CLI_OK)
-        return CLI_USAGE;
-    if (validate_file_output("--save-params", a->save_params, 1) != CLI_OK ||
-        validate_file_output("--coeffs", a->coeffs_path, 1) != CLI_OK ||
-        validate_file_output("--stats", a->stats_path, 0) != CLI_OK)
-        return CLI_USAGE;
-    if (o->device == SKIT_DEVICE_CUDA) {
-        if (o->kind == SKIT_TNO_SKI && o->causality == SKIT_CAUSAL)
-            return cli_usage_error("--device cuda: causal SKI-TNO runs on the CPU only (use --device cpu, "
-                                   "or a bidirectional --op ski)");
-        if (skit_device_check(SKIT_DEVICE_CUDA) != SKIT_OK)
-            return cli_usage_error("--device cuda: %s", skit_last_error());
-    }
-    return CLI_OK;
+    return check_args(a);
 }
 
 /* (batch*n) x d column-major (as read) -> (batch, d, n) */
@@ -318,7 +310,8 @@ static void from_channels(const double *yc, size_t n, size_t d, size_t batch, do
             for (size_t i = 0; i < n; i++) Y[(b * n + i) + c * rows] = yc[(b * d + c) * n + i];
 }
 
-/* rows x cols column-major to FILE (.npy or TSV with named columns) */
+/* rows x cols column-major to FILE (.npy or TSV with named columns; with
+ * sequence and token columns for the n-token rows of y) */
 static int write_matrix(const char *path, int argc, char **argv, uint64_t seed, const double *data, size_t rows,
                         size_t cols, int ndim, const char *name, const char *comment, int with_token, size_t n)
 {
@@ -326,40 +319,7 @@ static int write_matrix(const char *path, int argc, char **argv, uint64_t seed, 
         if (!isfinite(data[k]))
             return cli_failure("%s: the result has non-finite values (overflow): inputs or parameters too large",
                                path ? path : "stdout");
-    if (path && strcmp(path, "-") != 0 && ends_with(path, ".npy")) {
-        int status = skit_npy_write(path, data, rows, cols, rows, ndim);
-        return status == SKIT_OK ? CLI_OK : cli_library_error(status);
-    }
-    size_t extra = with_token ? 2 : 0;
-    char **names = calloc(cols + extra + 1, sizeof *names);
-    char *text = malloc((cols + extra) * 32);
-    double *row = malloc((cols + extra) * sizeof *row);
-    if (!names || !text || !row) {
-        free(names), free(text), free(row);
-        return cli_failure("out of memory");
-    }
-    for (size_t j = 0; j < cols + extra; j++) {
-        names[j] = text + 32 * j;
-        if (with_token && j < 2) snprintf(names[j], 32, "%s", j ? "token" : "sequence");
-        else if (cols == 1) snprintf(names[j], 32, "%s", name);
-        else snprintf(names[j], 32, "%s_%zu", name, j - extra);
-    }
-    skit_tsv_writer *w = NULL;
-    int status = skit_tsv_open(&w, path, argc, argv, 1, seed, NULL);
-    if (status == SKIT_OK) status = skit_tsv_comment(w, "%s", comment);
-    if (status == SKIT_OK) status = skit_tsv_columns(w, (const char *const *)names);
-    for (size_t i = 0; i < rows && status == SKIT_OK; i++) {
-        if (with_token) {
-            row[0] = (double)(i / n);
-            row[1] = (double)(i % n);
-        }
-        for (size_t j = 0; j < cols; j++) row[extra + j] = data[i + j * rows];
-        status = skit_tsv_row(w, row, cols + extra);
-    }
-    if (status == SKIT_OK) status = skit_tsv_close(w);
-    else if (w) skit_tsv_abort(w);
-    free(names), free(text), free(row);
-    return status == SKIT_OK ? CLI_OK : cli_library_error(status);
+    return cli_write_matrix(path, argc, argv, 1, seed, data, rows, cols, ndim, name, comment, with_token ? n : 0);
 }
 
 /* Parameters from --params, or --knot-values / --filter (ski). *params is
@@ -372,14 +332,14 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
     skit_matrix K = {0}, F = {0}, P = {0};
     int rc = CLI_OK;
     if (a->knots_path) {
-        rc = load_array("--knot-values", a->knots_path, &K);
+        rc = cli_read_matrix("--knot-values", a->knots_path, &K);
         if (rc == CLI_OK && (K.rows != d || K.cols % 2 || K.cols == 0))
             rc = cli_usage_error("--knot-values: shape %zu x %zu: need d x 2K (d = %zu rows, an even number of "
                                  "columns: K values each side of 0)", K.rows, K.cols, d);
         if (rc == CLI_OK) o->knots = K.cols / 2;
     }
     if (rc == CLI_OK && a->filter_path) {
-        rc = load_array("--filter", a->filter_path, &F);
+        rc = cli_read_matrix("--filter", a->filter_path, &F);
         if (rc == CLI_OK && (F.rows != d || F.cols % 2 == 0))
             rc = cli_usage_error("--filter: shape %zu x %zu: need d x m (d = %zu rows, an odd number m of taps)",
                                  F.rows, F.cols, d);
@@ -391,7 +351,7 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
         if (status != SKIT_OK) rc = cli_library_error(status);
     }
     if (rc == CLI_OK && a->params_path) {
-        rc = load_array("--params", a->params_path, &P);
+        rc = cli_read_matrix("--params", a->params_path, &P);
         if (rc == CLI_OK && P.rows * P.cols != need)
             rc = cli_usage_error("--params: has %zu values; this %s operator (d = %zu%s) has %zu parameters",
                                  P.rows * P.cols, skit_tno_kind_name(o->kind), d,
@@ -429,6 +389,179 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
     return rc;
 }
 
+/* The operator applied: its plan, input and output (batch, d, n), and
+ * what --stats records. */
+typedef struct run {
+    skit_tno *op;
+    size_t n, d, batch, total;
+    double *xc, *yc;
+    double seconds, error, tolerance;
+    double *coeffs, *params; /* for --coeffs (per x d) and --save-params */
+    size_t per;
+} run;
+
+/* n and d from --x (X keeps the array) or --n/--d; then SKI's defaults and
+ * checks that depend on n. */
+static int read_input(args *a, skit_matrix *X, run *r)
+{
+    skit_tno_options *o = &a->op;
+    r->n = a->n;
+    r->d = a->d;
+    r->batch = a->batch;
+    if (a->x_path) {
+        if (cli_read_matrix("--x", a->x_path, X) != CLI_OK) return CLI_USAGE;
+        if (X->cols == 0 || X->rows == 0)
+            return cli_usage_error("--x: empty array (%zu x %zu)", X->rows, X->cols);
+        if (X->rows % r->batch)
+            return cli_usage_error("--batch: %zu does not divide the %zu rows of --x (need batch*n rows)",
+                                   r->batch, X->rows);
+        r->d = X->cols;
+        r->n = X->rows / r->batch;
+    }
+    if (o->kind == SKIT_TNO_SKI) {
+        if (r->n < 2) return cli_usage_error("--x: n = %zu tokens: SKI-TNO needs n >= 2", r->n);
+        if (!a->have_rank) o->rank = MIN(o->rank, r->n);
+        if (!a->have_taps && !a->filter_path && o->taps > 2 * r->n - 1) o->taps = (2 * r->n - 1) | 1;
+        if (o->rank > r->n)
+            return cli_usage_error("--rank: %zu out of range: need 2 <= r <= n (= %zu)", o->rank, r->n);
+    }
+    r->total = r->n * r->d * r->batch;
+    return CLI_OK;
+}
+
+/* The operator (parameters loaded or drawn from the seed) and its input,
+ * channel-major: from X, or standard normal from the seed. */
+static int run_create(args *a, const skit_matrix *X, run *r)
+{
+    skit_tno_options *o = &a->op;
+    o->seed = a->common.seed;
+    double *params = NULL;
+    size_t count = 0;
+    if (load_params(a, r->d, &params, &count) != CLI_OK) return CLI_USAGE;
+    /* the operator works on (batch, d, n): a .npy read is column-major
+     * (batch*n) x d, i.e. channel-major already for one sequence */
+    o->layout = SKIT_TNO_CHANNELS;
+    int status = skit_tno_create(&r->op, r->n, r->d, r->batch, o, params, count);
+    free(params);
+    if (status != SKIT_OK) return cli_library_error(status);
+    r->xc = skit_malloc(r->total, sizeof(double));
+    r->yc = skit_malloc(r->total, sizeof(double));
+    if (!r->xc || !r->yc) return cli_failure("out of memory");
+    if (a->x_path) {
+        to_channels(X->data, r->n, r->d, r->batch, r->xc);
+    } else {
+        skit_rng rng;
+        skit_rng_seed_stream(&rng, a->common.seed, 77);
+        skit_rng_fill_normal(&rng, r->xc, r->total);
+    }
+    return CLI_OK;
+}
+
+/* --verify: max|y - dense| / max(|T||x|) against the O(n^2) product, and
+ * the tolerance it is held to. */
+static int run_verify(const args *a, run *r)
+{
+    double *ref = skit_malloc(r->total, sizeof(double)), *mag = skit_malloc(r->total, sizeof(double));
+    int rc = CLI_OK, status;
+    if (!ref || !mag) rc = cli_failure("out of memory");
+    else if ((status = skit_tno_reference(r->op, r->xc, ref, mag)) != SKIT_OK) rc = cli_library_error(status);
+    if (rc == CLI_OK) {
+        double worst = 0, scale = 0;
+        for (size_t k = 0; k < r->total; k++) {
+            double e = fabs(r->yc[k] - ref[k]);
+            if (!(e <= worst)) worst = e;
+            if (mag[k] > scale) scale = mag[k];
+        }
+        r->error = isnan(worst) ? INFINITY : worst / (scale > 1e-300 ? scale : 1e-300);
+        r->tolerance = 1e-12;
+        if (a->op.kind == SKIT_TNO_SKI && a->op.causality == SKIT_CAUSAL)
+            r->tolerance = MAX(1e-12, 8.0 * (double)r->n * 2.220446049250313e-16);
+    }
+    skit_free(ref);
+    skit_free(mag);
+    return rc;
+}
+
+/* -o: y as (batch*n) x d with sequence and token columns. */
+static int write_output(const args *a, const run *r, const char *description, int argc, char **argv)
+{
+    double *Y = skit_malloc(r->total, sizeof(double));
+    if (!Y) return cli_failure("out of memory");
+    from_channels(r->yc, r->n, r->d, r->batch, Y);
+    char comment[1024];
+    snprintf(comment, sizeof comment, "operator: %s; rows: sequence-major tokens (batch*n), columns: channels",
+             description);
+    int rc = write_matrix(a->common.output, argc, argv, a->common.seed, Y, r->n * r->batch, r->d, 2, "y", comment,
+                          1, r->n);
+    skit_free(Y);
+    return rc;
+}
+
+/* What --coeffs and --save-params write, computed before any file is:
+ * the Toeplitz coefficients per channel (skit's or the TNN code's layout)
+ * and every parameter in skit/tno.h's layout. */
+static int run_extras(const args *a, run *r)
+{
+    int status = SKIT_OK;
+    if (a->coeffs_path) {
+        r->per = a->coeff_reference ? 2 * r->n : 2 * r->n - 1;
+        r->coeffs = skit_malloc(r->per, r->d * sizeof(double));
+        if (!r->coeffs) return cli_failure("out of memory");
+        status = a->coeff_reference ? skit_tno_coeffs_reference(r->op, r->coeffs) : skit_tno_coeffs(r->op, r->coeffs);
+        if (status != SKIT_OK) return cli_library_error(status);
+    }
+    if (a->save_params) {
+        size_t count = skit_tno_parameter_count(r->op);
+        r->params = skit_malloc(count, sizeof(double));
+        if (!r->params) return cli_failure("out of memory");
+        status = skit_tno_get_parameters(r->op, r->params, count);
+        if (status != SKIT_OK) return cli_library_error(status);
+    }
+    return CLI_OK;
+}
+
+/* --coeffs and --save-params, as computed by run_extras. */
+static int write_extras(const args *a, const run *r, const char *description, int argc, char **argv)
+{
+    char comment[1024];
+    int rc = CLI_OK;
+    if (a->coeffs_path) {
+        snprintf(comment, sizeof comment,
+                 a->coeff_reference ? "operator: %s; TNN code layout: rows a_0..a_{n-1}, 0 (filler), "
+                                      "a_{-(n-1)}..a_{-1}; one column per channel"
+                                    : "operator: %s; rows t_{-(n-1)}..t_{n-1} (t_0 in the middle); one column per "
+                                      "channel",
+                 description);
+        rc = write_matrix(a->coeffs_path, argc, argv, a->common.seed, r->coeffs, r->per, r->d, 2, "t", comment, 0,
+                          r->n);
+    }
+    if (rc == CLI_OK && a->save_params) {
+        snprintf(comment, sizeof comment, "operator: %s; parameters in skit/tno.h's layout", description);
+        rc = write_matrix(a->save_params, argc, argv, a->common.seed, r->params, skit_tno_parameter_count(r->op),
+                          1, 1, "param", comment, 0, r->n);
+    }
+    return rc;
+}
+
+/* --stats: one row of what was run, its time and error. */
+static int write_stats(const args *a, const run *r, const char *description, int argc, char **argv)
+{
+    static const char *const names[] = {"operator", "causality", "n", "d", "batch", "parameters",
+                                        "plan_bytes", "forward_s", "max_rel_error", "tolerance", "verdict",
+                                        NULL};
+    const skit_tno_options *o = &a->op;
+    cli_table t;
+    cli_table_init(&t, names);
+    cli_table_comment(&t, "operator: %s; max_rel_error: max|y - dense| / max(|T||x|)", description);
+    cli_table_rowf(&t, "%s\t%s\t%zu\t%zu\t%zu\t%zu\t%zu\t%.6g\t%.3g\t%.3g\t%s", skit_tno_kind_name(o->kind),
+                   o->causality == SKIT_CAUSAL ? "causal" : "bidirectional", r->n, r->d, r->batch,
+                   skit_tno_parameter_count(r->op), skit_tno_plan_bytes(r->op), r->seconds, r->error, r->tolerance,
+                   !a->verify ? "not-verified" : r->error <= r->tolerance ? "ok" : "failed");
+    int rc = cli_table_save(&t, a->stats_path, argc, argv, a->common.seed, "seconds; bytes");
+    cli_table_free(&t);
+    return rc;
+}
+
 int cmd_tno(int argc, char **argv)
 {
     args a;
@@ -441,184 +574,36 @@ int cmd_tno(int argc, char **argv)
     openblas_set_num_threads(1);
 #endif
     cli_apply_threads(&a.common);
-    skit_tno_options *o = &a.op;
-
-    /* input */
     skit_matrix X = {0};
-    size_t n = a.n, d = a.d, batch = a.batch;
-    if (a.x_path) {
-        if (load_array("--x", a.x_path, &X) != CLI_OK) return CLI_USAGE;
-        d = X.cols;
-        size_t rows = X.rows, cols = X.cols; /* the messages below need them after the free */
-        if (d == 0 || X.rows == 0) {
-            skit_matrix_free(&X);
-            return cli_usage_error("--x: empty array (%zu x %zu)", rows, cols);
-        }
-        if (X.rows % batch) {
-            skit_matrix_free(&X);
-            return cli_usage_error("--batch: %zu does not divide the %zu rows of --x (need batch*n rows)", batch,
-                                   rows);
-        }
-        n = X.rows / batch;
-    }
-    if (o->kind == SKIT_TNO_SKI) {
-        if (n < 2) {
-            skit_matrix_free(&X);
-            return cli_usage_error("--x: n = %zu tokens: SKI-TNO needs n >= 2", n);
-        }
-        if (!a.have_rank) o->rank = MIN(o->rank, n);
-        if (!a.have_taps && !a.filter_path && o->taps > 2 * n - 1) o->taps = (2 * n - 1) | 1;
-        if (o->rank > n) {
-            skit_matrix_free(&X);
-            return cli_usage_error("--rank: %zu out of range: need 2 <= r <= n (= %zu)", o->rank, n);
-        }
-    }
-    o->seed = a.common.seed;
-    double *params = NULL;
-    size_t count = 0;
-    if (load_params(&a, d, &params, &count) != CLI_OK) {
-        skit_matrix_free(&X);
-        return CLI_USAGE;
-    }
-
-    /* the operator works on (batch, d, n): a .npy read is column-major
-     * (batch*n) x d, i.e. channel-major already for one sequence */
-    o->layout = SKIT_TNO_CHANNELS;
-    skit_tno *op = NULL;
-    int status = skit_tno_create(&op, n, d, batch, o, params, count);
-    free(params);
-    if (status != SKIT_OK) {
-        skit_matrix_free(&X);
-        return cli_library_error(status);
-    }
-    size_t total = n * d * batch;
-    double *xc = skit_malloc(total, sizeof(double)), *yc = skit_malloc(total, sizeof(double));
-    double *Y = skit_malloc(total, sizeof(double));
-    double *coeffs = NULL, *saved = NULL;
-    rc = (xc && yc && Y) ? CLI_OK : cli_failure("out of memory");
-    if (rc == CLI_OK) {
-        if (a.x_path) {
-            to_channels(X.data, n, d, batch, xc);
-        } else {
-            skit_rng rng;
-            skit_rng_seed_stream(&rng, a.common.seed, 77);
-            skit_rng_fill_normal(&rng, xc, total);
-        }
-    }
+    run r;
+    memset(&r, 0, sizeof r);
+    r.seconds = r.error = r.tolerance = NAN;
+    rc = read_input(&a, &X, &r);
+    if (rc == CLI_OK) rc = run_create(&a, &X, &r);
     skit_matrix_free(&X);
-
-    double seconds = NAN, error = NAN, tolerance = NAN;
     if (rc == CLI_OK) {
         double t0 = skit_clock_seconds();
-        status = skit_tno_forward(op, xc, yc);
-        seconds = skit_clock_seconds() - t0;
+        int status = skit_tno_forward(r.op, r.xc, r.yc);
+        r.seconds = skit_clock_seconds() - t0;
         if (status != SKIT_OK) rc = cli_library_error(status);
     }
-    if (rc == CLI_OK && a.verify) {
-        double *ref = skit_malloc(total, sizeof(double)), *mag = skit_malloc(total, sizeof(double));
-        if (!ref || !mag) rc = cli_failure("out of memory");
-        else if ((status = skit_tno_reference(op, xc, ref, mag)) != SKIT_OK) rc = cli_library_error(status);
-        if (rc == CLI_OK) {
-            double worst = 0, scale = 0;
-            for (size_t k = 0; k < total; k++) {
-                double e = fabs(yc[k] - ref[k]);
-                if (!(e <= worst)) worst = e;
-                if (mag[k] > scale) scale = mag[k];
-            }
-            error = isnan(worst) ? INFINITY : worst / (scale > 1e-300 ? scale : 1e-300);
-            tolerance = 1e-12;
-            if (o->kind == SKIT_TNO_SKI && o->causality == SKIT_CAUSAL)
-                tolerance = MAX(1e-12, 8.0 * (double)n * 2.220446049250313e-16);
-        }
-        skit_free(ref);
-        skit_free(mag);
-    }
-    if (rc == CLI_OK && a.coeffs_path) {
-        size_t per = a.coeff_reference ? 2 * n : 2 * n - 1;
-        coeffs = skit_malloc(per, d * sizeof(double));
-        if (!coeffs) rc = cli_failure("out of memory");
-        else {
-            status = a.coeff_reference ? skit_tno_coeffs_reference(op, coeffs) : skit_tno_coeffs(op, coeffs);
-            if (status != SKIT_OK) rc = cli_library_error(status);
-        }
-    }
-    if (rc == CLI_OK && a.save_params) {
-        saved = skit_malloc(skit_tno_parameter_count(op), sizeof(double));
-        if (!saved) rc = cli_failure("out of memory");
-        else if ((status = skit_tno_get_parameters(op, saved, skit_tno_parameter_count(op))) != SKIT_OK)
-            rc = cli_library_error(status);
-    }
-
-    char description[512], comment[1024];
-    skit_tno_describe(op, description, sizeof description);
-    /* record the command as typed: "skit tno ..." */
-    char **full = malloc((size_t)(argc + 1) * sizeof *full);
-    if (!full && rc == CLI_OK) rc = cli_failure("out of memory");
-    if (full) {
-        /* argv[0] is already "skit tno" (tools/skit.c) */
-        for (int i = 0; i < argc; i++) full[i] = argv[i];
-        full[argc] = NULL;
-    }
-    if (rc == CLI_OK) {
-        from_channels(yc, n, d, batch, Y);
-        snprintf(comment, sizeof comment, "operator: %s; rows: sequence-major tokens (batch*n), columns: channels",
-                 description);
-        rc = write_matrix(a.common.output, argc, full, a.common.seed, Y, n * batch, d, 2, "y", comment, 1, n);
-    }
-    if (rc == CLI_OK && a.coeffs_path) {
-        size_t per = a.coeff_reference ? 2 * n : 2 * n - 1;
-        snprintf(comment, sizeof comment,
-                 a.coeff_reference ? "operator: %s; TNN code layout: rows a_0..a_{n-1}, 0 (filler), "
-                                     "a_{-(n-1)}..a_{-1}; one column per channel"
-                                   : "operator: %s; rows t_{-(n-1)}..t_{n-1} (t_0 in the middle); one column per "
-                                     "channel",
-                 description);
-        rc = write_matrix(a.coeffs_path, argc, full, a.common.seed, coeffs, per, d, 2, "t", comment, 0, n);
-    }
-    if (rc == CLI_OK && a.save_params) {
-        snprintf(comment, sizeof comment, "operator: %s; parameters in skit/tno.h's layout", description);
-        rc = write_matrix(a.save_params, argc, full, a.common.seed, saved, skit_tno_parameter_count(op), 1, 1,
-                          "param", comment, 0, n);
-    }
-    if (rc == CLI_OK && a.stats_path) {
-        skit_tsv_writer *w = NULL;
-        static const char *const names[] = {"operator", "causality", "n", "d", "batch", "parameters",
-                                            "plan_bytes", "forward_s", "max_rel_error", "tolerance", "verdict",
-                                            NULL};
-        char f[11][64];
-        const char *fields[11];
-        snprintf(f[0], 64, "%s", skit_tno_kind_name(o->kind));
-        snprintf(f[1], 64, "%s", o->causality == SKIT_CAUSAL ? "causal" : "bidirectional");
-        snprintf(f[2], 64, "%zu", n);
-        snprintf(f[3], 64, "%zu", d);
-        snprintf(f[4], 64, "%zu", batch);
-        snprintf(f[5], 64, "%zu", skit_tno_parameter_count(op));
-        snprintf(f[6], 64, "%zu", skit_tno_plan_bytes(op));
-        snprintf(f[7], 64, "%.6g", seconds);
-        snprintf(f[8], 64, "%.3g", error);
-        snprintf(f[9], 64, "%.3g", tolerance);
-        snprintf(f[10], 64, "%s", !a.verify ? "not-verified" : error <= tolerance ? "ok" : "failed");
-        for (int j = 0; j < 11; j++) fields[j] = f[j];
-        status = skit_tsv_open(&w, a.stats_path, argc, full, 1, a.common.seed, "seconds; bytes");
-        if (status == SKIT_OK) status = skit_tsv_comment(w, "operator: %s; max_rel_error: max|y - dense| / max(|T||x|)",
-                                                         description);
-        if (status == SKIT_OK) status = skit_tsv_columns(w, names);
-        if (status == SKIT_OK) status = skit_tsv_row_text(w, fields, 11);
-        if (status == SKIT_OK) status = skit_tsv_close(w);
-        else if (w) skit_tsv_abort(w);
-        if (status != SKIT_OK) rc = cli_library_error(status);
-    }
+    if (rc == CLI_OK && a.verify) rc = run_verify(&a, &r);
+    if (rc == CLI_OK) rc = run_extras(&a, &r);
+    /* argv[0] is already "skit tno" (tools/skit.c): the command as typed */
+    char description[512];
+    if (r.op) skit_tno_describe(r.op, description, sizeof description);
+    if (rc == CLI_OK) rc = write_output(&a, &r, description, argc, argv);
+    if (rc == CLI_OK) rc = write_extras(&a, &r, description, argc, argv);
+    if (rc == CLI_OK && a.stats_path) rc = write_stats(&a, &r, description, argc, argv);
     if (rc == CLI_OK && a.verify && !a.common.quiet)
         fprintf(stderr, "%s: verify: max|y - dense| / max(|T||x|) = %.3g (tolerance %.3g): %s\n", cli_context(),
-                error, tolerance, error <= tolerance ? "ok" : "FAILED");
-    if (rc == CLI_OK && a.verify && !(error <= tolerance))
-        rc = cli_failure("verify: error %.3g above the tolerance %.3g", error, tolerance);
-    free(full);
-    skit_free(xc);
-    skit_free(yc);
-    skit_free(Y);
-    skit_free(coeffs);
-    skit_free(saved);
-    skit_tno_destroy(op);
+                r.error, r.tolerance, r.error <= r.tolerance ? "ok" : "FAILED");
+    if (rc == CLI_OK && a.verify && !(r.error <= r.tolerance))
+        rc = cli_failure("verify: error %.3g above the tolerance %.3g", r.error, r.tolerance);
+    skit_free(r.xc);
+    skit_free(r.yc);
+    skit_free(r.coeffs);
+    skit_free(r.params);
+    skit_tno_destroy(r.op);
     return rc;
 }

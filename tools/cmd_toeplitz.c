@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "table.h"
 
 static const char *usage_main =
     "usage: skit toeplitz <matvec|solve> [options]     skit toeplitz <matvec|solve> --help\n"
@@ -66,32 +67,11 @@ static const char *usage_solve =
     "example:\n"
     "  skit toeplitz solve --coeffs t.tsv --b b.tsv --spd -o x.tsv\n";
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-/* Reads FILE for `option` (.npy or TSV), prefixing the library's message
- * with the option so the user knows which input is wrong. */
-static int load_array(const char *option, const char *path, skit_matrix *m)
-{
-    int status = ends_with(path, ".npy") ? skit_npy_read(path, m) : skit_tsv_read(path, m);
-    if (status == SKIT_OK) return CLI_OK;
-    if (status == SKIT_ENOMEM) return cli_failure("%s: %s", option, skit_last_error());
-    return cli_usage_error("%s: %s", option, skit_last_error());
-}
-
 /* -o must be .npy, .tsv / .txt, or "-" (stdout) */
 static int validate_output(const char *output)
 {
     if (!output || !strcmp(output, "-")) return CLI_OK;
-    if (!ends_with(output, ".npy") && !ends_with(output, ".tsv") && !ends_with(output, ".txt"))
-        return cli_usage_error("-o: file name must end in .npy or .tsv (or .txt), got '%s'", output);
-    cli_common common;
-    cli_common_init(&common);
-    common.output = output;
-    return cli_common_validate(&common);
+    return cli_check_data_path("-o", output, 1);
 }
 
 /* Writes rows x cols (column-major) to `output` as .npy or TSV (stdout if
@@ -102,43 +82,15 @@ static int write_result(const char *output, int argc, char **argv, const double 
     for (size_t i = 0; i < rows * cols; i++)
         if (!isfinite(data[i]))
             return cli_failure("the result has non-finite values (overflow): inputs too large for double precision");
-    if (output && strcmp(output, "-") != 0 && ends_with(output, ".npy")) {
-        int status = skit_npy_write(output, data, rows, cols, rows, ndim);
-        return status == SKIT_OK ? CLI_OK : cli_library_error(status);
-    }
-    /* record the command as typed: "skit toeplitz matvec ..." */
-    char **full = malloc((size_t)(argc + 2) * sizeof *full);
-    char **names = malloc((cols + 1) * sizeof *names);
-    char *name_text = malloc(cols * 32 + 1);
-    if (!full || !names || !name_text) {
-        free(full), free(names), free(name_text);
-        return cli_failure("out of memory");
-    }
     /* argv[0] is the action ("matvec"): record "skit toeplitz matvec ..." */
+    char **full = malloc((size_t)(argc + 2) * sizeof *full);
+    if (!full) return cli_failure("out of memory");
     full[0] = "skit";
     full[1] = "toeplitz";
     for (int i = 0; i < argc; i++) full[i + 2] = argv[i];
-    for (size_t j = 0; j < cols; j++) {
-        names[j] = name_text + 32 * j;
-        if (cols == 1) snprintf(names[j], 32, "%s", name);
-        else snprintf(names[j], 32, "%s_%zu", name, j);
-    }
-    names[cols] = NULL;
-    skit_tsv_writer *w = NULL;
-    int status = skit_tsv_open(&w, output, argc + 2, full, 0, 0, NULL);
-    double *row = status == SKIT_OK ? malloc((cols ? cols : 1) * sizeof *row) : NULL;
-    if (status == SKIT_OK && !row) status = SKIT_ENOMEM;
-    if (status == SKIT_OK) status = skit_tsv_comment(w, "%s", comment);
-    if (status == SKIT_OK) status = skit_tsv_columns(w, (const char *const *)names);
-    for (size_t i = 0; i < rows && status == SKIT_OK; i++) {
-        for (size_t j = 0; j < cols; j++) row[j] = data[i + j * rows];
-        status = skit_tsv_row(w, row, cols);
-    }
-    if (status == SKIT_OK) status = skit_tsv_close(w);
-    else skit_tsv_abort(w);
-    free(row), free(full), free(names), free(name_text);
-    if (status == SKIT_ENOMEM && !skit_last_error()[0]) return cli_failure("out of memory");
-    return status == SKIT_OK ? CLI_OK : cli_library_error(status);
+    int rc = cli_write_matrix(output, argc + 2, full, 0, 0, data, rows, cols, ndim, name, comment, 0);
+    free(full);
+    return rc;
 }
 
 /* n from a coefficient count 2n-1 */
@@ -258,7 +210,7 @@ static int run_matvec(int argc, char **argv)
         return cli_usage_error("--device cuda: %s", skit_last_error());
 
     skit_matrix C = {0}, X = {0};
-    int rc = load_array("--coeffs", coeffs_path, &C);
+    int rc = cli_read_matrix("--coeffs", coeffs_path, &C);
     size_t n = 0, d = 0, k = 0;
     if (rc == CLI_OK) rc = order_from_coeffs("--coeffs", C.rows, &n);
     if (rc == CLI_OK) {
@@ -273,7 +225,7 @@ static int run_matvec(int argc, char **argv)
         snprintf(what, sizeof what, "dense n = %zu (--method dense, an n x n matrix)", n);
         if (skit_memory_check(bytes, what) != SKIT_OK) rc = cli_usage_error("%s", skit_last_error());
     }
-    if (rc == CLI_OK) rc = load_array("--x", x_path, &X);
+    if (rc == CLI_OK) rc = cli_read_matrix("--x", x_path, &X);
     if (rc == CLI_OK) {
         k = X.cols;
         if (X.rows != n)
@@ -355,10 +307,10 @@ static int run_solve(int argc, char **argv)
     if (validate_output(output) != CLI_OK) return CLI_USAGE;
 
     skit_matrix C = {0}, B = {0};
-    int rc = load_array("--coeffs", coeffs_path, &C);
+    int rc = cli_read_matrix("--coeffs", coeffs_path, &C);
     if (rc == CLI_OK && C.ndim == 2 && C.cols != 1)
         rc = cli_usage_error("--coeffs: is a %zu x %zu array; solve takes one matrix: a 1-D array", C.rows, C.cols);
-    if (rc == CLI_OK) rc = load_array("--b", b_path, &B);
+    if (rc == CLI_OK) rc = cli_read_matrix("--b", b_path, &B);
     size_t n = B.rows, L = C.rows;
     const double *t = NULL; /* first column for --spd */
     if (rc == CLI_OK) {

@@ -1,2 +1,2 @@
 # tools/ski.mk — subcommands of this area
-tools_skit_SOURCES += tools/cmd_ski.c tools/bench_ski.c
+tools_skit_SOURCES += tools/cmd_ski.c

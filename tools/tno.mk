@@ -1,2 +1,2 @@
 # tools/tno.mk — subcommands of this area
-tools_skit_SOURCES += tools/cmd_tno.c tools/bench_tno.c
+tools_skit_SOURCES += tools/cmd_tno.c

@@ -1,10 +1,11 @@
-# tools/tools.mk — the `skit` command: dispatcher, shared CLI code; each area
-# lists its subcommand files in its own fragment below.
-tools_skit_SOURCES += tools/skit.c tools/cli.c tools/cli.h tools/bench.c tools/bench.h \
-	tools/cmd_reproduce.c tools/cmd_bench.c
+# tools/tools.mk — the `skit` command: dispatcher, shared CLI code (argument
+# parsing, tables, plots); each area lists its subcommand files in its own
+# fragment below, the benchmarks theirs in tools/bench/bench.mk.
+tools_skit_SOURCES += tools/skit.c tools/cli.c tools/cli.h tools/table.c tools/table.h \
+	tools/cmd_reproduce.c
 include tools/toeplitz.mk
 include tools/ski.mk
 include tools/freq.mk
 include tools/attention.mk
 include tools/tno.mk
-include tools/cuda.mk
+include tools/bench/bench.mk

@@ -242,6 +242,49 @@ int skit_attention_budget_needed(skit_attention_method method, size_t n, size_t 
                                  const double *v, size_t ldv, double scale, size_t count,
                                  const double *targets, size_t *needed, double *errors);
 
+/* ---- budgets and entropy targets (lib/attention/budget.c) -------------- */
+
+/* Set the size parameters with which options->method spends a budget: a
+ * fraction `budget` of the n^2 attention entries (0 < budget <= 1; a budget
+ * of k entries per query is budget = k / n). round() below rounds half
+ * away from zero; every other field of *options is left as it was:
+ *   mra2, mra2s   blocks_per_row[l] = round(budget * (n / s_l)) clamped to
+ *                 [1, n / s_l] for every level l but the last, with the
+ *                 scales s_l of options->scales (options->levels > 0) or
+ *                 s_0 = options->block (levels = 0, the paper's MRA-2);
+ *   lowrank, nystrom, linformer   rank = round(budget n) in [1, n];
+ *   performer     rank = round(budget n) in [1, 2^20];
+ *   topk          nonzeros = round(budget n^2) in [1, n^2];
+ *   window        window = the smallest w whose band |i - j| <= w holds at
+ *                 least budget n^2 entries (n (2w + 1) - w (w + 1));
+ *   bigbird       window = 1, global_blocks = 1 and random_blocks = the rest
+ *                 of T = round(budget * nb) clamped to [4, nb + 4] blocks
+ *                 per row (T - 4, at most nb - 4), nb = ceil(n / block);
+ *   exact         nothing.
+ * options: method, block, levels and scales read, the parameters above
+ * written. parameter (optional): the method's own parameter as a number
+ * (blocks_per_row[0], rank, nonzeros, window, random_blocks; 0 for exact).
+ * Errors: SKIT_EINVAL (NULL options, unknown method), SKIT_EDOM (n = 0;
+ * budget not in (0, 1]; mra2/mra2s: levels 1 or above SKIT_MRA_MAX_LEVELS,
+ * a scale s_l (block when levels = 0) of 0 or above n; bigbird: block 0 or
+ * above n). */
+int skit_attention_options_set_budget(skit_attention_options *options, size_t n, double budget,
+                                      double *parameter);
+
+/* The softmax temperature tau at which the rows of softmax((scale / tau)
+ * Q K^T) have mean entropy `target` (nats; see skit_attention_entropy): a
+ * bisection on log tau over [1e-4, 1e4] (the entropy grows with tau) until
+ * the entropy is within 1e-6 of the target (relative) or after 60 halvings.
+ * q, k: n x d (ldq, ldk >= n); scale: the logit scale at tau = 1.
+ * *temperature receives tau; *entropy (optional) the mean entropy there.
+ * Errors: SKIT_EINVAL (NULL), SKIT_EDOM (scale not finite or <= 0; target
+ * not finite or outside (0, log n); d = 0), SKIT_ESHAPE (ld < n),
+ * SKIT_ENONFINITE (NaN/Inf in q or k), SKIT_ENOCONV (the entropies at
+ * tau = 1e-4 and 1e4 do not bracket the target), SKIT_ENOMEM. */
+int skit_attention_temperature_for_entropy(size_t n, size_t d, const double *q, size_t ldq,
+                                           const double *k, size_t ldk, double scale,
+                                           double target, double *temperature, double *entropy);
+
 /* ---- the overcomplete frame (1), decomposition (2), Haar (M2) ---------- */
 
 /* The frame (1) for n = 2^k: components B^s_{x,y} for s = n, n/2, ..., 1 and

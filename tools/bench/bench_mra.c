@@ -16,12 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-#include "bench.h"
-#include "cli.h"
+#include "common.h"
+#include "../cli.h"
+#include "../table.h"
 
 static const char *usage =
     "usage: skit bench mra [options]\n"
@@ -63,14 +61,23 @@ typedef struct row {
     size_t plan_bytes, rss;
 } row;
 
-static int time_method(int method, size_t n, size_t d, size_t bpr, size_t samples,
-                       const double *q, const double *k, const double *v, double *y, row *out)
+typedef struct options {
+    cli_common common;
+    size_t d, bpr, max_n, exact_max, samples;
+} options;
+
+/* Time one method at n. The budget of bpr blocks (of the default 32) per
+ * row is a per-query budget of bpr * 32 entries, mapped to the plan's
+ * parameters by the library as `skit mra --per-row` maps it. */
+static int time_method(int method, size_t n, const options *o, const double *q, const double *k,
+                       const double *v, double *y, row *out)
 {
-    skit_attention_options o;
-    skit_attention_options_init(&o, method);
-    o.blocks_per_row[0] = bpr;
-    skit_attention_plan *plan;
-    int st = skit_attention_plan_create(&plan, n, d, d, &o);
+    size_t d = o->d;
+    skit_attention_options mo;
+    skit_attention_options_init(&mo, method);
+    int st = skit_attention_options_set_budget(&mo, n, (double)(o->bpr * mo.block) / (double)n, NULL);
+    skit_attention_plan *plan = NULL;
+    if (st == SKIT_OK) st = skit_attention_plan_create(&plan, n, d, d, &mo);
     if (st != SKIT_OK) return cli_library_error(st);
     bench_ctx c = {plan, q, k, v, y, n};
     st = skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n); /* check once */
@@ -78,11 +85,11 @@ static int time_method(int method, size_t n, size_t d, size_t bpr, size_t sample
         skit_attention_plan_destroy(plan);
         return cli_library_error(st);
     }
-    bench_measure(run_plan, &c, 0.2, samples, &out->t);
+    bench_measure(run_plan, &c, 0.2, o->samples, &out->t);
     out->method = skit_attention_method_name(method);
     out->n = n;
     out->d = d;
-    out->bpr = method == SKIT_ATTENTION_EXACT ? 0 : bpr;
+    out->bpr = method == SKIT_ATTENTION_EXACT ? 0 : mo.blocks_per_row[0];
     out->plan_bytes = skit_attention_plan_memory(plan);
     out->rss = skit_memory_peak_rss();
     skit_attention_plan_destroy(plan);
@@ -113,7 +120,8 @@ static double time_at(const row *rows, size_t count, const char *method, size_t 
     return NAN;
 }
 
-int bench_mra(int argc, char **argv)
+/* Options, validated before any work; -1 after --help. */
+static int parse_options(int argc, char **argv, options *o)
 {
     enum { OPT_D = 0x2000, OPT_BPR, OPT_MAXN, OPT_EXACT, OPT_SAMPLES, OPT_QUICK };
     static const struct option longopts[] = {
@@ -125,36 +133,39 @@ int bench_mra(int argc, char **argv)
         {"samples", required_argument, NULL, OPT_SAMPLES},
         {"quick", no_argument, NULL, OPT_QUICK},
         {NULL, 0, NULL, 0}};
-    cli_common common;
-    cli_common_init(&common);
-    size_t d = 64, bpr = 8, max_n = 65536, exact_max = 16384, samples = 5;
+    cli_common_init(&o->common);
+    o->d = 64;
+    o->bpr = 8;
+    o->max_n = 65536;
+    o->exact_max = 16384;
+    o->samples = 5;
     int quick = 0, max_given = 0, exact_given = 0, samples_given = 0, opt;
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         if (opt == 'h') {
             fputs(usage, stdout);
-            return CLI_OK;
+            return -1;
         }
-        int c = cli_common_option(&common, opt, optarg);
+        int c = cli_common_option(&o->common, opt, optarg);
         if (c == CLI_USAGE) return CLI_USAGE;
         if (c == CLI_OK) continue;
         int st = CLI_OK;
         switch (opt) {
-        case OPT_D: st = cli_parse_size("--d", optarg, 1, 1024, &d); break;
-        case OPT_BPR: st = cli_parse_size("--blocks-per-row", optarg, 1, 128, &bpr); break;
+        case OPT_D: st = cli_parse_size("--d", optarg, 1, 1024, &o->d); break;
+        case OPT_BPR: st = cli_parse_size("--blocks-per-row", optarg, 1, 128, &o->bpr); break;
         case OPT_MAXN:
-            st = cli_parse_size("--max-n", optarg, 4096, (size_t)1 << 20, &max_n);
-            if (st == CLI_OK && (max_n & (max_n - 1)))
-                st = cli_usage_error("--max-n: expected a power of two, got %zu", max_n);
+            st = cli_parse_size("--max-n", optarg, 4096, (size_t)1 << 20, &o->max_n);
+            if (st == CLI_OK && (o->max_n & (o->max_n - 1)))
+                st = cli_usage_error("--max-n: expected a power of two, got %zu", o->max_n);
             max_given = 1;
             break;
         case OPT_EXACT:
-            st = cli_parse_size("--exact-max-n", optarg, 4096, (size_t)1 << 20, &exact_max);
+            st = cli_parse_size("--exact-max-n", optarg, 4096, (size_t)1 << 20, &o->exact_max);
             exact_given = 1;
             break;
         case OPT_SAMPLES:
-            st = cli_parse_size("--samples", optarg, 1, 64, &samples);
+            st = cli_parse_size("--samples", optarg, 1, 64, &o->samples);
             samples_given = 1;
             break;
         case OPT_QUICK: quick = 1; break;
@@ -165,27 +176,31 @@ int bench_mra(int argc, char **argv)
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
     if (quick) {
-        if (!max_given) max_n = 16384;
-        if (!exact_given) exact_max = 8192;
-        if (!samples_given) samples = 3;
+        if (!max_given) o->max_n = 16384;
+        if (!exact_given) o->exact_max = 8192;
+        if (!samples_given) o->samples = 3;
     }
-    if (bpr > 4096 / 32)
-        return cli_usage_error("--blocks-per-row = %zu out of range: need <= 128 (n/32 at n = 4096)", bpr);
-    if (cli_common_validate(&common) != CLI_OK) return CLI_USAGE;
-    size_t bytes = max_n * 4 * d * sizeof(double);
-    if (skit_memory_check(bytes, "benchmark inputs") != SKIT_OK) return cli_library_error(SKIT_ETOOBIG);
-    cli_apply_threads(&common);
+    if (o->bpr > 4096 / 32)
+        return cli_usage_error("--blocks-per-row = %zu out of range: need <= 128 (n/32 at n = 4096)", o->bpr);
+    if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    if (skit_memory_check(o->max_n * 4 * o->d * sizeof(double), "benchmark inputs") != SKIT_OK)
+        return cli_library_error(SKIT_ETOOBIG);
+    return CLI_OK;
+}
 
-    double *q = malloc(bytes), *k = q ? q + max_n * d : NULL, *v = k ? k + max_n * d : NULL,
-           *y = v ? v + max_n * d : NULL;
+/* Exact attention (up to --exact-max-n), MRA-2 and MRA-2-s at n = 4096 ..
+ * --max-n on the same synthetic inputs; rows[*count] onwards. */
+static int measure(const options *o, row *rows, size_t *count)
+{
+    size_t d = o->d, max_n = o->max_n;
+    double *q = malloc(max_n * 4 * d * sizeof(double)), *k = q ? q + max_n * d : NULL,
+           *v = k ? k + max_n * d : NULL, *y = v ? v + max_n * d : NULL;
     if (!q) return cli_failure("out of memory for the inputs");
-    row rows[64];
-    size_t count = 0;
     int status = CLI_OK;
     skit_attention_synthetic spec;
     skit_attention_synthetic_init(&spec);
-    spec.seed = common.seed;
-    cli_progress_start(&common);
+    spec.seed = o->common.seed;
+    cli_progress_start(&o->common);
     for (size_t n = 4096; n <= max_n && status == CLI_OK; n *= 2) {
         int st = skit_attention_synthetic_generate(&spec, n, d, d, q, n, k, n, v, n);
         if (st != SKIT_OK) {
@@ -194,16 +209,21 @@ int bench_mra(int argc, char **argv)
         }
         const int methods[] = {SKIT_ATTENTION_EXACT, SKIT_ATTENTION_MRA2, SKIT_ATTENTION_MRA2_SPARSE};
         for (size_t m = 0; m < 3 && status == CLI_OK; m++) {
-            if (methods[m] == SKIT_ATTENTION_EXACT && n > exact_max) continue;
+            if (methods[m] == SKIT_ATTENTION_EXACT && n > o->exact_max) continue;
             cli_progress("n = %zu, %s", n, skit_attention_method_name(methods[m]));
-            status = time_method(methods[m], n, d, bpr, samples, q, k, v, y, &rows[count]);
-            if (status == CLI_OK) count++;
+            status = time_method(methods[m], n, o, q, k, v, y, &rows[*count]);
+            if (status == CLI_OK) (*count)++;
         }
     }
     cli_progress_done();
     free(q);
-    if (status != CLI_OK) return status;
+    return status;
+}
 
+/* The summary lines (targets met or not, setup) from the rows. */
+static void summarize(const options *o, const row *rows, size_t count, char lines[5][256])
+{
+    size_t d = o->d, max_n = o->max_n, exact_max = o->exact_max;
     double te = time_at(rows, count, "exact", 4096, 0), tm = time_at(rows, count, "mra2", 4096, 0);
     double ts = time_at(rows, count, "mra2s", 4096, 0);
     double te_min = time_at(rows, count, "exact", 4096, 1), tm_min = time_at(rows, count, "mra2", 4096, 1);
@@ -216,75 +236,52 @@ int bench_mra(int argc, char **argv)
     for (size_t i = 0; i < count; i++)
         if (!strcmp(rows[i].method, "mra2") && rows[i].n == max_n) plan_max = rows[i].plan_bytes;
     double inputs_max = (double)max_n * 4.0 * (double)d * sizeof(double);
-    char lines[8][256];
-    snprintf(lines[0], sizeof lines[0],
+    snprintf(lines[0], 256,
              "speed ratio exact / mra2 at n = 4096, d = %zu, %zu blocks per row: %.2f (target >= 4: %s; "
              "fastest samples: %.2f); exact / mra2s: %.2f",
-             d, bpr, te / tm, te / tm >= 4 ? "met" : "NOT met", te_min / tm_min, te / ts);
-    snprintf(lines[1], sizeof lines[1],
+             d, o->bpr, te / tm, te / tm >= 4 ? "met" : "NOT met", te_min / tm_min, te / ts);
+    snprintf(lines[1], 256,
              "log-log slope of mra2 time, n = 4096..%zu (%zu points): %.3f (target <= 1.2: %s; "
              "fastest samples: %.3f); mra2s: %.3f",
              max_n, pm, slope_mra, slope_mra <= 1.2 ? "met" : "NOT met", slope_mra_min, slope_mras);
-    snprintf(lines[2], sizeof lines[2],
+    snprintf(lines[2], 256,
              "log-log slope of exact time, n = 4096..%zu (%zu points): %.3f (expected about 2); exact "
              "not timed above n = %zu (quadratic cost)",
              exact_max, pe, slope_exact, exact_max);
-    snprintf(lines[3], sizeof lines[3],
+    snprintf(lines[3], 256,
              "memory at n = %zu: mra2 plan %.1f MiB, inputs Q K V Y %.1f MiB, process peak RSS %.1f "
              "MiB (target < 1024 MiB: %s)",
              max_n, (double)plan_max / 1048576.0, inputs_max / 1048576.0, (double)rss / 1048576.0,
              rss < ((size_t)1 << 30) ? "met" : "NOT met");
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
-    snprintf(lines[4], sizeof lines[4],
+    snprintf(lines[4], 256,
              "threads: %d; times are medians of %zu samples after a warm-up; inputs: structured "
              "synthetic (locality 16, beta 4)",
-             threads, samples);
+             bench_threads(), o->samples);
+}
 
-    /* the table: to -o (or stdout), and a temporary copy for --plot */
+int bench_mra(int argc, char **argv)
+{
+    options o;
+    int status = parse_options(argc, argv, &o);
+    if (status != CLI_OK) return status < 0 ? CLI_OK : status;
+    cli_apply_threads(&o.common);
+    row rows[64];
+    size_t count = 0;
+    status = measure(&o, rows, &count);
+    if (status != CLI_OK) return status;
+    char lines[5][256];
+    summarize(&o, rows, count, lines);
     static const char *const cols[] = {"method", "n", "d", "blocks_per_row", "time_s", "time_min_s",
                                        "time_max_s", "plan_bytes", "peak_rss_bytes", NULL};
-    int to_file = common.output && strcmp(common.output, "-") != 0;
-    char tmp[128] = "";
-    const char *paths[2] = {to_file ? common.output : NULL, NULL};
-    if (common.plot && !to_file) {
-        snprintf(tmp, sizeof tmp, "/tmp/skit-bench-mra-%ld.tsv", (long)getpid());
-        paths[1] = tmp;
-    }
-    for (int w = 0; w < 2 && status == CLI_OK; w++) {
-        if (w == 1 && !paths[1]) break;
-        skit_tsv_writer *writer;
-        int st = skit_tsv_open(&writer, paths[w], argc, argv, 1, common.seed,
-                               "time: seconds per call; memory: bytes");
-        if (st != SKIT_OK) {
-            status = cli_library_error(st);
-            break;
-        }
-        for (int i = 0; i < 5; i++) skit_tsv_comment(writer, "%s", lines[i]);
-        skit_tsv_columns(writer, cols);
-        for (size_t i = 0; i < count; i++) {
-            char f[9][40];
-            const char *cells[9] = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]};
-            snprintf(f[0], sizeof f[0], "%s", rows[i].method);
-            snprintf(f[1], sizeof f[1], "%zu", rows[i].n);
-            snprintf(f[2], sizeof f[2], "%zu", rows[i].d);
-            snprintf(f[3], sizeof f[3], "%zu", rows[i].bpr);
-            snprintf(f[4], sizeof f[4], "%.6g", rows[i].t.median);
-            snprintf(f[5], sizeof f[5], "%.6g", rows[i].t.min);
-            snprintf(f[6], sizeof f[6], "%.6g", rows[i].t.max);
-            snprintf(f[7], sizeof f[7], "%zu", rows[i].plan_bytes);
-            snprintf(f[8], sizeof f[8], "%zu", rows[i].rss);
-            skit_tsv_row_text(writer, cells, 9);
-        }
-        st = skit_tsv_close(writer);
-        if (st != SKIT_OK) status = cli_library_error(st);
-    }
-    if (status == CLI_OK && common.plot)
-        status = cli_plot("mra_bench", to_file ? common.output : tmp, common.plot, NULL);
-    if (tmp[0]) unlink(tmp);
-    if (status == CLI_OK && !common.quiet)
+    cli_table t;
+    cli_table_init(&t, cols);
+    for (int i = 0; i < 5; i++) cli_table_comment(&t, "%s", lines[i]);
+    for (size_t i = 0; i < count; i++)
+        cli_table_rowf(&t, "%s\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%zu\t%zu", rows[i].method, rows[i].n, rows[i].d,
+                       rows[i].bpr, rows[i].t.median, rows[i].t.min, rows[i].t.max, rows[i].plan_bytes, rows[i].rss);
+    status = cli_table_emit(&t, &o.common, argc, argv, "time: seconds per call; memory: bytes", "mra_bench", NULL);
+    cli_table_free(&t);
+    if (status == CLI_OK && !o.common.quiet)
         for (int i = 0; i < 4; i++) fprintf(stderr, "skit bench mra: %s\n", lines[i]);
     return status;
 }

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
-#include "cli.h"
+#include "common.h"
+#include "../cli.h"
 
 static const struct {
     const char *name, *summary;

@@ -23,12 +23,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-#include "bench.h"
-#include "cli.h"
+#include "common.h"
+#include "../cli.h"
+#include "../table.h"
 
 static const char *usage =
     "usage: skit bench ski [options]\n"
@@ -71,19 +69,6 @@ static void run_ski(void *p)
     skit_ski_execute(c->plan, c->x, c->n, c->y, c->n);
 }
 
-typedef struct fft_ctx {
-    const skit_toeplitz_plan *plan;
-    const double *x;
-    double *y;
-    size_t n;
-} fft_ctx;
-
-static void run_fft(void *p)
-{
-    fft_ctx *c = p;
-    skit_toeplitz_execute(c->plan, c->x, c->n, c->y, c->n, NULL);
-}
-
 typedef struct floor_ctx {
     const double *x;
     double *y;
@@ -97,10 +82,8 @@ static void run_floor(void *p)
 {
     floor_ctx *c = p;
     size_t n = c->n, d = c->d, groups = (d + 3) / 4;
-#ifdef _OPENMP
-    size_t threads = (size_t)omp_get_max_threads();
+    size_t threads = (size_t)bench_threads();
     if (groups < threads) groups = d < threads ? d : threads;
-#endif
 #pragma omp parallel for schedule(dynamic) if (d > 1 && n * d > 32768)
     for (size_t q = 0; q < groups; q++) {
         const double *x = c->x + d * q / groups * n;
@@ -185,9 +168,9 @@ static int measure(size_t n, size_t d, size_t r, int with_dense, int with_fft, i
             st = skit_toeplitz_plan_create(&fft, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_BIDIRECTIONAL, big);
         }
         if (st == SKIT_OK) {
-            fft_ctx c = {fft, x, y, n};
+            bench_matvec c = {fft, x, y, n};
             bench_timing t;
-            bench_measure(run_fft, &c, min_s, samples, &t);
+            bench_measure(bench_run_matvec, &c, min_s, samples, &t);
             out->fft_s = t.median;
             out->fft_over_ski = out->fft_s / out->ski_s;
             out->fft_over_floor = out->fft_s / out->floor_s;
@@ -330,42 +313,25 @@ int bench_ski(int argc, char **argv)
     free(xs);
     free(ts);
 
-    char tmp_data[128] = "";
-    const char *outputs[2] = {o.common.output, NULL};
-    if (o.common.plot && !o.common.output) {
-        snprintf(tmp_data, sizeof tmp_data, "/tmp/skit-bench-ski-%ld.tsv", (long)getpid());
-        outputs[1] = tmp_data;
+    cli_table t;
+    cli_table_init(&t, result_names);
+    cli_table_comment(&t, "SKI action W A W^T x: linear W (2 nonzeros per row), inducing points uniform on [0, n-1], A = Matern-5/2 Toeplitz (r x r) applied by FFT; fft = skit_toeplitz_execute of the n x n matrices");
+    cli_table_comment(&t, "part 0: time vs n at r = %zu, d = %zu; part 1: n = %zu, d = %zu, r = %zu", o.r, o.channels, o.compare_n, o.compare_d, o.r);
+    cli_table_comment(&t, "target: SKI log-log slope <= 1.15: measured %.3f over n = %zu..%zu (%s)", slope,
+                      o.sizes[0], o.sizes[o.nsizes - 1], isfinite(slope) ? (slope <= 1.15 ? "met" : "NOT met") : "n/a");
+    cli_table_comment(&t, "target: SKI >= 10x faster than the FFT matvec at n = %zu, d = %zu: measured %.2fx (%s)",
+                      o.compare_n, o.compare_d, ratio, isfinite(ratio) ? (ratio >= 10 ? "met" : "NOT met") : "n/a");
+    if (floor_note[0]) cli_table_comment(&t, "%s", floor_note);
+    for (size_t i = 0; i < count; i++) cli_table_row_numbers(&t, (const double *)&res[i], RESULT_FIELDS);
+    if (!o.common.quiet) {
+        fprintf(stderr, "skit bench ski: SKI action slope %.3f (target <= 1.15: %s); at n = %zu, d = %zu, r = %zu SKI is %.1fx faster than the FFT matvec (target >= 10: %s)\n",
+            slope, isfinite(slope) ? (slope <= 1.15 ? "met" : "NOT met") : "n/a", o.compare_n,
+            o.compare_d, o.r, ratio, isfinite(ratio) ? (ratio >= 10 ? "met" : "NOT met") : "n/a");
+        if (floor_note[0]) fprintf(stderr, "skit bench ski: %s\n", floor_note);
     }
-    for (int w = 0; w < 2 && status == CLI_OK; w++) {
-        if (w == 1 && !outputs[1]) break;
-        skit_tsv_writer *writer;
-        cli_common c = o.common;
-        c.output = outputs[w];
-        if (cli_output_open(&writer, &c, argc, argv, "seconds per call (all d channels); ns per point = 1e9 s / (n d)") != CLI_OK) {
-            status = CLI_USAGE;
-            break;
-        }
-        skit_tsv_comment(writer, "SKI action W A W^T x: linear W (2 nonzeros per row), inducing points uniform on [0, n-1], A = Matern-5/2 Toeplitz (r x r) applied by FFT; fft = skit_toeplitz_execute of the n x n matrices");
-        skit_tsv_comment(writer, "part 0: time vs n at r = %zu, d = %zu; part 1: n = %zu, d = %zu, r = %zu", o.r, o.channels, o.compare_n, o.compare_d, o.r);
-        skit_tsv_comment(writer, "target: SKI log-log slope <= 1.15: measured %.3f over n = %zu..%zu (%s)", slope,
-                         o.sizes[0], o.sizes[o.nsizes - 1], isfinite(slope) ? (slope <= 1.15 ? "met" : "NOT met") : "n/a");
-        skit_tsv_comment(writer, "target: SKI >= 10x faster than the FFT matvec at n = %zu, d = %zu: measured %.2fx (%s)",
-                         o.compare_n, o.compare_d, ratio, isfinite(ratio) ? (ratio >= 10 ? "met" : "NOT met") : "n/a");
-        if (floor_note[0]) skit_tsv_comment(writer, "%s", floor_note);
-        skit_tsv_columns(writer, result_names);
-        for (size_t i = 0; i < count; i++) skit_tsv_row(writer, (const double *)&res[i], RESULT_FIELDS);
-        if (cli_output_close(writer) != CLI_OK) status = CLI_USAGE;
-    }
-    if (status == CLI_OK) {
-        if (!o.common.quiet)
-            fprintf(stderr, "skit bench ski: SKI action slope %.3f (target <= 1.15: %s); at n = %zu, d = %zu, r = %zu SKI is %.1fx faster than the FFT matvec (target >= 10: %s)\n",
-                slope, isfinite(slope) ? (slope <= 1.15 ? "met" : "NOT met") : "n/a", o.compare_n,
-                o.compare_d, o.r, ratio, isfinite(ratio) ? (ratio >= 10 ? "met" : "NOT met") : "n/a");
-        if (!o.common.quiet && floor_note[0]) fprintf(stderr, "skit bench ski: %s\n", floor_note);
-        if (o.common.plot)
-            status = cli_plot("ski_bench", o.common.output ? o.common.output : tmp_data, o.common.plot, NULL);
-    }
-    if (tmp_data[0]) unlink(tmp_data);
+    status = cli_table_emit(&t, &o.common, argc, argv, "seconds per call (all d channels); ns per point = 1e9 s / (n d)",
+                            "ski_bench", NULL);
+    cli_table_free(&t);
     free(res);
     free(o.sizes);
     return status;

@@ -43,7 +43,6 @@
 #include "config.h"
 
 #include <cblas.h>
-#include <fftw3.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,12 +50,10 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-#include "bench.h"
-#include "cli.h"
+#include "common.h"
+#include "../cli.h"
+#include "../table.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -147,34 +144,6 @@ typedef struct result {
     double rpe[NOPS], xform[NOPS], rpe_matvec[NOPS], floor_matvec[NOPS], rpe_floor_matvec[NOPS];
     double tno_vs_matvec; /* max|TNO - matvec| / max|matvec|: same coefficients */
 } result;
-
-static int threads_now(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-/* 1-minute load average (NaN if unknown): OpenMP barriers stall when other
- * processes hold the cores, so multi-threaded timings need a quiet machine */
-static double load_average(void)
-{
-    double v = NAN;
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &v) != 1) v = NAN;
-        fclose(f);
-    }
-    return v;
-}
-
-static int online_cores(void)
-{
-    long c = sysconf(_SC_NPROCESSORS_ONLN);
-    return c > 0 ? (int)c : 1;
-}
 
 /* ---- argument parsing ----------------------------------------------------- */
 
@@ -351,15 +320,6 @@ static int parse_options(int argc, char **argv, options *o)
 
 /* ---- timed bodies ----------------------------------------------------------- */
 
-/* Bare FFTW transforms of length N, planned as the library plans them
- * (FFTW_ESTIMATE), one set of buffers per thread */
-typedef struct transforms {
-    fftw_plan r2c, c2r;
-    double *real, *back; /* threads x rs: the r2c's input (kept), the c2r's output */
-    fftw_complex *spec;  /* threads x cs */
-    size_t rs, cs;
-} transforms;
-
 enum { BODY_MATVEC, BODY_FORWARD, BODY_APPLY, BODY_RPE, BODY_GEMM, BODY_FFTS, BODY_STORE };
 
 typedef struct body {
@@ -370,98 +330,16 @@ typedef struct body {
     double *y;
     size_t n, d, batch;
     /* BODY_GEMM: C (rows x cols) = A (rows x inner) B (inner x cols);
-     * BODY_STORE: C (rows x cols) written, the rows over the threads */
+     * BODY_STORE: C (rows x cols) written, the rows over the threads
+     * (the d spectra a forward pass must leave in the plan) */
     const double *A, *B;
     double *C;
     size_t rows, inner, cols;
     /* BODY_FFTS: count r2c (pairs: an r2c then a c2r, as a Hilbert step runs) */
-    const transforms *tf;
+    const bench_fftw *tf;
     size_t count;
     int pairs;
 } body;
-
-static void run_ffts(const body *b)
-{
-    const transforms *tf = b->tf;
-    long count = (long)b->count;
-#pragma omp parallel for schedule(static)
-    for (long k = 0; k < count; k++) {
-        size_t t = 0;
-#ifdef _OPENMP
-        t = (size_t)omp_get_thread_num();
-#endif
-        /* the r2c reads real (kept intact: FFTW's r2c preserves its input),
-         * the c2r writes back, so the data stay bounded */
-        fftw_execute_dft_r2c(tf->r2c, tf->real + t * tf->rs, tf->spec + t * tf->cs);
-        if (b->pairs) fftw_execute_dft_c2r(tf->c2r, tf->spec + t * tf->cs, tf->back + t * tf->rs);
-    }
-}
-
-static void transforms_free(transforms *tf)
-{
-    if (tf->r2c) fftw_destroy_plan(tf->r2c);
-    if (tf->c2r) fftw_destroy_plan(tf->c2r);
-    fftw_free(tf->real);
-    fftw_free(tf->back);
-    fftw_free(tf->spec);
-    memset(tf, 0, sizeof *tf);
-}
-
-static int transforms_make(transforms *tf, size_t N, skit_rng *rng)
-{
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
-    memset(tf, 0, sizeof *tf);
-    tf->rs = (N + 15) / 8 * 8;
-    tf->cs = (N / 2 + 1 + 3) / 4 * 4;
-    tf->real = fftw_malloc((size_t)threads * tf->rs * sizeof(double));
-    tf->back = fftw_malloc((size_t)threads * tf->rs * sizeof(double));
-    tf->spec = fftw_malloc((size_t)threads * tf->cs * sizeof(fftw_complex));
-    if (!tf->real || !tf->back || !tf->spec) {
-        transforms_free(tf);
-        return cli_failure("out of memory (transforms of length %zu)", N);
-    }
-    skit_rng_fill_normal(rng, tf->real, (size_t)threads * tf->rs);
-    tf->r2c = fftw_plan_dft_r2c_1d((int)N, tf->real, tf->spec, FFTW_ESTIMATE);
-    tf->c2r = fftw_plan_dft_c2r_1d((int)N, tf->spec, tf->back, FFTW_ESTIMATE);
-    if (!tf->r2c || !tf->c2r) {
-        transforms_free(tf);
-        return cli_failure("FFTW could not plan transforms of length %zu", N);
-    }
-    return CLI_OK;
-}
-
-/* A GEMM with OpenBLAS on one thread (as set for the run), its columns
- * split over the OpenMP threads in multiples of 8 */
-static void run_gemm(const body *b)
-{
-#pragma omp parallel
-    {
-        size_t id = 0, team = 1;
-#ifdef _OPENMP
-        id = (size_t)omp_get_thread_num();
-        team = (size_t)omp_get_num_threads();
-#endif
-        size_t c0 = b->cols * id / team / 8 * 8, c1 = id + 1 == team ? b->cols : b->cols * (id + 1) / team / 8 * 8;
-        if (c1 > c0)
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b->rows, (int)(c1 - c0), (int)b->inner,
-                        1.0, b->A, (int)b->inner, b->B + c0, (int)b->cols, 0.0, b->C + c0, (int)b->cols);
-    }
-}
-
-/* A bare store of rows x cols doubles (the d spectra a forward pass must
- * leave in the plan), split by rows as the library's transforms are */
-static void run_store(const body *b)
-{
-    long rows = (long)b->rows;
-#pragma omp parallel for schedule(static)
-    for (long r = 0; r < rows; r++) {
-        double *c = b->C + (size_t)r * b->cols, v = (double)r;
-        for (size_t k = 0; k < b->cols; k++) c[k] = v + (double)k;
-    }
-}
 
 static void run_body(void *ctx)
 {
@@ -477,56 +355,25 @@ static void run_body(void *ctx)
     } else if (b->kind == BODY_RPE) {
         skit_tno_eval_rpe(b->op, NULL);
     } else if (b->kind == BODY_GEMM) {
-        run_gemm(b);
+        bench_gemm(b->rows, b->inner, b->cols, b->A, b->B, b->C);
     } else if (b->kind == BODY_STORE) {
-        run_store(b);
+        bench_store(b->rows, b->cols, b->C);
     } else {
-        run_ffts(b);
+        bench_fftw_run(b->tf, b->count, b->pairs, bench_threads());
     }
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Seconds per call of one body: the median of the individual call times
- * while calls are repeated for min_sample (at most 4096 calls). The median
- * rather than the mean, because on a shared machine an OpenMP barrier
- * whose thread lost its core stalls for a scheduler quantum (measured:
- * a 0.1 ms matvec averaging 7 ms with 2 threads beside one busy process),
- * and such stalls would otherwise decide the ratios. */
-static double sample_body(body *b, double min_sample)
-{
-    static double t[4096];
-    size_t calls = 0;
-    double start = skit_clock_seconds();
-    for (;;) {
-        double t0 = skit_clock_seconds();
-        run_body(b);
-        double t1 = skit_clock_seconds();
-        t[calls++] = t1 - t0;
-        if (t1 - start >= min_sample || calls == sizeof t / sizeof t[0]) break;
-    }
-    qsort(t, calls, sizeof t[0], compare_doubles);
-    return calls % 2 ? t[calls / 2] : 0.5 * (t[calls / 2 - 1] + t[calls / 2]);
 }
 
 /* Per-round times t[i][r] of k bodies over `rounds` interleaved rounds, so
- * background load hits all bodies alike. */
+ * background load hits all bodies alike; each time the median of single
+ * calls (bench_call_median): an OpenMP barrier whose thread lost its core
+ * to another process stalls for a scheduler quantum, and such stalls would
+ * otherwise decide the ratios. */
 #define MAX_ROUNDS 64
 static void measure_interleaved(body *bodies, size_t k, double min_sample, size_t rounds,
                                 double t[][MAX_ROUNDS])
 {
     for (size_t r = 0; r < rounds; r++)
-        for (size_t i = 0; i < k; i++) t[i][r] = sample_body(&bodies[i], min_sample);
-}
-
-static double median_of(double *v, size_t count)
-{
-    qsort(v, count, sizeof *v, compare_doubles);
-    return count % 2 ? v[count / 2] : 0.5 * (v[count / 2 - 1] + v[count / 2]);
+        for (size_t i = 0; i < k; i++) t[i][r] = bench_call_median(run_body, &bodies[i], min_sample);
 }
 
 /* median over rounds of a[r] / b[r] */
@@ -534,7 +381,15 @@ static double paired_ratio(const double *a, const double *b, size_t rounds)
 {
     double q[MAX_ROUNDS];
     for (size_t r = 0; r < rounds; r++) q[r] = a[r] / b[r];
-    return median_of(q, rounds);
+    return bench_median(q, rounds);
+}
+
+/* median over rounds of a[r] (a is left as it was) */
+static double median_of(const double *a, size_t rounds)
+{
+    double q[MAX_ROUNDS];
+    memcpy(q, a, rounds * sizeof *q);
+    return bench_median(q, rounds);
 }
 
 /* ---- one (n, d, batch, causality) point ---------------------------------------- */
@@ -558,6 +413,183 @@ static int create_op(const options *o, skit_tno_kind kind, int causal, size_t n,
     return status == SKIT_OK ? CLI_OK : cli_library_error(status);
 }
 
+/* Everything one (n, d, batch, causality) point times: the operators, the
+ * matvec of the TNO's coefficients, the data, and the bodies timed. */
+typedef struct point {
+    size_t n, d, batch;
+    int causal, nops;
+    skit_tno *ops[NOPS];
+    skit_toeplitz_plan *mv;
+    double *x, *xc, *y, *yc, *coeffs;
+    /* the floors of TNO (f = 0) and FD (f = 1): transforms, GEMM operands;
+     * bodies floor_at[f].. are the RPE, the per-channel transforms, the
+     * features' transforms, their GEMM and the store (has_route[f] = 0:
+     * the RPE only, bidirectional FD evaluating on its grid) */
+    bench_fftw tf[2];
+    double *gemm_a[2], *gemm_b[2], *gemm_c[2];
+    size_t floor_at[2];
+    int has_route[2];
+    body bodies[2 * NOPS - 1 + 10];
+    size_t nbodies;
+} point;
+
+static void point_free(point *p)
+{
+    for (int k = 0; k < NOPS; k++) skit_tno_destroy(p->ops[k]);
+    skit_toeplitz_plan_destroy(p->mv);
+    skit_free(p->x);
+    skit_free(p->xc);
+    skit_free(p->y);
+    skit_free(p->yc);
+    skit_free(p->coeffs);
+    for (int f = 0; f < 2; f++) {
+        skit_free(p->gemm_a[f]);
+        skit_free(p->gemm_b[f]);
+        skit_free(p->gemm_c[f]);
+        bench_fftw_destroy(&p->tf[f]);
+    }
+}
+
+/* The operators, the matvec of the TNO's own coefficients (precomputed:
+ * the floor every operator is divided by) and the input. */
+static int point_create(point *p, const options *o, skit_rng *rng)
+{
+    size_t n = p->n, d = p->d, batch = p->batch, total = n * d * batch, block = n * d;
+    p->x = skit_malloc(total, sizeof(double));
+    p->xc = skit_malloc(total, sizeof(double));
+    p->y = skit_malloc(total, sizeof(double));
+    p->yc = skit_malloc(total, sizeof(double));
+    p->coeffs = skit_malloc(d, (2 * n - 1) * sizeof(double));
+    if (!p->x || !p->xc || !p->y || !p->yc || !p->coeffs) return cli_failure("out of memory (n = %zu, d = %zu)", n, d);
+    int rc = create_op(o, SKIT_TNO_FFT, p->causal, n, d, batch, 0, &p->ops[OP_TNO]);
+    if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_FD, p->causal, n, d, batch, 0, &p->ops[OP_FD]);
+    if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_SKI, p->causal, n, d, batch, 0, &p->ops[OP_SKI]);
+    if (rc == CLI_OK && p->causal) rc = create_op(o, SKIT_TNO_SKI, p->causal, n, d, batch, 1, &p->ops[OP_SKIB]);
+    if (rc != CLI_OK) return rc;
+    int status = skit_tno_coeffs(p->ops[OP_TNO], p->coeffs);
+    if (status == SKIT_OK)
+        status = skit_toeplitz_plan_create(&p->mv, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL,
+                                           p->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL, p->coeffs);
+    if (status != SKIT_OK) return cli_library_error(status);
+    skit_rng_fill_normal(rng, p->x, total);
+    /* the same data channel-major for the matvec (and for the operators
+     * when --layout channels) */
+    for (size_t s = 0; s < batch; s++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t c = 0; c < d; c++) p->xc[s * block + c * n + i] = p->x[s * block + i * d + c];
+    return CLI_OK;
+}
+
+/* Sanity: max|TNO - matvec| / max|matvec|, the same matrices applied. */
+static double point_tno_vs_matvec(point *p, const options *o)
+{
+    size_t n = p->n, d = p->d, block = n * d;
+    skit_tno_execute(p->ops[OP_TNO], o->layout == SKIT_TNO_ROWS ? p->x : p->xc, p->y);
+    for (size_t s = 0; s < p->batch; s++)
+        skit_toeplitz_execute(p->mv, p->xc + s * block, n, p->yc + s * block, n, NULL);
+    double worst = 0, scale = 0;
+    for (size_t s = 0; s < p->batch; s++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t c = 0; c < d; c++) {
+                double ref = p->yc[s * block + c * n + i];
+                double got = o->layout == SKIT_TNO_ROWS ? p->y[s * block + i * d + c] : p->y[s * block + c * n + i];
+                worst = fmax(worst, fabs(got - ref));
+                scale = fmax(scale, fabs(ref));
+            }
+    return scale > 0 ? worst / scale : worst;
+}
+
+/* The floor bodies of TNO (f = 0) or FD (f = 1), see the top: the RPE's
+ * features, the per-channel transforms, the features' transforms, their
+ * GEMM and the store of the d spectra. */
+static int point_floor(point *p, const options *o, int f, skit_rng *rng)
+{
+    skit_tno *op = p->ops[f ? OP_FD : OP_TNO];
+    char text[512];
+    skit_tno_describe(op, text, sizeof text);
+    const char *at = strstr(text, "fft=");
+    const size_t N = at ? (size_t)strtoull(at + 4, NULL, 10) : 0, h = o->rpe_width, d = p->d;
+    p->floor_at[f] = p->nbodies;
+    p->bodies[p->nbodies++] = (body){.kind = BODY_RPE, .op = op};
+    p->has_route[f] = N > 0 && (f == 0 || p->causal);
+    if (!p->has_route[f]) return CLI_OK;
+    /* TNO: r2c of d kernels, or of h+1 rows, then d x (h+1) times
+     * (h+1) x 2 (N/2+1); causal FD: Hilbert steps (r2c + c2r) of d
+     * responses, or of h features, then d x h times h x (N/2+1) */
+    const size_t inner = f == 0 ? h + 1 : h, cols = f == 0 ? 2 * (N / 2 + 1) : N / 2 + 1;
+    int st = bench_fftw_create(&p->tf[f], N);
+    if (st == SKIT_ENOMEM) return cli_failure("out of memory (transforms of length %zu)", N);
+    if (st != SKIT_OK) return cli_failure("FFTW could not plan transforms of length %zu", N);
+    skit_rng_fill_normal(rng, p->tf[f].real, (size_t)p->tf[f].buffers * p->tf[f].real_stride);
+    p->gemm_a[f] = skit_malloc(d, inner * sizeof(double));
+    p->gemm_b[f] = skit_malloc(inner, cols * sizeof(double));
+    p->gemm_c[f] = skit_malloc(d, cols * sizeof(double));
+    if (!p->gemm_a[f] || !p->gemm_b[f] || !p->gemm_c[f])
+        return cli_failure("out of memory (GEMM floor, %zu x %zu)", d, cols);
+    skit_rng_fill_uniform(rng, p->gemm_a[f], d * inner, -0.125, 0.125);
+    skit_rng_fill_uniform(rng, p->gemm_b[f], inner * cols, 0.0, 1.0);
+    p->bodies[p->nbodies++] = (body){.kind = BODY_FFTS, .tf = &p->tf[f], .count = d, .pairs = f == 1};
+    p->bodies[p->nbodies++] = (body){.kind = BODY_FFTS, .tf = &p->tf[f], .count = inner, .pairs = f == 1};
+    p->bodies[p->nbodies++] = (body){.kind = BODY_GEMM, .A = p->gemm_a[f], .B = p->gemm_b[f], .C = p->gemm_c[f],
+                                     .rows = d, .inner = inner, .cols = cols};
+    /* the per-channel way also stores the d spectra (the GEMM writes its own) */
+    p->bodies[p->nbodies++] = (body){.kind = BODY_STORE, .C = p->gemm_c[f], .rows = d, .cols = cols};
+    return CLI_OK;
+}
+
+/* The bodies: the matvec, forward and apply of every operator, the floors. */
+static int point_bodies(point *p, const options *o, skit_rng *rng)
+{
+    const double *xin = o->layout == SKIT_TNO_ROWS ? p->x : p->xc;
+    p->nbodies = 2 * (size_t)p->nops - 1;
+    p->bodies[0] = (body){.kind = BODY_MATVEC, .matvec = p->mv, .x = p->xc, .y = p->yc, .n = p->n, .d = p->d,
+                          .batch = p->batch};
+    for (int k = 1; k < p->nops; k++) {
+        p->bodies[2 * k - 1] = (body){.kind = BODY_FORWARD, .op = p->ops[k], .x = xin, .y = p->y};
+        p->bodies[2 * k] = (body){.kind = BODY_APPLY, .op = p->ops[k], .x = xin, .y = p->y};
+    }
+    int rc = CLI_OK;
+    for (int f = 0; f < 2 && rc == CLI_OK; f++) rc = point_floor(p, o, f, rng);
+    return rc;
+}
+
+/* The results from the per-round times t of the bodies: medians and
+ * per-round ratios over the matvec (and over TNO's forward); for TNO and
+ * FD the RPE, the cheaper way to the spectra and the floors. */
+static void point_results(const point *p, double t[][MAX_ROUNDS], size_t rounds, result *res)
+{
+    for (int k = 0; k < NOPS; k++)
+        res->forward[k] = res->apply[k] = res->bytes[k] = res->fwd_matvec[k] = res->app_matvec[k] =
+            res->fwd_tno[k] = res->rpe[k] = res->xform[k] = res->rpe_matvec[k] = res->floor_matvec[k] =
+                res->rpe_floor_matvec[k] = NAN;
+    for (int k = 0; k < p->nops; k++) {
+        size_t fb = k ? 2 * (size_t)k - 1 : 0, ab = k ? 2 * (size_t)k : 0;
+        res->forward[k] = median_of(t[fb], rounds);
+        res->apply[k] = median_of(t[ab], rounds);
+        res->fwd_matvec[k] = paired_ratio(t[fb], t[0], rounds);
+        res->app_matvec[k] = paired_ratio(t[ab], t[0], rounds);
+        res->fwd_tno[k] = paired_ratio(t[fb], t[2 * OP_TNO - 1], rounds);
+    }
+    for (int f = 0; f < 2; f++) {
+        const size_t rb = p->floor_at[f], ab = rb + 1, fb = rb + 2, gb = rb + 3, sb = rb + 4;
+        const int k = f ? OP_FD : OP_TNO;
+        double way[MAX_ROUNDS], sum[MAX_ROUNDS];
+        res->rpe[k] = median_of(t[rb], rounds);
+        res->rpe_matvec[k] = paired_ratio(t[rb], t[0], rounds);
+        /* per round, the cheaper way to the spectra (0 without one) */
+        for (size_t r = 0; r < rounds; r++)
+            way[r] = p->has_route[f] ? MIN(t[ab][r] + t[sb][r], t[fb][r] + t[gb][r]) : 0.0;
+        res->xform[k] = median_of(way, rounds);
+        for (size_t r = 0; r < rounds; r++) sum[r] = t[0][r] + way[r];
+        res->floor_matvec[k] = paired_ratio(sum, t[0], rounds);
+        for (size_t r = 0; r < rounds; r++) sum[r] += t[rb][r];
+        res->rpe_floor_matvec[k] = paired_ratio(sum, t[0], rounds);
+    }
+    double io = 2.0 * (double)(p->n * p->d * p->batch) * sizeof(double);
+    res->bytes[OP_MATVEC] = (double)skit_toeplitz_plan_bytes(p->mv) + io;
+    for (int k = 1; k < p->nops; k++) res->bytes[k] = (double)skit_tno_plan_bytes(p->ops[k]) + io;
+}
+
 static int measure_point(const options *o, int sweep, int causal, size_t n, size_t d, size_t batch,
                          skit_rng *rng, result *res)
 {
@@ -568,158 +600,30 @@ static int measure_point(const options *o, int sweep, int causal, size_t n, size
     res->d = d;
     res->batch = batch;
     res->rank = MIN(o->rank, n);
-    const size_t total = n * d * batch, block = n * d;
-    skit_tno *ops[NOPS] = {NULL, NULL, NULL, NULL, NULL};
-    const int nops = causal ? NOPS : NOPS - 1;
-    skit_toeplitz_plan *mv = NULL;
-    double *x = skit_malloc(total, sizeof(double)), *xc = skit_malloc(total, sizeof(double));
-    double *y = skit_malloc(total, sizeof(double)), *yc = skit_malloc(total, sizeof(double));
-    double *coeffs = skit_malloc(d, (2 * n - 1) * sizeof(double));
-    double *gemm_a[2] = {NULL, NULL}, *gemm_b[2] = {NULL, NULL}, *gemm_c[2] = {NULL, NULL};
-    transforms tf[2];
-    memset(tf, 0, sizeof tf);
-    /* per floor f (0 TNO, 1 FD): its bodies RPE, per-channel transforms,
-     * the features' transforms, their GEMM (has_route 0: none, FD bidirectional) */
-    size_t floor_at[2] = {0, 0};
-    int has_route[2] = {0, 0};
-    body bodies[2 * NOPS - 1 + 10];
-    size_t nbodies = 0;
-    int rc = (x && xc && y && yc && coeffs) ? CLI_OK : cli_failure("out of memory (n = %zu, d = %zu)", n, d);
-    if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_FFT, causal, n, d, batch, 0, &ops[OP_TNO]);
-    if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_FD, causal, n, d, batch, 0, &ops[OP_FD]);
-    if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_SKI, causal, n, d, batch, 0, &ops[OP_SKI]);
-    if (rc == CLI_OK && causal) rc = create_op(o, SKIT_TNO_SKI, causal, n, d, batch, 1, &ops[OP_SKIB]);
+    point p;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    p.d = d;
+    p.batch = batch;
+    p.causal = causal;
+    p.nops = causal ? NOPS : NOPS - 1;
+    int rc = point_create(&p, o, rng);
     if (rc == CLI_OK) {
-        /* the floor: the TNO's own coefficients, precomputed */
-        int status = skit_tno_coeffs(ops[OP_TNO], coeffs);
-        if (status == SKIT_OK)
-            status = skit_toeplitz_plan_create(&mv, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL,
-                                               causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL, coeffs);
-        if (status != SKIT_OK) rc = cli_library_error(status);
-    }
-    if (rc == CLI_OK) {
-        skit_rng_fill_normal(rng, x, total);
-        /* the same data channel-major for the matvec (and for the operators
-         * when --layout channels) */
-        for (size_t s = 0; s < batch; s++)
-            for (size_t i = 0; i < n; i++)
-                for (size_t c = 0; c < d; c++) xc[s * block + c * n + i] = x[s * block + i * d + c];
-        const double *xin = o->layout == SKIT_TNO_ROWS ? x : xc;
-
-        /* sanity: TNO and the matvec apply the same matrices */
-        skit_tno_execute(ops[OP_TNO], xin, y);
-        for (size_t s = 0; s < batch; s++) skit_toeplitz_execute(mv, xc + s * block, n, yc + s * block, n, NULL);
-        double worst = 0, scale = 0;
-        for (size_t s = 0; s < batch; s++)
-            for (size_t i = 0; i < n; i++)
-                for (size_t c = 0; c < d; c++) {
-                    double ref = yc[s * block + c * n + i];
-                    double got = o->layout == SKIT_TNO_ROWS ? y[s * block + i * d + c] : y[s * block + c * n + i];
-                    worst = fmax(worst, fabs(got - ref));
-                    scale = fmax(scale, fabs(ref));
-                }
-        res->tno_vs_matvec = scale > 0 ? worst / scale : worst;
-
-        nbodies = 2 * (size_t)nops - 1;
-        bodies[0] = (body){.kind = BODY_MATVEC, .matvec = mv, .x = xc, .y = yc, .n = n, .d = d, .batch = batch};
-        for (int k = 1; k < nops; k++) {
-            bodies[2 * k - 1] = (body){.kind = BODY_FORWARD, .op = ops[k], .x = xin, .y = y};
-            bodies[2 * k] = (body){.kind = BODY_APPLY, .op = ops[k], .x = xin, .y = y};
-        }
-        /* the floors of TNO and FD (see the top): the RPE's features, the
-         * per-channel transforms, the features' transforms and their GEMM */
-        static const int floor_ops[2] = {OP_TNO, OP_FD};
-        for (int f = 0; f < 2 && rc == CLI_OK; f++) {
-            skit_tno *op = ops[floor_ops[f]];
-            char text[512];
-            skit_tno_describe(op, text, sizeof text);
-            const char *at = strstr(text, "fft=");
-            const size_t N = at ? (size_t)strtoull(at + 4, NULL, 10) : 0, h = o->rpe_width;
-            floor_at[f] = nbodies;
-            bodies[nbodies++] = (body){.kind = BODY_RPE, .op = op};
-            has_route[f] = N > 0 && (f == 0 || causal);
-            if (!has_route[f]) continue;
-            /* TNO: r2c of d kernels, or of h+1 rows, then d x (h+1) times
-             * (h+1) x 2 (N/2+1); causal FD: Hilbert steps (r2c + c2r) of d
-             * responses, or of h features, then d x h times h x (N/2+1) */
-            const size_t inner = f == 0 ? h + 1 : h, cols = f == 0 ? 2 * (N / 2 + 1) : N / 2 + 1;
-            rc = transforms_make(&tf[f], N, rng);
-            if (rc != CLI_OK) break;
-            gemm_a[f] = skit_malloc(d, inner * sizeof(double));
-            gemm_b[f] = skit_malloc(inner, cols * sizeof(double));
-            gemm_c[f] = skit_malloc(d, cols * sizeof(double));
-            if (!gemm_a[f] || !gemm_b[f] || !gemm_c[f]) {
-                rc = cli_failure("out of memory (GEMM floor, %zu x %zu)", d, cols);
-                break;
-            }
-            skit_rng_fill_uniform(rng, gemm_a[f], d * inner, -0.125, 0.125);
-            skit_rng_fill_uniform(rng, gemm_b[f], inner * cols, 0.0, 1.0);
-            bodies[nbodies++] = (body){.kind = BODY_FFTS, .tf = &tf[f], .count = d, .pairs = f == 1};
-            bodies[nbodies++] = (body){.kind = BODY_FFTS, .tf = &tf[f], .count = inner, .pairs = f == 1};
-            bodies[nbodies++] = (body){.kind = BODY_GEMM, .A = gemm_a[f], .B = gemm_b[f], .C = gemm_c[f],
-                                       .rows = d, .inner = inner, .cols = cols};
-            /* the per-channel way also stores the d spectra (the GEMM writes its own) */
-            bodies[nbodies++] = (body){.kind = BODY_STORE, .C = gemm_c[f], .rows = d, .cols = cols};
-        }
+        res->tno_vs_matvec = point_tno_vs_matvec(&p, o);
+        rc = point_bodies(&p, o, rng);
     }
     if (rc == CLI_OK) {
         /* a rough single-call time decides how many rounds the big shapes get */
         double t0 = skit_clock_seconds();
-        for (size_t k = 0; k < nbodies; k++) run_body(&bodies[k]);
+        for (size_t k = 0; k < p.nbodies; k++) run_body(&p.bodies[k]);
         double once = skit_clock_seconds() - t0;
         size_t rounds = (once > 1.4 || sweep) ? MIN(o->samples, (size_t)3) : o->samples;
         if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
-        double t[2 * NOPS - 1 + 10][MAX_ROUNDS], tmp[MAX_ROUNDS];
-        measure_interleaved(bodies, nbodies, o->min_time, rounds, t);
-        for (int k = 0; k < NOPS; k++)
-            res->forward[k] = res->apply[k] = res->bytes[k] = res->fwd_matvec[k] = res->app_matvec[k] =
-                res->fwd_tno[k] = res->rpe[k] = res->xform[k] = res->rpe_matvec[k] = res->floor_matvec[k] =
-                    res->rpe_floor_matvec[k] = NAN;
-        for (int k = 0; k < nops; k++) {
-            size_t fb = k ? 2 * (size_t)k - 1 : 0, ab = k ? 2 * (size_t)k : 0;
-            memcpy(tmp, t[fb], rounds * sizeof *tmp);
-            res->forward[k] = median_of(tmp, rounds);
-            memcpy(tmp, t[ab], rounds * sizeof *tmp);
-            res->apply[k] = median_of(tmp, rounds);
-            res->fwd_matvec[k] = paired_ratio(t[fb], t[0], rounds);
-            res->app_matvec[k] = paired_ratio(t[ab], t[0], rounds);
-            res->fwd_tno[k] = paired_ratio(t[fb], t[2 * OP_TNO - 1], rounds);
-        }
-        for (int f = 0; f < 2; f++) {
-            const size_t rb = floor_at[f], ab = rb + 1, fb = rb + 2, gb = rb + 3, sb = rb + 4;
-            const int k = f ? OP_FD : OP_TNO;
-            double way[MAX_ROUNDS], sum[MAX_ROUNDS];
-            memcpy(tmp, t[rb], rounds * sizeof *tmp);
-            res->rpe[k] = median_of(tmp, rounds);
-            res->rpe_matvec[k] = paired_ratio(t[rb], t[0], rounds);
-            /* per round, the cheaper way to the spectra (0 without one) */
-            for (size_t r = 0; r < rounds; r++)
-                way[r] = has_route[f] ? MIN(t[ab][r] + t[sb][r], t[fb][r] + t[gb][r]) : 0.0;
-            memcpy(tmp, way, rounds * sizeof *tmp);
-            res->xform[k] = median_of(tmp, rounds);
-            for (size_t r = 0; r < rounds; r++) sum[r] = t[0][r] + way[r];
-            res->floor_matvec[k] = paired_ratio(sum, t[0], rounds);
-            for (size_t r = 0; r < rounds; r++) sum[r] += t[rb][r];
-            res->rpe_floor_matvec[k] = paired_ratio(sum, t[0], rounds);
-        }
-        double io = 2.0 * (double)total * sizeof(double);
-        res->bytes[OP_MATVEC] = (double)skit_toeplitz_plan_bytes(mv) + io;
-        for (int k = 1; k < nops; k++) res->bytes[k] = (double)skit_tno_plan_bytes(ops[k]) + io;
-        (void)tmp;
+        double t[2 * NOPS - 1 + 10][MAX_ROUNDS];
+        measure_interleaved(p.bodies, p.nbodies, o->min_time, rounds, t);
+        point_results(&p, t, rounds, res);
     }
-    for (int k = 0; k < NOPS; k++) skit_tno_destroy(ops[k]);
-    skit_toeplitz_plan_destroy(mv);
-    skit_free(x);
-    skit_free(xc);
-    skit_free(y);
-    skit_free(yc);
-    skit_free(coeffs);
-    for (int f = 0; f < 2; f++) {
-        skit_free(gemm_a[f]);
-        skit_free(gemm_b[f]);
-        skit_free(gemm_c[f]);
-        transforms_free(&tf[f]);
-    }
+    point_free(&p);
     return rc;
 }
 
@@ -876,40 +780,19 @@ static const char *const columns[] = {"section", "operator", "causality", "n", "
                                       "rpe_floor_over_matvec", NULL};
 
 /* The rows of one result (only operator `only` if >= 0). */
-static int write_rows(skit_tsv_writer *w, const result *r, int only)
+static void write_rows(cli_table *t, const result *r, int only)
 {
     for (int k = 0; k < NOPS; k++) {
         if (only >= 0 && k != only) continue;
         if (k == OP_SKIB && !r->causal) continue;
-        char f[20][40];
-        const char *fields[20];
         double io = 2.0 * (double)(r->n * r->d * r->batch) * sizeof(double);
-        snprintf(f[0], 40, "%s", r->sweep ? "sweep" : "shape");
-        snprintf(f[1], 40, "%s", op_names[k]);
-        snprintf(f[2], 40, "%s", r->causal ? "causal" : "bidirectional");
-        snprintf(f[3], 40, "%zu", r->n);
-        snprintf(f[4], 40, "%zu", r->d);
-        snprintf(f[5], 40, "%zu", r->batch);
-        snprintf(f[6], 40, "%zu", k >= OP_SKI ? r->rank : (size_t)0);
-        snprintf(f[7], 40, "%.6g", r->forward[k]);
-        snprintf(f[8], 40, "%.6g", r->apply[k]);
-        snprintf(f[9], 40, "%.4g", r->fwd_matvec[k]);
-        snprintf(f[10], 40, "%.4g", r->app_matvec[k]);
-        snprintf(f[11], 40, "%.4g", r->fwd_tno[k]);
-        snprintf(f[12], 40, "%.0f", r->bytes[k] - io);
-        snprintf(f[13], 40, "%.0f", r->bytes[k]);
-        snprintf(f[14], 40, "%.3g", k == OP_TNO ? r->tno_vs_matvec : 0.0);
-        snprintf(f[15], 40, "%.6g", r->rpe[k]);
-        snprintf(f[16], 40, "%.6g", r->xform[k]);
-        snprintf(f[17], 40, "%.4g", r->rpe_matvec[k]);
-        snprintf(f[18], 40, "%.4g", r->floor_matvec[k]);
-        snprintf(f[19], 40, "%.4g", r->rpe_floor_matvec[k]);
-        for (int j = 0; j < 20; j++) fields[j] = f[j];
-        int status = skit_tsv_row_text(w, fields, 20);
-        if (status != SKIT_OK) return status;
+        cli_table_rowf(t, "%s\t%s\t%s\t%zu\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.4g\t%.4g\t%.4g\t%.0f\t%.0f\t%.3g\t%.6g\t%.6g\t%.4g\t%.4g\t%.4g",
+                       r->sweep ? "sweep" : "shape", op_names[k], r->causal ? "causal" : "bidirectional", r->n,
+                       r->d, r->batch, k >= OP_SKI ? r->rank : (size_t)0, r->forward[k], r->apply[k],
+                       r->fwd_matvec[k], r->app_matvec[k], r->fwd_tno[k], r->bytes[k] - io, r->bytes[k],
+                       k == OP_TNO ? r->tno_vs_matvec : 0.0, r->rpe[k], r->xform[k], r->rpe_matvec[k],
+                       r->floor_matvec[k], r->rpe_floor_matvec[k]);
     }
-    fflush(skit_tsv_stream(w));
-    return SKIT_OK;
 }
 
 static void slopes(const result *res, size_t count, report *rep)
@@ -936,6 +819,70 @@ static void slopes(const result *res, size_t count, report *rep)
     }
 }
 
+/* The header of the table: the operators' settings and the machine's load. */
+static void tno_header(cli_table *t, const options *o)
+{
+    double load = bench_load_average();
+    const char *wait_policy = getenv("OMP_WAIT_POLICY");
+    int passive = wait_policy && !strcasecmp(wait_policy, "passive");
+    int busy = bench_threads() > 1 && load >= 0.5 && !passive;
+    if (busy && !o->common.quiet)
+        fprintf(stderr, "%s: warning: load average %.2f on %d cores before the run: with %d threads, OpenMP "
+                        "barriers spin and stall when other processes hold the cores; compare ratios from a quiet "
+                        "machine, or run with OMP_WAIT_POLICY=passive or --threads 1\n", cli_context(), load, bench_cores(), bench_threads());
+    cli_table_comment(t, "threads: %d; layout: %s; RPE MLP 1->%zu, %zu hidden layers, ReLU, RMS norm; "
+                         "decay %g; SKI r = %zu (capped at n), %zu taps, %zu knots per side, linear "
+                         "interpolation; FD fft length: next power of two >= 2n",
+                      bench_threads(), o->layout == SKIT_TNO_ROWS ? "rows (batch, n, d)" : "channels (batch, d, n)",
+                      o->rpe_width, o->rpe_layers, o->decay, o->rank, o->taps, o->knots);
+    cli_table_comment(t, "load average before the run: %.2f on %d cores; OMP_WAIT_POLICY=%s%s", load,
+                      bench_cores(), wait_policy ? wait_policy : "(default)",
+                      busy ? " (multi-threaded timings with spinning barriers are unreliable beside other "
+                             "busy processes)"
+                           : "");
+    cli_table_comment(t, "matvec: skit_toeplitz_execute, per-channel, channel-major, TNO's coefficients "
+                         "precomputed; forward: skit_tno_forward (kernels recomputed from the parameters, "
+                         "then applied); apply: skit_tno_execute (cached kernels); ratios over the matvec "
+                         "time; memory_bytes = plan_bytes + input + output arrays; tno_vs_matvec: "
+                         "max|TNO - matvec| / max|matvec| (same matrices)");
+    cli_table_comment(t, "ski causal = cumulative sums of ski-to-go-faster Appendix B (O(n r) per channel); "
+                         "ski-blocked (causal only) = the same masked product with the sums grouped by "
+                         "interpolation bracket (O(n + r^2) per channel)");
+}
+
+/* Every --shapes point (its rows added as measured), then every sweep
+ * point, each causality selected; res[*count] onwards. */
+static int tno_measure(const options *o, cli_table *t, result *res, size_t *count)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, o->common.seed);
+    cli_progress_start(&o->common);
+    for (int pass = 0; pass < 2; pass++) {
+        size_t npass = pass ? o->nsweep : o->nshapes;
+        for (size_t i = 0; i < npass; i++)
+            for (int causal = 0; causal < 2; causal++) {
+                if (!o->causal[causal]) continue;
+                size_t n = pass ? o->sweep[i] : o->shapes[i].n;
+                size_t d = pass ? o->sweep_d : o->shapes[i].d;
+                size_t batch = pass ? 1 : o->shapes[i].batch;
+                cli_progress("%s n = %zu, d = %zu, batch = %zu, %s", pass ? "sweep" : "shape", n, d, batch,
+                             causal ? "causal" : "bidirectional");
+                int rc = measure_point(o, pass, causal, n, d, batch, &rng, &res[*count]);
+                if (rc != CLI_OK) return rc;
+                if (!pass) write_rows(t, &res[*count], -1);
+                (*count)++;
+            }
+    }
+    cli_progress_done();
+    /* sweep rows grouped by causality and operator, n ascending within a
+     * group, so that plotted series are contiguous lines */
+    for (int causal = 0; causal < 2; causal++)
+        for (int op = 0; op < NOPS; op++)
+            for (size_t i = 0; i < *count; i++)
+                if (res[i].sweep && res[i].causal == causal) write_rows(t, &res[i], op);
+    return CLI_OK;
+}
+
 int bench_tno(int argc, char **argv)
 {
     options o;
@@ -951,119 +898,31 @@ int bench_tno(int argc, char **argv)
     openblas_set_num_threads(1);
 #endif
     cli_apply_threads(&o.common);
-    size_t points = (o.nshapes + o.nsweep) * 2;
+    size_t points = (o.nshapes + o.nsweep) * 2, count = 0;
     result *res = calloc(points, sizeof *res);
     if (!res) {
         free_options(&o);
         return cli_failure("out of memory");
     }
-
-    /* without -o the table goes to stdout and the figure reads a temporary copy */
-    skit_tsv_writer *w = NULL, *wp = NULL;
-    char plot_path[64] = "";
-    const char *units = "seconds per call for the whole batch; bytes; ratios dimensionless";
-    if (cli_output_open(&w, &o.common, argc, argv, units) != CLI_OK) {
-        free(res);
-        free_options(&o);
-        return CLI_USAGE;
-    }
-    if (o.common.plot && !(o.common.output && strcmp(o.common.output, "-") != 0)) {
-        snprintf(plot_path, sizeof plot_path, "/tmp/skit-bench-tno-%ld.tsv", (long)getpid());
-        int status = skit_tsv_open(&wp, plot_path, argc, argv, 1, o.common.seed, units);
-        if (status != SKIT_OK) {
-            skit_tsv_abort(w);
-            free(res);
-            free_options(&o);
-            return cli_library_error(status);
+    cli_table t;
+    cli_table_init(&t, columns);
+    tno_header(&t, &o);
+    rc = tno_measure(&o, &t, res, &count);
+    if (rc == CLI_OK) {
+        report rep;
+        rep.count = 0;
+        evaluate(res, count, &rep);
+        slopes(res, count, &rep);
+        say(&rep, "note: the papers' speed numbers are whole training steps (forward + backward of every layer) "
+                  "on A100 GPUs; these are single forward operators on this CPU with %d threads", bench_threads());
+        for (size_t i = 0; i < rep.count; i++) {
+            cli_table_note(&t, "%s", rep.lines[i]);
+            if (!o.common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), rep.lines[i]);
         }
+        rc = cli_table_emit(&t, &o.common, argc, argv,
+                            "seconds per call for the whole batch; bytes; ratios dimensionless", "tno_bench", NULL);
     }
-    skit_tsv_writer *ws[2] = {w, wp};
-    double load = load_average();
-    const char *wait_policy = getenv("OMP_WAIT_POLICY");
-    int passive = wait_policy && !strcasecmp(wait_policy, "passive");
-    int busy = threads_now() > 1 && load >= 0.5 && !passive;
-    if (busy && !o.common.quiet)
-        fprintf(stderr, "%s: warning: load average %.2f on %d cores before the run: with %d threads, OpenMP "
-                        "barriers spin and stall when other processes hold the cores; compare ratios from a quiet "
-                        "machine, or run with OMP_WAIT_POLICY=passive or --threads 1\n", cli_context(), load, online_cores(), threads_now());
-    for (int k = 0; k < 2 && ws[k]; k++) {
-        skit_tsv_comment(ws[k], "threads: %d; layout: %s; RPE MLP 1->%zu, %zu hidden layers, ReLU, RMS norm; "
-                                "decay %g; SKI r = %zu (capped at n), %zu taps, %zu knots per side, linear "
-                                "interpolation; FD fft length: next power of two >= 2n",
-                         threads_now(), o.layout == SKIT_TNO_ROWS ? "rows (batch, n, d)" : "channels (batch, d, n)",
-                         o.rpe_width, o.rpe_layers, o.decay, o.rank, o.taps, o.knots);
-        skit_tsv_comment(ws[k], "load average before the run: %.2f on %d cores; OMP_WAIT_POLICY=%s%s", load,
-                         online_cores(), wait_policy ? wait_policy : "(default)",
-                         busy ? " (multi-threaded timings with spinning barriers are unreliable beside other "
-                                "busy processes)"
-                              : "");
-        skit_tsv_comment(ws[k], "matvec: skit_toeplitz_execute, per-channel, channel-major, TNO's coefficients "
-                                "precomputed; forward: skit_tno_forward (kernels recomputed from the parameters, "
-                                "then applied); apply: skit_tno_execute (cached kernels); ratios over the matvec "
-                                "time; memory_bytes = plan_bytes + input + output arrays; tno_vs_matvec: "
-                                "max|TNO - matvec| / max|matvec| (same matrices)");
-        skit_tsv_comment(ws[k], "ski causal = cumulative sums of ski-to-go-faster Appendix B (O(n r) per channel); "
-                                "ski-blocked (causal only) = the same masked product with the sums grouped by "
-                                "interpolation bracket (O(n + r^2) per channel)");
-        skit_tsv_columns(ws[k], columns);
-    }
-
-    skit_rng rng;
-    skit_rng_seed(&rng, o.common.seed);
-    cli_progress_start(&o.common);
-    size_t count = 0;
-    int status = SKIT_OK;
-    for (int pass = 0; pass < 2 && rc == CLI_OK; pass++) {
-        size_t npass = pass ? o.nsweep : o.nshapes;
-        for (size_t i = 0; i < npass && rc == CLI_OK; i++)
-            for (int causal = 0; causal < 2 && rc == CLI_OK; causal++) {
-                if (!o.causal[causal]) continue;
-                size_t n = pass ? o.sweep[i] : o.shapes[i].n;
-                size_t d = pass ? o.sweep_d : o.shapes[i].d;
-                size_t batch = pass ? 1 : o.shapes[i].batch;
-                cli_progress("%s n = %zu, d = %zu, batch = %zu, %s", pass ? "sweep" : "shape", n, d, batch,
-                             causal ? "causal" : "bidirectional");
-                rc = measure_point(&o, pass, causal, n, d, batch, &rng, &res[count]);
-                if (rc != CLI_OK) break;
-                if (!pass)
-                    for (int k = 0; k < 2 && ws[k] && status == SKIT_OK; k++)
-                        status = write_rows(ws[k], &res[count], -1);
-                count++;
-            }
-    }
-    cli_progress_done();
-    /* sweep rows grouped by causality and operator, n ascending within a
-     * group, so that plotted series are contiguous lines */
-    for (int causal = 0; causal < 2 && rc == CLI_OK; causal++)
-        for (int op = 0; op < NOPS; op++)
-            for (size_t i = 0; i < count; i++)
-                if (res[i].sweep && res[i].causal == causal)
-                    for (int k = 0; k < 2 && ws[k] && status == SKIT_OK; k++) status = write_rows(ws[k], &res[i], op);
-    if (rc != CLI_OK || status != SKIT_OK) {
-        skit_tsv_abort(w);
-        if (wp) skit_tsv_abort(wp);
-        free(res);
-        free_options(&o);
-        return rc != CLI_OK ? rc : cli_library_error(status);
-    }
-    report rep;
-    rep.count = 0;
-    evaluate(res, count, &rep);
-    slopes(res, count, &rep);
-    say(&rep, "note: the papers' speed numbers are whole training steps (forward + backward of every layer) "
-              "on A100 GPUs; these are single forward operators on this CPU with %d threads", threads_now());
-    for (size_t i = 0; i < rep.count; i++) {
-        for (int k = 0; k < 2 && ws[k]; k++) skit_tsv_comment(ws[k], "%s", rep.lines[i]);
-        if (!o.common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), rep.lines[i]);
-    }
-    rc = cli_output_close(w);
-    if (wp) {
-        int s2 = skit_tsv_close(wp);
-        if (rc == CLI_OK && s2 != SKIT_OK) rc = cli_library_error(s2);
-    }
-    if (rc == CLI_OK && o.common.plot)
-        rc = cli_plot_common(&o.common, "tno_bench", wp ? plot_path : o.common.output, NULL);
-    if (wp) unlink(plot_path);
+    cli_table_free(&t);
     free(res);
     free_options(&o);
     return rc;

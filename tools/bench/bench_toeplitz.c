@@ -22,19 +22,16 @@
 #include "config.h"
 
 #include <cblas.h>
-#include <fftw3.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-#include "bench.h"
-#include "cli.h"
+#include "common.h"
+#include "../cli.h"
+#include "../table.h"
 
 static const char *usage =
     "usage: skit bench toeplitz [options]\n"
@@ -95,86 +92,20 @@ typedef struct solve_result {
         residual_general, residual_dgesv;
 } solve_result;
 
-static int threads_now(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-static int thread_num(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 /* ---- timed bodies --------------------------------------------------------- */
 
-typedef struct fft_ctx {
-    const skit_toeplitz_plan *plan;
-    const double *x;
-    double *y;
-    size_t n;
-} fft_ctx;
-
-static void run_fft(void *p)
-{
-    fft_ctx *c = p;
-    skit_toeplitz_execute(c->plan, c->x, c->n, c->y, c->n, NULL);
-}
-
+/* The floors: bare transforms of the matvec's FFT length, `count` of them
+ * over `threads` threads (pairs: r2c + c2r). */
 typedef struct floor_ctx {
-    fftw_plan plan, inverse;
-    double *back;        /* one real output buffer per thread for the c2r */
-    double *in;          /* one real buffer per thread */
-    double *out;         /* one complex buffer per thread */
-    size_t in_stride, out_stride, count;
-    int threads;
+    const bench_fftw *fftw;
+    size_t count;
+    int threads, pairs;
 } floor_ctx;
 
 static void run_floor(void *p)
 {
-    floor_ctx *c = p;
-    long count = (long)c->count;
-    int threads = c->threads;
-    (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-#endif
-    for (long k = 0; k < count; k++) {
-        int t = thread_num();
-        fftw_execute_dft_r2c(c->plan, c->in + (size_t)t * c->in_stride,
-                             (fftw_complex *)(c->out + (size_t)t * c->out_stride));
-    }
-}
-
-static void run_pair(void *p)
-{
-    floor_ctx *c = p;
-    long count = (long)c->count;
-    int threads = c->threads;
-    (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-#endif
-    for (long k = 0; k < count; k++) {
-        int t = thread_num();
-        double *in = c->in + (size_t)t * c->in_stride, *out = c->out + (size_t)t * c->out_stride;
-        /* r2c out of place keeps `in` intact, so the data stay bounded */
-        fftw_execute_dft_r2c(c->plan, in, (fftw_complex *)out);
-        fftw_execute_dft_c2r(c->inverse, (fftw_complex *)out, c->back + (size_t)t * c->in_stride);
-    }
-}
-
-static void run_floor_single(void *p)
-{
-    floor_ctx *c = p;
-    fftw_execute_dft_r2c(c->plan, c->in, (fftw_complex *)c->out);
+    const floor_ctx *c = p;
+    bench_fftw_run(c->fftw, c->count, c->pairs, c->threads);
 }
 
 typedef struct dense_ctx {
@@ -213,45 +144,6 @@ static void run_general(void *p)
 {
     solve_ctx *c = p;
     skit_toeplitz_solve(c->n, c->coeffs, 1, c->b, c->n, c->x, c->n);
-}
-
-/* Times k bodies in `rounds` interleaved rounds, so that load changes
- * during the run hit all of them alike. One warm-up call each first (caches,
- * page faults, thread pool), which also sets how many calls make up one
- * sample of at least min_sample seconds; median[i] is the median over the
- * rounds of body i's seconds per call. */
-#define MAX_ROUNDS 15
-#define MAX_BODIES 4
-static void measure_interleaved(bench_fn *fns, void **ctxs, size_t k, double min_sample,
-                                size_t rounds, double *median)
-{
-    double t[MAX_BODIES][MAX_ROUNDS];
-    size_t calls[MAX_BODIES];
-    if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
-    if (rounds < 1) rounds = 1;
-    if (k > MAX_BODIES) k = MAX_BODIES;
-    for (size_t i = 0; i < k; i++) {
-        double t0 = skit_clock_seconds();
-        fns[i](ctxs[i]);
-        double once = skit_clock_seconds() - t0;
-        calls[i] = once >= min_sample ? 1 : (size_t)ceil(min_sample / (once > 1e-9 ? once : 1e-9));
-        if (calls[i] > 1000000) calls[i] = 1000000;
-    }
-    for (size_t r = 0; r < rounds; r++)
-        for (size_t i = 0; i < k; i++) {
-            double t0 = skit_clock_seconds();
-            for (size_t c = 0; c < calls[i]; c++) fns[i](ctxs[i]);
-            t[i][r] = (skit_clock_seconds() - t0) / (double)calls[i];
-        }
-    for (size_t i = 0; i < k; i++) {
-        for (size_t a = 1; a < rounds; a++) /* insertion sort */
-            for (size_t b = a; b > 0 && t[i][b] < t[i][b - 1]; b--) {
-                double tmp = t[i][b];
-                t[i][b] = t[i][b - 1];
-                t[i][b - 1] = tmp;
-            }
-        median[i] = rounds % 2 ? t[i][rounds / 2] : 0.5 * (t[i][rounds / 2 - 1] + t[i][rounds / 2]);
-    }
 }
 
 /* ---- peers ------------------------------------------------------------------ */
@@ -295,26 +187,7 @@ static const char *scipy_solve_script =
     "ts.sort()\n"
     "print(repr(ts[len(ts) // 2]))\n";
 
-#define PYTHON "/usr/bin/python3"
 #define MIN_SIZE(a, b) ((a) < (b) ? (a) : (b))
-
-static int scipy_available(void)
-{
-    static const char *const argv[] = {PYTHON, "-c", "import scipy.linalg; print(0)", NULL};
-    double v;
-    return bench_run_peer(argv, &v) == 0;
-}
-
-static double scipy_time(const char *script, const char *a1, const char *a2, size_t reps,
-                         uint64_t seed)
-{
-    char reps_text[32], seed_text[32];
-    snprintf(reps_text, sizeof reps_text, "%zu", reps);
-    snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
-    const char *argv[] = {PYTHON, "-c", script, a1, a2, reps_text, seed_text, NULL};
-    double seconds;
-    return bench_run_peer(argv, &seconds) == 0 ? seconds : NAN;
-}
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -330,18 +203,6 @@ static int in_list(size_t v, const size_t *list, size_t count)
     for (size_t i = 0; i < count; i++)
         if (list[i] == v) return 1;
     return 0;
-}
-
-/* max |y - ref| / max |ref| */
-static double rel_error(const double *y, const double *ref, size_t n)
-{
-    double num = 0, den = 0;
-    for (size_t i = 0; i < n; i++) {
-        double e = fabs(y[i] - ref[i]);
-        if (!(e <= num)) num = e;
-        if (fabs(ref[i]) > den) den = fabs(ref[i]);
-    }
-    return den > 0 ? num / den : num;
 }
 
 static double norm2(const double *v, size_t n)
@@ -369,11 +230,82 @@ static double solve_residual(size_t n, const double *coeffs, const double *x, co
  * thread has at least two. */
 #define CHANNEL_CAP_DOUBLES ((size_t)1 << 23)
 
-static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng, row *r)
+/* fft_s and its floors at one size: the matvec and the bare FFTW
+ * transforms of its length L (an r2c per channel, an r2c + c2r pair per
+ * channel, one lone r2c), same threads and channel loop, timed in rounds
+ * interleaved with the matvec so that load changes during the run affect
+ * the ratios as little as possible. Without FFTW plans, the matvec alone. */
+static int time_fft_and_floors(const options *o, bench_matvec *fc, size_t L, size_t d, row *r)
 {
     const double min_sample = o->quick ? 0.01 : 0.05;
     const size_t samples = o->quick ? 3 : 7;
-    int threads = threads_now();
+    bench_fftw f;
+    int status = bench_fftw_create(&f, L);
+    if (status == SKIT_ENOMEM) return status;
+    if (status == SKIT_OK) {
+        for (int k = 0; k < f.buffers; k++)
+            memcpy(f.real + (size_t)k * f.real_stride, fc->x, fc->n * sizeof(double)); /* zero-padded data */
+        cli_progress("n = %zu: FFT matvec and bare FFTW floors (%zu channels)", fc->n, d);
+        int threads = (int)MIN_SIZE((size_t)bench_threads(), d);
+        floor_ctx floor = {&f, d, threads, 0}, pair = {&f, d, threads, 1}, single = {&f, 1, 1, 0};
+        bench_fn fns[] = {bench_run_matvec, run_floor, run_floor, run_floor};
+        void *ctxs[] = {fc, &floor, &pair, &single};
+        double med[4];
+        bench_measure_interleaved(fns, ctxs, 4, min_sample, samples, med);
+        r->fft_s = med[0] / (double)d;
+        r->floor_s = med[1] / (double)d;
+        r->pair_s = med[2] / (double)d;
+        r->floor_1t_s = med[3];
+        bench_fftw_destroy(&f);
+    } else {
+        bench_timing t;
+        bench_measure(bench_run_matvec, fc, min_sample, samples, &t);
+        r->fft_s = t.median / (double)d;
+    }
+    r->fft_over_floor = r->fft_s / r->floor_s;
+    r->fft_over_pair = r->fft_s / r->pair_s;
+    return SKIT_OK;
+}
+
+/* dense_s (on at most 2 channels per thread) and the accuracy of the timed
+ * FFT product y against it. */
+static int time_dense(const options *o, size_t n, size_t d, const double *coeffs, const double *x,
+                      const double *y, row *r)
+{
+    size_t dd = MIN_SIZE(d, (size_t)2 * bench_threads());
+    cli_progress("n = %zu: dense matvec (%zu channels)", n, dd);
+    double *yd = skit_malloc(n * dd, sizeof(double));
+    if (!yd) return SKIT_ENOMEM;
+    dense_ctx dc = {coeffs, x, yd, n, dd, o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL};
+    bench_timing t;
+    bench_measure(run_dense, &dc, o->quick ? 0.01 : 0.05, 3, &t);
+    r->dense_s = t.median / (double)dd;
+    r->dense_over_fft = r->dense_s / r->fft_s;
+    double worst = 0;
+    for (size_t c = 0; c < dd; c++) {
+        double e = bench_max_relative_error(y + c * n, yd + c * n, n);
+        if (!(e <= worst)) worst = e;
+    }
+    r->rel_error = worst;
+    skit_free(yd);
+    return SKIT_OK;
+}
+
+/* scipy_s: matmul_toeplitz on --channels matrices, per channel. */
+static void time_scipy(const options *o, size_t n, row *r)
+{
+    cli_progress("n = %zu: scipy matmul_toeplitz (%zu matrices)", n, o->channels);
+    char n_text[32], d_text[32];
+    snprintf(n_text, sizeof n_text, "%zu", n);
+    snprintf(d_text, sizeof d_text, "%zu", o->channels);
+    double s = bench_python_seconds(scipy_matmul_script, n_text, d_text, o->quick ? 1 : 3, o->common.seed);
+    r->scipy_s = s / (double)o->channels;
+    r->scipy_over_fft = r->scipy_s / r->fft_s;
+}
+
+static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng, row *r)
+{
+    int threads = bench_threads();
     skit_causality causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
     size_t L;
     if (skit_fft_good_length(2 * n - 1, &L) != SKIT_OK) return cli_library_error(SKIT_EOVERFLOW);
@@ -389,94 +321,13 @@ static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng
     double *coeffs = random_array(rng, per * d), *x = random_array(rng, n * d);
     double *y = skit_malloc(n * d, sizeof(double));
     skit_toeplitz_plan *plan = NULL;
-    if (!coeffs || !x || !y) {
-        status = SKIT_ENOMEM;
-        goto done;
-    }
-    status = skit_toeplitz_plan_create(&plan, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, causality, coeffs);
-    if (status != SKIT_OK) goto done;
-
-    bench_timing t;
-    fft_ctx fc = {plan, x, y, n};
-    /* the floors: bare r2c (and r2c + c2r) of length L, same threads, same
-     * channel loop, timed in rounds interleaved with the matvec so that load
-     * changes during the run affect the ratio as little as possible */
-    {
-        size_t in_stride = (L + 7) / 8 * 8, out_stride = (2 * (L / 2 + 1) + 7) / 8 * 8;
-        floor_ctx fl = {NULL, NULL, NULL, NULL, NULL, in_stride, out_stride, d,
-                        (int)MIN_SIZE((size_t)threads, d)};
-        fl.in = skit_calloc(in_stride * (size_t)threads, sizeof(double));
-        fl.back = skit_calloc(in_stride * (size_t)threads, sizeof(double));
-        fl.out = skit_calloc(out_stride * (size_t)threads, sizeof(double));
-        if (!fl.in || !fl.out || !fl.back) {
-            skit_free(fl.in);
-            skit_free(fl.back);
-            skit_free(fl.out);
-            status = SKIT_ENOMEM;
-            goto done;
-        }
-        for (int k = 0; k < threads; k++) {
-            memcpy(fl.in + (size_t)k * in_stride, x, n * sizeof(double)); /* zero-padded data */
-        }
-        fl.plan = fftw_plan_dft_r2c_1d((int)L, fl.in, (fftw_complex *)fl.out, FFTW_ESTIMATE);
-        fl.inverse = fftw_plan_dft_c2r_1d((int)L, (fftw_complex *)fl.out, fl.back, FFTW_ESTIMATE);
-        if (fl.plan && fl.inverse) {
-            cli_progress("n = %zu: FFT matvec and bare FFTW floors (%zu channels)", n, d);
-            bench_fn fns[] = {run_fft, run_floor, run_pair, run_floor_single};
-            void *ctxs[] = {&fc, &fl, &fl, &fl};
-            double med[4];
-            measure_interleaved(fns, ctxs, 4, min_sample, samples, med);
-            r->fft_s = med[0] / (double)d;
-            r->floor_s = med[1] / (double)d;
-            r->pair_s = med[2] / (double)d;
-            r->floor_1t_s = med[3];
-        } else {
-            bench_measure(run_fft, &fc, min_sample, samples, &t);
-            r->fft_s = t.median / (double)d;
-        }
-        if (fl.plan) fftw_destroy_plan(fl.plan);
-        if (fl.inverse) fftw_destroy_plan(fl.inverse);
-        skit_free(fl.in);
-        skit_free(fl.back);
-        skit_free(fl.out);
-        r->fft_over_floor = r->fft_s / r->floor_s;
-        r->fft_over_pair = r->fft_s / r->pair_s;
-    }
-
-    if (n <= o->dense_max) {
-        size_t dd = MIN_SIZE(d, (size_t)2 * threads);
-        cli_progress("n = %zu: dense matvec (%zu channels)", n, dd);
-        dense_ctx dc = {coeffs, x, NULL, n, dd, causality};
-        double *yd = skit_malloc(n * dd, sizeof(double));
-        if (!yd) {
-            status = SKIT_ENOMEM;
-            goto done;
-        }
-        dc.y = yd;
-        bench_measure(run_dense, &dc, min_sample, o->quick ? 3 : 3, &t);
-        r->dense_s = t.median / (double)dd;
-        r->dense_over_fft = r->dense_s / r->fft_s;
-        /* accuracy of the timed product on every dense-checked channel */
-        double worst = 0;
-        for (size_t c = 0; c < dd; c++) {
-            double e = rel_error(y + c * n, yd + c * n, n);
-            if (!(e <= worst)) worst = e;
-        }
-        r->rel_error = worst;
-        skit_free(yd);
-    }
-
-    if (scipy_ok && o->scipy && in_list(n, o->scipy_sizes, o->nscipy)) {
-        cli_progress("n = %zu: scipy matmul_toeplitz (%zu matrices)", n, o->channels);
-        char n_text[32], d_text[32];
-        snprintf(n_text, sizeof n_text, "%zu", n);
-        snprintf(d_text, sizeof d_text, "%zu", o->channels);
-        double s = scipy_time(scipy_matmul_script, n_text, d_text, o->quick ? 1 : 3, o->common.seed);
-        r->scipy_s = s / (double)o->channels;
-        r->scipy_over_fft = r->scipy_s / r->fft_s;
-    }
-    status = SKIT_OK;
-done:
+    status = coeffs && x && y ? SKIT_OK : SKIT_ENOMEM;
+    if (status == SKIT_OK)
+        status = skit_toeplitz_plan_create(&plan, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, causality, coeffs);
+    bench_matvec fc = {plan, x, y, n};
+    if (status == SKIT_OK) status = time_fft_and_floors(o, &fc, L, d, r);
+    if (status == SKIT_OK && n <= o->dense_max) status = time_dense(o, n, d, coeffs, x, y, r);
+    if (status == SKIT_OK && scipy_ok && o->scipy && in_list(n, o->scipy_sizes, o->nscipy)) time_scipy(o, n, r);
     skit_toeplitz_plan_destroy(plan);
     skit_free(coeffs);
     skit_free(x);
@@ -542,13 +393,7 @@ static int time_solve(const options *o, int scipy_ok, skit_rng *rng, solve_resul
             goto done;
         }
     }
-    for (size_t i = 1; i < reps; i++) /* insertion sort for the median */
-        for (size_t j = i; j > 0 && times[j] < times[j - 1]; j--) {
-            double tmp = times[j];
-            times[j] = times[j - 1];
-            times[j - 1] = tmp;
-        }
-    s->dgesv_s = times[reps / 2];
+    s->dgesv_s = bench_median(times, reps);
     s->residual_dgesv = solve_residual(n, coeffs, x, b, scratch);
     s->speedup = s->dgesv_s / s->levinson_s;
     if (scipy_ok && o->scipy) {
@@ -556,7 +401,7 @@ static int time_solve(const options *o, int scipy_ok, skit_rng *rng, solve_resul
         char n_text[32], rho_text[32];
         snprintf(n_text, sizeof n_text, "%zu", n);
         snprintf(rho_text, sizeof rho_text, "%.17g", SOLVE_RHO);
-        s->scipy_s = scipy_time(scipy_solve_script, n_text, rho_text, o->quick ? 3 : 5, o->common.seed);
+        s->scipy_s = bench_python_seconds(scipy_solve_script, n_text, rho_text, o->quick ? 3 : 5, o->common.seed);
     }
     status = SKIT_OK;
 done:
@@ -618,7 +463,7 @@ static void evaluate_targets(const options *o, const row *rows, size_t nrows,
         snprintf(out[1].text, sizeof out[1].text, ">= 10x faster than scipy matmul_toeplitz: skipped (--no-scipy)");
     else if (!scipy_ok)
         snprintf(out[1].text, sizeof out[1].text,
-                 ">= 10x faster than scipy matmul_toeplitz: scipy not installed (%s)", PYTHON);
+                 ">= 10x faster than scipy matmul_toeplitz: scipy not installed (%s)", BENCH_PYTHON);
     else if (!any)
         snprintf(out[1].text, sizeof out[1].text,
                  ">= 10x faster than scipy matmul_toeplitz: not measured (no n in 2^12..2^16)");
@@ -645,266 +490,172 @@ static void evaluate_targets(const options *o, const row *rows, size_t nrows,
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-static void json_number(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
-    else
-        fputs("null", f);
-}
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-/* table: nrows x nfields doubles, row-major (an array of row / check_row). */
+/* The results as JSON: the run (version, command, mode, seed, threads,
+ * units), the rows (table: nrows x nfields doubles, row-major, an array of
+ * row / check_row), the solve comparison and the targets. */
 static int write_json(const options *o, const char *mode, const char *units, const double *table,
-                      size_t nrows,
-                      const char *const *names, size_t nfields, const solve_result *solve,
+                      size_t nrows, const char *const *names, size_t nfields, const solve_result *solve,
                       int have_solve, const target *targets, size_t ntargets)
 {
-    char tmp[4200];
-    FILE *f;
-    if (skit_atomic_open(o->json, tmp, sizeof tmp, &f) != SKIT_OK) return cli_library_error(SKIT_EIO);
-    fprintf(f, "{\n  \"skit_version\": ");
-    json_string(f, skit_version());
-    fprintf(f, ",\n  \"command\": ");
+    cli_json j;
+    if (cli_json_open(&j, o->json) != CLI_OK) return CLI_USAGE;
     char cmd[4096] = "";
     for (int i = 0; i < o->argc; i++) {
         size_t len = strlen(cmd);
         snprintf(cmd + len, sizeof cmd - len, "%s%s", i ? " " : "", o->argv[i]);
     }
-    json_string(f, cmd);
-    fprintf(f, ",\n  \"mode\": ");
-    json_string(f, mode);
-    fprintf(f, ",\n  \"seed\": %llu,\n  \"threads\": %d,\n  \"units\": ",
-            (unsigned long long)o->common.seed, threads_now());
-    json_string(f, units);
-    fprintf(f, ",\n");
-    fprintf(f, "  \"rows\": [\n");
+    cli_json_key(&j, "skit_version");
+    cli_json_string(&j, skit_version());
+    cli_json_key(&j, "command");
+    cli_json_string(&j, cmd);
+    cli_json_key(&j, "mode");
+    cli_json_string(&j, mode);
+    cli_json_key(&j, "seed");
+    cli_json_unsigned(&j, o->common.seed);
+    cli_json_key(&j, "threads");
+    cli_json_unsigned(&j, (unsigned long long)bench_threads());
+    cli_json_key(&j, "units");
+    cli_json_string(&j, units);
+    cli_json_key(&j, "rows");
+    cli_json_begin_array(&j, 0);
     for (size_t i = 0; i < nrows; i++) {
-        const double *v = table + i * nfields;
-        fprintf(f, "    {");
+        cli_json_begin_object(&j, 1);
         for (size_t k = 0; k < nfields; k++) {
-            fprintf(f, "%s\"%s\": ", k ? ", " : "", names[k]);
-            json_number(f, v[k]);
+            cli_json_key(&j, names[k]);
+            cli_json_number(&j, table[i * nfields + k]);
         }
-        fprintf(f, "}%s\n", i + 1 < nrows ? "," : "");
+        cli_json_end_object(&j);
     }
-    fprintf(f, "  ]");
+    cli_json_end_array(&j);
     if (have_solve) {
-        fprintf(f, ",\n  \"solve\": {\"n\": ");
-        json_number(f, solve->n);
-        const char *sn[] = {"levinson_s", "general_levinson_s", "dgesv_s", "scipy_solve_toeplitz_s",
-                            "dgesv_over_levinson", "residual_levinson", "residual_general",
-                            "residual_dgesv"};
-        const double sv[] = {solve->levinson_s, solve->general_s, solve->dgesv_s, solve->scipy_s,
+        const char *sn[] = {"n", "levinson_s", "general_levinson_s", "dgesv_s", "scipy_solve_toeplitz_s",
+                            "dgesv_over_levinson", "residual_levinson", "residual_general", "residual_dgesv"};
+        const double sv[] = {solve->n, solve->levinson_s, solve->general_s, solve->dgesv_s, solve->scipy_s,
                              solve->speedup, solve->residual_levinson, solve->residual_general,
                              solve->residual_dgesv};
-        for (size_t k = 0; k < 8; k++) {
-            fprintf(f, ", \"%s\": ", sn[k]);
-            json_number(f, sv[k]);
+        cli_json_key(&j, "solve");
+        cli_json_begin_object(&j, 1);
+        for (size_t k = 0; k < sizeof sv / sizeof sv[0]; k++) {
+            cli_json_key(&j, sn[k]);
+            cli_json_number(&j, sv[k]);
         }
-        fprintf(f, "}");
+        cli_json_end_object(&j);
     }
     if (ntargets) {
-        fprintf(f, ",\n  \"targets\": [\n");
+        cli_json_key(&j, "targets");
+        cli_json_begin_array(&j, 0);
         for (size_t i = 0; i < ntargets; i++) {
-            fprintf(f, "    {\"measured\": %s, \"met\": %s, \"text\": ",
-                    targets[i].measured ? "true" : "false", targets[i].met ? "true" : "false");
-            json_string(f, targets[i].text);
-            fprintf(f, "}%s\n", i + 1 < ntargets ? "," : "");
+            cli_json_begin_object(&j, 1);
+            cli_json_key(&j, "measured");
+            cli_json_bool(&j, targets[i].measured);
+            cli_json_key(&j, "met");
+            cli_json_bool(&j, targets[i].met);
+            cli_json_key(&j, "text");
+            cli_json_string(&j, targets[i].text);
+            cli_json_end_object(&j);
         }
-        fprintf(f, "  ]");
+        cli_json_end_array(&j);
     }
-    fprintf(f, "\n}\n");
-    if (skit_atomic_commit(f, tmp, o->json) != SKIT_OK) return cli_library_error(SKIT_EIO);
-    return CLI_OK;
-}
-
-/* ---- output plumbing ------------------------------------------------------------ */
-
-/* When --plot is given without -o, the table goes to stdout and gnuplot
- * reads a temporary copy that is deleted afterwards. */
-typedef struct output {
-    skit_tsv_writer *tsv, *plot_tsv;
-    char plot_path[64];
-} output;
-
-static int output_open(output *out, const options *o, const char *units)
-{
-    memset(out, 0, sizeof *out);
-    if (cli_output_open(&out->tsv, &o->common, o->argc, o->argv, units) != CLI_OK) return CLI_USAGE;
-    if (o->common.plot && !(o->common.output && strcmp(o->common.output, "-") != 0)) {
-        snprintf(out->plot_path, sizeof out->plot_path, "/tmp/skit-bench-toeplitz-%ld.tsv",
-                 (long)getpid());
-        int status = skit_tsv_open(&out->plot_tsv, out->plot_path, o->argc, o->argv, 1,
-                                   o->common.seed, units);
-        if (status != SKIT_OK) {
-            skit_tsv_abort(out->tsv);
-            return cli_library_error(status);
-        }
-    }
-    return CLI_OK;
-}
-
-/* One comment line: prefix followed by text. */
-static void output_comment2(output *out, const char *prefix, const char *text)
-{
-    skit_tsv_comment(out->tsv, "%s%s", prefix, text);
-    if (out->plot_tsv) skit_tsv_comment(out->plot_tsv, "%s%s", prefix, text);
-}
-
-static void output_comment(output *out, const char *text) { output_comment2(out, "", text); }
-
-static void output_columns(output *out, const char *const *names)
-{
-    skit_tsv_columns(out->tsv, names);
-    if (out->plot_tsv) skit_tsv_columns(out->plot_tsv, names);
-}
-
-static void output_row(output *out, const double *v, size_t count)
-{
-    skit_tsv_row(out->tsv, v, count);
-    if (out->plot_tsv) skit_tsv_row(out->plot_tsv, v, count);
-    fflush(skit_tsv_stream(out->tsv));
-}
-
-static void output_abort(output *out)
-{
-    skit_tsv_abort(out->tsv);
-    if (out->plot_tsv) skit_tsv_abort(out->plot_tsv);
-}
-
-/* Closes the table and draws the figure. */
-static int output_close(output *out, const options *o, const char *script)
-{
-    int status = cli_output_close(out->tsv);
-    if (out->plot_tsv) {
-        int s2 = skit_tsv_close(out->plot_tsv);
-        if (status == CLI_OK && s2 != SKIT_OK) status = cli_library_error(s2);
-    }
-    if (status == CLI_OK && o->common.plot)
-        status = cli_plot_common(&o->common, script, out->plot_tsv ? out->plot_path : o->common.output,
-                                 NULL);
-    if (out->plot_tsv) unlink(out->plot_path);
-    return status;
+    return cli_json_close(&j);
 }
 
 /* ---- the two modes ----------------------------------------------------------------- */
 
-static int run_timing(const options *o)
+/* The header of the timing table: machine, threads, what each column is. */
+static void timing_header(cli_table *t, const options *o)
 {
-    int scipy_ok = o->scipy && scipy_available();
-    if (o->scipy && !scipy_ok)
-        fprintf(stderr, "%s: scipy: not installed (%s -c 'import scipy.linalg' failed); scipy columns are NaN\n",
-                cli_context(), PYTHON);
-    row *rows = calloc(o->nsizes, sizeof *rows);
-    if (!rows) return cli_failure("out of memory");
-    output out;
-    if (output_open(&out, o, TIMING_UNITS) != CLI_OK) {
-        free(rows);
-        return CLI_USAGE;
-    }
-    char line[1200];
-    double load = NAN;
-    FILE *lf = fopen("/proc/loadavg", "r");
-    if (lf) {
-        if (fscanf(lf, "%lf", &load) != 1) load = NAN;
-        fclose(lf);
-    }
-    snprintf(line, sizeof line,
-             "machine: %ld cores, 1-minute load average %.2f at start (timings from a loaded machine "
-             "are noisy, multi-threaded ones most)",
-             sysconf(_SC_NPROCESSORS_ONLN), load);
-    output_comment(&out, line);
-    snprintf(line, sizeof line,
-             "threads: %d; channels: %zu (capped so d*L <= 2^23 doubles, at least 2 per thread); %s operators; one matrix per channel",
-             threads_now(), o->channels, o->causal ? "causal" : "bidirectional");
-    output_comment(&out, line);
-    output_comment(&out, "floor_s: bare fftw_execute_dft_r2c of length fft_length, same threads and channel "
+    cli_table_comment(t,
+                      "machine: %d cores, 1-minute load average %.2f at start (timings from a loaded machine "
+                      "are noisy, multi-threaded ones most)",
+                      bench_cores(), bench_load_average());
+    cli_table_comment(t,
+                      "threads: %d; channels: %zu (capped so d*L <= 2^23 doubles, at least 2 per thread); %s operators; one matrix per channel",
+                      bench_threads(), o->channels, o->causal ? "causal" : "bidirectional");
+    cli_table_comment(t, "floor_s: bare fftw_execute_dft_r2c of length fft_length, same threads and channel "
                          "loop, per channel; floor_1t_s: one r2c alone on one thread; pair_s: bare r2c + "
                          "c2r (FFTW_ESTIMATE) per channel, same loop");
-    output_comment(&out, "scipy_s: scipy.linalg.matmul_toeplitz, one call per channel (own c, r), python3, "
+    cli_table_comment(t, "scipy_s: scipy.linalg.matmul_toeplitz, one call per channel (own c, r), python3, "
                          "one thread; rel_error: max|fft - dense| / max|dense|");
-    output_columns(&out, row_names);
+}
 
-    skit_rng rng;
-    skit_rng_seed(&rng, o->common.seed);
-    cli_progress_start(&o->common);
-    for (size_t i = 0; i < o->nsizes; i++) {
-        if (time_one_size(o, o->sizes[i], scipy_ok, &rng, &rows[i]) != CLI_OK) {
-            output_abort(&out);
-            free(rows);
-            return CLI_FAILED;
-        }
-        output_row(&out, (const double *)&rows[i], ROW_FIELDS);
-    }
-    solve_result solve;
-    int have_solve = o->solve_n > 0;
-#ifdef OPENBLAS_VERSION
-    /* dgesv runs on OpenBLAS's own threads: give it the same number */
-    openblas_set_num_threads(threads_now());
-#endif
-    if (have_solve && time_solve(o, scipy_ok, &rng, &solve) != CLI_OK) {
-        output_abort(&out);
-        free(rows);
-        return CLI_FAILED;
-    }
-    cli_progress_done();
-
-    /* fitted log-log slopes over the sizes measured */
+/* The lines after the rows: log-log slopes of the FFT and dense times over
+ * the sizes measured, and the solve comparison. */
+static void timing_notes(cli_table *t, const options *o, const row *rows, const solve_result *solve,
+                         int have_solve)
+{
     double xs[64], ts[64];
     size_t k = 0;
     for (size_t i = 0; i < o->nsizes && k < 64; i++) {
         xs[k] = rows[i].n;
         ts[k++] = rows[i].fft_s;
     }
-    if (k >= 2) {
-        snprintf(line, sizeof line, "loglog slope of fft_s vs n over n = %.0f..%.0f: %.3f", xs[0], xs[k - 1],
-                 bench_loglog_slope(xs, ts, k));
-        output_comment(&out, line);
-    }
+    if (k >= 2)
+        cli_table_note(t, "loglog slope of fft_s vs n over n = %.0f..%.0f: %.3f", xs[0], xs[k - 1],
+                       bench_loglog_slope(xs, ts, k));
     k = 0;
     for (size_t i = 0; i < o->nsizes && k < 64; i++)
         if (isfinite(rows[i].dense_s)) {
             xs[k] = rows[i].n;
             ts[k++] = rows[i].dense_s;
         }
-    if (k >= 2) {
-        snprintf(line, sizeof line, "loglog slope of dense_s vs n over n = %.0f..%.0f: %.3f", xs[0],
-                 xs[k - 1], bench_loglog_slope(xs, ts, k));
-        output_comment(&out, line);
+    if (k >= 2)
+        cli_table_note(t, "loglog slope of dense_s vs n over n = %.0f..%.0f: %.3f", xs[0], xs[k - 1],
+                       bench_loglog_slope(xs, ts, k));
+    if (have_solve)
+        cli_table_note(t,
+                       "solve n = %.0f, KMS t_k = %.1f^k: levinson_s %.4g, general_levinson_s %.4g, dgesv_s %.4g, "
+                       "scipy_solve_toeplitz_s %.4g, dgesv/levinson %.1f, residuals levinson %.2g general %.2g "
+                       "dgesv %.2g",
+                       solve->n, SOLVE_RHO, solve->levinson_s, solve->general_s, solve->dgesv_s, solve->scipy_s,
+                       solve->speedup, solve->residual_levinson, solve->residual_general, solve->residual_dgesv);
+}
+
+/* Every size, then the solve comparison; 0 or CLI_FAILED (reported). */
+static int timing_measure(const options *o, int scipy_ok, cli_table *t, row *rows, solve_result *solve)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, o->common.seed);
+    cli_progress_start(&o->common);
+    for (size_t i = 0; i < o->nsizes; i++) {
+        if (time_one_size(o, o->sizes[i], scipy_ok, &rng, &rows[i]) != CLI_OK) return CLI_FAILED;
+        cli_table_row_numbers(t, (const double *)&rows[i], ROW_FIELDS);
     }
-    if (have_solve) {
-        snprintf(line, sizeof line,
-                 "solve n = %.0f, KMS t_k = %.1f^k: levinson_s %.4g, general_levinson_s %.4g, dgesv_s %.4g, "
-                 "scipy_solve_toeplitz_s %.4g, dgesv/levinson %.1f, residuals levinson %.2g general %.2g "
-                 "dgesv %.2g",
-                 solve.n, SOLVE_RHO, solve.levinson_s, solve.general_s, solve.dgesv_s, solve.scipy_s,
-                 solve.speedup, solve.residual_levinson, solve.residual_general, solve.residual_dgesv);
-        output_comment(&out, line);
+#ifdef OPENBLAS_VERSION
+    /* dgesv runs on OpenBLAS's own threads: give it the same number */
+    openblas_set_num_threads(bench_threads());
+#endif
+    if (o->solve_n > 0 && time_solve(o, scipy_ok, &rng, solve) != CLI_OK) return CLI_FAILED;
+    cli_progress_done();
+    return CLI_OK;
+}
+
+static int run_timing(const options *o)
+{
+    int scipy_ok = o->scipy && bench_python_has("scipy.linalg");
+    if (o->scipy && !scipy_ok)
+        fprintf(stderr, "%s: scipy: not installed (%s -c 'import scipy.linalg' failed); scipy columns are NaN\n",
+                cli_context(), BENCH_PYTHON);
+    row *rows = calloc(o->nsizes, sizeof *rows);
+    if (!rows) return cli_failure("out of memory");
+    cli_table t;
+    cli_table_init(&t, row_names);
+    timing_header(&t, o);
+    solve_result solve;
+    int have_solve = o->solve_n > 0, status = timing_measure(o, scipy_ok, &t, rows, &solve);
+    if (status == CLI_OK) {
+        timing_notes(&t, o, rows, &solve, have_solve);
+        target targets[3];
+        evaluate_targets(o, rows, o->nsizes, &solve, have_solve, scipy_ok, targets);
+        for (int i = 0; i < 3; i++) {
+            cli_table_note(&t, "target: %s", targets[i].text);
+            if (!o->common.quiet) fprintf(stderr, "%s: target: %s\n", cli_context(), targets[i].text);
+        }
+        status = cli_table_emit(&t, &o->common, o->argc, o->argv, TIMING_UNITS, "bench_toeplitz", NULL);
+        if (status == CLI_OK && o->json)
+            status = write_json(o, "timing", TIMING_UNITS, (const double *)rows, o->nsizes, row_names, ROW_FIELDS,
+                                &solve, have_solve, targets, 3);
     }
-    target targets[3];
-    evaluate_targets(o, rows, o->nsizes, &solve, have_solve, scipy_ok, targets);
-    for (int i = 0; i < 3; i++) {
-        output_comment2(&out, "target: ", targets[i].text);
-        if (!o->common.quiet) fprintf(stderr, "%s: target: %s\n", cli_context(), targets[i].text);
-    }
-    int status = output_close(&out, o, "bench_toeplitz");
-    if (status == CLI_OK && o->json)
-        status = write_json(o, "timing", TIMING_UNITS, (const double *)rows, o->nsizes, row_names, ROW_FIELDS, &solve, have_solve,
-                            targets, 3);
+    cli_table_free(&t);
     free(rows);
     return status;
 }
@@ -961,7 +712,7 @@ static int check_one_size(size_t n, skit_rng *rng, check_row *r)
         double h = causality == SKIT_CAUSAL ? norm2(coeffs + n - 1, n) : norm2(coeffs, 2 * n - 1);
         *errs[mode] = normwise(y, ref, n, h, norm2(x, n));
         if (*errs[mode] > r->err_max || isnan(*errs[mode])) r->err_max = *errs[mode];
-        double rl = rel_error(y, ref, n);
+        double rl = bench_max_relative_error(y, ref, n);
         if (rl > r->rel_linf_max || isnan(rl)) r->rel_linf_max = rl;
     }
     skit_free(coeffs);
@@ -976,16 +727,12 @@ static int run_check(const options *o)
 {
     check_row *rows = calloc(o->nsizes, sizeof *rows);
     if (!rows) return cli_failure("out of memory");
-    output out;
-    if (output_open(&out, o, CHECK_UNITS) != CLI_OK) {
-        free(rows);
-        return CLI_USAGE;
-    }
-    output_comment(&out, "T(i,j) = t_{i-j}, n x n, FFT length L = smallest 2^a 3^b 5^c 7^d >= 2n-1; "
-                         "random normal t and x");
-    output_comment(&out, "err_*: normwise max|fft - dense| / (||h||_2 ||x||_2); rel_linf_max: max over "
-                         "the three of max|fft - dense| / max|dense|; tolerance: 10 eps max(1, log2 L)");
-    output_columns(&out, check_names);
+    cli_table out;
+    cli_table_init(&out, check_names);
+    cli_table_comment(&out, "T(i,j) = t_{i-j}, n x n, FFT length L = smallest 2^a 3^b 5^c 7^d >= 2n-1; "
+                            "random normal t and x");
+    cli_table_comment(&out, "err_*: normwise max|fft - dense| / (||h||_2 ||x||_2); rel_linf_max: max over "
+                            "the three of max|fft - dense| / max|dense|; tolerance: 10 eps max(1, log2 L)");
     skit_rng rng;
     skit_rng_seed(&rng, o->common.seed);
     cli_progress_start(&o->common);
@@ -993,11 +740,11 @@ static int run_check(const options *o)
     for (size_t i = 0; i < o->nsizes; i++) {
         cli_progress("n = %zu", o->sizes[i]);
         if (check_one_size(o->sizes[i], &rng, &rows[i]) != CLI_OK) {
-            output_abort(&out);
+            cli_table_free(&out);
             free(rows);
             return CLI_FAILED;
         }
-        output_row(&out, (const double *)&rows[i], CHECK_FIELDS);
+        cli_table_row_numbers(&out, (const double *)&rows[i], CHECK_FIELDS);
         if (rows[i].err_max > worst) worst = rows[i].err_max;
         double ratio = rows[i].err_max / rows[i].tolerance;
         if (!(ratio <= worst_ratio)) {
@@ -1010,9 +757,10 @@ static int run_check(const options *o)
     snprintf(line, sizeof line,
              "accuracy: max normwise error %.3g over %zu sizes; worst error/tolerance %.3g at n = %.0f: %s",
              worst, o->nsizes, worst_ratio, worst_n, worst_ratio <= 1 ? "within tolerance" : "EXCEEDS tolerance");
-    output_comment(&out, line);
+    cli_table_note(&out, "%s", line);
     if (!o->common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), line);
-    int status = output_close(&out, o, "bench_toeplitz_check");
+    int status = cli_table_emit(&out, &o->common, o->argc, o->argv, CHECK_UNITS, "bench_toeplitz_check", NULL);
+    cli_table_free(&out);
     if (status == CLI_OK && o->json) {
         target t = {"", 1, worst_ratio <= 1};
         snprintf(t.text, sizeof t.text, "%s", line);
@@ -1027,22 +775,6 @@ static int run_check(const options *o)
 static const size_t default_check_sizes[] = {97,   100,  127,  128,  211,  255,  256,  331,  499,
                                              512,  997,  1000, 1024, 2039, 2048, 3001, 4093, 4096,
                                              5000, 8191, 8192};
-
-static int json_path_ok(const char *path)
-{
-    if (!*path) return cli_usage_error("--json: empty file name");
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    if (access(dir, W_OK) != 0) return cli_usage_error("--json: directory '%s' is not writable", dir);
-    return CLI_OK;
-}
 
 /* Parses and validates every option before any work; o->sizes and
  * o->scipy_sizes (NULL-initialised) are the caller's to free. *help is set
@@ -1130,8 +862,7 @@ static int parse_options(options *o, int argc, char **argv, int *help)
                                  (size_t)1 << 24, &o->scipy_sizes, &o->nscipy);
     if (status != CLI_OK) return status;
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
-    if (o->json) return json_path_ok(o->json);
-    return CLI_OK;
+    return cli_check_output_path("--json", o->json);
 }
 
 int bench_toeplitz(int argc, char **argv)

@@ -31,12 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-#include "bench.h"
-#include "cli.h"
+#include "common.h"
+#include "../cli.h"
+#include "../table.h"
 
 static const char *usage =
     "usage: skit bench device [options]\n"
@@ -97,12 +95,6 @@ static const char *const column_names[] = {
 
 /* ---- timing ----------------------------------------------------------------------- */
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median over o->samples of the CUDA-event time per call, each sample
  * repeating the call enough times to last about o->min_sample_s. */
 static int gpu_time(const options *o, skit_cuda_work work, void *context, double *median)
@@ -110,25 +102,12 @@ static int gpu_time(const options *o, skit_cuda_work work, void *context, double
     double once = 0, times[16];
     int status = skit_cuda_time(work, context, 1, &once);
     if (status != SKIT_OK) return status;
-    double reps = once > 0 ? ceil(o->min_sample_s / once) : 1000;
-    size_t repeats = reps < 1 ? 1 : (reps > 10000 ? 10000 : (size_t)reps);
+    size_t repeats = bench_calls_per_sample(once, o->min_sample_s, 10000);
     size_t samples = o->samples < 16 ? o->samples : 16;
     for (size_t s = 0; s < samples; s++)
         if ((status = skit_cuda_time(work, context, repeats, &times[s])) != SKIT_OK) return status;
-    qsort(times, samples, sizeof *times, compare_doubles);
-    *median = samples % 2 ? times[samples / 2] : 0.5 * (times[samples / 2 - 1] + times[samples / 2]);
+    *median = bench_median(times, samples);
     return SKIT_OK;
-}
-
-static double rel_error(const double *a, const double *ref, size_t count)
-{
-    double num = 0, den = 0;
-    for (size_t i = 0; i < count; i++) {
-        double e = fabs(a[i] - ref[i]);
-        if (!(e <= num)) num = e;
-        if (fabs(ref[i]) > den) den = fabs(ref[i]);
-    }
-    return den > 0 ? num / den : num;
 }
 
 /* Host doubles -> new device array of `precision`. */
@@ -236,7 +215,7 @@ static int bench_toeplitz_size(const options *o, size_t n, skit_rng *rng, result
         toeplitz_ctx c = {cpu, gpu, x, y_gpu, xd, yd, n};
         if (status == SKIT_OK) status = gpu_time(o, toeplitz_gpu_resident, &c, &r->gpu_s);
         if (status == SKIT_OK) status = download(y_gpu, yd, n * d, precision);
-        if (status == SKIT_OK) r->rel_error = rel_error(y_gpu, y_cpu, n * d);
+        if (status == SKIT_OK) r->rel_error = bench_max_relative_error(y_gpu, y_cpu, n * d);
         if (status == SKIT_OK) status = gpu_time(o, toeplitz_gpu_transfer, &c, &r->gpu_transfer_s);
         if (status == SKIT_OK) {
             /* read x, write y, read the d spectra: the least any method moves */
@@ -328,7 +307,7 @@ static int bench_attention_size(const options *o, size_t n, skit_rng *rng, resul
         attention_ctx c = {gpu, q, k, v, y_gpu, qd, kd, vd, yd, n, d, scale};
         if (status == SKIT_OK) status = gpu_time(o, attention_gpu_resident, &c, &r->gpu_s);
         if (status == SKIT_OK) status = download(y_gpu, yd, n * d, precision);
-        if (status == SKIT_OK) r->rel_error = rel_error(y_gpu, y_cpu, n * d);
+        if (status == SKIT_OK) r->rel_error = bench_max_relative_error(y_gpu, y_cpu, n * d);
         if (status == SKIT_OK) status = gpu_time(o, attention_gpu_transfer, &c, &r->gpu_transfer_s);
         if (status == SKIT_OK) {
             /* Q, K, V read and Y written once; attention is compute-bound,
@@ -400,11 +379,13 @@ static int bench_mra_size(const options *o, size_t n, skit_rng *rng, result rows
     skit_attention_options mo;
     skit_attention_options_init(&mo, SKIT_ATTENTION_MRA2);
     mo.block = b;
-    mo.blocks_per_row[0] = n / b < 8 ? n / b : 8;
+    /* 8 blocks per row (all of them below 8): a per-query budget of 8 b entries */
+    int status = skit_attention_options_set_budget(&mo, n, fmin(1.0, 8.0 * (double)b / (double)n), NULL);
+    if (status != SKIT_OK) return status;
     double *q = skit_malloc(n, d * sizeof(double)), *k = skit_malloc(n, d * sizeof(double));
     double *v = skit_malloc(n, d * sizeof(double));
     double *y_cpu = skit_malloc(n, d * sizeof(double)), *y_gpu = skit_malloc(n, d * sizeof(double));
-    int status = (q && k && v && y_cpu && y_gpu) ? SKIT_OK : SKIT_ENOMEM;
+    status = (q && k && v && y_cpu && y_gpu) ? SKIT_OK : SKIT_ENOMEM;
     double cpu_s = NAN;
     skit_attention_plan *cpu = NULL;
     if (status == SKIT_OK) {
@@ -439,7 +420,7 @@ static int bench_mra_size(const options *o, size_t n, skit_rng *rng, result rows
         mra_ctx c = {cpu, gpu, q, k, v, y_gpu, qd, kd, vd, yd, n};
         if (status == SKIT_OK) status = gpu_time(o, mra_gpu_resident, &c, &r->gpu_s);
         if (status == SKIT_OK) status = download(y_gpu, yd, n * d, precision);
-        if (status == SKIT_OK) r->rel_error = rel_error(y_gpu, y_cpu, n * d);
+        if (status == SKIT_OK) r->rel_error = bench_max_relative_error(y_gpu, y_cpu, n * d);
         if (status == SKIT_OK) status = gpu_time(o, mra_gpu_transfer, &c, &r->gpu_transfer_s);
         if (status == SKIT_OK) {
             /* Q, K, V read and Y written once; flops of the coarse GEMMs and
@@ -467,93 +448,37 @@ static int bench_mra_size(const options *o, size_t n, skit_rng *rng, result rows
 
 /* ---- output ------------------------------------------------------------------------------------- */
 
-typedef struct output {
-    skit_tsv_writer *tsv, *plot_tsv;
-    char plot_path[64];
-} output;
-
-static int output_open(output *out, const options *o, const char *units)
-{
-    memset(out, 0, sizeof *out);
-    if (cli_output_open(&out->tsv, &o->common, o->argc, o->argv, units) != CLI_OK) return CLI_USAGE;
-    if (o->common.plot && !(o->common.output && strcmp(o->common.output, "-") != 0)) {
-        snprintf(out->plot_path, sizeof out->plot_path, "/tmp/skit-bench-device-%ld.tsv", (long)getpid());
-        int status = skit_tsv_open(&out->plot_tsv, out->plot_path, o->argc, o->argv, 1,
-                                   o->common.seed, units);
-        if (status != SKIT_OK) {
-            skit_tsv_abort(out->tsv);
-            return cli_library_error(status);
-        }
-    }
-    return CLI_OK;
-}
-
-static void output_comment(output *out, const char *text)
-{
-    skit_tsv_comment(out->tsv, "%s", text);
-    if (out->plot_tsv) skit_tsv_comment(out->plot_tsv, "%s", text);
-}
-
-static void output_columns(output *out)
-{
-    skit_tsv_columns(out->tsv, column_names);
-    if (out->plot_tsv) skit_tsv_columns(out->plot_tsv, column_names);
-}
-
 static double ratio(double a, double b)
 {
     return (isfinite(a) && isfinite(b) && b > 0) ? a / b : NAN;
 }
 
-static void output_row(output *out, const result *r)
+static void output_row(cli_table *t, const result *r)
 {
     double v[12] = {r->n, r->d, r->bytes, r->cpu_s, r->gpu_s, r->gpu_transfer_s, r->floor_s,
                     ratio(r->gpu_s, r->floor_s), ratio(r->cpu_s, r->gpu_s),
                     ratio(r->cpu_s, r->gpu_transfer_s), r->gflops, r->rel_error};
-    char text[12][32];
-    const char *fields[14] = {r->op, r->precision};
+    cli_table_cell(t, "%s", r->op);
+    cli_table_cell(t, "%s", r->precision);
     for (int i = 0; i < 12; i++) {
         if (isnan(v[i]))
-            snprintf(text[i], sizeof text[i], "nan");
+            cli_table_cell(t, "nan");
         else
-            snprintf(text[i], sizeof text[i], "%.6g", v[i]);
-        fields[i + 2] = text[i];
+            cli_table_cell(t, "%.6g", v[i]);
     }
-    skit_tsv_row_text(out->tsv, fields, 14);
-    if (out->plot_tsv) skit_tsv_row_text(out->plot_tsv, fields, 14);
-    fflush(skit_tsv_stream(out->tsv));
-}
-
-static void output_abort(output *out)
-{
-    skit_tsv_abort(out->tsv);
-    if (out->plot_tsv) skit_tsv_abort(out->plot_tsv);
-}
-
-static int output_close(output *out, const options *o)
-{
-    int status = cli_output_close(out->tsv);
-    if (out->plot_tsv) {
-        int s2 = skit_tsv_close(out->plot_tsv);
-        if (status == CLI_OK && s2 != SKIT_OK) status = cli_library_error(s2);
-    }
-    if (status == CLI_OK && o->common.plot)
-        status = cli_plot_common(&o->common, "bench_device",
-                                 out->plot_tsv ? out->plot_path : o->common.output, NULL);
-    if (out->plot_tsv) unlink(out->plot_path);
-    return status;
+    cli_table_end_row(t);
 }
 
 /* ---- targets ---------------------------------------------------------------------------------------- */
 
 /* The targets when a device is present, judged from this run. */
-static void report_targets(const options *o, output *out, const result *rows, size_t nrows,
+static void report_targets(const options *o, cli_table *out, const result *rows, size_t nrows,
                            const char *cuda_line)
 {
     char line[1024];
     if (!o->device[1]) {
         snprintf(line, sizeof line, "target: GPU targets not measured (%s)", cuda_line);
-        output_comment(out, line);
+        cli_table_note(out, "%s", line);
         if (!o->common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), line + 8);
         return;
     }
@@ -573,7 +498,7 @@ static void report_targets(const options *o, output *out, const result *rows, si
         snprintf(line, sizeof line,
                  "target: toeplitz n = 65536, d = 64, float32 vs 3x floor: not measured in this run "
                  "(needs --sizes with 2^16, --channels 64, float32)");
-    output_comment(out, line);
+    cli_table_note(out, "%s", line);
     if (!o->common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), line + 8);
     /* 2: GPU faster than CPU including transfers wherever n*d >= 2^20 */
     size_t checked = 0, met = 0;
@@ -595,11 +520,34 @@ static void report_targets(const options *o, output *out, const result *rows, si
         snprintf(line, sizeof line,
                  "target: GPU faster than CPU for n*d >= 2^20: not measured (no row with n*d >= 2^20 "
                  "timed on both devices)");
-    output_comment(out, line);
+    cli_table_note(out, "%s", line);
     if (!o->common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), line + 8);
 }
 
 /* ---- main ----------------------------------------------------------------------------------------- */
+
+/* The header of the table: devices, shapes, what each column is. */
+static void device_header(cli_table *t, const options *o, const char *cuda_line)
+{
+    cli_table_comment(t, "%s", cuda_line);
+    cli_table_comment(t, "devices: %s%s%s; CPU threads: %d; device copy bandwidth (read+write): %.4g GB/s",
+                      o->device[0] ? "cpu" : "", o->device[0] && o->device[1] ? "," : "",
+                      o->device[1] ? "cuda" : "", bench_threads(), o->device[1] ? o->bandwidth * 1e-9 : NAN);
+    cli_table_comment(t,
+                      "toeplitz: n x n, d = %zu channels with their own matrices, %s; attention: n queries = n keys, "
+                      "d = d_k = d_v = %zu, scale 1/sqrt(d), no mask",
+                      o->channels, o->causal ? "causal" : "bidirectional", o->head_dim);
+    cli_table_comment(t, "mra: MRA-2 at the attention sizes and d, block 32 (halved while it does not divide n "
+                         "into >= 2 blocks), 8 blocks per row (global selection); GPU selection on the host; "
+                         "rel_error against the CPU's MRA-2 (float32 may refine other squares near ties); "
+                         "gpu_gflops counts the coarse and refined-square GEMMs");
+    cli_table_comment(t, "cpu_s: CPU float64 (the CPU library is float64), same value on both precision rows; "
+                         "gpu_s: CUDA events, data on the device; gpu_transfer_s: host double arrays in and "
+                         "out, copies (and float32 conversion) included");
+    cli_table_comment(t, "bytes_moved: toeplitz = elt*(read x + write y + read spectra), attention = "
+                         "elt*(Q+K+V+Y); floor_s = bytes_moved / device copy bandwidth; rel_error: "
+                         "max|gpu - cpu| / max|cpu|");
+}
 
 static int run(options *o, const char *cuda_line)
 {
@@ -616,82 +564,125 @@ static int run(options *o, const char *cuda_line)
             return cli_library_error(status);
         }
     }
-    output out;
-    if (output_open(&out, o, "seconds per call (all d channels / the whole attention); bytes; "
-                             "GFLOP/s; ratios and errors dimensionless") != CLI_OK) {
-        free(rows);
-        return CLI_USAGE;
-    }
-    char line[1024];
-    snprintf(line, sizeof line, "%s", cuda_line);
-    output_comment(&out, line);
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
-    snprintf(line, sizeof line,
-             "devices: %s%s%s; CPU threads: %d; device copy bandwidth (read+write): %.4g GB/s",
-             o->device[0] ? "cpu" : "", o->device[0] && o->device[1] ? "," : "",
-             o->device[1] ? "cuda" : "", threads, o->device[1] ? o->bandwidth * 1e-9 : NAN);
-    output_comment(&out, line);
-    snprintf(line, sizeof line,
-             "toeplitz: n x n, d = %zu channels with their own matrices, %s; attention: n queries = n keys, "
-             "d = d_k = d_v = %zu, scale 1/sqrt(d), no mask",
-             o->channels, o->causal ? "causal" : "bidirectional", o->head_dim);
-    output_comment(&out, line);
-    output_comment(&out, "mra: MRA-2 at the attention sizes and d, block 32 (halved while it does not divide n "
-                         "into >= 2 blocks), 8 blocks per row (global selection); GPU selection on the host; "
-                         "rel_error against the CPU's MRA-2 (float32 may refine other squares near ties); "
-                         "gpu_gflops counts the coarse and refined-square GEMMs");
-    output_comment(&out, "cpu_s: CPU float64 (the CPU library is float64), same value on both precision rows; "
-                         "gpu_s: CUDA events, data on the device; gpu_transfer_s: host double arrays in and "
-                         "out, copies (and float32 conversion) included");
-    output_comment(&out, "bytes_moved: toeplitz = elt*(read x + write y + read spectra), attention = "
-                         "elt*(Q+K+V+Y); floor_s = bytes_moved / device copy bandwidth; rel_error: "
-                         "max|gpu - cpu| / max|cpu|");
-    output_columns(&out);
-
+    cli_table t;
+    cli_table_init(&t, column_names);
+    device_header(&t, o, cuda_line);
+    /* the operators in table order, each over its sizes */
+    const struct {
+        int (*size)(const options *, size_t, skit_rng *, result[2]);
+        const size_t *sizes;
+        size_t count;
+    } parts[3] = {{bench_toeplitz_size, o->sizes, o->nsizes},
+                  {bench_attention_size, o->att_sizes, o->natt},
+                  {bench_mra_size, o->att_sizes, o->natt}};
     skit_rng rng;
     skit_rng_seed(&rng, o->common.seed);
     cli_progress_start(&o->common);
     size_t count = 0;
     int status = SKIT_OK;
-    for (size_t i = 0; o->ops[0] && i < o->nsizes && status == SKIT_OK; i++) {
-        result pair[2];
-        status = bench_toeplitz_size(o, o->sizes[i], &rng, pair);
-        for (int p = 0; p < 2 && status == SKIT_OK; p++)
-            if (o->precision[p]) {
-                rows[count] = pair[p];
-                output_row(&out, &rows[count++]);
-            }
-    }
-    for (size_t i = 0; o->ops[1] && i < o->natt && status == SKIT_OK; i++) {
-        result pair[2];
-        status = bench_attention_size(o, o->att_sizes[i], &rng, pair);
-        for (int p = 0; p < 2 && status == SKIT_OK; p++)
-            if (o->precision[p]) {
-                rows[count] = pair[p];
-                output_row(&out, &rows[count++]);
-            }
-    }
-    for (size_t i = 0; o->ops[2] && i < o->natt && status == SKIT_OK; i++) {
-        result pair[2];
-        status = bench_mra_size(o, o->att_sizes[i], &rng, pair);
-        for (int p = 0; p < 2 && status == SKIT_OK; p++)
-            if (o->precision[p]) {
-                rows[count] = pair[p];
-                output_row(&out, &rows[count++]);
-            }
-    }
+    for (int op = 0; op < 3; op++)
+        for (size_t i = 0; o->ops[op] && i < parts[op].count && status == SKIT_OK; i++) {
+            result pair[2];
+            status = parts[op].size(o, parts[op].sizes[i], &rng, pair);
+            for (int p = 0; p < 2 && status == SKIT_OK; p++)
+                if (o->precision[p]) {
+                    rows[count] = pair[p];
+                    output_row(&t, &rows[count++]);
+                }
+        }
     cli_progress_done();
+    int rc;
     if (status != SKIT_OK) {
-        output_abort(&out);
-        free(rows);
-        return cli_library_error(status);
+        rc = cli_library_error(status);
+    } else {
+        report_targets(o, &t, rows, count, cuda_line);
+        rc = cli_table_emit(&t, &o->common, o->argc, o->argv,
+                            "seconds per call (all d channels / the whole attention); bytes; "
+                            "GFLOP/s; ratios and errors dimensionless",
+                            "bench_device", NULL);
     }
-    report_targets(o, &out, rows, count, cuda_line);
+    cli_table_free(&t);
     free(rows);
-    return output_close(&out, o);
+    return rc;
+}
+
+/* The option values as given, parsed by device_options. */
+typedef struct option_texts {
+    const char *device, *ops, *sizes, *channels, *att, *head, *precision;
+} option_texts;
+
+/* The lists and sizes (defaults where not given), and the memory of the
+ * largest case before anything is allocated: Toeplitz coefficients + x +
+ * two outputs (d x (2n-1) + 3 n d doubles), attention Q, K, V + two
+ * outputs (5 n d doubles). */
+static int device_options(options *o, const option_texts *x)
+{
+    int status = CLI_OK;
+    o->channels = 64;
+    o->head_dim = 64;
+    if (x->device) {
+        status = cli_parse_choice_list("--device", x->device, device_names, o->device);
+        o->device_given = 1;
+    } else {
+        o->device[0] = o->device[1] = 1;
+    }
+    if (status == CLI_OK) {
+        if (x->ops)
+            status = cli_parse_choice_list("--ops", x->ops, op_names, o->ops);
+        else
+            o->ops[0] = o->ops[1] = o->ops[2] = 1;
+    }
+    if (status == CLI_OK) {
+        if (x->precision)
+            status = cli_parse_choice_list("--precision", x->precision, precision_names, o->precision);
+        else
+            o->precision[0] = o->precision[1] = 1;
+    }
+    if (status == CLI_OK && x->channels) status = cli_parse_size("--channels", x->channels, 1, 4096, &o->channels);
+    if (status == CLI_OK && x->head) status = cli_parse_size("--head-dim", x->head, 1, 1024, &o->head_dim);
+    if (status == CLI_OK)
+        status = cli_parse_size_list("--sizes", x->sizes ? x->sizes : (o->quick ? "2^10..2^12" : "2^10..2^16"),
+                                     1, (size_t)1 << 22, &o->sizes, &o->nsizes);
+    if (status == CLI_OK)
+        status = cli_parse_size_list("--attention-sizes",
+                                     x->att ? x->att : (o->quick ? "2^8..2^9" : "2^8..2^12"), 1,
+                                     (size_t)1 << 16, &o->att_sizes, &o->natt);
+    if (status == CLI_OK && (o->nsizes > 64 || o->natt > 64))
+        status = cli_usage_error("--sizes / --attention-sizes: at most 64 sizes each");
+    size_t largest = 0;
+    for (size_t i = 0; status == CLI_OK && o->ops[0] && i < o->nsizes; i++) {
+        size_t bytes = (5 * o->sizes[i]) * o->channels * sizeof(double);
+        if (bytes > largest) largest = bytes;
+    }
+    for (size_t i = 0; status == CLI_OK && (o->ops[1] || o->ops[2]) && i < o->natt; i++) {
+        size_t bytes = 5 * o->att_sizes[i] * o->head_dim * sizeof(double);
+        if (bytes > largest) largest = bytes;
+    }
+    if (status == CLI_OK && skit_memory_check(largest, "skit bench device (largest case)") != SKIT_OK)
+        status = cli_library_error(SKIT_ETOOBIG);
+    if (status == CLI_OK) status = cli_common_validate(&o->common);
+    return status;
+}
+
+/* The GPU where asked for and present (the default asks only where there
+ * is one); cuda_line: the CUDA status recorded in the header. */
+static int choose_devices(options *o, char *cuda_line, size_t size)
+{
+    if (o->device[1] && skit_cuda_status(cuda_line, size) != SKIT_OK) {
+        if (o->device_given)
+            return cli_usage_error("--device cuda: %s (run with --device cpu, or on a machine with a GPU "
+                                   "and a CUDA build)", cuda_line);
+        fprintf(stderr, "%s: %s; timing the CPU only\n", cli_context(), cuda_line);
+        o->device[1] = 0;
+    } else if (!o->device[1]) {
+        skit_cuda_status(cuda_line, size);
+    }
+    if (!o->device[1]) {
+        /* precisions are the GPU's: a CPU-only run has one (float64) row per size */
+        o->precision[0] = 1;
+        o->precision[1] = 0;
+    }
+    return CLI_OK;
 }
 
 int bench_device(int argc, char **argv)
@@ -713,8 +704,7 @@ int bench_device(int argc, char **argv)
     cli_common_init(&o.common);
     o.argc = argc;
     o.argv = argv;
-    const char *device_text = NULL, *ops_text = NULL, *sizes_text = NULL, *channels_text = NULL,
-               *att_text = NULL, *head_text = NULL, *precision_text = NULL;
+    option_texts x = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     int opt;
     optind = 1;
     opterr = 0;
@@ -724,14 +714,14 @@ int bench_device(int argc, char **argv)
         if (handled == CLI_OK) continue;
         switch (opt) {
         case 'h': fputs(usage, stdout); return CLI_OK;
-        case OPT_DEVICE: device_text = optarg; break;
-        case OPT_OPS: ops_text = optarg; break;
-        case OPT_SIZES: sizes_text = optarg; break;
-        case OPT_CHANNELS: channels_text = optarg; break;
+        case OPT_DEVICE: x.device = optarg; break;
+        case OPT_OPS: x.ops = optarg; break;
+        case OPT_SIZES: x.sizes = optarg; break;
+        case OPT_CHANNELS: x.channels = optarg; break;
         case OPT_CAUSAL: o.causal = 1; break;
-        case OPT_ATT_SIZES: att_text = optarg; break;
-        case OPT_HEAD_DIM: head_text = optarg; break;
-        case OPT_PRECISION: precision_text = optarg; break;
+        case OPT_ATT_SIZES: x.att = optarg; break;
+        case OPT_HEAD_DIM: x.head = optarg; break;
+        case OPT_PRECISION: x.precision = optarg; break;
         case OPT_QUICK: o.quick = 1; break;
         case '?':
         default:
@@ -740,74 +730,10 @@ int bench_device(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("unexpected argument '%s' (see 'skit bench device --help')", argv[optind]);
-
     /* validate everything before any work or any file */
-    int status = CLI_OK;
-    o.channels = 64;
-    o.head_dim = 64;
-    if (device_text) {
-        status = cli_parse_choice_list("--device", device_text, device_names, o.device);
-        o.device_given = 1;
-    } else {
-        o.device[0] = o.device[1] = 1;
-    }
-    if (status == CLI_OK) {
-        if (ops_text)
-            status = cli_parse_choice_list("--ops", ops_text, op_names, o.ops);
-        else
-            o.ops[0] = o.ops[1] = o.ops[2] = 1;
-    }
-    if (status == CLI_OK) {
-        if (precision_text)
-            status = cli_parse_choice_list("--precision", precision_text, precision_names, o.precision);
-        else
-            o.precision[0] = o.precision[1] = 1;
-    }
-    if (status == CLI_OK && channels_text)
-        status = cli_parse_size("--channels", channels_text, 1, 4096, &o.channels);
-    if (status == CLI_OK && head_text) status = cli_parse_size("--head-dim", head_text, 1, 1024, &o.head_dim);
-    if (status == CLI_OK)
-        status = cli_parse_size_list("--sizes", sizes_text ? sizes_text : (o.quick ? "2^10..2^12" : "2^10..2^16"),
-                                     1, (size_t)1 << 22, &o.sizes, &o.nsizes);
-    if (status == CLI_OK)
-        status = cli_parse_size_list("--attention-sizes",
-                                     att_text ? att_text : (o.quick ? "2^8..2^9" : "2^8..2^12"), 1,
-                                     (size_t)1 << 16, &o.att_sizes, &o.natt);
-    if (status == CLI_OK && (o.nsizes > 64 || o.natt > 64))
-        status = cli_usage_error("--sizes / --attention-sizes: at most 64 sizes each");
-    /* memory of the largest case, before allocating anything: Toeplitz
-     * coefficients + x + two outputs (d x (2n-1) + 3 n d doubles), attention
-     * Q, K, V + two outputs (5 n d doubles) */
-    size_t largest = 0;
-    for (size_t i = 0; status == CLI_OK && o.ops[0] && i < o.nsizes; i++) {
-        size_t bytes = (5 * o.sizes[i]) * o.channels * sizeof(double);
-        if (bytes > largest) largest = bytes;
-    }
-    for (size_t i = 0; status == CLI_OK && (o.ops[1] || o.ops[2]) && i < o.natt; i++) {
-        size_t bytes = 5 * o.att_sizes[i] * o.head_dim * sizeof(double);
-        if (bytes > largest) largest = bytes;
-    }
-    if (status == CLI_OK && skit_memory_check(largest, "skit bench device (largest case)") != SKIT_OK)
-        status = cli_library_error(SKIT_ETOOBIG);
-    if (status == CLI_OK) status = cli_common_validate(&o.common);
     char cuda_line[512];
-    if (status == CLI_OK && o.device[1] && skit_cuda_status(cuda_line, sizeof cuda_line) != SKIT_OK) {
-        if (o.device_given) {
-            status = cli_usage_error("--device cuda: %s (run with --device cpu, or on a machine with a GPU "
-                                     "and a CUDA build)", cuda_line);
-        } else {
-            /* the default asks for the GPU only where there is one */
-            fprintf(stderr, "%s: %s; timing the CPU only\n", cli_context(), cuda_line);
-            o.device[1] = 0;
-        }
-    } else if (status == CLI_OK && !o.device[1]) {
-        skit_cuda_status(cuda_line, sizeof cuda_line); /* recorded in the output header */
-    }
-    if (status == CLI_OK && !o.device[1]) {
-        /* precisions are the GPU's: a CPU-only run has one (float64) row per size */
-        o.precision[0] = 1;
-        o.precision[1] = 0;
-    }
+    int status = device_options(&o, &x);
+    if (status == CLI_OK) status = choose_devices(&o, cuda_line, sizeof cuda_line);
     if (status == CLI_OK) {
         o.min_sample_s = o.quick ? 0.02 : 0.1;
         o.samples = o.quick ? 3 : 5;

@@ -1,0 +1,301 @@
+/* common.c — timing, peers, floors and machine state shared by the
+ * `skit bench` targets (see common.h). */
+#include "config.h"
+
+#include <cblas.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "common.h"
+#include "skit.h"
+
+/* ---- timing ------------------------------------------------------------ */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *values, size_t count)
+{
+    qsort(values, count, sizeof *values, compare_doubles);
+    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+size_t bench_calls_per_sample(double once, double min_sample, size_t max_calls)
+{
+    if (once >= min_sample) return 1;
+    double calls = ceil(min_sample / (once > 1e-9 ? once : 1e-9));
+    return calls < (double)max_calls ? (size_t)calls : max_calls;
+}
+
+void bench_measure(bench_fn fn, void *context, double min_sample_s, size_t samples,
+                   bench_timing *out)
+{
+    if (samples < 1) samples = 1;
+    if (samples > 64) samples = 64;
+    double t0 = skit_clock_seconds();
+    fn(context);
+    size_t calls = bench_calls_per_sample(skit_clock_seconds() - t0, min_sample_s, 1000000);
+    double times[64];
+    for (size_t s = 0; s < samples; s++) {
+        double start = skit_clock_seconds();
+        for (size_t c = 0; c < calls; c++) fn(context);
+        times[s] = (skit_clock_seconds() - start) / (double)calls;
+    }
+    out->median = bench_median(times, samples);
+    out->min = times[0];
+    out->max = times[samples - 1];
+    out->samples = samples;
+    out->calls_per_sample = calls;
+}
+
+void bench_measure_interleaved(bench_fn *fns, void **contexts, size_t k, double min_sample,
+                               size_t rounds, double *median)
+{
+    double t[BENCH_MAX_BODIES][BENCH_MAX_ROUNDS];
+    size_t calls[BENCH_MAX_BODIES];
+    if (rounds > BENCH_MAX_ROUNDS) rounds = BENCH_MAX_ROUNDS;
+    if (rounds < 1) rounds = 1;
+    if (k > BENCH_MAX_BODIES) k = BENCH_MAX_BODIES;
+    for (size_t i = 0; i < k; i++) {
+        double t0 = skit_clock_seconds();
+        fns[i](contexts[i]);
+        calls[i] = bench_calls_per_sample(skit_clock_seconds() - t0, min_sample, 1000000);
+    }
+    for (size_t r = 0; r < rounds; r++)
+        for (size_t i = 0; i < k; i++) {
+            double t0 = skit_clock_seconds();
+            for (size_t c = 0; c < calls[i]; c++) fns[i](contexts[i]);
+            t[i][r] = (skit_clock_seconds() - t0) / (double)calls[i];
+        }
+    for (size_t i = 0; i < k; i++) median[i] = bench_median(t[i], rounds);
+}
+
+double bench_call_median(bench_fn fn, void *context, double min_sample)
+{
+    static double t[4096];
+    size_t calls = 0;
+    double start = skit_clock_seconds();
+    for (;;) {
+        double t0 = skit_clock_seconds();
+        fn(context);
+        double t1 = skit_clock_seconds();
+        t[calls++] = t1 - t0;
+        if (t1 - start >= min_sample || calls == sizeof t / sizeof t[0]) break;
+    }
+    return bench_median(t, calls);
+}
+
+double bench_loglog_slope(const double *n, const double *t, size_t count)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (size_t i = 0; i < count; i++) {
+        double x = log(n[i]), y = log(t[i]);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+    }
+    double den = (double)count * sxx - sx * sx;
+    return den != 0 ? ((double)count * sxy - sx * sy) / den : NAN;
+}
+
+double bench_max_relative_error(const double *a, const double *ref, size_t count)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < count; i++) {
+        double e = fabs(a[i] - ref[i]);
+        if (!(e <= num)) num = e;
+        if (fabs(ref[i]) > den) den = fabs(ref[i]);
+    }
+    return den > 0 ? num / den : num;
+}
+
+void bench_run_matvec(void *matvec)
+{
+    const bench_matvec *c = matvec;
+    skit_toeplitz_execute(c->plan, c->x, c->n, c->y, c->n, NULL);
+}
+
+/* ---- peers ------------------------------------------------------------- */
+
+int bench_run_peer(const char *const argv[], double *seconds)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    char buf[256];
+    ssize_t got = 0, r;
+    while (got < (ssize_t)sizeof buf - 1 && (r = read(fds[0], buf + got, sizeof buf - 1 - got)) > 0) got += r;
+    close(fds[0]);
+    buf[got > 0 ? got : 0] = '\0';
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {}
+    if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) return -1;
+    char *end;
+    double v = strtod(buf, &end);
+    if (end == buf || !isfinite(v)) return -1;
+    *seconds = v;
+    return 0;
+}
+
+int bench_python_has(const char *module)
+{
+    char code[256];
+    snprintf(code, sizeof code, "import %s; print(0)", module);
+    const char *const argv[] = {BENCH_PYTHON, "-c", code, NULL};
+    double v;
+    return bench_run_peer(argv, &v) == 0;
+}
+
+double bench_python_seconds(const char *script, const char *a1, const char *a2, size_t reps,
+                            unsigned long long seed)
+{
+    char reps_text[32], seed_text[32];
+    snprintf(reps_text, sizeof reps_text, "%zu", reps);
+    snprintf(seed_text, sizeof seed_text, "%llu", seed);
+    const char *argv[] = {BENCH_PYTHON, "-c", script, a1, a2, reps_text, seed_text, NULL};
+    double seconds;
+    return bench_run_peer(argv, &seconds) == 0 ? seconds : NAN;
+}
+
+/* ---- floors ------------------------------------------------------------ */
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+void bench_fftw_destroy(bench_fftw *f)
+{
+    if (f->r2c) fftw_destroy_plan(f->r2c);
+    if (f->c2r) fftw_destroy_plan(f->c2r);
+    fftw_free(f->real);
+    fftw_free(f->back);
+    fftw_free(f->spectrum);
+    memset(f, 0, sizeof *f);
+}
+
+int bench_fftw_create(bench_fftw *f, size_t length)
+{
+    memset(f, 0, sizeof *f);
+    f->buffers = bench_threads();
+    /* strides in whole cache lines, a spare one between threads' buffers */
+    f->real_stride = (length + 15) / 8 * 8;
+    f->spectrum_stride = (length / 2 + 1 + 3) / 4 * 4;
+    size_t reals = (size_t)f->buffers * f->real_stride, spectra = (size_t)f->buffers * f->spectrum_stride;
+    f->real = fftw_malloc(reals * sizeof(double));
+    f->back = fftw_malloc(reals * sizeof(double));
+    f->spectrum = fftw_malloc(spectra * sizeof(fftw_complex));
+    if (!f->real || !f->back || !f->spectrum) {
+        bench_fftw_destroy(f);
+        return SKIT_ENOMEM;
+    }
+    memset(f->real, 0, reals * sizeof(double));
+    memset(f->back, 0, reals * sizeof(double));
+    memset(f->spectrum, 0, spectra * sizeof(fftw_complex));
+    f->r2c = fftw_plan_dft_r2c_1d((int)length, f->real, f->spectrum, FFTW_ESTIMATE);
+    f->c2r = fftw_plan_dft_c2r_1d((int)length, f->spectrum, f->back, FFTW_ESTIMATE);
+    if (!f->r2c || !f->c2r) {
+        bench_fftw_destroy(f);
+        return SKIT_ELIBRARY;
+    }
+    return SKIT_OK;
+}
+
+void bench_fftw_run(const bench_fftw *f, size_t count, int pairs, int threads)
+{
+    long n = (long)count;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+    for (long k = 0; k < n; k++) {
+        size_t t = (size_t)thread_id();
+        /* the r2c keeps its input, the c2r writes elsewhere: the data stay bounded */
+        fftw_execute_dft_r2c(f->r2c, f->real + t * f->real_stride, f->spectrum + t * f->spectrum_stride);
+        if (pairs)
+            fftw_execute_dft_c2r(f->c2r, f->spectrum + t * f->spectrum_stride, f->back + t * f->real_stride);
+    }
+}
+
+void bench_gemm(size_t rows, size_t inner, size_t cols, const double *a, const double *b, double *c)
+{
+#pragma omp parallel
+    {
+        size_t id = 0, team = 1;
+#ifdef _OPENMP
+        id = (size_t)omp_get_thread_num();
+        team = (size_t)omp_get_num_threads();
+#endif
+        size_t c0 = cols * id / team / 8 * 8, c1 = id + 1 == team ? cols : cols * (id + 1) / team / 8 * 8;
+        if (c1 > c0)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)(c1 - c0), (int)inner, 1.0,
+                        a, (int)inner, b + c0, (int)cols, 0.0, c + c0, (int)cols);
+    }
+}
+
+void bench_store(size_t rows, size_t cols, double *c)
+{
+    long n = (long)rows;
+#pragma omp parallel for schedule(static)
+    for (long r = 0; r < n; r++) {
+        double *row = c + (size_t)r * cols, v = (double)r;
+        for (size_t k = 0; k < cols; k++) row[k] = v + (double)k;
+    }
+}
+
+/* ---- the machine ------------------------------------------------------- */
+
+int bench_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+int bench_cores(void)
+{
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c > 0 ? (int)c : 1;
+}
+
+double bench_load_average(void)
+{
+    double v = NAN;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &v) != 1) v = NAN;
+        fclose(f);
+    }
+    return v;
+}

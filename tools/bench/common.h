@@ -1,0 +1,130 @@
+/* common.h — what every `skit bench` target shares: timing (setup outside
+ * the timer, a warm-up, the median of samples), log-log slopes, peers
+ * (python3 with scipy), the floors an operator is compared with (bare FFTW
+ * transforms, a GEMM, a bare store) measured in the same run, and the
+ * state of the machine (threads, cores, load) recorded in the header. */
+#ifndef SKIT_BENCH_COMMON_H
+#define SKIT_BENCH_COMMON_H
+
+#include <fftw3.h>
+#include <stddef.h>
+
+#include "skit.h"
+
+/* ---- timing ------------------------------------------------------------ */
+
+typedef void (*bench_fn)(void *context);
+
+typedef struct bench_timing {
+    double median; /* seconds per call */
+    double min, max;
+    size_t samples, calls_per_sample;
+} bench_timing;
+
+/* Calls per sample so that a sample lasts at least min_sample seconds when
+ * one call took `once` (1 when one call is long enough), at most max_calls. */
+size_t bench_calls_per_sample(double once, double min_sample, size_t max_calls);
+
+/* The median of count values (sorted in place; count >= 1). */
+double bench_median(double *values, size_t count);
+
+/* Time fn(context): one warm-up call (caches, page faults, FFTW wisdom,
+ * thread pools) that also sets the calls per sample, then `samples` (1..64)
+ * samples; seconds per call. */
+void bench_measure(bench_fn fn, void *context, double min_sample_s, size_t samples,
+                   bench_timing *out);
+
+/* Times k bodies (k <= BENCH_MAX_BODIES) in `rounds` (<= BENCH_MAX_ROUNDS)
+ * interleaved rounds, so that load changes during the run hit all of them
+ * alike: one warm-up call each (which sets its calls per sample), then
+ * every round one sample of every body; median[i] is the median over the
+ * rounds of body i's seconds per call. */
+#define BENCH_MAX_BODIES 4
+#define BENCH_MAX_ROUNDS 15
+void bench_measure_interleaved(bench_fn *fns, void **contexts, size_t k, double min_sample,
+                               size_t rounds, double *median);
+
+/* Seconds per call of fn(context) as the median of the single calls made
+ * while calls repeat for min_sample seconds (at most 4096): unlike the mean,
+ * it ignores the scheduler stalls of a thread that lost its core. */
+double bench_call_median(bench_fn fn, void *context, double min_sample);
+
+/* Least-squares slope of log t against log n. */
+double bench_loglog_slope(const double *n, const double *t, size_t count);
+
+/* max |a - ref| / max |ref| (max |a - ref| when ref = 0; NaN propagates). */
+double bench_max_relative_error(const double *a, const double *ref, size_t count);
+
+/* The Toeplitz FFT matvec as a timed body (a bench_fn): y = T x for the
+ * plan's channels, n rows each (x, y channel-major, ld = n). */
+typedef struct bench_matvec {
+    const skit_toeplitz_plan *plan;
+    const double *x;
+    double *y;
+    size_t n;
+} bench_matvec;
+void bench_run_matvec(void *matvec);
+
+/* ---- peers ------------------------------------------------------------- */
+
+#define BENCH_PYTHON "/usr/bin/python3"
+
+/* Runs an external peer (e.g. python3 with scipy) and reads one number from
+ * its stdout; returns 0 and sets *seconds, or -1 if the peer is missing or
+ * failed (the caller reports "not installed"). */
+int bench_run_peer(const char *const argv[], double *seconds);
+
+/* 1 if BENCH_PYTHON can import `module`. */
+int bench_python_has(const char *module);
+
+/* Runs the python `script` with arguments a1, a2, reps, seed; the one
+ * number it prints (seconds), NaN if it failed. */
+double bench_python_seconds(const char *script, const char *a1, const char *a2, size_t reps,
+                            unsigned long long seed);
+
+/* ---- floors ------------------------------------------------------------ */
+
+/* Bare FFTW transforms of one length, planned as the library plans them
+ * (FFTW_ESTIMATE, out of place), with one set of buffers per OpenMP thread:
+ * the r2c reads real + t * real_stride (and keeps it), writes spectrum +
+ * t * spectrum_stride; the c2r writes back + t * real_stride. */
+typedef struct bench_fftw {
+    fftw_plan r2c, c2r;
+    double *real, *back;
+    fftw_complex *spectrum;
+    size_t real_stride, spectrum_stride;
+    int buffers; /* sets of buffers: the OpenMP threads */
+} bench_fftw;
+
+/* Plans length-`length` transforms, buffers zeroed. SKIT_OK, SKIT_ENOMEM,
+ * or SKIT_ELIBRARY when FFTW cannot plan (nothing is left allocated). */
+int bench_fftw_create(bench_fftw *f, size_t length);
+void bench_fftw_destroy(bench_fftw *f);
+/* count r2c (pairs: each followed by a c2r, as a matvec or a Hilbert step
+ * runs them) over `threads` OpenMP threads (<= f->buffers), each on its own
+ * buffers. */
+void bench_fftw_run(const bench_fftw *f, size_t count, int pairs, int threads);
+
+/* C (rows x cols) = A (rows x inner) B (inner x cols), row-major, with the
+ * columns split over the OpenMP threads in multiples of 8, each part one
+ * OpenBLAS GEMM (OpenBLAS on one thread, as the library's RPE runs it). */
+void bench_gemm(size_t rows, size_t inner, size_t cols, const double *a, const double *b, double *c);
+
+/* A bare store of rows x cols doubles into c, the rows over the threads. */
+void bench_store(size_t rows, size_t cols, double *c);
+
+/* ---- the machine ------------------------------------------------------- */
+
+int bench_threads(void);          /* OpenMP threads a parallel region gets */
+int bench_cores(void);            /* online cores (at least 1) */
+double bench_load_average(void);  /* 1-minute load average, NaN if unknown */
+
+/* ---- the targets of `skit bench`, one per area ------------------------- */
+
+int bench_toeplitz(int argc, char **argv); /* tools/bench/bench_toeplitz.c */
+int bench_ski(int argc, char **argv);      /* tools/bench/bench_ski.c */
+int bench_mra(int argc, char **argv);      /* tools/bench/bench_mra.c */
+int bench_tno(int argc, char **argv);      /* tools/bench/bench_tno.c */
+int bench_device(int argc, char **argv);   /* tools/bench/bench_device.c */
+
+#endif
