@@ -18,7 +18,7 @@ noinst_HEADERS += lib/cuda/index_logic.h lib/cuda/mra_logic.h lib/cuda/backend.h
 # api.c: validation, availability, skit/device.h; mra_select.c: the MRA
 # selection the device plan runs on the host (tested on the CPU everywhere);
 # plan_attention.c: the device side of skit_attention_plan
-# (options.device = SKIT_DEVICE_CUDA); skit_tno's is lib/tno/device.c
+# (options.device = SKIT_DEVICE_CUDA); skit_tno_plan's is lib/tno/device.c
 libskit_la_SOURCES += lib/cuda/api.c lib/cuda/mra_select.c lib/cuda/plan_attention.c
 EXTRA_DIST += scripts/nvcc-libtool
 

@@ -1,4 +1,5 @@
-# lib/toeplitz.mk — files of this area (see Makefile.am)
+# lib/toeplitz.mk — Toeplitz matrices (skit/toeplitz.h): dense reference,
+# FFT plans (a front-end over lib/fft's engine, or the GPU's), Levinson
 skitinclude_HEADERS += lib/skit/toeplitz.h
-libskit_la_SOURCES += lib/toeplitz/dense.c lib/toeplitz/fft.c lib/toeplitz/levinson.c
-
+noinst_HEADERS += lib/toeplitz/toeplitz_internal.h
+libskit_la_SOURCES += lib/toeplitz/dense.c lib/toeplitz/fft.c lib/toeplitz/levinson.c lib/toeplitz/device.c

@@ -13,8 +13,11 @@ int main(void)
     for (int k = -(n - 1); k < n; k++) t[k + n - 1] = 1.0 / (1 + (k < 0 ? -2 * k : k));
     for (int i = 0; i < n; i++) x[i] = i % 7 - 3.0;
     skit_toeplitz_plan *plan;
-    if (skit_toeplitz_plan_create(&plan, n, n, 1, SKIT_TOEPLITZ_SHARED, SKIT_BIDIRECTIONAL, t) ||
-        skit_toeplitz_execute(plan, x, n, y, n, NULL)) {
+    if (skit_toeplitz_plan_create(&plan, n, n, 1,
+                                  &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED,
+                                                           .causality = SKIT_BIDIRECTIONAL},
+                                  t) ||
+        skit_toeplitz_plan_execute(plan, x, n, y, n, NULL)) {
         fprintf(stderr, "skit: %s\n", skit_last_error());
         return 1;
     }

@@ -81,15 +81,17 @@ static void check_toeplitz(skit_rng *rng, uint64_t seed, size_t m, size_t n, siz
 
     skit_toeplitz_plan *cpu = NULL;
     skit_cuda_toeplitz_plan *gpu = NULL;
-    TU_EXPECT_OK(skit_toeplitz_plan_create(&cpu, m, n, d, sharing, causality, coeffs));
+    TU_EXPECT_OK(skit_toeplitz_plan_create(
+        &cpu, m, n, d, &(skit_toeplitz_options){.sharing = sharing, .causality = causality},
+        coeffs));
     TU_EXPECT_OK(skit_cuda_toeplitz_plan_create(&gpu, m, n, d, sharing, causality, precision, coeffs));
     ck_assert_uint_ge(skit_cuda_toeplitz_plan_fft_length(gpu), ncoef);
     ck_assert_uint_gt(skit_cuda_toeplitz_plan_device_bytes(gpu), 0);
     if (transpose) {
-        TU_EXPECT_OK(skit_toeplitz_execute_transpose(cpu, x, ldx, ref, ldy, NULL));
+        TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose(cpu, x, ldx, ref, ldy, NULL));
         TU_EXPECT_OK(skit_cuda_toeplitz_execute_transpose(gpu, x, ldx, y, ldy));
     } else {
-        TU_EXPECT_OK(skit_toeplitz_execute(cpu, x, ldx, ref, ldy, NULL));
+        TU_EXPECT_OK(skit_toeplitz_plan_execute(cpu, x, ldx, ref, ldy, NULL));
         TU_EXPECT_OK(skit_cuda_toeplitz_execute(gpu, x, ldx, y, ldy));
     }
     /* device-resident: x and y live on the device with the same leading dimensions */
@@ -167,9 +169,13 @@ START_TEST(test_toeplitz_large_and_set_coeffs)
     TU_EXPECT_OK(skit_cuda_toeplitz_plan_create(&gpu, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL,
                                                 SKIT_BIDIRECTIONAL, precision, c1));
     TU_EXPECT_OK(skit_cuda_toeplitz_plan_set_coeffs(gpu, c2));
-    TU_EXPECT_OK(skit_toeplitz_plan_create(&cpu, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_BIDIRECTIONAL, c2));
+    TU_EXPECT_OK(
+        skit_toeplitz_plan_create(&cpu, n, n, d,
+                                  &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                                           .causality = SKIT_BIDIRECTIONAL},
+                                  c2));
     TU_EXPECT_OK(skit_cuda_toeplitz_execute(gpu, x, n, y, n));
-    TU_EXPECT_OK(skit_toeplitz_execute(cpu, x, n, ref, n, NULL));
+    TU_EXPECT_OK(skit_toeplitz_plan_execute(cpu, x, n, ref, n, NULL));
     ck_assert_msg(tu_rel_error(y, ref, n * d) < tolerance(precision), "set_coeffs (seed %llu)",
                   (unsigned long long)seed);
     /* a second execute on the same plan gives the same result (no state left behind) */
@@ -654,7 +660,7 @@ START_TEST(test_attention_plan_device)
 }
 END_TEST
 
-/* skit_tno with device = cuda: TNO, FD-TNO (both causalities) and
+/* skit_tno_plan with device = cuda: TNO, FD-TNO (both causalities) and
  * bidirectional SKI-TNO, both layouts, batches, against the CPU plan; and
  * after new parameters (the update path). */
 START_TEST(test_tno_device)
@@ -678,34 +684,34 @@ START_TEST(test_tno_device)
                     t.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
                     t.layout = (skit_tno_layout)layout;
                     if (kind == SKIT_TNO_SKI && n < 2) continue; /* r >= 2 needs n >= 2 */
-                    skit_tno *cpu = NULL, *gpu = NULL;
-                    TU_EXPECT_OK(skit_tno_create(&cpu, n, d, batch, &t, NULL, 0));
+                    skit_tno_plan *cpu = NULL, *gpu = NULL;
+                    TU_EXPECT_OK(skit_tno_plan_create(&cpu, n, d, batch, &t, NULL, 0));
                     t.device = SKIT_DEVICE_CUDA;
-                    TU_EXPECT_OK(skit_tno_create(&gpu, n, d, batch, &t, NULL, 0));
+                    TU_EXPECT_OK(skit_tno_plan_create(&gpu, n, d, batch, &t, NULL, 0));
                     double *x = tu_random(&rng, total), *y = tu_alloc(total), *ref = tu_alloc(total);
                     for (int round = 0; round < 2; round++) {
                         if (round == 1) { /* new parameters on both */
-                            size_t count = skit_tno_parameter_count(cpu);
+                            size_t count = skit_tno_plan_parameter_count(cpu);
                             double *p = tu_alloc(count);
-                            TU_EXPECT_OK(skit_tno_get_parameters(cpu, p, count));
+                            TU_EXPECT_OK(skit_tno_plan_get_parameters(cpu, p, count));
                             for (size_t k = 0; k < count; k++) p[k] *= 1.0 + 0.1 * skit_rng_normal(&rng);
-                            TU_EXPECT_OK(skit_tno_set_parameters(cpu, p, count));
-                            TU_EXPECT_OK(skit_tno_set_parameters(gpu, p, count));
+                            TU_EXPECT_OK(skit_tno_plan_set_parameters(cpu, p, count));
+                            TU_EXPECT_OK(skit_tno_plan_set_parameters(gpu, p, count));
                             skit_free(p);
                         }
                         tu_poison(y, total);
-                        TU_EXPECT_OK(skit_tno_execute(cpu, x, ref));
-                        TU_EXPECT_OK(skit_tno_forward(gpu, x, y));
+                        TU_EXPECT_OK(skit_tno_plan_execute(cpu, x, ref, NULL));
+                        TU_EXPECT_OK(skit_tno_plan_forward(gpu, x, y));
                         double e = tu_rel_error(y, ref, total);
                         ck_assert_msg(e < 1e-9, "%s causal=%d layout=%d n=%zu round %d: %.3g (seed %llu)",
                                       skit_tno_kind_name((skit_tno_kind)kind), causal, layout, n, round,
                                       e, (unsigned long long)seed);
                     }
                     char text[256];
-                    skit_tno_describe(gpu, text, sizeof text);
+                    skit_tno_plan_describe(gpu, text, sizeof text);
                     ck_assert(strstr(text, "device=cuda") != NULL);
-                    skit_tno_destroy(cpu);
-                    skit_tno_destroy(gpu);
+                    skit_tno_plan_destroy(cpu);
+                    skit_tno_plan_destroy(gpu);
                     skit_free(x), skit_free(y), skit_free(ref);
                 }
 }

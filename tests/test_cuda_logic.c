@@ -1183,19 +1183,19 @@ START_TEST(test_config_device_plans)
 
     /* token mixers */
     skit_tno_options t;
-    skit_tno *op = (skit_tno *)1;
+    skit_tno_plan *op = (skit_tno_plan *)1;
     skit_tno_options_default(&t, SKIT_TNO_FFT);
     ck_assert_int_eq(t.device, SKIT_DEVICE_CPU);
     t.rpe_width = 4;
     t.rpe_layers = 1;
     t.device = (skit_device)9;
     size_t count;
-    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&t, 2, &count), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_create(&op, 8, 2, 1, &t, NULL, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_options_parameter_count(&t, 2, &count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&op, 8, 2, 1, &t, NULL, 0), SKIT_EINVAL);
     ck_assert_ptr_null(op);
     t.device = SKIT_DEVICE_CUDA;
-    TU_EXPECT_OK(skit_tno_parameter_count_for(&t, 2, &count)); /* no device needed */
-    TU_EXPECT_STATUS(skit_tno_create(&op, 0, 2, 1, &t, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_OK(skit_tno_options_parameter_count(&t, 2, &count)); /* no device needed */
+    TU_EXPECT_STATUS(skit_tno_plan_create(&op, 0, 2, 1, &t, NULL, 0), SKIT_EDOM);
     for (int kind = 0; kind <= 2; kind++)
         for (int causal = 0; causal <= 1; causal++) {
             skit_tno_options_default(&t, (skit_tno_kind)kind);
@@ -1206,13 +1206,13 @@ START_TEST(test_config_device_plans)
             t.knots = 4;
             t.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
             t.device = SKIT_DEVICE_CUDA;
-            int status = skit_tno_create(&op, 8, 2, 1, &t, NULL, 0);
+            int status = skit_tno_plan_create(&op, 8, 2, 1, &t, NULL, 0);
             if (kind == SKIT_TNO_SKI && causal) {
                 ck_assert_msg(status == SKIT_EUNSUPPORTED && strstr(skit_last_error(), "CPU only"), "%d %s",
                               status, skit_last_error());
             } else if (have) {
                 TU_EXPECT_OK(status);
-                skit_tno_destroy(op);
+                skit_tno_plan_destroy(op);
                 continue;
             } else {
                 expect_unavailable(status);

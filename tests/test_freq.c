@@ -204,21 +204,21 @@ static void toeplitz_ref(size_t n, const double *k, size_t N, int causal, const 
 static void run_fdtno_case(skit_rng *rng, size_t n, size_t d, skit_causality causality, size_t fft_len)
 {
     skit_fdtno_plan *plan;
-    TU_EXPECT_OK(skit_fdtno_create(&plan, n, d, causality, fft_len));
-    size_t N = skit_fdtno_fft_length(plan), half = skit_fdtno_grid_size(plan);
-    size_t width = skit_fdtno_response_width(plan);
+    TU_EXPECT_OK(skit_fdtno_plan_create(&plan, n, d, causality, fft_len));
+    size_t N = skit_fdtno_plan_fft_length(plan), half = skit_fdtno_plan_grid_size(plan);
+    size_t width = skit_fdtno_plan_response_width(plan);
     ck_assert_uint_eq(half, N / 2 + 1);
     ck_assert(N >= 2 * n && N % 2 == 0);
     if (fft_len == 0) ck_assert((N & (N - 1)) == 0 && N / 2 < 2 * n);
     ck_assert_uint_eq(width, causality == SKIT_CAUSAL ? d : 2 * d);
     double *resp = tu_random(rng, half * width);
-    TU_EXPECT_OK(skit_fdtno_set_response(plan, resp));
+    TU_EXPECT_OK(skit_fdtno_plan_set_response(plan, resp));
     double *k = tu_alloc(N * d);
-    TU_EXPECT_OK(skit_fdtno_impulse(plan, k, N));
+    TU_EXPECT_OK(skit_fdtno_plan_impulse(plan, k, N));
     size_t ldx = n + 3;
     double *x = tu_random(rng, ldx * d), *y = tu_alloc(ldx * d), *r = tu_alloc(n);
-    double *work = tu_alloc(skit_fdtno_workspace_size(plan));
-    TU_EXPECT_OK(skit_fdtno_execute(plan, x, ldx, y, ldx, work));
+    double *work = tu_alloc(skit_fdtno_plan_workspace_bytes(plan) / sizeof(double));
+    TU_EXPECT_OK(skit_fdtno_plan_execute(plan, x, ldx, y, ldx, work));
     for (size_t c = 0; c < d; c++) {
         const double *kc = k + c * N;
         if (causality == SKIT_CAUSAL) {
@@ -234,7 +234,7 @@ static void run_fdtno_case(skit_rng *rng, size_t n, size_t d, skit_causality cau
     /* in place with the plan's own scratch gives the same */
     double *z = tu_alloc(ldx * d);
     memcpy(z, x, ldx * d * sizeof(double));
-    TU_EXPECT_OK(skit_fdtno_execute(plan, z, ldx, z, ldx, NULL));
+    TU_EXPECT_OK(skit_fdtno_plan_execute(plan, z, ldx, z, ldx, NULL));
     for (size_t c = 0; c < d; c++) ck_assert(tu_rel_error(z + c * ldx, y + c * ldx, n) < 1e-14);
     if (causality == SKIT_CAUSAL && n > 1) {
         /* perturbing x[k:] leaves y[:k] unchanged */
@@ -242,7 +242,7 @@ static void run_fdtno_case(skit_rng *rng, size_t n, size_t d, skit_causality cau
         memcpy(z, x, ldx * d * sizeof(double));
         for (size_t c = 0; c < d; c++)
             for (size_t i = cut; i < n; i++) z[c * ldx + i] = x[c * ldx + i] + 100 * skit_rng_normal(rng);
-        TU_EXPECT_OK(skit_fdtno_execute(plan, z, ldx, z, ldx, NULL));
+        TU_EXPECT_OK(skit_fdtno_plan_execute(plan, z, ldx, z, ldx, NULL));
         for (size_t c = 0; c < d; c++) {
             /* rounding of an FFT convolution: eps log N |k|_1 |x|_inf */
             double s = 0;
@@ -260,7 +260,7 @@ static void run_fdtno_case(skit_rng *rng, size_t n, size_t d, skit_causality cau
     skit_free(r);
     skit_free(z);
     skit_free(work);
-    skit_fdtno_destroy(plan);
+    skit_fdtno_plan_destroy(plan);
 }
 
 START_TEST(test_fdtno_equals_toeplitz_of_own_impulse)
@@ -284,11 +284,11 @@ START_TEST(test_fdtno_causal_spectrum_is_hilbert)
     skit_rng_seed(&rng, tu_seed());
     size_t n = 50, d = 2;
     skit_fdtno_plan *plan;
-    TU_EXPECT_OK(skit_fdtno_create(&plan, n, d, SKIT_CAUSAL, 0));
-    size_t N = skit_fdtno_fft_length(plan), half = N / 2 + 1;
+    TU_EXPECT_OK(skit_fdtno_plan_create(&plan, n, d, SKIT_CAUSAL, 0));
+    size_t N = skit_fdtno_plan_fft_length(plan), half = N / 2 + 1;
     double *resp = tu_random(&rng, half * d), *k = tu_alloc(N * d);
-    TU_EXPECT_OK(skit_fdtno_set_response(plan, resp));
-    TU_EXPECT_OK(skit_fdtno_impulse(plan, k, N));
+    TU_EXPECT_OK(skit_fdtno_plan_set_response(plan, resp));
+    TU_EXPECT_OK(skit_fdtno_plan_impulse(plan, k, N));
     for (size_t c = 0; c < d; c++) {
         double *full = tu_alloc(N), *re = tu_alloc(N), *im = tu_alloc(N), *kr = tu_alloc(N);
         for (size_t m = 0; m < half; m++) full[m] = resp[m * d + c];
@@ -303,7 +303,7 @@ START_TEST(test_fdtno_causal_spectrum_is_hilbert)
     }
     skit_free(resp);
     skit_free(k);
-    skit_fdtno_destroy(plan);
+    skit_fdtno_plan_destroy(plan);
 }
 END_TEST
 
@@ -313,11 +313,11 @@ START_TEST(test_fdtno_bidirectional_real_at_0_and_pi)
     skit_rng_seed(&rng, tu_seed());
     size_t n = 40, d = 3;
     skit_fdtno_plan *plan;
-    TU_EXPECT_OK(skit_fdtno_create(&plan, n, d, SKIT_BIDIRECTIONAL, 0));
-    size_t N = skit_fdtno_fft_length(plan), half = N / 2 + 1, w = 2 * d;
+    TU_EXPECT_OK(skit_fdtno_plan_create(&plan, n, d, SKIT_BIDIRECTIONAL, 0));
+    size_t N = skit_fdtno_plan_fft_length(plan), half = N / 2 + 1, w = 2 * d;
     double *resp = tu_random(&rng, half * w), *k = tu_alloc(N * d);
-    TU_EXPECT_OK(skit_fdtno_set_response(plan, resp));
-    TU_EXPECT_OK(skit_fdtno_impulse(plan, k, N));
+    TU_EXPECT_OK(skit_fdtno_plan_set_response(plan, resp));
+    TU_EXPECT_OK(skit_fdtno_plan_impulse(plan, k, N));
     for (size_t c = 0; c < d; c++) {
         /* DFT of the kernel: R + iI inside, R (imaginary part 0) at 0 and π */
         for (size_t m = 0; m < half; m++) {
@@ -333,70 +333,73 @@ START_TEST(test_fdtno_bidirectional_real_at_0_and_pi)
     }
     /* the imaginary inputs at 0 and π are ignored */
     double *x = tu_random(&rng, n * d), *y1 = tu_alloc(n * d), *y2 = tu_alloc(n * d);
-    TU_EXPECT_OK(skit_fdtno_execute(plan, x, n, y1, n, NULL));
+    TU_EXPECT_OK(skit_fdtno_plan_execute(plan, x, n, y1, n, NULL));
     for (size_t c = 0; c < d; c++) {
         resp[0 * w + d + c] = 1e3;
         resp[(half - 1) * w + d + c] = -7;
     }
-    TU_EXPECT_OK(skit_fdtno_set_response(plan, resp));
-    TU_EXPECT_OK(skit_fdtno_execute(plan, x, n, y2, n, NULL));
+    TU_EXPECT_OK(skit_fdtno_plan_set_response(plan, resp));
+    TU_EXPECT_OK(skit_fdtno_plan_execute(plan, x, n, y2, n, NULL));
     ck_assert(memcmp(y1, y2, n * d * sizeof(double)) == 0);
     skit_free(resp);
     skit_free(k);
     skit_free(x);
     skit_free(y1);
     skit_free(y2);
-    skit_fdtno_destroy(plan);
+    skit_fdtno_plan_destroy(plan);
 }
 END_TEST
 
 START_TEST(test_fdtno_set_mlp_and_errors)
 {
     skit_fdtno_plan *plan = (skit_fdtno_plan *)1;
-    TU_EXPECT_STATUS(skit_fdtno_create(NULL, 4, 1, SKIT_CAUSAL, 0), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_fdtno_create(&plan, 0, 1, SKIT_CAUSAL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_fdtno_plan_create(NULL, 4, 1, SKIT_CAUSAL, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 0, 1, SKIT_CAUSAL, 0), SKIT_EDOM);
     ck_assert_ptr_null(plan);
-    TU_EXPECT_STATUS(skit_fdtno_create(&plan, 4, 0, SKIT_CAUSAL, 0), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_fdtno_create(&plan, 4, 1, (skit_causality)5, 0), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_fdtno_create(&plan, 4, 1, SKIT_CAUSAL, 7), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_fdtno_create(&plan, 4, 1, SKIT_CAUSAL, 6), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_fdtno_create(&plan, 1u << 20, (size_t)1 << 30, SKIT_CAUSAL, 0), SKIT_ETOOBIG);
-    TU_EXPECT_STATUS(skit_fdtno_create(&plan, 4, SIZE_MAX / 4, SKIT_CAUSAL, 0), SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 4, 0, SKIT_CAUSAL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 4, 1, (skit_causality)5, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 4, 1, SKIT_CAUSAL, 7), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 4, 1, SKIT_CAUSAL, 6), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 1u << 20, (size_t)1 << 30, SKIT_CAUSAL, 0),
+                     SKIT_ETOOBIG);
+    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 4, SIZE_MAX / 4, SKIT_CAUSAL, 0),
+                     SKIT_EOVERFLOW);
 
     size_t n = 20, d = 3;
-    TU_EXPECT_OK(skit_fdtno_create(&plan, n, d, SKIT_BIDIRECTIONAL, 0));
+    TU_EXPECT_OK(skit_fdtno_plan_create(&plan, n, d, SKIT_BIDIRECTIONAL, 0));
     skit_mlp *mlp, *bad;
     TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 16, 2, 2 * d, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, tu_seed()));
     TU_EXPECT_OK(skit_mlp_create(&bad, 1, 16, 2, d, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, 1));
-    TU_EXPECT_STATUS(skit_fdtno_set_mlp(plan, bad), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_fdtno_set_mlp(plan, NULL), SKIT_EINVAL);
-    TU_EXPECT_OK(skit_fdtno_set_mlp(plan, mlp));
-    size_t half = skit_fdtno_grid_size(plan);
+    TU_EXPECT_STATUS(skit_fdtno_plan_set_mlp(plan, bad), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_fdtno_plan_set_mlp(plan, NULL), SKIT_EINVAL);
+    TU_EXPECT_OK(skit_fdtno_plan_set_mlp(plan, mlp));
+    size_t half = skit_fdtno_plan_grid_size(plan);
     double *omega = tu_alloc(half), *resp = tu_alloc(half * 2 * d);
-    TU_EXPECT_OK(skit_fdtno_grid(plan, omega));
+    TU_EXPECT_OK(skit_fdtno_plan_grid(plan, omega));
     ck_assert(omega[0] == 0 && fabs(omega[half - 1] - M_PI) < 1e-15);
     TU_EXPECT_OK(skit_mlp_eval(mlp, half, omega, resp, NULL));
     double *x = tu_alloc(n * d), *y1 = tu_alloc(n * d), *y2 = tu_alloc(n * d);
     for (size_t i = 0; i < n * d; i++) x[i] = sin((double)i);
-    TU_EXPECT_OK(skit_fdtno_execute(plan, x, n, y1, n, NULL));
-    TU_EXPECT_OK(skit_fdtno_set_response(plan, resp));
-    TU_EXPECT_OK(skit_fdtno_execute(plan, x, n, y2, n, NULL));
+    TU_EXPECT_OK(skit_fdtno_plan_execute(plan, x, n, y1, n, NULL));
+    TU_EXPECT_OK(skit_fdtno_plan_set_response(plan, resp));
+    TU_EXPECT_OK(skit_fdtno_plan_execute(plan, x, n, y2, n, NULL));
     ck_assert(memcmp(y1, y2, n * d * sizeof(double)) == 0);
     resp[5] = NAN;
-    TU_EXPECT_STATUS(skit_fdtno_set_response(plan, resp), SKIT_ENONFINITE);
-    TU_EXPECT_OK(skit_fdtno_execute(plan, x, n, y2, n, NULL));
+    TU_EXPECT_STATUS(skit_fdtno_plan_set_response(plan, resp), SKIT_ENONFINITE);
+    TU_EXPECT_OK(skit_fdtno_plan_execute(plan, x, n, y2, n, NULL));
     ck_assert(memcmp(y1, y2, n * d * sizeof(double)) == 0); /* old kernels kept */
-    TU_EXPECT_STATUS(skit_fdtno_set_response(plan, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_fdtno_execute(plan, x, n - 1, y2, n, NULL), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_fdtno_execute(plan, x, n, y2, n - 1, NULL), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_fdtno_execute(NULL, x, n, y2, n, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_fdtno_execute(plan, NULL, n, y2, n, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_fdtno_execute(plan, x, n, NULL, n, NULL), SKIT_EINVAL);
-    double *work = tu_alloc(skit_fdtno_workspace_size(plan) + 1);
-    TU_EXPECT_STATUS(skit_fdtno_execute(plan, x, n, y2, n, work + 1), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_fdtno_impulse(plan, y2, skit_fdtno_fft_length(plan) - 1), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_fdtno_grid(plan, NULL), SKIT_EINVAL);
-    ck_assert_uint_eq(skit_fdtno_fft_length(NULL), 0);
+    TU_EXPECT_STATUS(skit_fdtno_plan_set_response(plan, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute(plan, x, n - 1, y2, n, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute(plan, x, n, y2, n - 1, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute(NULL, x, n, y2, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute(plan, NULL, n, y2, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute(plan, x, n, NULL, n, NULL), SKIT_EINVAL);
+    double *work = tu_alloc(skit_fdtno_plan_workspace_bytes(plan) / sizeof(double) + 1);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute(plan, x, n, y2, n, work + 1), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fdtno_plan_impulse(plan, y2, skit_fdtno_plan_fft_length(plan) - 1),
+                     SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_fdtno_plan_grid(plan, NULL), SKIT_EINVAL);
+    ck_assert_uint_eq(skit_fdtno_plan_fft_length(NULL), 0);
     skit_free(work);
     skit_free(omega);
     skit_free(resp);
@@ -405,8 +408,8 @@ START_TEST(test_fdtno_set_mlp_and_errors)
     skit_free(y2);
     skit_mlp_destroy(mlp);
     skit_mlp_destroy(bad);
-    skit_fdtno_destroy(plan);
-    skit_fdtno_destroy(NULL);
+    skit_fdtno_plan_destroy(plan);
+    skit_fdtno_plan_destroy(NULL);
 }
 END_TEST
 

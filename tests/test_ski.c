@@ -516,14 +516,14 @@ START_TEST(test_ski_action_equals_dense)
                     skit_ski_plan *p;
                     TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, (skit_ski_method)method));
                     tu_poison(Y, n * d);
-                    TU_EXPECT_OK(skit_ski_execute(p, X, n, Y, n));
+                    TU_EXPECT_OK(skit_ski_plan_execute(p, X, n, Y, n));
                     double e = tu_rel_error(Y, R, n * d);
                     ck_assert_msg(e < 1e-12, "n %zu r %zu scheme %d method %d: error %g", n, r, scheme, method, e);
                     skit_ski_plan_destroy(p);
                     /* shared: channel 0's matrix for every column */
                     TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_SHARED, coeffs, (skit_ski_method)method));
                     tu_poison(Y, n * d);
-                    TU_EXPECT_OK(skit_ski_execute(p, X, n, Y, n));
+                    TU_EXPECT_OK(skit_ski_plan_execute(p, X, n, Y, n));
                     for (size_t c = 0; c < d; c++) naive_ski(W, coeffs, X + c * n, R + c * n);
                     ck_assert(tu_rel_error(Y, R, n * d) < 1e-12);
                     for (size_t c = 0; c < d; c++) naive_ski(W, coeffs + c * (2 * r - 1), X + c * n, R + c * n);
@@ -567,7 +567,7 @@ START_TEST(test_ski_action_arbitrary_points)
         for (size_t c = 0; c < d; c++) naive_ski(W, coeffs + c * (2 * r - 1), X + c * n, R + c * n);
         skit_ski_plan *p;
         TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
-        TU_EXPECT_OK(skit_ski_execute(p, X, n, Y, n));
+        TU_EXPECT_OK(skit_ski_plan_execute(p, X, n, Y, n));
         ck_assert_msg(tu_rel_error(Y, R, n * d) < 1e-12, "scheme %d: %g", scheme, tu_rel_error(Y, R, n * d));
         skit_ski_plan_destroy(p);
         skit_interp_weights_destroy(W);
@@ -642,7 +642,7 @@ START_TEST(test_ski_action_threads_groups_and_long_runs)
                     skit_ski_plan *p;
                     TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
                     tu_poison(Y, ldy * d);
-                    TU_EXPECT_OK(skit_ski_execute(p, X, ldx, Y, ldy));
+                    TU_EXPECT_OK(skit_ski_plan_execute(p, X, ldx, Y, ldy));
                     for (size_t c = 0; c < d; c++) {
                         double e = tu_rel_error(Y + c * ldy, R + c * n, n);
                         ck_assert_msg(e < 1e-12, "n %zu d %zu r %zu scheme %d grid %d channel %zu: error %g",
@@ -671,7 +671,7 @@ START_TEST(test_ski_plan_leading_dimensions)
     skit_ski_plan *p;
     TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
     ck_assert(skit_ski_plan_bytes(p) > 0);
-    TU_EXPECT_OK(skit_ski_execute(p, X, ld, Y, ld));
+    TU_EXPECT_OK(skit_ski_plan_execute(p, X, ld, Y, ld));
     for (size_t c = 0; c < d; c++) {
         naive_ski(W, coeffs + c * (2 * r - 1), X + c * ld, R);
         ck_assert(tu_rel_error(Y + c * ld, R, n) < 1e-12);
@@ -694,7 +694,7 @@ START_TEST(test_nystrom_full_rank_reproduces_t)
         TU_EXPECT_OK(skit_nystrom_plan_create(&p, k, n, n, 0, (double)(n - 1), -1, &rank));
         ck_assert_uint_eq(rank, n);
         double *T = tu_alloc(n * n), *R = tu_alloc(n * n);
-        TU_EXPECT_OK(skit_nystrom_dense(p, T, n));
+        TU_EXPECT_OK(skit_nystrom_plan_dense(p, T, n));
         for (size_t j = 0; j < n; j++)
             for (size_t i = 0; i < n; i++) {
                 double t = (double)i - (double)j;
@@ -721,7 +721,7 @@ START_TEST(test_nystrom_singular_a_uses_pseudo_inverse)
     TU_EXPECT_OK(skit_nystrom_plan_create(&p, k, n, r, 0, (double)(n - 1), 1e-10, &rank));
     ck_assert_uint_eq(rank, 2);
     double *T = tu_alloc(n * n), *R = tu_alloc(n * n);
-    TU_EXPECT_OK(skit_nystrom_dense(p, T, n));
+    TU_EXPECT_OK(skit_nystrom_plan_dense(p, T, n));
     for (size_t j = 0; j < n; j++)
         for (size_t i = 0; i < n; i++) R[i + j * n] = cos(0.3 * ((double)i - (double)j));
     ck_assert(tu_rel_error(T, R, n * n) < 1e-8);
@@ -729,7 +729,7 @@ START_TEST(test_nystrom_singular_a_uses_pseudo_inverse)
     skit_rng rng;
     skit_rng_seed(&rng, tu_seed());
     double *X = tu_random(&rng, n * 70), *Y = tu_alloc(n * 70), *Yr = tu_alloc(n * 70);
-    TU_EXPECT_OK(skit_nystrom_execute(p, 70, X, n, Y, n));
+    TU_EXPECT_OK(skit_nystrom_plan_execute(p, 70, X, n, Y, n));
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, 70, (int)n, 1, T, (int)n, X, (int)n, 0, Yr, (int)n);
     ck_assert(tu_rel_error(Y, Yr, n * 70) < 1e-12);
     skit_nystrom_plan_destroy(p);
@@ -770,7 +770,7 @@ START_TEST(test_sparse_lowrank_equals_band_plus_ski)
                 }
                 skit_sparse_lowrank_plan *p;
                 TU_EXPECT_OK(skit_sparse_lowrank_plan_create(&p, n, d, m, band, W, coeffs, SKIT_SKI_SPARSE_FFT));
-                TU_EXPECT_OK(skit_sparse_lowrank_execute(p, X, n, Y, n));
+                TU_EXPECT_OK(skit_sparse_lowrank_plan_execute(p, X, n, Y, n));
                 ck_assert_msg(tu_rel_error(Y, R, n * d) < 1e-12, "n %zu m %zu low %d: %g", n, m, low, tu_rel_error(Y, R, n * d));
                 skit_sparse_lowrank_plan_destroy(p);
                 skit_interp_weights_destroy(W);
@@ -1190,8 +1190,8 @@ START_TEST(test_config_errors)
     TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, SKIT_TOEPLITZ_SHARED, coeffs, (skit_ski_method)5), SKIT_EINVAL);
     ck_assert_ptr_null(p);
     TU_EXPECT_OK(skit_ski_plan_create(&p, W, 1, SKIT_TOEPLITZ_SHARED, coeffs, SKIT_SKI_SPARSE_FFT));
-    TU_EXPECT_STATUS(skit_ski_execute(p, Y, 9, Y, 10), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_ski_execute(p, Y, 10, NULL, 10), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_ski_plan_execute(p, Y, 9, Y, 10), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_ski_plan_execute(p, Y, 10, NULL, 10), SKIT_EINVAL);
     skit_ski_plan_destroy(p);
     double T[100];
     TU_EXPECT_STATUS(skit_ski_dense(W, coeffs, T, 9), SKIT_ESHAPE);
@@ -1204,8 +1204,8 @@ START_TEST(test_config_errors)
     TU_EXPECT_STATUS(skit_nystrom_plan_create(&ny, g, 0, 4, 0, 9, -1, NULL), SKIT_EDOM);
     TU_EXPECT_STATUS(skit_nystrom_plan_create(&ny, NULL, 10, 4, 0, 9, -1, NULL), SKIT_EINVAL);
     TU_EXPECT_OK(skit_nystrom_plan_create(&ny, g, 10, 4, 0, 9, -1, NULL));
-    TU_EXPECT_STATUS(skit_nystrom_execute(ny, 1, Y, 9, Y, 10), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_nystrom_dense(ny, T, 9), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_nystrom_plan_execute(ny, 1, Y, 9, Y, 10), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_nystrom_plan_dense(ny, T, 9), SKIT_ESHAPE);
     skit_nystrom_plan_destroy(ny);
 
     skit_sparse_lowrank_plan *sl = NULL;

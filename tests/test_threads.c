@@ -74,8 +74,8 @@ typedef struct toeplitz_case {
 static int run_toeplitz(const void *arg, const double *x, double *y)
 {
     const toeplitz_case *c = arg;
-    if (c->transpose) return skit_toeplitz_execute_transpose(c->plan, x, c->m, y, c->n, NULL);
-    return skit_toeplitz_execute(c->plan, x, c->n, y, c->m, NULL);
+    if (c->transpose) return skit_toeplitz_plan_execute_transpose(c->plan, x, c->m, y, c->n, NULL);
+    return skit_toeplitz_plan_execute(c->plan, x, c->n, y, c->m, NULL);
 }
 
 START_TEST(test_toeplitz_plan_two_threads)
@@ -85,8 +85,11 @@ START_TEST(test_toeplitz_plan_two_threads)
     const size_t m = 3001, n = 2048, d = 6;
     double *coeffs = tu_random(&rng, d * (m + n - 1));
     skit_toeplitz_plan *plan = NULL;
-    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, d, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_BIDIRECTIONAL,
-                                           coeffs));
+    TU_EXPECT_OK(
+        skit_toeplitz_plan_create(&plan, m, n, d,
+                                  &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                                           .causality = SKIT_BIDIRECTIONAL},
+                                  coeffs));
     for (int transpose = 0; transpose < 2; transpose++) {
         toeplitz_case c = {plan, m, n, d, transpose};
         check_two_threads(run_toeplitz, &c, (transpose ? m : n) * d, (transpose ? n : m) * d,
@@ -107,7 +110,7 @@ typedef struct fdtno_case {
 static int run_fdtno(const void *arg, const double *x, double *y)
 {
     const fdtno_case *c = arg;
-    return skit_fdtno_execute(c->plan, x, c->n, y, c->n, NULL);
+    return skit_fdtno_plan_execute(c->plan, x, c->n, y, c->n, NULL);
 }
 
 START_TEST(test_fdtno_plan_two_threads)
@@ -116,18 +119,21 @@ START_TEST(test_fdtno_plan_two_threads)
     skit_mlp *mlp = NULL;
     TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 16, 2, d, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, tu_seed()));
     skit_fdtno_plan *plan = NULL;
-    TU_EXPECT_OK(skit_fdtno_create(&plan, n, d, SKIT_CAUSAL, 0));
-    TU_EXPECT_OK(skit_fdtno_set_mlp(plan, mlp));
+    TU_EXPECT_OK(skit_fdtno_plan_create(&plan, n, d, SKIT_CAUSAL, 0));
+    TU_EXPECT_OK(skit_fdtno_plan_set_mlp(plan, mlp));
     fdtno_case c = {plan, n};
     check_two_threads(run_fdtno, &c, n * d, n * d, "FD-TNO plan");
-    skit_fdtno_destroy(plan);
+    skit_fdtno_plan_destroy(plan);
     skit_mlp_destroy(mlp);
 }
 END_TEST
 
 /* ---- token mixers ---------------------------------------------------------- */
 
-static int run_tno(const void *plan, const double *x, double *y) { return skit_tno_execute(plan, x, y); }
+static int run_tno(const void *plan, const double *x, double *y)
+{
+    return skit_tno_plan_execute(plan, x, y, NULL);
+}
 
 START_TEST(test_tno_plans_two_threads)
 {
@@ -146,12 +152,12 @@ START_TEST(test_tno_plans_two_threads)
                 o.seed = tu_seed();
                 for (int blocked = 0; blocked < (kinds[k] == SKIT_TNO_SKI && causal ? 2 : 1); blocked++) {
                     o.causal_ski = blocked ? SKIT_TNO_CAUSAL_BLOCKED : SKIT_TNO_CAUSAL_CUMSUM;
-                    skit_tno *plan = NULL;
-                    TU_EXPECT_OK(skit_tno_create(&plan, n, d, batch, &o, NULL, 0));
+                    skit_tno_plan *plan = NULL;
+                    TU_EXPECT_OK(skit_tno_plan_create(&plan, n, d, batch, &o, NULL, 0));
                     char what[256];
-                    skit_tno_describe(plan, what, sizeof what);
+                    skit_tno_plan_describe(plan, what, sizeof what);
                     check_two_threads(run_tno, plan, batch * n * d, batch * n * d, what);
-                    skit_tno_destroy(plan);
+                    skit_tno_plan_destroy(plan);
                 }
             }
 }
@@ -169,9 +175,9 @@ typedef struct ski_case {
 static int run_ski(const void *arg, const double *x, double *y)
 {
     const ski_case *c = arg;
-    if (c->ski) return skit_ski_execute(c->ski, x, c->n, y, c->n);
-    if (c->nystrom) return skit_nystrom_execute(c->nystrom, c->d, x, c->n, y, c->n);
-    return skit_sparse_lowrank_execute(c->sparse, x, c->n, y, c->n);
+    if (c->ski) return skit_ski_plan_execute(c->ski, x, c->n, y, c->n);
+    if (c->nystrom) return skit_nystrom_plan_execute(c->nystrom, c->d, x, c->n, y, c->n);
+    return skit_sparse_lowrank_plan_execute(c->sparse, x, c->n, y, c->n);
 }
 
 START_TEST(test_ski_plans_two_threads)

@@ -117,10 +117,10 @@ static double *tno_coeffs_independent(const skit_tno_options *o, size_t n, size_
 }
 
 /* The plan's description names the path its kernels took. */
-static void expect_branch(const skit_tno *p, const char *want)
+static void expect_branch(const skit_tno_plan *p, const char *want)
 {
     char text[512];
-    skit_tno_describe(p, text, sizeof text);
+    skit_tno_plan_describe(p, text, sizeof text);
     ck_assert_msg(strstr(text, want) != NULL, "expected '%s' in '%s'", want, text);
 }
 
@@ -135,12 +135,12 @@ static void check_tno(size_t n, size_t d, size_t batch, skit_causality causality
     o.rpe_width = width;
     o.rpe_layers = layers;
     o.seed = seed;
-    skit_tno *p = NULL;
-    TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+    skit_tno_plan *p = NULL;
+    TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, batch, &o, NULL, 0));
     /* the output layer goes after the FFTs exactly when width + 1 < d
      * (causal, or with the RPE by the sweep: 2 (width + 1) < d) */
     char text[512];
-    skit_tno_describe(p, text, sizeof text);
+    skit_tno_plan_describe(p, text, sizeof text);
     const int sweep = strstr(text, "eval=sweep") != NULL;
     size_t switch_d = causality == SKIT_CAUSAL || sweep ? 2 * (width + 1) : width + 1;
     expect_branch(p, d > switch_d ? "spectra=features" : "spectra=channels");
@@ -148,11 +148,11 @@ static void check_tno(size_t n, size_t d, size_t batch, skit_causality causality
     skit_rng_seed(&rng, seed ^ 0x5eed);
     size_t total = batch * n * d, per = 2 * n - 1;
     double *x = tu_random(&rng, total), *y = tu_alloc(total);
-    TU_EXPECT_OK(skit_tno_execute(p, x, y));
+    TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
 
     double *ref = tno_coeffs_independent(&o, n, d, NULL, 0);
     double *got = tu_alloc(per * d);
-    TU_EXPECT_OK(skit_tno_coeffs(p, got));
+    TU_EXPECT_OK(skit_tno_plan_coeffs(p, got));
     ck_assert_msg(tu_rel_error(got, ref, per * d) <= 1e-14, "TNO coeffs differ (n=%zu seed=%llu)", n,
                   (unsigned long long)seed);
     double **T = toeplitz_matrices(n, d, ref, causality == SKIT_CAUSAL);
@@ -163,7 +163,7 @@ static void check_tno(size_t n, size_t d, size_t batch, skit_causality causality
 
     /* the TNN code's layout: y_i = sum_j a[(i - j) mod 2n] x_j */
     double *a = tu_alloc(2 * n * d);
-    TU_EXPECT_OK(skit_tno_coeffs_reference(p, a));
+    TU_EXPECT_OK(skit_tno_plan_coeffs_reference(p, a));
     double worst = 0, scale = 0;
     for (size_t c = 0; c < d; c++) {
         ck_assert(a[c * 2 * n + n] == 0.0);
@@ -182,7 +182,7 @@ static void check_tno(size_t n, size_t d, size_t batch, skit_causality causality
 
     /* the library's own dense reference agrees with the independent one */
     double *yr = tu_alloc(total), *mag = tu_alloc(total);
-    TU_EXPECT_OK(skit_tno_reference(p, x, yr, mag));
+    TU_EXPECT_OK(skit_tno_plan_reference(p, x, yr, mag));
     ck_assert(error_vs_matrices(n, d, batch, layout, T, 0, x, yr) <= 1e-14);
     for (size_t k = 0; k < total; k++) ck_assert(mag[k] >= 0 && isfinite(mag[k]));
 
@@ -194,7 +194,7 @@ static void check_tno(size_t n, size_t d, size_t batch, skit_causality causality
     skit_free(got);
     skit_free(x);
     skit_free(y);
-    skit_tno_destroy(p);
+    skit_tno_plan_destroy(p);
 }
 
 START_TEST(test_tno_dense)
@@ -264,10 +264,10 @@ START_TEST(test_tno_sweep_paths)
                 o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
                 o.rpe_width = width;
                 o.rpe_layers = layers;
-                skit_tno *p = NULL;
-                TU_EXPECT_OK(skit_tno_create(&p, n, ds[k], 1, &o, NULL, 0));
+                skit_tno_plan *p = NULL;
+                TU_EXPECT_OK(skit_tno_plan_create(&p, n, ds[k], 1, &o, NULL, 0));
                 expect_branch(p, lags >= 32 ? "eval=sweep" : "eval=layers");
-                skit_tno_destroy(p);
+                skit_tno_plan_destroy(p);
                 check_tno(n, ds[k], 1 + (s + k) % 2, o.causality, (s + k) % 2 ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS,
                           0.95, width, layers, seed + 89 * s + 5 * k + (uint64_t)causal);
             }
@@ -292,32 +292,32 @@ START_TEST(test_tno_parameters)
         o.rpe_layers = 2;
         o.seed = seed + (uint64_t)k;
         size_t count = 0;
-        TU_EXPECT_OK(skit_tno_parameter_count_for(&o, d, &count));
+        TU_EXPECT_OK(skit_tno_options_parameter_count(&o, d, &count));
         ck_assert_uint_eq(count, 2 * 16 + 2 * 16 * 17 + d * 17);
         double *params = tu_random(&rng, count);
         for (size_t i = 0; i < count; i++) params[i] *= 0.3;
-        skit_tno *p = NULL, *q = NULL;
-        TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, params, count));
-        ck_assert_uint_eq(skit_tno_parameter_count(p), count);
+        skit_tno_plan *p = NULL, *q = NULL;
+        TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, batch, &o, params, count));
+        ck_assert_uint_eq(skit_tno_plan_parameter_count(p), count);
         double *back = tu_alloc(count);
-        TU_EXPECT_OK(skit_tno_get_parameters(p, back, count));
+        TU_EXPECT_OK(skit_tno_plan_get_parameters(p, back, count));
         ck_assert(memcmp(back, params, count * sizeof *back) == 0);
 
         double *x = tu_random(&rng, total), *y = tu_alloc(total), *y2 = tu_alloc(total);
-        TU_EXPECT_OK(skit_tno_execute(p, x, y));
+        TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
         double *ref = tno_coeffs_independent(&o, n, d, params, count);
         double **T = toeplitz_matrices(n, d, ref, 0);
         ck_assert(error_vs_matrices(n, d, batch, SKIT_TNO_ROWS, T, 0, x, y) <= TOL);
 
         /* a seeded plan given the same parameters afterwards computes the same */
-        TU_EXPECT_OK(skit_tno_create(&q, n, d, batch, &o, NULL, 0));
-        TU_EXPECT_OK(skit_tno_set_parameters(q, params, count));
+        TU_EXPECT_OK(skit_tno_plan_create(&q, n, d, batch, &o, NULL, 0));
+        TU_EXPECT_OK(skit_tno_plan_set_parameters(q, params, count));
         tu_poison(y2, total);
-        TU_EXPECT_OK(skit_tno_execute(q, x, y2));
+        TU_EXPECT_OK(skit_tno_plan_execute(q, x, y2, NULL));
         ck_assert(tu_rel_error(y2, y, total) == 0.0);
         /* forward = update + execute gives the same again */
         tu_poison(y2, total);
-        TU_EXPECT_OK(skit_tno_forward(q, x, y2));
+        TU_EXPECT_OK(skit_tno_plan_forward(q, x, y2));
         ck_assert(tu_rel_error(y2, y, total) == 0.0);
 
         free_matrices(T, d);
@@ -327,8 +327,8 @@ START_TEST(test_tno_parameters)
         skit_free(x);
         skit_free(y);
         skit_free(y2);
-        skit_tno_destroy(p);
-        skit_tno_destroy(q);
+        skit_tno_plan_destroy(p);
+        skit_tno_plan_destroy(q);
     }
     (void)per;
 }
@@ -347,24 +347,24 @@ START_TEST(test_tno_properties)
         o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
         o.rpe_width = 8;
         o.seed = seed;
-        skit_tno *p = NULL;
-        TU_EXPECT_OK(skit_tno_create(&p, n, d, 1, &o, NULL, 0));
+        skit_tno_plan *p = NULL;
+        TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, 1, &o, NULL, 0));
         double *coeffs = tu_alloc((2 * n - 1) * d);
-        TU_EXPECT_OK(skit_tno_coeffs(p, coeffs));
+        TU_EXPECT_OK(skit_tno_plan_coeffs(p, coeffs));
         double *x = tu_random(&rng, n * d), *z = tu_random(&rng, n * d), *w = tu_alloc(n * d);
         double *yx = tu_alloc(n * d), *yz = tu_alloc(n * d), *yw = tu_alloc(n * d);
         double a = skit_rng_normal(&rng), b = skit_rng_normal(&rng);
         for (size_t k = 0; k < n * d; k++) w[k] = a * x[k] + b * z[k];
-        TU_EXPECT_OK(skit_tno_execute(p, x, yx));
-        TU_EXPECT_OK(skit_tno_execute(p, z, yz));
-        TU_EXPECT_OK(skit_tno_execute(p, w, yw));
+        TU_EXPECT_OK(skit_tno_plan_execute(p, x, yx, NULL));
+        TU_EXPECT_OK(skit_tno_plan_execute(p, z, yz, NULL));
+        TU_EXPECT_OK(skit_tno_plan_execute(p, w, yw, NULL));
         for (size_t k = 0; k < n * d; k++) yx[k] = a * yx[k] + b * yz[k];
         ck_assert(tu_rel_error(yw, yx, n * d) <= 1e-12);
         /* impulse at token j0 in every channel: column j0 of T_c */
         size_t j0 = 30;
         memset(x, 0, n * d * sizeof *x);
         for (size_t c = 0; c < d; c++) x[j0 * d + c] = 1.0;
-        TU_EXPECT_OK(skit_tno_execute(p, x, yx));
+        TU_EXPECT_OK(skit_tno_plan_execute(p, x, yx, NULL));
         for (size_t c = 0; c < d; c++)
             for (size_t i = 0; i < n; i++) {
                 long lag = (long)i - (long)j0;
@@ -380,7 +380,7 @@ START_TEST(test_tno_properties)
         skit_free(yx);
         skit_free(yz);
         skit_free(yw);
-        skit_tno_destroy(p);
+        skit_tno_plan_destroy(p);
     }
 }
 END_TEST
@@ -448,17 +448,17 @@ static void check_ski_algorithm(size_t n, size_t d, size_t batch, skit_causality
     o.knots = K;
     o.decay = 0.9;
     o.seed = seed;
-    skit_tno *p = NULL;
-    TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
-    size_t count = skit_tno_parameter_count(p);
+    skit_tno_plan *p = NULL;
+    TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, batch, &o, NULL, 0));
+    size_t count = skit_tno_plan_parameter_count(p);
     ck_assert_uint_eq(count, d * (2 * K + m));
     double *params = tu_alloc(count);
-    TU_EXPECT_OK(skit_tno_get_parameters(p, params, count));
+    TU_EXPECT_OK(skit_tno_plan_get_parameters(p, params, count));
     skit_rng rng;
     skit_rng_seed(&rng, seed ^ 0xabc);
     size_t total = batch * n * d;
     double *x = tu_random(&rng, total), *y = tu_alloc(total);
-    TU_EXPECT_OK(skit_tno_execute(p, x, y));
+    TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
     int causal = causality == SKIT_CAUSAL;
     double **T = ski_matrices(n, d, &o, params, causal);
     double err = error_vs_matrices(n, d, batch, layout, T, causal, x, y);
@@ -466,10 +466,10 @@ static void check_ski_algorithm(size_t n, size_t d, size_t batch, skit_causality
     ck_assert_msg(err <= tol, "SKI %s%s %s n=%zu d=%zu batch=%zu r=%zu m=%zu K=%zu: error %g (seed %llu)",
                   causal ? "causal" : "bidirectional", algorithm == SKIT_TNO_CAUSAL_BLOCKED ? " blocked" : "", layout == SKIT_TNO_ROWS ? "rows" : "channels", n, d,
                   batch, r, m, K, err, (unsigned long long)seed);
-    /* skit_tno_dense gives the same matrices */
+    /* skit_tno_plan_dense gives the same matrices */
     double *D = tu_alloc(n * n);
     for (size_t c = 0; c < d; c++) {
-        TU_EXPECT_OK(skit_tno_dense(p, c, D, n));
+        TU_EXPECT_OK(skit_tno_plan_dense(p, c, D, n));
         ck_assert(tu_rel_error(D, T[c], n * n) <= 1e-13);
     }
     free_matrices(T, d);
@@ -477,7 +477,7 @@ static void check_ski_algorithm(size_t n, size_t d, size_t batch, skit_causality
     skit_free(params);
     skit_free(x);
     skit_free(y);
-    skit_tno_destroy(p);
+    skit_tno_plan_destroy(p);
 }
 
 /* causal plans are checked with both algorithms (Appendix B's running sums
@@ -538,28 +538,28 @@ START_TEST(test_ski_parameters)
     o.seed = seed;
     for (int causal = 0; causal < 2; causal++) {
         o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
-        skit_tno *p = NULL;
-        TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
-        size_t count = skit_tno_parameter_count(p);
+        skit_tno_plan *p = NULL;
+        TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, batch, &o, NULL, 0));
+        size_t count = skit_tno_plan_parameter_count(p);
         double *params = tu_random(&rng, count), *x = tu_random(&rng, total), *y = tu_alloc(total);
-        TU_EXPECT_OK(skit_tno_set_parameters(p, params, count));
-        TU_EXPECT_OK(skit_tno_execute(p, x, y));
+        TU_EXPECT_OK(skit_tno_plan_set_parameters(p, params, count));
+        TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
         double **T = ski_matrices(n, d, &o, params, causal);
         double err = error_vs_matrices(n, d, batch, SKIT_TNO_ROWS, T, causal, x, y);
         ck_assert_msg(err <= (causal ? cumsum_tol(n) : TOL), "after set_parameters: %g", err);
         /* a plan created from the parameters computes the same */
-        skit_tno *q = NULL;
+        skit_tno_plan *q = NULL;
         double *y2 = tu_alloc(total);
-        TU_EXPECT_OK(skit_tno_create(&q, n, d, batch, &o, params, count));
-        TU_EXPECT_OK(skit_tno_forward(q, x, y2));
+        TU_EXPECT_OK(skit_tno_plan_create(&q, n, d, batch, &o, params, count));
+        TU_EXPECT_OK(skit_tno_plan_forward(q, x, y2));
         ck_assert(tu_rel_error(y2, y, total) == 0.0);
         free_matrices(T, d);
         skit_free(params);
         skit_free(x);
         skit_free(y);
         skit_free(y2);
-        skit_tno_destroy(p);
-        skit_tno_destroy(q);
+        skit_tno_plan_destroy(p);
+        skit_tno_plan_destroy(q);
     }
 }
 END_TEST
@@ -580,18 +580,18 @@ static void check_fd_act(size_t n, size_t d, size_t batch, skit_causality causal
     o.activation = act;
     o.fft_length = fft_length;
     o.seed = seed;
-    skit_tno *p = NULL;
-    TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+    skit_tno_plan *p = NULL;
+    TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, batch, &o, NULL, 0));
     /* causal: the Hilbert step runs on the 16 features exactly when d >= 32 */
     if (causality == SKIT_CAUSAL) expect_branch(p, d >= 32 ? "hilbert=features" : "hilbert=channels");
     skit_rng rng;
     skit_rng_seed(&rng, seed ^ 0xfd);
     size_t total = batch * n * d, per = 2 * n - 1;
     double *x = tu_random(&rng, total), *y = tu_alloc(total);
-    TU_EXPECT_OK(skit_tno_execute(p, x, y));
+    TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
     /* its own impulse response as Toeplitz coefficients */
     double *coeffs = tu_alloc(per * d);
-    TU_EXPECT_OK(skit_tno_coeffs(p, coeffs));
+    TU_EXPECT_OK(skit_tno_plan_coeffs(p, coeffs));
     int causal = causality == SKIT_CAUSAL;
     double **T = toeplitz_matrices(n, d, coeffs, causal);
     double err = error_vs_matrices(n, d, batch, layout, T, 0, x, y);
@@ -600,8 +600,8 @@ static void check_fd_act(size_t n, size_t d, size_t batch, skit_causality causal
     /* a second update: with ReLU, where the first one's sweep saw masks
      * change at over 1 frequency in 64, this one takes the features' GEMM */
     tu_poison(y, total);
-    TU_EXPECT_OK(skit_tno_update(p));
-    TU_EXPECT_OK(skit_tno_execute(p, x, y));
+    TU_EXPECT_OK(skit_tno_plan_update(p));
+    TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
     err = error_vs_matrices(n, d, batch, layout, T, 0, x, y);
     ck_assert_msg(err <= TOL, "FD %s n=%zu d=%zu after an update: error %g (seed %llu)",
                   causal ? "causal" : "bidirectional", n, d, err, (unsigned long long)seed);
@@ -610,13 +610,13 @@ static void check_fd_act(size_t n, size_t d, size_t batch, skit_causality causal
     skit_mlp *mlp = NULL;
     skit_fdtno_plan *fd = NULL;
     TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 16, 1, causal ? d : 2 * d, act, SKIT_NORM_RMS, seed));
-    TU_EXPECT_OK(skit_fdtno_create(&fd, n, d, causality, fft_length));
-    TU_EXPECT_OK(skit_fdtno_set_mlp(fd, mlp));
+    TU_EXPECT_OK(skit_fdtno_plan_create(&fd, n, d, causality, fft_length));
+    TU_EXPECT_OK(skit_fdtno_plan_set_mlp(fd, mlp));
     double *xc = tu_alloc(n * d), *yc = tu_alloc(n * d);
     for (size_t b = 0; b < batch; b++) {
         for (size_t c = 0; c < d; c++)
             for (size_t i = 0; i < n; i++) xc[c * n + i] = x[index_of(layout, n, d, b, i, c)];
-        TU_EXPECT_OK(skit_fdtno_execute(fd, xc, n, yc, n, NULL));
+        TU_EXPECT_OK(skit_fdtno_plan_execute(fd, xc, n, yc, n, NULL));
         for (size_t c = 0; c < d; c++)
             for (size_t i = 0; i < n; i++)
                 ck_assert_msg(fabs(yc[c * n + i] - y[index_of(layout, n, d, b, i, c)]) <= 1e-14 * (1 + fabs(yc[c * n + i])),
@@ -624,9 +624,9 @@ static void check_fd_act(size_t n, size_t d, size_t batch, skit_causality causal
     }
     if (causal) {
         /* the impulse response vanishes at negative lags */
-        size_t N = skit_fdtno_fft_length(fd);
+        size_t N = skit_fdtno_plan_fft_length(fd);
         double *k = tu_alloc(N * d);
-        TU_EXPECT_OK(skit_fdtno_impulse(fd, k, N));
+        TU_EXPECT_OK(skit_fdtno_plan_impulse(fd, k, N));
         for (size_t c = 0; c < d; c++) {
             double neg = 0, all = 0;
             for (size_t t = 0; t < N; t++) {
@@ -637,7 +637,7 @@ static void check_fd_act(size_t n, size_t d, size_t batch, skit_causality causal
         }
         skit_free(k);
     }
-    skit_fdtno_destroy(fd);
+    skit_fdtno_plan_destroy(fd);
     skit_mlp_destroy(mlp);
     free_matrices(T, d);
     skit_free(xc);
@@ -645,7 +645,7 @@ static void check_fd_act(size_t n, size_t d, size_t batch, skit_causality causal
     skit_free(coeffs);
     skit_free(x);
     skit_free(y);
-    skit_tno_destroy(p);
+    skit_tno_plan_destroy(p);
 }
 
 static void check_fd(size_t n, size_t d, size_t batch, skit_causality causality, skit_tno_layout layout,
@@ -707,13 +707,13 @@ START_TEST(test_fd_sweep_paths)
                 o.rpe_width = 16;
                 o.rpe_layers = 1;
                 o.fft_length = fft;
-                skit_tno *p = NULL;
-                TU_EXPECT_OK(skit_tno_create(&p, ns[s], ds[k], 1, &o, NULL, 0));
+                skit_tno_plan *p = NULL;
+                TU_EXPECT_OK(skit_tno_plan_create(&p, ns[s], ds[k], 1, &o, NULL, 0));
                 char text[512];
-                skit_tno_describe(p, text, sizeof text);
+                skit_tno_plan_describe(p, text, sizeof text);
                 const size_t half = (size_t)strtoull(strstr(text, "fft=") + 4, NULL, 10) / 2 + 1;
                 expect_branch(p, half >= 32 ? "eval=sweep" : "eval=layers");
-                skit_tno_destroy(p);
+                skit_tno_plan_destroy(p);
                 check_fd_act(ns[s], ds[k], 1 + (s + k) % 2, o.causality,
                              (s + k) % 2 ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS, fft, SKIT_ACTIVATION_RELU,
                              seed + 37 * s + k + 1000 * (uint64_t)causal);
@@ -721,7 +721,7 @@ START_TEST(test_fd_sweep_paths)
 }
 END_TEST
 
-/* skit_tno_forward recomputes every spectrum from the parameters: the
+/* skit_tno_plan_forward recomputes every spectrum from the parameters: the
  * spectra are poisoned first, then its output, a later apply and the
  * coefficients read back from the spectra go against the dense product;
  * TNO below the output layer (d > 2 (width + 1)), FD-TNO bidirectional by
@@ -755,28 +755,28 @@ START_TEST(test_forward_recomputes)
                         o.rpe_layers = 1;
                         o.activation = relu ? SKIT_ACTIVATION_RELU : SKIT_ACTIVATION_GELU;
                         o.seed = seed + 17 * s + (uint64_t)(8 * fd + 4 * causal + 2 * relu);
-                        skit_tno *p = NULL;
-                        TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+                        skit_tno_plan *p = NULL;
+                        TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, batch, &o, NULL, 0));
                         double *coeffs = tu_alloc(per * d);
-                        TU_EXPECT_OK(skit_tno_coeffs(p, coeffs));
+                        TU_EXPECT_OK(skit_tno_plan_coeffs(p, coeffs));
                         double **T = toeplitz_matrices(n, d, coeffs, causal);
                         double *x = tu_random(&rng, total), *y = tu_alloc(total);
                         for (int round = 0; round < 2; round++) {
                             size_t spectra_doubles;
                             double *spectra = tno_spectral_spectra(p, &spectra_doubles);
                             tu_poison(spectra, spectra_doubles);
-                            TU_EXPECT_OK(skit_tno_forward(p, x, y));
+                            TU_EXPECT_OK(skit_tno_plan_forward(p, x, y));
                             double err = error_vs_matrices(n, d, batch, SKIT_TNO_ROWS, T, 0, x, y);
                             ck_assert_msg(err <= TOL, "forward %s %s %s n=%zu round %d: error %g (seed %llu)",
                                           fd ? "fd" : "tno", causal ? "causal" : "bidirectional",
                                           relu ? "relu" : "gelu", n, round, err, (unsigned long long)seed);
                             tu_poison(y, total);
-                            TU_EXPECT_OK(skit_tno_execute(p, x, y));
+                            TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
                             err = error_vs_matrices(n, d, batch, SKIT_TNO_ROWS, T, 0, x, y);
                             ck_assert_msg(err <= TOL, "apply after forward n=%zu: error %g", n, err);
                             /* the cached spectra whole (FD: Im at 0 and pi too) */
                             double *again = tu_alloc(per * d);
-                            TU_EXPECT_OK(skit_tno_coeffs(p, again));
+                            TU_EXPECT_OK(skit_tno_plan_coeffs(p, again));
                             ck_assert_msg(tu_rel_error(again, coeffs, per * d) <= 1e-12,
                                           "coefficients after forward n=%zu differ by %g", n,
                                           tu_rel_error(again, coeffs, per * d));
@@ -786,7 +786,7 @@ START_TEST(test_forward_recomputes)
                         skit_free(coeffs);
                         skit_free(x);
                         skit_free(y);
-                        skit_tno_destroy(p);
+                        skit_tno_plan_destroy(p);
                     }
     }
 #ifdef OPENBLAS_VERSION
@@ -813,14 +813,14 @@ START_TEST(test_causality)
             o.rpe_width = 8;
             o.rank = 16;
             o.seed = seed + (uint64_t)kk;
-            skit_tno *p = NULL;
-            TU_EXPECT_OK(skit_tno_create(&p, n, d, batch, &o, NULL, 0));
+            skit_tno_plan *p = NULL;
+            TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, batch, &o, NULL, 0));
             double *x = tu_random(&rng, total), *y = tu_alloc(total), *y2 = tu_alloc(total);
-            TU_EXPECT_OK(skit_tno_execute(p, x, y));
+            TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
             for (size_t b = 0; b < batch; b++)
                 for (size_t c = 0; c < d; c++)
                     for (size_t i = k0; i < n; i++) x[index_of(o.layout, n, d, b, i, c)] += 100.0 * skit_rng_normal(&rng);
-            TU_EXPECT_OK(skit_tno_execute(p, x, y2));
+            TU_EXPECT_OK(skit_tno_plan_execute(p, x, y2, NULL));
             double scale = 0, worst = 0;
             for (size_t k = 0; k < total; k++) scale = fmax(scale, fabs(y2[k]));
             for (size_t b = 0; b < batch; b++)
@@ -834,7 +834,7 @@ START_TEST(test_causality)
             skit_free(x);
             skit_free(y);
             skit_free(y2);
-            skit_tno_destroy(p);
+            skit_tno_plan_destroy(p);
         }
 }
 END_TEST
@@ -857,20 +857,20 @@ START_TEST(test_layout_batch)
             o.rpe_width = 8;
             o.rank = 10;
             o.seed = seed;
-            skit_tno *rows = NULL, *chan = NULL, *one = NULL;
-            TU_EXPECT_OK(skit_tno_create(&rows, n, d, batch, &o, NULL, 0));
+            skit_tno_plan *rows = NULL, *chan = NULL, *one = NULL;
+            TU_EXPECT_OK(skit_tno_plan_create(&rows, n, d, batch, &o, NULL, 0));
             o.layout = SKIT_TNO_CHANNELS;
-            TU_EXPECT_OK(skit_tno_create(&chan, n, d, batch, &o, NULL, 0));
+            TU_EXPECT_OK(skit_tno_plan_create(&chan, n, d, batch, &o, NULL, 0));
             o.layout = SKIT_TNO_ROWS;
-            TU_EXPECT_OK(skit_tno_create(&one, n, d, 1, &o, NULL, 0));
+            TU_EXPECT_OK(skit_tno_plan_create(&one, n, d, 1, &o, NULL, 0));
             double *x = tu_random(&rng, total), *xc = tu_alloc(total), *y = tu_alloc(total),
                    *yc = tu_alloc(total), *y1 = tu_alloc(n * d);
             for (size_t b = 0; b < batch; b++)
                 for (size_t i = 0; i < n; i++)
                     for (size_t c = 0; c < d; c++)
                         xc[index_of(SKIT_TNO_CHANNELS, n, d, b, i, c)] = x[index_of(SKIT_TNO_ROWS, n, d, b, i, c)];
-            TU_EXPECT_OK(skit_tno_execute(rows, x, y));
-            TU_EXPECT_OK(skit_tno_execute(chan, xc, yc));
+            TU_EXPECT_OK(skit_tno_plan_execute(rows, x, y, NULL));
+            TU_EXPECT_OK(skit_tno_plan_execute(chan, xc, yc, NULL));
             double worst = 0, scale = 0;
             for (size_t b = 0; b < batch; b++)
                 for (size_t i = 0; i < n; i++)
@@ -884,7 +884,7 @@ START_TEST(test_layout_batch)
                           worst / scale);
             for (size_t b = 0; b < batch; b++) {
                 tu_poison(y1, n * d);
-                TU_EXPECT_OK(skit_tno_execute(one, x + b * n * d, y1));
+                TU_EXPECT_OK(skit_tno_plan_execute(one, x + b * n * d, y1, NULL));
                 ck_assert(tu_rel_error(y1, y + b * n * d, n * d) <= 1e-15);
             }
             skit_free(x);
@@ -892,14 +892,14 @@ START_TEST(test_layout_batch)
             skit_free(y);
             skit_free(yc);
             skit_free(y1);
-            skit_tno_destroy(rows);
-            skit_tno_destroy(chan);
-            skit_tno_destroy(one);
+            skit_tno_plan_destroy(rows);
+            skit_tno_plan_destroy(chan);
+            skit_tno_plan_destroy(one);
         }
 }
 END_TEST
 
-/* skit_tno_eval_rpe: the number of points the RPE runs at, and the plan
+/* skit_tno_plan_eval_rpe: the number of points the RPE runs at, and the plan
  * computes exactly the same afterwards (the features it rewrites are the
  * cached ones). */
 START_TEST(test_eval_rpe)
@@ -915,26 +915,26 @@ START_TEST(test_eval_rpe)
             o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
             o.rpe_width = 4;
             o.rank = 8;
-            skit_tno *p = NULL;
-            TU_EXPECT_OK(skit_tno_create(&p, n, d, 1, &o, NULL, 0));
+            skit_tno_plan *p = NULL;
+            TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, 1, &o, NULL, 0));
             double *x = tu_random(&rng, total), *y = tu_alloc(total), *y2 = tu_alloc(total);
-            TU_EXPECT_OK(skit_tno_execute(p, x, y));
+            TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
             size_t points = 99;
-            TU_EXPECT_OK(skit_tno_eval_rpe(p, &points));
+            TU_EXPECT_OK(skit_tno_plan_eval_rpe(p, &points));
             size_t want = kinds[k] == SKIT_TNO_SKI ? 0 : kinds[k] == SKIT_TNO_FD ? 128 / 2 + 1 /* N = 128 >= 2n */ : causal ? n : 2 * n - 1;
             ck_assert_uint_eq(points, want);
-            TU_EXPECT_OK(skit_tno_eval_rpe(p, NULL));
-            TU_EXPECT_OK(skit_tno_execute(p, x, y2));
+            TU_EXPECT_OK(skit_tno_plan_eval_rpe(p, NULL));
+            TU_EXPECT_OK(skit_tno_plan_execute(p, x, y2, NULL));
             ck_assert(memcmp(y, y2, total * sizeof *y) == 0);
             tu_poison(y2, total);
-            TU_EXPECT_OK(skit_tno_forward(p, x, y2));
+            TU_EXPECT_OK(skit_tno_plan_forward(p, x, y2));
             ck_assert(memcmp(y, y2, total * sizeof *y) == 0);
             skit_free(x);
             skit_free(y);
             skit_free(y2);
-            skit_tno_destroy(p);
+            skit_tno_plan_destroy(p);
         }
-    TU_EXPECT_STATUS(skit_tno_eval_rpe(NULL, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_eval_rpe(NULL, NULL), SKIT_EINVAL);
 }
 END_TEST
 
@@ -958,25 +958,25 @@ START_TEST(test_queries)
     const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI};
     for (int k = 0; k < 3; k++) {
         skit_tno_options_default(&o, kinds[k]);
-        skit_tno *p = NULL;
-        TU_EXPECT_OK(skit_tno_create(&p, 128, 8, 2, &o, NULL, 0));
-        ck_assert_uint_eq(skit_tno_n(p), 128);
-        ck_assert_uint_eq(skit_tno_d(p), 8);
-        ck_assert_uint_eq(skit_tno_batch(p), 2);
-        ck_assert_int_eq(skit_tno_get_options(p)->kind, kinds[k]);
+        skit_tno_plan *p = NULL;
+        TU_EXPECT_OK(skit_tno_plan_create(&p, 128, 8, 2, &o, NULL, 0));
+        ck_assert_uint_eq(skit_tno_plan_n(p), 128);
+        ck_assert_uint_eq(skit_tno_plan_d(p), 8);
+        ck_assert_uint_eq(skit_tno_plan_batch(p), 2);
+        ck_assert_int_eq(skit_tno_plan_options(p)->kind, kinds[k]);
         ck_assert(skit_tno_plan_bytes(p) > 128 * 8 * sizeof(double));
         char text[256];
-        skit_tno_describe(p, text, sizeof text);
+        skit_tno_plan_describe(p, text, sizeof text);
         ck_assert_msg(strstr(text, skit_tno_kind_name(kinds[k])) == text, "%s", text);
         ck_assert(strstr(text, "n=128") != NULL);
-        skit_tno_describe(p, text, 5); /* truncates safely */
+        skit_tno_plan_describe(p, text, 5); /* truncates safely */
         ck_assert_uint_eq(strlen(text), 4);
-        skit_tno_destroy(p);
+        skit_tno_plan_destroy(p);
     }
     ck_assert_uint_eq(skit_tno_plan_bytes(NULL), 0);
-    ck_assert_uint_eq(skit_tno_parameter_count(NULL), 0);
-    ck_assert_ptr_null(skit_tno_get_options(NULL));
-    skit_tno_destroy(NULL);
+    ck_assert_uint_eq(skit_tno_plan_parameter_count(NULL), 0);
+    ck_assert_ptr_null(skit_tno_plan_options(NULL));
+    skit_tno_plan_destroy(NULL);
 }
 END_TEST
 
@@ -986,51 +986,53 @@ END_TEST
 
 START_TEST(test_config_create)
 {
-    skit_tno *p = (skit_tno *)1;
+    skit_tno_plan *p = (skit_tno_plan *)1;
     skit_tno_options o;
     skit_tno_options_default(&o, SKIT_TNO_FFT);
-    TU_EXPECT_STATUS(skit_tno_create(NULL, 8, 2, 1, &o, NULL, 0), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, NULL, NULL, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_create(NULL, 8, 2, 1, &o, NULL, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, NULL, NULL, 0), SKIT_EINVAL);
     ck_assert_ptr_null(p);
-    TU_EXPECT_STATUS(skit_tno_create(&p, 0, 2, 1, &o, NULL, 0), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_tno_create(&p, ((size_t)1 << 30) + 1, 2, 1, &o, NULL, 0), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 0, 1, &o, NULL, 0), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 0, &o, NULL, 0), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_tno_create(&p, (size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 20, &o, NULL, 0),
-                     SKIT_EOVERFLOW);
-    TU_EXPECT_STATUS(skit_tno_create(&p, (size_t)1 << 30, (size_t)1 << 16, 1, &o, NULL, 0), SKIT_ETOOBIG);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 0, 2, 1, &o, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, ((size_t)1 << 30) + 1, 2, 1, &o, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 0, 1, &o, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 0, &o, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(
+        skit_tno_plan_create(&p, (size_t)1 << 30, (size_t)1 << 30, (size_t)1 << 20, &o, NULL, 0),
+        SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, (size_t)1 << 30, (size_t)1 << 16, 1, &o, NULL, 0),
+                     SKIT_ETOOBIG);
 
     skit_tno_options bad = o;
     bad.kind = (skit_tno_kind)7;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
     bad = o;
     bad.causality = (skit_causality)5;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
     bad = o;
     bad.layout = (skit_tno_layout)5;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
     bad = o;
     bad.activation = (skit_activation)9;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
     bad = o;
     bad.norm = (skit_norm)9;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
     bad = o;
     bad.rpe_width = 0;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     bad = o;
     bad.rpe_layers = 65;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     double decays[] = {0.0, -0.5, 1.0000001, NAN};
     for (int k = 0; k < 4; k++) {
         bad = o;
         bad.decay = decays[k];
-        TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+        TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     }
     bad = o;
     bad.decay = 1.0; /* no decay: allowed for TNO */
-    TU_EXPECT_OK(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0));
-    skit_tno_destroy(p);
+    TU_EXPECT_OK(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0));
+    skit_tno_plan_destroy(p);
 
     /* SKI */
     skit_tno_options s;
@@ -1039,76 +1041,77 @@ START_TEST(test_config_create)
     s.taps = 3;
     bad = s;
     bad.decay = 1.0; /* the time warp needs lambda < 1 */
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     bad = s;
     bad.rank = 1;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     bad = s;
     bad.rank = 9;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     bad = s;
     bad.taps = 4;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     bad = s;
     bad.taps = 17;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     bad = s;
     bad.knots = 0;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     bad.knots = ((size_t)1 << 20) + 1;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     bad = s;
     bad.causal_ski = (skit_tno_causal_ski)4;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EINVAL);
     bad = s;
     bad.taps = 15; /* = 2n - 1: allowed */
-    TU_EXPECT_OK(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0));
-    skit_tno_destroy(p);
+    TU_EXPECT_OK(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0));
+    skit_tno_plan_destroy(p);
 
     /* FD */
     skit_tno_options f;
     skit_tno_options_default(&f, SKIT_TNO_FD);
     bad = f;
     bad.fft_length = 17;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     bad.fft_length = 14;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0), SKIT_EDOM);
     bad.fft_length = 16;
-    TU_EXPECT_OK(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0));
-    skit_tno_destroy(p);
+    TU_EXPECT_OK(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0));
+    skit_tno_plan_destroy(p);
     bad = f;
     bad.decay = 7; /* ignored by FD */
-    TU_EXPECT_OK(skit_tno_create(&p, 8, 2, 1, &bad, NULL, 0));
-    skit_tno_destroy(p);
+    TU_EXPECT_OK(skit_tno_plan_create(&p, 8, 2, 1, &bad, NULL, 0));
+    skit_tno_plan_destroy(p);
 
     /* parameters */
     size_t count = 0;
-    TU_EXPECT_OK(skit_tno_parameter_count_for(&s, 2, &count));
+    TU_EXPECT_OK(skit_tno_options_parameter_count(&s, 2, &count));
     double *params = tu_alloc(count + 1);
     for (size_t k = 0; k <= count; k++) params[k] = 0.25;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &s, params, count + 1), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &s, params, count + 1), SKIT_ESHAPE);
     params[3] = NAN;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &s, params, count), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &s, params, count), SKIT_ENONFINITE);
     params[3] = INFINITY;
-    TU_EXPECT_STATUS(skit_tno_create(&p, 8, 2, 1, &s, params, count), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 8, 2, 1, &s, params, count), SKIT_ENONFINITE);
     ck_assert_ptr_null(p);
     skit_free(params);
 
-    TU_EXPECT_STATUS(skit_tno_parameter_count_for(NULL, 2, &count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_options_parameter_count(NULL, 2, &count), SKIT_EINVAL);
     ck_assert_uint_eq(count, 0);
-    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&s, 2, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&s, 0, &count), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&s, ((size_t)1 << 30) + 1, &count), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_options_parameter_count(&s, 2, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_options_parameter_count(&s, 0, &count), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_options_parameter_count(&s, ((size_t)1 << 30) + 1, &count),
+                     SKIT_EDOM);
     bad = s;
     bad.kind = (skit_tno_kind)-1;
-    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&bad, 2, &count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_options_parameter_count(&bad, 2, &count), SKIT_EINVAL);
     bad = s;
     bad.taps = SIZE_MAX; /* odd; bounded by 2n - 1 only once n is known */
-    TU_EXPECT_STATUS(skit_tno_parameter_count_for(&bad, 3, &count), SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(skit_tno_options_parameter_count(&bad, 3, &count), SKIT_EOVERFLOW);
     bad = o;
     bad.rpe_width = 65536;
     bad.rpe_layers = 64;
-    TU_EXPECT_OK(skit_tno_parameter_count_for(&bad, (size_t)1 << 30, &count));
+    TU_EXPECT_OK(skit_tno_options_parameter_count(&bad, (size_t)1 << 30, &count));
 }
 END_TEST
 
@@ -1117,31 +1120,31 @@ START_TEST(test_config_plan)
     skit_tno_options o;
     skit_tno_options_default(&o, SKIT_TNO_FFT);
     o.rpe_width = 8;
-    skit_tno *p = NULL, *s = NULL;
-    TU_EXPECT_OK(skit_tno_create(&p, 16, 2, 2, &o, NULL, 0));
+    skit_tno_plan *p = NULL, *s = NULL;
+    TU_EXPECT_OK(skit_tno_plan_create(&p, 16, 2, 2, &o, NULL, 0));
     skit_tno_options_default(&o, SKIT_TNO_SKI);
     o.rank = 4;
-    TU_EXPECT_OK(skit_tno_create(&s, 16, 2, 2, &o, NULL, 0));
-    size_t count = skit_tno_parameter_count(p), total = 2 * 16 * 2;
+    TU_EXPECT_OK(skit_tno_plan_create(&s, 16, 2, 2, &o, NULL, 0));
+    size_t count = skit_tno_plan_parameter_count(p), total = 2 * 16 * 2;
     double *params = tu_alloc(count), *x = tu_alloc(total), *y = tu_alloc(total), *y0 = tu_alloc(total);
     double *T = tu_alloc(16 * 16), *coeffs = tu_alloc(2 * 16 * 2);
     for (size_t k = 0; k < total; k++) x[k] = (double)(k % 7) - 3.0;
 
-    TU_EXPECT_STATUS(skit_tno_get_parameters(NULL, params, count), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_get_parameters(p, NULL, count), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_get_parameters(p, params, count - 1), SKIT_ESHAPE);
-    TU_EXPECT_OK(skit_tno_get_parameters(p, params, count));
-    TU_EXPECT_STATUS(skit_tno_set_parameters(NULL, params, count), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_set_parameters(p, NULL, count), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_set_parameters(p, params, count + 1), SKIT_ESHAPE);
-    TU_EXPECT_OK(skit_tno_execute(p, x, y0));
+    TU_EXPECT_STATUS(skit_tno_plan_get_parameters(NULL, params, count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_get_parameters(p, NULL, count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_get_parameters(p, params, count - 1), SKIT_ESHAPE);
+    TU_EXPECT_OK(skit_tno_plan_get_parameters(p, params, count));
+    TU_EXPECT_STATUS(skit_tno_plan_set_parameters(NULL, params, count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_set_parameters(p, NULL, count), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_set_parameters(p, params, count + 1), SKIT_ESHAPE);
+    TU_EXPECT_OK(skit_tno_plan_execute(p, x, y0, NULL));
     params[0] = NAN;
-    TU_EXPECT_STATUS(skit_tno_set_parameters(p, params, count), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_tno_plan_set_parameters(p, params, count), SKIT_ENONFINITE);
     /* weights so large that the RPE overflows: the kernels become Inf, the
      * call fails and the plan keeps its old parameters and kernels */
     for (size_t k = 0; k < count; k++) params[k] = 1e308;
-    TU_EXPECT_STATUS(skit_tno_set_parameters(p, params, count), SKIT_ENONFINITE);
-    TU_EXPECT_OK(skit_tno_execute(p, x, y));
+    TU_EXPECT_STATUS(skit_tno_plan_set_parameters(p, params, count), SKIT_ENONFINITE);
+    TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
     ck_assert(tu_rel_error(y, y0, total) == 0.0);
     {
         /* the same where the sweep writes the kernels (width 64, n = 64: per
@@ -1149,59 +1152,59 @@ START_TEST(test_config_plan)
         skit_tno_options_default(&o, SKIT_TNO_FFT);
         for (int causal = 0; causal < 2; causal++) {
             o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
-            skit_tno *q = NULL;
-            TU_EXPECT_OK(skit_tno_create(&q, 64, 2, 1, &o, NULL, 0));
+            skit_tno_plan *q = NULL;
+            TU_EXPECT_OK(skit_tno_plan_create(&q, 64, 2, 1, &o, NULL, 0));
             char text[256];
-            skit_tno_describe(q, text, sizeof text);
+            skit_tno_plan_describe(q, text, sizeof text);
             ck_assert_msg(strstr(text, "spectra=channels") && strstr(text, "eval=sweep"), "%s", text);
-            const size_t qc = skit_tno_parameter_count(q), qt = 64 * 2;
+            const size_t qc = skit_tno_plan_parameter_count(q), qt = 64 * 2;
             double *qp = tu_alloc(qc), *qx = tu_alloc(qt), *qy = tu_alloc(qt), *qy0 = tu_alloc(qt);
             for (size_t k = 0; k < qt; k++) qx[k] = (double)(k % 5) - 2.0;
-            TU_EXPECT_OK(skit_tno_execute(q, qx, qy0));
+            TU_EXPECT_OK(skit_tno_plan_execute(q, qx, qy0, NULL));
             for (size_t k = 0; k < qc; k++) qp[k] = 1e300;
-            TU_EXPECT_STATUS(skit_tno_set_parameters(q, qp, qc), SKIT_ENONFINITE);
-            TU_EXPECT_OK(skit_tno_execute(q, qx, qy));
+            TU_EXPECT_STATUS(skit_tno_plan_set_parameters(q, qp, qc), SKIT_ENONFINITE);
+            TU_EXPECT_OK(skit_tno_plan_execute(q, qx, qy, NULL));
             ck_assert(tu_rel_error(qy, qy0, qt) == 0.0);
             skit_free(qy0);
             skit_free(qy);
             skit_free(qx);
             skit_free(qp);
-            skit_tno_destroy(q);
+            skit_tno_plan_destroy(q);
         }
     }
 
-    TU_EXPECT_STATUS(skit_tno_update(NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_execute(NULL, x, y), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_execute(p, NULL, y), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_execute(p, x, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_execute(p, x, x), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_execute(p, x, x + total - 1), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_forward(NULL, x, y), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_forward(p, x, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_update(NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_execute(NULL, x, y, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_execute(p, NULL, y, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_execute(p, x, NULL, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_execute(p, x, x, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_execute(p, x, x + total - 1, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_forward(NULL, x, y), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_forward(p, x, NULL), SKIT_EINVAL);
 
-    TU_EXPECT_STATUS(skit_tno_coeffs(NULL, coeffs), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_coeffs(p, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_coeffs(s, coeffs), SKIT_EUNSUPPORTED);
-    TU_EXPECT_STATUS(skit_tno_coeffs_reference(NULL, coeffs), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_coeffs_reference(p, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_coeffs_reference(s, coeffs), SKIT_EUNSUPPORTED);
+    TU_EXPECT_STATUS(skit_tno_plan_coeffs(NULL, coeffs), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_coeffs(p, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_coeffs(s, coeffs), SKIT_EUNSUPPORTED);
+    TU_EXPECT_STATUS(skit_tno_plan_coeffs_reference(NULL, coeffs), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_coeffs_reference(p, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_coeffs_reference(s, coeffs), SKIT_EUNSUPPORTED);
 
-    TU_EXPECT_STATUS(skit_tno_dense(NULL, 0, T, 16), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_dense(p, 0, NULL, 16), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_dense(p, 2, T, 16), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_tno_dense(s, 0, T, 15), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_tno_plan_dense(NULL, 0, T, 16), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_dense(p, 0, NULL, 16), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_dense(p, 2, T, 16), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_tno_plan_dense(s, 0, T, 15), SKIT_ESHAPE);
 
-    TU_EXPECT_STATUS(skit_tno_reference(NULL, x, y, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_reference(p, NULL, y, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_reference(p, x, NULL, NULL), SKIT_EINVAL);
-    skit_tno *big = NULL;
+    TU_EXPECT_STATUS(skit_tno_plan_reference(NULL, x, y, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_reference(p, NULL, y, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_reference(p, x, NULL, NULL), SKIT_EINVAL);
+    skit_tno_plan *big = NULL;
     skit_tno_options_default(&o, SKIT_TNO_SKI);
     o.rank = 2;
     o.taps = 1;
     o.knots = 1;
-    TU_EXPECT_OK(skit_tno_create(&big, (size_t)1 << 20, 1, 1, &o, NULL, 0));
-    TU_EXPECT_STATUS(skit_tno_reference(big, x, y, NULL), SKIT_ETOOBIG);
-    skit_tno_destroy(big);
+    TU_EXPECT_OK(skit_tno_plan_create(&big, (size_t)1 << 20, 1, 1, &o, NULL, 0));
+    TU_EXPECT_STATUS(skit_tno_plan_reference(big, x, y, NULL), SKIT_ETOOBIG);
+    skit_tno_plan_destroy(big);
 
     skit_free(params);
     skit_free(x);
@@ -1209,8 +1212,8 @@ START_TEST(test_config_plan)
     skit_free(y0);
     skit_free(T);
     skit_free(coeffs);
-    skit_tno_destroy(p);
-    skit_tno_destroy(s);
+    skit_tno_plan_destroy(p);
+    skit_tno_plan_destroy(s);
 }
 END_TEST
 

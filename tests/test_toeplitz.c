@@ -95,7 +95,9 @@ static double check_plan_against_dense(skit_rng *rng, size_t m, size_t n, size_t
     size_t per = m + n - 1, nmat = sharing == SKIT_TOEPLITZ_SHARED ? 1 : d;
     double *coeffs = tu_random(rng, per * nmat);
     skit_toeplitz_plan *plan = NULL;
-    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, d, sharing, causality, coeffs));
+    TU_EXPECT_OK(skit_toeplitz_plan_create(
+        &plan, m, n, d, &(skit_toeplitz_options){.sharing = sharing, .causality = causality},
+        coeffs));
     size_t nin = transpose ? m : n, nout = transpose ? n : m;
     size_t ldx = nin + 3, ldy = nout + 2;
     double *x = tu_alloc(ldx * d), *y = tu_alloc(ldy * d), *ref = tu_alloc(nout);
@@ -104,9 +106,9 @@ static double check_plan_against_dense(skit_rng *rng, size_t m, size_t n, size_t
         for (size_t i = nout; i < ldy; i++) y[c * ldy + i] = 12345.0;
     }
     if (transpose)
-        TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, x, ldx, y, ldy, NULL));
+        TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose(plan, x, ldx, y, ldy, NULL));
     else
-        TU_EXPECT_OK(skit_toeplitz_execute(plan, x, ldx, y, ldy, NULL));
+        TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, ldx, y, ldy, NULL));
     double worst = 0;
     for (size_t c = 0; c < d; c++) {
         TU_EXPECT_OK(skit_toeplitz_matvec_dense(m, n, matrix_of(coeffs, sharing, m, n, c), causality,
@@ -250,15 +252,18 @@ START_TEST(test_fft_impulse_response)
             for (int tr = 0; tr < 2; tr++) {
                 size_t nin = tr ? m : n, nout = tr ? n : m;
                 skit_toeplitz_plan *plan = NULL;
-                TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, nin, SKIT_TOEPLITZ_SHARED,
-                                                       causalities[cz], coeffs));
+                TU_EXPECT_OK(skit_toeplitz_plan_create(
+                    &plan, m, n, nin,
+                    &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED,
+                                             .causality = causalities[cz]},
+                    coeffs));
                 double *I = tu_alloc(nin * nin), *Y = tu_alloc(nout * nin);
                 for (size_t i = 0; i < nin * nin; i++) I[i] = 0;
                 for (size_t i = 0; i < nin; i++) I[i + i * nin] = 1;
                 if (tr)
-                    TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, I, nin, Y, nout, NULL));
+                    TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose(plan, I, nin, Y, nout, NULL));
                 else
-                    TU_EXPECT_OK(skit_toeplitz_execute(plan, I, nin, Y, nout, NULL));
+                    TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, I, nin, Y, nout, NULL));
                 for (size_t j = 0; j < nin; j++)
                     for (size_t i = 0; i < nout; i++) {
                         double want = tr ? A[j + i * m] : A[i + j * m];
@@ -299,20 +304,23 @@ START_TEST(test_fft_linearity)
             double *y1 = tu_alloc(m * d), *y2 = tu_alloc(m * d), *ym = tu_alloc(m * d),
                    *comb = tu_alloc(m * d);
             skit_toeplitz_plan *plan = NULL;
-            TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, d, SKIT_TOEPLITZ_PER_CHANNEL,
-                                                   causalities[cz], cs));
-            TU_EXPECT_OK(skit_toeplitz_execute(plan, x1, n, y1, m, NULL));
-            TU_EXPECT_OK(skit_toeplitz_execute(plan, x2, n, y2, m, NULL));
-            TU_EXPECT_OK(skit_toeplitz_execute(plan, xm, n, ym, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_create(
+                &plan, m, n, d,
+                &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                         .causality = causalities[cz]},
+                cs));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x1, n, y1, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x2, n, y2, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, xm, n, ym, m, NULL));
             for (size_t i = 0; i < m * d; i++) comb[i] = a * y1[i] + b * y2[i];
             double e = tu_rel_error(ym, comb, m * d);
             ck_assert_msg(e <= PROPERTY_TOL, "linearity in x: n=%zu causal=%d err %g (seed %llu)", n, cz, e,
                           (unsigned long long)seed);
             /* coefficients: T_s x1, T_u x1, T_{as+bu} x1 */
             TU_EXPECT_OK(skit_toeplitz_plan_set_coeffs(plan, cu));
-            TU_EXPECT_OK(skit_toeplitz_execute(plan, x1, n, y2, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x1, n, y2, m, NULL));
             TU_EXPECT_OK(skit_toeplitz_plan_set_coeffs(plan, cm));
-            TU_EXPECT_OK(skit_toeplitz_execute(plan, x1, n, ym, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x1, n, ym, m, NULL));
             for (size_t i = 0; i < m * d; i++) comb[i] = a * y1[i] + b * y2[i];
             e = tu_rel_error(ym, comb, m * d);
             ck_assert_msg(e <= PROPERTY_TOL, "linearity in t: n=%zu causal=%d err %g (seed %llu)", n, cz, e,
@@ -342,14 +350,17 @@ START_TEST(test_fft_time_shift)
             if (s >= n) s = n - 1;
             double *coeffs = tu_random(&rng, m + n - 1);
             skit_toeplitz_plan *plan = NULL;
-            TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, 1, SKIT_TOEPLITZ_SHARED,
-                                                   causalities[cz], coeffs));
+            TU_EXPECT_OK(
+                skit_toeplitz_plan_create(&plan, m, n, 1,
+                                          &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED,
+                                                                   .causality = causalities[cz]},
+                                          coeffs));
             double *x = tu_alloc(n), *xs = tu_alloc(n), *y = tu_alloc(m), *ys = tu_alloc(m);
             /* delay */
             for (size_t j = 0; j < n; j++) x[j] = j < n - s ? skit_rng_normal(&rng) : 0.0;
             for (size_t j = 0; j < n; j++) xs[j] = j >= s ? x[j - s] : 0.0;
-            TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y, m, NULL));
-            TU_EXPECT_OK(skit_toeplitz_execute(plan, xs, n, ys, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, n, y, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, xs, n, ys, m, NULL));
             double scale = 0;
             for (size_t i = 0; i < m; i++) scale = fmax(scale, fabs(y[i]));
             for (size_t i = s; i < m; i++)
@@ -359,8 +370,8 @@ START_TEST(test_fft_time_shift)
             /* advance */
             for (size_t j = 0; j < n; j++) x[j] = j >= s ? skit_rng_normal(&rng) : 0.0;
             for (size_t j = 0; j < n; j++) xs[j] = j + s < n ? x[j + s] : 0.0;
-            TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y, m, NULL));
-            TU_EXPECT_OK(skit_toeplitz_execute(plan, xs, n, ys, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, n, y, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, xs, n, ys, m, NULL));
             scale = 0;
             for (size_t i = 0; i < m; i++) scale = fmax(scale, fabs(y[i]));
             for (size_t i = 0; i + s < m; i++)
@@ -389,8 +400,11 @@ START_TEST(test_fft_causality)
         size_t n = test_size(s), m = n, d = 2;
         double *coeffs = tu_random(&rng, (m + n - 1) * d);
         skit_toeplitz_plan *plan = NULL;
-        TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, d, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_CAUSAL,
-                                               coeffs));
+        TU_EXPECT_OK(
+            skit_toeplitz_plan_create(&plan, m, n, d,
+                                      &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                                               .causality = SKIT_CAUSAL},
+                                      coeffs));
         double *x = tu_random(&rng, n * d), *xp = tu_alloc(n * d), *y = tu_alloc(m * d),
                *yp = tu_alloc(m * d);
         size_t k = skit_rng_below(&rng, n);
@@ -401,11 +415,11 @@ START_TEST(test_fft_causality)
                     xp[c * n + j] = x[c * n + j] + (perturbed ? 10 * skit_rng_normal(&rng) : 0.0);
                 }
             if (tr) {
-                TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, x, n, y, n, NULL));
-                TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, xp, n, yp, n, NULL));
+                TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose(plan, x, n, y, n, NULL));
+                TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose(plan, xp, n, yp, n, NULL));
             } else {
-                TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y, m, NULL));
-                TU_EXPECT_OK(skit_toeplitz_execute(plan, xp, n, yp, m, NULL));
+                TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, n, y, m, NULL));
+                TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, xp, n, yp, m, NULL));
             }
             double scale = 0;
             for (size_t i = 0; i < m * d; i++) scale = fmax(scale, fmax(fabs(y[i]), fabs(yp[i])));
@@ -442,11 +456,17 @@ START_TEST(test_fft_causal_ignores_negative_lags)
     for (size_t k = 0; k < m + n - 1; k++) clean[k] = k < n - 1 ? 0.0 : coeffs[k];
     for (size_t k = 0; k < n - 1; k++) coeffs[k] = NAN;
     skit_toeplitz_plan *plan = NULL, *ref = NULL;
-    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, 1, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, coeffs));
-    TU_EXPECT_OK(skit_toeplitz_plan_create(&ref, m, n, 1, SKIT_TOEPLITZ_SHARED, SKIT_BIDIRECTIONAL, clean));
+    TU_EXPECT_OK(skit_toeplitz_plan_create(
+        &plan, m, n, 1,
+        &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = SKIT_CAUSAL},
+        coeffs));
+    TU_EXPECT_OK(skit_toeplitz_plan_create(
+        &ref, m, n, 1,
+        &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = SKIT_BIDIRECTIONAL},
+        clean));
     double *x = tu_random(&rng, n), *y = tu_alloc(m), *yr = tu_alloc(m);
-    TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y, m, NULL));
-    TU_EXPECT_OK(skit_toeplitz_execute(ref, x, n, yr, m, NULL));
+    TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, n, y, m, NULL));
+    TU_EXPECT_OK(skit_toeplitz_plan_execute(ref, x, n, yr, m, NULL));
     ck_assert(tu_rel_error(y, yr, m) <= PROPERTY_TOL);
     TU_EXPECT_OK(skit_toeplitz_matvec_dense(m, n, coeffs, SKIT_CAUSAL, 0, x, yr));
     ck_assert(tu_rel_error(y, yr, m) <= PROPERTY_TOL);
@@ -472,30 +492,33 @@ START_TEST(test_fft_caller_workspace)
         size_t n = sizes[s], m = n + 1, d = 5;
         double *coeffs = tu_random(&rng, (m + n - 1) * d);
         skit_toeplitz_plan *plan = NULL;
-        TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, d, SKIT_TOEPLITZ_PER_CHANNEL,
-                                               SKIT_BIDIRECTIONAL, coeffs));
-        size_t wsize = skit_toeplitz_workspace_size(plan);
-        ck_assert_uint_ge(wsize, 2 * skit_toeplitz_plan_fft_length(plan));
-        double *work = tu_alloc(wsize + 1);
+        TU_EXPECT_OK(
+            skit_toeplitz_plan_create(&plan, m, n, d,
+                                      &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                                               .causality = SKIT_BIDIRECTIONAL},
+                                      coeffs));
+        size_t wsize = skit_toeplitz_plan_workspace_bytes(plan);
+        ck_assert_uint_ge(wsize, 2 * skit_toeplitz_plan_fft_length(plan) * sizeof(double));
+        double *work = tu_alloc(wsize / sizeof(double) + 1);
         double *x = tu_random(&rng, n * d), *y1 = tu_alloc(m * d), *y2 = tu_alloc(m * d);
-        TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y1, m, NULL));
-        TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y2, m, work + 1));
+        TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, n, y1, m, NULL));
+        TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, n, y2, m, work + 1));
         ck_assert_msg(memcmp(y1, y2, m * d * sizeof *y1) == 0, "n=%zu: workspace changes results", n);
         double *xt = tu_random(&rng, m * d);
-        TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, xt, m, y1, n, NULL));
-        TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, xt, m, y2, n, work + 1));
+        TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose(plan, xt, m, y1, n, NULL));
+        TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose(plan, xt, m, y2, n, work + 1));
         ck_assert(memcmp(y1, y2, n * d * sizeof *y1) == 0);
         skit_free(xt);
         /* concurrent callers, each with its own workspace */
-        TU_EXPECT_OK(skit_toeplitz_execute(plan, x, n, y1, m, NULL));
+        TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, n, y1, m, NULL));
         int bad = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(3) reduction(+ : bad)
 #endif
         {
-            double *w = skit_malloc(wsize, sizeof(double)), *yy = skit_malloc(m * d, sizeof(double));
+            double *w = skit_malloc(wsize, 1), *yy = skit_malloc(m * d, sizeof(double));
             for (int rep = 0; rep < 4; rep++) {
-                if (!w || !yy || skit_toeplitz_execute(plan, x, n, yy, m, w) != SKIT_OK ||
+                if (!w || !yy || skit_toeplitz_plan_execute(plan, x, n, yy, m, w) != SKIT_OK ||
                     memcmp(yy, y1, m * d * sizeof *yy) != 0)
                     bad++;
             }
@@ -523,21 +546,27 @@ START_TEST(test_fft_set_coeffs)
             size_t m = 50, n = 77, d = 4, nmat = sh ? 1 : d, per = m + n - 1;
             double *c1 = tu_random(&rng, per * nmat), *c2 = tu_random(&rng, per * nmat);
             skit_toeplitz_plan *p1 = NULL, *p2 = NULL;
-            TU_EXPECT_OK(skit_toeplitz_plan_create(&p1, m, n, d, sharings[sh], causalities[cz], c1));
-            TU_EXPECT_OK(skit_toeplitz_plan_create(&p2, m, n, d, sharings[sh], causalities[cz], c2));
+            TU_EXPECT_OK(skit_toeplitz_plan_create(
+                &p1, m, n, d,
+                &(skit_toeplitz_options){.sharing = sharings[sh], .causality = causalities[cz]},
+                c1));
+            TU_EXPECT_OK(skit_toeplitz_plan_create(
+                &p2, m, n, d,
+                &(skit_toeplitz_options){.sharing = sharings[sh], .causality = causalities[cz]},
+                c2));
             double *x = tu_random(&rng, n * d), *y1 = tu_alloc(m * d), *y2 = tu_alloc(m * d),
                    *y0 = tu_alloc(m * d);
-            TU_EXPECT_OK(skit_toeplitz_execute(p1, x, n, y0, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(p1, x, n, y0, m, NULL));
             TU_EXPECT_OK(skit_toeplitz_plan_set_coeffs(p1, c2));
-            TU_EXPECT_OK(skit_toeplitz_execute(p1, x, n, y1, m, NULL));
-            TU_EXPECT_OK(skit_toeplitz_execute(p2, x, n, y2, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(p1, x, n, y1, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(p2, x, n, y2, m, NULL));
             ck_assert(memcmp(y1, y2, m * d * sizeof *y1) == 0);
             /* a rejected update keeps the previous spectra */
             double *bad = tu_random(&rng, per * nmat);
             memcpy(bad, c1, per * nmat * sizeof *bad);
             bad[per * nmat - 1] = INFINITY;
             TU_EXPECT_STATUS(skit_toeplitz_plan_set_coeffs(p1, bad), SKIT_ENONFINITE);
-            TU_EXPECT_OK(skit_toeplitz_execute(p1, x, n, y1, m, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(p1, x, n, y1, m, NULL));
             ck_assert(memcmp(y1, y2, m * d * sizeof *y1) == 0);
             skit_toeplitz_plan_destroy(p1);
             skit_toeplitz_plan_destroy(p2);
@@ -560,8 +589,11 @@ START_TEST(test_plan_queries)
     for (size_t s = 0; s < 5; s++) {
         size_t m = shapes[s][0], n = shapes[s][1], want;
         skit_toeplitz_plan *plan = NULL;
-        TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, 1, SKIT_TOEPLITZ_SHARED,
-                                               SKIT_BIDIRECTIONAL, coeffs));
+        TU_EXPECT_OK(
+            skit_toeplitz_plan_create(&plan, m, n, 1,
+                                      &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED,
+                                                               .causality = SKIT_BIDIRECTIONAL},
+                                      coeffs));
         TU_EXPECT_OK(skit_fft_good_length(m + n - 1, &want));
         ck_assert_uint_eq(skit_toeplitz_plan_fft_length(plan), want);
         ck_assert_uint_ge(skit_toeplitz_plan_bytes(plan), (want / 2 + 1) * 16);
@@ -569,7 +601,7 @@ START_TEST(test_plan_queries)
     }
     ck_assert_uint_eq(skit_toeplitz_plan_fft_length(NULL), 0);
     ck_assert_uint_eq(skit_toeplitz_plan_bytes(NULL), 0);
-    ck_assert_uint_eq(skit_toeplitz_workspace_size(NULL), 0);
+    ck_assert_uint_eq(skit_toeplitz_plan_workspace_bytes(NULL), 0);
     skit_toeplitz_plan_destroy(NULL);
 }
 END_TEST
@@ -900,51 +932,95 @@ START_TEST(test_config_plan)
     double c[40], x[40], y[40];
     for (int i = 0; i < 40; i++) c[i] = x[i] = 1.0 / (1 + i);
     skit_toeplitz_plan *plan = (skit_toeplitz_plan *)(uintptr_t)1;
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(NULL, 4, 4, 1, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
-                     SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 1, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, NULL),
-                     SKIT_EINVAL);
-    ck_assert_ptr_null(plan); /* set to NULL on every failure */
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 0, 4, 1, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
-                     SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 0, 1, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
-                     SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 0, SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
-                     SKIT_EDOM);
-    ck_assert_msg(strstr(skit_last_error(), "d = 0") != NULL, "%s", skit_last_error());
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 1, (skit_toeplitz_sharing)2, SKIT_CAUSAL, c),
-                     SKIT_EINVAL);
     TU_EXPECT_STATUS(
-        skit_toeplitz_plan_create(&plan, 4, 4, 1, SKIT_TOEPLITZ_SHARED, (skit_causality)2, c),
+        skit_toeplitz_plan_create(
+            NULL, 4, 4, 1,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = SKIT_CAUSAL}, c),
         SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, SIZE_MAX, 2, 1, SKIT_TOEPLITZ_SHARED,
-                                               SKIT_CAUSAL, c),
-                     SKIT_EOVERFLOW);
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, SIZE_MAX / 2, SIZE_MAX / 2, 1,
-                                               SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
-                     SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(
+            &plan, 4, 4, 1,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = SKIT_CAUSAL},
+            NULL),
+        SKIT_EINVAL);
+    ck_assert_ptr_null(plan); /* set to NULL on every failure */
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(
+            &plan, 0, 4, 1,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = SKIT_CAUSAL}, c),
+        SKIT_EDOM);
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(
+            &plan, 4, 0, 1,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = SKIT_CAUSAL}, c),
+        SKIT_EDOM);
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(
+            &plan, 4, 4, 0,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = SKIT_CAUSAL}, c),
+        SKIT_EDOM);
+    ck_assert_msg(strstr(skit_last_error(), "d = 0") != NULL, "%s", skit_last_error());
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(
+            &plan, 4, 4, 1,
+            &(skit_toeplitz_options){.sharing = (skit_toeplitz_sharing)2, .causality = SKIT_CAUSAL},
+            c),
+        SKIT_EINVAL);
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(&plan, 4, 4, 1,
+                                  &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED,
+                                                           .causality = (skit_causality)2},
+                                  c),
+        SKIT_EINVAL);
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(
+            &plan, SIZE_MAX, 2, 1,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = SKIT_CAUSAL}, c),
+        SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(
+            &plan, SIZE_MAX / 2, SIZE_MAX / 2, 1,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = SKIT_CAUSAL}, c),
+        SKIT_EOVERFLOW);
     /* beyond memory (and FFTW's int lengths): refused before allocating */
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, (size_t)1 << 36, (size_t)1 << 36, 1,
-                                               SKIT_TOEPLITZ_SHARED, SKIT_CAUSAL, c),
-                     SKIT_ETOOBIG);
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, (size_t)1 << 24, (size_t)1 << 24, 1 << 20,
-                                               SKIT_TOEPLITZ_PER_CHANNEL, SKIT_CAUSAL, c),
-                     SKIT_ETOOBIG);
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(
+            &plan, (size_t)1 << 36, (size_t)1 << 36, 1,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = SKIT_CAUSAL}, c),
+        SKIT_ETOOBIG);
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(&plan, (size_t)1 << 24, (size_t)1 << 24, 1 << 20,
+                                  &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                                           .causality = SKIT_CAUSAL},
+                                  c),
+        SKIT_ETOOBIG);
     ck_assert_ptr_null(plan);
     c[1] = NAN; /* a negative lag: fatal only for bidirectional plans */
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 2, SKIT_TOEPLITZ_PER_CHANNEL,
-                                               SKIT_BIDIRECTIONAL, c),
-                     SKIT_ENONFINITE);
-    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, 4, 4, 2, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_CAUSAL, c));
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(&plan, 4, 4, 2,
+                                  &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                                           .causality = SKIT_BIDIRECTIONAL},
+                                  c),
+        SKIT_ENONFINITE);
+    TU_EXPECT_OK(skit_toeplitz_plan_create(
+        &plan, 4, 4, 2,
+        &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL, .causality = SKIT_CAUSAL},
+        c));
     skit_toeplitz_plan_destroy(plan);
     c[1] = 0.5;
     c[12] = NAN; /* matrix 1, lag 2: used by causal plans too */
-    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 2, SKIT_TOEPLITZ_PER_CHANNEL,
-                                               SKIT_CAUSAL, c),
-                     SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(
+        skit_toeplitz_plan_create(&plan, 4, 4, 2,
+                                  &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                                           .causality = SKIT_CAUSAL},
+                                  c),
+        SKIT_ENONFINITE);
     ck_assert_msg(strstr(skit_last_error(), "matrix 1, lag 2") != NULL, "%s", skit_last_error());
     c[12] = 0.25;
-    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, 4, 4, 2, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_CAUSAL, c));
+    TU_EXPECT_OK(skit_toeplitz_plan_create(
+        &plan, 4, 4, 2,
+        &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL, .causality = SKIT_CAUSAL},
+        c));
 
     TU_EXPECT_STATUS(skit_toeplitz_plan_set_coeffs(NULL, c), SKIT_EINVAL);
     TU_EXPECT_STATUS(skit_toeplitz_plan_set_coeffs(plan, NULL), SKIT_EINVAL);
@@ -953,28 +1029,52 @@ START_TEST(test_config_plan)
     c[10] = 0.1;
     TU_EXPECT_OK(skit_toeplitz_plan_set_coeffs(plan, c));
 
-    TU_EXPECT_OK(skit_toeplitz_execute(plan, x, 4, y, 4, NULL));
-    TU_EXPECT_STATUS(skit_toeplitz_execute(NULL, x, 4, y, 4, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, NULL, 4, y, 4, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, x, 4, NULL, 4, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, x, 3, y, 4, NULL), SKIT_ESHAPE);
+    TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, 4, y, 4, NULL));
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute(NULL, x, 4, y, 4, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute(plan, NULL, 4, y, 4, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute(plan, x, 4, NULL, 4, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute(plan, x, 3, y, 4, NULL), SKIT_ESHAPE);
     ck_assert_msg(strstr(skit_last_error(), "ldx = 3") != NULL, "%s", skit_last_error());
-    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, x, 4, y, 3, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute(plan, x, 4, y, 3, NULL), SKIT_ESHAPE);
     skit_toeplitz_plan_destroy(plan);
 
     /* rectangular 3 x 5, d = 3: transpose reads m and writes n */
-    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, 3, 5, 3, SKIT_TOEPLITZ_SHARED, SKIT_BIDIRECTIONAL, c));
-    TU_EXPECT_OK(skit_toeplitz_execute_transpose(plan, x, 3, y, 5, NULL));
-    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(plan, x, 2, y, 5, NULL), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(plan, x, 3, y, 4, NULL), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, x, 4, y, 3, NULL), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(NULL, x, 3, y, 5, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(plan, NULL, 3, y, 5, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(plan, x, 3, NULL, 5, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_toeplitz_execute(plan, x, SIZE_MAX / 2 + 2, y, 3, NULL), SKIT_EOVERFLOW);
-    TU_EXPECT_STATUS(skit_toeplitz_execute_transpose(plan, x, 3, y, SIZE_MAX / 2 + 2, NULL),
+    TU_EXPECT_OK(skit_toeplitz_plan_create(
+        &plan, 3, 5, 3,
+        &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = SKIT_BIDIRECTIONAL},
+        c));
+    TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose(plan, x, 3, y, 5, NULL));
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_transpose(plan, x, 2, y, 5, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_transpose(plan, x, 3, y, 4, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute(plan, x, 4, y, 3, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_transpose(NULL, x, 3, y, 5, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_transpose(plan, NULL, 3, y, 5, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_transpose(plan, x, 3, NULL, 5, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute(plan, x, SIZE_MAX / 2 + 2, y, 3, NULL),
+                     SKIT_EOVERFLOW);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_transpose(plan, x, 3, y, SIZE_MAX / 2 + 2, NULL),
                      SKIT_EOVERFLOW);
     skit_toeplitz_plan_destroy(plan);
+
+    /* options: NULL means the defaults; the device is checked like every enum,
+     * and a GPU plan without a usable GPU is refused before anything is made */
+    skit_toeplitz_options o;
+    skit_toeplitz_options_default(&o);
+    ck_assert_int_eq(o.sharing, SKIT_TOEPLITZ_PER_CHANNEL);
+    ck_assert_int_eq(o.causality, SKIT_BIDIRECTIONAL);
+    ck_assert_int_eq(o.device, SKIT_DEVICE_CPU);
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, 4, 4, 2, NULL, c));
+    ck_assert_uint_gt(skit_toeplitz_plan_workspace_bytes(plan), 0);
+    skit_toeplitz_plan_destroy(plan);
+    o.device = (skit_device)7;
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 2, &o, c), SKIT_EINVAL);
+    ck_assert_msg(strstr(skit_last_error(), "device") != NULL, "%s", skit_last_error());
+    o.device = SKIT_DEVICE_CUDA;
+    if (skit_device_check(SKIT_DEVICE_CUDA) != SKIT_OK) {
+        TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 2, &o, c), SKIT_EUNSUPPORTED);
+        ck_assert_msg(strstr(skit_last_error(), "cuda") != NULL, "%s", skit_last_error());
+        ck_assert_ptr_null(plan);
+    }
 }
 END_TEST
 

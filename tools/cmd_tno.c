@@ -347,7 +347,7 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
     }
     size_t need = 0;
     if (rc == CLI_OK) {
-        int status = skit_tno_parameter_count_for(o, d, &need);
+        int status = skit_tno_options_parameter_count(o, d, &need);
         if (status != SKIT_OK) rc = cli_library_error(status);
     }
     if (rc == CLI_OK && a->params_path) {
@@ -366,12 +366,13 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
             flatten_c(&P, v);
         } else {
             /* a missing part comes from the seed, as a plan would draw it */
-            skit_tno *tmp = NULL;
+            skit_tno_plan *tmp = NULL;
             skit_tno_options host = *o; /* only its parameters are needed */
             host.device = SKIT_DEVICE_CPU;
-            int status = skit_tno_create(&tmp, MAX(o->rank, (o->taps + 1) / 2), d, 1, &host, NULL, 0);
-            if (status == SKIT_OK) status = skit_tno_get_parameters(tmp, v, need);
-            skit_tno_destroy(tmp);
+            int status =
+                skit_tno_plan_create(&tmp, MAX(o->rank, (o->taps + 1) / 2), d, 1, &host, NULL, 0);
+            if (status == SKIT_OK) status = skit_tno_plan_get_parameters(tmp, v, need);
+            skit_tno_plan_destroy(tmp);
             if (status != SKIT_OK) rc = cli_library_error(status);
             if (rc == CLI_OK && a->knots_path) flatten_c(&K, v);
             if (rc == CLI_OK && a->filter_path) flatten_c(&F, v + d * 2 * o->knots);
@@ -392,7 +393,7 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
 /* The operator applied: its plan, input and output (batch, d, n), and
  * what --stats records. */
 typedef struct run {
-    skit_tno *op;
+    skit_tno_plan *op;
     size_t n, d, batch, total;
     double *xc, *yc;
     double seconds, error, tolerance;
@@ -441,7 +442,7 @@ static int run_create(args *a, const skit_matrix *X, run *r)
     /* the operator works on (batch, d, n): a .npy read is column-major
      * (batch*n) x d, i.e. channel-major already for one sequence */
     o->layout = SKIT_TNO_CHANNELS;
-    int status = skit_tno_create(&r->op, r->n, r->d, r->batch, o, params, count);
+    int status = skit_tno_plan_create(&r->op, r->n, r->d, r->batch, o, params, count);
     free(params);
     if (status != SKIT_OK) return cli_library_error(status);
     r->xc = skit_malloc(r->total, sizeof(double));
@@ -464,7 +465,8 @@ static int run_verify(const args *a, run *r)
     double *ref = skit_malloc(r->total, sizeof(double)), *mag = skit_malloc(r->total, sizeof(double));
     int rc = CLI_OK, status;
     if (!ref || !mag) rc = cli_failure("out of memory");
-    else if ((status = skit_tno_reference(r->op, r->xc, ref, mag)) != SKIT_OK) rc = cli_library_error(status);
+    else if ((status = skit_tno_plan_reference(r->op, r->xc, ref, mag)) != SKIT_OK)
+        rc = cli_library_error(status);
     if (rc == CLI_OK) {
         double worst = 0, scale = 0;
         for (size_t k = 0; k < r->total; k++) {
@@ -507,14 +509,15 @@ static int run_extras(const args *a, run *r)
         r->per = a->coeff_reference ? 2 * r->n : 2 * r->n - 1;
         r->coeffs = skit_malloc(r->per, r->d * sizeof(double));
         if (!r->coeffs) return cli_failure("out of memory");
-        status = a->coeff_reference ? skit_tno_coeffs_reference(r->op, r->coeffs) : skit_tno_coeffs(r->op, r->coeffs);
+        status = a->coeff_reference ? skit_tno_plan_coeffs_reference(r->op, r->coeffs)
+                                    : skit_tno_plan_coeffs(r->op, r->coeffs);
         if (status != SKIT_OK) return cli_library_error(status);
     }
     if (a->save_params) {
-        size_t count = skit_tno_parameter_count(r->op);
+        size_t count = skit_tno_plan_parameter_count(r->op);
         r->params = skit_malloc(count, sizeof(double));
         if (!r->params) return cli_failure("out of memory");
-        status = skit_tno_get_parameters(r->op, r->params, count);
+        status = skit_tno_plan_get_parameters(r->op, r->params, count);
         if (status != SKIT_OK) return cli_library_error(status);
     }
     return CLI_OK;
@@ -537,8 +540,8 @@ static int write_extras(const args *a, const run *r, const char *description, in
     }
     if (rc == CLI_OK && a->save_params) {
         snprintf(comment, sizeof comment, "operator: %s; parameters in skit/tno.h's layout", description);
-        rc = write_matrix(a->save_params, argc, argv, a->common.seed, r->params, skit_tno_parameter_count(r->op),
-                          1, 1, "param", comment, 0, r->n);
+        rc = write_matrix(a->save_params, argc, argv, a->common.seed, r->params,
+                          skit_tno_plan_parameter_count(r->op), 1, 1, "param", comment, 0, r->n);
     }
     return rc;
 }
@@ -553,10 +556,14 @@ static int write_stats(const args *a, const run *r, const char *description, int
     cli_table t;
     cli_table_init(&t, names);
     cli_table_comment(&t, "operator: %s; max_rel_error: max|y - dense| / max(|T||x|)", description);
-    cli_table_rowf(&t, "%s\t%s\t%zu\t%zu\t%zu\t%zu\t%zu\t%.6g\t%.3g\t%.3g\t%s", skit_tno_kind_name(o->kind),
+    cli_table_rowf(&t, "%s\t%s\t%zu\t%zu\t%zu\t%zu\t%zu\t%.6g\t%.3g\t%.3g\t%s",
+                   skit_tno_kind_name(o->kind),
                    o->causality == SKIT_CAUSAL ? "causal" : "bidirectional", r->n, r->d, r->batch,
-                   skit_tno_parameter_count(r->op), skit_tno_plan_bytes(r->op), r->seconds, r->error, r->tolerance,
-                   !a->verify ? "not-verified" : r->error <= r->tolerance ? "ok" : "failed");
+                   skit_tno_plan_parameter_count(r->op), skit_tno_plan_bytes(r->op), r->seconds,
+                   r->error, r->tolerance,
+                   !a->verify                 ? "not-verified"
+                   : r->error <= r->tolerance ? "ok"
+                                              : "failed");
     int rc = cli_table_save(&t, a->stats_path, argc, argv, a->common.seed, "seconds; bytes");
     cli_table_free(&t);
     return rc;
@@ -583,7 +590,7 @@ int cmd_tno(int argc, char **argv)
     skit_matrix_free(&X);
     if (rc == CLI_OK) {
         double t0 = skit_clock_seconds();
-        int status = skit_tno_forward(r.op, r.xc, r.yc);
+        int status = skit_tno_plan_forward(r.op, r.xc, r.yc);
         r.seconds = skit_clock_seconds() - t0;
         if (status != SKIT_OK) rc = cli_library_error(status);
     }
@@ -591,7 +598,7 @@ int cmd_tno(int argc, char **argv)
     if (rc == CLI_OK) rc = run_extras(&a, &r);
     /* argv[0] is already "skit tno" (tools/skit.c): the command as typed */
     char description[512];
-    if (r.op) skit_tno_describe(r.op, description, sizeof description);
+    if (r.op) skit_tno_plan_describe(r.op, description, sizeof description);
     if (rc == CLI_OK) rc = write_output(&a, &r, description, argc, argv);
     if (rc == CLI_OK) rc = write_extras(&a, &r, description, argc, argv);
     if (rc == CLI_OK && a.stats_path) rc = write_stats(&a, &r, description, argc, argv);
@@ -604,6 +611,6 @@ int cmd_tno(int argc, char **argv)
     skit_free(r.yc);
     skit_free(r.coeffs);
     skit_free(r.params);
-    skit_tno_destroy(r.op);
+    skit_tno_plan_destroy(r.op);
     return rc;
 }

@@ -127,34 +127,24 @@ static int matvec_dense(size_t n, size_t d_matrices, size_t k, const double *coe
     return status;
 }
 
-static int matvec_fft(size_t n, size_t d_matrices, size_t k, const double *coeffs, skit_causality causality,
-                      int transpose, const double *x, double *y, size_t *fft_length)
+/* The FFT product on the CPU or (device = SKIT_DEVICE_CUDA) the GPU */
+static int matvec_fft(size_t n, size_t d_matrices, size_t k, const double *coeffs,
+                      skit_causality causality, skit_device device, int transpose, const double *x,
+                      double *y, size_t *fft_length)
 {
     skit_toeplitz_plan *plan = NULL;
-    int status = skit_toeplitz_plan_create(&plan, n, n, d_matrices == 1 ? k : d_matrices,
-                                           d_matrices == 1 ? SKIT_TOEPLITZ_SHARED : SKIT_TOEPLITZ_PER_CHANNEL,
-                                           causality, coeffs);
+    skit_toeplitz_options o;
+    skit_toeplitz_options_default(&o);
+    o.sharing = d_matrices == 1 ? SKIT_TOEPLITZ_SHARED : SKIT_TOEPLITZ_PER_CHANNEL;
+    o.causality = causality;
+    o.device = device;
+    int status =
+        skit_toeplitz_plan_create(&plan, n, n, d_matrices == 1 ? k : d_matrices, &o, coeffs);
     if (status != SKIT_OK) return status;
     *fft_length = skit_toeplitz_plan_fft_length(plan);
-    status = transpose ? skit_toeplitz_execute_transpose(plan, x, n, y, n, NULL)
-                       : skit_toeplitz_execute(plan, x, n, y, n, NULL);
+    status = transpose ? skit_toeplitz_plan_execute_transpose(plan, x, n, y, n, NULL)
+                       : skit_toeplitz_plan_execute(plan, x, n, y, n, NULL);
     skit_toeplitz_plan_destroy(plan);
-    return status;
-}
-
-/* The same product on the GPU (skit/cuda.h), float64. */
-static int matvec_cuda(size_t n, size_t d_matrices, size_t k, const double *coeffs, skit_causality causality,
-                       int transpose, const double *x, double *y, size_t *fft_length)
-{
-    skit_cuda_toeplitz_plan *plan = NULL;
-    int status = skit_cuda_toeplitz_plan_create(&plan, n, n, d_matrices == 1 ? k : d_matrices,
-                                                d_matrices == 1 ? SKIT_TOEPLITZ_SHARED : SKIT_TOEPLITZ_PER_CHANNEL,
-                                                causality, SKIT_CUDA_FLOAT64, coeffs);
-    if (status != SKIT_OK) return status;
-    *fft_length = skit_cuda_toeplitz_plan_fft_length(plan);
-    status = transpose ? skit_cuda_toeplitz_execute_transpose(plan, x, n, y, n)
-                       : skit_cuda_toeplitz_execute(plan, x, n, y, n);
-    skit_cuda_toeplitz_plan_destroy(plan);
     return status;
 }
 
@@ -254,8 +244,9 @@ static int run_matvec(int argc, char **argv)
     skit_causality causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
     if (status == SKIT_OK)
         status = method == 1 ? matvec_dense(n, d, k, C.data, causality, transpose, X.data, Y)
-                 : device == 1 ? matvec_cuda(n, d, k, C.data, causality, transpose, X.data, Y, &fft_length)
-                               : matvec_fft(n, d, k, C.data, causality, transpose, X.data, Y, &fft_length);
+                             : matvec_fft(n, d, k, C.data, causality,
+                                          device == 1 ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU,
+                                          transpose, X.data, Y, &fft_length);
     if (status == SKIT_OK) {
         char comment[256];
         snprintf(comment, sizeof comment, "toeplitz matvec: y = T%s x, n = %zu, %zu %s, k = %zu, %s, method %s%s%s",

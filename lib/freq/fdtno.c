@@ -23,25 +23,30 @@ struct skit_fdtno_plan {
     size_t bytes;
 };
 
-size_t skit_fdtno_fft_length(const skit_fdtno_plan *plan)
+size_t skit_fdtno_plan_fft_length(const skit_fdtno_plan *plan)
 {
     return plan ? skit_circulant_length(plan->engine) : 0;
 }
-size_t skit_fdtno_grid_size(const skit_fdtno_plan *plan)
+size_t skit_fdtno_plan_grid_size(const skit_fdtno_plan *plan)
 {
     return plan ? skit_circulant_frequencies(plan->engine) : 0;
 }
-size_t skit_fdtno_response_width(const skit_fdtno_plan *plan)
+size_t skit_fdtno_plan_response_width(const skit_fdtno_plan *plan)
 {
     if (!plan) return 0;
     return plan->causality == SKIT_CAUSAL ? plan->d : 2 * plan->d;
 }
-size_t skit_fdtno_workspace_size(const skit_fdtno_plan *plan)
+size_t skit_fdtno_plan_workspace_bytes(const skit_fdtno_plan *plan)
 {
-    return plan ? skit_circulant_workspace_doubles(plan->engine, 0) : 0;
+    return plan ? skit_circulant_workspace_doubles(plan->engine, 0) * sizeof(double) : 0;
 }
 
-void skit_fdtno_destroy(skit_fdtno_plan *plan)
+size_t skit_fdtno_plan_bytes(const skit_fdtno_plan *plan)
+{
+    return plan ? plan->bytes : 0;
+}
+
+void skit_fdtno_plan_destroy(skit_fdtno_plan *plan)
 {
     if (!plan) return;
     skit_circulant_destroy(plan->engine);
@@ -49,8 +54,8 @@ void skit_fdtno_destroy(skit_fdtno_plan *plan)
     skit_free(plan);
 }
 
-int skit_fdtno_create(skit_fdtno_plan **plan, size_t n, size_t d, skit_causality causality,
-                      size_t fft_length)
+int skit_fdtno_plan_create(skit_fdtno_plan **plan, size_t n, size_t d, skit_causality causality,
+                           size_t fft_length)
 {
     SKIT_REQUIRE_PTR(plan);
     *plan = NULL;
@@ -78,7 +83,7 @@ int skit_fdtno_create(skit_fdtno_plan **plan, size_t n, size_t d, skit_causality
     if (status == SKIT_OK)
         status = skit_workspace_create(&p->workspace, skit_circulant_workspace_doubles(p->engine, 0));
     if (status != SKIT_OK) {
-        skit_fdtno_destroy(p);
+        skit_fdtno_plan_destroy(p);
         return status;
     }
     p->bytes = sizeof *p + skit_circulant_bytes(p->engine) +
@@ -87,7 +92,7 @@ int skit_fdtno_create(skit_fdtno_plan **plan, size_t n, size_t d, skit_causality
     return SKIT_OK;
 }
 
-int skit_fdtno_grid(const skit_fdtno_plan *plan, double *omega)
+int skit_fdtno_plan_grid(const skit_fdtno_plan *plan, double *omega)
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(omega);
@@ -96,12 +101,12 @@ int skit_fdtno_grid(const skit_fdtno_plan *plan, double *omega)
     return SKIT_OK;
 }
 
-int skit_fdtno_set_response(skit_fdtno_plan *plan, const double *response)
+int skit_fdtno_plan_set_response(skit_fdtno_plan *plan, const double *response)
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(response);
     skit_circulant *e = plan->engine;
-    const size_t width = skit_fdtno_response_width(plan), d = plan->d;
+    const size_t width = skit_fdtno_plan_response_width(plan), d = plan->d;
     const size_t half = skit_circulant_frequencies(e), ls = skit_circulant_spectra_ld(e);
     SKIT_TRY(skit_check_finite(response, half * width, "frequency response"));
     double *work = skit_workspace_take(plan->workspace);
@@ -120,31 +125,31 @@ int skit_fdtno_set_response(skit_fdtno_plan *plan, const double *response)
     return SKIT_OK;
 }
 
-int skit_fdtno_set_mlp(skit_fdtno_plan *plan, const skit_mlp *mlp)
+int skit_fdtno_plan_set_mlp(skit_fdtno_plan *plan, const skit_mlp *mlp)
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(mlp);
-    size_t width = skit_fdtno_response_width(plan);
+    size_t width = skit_fdtno_plan_response_width(plan);
     if (skit_mlp_in_dim(mlp) != 1 || skit_mlp_out_dim(mlp) != width)
         return SKIT_ERROR(SKIT_ESHAPE, "MLP is %zu -> %zu: FD-TNO needs 1 -> %zu (%s, d = %zu)",
                           skit_mlp_in_dim(mlp), skit_mlp_out_dim(mlp), width,
                           plan->causality == SKIT_CAUSAL ? "causal: d real parts"
                                                          : "bidirectional: d real + d imaginary",
                           plan->d);
-    double *omega = skit_malloc(skit_fdtno_grid_size(plan), sizeof(double));
-    double *resp = skit_malloc(skit_fdtno_grid_size(plan) * width, sizeof(double));
+    double *omega = skit_malloc(skit_fdtno_plan_grid_size(plan), sizeof(double));
+    double *resp = skit_malloc(skit_fdtno_plan_grid_size(plan) * width, sizeof(double));
     int status = SKIT_ENOMEM;
     if (omega && resp) {
-        skit_fdtno_grid(plan, omega);
-        status = skit_mlp_eval(mlp, skit_fdtno_grid_size(plan), omega, resp, NULL);
-        if (status == SKIT_OK) status = skit_fdtno_set_response(plan, resp);
+        skit_fdtno_plan_grid(plan, omega);
+        status = skit_mlp_eval(mlp, skit_fdtno_plan_grid_size(plan), omega, resp, NULL);
+        if (status == SKIT_OK) status = skit_fdtno_plan_set_response(plan, resp);
     }
     skit_free(omega);
     skit_free(resp);
     return status;
 }
 
-int skit_fdtno_impulse(const skit_fdtno_plan *plan, double *k, size_t ldk)
+int skit_fdtno_plan_impulse(const skit_fdtno_plan *plan, double *k, size_t ldk)
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(k);
@@ -157,8 +162,8 @@ int skit_fdtno_impulse(const skit_fdtno_plan *plan, double *k, size_t ldk)
     return SKIT_OK;
 }
 
-int skit_fdtno_execute(const skit_fdtno_plan *plan, const double *x, size_t ldx, double *y,
-                       size_t ldy, double *work)
+int skit_fdtno_plan_execute(const skit_fdtno_plan *plan, const double *x, size_t ldx, double *y,
+                            size_t ldy, void *work)
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(x);

@@ -168,8 +168,11 @@ static int toeplitz_plans(skit_ski_plan *p, skit_toeplitz_sharing sharing, const
         for (size_t q = 0; q < blocks; q++) {
             size_t c0 = d * q / blocks, c1 = d * (q + 1) / blocks;
             const double *cq = sharing == SKIT_TOEPLITZ_SHARED ? coeffs : coeffs + c0 * (2 * r - 1);
-            SKIT_TRY(skit_toeplitz_plan_create(&p->block[q], r, r, c1 - c0, sharing, SKIT_BIDIRECTIONAL, cq));
-            if (q == 0 && blocks * skit_toeplitz_workspace_size(p->block[0]) > p->n * p->W->width) {
+            SKIT_TRY(skit_toeplitz_plan_create(
+                &p->block[q], r, r, c1 - c0,
+                &(skit_toeplitz_options){.sharing = sharing, .causality = SKIT_BIDIRECTIONAL}, cq));
+            if (q == 0 &&
+                blocks * skit_toeplitz_plan_workspace_bytes(p->block[0]) > p->n * p->W->width) {
                 skit_toeplitz_plan_destroy(p->block[0]);
                 skit_free(p->block);
                 p->block = NULL;
@@ -180,7 +183,9 @@ static int toeplitz_plans(skit_ski_plan *p, skit_toeplitz_sharing sharing, const
         }
         if (p->blocks) return SKIT_OK;
     }
-    SKIT_TRY(skit_toeplitz_plan_create(&p->toeplitz, r, r, d, sharing, SKIT_BIDIRECTIONAL, coeffs));
+    SKIT_TRY(skit_toeplitz_plan_create(
+        &p->toeplitz, r, r, d,
+        &(skit_toeplitz_options){.sharing = sharing, .causality = SKIT_BIDIRECTIONAL}, coeffs));
     p->bytes += skit_toeplitz_plan_bytes(p->toeplitz);
     return SKIT_OK;
 }
@@ -362,7 +367,7 @@ static int sparse_blocked(const skit_ski_plan *p, const double *X, size_t ldx, d
     for (size_t q = 0; q < blocks; q++) {
         size_t c0 = d * q / blocks, c1 = d * (q + 1) / blocks;
         channel_range(p, X, ldx, NULL, 0, U, V, c0, c1, 0);
-        int st = skit_toeplitz_execute(p->block[q], U + c0 * r, r, V + c0 * r, r, NULL);
+        int st = skit_toeplitz_plan_execute(p->block[q], U + c0 * r, r, V + c0 * r, r, NULL);
         if (st != SKIT_OK) {
 #pragma omp atomic write
             status = st;
@@ -403,8 +408,8 @@ static void dense_apply(const skit_ski_plan *plan, const double *X, size_t ldx, 
                 plan->dense_w, (int)n, V, (int)r, 0.0, Y, (int)ldy);
 }
 
-int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
-                     size_t ldy)
+int skit_ski_plan_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
+                          size_t ldy)
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(X);
@@ -420,7 +425,7 @@ int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, dou
         status = sparse_blocked(plan, X, ldx, Y, ldy, U, V);
     } else if (plan->method == SKIT_SKI_SPARSE_FFT) {
         sparse_pass(plan, X, ldx, NULL, 0, U, V, 0);
-        status = skit_toeplitz_execute(plan->toeplitz, U, r, V, r, NULL);
+        status = skit_toeplitz_plan_execute(plan->toeplitz, U, r, V, r, NULL);
         if (status == SKIT_OK) sparse_pass(plan, NULL, 0, Y, ldy, U, V, 1);
     } else {
         dense_apply(plan, X, ldx, Y, ldy, U, V);
@@ -557,8 +562,8 @@ int skit_nystrom_plan_create(skit_nystrom_plan **plan, const skit_kernel *kernel
     return SKIT_OK;
 }
 
-int skit_nystrom_execute(const skit_nystrom_plan *plan, size_t d, const double *X, size_t ldx,
-                         double *Y, size_t ldy)
+int skit_nystrom_plan_execute(const skit_nystrom_plan *plan, size_t d, const double *X, size_t ldx,
+                              double *Y, size_t ldy)
 {
     SKIT_REQUIRE_PTR(plan);
     if (d == 0) return SKIT_OK;
@@ -580,7 +585,7 @@ int skit_nystrom_execute(const skit_nystrom_plan *plan, size_t d, const double *
     return SKIT_OK;
 }
 
-int skit_nystrom_dense(const skit_nystrom_plan *plan, double *T, size_t ldt)
+int skit_nystrom_plan_dense(const skit_nystrom_plan *plan, double *T, size_t ldt)
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(T);
@@ -654,8 +659,8 @@ int skit_sparse_lowrank_plan_create(skit_sparse_lowrank_plan **plan, size_t n, s
     return SKIT_OK;
 }
 
-int skit_sparse_lowrank_execute(const skit_sparse_lowrank_plan *plan, const double *X,
-                                size_t ldx, double *Y, size_t ldy)
+int skit_sparse_lowrank_plan_execute(const skit_sparse_lowrank_plan *plan, const double *X,
+                                     size_t ldx, double *Y, size_t ldy)
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(X);
@@ -663,7 +668,8 @@ int skit_sparse_lowrank_execute(const skit_sparse_lowrank_plan *plan, const doub
     size_t n = plan->n, d = plan->d, m = plan->m;
     if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
     if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
-    if (plan->ski) SKIT_TRY(skit_ski_execute(plan->ski, X, ldx, Y, ldy));
+    if (plan->ski)
+        SKIT_TRY(skit_ski_plan_execute(plan->ski, X, ldx, Y, ldy));
     else
         for (size_t c = 0; c < d; c++) memset(Y + c * ldy, 0, n * sizeof *Y);
     if (m == 0) return SKIT_OK;

@@ -156,8 +156,8 @@ typedef struct toeplitz_op {
 static int toeplitz_apply(void *context, int transpose, const double *x, double *y)
 {
     const toeplitz_op *op = context;
-    return transpose ? skit_toeplitz_execute_transpose(op->plan, x, op->n, y, op->n, NULL)
-                     : skit_toeplitz_execute(op->plan, x, op->n, y, op->n, NULL);
+    return transpose ? skit_toeplitz_plan_execute_transpose(op->plan, x, op->n, y, op->n, NULL)
+                     : skit_toeplitz_plan_execute(op->plan, x, op->n, y, op->n, NULL);
 }
 
 int skit_kernel_matrix_error(const skit_kernel *a, const skit_kernel *b, size_t n,
@@ -177,7 +177,11 @@ int skit_kernel_matrix_error(const skit_kernel *a, const skit_kernel *b, size_t 
     if (st == SKIT_OK) st = skit_kernel_toeplitz_coeffs(b, n, 1.0, cb);
     /* ||T_b|| first, then the difference with the same plan shape */
     size_t max_iter = n < 1000 ? n : 1000;
-    if (st == SKIT_OK) st = skit_toeplitz_plan_create(&plan, n, n, 1, SKIT_TOEPLITZ_SHARED, SKIT_BIDIRECTIONAL, cb);
+    if (st == SKIT_OK)
+        st = skit_toeplitz_plan_create(&plan, n, n, 1,
+                                       &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED,
+                                                                .causality = SKIT_BIDIRECTIONAL},
+                                       cb);
     if (st == SKIT_OK) {
         toeplitz_op op = {plan, n};
         st = skit_spectral_norm_lanczos(n, n, toeplitz_apply, &op, 1e-7, max_iter, 1, reference, NULL);

@@ -106,17 +106,17 @@ int skit_causality_residual(size_t n, const double *k_re, const double *k_im,
  * SKIT_ELIBRARY. The kernel starts as zero (set it before executing). */
 typedef struct skit_fdtno_plan skit_fdtno_plan;
 
-int skit_fdtno_create(skit_fdtno_plan **plan, size_t n, size_t d, skit_causality causality,
-                      size_t fft_length);
-void skit_fdtno_destroy(skit_fdtno_plan *plan);
+int skit_fdtno_plan_create(skit_fdtno_plan **plan, size_t n, size_t d, skit_causality causality,
+                           size_t fft_length);
+void skit_fdtno_plan_destroy(skit_fdtno_plan *plan);
 
-size_t skit_fdtno_fft_length(const skit_fdtno_plan *plan);
+size_t skit_fdtno_plan_fft_length(const skit_fdtno_plan *plan);
 /* N/2 + 1: the number of frequencies of the grid. */
-size_t skit_fdtno_grid_size(const skit_fdtno_plan *plan);
+size_t skit_fdtno_plan_grid_size(const skit_fdtno_plan *plan);
 /* Values per frequency set_response expects: d (causal) or 2d. */
-size_t skit_fdtno_response_width(const skit_fdtno_plan *plan);
+size_t skit_fdtno_plan_response_width(const skit_fdtno_plan *plan);
 /* The grid ω_m (grid_size values). Errors: SKIT_EINVAL (NULL). */
-int skit_fdtno_grid(const skit_fdtno_plan *plan, double *omega);
+int skit_fdtno_plan_grid(const skit_fdtno_plan *plan, double *omega);
 
 /* Set the kernels from a sampled response: response is grid_size x
  * response_width row-major (what skit_mlp_eval writes for the grid):
@@ -124,31 +124,36 @@ int skit_fdtno_grid(const skit_fdtno_plan *plan, double *omega);
  * = I_c(ω_m). Computes the kernel spectra (Hilbert step for causal);
  * allocates nothing. On error the previous kernels are kept.
  * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE. */
-int skit_fdtno_set_response(skit_fdtno_plan *plan, const double *response);
+int skit_fdtno_plan_set_response(skit_fdtno_plan *plan, const double *response);
 
 /* Evaluate an MLP (in_dim 1, out_dim = response_width) on the grid and set
  * the response from it. Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (in_dim or
  * out_dim wrong), SKIT_ENONFINITE (MLP output), SKIT_ENOMEM. */
-int skit_fdtno_set_mlp(skit_fdtno_plan *plan, const skit_mlp *mlp);
+int skit_fdtno_plan_set_mlp(skit_fdtno_plan *plan, const skit_mlp *mlp);
 
 /* The time-domain kernels the plan applies: k is N x d column-major
  * (ldk >= N), k[t + c*ldk] = kernel of channel c at circular lag t
  * (negative lag -l at t = N - l). Errors: SKIT_EINVAL, SKIT_ESHAPE. */
-int skit_fdtno_impulse(const skit_fdtno_plan *plan, double *k, size_t ldk);
+int skit_fdtno_plan_impulse(const skit_fdtno_plan *plan, double *k, size_t ldk);
 
-/* Doubles of scratch execute needs with an explicit workspace. */
-size_t skit_fdtno_workspace_size(const skit_fdtno_plan *plan);
+/* Bytes of the workspace execute may take from its caller, and the bytes
+ * the plan holds. */
+size_t skit_fdtno_plan_workspace_bytes(const skit_fdtno_plan *plan);
+size_t skit_fdtno_plan_bytes(const skit_fdtno_plan *plan);
 
 /* y(:, c) = T_c x(:, c), c = 0..d-1: x and y are n x d column-major with
  * leading dimensions ldx, ldy >= n; y may alias x when ldx == ldy.
- * Channels run in parallel (OpenMP); allocates nothing.
- * work: NULL to use the plan's scratch (no concurrent calls on one plan),
- * or skit_fdtno_workspace_size(plan) doubles from skit_malloc (64-byte
- * aligned, as FFTW needs; then thread-safe). NaN/Inf in x propagate to
- * the same channel of y.
- * Errors: SKIT_EINVAL (NULL, misaligned work), SKIT_ESHAPE (ldx or ldy < n). */
-int skit_fdtno_execute(const skit_fdtno_plan *plan, const double *x, size_t ldx, double *y,
-                       size_t ldy, double *work);
+ * Channels run in parallel (OpenMP).
+ * work: NULL, or skit_fdtno_plan_workspace_bytes(plan) bytes from
+ * skit_malloc (64-byte aligned, as FFTW needs). Thread-safe either way:
+ * without work the plan lends its own workspace to one call at a time and
+ * a concurrent call allocates one for its duration; a call with work, or
+ * alone, allocates nothing. NaN/Inf in x propagate to the same channel of
+ * y. Not to be called while set_response or set_mlp runs on the plan.
+ * Errors: SKIT_EINVAL (NULL, misaligned work), SKIT_ESHAPE (ldx or ldy < n),
+ * SKIT_ENOMEM (a concurrent call without work). */
+int skit_fdtno_plan_execute(const skit_fdtno_plan *plan, const double *x, size_t ldx, double *y,
+                            size_t ldy, void *work);
 
 /* ---- frequency responses of MLPs and their decay (D3, D4) -------------- */
 

@@ -233,8 +233,8 @@ int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weight
  * the plan lends its scratch to one call at a time and a concurrent call
  * allocates its own (SKIT_ENOMEM if that fails); one call alone allocates
  * nothing. */
-int skit_ski_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
-                     size_t ldy);
+int skit_ski_plan_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
+                          size_t ldy);
 size_t skit_ski_plan_bytes(const skit_ski_plan *plan);
 void skit_ski_plan_destroy(skit_ski_plan *plan);
 
@@ -253,11 +253,11 @@ typedef struct skit_nystrom_plan skit_nystrom_plan;
 int skit_nystrom_plan_create(skit_nystrom_plan **plan, const skit_kernel *kernel, size_t n,
                              size_t r, double lo, double hi, double rtol, size_t *rank);
 /* Y = F (A^+ B) X for X n x d: O(n r d) by two GEMMs. Thread-safe as
- * skit_ski_execute. */
-int skit_nystrom_execute(const skit_nystrom_plan *plan, size_t d, const double *X, size_t ldx,
-                         double *Y, size_t ldy);
+ * skit_ski_plan_execute. */
+int skit_nystrom_plan_execute(const skit_nystrom_plan *plan, size_t d, const double *X, size_t ldx,
+                              double *Y, size_t ldy);
 /* The dense n x n F A^+ B (ldt >= n). */
-int skit_nystrom_dense(const skit_nystrom_plan *plan, double *T, size_t ldt);
+int skit_nystrom_plan_dense(const skit_nystrom_plan *plan, double *T, size_t ldt);
 void skit_nystrom_plan_destroy(skit_nystrom_plan *plan);
 
 /* ====================================================================== */
@@ -280,8 +280,8 @@ int skit_sparse_lowrank_plan_create(skit_sparse_lowrank_plan **plan, size_t n, s
                                     size_t m, const double *band,
                                     const skit_interp_weights *weights, const double *coeffs,
                                     skit_ski_method method);
-int skit_sparse_lowrank_execute(const skit_sparse_lowrank_plan *plan, const double *X,
-                                size_t ldx, double *Y, size_t ldy);
+int skit_sparse_lowrank_plan_execute(const skit_sparse_lowrank_plan *plan, const double *X,
+                                     size_t ldx, double *Y, size_t ldy);
 void skit_sparse_lowrank_plan_destroy(skit_sparse_lowrank_plan *plan);
 
 /* How the evaluators compute spectral norms of n x n matrices. */

@@ -24,7 +24,7 @@
  * restricted to its lower triangle (j <= i) when causal.
  *
  * Operators and their parameters (one flat vector per plan; see
- * skit_tno_parameter_count, skit_tno_get/set_parameters):
+ * skit_tno_plan_parameter_count, skit_tno_get/set_parameters):
  *  TNO   k_c(t) = RPE_c(t) * lambda^|t| for the integer lags |t| <= n-1; the
  *        RPE is an skit_mlp 1 -> d evaluated at the raw lag t (no
  *        normalisation, as the TNN code); lag 0 is not decayed (lambda^0 = 1);
@@ -38,7 +38,7 @@
  *        1 -> d (causal) or 1 -> 2d (bidirectional: d real parts then d
  *        imaginary parts) evaluated at the raw frequencies of the rfft grid
  *        ω_m = 2πm/N, m = 0..N/2 (N = fft_length, default the next power of
- *        two >= 2n, as the FD-TNN code); see skit_fdtno_create in skit/freq.h
+ *        two >= 2n, as the FD-TNN code); see skit_fdtno_plan_create in skit/freq.h
  *        for the Hilbert step and the forced-real endpoints. No decay bias.
  *        Parameters: the MLP's vector.
  *  SKI   k_c(t) = f_c(sign(t) lambda^|t|) (inverse time warp, sign(0) = +1)
@@ -68,10 +68,13 @@
  *
  * Plans follow FFTW: create (all setup: FFT plans, interpolation weights,
  * buffers, the kernels from the parameters), execute(const plan *) with the
- * cached kernels (allocates nothing; uses the plan's buffers, so one call
- * at a time per plan), destroy. skit_tno_forward recomputes the kernels from
- * the parameters and then executes: what a training step's forward pass
- * costs, and what the benchmarks time as "forward".
+ * cached kernels (thread-safe: many threads may execute one plan at once),
+ * destroy. skit_tno_plan_forward recomputes the kernels from the
+ * parameters and then executes: what a training step's forward pass costs,
+ * and what the benchmarks time as "forward". Functions that change the
+ * plan (set_parameters, update, forward, eval_rpe) and the inspection
+ * functions (coeffs, dense, reference), which use the plan's scratch, must
+ * not run while another call runs on the same plan.
  */
 #ifndef SKIT_TNO_H
 #define SKIT_TNO_H
@@ -135,7 +138,7 @@ typedef struct skit_tno_options {
      * the operator on the GPU in float64 (skit/cuda.h) through the same
      * calls, on host arrays (transfers included; the ROWS layout is
      * transposed on the host): TNO and FD-TNO as the batched cuFFT Toeplitz
-     * product of their coefficients (skit_tno_coeffs: for FD-TNO the
+     * product of their coefficients (skit_tno_plan_coeffs: for FD-TNO the
      * Toeplitz form of its circular product, equal up to rounding); SKI-TNO
      * bidirectional as band kernel + interpolation gather/scatter + cuFFT
      * for A. Causal SKI-TNO has no device path (SKIT_EUNSUPPORTED: its
@@ -151,12 +154,12 @@ typedef struct skit_tno_options {
  * argument. Does nothing if options is NULL. */
 void skit_tno_options_default(skit_tno_options *options, skit_tno_kind kind);
 
-typedef struct skit_tno skit_tno;
+typedef struct skit_tno_plan skit_tno_plan;
 
 /* Plan an operator for batch sequences of n tokens and d channels.
  * params: NULL to generate the parameters from options->seed (param_count
  *         ignored), or param_count values in the layout above, param_count
- *         as skit_tno_parameter_count_for(options, d) returns. Copied.
+ *         as skit_tno_options_parameter_count(options, d) returns. Copied.
  * The plan's threads are OpenMP's maximum at create time.
  * Errors: SKIT_EINVAL (NULL plan or options, unknown kind / causality /
  *         layout / activation / norm / causal_ski), SKIT_EDOM (n, d or
@@ -170,110 +173,113 @@ typedef struct skit_tno skit_tno;
  *         library call failed), SKIT_EUNSUPPORTED (device = SKIT_DEVICE_CUDA
  *         with causal SKI-TNO, or no GPU here: "cuda: not built" /
  *         "cuda: no device (...)"); SKIT_EINVAL also for an unknown device. */
-int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
-                    const skit_tno_options *options, const double *params, size_t param_count);
+int skit_tno_plan_create(skit_tno_plan **plan, size_t n, size_t d, size_t batch,
+                         const skit_tno_options *options, const double *params, size_t param_count);
 
-void skit_tno_destroy(skit_tno *plan);
+void skit_tno_plan_destroy(skit_tno_plan *plan);
 
 /* Number of parameters a plan with these options and d channels has
  * (0 and SKIT_EINVAL/SKIT_EDOM/SKIT_EOVERFLOW raised if they are invalid). */
-int skit_tno_parameter_count_for(const skit_tno_options *options, size_t d, size_t *count);
-size_t skit_tno_parameter_count(const skit_tno *plan);
+int skit_tno_options_parameter_count(const skit_tno_options *options, size_t d, size_t *count);
+size_t skit_tno_plan_parameter_count(const skit_tno_plan *plan);
 /* Copy the parameters out / in (layout above). set recomputes the kernels;
  * on error the plan is unchanged.
  * Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (count differs), SKIT_ENONFINITE
- * (NaN/Inf in params, or kernels that overflow as in skit_tno_update). */
-int skit_tno_get_parameters(const skit_tno *plan, double *params, size_t count);
-int skit_tno_set_parameters(skit_tno *plan, const double *params, size_t count);
+ * (NaN/Inf in params, or kernels that overflow as in skit_tno_plan_update). */
+int skit_tno_plan_get_parameters(const skit_tno_plan *plan, double *params, size_t count);
+int skit_tno_plan_set_parameters(skit_tno_plan *plan, const double *params, size_t count);
 
 /* Recompute the kernels from the current parameters (RPE MLP and decay,
  * knot evaluation, kernel spectra). Allocates nothing. The RPE's GEMMs run
  * on OpenBLAS's threads, or, when OpenBLAS is set to one thread, split by
  * lags over the plan's OpenMP threads (skit's tools do the latter so that
- * one thread pool runs everything).
- * TNO and FD-TNO apply the RPE's output layer (Linear(width, out)) after
- * their transforms when that is cheaper — exact, since the layer, the
- * decay (one lambda^|t| for all channels), the DFT and the Hilbert step
- * are linear: TNO with width + 1 < d (causal: 2 (width + 1) < d, since
- * its spectra cost twice its n-lag output layer) transforms the width
- * features (times the decay) and the decay itself and combines the d
- * spectra by one GEMM (width + 1 FFTs instead of d); causal FD-TNO with
- * d >= 2 width runs the
- * Hilbert step on the width features instead of the d responses (its
- * imaginary parts then cost a second GEMM, which pays from there on).
+ * one thread pool runs everything). Where it is cheaper, TNO and FD-TNO
+ * apply the RPE's output layer after their transforms (exact: the layer,
+ * the decay, the DFT and the Hilbert step are linear);
+ * skit_tno_plan_describe names the path taken.
  * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE (a kernel is NaN/Inf or
  * could overflow in its FFT: its coefficients' absolute sum, or, where the
  * output layer is applied to spectra, sum_j |W[c][j]| max|spectrum_j|,
  * is not finite with room for the transforms: parameters too large); the
  * spectra then keep their previous values. */
-int skit_tno_update(skit_tno *plan);
+int skit_tno_plan_update(skit_tno_plan *plan);
 
 /* Evaluate only the RPE MLP up to its output layer (TNO: at the plan's
  * lags, FD-TNO: at its frequency grid) into the plan's buffers, the first
- * step of skit_tno_update; *points (may be NULL) gets the number of inputs
+ * step of skit_tno_plan_update; *points (may be NULL) gets the number of inputs
  * evaluated (TNO 2n-1, causal n; FD N/2+1; SKI 0: a no-op). Its cost
  * depends on the MLP's width and depth and on n, not on d: what `skit
  * bench tno` measures as the RPE floor of a forward pass. The features it
  * recomputes equal the cached ones (same parameters), so the plan stays
  * consistent. Allocates nothing. Errors: SKIT_EINVAL (NULL). */
-int skit_tno_eval_rpe(skit_tno *plan, size_t *points);
+int skit_tno_plan_eval_rpe(skit_tno_plan *plan, size_t *points);
+
+/* Bytes of the workspace execute may take from its caller (0 for device
+ * plans, which take none). */
+size_t skit_tno_plan_workspace_bytes(const skit_tno_plan *plan);
 
 /* y = TNO(x) with the cached kernels: x and y hold batch * n * d doubles in
- * the plan's layout and must not overlap. Allocates nothing; OpenMP inside;
- * uses the plan's buffers (no concurrent calls on one plan). NaN/Inf in x
- * propagate (a NaN in channel c may spread over all of channel c, and for
- * SKI through the interpolation to neighbouring tokens of that channel).
- * Errors: SKIT_EINVAL (NULL plan, x or y; x and y overlap); device plans
- * also SKIT_ELIBRARY (a CUDA call failed). */
-int skit_tno_execute(const skit_tno *plan, const double *x, double *y);
+ * the plan's layout and must not overlap. OpenMP inside.
+ * work: NULL, or skit_tno_plan_workspace_bytes(plan) bytes from skit_malloc
+ * (64-byte aligned, as FFTW needs). Thread-safe either way: without work
+ * the plan lends its own workspace to one call at a time and a concurrent
+ * call allocates one for its duration (device plans run concurrent calls
+ * one after another); a call with work, or alone, allocates nothing.
+ * NaN/Inf in x propagate (a NaN in channel c may spread over all of
+ * channel c, and for SKI through the interpolation to neighbouring tokens
+ * of that channel).
+ * Errors: SKIT_EINVAL (NULL plan, x or y; x and y overlap; work not 64-byte
+ * aligned), SKIT_ENOMEM (a concurrent call without work); device plans also
+ * SKIT_ELIBRARY (a CUDA call failed). */
+int skit_tno_plan_execute(const skit_tno_plan *plan, const double *x, double *y, void *work);
 
-/* skit_tno_update then skit_tno_execute: the cost of a training step's
+/* skit_tno_plan_update then skit_tno_plan_execute: the cost of a training step's
  * forward pass (the parameters may have changed since the last call).
  * Errors: as the two. */
-int skit_tno_forward(skit_tno *plan, const double *x, double *y);
+int skit_tno_plan_forward(skit_tno_plan *plan, const double *x, double *y);
 
-/* Bytes the plan holds (kernels, spectra, FFT and layout buffers, the MLP
- * and its workspace): with the caller's x and y, the operator's memory. */
-size_t skit_tno_plan_bytes(const skit_tno *plan);
+/* Bytes the plan holds (kernels, spectra, FFT and layout buffers, the MLP,
+ * its own workspace): with the caller's x and y, the operator's memory. */
+size_t skit_tno_plan_bytes(const skit_tno_plan *plan);
 
-size_t skit_tno_n(const skit_tno *plan);
-size_t skit_tno_d(const skit_tno *plan);
-size_t skit_tno_batch(const skit_tno *plan);
+size_t skit_tno_plan_n(const skit_tno_plan *plan);
+size_t skit_tno_plan_d(const skit_tno_plan *plan);
+size_t skit_tno_plan_batch(const skit_tno_plan *plan);
 /* The options the plan was created with (NULL for a NULL plan). */
-const skit_tno_options *skit_tno_get_options(const skit_tno *plan);
+const skit_tno_options *skit_tno_plan_options(const skit_tno_plan *plan);
 /* "tno", "ski", "fd" (and "unknown"), and a one-line description with every
  * setting, e.g. "tno causal n=512 d=64 rpe=64x3 relu rms decay=0.99". */
 const char *skit_tno_kind_name(skit_tno_kind kind);
-void skit_tno_describe(const skit_tno *plan, char *text, size_t size);
+void skit_tno_plan_describe(const skit_tno_plan *plan, char *text, size_t size);
 
 /* The Toeplitz coefficients of every channel of a TNO or FD-TNO in skit's
  * layout (skit/toeplitz.h): coeffs is d x (2n-1) row-major,
  * coeffs[c*(2n-1) + t + (n-1)] = k_c(t), t = -(n-1)..n-1; causal operators
  * give 0 at negative lags. TNO with a ReLU RPE evaluates it anew in the
- * plan's scratch (the sweep), so, like execute, one call per plan at a time.
+ * plan's scratch (the sweep).
  * Errors: SKIT_EINVAL (NULL), SKIT_EUNSUPPORTED (SKI-TNO: W A W^T is not
- * Toeplitz; use skit_tno_dense), SKIT_ENOMEM (FD needs an N x d buffer). */
-int skit_tno_coeffs(const skit_tno *plan, double *coeffs);
+ * Toeplitz; use skit_tno_plan_dense), SKIT_ENOMEM (FD needs an N x d buffer). */
+int skit_tno_plan_coeffs(skit_tno_plan *plan, double *coeffs);
 
 /* The same in the TNN reference code's FFT layout, length exactly 2n per
  * channel (d x 2n row-major): [a_0, a_1..a_{n-1}, filler, a_{-(n-1)}..a_{-1}]
  * (bidirectional) or [a_0, a_1..a_{n-1}, filler, zeros] (causal), with
  * filler = 0 here (it never reaches the output); then
- * y = irfft(rfft(x, 2n) * rfft(a, 2n))[:n]. Errors: as skit_tno_coeffs. */
-int skit_tno_coeffs_reference(const skit_tno *plan, double *coeffs);
+ * y = irfft(rfft(x, 2n) * rfft(a, 2n))[:n]. Errors: as skit_tno_plan_coeffs. */
+int skit_tno_plan_coeffs_reference(skit_tno_plan *plan, double *coeffs);
 
 /* The n x n matrix T_c of channel c (column-major, ldt >= n), causal mask
  * applied. Errors: SKIT_EINVAL (NULL), SKIT_EDOM (channel >= d), SKIT_ESHAPE
  * (ldt < n), SKIT_ENOMEM. */
-int skit_tno_dense(const skit_tno *plan, size_t channel, double *T, size_t ldt);
+int skit_tno_plan_dense(skit_tno_plan *plan, size_t channel, double *T, size_t ldt);
 
 /* Dense reference: y = TNO(x) by the O(n^2) products with the matrices of
- * skit_tno_dense, and magnitude = |T| |x| (entrywise absolute values; may
+ * skit_tno_plan_dense, and magnitude = |T| |x| (entrywise absolute values; may
  * be NULL), both in the plan's layout: the scale against which rounding
  * errors of the fast paths are measured. Allocates an n x n matrix.
  * Errors: SKIT_EINVAL (NULL), SKIT_ETOOBIG (n x n does not fit),
  * SKIT_ENOMEM, SKIT_EOVERFLOW. */
-int skit_tno_reference(const skit_tno *plan, const double *x, double *y, double *magnitude);
+int skit_tno_plan_reference(skit_tno_plan *plan, const double *x, double *y, double *magnitude);
 
 SKIT_END_DECLS
 #endif

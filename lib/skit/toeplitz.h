@@ -14,6 +14,7 @@
 #define SKIT_TOEPLITZ_H
 
 #include "skit/core.h"
+#include "skit/device.h"
 #include "skit/fft.h"
 
 SKIT_BEGIN_DECLS
@@ -45,40 +46,61 @@ typedef enum skit_toeplitz_sharing {
 
 typedef struct skit_toeplitz_plan skit_toeplitz_plan;
 
+typedef struct skit_toeplitz_options {
+    skit_toeplitz_sharing sharing; /* default SKIT_TOEPLITZ_PER_CHANNEL */
+    skit_causality causality;      /* default SKIT_BIDIRECTIONAL */
+    /* Where execute runs (default SKIT_DEVICE_CPU). SKIT_DEVICE_CUDA runs
+     * the product on the GPU in float64 through the same calls, on host
+     * arrays (transfers included): the cuFFT plan of skit/cuda.h. */
+    skit_device device;
+} skit_toeplitz_options;
+
+/* The defaults above. Does nothing if options is NULL. */
+void skit_toeplitz_options_default(skit_toeplitz_options *options);
+
 /* Plan y = T_c x_c for c = 0..d-1, with T_c m x n.
+ * options: NULL for the defaults.
  * coeffs: (m+n-1) coefficients per matrix, matrix c at coeffs + c*(m+n-1)
  *         (only one matrix if sharing == SKIT_TOEPLITZ_SHARED). Copied into
  *         the plan as spectra; the caller's array may be freed afterwards.
  * The FFT length is the smallest 2^a 3^b 5^c 7^d >= m+n-1.
- * Errors: SKIT_EDOM (m, n or d = 0), SKIT_EINVAL, SKIT_ENONFINITE,
- *         SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY. */
+ * Errors: SKIT_EDOM (m, n or d = 0), SKIT_EINVAL (NULL plan or coeffs,
+ *         unknown sharing, causality or device), SKIT_ENONFINITE,
+ *         SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY,
+ *         SKIT_EUNSUPPORTED (device = SKIT_DEVICE_CUDA without a usable
+ *         GPU: "cuda: not built", "cuda: no device (...)"). */
 int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, size_t d,
-                              skit_toeplitz_sharing sharing, skit_causality causality,
-                              const double *coeffs);
+                              const skit_toeplitz_options *options, const double *coeffs);
 
 /* Replace the coefficients (same shape), recomputing the cached spectra
- * without replanning the FFTs. On error the old spectra are kept.
+ * without replanning the FFTs. On error the old spectra are kept. Not to
+ * be called while an execute runs on the plan.
  * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE. */
 int skit_toeplitz_plan_set_coeffs(skit_toeplitz_plan *plan, const double *coeffs);
 
-/* Doubles of scratch that execute needs when called with an explicit
- * workspace (one FFT buffer per OpenMP thread). */
-size_t skit_toeplitz_workspace_size(const skit_toeplitz_plan *plan);
+/* Bytes of the workspace execute takes from its caller (every OpenMP
+ * thread's FFT buffers); 0 for device plans, which take none. */
+size_t skit_toeplitz_plan_workspace_bytes(const skit_toeplitz_plan *plan);
 
 /* y(:, c) = T_c x(:, c), c = 0..d-1. x is n x d (ldx >= n), y is m x d
- * (ldy >= m). Channels run in parallel (OpenMP). Allocates nothing.
- * work: NULL to use the plan's own scratch (then concurrent calls on the same
- * plan from different threads are not allowed), or a caller array of
- * skit_toeplitz_workspace_size(plan) doubles (then execute is thread-safe).
+ * (ldy >= m). Channels run in parallel (OpenMP).
+ * work: skit_toeplitz_plan_workspace_bytes(plan) bytes (any alignment),
+ * or NULL: the plan lends its own workspace to one call at a time, and a
+ * call made while another holds it allocates one for its duration.
+ * Thread-safe either way: many threads may execute one plan at once (a
+ * device plan runs them one after another). A call with work, or alone,
+ * allocates nothing.
  * NaN/Inf in x propagate to the same channel of y.
  * Errors: SKIT_EINVAL (NULL plan, x or y), SKIT_ESHAPE (ldx < n or ldy < m),
- *         SKIT_EOVERFLOW. */
-int skit_toeplitz_execute(const skit_toeplitz_plan *plan, const double *x, size_t ldx,
-                          double *y, size_t ldy, double *work);
+ *         SKIT_EOVERFLOW, SKIT_ENOMEM (only a concurrent call without
+ *         work); device plans also SKIT_ELIBRARY (a CUDA call failed). */
+int skit_toeplitz_plan_execute(const skit_toeplitz_plan *plan, const double *x, size_t ldx,
+                               double *y, size_t ldy, void *work);
 
-/* Transposed product y(:, c) = T_c^T x(:, c): x is m x d, y is n x d. */
-int skit_toeplitz_execute_transpose(const skit_toeplitz_plan *plan, const double *x,
-                                    size_t ldx, double *y, size_t ldy, double *work);
+/* Transposed product y(:, c) = T_c^T x(:, c): x is m x d, y is n x d.
+ * As skit_toeplitz_plan_execute otherwise. */
+int skit_toeplitz_plan_execute_transpose(const skit_toeplitz_plan *plan, const double *x,
+                                         size_t ldx, double *y, size_t ldy, void *work);
 
 /* The FFT length the plan chose, and its memory footprint in bytes. */
 size_t skit_toeplitz_plan_fft_length(const skit_toeplitz_plan *plan);

@@ -3,7 +3,7 @@
  * blocks (skit/cuda.h):
  *   TNO, FD-TNO   y_c = T_c x_c by the device's batched cuFFT Toeplitz plan
  *                 with the operator's coefficients (for FD-TNO its impulse
- *                 response folded into Toeplitz form, as skit_tno_coeffs);
+ *                 response folded into Toeplitz form, as skit_tno_plan_coeffs);
  *   SKI-TNO       y = W (A (W^T x)) + S x: interpolation scatter / gather
  *                 plans, the r x r cuFFT Toeplitz plan of A, the band kernel
  *                 (bidirectional only).
@@ -45,7 +45,7 @@ int tno_device_supported(const skit_tno_options *o)
 }
 
 /* SKI: the taps (after the knots in the parameter vector) to the device. */
-static int ski_taps(const skit_tno *p, tno_device *dv)
+static int ski_taps(const skit_tno_plan *p, tno_device *dv)
 {
     const tno_ski *s = p->op;
     if (!dv->taps) return SKIT_OK;
@@ -58,14 +58,14 @@ static int device_alloc(void **ptr, size_t count)
 }
 
 /* TNO and FD-TNO: the batched Toeplitz product of their coefficients (for
- * FD-TNO the Toeplitz form of its circular product, skit_tno_coeffs) */
-static const double *toeplitz_coeffs(const skit_tno *p, tno_device *dv)
+ * FD-TNO the Toeplitz form of its circular product, skit_tno_plan_coeffs) */
+static const double *toeplitz_coeffs(const skit_tno_plan *p, tno_device *dv)
 {
     const tno_spectral *s = p->op;
     return p->opt.kind == SKIT_TNO_FFT ? s->coeffs : dv->coeffs;
 }
 
-static int create_fft(skit_tno *p, tno_device *dv)
+static int create_fft(skit_tno_plan *p, tno_device *dv)
 {
     if (p->opt.kind == SKIT_TNO_FD) {
         dv->coeffs = skit_malloc(2 * p->n - 1, p->d * sizeof(double));
@@ -77,7 +77,7 @@ static int create_fft(skit_tno *p, tno_device *dv)
                                           p->opt.causality, SKIT_CUDA_FLOAT64, toeplitz_coeffs(p, dv));
 }
 
-static int create_ski(skit_tno *p, tno_device *dv)
+static int create_ski(skit_tno_plan *p, tno_device *dv)
 {
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
@@ -109,12 +109,12 @@ size_t tno_device_host_estimate(const skit_tno_options *o, size_t n, size_t d)
     return (o->layout == SKIT_TNO_ROWS ? 2 * n * d : 0) + (o->kind == SKIT_TNO_FD ? 2 * n * d : 0);
 }
 
-int tno_device_create(skit_tno *p)
+int tno_device_create(skit_tno_plan *p)
 {
     SKIT_TRY(tno_device_supported(&p->opt));
     tno_device *dv = skit_calloc(1, sizeof *dv);
     if (!dv) return SKIT_ENOMEM;
-    p->dev = dv; /* from here on skit_tno_destroy releases it */
+    p->dev = dv; /* from here on skit_tno_plan_destroy releases it */
     dv->host_bytes = sizeof *dv;
     if (pthread_mutex_init(&dv->lock, NULL) != 0)
         return SKIT_ERROR(SKIT_ENOMEM, "token-mixing device plan: no mutex");
@@ -131,7 +131,7 @@ int tno_device_create(skit_tno *p)
     return create_fft(p, dv);
 }
 
-int tno_device_update(skit_tno *p)
+int tno_device_update(skit_tno_plan *p)
 {
     tno_device *dv = p->dev;
     if (p->opt.kind == SKIT_TNO_SKI) {
@@ -144,7 +144,7 @@ int tno_device_update(skit_tno *p)
 }
 
 /* One sequence, channel-major n x d (ld n) on the host, x -> y. */
-static int mix_one(const skit_tno *p, const tno_device *dv, const double *x, double *y)
+static int mix_one(const skit_tno_plan *p, const tno_device *dv, const double *x, double *y)
 {
     const size_t n = p->n, d = p->d, bytes = n * d * sizeof(double);
     SKIT_TRY(skit_cuda_copy_to_device(dv->x, x, bytes));
@@ -163,7 +163,7 @@ static int mix_one(const skit_tno *p, const tno_device *dv, const double *x, dou
     return skit_cuda_copy_to_host(y, dv->y, bytes); /* waits for the work above */
 }
 
-static int execute_locked(const skit_tno *p, tno_device *dv, const double *x, double *y)
+static int execute_locked(const skit_tno_plan *p, tno_device *dv, const double *x, double *y)
 {
     const size_t n = p->n, d = p->d, block = n * d;
     for (size_t b = 0; b < p->batch; b++) {
@@ -180,7 +180,7 @@ static int execute_locked(const skit_tno *p, tno_device *dv, const double *x, do
     return SKIT_OK;
 }
 
-int tno_device_execute(const skit_tno *p, const double *x, double *y)
+int tno_device_execute(const skit_tno_plan *p, const double *x, double *y)
 {
     tno_device *dv = p->dev;
     pthread_mutex_lock(&dv->lock);
@@ -189,7 +189,7 @@ int tno_device_execute(const skit_tno *p, const double *x, double *y)
     return status;
 }
 
-void tno_device_destroy(skit_tno *p)
+void tno_device_destroy(skit_tno_plan *p)
 {
     tno_device *dv = p->dev;
     if (!dv) return;
@@ -209,7 +209,7 @@ void tno_device_destroy(skit_tno *p)
     p->dev = NULL;
 }
 
-size_t tno_device_bytes(const skit_tno *p)
+size_t tno_device_bytes(const skit_tno_plan *p)
 {
     const tno_device *dv = p ? p->dev : NULL;
     if (!dv) return 0;
@@ -225,7 +225,7 @@ size_t tno_device_bytes(const skit_tno *p)
     return total;
 }
 
-size_t tno_device_fft_length(const skit_tno *p)
+size_t tno_device_fft_length(const skit_tno_plan *p)
 {
     const tno_device *dv = p ? p->dev : NULL;
     return dv ? skit_cuda_toeplitz_plan_fft_length(dv->toeplitz) : 0;

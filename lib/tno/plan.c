@@ -143,7 +143,7 @@ static int mlp_params(size_t width, size_t layers, size_t out, size_t *count)
     return SKIT_OK;
 }
 
-int skit_tno_parameter_count_for(const skit_tno_options *o, size_t d, size_t *count)
+int skit_tno_options_parameter_count(const skit_tno_options *o, size_t d, size_t *count)
 {
     SKIT_REQUIRE_PTR(count);
     *count = 0;
@@ -199,7 +199,7 @@ static int validate_shape(const skit_tno_options *o, size_t n, size_t d, size_t 
 
 /* Bytes of everything create will allocate, so that a request beyond
  * available memory is refused before any allocation. */
-static int estimate_bytes(const skit_tno *p, size_t *bytes)
+static int estimate_bytes(const skit_tno_plan *p, size_t *bytes)
 {
     size_t doubles = 2 * p->param_count; /* parameters + backup */
     int overflow = 0;
@@ -212,7 +212,7 @@ static int estimate_bytes(const skit_tno *p, size_t *bytes)
     return SKIT_OK;
 }
 
-void skit_tno_destroy(skit_tno *p)
+void skit_tno_plan_destroy(skit_tno_plan *p)
 {
     if (!p) return;
     tno_device_destroy(p);
@@ -223,7 +223,7 @@ void skit_tno_destroy(skit_tno *p)
 }
 
 /* the operator, its workspace and its kernels; then the device side */
-static int create_parts(skit_tno *p, const double *params)
+static int create_parts(skit_tno_plan *p, const double *params)
 {
     size_t estimate;
     SKIT_TRY(estimate_bytes(p, &estimate));
@@ -232,13 +232,13 @@ static int create_parts(skit_tno *p, const double *params)
     if (!p->backup) return SKIT_ENOMEM;
     SKIT_TRY(p->ops->create(p, params));
     SKIT_TRY(skit_workspace_create(&p->workspace, p->ops->workspace_doubles(p)));
-    SKIT_TRY(skit_tno_update(p));
+    SKIT_TRY(skit_tno_plan_update(p));
     if (p->opt.device == SKIT_DEVICE_CUDA) SKIT_TRY(tno_device_create(p));
     return SKIT_OK;
 }
 
-int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
-                    const skit_tno_options *options, const double *params, size_t param_count)
+int skit_tno_plan_create(skit_tno_plan **plan, size_t n, size_t d, size_t batch,
+                         const skit_tno_options *options, const double *params, size_t param_count)
 {
     SKIT_REQUIRE_PTR(plan);
     *plan = NULL;
@@ -248,7 +248,7 @@ int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
     if (n > ((size_t)1 << 30)) return SKIT_ERROR(SKIT_EDOM, "n = %zu out of range: need n <= 2^30", n);
     if (batch == 0) return SKIT_ERROR(SKIT_EDOM, "batch = 0 out of range: need batch >= 1");
     size_t count;
-    SKIT_TRY(skit_tno_parameter_count_for(o, d, &count));
+    SKIT_TRY(skit_tno_options_parameter_count(o, d, &count));
     SKIT_TRY(validate_shape(o, n, d, batch));
     if (params) {
         if (param_count != count)
@@ -261,7 +261,7 @@ int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
         SKIT_TRY(tno_device_supported(o));
         SKIT_TRY(skit_device_check(SKIT_DEVICE_CUDA));
     }
-    skit_tno *p = skit_calloc(1, sizeof *p);
+    skit_tno_plan *p = skit_calloc(1, sizeof *p);
     if (!p) return SKIT_ENOMEM;
     p->opt = *o;
     p->n = n;
@@ -272,7 +272,7 @@ int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
     p->ops = ops_for(o);
     int status = create_parts(p, params);
     if (status != SKIT_OK) {
-        skit_tno_destroy(p);
+        skit_tno_plan_destroy(p);
         return status;
     }
     p->bytes = sizeof *p + p->ops->bytes(p) + tno_device_bytes(p) + p->param_count * sizeof(double) +
@@ -283,9 +283,12 @@ int skit_tno_create(skit_tno **plan, size_t n, size_t d, size_t batch,
 
 /* ---- parameters and kernels ----------------------------------------------- */
 
-size_t skit_tno_parameter_count(const skit_tno *p) { return p ? p->param_count : 0; }
+size_t skit_tno_plan_parameter_count(const skit_tno_plan *p)
+{
+    return p ? p->param_count : 0;
+}
 
-int skit_tno_get_parameters(const skit_tno *p, double *params, size_t count)
+int skit_tno_plan_get_parameters(const skit_tno_plan *p, double *params, size_t count)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(params);
@@ -295,7 +298,7 @@ int skit_tno_get_parameters(const skit_tno *p, double *params, size_t count)
     return p->ops->get_parameters(p, params);
 }
 
-int skit_tno_set_parameters(skit_tno *p, const double *params, size_t count)
+int skit_tno_plan_set_parameters(skit_tno_plan *p, const double *params, size_t count)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(params);
@@ -306,15 +309,15 @@ int skit_tno_set_parameters(skit_tno *p, const double *params, size_t count)
     /* keep the old parameters until the new kernels are known to be finite */
     SKIT_TRY(p->ops->get_parameters(p, p->backup));
     SKIT_TRY(p->ops->put_parameters(p, params));
-    int status = skit_tno_update(p);
+    int status = skit_tno_plan_update(p);
     if (status != SKIT_OK) {
         p->ops->put_parameters(p, p->backup);
-        skit_tno_update(p);
+        skit_tno_plan_update(p);
     }
     return status;
 }
 
-int skit_tno_update(skit_tno *p)
+int skit_tno_plan_update(skit_tno_plan *p)
 {
     SKIT_REQUIRE_PTR(p);
     double *work = skit_workspace_take(p->workspace);
@@ -325,7 +328,7 @@ int skit_tno_update(skit_tno *p)
     return p->dev ? tno_device_update(p) : SKIT_OK;
 }
 
-int skit_tno_eval_rpe(skit_tno *p, size_t *points)
+int skit_tno_plan_eval_rpe(skit_tno_plan *p, size_t *points)
 {
     SKIT_REQUIRE_PTR(p);
     if (points) *points = 0;
@@ -338,7 +341,13 @@ int skit_tno_eval_rpe(skit_tno *p, size_t *points)
 
 /* ---- execute ---------------------------------------------------------- */
 
-int skit_tno_execute(const skit_tno *p, const double *x, double *y)
+size_t skit_tno_plan_workspace_bytes(const skit_tno_plan *p)
+{
+    if (!p || p->dev) return 0;
+    return skit_workspace_doubles(p->workspace) * sizeof(double);
+}
+
+int skit_tno_plan_execute(const skit_tno_plan *p, const double *x, double *y, void *work)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(x);
@@ -349,29 +358,47 @@ int skit_tno_execute(const skit_tno *p, const double *x, double *y)
         return SKIT_ERROR(SKIT_EINVAL, "x and y overlap: the operator needs separate input and output "
                                        "arrays of batch * n * d (= %zu) doubles", p->batch * p->n * p->d);
     if (p->dev) return tno_device_execute(p, x, y);
-    double *work = skit_workspace_take(p->workspace);
-    if (!work) return SKIT_ENOMEM;
-    p->ops->execute(p, x, y, work);
-    skit_workspace_give(p->workspace, work);
+    /* FFTW's new-array execute needs the alignment the engine planned with */
+    if (work && ((uintptr_t)work % 64) != 0)
+        return SKIT_ERROR(SKIT_EINVAL, "work is not 64-byte aligned: allocate it with skit_malloc");
+    double *buf = work ? work : skit_workspace_take(p->workspace);
+    if (!buf) return SKIT_ENOMEM;
+    p->ops->execute(p, x, y, buf);
+    if (!work) skit_workspace_give(p->workspace, buf);
     return SKIT_OK;
 }
 
-int skit_tno_forward(skit_tno *p, const double *x, double *y)
+int skit_tno_plan_forward(skit_tno_plan *p, const double *x, double *y)
 {
     SKIT_REQUIRE_PTR(p);
-    SKIT_TRY(skit_tno_update(p));
-    return skit_tno_execute(p, x, y);
+    SKIT_TRY(skit_tno_plan_update(p));
+    return skit_tno_plan_execute(p, x, y, NULL);
 }
 
 /* ---- queries ---------------------------------------------------------- */
 
-size_t skit_tno_plan_bytes(const skit_tno *p) { return p ? p->bytes : 0; }
-size_t skit_tno_n(const skit_tno *p) { return p ? p->n : 0; }
-size_t skit_tno_d(const skit_tno *p) { return p ? p->d : 0; }
-size_t skit_tno_batch(const skit_tno *p) { return p ? p->batch : 0; }
-const skit_tno_options *skit_tno_get_options(const skit_tno *p) { return p ? &p->opt : NULL; }
+size_t skit_tno_plan_bytes(const skit_tno_plan *p)
+{
+    return p ? p->bytes : 0;
+}
+size_t skit_tno_plan_n(const skit_tno_plan *p)
+{
+    return p ? p->n : 0;
+}
+size_t skit_tno_plan_d(const skit_tno_plan *p)
+{
+    return p ? p->d : 0;
+}
+size_t skit_tno_plan_batch(const skit_tno_plan *p)
+{
+    return p ? p->batch : 0;
+}
+const skit_tno_options *skit_tno_plan_options(const skit_tno_plan *p)
+{
+    return p ? &p->opt : NULL;
+}
 
-void skit_tno_describe(const skit_tno *p, char *text, size_t size)
+void skit_tno_plan_describe(const skit_tno_plan *p, char *text, size_t size)
 {
     if (!text || size == 0) return;
     if (!p) {

@@ -11,23 +11,23 @@
 #include "core/internal.h"
 #include "tno/tno_internal.h"
 
-int skit_tno_coeffs(const skit_tno *p, double *coeffs)
+int skit_tno_plan_coeffs(skit_tno_plan *p, double *coeffs)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(coeffs);
     if (!p->ops->coeffs)
         return SKIT_ERROR(SKIT_EUNSUPPORTED, "SKI-TNO has no Toeplitz coefficients (W A W^T is not "
-                                             "Toeplitz): use skit_tno_dense");
+                                             "Toeplitz): use skit_tno_plan_dense");
     return p->ops->coeffs(p, coeffs);
 }
 
-int skit_tno_coeffs_reference(const skit_tno *p, double *coeffs)
+int skit_tno_plan_coeffs_reference(skit_tno_plan *p, double *coeffs)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(coeffs);
     if (!p->ops->coeffs)
         return SKIT_ERROR(SKIT_EUNSUPPORTED, "SKI-TNO has no Toeplitz coefficients (W A W^T is not "
-                                             "Toeplitz): use skit_tno_dense");
+                                             "Toeplitz): use skit_tno_plan_dense");
     const size_t n = p->n, d = p->d, per = 2 * n - 1;
     double *t = skit_malloc(d, per * sizeof(double));
     if (!t) return SKIT_ENOMEM;
@@ -44,7 +44,7 @@ int skit_tno_coeffs_reference(const skit_tno *p, double *coeffs)
     return status;
 }
 
-int skit_tno_dense(const skit_tno *p, size_t channel, double *T, size_t ldt)
+int skit_tno_plan_dense(skit_tno_plan *p, size_t channel, double *T, size_t ldt)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(T);
@@ -68,7 +68,7 @@ int skit_tno_dense(const skit_tno *p, size_t channel, double *T, size_t ldt)
     return status;
 }
 
-int skit_tno_reference(const skit_tno *p, const double *x, double *y, double *magnitude)
+int skit_tno_plan_reference(skit_tno_plan *p, const double *x, double *y, double *magnitude)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(x);
@@ -85,7 +85,7 @@ int skit_tno_reference(const skit_tno *p, const double *x, double *y, double *ma
     int status = (T && xc && yc && mc) ? SKIT_OK : SKIT_ENOMEM;
     const int rows = p->opt.layout == SKIT_TNO_ROWS;
     for (size_t c = 0; c < d && status == SKIT_OK; c++) {
-        status = skit_tno_dense(p, c, T, n);
+        status = skit_tno_plan_dense(p, c, T, n);
         for (size_t b = 0; b < p->batch && status == SKIT_OK; b++) {
             /* element (b, i, c) */
             size_t base = rows ? b * n * d + c : (b * d + c) * n, stride = rows ? d : 1;

@@ -237,7 +237,8 @@ int tno_rpe_check_rows(const tno_rpe *r, size_t d, double limit, const char *wha
 
 /* ---- create / destroy ----------------------------------------------------- */
 
-void tno_rpe_estimate(const skit_tno *p, size_t cols, size_t outputs, size_t *doubles, int *overflow)
+void tno_rpe_estimate(const skit_tno_plan *p, size_t cols, size_t outputs, size_t *doubles,
+                      int *overflow)
 {
     const size_t h = p->opt.rpe_width, threads = (size_t)p->threads;
     size_t terms[4][2] = {{cols + 8, h + 3},                             /* F, inputs, column scale */
@@ -250,7 +251,8 @@ void tno_rpe_estimate(const skit_tno *p, size_t cols, size_t outputs, size_t *do
     }
 }
 
-int tno_rpe_create(tno_rpe *r, const skit_tno *p, const double *params, size_t cols, size_t outputs)
+int tno_rpe_create(tno_rpe *r, const skit_tno_plan *p, const double *params, size_t cols,
+                   size_t outputs)
 {
     const skit_tno_options *o = &p->opt;
     const size_t h = o->rpe_width, ld = tno_round8(cols);
@@ -293,7 +295,7 @@ size_t tno_rpe_bytes(const tno_rpe *r)
 
 /* ---- the operator functions TNO and FD-TNO share --------------------------- */
 
-int tno_spectral_get_parameters(const skit_tno *p, double *params)
+int tno_spectral_get_parameters(const skit_tno_plan *p, double *params)
 {
     const tno_spectral *s = p->op;
     return skit_mlp_get_parameters(s->rpe.mlp, params, p->param_count);
@@ -301,14 +303,14 @@ int tno_spectral_get_parameters(const skit_tno *p, double *params)
 
 /* New weights move the ReLU masks: FD-TNO's next update sweeps again and
  * measures how often they change. */
-int tno_spectral_put_parameters(skit_tno *p, const double *params)
+int tno_spectral_put_parameters(skit_tno_plan *p, const double *params)
 {
     tno_spectral *s = p->op;
     s->outputs_by_layers = 0;
     return skit_mlp_set_parameters(s->rpe.mlp, params, p->param_count);
 }
 
-int tno_spectral_eval_rpe(skit_tno *p, size_t *points)
+int tno_spectral_eval_rpe(skit_tno_plan *p, size_t *points)
 {
     tno_spectral *s = p->op;
     SKIT_TRY(tno_rpe_features(&s->rpe));
@@ -316,22 +318,21 @@ int tno_spectral_eval_rpe(skit_tno *p, size_t *points)
     return SKIT_OK;
 }
 
-
-size_t tno_spectral_workspace(const skit_tno *p)
+size_t tno_spectral_workspace(const skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
     if (!s->engine) return 0; /* device plans */
     return skit_circulant_workspace_doubles(s->engine, p->opt.layout == SKIT_TNO_ROWS);
 }
 
-void tno_spectral_execute(const skit_tno *p, const double *x, double *y, double *work)
+void tno_spectral_execute(const skit_tno_plan *p, const double *x, double *y, double *work)
 {
     const tno_spectral *s = p->op;
     if (p->opt.layout == SKIT_TNO_ROWS) skit_circulant_apply_rows(s->engine, x, y, p->batch, work);
     else skit_circulant_apply_channels(s->engine, 0, x, p->n, y, p->n, p->batch * p->d, work);
 }
 
-double *tno_spectral_spectra(skit_tno *p, size_t *doubles)
+double *tno_spectral_spectra(skit_tno_plan *p, size_t *doubles)
 {
     tno_spectral *s = p->op;
     *doubles = p->d * skit_circulant_spectra_ld(s->engine);

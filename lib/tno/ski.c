@@ -54,7 +54,7 @@ static double knot_value(const double *knots, size_t K, long j)
     return j < 0 ? knots[(long)K + j] : knots[K + (size_t)j - 1];
 }
 
-void tno_ski_compute_a(const skit_tno *p, const double *knots, double *a_coeffs)
+void tno_ski_compute_a(const skit_tno_plan *p, const double *knots, double *a_coeffs)
 {
     const tno_ski *s = p->op;
     const size_t r = s->r, K = s->K, per = 2 * r - 1;
@@ -69,7 +69,7 @@ void tno_ski_compute_a(const skit_tno *p, const double *knots, double *a_coeffs)
     }
 }
 
-int tno_ski_update_common(skit_tno *p)
+int tno_ski_update_common(skit_tno_plan *p)
 {
     tno_ski *s = p->op;
     const size_t d = p->d, m = s->m, per = 2 * s->r - 1;
@@ -80,14 +80,14 @@ int tno_ski_update_common(skit_tno *p)
     return tno_check_coeffs(s->a_coeffs, d, per, "coefficients of A");
 }
 
-int tno_ski_get_parameters(const skit_tno *p, double *params)
+int tno_ski_get_parameters(const skit_tno_plan *p, double *params)
 {
     const tno_ski *s = p->op;
     memcpy(params, s->params, p->param_count * sizeof(double));
     return SKIT_OK;
 }
 
-int tno_ski_put_parameters(skit_tno *p, const double *params)
+int tno_ski_put_parameters(skit_tno_plan *p, const double *params)
 {
     tno_ski *s = p->op;
     memcpy(s->params, params, p->param_count * sizeof(double));
@@ -111,7 +111,7 @@ static void generate_params(const skit_tno_options *o, size_t d, double *params)
 
 /* The warped positions of A's lags are the same for every channel: their
  * knot intervals are located once. */
-static int locate_knots(const skit_tno *p, tno_ski *s)
+static int locate_knots(const skit_tno_plan *p, tno_ski *s)
 {
     const size_t r = s->r, K = s->K;
     s->knot_index = skit_malloc(2 * r - 1, sizeof(long));
@@ -130,7 +130,7 @@ static int locate_knots(const skit_tno *p, tno_ski *s)
     return SKIT_OK;
 }
 
-int tno_ski_create_common(skit_tno *p, const double *params)
+int tno_ski_create_common(skit_tno_plan *p, const double *params)
 {
     const size_t n = p->n, d = p->d;
     tno_ski *s = skit_calloc(1, sizeof *s);
@@ -159,7 +159,7 @@ int tno_ski_create_common(skit_tno *p, const double *params)
     return SKIT_OK;
 }
 
-void tno_ski_destroy(skit_tno *p)
+void tno_ski_destroy(skit_tno_plan *p)
 {
     tno_ski *s = p->op;
     if (!s) return;
@@ -176,7 +176,7 @@ void tno_ski_destroy(skit_tno *p)
     skit_free(s);
 }
 
-void tno_ski_estimate_common(const skit_tno *p, size_t *doubles, int *overflow)
+void tno_ski_estimate_common(const skit_tno_plan *p, size_t *doubles, int *overflow)
 {
     const size_t n = p->n, d = p->d, r = p->opt.rank;
     size_t L = 0;
@@ -193,7 +193,7 @@ void tno_ski_estimate_common(const skit_tno *p, size_t *doubles, int *overflow)
     }
 }
 
-size_t tno_ski_bytes(const skit_tno *p)
+size_t tno_ski_bytes(const skit_tno_plan *p)
 {
     const tno_ski *s = p->op;
     const size_t n = p->n, d = p->d, r = s->r, dbl = sizeof(double);
@@ -207,7 +207,7 @@ size_t tno_ski_bytes(const skit_tno *p)
     return total;
 }
 
-void tno_ski_describe(const skit_tno *p, char *text, size_t size)
+void tno_ski_describe(const skit_tno_plan *p, char *text, size_t size)
 {
     const tno_ski *s = p->op;
     const skit_tno_options *o = &p->opt;
@@ -218,7 +218,7 @@ void tno_ski_describe(const skit_tno *p, char *text, size_t size)
 }
 
 /* T = S + W A W^T for channel c (the front applies the causal mask) */
-int tno_ski_dense(const skit_tno *p, size_t c, double *T, size_t ldt)
+int tno_ski_dense(const skit_tno_plan *p, size_t c, double *T, size_t ldt)
 {
     const tno_ski *s = p->op;
     const size_t n = p->n, r = s->r, per = 2 * r - 1, m = s->m, half = m / 2;
@@ -258,7 +258,8 @@ int tno_ski_dense(const skit_tno *p, size_t c, double *T, size_t ldt)
  * keeps the lags k - half >= 0 only. The sum over k is accumulated in
  * registers, 4 channels at a time, so y is read and written once per row
  * instead of once per tap. */
-void tno_ski_band_rows(const skit_tno *p, const double *X, double *Y, size_t i0, size_t i1, int causal)
+void tno_ski_band_rows(const skit_tno_plan *p, const double *X, double *Y, size_t i0, size_t i1,
+                       int causal)
 {
     const tno_ski *s = p->op;
     const size_t n = p->n, d = p->d, m = s->m, half = m / 2;
@@ -292,7 +293,8 @@ void tno_ski_band_rows(const skit_tno *p, const double *X, double *Y, size_t i0,
 }
 
 /* channel-major: y_c += sum_k taps_c(k) x_c[i - (k - half)] */
-void tno_ski_band_channel(const skit_tno *p, const double *taps, const double *x, double *y, int causal)
+void tno_ski_band_channel(const skit_tno_plan *p, const double *taps, const double *x, double *y,
+                          int causal)
 {
     const tno_ski *s = p->op;
     const size_t n = p->n, m = s->m, half = m / 2;
@@ -308,7 +310,7 @@ void tno_ski_band_channel(const skit_tno *p, const double *taps, const double *x
 
 /* ROWS: U = W^T X (r x d), V = A U by the FFT channel-major (ut, vt), Y =
  * W V + band. work: U, V, ut, vt (r x d each). */
-static void bidirectional_rows(const skit_tno *p, const double *X, double *Y, double *work)
+static void bidirectional_rows(const skit_tno_plan *p, const double *X, double *Y, double *work)
 {
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
@@ -327,7 +329,7 @@ static void bidirectional_rows(const skit_tno *p, const double *X, double *Y, do
     }
     /* V = A U, channel by channel by FFT (A_c is r x r) */
     tno_transpose(U, r, d, ut);
-    skit_toeplitz_execute(s->toeplitz, ut, r, vt, r, NULL);
+    skit_toeplitz_plan_execute(s->toeplitz, ut, r, vt, r, NULL);
     tno_transpose(vt, d, r, V);
     /* Y = W V + band */
     const long blocks = (long)((n + 63) / 64);
@@ -346,13 +348,13 @@ static void bidirectional_rows(const skit_tno *p, const double *X, double *Y, do
 }
 
 /* CHANNELS: the same with skit/ski.h's interpolation; work: u, v (d x r) */
-static void bidirectional_channels(const skit_tno *p, const double *X, double *Y, double *work)
+static void bidirectional_channels(const skit_tno_plan *p, const double *X, double *Y, double *work)
 {
     const tno_ski *s = p->op;
     const size_t n = p->n, d = p->d, r = s->r;
     double *u = work, *v = u + r * d;
     skit_interp_apply_transpose(s->W, d, X, n, u, r);
-    skit_toeplitz_execute(s->toeplitz, u, r, v, r, NULL);
+    skit_toeplitz_plan_execute(s->toeplitz, u, r, v, r, NULL);
     skit_interp_apply(s->W, d, v, r, Y, n);
     if (!s->m) return;
     const double *taps = s->params + d * 2 * s->K;
@@ -362,7 +364,7 @@ static void bidirectional_channels(const skit_tno *p, const double *X, double *Y
         tno_ski_band_channel(p, taps + (size_t)c * s->m, X + (size_t)c * n, Y + (size_t)c * n, 0);
 }
 
-static void execute(const skit_tno *p, const double *x, double *y, double *work)
+static void execute(const skit_tno_plan *p, const double *x, double *y, double *work)
 {
     const size_t block = p->n * p->d;
     for (size_t b = 0; b < p->batch; b++) {
@@ -371,21 +373,23 @@ static void execute(const skit_tno *p, const double *x, double *y, double *work)
     }
 }
 
-static size_t workspace_doubles(const skit_tno *p)
+static size_t workspace_doubles(const skit_tno_plan *p)
 {
     const tno_ski *s = p->op;
     return (p->opt.layout == SKIT_TNO_ROWS ? 4 : 2) * s->r * p->d;
 }
 
-static int create(skit_tno *p, const double *params)
+static int create(skit_tno_plan *p, const double *params)
 {
     SKIT_TRY(tno_ski_create_common(p, params));
     tno_ski *s = p->op;
-    return skit_toeplitz_plan_create(&s->toeplitz, s->r, s->r, p->d, SKIT_TOEPLITZ_PER_CHANNEL,
-                                     SKIT_BIDIRECTIONAL, s->a_coeffs);
+    return skit_toeplitz_plan_create(&s->toeplitz, s->r, s->r, p->d,
+                                     &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                                              .causality = SKIT_BIDIRECTIONAL},
+                                     s->a_coeffs);
 }
 
-static int update(skit_tno *p, double *work)
+static int update(skit_tno_plan *p, double *work)
 {
     (void)work;
     tno_ski *s = p->op;
@@ -393,7 +397,7 @@ static int update(skit_tno *p, double *work)
     return skit_toeplitz_plan_set_coeffs(s->toeplitz, s->a_coeffs);
 }
 
-static int estimate(const skit_tno *p, size_t *doubles)
+static int estimate(const skit_tno_plan *p, size_t *doubles)
 {
     int overflow = 0;
     tno_ski_estimate_common(p, doubles, &overflow);

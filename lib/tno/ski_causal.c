@@ -9,7 +9,7 @@
 #include "tno/tno_internal.h"
 
 /* Y += the causal band, ROWS, in blocks of 64 rows over the threads */
-static void causal_band_rows(const skit_tno *p, const double *X, double *Y)
+static void causal_band_rows(const skit_tno_plan *p, const double *X, double *Y)
 {
     const size_t n = p->n, d = p->d;
     const long blocks = (long)((n + 63) / 64);
@@ -28,7 +28,7 @@ static void causal_band_rows(const skit_tno *p, const double *X, double *Y)
  * product of length `filled`: O(n r / 2) per channel on average, and each
  * step depends on the previous one — the sequential cumulative sum the
  * paper found slower than FFT. S: r x d. */
-static void cumsum_rows(const skit_tno *p, const double *X, double *Y, double *S)
+static void cumsum_rows(const skit_tno_plan *p, const double *X, double *Y, double *S)
 {
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
@@ -58,7 +58,7 @@ static void cumsum_rows(const skit_tno *p, const double *X, double *Y, double *S
 }
 
 /* channel-major; S: d x r */
-static void cumsum_channels(const skit_tno *p, const double *X, double *Y, double *S)
+static void cumsum_channels(const skit_tno_plan *p, const double *X, double *Y, double *S)
 {
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
@@ -103,7 +103,8 @@ static void cumsum_channels(const skit_tno *p, const double *X, double *Y, doubl
  * A_gg the w x w block of A on the stencil. Exact in exact arithmetic:
  * only the order of the sums differs from the running sums.
  * gv, gu: (G w) per channel, channel after channel. */
-static void blocked_channels(const skit_tno *p, const double *X, double *Y, double *gv, double *gu)
+static void blocked_channels(const skit_tno_plan *p, const double *X, double *Y, double *gv,
+                             double *gu)
 {
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
@@ -150,7 +151,8 @@ static void blocked_channels(const skit_tno *p, const double *X, double *Y, doub
 
 /* ROWS: the same, vectorised over a chunk of channels; gv and gu are
  * (G w) x d, part is w x d. */
-static void blocked_rows(const skit_tno *p, const double *X, double *Y, double *gv, double *gu, double *part)
+static void blocked_rows(const skit_tno_plan *p, const double *X, double *Y, double *gv, double *gu,
+                         double *part)
 {
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
@@ -194,9 +196,12 @@ static void blocked_rows(const skit_tno *p, const double *X, double *Y, double *
     if (s->m) causal_band_rows(p, X, Y);
 }
 
-static int blocked(const skit_tno *p) { return p->opt.causal_ski == SKIT_TNO_CAUSAL_BLOCKED; }
+static int blocked(const skit_tno_plan *p)
+{
+    return p->opt.causal_ski == SKIT_TNO_CAUSAL_BLOCKED;
+}
 
-static void execute(const skit_tno *p, const double *x, double *y, double *work)
+static void execute(const skit_tno_plan *p, const double *x, double *y, double *work)
 {
     const tno_ski *s = p->op;
     const size_t block = p->n * p->d, gw = s->groups * s->W->width * p->d;
@@ -213,7 +218,7 @@ static void execute(const skit_tno *p, const double *x, double *y, double *work)
 
 /* the running sums (r x d), or the groups' totals and (A S_g) ((G w) x d
  * each) and, in ROWS, the partial sums (w x d) */
-static size_t workspace_doubles(const skit_tno *p)
+static size_t workspace_doubles(const skit_tno_plan *p)
 {
     const tno_ski *s = p->op;
     if (!blocked(p)) return s->r * p->d;
@@ -221,7 +226,7 @@ static size_t workspace_doubles(const skit_tno *p)
 }
 
 /* consecutive tokens that share a stencil form a group */
-static int group_tokens(const skit_tno *p, tno_ski *s)
+static int group_tokens(const skit_tno_plan *p, tno_ski *s)
 {
     const skit_interp_weights *W = s->W;
     size_t G = 1;
@@ -240,7 +245,7 @@ static int group_tokens(const skit_tno *p, tno_ski *s)
     return SKIT_OK;
 }
 
-static int create(skit_tno *p, const double *params)
+static int create(skit_tno_plan *p, const double *params)
 {
     SKIT_TRY(tno_ski_create_common(p, params));
     tno_ski *s = p->op;
@@ -249,7 +254,7 @@ static int create(skit_tno *p, const double *params)
     return blocked(p) ? group_tokens(p, s) : SKIT_OK;
 }
 
-static int update(skit_tno *p, double *work)
+static int update(skit_tno_plan *p, double *work)
 {
     (void)work;
     tno_ski *s = p->op;
@@ -258,7 +263,7 @@ static int update(skit_tno *p, double *work)
     return SKIT_OK;
 }
 
-static int estimate(const skit_tno *p, size_t *doubles)
+static int estimate(const skit_tno_plan *p, size_t *doubles)
 {
     int overflow = 0;
     tno_ski_estimate_common(p, doubles, &overflow);

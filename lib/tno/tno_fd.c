@@ -32,7 +32,7 @@ static size_t fd_length(const skit_tno_options *o, size_t n)
  * sweep applies, the last sweep did not find the masks changing too often,
  * and (causal) the Hilbert step is not below the output layer (then the
  * features are needed anyway). */
-static int outputs_by_sweep(const skit_tno *p, const tno_spectral *s)
+static int outputs_by_sweep(const skit_tno_plan *p, const tno_spectral *s)
 {
     return tno_rpe_sweeps(&s->rpe) && !s->outputs_by_layers &&
            (p->opt.causality == SKIT_BIDIRECTIONAL || !skit_circulant_basis_rows(s->engine));
@@ -43,7 +43,7 @@ static int outputs_by_sweep(const skit_tno *p, const tno_spectral *s)
  * its Hilbert step per channel. A failing check leaves the spectra
  * half-written: the front then restores the old parameters and updates
  * again. */
-static int update_by_sweep(skit_tno *p, tno_spectral *s, double *work)
+static int update_by_sweep(skit_tno_plan *p, tno_spectral *s, double *work)
 {
     const size_t d = p->d, half = skit_circulant_frequencies(s->engine);
     const size_t ls = skit_circulant_spectra_ld(s->engine), start = 0, lo = 0;
@@ -66,7 +66,7 @@ static int update_by_sweep(skit_tno *p, tno_spectral *s, double *work)
     return SKIT_OK;
 }
 
-static int update(skit_tno *p, double *work)
+static int update(skit_tno_plan *p, double *work)
 {
     tno_spectral *s = p->op;
     if (outputs_by_sweep(p, s)) return update_by_sweep(p, s, work);
@@ -99,7 +99,7 @@ static int update(skit_tno *p, double *work)
     return SKIT_OK;
 }
 
-static int create(skit_tno *p, const double *params)
+static int create(skit_tno_plan *p, const double *params)
 {
     const size_t h = p->opt.rpe_width, d = p->d, N = fd_length(&p->opt, p->n), half = N / 2 + 1;
     const int causal = p->opt.causality == SKIT_CAUSAL;
@@ -129,7 +129,7 @@ static int create(skit_tno *p, const double *params)
     return SKIT_OK;
 }
 
-static void destroy(skit_tno *p)
+static void destroy(skit_tno_plan *p)
 {
     tno_spectral *s = p->op;
     if (!s) return;
@@ -138,7 +138,7 @@ static void destroy(skit_tno *p)
     skit_free(s);
 }
 
-static int estimate(const skit_tno *p, size_t *doubles)
+static int estimate(const skit_tno_plan *p, size_t *doubles)
 {
     const size_t d = p->d, h = p->opt.rpe_width, L = fd_length(&p->opt, p->n);
     const size_t out = p->opt.causality == SKIT_CAUSAL ? d : 2 * d;
@@ -155,7 +155,7 @@ static int estimate(const skit_tno *p, size_t *doubles)
 
 /* The Toeplitz form of the circular product: lag l at l mod N (the causal
  * plan's negative lags are zero up to rounding, and set to 0). */
-static int coeffs(const skit_tno *p, double *out)
+static int coeffs(const skit_tno_plan *p, double *out)
 {
     const tno_spectral *s = p->op;
     const size_t n = p->n, d = p->d, per = 2 * n - 1, N = skit_circulant_length(s->engine);
@@ -180,13 +180,13 @@ static int coeffs(const skit_tno *p, double *out)
     return SKIT_OK;
 }
 
-static size_t bytes(const skit_tno *p)
+static size_t bytes(const skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
     return sizeof *s + tno_rpe_bytes(&s->rpe) + skit_circulant_bytes(s->engine);
 }
 
-static void describe(const skit_tno *p, char *text, size_t size)
+static void describe(const skit_tno_plan *p, char *text, size_t size)
 {
     const tno_spectral *s = p->op;
     const skit_tno_options *o = &p->opt;

@@ -31,13 +31,16 @@ static size_t tno_length(size_t n)
     return L;
 }
 
-static size_t kernels_ld(const skit_tno *p) { return tno_round8(tno_length(p->n)); }
+static size_t kernels_ld(const skit_tno_plan *p)
+{
+    return tno_round8(tno_length(p->n));
+}
 
 /* Channel c's coefficients by the sweep, to out + c*ld: lags
  * -(n-1)..-1 (columns N-n+1..) to out[lo[0]..] and 0..n-1 (columns 0..)
  * to out[lo[1]..] (skit's layout: lo = 0, n-1; circulant order: N-n+1,
  * 0). Causal plans write lags 0..n-1 only. */
-static int coeffs_by_sweep(const skit_tno *p, double *out, size_t ld, const size_t lo[2])
+static int coeffs_by_sweep(const skit_tno_plan *p, double *out, size_t ld, const size_t lo[2])
 {
     tno_spectral *s = p->op;
     const size_t n = p->n, N = tno_length(n);
@@ -48,7 +51,7 @@ static int coeffs_by_sweep(const skit_tno *p, double *out, size_t ld, const size
 
 /* d x (2n-1) coefficients (skit's layout) from the current parameters:
  * by the sweep, or by the output layer on the cached features */
-static int rpe_coeffs(const skit_tno *p, double *coeffs)
+static int rpe_coeffs(const skit_tno_plan *p, double *coeffs)
 {
     const tno_spectral *s = p->op;
     const tno_rpe *r = &s->rpe;
@@ -68,7 +71,7 @@ static int rpe_coeffs(const skit_tno *p, double *coeffs)
     return SKIT_OK;
 }
 
-static int update(skit_tno *p, double *work)
+static int update(skit_tno_plan *p, double *work)
 {
     tno_spectral *s = p->op;
     tno_rpe *r = &s->rpe;
@@ -111,7 +114,7 @@ static int update(skit_tno *p, double *work)
  * against h+1 FFTs and the spectra GEMM: also d > 2 (h+1) (measurements in
  * bench/results/). Device plans upload coefficients, so they keep the
  * per-channel path. */
-static int tno_pushdown(const skit_tno *p, const tno_rpe *r)
+static int tno_pushdown(const skit_tno_plan *p, const tno_rpe *r)
 {
     const size_t h = p->opt.rpe_width;
     if (p->opt.device != SKIT_DEVICE_CPU) return 0;
@@ -119,7 +122,7 @@ static int tno_pushdown(const skit_tno *p, const tno_rpe *r)
 }
 
 /* raw integer lags, as the TNN code feeds its RPE, in circulant order */
-static void set_lags(const skit_tno *p, tno_rpe *r, size_t L)
+static void set_lags(const skit_tno_plan *p, tno_rpe *r, size_t L)
 {
     const size_t n = p->n;
     r->nseg = p->opt.causality == SKIT_CAUSAL || n == 1 ? 1 : 2;
@@ -138,7 +141,7 @@ static void set_lags(const skit_tno *p, tno_rpe *r, size_t L)
     memcpy(r->F + r->width * r->ld, r->scale, L * sizeof(double));
 }
 
-static int create(skit_tno *p, const double *params)
+static int create(skit_tno_plan *p, const double *params)
 {
     const size_t n = p->n, d = p->d, h = p->opt.rpe_width, L = tno_length(n);
     tno_spectral *s = skit_calloc(1, sizeof *s);
@@ -165,7 +168,7 @@ static int create(skit_tno *p, const double *params)
     return SKIT_OK;
 }
 
-static void destroy(skit_tno *p)
+static void destroy(skit_tno_plan *p)
 {
     tno_spectral *s = p->op;
     if (!s) return;
@@ -176,7 +179,7 @@ static void destroy(skit_tno *p)
     skit_free(s);
 }
 
-static int estimate(const skit_tno *p, size_t *doubles)
+static int estimate(const skit_tno_plan *p, size_t *doubles)
 {
     const size_t n = p->n, d = p->d, h = p->opt.rpe_width, L = tno_length(n);
     int overflow = 0;
@@ -191,7 +194,7 @@ static int estimate(const skit_tno *p, size_t *doubles)
     return overflow ? SKIT_EOVERFLOW : SKIT_OK;
 }
 
-static size_t bytes(const skit_tno *p)
+static size_t bytes(const skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
     size_t total = sizeof *s + tno_rpe_bytes(&s->rpe) + skit_circulant_bytes(s->engine);
@@ -200,7 +203,7 @@ static size_t bytes(const skit_tno *p)
     return total;
 }
 
-static void describe(const skit_tno *p, char *text, size_t size)
+static void describe(const skit_tno_plan *p, char *text, size_t size)
 {
     const tno_spectral *s = p->op;
     const skit_tno_options *o = &p->opt;

@@ -17,7 +17,7 @@
 
 typedef struct tno_ops tno_ops;
 
-struct skit_tno {
+struct skit_tno_plan {
     skit_tno_options opt;
     size_t n, d, batch;
     size_t param_count;
@@ -34,30 +34,30 @@ struct skit_tno {
 struct tno_ops {
     /* doubles create will allocate for the operator (added to the front's
      * estimate, which is checked against available memory first) */
-    int (*estimate)(const skit_tno *p, size_t *doubles);
+    int (*estimate)(const skit_tno_plan *p, size_t *doubles);
     /* allocate p->op and compute the kernels (params NULL: generated) */
-    int (*create)(skit_tno *p, const double *params);
-    void (*destroy)(skit_tno *p);
+    int (*create)(skit_tno_plan *p, const double *params);
+    void (*destroy)(skit_tno_plan *p);
     /* copy the parameters out / in (in: no update) */
-    int (*get_parameters)(const skit_tno *p, double *params);
-    int (*put_parameters)(skit_tno *p, const double *params);
+    int (*get_parameters)(const skit_tno_plan *p, double *params);
+    int (*put_parameters)(skit_tno_plan *p, const double *params);
     /* kernels from the parameters, with work (workspace_doubles) as
      * scratch; on error the front restores the parameters and updates
      * again */
-    int (*update)(skit_tno *p, double *work);
-    /* the RPE alone (skit_tno_eval_rpe); NULL: the operator has none */
-    int (*eval_rpe)(skit_tno *p, size_t *points);
+    int (*update)(skit_tno_plan *p, double *work);
+    /* the RPE alone (skit_tno_plan_eval_rpe); NULL: the operator has none */
+    int (*eval_rpe)(skit_tno_plan *p, size_t *points);
     /* doubles of scratch one execute needs; execute: y = op(x) for the
      * plan's batch, x and y in the plan's layout */
-    size_t (*workspace_doubles)(const skit_tno *p);
-    void (*execute)(const skit_tno *p, const double *x, double *y, double *work);
-    /* d x (2n-1) Toeplitz coefficients (skit_tno_coeffs); NULL: not Toeplitz */
-    int (*coeffs)(const skit_tno *p, double *coeffs);
+    size_t (*workspace_doubles)(const skit_tno_plan *p);
+    void (*execute)(const skit_tno_plan *p, const double *x, double *y, double *work);
+    /* d x (2n-1) Toeplitz coefficients (skit_tno_plan_coeffs); NULL: not Toeplitz */
+    int (*coeffs)(const skit_tno_plan *p, double *coeffs);
     /* the n x n matrix of channel c, causal mask applied (not Toeplitz only) */
-    int (*dense)(const skit_tno *p, size_t c, double *T, size_t ldt);
-    size_t (*bytes)(const skit_tno *p);
+    int (*dense)(const skit_tno_plan *p, size_t c, double *T, size_t ldt);
+    size_t (*bytes)(const skit_tno_plan *p);
     /* the operator's settings after the front's description */
-    void (*describe)(const skit_tno *p, char *text, size_t size);
+    void (*describe)(const skit_tno_plan *p, char *text, size_t size);
 };
 
 extern const tno_ops tno_fft_ops, tno_fd_ops, tno_ski_ops, tno_ski_causal_ops;
@@ -99,11 +99,13 @@ typedef struct tno_spectral {
     int outputs_by_layers;  /* FD: the last outputs sweep saw masks change often */
 } tno_spectral;
 
-int tno_rpe_create(tno_rpe *rpe, const skit_tno *p, const double *params, size_t cols, size_t outputs);
+int tno_rpe_create(tno_rpe *rpe, const skit_tno_plan *p, const double *params, size_t cols,
+                   size_t outputs);
 void tno_rpe_destroy(tno_rpe *rpe);
 size_t tno_rpe_bytes(const tno_rpe *rpe);
 /* the doubles tno_rpe_create allocates for cols columns and outputs rows */
-void tno_rpe_estimate(const skit_tno *p, size_t cols, size_t outputs, size_t *doubles, int *overflow);
+void tno_rpe_estimate(const skit_tno_plan *p, size_t cols, size_t outputs, size_t *doubles,
+                      int *overflow);
 /* whether the MLP's outputs come by the sweep (ReLU, one input) */
 int tno_rpe_sweeps(const tno_rpe *rpe);
 /* F's rows 0..h-1 at every evaluated column (row h is constant) */
@@ -135,13 +137,13 @@ void tno_gemm_rows(const tno_rpe *rpe, size_t m, size_t cols, size_t k, const do
 
 /* The parameters (the MLP's), the RPE alone, and execute (the engine on
  * the plan's layout), shared by both. */
-int tno_spectral_get_parameters(const skit_tno *p, double *params);
-int tno_spectral_put_parameters(skit_tno *p, const double *params);
-int tno_spectral_eval_rpe(skit_tno *p, size_t *points);
-size_t tno_spectral_workspace(const skit_tno *p);
-void tno_spectral_execute(const skit_tno *p, const double *x, double *y, double *work);
+int tno_spectral_get_parameters(const skit_tno_plan *p, double *params);
+int tno_spectral_put_parameters(skit_tno_plan *p, const double *params);
+int tno_spectral_eval_rpe(skit_tno_plan *p, size_t *points);
+size_t tno_spectral_workspace(const skit_tno_plan *p);
+void tno_spectral_execute(const skit_tno_plan *p, const double *x, double *y, double *work);
 /* The spectra and their total doubles (tests poison them). */
-double *tno_spectral_spectra(skit_tno *p, size_t *doubles);
+double *tno_spectral_spectra(skit_tno_plan *p, size_t *doubles);
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -181,21 +183,23 @@ typedef struct tno_ski {
 
 /* The shared set-up of both forms (ski.c): create_common allocates the
  * state with everything but the form's own buffers. */
-int tno_ski_create_common(skit_tno *p, const double *params);
-void tno_ski_destroy(skit_tno *p);
-int tno_ski_get_parameters(const skit_tno *p, double *params);
-int tno_ski_put_parameters(skit_tno *p, const double *params);
+int tno_ski_create_common(skit_tno_plan *p, const double *params);
+void tno_ski_destroy(skit_tno_plan *p);
+int tno_ski_get_parameters(const skit_tno_plan *p, double *params);
+int tno_ski_put_parameters(skit_tno_plan *p, const double *params);
 /* A_c's coefficients and the transposed taps from the parameters */
-int tno_ski_update_common(skit_tno *p);
-void tno_ski_compute_a(const skit_tno *p, const double *knots, double *a_coeffs);
-int tno_ski_dense(const skit_tno *p, size_t c, double *T, size_t ldt);
-size_t tno_ski_bytes(const skit_tno *p);
-void tno_ski_estimate_common(const skit_tno *p, size_t *doubles, int *overflow);
-void tno_ski_describe(const skit_tno *p, char *text, size_t size);
+int tno_ski_update_common(skit_tno_plan *p);
+void tno_ski_compute_a(const skit_tno_plan *p, const double *knots, double *a_coeffs);
+int tno_ski_dense(const skit_tno_plan *p, size_t c, double *T, size_t ldt);
+size_t tno_ski_bytes(const skit_tno_plan *p);
+void tno_ski_estimate_common(const skit_tno_plan *p, size_t *doubles, int *overflow);
+void tno_ski_describe(const skit_tno_plan *p, char *text, size_t size);
 /* y[i, :] += band rows i0..i1-1 of one ROWS sequence (causal: lags >= 0) */
-void tno_ski_band_rows(const skit_tno *p, const double *X, double *Y, size_t i0, size_t i1, int causal);
+void tno_ski_band_rows(const skit_tno_plan *p, const double *X, double *Y, size_t i0, size_t i1,
+                       int causal);
 /* channel-major: y_c += the band of channel c */
-void tno_ski_band_channel(const skit_tno *p, const double *taps, const double *x, double *y, int causal);
+void tno_ski_band_channel(const skit_tno_plan *p, const double *taps, const double *x, double *y,
+                          int causal);
 /* y += alpha x, y += a .* b, y += alpha a .* b over len values */
 void tno_vaxpy(size_t len, double alpha, const double *restrict x, double *restrict y);
 void tno_vmul_add(size_t len, const double *restrict a, const double *restrict b, double *restrict y);
@@ -206,12 +210,12 @@ void tno_vmul_axpy(size_t len, double alpha, const double *restrict a, const dou
  * create runs after the CPU side is complete (kernels computed); update
  * uploads what the CPU side recomputed. */
 int tno_device_supported(const skit_tno_options *o);
-int tno_device_create(skit_tno *p);
-int tno_device_update(skit_tno *p);
-int tno_device_execute(const skit_tno *p, const double *x, double *y);
-void tno_device_destroy(skit_tno *p);
-size_t tno_device_bytes(const skit_tno *p);
-size_t tno_device_fft_length(const skit_tno *p);
+int tno_device_create(skit_tno_plan *p);
+int tno_device_update(skit_tno_plan *p);
+int tno_device_execute(const skit_tno_plan *p, const double *x, double *y);
+void tno_device_destroy(skit_tno_plan *p);
+size_t tno_device_bytes(const skit_tno_plan *p);
+size_t tno_device_fft_length(const skit_tno_plan *p);
 /* doubles the device side allocates on the host (for the estimate) */
 size_t tno_device_host_estimate(const skit_tno_options *o, size_t n, size_t d);
 

@@ -8,9 +8,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "core/internal.h"
 #include "fft/circulant.h"
-#include "skit/toeplitz.h"
+#include "toeplitz/toeplitz_internal.h"
 
 /* Doubles are grouped in 64-byte blocks: a caller's workspace is aligned
  * up to one, as FFTW's new-array execute needs the alignment the engine
@@ -22,8 +21,9 @@ struct skit_toeplitz_plan {
     size_t nmat;        /* d (per channel) or 1 (shared) */
     skit_toeplitz_sharing sharing;
     skit_causality causality;
-    skit_circulant *engine;
+    skit_circulant *engine;    /* CPU plans */
     skit_workspace *workspace; /* lent to an execute called without one */
+    toeplitz_device *device;   /* device plans */
     size_t bytes;
 };
 
@@ -53,9 +53,18 @@ static int compute_spectra(skit_toeplitz_plan *p, const double *coeffs)
     return SKIT_OK;
 }
 
-static int validate_shape(size_t m, size_t n, size_t d, skit_toeplitz_sharing sharing,
-                          skit_causality causality)
+void skit_toeplitz_options_default(skit_toeplitz_options *options)
 {
+    if (!options) return;
+    options->sharing = SKIT_TOEPLITZ_PER_CHANNEL;
+    options->causality = SKIT_BIDIRECTIONAL;
+    options->device = SKIT_DEVICE_CPU;
+}
+
+static int validate_shape(size_t m, size_t n, size_t d, const skit_toeplitz_options *o)
+{
+    const skit_toeplitz_sharing sharing = o->sharing;
+    const skit_causality causality = o->causality;
     if (m == 0) return SKIT_ERROR(SKIT_EDOM, "m = 0 out of range: need m >= 1");
     if (n == 0) return SKIT_ERROR(SKIT_EDOM, "n = 0 out of range: need n >= 1");
     if (d == 0) return SKIT_ERROR(SKIT_EDOM, "d = 0 out of range: need d >= 1 channels");
@@ -66,6 +75,10 @@ static int validate_shape(size_t m, size_t n, size_t d, skit_toeplitz_sharing sh
     if (causality != SKIT_BIDIRECTIONAL && causality != SKIT_CAUSAL)
         return SKIT_ERROR(SKIT_EINVAL, "causality = %d: need SKIT_BIDIRECTIONAL or SKIT_CAUSAL",
                           (int)causality);
+    if (o->device != SKIT_DEVICE_CPU && o->device != SKIT_DEVICE_CUDA)
+        return SKIT_ERROR(SKIT_EINVAL,
+                          "device = %d unknown: need SKIT_DEVICE_CPU or SKIT_DEVICE_CUDA",
+                          (int)o->device);
     size_t per, coeff_count;
     if (skit_size_add(m, n - 1, &per) != SKIT_OK ||
         skit_size_mul(sharing == SKIT_TOEPLITZ_SHARED ? 1 : d, per, &coeff_count) != SKIT_OK)
@@ -74,35 +87,52 @@ static int validate_shape(size_t m, size_t n, size_t d, skit_toeplitz_sharing sh
     return SKIT_OK;
 }
 
+/* The CPU side: the circulant engine and the workspace it lends. */
+static int create_engine(skit_toeplitz_plan *p, const double *coeffs)
+{
+    const skit_circulant_shape shape = {.rows = p->m,
+                                        .cols = p->n,
+                                        .channels = p->d,
+                                        .spectra = p->nmat,
+                                        .what = "Toeplitz FFT plan"};
+    SKIT_TRY(skit_circulant_create(&p->engine, &shape));
+    SKIT_TRY(check_coeffs(p, coeffs));
+    SKIT_TRY(skit_workspace_create(&p->workspace, skit_circulant_workspace_doubles(p->engine, 0)));
+    SKIT_TRY(compute_spectra(p, coeffs));
+    p->bytes = sizeof *p + skit_circulant_bytes(p->engine) +
+               skit_workspace_doubles(p->workspace) * sizeof(double);
+    return SKIT_OK;
+}
+
 int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, size_t d,
-                              skit_toeplitz_sharing sharing, skit_causality causality,
-                              const double *coeffs)
+                              const skit_toeplitz_options *options, const double *coeffs)
 {
     SKIT_REQUIRE_PTR(plan);
     *plan = NULL;
     SKIT_REQUIRE_PTR(coeffs);
-    SKIT_TRY(validate_shape(m, n, d, sharing, causality));
+    skit_toeplitz_options o;
+    skit_toeplitz_options_default(&o);
+    if (options) o = *options;
+    SKIT_TRY(validate_shape(m, n, d, &o));
     skit_toeplitz_plan *p = skit_calloc(1, sizeof *p);
     if (!p) return SKIT_ENOMEM;
     p->m = m;
     p->n = n;
     p->d = d;
-    p->nmat = sharing == SKIT_TOEPLITZ_SHARED ? 1 : d;
-    p->sharing = sharing;
-    p->causality = causality;
-    const skit_circulant_shape shape = {.rows = m, .cols = n, .channels = d, .spectra = p->nmat,
-                                        .what = "Toeplitz FFT plan"};
-    int status = skit_circulant_create(&p->engine, &shape);
-    if (status == SKIT_OK) status = check_coeffs(p, coeffs);
-    if (status == SKIT_OK)
-        status = skit_workspace_create(&p->workspace, skit_circulant_workspace_doubles(p->engine, 0));
-    if (status == SKIT_OK) status = compute_spectra(p, coeffs);
+    p->nmat = o.sharing == SKIT_TOEPLITZ_SHARED ? 1 : d;
+    p->sharing = o.sharing;
+    p->causality = o.causality;
+    int status;
+    if (o.device == SKIT_DEVICE_CUDA) {
+        status = toeplitz_device_create(&p->device, m, n, d, &o, coeffs);
+        if (status == SKIT_OK) p->bytes = sizeof *p + toeplitz_device_bytes(p->device);
+    } else {
+        status = create_engine(p, coeffs);
+    }
     if (status != SKIT_OK) {
         skit_toeplitz_plan_destroy(p);
         return status;
     }
-    p->bytes = sizeof *p + skit_circulant_bytes(p->engine) +
-               skit_workspace_doubles(p->workspace) * sizeof(double);
     *plan = p;
     return SKIT_OK;
 }
@@ -111,21 +141,22 @@ int skit_toeplitz_plan_set_coeffs(skit_toeplitz_plan *plan, const double *coeffs
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(coeffs);
+    if (plan->device) return toeplitz_device_set_coeffs(plan->device, coeffs);
     /* validate everything first so a failure leaves the old spectra intact */
     SKIT_TRY(check_coeffs(plan, coeffs));
     return compute_spectra(plan, coeffs);
 }
 
-size_t skit_toeplitz_workspace_size(const skit_toeplitz_plan *plan)
+size_t skit_toeplitz_plan_workspace_bytes(const skit_toeplitz_plan *plan)
 {
-    if (!plan) return 0;
-    /* ALIGN_DOUBLES of slack: a caller's array is only 8-byte aligned */
-    return skit_circulant_workspace_doubles(plan->engine, 0) + ALIGN_DOUBLES;
+    if (!plan || plan->device) return 0;
+    /* ALIGN_DOUBLES of slack: a caller's array need only be 8-byte aligned */
+    return (skit_circulant_workspace_doubles(plan->engine, 0) + ALIGN_DOUBLES) * sizeof(double);
 }
 
 /* y(:, c) = T_c x(:, c) (or T_c^T) for every channel. */
-static int apply(const skit_toeplitz_plan *p, int transpose, const double *x, size_t ldx,
-                 double *y, size_t ldy, double *work)
+static int apply(const skit_toeplitz_plan *p, int transpose, const double *x, size_t ldx, double *y,
+                 size_t ldy, void *work)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(x);
@@ -143,6 +174,7 @@ static int apply(const skit_toeplitz_plan *p, int transpose, const double *x, si
         return SKIT_ERROR(SKIT_EOVERFLOW,
                           "leading dimension (ldx = %zu, ldy = %zu) times d = %zu overflows size_t",
                           ldx, ldy, p->d);
+    if (p->device) return toeplitz_device_execute(p->device, transpose, x, ldx, y, ldy);
     double *base = work;
     if (work) {
         uintptr_t addr = (uintptr_t)work, align = ALIGN_DOUBLES * sizeof(double);
@@ -155,21 +187,23 @@ static int apply(const skit_toeplitz_plan *p, int transpose, const double *x, si
     return SKIT_OK;
 }
 
-int skit_toeplitz_execute(const skit_toeplitz_plan *plan, const double *x, size_t ldx, double *y,
-                          size_t ldy, double *work)
+int skit_toeplitz_plan_execute(const skit_toeplitz_plan *plan, const double *x, size_t ldx,
+                               double *y, size_t ldy, void *work)
 {
     return apply(plan, 0, x, ldx, y, ldy, work);
 }
 
-int skit_toeplitz_execute_transpose(const skit_toeplitz_plan *plan, const double *x, size_t ldx,
-                                    double *y, size_t ldy, double *work)
+int skit_toeplitz_plan_execute_transpose(const skit_toeplitz_plan *plan, const double *x,
+                                         size_t ldx, double *y, size_t ldy, void *work)
 {
     return apply(plan, 1, x, ldx, y, ldy, work);
 }
 
 size_t skit_toeplitz_plan_fft_length(const skit_toeplitz_plan *plan)
 {
-    return plan ? skit_circulant_length(plan->engine) : 0;
+    if (!plan) return 0;
+    return plan->device ? toeplitz_device_fft_length(plan->device)
+                        : skit_circulant_length(plan->engine);
 }
 
 size_t skit_toeplitz_plan_bytes(const skit_toeplitz_plan *plan) { return plan ? plan->bytes : 0; }
@@ -179,5 +213,6 @@ void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan)
     if (!plan) return;
     skit_circulant_destroy(plan->engine);
     skit_workspace_destroy(plan->workspace);
+    toeplitz_device_destroy(plan->device);
     skit_free(plan);
 }

@@ -3,7 +3,7 @@
  * backend"):
  *  - toeplitz:  batched Toeplitz FFT matvec, d channels with their own
  *               matrices (the TNO case), n x n, bidirectional or --causal;
- *               CPU = skit_toeplitz_execute (FFTW, OpenMP over channels),
+ *               CPU = skit_toeplitz_plan_execute (FFTW, OpenMP over channels),
  *               GPU = skit_cuda_toeplitz_* (cuFFT);
  *  - attention: exact softmax attention, n queries and keys, head dim d;
  *               CPU = skit_attention_exact (blocked OpenBLAS GEMMs),
@@ -151,7 +151,7 @@ typedef struct toeplitz_ctx {
 static void toeplitz_cpu(void *p)
 {
     toeplitz_ctx *c = p;
-    skit_toeplitz_execute(c->cpu, c->x, c->n, c->y, c->n, NULL);
+    skit_toeplitz_plan_execute(c->cpu, c->x, c->n, c->y, c->n, NULL);
 }
 
 static int toeplitz_gpu_resident(void *p)
@@ -189,8 +189,11 @@ static int bench_toeplitz_size(const options *o, size_t n, skit_rng *rng, result
     /* the CPU result is the reference for the GPU's error even when only
      * the GPU is timed */
     skit_toeplitz_plan *cpu = NULL;
-    status = skit_toeplitz_plan_create(&cpu, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, causality, coeffs);
-    if (status == SKIT_OK) status = skit_toeplitz_execute(cpu, x, n, y_cpu, n, NULL);
+    status = skit_toeplitz_plan_create(
+        &cpu, n, n, d,
+        &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL, .causality = causality},
+        coeffs);
+    if (status == SKIT_OK) status = skit_toeplitz_plan_execute(cpu, x, n, y_cpu, n, NULL);
     if (status == SKIT_OK && o->device[0]) {
         cli_progress("toeplitz n = %zu: cpu", n);
         toeplitz_ctx c = {cpu, NULL, x, y_gpu, NULL, NULL, n};

@@ -4,9 +4,9 @@
  *
  * Timed (setup — interpolation weights, plans, spectra, random data — is
  * outside the timer; median of samples after a warm-up):
- *  - ski:       skit_ski_execute, sparse method, d channels (per-channel A);
- *  - ski_dense: skit_ski_execute, dense W and A with BLAS (only n <= 2^14);
- *  - fft:       skit_toeplitz_execute of the n x n Toeplitz matrices, d channels;
+ *  - ski:       skit_ski_plan_execute, sparse method, d channels (per-channel A);
+ *  - ski_dense: skit_ski_plan_execute, dense W and A with BLAS (only n <= 2^14);
+ *  - fft:       skit_toeplitz_plan_execute of the n x n Toeplitz matrices, d channels;
  *  - floor:     y = x / 2 on the same arrays, threads over channels as in the
  *               SKI action: reading x and writing y once, which any SKI
  *               action (and any matvec) has to do. ski/floor says how close
@@ -66,7 +66,7 @@ typedef struct ski_ctx {
 static void run_ski(void *p)
 {
     ski_ctx *c = p;
-    skit_ski_execute(c->plan, c->x, c->n, c->y, c->n);
+    skit_ski_plan_execute(c->plan, c->x, c->n, c->y, c->n);
 }
 
 typedef struct floor_ctx {
@@ -165,7 +165,11 @@ static int measure(size_t n, size_t d, size_t r, int with_dense, int with_fft, i
         if (st == SKIT_OK) st = skit_kernel_toeplitz_coeffs(k, n, 1.0, big);
         if (st == SKIT_OK) {
             for (size_t c = 1; c < d; c++) memcpy(big + c * (2 * n - 1), big, (2 * n - 1) * sizeof *big);
-            st = skit_toeplitz_plan_create(&fft, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_BIDIRECTIONAL, big);
+            st = skit_toeplitz_plan_create(
+                &fft, n, n, d,
+                &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                         .causality = SKIT_BIDIRECTIONAL},
+                big);
         }
         if (st == SKIT_OK) {
             bench_matvec c = {fft, x, y, n};
@@ -315,7 +319,9 @@ int bench_ski(int argc, char **argv)
 
     cli_table t;
     cli_table_init(&t, result_names);
-    cli_table_comment(&t, "SKI action W A W^T x: linear W (2 nonzeros per row), inducing points uniform on [0, n-1], A = Matern-5/2 Toeplitz (r x r) applied by FFT; fft = skit_toeplitz_execute of the n x n matrices");
+    cli_table_comment(&t, "SKI action W A W^T x: linear W (2 nonzeros per row), inducing points "
+                          "uniform on [0, n-1], A = Matern-5/2 Toeplitz (r x r) applied by FFT; "
+                          "fft = skit_toeplitz_plan_execute of the n x n matrices");
     cli_table_comment(&t, "part 0: time vs n at r = %zu, d = %zu; part 1: n = %zu, d = %zu, r = %zu", o.r, o.channels, o.compare_n, o.compare_d, o.r);
     cli_table_comment(&t, "target: SKI log-log slope <= 1.15: measured %.3f over n = %zu..%zu (%s)", slope,
                       o.sizes[0], o.sizes[o.nsizes - 1], isfinite(slope) ? (slope <= 1.15 ? "met" : "NOT met") : "n/a");

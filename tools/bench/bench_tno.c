@@ -9,16 +9,16 @@
  * --min-time — so background load hits all bodies alike; OpenBLAS is set to one thread and
  * the library splits the RPE MLP over the OpenMP threads, so one thread
  * pool runs everything):
- *  - matvec:  skit_toeplitz_execute on channel-major data, per-channel
+ *  - matvec:  skit_toeplitz_plan_execute on channel-major data, per-channel
  *             matrices whose coefficients are the TNO's own (precomputed),
  *             once per sequence of the batch: the floor every operator is
  *             divided by;
- *  - forward: skit_tno_forward on (batch, n, d) row-major data (PyTorch's
+ *  - forward: skit_tno_plan_forward on (batch, n, d) row-major data (PyTorch's
  *             layout): kernels recomputed from the parameters (RPE MLP,
  *             decay, kernel FFTs; FD: MLP on the frequency grid and the
  *             Hilbert step; SKI: knot evaluation and the small FFT of A),
  *             then applied — the cost in a training step;
- *  - apply:   skit_tno_execute with the cached kernels (inference);
+ *  - apply:   skit_tno_plan_execute with the cached kernels (inference);
  *  - the floor of a forward pass (TNO and causal FD-TNO rows), RPE not
  *    counted: any forward pass transforms x and back as the matvec does,
  *    and makes the d kernel spectra by FFTs: per channel (TNO: d r2c of
@@ -35,7 +35,7 @@
  *    where it exceeds a target, no forward pass that makes its spectra by
  *    FFTs can meet it, however fast its RPE. Bidirectional FD-TNO
  *    evaluates its responses on the grid itself: its floor is the matvec;
- *  - the RPE's features alone (skit_tno_eval_rpe, the MLP up to its output
+ *  - the RPE's features alone (skit_tno_plan_eval_rpe, the MLP up to its output
  *    layer as the plan evaluates it), in the same rounds, and
  *    rpe_floor_over_matvec = floor + that.
  * Memory: the plan's bytes (skit_tno_plan_bytes / skit_toeplitz_plan_bytes)
@@ -324,7 +324,7 @@ enum { BODY_MATVEC, BODY_FORWARD, BODY_APPLY, BODY_RPE, BODY_GEMM, BODY_FFTS, BO
 
 typedef struct body {
     int kind;
-    skit_tno *op;
+    skit_tno_plan *op;
     const skit_toeplitz_plan *matvec;
     const double *x;
     double *y;
@@ -347,13 +347,14 @@ static void run_body(void *ctx)
     if (b->kind == BODY_MATVEC) {
         size_t block = b->n * b->d;
         for (size_t s = 0; s < b->batch; s++)
-            skit_toeplitz_execute(b->matvec, b->x + s * block, b->n, b->y + s * block, b->n, NULL);
+            skit_toeplitz_plan_execute(b->matvec, b->x + s * block, b->n, b->y + s * block, b->n,
+                                       NULL);
     } else if (b->kind == BODY_FORWARD) {
-        skit_tno_forward(b->op, b->x, b->y);
+        skit_tno_plan_forward(b->op, b->x, b->y);
     } else if (b->kind == BODY_APPLY) {
-        skit_tno_execute(b->op, b->x, b->y);
+        skit_tno_plan_execute(b->op, b->x, b->y, NULL);
     } else if (b->kind == BODY_RPE) {
-        skit_tno_eval_rpe(b->op, NULL);
+        skit_tno_plan_eval_rpe(b->op, NULL);
     } else if (b->kind == BODY_GEMM) {
         bench_gemm(b->rows, b->inner, b->cols, b->A, b->B, b->C);
     } else if (b->kind == BODY_STORE) {
@@ -394,8 +395,8 @@ static double median_of(const double *a, size_t rounds)
 
 /* ---- one (n, d, batch, causality) point ---------------------------------------- */
 
-static int create_op(const options *o, skit_tno_kind kind, int causal, size_t n, size_t d, size_t batch,
-                     int blocked, skit_tno **op)
+static int create_op(const options *o, skit_tno_kind kind, int causal, size_t n, size_t d,
+                     size_t batch, int blocked, skit_tno_plan **op)
 {
     skit_tno_options t;
     skit_tno_options_default(&t, kind);
@@ -409,7 +410,7 @@ static int create_op(const options *o, skit_tno_kind kind, int causal, size_t n,
     t.taps = o->taps <= 2 * n - 1 ? o->taps : ((2 * n - 1) | 1);
     t.knots = o->knots;
     t.seed = o->common.seed + (uint64_t)kind;
-    int status = skit_tno_create(op, n, d, batch, &t, NULL, 0);
+    int status = skit_tno_plan_create(op, n, d, batch, &t, NULL, 0);
     return status == SKIT_OK ? CLI_OK : cli_library_error(status);
 }
 
@@ -418,7 +419,7 @@ static int create_op(const options *o, skit_tno_kind kind, int causal, size_t n,
 typedef struct point {
     size_t n, d, batch;
     int causal, nops;
-    skit_tno *ops[NOPS];
+    skit_tno_plan *ops[NOPS];
     skit_toeplitz_plan *mv;
     double *x, *xc, *y, *yc, *coeffs;
     /* the floors of TNO (f = 0) and FD (f = 1): transforms, GEMM operands;
@@ -435,7 +436,8 @@ typedef struct point {
 
 static void point_free(point *p)
 {
-    for (int k = 0; k < NOPS; k++) skit_tno_destroy(p->ops[k]);
+    for (int k = 0; k < NOPS; k++)
+        skit_tno_plan_destroy(p->ops[k]);
     skit_toeplitz_plan_destroy(p->mv);
     skit_free(p->x);
     skit_free(p->xc);
@@ -466,10 +468,13 @@ static int point_create(point *p, const options *o, skit_rng *rng)
     if (rc == CLI_OK) rc = create_op(o, SKIT_TNO_SKI, p->causal, n, d, batch, 0, &p->ops[OP_SKI]);
     if (rc == CLI_OK && p->causal) rc = create_op(o, SKIT_TNO_SKI, p->causal, n, d, batch, 1, &p->ops[OP_SKIB]);
     if (rc != CLI_OK) return rc;
-    int status = skit_tno_coeffs(p->ops[OP_TNO], p->coeffs);
+    int status = skit_tno_plan_coeffs(p->ops[OP_TNO], p->coeffs);
     if (status == SKIT_OK)
-        status = skit_toeplitz_plan_create(&p->mv, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL,
-                                           p->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL, p->coeffs);
+        status = skit_toeplitz_plan_create(
+            &p->mv, n, n, d,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                     .causality = p->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL},
+            p->coeffs);
     if (status != SKIT_OK) return cli_library_error(status);
     skit_rng_fill_normal(rng, p->x, total);
     /* the same data channel-major for the matvec (and for the operators
@@ -484,9 +489,9 @@ static int point_create(point *p, const options *o, skit_rng *rng)
 static double point_tno_vs_matvec(point *p, const options *o)
 {
     size_t n = p->n, d = p->d, block = n * d;
-    skit_tno_execute(p->ops[OP_TNO], o->layout == SKIT_TNO_ROWS ? p->x : p->xc, p->y);
+    skit_tno_plan_execute(p->ops[OP_TNO], o->layout == SKIT_TNO_ROWS ? p->x : p->xc, p->y, NULL);
     for (size_t s = 0; s < p->batch; s++)
-        skit_toeplitz_execute(p->mv, p->xc + s * block, n, p->yc + s * block, n, NULL);
+        skit_toeplitz_plan_execute(p->mv, p->xc + s * block, n, p->yc + s * block, n, NULL);
     double worst = 0, scale = 0;
     for (size_t s = 0; s < p->batch; s++)
         for (size_t i = 0; i < n; i++)
@@ -504,9 +509,9 @@ static double point_tno_vs_matvec(point *p, const options *o)
  * GEMM and the store of the d spectra. */
 static int point_floor(point *p, const options *o, int f, skit_rng *rng)
 {
-    skit_tno *op = p->ops[f ? OP_FD : OP_TNO];
+    skit_tno_plan *op = p->ops[f ? OP_FD : OP_TNO];
     char text[512];
-    skit_tno_describe(op, text, sizeof text);
+    skit_tno_plan_describe(op, text, sizeof text);
     const char *at = strstr(text, "fft=");
     const size_t N = at ? (size_t)strtoull(at + 4, NULL, 10) : 0, h = o->rpe_width, d = p->d;
     p->floor_at[f] = p->nbodies;
@@ -840,11 +845,12 @@ static void tno_header(cli_table *t, const options *o)
                       busy ? " (multi-threaded timings with spinning barriers are unreliable beside other "
                              "busy processes)"
                            : "");
-    cli_table_comment(t, "matvec: skit_toeplitz_execute, per-channel, channel-major, TNO's coefficients "
-                         "precomputed; forward: skit_tno_forward (kernels recomputed from the parameters, "
-                         "then applied); apply: skit_tno_execute (cached kernels); ratios over the matvec "
-                         "time; memory_bytes = plan_bytes + input + output arrays; tno_vs_matvec: "
-                         "max|TNO - matvec| / max|matvec| (same matrices)");
+    cli_table_comment(
+        t, "matvec: skit_toeplitz_plan_execute, per-channel, channel-major, TNO's coefficients "
+           "precomputed; forward: skit_tno_plan_forward (kernels recomputed from the parameters, "
+           "then applied); apply: skit_tno_plan_execute (cached kernels); ratios over the matvec "
+           "time; memory_bytes = plan_bytes + input + output arrays; tno_vs_matvec: "
+           "max|TNO - matvec| / max|matvec| (same matrices)");
     cli_table_comment(t, "ski causal = cumulative sums of ski-to-go-faster Appendix B (O(n r) per channel); "
                          "ski-blocked (causal only) = the same masked product with the sums grouped by "
                          "interpolation bracket (O(n + r^2) per channel)");

@@ -6,7 +6,7 @@
  *
  * What is timed (setup — plans, spectra, random data — is never inside the
  * timer; each figure is the median of several samples after a warm-up):
- *  - fft:   skit_toeplitz_execute on d channels (per-channel matrices),
+ *  - fft:   skit_toeplitz_plan_execute on d channels (per-channel matrices),
  *           divided by d;
  *  - floor: d bare fftw_execute_dft_r2c of the same length L, run by the same
  *           threads over the same channel loop, divided by d. A matvec is one
@@ -323,7 +323,10 @@ static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng
     skit_toeplitz_plan *plan = NULL;
     status = coeffs && x && y ? SKIT_OK : SKIT_ENOMEM;
     if (status == SKIT_OK)
-        status = skit_toeplitz_plan_create(&plan, n, n, d, SKIT_TOEPLITZ_PER_CHANNEL, causality, coeffs);
+        status = skit_toeplitz_plan_create(
+            &plan, n, n, d,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL, .causality = causality},
+            coeffs);
     bench_matvec fc = {plan, x, y, n};
     if (status == SKIT_OK) status = time_fft_and_floors(o, &fc, L, d, r);
     if (status == SKIT_OK && n <= o->dense_max) status = time_dense(o, n, d, coeffs, x, y, r);
@@ -701,10 +704,13 @@ static int check_one_size(size_t n, skit_rng *rng, check_row *r)
         skit_causality causality = mode == 1 ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
         int transpose = mode == 2;
         skit_toeplitz_plan *plan = NULL;
-        status = skit_toeplitz_plan_create(&plan, n, n, 1, SKIT_TOEPLITZ_SHARED, causality, coeffs);
+        status = skit_toeplitz_plan_create(
+            &plan, n, n, 1,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = causality},
+            coeffs);
         if (status != SKIT_OK) break;
-        status = transpose ? skit_toeplitz_execute_transpose(plan, x, n, y, n, NULL)
-                           : skit_toeplitz_execute(plan, x, n, y, n, NULL);
+        status = transpose ? skit_toeplitz_plan_execute_transpose(plan, x, n, y, n, NULL)
+                           : skit_toeplitz_plan_execute(plan, x, n, y, n, NULL);
         skit_toeplitz_plan_destroy(plan);
         if (status == SKIT_OK)
             status = skit_toeplitz_matvec_dense(n, n, coeffs, causality, transpose, x, ref);

@@ -124,7 +124,7 @@ double bench_max_relative_error(const double *a, const double *ref, size_t count
 void bench_run_matvec(void *matvec)
 {
     const bench_matvec *c = matvec;
-    skit_toeplitz_execute(c->plan, c->x, c->n, c->y, c->n, NULL);
+    skit_toeplitz_plan_execute(c->plan, c->x, c->n, c->y, c->n, NULL);
 }
 
 /* ---- peers ------------------------------------------------------------- */
