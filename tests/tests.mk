@@ -31,5 +31,6 @@ include tests/freq.mk
 include tests/attention.mk
 include tests/tno.mk
 include tests/threads.mk
+include tests/layering.mk
 include tests/cuda.mk
 include tests/fuzz.mk
