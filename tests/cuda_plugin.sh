@@ -7,7 +7,8 @@
 # device). A build without CUDA has no plugin and answers "cuda: not built".
 source "$(dirname "$0")/cli_lib.sh"
 
-build=$(cd "$(dirname "$SKIT")/.." && pwd)
+: "${SKIT_CUDA_LIBRARY:?must name the plugin of this build tree (make check sets it)}"
+build=$(dirname "$(dirname "$SKIT_CUDA_LIBRARY")")
 probe=$build/tests/cuda_plugin_probe
 libskit=$build/.libs/libskit.so
 plugin=$build/.libs/libskit-cuda.so
