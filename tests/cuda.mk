@@ -4,7 +4,8 @@
 # with the CPU path and exits 77 (skipped) without a device or a CUDA build.
 # cuda_plugin.sh checks that the backend is a plugin libskit loads at run
 # time (libskit.so links no CUDA library; a missing plugin is reported),
-# with tests/cuda_plugin_probe as its CPU-only program.
+# with tests/cuda_plugin_probe as its CPU-only program and
+# tests/cuda_plugin_other as a plugin from another build.
 check_PROGRAMS += tests/test_cuda_logic tests/test_cuda_device tests/cuda_plugin_probe
 tests_test_cuda_logic_SOURCES = tests/test_cuda_logic.c tests/check_util.h
 tests_test_cuda_logic_CFLAGS = $(TEST_CFLAGS)
@@ -14,6 +15,12 @@ tests_test_cuda_device_CFLAGS = $(TEST_CFLAGS)
 tests_test_cuda_device_LDADD = $(TEST_LDADD)
 tests_cuda_plugin_probe_SOURCES = tests/cuda_plugin_probe.c
 tests_cuda_plugin_probe_LDADD = libskit.la
+if HAVE_CUDA
+# a plugin whose entry point refuses this libskit (as one from another build)
+check_LTLIBRARIES = tests/cuda_plugin_other.la
+tests_cuda_plugin_other_la_SOURCES = tests/cuda_plugin_other.c
+tests_cuda_plugin_other_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+endif
 TESTS += tests/test_cuda_logic tests/test_cuda_device
 TESTS += tests/cli_cuda.sh tests/cuda_plugin.sh
 EXTRA_DIST += tests/cli_cuda.sh tests/cuda_plugin.sh

@@ -49,6 +49,10 @@ grep -qx "unsupported cuda: backend not loadable (.*nowhere/libskit-cuda.so.*)" 
 line=$(run_probe "$libskit") &&
   { [[ $line == "unsupported cuda: backend not loadable ("*"skit_cuda_plugin_init"*")" ]] && pass ||
       fail "library without the entry point: $line"; }
+# A plugin from another build of skit (its entry point refuses this libskit).
+line=$(run_probe "$build/tests/.libs/cuda_plugin_other.so") &&
+  { [[ $line == "unsupported cuda: backend not loadable ("*"cuda_plugin_other.so: built for another version of libskit"*")" ]] && pass ||
+      fail "plugin of another build: $line"; }
 # This build's plugin: the backend's own answer.
 line=$(run_probe "$plugin") &&
   { [[ $line == "unsupported cuda: no device ("* || $line == "ok cuda: "* ]] && pass ||
