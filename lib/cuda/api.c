@@ -6,8 +6,8 @@
  * the same status with or without CUDA; then it checks availability
  * ("cuda: not built", "cuda: backend not loadable (...)", "cuda: no device
  * (...)") and calls the plugin through its table (cuda/backend.h). Plan
- * structs are allocated here and released here, so a failed create frees
- * whatever the backend had allocated. */
+ * structs are allocated and released on this side (here and in plans.c), so
+ * a failed create frees whatever the backend had allocated. */
 #include "config.h"
 
 #include "core/internal.h"

@@ -78,12 +78,14 @@ static void load(void)
     if (handle) {
         skit_cuda_plugin_entry entry =
             (skit_cuda_plugin_entry)dlsym(handle, SKIT_CUDA_PLUGIN_ENTRY);
-        if (!entry)
-            snprintf(error, sizeof error, "%s", dlerror());
-        else if (!(loaded = entry(SKIT_CUDA_PLUGIN_ABI, &host_services)))
+        if (!entry) {
+            const char *why = dlerror();
+            snprintf(error, sizeof error, "%s", why ? why : SKIT_CUDA_PLUGIN_ENTRY " not found");
+        } else if (!(loaded = entry(SKIT_CUDA_PLUGIN_ABI, &host_services))) {
             snprintf(error, sizeof error,
                      "%s: built for another version of libskit (plugin interface %d wanted)", name,
                      SKIT_CUDA_PLUGIN_ABI);
+        }
         if (!loaded) dlclose(handle);
     }
     if (!loaded) snprintf(failure, sizeof failure, "cuda: backend not loadable (%s)", error);
