@@ -125,13 +125,13 @@ targets=$(grep '^# target:' "$B" | sed 's/^# target: /- /')
 note <<EOF
 **What is timed.** \`skit bench tno --threads 1\` (a reduced run of the benchmark; the full one is
 \`skit bench tno\`). Inputs are (batch, n, d) row-major as PyTorch stores them. *forward* =
-\`skit_tno_forward\`: the kernels are recomputed from the parameters (TNO: RPE MLP 1 -> 64 -> ... -> d
+\`skit_tno_plan_forward\`: the kernels are recomputed from the parameters (TNO: RPE MLP 1 -> 64 -> ... -> d
 with $RPE_LAYERS hidden layers, ReLU, RMS norm, at the 2n-1 raw integer lags (n for causal), decay
 0.99^|t|, one FFT per channel; FD-TNO: the MLP on the N/2+1 rfft frequencies, causal plus the
 Hilbert step (an inverse and a forward FFT per channel); SKI-TNO: knot evaluation at 2r-1 warped
 lags and the FFT of the r x r A), then applied — what a training step's forward pass costs.
-*apply* = \`skit_tno_execute\` with cached kernels. Both are divided by the bare Toeplitz FFT matvec
-(\`skit_toeplitz_execute\`, per channel, channel-major data, the TNO's own coefficients precomputed)
+*apply* = \`skit_tno_plan_execute\` with cached kernels. Both are divided by the bare Toeplitz FFT matvec
+(\`skit_toeplitz_plan_execute\`, per channel, channel-major data, the TNO's own coefficients precomputed)
 measured in the same run; times are medians over interleaved rounds (each round the median call
 time over >= $MINT s of calls of every body), ratios are medians of per-round ratios; setup is
 outside the timer.
@@ -167,7 +167,7 @@ here: blocked causal SKI / causal TNO forward = $kb512 (n=512), $kb2048 (n=2048)
 causal masking itself does not force O(n r) work (on a GPU the sequential scan is the other cost).
 
 **Equivalence.** \`skit tno --verify\` against the O(n^2) product with the operator's own dense
-matrices (\`skit_tno_reference\`), normwise: max|y - y_dense| / max(|T||x|), which FFT rounding
+matrices (\`skit_tno_plan_reference\`), normwise: max|y - y_dense| / max(|T||x|), which FFT rounding
 bounds by a small multiple of eps log2 L; tolerance 1e-12 (causal SKI: max(1e-12, 8 n eps), its
 sums run sequentially over n). The check suite also compares each operator with references built
 independently of lib/tno (the MLP evaluated directly, W from skit/ski.h, a separate FD-TNO plan).

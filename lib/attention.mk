@@ -1,8 +1,10 @@
 # lib/attention.mk — exact attention, MRA-2 / MRA-2-s, baselines, frame and
-# Haar analysis, Lemma 4.1 / Proposition 4.5 evaluators, synthetic inputs
+# Haar analysis, Lemma 4.1 / Proposition 4.5 evaluators, synthetic inputs;
+# device.c and mra_select.c: the plans with options.device = cuda, through
+# skit/cuda.h (the MRA selection runs on the host, tested on the CPU)
 skitinclude_HEADERS += lib/skit/attention.h
 noinst_HEADERS += lib/attention/attention_internal.h
 libskit_la_SOURCES += lib/attention/exact.c lib/attention/plan.c lib/attention/mra.c \
 	lib/attention/baselines.c lib/attention/frame.c lib/attention/bounds.c \
-	lib/attention/synthetic.c
+	lib/attention/synthetic.c lib/attention/device.c lib/attention/mra_select.c
 libskit_la_SOURCES += lib/attention/budget.c

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tests/cli_cuda.sh — `skit bench device` (CPU vs CUDA): argument validation,
-# the CPU-only run, and --device cuda on a machine or build without a GPU
-# (exit 2, one line naming the cause, no output file); the same for the
-# --device option of `skit toeplitz matvec`, `skit tno` and `skit mra`, and
-# with a GPU their device results against the CPU's.
+# the CPU-only run, and --device cuda on a machine or build without a GPU,
+# or where the CUDA plugin cannot be loaded (exit 2, one line naming the
+# cause, no output file); the same for the --device option of `skit
+# toeplitz matvec`, `skit tno` and `skit mra`, and with a GPU their device
+# results against the CPU's.
 source "$(dirname "$0")/cli_lib.sh"
 
 tiny=(--quick --sizes 2^5 --channels 2 --attention-sizes 2^4 --head-dim 4 --quiet)
@@ -33,7 +34,7 @@ fi
 # Without a GPU (or without a CUDA build) naming cuda is a usage error with
 # the reason; the default run (no --device) times the CPU and says why.
 if "$SKIT" bench device --device cpu --quick --sizes 2^5 --channels 1 --ops toeplitz 2>&1 >/dev/null |
-   grep -q "GPU targets not measured (cuda: \(not built\|no device\)"; then
+   grep -q "GPU targets not measured (cuda: \(not built\|backend not loadable\|no device\)"; then
   expect_usage_error "cuda: " bench device --device cuda "${tiny[@]}" -o "$TMP/out.tsv"
   expect_usage_error "cuda: " bench device --device cpu,cuda "${tiny[@]}" -o "$TMP/out.tsv"
   "$SKIT" bench device "${tiny[@]}" -o "$TMP/default.tsv" 2>"$TMP/stderr"
@@ -63,7 +64,7 @@ if expect_ok bench --device cpu "${tiny[@]}" -o "$TMP/alias.tsv"; then
 fi
 
 if ! "$SKIT" bench device --device cpu --quick --sizes 2^5 --channels 1 --ops toeplitz 2>&1 >/dev/null |
-   grep -q "GPU targets not measured (cuda: \(not built\|no device\)"; then
+   grep -q "GPU targets not measured (cuda: \(not built\|backend not loadable\|no device\)"; then
   gpu=1
 else
   gpu=0

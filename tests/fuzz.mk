@@ -53,7 +53,7 @@ FUZZ_COMPILE_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=$(FUZZ_SANITIZE) 
 FUZZ_LINK_FLAGS = -fsanitize=fuzzer,$(FUZZ_SANITIZE)
 FUZZ_LIBS = $(FFTW_LIBS) $(LAPACKE_LIBS) $(OPENBLAS_LIBS) -lm
 # serial build (no OpenMP) with the CUDA stub, whatever configure found
-fuzz_lib_sources = $(sort $(filter %.c,$(libskit_la_SOURCES)) lib/cuda/stub.c)
+fuzz_lib_sources = $(sort $(filter-out lib/cuda/loader.c,$(filter %.c,$(libskit_la_SOURCES))) lib/cuda/stub.c)
 fuzz_tool_sources = $(filter %.c,$(tools_skit_SOURCES))
 fuzz_lib_objects = $(patsubst %.c,tests/fuzz/obj/%.o,$(fuzz_lib_sources))
 fuzz_tool_objects = $(patsubst %.c,tests/fuzz/obj/%.o,$(fuzz_tool_sources))

@@ -21,7 +21,7 @@
 #include <math.h>
 
 #include "check_util.h"
-#include "cuda/backend.h" /* skit_cuda_mra_select */
+#include "attention/attention_internal.h" /* attn_mra_select */
 #include "cuda/index_logic.h"
 
 /* ---- helpers ----------------------------------------------------------------------- */
@@ -723,9 +723,9 @@ static size_t emulated_mra(size_t n, size_t d, size_t dv, const double *Q, const
             skit_cuda_split(t, rows, &y, &x);
             if (cnt[x] == 0 || cnt[y] == 0) C[t] = -INFINITY;
         }
-    size_t nref = skit_cuda_mra_select(rows, C, per_row, o->selection, o->diagonal_prior,
-                                       o->first_block_prior, score, tmp, ids, flags, row_ptr,
-                                       cols, prow);
+    size_t nref = attn_mra_select(rows, C, per_row, o->selection, o->diagonal_prior,
+                                  o->first_block_prior, score, tmp, ids, flags, row_ptr, cols,
+                                  prow);
     ck_assert_uint_le(nref, cap);
     if (!sparse) {
         for (size_t x = 0; x < rows; x++)

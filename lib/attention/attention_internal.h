@@ -154,9 +154,22 @@ int attn_linformer_create(skit_attention_plan *plan);
 int attn_performer_create(skit_attention_plan *plan);
 int attn_window_create(skit_attention_plan *plan);
 int attn_bigbird_create(skit_attention_plan *plan);
-/* options.device = SKIT_DEVICE_CUDA (lib/cuda/plan_attention.c): exact,
- * mra2, mra2s on the GPU; SKIT_EUNSUPPORTED for the other methods. */
+/* options.device = SKIT_DEVICE_CUDA (device.c): exact, mra2, mra2s on the
+ * GPU through skit/cuda.h; SKIT_EUNSUPPORTED for the other methods. */
 int attn_device_create(skit_attention_plan *plan);
+
+/* Algorithm 1 on the host for the device MRA plan (mra_select.c): logit is
+ * rows x rows, logit[y + x*rows] the coarse logit of query block x and key
+ * block y (-inf for an empty block). Selects per_row squares per row
+ * (SKIT_MRA_PER_ROW) or rows * per_row overall (SKIT_MRA_GLOBAL; all when
+ * that exceeds rows^2) exactly as the CPU plan, and writes the CSR:
+ * row_ptr (rows+1), cols and prow (one per square, key blocks ascending
+ * within a row). Scratch: score, tmp (rows^2 doubles), ids (rows), flags
+ * (rows bytes). Returns the number of squares. */
+size_t attn_mra_select(size_t rows, const double *logit, size_t per_row,
+                       skit_mra_selection selection, size_t diagonal_prior, int first_block_prior,
+                       double *score, double *tmp, uint32_t *ids, unsigned char *flags,
+                       uint32_t *row_ptr, uint32_t *cols, uint32_t *prow);
 
 /* Block means of the valid rows of x (n x d) over blocks of s tokens into
  * out (n/s x d, ld n/s); counts (n/s) receive the valid token counts; with

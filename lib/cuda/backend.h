@@ -1,13 +1,20 @@
-/* backend.h — between the public CUDA API (lib/cuda/api.c, plain C, built
- * in every configuration: argument validation, availability, ownership) and
- * its implementation (the lib/cuda .cu files when configure found nvcc, otherwise
- * lib/cuda/stub.c). api.c validates every argument before calling a backend
- * function, so the backend only checks what needs the device (memory,
- * library limits). Backend functions raise their own errors. Not installed.
+/* backend.h — the contract between libskit and the CUDA backend, a plugin
+ * (libskit-cuda.so, the .cu files and plugin.c) that libskit loads with
+ * dlopen on first use (loader.c), so that CPU-only use never needs the CUDA
+ * runtime. Both sides share the plan structs below; libskit reaches the
+ * plugin through ONE table of functions (struct skit_cuda_backend), and the
+ * plugin reaches libskit's error raising and allocator through the host
+ * services it is given (struct skit_cuda_host), not through symbols.
+ *
+ * libskit's side (api.c, plans.c: plain C, in every configuration)
+ * validates every argument before it calls the table, so the backend only
+ * checks what needs the device (memory, library limits). Backend functions
+ * raise their own errors. Not installed.
  */
 #ifndef SKIT_CUDA_BACKEND_H
 #define SKIT_CUDA_BACKEND_H
 
+#include "cuda/mra_rules.h"
 #include "skit/cuda.h"
 
 #ifdef __cplusplus
@@ -49,7 +56,7 @@ struct skit_cuda_attention_plan {
     size_t device_bytes;
 };
 
-/* MRA-2 / MRA-2-s, R = {b, 1} (lib/cuda/mra.cu; layouts in index_logic.h). */
+/* MRA-2 / MRA-2-s, R = {b, 1} (mra.cu; layouts in index_logic.h). */
 struct skit_cuda_mra_plan {
     size_t n, d, dv, b, rows, per_row;
     size_t ref_cap;       /* refined squares the buffers hold */
@@ -57,6 +64,7 @@ struct skit_cuda_mra_plan {
     skit_mra_selection selection;
     size_t diagonal_prior;
     int first_block_prior;
+    skit_cuda_mra_select_fn select; /* the attention module's rule (mra_rules.h) */
     double scale, shift_bias;
     skit_cuda_precision precision;
     size_t elt;
@@ -83,20 +91,6 @@ struct skit_cuda_mra_plan {
     size_t device_bytes;
 };
 
-/* Algorithm 1 on the host (lib/cuda/mra_select.c, built everywhere):
- * logit is rows x rows, logit[y + x*rows] the coarse logit of query block x
- * and key block y (-inf for an empty block). Selects per_row squares per
- * row (SKIT_MRA_PER_ROW) or rows * per_row overall (SKIT_MRA_GLOBAL; all
- * when that exceeds rows^2) exactly as the CPU plan, and writes the CSR:
- * row_ptr (rows+1), cols and prow (one per square, key blocks ascending
- * within a row). Scratch: score, tmp (rows^2 doubles), ids (rows), flags
- * (rows bytes). Returns the number of squares. */
-size_t skit_cuda_mra_select(size_t rows, const double *logit, size_t per_row,
-                            skit_mra_selection selection, size_t diagonal_prior,
-                            int first_block_prior, double *score, double *tmp, uint32_t *ids,
-                            unsigned char *flags, uint32_t *row_ptr, uint32_t *cols,
-                            uint32_t *prow);
-
 struct skit_cuda_interp_plan {
     size_t n, r, width;
     skit_cuda_precision precision;
@@ -109,71 +103,90 @@ struct skit_cuda_interp_plan {
     size_t device_bytes;
 };
 
-/* One line into buf (always terminated). SKIT_OK if a device is usable,
- * else SKIT_EUNSUPPORTED. Raises nothing. */
-int skit_cuda_backend_status(char *buf, size_t size);
+/* Bump whenever anything in this header changes: a plugin from another
+ * build of skit is then refused instead of misreading the structs. */
+#define SKIT_CUDA_PLUGIN_ABI 1
 
-int skit_cuda_backend_malloc(void **ptr, size_t bytes);
-void skit_cuda_backend_free(void *ptr);
-/* kind: 0 host->device, 1 device->host, 2 device->device */
-int skit_cuda_backend_copy(void *dst, const void *src, size_t bytes, int kind);
-int skit_cuda_backend_synchronize(void);
-int skit_cuda_backend_time(skit_cuda_work work, void *context, size_t repeats, double *seconds);
-int skit_cuda_backend_copy_bandwidth(size_t bytes, size_t repeats, double *bytes_per_second);
+/* What libskit lends the plugin: its error record (skit_error_raise, with
+ * the message already formatted: fmt is "%s") and its allocator, so that
+ * the plugin's errors reach skit_last_error and the handler, and its host
+ * buffers count as the library's. */
+struct skit_cuda_host {
+    int (*error_raise)(int status, const char *file, int line, const char *fmt, ...);
+    void *(*malloc)(size_t count, size_t size);
+    void *(*calloc)(size_t count, size_t size);
+    void (*free)(void *ptr);
+};
 
-/* Allocate the plan's device resources (fields above already set by api.c)
- * and compute the spectra; on failure the caller calls release. */
-int skit_cuda_backend_toeplitz_init(struct skit_cuda_toeplitz_plan *plan, const double *coeffs);
-int skit_cuda_backend_toeplitz_set_coeffs(struct skit_cuda_toeplitz_plan *plan,
-                                          const double *coeffs);
-int skit_cuda_backend_toeplitz_device(const struct skit_cuda_toeplitz_plan *plan, int transpose,
-                                      const void *x, size_t ldx, void *y, size_t ldy);
-int skit_cuda_backend_toeplitz_host(const struct skit_cuda_toeplitz_plan *plan, int transpose,
-                                    const double *x, size_t ldx, double *y, size_t ldy);
-/* Frees whatever init managed to allocate (NULL/zero fields are skipped). */
-void skit_cuda_backend_toeplitz_release(struct skit_cuda_toeplitz_plan *plan);
+/* The plugin's functions. The plan structs' fields above are set by
+ * libskit; *_init allocate the plan's device resources (on failure libskit
+ * calls *_release, which frees whatever init managed to allocate).
+ * status: one line into buf (always terminated); SKIT_OK if a device is
+ * usable, else SKIT_EUNSUPPORTED ("cuda: no device (<reason>)"); raises
+ * nothing. copy: kind 0 host->device, 1 device->host, 2 device->device.
+ * interp_init: row_ptr/trow/tsrc are W^T built on the host by
+ * skit_cuda_interp_transpose. Masks of the host entry points are host
+ * arrays (attention: n_k / n_q bytes, MRA: n bytes) or NULL; the MRA's
+ * device entry point takes n device bytes. */
+struct skit_cuda_backend {
+    int (*status)(char *buf, size_t size);
 
-int skit_cuda_backend_attention_init(struct skit_cuda_attention_plan *plan);
-int skit_cuda_backend_attention_device(const struct skit_cuda_attention_plan *plan, double scale,
-                                       const void *Q, size_t ldq, const void *K, size_t ldk,
-                                       const void *V, size_t ldv, void *Y, size_t ldy);
-/* key_mask / query_mask: NULL or host arrays of n_k / n_q bytes */
-int skit_cuda_backend_attention_host(const struct skit_cuda_attention_plan *plan, double scale,
-                                     const double *Q, size_t ldq, const double *K, size_t ldk,
-                                     const double *V, size_t ldv, const unsigned char *key_mask,
-                                     const unsigned char *query_mask, double *Y, size_t ldy);
-void skit_cuda_backend_attention_release(struct skit_cuda_attention_plan *plan);
+    int (*malloc)(void **ptr, size_t bytes);
+    void (*free)(void *ptr);
+    int (*copy)(void *dst, const void *src, size_t bytes, int kind);
+    int (*synchronize)(void);
+    int (*time)(skit_cuda_work work, void *context, size_t repeats, double *seconds);
+    int (*copy_bandwidth)(size_t bytes, size_t repeats, double *bytes_per_second);
 
-/* Allocate the plan's device and host resources (fields above set by
- * api.c); on failure the caller calls release. */
-int skit_cuda_backend_mra_init(struct skit_cuda_mra_plan *plan);
-/* mask: NULL or n device bytes */
-int skit_cuda_backend_mra_device(const struct skit_cuda_mra_plan *plan, const void *Q, size_t ldq,
-                                 const void *K, size_t ldk, const void *V, size_t ldv,
-                                 const unsigned char *mask, void *Y, size_t ldy);
-/* mask: NULL or n host bytes */
-int skit_cuda_backend_mra_host(const struct skit_cuda_mra_plan *plan, const double *Q, size_t ldq,
-                               const double *K, size_t ldk, const double *V, size_t ldv,
-                               const unsigned char *mask, double *Y, size_t ldy);
-void skit_cuda_backend_mra_release(struct skit_cuda_mra_plan *plan);
+    int (*toeplitz_init)(struct skit_cuda_toeplitz_plan *plan, const double *coeffs);
+    int (*toeplitz_set_coeffs)(struct skit_cuda_toeplitz_plan *plan, const double *coeffs);
+    int (*toeplitz_device)(const struct skit_cuda_toeplitz_plan *plan, int transpose,
+                           const void *x, size_t ldx, void *y, size_t ldy);
+    int (*toeplitz_host)(const struct skit_cuda_toeplitz_plan *plan, int transpose,
+                         const double *x, size_t ldx, double *y, size_t ldy);
+    void (*toeplitz_release)(struct skit_cuda_toeplitz_plan *plan);
 
-int skit_cuda_backend_complex_multiply(skit_cuda_precision precision, size_t nfreq, size_t d,
-                                       int shared, const void *s, size_t lds, void *z, size_t ldz,
-                                       int conjugate);
-int skit_cuda_backend_band_convolve(skit_cuda_precision precision, size_t n, size_t d, size_t lo,
-                                    size_t hi, int shared, const void *taps, const void *x,
-                                    size_t ldx, void *y, size_t ldy, int accumulate);
+    int (*attention_init)(struct skit_cuda_attention_plan *plan);
+    int (*attention_device)(const struct skit_cuda_attention_plan *plan, double scale,
+                            const void *Q, size_t ldq, const void *K, size_t ldk, const void *V,
+                            size_t ldv, void *Y, size_t ldy);
+    int (*attention_host)(const struct skit_cuda_attention_plan *plan, double scale,
+                          const double *Q, size_t ldq, const double *K, size_t ldk,
+                          const double *V, size_t ldv, const unsigned char *key_mask,
+                          const unsigned char *query_mask, double *Y, size_t ldy);
+    void (*attention_release)(struct skit_cuda_attention_plan *plan);
 
-/* row_ptr/trow/tsrc: W^T built on the host by skit_cuda_interp_transpose. */
-int skit_cuda_backend_interp_init(struct skit_cuda_interp_plan *plan, const size_t *cols,
-                                  const double *weights, const size_t *row_ptr,
-                                  const size_t *trow, const size_t *tsrc);
-int skit_cuda_backend_interp_gather(const struct skit_cuda_interp_plan *plan, size_t d,
-                                    const void *u, size_t ldu, void *y, size_t ldy,
-                                    int accumulate);
-int skit_cuda_backend_interp_scatter(const struct skit_cuda_interp_plan *plan, size_t d,
-                                     const void *x, size_t ldx, void *u, size_t ldu);
-void skit_cuda_backend_interp_release(struct skit_cuda_interp_plan *plan);
+    int (*mra_init)(struct skit_cuda_mra_plan *plan);
+    int (*mra_device)(const struct skit_cuda_mra_plan *plan, const void *Q, size_t ldq,
+                      const void *K, size_t ldk, const void *V, size_t ldv,
+                      const unsigned char *mask, void *Y, size_t ldy);
+    int (*mra_host)(const struct skit_cuda_mra_plan *plan, const double *Q, size_t ldq,
+                    const double *K, size_t ldk, const double *V, size_t ldv,
+                    const unsigned char *mask, double *Y, size_t ldy);
+    void (*mra_release)(struct skit_cuda_mra_plan *plan);
+
+    int (*complex_multiply)(skit_cuda_precision precision, size_t nfreq, size_t d, int shared,
+                            const void *s, size_t lds, void *z, size_t ldz, int conjugate);
+    int (*band_convolve)(skit_cuda_precision precision, size_t n, size_t d, size_t lo, size_t hi,
+                         int shared, const void *taps, const void *x, size_t ldx, void *y,
+                         size_t ldy, int accumulate);
+
+    int (*interp_init)(struct skit_cuda_interp_plan *plan, const size_t *cols,
+                       const double *weights, const size_t *row_ptr, const size_t *trow,
+                       const size_t *tsrc);
+    int (*interp_gather)(const struct skit_cuda_interp_plan *plan, size_t d, const void *u,
+                         size_t ldu, void *y, size_t ldy, int accumulate);
+    int (*interp_scatter)(const struct skit_cuda_interp_plan *plan, size_t d, const void *x,
+                          size_t ldx, void *u, size_t ldu);
+    void (*interp_release)(struct skit_cuda_interp_plan *plan);
+};
+
+/* The plugin's one exported symbol, looked up by this name: returns its
+ * table, or NULL when abi is not the plugin's own SKIT_CUDA_PLUGIN_ABI.
+ * host must outlive the plugin. Called once per process. */
+#define SKIT_CUDA_PLUGIN_ENTRY "skit_cuda_plugin_init"
+typedef const struct skit_cuda_backend *(*skit_cuda_plugin_entry)(int abi,
+                                                                 const struct skit_cuda_host *host);
 
 #ifdef __cplusplus
 }

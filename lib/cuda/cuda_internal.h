@@ -1,6 +1,8 @@
-/* cuda_internal.h — shared by the .cu files of the CUDA backend (CUDA C++,
+/* cuda_internal.h — shared by the .cu files of the CUDA plugin (CUDA C++,
  * compiled by nvcc): error translation for the CUDA runtime, cuFFT and
- * cuBLAS, element-type traits, and launch helpers. Not installed. */
+ * cuBLAS, element-type traits, and launch helpers. SKIT_ERROR, skit_malloc
+ * and skit_free here are the plugin's forwards to libskit's host services
+ * (plugin.c). Not installed. */
 #ifndef SKIT_CUDA_INTERNAL_H
 #define SKIT_CUDA_INTERNAL_H
 
@@ -11,7 +13,7 @@
 extern "C" {
 #include "core/internal.h"
 }
-#include "cuda/backend.h"
+#include "cuda/plugin.h"
 #include "cuda/index_logic.h"
 
 /* ---- error translation ----------------------------------------------------

@@ -3,7 +3,7 @@
  *
  *   Qm, Km, Vm, cnt = block means of the valid tokens    (kernel)
  *   C  = scale * Km Qm^T            (cuBLAS; C[y + x*rows], column per query block)
- *   selection on the host            (C copied back; lib/cuda/mra_select.c)
+ *   selection on the host            (C copied back; the attention module's rule, p->select)
  *   coarse:  m0, den0, E = cnt exp(C - m0) on unrefined squares, num0 = E^T Vm
  *   fine:    S_e = scale * K_y Q_x^T for every refined square e  (batched GEMM)
  *            per query: m_f, den_f, S_e <- exp(S_e - m_f)       (kernel)
@@ -246,9 +246,9 @@ static int mra_run(const struct skit_cuda_mra_plan *p, const T *Q, size_t ldq, c
     /* 3. selection on the host (the copy waits for the work above) */
     SKIT_TRY(coarse_to_host(p));
     uint32_t *h_row_ptr = p->h_csr, *h_cols = h_row_ptr + rows + 1, *h_prow = h_cols + cap;
-    size_t nref = skit_cuda_mra_select(rows, p->h_coarse, p->per_row, p->selection,
-                                       p->diagonal_prior, p->first_block_prior, p->h_score,
-                                       p->h_tmp, p->h_ids, p->h_flags, h_row_ptr, h_cols, h_prow);
+    size_t nref = p->select(rows, p->h_coarse, p->per_row, p->selection, p->diagonal_prior,
+                            p->first_block_prior, p->h_score, p->h_tmp, p->h_ids, p->h_flags,
+                            h_row_ptr, h_cols, h_prow);
     p->state[0] = nref;
     /* row_ptr and cols, then prow: only the entries in use */
     SKIT_CUDA_CHECK(cudaMemcpy(row_ptr, h_row_ptr, (rows + 1 + nref) * sizeof(uint32_t),

@@ -1,18 +1,22 @@
-/* skit/cuda.h — optional CUDA backend (SPEC G): device-resident plans for
- * the batched Toeplitz FFT matvec (cuFFT), exact softmax attention (cuBLAS
- * GEMM per tile + max-shifted softmax kernels) and MRA-2 / MRA-2-s attention
- * (block kernels + cuBLAS), and the elementwise device kernels a token mixer
- * is built from (pointwise complex products, SKI interpolation
- * gather/scatter, banded convolution). The attention and token-mixing plans
- * of skit/attention.h and skit/tno.h run on these when their options say
+/* skit/cuda.h — optional CUDA backend (SPEC G): the GPU building blocks.
+ * Device memory, copies and timing; device-resident plans for the batched
+ * Toeplitz FFT matvec (cuFFT), exact softmax attention (cuBLAS GEMM per tile
+ * + max-shifted softmax kernels) and MRA-2 / MRA-2-s attention (block
+ * kernels + cuBLAS); and the elementwise device kernels a token mixer is
+ * built from (pointwise complex products, SKI interpolation gather/scatter,
+ * banded convolution). The attention and token-mixing plans of
+ * skit/attention.h and skit/tno.h run on these when their options say
  * device = SKIT_DEVICE_CUDA (skit/device.h).
  *
  * Availability. Every function below exists in every build. A build without
  * CUDA (./configure --without-cuda, or no nvcc) returns SKIT_EUNSUPPORTED
- * with the message "cuda: not built"; a CUDA build on a machine without a
- * usable device returns SKIT_EUNSUPPORTED with a message that starts with
- * "cuda: no device". Arguments are validated first, in every build, so the
- * same bad argument gives the same error code with or without a GPU.
+ * with the message "cuda: not built"; a CUDA build whose plugin cannot be
+ * loaded (skit/device.h says where it is looked for) returns
+ * SKIT_EUNSUPPORTED with "cuda: backend not loadable (<reason>)"; one on a
+ * machine without a usable device returns SKIT_EUNSUPPORTED with a message
+ * that starts with "cuda: no device". Arguments are validated first, in
+ * every build, so the same bad argument gives the same error code with or
+ * without a GPU.
  *
  * Conventions (as in the CPU modules): column-major data with leading
  * dimensions; a multi-channel signal of d channels of length n is an n x d
@@ -53,12 +57,14 @@ size_t skit_cuda_precision_bytes(skit_cuda_precision precision);
 
 /* ---- availability ----------------------------------------------------- */
 
-/* 1 if the backend is built and a device is usable, else 0. Raises nothing;
- * the first call initialises the CUDA runtime (and the answer is cached). */
+/* 1 if the backend is built, its plugin loads and a device is usable, else
+ * 0. Raises nothing; the first call loads the plugin and initialises the
+ * CUDA runtime (and the answer is cached). */
 int skit_cuda_available(void);
 
 /* One line describing the backend into buf (size bytes, NUL-terminated,
- * truncated to fit): "cuda: not built", "cuda: no device (<reason>)", or
+ * truncated to fit): "cuda: not built", "cuda: backend not loadable
+ * (<reason>)", "cuda: no device (<reason>)", or
  * "cuda: <device name>, compute capability X.Y, N MiB, runtime A.B".
  * Returns SKIT_OK when a device is usable; otherwise raises SKIT_EUNSUPPORTED
  * with the same line as its message. SKIT_EINVAL if buf is NULL or size 0. */

@@ -1,7 +1,9 @@
-/* plan_attention.c — the CUDA backend behind skit_attention_plan
- * (options.device = SKIT_DEVICE_CUDA): exact attention through the device
- * attention plan (with the padding mask), MRA-2 / MRA-2-s through the device
- * MRA plan, both in float64 on host arrays. Built in every configuration:
+/* device.c — the attention plan on a GPU (options.device =
+ * SKIT_DEVICE_CUDA): exact attention through the device attention plan
+ * (with the padding mask), MRA-2 / MRA-2-s through the device MRA plan,
+ * both in float64 on host arrays, all through skit/cuda.h. Also the device
+ * MRA plan's own constructor, which gives lib/cuda this module's option
+ * rules and selection (cuda/mra_rules.h). Built in every configuration:
  * without CUDA the device plans answer "cuda: not built". */
 #include "config.h"
 
@@ -9,7 +11,15 @@
 #include <string.h>
 
 #include "attention/attention_internal.h"
+#include "cuda/mra_rules.h"
 #include "skit/cuda.h"
+
+int skit_cuda_mra_plan_create(skit_cuda_mra_plan **plan, size_t n, size_t d, size_t dv,
+                              const skit_attention_options *options, skit_cuda_precision precision)
+{
+    static const skit_cuda_mra_rules rules = {attn_mra_levels, attn_mra_select};
+    return skit_cuda_mra_plan_build(plan, n, d, dv, options, precision, &rules);
+}
 
 static void release_exact(skit_attention_plan *p)
 {

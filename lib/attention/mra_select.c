@@ -1,24 +1,23 @@
 /* mra_select.c — Algorithm 1's selection of the squares to refine for the
- * device MRA plan (lib/cuda/mra.cu), run on the host on the coarse logits
- * the device computed. It is the CPU plan's rule (lib/attention/mra.c,
- * level 0) step for step — score = logit - row max, priors lifted above
- * every other score, one global top-k with ties to the square first in
- * row-major order, or a top-k per row — so that both backends refine the
- * same squares for the same logits. Built in every configuration, so the
- * CPU tests check it against the CPU plan. */
+ * device MRA plan (the CUDA backend's lib/cuda/mra.cu calls it through the
+ * pointer lib/attention/device.c hands over), run on the host on the coarse
+ * logits the device computed. It is the CPU plan's rule (mra.c, level 0)
+ * step for step — score = logit - row max, priors lifted above every other
+ * score, one global top-k with ties to the square first in row-major order,
+ * or a top-k per row — so that both backends refine the same squares for
+ * the same logits. Built in every configuration, so the CPU tests check it
+ * against the CPU plan. */
 #include "config.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "attention/attention_internal.h"
-#include "cuda/backend.h"
 
-size_t skit_cuda_mra_select(size_t rows, const double *logit, size_t per_row,
-                            skit_mra_selection selection, size_t diagonal_prior,
-                            int first_block_prior, double *score, double *tmp, uint32_t *ids,
-                            unsigned char *flags, uint32_t *row_ptr, uint32_t *cols,
-                            uint32_t *prow)
+size_t attn_mra_select(size_t rows, const double *logit, size_t per_row,
+                       skit_mra_selection selection, size_t diagonal_prior, int first_block_prior,
+                       double *score, double *tmp, uint32_t *ids, unsigned char *flags,
+                       uint32_t *row_ptr, uint32_t *cols, uint32_t *prow)
 {
     size_t N = rows * rows;
     double lo = 0.0;
