@@ -88,7 +88,7 @@ note <<EOF
 in nats per n: $ent), seed 1, **one thread** (OpenMP and OpenBLAS), time = CPU seconds of
 the process, fastest of $REPEAT runs (wall times are in the data; CPU time is used because other
 jobs shared the two cores), memory = bytes the
-plan owns (skit_attention_plan_memory: scratch included, inputs and output excluded). Budgets are
+plan owns (skit_attention_plan_bytes: scratch included, inputs and output excluded). Budgets are
 attention entries per query row, fixed across n like the paper's rows: MRA-2 / MRA-2-s refine
 k/32 blocks of 32 per block row (global top-k, no priors); Nyström landmarks, Linformer
 projected length and Performer features = k; window: the narrowest band with k·n entries;

@@ -194,7 +194,7 @@ static double run_plan(const skit_attention_options *o, size_t n, size_t d, size
     skit_attention_plan *plan = NULL;
     TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, o));
     double *y = tu_alloc(n * dv);
-    TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, mask, y, n));
+    TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, mask, y, n, NULL));
     double err = tu_rel_error(y, ref, n * dv);
     skit_free(y);
     skit_attention_plan_destroy(plan);
@@ -548,21 +548,21 @@ START_TEST(test_mra_extreme_inputs)
             double keep = x[at];
             x[at] = bad[rep % 3];
             for (size_t i = 0; i < n * dv; i++) y[i] = 7.0;
-            TU_EXPECT_STATUS(skit_attention_execute(plan, q, n, k, n, v, n, rep % 2 ? mask : NULL, y, n),
+            TU_EXPECT_STATUS(skit_attention_plan_execute(plan, q, n, k, n, v, n,
+                                                         rep % 2 ? mask : NULL, y, n, NULL),
                              SKIT_ENONFINITE);
             for (size_t i = 0; i < n * dv; i++) ck_assert(y[i] == 7.0);
             x[at] = keep;
         }
         v[8] = v[9] = 1e308; /* one block's sum overflows */
-        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
+        TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, n, NULL));
         v[8] = v[9] = 0.5;
         for (size_t i = 0; i < n * d; i++) {
             q[i] *= 1e200;
             k[i] *= 1e200;
         }
-        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
         skit_attention_stats st;
-        TU_EXPECT_OK(skit_attention_plan_stats(plan, &st));
+        TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, n, &st));
         ck_assert_uint_le(st.refined[0], 16 * 3);
         for (size_t i = 0; i < n * d; i++) {
             q[i] *= 1e-200;
@@ -627,13 +627,13 @@ START_TEST(test_mra_shift_invariance)
         o.scale = 0.6;
         skit_attention_plan *plan;
         TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
-        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y0, n));
+        TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y0, n, NULL));
         skit_attention_plan_destroy(plan);
         const double biases[] = {-30.0, 25.0};
         for (size_t b = 0; b < 2; b++) {
             o.shift_bias = biases[b];
             TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
-            TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y1, n));
+            TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y1, n, NULL));
             skit_attention_plan_destroy(plan);
             ck_assert_msg(tu_rel_error(y1, y0, n * dv) < 1e-12, "method %d bias %g", method,
                           biases[b]);
@@ -654,11 +654,11 @@ START_TEST(test_mra_shift_invariance)
             q[i + d * n] = 0.0;
             k[i + d * n] = 1.0;
         }
-        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y0, n));
+        TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y0, n, NULL));
         /* constant over each query block of 16: MRA's coarse logits are block
          * means, so per-token shifts inside a block are not an invariance */
         for (size_t i = 0; i < n; i++) q[i + d * n] = (double)(((i / 16) * 37) % 11) * 40.0 / 0.6;
-        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y1, n));
+        TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y1, n, NULL));
         skit_attention_plan_destroy(plan);
         ck_assert_msg(tu_rel_error(y1, y0, n * dv) < 1e-11, "method %d row shift", method);
     }
@@ -683,7 +683,7 @@ START_TEST(test_mra_30x_logit_scale_finite)
             o.blocks_per_row[0] = bpr;
             skit_attention_plan *plan;
             TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
-            TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
+            TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, n, NULL));
             for (size_t i = 0; i < n * dv; i++) ck_assert(isfinite(y[i]));
             if (bpr == 8) ck_assert(tu_rel_error(y, ref, n * dv) < 1e-10);
             skit_attention_plan_destroy(plan);
@@ -705,13 +705,12 @@ START_TEST(test_mra_stats_and_memory)
     skit_attention_plan *plan;
     TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
     skit_attention_stats st;
-    TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
-    TU_EXPECT_OK(skit_attention_plan_stats(plan, &st));
+    TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, n, &st));
     ck_assert_uint_eq(st.levels, 2);
     ck_assert_uint_eq(st.refined[0], 16); /* 8 block rows x 2 */
     ck_assert(fabs(st.entries - (64.0 + 16.0 * 1024.0)) < 1e-9);
-    ck_assert(skit_attention_plan_memory(plan) > 0);
-    ck_assert(skit_attention_plan_memory(NULL) == 0);
+    ck_assert(skit_attention_plan_bytes(plan) > 0);
+    ck_assert(skit_attention_plan_bytes(NULL) == 0);
     skit_attention_plan_destroy(plan);
     skit_attention_plan_destroy(NULL);
     skit_free(q); skit_free(k); skit_free(v); skit_free(y);
@@ -872,9 +871,8 @@ START_TEST(test_bigbird_pattern)
         o.random_blocks = r;
         skit_attention_plan *plan;
         TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
-        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, ref, n));
         skit_attention_stats st;
-        TU_EXPECT_OK(skit_attention_plan_stats(plan, &st));
+        TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, ref, n, &st));
         entries[r] = st.entries;
         skit_attention_plan_destroy(plan);
     }
@@ -894,7 +892,7 @@ static double plan_error(int method, size_t rank, uint64_t seed, size_t n, size_
     o.seed = seed;
     skit_attention_plan *plan;
     TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
-    TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, out, n));
+    TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, out, n, NULL));
     skit_attention_plan_destroy(plan);
     double err;
     TU_EXPECT_OK(skit_attention_relative_error(n, dv, out, n, ref, n, &err));
@@ -961,7 +959,7 @@ START_TEST(test_budget_needed)
         o.rank = needed[t];
         skit_attention_plan *plan;
         TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
-        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
+        TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, n, NULL));
         skit_attention_plan_destroy(plan);
         double err;
         TU_EXPECT_OK(skit_attention_relative_error(n, dv, y, n, ref, n, &err));
@@ -978,7 +976,7 @@ START_TEST(test_budget_needed)
         o.nonzeros = needed[t];
         skit_attention_plan *plan;
         TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
-        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n));
+        TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, n, NULL));
         skit_attention_plan_destroy(plan);
         double err;
         TU_EXPECT_OK(skit_attention_relative_error(n, dv, y, n, ref, n, &err));
@@ -1131,9 +1129,8 @@ START_TEST(test_options_set_budget_matches_tool)
         TU_EXPECT_OK(skit_attention_options_set_budget(&o, n, 0.2, NULL));
         skit_attention_plan *plan;
         TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, d, &o));
-        TU_EXPECT_OK(skit_attention_execute(plan, q, n, k, n, q, n, NULL, y, n));
         skit_attention_stats stats;
-        TU_EXPECT_OK(skit_attention_plan_stats(plan, &stats));
+        TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, q, n, NULL, y, n, &stats));
         skit_attention_plan_destroy(plan);
         ck_assert_msg(stats.work_fraction >= 0.2 - 0.5 / (double)(n * n) &&
                           stats.work_fraction < 0.2 + 2.0 * (double)n / (double)(n * n),
@@ -1564,15 +1561,23 @@ START_TEST(test_config_errors)
     /* execute */
     o.blocks_per_row[0] = 2;
     TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
-    TU_EXPECT_STATUS(skit_attention_execute(NULL, q, n, k, n, v, n, NULL, y, n), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_attention_execute(plan, q, n, NULL, n, v, n, NULL, y, n), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, 5), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_plan_execute(NULL, q, n, k, n, v, n, NULL, y, n, NULL),
+                     SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_execute(plan, q, n, NULL, n, v, n, NULL, y, n, NULL),
+                     SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, 5, NULL),
+                     SKIT_ESHAPE);
     k[3] = NAN;
-    TU_EXPECT_STATUS(skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, n, NULL),
+                     SKIT_ENONFINITE);
     k[3] = 0;
-    skit_attention_stats st;
-    TU_EXPECT_STATUS(skit_attention_plan_stats(plan, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_attention_plan_stats(NULL, &st), SKIT_EINVAL);
+    /* stats are optional, and a failed call leaves them as they were */
+    skit_attention_stats st = {.entries = -1};
+    TU_EXPECT_STATUS(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, 5, &st),
+                     SKIT_ESHAPE);
+    ck_assert(st.entries == -1);
+    TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, n, &st));
+    ck_assert(st.entries > 0 && st.levels == 2);
     skit_attention_plan_destroy(plan);
 
     /* coarse logits */

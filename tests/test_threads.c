@@ -217,6 +217,44 @@ START_TEST(test_ski_plans_two_threads)
 }
 END_TEST
 
+/* ---- attention plans: concurrent calls run on copies of the plan -------------- */
+
+typedef struct attention_case {
+    const skit_attention_plan *plan;
+    size_t n, d;
+} attention_case;
+
+/* x holds Q, K and V (n x d each) one after another */
+static int run_attention(const void *arg, const double *x, double *y)
+{
+    const attention_case *c = arg;
+    const size_t n = c->n, block = n * c->d;
+    skit_attention_stats stats;
+    int status = skit_attention_plan_execute(c->plan, x, n, x + block, n, x + 2 * block, n, NULL, y,
+                                             n, &stats);
+    if (status == SKIT_OK && !(stats.entries > 0)) status = SKIT_EINVAL;
+    return status;
+}
+
+START_TEST(test_attention_plans_two_threads)
+{
+    const size_t n = 512, d = 16;
+    const skit_attention_method methods[] = {SKIT_ATTENTION_EXACT,       SKIT_ATTENTION_MRA2,
+                                             SKIT_ATTENTION_MRA2_SPARSE, SKIT_ATTENTION_NYSTROM,
+                                             SKIT_ATTENTION_PERFORMER,   SKIT_ATTENTION_BIGBIRD};
+    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+        skit_attention_options o;
+        skit_attention_options_init(&o, methods[k]);
+        skit_attention_plan *plan = NULL;
+        TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, d, &o));
+        attention_case c = {plan, n, d};
+        check_two_threads(run_attention, &c, 3 * n * d, n * d,
+                          skit_attention_method_name(methods[k]));
+        skit_attention_plan_destroy(plan);
+    }
+}
+END_TEST
+
 static Suite *suite_threads(void)
 {
     Suite *s = suite_create("threads");
@@ -226,6 +264,7 @@ static Suite *suite_threads(void)
     tcase_add_test(plans, test_fdtno_plan_two_threads);
     tcase_add_test(plans, test_tno_plans_two_threads);
     tcase_add_test(plans, test_ski_plans_two_threads);
+    tcase_add_test(plans, test_attention_plans_two_threads);
     suite_add_tcase(s, plans);
     return s;
 }

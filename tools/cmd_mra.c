@@ -601,16 +601,16 @@ static int sweep_row(const options *o, cli_table *t, const sweep_point *p, int m
     if (st == SKIT_OK) st = skit_attention_plan_create(&plan, n, d, dv, &mo);
     if (st != SKIT_OK) return cli_library_error(st);
     double best = INFINITY, best_cpu = INFINITY;
+    skit_attention_stats stats;
     for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
         double c0 = cpu_seconds(), s0 = skit_clock_seconds();
-        st = skit_attention_execute(plan, in->q, n, in->k, n, in->v, n, NULL, p->yh, n);
+        st =
+            skit_attention_plan_execute(plan, in->q, n, in->k, n, in->v, n, NULL, p->yh, n, &stats);
         double dt = skit_clock_seconds() - s0, dc = cpu_seconds() - c0;
         if (dt < best) best = dt;
         if (dc < best_cpu) best_cpu = dc;
     }
-    skit_attention_stats stats;
-    skit_attention_plan_stats(plan, &stats);
-    size_t bytes = skit_attention_plan_memory(plan);
+    size_t bytes = skit_attention_plan_bytes(plan);
     skit_attention_plan_destroy(plan);
     if (st != SKIT_OK) return cli_library_error(st);
     double err;
@@ -787,7 +787,9 @@ static int haar_method_error(const options *o, const haar_work *w, int method, d
     mo.scale = w->scale;
     skit_attention_plan *plan = NULL;
     if (st == SKIT_OK) st = skit_attention_plan_create(&plan, n, w->d, n, &mo);
-    if (st == SKIT_OK) st = skit_attention_execute(plan, w->in->q, n, w->in->k, n, w->eye, n, NULL, w->hat, n);
+    if (st == SKIT_OK)
+        st = skit_attention_plan_execute(plan, w->in->q, n, w->in->k, n, w->eye, n, NULL, w->hat, n,
+                                         NULL);
     skit_attention_plan_destroy(plan);
     *error = frob_diff(n, w->hat, w->s);
     return st;
@@ -981,10 +983,11 @@ static int workload_mra(const options *o, cli_table *t, const inputs *in, int m,
             mo.scale = scale;
             mo.selection = o->selection ? SKIT_MRA_PER_ROW : SKIT_MRA_GLOBAL;
             skit_attention_plan *plan;
-            st = skit_attention_plan_create(&plan, n, in->d, in->dv, &mo);
-            if (st == SKIT_OK) st = skit_attention_execute(plan, in->q, n, in->k, n, in->v, n, NULL, yh, n);
             skit_attention_stats stats;
-            if (st == SKIT_OK) skit_attention_plan_stats(plan, &stats);
+            st = skit_attention_plan_create(&plan, n, in->d, in->dv, &mo);
+            if (st == SKIT_OK)
+                st = skit_attention_plan_execute(plan, in->q, n, in->k, n, in->v, n, NULL, yh, n,
+                                                 &stats);
             skit_attention_plan_destroy(plan);
             if (st != SKIT_OK) break;
             skit_attention_relative_error(n, in->dv, yh, n, y, n, &err);

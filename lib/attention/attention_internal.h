@@ -122,13 +122,16 @@ struct skit_attention_plan {
     int checks_inputs;
     size_t nblocks;
     void *blocks[ATTN_MAX_BLOCKS];
-    skit_attention_stats *stats; /* written by execute */
     void *impl;
-    int (*execute)(const skit_attention_plan *plan, const double *q, size_t ldq,
-                   const double *k, size_t ldk, const double *v, size_t ldv,
-                   const unsigned char *mask, double *y, size_t ldy);
+    /* y and what the call did (stats, never NULL) */
+    int (*execute)(const skit_attention_plan *plan, const double *q, size_t ldq, const double *k,
+                   size_t ldk, const double *v, size_t ldv, const unsigned char *mask, double *y,
+                   size_t ldy, skit_attention_stats *stats);
     /* NULL, or frees what impl holds outside the plan's blocks (device plans) */
     void (*release)(skit_attention_plan *plan);
+    /* the plan a caller holds: instances for concurrent executes (plan.c);
+     * NULL in those instances themselves */
+    struct attn_pool *pool;
 };
 
 /* Allocation owned by the plan (freed by destroy, counted in its memory);

@@ -42,11 +42,11 @@ static void zero_masked_rows(size_t n, size_t dv, const unsigned char *mask, dou
             if (!mask[i]) y[i + c * ldy] = 0.0;
 }
 
-static void set_stats(const skit_attention_plan *plan, double entries)
+static void set_stats(const skit_attention_plan *plan, skit_attention_stats *stats, double entries)
 {
-    memset(plan->stats, 0, sizeof *plan->stats);
-    plan->stats->entries = entries;
-    plan->stats->work_fraction = entries / ((double)plan->n * (double)plan->n);
+    memset(stats, 0, sizeof *stats);
+    stats->entries = entries;
+    stats->work_fraction = entries / ((double)plan->n * (double)plan->n);
 }
 
 static int check_square_size(size_t n, const char *method)
@@ -79,7 +79,8 @@ static lapack_int gesdd_lwork(size_t n)
 
 static int lowrank_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                            const double *k, size_t ldk, const double *v, size_t ldv,
-                           const unsigned char *mask, double *y, size_t ldy)
+                           const unsigned char *mask, double *y, size_t ldy,
+                           skit_attention_stats *stats)
 {
     const lowrank_impl *im = plan->impl;
     size_t n = plan->n, dv = plan->dv, r = plan->o.rank;
@@ -98,7 +99,7 @@ static int lowrank_execute(const skit_attention_plan *plan, const double *q, siz
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)dv, (int)r, 1.0, im->u,
                 (int)n, im->w, (int)r, 0.0, y, (int)ldy);
     zero_masked_rows(n, dv, mask, y, ldy);
-    set_stats(plan, (double)n * (double)n);
+    set_stats(plan, stats, (double)n * (double)n);
     return SKIT_OK;
 }
 
@@ -137,7 +138,8 @@ typedef struct topk_impl {
 
 static int topk_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                         const double *k, size_t ldk, const double *v, size_t ldv,
-                        const unsigned char *mask, double *y, size_t ldy)
+                        const unsigned char *mask, double *y, size_t ldy,
+                        skit_attention_stats *stats)
 {
     const topk_impl *im = plan->impl;
     size_t n = plan->n, nn = n * n;
@@ -149,7 +151,7 @@ static int topk_execute(const skit_attention_plan *plan, const double *q, size_t
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)plan->dv, (int)n, 1.0,
                 im->kept, (int)n, v, (int)ldv, 0.0, y, (int)ldy);
     zero_masked_rows(n, plan->dv, mask, y, ldy);
-    set_stats(plan, (double)im->keep);
+    set_stats(plan, stats, (double)im->keep);
     return SKIT_OK;
 }
 
@@ -271,7 +273,8 @@ static int nystrom_pinv(const nystrom_impl *im, size_t iterations)
 
 static int nystrom_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                            const double *k, size_t ldk, const double *v, size_t ldv,
-                           const unsigned char *mask, double *y, size_t ldy)
+                           const unsigned char *mask, double *y, size_t ldy,
+                           skit_attention_stats *stats)
 {
     const nystrom_impl *im = plan->impl;
     size_t n = plan->n, d = plan->d, dv = plan->dv, m = im->m;
@@ -297,7 +300,7 @@ static int nystrom_execute(const skit_attention_plan *plan, const double *q, siz
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)dv, (int)m, 1.0, im->f,
                 (int)n, im->w, (int)m, 0.0, y, (int)ldy);
     zero_masked_rows(n, dv, mask, y, ldy);
-    set_stats(plan, 2.0 * (double)n * (double)m + (double)m * (double)m);
+    set_stats(plan, stats, 2.0 * (double)n * (double)m + (double)m * (double)m);
     return SKIT_OK;
 }
 
@@ -357,7 +360,8 @@ typedef struct linformer_impl {
 
 static int linformer_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                              const double *k, size_t ldk, const double *v, size_t ldv,
-                             const unsigned char *mask, double *y, size_t ldy)
+                             const unsigned char *mask, double *y, size_t ldy,
+                             skit_attention_stats *stats)
 {
     const linformer_impl *im = plan->impl;
     size_t n = plan->n, d = plan->d, dv = plan->dv, kp = im->kp;
@@ -395,7 +399,7 @@ static int linformer_execute(const skit_attention_plan *plan, const double *q, s
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)dv, (int)kp, 1.0,
                 im->logits, (int)n, im->vproj, (int)kp, 0.0, y, (int)ldy);
     zero_masked_rows(n, dv, mask, y, ldy);
-    set_stats(plan, 2.0 * (double)n * (double)kp);
+    set_stats(plan, stats, 2.0 * (double)n * (double)kp);
     return SKIT_OK;
 }
 
@@ -449,7 +453,8 @@ typedef struct performer_impl {
 
 static int performer_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                              const double *k, size_t ldk, const double *v, size_t ldv,
-                             const unsigned char *mask, double *y, size_t ldy)
+                             const unsigned char *mask, double *y, size_t ldy,
+                             skit_attention_stats *stats)
 {
     const performer_impl *im = plan->impl;
     size_t n = plan->n, d = plan->d, dv = plan->dv, m = im->m;
@@ -496,7 +501,7 @@ static int performer_execute(const skit_attention_plan *plan, const double *q, s
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)dv, (int)m, 1.0, im->hq,
                 (int)n, im->kv, (int)m, 0.0, y, (int)ldy);
     attn_normalise(n, dv, y, ldy, im->den, mask, y, ldy);
-    set_stats(plan, 2.0 * (double)n * (double)m);
+    set_stats(plan, stats, 2.0 * (double)n * (double)m);
     return SKIT_OK;
 }
 

@@ -33,26 +33,26 @@ static void release_mra(skit_attention_plan *p)
     p->impl = NULL;
 }
 
-static int execute_exact(const skit_attention_plan *p, const double *q, size_t ldq,
-                         const double *k, size_t ldk, const double *v, size_t ldv,
-                         const unsigned char *mask, double *y, size_t ldy)
+static int execute_exact(const skit_attention_plan *p, const double *q, size_t ldq, const double *k,
+                         size_t ldk, const double *v, size_t ldv, const unsigned char *mask,
+                         double *y, size_t ldy, skit_attention_stats *stats)
 {
     /* a padding mask of self-attention masks both the keys and the rows */
     SKIT_TRY(skit_cuda_attention_execute_masked(p->impl, p->scale, q, ldq, k, ldk, v, ldv, mask,
                                                 mask, y, ldy));
-    p->stats->entries = (double)p->n * (double)p->n;
-    p->stats->work_fraction = 1.0;
-    p->stats->levels = 0;
+    stats->entries = (double)p->n * (double)p->n;
+    stats->work_fraction = 1.0;
+    stats->levels = 0;
     return SKIT_OK;
 }
 
-static int execute_mra(const skit_attention_plan *p, const double *q, size_t ldq,
-                       const double *k, size_t ldk, const double *v, size_t ldv,
-                       const unsigned char *mask, double *y, size_t ldy)
+static int execute_mra(const skit_attention_plan *p, const double *q, size_t ldq, const double *k,
+                       size_t ldk, const double *v, size_t ldv, const unsigned char *mask,
+                       double *y, size_t ldy, skit_attention_stats *stats)
 {
     const skit_cuda_mra_plan *mp = p->impl;
     SKIT_TRY(skit_cuda_mra_execute(mp, q, ldq, k, ldk, v, ldv, mask, y, ldy));
-    skit_attention_stats *st = p->stats;
+    skit_attention_stats *st = stats;
     size_t b = skit_cuda_mra_plan_block(mp), rows = p->n / b, nref = skit_cuda_mra_plan_refined(mp);
     memset(st, 0, sizeof *st);
     st->levels = 2;

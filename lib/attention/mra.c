@@ -686,7 +686,8 @@ static int all_finite(const double *a, size_t count)
 
 static int mra_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                        const double *k, size_t ldk, const double *v, size_t ldv,
-                       const unsigned char *mask, double *y, size_t ldy)
+                       const unsigned char *mask, double *y, size_t ldy,
+                       skit_attention_stats *stats)
 {
     mra_impl *im = plan->impl;
     size_t n = plan->n, d = plan->d, dv = plan->dv, L = im->L;
@@ -748,7 +749,7 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
     fine_sweep(plan, &s, im, mask, y, ldy);
 
     /* 5. statistics */
-    skit_attention_stats *st = plan->stats;
+    skit_attention_stats *st = stats;
     memset(st, 0, sizeof *st);
     st->levels = L;
     double entries = (double)r0 * (double)r0;

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "attention/attention_internal.h"
@@ -78,7 +79,20 @@ void *attn_plan_alloc(skit_attention_plan *plan, size_t count, size_t size)
     return p;
 }
 
-void skit_attention_plan_destroy(skit_attention_plan *plan)
+/* Executes write the plan's scratch and statistics, so a plan lends
+ * itself to one execute at a time; a concurrent call takes an idle copy
+ * (an instance made from the same options: the seeded projections and
+ * patterns come out the same), creating one the first time it is needed.
+ * Instances live until the plan is destroyed. */
+typedef struct attn_pool {
+    pthread_mutex_t lock;
+    int plan_busy;
+    skit_attention_plan **instances; /* count of them, cap allocated */
+    unsigned char *busy;
+    size_t count, cap;
+} attn_pool;
+
+static void destroy_instance(skit_attention_plan *plan)
 {
     if (!plan) return;
     if (plan->release) plan->release(plan);
@@ -86,17 +100,86 @@ void skit_attention_plan_destroy(skit_attention_plan *plan)
     skit_free(plan);
 }
 
-size_t skit_attention_plan_memory(const skit_attention_plan *plan)
+void skit_attention_plan_destroy(skit_attention_plan *plan)
 {
-    return plan ? plan->bytes + sizeof *plan : 0;
+    if (!plan) return;
+    attn_pool *pool = plan->pool;
+    if (pool) {
+        for (size_t i = 0; i < pool->count; i++)
+            destroy_instance(pool->instances[i]);
+        skit_free(pool->instances);
+        skit_free(pool->busy);
+        pthread_mutex_destroy(&pool->lock);
+        skit_free(pool);
+    }
+    destroy_instance(plan);
 }
 
-int skit_attention_plan_stats(const skit_attention_plan *plan, skit_attention_stats *stats)
+static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t dv,
+                          const skit_attention_options *o);
+
+/* The instance this call runs on: the plan itself if idle, else an idle
+ * or new copy (the error of its create if one cannot be made). */
+static int take_instance(const skit_attention_plan *plan, skit_attention_plan **taken)
 {
-    SKIT_REQUIRE_PTR(plan);
-    SKIT_REQUIRE_PTR(stats);
-    *stats = *plan->stats;
+    attn_pool *pool = plan->pool;
+    skit_attention_plan *inst = NULL;
+    pthread_mutex_lock(&pool->lock);
+    if (!pool->plan_busy) {
+        pool->plan_busy = 1;
+        inst = (skit_attention_plan *)plan; /* writes only the scratch it owns */
+    }
+    for (size_t i = 0; !inst && i < pool->count; i++)
+        if (!pool->busy[i]) {
+            pool->busy[i] = 1;
+            inst = pool->instances[i];
+        }
+    pthread_mutex_unlock(&pool->lock);
+    *taken = inst;
+    if (inst) return SKIT_OK;
+    SKIT_TRY(build_instance(&inst, plan->n, plan->d, plan->dv, &plan->o));
+    pthread_mutex_lock(&pool->lock);
+    if (pool->count == pool->cap) {
+        size_t cap = pool->cap ? 2 * pool->cap : 2;
+        skit_attention_plan **all = skit_malloc(cap, sizeof *all);
+        unsigned char *busy = skit_malloc(cap, 1);
+        if (!all || !busy) {
+            skit_free(all);
+            skit_free(busy);
+            pthread_mutex_unlock(&pool->lock);
+            destroy_instance(inst);
+            return SKIT_ENOMEM;
+        }
+        if (pool->count) {
+            memcpy(all, pool->instances, pool->count * sizeof *all);
+            memcpy(busy, pool->busy, pool->count);
+        }
+        skit_free(pool->instances);
+        skit_free(pool->busy);
+        pool->instances = all;
+        pool->busy = busy;
+        pool->cap = cap;
+    }
+    pool->instances[pool->count] = inst;
+    pool->busy[pool->count++] = 1;
+    pthread_mutex_unlock(&pool->lock);
+    *taken = inst;
     return SKIT_OK;
+}
+
+static void give_instance(const skit_attention_plan *plan, const skit_attention_plan *inst)
+{
+    attn_pool *pool = plan->pool;
+    pthread_mutex_lock(&pool->lock);
+    if (inst == plan) pool->plan_busy = 0;
+    for (size_t i = 0; i < pool->count; i++)
+        if (pool->instances[i] == inst) pool->busy[i] = 0;
+    pthread_mutex_unlock(&pool->lock);
+}
+
+size_t skit_attention_plan_bytes(const skit_attention_plan *plan)
+{
+    return plan ? plan->bytes + sizeof *plan : 0;
 }
 
 int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, size_t dv,
@@ -105,6 +188,24 @@ int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, s
     SKIT_REQUIRE_PTR(plan);
     *plan = NULL;
     SKIT_REQUIRE_PTR(o);
+    skit_attention_plan *p = NULL;
+    SKIT_TRY(build_instance(&p, n, d, dv, o));
+    attn_pool *pool = skit_calloc(1, sizeof *pool);
+    if (!pool || pthread_mutex_init(&pool->lock, NULL) != 0) {
+        skit_free(pool);
+        destroy_instance(p);
+        return pool ? SKIT_ERROR(SKIT_ENOMEM, "attention plan: no mutex") : SKIT_ENOMEM;
+    }
+    p->pool = pool;
+    *plan = p;
+    return SKIT_OK;
+}
+
+/* The plan proper: validation, the method's constructor. */
+static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t dv,
+                          const skit_attention_options *o)
+{
+    *plan = NULL;
     if ((int)o->method < 0 || o->method >= SKIT_ATTENTION_METHOD_COUNT)
         return SKIT_ERROR(SKIT_EINVAL, "method = %d unknown: need 0 <= method < %d",
                           (int)o->method, SKIT_ATTENTION_METHOD_COUNT);
@@ -130,10 +231,7 @@ int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, s
     p->threads = attn_max_threads();
     if (p->threads < 1) p->threads = 1;
     int status = SKIT_OK;
-    p->stats = attn_plan_alloc(p, 1, sizeof *p->stats);
-    if (!p->stats) status = p->alloc_status;
-    else memset(p->stats, 0, sizeof *p->stats);
-    if (status == SKIT_OK && o->device == SKIT_DEVICE_CUDA) {
+    if (o->device == SKIT_DEVICE_CUDA) {
         status = attn_device_create(p);
     } else if (status == SKIT_OK) {
         switch (o->method) {
@@ -151,16 +249,17 @@ int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, s
         }
     }
     if (status != SKIT_OK) {
-        skit_attention_plan_destroy(p);
+        destroy_instance(p);
         return status;
     }
     *plan = p;
     return SKIT_OK;
 }
 
-int skit_attention_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
-                           const double *k, size_t ldk, const double *v, size_t ldv,
-                           const unsigned char *mask, double *y, size_t ldy)
+int skit_attention_plan_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
+                                const double *k, size_t ldk, const double *v, size_t ldv,
+                                const unsigned char *mask, double *y, size_t ldy,
+                                skit_attention_stats *stats)
 {
     SKIT_REQUIRE_PTR(plan);
     if (plan->checks_inputs) {
@@ -171,7 +270,15 @@ int skit_attention_execute(const skit_attention_plan *plan, const double *q, siz
         SKIT_TRY(attn_check_v(plan->n, plan->dv, v, ldv));
     }
     SKIT_TRY(attn_check_out(plan->n, plan->dv, y, ldy, "y"));
-    return plan->execute(plan, q, ldq, k, ldk, v, ldv, mask, y, ldy);
+    if (!plan->pool)
+        return SKIT_ERROR(SKIT_EINVAL, "plan is not one skit_attention_plan_create made");
+    skit_attention_plan *inst;
+    SKIT_TRY(take_instance(plan, &inst));
+    skit_attention_stats done = {0};
+    int status = inst->execute(inst, q, ldq, k, ldk, v, ldv, mask, y, ldy, &done);
+    if (status == SKIT_OK && stats) *stats = done;
+    give_instance(plan, inst);
+    return status;
 }
 
 /* ---- methods that are one sweep ------------------------------------------ */
@@ -188,7 +295,8 @@ typedef struct sweep_impl {
 
 static int sweep_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                          const double *k, size_t ldk, const double *v, size_t ldv,
-                         const unsigned char *mask, double *y, size_t ldy)
+                         const unsigned char *mask, double *y, size_t ldy,
+                         skit_attention_stats *stats)
 {
     const sweep_impl *im = plan->impl;
     size_t n = plan->n;
@@ -202,9 +310,9 @@ static int sweep_execute(const skit_attention_plan *plan, const double *q, size_
                     .threads = plan->threads, .parallel = im->parallel};
     attn_sweep_run(&s);
     attn_normalise(n, plan->dv, y, ldy, im->den, mask, y, ldy);
-    plan->stats->entries = im->entries;
-    plan->stats->work_fraction = im->entries / ((double)n * (double)n);
-    plan->stats->levels = 0;
+    stats->entries = im->entries;
+    stats->work_fraction = im->entries / ((double)n * (double)n);
+    stats->levels = 0;
     return SKIT_OK;
 }
 

@@ -166,7 +166,7 @@ void skit_attention_options_init(skit_attention_options *options, skit_attention
 typedef struct skit_attention_plan skit_attention_plan;
 
 /* Plan one method for n tokens, head dimension d and value dimension dv.
- * All scratch is allocated here (execute allocates nothing); random
+ * All scratch is allocated here (an execute alone allocates nothing); random
  * projections, features and BigBird's pattern are drawn here from the seed.
  * MRA needs O(n (d + dv) + (n/s_0)^2 + budget * s^2) memory where budget
  * counts refined squares and s their side; lowrank and topk need O(n^2)
@@ -181,24 +181,11 @@ typedef struct skit_attention_plan skit_attention_plan;
  * mra2, mra2s, or MRA with more than two levels; or no GPU here, with the
  * message "cuda: not built" / "cuda: no device (...)"); SKIT_EINVAL also
  * for an unknown device. The memory of a device plan
- * (skit_attention_plan_memory) includes the device memory it holds. */
+ * (skit_attention_plan_bytes) includes the device memory it holds. */
 int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, size_t dv,
                                const skit_attention_options *options);
 
-/* Y = approximation of softmax(scale Q K^T) V. Arrays as in
- * skit_attention_exact (mask: NULL or n bytes). Allocates nothing; uses the
- * plan's scratch, so one plan must not be executed from two threads at
- * once (create one plan per thread). OpenMP inside.
- * Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (ld < n), SKIT_ENONFINITE (NaN/Inf
- * in q, k or v), SKIT_ELIBRARY (an SVD did not converge). */
-int skit_attention_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
-                           const double *k, size_t ldk, const double *v, size_t ldv,
-                           const unsigned char *mask, double *y, size_t ldy);
-
-/* Bytes of memory the plan owns (its scratch included). 0 for NULL. */
-size_t skit_attention_plan_memory(const skit_attention_plan *plan);
-
-/* What the last execute did (zeros before the first). */
+/* What an execute did. */
 typedef struct skit_attention_stats {
     /* Attention-matrix entries evaluated: logits of the coarse squares and of
      * every exact entry (MRA), the entries of the sparsity pattern (window,
@@ -210,8 +197,24 @@ typedef struct skit_attention_stats {
     size_t levels;                       /* MRA: number of levels */
 } skit_attention_stats;
 
-/* Errors: SKIT_EINVAL (NULL). */
-int skit_attention_plan_stats(const skit_attention_plan *plan, skit_attention_stats *stats);
+/* Y = approximation of softmax(scale Q K^T) V. Arrays as in
+ * skit_attention_exact (mask: NULL or n bytes). stats: NULL, or receives
+ * what this call did. OpenMP inside. Thread-safe: the plan serves one call
+ * at a time with its own scratch, and a concurrent call runs on a copy of
+ * the plan made from the same options (the seeded projections and patterns
+ * come out the same; made by the first call that needs it, kept until
+ * destroy, so it can fail as create does). A call alone allocates nothing.
+ * Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (ld < n), SKIT_ENONFINITE (NaN/Inf
+ * in q, k or v), SKIT_ELIBRARY (an SVD did not converge); a concurrent call
+ * that needs a new copy also create's errors (SKIT_ENOMEM, SKIT_ETOOBIG). */
+int skit_attention_plan_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
+                                const double *k, size_t ldk, const double *v, size_t ldv,
+                                const unsigned char *mask, double *y, size_t ldy,
+                                skit_attention_stats *stats);
+
+/* Bytes of memory the plan owns (its scratch included; not the copies
+ * concurrent executes made). 0 for NULL. */
+size_t skit_attention_plan_bytes(const skit_attention_plan *plan);
 
 void skit_attention_plan_destroy(skit_attention_plan *plan);
 

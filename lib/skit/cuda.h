@@ -243,7 +243,7 @@ int skit_cuda_mra_plan_create(skit_cuda_mra_plan **plan, size_t n, size_t d, siz
                               const skit_attention_options *options,
                               skit_cuda_precision precision);
 
-/* Host arrays of doubles (layout of skit_attention_execute: Q, K n x d,
+/* Host arrays of doubles (layout of skit_attention_plan_execute: Q, K n x d,
  * V n x dv, Y n x dv, column-major; mask NULL or n host bytes), including
  * the transfers. Blocking.
  * Errors: SKIT_EINVAL (NULL, Y overlapping an input), SKIT_ESHAPE (ld < n),

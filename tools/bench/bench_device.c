@@ -357,7 +357,7 @@ typedef struct mra_ctx {
 static void mra_cpu(void *p)
 {
     mra_ctx *c = p;
-    skit_attention_execute(c->cpu, c->q, c->n, c->k, c->n, c->v, c->n, NULL, c->y, c->n);
+    skit_attention_plan_execute(c->cpu, c->q, c->n, c->k, c->n, c->v, c->n, NULL, c->y, c->n, NULL);
 }
 
 static int mra_gpu_resident(void *p)
@@ -397,7 +397,8 @@ static int bench_mra_size(const options *o, size_t n, skit_rng *rng, result rows
         skit_rng_fill_normal(rng, v, n * d);
         status = skit_attention_plan_create(&cpu, n, d, d, &mo);
     }
-    if (status == SKIT_OK) status = skit_attention_execute(cpu, q, n, k, n, v, n, NULL, y_cpu, n);
+    if (status == SKIT_OK)
+        status = skit_attention_plan_execute(cpu, q, n, k, n, v, n, NULL, y_cpu, n, NULL);
     if (status == SKIT_OK && o->device[0]) {
         cli_progress("mra n = %zu: cpu", n);
         mra_ctx c = {cpu, NULL, q, k, v, y_gpu, NULL, NULL, NULL, NULL, n};

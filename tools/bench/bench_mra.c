@@ -51,7 +51,8 @@ typedef struct bench_ctx {
 static void run_plan(void *p)
 {
     bench_ctx *c = p;
-    skit_attention_execute(c->plan, c->q, c->n, c->k, c->n, c->v, c->n, NULL, c->y, c->n);
+    skit_attention_plan_execute(c->plan, c->q, c->n, c->k, c->n, c->v, c->n, NULL, c->y, c->n,
+                                NULL);
 }
 
 typedef struct row {
@@ -80,7 +81,7 @@ static int time_method(int method, size_t n, const options *o, const double *q, 
     if (st == SKIT_OK) st = skit_attention_plan_create(&plan, n, d, d, &mo);
     if (st != SKIT_OK) return cli_library_error(st);
     bench_ctx c = {plan, q, k, v, y, n};
-    st = skit_attention_execute(plan, q, n, k, n, v, n, NULL, y, n); /* check once */
+    st = skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, n, NULL); /* check once */
     if (st != SKIT_OK) {
         skit_attention_plan_destroy(plan);
         return cli_library_error(st);
@@ -90,7 +91,7 @@ static int time_method(int method, size_t n, const options *o, const double *q, 
     out->n = n;
     out->d = d;
     out->bpr = method == SKIT_ATTENTION_EXACT ? 0 : mo.blocks_per_row[0];
-    out->plan_bytes = skit_attention_plan_memory(plan);
+    out->plan_bytes = skit_attention_plan_bytes(plan);
     out->rss = skit_memory_peak_rss();
     skit_attention_plan_destroy(plan);
     return CLI_OK;
