@@ -64,6 +64,13 @@ typedef enum skit_causality {
     SKIT_CAUSAL = 1         /* lower triangular: y_i depends on x_0..x_i only */
 } skit_causality;
 
+/* Where a plan runs (the device field of the plans' options; skit/device.h
+ * has the functions that name and check devices). */
+typedef enum skit_device {
+    SKIT_DEVICE_CPU = 0, /* the default (0, so zeroed options run on the CPU) */
+    SKIT_DEVICE_CUDA = 1 /* the CUDA backend (skit/cuda.h), float64 arithmetic */
+} skit_device;
+
 /* Short description of a status code ("parameter out of range", ...). */
 const char *skit_strerror(int status);
 

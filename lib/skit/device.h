@@ -1,8 +1,8 @@
 /* skit/device.h — where a plan runs: on the CPU (every build) or on a CUDA
  * GPU (builds with CUDA, on machines with a device). The options of the
- * attention plans (skit/attention.h) and token-mixing plans (skit/tno.h)
- * carry a skit_device; the same create / execute / destroy calls then run on
- * the chosen backend. The CUDA backend itself is skit/cuda.h.
+ * Toeplitz plans (skit/toeplitz.h), attention plans (skit/attention.h) and
+ * token-mixing plans (skit/tno.h) carry a skit_device; the same create / execute / destroy calls
+ * then run on the chosen backend. The CUDA backend itself is skit/cuda.h.
  *
  * libskit links no CUDA library, so CPU-only use never needs the CUDA
  * runtime. A build with CUDA installs the backend as a plugin,
@@ -25,10 +25,7 @@
 
 SKIT_BEGIN_DECLS
 
-typedef enum skit_device {
-    SKIT_DEVICE_CPU = 0, /* the default (0, so zeroed options run on the CPU) */
-    SKIT_DEVICE_CUDA = 1 /* the CUDA backend (skit/cuda.h), float64 arithmetic */
-} skit_device;
+/* skit_device itself is in skit/core.h, beside the other shared enums. */
 
 /* "cpu", "cuda"; NULL for an unknown value. */
 const char *skit_device_name(int device);

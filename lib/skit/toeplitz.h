@@ -14,7 +14,6 @@
 #define SKIT_TOEPLITZ_H
 
 #include "skit/core.h"
-#include "skit/device.h"
 #include "skit/fft.h"
 
 SKIT_BEGIN_DECLS

@@ -18,31 +18,10 @@
 
 #include "tno/tno_internal.h"
 
-/* The inner loops run over contiguous channels (or tokens); restrict and
- * omp simd let them vectorise at -O2. */
-void tno_vmul_add(size_t len, const double *restrict a, const double *restrict b, double *restrict y)
-{
-#pragma omp simd
-    for (size_t c = 0; c < len; c++) y[c] += a[c] * b[c];
-}
-
-void tno_vaxpy(size_t len, double alpha, const double *restrict x, double *restrict y)
-{
-#pragma omp simd
-    for (size_t c = 0; c < len; c++) y[c] += alpha * x[c];
-}
-
-static void vscale(size_t len, double alpha, const double *restrict x, double *restrict y)
+static inline void vscale(size_t len, double alpha, const double *restrict x, double *restrict y)
 {
 #pragma omp simd
     for (size_t c = 0; c < len; c++) y[c] = alpha * x[c];
-}
-
-void tno_vmul_axpy(size_t len, double alpha, const double *restrict a, const double *restrict b,
-                   double *restrict y)
-{
-#pragma omp simd
-    for (size_t c = 0; c < len; c++) y[c] += alpha * a[c] * b[c];
 }
 
 /* ---- parameters and the matrices A_c --------------------------------------- */
@@ -316,7 +295,8 @@ static void bidirectional_rows(const skit_tno_plan *p, const double *X, double *
     const skit_interp_weights *W = s->W;
     const size_t n = p->n, d = p->d, r = s->r, width = W->width, chunk = s->chunk;
     const long chunks = (long)((d + chunk - 1) / chunk);
-    double *U = work, *V = U + r * d, *ut = V + r * d, *vt = ut + r * d;
+    const size_t rd = tno_region(r * d);
+    double *U = work, *V = U + rd, *ut = V + rd, *vt = ut + rd;
     /* U = W^T X, r x d: each chunk of channels owns its columns */
 #pragma omp parallel for schedule(static) if (n * d >= 16384)
     for (long ch = 0; ch < chunks; ch++) {
@@ -352,7 +332,7 @@ static void bidirectional_channels(const skit_tno_plan *p, const double *X, doub
 {
     const tno_ski *s = p->op;
     const size_t n = p->n, d = p->d, r = s->r;
-    double *u = work, *v = u + r * d;
+    double *u = work, *v = u + tno_region(r * d);
     skit_interp_apply_transpose(s->W, d, X, n, u, r);
     skit_toeplitz_plan_execute(s->toeplitz, u, r, v, r, NULL);
     skit_interp_apply(s->W, d, v, r, Y, n);
@@ -376,7 +356,7 @@ static void execute(const skit_tno_plan *p, const double *x, double *y, double *
 static size_t workspace_doubles(const skit_tno_plan *p)
 {
     const tno_ski *s = p->op;
-    return (p->opt.layout == SKIT_TNO_ROWS ? 4 : 2) * s->r * p->d;
+    return (p->opt.layout == SKIT_TNO_ROWS ? 4 : 2) * tno_region(s->r * p->d);
 }
 
 static int create(skit_tno_plan *p, const double *params)

@@ -204,7 +204,7 @@ static int blocked(const skit_tno_plan *p)
 static void execute(const skit_tno_plan *p, const double *x, double *y, double *work)
 {
     const tno_ski *s = p->op;
-    const size_t block = p->n * p->d, gw = s->groups * s->W->width * p->d;
+    const size_t block = p->n * p->d, gw = tno_region(s->groups * s->W->width * p->d);
     const int rows = p->opt.layout == SKIT_TNO_ROWS;
     for (size_t b = 0; b < p->batch; b++) {
         const double *xb = x + b * block;
@@ -222,7 +222,7 @@ static size_t workspace_doubles(const skit_tno_plan *p)
 {
     const tno_ski *s = p->op;
     if (!blocked(p)) return s->r * p->d;
-    return (2 * s->groups + 1) * s->W->width * p->d;
+    return 2 * tno_region(s->groups * s->W->width * p->d) + s->W->width * p->d;
 }
 
 /* consecutive tokens that share a stencil form a group */
