@@ -247,48 +247,60 @@ static int write_report(const char *out_dir, int quick)
     return CLI_OK;
 }
 
-int cmd_reproduce(int argc, char **argv)
+typedef struct reproduce_options {
+    const char *out, *only;
+    size_t shard_index, shard_count;
+    int merge, quick, list;
+} reproduce_options;
+
+/* --shard I/N */
+static int parse_shard(const char *arg, reproduce_options *o)
+{
+    const char *slash = strchr(arg, '/');
+    char first[32];
+    if (!slash || (size_t)(slash - arg) >= sizeof first)
+        return cli_usage_error("--shard: expected I/N with 1 <= I <= N, got '%s'", arg);
+    snprintf(first, sizeof first, "%.*s", (int)(slash - arg), arg);
+    if (cli_parse_size("--shard N", slash + 1, 1, 1000, &o->shard_count) != CLI_OK ||
+        cli_parse_size("--shard I", first, 1, o->shard_count, &o->shard_index) != CLI_OK)
+        return CLI_USAGE;
+    return CLI_OK;
+}
+
+/* CLI_OK, CLI_USAGE, or -1 after --help */
+static int parse_options(int argc, char **argv, reproduce_options *o)
 {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},       {"out", required_argument, NULL, 'O'},
         {"only", required_argument, NULL, 'y'}, {"shard", required_argument, NULL, 's'},
         {"merge", no_argument, NULL, 'm'},      {"quick", no_argument, NULL, 'q'},
         {"list", no_argument, NULL, 'l'},       {NULL, 0, NULL, 0}};
-    const char *out = NULL, *only = NULL;
-    size_t shard_index = 1, shard_count = 1;
-    int merge = 0, quick = 0, list = 0, opt;
+    *o = (reproduce_options){.shard_index = 1, .shard_count = 1};
+    int opt;
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {
         case 'h':
             fputs(usage, stdout);
-            return CLI_OK;
+            return -1;
         case 'O':
-            out = optarg;
+            o->out = optarg;
             break;
         case 'y':
-            only = optarg;
+            o->only = optarg;
             break;
-        case 's': {
-            const char *slash = strchr(optarg, '/');
-            char first[32];
-            if (!slash || (size_t)(slash - optarg) >= sizeof first)
-                return cli_usage_error("--shard: expected I/N with 1 <= I <= N, got '%s'", optarg);
-            snprintf(first, sizeof first, "%.*s", (int)(slash - optarg), optarg);
-            if (cli_parse_size("--shard N", slash + 1, 1, 1000, &shard_count) != CLI_OK ||
-                cli_parse_size("--shard I", first, 1, shard_count, &shard_index) != CLI_OK)
-                return CLI_USAGE;
+        case 's':
+            if (parse_shard(optarg, o) != CLI_OK) return CLI_USAGE;
             break;
-        }
         case 'm':
-            merge = 1;
+            o->merge = 1;
             break;
         case 'q':
-            quick = 1;
+            o->quick = 1;
             break;
         case 'l':
-            list = 1;
+            o->list = 1;
             break;
         default:
             return cli_usage_error("unknown option '%s' (see 'skit reproduce --help')",
@@ -296,12 +308,95 @@ int cmd_reproduce(int argc, char **argv)
         }
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    return CLI_OK;
+}
 
-    char out_dir[4096], exp_dir[4096], self[4096];
+static int selected_experiment(const reproduce_options *o, const char *file, size_t i)
+{
+    char name[256];
+    stem(file, name, sizeof name);
+    return selected_by_only(o->only, name) && i % o->shard_count == o->shard_index - 1;
+}
+
+static void free_names(char **names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+}
+
+/* The output tree, and the environment the experiment scripts read. */
+static int prepare_output(const char *out_dir, int quick, char *abs_out, size_t size)
+{
+    const char *subdirs[] = {"", "/data", "/figures", "/claims", "/notes", "/logs"};
+    for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s%s", out_dir, subdirs[i]);
+        if (make_dir(p) != 0)
+            return cli_usage_error("--out: cannot create directory %s: %s", p, strerror(errno));
+    }
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return cli_failure("cannot locate the skit binary");
+    self[len] = '\0';
+    if (!realpath(out_dir, abs_out)) snprintf(abs_out, size, "%s", out_dir);
+    setenv("SKIT", self, 1);
+    setenv("SKIT_OUT", abs_out, 1);
+    setenv("SKIT_DATADIR", cli_datadir(), 1);
+    setenv("SKIT_QUICK", quick ? "1" : "0", 1);
+    char marker[4200];
+    snprintf(marker, sizeof marker, "%s/claims/.quick", abs_out);
+    if (quick) {
+        FILE *m = fopen(marker, "w");
+        if (m) fclose(m);
+    } else {
+        unlink(marker);
+    }
+    return CLI_OK;
+}
+
+/* One experiment script; a failure is recorded as a claim row so that the
+ * report cannot hide it. Returns 1 if it failed. */
+static int run_experiment(const char *exp_dir, const char *file, const char *abs_out, size_t run,
+                          size_t selected)
+{
+    char name[256], script[4400], log_path[4400];
+    stem(file, name, sizeof name);
+    snprintf(script, sizeof script, "%s/%s", exp_dir, file);
+    snprintf(log_path, sizeof log_path, "%s/logs/%s.log", abs_out, name);
+    fprintf(stderr, "[%zu/%zu] %-32s ...", run, selected, name);
+    fflush(stderr);
+    double t0 = skit_clock_seconds();
+    int rc = run_script(script, log_path);
+    double dt = skit_clock_seconds() - t0;
+    if (rc == 0) {
+        fprintf(stderr, " done (%.1f s)\n", dt);
+        return 0;
+    }
+    fprintf(stderr, " FAILED (exit %d, %.1f s; see %s)\n", rc, dt, log_path);
+    char claims[4400];
+    snprintf(claims, sizeof claims, "%s/claims/%s.tsv", abs_out, name);
+    FILE *c = fopen(claims, "w");
+    if (c) {
+        fprintf(c,
+                "script\texperiment script ran to completion\texit status %d after %.1f s "
+                "(logs/%s.log)\terror\t-\n",
+                rc, dt, name);
+        fclose(c);
+    }
+    return 1;
+}
+
+int cmd_reproduce(int argc, char **argv)
+{
+    reproduce_options o;
+    int status = parse_options(argc, argv, &o);
+    if (status != CLI_OK) return status < 0 ? CLI_OK : status;
+
+    char out_dir[4096], exp_dir[4096], abs_out[4096];
     /* an installed skit's data directory is no place for output */
     const char *source = cli_source_tree();
-    if (out)
-        snprintf(out_dir, sizeof out_dir, "%s", out);
+    if (o.out)
+        snprintf(out_dir, sizeof out_dir, "%s", o.out);
     else if (source)
         snprintf(out_dir, sizeof out_dir, "%s/paper_figures", source);
     else
@@ -309,107 +404,44 @@ int cmd_reproduce(int argc, char **argv)
     snprintf(exp_dir, sizeof exp_dir, "%s/experiments", cli_datadir());
 
     char *names[MAX_EXPERIMENTS];
-    size_t count = 0;
-    if (!merge || list) {
-        if (list_experiments(exp_dir, names, &count) != CLI_OK) return CLI_USAGE;
-    }
-    if (list) {
-        for (size_t i = 0; i < count; i++) {
+    size_t count = 0, selected = 0;
+    if ((!o.merge || o.list) && list_experiments(exp_dir, names, &count) != CLI_OK)
+        return CLI_USAGE;
+    if (o.list) {
+        for (size_t i = 0; i < count; i++)
             printf("%s\n", names[i]);
-            free(names[i]);
-        }
+        free_names(names, count);
         return CLI_OK;
     }
-    size_t run = 0, failed = 0, selected = 0;
-    if (!merge) {
-        for (size_t i = 0; i < count; i++) {
-            char name[256];
-            stem(names[i], name, sizeof name);
-            if (selected_by_only(only, name) && i % shard_count == shard_index - 1) selected++;
-        }
-        if (selected == 0) {
-            for (size_t i = 0; i < count; i++)
-                free(names[i]);
-            return cli_usage_error("--only/--shard: no experiment selected (see --list)");
-        }
-    }
     /* --merge only reads what the shards wrote: it creates nothing */
-    if (merge) return write_report(out_dir, quick);
-    const char *subdirs[] = {"", "/data", "/figures", "/claims", "/notes", "/logs"};
-    for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
-        char p[4200];
-        snprintf(p, sizeof p, "%s%s", out_dir, subdirs[i]);
-        if (make_dir(p) != 0) {
-            for (size_t k = 0; k < count; k++)
-                free(names[k]);
-            return cli_usage_error("--out: cannot create directory %s: %s", p, strerror(errno));
-        }
+    if (o.merge) return write_report(out_dir, o.quick);
+    for (size_t i = 0; i < count; i++)
+        selected += (size_t)selected_experiment(&o, names[i], i);
+    if (selected == 0) {
+        free_names(names, count);
+        return cli_usage_error("--only/--shard: no experiment selected (see --list)");
     }
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) return cli_failure("cannot locate the skit binary");
-    self[len] = '\0';
-    char abs_out[4096];
-    if (!realpath(out_dir, abs_out)) snprintf(abs_out, sizeof abs_out, "%s", out_dir);
-    setenv("SKIT", self, 1);
-    setenv("SKIT_OUT", abs_out, 1);
-    setenv("SKIT_DATADIR", cli_datadir(), 1);
-    setenv("SKIT_QUICK", quick ? "1" : "0", 1);
-    {
-        char marker[4200];
-        snprintf(marker, sizeof marker, "%s/claims/.quick", abs_out);
-        if (quick) {
-            FILE *m = fopen(marker, "w");
-            if (m) fclose(m);
-        } else {
-            unlink(marker);
-        }
+    status = prepare_output(out_dir, o.quick, abs_out, sizeof abs_out);
+    if (status != CLI_OK) {
+        free_names(names, count);
+        return status;
     }
-
+    size_t run = 0, failed = 0;
     double t_all = skit_clock_seconds();
-    for (size_t i = 0; i < count; i++) {
-        char name[256], script[4400], log_path[4400];
-        stem(names[i], name, sizeof name);
-        if (!selected_by_only(only, name) || i % shard_count != shard_index - 1) {
-            free(names[i]);
-            continue;
-        }
-        snprintf(script, sizeof script, "%s/%s", exp_dir, names[i]);
-        snprintf(log_path, sizeof log_path, "%s/logs/%s.log", abs_out, name);
-        run++;
-        fprintf(stderr, "[%zu/%zu] %-32s ...", run, selected, name);
-        fflush(stderr);
-        double t0 = skit_clock_seconds();
-        int rc = run_script(script, log_path);
-        double dt = skit_clock_seconds() - t0;
-        if (rc != 0) {
-            failed++;
-            fprintf(stderr, " FAILED (exit %d, %.1f s; see %s)\n", rc, dt, log_path);
-            /* record the failure as a claim row so the report cannot hide it */
-            char claims[4400];
-            snprintf(claims, sizeof claims, "%s/claims/%s.tsv", abs_out, name);
-            FILE *c = fopen(claims, "w");
-            if (c) {
-                fprintf(c,
-                        "script\texperiment script ran to completion\texit status %d after %.1f s "
-                        "(logs/%s.log)\terror\t-\n",
-                        rc, dt, name);
-                fclose(c);
-            }
-        } else {
-            fprintf(stderr, " done (%.1f s)\n", dt);
-        }
-        free(names[i]);
-    }
+    for (size_t i = 0; i < count; i++)
+        if (selected_experiment(&o, names[i], i))
+            failed += (size_t)run_experiment(exp_dir, names[i], abs_out, ++run, selected);
+    free_names(names, count);
     fprintf(stderr, "%zu experiments in %.1f s, %zu failed\n", run, skit_clock_seconds() - t_all,
             failed);
-    if (shard_count == 1) {
-        int rc = write_report(abs_out, quick);
+    if (o.shard_count == 1) {
+        int rc = write_report(abs_out, o.quick);
         if (rc != CLI_OK) return rc;
         fprintf(stderr, "report: %s/REPORT.md\n", abs_out);
     } else {
         fprintf(stderr,
                 "shard %zu/%zu done; run 'skit reproduce --out %s --merge' after all shards\n",
-                shard_index, shard_count, out_dir);
+                o.shard_index, o.shard_count, out_dir);
     }
     return failed ? CLI_FAILED : CLI_OK;
 }
