@@ -74,8 +74,10 @@ size_t skit_circulant_length(const skit_circulant *e) { return e->N; }
 size_t skit_circulant_frequencies(const skit_circulant *e) { return e->half; }
 size_t skit_circulant_spectra_ld(const skit_circulant *e) { return 2 * e->half; }
 size_t skit_circulant_basis_rows(const skit_circulant *e) { return e->basis_rows; }
-double *skit_circulant_spectra(skit_circulant *e) { return e->spectra; }
-const double *skit_circulant_spectra_const(const skit_circulant *e) { return e->spectra; }
+double *skit_circulant_spectra(skit_circulant *e)
+{
+    return e->spectra;
+}
 double *skit_circulant_basis(skit_circulant *e) { return e->basis; }
 size_t skit_circulant_bytes(const skit_circulant *e) { return e ? e->bytes : 0; }
 

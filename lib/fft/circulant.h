@@ -64,7 +64,6 @@ size_t skit_circulant_frequencies(const skit_circulant *engine); /* N/2 + 1 */
 size_t skit_circulant_spectra_ld(const skit_circulant *engine);  /* 2 (N/2 + 1) */
 size_t skit_circulant_basis_rows(const skit_circulant *engine);
 double *skit_circulant_spectra(skit_circulant *engine);
-const double *skit_circulant_spectra_const(const skit_circulant *engine);
 double *skit_circulant_basis(skit_circulant *engine);
 /* Bytes the engine holds (spectra, basis, the struct; no workspace). */
 size_t skit_circulant_bytes(const skit_circulant *engine);

@@ -258,7 +258,8 @@ void skit_tno_plan_describe(const skit_tno_plan *plan, char *text, size_t size);
  * give 0 at negative lags. TNO with a ReLU RPE evaluates it anew in the
  * plan's scratch (the sweep).
  * Errors: SKIT_EINVAL (NULL), SKIT_EUNSUPPORTED (SKI-TNO: W A W^T is not
- * Toeplitz; use skit_tno_plan_dense), SKIT_ENOMEM (FD needs an N x d buffer). */
+ * Toeplitz; use skit_tno_plan_dense), SKIT_ENOMEM (FD: a buffer, only while an
+ * execute holds the plan's workspace). */
 int skit_tno_plan_coeffs(skit_tno_plan *plan, double *coeffs);
 
 /* The same in the TNN reference code's FFT layout, length exactly 2n per

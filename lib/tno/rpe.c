@@ -237,6 +237,15 @@ int tno_rpe_check_rows(const tno_rpe *r, size_t d, double limit, const char *wha
 
 /* ---- create / destroy ----------------------------------------------------- */
 
+void tno_add_terms(const size_t (*terms)[2], size_t count, size_t *doubles, int *overflow)
+{
+    for (size_t i = 0; i < count; i++) {
+        size_t v;
+        if (skit_size_mul(terms[i][0], terms[i][1], &v) || skit_size_add(*doubles, v, doubles))
+            *overflow = 1;
+    }
+}
+
 void tno_rpe_estimate(const skit_tno_plan *p, size_t cols, size_t outputs, size_t *doubles,
                       int *overflow)
 {
@@ -245,10 +254,7 @@ void tno_rpe_estimate(const skit_tno_plan *p, size_t cols, size_t outputs, size_
                           {outputs, h + 1},                              /* [W b] */
                           {threads, 1024 * (h + 1)},                     /* feature workspaces */
                           {threads, outputs * (p->opt.rpe_layers + 36)}}; /* the sweep's basis, maxima */
-    for (int i = 0; i < 4; i++) {
-        size_t v;
-        if (skit_size_mul(terms[i][0], terms[i][1], &v) || skit_size_add(*doubles, v, doubles)) *overflow = 1;
-    }
+    tno_add_terms(terms, 4, doubles, overflow);
 }
 
 int tno_rpe_create(tno_rpe *r, const skit_tno_plan *p, const double *params, size_t cols,

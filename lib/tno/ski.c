@@ -166,10 +166,7 @@ void tno_ski_estimate_common(const skit_tno_plan *p, size_t *doubles, int *overf
                           {9 * r, d},                    /* workspace: u, v, ut, vt, s or groups */
                           {L / 2 + 1, 2 * d},            /* A's spectra */
                           {(size_t)p->threads, 2 * L + 16}};
-    for (int i = 0; i < 6; i++) {
-        size_t v;
-        if (skit_size_mul(terms[i][0], terms[i][1], &v) || skit_size_add(*doubles, v, doubles)) *overflow = 1;
-    }
+    tno_add_terms(terms, 6, doubles, overflow);
 }
 
 size_t tno_ski_bytes(const skit_tno_plan *p)

@@ -146,26 +146,27 @@ static int estimate(const skit_tno_plan *p, size_t *doubles)
     tno_rpe_estimate(p, L / 2 + 1, out, doubles, &overflow);
     size_t terms[2][2] = {{L / 2 + 1, 2 * (d + h + 1)},     /* spectra, Hilbert basis */
                           {(size_t)p->threads, 9 * L + 32}}; /* FFT buffers */
-    for (int i = 0; i < 2; i++) {
-        size_t v;
-        if (skit_size_mul(terms[i][0], terms[i][1], &v) || skit_size_add(*doubles, v, doubles)) overflow = 1;
-    }
+    tno_add_terms(terms, 2, doubles, &overflow);
     return overflow ? SKIT_EOVERFLOW : SKIT_OK;
 }
 
 /* The Toeplitz form of the circular product: lag l at l mod N (the causal
  * plan's negative lags are zero up to rounding, and set to 0). */
+/* The engine's buffers, then room for one kernel (coeffs below): device
+ * plans take the Toeplitz form at every update, which allocates nothing. */
+static size_t workspace_doubles(const skit_tno_plan *p)
+{
+    const tno_spectral *s = p->op;
+    return tno_spectral_workspace(p) + tno_round8(skit_circulant_length(s->engine));
+}
+
 static int coeffs(const skit_tno_plan *p, double *out)
 {
     const tno_spectral *s = p->op;
     const size_t n = p->n, d = p->d, per = 2 * n - 1, N = skit_circulant_length(s->engine);
-    double *k = skit_malloc(N, sizeof(double));
-    double *work = skit_malloc(skit_circulant_workspace_doubles(s->engine, 0), sizeof(double));
-    if (!k || !work) {
-        skit_free(k);
-        skit_free(work);
-        return SKIT_ENOMEM;
-    }
+    double *work = skit_workspace_take(p->workspace);
+    if (!work) return SKIT_ENOMEM;
+    double *k = work + tno_spectral_workspace(p);
     for (size_t c = 0; c < d; c++) {
         skit_circulant_kernel(s->engine, c, k, work);
         double *t = out + c * per;
@@ -175,8 +176,7 @@ static int coeffs(const skit_tno_plan *p, double *out)
             else t[q] = k[lag < 0 ? N - (size_t)(-lag) : (size_t)lag];
         }
     }
-    skit_free(k);
-    skit_free(work);
+    skit_workspace_give(p->workspace, work);
     return SKIT_OK;
 }
 
@@ -206,7 +206,7 @@ const tno_ops tno_fd_ops = {
     .put_parameters = tno_spectral_put_parameters,
     .update = update,
     .eval_rpe = tno_spectral_eval_rpe,
-    .workspace_doubles = tno_spectral_workspace,
+    .workspace_doubles = workspace_doubles,
     .execute = tno_spectral_execute,
     .coeffs = coeffs,
     .bytes = bytes,

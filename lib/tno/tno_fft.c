@@ -187,10 +187,7 @@ static int estimate(const skit_tno_plan *p, size_t *doubles)
     size_t terms[3][2] = {{L / 2 + 1, 2 * (d + h + 1)},         /* spectra, pushdown basis */
                           {(size_t)p->threads, 9 * L + 32},      /* FFT buffers */
                           {L + 8, d}};                           /* coefficients or kernels */
-    for (int i = 0; i < 3; i++) {
-        size_t v;
-        if (skit_size_mul(terms[i][0], terms[i][1], &v) || skit_size_add(*doubles, v, doubles)) overflow = 1;
-    }
+    tno_add_terms(terms, 3, doubles, &overflow);
     return overflow ? SKIT_EOVERFLOW : SKIT_OK;
 }
 

@@ -103,6 +103,9 @@ int tno_rpe_create(tno_rpe *rpe, const skit_tno_plan *p, const double *params, s
                    size_t outputs);
 void tno_rpe_destroy(tno_rpe *rpe);
 size_t tno_rpe_bytes(const tno_rpe *rpe);
+/* doubles += sum of rows x cols over count terms; *overflow = 1 if a
+ * product or the sum overflows (the operators' memory estimates) */
+void tno_add_terms(const size_t (*terms)[2], size_t count, size_t *doubles, int *overflow);
 /* the doubles tno_rpe_create allocates for cols columns and outputs rows */
 void tno_rpe_estimate(const skit_tno_plan *p, size_t cols, size_t outputs, size_t *doubles,
                       int *overflow);
