@@ -128,14 +128,39 @@ awk -v n=$n -v s=$s 'BEGIN { srand(s); for (k = -(n - 1); k < n; k++) printf "%.
 expect_ok toeplitz solve --coeffs "$D/g.tsv" --b "$D/b.tsv" -o "$D/xg.npy"
 expect_ok toeplitz matvec --coeffs "$D/g.tsv" --x "$D/xg.npy" --method dense -o "$D/bg.tsv"
 expect_close "$D/bg.tsv" "$D/b.hdr" 1e-12 "general solve residual"
-# breakdown: t_0 = 0 makes the 1 x 1 leading minor singular -> exit 1, no file
-printf '1\n1\n0\n1\n1\n' > "$D/sing.tsv"
+# t_0 = 0 breaks the recursion at order 1, but T is nonsingular: the dense
+# LU fallback answers, and the header says so
+printf '1\n1\n0\n1\n1\n' > "$D/brk.tsv"
 printf '1\n2\n3\n' > "$D/b3.tsv"
-rm -f "$TMP"/out.*
-"$SKIT" toeplitz solve --coeffs "$D/sing.tsv" --b "$D/b3.tsv" -o "$TMP/out.tsv" 2>"$TMP/stderr"
-rc=$?
-if [ $rc -eq 1 ] && [ "$(wc -l < "$TMP/stderr")" -eq 1 ] && grep -q singular "$TMP/stderr" && [ ! -e "$TMP/out.tsv" ]; then pass
-else fail "breakdown: exit $rc, stderr '$(cat "$TMP/stderr")'"; fi
+expect_ok toeplitz solve --coeffs "$D/brk.tsv" --b "$D/b3.tsv" -o "$D/xb.tsv"
+grep -q '^# solver: dense LU' "$D/xb.tsv" && grep -q '^# backward error' "$D/xb.tsv" &&
+  grep -q '^# condition estimate' "$D/xb.tsv" || fail "dense fallback header: $(grep '^#' "$D/xb.tsv")"
+data_rows "$D/xb.tsv" > "$D/xb.rows"
+expect_ok toeplitz matvec --coeffs "$D/brk.tsv" --x "$D/xb.rows" --method dense -o "$D/bb.tsv"
+( echo b; cat "$D/b3.tsv" ) > "$D/b3.hdr"
+expect_close "$D/bb.tsv" "$D/b3.hdr" 1e-14 "dense fallback residual"
+# n = 8, cond(T) ~ 5.7, t_0 = 1e-12: Levinson alone was off by 1.8e-4 with
+# exit 0; now refined to full accuracy (x from LAPACK dgesv, 17 digits)
+printf '%s\n' 0.3 -0.2 0.5 0.1 -0.4 0.6 0.9 1e-12 0.8 -0.7 0.5 0.2 -0.3 0.4 0.1 > "$D/t0.tsv"
+printf '%s\n' 1 2 3 4 5 6 7 8 > "$D/b8.tsv"
+{ echo x; printf '%s\n' 9.7313330943052812 1.8666515667543471 -4.5360582960576146 0.94011664666243178 \
+  4.8834494114361222 -0.10142226280903231 2.7733061950314108 8.4490755182602655; } > "$D/x8.ref"
+expect_ok toeplitz solve --coeffs "$D/t0.tsv" --b "$D/b8.tsv" -o "$D/x8.tsv"
+expect_close "$D/x8.tsv" "$D/x8.ref" 1e-13 "tiny leading minor: refined answer"
+grep -q '^# solver: Levinson + iterative refinement' "$D/x8.tsv" || fail "t_0 = 1e-12: $(grep '^# solver' "$D/x8.tsv")"
+# singular T (all ones) and a Gaussian kernel singular to working precision
+# (cond ~ 1e17): exit 1, one line, no file
+printf '1\n1\n1\n1\n1\n' > "$D/sing.tsv"
+awk 'BEGIN { for (k = -63; k < 64; k++) printf "%.17g\n", exp(-0.5 * (k / 4) ^ 2) }' > "$D/gauss.tsv"
+awk 'BEGIN { for (k = 0; k < 64; k++) print k % 3 }' > "$D/b64.tsv"
+for c in "sing.tsv b3.tsv singular" "gauss.tsv b64.tsv singular.to.working.precision"; do
+  set -- $c
+  rm -f "$TMP"/out.*
+  "$SKIT" toeplitz solve --coeffs "$D/$1" --b "$D/$2" -o "$TMP/out.npy" 2>"$TMP/stderr"
+  rc=$?
+  if [ $rc -eq 1 ] && [ "$(wc -l < "$TMP/stderr")" -eq 1 ] && grep -q "$3" "$TMP/stderr" && [ ! -e "$TMP/out.npy" ]; then pass
+  else fail "$1: exit $rc, stderr '$(cat "$TMP/stderr")'"; fi
+done
 # not positive definite with --spd -> exit 1
 printf '1\n2\n0\n' > "$D/notpd.tsv"
 "$SKIT" toeplitz solve --coeffs "$D/notpd.tsv" --b "$D/b3.tsv" --spd -o "$TMP/out.tsv" 2>"$TMP/stderr"

@@ -109,25 +109,81 @@ void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan);
 
 /* ---- solves (T3) ------------------------------------------------------ */
 
+/* Every solve checks its answer. After the O(n^2) Levinson recursion it
+ * computes the normwise backward error of each column (Rigal–Gaches)
+ *     eta_j = ||b_j - T x_j||_inf / (||T||_inf ||x_j||_inf + ||b_j||_inf)
+ * and holds max_j eta_j to SKIT_TOEPLITZ_SOLVE_TOLERANCE(n). Levinson is
+ * not backward stable for every matrix (a small leading minor makes it
+ * unstable even when T is well conditioned), so when the bound is missed
+ * the solve refines the answer (x += T^{-1} r, computed by Levinson, up
+ * to SKIT_TOEPLITZ_SOLVE_REFINEMENTS steps) and, if that fails or the
+ * recursion broke down, solves the dense system by LAPACK's dgesv (LU
+ * with partial pivoting) when n <= SKIT_TOEPLITZ_SOLVE_DENSE_MAX. If no
+ * method meets the bound the solve fails with SKIT_EBREAKDOWN, naming the
+ * backward error it reached, and X is untouched: a returned X always
+ * meets the bound. Backward error bounds the forward error only through
+ * the condition number: ||x - x*|| / ||x*|| <~ 2 cond(T) eta; ask for
+ * skit_toeplitz_solve_with_info for the condition estimate. */
+#define SKIT_TOEPLITZ_SOLVE_TOLERANCE(n) (32.0 * (double)(n) * 2.220446049250313e-16)
+#define SKIT_TOEPLITZ_SOLVE_REFINEMENTS 3
+#define SKIT_TOEPLITZ_SOLVE_DENSE_MAX 4096
+
+/* Which method produced a solve's answer. */
+typedef enum skit_toeplitz_solver {
+    SKIT_TOEPLITZ_SOLVER_LEVINSON = 0, /* the recursion alone (the fast path) */
+    SKIT_TOEPLITZ_SOLVER_REFINED = 1,  /* the recursion + iterative refinement */
+    SKIT_TOEPLITZ_SOLVER_DENSE_LU = 2  /* LAPACK dgesv on the dense matrix */
+} skit_toeplitz_solver;
+
+/* What a solve measured about its answer. */
+typedef struct skit_toeplitz_solve_info {
+    skit_toeplitz_solver solver;  /* the method of the returned X */
+    int refinement_steps;         /* refinement steps taken (0 on the fast path) */
+    int levinson_completed;       /* 0 when the recursion broke down */
+    double levinson_backward_error; /* before refinement; NaN if broken down */
+    double backward_error;        /* max_j eta_j of the returned X (see above) */
+    double tolerance;             /* the bound it was held to */
+    double rcond;                 /* estimate of 1 / (||T||_1 ||T^{-1}||_1):
+                                     LAPACK's 1-norm estimator (dlacn2) with
+                                     solves by the returned method, or dgecon */
+} skit_toeplitz_solve_info;
+
 /* Levinson–Durbin for a symmetric positive-definite Toeplitz system
  * T X = B, T(i, j) = t[|i-j|], t has n entries (first column).
  * B is n x nrhs (ldb >= n), X is n x nrhs (ldx >= n); X may alias B.
+ * Checked as described above.
  * Errors: SKIT_ENOTPD if a leading minor is not (numerically) positive:
- *         pivot <= n eps sum_k |t_k| (see lib/toeplitz/levinson.c); X is
- *         untouched on every error, never NaN.
+ *         pivot <= n eps sum_k |t_k| (see lib/toeplitz/levinson.c);
+ *         SKIT_EBREAKDOWN when no method meets the backward-error bound;
+ *         X is untouched on every error, never NaN.
  *         SKIT_EDOM (n or nrhs = 0), SKIT_EINVAL (NULL), SKIT_ESHAPE (ldb or
  *         ldx < n), SKIT_ENONFINITE (t or B), SKIT_EOVERFLOW, SKIT_ETOOBIG,
- *         SKIT_ENOMEM. */
+ *         SKIT_ENOMEM, SKIT_ELIBRARY (LAPACK failed). */
 int skit_toeplitz_solve_spd(size_t n, const double *t, size_t nrhs, const double *B,
                             size_t ldb, double *X, size_t ldx);
 
 /* General (nonsymmetric) Toeplitz solve T X = B by the Levinson–Trench
- * recursion, n x n, coeffs as above (2n-1 entries, causality ignored).
- * Errors: SKIT_EBREAKDOWN when a leading principal minor is (numerically)
- * singular: its pivot |delta_k| <= n eps sum_k |t_k| (t_0 = 0 included) —
- * X is left untouched, never NaN; others as for the SPD solve. */
+ * recursion, n x n, coeffs as above (2n-1 entries, causality ignored),
+ * checked as described above. A (numerically) singular leading minor,
+ * |pivot| <= n eps sum_k |t_k|, breaks the recursion: the solve then
+ * falls back to the dense LU.
+ * Errors: SKIT_EBREAKDOWN when T is singular (an exact zero pivot in the
+ *         LU) or no method meets the backward-error bound (n above
+ *         SKIT_TOEPLITZ_SOLVE_DENSE_MAX and Levinson failed) — X is left
+ *         untouched, never NaN; others as for the SPD solve. */
 int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const double *B,
                         size_t ldb, double *X, size_t ldx);
+
+/* The same two solves, also filling *info (not NULL) with the method, the
+ * backward errors and a condition estimate. The estimate costs a few more
+ * solves with T and T^T (about 4 single right-hand-side solves). On error
+ * *info holds what was measured before the failure. */
+int skit_toeplitz_solve_spd_with_info(size_t n, const double *t, size_t nrhs, const double *B,
+                                 size_t ldb, double *X, size_t ldx,
+                                 skit_toeplitz_solve_info *info);
+int skit_toeplitz_solve_with_info(size_t n, const double *coeffs, size_t nrhs,
+                                     const double *B, size_t ldb, double *X, size_t ldx,
+                                     skit_toeplitz_solve_info *info);
 
 SKIT_END_DECLS
 #endif

@@ -1,6 +1,9 @@
-/* levinson.c — O(n^2) Toeplitz solves: Levinson–Durbin for symmetric
- * positive-definite matrices and the nonsymmetric Levinson recursion with
- * forward and backward vectors (Trench / Zohar).
+/* levinson.c — the O(n^2) Levinson recursions: Levinson–Durbin for
+ * symmetric positive-definite matrices and the nonsymmetric recursion with
+ * forward and backward vectors (Trench / Zohar). They run in place on a
+ * scratch copy of the right-hand sides and report failure quietly (no
+ * error raised): the driver in solve.c checks every answer's backward
+ * error and decides between refinement, the dense fallback and an error.
  *
  * Both recursions grow the solution of the leading k x k system one order
  * at a time. The order-updating vectors (Durbin's y, or the forward and
@@ -18,10 +21,9 @@
  * sigma_min(T_k) <= |delta_k|, a pivot with
  *     |delta_k| <= n * eps * sum_k |t_k|
  * (sum |t_k| bounds ||T||_2) certifies that T_k is singular to working
- * precision relative to the matrix's scale: the recursion stops there with
- * SKIT_ENOTPD (SPD solver, also for a non-positive pivot) or
- * SKIT_EBREAKDOWN (general solver). A non-finite intermediate (overflow of
- * the vectors) is reported the same way, so the output is never NaN. */
+ * precision relative to the matrix's scale: the recursion stops there
+ * (SPD: also at a non-positive pivot). A non-finite intermediate (overflow
+ * of the vectors) stops it the same way. */
 #include "config.h"
 
 #include <float.h>
@@ -32,7 +34,7 @@
 #endif
 
 #include "core/internal.h"
-#include "skit/toeplitz.h"
+#include "toeplitz/toeplitz_internal.h"
 #include "core/simd.h"
 
 /* The recursions are nothing but these four loops. */
@@ -101,72 +103,25 @@ static void fp_flush_end(fp_mode m)
 #endif
 }
 
-/* Arguments shared by both solvers: sizes, pointers, leading dimensions,
- * finiteness of B, and the memory for the scratch copy of B plus `extra`
- * work vectors of length n. */
-static int check_solve_args(size_t n, size_t nrhs, const double *B, size_t ldb, const double *X,
-                            size_t ldx, size_t extra)
+int toeplitz_levinson_spd(size_t n, const double *t, size_t nrhs, double *W, double *scratch,
+                          levinson_outcome *out)
 {
-    SKIT_REQUIRE_PTR(B);
-    SKIT_REQUIRE_PTR(X);
-    if (n == 0) return SKIT_ERROR(SKIT_EDOM, "n = 0 out of range: need n >= 1");
-    if (nrhs == 0) return SKIT_ERROR(SKIT_EDOM, "nrhs = 0 out of range: need nrhs >= 1");
-    if (ldb < n) return SKIT_ERROR(SKIT_ESHAPE, "ldb = %zu out of range: need ldb >= n (= %zu)", ldb, n);
-    if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu out of range: need ldx >= n (= %zu)", ldx, n);
-    size_t extent, doubles, bytes;
-    if (skit_size_mul(nrhs - 1, SKIT_MAX(ldb, ldx), &extent) != SKIT_OK ||
-        skit_size_add(extent, n, &extent) != SKIT_OK || skit_size_add(nrhs, extra, &doubles) != SKIT_OK ||
-        skit_size_mul(doubles, n, &doubles) != SKIT_OK ||
-        skit_size_mul(doubles, sizeof(double), &bytes) != SKIT_OK)
-        return SKIT_ERROR(SKIT_EOVERFLOW, "Toeplitz solve (n = %zu, nrhs = %zu) overflows size_t", n, nrhs);
-    SKIT_TRY(skit_memory_check(bytes, "Toeplitz solve workspace"));
-    return skit_check_finite_matrix(B, n, nrhs, ldb, "B");
-}
-
-/* W (n x nrhs, ld n) = B * scale */
-static void copy_scaled(size_t n, size_t nrhs, const double *B, size_t ldb, double scale, double *W)
-{
-    for (size_t j = 0; j < nrhs; j++)
-        for (size_t i = 0; i < n; i++) W[i + j * n] = B[i + j * ldb] * scale;
-}
-
-/* X = W, refusing to publish anything non-finite. */
-static int publish(size_t n, size_t nrhs, const double *W, double *X, size_t ldx, int status_if_bad)
-{
-    for (size_t i = 0; i < n * nrhs; i++)
-        if (!isfinite(W[i]))
-            return SKIT_ERROR(status_if_bad,
-                              "Toeplitz solve overflowed (solution entry %zu of right-hand side %zu "
-                              "is not finite): the matrix is too ill-conditioned",
-                              i % n, i / n);
-    for (size_t j = 0; j < nrhs; j++) memmove(X + j * ldx, W + j * n, n * sizeof *X);
-    return SKIT_OK;
-}
-
-int skit_toeplitz_solve_spd(size_t n, const double *t, size_t nrhs, const double *B, size_t ldb,
-                            double *X, size_t ldx)
-{
-    SKIT_REQUIRE_PTR(t);
-    SKIT_TRY(check_solve_args(n, nrhs, B, ldb, X, ldx, 3));
-    SKIT_TRY(skit_check_finite(t, n, "t"));
-    if (!(t[0] > 0))
-        return SKIT_ERROR(SKIT_ENOTPD, "t[0] = %g: a positive-definite Toeplitz matrix needs t[0] > 0",
-                          t[0]);
     double scale = fabs(t[0]);
     for (size_t k = 1; k < n; k++) scale += 2 * fabs(t[k]);
     /* beta below is delta_k / t_0 */
     const double tol = (double)n * DBL_EPSILON * scale / t[0];
-
-    double *W = skit_malloc(n * (nrhs + 3), sizeof(double)); /* product checked above */
-    if (!W) return SKIT_ENOMEM;
-    double *rrev = W + n * nrhs; /* rrev[i] = r[n-1-i], r = t / t_0 */
-    double *y = rrev + n;        /* Durbin vector, y[0..k) */
-    double *yr = y + n;          /* y reversed, right-aligned: yr[n-k+i] = y[k-1-i] */
+    *out = (levinson_outcome){.tolerance = tol * t[0], .pivot = t[0]};
+    if (!(t[0] > 0)) {
+        out->failed_order = 1;
+        return SKIT_ENOTPD;
+    }
+    double *rrev = scratch; /* rrev[i] = r[n-1-i], r = t / t_0 */
+    double *y = rrev + n;   /* Durbin vector, y[0..k) */
+    double *yr = y + n;     /* y reversed, right-aligned: yr[n-k+i] = y[k-1-i] */
     const double inv_t0 = 1.0 / t[0];
     for (size_t i = 0; i < n; i++) rrev[i] = flush_subnormal(t[n - 1 - i] * inv_t0);
-    copy_scaled(n, nrhs, B, ldb, inv_t0, W);
+    for (size_t i = 0; i < n * nrhs; i++) W[i] *= inv_t0;
 
-    size_t failed = 0; /* order of the first non-positive minor, 0: none */
     fp_mode mode = fp_flush_begin();
     double beta = 1.0, alpha = 0.0;
     if (n > 1) {
@@ -177,7 +132,7 @@ int skit_toeplitz_solve_spd(size_t n, const double *t, size_t nrhs, const double
     for (size_t k = 1; k < n; k++) {
         beta *= (1.0 - alpha) * (1.0 + alpha);
         if (!(beta > tol)) {
-            failed = k + 1;
+            out->failed_order = k + 1;
             break;
         }
         const double *rk = rrev + (n - 1 - k); /* r_k, r_{k-1}, ..., r_1 */
@@ -195,50 +150,33 @@ int skit_toeplitz_solve_spd(size_t n, const double *t, size_t nrhs, const double
             yr[n - k - 1] = alpha;
         }
     }
-    fp_flush_end(mode); /* before raising: the error handler is the caller's code */
-    int status;
-    if (failed)
-        status = SKIT_ERROR(SKIT_ENOTPD,
-                            "leading %zu x %zu minor of the symmetric Toeplitz matrix is not "
-                            "(numerically) positive definite: pivot %g <= %g (n eps sum|t|)",
-                            failed, failed, beta * t[0], tol * t[0]);
-    else
-        status = publish(n, nrhs, W, X, ldx, SKIT_ENOTPD);
-    skit_free(W);
-    return status;
+    fp_flush_end(mode);
+    out->pivot = beta * t[0];
+    return out->failed_order ? SKIT_ENOTPD : SKIT_OK;
 }
 
-int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const double *B, size_t ldb,
-                        double *X, size_t ldx)
+int toeplitz_levinson_general(size_t n, const double *coeffs, size_t nrhs, double *W,
+                              double *scratch, levinson_outcome *out)
 {
-    SKIT_REQUIRE_PTR(coeffs);
-    SKIT_TRY(check_solve_args(n, nrhs, B, ldb, X, ldx, 4));
-    SKIT_TRY(skit_check_finite(coeffs, 2 * n - 1, "coeffs")); /* 2n-1 <= n*(nrhs+4): no overflow */
     double scale = 0.0;
     for (size_t k = 0; k < 2 * n - 1; k++) scale += fabs(coeffs[k]);
     const double tol = (double)n * DBL_EPSILON * scale;
     const double t0 = coeffs[n - 1];
-    if (!(fabs(t0) > tol))
-        return SKIT_ERROR(SKIT_EBREAKDOWN,
-                          "leading 1 x 1 minor is (numerically) singular: t_0 = %g, |t_0| <= %g "
-                          "(n eps sum|t|); Levinson needs every leading minor nonsingular",
-                          t0, tol);
-
-    double *W = skit_malloc(n * (nrhs + 4), sizeof(double));
-    if (!W) return SKIT_ENOMEM;
-    double *tpos = W + n * nrhs; /* tpos[i] = t_{n-1-i}: tpos + n-1-k is t_k, ..., t_1 */
-    double *tneg = tpos + n;     /* tneg[j] = t_{-(j+1)} */
-    double *f = tneg + n;        /* forward vector, T_k f = e_1, left-aligned */
-    double *b = f + n;           /* backward vector, T_k b = e_k, right-aligned: b at b[n-k..n) */
+    *out = (levinson_outcome){.tolerance = tol, .pivot = t0};
+    if (!(fabs(t0) > tol)) {
+        out->failed_order = 1;
+        return SKIT_EBREAKDOWN;
+    }
+    double *tpos = scratch;  /* tpos[i] = t_{n-1-i}: tpos + n-1-k is t_k, ..., t_1 */
+    double *tneg = tpos + n; /* tneg[j] = t_{-(j+1)} */
+    double *f = tneg + n;    /* forward vector, T_k f = e_1, left-aligned */
+    double *b = f + n;       /* backward vector, T_k b = e_k, right-aligned: b at b[n-k..n) */
     for (size_t i = 0; i < n; i++) tpos[i] = flush_subnormal(coeffs[(n - 1) + (n - 1 - i)]);
     for (size_t j = 0; j + 1 < n; j++) tneg[j] = flush_subnormal(coeffs[n - 2 - j]);
-    copy_scaled(n, nrhs, B, ldb, 1.0, W);
     f[0] = 1.0 / t0;
     b[n - 1] = 1.0 / t0;
     for (size_t j = 0; j < nrhs; j++) W[j * n] /= t0;
 
-    size_t failed = 0;  /* order of the first singular minor, 0: none */
-    int overflow = 0;   /* the vectors overflowed rather than a pivot vanishing */
     fp_mode mode = fp_flush_begin();
     double delta = t0;
     for (size_t k = 1; k < n; k++) {
@@ -249,7 +187,7 @@ int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const doubl
         double den = 1.0 - ef * eb;
         delta *= den;
         if (!(fabs(delta) > tol) || !isfinite(den) || !isfinite(delta)) {
-            failed = k + 1;
+            out->failed_order = k + 1;
             break;
         }
         const double inv = 1.0 / den;
@@ -258,8 +196,8 @@ int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const doubl
         double *bk = b + (n - 1 - k); /* [0; b] and the new b, both length k+1 */
         pair_update(f, bk, -ef, -eb, inv, k + 1);
         if (!isfinite(f[0]) || !isfinite(bk[k])) {
-            failed = k + 1;
-            overflow = 1;
+            out->failed_order = k + 1;
+            out->overflow = 1;
             break;
         }
         /* T_{k+1} [x; 0] = [rhs(0..k); ex]: correct the last row with b */
@@ -270,21 +208,14 @@ int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const doubl
             w[k] = g * bk[k];
         }
     }
-    fp_flush_end(mode); /* before raising: the error handler is the caller's code */
-    int status;
-    if (failed && overflow)
-        status = SKIT_ERROR(SKIT_EBREAKDOWN,
-                            "Levinson recursion overflowed at order %zu: the leading minors are "
-                            "too ill-conditioned",
-                            failed);
-    else if (failed)
-        status = SKIT_ERROR(SKIT_EBREAKDOWN,
-                            "leading %zu x %zu minor is (numerically) singular: pivot %g, "
-                            "|pivot| <= %g (n eps sum|t|); Levinson needs every leading minor "
-                            "nonsingular",
-                            failed, failed, delta, tol);
-    else
-        status = publish(n, nrhs, W, X, ldx, SKIT_EBREAKDOWN);
-    skit_free(W);
-    return status;
+    fp_flush_end(mode);
+    out->pivot = delta;
+    if (out->failed_order) return SKIT_EBREAKDOWN;
+    for (size_t i = 0; i < n * nrhs; i++)
+        if (!isfinite(W[i])) {
+            out->failed_order = n;
+            out->overflow = 1;
+            return SKIT_EBREAKDOWN;
+        }
+    return SKIT_OK;
 }

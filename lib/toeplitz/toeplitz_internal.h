@@ -19,4 +19,23 @@ size_t toeplitz_device_fft_length(const toeplitz_device *device);
 size_t toeplitz_device_bytes(const toeplitz_device *device);
 void toeplitz_device_destroy(toeplitz_device *device);
 
+/* The raw Levinson recursions (levinson.c), used by the checked solves of
+ * solve.c. They solve T W = W in place (W: n x nrhs, ld n) and raise no
+ * error: on failure they return SKIT_ENOTPD (SPD) or SKIT_EBREAKDOWN
+ * (general) with W partly overwritten and the outcome filled in.
+ * scratch: 3n doubles (SPD: t is the first column, t[0] > 0 checked
+ * here) or 4n doubles (general: coeffs has 2n-1 entries). */
+typedef struct levinson_outcome {
+    size_t failed_order; /* order of the first (numerically) singular or
+                            non-positive leading minor; 0: completed */
+    double pivot;        /* the pivot at that order (last pivot if none) */
+    double tolerance;    /* n eps sum|t|: pivots at or below it stop */
+    int overflow;        /* stopped by overflow rather than a small pivot */
+} levinson_outcome;
+
+int toeplitz_levinson_spd(size_t n, const double *t, size_t nrhs, double *W, double *scratch,
+                          levinson_outcome *out);
+int toeplitz_levinson_general(size_t n, const double *coeffs, size_t nrhs, double *W,
+                              double *scratch, levinson_outcome *out);
+
 #endif
