@@ -1320,9 +1320,12 @@ START_TEST(test_config_solves)
                      SKIT_ETOOBIG);
     c[0] = NAN;
     TU_EXPECT_STATUS(skit_toeplitz_solve(4, c, 2, B, 4, X, 4), SKIT_ENONFINITE);
-    c[0] = 0.1;
-    c[3] = 0;
+    /* a singular T (rank one: all ones) */
+    for (int k = 0; k < 7; k++) c[k] = 1.0;
     TU_EXPECT_STATUS(skit_toeplitz_solve(4, c, 2, B, 4, X, 4), SKIT_EBREAKDOWN);
+    skit_toeplitz_solve_info info;
+    TU_EXPECT_STATUS(skit_toeplitz_solve_with_info(4, c, 2, B, 4, X, 4, NULL), SKIT_EBREAKDOWN);
+    TU_EXPECT_STATUS(skit_toeplitz_solve_spd_with_info(4, NULL, 2, B, 4, X, 4, &info), SKIT_EINVAL);
 }
 END_TEST
 
