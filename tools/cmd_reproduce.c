@@ -155,13 +155,17 @@ static int parse_shard(const char *arg, reproduce_options *o)
 /* CLI_OK, CLI_USAGE, or -1 after --help */
 static int parse_options(int argc, char **argv, reproduce_options *o)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},       {"out", required_argument, NULL, 'O'},
-        {"only", required_argument, NULL, 'y'}, {"shard", required_argument, NULL, 's'},
-        {"merge", no_argument, NULL, 'm'},      {"quick", no_argument, NULL, 'q'},
-        {"list", no_argument, NULL, 'l'},       {"paper-figures", no_argument, NULL, 'P'},
-        {"strict", no_argument, NULL, 'S'},     {"compare", required_argument, NULL, 'C'},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+                                             {"out", required_argument, NULL, 'O'},
+                                             {"only", required_argument, NULL, 'y'},
+                                             {"shard", required_argument, NULL, 's'},
+                                             {"merge", no_argument, NULL, 'm'},
+                                             {"quick", no_argument, NULL, 'q'},
+                                             {"list", no_argument, NULL, 'l'},
+                                             {"paper-figures", no_argument, NULL, 'P'},
+                                             {"strict", no_argument, NULL, 'S'},
+                                             {"compare", required_argument, NULL, 'C'},
+                                             {NULL, 0, NULL, 0}};
     *o = (reproduce_options){.shard_index = 1, .shard_count = 1};
     int opt;
     optind = 1;
@@ -346,7 +350,8 @@ static int finish_report(const char *out_dir, const reproduce_options *o, size_t
     if (ro.compare_dir)
         fprintf(stderr, "%zu verdict(s) differ from %s (listed in REPORT.md)\n", outcome.differ,
                 ro.compare_dir);
-    if (outcome.unstable) fprintf(stderr, "%zu verdict(s) unstable across repeats\n", outcome.unstable);
+    if (outcome.unstable)
+        fprintf(stderr, "%zu verdict(s) unstable across repeats\n", outcome.unstable);
     if (o->strict && (outcome.paper_fails || outcome.errors)) {
         fprintf(stderr, "--strict: %zu paper claim(s) fail, %zu experiment(s) did not finish\n",
                 outcome.paper_fails, outcome.errors);
@@ -396,7 +401,8 @@ int cmd_reproduce(int argc, char **argv)
     free_names(names, count);
     fprintf(stderr, "%zu experiments in %.1f s, %zu failed\n", run, skit_clock_seconds() - t_all,
             failed);
-    if (o.shard_count == 1) return finish_report(abs_out, &o, failed);
+    if (o.shard_count == 1)
+        return finish_report(abs_out, &o, failed);
     else {
         fprintf(stderr,
                 "shard %zu/%zu done; run 'skit reproduce --out %s --merge' after all shards\n",

@@ -22,9 +22,8 @@
 
 /* The vocabulary, in scoreboard order; "error" is no verdict an experiment
  * can give: skit reproduce records it for a script that failed. */
-static const char *const verdicts[] = {"holds",        "fails",          "hypothesis not met",
-                                       "reproduced",   "not reproduced", "informative",
-                                       "error"};
+static const char *const verdicts[] = {
+    "holds", "fails", "hypothesis not met", "reproduced", "not reproduced", "informative", "error"};
 enum { NVERDICTS = sizeof verdicts / sizeof *verdicts };
 
 static const char *const verdict_meaning[] = {
@@ -120,8 +119,10 @@ int claims_load(const char *dir, claim_set *set)
         if (count == cap) {
             cap = cap ? 2 * cap : 32;
             char **grown = realloc(names, cap * sizeof *names);
-            if (!grown) status = -1;
-            else names = grown;
+            if (!grown)
+                status = -1;
+            else
+                names = grown;
         }
         if (status == 0 && !(names[count++] = strdup(e->d_name))) status = -1;
     }
@@ -167,7 +168,7 @@ static size_t list_sources(const claim_set *set, const char **sources, size_t ma
     for (int pass = 0; pass < 3; pass++)
         for (size_t i = 0; i < set->count; i++) {
             const char *s = set->rows[i].field[CLAIM_SOURCE];
-            int want = pass == 0 ? is_paper(&set->rows[i])
+            int want = pass == 0   ? is_paper(&set->rows[i])
                        : pass == 1 ? !strcmp(s, CLAIM_SOURCE_SKIT)
                                    : !strcmp(s, CLAIM_SOURCE_RUN);
             int seen = 0;
@@ -186,8 +187,8 @@ static const char *source_title(const char *source)
 }
 
 /* counts[verdict], unstable and total for one source */
-static void count_source(const claim_set *set, const char *source, size_t *counts,
-                         size_t *unstable, size_t *total)
+static void count_source(const claim_set *set, const char *source, size_t *counts, size_t *unstable,
+                         size_t *total)
 {
     memset(counts, 0, NVERDICTS * sizeof *counts);
     *unstable = *total = 0;
@@ -251,8 +252,9 @@ static void put_table_cell(FILE *f, const char *text)
 
 static void write_claim_table(FILE *f, const claim_set *set, const char *source)
 {
-    fprintf(f, "## Claims: %s\n\n| experiment | claim | measured | verdict | margin | stability "
-               "|\n|---|---|---|---|---|---|\n",
+    fprintf(f,
+            "## Claims: %s\n\n| experiment | claim | measured | verdict | margin | stability "
+            "|\n|---|---|---|---|---|---|\n",
             source_title(source));
     for (size_t i = 0; i < set->count; i++) {
         const claim_row *r = &set->rows[i];
@@ -367,8 +369,8 @@ static void print_table(const claim_set *set, const char **sources, size_t nsour
         if ((int)strlen(r->field[CLAIM_VERDICT]) > wverdict)
             wverdict = (int)strlen(r->field[CLAIM_VERDICT]);
     }
-    printf("%-*s  %-*s  %-*s  %s\n", wsrc, "source", wname, "experiment/claim", wverdict,
-           "verdict", "stability");
+    printf("%-*s  %-*s  %-*s  %s\n", wsrc, "source", wname, "experiment/claim", wverdict, "verdict",
+           "stability");
     for (size_t s = 0; s < nsources; s++)
         for (size_t i = 0; i < set->count; i++) {
             const claim_row *r = &set->rows[i];
@@ -430,8 +432,8 @@ int report_write(const char *out_dir, const report_options *options, report_outc
     claim_set set;
     if (claims_load(out_dir, &set) != 0) {
         claims_free(&set);
-        return cli_usage_error("%s has no readable claims/ directory (run experiments first)",
-                               out_dir);
+        return cli_usage_error(
+            "--merge/--out: %s has no readable claims/ directory (run experiments first)", out_dir);
     }
     const char *sources[64];
     size_t nsources = list_sources(&set, sources, 64);
@@ -457,8 +459,8 @@ int report_write(const char *out_dir, const report_options *options, report_outc
     for (size_t s = 0; s < nsources; s++)
         write_claim_table(f, &set, sources[s]);
     write_notes(f, out_dir, &set);
-    int status = skit_atomic_commit(f, tmp, report_path) == SKIT_OK ? CLI_OK
-                                                                   : cli_library_error(SKIT_EIO);
+    int status =
+        skit_atomic_commit(f, tmp, report_path) == SKIT_OK ? CLI_OK : cli_library_error(SKIT_EIO);
     if (status == CLI_OK) status = write_json(out_dir, &set, options->quick);
     if (status == CLI_OK) {
         print_table(&set, sources, nsources);

@@ -8,8 +8,16 @@
 
 #include <stddef.h>
 
-enum { CLAIM_ID, CLAIM_SOURCE, CLAIM_TEXT, CLAIM_MEASURED, CLAIM_VERDICT, CLAIM_MARGIN,
-       CLAIM_STABILITY, CLAIM_FIELDS };
+enum {
+    CLAIM_ID,
+    CLAIM_SOURCE,
+    CLAIM_TEXT,
+    CLAIM_MEASURED,
+    CLAIM_VERDICT,
+    CLAIM_MARGIN,
+    CLAIM_STABILITY,
+    CLAIM_FIELDS
+};
 
 /* The header row every claims file starts with. */
 #define CLAIMS_HEADER "id\tsource\tclaim\tmeasured\tverdict\tmargin\tstability"
@@ -19,15 +27,15 @@ enum { CLAIM_ID, CLAIM_SOURCE, CLAIM_TEXT, CLAIM_MEASURED, CLAIM_VERDICT, CLAIM_
 #define CLAIM_SOURCE_RUN "run"
 
 typedef struct claim_row {
-    char *experiment;             /* claims file name without ".tsv" */
-    char *field[CLAIM_FIELDS];    /* the row's cells */
-    int unstable;                 /* its repeats disagreed */
+    char *experiment;          /* claims file name without ".tsv" */
+    char *field[CLAIM_FIELDS]; /* the row's cells */
+    int unstable;              /* its repeats disagreed */
 } claim_row;
 
 typedef struct claim_set {
     claim_row *rows;
     size_t count, cap;
-    size_t skipped_files;         /* claims files without the header row */
+    size_t skipped_files; /* claims files without the header row */
 } claim_set;
 
 /* Reads the claims files (DIR/claims/NAME.tsv) in name order. Returns 0, or -1 if DIR has no
@@ -41,10 +49,10 @@ typedef struct report_options {
 } report_options;
 
 typedef struct report_outcome {
-    size_t paper_fails;      /* paper claims with verdict "fails" */
-    size_t errors;           /* experiments that did not finish */
-    size_t unstable;         /* claims whose repeats disagreed */
-    size_t differ;           /* verdicts that differ from compare_dir's */
+    size_t paper_fails; /* paper claims with verdict "fails" */
+    size_t errors;      /* experiments that did not finish */
+    size_t unstable;    /* claims whose repeats disagreed */
+    size_t differ;      /* verdicts that differ from compare_dir's */
 } report_outcome;
 
 /* Writes OUT/REPORT.md and OUT/verdicts.json from OUT/claims and OUT/notes
