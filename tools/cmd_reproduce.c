@@ -155,17 +155,17 @@ static int parse_shard(const char *arg, reproduce_options *o)
 /* CLI_OK, CLI_USAGE, or -1 after --help */
 static int parse_options(int argc, char **argv, reproduce_options *o)
 {
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
-                                             {"out", required_argument, NULL, 'O'},
-                                             {"only", required_argument, NULL, 'y'},
-                                             {"shard", required_argument, NULL, 's'},
-                                             {"merge", no_argument, NULL, 'm'},
-                                             {"quick", no_argument, NULL, 'q'},
-                                             {"list", no_argument, NULL, 'l'},
-                                             {"paper-figures", no_argument, NULL, 'P'},
-                                             {"strict", no_argument, NULL, 'S'},
-                                             {"compare", required_argument, NULL, 'C'},
-                                             {NULL, 0, NULL, 0}};
+    /* clang-format off */
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},       {"out", required_argument, NULL, 'O'},
+        {"only", required_argument, NULL, 'y'}, {"shard", required_argument, NULL, 's'},
+        {"merge", no_argument, NULL, 'm'},      {"quick", no_argument, NULL, 'q'},
+        {"list", no_argument, NULL, 'l'},
+        {"paper-figures", no_argument, NULL, 'P'},
+        {"strict", no_argument, NULL, 'S'},
+        {"compare", required_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0}};
+    /* clang-format on */
     *o = (reproduce_options){.shard_index = 1, .shard_count = 1};
     int opt;
     optind = 1;
@@ -401,12 +401,8 @@ int cmd_reproduce(int argc, char **argv)
     free_names(names, count);
     fprintf(stderr, "%zu experiments in %.1f s, %zu failed\n", run, skit_clock_seconds() - t_all,
             failed);
-    if (o.shard_count == 1)
-        return finish_report(abs_out, &o, failed);
-    else {
-        fprintf(stderr,
-                "shard %zu/%zu done; run 'skit reproduce --out %s --merge' after all shards\n",
-                o.shard_index, o.shard_count, out_dir);
-    }
+    if (o.shard_count == 1) return finish_report(abs_out, &o, failed);
+    fprintf(stderr, "shard %zu/%zu done; run 'skit reproduce --out %s --merge' after all shards\n",
+            o.shard_index, o.shard_count, out_dir);
     return failed ? CLI_FAILED : CLI_OK;
 }
