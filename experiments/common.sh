@@ -102,18 +102,25 @@ repeats() { seq 1 "$REPEATS"; }
 # note: append markdown (from stdin) to this experiment's section of REPORT.md
 note() { cat >> "$NOTES_TMP"; }
 
-# figure NAME: markdown link lines for figures/NAME.{png,svg}
-figure() { printf '![%s](figures/%s.png) ([svg](figures/%s.svg))\n\n' "$1" "$1" "$1" | note; }
+# figure NAME: markdown link lines for figures/NAME.{png,svg,pdf,eps}
+figure() { printf '![%s](figures/%s.png) ([svg](figures/%s.svg), [pdf](figures/%s.pdf), [eps](figures/%s.eps))\n\n' \
+  "$1" "$1" "$1" "$1" "$1" | note; }
 
 # plot SCRIPT DATAFILE NAME [gnuplot-assignments]: draw plots/SCRIPT.gp from
-# DATAFILE into figures/NAME.png and figures/NAME.svg
+# DATAFILE into figures/NAME.{png,svg,pdf,eps} (PNG for screens, the others
+# for print: pdfcairo and epscairo, vector, 6 x 4 inches). Every plot script
+# loads plots/style.gp (one colour, point type and dash per method).
 plot() {
   local script=$1 data=$2 name=$3 vars=${4:-}
   local ext term
-  for ext in png svg; do
-    if [ $ext = png ]; then term="set terminal pngcairo size 900,600 enhanced font 'sans,11'"
-    else term="set terminal svg size 900,600 dynamic enhanced font 'sans,12'"; fi
-    gnuplot -e "$term; set output '$FIGURES/$name.$ext.tmp'; datafile='$data'; set datafile separator tab; $vars" \
+  for ext in png svg pdf eps; do
+    case $ext in
+      png) term="set terminal pngcairo size 900,600 enhanced font 'sans,11'" ;;
+      svg) term="set terminal svg size 900,600 dynamic enhanced font 'sans,12'" ;;
+      pdf) term="set terminal pdfcairo size 6in,4in enhanced font 'sans,10'" ;;
+      eps) term="set terminal epscairo size 6in,4in enhanced font 'sans,10'" ;;
+    esac
+    gnuplot -e "$term; set output '$FIGURES/$name.$ext.tmp'; datafile='$data'; set datafile separator tab; plotdir='$SKIT_DATADIR/plots'; $vars" \
       "$SKIT_DATADIR/plots/$script.gp"
     mv "$FIGURES/$name.$ext.tmp" "$FIGURES/$name.$ext"
   done
