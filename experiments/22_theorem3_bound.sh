@@ -80,7 +80,7 @@ Proposition 4's proof needs k and its first N-1 derivatives to be 2pi-periodic a
 continuous. The periodic construction MLP(cos w, sin w) satisfies this for every N, and the bound
 holds there. The FD-TNO code's half construction MLP(|w|) has jumps in k' at 0 and pi, so for
 N >= 2 the pointwise ||k^(N)||_1 misses the delta functions of the true derivative: the bound is
-then fails at small n and for all large n (|k[n]| ~ n^-2 against a bound ~ n^-N). The
+then violated at small n and fails for all large n (|k[n]| ~ n^-2 against a bound ~ n^-N). The
 full construction MLP(w) on [-pi, pi) jumps at +-pi: integrating by parts gives
 |k[n]| <= (|k(pi) - k(-pi)| + ||k'||_1)/(2 pi n) <= 2 ||k'||_1/(2 pi n), so for N = 1 the bound
 can fail by up to a factor 2 (margin >= 0.5), and N >= 2 fails. GeLU rows (also C-infinity) are in the table for comparison.
