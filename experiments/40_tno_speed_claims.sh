@@ -109,6 +109,17 @@ for rep in $(repeats); do
     pb="$DATA/ski_shapes.t$th.$rep.tsv"
     $SKIT bench tno --threads "$th" --shapes "$PSHAPES" --no-sweep --causality bidirectional \
       --samples "$SAMPLES" --min-time "$MINT" --rpe-layers 6 --quiet -o "$pb"
+    # F.1.1: the same shapes with a 3-layer RPE, right after (one thread)
+    if [ "$th" = 1 ]; then
+      p3="$DATA/rpe3_shapes.$rep.tsv"
+      $SKIT bench tno --threads 1 --shapes "$PSHAPES" --no-sweep --causality bidirectional \
+        --samples "$SAMPLES" --min-time "$MINT" --rpe-layers 3 --quiet -o "$p3"
+      for sh in ${PSHAPES//,/ }; do
+        n=${sh%%:*}
+        t6=$(B=$pb val tno bidirectional "$n" forward_s); t3=$(B=$p3 val tno bidirectional "$n" forward_s)
+        trial "rpe-6-vs-3-$sh" "$(awk -v a="$t6" -v b="$t3" 'BEGIN { print (a > b) ? "reproduced" : "not reproduced" }')" "$(calc "$t6 / $t3")"
+      done
+    fi
     for sh in ${PSHAPES//,/ }; do
       n=${sh%%:*}
       r=$(B=$pb val ski bidirectional "$n" forward_over_tno)
@@ -125,6 +136,16 @@ for th in $PTHREADS; do
       "forward time reduction 1 - SKI/TNO, median of $REPEATS runs: $(pct "$med")" \
       "$(pct "$med") vs the claimed >= 25%; $CAVEAT_SHAPES" "reduction"
   done
+done
+
+for sh in ${PSHAPES//,/ }; do
+  IFS=: read -r n d b <<< "$sh"
+  m6=$(B="$DATA/ski_shapes.t1.1.tsv" val tno bidirectional "$n" plan_bytes)
+  m3=$(B="$DATA/rpe3_shapes.1.tsv" val tno bidirectional "$n" plan_bytes)
+  claim_trials "rpe-6-vs-3-$sh" \
+    "F.1.1: reducing the TNO's RPE from 6 to 3 layers makes it faster (operator level: forward time and memory, n = $n, d = $d, batch $b, one thread)" \
+    "forward time 6 layers / 3 layers, median of $REPEATS runs: $(trials_median "rpe-6-vs-3-$sh"); plan memory $(awk -v a="$m6" 'BEGIN { printf "%.3g", a / 1048576 }') vs $(awk -v a="$m3" 'BEGIN { printf "%.3g", a / 1048576 }') MiB" \
+    "time ratio $(trials_median "rpe-6-vs-3-$sh") (> 1 required); $CAVEAT_SHAPES" "time ratio 6/3"
 done
 
 # --- equivalence with the dense references -----------------------------------

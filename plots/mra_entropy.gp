@@ -9,7 +9,6 @@ if (!exists("methods")) methods = "mra2 mra2s"
 if (!exists("bsel")) bsel = "0.1"
 if (!exists("title_text")) title_text = sprintf("error vs attention entropy, budget %s", bsel)
 set title title_text
-set logscale y
 set format y "10^{%L}"
 set xlabel "mean row entropy of softmax(QK^T/√d) (nats)"
 set ylabel "relative error"
@@ -24,6 +23,8 @@ do for [i = 1:nm] {
     plot datafile using (column("entropy")):(column("rel_error")) with table if (pick(word(methods, i)))
     unset table
 }
+# log axes only now: an empty selection under a log axis is an error
+set logscale y
 set datafile nocolumnheaders
 set datafile separator whitespace
 plot for [i = 1:nm] sprintf('$S%d', i) using 1:2 smooth unique with linespoints lw 2 \

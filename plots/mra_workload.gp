@@ -7,8 +7,6 @@ if (!exists("plotdir")) plotdir = system("dirname '".ARG0."'")
 load plotdir."/style.gp"
 set datafile missing "nan"
 if (!exists("methods")) methods = "lowrank topk mra2"
-set logscale xy
-set xrange [*:*] noextend
 set format y "10^{%L}"
 set xlabel "n"
 set ylabel "workload (entries)"
@@ -28,6 +26,9 @@ do for [i = 1:nm] {
 set table $N2
 plot datafile using (column("n")):(column("n")**2) with table
 unset table
+# log axes only now: an empty selection under a log axis is an error
+set logscale xy
+set xrange [*:*] noextend
 set datafile nocolumnheaders
 set datafile separator whitespace
 plot for [i = 1:nm] sprintf('$S%d_1', i) using 1:2 smooth unique with linespoints lw 2 \
