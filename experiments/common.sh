@@ -122,8 +122,18 @@ plot() {
     esac
     gnuplot -e "$term; set output '$FIGURES/$name.$ext.tmp'; datafile='$data'; set datafile separator tab; plotdir='$SKIT_DATADIR/plots'; $vars" \
       "$SKIT_DATADIR/plots/$script.gp"
+    undate "$FIGURES/$name.$ext.tmp" "$ext"
     mv "$FIGURES/$name.$ext.tmp" "$FIGURES/$name.$ext"
   done
+}
+# undate FILE EXT: cairo stamps PDF and EPS files with the time of drawing;
+# a fixed stamp keeps regenerated figures identical when the data are (the
+# PDF's replacement has the same length, so its byte offsets stay valid)
+undate() {
+  case $2 in
+    pdf) sed -i 's|/CreationDate (D:[0-9]\{14\}Z)|/CreationDate (D:19700101000000Z)|' "$1" ;;
+    eps) sed -i 's|^%%CreationDate: .*|%%CreationDate: none|' "$1" ;;
+  esac
 }
 
 # Numeric helpers (awk, so they work on any float text).
