@@ -117,21 +117,21 @@ for rep in $(repeats); do
       for sh in ${PSHAPES//,/ }; do
         n=${sh%%:*}
         t6=$(B=$pb val tno bidirectional "$n" forward_s); t3=$(B=$p3 val tno bidirectional "$n" forward_s)
-        trial "rpe-6-vs-3-$sh" "$(awk -v a="$t6" -v b="$t3" 'BEGIN { print (a > b) ? "reproduced" : "not reproduced" }')" "$(calc "$t6 / $t3")"
+        trial "rpe-6-vs-3-n$n" "$(awk -v a="$t6" -v b="$t3" 'BEGIN { print (a > b) ? "reproduced" : "not reproduced" }')" "$(calc "$t6 / $t3")"
       done
     fi
     for sh in ${PSHAPES//,/ }; do
       n=${sh%%:*}
       r=$(B=$pb val ski bidirectional "$n" forward_over_tno)
-      trial "tno-ski-speed-$sh-t$th" "$(awk -v x="$r" 'BEGIN { print (1 - x >= 0.25) ? "reproduced" : "not reproduced" }')" "$(calc "1 - $r")"
+      trial "tno-ski-speed-n$n-t$th" "$(awk -v x="$r" 'BEGIN { print (1 - x >= 0.25) ? "reproduced" : "not reproduced" }')" "$(calc "1 - $r")"
     done
   done
 done
 for th in $PTHREADS; do
   for sh in ${PSHAPES//,/ }; do
     IFS=: read -r n d b <<< "$sh"
-    med=$(trials_median "tno-ski-speed-$sh-t$th")
-    claim_trials "tno-ski-speed-$sh-t$th" \
+    med=$(trials_median "tno-ski-speed-n$n-t$th")
+    claim_trials "tno-ski-speed-n$n-t$th" \
       "SKI-TNO (r = 64, 17 taps) takes 25-30% less time than the 6-layer-RPE TNO (App. F.1.2, Fig. 10a) at n = $n, d = $d, batch $b, $th thread(s)" \
       "forward time reduction 1 - SKI/TNO, median of $REPEATS runs: $(pct "$med")" \
       "$(pct "$med") vs the claimed >= 25%; $CAVEAT_SHAPES" "reduction"
@@ -142,10 +142,10 @@ for sh in ${PSHAPES//,/ }; do
   IFS=: read -r n d b <<< "$sh"
   m6=$(B="$DATA/ski_shapes.t1.1.tsv" val tno bidirectional "$n" plan_bytes)
   m3=$(B="$DATA/rpe3_shapes.1.tsv" val tno bidirectional "$n" plan_bytes)
-  claim_trials "rpe-6-vs-3-$sh" \
+  claim_trials "rpe-6-vs-3-n$n" \
     "F.1.1: reducing the TNO's RPE from 6 to 3 layers makes it faster (operator level: forward time and memory, n = $n, d = $d, batch $b, one thread)" \
-    "forward time 6 layers / 3 layers, median of $REPEATS runs: $(trials_median "rpe-6-vs-3-$sh"); plan memory $(awk -v a="$m6" 'BEGIN { printf "%.3g", a / 1048576 }') vs $(awk -v a="$m3" 'BEGIN { printf "%.3g", a / 1048576 }') MiB" \
-    "time ratio $(trials_median "rpe-6-vs-3-$sh") (> 1 required); $CAVEAT_SHAPES" "time ratio 6/3"
+    "forward time 6 layers / 3 layers, median of $REPEATS runs: $(trials_median "rpe-6-vs-3-n$n"); plan memory $(awk -v a="$m6" 'BEGIN { printf "%.3g", a / 1048576 }') vs $(awk -v a="$m3" 'BEGIN { printf "%.3g", a / 1048576 }') MiB" \
+    "time ratio $(trials_median "rpe-6-vs-3-n$n") (> 1 required); $CAVEAT_SHAPES" "time ratio 6/3"
 done
 
 # --- equivalence with the dense references -----------------------------------
