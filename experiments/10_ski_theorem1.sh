@@ -6,6 +6,7 @@
 # checks the bound where its hypotheses hold, checks each step of the
 # proof's chain, and reports how loose the bound is and which step makes it so.
 source "$SKIT_DATADIR/experiments/common.sh"
+PAPER=SKI-TNN
 
 # REPORT.md is a markdown table: no '|' inside a claim's fields
 eval "_claim_raw() $(declare -f claim | tail -n +2)"
@@ -41,8 +42,8 @@ n_in_sweep=$(tsv "$V" "if ($IN) k++" "print k + 0")
 held_in_sweep=$(tsv "$V" "if (($IN) && \$c[\"holds\"] == 1) k++" "print k + 0")
 all_in=$((total_in + n_in_sweep))
 all_held=$((held_in + held_in_sweep))
-verdict=$([ "$all_in" -gt 0 ] && [ "$all_held" -eq "$all_in" ] && echo holds || echo violated)
-[ "$all_in" -eq 0 ] && verdict="not applicable"
+verdict=$([ "$all_in" -gt 0 ] && [ "$all_held" -eq "$all_in" ] && echo holds || echo fails)
+[ "$all_in" -eq 0 ] && verdict="hypothesis not met"
 claim "thm1-bound" \
   "Theorem 1: ||W A W^T - T_opt||_2 <= sqrt(nr) psi L ((N+1) sqrt(n) + min(s1(F),s1(B))/s_r(A)) + ||E_nyst||_2" \
   "holds at $all_held of $all_in sweep points inside the hypotheses (A nonsingular, k C^(N+1), rigorous L; linear and Lagrange-3 W); bound/measured median $(fmt "$tight_med")" \
@@ -57,7 +58,7 @@ kinkbad=$(tsv "$R" "if (\$c[\"smooth\"] == 0 && \$c[\"entrywise_valid\"] == 0) k
 claim "thm1-outside-hypotheses" \
   "Theorem 1 outside its hypotheses (singular A, kernels with kinks, estimated L, Keys cubic): informative only" \
   "the inequality still held at $out_held of $out_total such points ($sing with numerically singular A, $kink with a kernel not C^(N+1), $kinkbad of them with a kink inside a stencil)" \
-  "not applicable" "outside the theorem's scope; see the notes"
+  "hypothesis not met" "outside the theorem's hypotheses (A nonsingular, k in C^(N+1), rigorous L); informative only, see the notes"
 
 # every step of the proof is an inequality: chain_k >= chain_(k-1) wherever
 # its premises hold (entrywise remainder formula valid, ||W||_inf <= N+1)
@@ -69,17 +70,17 @@ cb=${chain_bad%% *}; rest=${chain_bad#* }; cn=${rest%% *}; cmin=${rest#* }
 claim "thm1-proof-chain" \
   "Theorem 1's proof (App. D.1): each of its 7 inequalities holds numerically (chain_k >= chain_(k-1))" \
   "$((cn * 7 - cb)) of $((cn * 7)) steps hold over $cn points whose premises hold" \
-  "$([ "$cb" -eq 0 ] && echo holds || echo violated)" "smallest chain_k/chain_(k-1) = $(fmt "$cmin") (>= 1 required)"
+  "$([ "$cb" -eq 0 ] && echo holds || echo fails)" "smallest chain_k/chain_(k-1) = $(fmt "$cmin") (>= 1 required)"
 
 # which step makes the bound loose
 loosest=$(tsv "$R" "if ($IN) print \$c[\"loosest_step\"]" | sort | uniq -c | sort -rn | awk '{printf "%s%s (%d)", (NR > 1 ? ", " : ""), $2, $1}')
 fro=$(tsv "$R" "if ($IN) print \$c[\"chain5_interp\"] / \$c[\"chain4_frobenius\"]" | sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}')
 sig=$(tsv "$R" "if ($IN) print \$c[\"chain3_sigma\"] / \$c[\"chain2_eq12\"]" | sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}')
 winf=$(tsv "$R" "if ($IN) print \$c[\"chain7_rhs\"] / \$c[\"chain5_interp\"]" | sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}')
-claim "thm1-tightness" \
+check "thm1-tightness" \
   "How tight Theorem 1 is (not a claim of the paper): bound / measured error, and the step that loosens it most" \
   "bound/measured from $(fmt "$tight_min") to $(fmt "$tight_max") (median $(fmt "$tight_med")); loosest step by count: $loosest" \
-  "not applicable" "median factor of the interpolation step $(fmt "$fro"), of s1/s_r(A) $(fmt "$sig"), of ||W||_2 -> (N+1) sqrt(n) $(fmt "$winf")"
+  "informative" "median factor of the interpolation step $(fmt "$fro"), of s1/s_r(A) $(fmt "$sig"), of ||W||_2 -> (N+1) sqrt(n) $(fmt "$winf")"
 
 # figures: the linear rows of the r sweep, the chain for Matern-5/2 linear,
 # and the n sweep

@@ -5,6 +5,7 @@
 # part than by either alone. Kernel: smooth Gaussian + a Laplacian spike
 # v exp(-|t|/l_s); errors ||T - approximation||_2 / ||T||_2 over r and m.
 source "$SKIT_DATADIR/experiments/common.sh"
+PAPER=SKI-TNN
 
 # REPORT.md is a markdown table: no '|' inside a claim's fields
 eval "_claim_raw() $(declare -f claim | tail -n +2)"
@@ -28,11 +29,6 @@ res=$(tsv "$D" "if (\$c[\"m\"] > 0) { n++; best = \$c[\"band_only\"]; if (\$c[\"
     r = best / \$c[\"sparse_lowrank\"]; if (r > 1) w++; if (!s || r < mn) { mn = r; s = 1; at = \"r=\" \$c[\"r\"] \" m=\" \$c[\"m\"] }; if (r > mx) mx = r }" \
   "printf \"%d %d %.4g %.4g %s\\n\", w + 0, n + 0, mn, mx, at")
 read -r wins total gmin gmax gat <<< "$res"
-claim "alg1-sparse-plus-lowrank" \
-  "Algorithm 1: band (m diagonals) + SKI approximates a spiky-near-diagonal, smooth-elsewhere Toeplitz matrix better than band only or SKI only" \
-  "band + SKI (split known) beats both at $wins of $total (r, m > 0) points; min(band, SKI)/(band + SKI) error = $(fmt "$gmin")..$(fmt "$gmax")" \
-  "$([ "$wins" -eq "$total" ] && [ "$total" -gt 0 ] && echo holds || echo violated)" \
-  "smallest advantage $(fmt "$gmin")x at $gat (> 1 required)"
 
 # the same where the band covers the spike: half-width >= 3 l_s (the spike is
 # below e^-3 = 5% of its peak outside the band)
@@ -41,10 +37,22 @@ res=$(tsv "$D" "if (\$c[\"m\"] >= $MCOVER) { n++; best = \$c[\"band_only\"]; if 
     r = best / \$c[\"sparse_lowrank\"]; if (r > 1) w++; if (!s || r < mn) { mn = r; s = 1; at = \"r=\" \$c[\"r\"] \" m=\" \$c[\"m\"] } }" \
   "printf \"%d %d %.4g %s\\n\", w + 0, n + 0, mn, at")
 read -r cwins ctotal cmin cat <<< "$res"
+# all bands: a band narrower than the spike does not make T "band + low rank"
+# for that m (the model Algorithm 1 assumes), so failures confined there mean
+# the hypothesis is not met rather than the claim not reproduced
+if [ "$wins" -eq "$total" ] && [ "$total" -gt 0 ]; then alg1_all=reproduced; alg1_why=""
+elif [ "$cwins" -eq "$ctotal" ] && [ "$ctotal" -gt 0 ]; then alg1_all="hypothesis not met"
+  alg1_why="; every failure has a band narrower than the spike (m < $MCOVER): T is then not band + low rank for that m"
+else alg1_all="not reproduced"; alg1_why=""; fi
+claim "alg1-sparse-plus-lowrank" \
+  "Algorithm 1: band (m diagonals) + SKI approximates a spiky-near-diagonal, smooth-elsewhere Toeplitz matrix better than band only or SKI only" \
+  "band + SKI (split known) beats both at $wins of $total (r, m > 0) points; min(band, SKI)/(band + SKI) error = $(fmt "$gmin")..$(fmt "$gmax")" \
+  "$alg1_all" \
+  "smallest advantage $(fmt "$gmin")x at $gat (> 1 required)${alg1_why}"
 claim "alg1-sparse-plus-lowrank-covering" \
   "Algorithm 1 as above, for bands that cover the spike (m >= 6 l_s + 1 = $MCOVER: spike < 5% of its peak outside)" \
   "band + SKI beats both at $cwins of $ctotal such (r, m) points" \
-  "$([ "$cwins" -eq "$ctotal" ] && [ "$ctotal" -gt 0 ] && echo holds || echo violated)" \
+  "$([ "$cwins" -eq "$ctotal" ] && [ "$ctotal" -gt 0 ] && echo reproduced || echo "not reproduced")" \
   "smallest advantage $(fmt "$cmin")x at $cat (> 1 required)"
 
 # split unknown: the band fitted to what SKI of the whole kernel misses
@@ -52,10 +60,10 @@ res=$(tsv "$D" "if (\$c[\"m\"] > 0) { n++; r = \$c[\"lowrank_only\"] / \$c[\"spa
     if (!s || r < mn) { mn = r; s = 1; at = \"r=\" \$c[\"r\"] \" m=\" \$c[\"m\"] }; if (r > mx) mx = r }" \
   "printf \"%d %d %.4g %.4g %s\\n\", w + 0, n + 0, mn, mx, at")
 read -r fwins ftotal fmin fmax fat <<< "$res"
-claim "alg1-fitted-band" \
-  "A band fitted (least squares) to the SKI residual also improves on SKI alone when the split is unknown" \
+check "alg1-fitted-band" \
+  "A band fitted (least squares) to the SKI residual also improves on SKI alone when the split is unknown (not in the paper)" \
   "improves at $fwins of $ftotal (r, m > 0) points; SKI / (SKI + fitted band) error = $(fmt "$fmin")..$(fmt "$fmax")" \
-  "$([ "$fwins" -eq "$ftotal" ] && [ "$ftotal" -gt 0 ] && echo holds || echo violated)" \
+  "$([ "$fwins" -eq "$ftotal" ] && [ "$ftotal" -gt 0 ] && echo holds || echo fails)" \
   "smallest improvement $(fmt "$fmin")x at $fat (> 1 required)"
 
 # figures: vs r (one series per m) as written; vs m (one series per r) by re-sorting

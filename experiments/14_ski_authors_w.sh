@@ -6,6 +6,8 @@
 # that does to SKI's low-rank term W A W^T compared with correct linear
 # weights, on the same kernels and inducing points (REFERENCE-NOTES.md).
 source "$SKIT_DATADIR/experiments/common.sh"
+# the public ski-tnn code's behaviour (REFERENCE-NOTES), not the paper's text
+PAPER="SKI-TNN code"
 
 # REPORT.md is a markdown table: no '|' inside a claim's fields
 eval "_claim_raw() $(declare -f claim | tail -n +2)"

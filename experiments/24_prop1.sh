@@ -4,6 +4,7 @@
 # (sign changes of every activation input) and the MLP is compared with the
 # linear interpolant through them.
 source "$SKIT_DATADIR/experiments/common.sh"
+PAPER=SKI-TNN
 
 REPL=$(pick 2 5)
 P="$DATA/prop1.tsv"

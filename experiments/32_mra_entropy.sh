@@ -4,6 +4,7 @@
 # kernel/landmark methods) should fail when attention is peaked (low entropy),
 # sparsity when it is spread (high entropy), MRA-2 should stay good across.
 source "$SKIT_DATADIR/experiments/common.sh"
+PAPER=MRA
 
 N=$(pick 256 512)
 TAUS=$(pick 0.25,1,4 0.125,0.25,0.5,1,2,4)
@@ -36,12 +37,12 @@ lr_lo=$(pick_err "$E" lowrank 0.25 low); lr_hi=$(pick_err "$E" lowrank 0.25 high
 claim "fig7-lowrank-low-entropy" \
   "Fig. 7 (right): the best low-rank approximation (25% of ranks) degrades as attention entropy falls" \
   "relative error $(fmt "$lr_lo") at the lowest entropy vs $(fmt "$lr_hi") at the highest (entropy $hrange nats, n = $N)" \
-  "$(verdict_ge "$lr_lo" "$lr_hi")" "ratio low/high entropy = $(ratio "$lr_lo" "$lr_hi")"
+  "$(verdict_ge "$lr_lo" "$lr_hi" reproduced "not reproduced")" "ratio low/high entropy = $(ratio "$lr_lo" "$lr_hi")"
 tk_lo=$(pick_err "$E" topk 0.25 low); tk_hi=$(pick_err "$E" topk 0.25 high)
 claim "fig7-sparse-high-entropy" \
   "Fig. 7 (right): the best sparse approximation (25% of entries) degrades as attention entropy grows" \
   "relative error $(fmt "$tk_hi") at the highest entropy vs $(fmt "$tk_lo") at the lowest" \
-  "$(verdict_ge "$tk_hi" "$tk_lo")" "ratio high/low entropy = $(ratio "$tk_hi" "$tk_lo")"
+  "$(verdict_ge "$tk_hi" "$tk_lo" reproduced "not reproduced")" "ratio high/low entropy = $(ratio "$tk_hi" "$tk_lo")"
 
 worst_mra=$(pick_err "$E" mra2 0.25 worst)
 others=""
@@ -54,7 +55,7 @@ done
 claim "fig5-mra-across-entropy" \
   "Fig. 5: MRA-2 stays accurate across attention entropies, where low-rank or sparse methods fail at one end" \
   "worst relative error over entropies $hrange at 25% budget: MRA-2 $(fmt "$worst_mra")$others" \
-  "$(verdict_le "$worst_mra" "$best_other")" "best other worst case / MRA-2 worst case = $(ratio "$best_other" "$worst_mra")"
+  "$(verdict_le "$worst_mra" "$best_other" reproduced "not reproduced")" "best other worst case / MRA-2 worst case = $(ratio "$best_other" "$worst_mra")"
 
 tab=$(awk -F'\t' '/^#/ {next} !h {for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next}
   $c["budget"] + 0 == 0.25 { t = $c["temperature"]; if (!(t in seen)) {seen[t] = 1; ts[++nt] = t; ent[t] = $c["entropy"]}

@@ -1,8 +1,10 @@
 # experiments/common.sh — sourced by every experiment script (NN_name.sh).
 # `skit reproduce` sets SKIT, SKIT_OUT, SKIT_DATADIR and SKIT_QUICK.
 # An experiment: runs skit subcommands into $DATA, draws figures with `plot`,
-# and records each claim with `claim`, its verdict computed here from the
-# numbers just measured (helpers: verdict_le, verdict_ge, ratio).
+# and records each claim with `claim` (a claim of the paper named by $PAPER)
+# or `check` (skit's own check, not a paper's claim), its verdict computed
+# here from the numbers just measured. The verdict API is documented in
+# docs/development.md ("Experiments and verdicts").
 set -euo pipefail
 : "${SKIT:?run experiments through 'skit reproduce'}" "${SKIT_OUT:?}" "${SKIT_DATADIR:?}"
 SKIT_QUICK=${SKIT_QUICK:-0}
@@ -31,38 +33,115 @@ trap _finish EXIT
 # pick QUICK FULL: the value for --quick runs or for full runs
 pick() { if [ "$SKIT_QUICK" = 1 ]; then echo "$1"; else echo "$2"; fi; }
 
+# The one verdict vocabulary (REPORT.md defines it at its top):
+#   holds | fails | hypothesis not met       (theorems, lemmas, propositions)
+#   reproduced | not reproduced              (empirical claims, measurements)
+#   informative                              (measured, but not a claim)
+VERDICTS="holds|fails|hypothesis not met|reproduced|not reproduced|informative"
+CLAIMS_HEADER=$'id\tsource\tclaim\tmeasured\tverdict\tmargin\tstability'
+printf '%s\n' "$CLAIMS_HEADER" > "$CLAIMS_TMP"
+
 # claim ID "claim in one line" "measured" VERDICT "margin"
-# VERDICT: holds | violated | not applicable | reproduced | not reproduced
+# Source column: $SOURCE if set (check sets "skit"), else $PAPER (each
+# script sets PAPER to TNN, SKI-TNN or MRA). Stability column: $STABILITY if
+# set (claim_trials sets it), else "single run".
 claim() {
-  local f
+  local f source=${SOURCE:-${PAPER:?set PAPER=TNN, SKI-TNN or MRA before the first claim}}
+  [ "$#" -eq 5 ] || { echo "claim $1: expected 5 fields, got $#" >&2; return 1; }
+  case "|$VERDICTS|" in *"|$4|"*) ;; *) echo "claim $1: verdict '$4' is not one of: $VERDICTS" >&2; return 1;; esac
   for f in "$@"; do case "$f" in *$'\t'*|*$'\n'*) echo "claim: field has a tab or newline: $f" >&2; return 1;; esac; done
-  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >> "$CLAIMS_TMP"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$source" "$2" "$3" "$4" "$5" \
+    "${STABILITY:-single run}" >> "$CLAIMS_TMP"
 }
+# check ID "..." "measured" VERDICT "margin": skit's own check (not a paper's
+# claim); counted apart from the papers' scoreboards
+check() { SOURCE=skit claim "$@"; }
+
+# Repeats and seeds. A timing claim runs REPEATS (>= 3) times, a
+# data-dependent claim over several seeds; each run records a trial, and
+# claim_trials gives the majority verdict with "VERDICT in k of m" and the
+# spread of the value; repeats that disagree are marked "unstable".
+REPEATS=${SKIT_REPEATS:-3}
+TRIALS="$SKIT_OUT/logs/.trials-$EXP"
+rm -rf "$TRIALS"; mkdir -p "$TRIALS"
+# trial ID VERDICT VALUE: one repeat's (or seed's) verdict and key number
+trial() {
+  case "|$VERDICTS|" in *"|$2|"*) ;; *) echo "trial $1: bad verdict '$2'" >&2; return 1;; esac
+  printf '%s\t%s\n' "$2" "$3" >> "$TRIALS/$1"
+}
+# trials_verdict ID: the majority verdict of the trials of ID (a tie goes to
+# the verdict that says less: fails / not reproduced / hypothesis not met)
+trials_verdict() {
+  awk -F'\t' '{c[$1]++} END {
+    rank["fails"] = 5; rank["not reproduced"] = 4; rank["hypothesis not met"] = 3
+    rank["informative"] = 2; rank["holds"] = 1; rank["reproduced"] = 1
+    for (v in c) if (best == "" || c[v] > c[best] || (c[v] == c[best] && rank[v] > rank[best])) best = v
+    print best }' "$TRIALS/$1"
+}
+# trials_stability ID LABEL: "holds in 3 of 3; LABEL 1.1..1.2" or
+# "unstable: holds in 2 of 3; ..." (the majority verdict's count)
+trials_stability() {
+  local v; v=$(trials_verdict "$1")
+  awk -F'\t' -v v="$v" -v label="$2" '{m++; if ($1 == v) k++; x = $2 + 0
+      if (m == 1 || x < lo) lo = x; if (m == 1 || x > hi) hi = x }
+    END { printf "%s%s in %d of %d; %s %.3g..%.3g\n", (k < m ? "unstable: " : ""), v, k, m, label, lo, hi }' \
+    "$TRIALS/$1"
+}
+# trials_median ID: median of the trials' values
+trials_median() { cut -f2 "$TRIALS/$1" | stat median; }
+# claim_trials ID "claim" "measured" "margin" LABEL: a claim whose verdict is
+# the majority of its trials (use SOURCE=skit claim_trials for a skit check)
+claim_trials() {
+  local id=$1
+  [ -s "$TRIALS/$id" ] || { echo "claim_trials $id: no trials recorded" >&2; return 1; }
+  STABILITY=$(trials_stability "$id" "$5") claim "$id" "$2" "$3" "$(trials_verdict "$id")" "$4"
+}
+# repeats: "1 2 .. REPEATS"
+repeats() { seq 1 "$REPEATS"; }
 
 # note: append markdown (from stdin) to this experiment's section of REPORT.md
 note() { cat >> "$NOTES_TMP"; }
 
-# figure NAME: markdown link lines for figures/NAME.{png,svg}
-figure() { printf '![%s](figures/%s.png) ([svg](figures/%s.svg))\n\n' "$1" "$1" "$1" | note; }
+# figure NAME: markdown link lines for figures/NAME.{png,svg,pdf,eps}
+figure() { printf '![%s](figures/%s.png) ([svg](figures/%s.svg), [pdf](figures/%s.pdf), [eps](figures/%s.eps))\n\n' \
+  "$1" "$1" "$1" "$1" "$1" | note; }
 
 # plot SCRIPT DATAFILE NAME [gnuplot-assignments]: draw plots/SCRIPT.gp from
-# DATAFILE into figures/NAME.png and figures/NAME.svg
+# DATAFILE into figures/NAME.{png,svg,pdf,eps} (PNG for screens, the others
+# for print: pdfcairo and epscairo, vector, 6 x 4 inches). Every plot script
+# loads plots/style.gp (one colour, point type and dash per method).
 plot() {
   local script=$1 data=$2 name=$3 vars=${4:-}
   local ext term
-  for ext in png svg; do
-    if [ $ext = png ]; then term="set terminal pngcairo size 900,600 enhanced font 'sans,11'"
-    else term="set terminal svg size 900,600 dynamic enhanced font 'sans,12'"; fi
-    gnuplot -e "$term; set output '$FIGURES/$name.$ext.tmp'; datafile='$data'; set datafile separator tab; $vars" \
+  for ext in png svg pdf eps; do
+    case $ext in
+      png) term="set terminal pngcairo size 900,600 enhanced font 'sans,11'" ;;
+      svg) term="set terminal svg size 900,600 dynamic enhanced font 'sans,12'" ;;
+      pdf) term="set terminal pdfcairo size 6in,4in enhanced font 'sans,10'" ;;
+      eps) term="set terminal epscairo size 6in,4in enhanced font 'sans,10'" ;;
+    esac
+    gnuplot -e "$term; set output '$FIGURES/$name.$ext.tmp'; datafile='$data'; set datafile separator tab; plotdir='$SKIT_DATADIR/plots'; $vars" \
       "$SKIT_DATADIR/plots/$script.gp"
+    undate "$FIGURES/$name.$ext.tmp" "$ext"
     mv "$FIGURES/$name.$ext.tmp" "$FIGURES/$name.$ext"
   done
 }
+# undate FILE EXT: cairo stamps PDF and EPS files with the time of drawing;
+# a fixed stamp keeps regenerated figures identical when the data are (the
+# PDF's replacement has the same length, so its byte offsets stay valid)
+undate() {
+  case $2 in
+    pdf) sed -i 's|/CreationDate (D:[0-9]\{14\}Z)|/CreationDate (D:19700101000000Z)|' "$1" ;;
+    eps) sed -i 's|^%%CreationDate: .*|%%CreationDate: none|' "$1" ;;
+  esac
+}
 
 # Numeric helpers (awk, so they work on any float text).
-# verdict_le X LIMIT -> "holds" if X <= LIMIT else "violated"
-verdict_le() { awk -v x="$1" -v l="$2" 'BEGIN{print (x+0 <= l+0) ? "holds" : "violated"}'; }
-verdict_ge() { awk -v x="$1" -v l="$2" 'BEGIN{print (x+0 >= l+0) ? "holds" : "violated"}'; }
+# verdict_le X LIMIT [YES NO] -> YES (default holds) if X <= LIMIT, else NO
+# (default fails); e.g. verdict_ge X 0.95 reproduced "not reproduced"
+verdict_le() { awk -v x="$1" -v l="$2" -v y="${3:-holds}" -v n="${4:-fails}" 'BEGIN{print (x+0 <= l+0) ? y : n}'; }
+verdict_ge() { awk -v x="$1" -v l="$2" -v y="${3:-holds}" -v n="${4:-fails}" 'BEGIN{print (x+0 >= l+0) ? y : n}'; }
+
 # ratio A B -> A/B with 3 significant digits
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b+0 == 0) print "inf"; else printf "%.3g\n", a/b }'; }
 # fmt X -> 3 significant digits

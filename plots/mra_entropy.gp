@@ -2,17 +2,30 @@
 # (the paper's Figure 5 / Figure 7 right): one line per method at a fixed
 # budget. Variables: datafile; methods; bsel (budget to show, as written).
 set datafile columnheaders
+if (!exists("plotdir")) plotdir = system("dirname '".ARG0."'")
+load plotdir."/style.gp"
 set datafile missing "nan"
 if (!exists("methods")) methods = "mra2 mra2s"
 if (!exists("bsel")) bsel = "0.1"
 if (!exists("title_text")) title_text = sprintf("error vs attention entropy, budget %s", bsel)
 set title title_text
-set logscale y
 set format y "10^{%L}"
 set xlabel "mean row entropy of softmax(QK^T/√d) (nats)"
 set ylabel "relative error"
 set grid
 set key outside right top
 pick(m) = (strcol("method") eq m && strcol("budget") eq bsel)
-plot for [m in methods] datafile using (pick(m) ? column("entropy") : NaN):(pick(m) ? column("rel_error") : NaN) \
-     with linespoints lw 2 pt 7 title m
+# one datablock per method (rows filtered, not NaN-ed: NaN would break the
+# lines, leaving points under a legend that shows lines)
+nm = words(methods)
+do for [i = 1:nm] {
+    eval sprintf('set table $S%d', i)
+    plot datafile using (column("entropy")):(column("rel_error")) with table if (pick(word(methods, i)))
+    unset table
+}
+# log axes only now: an empty selection under a log axis is an error
+set logscale y
+set datafile nocolumnheaders
+set datafile separator whitespace
+plot for [i = 1:nm] sprintf('$S%d', i) using 1:2 smooth unique with linespoints lw 2 \
+     pt mpt(word(methods, i)) lc rgb mcolor(word(methods, i)) title mlabel(word(methods, i))

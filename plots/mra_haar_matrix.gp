@@ -12,8 +12,10 @@ set yrange [*:*] reverse
 set xrange [*:*] noextend
 unset xtics
 unset ytics
-unset colorbox  # one scale per panel (white = 0), see the data for values
-set multiplot layout 2,3 margins 0.02, 0.93, 0.03, 0.93 spacing 0.08, 0.1
+# one scale per panel (white = 0), each with its colour bar
+set colorbox vertical default
+set cbtics font ",7"
+set multiplot layout 2,3 margins 0.02, 0.90, 0.03, 0.93 spacing 0.1, 0.1
 set title "A"
 set cbrange [0:*]
 plot datafile using "j":"i":"A" with image

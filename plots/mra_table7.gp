@@ -4,6 +4,8 @@
 # Variables: datafile; methods; nlist (space-separated n values); tcol (the
 # time column, "time_s" wall or "cpu_s" CPU seconds).
 set datafile columnheaders
+if (!exists("plotdir")) plotdir = system("dirname '".ARG0."'")
+load plotdir."/style.gp"
 set datafile missing "nan"
 if (!exists("methods")) methods = "mra2 mra2s"
 if (!exists("nlist")) nlist = "1024"
@@ -14,6 +16,9 @@ set xlabel (tcol eq "cpu_s" ? "CPU time (s)" : "time (s)")
 set ylabel "relative error"
 set grid
 set key bottom left font ",8"
+# memory as bubble size (the paper's Fig. 4): point size from the bytes the
+# plan owns, on a log scale (1 MiB -> 1)
+bubble(b) = b > 0 ? (v = 1 + 0.6 * log10(b / 1048576.0), v < 0.4 ? 0.4 : v) : 0.4
 pick(m, n) = (strcol("method") eq m && column("n") == n)
 npanels = words(nlist)
 set multiplot layout 1, npanels
@@ -22,9 +27,12 @@ do for [i = 1:npanels] {
     set title sprintf("n = %d", nv)
     stats datafile using (strcol("method") eq "exact" && column("n") == nv ? column(tcol) : NaN) nooutput
     texact = STATS_records > 0 ? STATS_max : NaN
-    set arrow 1 from texact, graph 0 to texact, graph 1 nohead dt 3 lc rgb "red"
+    set arrow 1 from texact, graph 0 to texact, graph 1 nohead dt 3 lw 1.5 lc rgb mcolor("exact")
     plot for [m in methods] datafile using (pick(m, nv) ? column(tcol) : NaN):(pick(m, nv) ? column("rel_error") : NaN) \
-         with linespoints pt 7 title m
+         smooth unique with lines lw 1.5 lc rgb mcolor(m) notitle, \
+         for [m in methods] datafile using (pick(m, nv) ? column(tcol) : NaN):(pick(m, nv) ? column("rel_error") : NaN):(bubble(column("plan_bytes"))) \
+         with points pt mpt(m) ps variable lc rgb mcolor(m) title mlabel(m), \
+         NaN with lines dt 3 lw 1.5 lc rgb mcolor("exact") title mlabel("exact")." (time)"
     unset arrow 1
 }
 unset multiplot

@@ -291,7 +291,7 @@ for cmd in $("$SKIT" help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ 
     row "not a number" "--threads" "${words[@]}" --threads two
   fi
   if grep -q -- "--plot" <<< "$help"; then
-    row "unwritable plot path (unknown extension)" "--plot" "${words[@]}" --plot "$O/figure.pdf"
+    row "unwritable plot path (unknown extension)" "--plot" "${words[@]}" --plot "$O/figure.gif"
     row "unwritable plot path (no such directory)" "--plot" "${words[@]}" --plot "$O/no/such/figure.png"
   fi
   if grep -q -- "-o, --output" <<< "$help" && [ "$cmd" != toeplitz ]; then

@@ -31,7 +31,37 @@ if expect_ok reproduce --quick --only "$first,$last" --shard 1/2 --out "$out" &&
     grep -q "\[$e\]" "$out/REPORT.md" || fail "merged REPORT.md lacks $e"
   done
   grep -q '^| \[' "$out/REPORT.md" || fail "REPORT.md has no claim rows"
-  ! grep -q '| \*\*error\*\* |' "$out/REPORT.md" || fail "an experiment failed: $(grep error "$out/REPORT.md")"
+  ! grep -q '^| \[.*| \*\*error\*\* |' "$out/REPORT.md" || fail "an experiment failed: $(grep error "$out/REPORT.md")"
 fi
 expect_usage_error "--merge" reproduce --merge --out "$TMP/out.none"
+expect_usage_error "--paper-figures" reproduce --paper-figures --out "$TMP/out.dir"
+expect_usage_error "--compare" reproduce --compare
+
+# The verdict API of experiments/common.sh: a claim outside the vocabulary
+# fails its script; trials give the majority verdict and mark disagreement.
+api="$TMP/api"
+mkdir -p "$api/experiments"
+cp "$SKIT_DATADIR/experiments/common.sh" "$api/experiments/"
+runexp() { # NAME BODY: run a one-off experiment script; its exit status
+  printf 'source "$SKIT_DATADIR/experiments/common.sh"\nPAPER=TNN\n%s\n' "$2" > "$api/experiments/$1.sh"
+  SKIT="$SKIT" SKIT_OUT="$api/out" SKIT_DATADIR="$api" bash "$api/experiments/$1.sh" 2>"$TMP/api.err"
+}
+runexp 01_bad 'claim x "c" "m" violated "-"' && fail "common.sh accepted the verdict 'violated'"
+[ ! -e "$api/out/claims/01_bad.tsv" ] || fail "a failed experiment left claims"
+runexp 02_fails 'trial t holds 1; trial t fails 2; trial t fails 3; claim_trials t "c" "m" "-" value
+check s "c" "m" holds "-"' || fail "trials script failed: $(cat "$TMP/api.err")"
+head -n 1 "$api/out/claims/02_fails.tsv" | grep -q '^id	source	claim	measured	verdict	margin	stability$' ||
+  fail "claims file has no header row"
+grep -q '^t	TNN	c	m	fails	-	unstable: fails in 2 of 3; value 1..3$' "$api/out/claims/02_fails.tsv" ||
+  fail "trials: $(cat "$api/out/claims/02_fails.tsv")"
+grep -q '^s	skit	' "$api/out/claims/02_fails.tsv" || fail "check has no source skit"
+rm -f "$api/out/claims/01_bad.tsv"
+# --strict: a paper claim that fails makes the exit status 1; a skit check does not
+"$SKIT" reproduce --merge --out "$api/out" >/dev/null 2>&1 || fail "--merge without --strict failed"
+"$SKIT" reproduce --merge --strict --out "$api/out" >/dev/null 2>&1 && fail "--strict ignored a failing paper claim"
+[ -s "$api/out/verdicts.json" ] || fail "no verdicts.json"
+grep -q '"verdict": "fails"' "$api/out/verdicts.json" || fail "verdicts.json lacks the verdict"
+grep -q '^| TNN | 1 |' "$api/out/REPORT.md" || fail "REPORT.md has no TNN scoreboard row"
+sed -i 's/	fails	-	unstable[^	]*$/	holds	-	single run/' "$api/out/claims/02_fails.tsv"
+"$SKIT" reproduce --merge --strict --out "$api/out" >/dev/null 2>&1 || fail "--strict failed with no failing paper claim"
 finish

@@ -15,7 +15,7 @@ expect_usage_error "--solve-n" bench toeplitz --solve-n 1e9 -o "$TMP/out.tsv"
 expect_usage_error "--scipy-sizes" bench toeplitz --scipy-sizes "" -o "$TMP/out.tsv"
 expect_usage_error "--threads" bench toeplitz --threads 0 -o "$TMP/out.tsv"
 expect_usage_error "--json" bench toeplitz --json /nonexistent/dir/out.json -o "$TMP/out.tsv"
-expect_usage_error "--plot" bench toeplitz --plot "$TMP/out.pdf" -o "$TMP/out.tsv"
+expect_usage_error "--plot" bench toeplitz --plot "$TMP/out.gif" -o "$TMP/out.tsv"
 expect_usage_error "-o" bench toeplitz -o /nonexistent/dir/out.tsv
 expect_usage_error "unknown option" bench toeplitz --frobnicate
 expect_usage_error "unexpected argument" bench toeplitz extra

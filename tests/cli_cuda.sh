@@ -20,7 +20,7 @@ expect_usage_error "--attention-sizes" bench device --attention-sizes x -o "$TMP
 expect_usage_error "--head-dim" bench device --head-dim 5000 -o "$TMP/out.tsv"
 expect_usage_error "unknown option" bench device --bogus -o "$TMP/out.tsv"
 expect_usage_error "unexpected argument" bench device extra -o "$TMP/out.tsv"
-expect_usage_error "plot" bench device "${tiny[@]}" -o "$TMP/out.tsv" --plot "$TMP/out.pdf"
+expect_usage_error "plot" bench device "${tiny[@]}" -o "$TMP/out.tsv" --plot "$TMP/out.gif"
 expect_usage_error "needs about" bench device --device cpu --sizes 2^22 --channels 4096 -o "$TMP/out.tsv"
 
 # The CPU side always runs: a table with both operators and the GPU state.

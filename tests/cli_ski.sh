@@ -21,7 +21,7 @@ expect_usage_error "--kernel" ski-bound --kernel bogus -o "$O"
 expect_usage_error "--interp" ski-bound --interp quintic -o "$O"
 expect_usage_error "--norm" ski-bound --norm frobenius -o "$O"
 expect_usage_error "unknown option" ski-bound --bogus -o "$O"
-expect_usage_error "--plot" ski-bound --plot "$TMP/out.pdf" -o "$O"
+expect_usage_error "--plot" ski-bound --plot "$TMP/out.gif" -o "$O"
 expect_usage_error "-o" ski-bound -o "$TMP/no-such-dir/out.tsv"
 expect_usage_error "unexpected argument" ski-bound extra -o "$O"
 

@@ -613,6 +613,8 @@ START_TEST(test_decay_fit_synthetic)
     TU_EXPECT_STATUS(skit_decay_fit_magnitudes(n, m, 5, 50, 0, &fit), SKIT_ENONFINITE);
     skit_free(m);
     ck_assert(isinf(skit_decay_bound(1, 2, 0)));
+    ck_assert(fabs(skit_decay_bound(2 * M_PI, 0, 0) - 1) < 1e-15); /* Lemma 6 */
+    ck_assert(fabs(skit_decay_bound(2 * M_PI, 0, 7) - 1) < 1e-15);
     ck_assert(fabs(skit_decay_bound(2 * M_PI, 2, 3) - 1.0 / 9) < 1e-15);
 }
 END_TEST

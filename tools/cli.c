@@ -321,6 +321,28 @@ int cli_check_output_path(const char *option, const char *path)
     return check_writable_dir(option, path);
 }
 
+/* The gnuplot terminal for a figure file, by extension (NULL: none). PNG
+ * at print resolution: SKIT_PNG_SCALE=N (1..8) multiplies its pixels and
+ * font; PDF and EPS are vector (cairo) at 6 x 4 inches. */
+static const char *plot_terminal(const char *out)
+{
+    static char png[128];
+    if (cli_ends_with(out, ".svg"))
+        return "set terminal svg size 900,600 dynamic enhanced font 'sans,12'";
+    if (cli_ends_with(out, ".pdf"))
+        return "set terminal pdfcairo size 6in,4in enhanced font 'sans,10'";
+    if (cli_ends_with(out, ".eps"))
+        return "set terminal epscairo size 6in,4in enhanced font 'sans,10'";
+    if (!cli_ends_with(out, ".png")) return NULL;
+    const char *env = getenv("SKIT_PNG_SCALE");
+    int scale = env ? atoi(env) : 1;
+    if (scale < 1 || scale > 8) scale = 1;
+    snprintf(png, sizeof png, "set terminal pngcairo size %d,%d enhanced font 'sans,%d'",
+             900 * scale, 600 * scale, 11 * scale);
+    return png;
+}
+
+
 int cli_common_validate(const cli_common *common)
 {
     if (common->output && strcmp(common->output, "-") != 0) {
@@ -328,9 +350,9 @@ int cli_common_validate(const cli_common *common)
         if (check_writable_dir("-o", common->output) != CLI_OK) return CLI_USAGE;
     }
     if (common->plot) {
-        if (!cli_ends_with(common->plot, ".png") && !cli_ends_with(common->plot, ".svg"))
-            return cli_usage_error("--plot: file name must end in .png or .svg, got '%s'",
-                                   common->plot);
+        if (!plot_terminal(common->plot))
+            return cli_usage_error(
+                "--plot: file name must end in .png, .svg, .pdf or .eps, got '%s'", common->plot);
         if (check_writable_dir("--plot", common->plot) != CLI_OK) return CLI_USAGE;
     }
     return CLI_OK;
@@ -398,17 +420,13 @@ int cli_plot(const char *script, const char *datafile, const char *out, const ch
                            script_path);
     if (!safe_for_gnuplot(datafile) || !safe_for_gnuplot(out))
         return cli_usage_error("--plot: file names must not contain quotes or newlines");
-    int svg = cli_ends_with(out, ".svg");
     const char *dot = strrchr(out, '.');
-    snprintf(tmp, sizeof tmp, "%.*s.tmp.%ld%s", (int)(dot - out), out, (long)getpid(), svg ? ".svg" : ".png");
-    size_t need = strlen(tmp) + strlen(datafile) + (variables ? strlen(variables) : 0) + 256;
+    snprintf(tmp, sizeof tmp, "%.*s.tmp.%ld%s", (int)(dot - out), out, (long)getpid(), dot);
+    size_t need = strlen(tmp) + strlen(datafile) + (variables ? strlen(variables) : 0) + 512;
     char *setup = malloc(need);
     if (!setup) return cli_failure("out of memory");
-    snprintf(setup, need,
-             "%s; set output '%s'; datafile='%s'; set datafile separator tab; %s",
-             svg ? "set terminal svg size 900,600 dynamic enhanced font 'sans,12'"
-                 : "set terminal pngcairo size 900,600 enhanced font 'sans,11'",
-             tmp, datafile, variables ? variables : "");
+    snprintf(setup, need, "%s; set output '%s'; datafile='%s'; set datafile separator tab; %s",
+             plot_terminal(out), tmp, datafile, variables ? variables : "");
     pid_t pid = fork();
     if (pid < 0) {
         free(setup);

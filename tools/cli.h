@@ -59,7 +59,7 @@ int cli_parse_choice_list(const char *option, const char *text, const char *cons
 /* Options every experiment subcommand takes. */
 typedef struct cli_common {
     const char *output; /* -o FILE, NULL = stdout */
-    const char *plot;   /* --plot FILE.png|FILE.svg, NULL = none */
+    const char *plot;   /* --plot FILE (.png, .svg, .pdf, .eps); NULL = none */
     uint64_t seed;      /* --seed N (default 1) */
     int threads;        /* --threads N (0 = OpenMP default) */
     int quiet;          /* --quiet: no progress on stderr */
@@ -76,7 +76,7 @@ typedef struct cli_common {
         {"quiet", no_argument, NULL, 0x1004}
 #define CLI_COMMON_HELP                                                            \
     "  -o, --output FILE   write the TSV table to FILE (default: stdout)\n"        \
-    "      --plot FILE     also draw the figure (FILE.png or FILE.svg, gnuplot)\n" \
+    "      --plot FILE     also draw the figure (.png, .svg, .pdf or .eps; gnuplot)\n" \
     "      --seed N        random seed (default 1), recorded in the output\n"      \
     "      --threads N     OpenMP threads (default: all cores)\n"                  \
     "      --quiet         no progress messages on stderr\n"
@@ -86,7 +86,7 @@ void cli_common_init(cli_common *common);
  * handled, CLI_USAGE on a bad value, -1 if `opt` is not a common option. */
 int cli_common_option(cli_common *common, int opt, const char *arg);
 /* Validate the -o / --plot paths before any work: the directory must be
- * writable and --plot must end in .png or .svg. */
+ * writable and --plot must end in .png, .svg, .pdf or .eps. */
 int cli_common_validate(const cli_common *common);
 
 /* 1 if s ends with suffix. */
@@ -97,7 +97,7 @@ int cli_ends_with(const char *s, const char *suffix);
  * NULL (option not given) is fine. */
 int cli_check_output_path(const char *option, const char *path);
 
-/* Draw plots/<script>.gp into `out` (.png or .svg) from the TSV file
+/* Draw plots/<script>.gp into `out` (.png, .svg, .pdf, .eps) from the TSV file
  * `datafile`. `variables` (may be NULL) is extra gnuplot code run first,
  * e.g. "title_suffix='n=512'". Output is atomic (temp + rename). */
 int cli_plot(const char *script, const char *datafile, const char *out, const char *variables);

@@ -510,7 +510,8 @@ static const char *decay_usage =
     "  --channels D       output channels (default 4)\n"
     "  --fft-size N       samples on the circle (default 8192; even, 16..2^22)\n"
     "  --range A..B       fit range in n (default 1..512, at most N/4)\n"
-    "  --orders LIST      derivative orders for the bound (default 1,2,3,4,5,6; <= 16)\n"
+    "  --orders LIST      derivative orders for the bound (default 1,2,3,4,5,6; 0..16;\n"
+    "                     0 = Lemma 6, ||k||_inf <= ||k^||_1 / 2 pi, n = 0 included)\n"
     "  --nodes M          midpoint-rule nodes for ||k^(N)||_1 (default 4096)\n"
     "  --floor F          ignore |k[n]| <= F * max|k| (rounding floor; default 1e-12)\n"
     "  --lags K           impulse: rows n = 0..K (default 64)\n"
@@ -623,13 +624,14 @@ static int summary_responses(const decay_options *o, int a, int nm, int c, uint6
 }
 
 /* The Theorem 3 cells of one order: ||k^(N)||_1, the smallest margin
- * bound / |k[n]| over n in [1, B] above the floor, the first n below 1. */
+ * bound / |k[n]| over n in [1, B] above the floor ([0, B] for N = 0, Lemma
+ * 6), the first n below 1 (0: none). */
 static void summary_bound_cells(cli_table *t, const decay_options *o, const summary_work *w, size_t ch,
                                 size_t order, double floor)
 {
     double norm1 = w->dn[order * o->channels + ch], margin = INFINITY;
     size_t first = 0;
-    for (size_t n = 1; n <= o->hi; n++) {
+    for (size_t n = order == 0 ? 0 : 1; n <= o->hi; n++) {
         if (w->mag[n] <= floor) continue;
         double ratio = skit_decay_bound(norm1, order, n) / w->mag[n];
         if (ratio < margin) margin = ratio;
@@ -967,7 +969,7 @@ static int decay_check(decay_options *o, int range_given, const char *orders_tex
     if (o->lags >= o->N) return cli_usage_error("--lags = %zu out of range: need lags < N (= %zu)", o->lags, o->N);
     if (o->channel >= o->channels)
         return cli_usage_error("--channel = %zu out of range: need channel < channels (= %zu)", o->channel, o->channels);
-    if (cli_parse_size_list("--orders", orders_text, 1, 16, &o->orders, &o->norders) != CLI_OK) return CLI_USAGE;
+    if (cli_parse_size_list("--orders", orders_text, 0, 16, &o->orders, &o->norders) != CLI_OK) return CLI_USAGE;
     if (o->norders > 16) return cli_usage_error("--orders: at most 16 orders");
     for (size_t i = 0; i < o->norders; i++)
         if (o->orders[i] > o->max_order) o->max_order = o->orders[i];

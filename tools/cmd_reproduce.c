@@ -1,16 +1,20 @@
 /* cmd_reproduce.c — `skit reproduce`: run experiments/NN_*.sh, collect their
- * claims into paper_figures/REPORT.md.
+ * claims into REPORT.md and verdicts.json (tools/reproduce_report.c).
  *
  * Contract with an experiment script (see experiments/common.sh):
  *   environment: SKIT (this binary), SKIT_OUT (output root), SKIT_DATADIR
  *                (plots/, experiments/: cli_datadir), SKIT_QUICK (1 = small)
  *   writes:      $SKIT_OUT/data/<name>/ (TSV), $SKIT_OUT/figures/ (PNG, SVG),
- *                $SKIT_OUT/claims/<name>.tsv (one row per claim:
- *                id, claim, measured, verdict, margin),
+ *                $SKIT_OUT/claims/<name>.tsv (a header row, then one row
+ *                per claim: id, source, claim, measured, verdict, margin,
+ *                stability; docs/development.md),
  *                optionally $SKIT_OUT/notes/<name>.md (conventions, caveats).
  * Sharding (--shard i/N) runs every N-th script, writes no report; after the
  * shards' output directories are copied together, --merge writes REPORT.md
- * from claims/ and notes/. */
+ * from claims/ and notes/.
+ * Output: --out DIR, by default build/paper_figures for a skit run from its
+ * build tree; the tracked paper_figures/ of the source tree is written only
+ * with --paper-figures. */
 #include "config.h"
 
 #include <dirent.h>
@@ -25,6 +29,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "reproduce_report.h"
 
 #define MAX_EXPERIMENTS 256
 
@@ -33,12 +38,18 @@ static const char *usage =
     "Run every experiment in experiments/ (scripts NN_name.sh), write data, figures\n"
     "(PNG and SVG) and REPORT.md into the output directory, print the verdict table.\n\n"
     "options:\n"
-    "  --out DIR        output directory (default: ./paper_figures; for a skit run from\n"
-    "                   its build tree, paper_figures/ of the source tree)\n"
+    "  --out DIR        output directory (default: paper_figures/ in the build tree for a\n"
+    "                   skit run from its build tree, else ./skit-reproduce)\n"
+    "  --paper-figures  write into the source tree's tracked paper_figures/ instead\n"
+    "                   (what scripts/setup-and-run reproduce does)\n"
+    "  --strict         exit 1 if a paper's claim within its hypotheses fails (verdict\n"
+    "                   'fails') or an experiment does not finish (for CI)\n"
+    "  --compare DIR    list the verdicts that differ from the run in DIR (default with\n"
+    "                   --quick: the source tree's paper_figures/, if a full run)\n"
     "  --only LIST      run only these experiments (comma-separated names or numbers)\n"
     "  --shard I/N      run experiments whose index = I-1 mod N; no report is written\n"
     "  --merge          write REPORT.md from DIR/claims and DIR/notes only (after shards)\n"
-    "  --quick          smaller sizes (a smoke test; the report says so)\n"
+    "  --quick          smaller sizes, the same claims (the report says so)\n"
     "  --list           list the experiments and exit\n"
     "  -h, --help       this message\n\n"
     "Sharded runs, e.g. with GNU parallel on one machine:\n"
@@ -121,136 +132,10 @@ static int run_script(const char *script, const char *log_path)
     return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128;
 }
 
-/* Splits a TSV line in place into at most max fields. */
-static size_t split_tabs(char *line, char **fields, size_t max)
-{
-    size_t n = 0;
-    line[strcspn(line, "\r\n")] = '\0';
-    char *p = line;
-    while (n < max) {
-        fields[n++] = p;
-        char *tab = strchr(p, '\t');
-        if (!tab) break;
-        *tab = '\0';
-        p = tab + 1;
-    }
-    return n;
-}
-
-/* A markdown table cell: '|' inside a claim (|k[n]|, norms) would end the
- * cell, so it is escaped. */
-static void put_table_cell(FILE *f, const char *text)
-{
-    for (const char *p = text; *p; p++) {
-        if (*p == '|') fputc('\\', f);
-        fputc(*p, f);
-    }
-}
-
-/* Writes REPORT.md from claims/ and notes/; prints the verdict table. */
-static int write_report(const char *out_dir, int quick)
-{
-    char claims_dir[4096], path[4400], report_path[4400], tmp[4500];
-    snprintf(claims_dir, sizeof claims_dir, "%s/claims", out_dir);
-    /* a shard run with --quick leaves a marker, so that --merge says so too */
-    snprintf(path, sizeof path, "%s/claims/.quick", out_dir);
-    if (access(path, F_OK) == 0) quick = 1;
-    char *names[MAX_EXPERIMENTS];
-    size_t count = 0;
-    DIR *d = opendir(claims_dir);
-    if (!d)
-        return cli_usage_error("--merge: %s has no claims/ directory (run experiments first)",
-                               out_dir);
-    struct dirent *e;
-    while ((e = readdir(d)) && count < MAX_EXPERIMENTS) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && !strcmp(e->d_name + len - 4, ".tsv")) names[count++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, count, sizeof *names, compare_strings);
-
-    snprintf(report_path, sizeof report_path, "%s/REPORT.md", out_dir);
-    FILE *f;
-    if (skit_atomic_open(report_path, tmp, sizeof tmp, &f) != SKIT_OK) {
-        for (size_t i = 0; i < count; i++)
-            free(names[i]);
-        return cli_library_error(SKIT_EIO);
-    }
-    time_t now = time(NULL);
-    char date[64];
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    fprintf(f,
-            "# skit reproduction report\n\n"
-            "Generated by `skit reproduce` (skit %s) on %s, %ld cores%s.\n"
-            "Every verdict below is computed from the measurement in the same row by the\n"
-            "experiment script named in its section; none is copied from a paper.\n"
-            "Data: `data/<experiment>/`, figures: `figures/`, logs: `logs/`.\n\n",
-            skit_version(), date, cores, quick ? ", **--quick sizes (smoke test)**" : "");
-    fprintf(f, "## Summary\n\n| experiment | claim | measured | verdict | margin "
-               "|\n|---|---|---|---|---|\n");
-    size_t holds = 0, violated = 0, other = 0;
-    printf("%-28s %-10s %s\n", "experiment/claim", "verdict", "margin");
-    for (size_t i = 0; i < count; i++) {
-        char exp[256];
-        snprintf(exp, sizeof exp, "%.*s", (int)(strlen(names[i]) - 4), names[i]);
-        snprintf(path, sizeof path, "%s/%s", claims_dir, names[i]);
-        FILE *c = fopen(path, "r");
-        if (!c) continue;
-        char line[8192];
-        while (fgets(line, sizeof line, c)) {
-            if (line[0] == '#' || line[0] == '\n') continue;
-            char *fld[5] = {"", "", "", "", ""};
-            split_tabs(line, fld, 5);
-            fprintf(f, "| [%s](#%s) | ", exp, exp);
-            for (int k = 1; k <= 4; k++) {
-                if (k == 3) fputs("**", f);
-                put_table_cell(f, fld[k]);
-                fputs(k == 3 ? "** | " : " | ", f);
-            }
-            fputc('\n', f);
-            char label[300];
-            snprintf(label, sizeof label, "%s/%s", exp, fld[0]);
-            printf("%-28s %-10s %s\n", label, fld[3], fld[4]);
-            if (!strcmp(fld[3], "holds"))
-                holds++;
-            else if (!strcmp(fld[3], "violated"))
-                violated++;
-            else
-                other++;
-        }
-        fclose(c);
-    }
-    fprintf(f,
-            "\nTotals: %zu hold, %zu violated, %zu other (not applicable / error / reproduced or "
-            "not).\n",
-            holds, violated, other);
-    printf("totals: %zu hold, %zu violated, %zu other\n", holds, violated, other);
-    for (size_t i = 0; i < count; i++) {
-        char exp[256];
-        snprintf(exp, sizeof exp, "%.*s", (int)(strlen(names[i]) - 4), names[i]);
-        fprintf(f, "\n## %s\n\n", exp);
-        snprintf(path, sizeof path, "%s/notes/%s.md", out_dir, exp);
-        FILE *n = fopen(path, "r");
-        if (n) {
-            char buf[8192];
-            size_t got;
-            while ((got = fread(buf, 1, sizeof buf, n)) > 0)
-                fwrite(buf, 1, got, f);
-            fclose(n);
-        } else {
-            fprintf(f, "(no notes)\n");
-        }
-        free(names[i]);
-    }
-    if (skit_atomic_commit(f, tmp, report_path) != SKIT_OK) return cli_library_error(SKIT_EIO);
-    return CLI_OK;
-}
-
 typedef struct reproduce_options {
-    const char *out, *only;
+    const char *out, *only, *compare;
     size_t shard_index, shard_count;
-    int merge, quick, list;
+    int merge, quick, list, paper_figures, strict;
 } reproduce_options;
 
 /* --shard I/N */
@@ -270,11 +155,17 @@ static int parse_shard(const char *arg, reproduce_options *o)
 /* CLI_OK, CLI_USAGE, or -1 after --help */
 static int parse_options(int argc, char **argv, reproduce_options *o)
 {
+    /* clang-format off */
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},       {"out", required_argument, NULL, 'O'},
         {"only", required_argument, NULL, 'y'}, {"shard", required_argument, NULL, 's'},
         {"merge", no_argument, NULL, 'm'},      {"quick", no_argument, NULL, 'q'},
-        {"list", no_argument, NULL, 'l'},       {NULL, 0, NULL, 0}};
+        {"list", no_argument, NULL, 'l'},
+        {"paper-figures", no_argument, NULL, 'P'},
+        {"strict", no_argument, NULL, 'S'},
+        {"compare", required_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0}};
+    /* clang-format on */
     *o = (reproduce_options){.shard_index = 1, .shard_count = 1};
     int opt;
     optind = 1;
@@ -302,12 +193,26 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
         case 'l':
             o->list = 1;
             break;
+        case 'P':
+            o->paper_figures = 1;
+            break;
+        case 'S':
+            o->strict = 1;
+            break;
+        case 'C':
+            o->compare = optarg;
+            break;
         default:
             return cli_usage_error("unknown option '%s' (see 'skit reproduce --help')",
                                    argv[optind - 1]);
         }
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->paper_figures && o->out)
+        return cli_usage_error("--paper-figures and --out: give one output directory");
+    if (o->paper_figures && !cli_source_tree())
+        return cli_usage_error("--paper-figures: only a skit run from its build tree knows the "
+                               "source tree's paper_figures/ (use --out)");
     return CLI_OK;
 }
 
@@ -378,12 +283,81 @@ static int run_experiment(const char *exp_dir, const char *file, const char *abs
     FILE *c = fopen(claims, "w");
     if (c) {
         fprintf(c,
-                "script\texperiment script ran to completion\texit status %d after %.1f s "
-                "(logs/%s.log)\terror\t-\n",
-                rc, dt, name);
+                CLAIMS_HEADER "\nscript\t" CLAIM_SOURCE_RUN "\texperiment script ran to "
+                              "completion\texit status %d (logs/%s.log)\terror\t-\tsingle run\n",
+                rc, name);
         fclose(c);
     }
     return 1;
+}
+
+/* ---- output directory and report (verdict handling: reproduce_report.c) -- */
+
+/* --out, --paper-figures, or the default: under the build tree for a skit
+ * run from it (the tracked paper_figures/ changes only on request), else
+ * ./skit-reproduce (an installed skit's data directory is no place for
+ * output). */
+static void output_dir(const reproduce_options *o, char *out, size_t size)
+{
+    const char *source = cli_source_tree();
+    if (o->out)
+        snprintf(out, size, "%s", o->out);
+    else if (o->paper_figures)
+        snprintf(out, size, "%s/paper_figures", source);
+    else if (source)
+        snprintf(out, size, "%s/paper_figures", SKIT_BUILD_DIR);
+    else
+        snprintf(out, size, "skit-reproduce");
+}
+
+/* a run (or shard) with --quick leaves claims/.quick, so --merge knows */
+static int run_was_quick(const char *out_dir, int quick)
+{
+    char marker[4400];
+    snprintf(marker, sizeof marker, "%s/claims/.quick", out_dir);
+    return quick || access(marker, F_OK) == 0;
+}
+
+/* The run to compare verdicts with: --compare, or for a quick run the
+ * source tree's paper_figures/ when that holds a full run. */
+static const char *comparison_dir(const reproduce_options *o, int quick, const char *out_dir,
+                                  char *buf, size_t size)
+{
+    if (o->compare) return o->compare;
+    const char *source = cli_source_tree();
+    if (!quick || !source) return NULL;
+    snprintf(buf, size, "%s/paper_figures", source);
+    char real_out[4096], real_cmp[4096];
+    if (realpath(out_dir, real_out) && realpath(buf, real_cmp) && !strcmp(real_out, real_cmp))
+        return NULL;
+    char claims[4400];
+    snprintf(claims, sizeof claims, "%s/claims", buf);
+    if (access(claims, F_OK) != 0 || run_was_quick(buf, 0)) return NULL;
+    return buf;
+}
+
+/* REPORT.md, verdicts.json, the table; the exit status (--strict: paper
+ * claims that fail count as failure) */
+static int finish_report(const char *out_dir, const reproduce_options *o, size_t failed)
+{
+    char cmp_buf[4200];
+    report_options ro = {.quick = run_was_quick(out_dir, o->quick)};
+    ro.compare_dir = comparison_dir(o, ro.quick, out_dir, cmp_buf, sizeof cmp_buf);
+    report_outcome outcome;
+    int status = report_write(out_dir, &ro, &outcome);
+    if (status != CLI_OK) return status;
+    fprintf(stderr, "report: %s/REPORT.md, verdicts.json\n", out_dir);
+    if (ro.compare_dir)
+        fprintf(stderr, "%zu verdict(s) differ from %s (listed in REPORT.md)\n", outcome.differ,
+                ro.compare_dir);
+    if (outcome.unstable)
+        fprintf(stderr, "%zu verdict(s) unstable across repeats\n", outcome.unstable);
+    if (o->strict && (outcome.paper_fails || outcome.errors)) {
+        fprintf(stderr, "--strict: %zu paper claim(s) fail, %zu experiment(s) did not finish\n",
+                outcome.paper_fails, outcome.errors);
+        return CLI_FAILED;
+    }
+    return failed ? CLI_FAILED : CLI_OK;
 }
 
 int cmd_reproduce(int argc, char **argv)
@@ -393,14 +367,7 @@ int cmd_reproduce(int argc, char **argv)
     if (status != CLI_OK) return status < 0 ? CLI_OK : status;
 
     char out_dir[4096], exp_dir[4096], abs_out[4096];
-    /* an installed skit's data directory is no place for output */
-    const char *source = cli_source_tree();
-    if (o.out)
-        snprintf(out_dir, sizeof out_dir, "%s", o.out);
-    else if (source)
-        snprintf(out_dir, sizeof out_dir, "%s/paper_figures", source);
-    else
-        snprintf(out_dir, sizeof out_dir, "paper_figures");
+    output_dir(&o, out_dir, sizeof out_dir);
     snprintf(exp_dir, sizeof exp_dir, "%s/experiments", cli_datadir());
 
     char *names[MAX_EXPERIMENTS];
@@ -414,7 +381,7 @@ int cmd_reproduce(int argc, char **argv)
         return CLI_OK;
     }
     /* --merge only reads what the shards wrote: it creates nothing */
-    if (o.merge) return write_report(out_dir, o.quick);
+    if (o.merge) return finish_report(out_dir, &o, 0);
     for (size_t i = 0; i < count; i++)
         selected += (size_t)selected_experiment(&o, names[i], i);
     if (selected == 0) {
@@ -434,14 +401,8 @@ int cmd_reproduce(int argc, char **argv)
     free_names(names, count);
     fprintf(stderr, "%zu experiments in %.1f s, %zu failed\n", run, skit_clock_seconds() - t_all,
             failed);
-    if (o.shard_count == 1) {
-        int rc = write_report(abs_out, o.quick);
-        if (rc != CLI_OK) return rc;
-        fprintf(stderr, "report: %s/REPORT.md\n", abs_out);
-    } else {
-        fprintf(stderr,
-                "shard %zu/%zu done; run 'skit reproduce --out %s --merge' after all shards\n",
-                o.shard_index, o.shard_count, out_dir);
-    }
+    if (o.shard_count == 1) return finish_report(abs_out, &o, failed);
+    fprintf(stderr, "shard %zu/%zu done; run 'skit reproduce --out %s --merge' after all shards\n",
+            o.shard_index, o.shard_count, out_dir);
     return failed ? CLI_FAILED : CLI_OK;
 }

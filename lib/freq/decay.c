@@ -265,7 +265,8 @@ done:
 
 double skit_decay_bound(double derivative_norm, size_t order, size_t n)
 {
-    if (n == 0) return INFINITY;
+    /* N = 0 is Lemma 6 (|k[n]| <= ||k||_1 / 2 pi for every n, n = 0 too) */
+    if (n == 0) return order == 0 ? derivative_norm / (2 * M_PI) : INFINITY;
     return derivative_norm / (2 * M_PI * pow((double)n, (double)order));
 }
 

@@ -232,7 +232,8 @@ int skit_freq_energy(const skit_mlp *mlp, skit_freq_construction construction, s
 int skit_freq_derivative_norms(const skit_mlp *mlp, skit_freq_construction construction,
                                size_t max_order, size_t nodes, double *norms);
 
-/* Theorem 3 / Proposition 4 bound ‖k̂^{(N)}‖₁ / (2π |n|^N) for n != 0. */
+/* Theorem 3 / Proposition 4 bound ‖k̂^{(N)}‖₁ / (2π |n|^N) for n != 0
+ * (infinite at n = 0); for N = 0 Lemma 6's ‖k̂‖₁ / 2π at every n. */
 double skit_decay_bound(double derivative_norm, size_t order, size_t n);
 
 /* Decay-rate fit of magnitudes |k[n]|, n = 0..count-1, over n_lo..n_hi.

@@ -1,0 +1,471 @@
+/* reproduce_report.c — REPORT.md, verdicts.json and the terminal verdict
+ * table of `skit reproduce`, from the claims files of the experiments.
+ *
+ * REPORT.md holds nothing that changes from run to run by itself (no date,
+ * no run times): regenerated from the same measurements it is the same file.
+ * Layout: the verdict vocabulary; one scoreboard row per paper (the claims
+ * of that paper) and one for skit's own checks; a table of claims per paper,
+ * then skit's checks; verdicts that differ from a comparison run (--quick
+ * against the full run); then each experiment's notes. */
+#include "config.h"
+
+#include "reproduce_report.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "table.h"
+
+/* The vocabulary, in scoreboard order; "error" is no verdict an experiment
+ * can give: skit reproduce records it for a script that failed. */
+static const char *const verdicts[] = {
+    "holds", "fails", "hypothesis not met", "reproduced", "not reproduced", "informative", "error"};
+enum { NVERDICTS = sizeof verdicts / sizeof *verdicts };
+
+static const char *const verdict_meaning[] = {
+    "the tested object meets the statement's hypotheses and the claim is true here",
+    "the hypotheses are met and the claim is false here: a counterexample",
+    "the tested object is outside the statement (the row says which hypothesis, and what that "
+    "means for the code that builds it); nothing is concluded about the statement",
+    "an empirical claim (a figure, a table, a speed-up) whose direction and size appear here too",
+    "an empirical claim that the measurement here does not show",
+    "a measurement reported for context; not a claim",
+    "the experiment script did not finish; its log says why"};
+
+static int verdict_index(const char *v)
+{
+    for (int i = 0; i < NVERDICTS; i++)
+        if (!strcmp(v, verdicts[i])) return i;
+    return -1;
+}
+
+/* ---- reading the claims files ------------------------------------------ */
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int push_row(claim_set *set, const char *experiment, char **cells)
+{
+    if (set->count == set->cap) {
+        size_t cap = set->cap ? 2 * set->cap : 64;
+        claim_row *rows = realloc(set->rows, cap * sizeof *rows);
+        if (!rows) return -1;
+        set->rows = rows;
+        set->cap = cap;
+    }
+    claim_row *r = &set->rows[set->count];
+    memset(r, 0, sizeof *r);
+    r->experiment = strdup(experiment);
+    int ok = r->experiment != NULL;
+    for (int k = 0; k < CLAIM_FIELDS; k++)
+        ok &= (r->field[k] = strdup(cells[k])) != NULL;
+    r->unstable = !strncmp(r->field[CLAIM_STABILITY], "unstable", 8);
+    set->count++;
+    return ok ? 0 : -1;
+}
+
+/* One claims file; a file without the header row (an older skit) is
+ * skipped and counted. */
+static int load_file(const char *path, const char *experiment, claim_set *set)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[16384];
+    int status = 0, header = 0;
+    while (status == 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!header) {
+            header = 1;
+            if (strcmp(line, CLAIMS_HEADER) != 0) {
+                set->skipped_files++;
+                break;
+            }
+            continue;
+        }
+        if (line[0] == '\0' || line[0] == '#') continue;
+        char *cells[CLAIM_FIELDS] = {"", "", "", "", "", "", ""};
+        char *p = line;
+        for (int k = 0; k < CLAIM_FIELDS && p; k++) {
+            cells[k] = p;
+            p = strchr(p, '\t');
+            if (p) *p++ = '\0';
+        }
+        status = push_row(set, experiment, cells);
+    }
+    fclose(f);
+    return status;
+}
+
+int claims_load(const char *dir, claim_set *set)
+{
+    memset(set, 0, sizeof *set);
+    char claims_dir[4200], path[8400];
+    snprintf(claims_dir, sizeof claims_dir, "%s/claims", dir);
+    DIR *d = opendir(claims_dir);
+    if (!d) return -1;
+    char **names = NULL;
+    size_t count = 0, cap = 0;
+    struct dirent *e;
+    int status = 0;
+    while (status == 0 && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len <= 4 || e->d_name[0] == '.' || strcmp(e->d_name + len - 4, ".tsv")) continue;
+        if (count == cap) {
+            cap = cap ? 2 * cap : 32;
+            char **grown = realloc(names, cap * sizeof *names);
+            if (!grown)
+                status = -1;
+            else
+                names = grown;
+        }
+        if (status == 0 && !(names[count++] = strdup(e->d_name))) status = -1;
+    }
+    closedir(d);
+    if (count) qsort(names, count, sizeof *names, compare_strings);
+    for (size_t i = 0; i < count; i++) {
+        if (status == 0 && names[i]) {
+            char experiment[4096];
+            snprintf(experiment, sizeof experiment, "%.*s", (int)(strlen(names[i]) - 4), names[i]);
+            snprintf(path, sizeof path, "%s/%s", claims_dir, names[i]);
+            status = load_file(path, experiment, set);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return status;
+}
+
+void claims_free(claim_set *set)
+{
+    for (size_t i = 0; i < set->count; i++) {
+        free(set->rows[i].experiment);
+        for (int k = 0; k < CLAIM_FIELDS; k++)
+            free(set->rows[i].field[k]);
+    }
+    free(set->rows);
+    memset(set, 0, sizeof *set);
+}
+
+/* ---- scoreboards --------------------------------------------------------- */
+
+static int is_paper(const claim_row *r)
+{
+    return strcmp(r->field[CLAIM_SOURCE], CLAIM_SOURCE_SKIT) &&
+           strcmp(r->field[CLAIM_SOURCE], CLAIM_SOURCE_RUN);
+}
+
+/* The sources in order of first appearance, papers first, then skit's
+ * checks and failed runs. */
+static size_t list_sources(const claim_set *set, const char **sources, size_t max)
+{
+    size_t n = 0;
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t i = 0; i < set->count; i++) {
+            const char *s = set->rows[i].field[CLAIM_SOURCE];
+            int want = pass == 0   ? is_paper(&set->rows[i])
+                       : pass == 1 ? !strcmp(s, CLAIM_SOURCE_SKIT)
+                                   : !strcmp(s, CLAIM_SOURCE_RUN);
+            int seen = 0;
+            for (size_t j = 0; j < n; j++)
+                seen |= !strcmp(sources[j], s);
+            if (want && !seen && n < max) sources[n++] = s;
+        }
+    return n;
+}
+
+static const char *source_title(const char *source)
+{
+    if (!strcmp(source, CLAIM_SOURCE_SKIT)) return "skit's own checks (not claims of a paper)";
+    if (!strcmp(source, CLAIM_SOURCE_RUN)) return "experiments that did not finish";
+    return source;
+}
+
+/* counts[verdict], unstable and total for one source */
+static void count_source(const claim_set *set, const char *source, size_t *counts, size_t *unstable,
+                         size_t *total)
+{
+    memset(counts, 0, NVERDICTS * sizeof *counts);
+    *unstable = *total = 0;
+    for (size_t i = 0; i < set->count; i++) {
+        const claim_row *r = &set->rows[i];
+        if (strcmp(r->field[CLAIM_SOURCE], source)) continue;
+        int v = verdict_index(r->field[CLAIM_VERDICT]);
+        counts[v < 0 ? NVERDICTS - 1 : v]++;
+        *unstable += (size_t)r->unstable;
+        (*total)++;
+    }
+}
+
+static void write_vocabulary(FILE *f)
+{
+    fputs("## Verdicts\n\nEvery row has one of these verdicts, computed by the experiment script "
+          "from the measurement in the same row (none is copied from a paper):\n\n"
+          "| verdict | meaning |\n|---|---|\n",
+          f);
+    for (int i = 0; i < NVERDICTS; i++)
+        fprintf(f, "| **%s** | %s |\n", verdicts[i], verdict_meaning[i]);
+    fputs("\nThe *stability* column says how many repeats (timing claims) or seeds "
+          "(data-dependent claims) gave the verdict, with the spread of the deciding number; "
+          "\"unstable\" marks a verdict whose repeats disagree (the verdict shown is the "
+          "majority's). \"single run\": a deterministic computation, or one not yet "
+          "repeated.\n\n",
+          f);
+}
+
+static void write_scoreboard(FILE *f, const claim_set *set, const char **sources, size_t nsources)
+{
+    fputs("## Scoreboard\n\n| source | claims |", f);
+    for (int i = 0; i < NVERDICTS; i++)
+        fprintf(f, " %s |", verdicts[i]);
+    fputs(" unstable |\n|---|---|", f);
+    for (int i = 0; i <= NVERDICTS; i++)
+        fputs("---|", f);
+    fputc('\n', f);
+    for (size_t s = 0; s < nsources; s++) {
+        size_t counts[NVERDICTS], unstable, total;
+        count_source(set, sources[s], counts, &unstable, &total);
+        fprintf(f, "| %s | %zu |", source_title(sources[s]), total);
+        for (int i = 0; i < NVERDICTS; i++)
+            fprintf(f, " %zu |", counts[i]);
+        fprintf(f, " %zu |\n", unstable);
+    }
+    fputc('\n', f);
+}
+
+/* ---- the claim tables ---------------------------------------------------- */
+
+/* A markdown table cell: '|' inside a claim (|k[n]|, norms) would end the
+ * cell, so it is escaped. */
+static void put_table_cell(FILE *f, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        if (*p == '|') fputc('\\', f);
+        fputc(*p, f);
+    }
+}
+
+static void write_claim_table(FILE *f, const claim_set *set, const char *source)
+{
+    fprintf(f,
+            "## Claims: %s\n\n| experiment | claim | measured | verdict | margin | stability "
+            "|\n|---|---|---|---|---|---|\n",
+            source_title(source));
+    for (size_t i = 0; i < set->count; i++) {
+        const claim_row *r = &set->rows[i];
+        if (strcmp(r->field[CLAIM_SOURCE], source)) continue;
+        fprintf(f, "| [%s](#%s) | ", r->experiment, r->experiment);
+        for (int k = CLAIM_TEXT; k < CLAIM_FIELDS; k++) {
+            if (k == CLAIM_VERDICT) fputs("**", f);
+            put_table_cell(f, r->field[k]);
+            fputs(k == CLAIM_VERDICT ? "** | " : " | ", f);
+        }
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
+/* ---- comparison with another run ---------------------------------------- */
+
+static const claim_row *find_claim(const claim_set *set, const claim_row *r)
+{
+    for (size_t i = 0; i < set->count; i++)
+        if (!strcmp(set->rows[i].experiment, r->experiment) &&
+            !strcmp(set->rows[i].field[CLAIM_ID], r->field[CLAIM_ID]))
+            return &set->rows[i];
+    return NULL;
+}
+
+/* Lists the claims whose verdict differs from the run in `other_dir`;
+ * returns how many differ (claims missing in either run are listed too). */
+static size_t write_comparison(FILE *f, const claim_set *set, const char *other_dir, int quick)
+{
+    claim_set other;
+    if (claims_load(other_dir, &other) != 0) {
+        fprintf(f, "## Verdicts against %s\n\nNo claims could be read from %s.\n\n", other_dir,
+                other_dir);
+        return 0;
+    }
+    size_t differ = 0, same = 0;
+    fprintf(f, "## Verdicts against the %s run\n\n", quick ? "full" : "comparison");
+    fprintf(f, "Compared with the claims in `%s`%s. Rows whose verdict differs in kind:\n\n",
+            other_dir, other.skipped_files ? " (files without a header row skipped)" : "");
+    fputs("| experiment | claim id | this run | other run | this run's stability |\n"
+          "|---|---|---|---|---|\n",
+          f);
+    for (size_t i = 0; i < set->count; i++) {
+        const claim_row *r = &set->rows[i], *o = find_claim(&other, r);
+        const char *theirs = o ? o->field[CLAIM_VERDICT] : "(absent)";
+        if (o && !strcmp(theirs, r->field[CLAIM_VERDICT])) {
+            same++;
+            continue;
+        }
+        differ++;
+        fprintf(f, "| %s | %s | %s | %s | %s |\n", r->experiment, r->field[CLAIM_ID],
+                r->field[CLAIM_VERDICT], theirs, r->field[CLAIM_STABILITY]);
+    }
+    fprintf(f, "\n%zu of %zu verdicts agree, %zu differ%s.\n\n", same, set->count, differ,
+            quick ? " (--quick uses smaller sizes: a difference says the claim depends on size "
+                    "or is unstable)"
+                  : "");
+    claims_free(&other);
+    return differ;
+}
+
+/* ---- verdicts.json and the terminal table -------------------------------- */
+
+static int write_json(const char *out_dir, const claim_set *set, int quick)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/verdicts.json", out_dir);
+    cli_json j;
+    if (cli_json_open(&j, path) != CLI_OK) return CLI_FAILED;
+    cli_json_key(&j, "skit_version");
+    cli_json_string(&j, skit_version());
+    cli_json_key(&j, "quick");
+    cli_json_bool(&j, quick);
+    cli_json_key(&j, "verdicts");
+    cli_json_begin_array(&j, 1);
+    for (int i = 0; i < NVERDICTS; i++)
+        cli_json_string(&j, verdicts[i]);
+    cli_json_end_array(&j);
+    static const char *const keys[CLAIM_FIELDS] = {"id",      "source", "claim",    "measured",
+                                                   "verdict", "margin", "stability"};
+    cli_json_key(&j, "claims");
+    cli_json_begin_array(&j, 0);
+    for (size_t i = 0; i < set->count; i++) {
+        const claim_row *r = &set->rows[i];
+        cli_json_begin_object(&j, 1);
+        cli_json_key(&j, "experiment");
+        cli_json_string(&j, r->experiment);
+        for (int k = 0; k < CLAIM_FIELDS; k++) {
+            cli_json_key(&j, keys[k]);
+            cli_json_string(&j, r->field[k]);
+        }
+        cli_json_key(&j, "paper_claim");
+        cli_json_bool(&j, is_paper(r));
+        cli_json_key(&j, "unstable");
+        cli_json_bool(&j, r->unstable);
+        cli_json_end_object(&j);
+    }
+    cli_json_end_array(&j);
+    return cli_json_close(&j);
+}
+
+/* Column widths from the longest entry, so long names stay aligned. */
+static void print_table(const claim_set *set, const char **sources, size_t nsources)
+{
+    int wsrc = 6, wname = 16, wverdict = 7;
+    for (size_t i = 0; i < set->count; i++) {
+        const claim_row *r = &set->rows[i];
+        int name = (int)(strlen(r->experiment) + 1 + strlen(r->field[CLAIM_ID]));
+        if (name > wname) wname = name;
+        if ((int)strlen(r->field[CLAIM_SOURCE]) > wsrc) wsrc = (int)strlen(r->field[CLAIM_SOURCE]);
+        if ((int)strlen(r->field[CLAIM_VERDICT]) > wverdict)
+            wverdict = (int)strlen(r->field[CLAIM_VERDICT]);
+    }
+    printf("%-*s  %-*s  %-*s  %s\n", wsrc, "source", wname, "experiment/claim", wverdict, "verdict",
+           "stability");
+    for (size_t s = 0; s < nsources; s++)
+        for (size_t i = 0; i < set->count; i++) {
+            const claim_row *r = &set->rows[i];
+            if (strcmp(r->field[CLAIM_SOURCE], sources[s])) continue;
+            char name[8400];
+            snprintf(name, sizeof name, "%s/%s", r->experiment, r->field[CLAIM_ID]);
+            printf("%-*s  %-*s  %-*s  %s\n", wsrc, sources[s], wname, name, wverdict,
+                   r->field[CLAIM_VERDICT], r->field[CLAIM_STABILITY]);
+        }
+    for (size_t s = 0; s < nsources; s++) {
+        size_t counts[NVERDICTS], unstable, total;
+        count_source(set, sources[s], counts, &unstable, &total);
+        printf("%s: %zu", source_title(sources[s]), total);
+        for (int i = 0; i < NVERDICTS; i++)
+            if (counts[i]) printf(", %zu %s", counts[i], verdicts[i]);
+        if (unstable) printf(", %zu unstable", unstable);
+        putchar('\n');
+    }
+}
+
+/* ---- REPORT.md ------------------------------------------------------------ */
+
+static void write_notes(FILE *f, const char *out_dir, const claim_set *set)
+{
+    const char *last = "";
+    for (size_t i = 0; i < set->count; i++) {
+        const char *exp = set->rows[i].experiment;
+        if (!strcmp(exp, last)) continue;
+        last = exp;
+        fprintf(f, "\n## %s\n\n", exp);
+        char path[8400];
+        snprintf(path, sizeof path, "%s/notes/%s.md", out_dir, exp);
+        FILE *n = fopen(path, "r");
+        if (!n) {
+            fprintf(f, "(no notes)\n");
+            continue;
+        }
+        char buf[8192];
+        size_t got;
+        while ((got = fread(buf, 1, sizeof buf, n)) > 0)
+            fwrite(buf, 1, got, f);
+        fclose(n);
+    }
+}
+
+static void tally(const claim_set *set, report_outcome *outcome)
+{
+    for (size_t i = 0; i < set->count; i++) {
+        const claim_row *r = &set->rows[i];
+        outcome->paper_fails += (size_t)(is_paper(r) && !strcmp(r->field[CLAIM_VERDICT], "fails"));
+        outcome->errors += (size_t)!strcmp(r->field[CLAIM_VERDICT], "error");
+        outcome->unstable += (size_t)r->unstable;
+    }
+}
+
+int report_write(const char *out_dir, const report_options *options, report_outcome *outcome)
+{
+    memset(outcome, 0, sizeof *outcome);
+    claim_set set;
+    if (claims_load(out_dir, &set) != 0) {
+        claims_free(&set);
+        return cli_usage_error(
+            "--merge/--out: %s has no readable claims/ directory (run experiments first)", out_dir);
+    }
+    const char *sources[64];
+    size_t nsources = list_sources(&set, sources, 64);
+    char report_path[4200], tmp[4300];
+    snprintf(report_path, sizeof report_path, "%s/REPORT.md", out_dir);
+    FILE *f;
+    if (skit_atomic_open(report_path, tmp, sizeof tmp, &f) != SKIT_OK) {
+        claims_free(&set);
+        return cli_library_error(SKIT_EIO);
+    }
+    fprintf(f,
+            "# skit reproduction report\n\n"
+            "Generated by `skit reproduce` (skit %s)%s. Data: `data/<experiment>/`, figures: "
+            "`figures/`, machine-readable verdicts: `verdicts.json` and `claims/*.tsv`.\n\n",
+            skit_version(), options->quick ? " with **--quick sizes (smoke test)**" : "");
+    if (set.skipped_files)
+        fprintf(f, "%zu claims file(s) without the header row were skipped.\n\n",
+                set.skipped_files);
+    write_vocabulary(f);
+    write_scoreboard(f, &set, sources, nsources);
+    if (options->compare_dir)
+        outcome->differ = write_comparison(f, &set, options->compare_dir, options->quick);
+    for (size_t s = 0; s < nsources; s++)
+        write_claim_table(f, &set, sources[s]);
+    write_notes(f, out_dir, &set);
+    int status =
+        skit_atomic_commit(f, tmp, report_path) == SKIT_OK ? CLI_OK : cli_library_error(SKIT_EIO);
+    if (status == CLI_OK) status = write_json(out_dir, &set, options->quick);
+    if (status == CLI_OK) {
+        print_table(&set, sources, nsources);
+        tally(&set, outcome);
+    }
+    claims_free(&set);
+    return status;
+}

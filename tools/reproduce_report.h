@@ -1,0 +1,62 @@
+/* reproduce_report.h — the report of `skit reproduce`: the claims the
+ * experiment scripts wrote (claims/<experiment>.tsv, a header row
+ * "id source claim measured verdict margin stability", one row per claim,
+ * see experiments/common.sh and docs/development.md) turned into REPORT.md,
+ * verdicts.json and the terminal table. */
+#ifndef SKIT_REPRODUCE_REPORT_H
+#define SKIT_REPRODUCE_REPORT_H
+
+#include <stddef.h>
+
+enum {
+    CLAIM_ID,
+    CLAIM_SOURCE,
+    CLAIM_TEXT,
+    CLAIM_MEASURED,
+    CLAIM_VERDICT,
+    CLAIM_MARGIN,
+    CLAIM_STABILITY,
+    CLAIM_FIELDS
+};
+
+/* The header row every claims file starts with. */
+#define CLAIMS_HEADER "id\tsource\tclaim\tmeasured\tverdict\tmargin\tstability"
+/* Source of skit's own checks (not a paper's claim), and of the row that
+ * records an experiment script that failed (verdict "error"). */
+#define CLAIM_SOURCE_SKIT "skit"
+#define CLAIM_SOURCE_RUN "run"
+
+typedef struct claim_row {
+    char *experiment;          /* claims file name without ".tsv" */
+    char *field[CLAIM_FIELDS]; /* the row's cells */
+    int unstable;              /* its repeats disagreed */
+} claim_row;
+
+typedef struct claim_set {
+    claim_row *rows;
+    size_t count, cap;
+    size_t skipped_files; /* claims files without the header row */
+} claim_set;
+
+/* Reads the claims files (DIR/claims/NAME.tsv) in name order. Returns 0, or -1 if DIR has no
+ * claims/ directory or memory ran out. */
+int claims_load(const char *dir, claim_set *set);
+void claims_free(claim_set *set);
+
+typedef struct report_options {
+    int quick;               /* this run used --quick sizes */
+    const char *compare_dir; /* NULL, or a run to compare verdicts with */
+} report_options;
+
+typedef struct report_outcome {
+    size_t paper_fails; /* paper claims with verdict "fails" */
+    size_t errors;      /* experiments that did not finish */
+    size_t unstable;    /* claims whose repeats disagreed */
+    size_t differ;      /* verdicts that differ from compare_dir's */
+} report_outcome;
+
+/* Writes OUT/REPORT.md and OUT/verdicts.json from OUT/claims and OUT/notes
+ * and prints the verdict table. CLI_OK or a CLI_* error (message printed). */
+int report_write(const char *out_dir, const report_options *options, report_outcome *outcome);
+
+#endif
