@@ -9,9 +9,12 @@ import ctypes
 import numpy as np
 
 from . import _array as A
+from . import _lib
 from ._lib import Handle, check, lib, new_handle
 
 _CAUSALITY = {False: 0, True: 1}
+_ndarray, _empty, _F64, _S8 = np.ndarray, np.empty, A.F64, (8,)
+_hot_buffer = _lib.hot_buffer if _lib.hot is not None else None
 DEVICES = {"cpu": 0, "cuda": 1}
 
 
@@ -95,6 +98,11 @@ class ToeplitzPlan(Handle):
         self.m, self.n, self.d = m, n, d
         self.shared, self.causal, self.device = bool(shared), bool(causal), device
         self.upcast = upcast
+        # the vector shapes of the shortest path (n = 1: any stride is unit)
+        self._vector_in = (n,) if d == 1 else None
+        self._vector_out = (m,)
+        if self._hot is not None:
+            self._hot_execute = _lib.hot.skit_toeplitz_plan_execute
 
     def set_coeffs(self, coeffs):
         """New coefficients of the same shape (spectra recomputed, no replanning)."""
@@ -118,11 +126,73 @@ class ToeplitzPlan(Handle):
         return lib.skit_toeplitz_plan_workspace_bytes(self)
 
     def __call__(self, x, out=None, *, upcast=None):
-        return self._apply(x, out, False, upcast)
+        # one float64 vector: the shortest path (cffi, see _lib.py)
+        if self._hot is not None and type(x) is _ndarray and x.dtype is _F64 \
+                and x.shape == self._vector_in and x.strides == _S8:
+            if out is None:
+                y = _empty(self.m)
+            elif type(out) is _ndarray and out.dtype is _F64 and out.shape == self._vector_out \
+                    and out.strides == _S8:
+                y = out
+            else:
+                y = None
+            if y is not None:
+                try:
+                    yb = _hot_buffer(y, True)
+                except ValueError:  # a read-only out: the general path says so
+                    yb = None
+                if yb is not None:
+                    status = self._hot_execute(self._hot, _hot_buffer(x), self.n, yb, self.m,
+                                               _lib.hot_null)
+                    if status:
+                        check(status)
+                    return y
+        y = self._hot_apply(x, out, False)
+        return self._apply(x, out, False, upcast) if y is None else y
 
     def transpose(self, x, out=None, *, upcast=None):
         """y = T_c^T x_c: x (..., m, d) -> (..., n, d)."""
-        return self._apply(x, out, True, upcast)
+        y = self._hot_apply(x, out, True)
+        return self._apply(x, out, True, upcast) if y is None else y
+
+    def _hot_apply(self, x, out, transpose):
+        """The common cases with the least Python work: one float64 vector
+        (n,) or one F-contiguous (n, d) matrix, through cffi (checked by
+        strides: ndarray.flags costs more than the rest). None: take the
+        general path."""
+        h = self._hot
+        if h is None or type(x) is not np.ndarray or x.dtype is not A.F64:
+            return None
+        rows_in, rows_out = (self.m, self.n) if transpose else (self.n, self.m)
+        d = self.d
+        if x.shape == (rows_in,) and d == 1:
+            want, strides = (rows_out,), (8,)
+            if x.strides != (8,) and rows_in > 1:
+                return None
+        elif x.shape == (rows_in, d):
+            want, strides = (rows_out, d), (8, 8 * rows_out)
+            if x.strides != (8, 8 * rows_in):
+                return None
+            x = x.T
+        else:
+            return None
+        if out is None:
+            y = np.empty(want[::-1]).T
+        elif (type(out) is np.ndarray and out.dtype is A.F64 and out.shape == want
+              and (out.strides == strides or rows_out == 1)):
+            y = out
+        else:
+            return None
+        fn = _lib.hot.skit_toeplitz_plan_execute_transpose if transpose else \
+            _lib.hot.skit_toeplitz_plan_execute
+        try:
+            yb = _hot_buffer(y.T, True)
+        except (TypeError, ValueError, BufferError):  # read-only out: the general path says so
+            return None
+        status = fn(h, _hot_buffer(x), rows_in, yb, rows_out, _lib.hot_null)
+        if status:
+            check(status)
+        return y
 
     def _apply(self, x, out, transpose, upcast):
         name = "skit_toeplitz_plan_execute_transpose" if transpose else "skit_toeplitz_plan_execute"

@@ -82,6 +82,7 @@ def test_zero_copy_pointers(rng, monkeypatch):
     n, d = 33, 4
     coeffs = rng.standard_normal((d, 2 * n - 1))
     plan = skit.ToeplitzPlan(coeffs, n)
+    plan._hot = None  # the general (ctypes) path; the cffi path is tested below
     seen = _recording(monkeypatch, "skit_toeplitz_plan_execute")
     x_f = np.asfortranarray(rng.standard_normal((n, d)))
     out = np.empty((d, n)).T
@@ -100,10 +101,45 @@ def test_zero_copy_pointers(rng, monkeypatch):
     assert seen[-1][1] != _array.pointer(x_c)
     # d = 1: C order is column-major too
     p1 = skit.ToeplitzPlan(coeffs[:1], n)
+    p1._hot = None
     x1 = rng.standard_normal((n, 1))
     seen.clear()
     p1(x1)
     assert seen[-1][1] == _array.pointer(x1)
+
+
+@pytest.mark.skipif(_lib.hot is None, reason="cffi not importable: no fast path")
+def test_fast_path_zero_copy(rng, monkeypatch):
+    """The cffi path hands the library the arrays' own memory."""
+    ffi = _lib._ffi
+    seen = []
+    original = _lib.hot_buffer
+
+    def recording(array, writable=False):
+        buf = original(array, writable)
+        seen.append(int(ffi.cast("uintptr_t", buf)))
+        return buf
+    monkeypatch.setattr(skit.toeplitz, "_hot_buffer", recording)
+    n, d = 29, 3
+    coeffs = rng.standard_normal((d, 2 * n - 1))
+    plan = skit.ToeplitzPlan(coeffs, n)
+    x = np.asfortranarray(rng.standard_normal((n, d)))
+    out = np.empty((d, n)).T
+    assert plan(x, out=out) is out
+    assert seen == [_array.pointer(out), _array.pointer(x)]
+    want = np.stack([skit.toeplitz.dense(coeffs[c], n) @ x[:, c] for c in range(d)], -1)
+    assert rel(out, want) < 1e-12
+    assert rel(plan.transpose(x), np.stack(
+        [skit.toeplitz.dense(coeffs[c], n).T @ x[:, c] for c in range(d)], -1)) < 1e-12
+    p1 = skit.ToeplitzPlan(coeffs[0], n)
+    v = rng.standard_normal(n)
+    seen.clear()
+    y = p1(v)
+    assert seen[1] == _array.pointer(v) and rel(y, skit.toeplitz.dense(coeffs[0], n) @ v) < 1e-12
+    ro = np.empty(n)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="writeable"):
+        p1(v, out=ro)
 
 
 def test_errors_carry_skit_message(rng):

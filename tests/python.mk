@@ -1,0 +1,10 @@
+# tests/python.mk — the Python package (python/) and its pytest suite
+TESTS += tests/python.sh
+EXTRA_DIST += python/pyproject.toml python/README.md \
+	python/skit/__init__.py python/skit/_array.py python/skit/_errors.py python/skit/_lib.py \
+	python/skit/attention.py python/skit/freq.py python/skit/mlp.py python/skit/ski.py \
+	python/skit/spectral.py python/skit/tno.py python/skit/toeplitz.py python/skit/torch.py \
+	python/tests/conftest.py python/tests/test_attention.py python/tests/test_freq.py \
+	python/tests/test_mlp.py python/tests/test_ski.py python/tests/test_spectral.py \
+	python/tests/test_tno.py python/tests/test_toeplitz.py python/tests/test_torch.py \
+	python/tests/test_layout.py python/bench_overhead.py
