@@ -10,7 +10,7 @@ wraps the operators as torch.autograd.Functions.
 """
 from ._errors import (ComputationFailed, Error, FileError, InvalidInput, OutOfMemory,
                       Unsupported)
-from ._lib import has, path as library_path, version
+from ._lib import device_available, has, path as library_path, version
 from . import attention, freq, mlp, ski, spectral, tno, toeplitz
 from .attention import AttentionPlan, attention as exact_attention, mra2
 from .freq import FDTNOPlan, hilbert
@@ -21,7 +21,7 @@ from .tno import TNOPlan
 from .toeplitz import (ToeplitzPlan, from_scipy, matmul_toeplitz, solve, solve_spd,
                        solve_toeplitz)
 
-__all__ = ["AttentionPlan", "ComputationFailed", "Error", "FDTNOPlan", "FileError",
+__all__ = ["AttentionPlan", "ComputationFailed", "device_available", "Error", "FDTNOPlan", "FileError",
            "InterpWeights", "InvalidInput", "Kernel", "MLP", "NystromPlan", "OutOfMemory",
            "SKIPlan", "TNOPlan", "Theorem1", "ToeplitzPlan", "Unsupported", "attention",
            "exact_attention", "freq", "from_scipy", "has", "hilbert", "library_path",

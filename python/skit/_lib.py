@@ -195,6 +195,21 @@ i skit_haar2d_inverse z p z p z
 i skit_haar2d_compress z p z z p z p
 i skit_mra_lemma41_evaluate z z p z p z d z p
 i skit_mra_prop45_evaluate z z p z p z d z z p
+i skit_sparse_lowrank_study p p z z z p i p
+i skit_tnn_rpe_fit p z z i i u d z p p
+i skit_attention_budget_needed i z z z p z p z p z d z p p p
+i skit_attention_temperature_for_entropy z z p z p z d d p p
+v skit_attention_synthetic_init p
+i skit_attention_synthetic_generate p z z z p z p z p z
+i skit_attention_synthetic_for_entropy p z z d p
+i skit_mra_frame_mu_form z p z p p z
+i skit_mra_observation_a1 z p z p p
+z skit_mra_frame_count z
+i skit_mra_frame_index z z z z p
+i skit_freq_circle_samples p i z p
+i skit_parseval_difference z p p p p p
+i skit_tno_plan_eval_rpe p p
+i skit_tno_plan_coeffs_reference p p
 """
 
 
@@ -246,6 +261,16 @@ except ImportError:
 def version():
     """The libskit version string, e.g. "0.1.0"."""
     return lib.skit_version().decode()
+
+
+def device_available(device):
+    """Whether plans can run on 'cpu' or 'cuda' here; raises
+    NotImplementedError with the reason for 'cuda' when they cannot."""
+    devices = {"cpu": 0, "cuda": 1}
+    if device not in devices:
+        raise ValueError(f"skit: device must be one of {sorted(devices)}, got {device!r}")
+    check(lib.skit_device_check(devices[device]))
+    return True
 
 
 def last_error():

@@ -268,3 +268,95 @@ def prop45(q, k, b, m1, scale=None):
     out = {name: getattr(r, name) for name, _ in r._fields_}
     out["holds"] = bool(out["holds"])
     return out
+
+
+def budget_needed(method, q, k, v, targets, scale=None):
+    """Smallest budget of the best-possible reference ('lowrank': rank,
+    'topk': entries of S) whose relative output error is <= each target;
+    with 'lowrank' also the error at every rank 0..n. Returns (needed,
+    errors or None)."""
+    (qb, ldq), (kb, ldk), (vb, ldv) = _qkv(q, k, v)
+    n, d = qb.shape
+    t = A.vector(targets, "targets")
+    needed = np.empty(t.size, dtype=np.uintp)
+    errors = np.empty(n + 1) if method == "lowrank" else None
+    check(lib.skit_attention_budget_needed(
+        _choice(METHODS, method, "method"), n, d, vb.shape[1], A.pointer(qb), ldq, A.pointer(kb),
+        ldk, A.pointer(vb), ldv, _scale(scale, d), t.size, A.pointer(t), A.pointer(needed),
+        None if errors is None else A.pointer(errors)))
+    return needed.astype(np.int64), errors
+
+
+def temperature_for_entropy(q, k, target, scale=None):
+    """(tau, entropy): the temperature at which softmax((scale/tau) Q K^T)
+    has mean row entropy `target` nats."""
+    (qb, ldq), (kb, ldk) = _qkv(q, k)
+    n, d = qb.shape
+    tau, h = ctypes.c_double(), ctypes.c_double()
+    check(lib.skit_attention_temperature_for_entropy(n, d, A.pointer(qb), ldq, A.pointer(kb),
+                                                     ldk, _scale(scale, d), float(target),
+                                                     ctypes.byref(tau), ctypes.byref(h)))
+    return tau.value, h.value
+
+
+class _Synthetic(ctypes.Structure):
+    _fields_ = [("correlation_length", _D), ("noise", _D), ("inverse_temperature", _D),
+                ("sinks", _Z), ("sink_strength", _D), ("value_correlation_length", _D),
+                ("value_mean", _D), ("seed", ctypes.c_uint64)]
+
+
+def synthetic(n, d, dv=None, entropy=None, **spec):
+    """Structured synthetic (Q, K, V) with locality (skit's M6 generator):
+    spec fields correlation_length, noise, inverse_temperature, sinks,
+    sink_strength, value_correlation_length, value_mean, seed; entropy: a
+    target mean row entropy (nats) that sets inverse_temperature."""
+    s = _Synthetic()
+    lib.skit_attention_synthetic_init(ctypes.byref(s))
+    for name, value in spec.items():
+        if not hasattr(s, name):
+            raise TypeError(f"skit: unknown synthetic field {name!r}")
+        setattr(s, name, int(value) if name in ("sinks", "seed") else float(value))
+    dv = d if dv is None else int(dv)
+    if entropy is not None:
+        check(lib.skit_attention_synthetic_for_entropy(ctypes.byref(s), int(n), int(d),
+                                                       float(entropy), None))
+    q, k = np.empty((n, d), order="F"), np.empty((n, d), order="F")
+    v = np.empty((n, dv), order="F")
+    check(lib.skit_attention_synthetic_generate(ctypes.byref(s), int(n), int(d), dv, A.pointer(q),
+                                                n, A.pointer(k), n, A.pointer(v), n))
+    return q, k, v
+
+
+def frame_count(n):
+    """Number of components of the frame (1) for n = 2^k (0 otherwise)."""
+    return lib.skit_mra_frame_count(int(n))
+
+
+def frame_index(n, s, x, y):
+    """Index of the component B^s_{x,y} in the frame's numbering."""
+    out = ctypes.c_size_t()
+    check(lib.skit_mra_frame_index(int(n), int(s), int(x), int(y), ctypes.byref(out)))
+    return out.value
+
+
+def frame_mu_form(a, subset):
+    """The approximation in the form (5) (means over the smallest square of
+    the subset holding each entry)."""
+    b, ld, n = _square(a)
+    sub = np.ascontiguousarray(subset, dtype=np.uint8)
+    if sub.shape != (frame_count(n),):
+        raise ValueError(f"skit: subset must have {frame_count(n)} entries, got {sub.shape}")
+    out = np.empty((n, n), order="F")
+    check(lib.skit_mra_frame_mu_form(n, A.pointer(b), ld, A.pointer(sub), A.pointer(out), n))
+    return out
+
+
+def observation_a1(a, subset):
+    """Observation A.1: max |form (3) - form (5)| / max |A|."""
+    b, ld, n = _square(a)
+    sub = np.ascontiguousarray(subset, dtype=np.uint8)
+    if sub.shape != (frame_count(n),):
+        raise ValueError(f"skit: subset must have {frame_count(n)} entries, got {sub.shape}")
+    out = ctypes.c_double()
+    check(lib.skit_mra_observation_a1(n, A.pointer(b), ld, A.pointer(sub), ctypes.byref(out)))
+    return out.value

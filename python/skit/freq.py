@@ -193,3 +193,25 @@ def decay_fit(magnitude, n_lo, n_hi, floor=0.0):
     out = {name: getattr(fit, name) for name, _ in fit._fields_}
     out["class"] = lib.skit_decay_class_name(lib.skit_decay_classify(ctypes.byref(fit))).decode()
     return out
+
+
+def circle_samples(mlp, construction="half", N=1024):
+    """(N, out_dim): the samples on one period whose inverse DFT
+    frequency_impulse takes."""
+    c = _choice(CONSTRUCTIONS, construction, "construction")
+    out = np.empty((int(N), mlp.out_dim), order="F")
+    check(lib.skit_freq_circle_samples(mlp._as_parameter_, c, int(N), A.pointer(out)))
+    return out
+
+
+def parseval_difference(spectrum, k):
+    """Relative difference of sum |k|^2 and (1/N) sum |spectrum|^2 (1-D)."""
+    s, kk = np.asarray(spectrum), np.asarray(k)
+    sr, kr = A.vector(s.real, "spectrum"), A.vector(kk.real, "k", length=s.size)
+    si = A.vector(s.imag, "spectrum") if np.iscomplexobj(s) else None
+    ki = A.vector(kk.imag, "k") if np.iscomplexobj(kk) else None
+    out = ctypes.c_double()
+    check(lib.skit_parseval_difference(sr.size, A.pointer(sr),
+                                       None if si is None else A.pointer(si), A.pointer(kr),
+                                       None if ki is None else A.pointer(ki), ctypes.byref(out)))
+    return out.value

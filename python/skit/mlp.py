@@ -31,8 +31,12 @@ class MLP(Handle):
     _destroy = "skit_mlp_destroy"
 
     def __init__(self, in_dim, width, hidden_layers, out_dim, activation="relu", norm="rms",
-                 seed=1, params=None):
+                 seed=1, params=None, _cell=None):
         super().__init__()
+        if _cell is not None:  # an MLP the library made (e.g. skit.ski.fit_tnn_rpe)
+            self._adopt(_cell)
+            self.activation, self.norm = activation, norm
+            return
         cell = new_handle()
         check(lib.skit_mlp_create(ctypes.byref(cell), int(in_dim), int(width),
                                   int(hidden_layers), int(out_dim),

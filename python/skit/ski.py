@@ -349,3 +349,34 @@ class Theorem1(Handle):
         out["holds"] = {1: True, 0: False}.get(terms.holds)  # None: no bound (authors' W)
         out["loosest_step_name"] = lib.skit_theorem1_step_name(terms.loosest_step).decode()
         return out
+
+
+class _SparseLowRankErrors(ctypes.Structure):
+    _fields_ = [(f, _D) for f in ("t_norm", "band_only", "lowrank_only", "sparse_lowrank",
+                                   "sparse_lowrank_fit", "spike_outside_band", "smooth_ski")]
+
+
+def sparse_lowrank_study(smooth, spike, n, r, m, scheme="linear", degree=1, method="svd"):
+    """Algorithm 1's split of k = smooth + spike: spectral-norm errors of the
+    band only, the low rank only, and both (a dict, see skit/ski.h)."""
+    opts = _interp_options(n, scheme, degree)
+    out = _SparseLowRankErrors()
+    check(lib.skit_sparse_lowrank_study(smooth._as_parameter_, spike._as_parameter_, int(n),
+                                        int(r), int(m), ctypes.byref(opts),
+                                        _choice(NORM_METHODS, method, "method"),
+                                        ctypes.byref(out)))
+    return _struct_dict(out)
+
+
+def fit_tnn_rpe(t, y, decay=0.99, width=64, hidden_layers=3, activation="relu", norm="rms",
+                seed=1):
+    """An MLP RPE with RPE(t) decay^|t| ~ y at the lags t (hidden layers
+    random, output layer least squares); use with Kernel.tnn."""
+    from .mlp import NORMS
+    tt, yy = A.vector(t, "t"), A.vector(y, "y", length=np.size(t))
+    cell = new_handle()
+    check(lib.skit_tnn_rpe_fit(ctypes.byref(cell), int(width), int(hidden_layers),
+                               _choice(ACTIVATIONS, activation, "activation"),
+                               _choice(NORMS, norm, "norm"), int(seed), float(decay), tt.size,
+                               A.pointer(tt), A.pointer(yy)))
+    return MLP(1, width, hidden_layers, 1, activation, norm, _cell=cell)

@@ -207,6 +207,26 @@ class TNOPlan(Handle):
             check(lib.skit_tno_plan_coeffs(self, A.pointer(out)))
         return out
 
+    def coeffs_reference(self):
+        """(d, 2n) coefficients in the TNN code's FFT layout."""
+        out = np.empty((self.d, 2 * self.n))
+        with self._lock:
+            check(lib.skit_tno_plan_coeffs_reference(self, A.pointer(out)))
+        return out
+
+    def eval_rpe(self):
+        """Evaluate only the RPE MLP (the forward pass's RPE floor); returns
+        the number of inputs evaluated."""
+        points = ctypes.c_size_t()
+        with self._lock:
+            check(lib.skit_tno_plan_eval_rpe(self, ctypes.byref(points)))
+        return points.value
+
+    def update(self):
+        """Recompute the kernels from the current parameters."""
+        with self._lock:
+            check(lib.skit_tno_plan_update(self))
+
     def dense(self, channel):
         """The n x n matrix T_c of one channel."""
         out = np.empty((self.n, self.n), order="F")

@@ -128,3 +128,32 @@ def test_lemma41_prop45(rng):
     pr = att.prop45(q, k, 8, 16)
     assert pr["refined"] == 16 and pr["holds"] == (pr["measured"] <= pr["bound"] * (1 + 1e-12))
     assert 0 <= pr["measured"] < 1
+
+
+def test_budgets_temperatures_synthetic(rng):
+    n, d = 32, 4
+    q, k, v = att.synthetic(n, d, entropy=2.0, seed=int(rng.integers(1 << 30)))
+    assert q.shape == (n, d) and v.shape == (n, d)
+    _, h = att.entropy(q, k)
+    assert abs(h - 2.0) < 0.05
+    tau, h2 = att.temperature_for_entropy(q, k, 1.5)
+    assert abs(h2 - 1.5) < 1e-4 and tau > 0
+    _, h3 = att.entropy(q, k, scale=1 / np.sqrt(d) / tau)
+    assert abs(h3 - 1.5) < 1e-4
+    needed, errors = att.budget_needed("lowrank", q, k, v, [0.5, 1e-9])
+    assert needed[0] <= needed[1] <= n and errors.shape == (n + 1,)
+    assert errors[needed[0]] <= 0.5 and (needed[0] == 0 or errors[needed[0] - 1] > 0.5)
+    topk, none = att.budget_needed("topk", q, k, v, [0.1])
+    assert none is None and 1 <= topk[0] <= n * n
+
+
+def test_frame_forms(rng):
+    n = 8
+    a = rng.standard_normal((n, n))
+    count = att.frame_count(n)
+    assert count == (4 * n * n - 1) // 3
+    subset = rng.random(count) < 0.3
+    subset[att.frame_index(n, n, 0, 0)] = True
+    alpha, hat = att.frame_decompose(a, subset)
+    assert rel(att.frame_mu_form(a, subset), hat) < 1e-12
+    assert att.observation_a1(a, subset) < 1e-12

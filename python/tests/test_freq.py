@@ -63,3 +63,12 @@ def test_decay_tools():
     k = freq.frequency_impulse(mlp, "half", 4096)
     energy = freq.frequency_energy(mlp, "half", 1 << 14)
     assert rel((np.abs(k) ** 2).sum(axis=0), energy) < 1e-3  # Parseval
+
+
+def test_circle_samples_and_parseval(rng):
+    mlp = skit.MLP(1, 8, 1, 1, activation="silu", norm="none", seed=9)
+    N = 256
+    s = freq.circle_samples(mlp, "half", N)[:, 0]
+    k = freq.frequency_impulse(mlp, "half", N)[:, 0]
+    assert rel(np.fft.ifft(s), k) < 1e-12
+    assert freq.parseval_difference(s, k) < 1e-12

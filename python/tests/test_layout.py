@@ -22,6 +22,8 @@ STRUCTS = {
     "skit_attention_stats": attention._Stats,
     "skit_mra_lemma41": attention._Lemma41,
     "skit_mra_prop45": attention._Prop45,
+    "skit_attention_synthetic": attention._Synthetic,
+    "skit_sparse_lowrank_errors": ski._SparseLowRankErrors,
 }
 
 

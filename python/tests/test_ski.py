@@ -79,3 +79,22 @@ def test_theorem1_on_your_own_kernel(rng):
     rpe = skit.MLP(1, 8, 1, 1, activation="silu", norm="none", seed=4)
     kt = skit.Kernel.tnn(rpe, 0, 0.9)
     assert rel(kt(t[:5]), rpe(t[:5])[:, 0] * 0.9 ** np.abs(t[:5])) < 1e-13
+
+
+def test_study_and_rpe_fit(rng):
+    smooth, spike = skit.Kernel.gaussian(1.0, 12.0), skit.Kernel.exp_cosine(0.5, 1.0, 0.0)
+    e = ski.sparse_lowrank_study(smooth, spike, 48, 8, 5)
+    assert e["sparse_lowrank"] <= e["lowrank_only"] + 1e-12 and e["t_norm"] > 0
+    t = np.arange(-40, 41, dtype=float)
+    y = np.exp(-np.abs(t) / 8)
+    rpe = ski.fit_tnn_rpe(t, y, decay=0.95, width=32, hidden_layers=1)
+    k = skit.Kernel.tnn(rpe, 0, 0.95)
+    assert np.abs(k(t) - y).max() < 0.1
+
+
+def test_device_check():
+    assert skit.device_available("cpu")
+    try:
+        skit.device_available("cuda")
+    except NotImplementedError as e:
+        assert str(e).startswith("cuda")

@@ -91,3 +91,15 @@ def test_tno_errors():
     assert err.value.status_name == "SKIT_ESHAPE"
     with pytest.raises(ValueError, match="shape"):
         skit.TNOPlan(16, 2, 2)(np.ones((16, 2)))
+
+
+def test_reference_layout_and_rpe(rng):
+    n, d = 10, 2
+    plan = skit.TNOPlan(n, d, rpe_width=8, rpe_layers=1)
+    c, ref = plan.coeffs(), plan.coeffs_reference()
+    assert ref.shape == (d, 2 * n)
+    assert rel(ref[:, :n], c[:, n - 1:]) < 1e-15            # lags 0..n-1
+    assert rel(ref[:, n + 1:], c[:, :n - 1]) < 1e-15        # lags -(n-1)..-1
+    assert plan.eval_rpe() == 2 * n - 1
+    plan.update()
+    assert rel(plan.coeffs(), c) < 1e-15
