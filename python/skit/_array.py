@@ -10,9 +10,12 @@ Otherwise (e.g. a C-contiguous (n, d) array with d > 1) one copy is made.
 Outputs are allocated in the same form (unit stride along n).
 
 float32: a routine runs in float32 only where libskit exports its float32
-variant (the symbol with suffix _f32); otherwise a float32 input raises
-TypeError unless the caller passes upcast=True, which computes in float64
-and returns float32. Nothing is converted silently.
+variant (the symbol with suffix _f32); otherwise a float32 data input
+raises TypeError unless the caller passes upcast=True (offered by the
+plans' calls and the attention functions), which computes in float64 and
+returns float32. Coefficients and parameters are converted to float64
+exactly (they configure a float64 computation). Nothing else is converted
+silently.
 """
 import numpy as np
 
@@ -47,6 +50,16 @@ def float_dtype(arrays, f32_symbol=None, upcast=False):
     return F64
 
 
+def refuse_float32(a, name, upcast=False):
+    """A float32 data array is computed in float64 only when asked to."""
+    if a.dtype == F32 and not upcast:
+        raise TypeError(f"skit: {name} is float32 but this routine computes in float64; pass "
+                        "upcast=True (where offered: the result is cast back to float32) or "
+                        "convert with .astype(numpy.float64)")
+    if a.dtype.kind == "c":
+        raise TypeError(f"skit: {name} is complex; skit takes real arrays")
+
+
 def vector(x, name, dtype=F64, length=None):
     """A 1-D contiguous array of dtype (copied only if needed)."""
     a = np.ascontiguousarray(x, dtype=dtype)
@@ -73,10 +86,13 @@ def _fits(a, dtype):
     return True, s // size
 
 
-def blocks(x, name, dtype=F64):
+def blocks(x, name, dtype=F64, upcast=False):
     """(array, ld) with x's values in column-major blocks: x itself when it
-    fits, else a copy. x must have at least 2 dimensions (..., n, d)."""
+    fits, else a copy. x must have at least 2 dimensions (..., n, d).
+    float32 data is refused unless upcast (see refuse_float32)."""
     a = np.asarray(x)
+    if dtype == F64:
+        refuse_float32(a, name, upcast)
     if a.ndim < 2:
         raise ValueError(f"skit: {name} must have shape (..., n, d), got {a.shape}")
     ok, ld = _fits(a, dtype)
@@ -116,10 +132,12 @@ def batch_pointers(a):
     return [base + int(o) for o in offsets.ravel()]
 
 
-def as_blocks_input(x, name, dtype=F64):
+def as_blocks_input(x, name, dtype=F64, upcast=False):
     """(blocks, ld, squeeze): a 1-D x of length n is one (n, 1) block."""
     a = np.asarray(x)
     if a.ndim == 1:
+        if dtype == F64:
+            refuse_float32(a, name, upcast)
         return np.ascontiguousarray(a, dtype=dtype)[:, None], max(a.shape[0], 1), True
-    b, ld = blocks(a, name, dtype)
+    b, ld = blocks(a, name, dtype, upcast)
     return b, ld, False

@@ -52,32 +52,36 @@ def _mask(mask, n):
     return m, A.pointer(m)
 
 
-def _qkv(q, k, v=None):
+def _qkv(q, k, v=None, upcast=False):
     """Block forms of Q, K (and V) with matching shapes; their batch shape."""
-    qb, ldq = A.blocks(q, "q")
-    kb, ldk = A.blocks(k, "k")
+    qb, ldq = A.blocks(q, "q", upcast=upcast)
+    kb, ldk = A.blocks(k, "k", upcast=upcast)
     if kb.shape != qb.shape:
         raise ValueError(f"skit: q and k must have the same shape (..., n, d), got "
                          f"{qb.shape} and {kb.shape}")
     out = [(qb, ldq), (kb, ldk)]
     if v is not None:
-        vb, ldv = A.blocks(v, "v")
+        vb, ldv = A.blocks(v, "v", upcast=upcast)
         if vb.shape[:-1] != qb.shape[:-1]:
             raise ValueError(f"skit: v must have shape {qb.shape[:-1] + ('dv',)}, got {vb.shape}")
         out.append((vb, ldv))
     return out
 
 
-def attention(q, k, v, scale=None, mask=None):
+def _cast_like(y, q):
+    return y.astype(A.F32) if np.asarray(q).dtype == A.F32 else y
+
+
+def attention(q, k, v, scale=None, mask=None, upcast=False):
     """softmax(scale Q K^T) V, exactly (blocked, no n x n buffer)."""
-    (qb, ldq), (kb, ldk), (vb, ldv) = _qkv(q, k, v)
+    (qb, ldq), (kb, ldk), (vb, ldv) = _qkv(q, k, v, upcast)
     n, d, dv = qb.shape[-2], qb.shape[-1], vb.shape[-1]
     _m, pm = _mask(mask, n)
     y = A.empty_blocks(qb.shape[:-2], n, dv)
     for pq, pk, pv, py in zip(*(A.batch_pointers(a) for a in (qb, kb, vb, y))):
         check(lib.skit_attention_exact(n, d, dv, pq, ldq, pk, ldk, pv, ldv, _scale(scale, d), pm,
                                        py, n))
-    return y
+    return _cast_like(y, q)
 
 
 def attention_matrix(q, k, scale=None, mask=None):
@@ -149,11 +153,11 @@ class AttentionPlan(Handle):
     def nbytes(self):
         return lib.skit_attention_plan_bytes(self)
 
-    def __call__(self, q, k, v, mask=None, return_stats=False):
+    def __call__(self, q, k, v, mask=None, return_stats=False, upcast=False):
         """The approximate softmax(scale Q K^T) V; with return_stats also a
         dict of what the call did (entries evaluated, work fraction, MRA
         squares refined per level) -- for the last batch element."""
-        (qb, ldq), (kb, ldk), (vb, ldv) = _qkv(q, k, v)
+        (qb, ldq), (kb, ldk), (vb, ldv) = _qkv(q, k, v, upcast)
         if qb.shape[-2:] != (self.n, self.d) or vb.shape[-1] != self.dv:
             raise ValueError(f"skit: q, k must be (..., {self.n}, {self.d}) and v "
                              f"(..., {self.n}, {self.dv}), got {qb.shape}, {vb.shape}")
@@ -163,19 +167,21 @@ class AttentionPlan(Handle):
         for pq, pk, pv, py in zip(*(A.batch_pointers(a) for a in (qb, kb, vb, y))):
             check(lib.skit_attention_plan_execute(self, pq, ldq, pk, ldk, pv, ldv, pm, py, self.n,
                                                   ctypes.byref(stats)))
+        y = _cast_like(y, q)
         if not return_stats:
             return y
         return y, {"entries": stats.entries, "work_fraction": stats.work_fraction,
                    "refined": list(stats.refined[:stats.levels]), "levels": stats.levels}
 
 
-def mra2(q, k, v, block=32, blocks_per_row=8, sparse=False, **options):
+def mra2(q, k, v, block=32, blocks_per_row=8, sparse=False, mask=None, upcast=False,
+         **options):
     """MRA-2 (or MRA-2-s with sparse=True) on your own Q, K, V."""
     qb = np.asarray(q)
     with AttentionPlan("mra2s" if sparse else "mra2", qb.shape[-2], qb.shape[-1],
                        np.shape(v)[-1], block=block, blocks_per_row=blocks_per_row,
                        **options) as plan:
-        return plan(q, k, v)
+        return plan(q, k, v, mask=mask, upcast=upcast)
 
 
 def coarse_logits(q, k, s, scale=None, mask=None):

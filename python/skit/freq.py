@@ -16,6 +16,7 @@ CONSTRUCTIONS = {"half": 0, "full": 1, "periodic": 2}
 
 def _rows(x, name):
     """x as a contiguous (..., n) float64 array (transform along the last axis)."""
+    A.refuse_float32(np.asarray(x), name)
     a = np.ascontiguousarray(x, dtype=np.float64)
     if a.ndim < 1 or a.shape[-1] == 0:
         raise ValueError(f"skit: {name} must have shape (..., n) with n >= 1, got {a.shape}")

@@ -75,6 +75,7 @@ class MLP(Handle):
         """y = mlp(x): x (count, in_dim) (or (count,) when in_dim = 1) ->
         (count, out_dim); zero-copy for C-contiguous float64 x."""
         x = np.asarray(x)
+        A.refuse_float32(x, "x")
         squeeze = x.ndim == 1
         xx = np.ascontiguousarray(x[:, None] if squeeze else x, dtype=np.float64)
         if xx.ndim != 2 or xx.shape[1] != self.in_dim:

@@ -92,6 +92,7 @@ class Kernel(Handle):
 
     def __call__(self, t):
         """k(t) elementwise (any shape)."""
+        A.refuse_float32(np.asarray(t), "t")
         tt = np.ascontiguousarray(t, dtype=np.float64)
         out = np.empty_like(tt)
         check(lib.skit_kernel_eval(self, tt.size, A.pointer(tt), A.pointer(out)))

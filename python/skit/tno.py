@@ -87,6 +87,10 @@ def rpe_parameters_from_state_dict(state_dict, prefix=""):
     return np.concatenate(parts)
 
 
+def _cast_like(y, x):
+    return y.astype(A.F32) if np.asarray(x).dtype == A.F32 else y
+
+
 class TNOPlan(Handle):
     """TNOPlan(n, d, batch=1, kind='tno', causal=False, layout='rows', ...):
     the keyword settings are the fields of skit_tno_options (rpe_width,
@@ -152,9 +156,10 @@ class TNOPlan(Handle):
     def _c_strides(self, ndim):
         return (8 * self.n * self.d, 8 * self.d, 8)[3 - ndim:] if ndim in (2, 3) else None
 
-    def _input(self, x, name="x"):
+    def _input(self, x, name="x", upcast=False):
         """x in the plan's layout, as (batch, n, d) view; squeeze flag."""
         a = np.asarray(x)
+        A.refuse_float32(a, name, upcast)
         squeeze = a.ndim == 2 and self.batch == 1
         if squeeze:
             a = a[None]
@@ -173,8 +178,9 @@ class TNOPlan(Handle):
             return np.empty(self._shape())
         return np.empty((self.batch, self.d, self.n)).swapaxes(-1, -2)
 
-    def __call__(self, x):
-        """y = TNO(x) with the cached kernels (thread-safe)."""
+    def __call__(self, x, *, upcast=False):
+        """y = TNO(x) with the cached kernels (thread-safe). float32 x: see
+        skit._array (upcast=True computes in float64, returns float32)."""
         if self._hot is not None and type(x) is np.ndarray and x.dtype is A.F64 \
                 and self.layout == "rows" and x.strides == self._c_strides(x.ndim) \
                 and x.shape == self._shape()[3 - x.ndim:] and (x.ndim == 3 or self.batch == 1):
@@ -185,19 +191,19 @@ class TNOPlan(Handle):
             if status:
                 check(status)
             return y
-        a, squeeze = self._input(x)
+        a, squeeze = self._input(x, upcast=upcast)
         y = self._output()
         check(lib.skit_tno_plan_execute(self, A.pointer(a), A.pointer(y), None))
-        return y[0] if squeeze else y
+        return _cast_like(y[0] if squeeze else y, x)
 
-    def forward(self, x):
+    def forward(self, x, *, upcast=False):
         """Recompute the kernels from the parameters, then apply (the cost of
         a training step's forward pass)."""
-        a, squeeze = self._input(x)
+        a, squeeze = self._input(x, upcast=upcast)
         y = self._output()
         with self._lock:
             check(lib.skit_tno_plan_forward(self, A.pointer(a), A.pointer(y)))
-        return y[0] if squeeze else y
+        return _cast_like(y[0] if squeeze else y, x)
 
     def coeffs(self):
         """(d, 2n-1) Toeplitz coefficients (skit layout) of every channel
@@ -236,7 +242,7 @@ class TNOPlan(Handle):
 
     def reference(self, x):
         """(y, |T| |x|) by the O(n^2) dense products."""
-        a, squeeze = self._input(x)
+        a, squeeze = self._input(x, upcast=True)  # a float64 reference in any case
         y, mag = self._output(), self._output()
         with self._lock:
             check(lib.skit_tno_plan_reference(self, A.pointer(a), A.pointer(y), A.pointer(mag)))

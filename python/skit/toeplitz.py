@@ -199,7 +199,7 @@ class ToeplitzPlan(Handle):
         dtype = A.float_dtype((x,), name + "_f32", self.upcast if upcast is None else upcast)
         fn = getattr(lib, name + ("_f32" if dtype == A.F32 else ""))
         rows_in, rows_out = (self.m, self.n) if transpose else (self.n, self.m)
-        xb, ldx, squeeze = A.as_blocks_input(x, "x", dtype)
+        xb, ldx, squeeze = A.as_blocks_input(x, "x", dtype, upcast=True)  # float_dtype decided
         if xb.shape[-2] != rows_in:
             raise ValueError(f"skit: x must have {rows_in} rows (axis -2), got shape "
                              f"{np.shape(x)}")
@@ -242,7 +242,7 @@ def matmul_toeplitz(c_or_cr, x, *, causal=False):
 
 
 def _solve_blocks(b, n, name):
-    bb, ldb, squeeze = A.as_blocks_input(b, name)
+    bb, ldb, squeeze = A.as_blocks_input(b, name)  # float32 refused
     if bb.shape[-2] != n:
         raise ValueError(f"skit: b must have {n} rows (axis -2), got shape {np.shape(b)}")
     return bb, ldb, squeeze

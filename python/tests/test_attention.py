@@ -157,3 +157,16 @@ def test_frame_forms(rng):
     alpha, hat = att.frame_decompose(a, subset)
     assert rel(att.frame_mu_form(a, subset), hat) < 1e-12
     assert att.observation_a1(a, subset) < 1e-12
+
+
+def test_float32_never_silent(rng):
+    n, d = 32, 4
+    q, k, v = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(3))
+    with pytest.raises(TypeError, match="upcast=True"):
+        skit.exact_attention(q, k, v)
+    y = skit.exact_attention(q, k, v, upcast=True)
+    assert y.dtype == np.float32
+    assert rel(y, skit.exact_attention(*(a.astype(np.float64) for a in (q, k, v)))) < 1e-6
+    with pytest.raises(TypeError, match="float32"):
+        skit.mra2(q, k, v, block=8, blocks_per_row=2)
+    assert skit.mra2(q, k, v, block=8, blocks_per_row=2, upcast=True).dtype == np.float32

@@ -103,3 +103,14 @@ def test_reference_layout_and_rpe(rng):
     assert plan.eval_rpe() == 2 * n - 1
     plan.update()
     assert rel(plan.coeffs(), c) < 1e-15
+
+
+def test_float32_never_silent(rng):
+    plan = skit.TNOPlan(16, 2, rpe_width=8, rpe_layers=1)
+    x = rng.standard_normal((16, 2)).astype(np.float32)
+    with pytest.raises(TypeError, match="upcast=True"):
+        plan(x)
+    y = plan(x, upcast=True)
+    assert y.dtype == np.float32 and rel(y, plan(x.astype(np.float64))) < 1e-6
+    with pytest.raises(TypeError, match="float32"):
+        skit.hilbert(np.ones(8, dtype=np.float32))
