@@ -7,4 +7,5 @@ EXTRA_DIST += python/pyproject.toml python/README.md \
 	python/tests/conftest.py python/tests/test_attention.py python/tests/test_freq.py \
 	python/tests/test_mlp.py python/tests/test_ski.py python/tests/test_spectral.py \
 	python/tests/test_tno.py python/tests/test_toeplitz.py python/tests/test_torch.py \
-	python/tests/test_layout.py python/tests/test_readme.py python/bench_overhead.py
+	python/tests/test_layout.py python/tests/test_readme.py python/bench_overhead.py \
+	python/bench_torch.py

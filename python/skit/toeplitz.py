@@ -98,6 +98,7 @@ class ToeplitzPlan(Handle):
         self.m, self.n, self.d = m, n, d
         self.shared, self.causal, self.device = bool(shared), bool(causal), device
         self.upcast = upcast
+        self.generation = 0  # counts set_coeffs calls (lets skit.torch reuse spectra)
         # the vector shapes of the shortest path (n = 1: any stride is unit)
         self._vector_in = (n,) if d == 1 else None
         self._vector_out = (m,)
@@ -112,6 +113,7 @@ class ToeplitzPlan(Handle):
             raise ValueError(f"skit: coeffs must have shape {want}, got {c.shape}")
         with self._lock:
             check(lib.skit_toeplitz_plan_set_coeffs(self, A.pointer(c)))
+            self.generation += 1
 
     @property
     def fft_length(self):

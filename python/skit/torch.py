@@ -25,7 +25,7 @@ import threading
 import numpy as np
 import torch
 
-from . import tno as _tno
+from . import _array as _A
 from .toeplitz import ToeplitzPlan
 
 __all__ = ["toeplitz", "tno", "TNO", "RPE"]
@@ -92,36 +92,49 @@ _cache = _PlanCache()
 
 def _toeplitz_forward(coeffs, x, m, n, causal, upcast):
     shared = coeffs.ndim == 1
+    # the channel-major form the plans read, made once and kept for backward
+    xb, _ = _A.blocks(x, "x", upcast=upcast)
     with _cache.lock:
-        y = _cache.get(coeffs, m, n, causal, shared, upcast)(x)
-    return y, (coeffs, x, m, n, causal, shared, upcast)
+        plan = _cache.get(coeffs, m, n, causal, shared, upcast)
+        y = plan(xb, upcast=upcast)
+    return y, (coeffs, xb, m, n, causal, shared, upcast, plan, plan.generation)
 
 
-def _correlation(g, x, m, n, upcast):
+def _channel_rows(blocks, length):
+    """(batch*d, length) C-order rows, one per (batch, channel), of (..., length,
+    d) column-major blocks (no copy when the blocks are contiguous)."""
+    return np.ascontiguousarray(np.swapaxes(blocks, -1, -2)).reshape(-1, length)
+
+
+def _correlation(gb, xb, m, n, upcast):
     """r[c, k + n - 1] = sum_j g[j + k, c] x[j, c], k = -(n-1)..m-1, summed over
     the batch: the product of g with the (m+n-1) x m Toeplitz matrix
     M(k', i) = x[n-1 - (k' - i)] (x reversed, zero-padded), by skit."""
-    xb = np.asarray(x, dtype=np.float64).reshape((-1, n, x.shape[-1]))
-    gb = np.asarray(g, dtype=np.float64).reshape((-1, m, g.shape[-1]))
-    b, d = xb.shape[0], xb.shape[-1]
-    # channel (batch i, channel c) -> column i*d + c
-    xc = xb.transpose(0, 2, 1).reshape(b * d, n)
-    coeffs = np.zeros((b * d, 2 * m + n - 2))
+    d = xb.shape[-1]
+    xc = _channel_rows(xb, n)
+    channels = xc.shape[0]
+    coeffs = np.empty((channels, 2 * m + n - 2))
+    coeffs[:, :m - 1] = 0.0
+    coeffs[:, m - 1 + n:] = 0.0
     coeffs[:, m - 1:m - 1 + n] = xc[:, ::-1]
-    gc = gb.transpose(1, 0, 2).reshape(m, b * d)
+    gc = _channel_rows(gb, m).T  # (m, batch*d), column-major: read in place
     with _cache.lock:
-        r = _cache.get(coeffs, m + n - 1, m, False, False, upcast)(gc)
-    return r.reshape(m + n - 1, b, d).sum(axis=1).T
+        r = _cache.get(coeffs, m + n - 1, m, False, False, upcast)(gc, upcast=upcast)
+    b = channels // d
+    return (r if b == 1 else r.reshape(m + n - 1, b, d).sum(axis=1)).T
 
 
 def _toeplitz_backward(saved, g, needs):
-    coeffs, x, m, n, causal, shared, upcast = saved
+    coeffs, xb, m, n, causal, shared, upcast, plan, generation = saved
+    gb, _ = _A.blocks(g, "grad", upcast=upcast)
     gc = gx = None
     if needs[1]:
         with _cache.lock:
-            gx = _cache.get(coeffs, m, n, causal, shared, upcast).transpose(g)
+            if plan.closed or plan.generation != generation:  # reused since the forward
+                plan = _cache.get(coeffs, m, n, causal, shared, upcast)
+            gx = plan.transpose(gb, upcast=upcast)
     if needs[0]:
-        r = _correlation(g, x, m, n, upcast)
+        r = _correlation(gb, xb, m, n, upcast)
         if causal:
             r[:, :n - 1] = 0.0  # negative lags are not used by a causal operator
         gc = r.sum(axis=0) if shared else r
