@@ -1,6 +1,6 @@
 # tests/python.mk — the Python package (python/) and its pytest suite
 TESTS += tests/python.sh
-EXTRA_DIST += python/pyproject.toml python/README.md \
+EXTRA_DIST += pyproject.toml python/pyproject.toml python/README.md \
 	python/skit/__init__.py python/skit/_array.py python/skit/_errors.py python/skit/_lib.py \
 	python/skit/attention.py python/skit/freq.py python/skit/mlp.py python/skit/ski.py \
 	python/skit/spectral.py python/skit/tno.py python/skit/toeplitz.py python/skit/torch.py \
