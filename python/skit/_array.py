@@ -19,7 +19,7 @@ silently.
 """
 import numpy as np
 
-from ._lib import has
+from ._lib import check, has
 
 F64 = np.dtype(np.float64)
 F32 = np.dtype(np.float32)
@@ -141,3 +141,18 @@ def as_blocks_input(x, name, dtype=F64, upcast=False):
         return np.ascontiguousarray(a, dtype=dtype)[:, None], max(a.shape[0], 1), True
     b, ld = blocks(a, name, dtype, upcast)
     return b, ld, False
+
+
+def apply_blocks(x, name, rows_in, rows_out, call, channels=None):
+    """y[..., :, :] = one C call per (rows_in, d) block of x (or per 1-D x):
+    status = call(x_address, ldx, y_address, ldy, d) writes the (rows_out, d)
+    block of y. channels: the d the operator requires (None: any)."""
+    xb, ld, squeeze = as_blocks_input(x, name)
+    if xb.shape[-2] != rows_in or (channels is not None and xb.shape[-1] != channels):
+        want = f"(..., {rows_in}, {'d' if channels is None else channels})"
+        raise ValueError(f"skit: {name} must have shape {want}, got {np.shape(x)}")
+    d = xb.shape[-1]
+    y = empty_blocks(xb.shape[:-2], rows_out, d)
+    for px, py in zip(batch_pointers(xb), batch_pointers(y)):
+        check(call(px, ld, py, rows_out, d))
+    return y[..., 0] if squeeze else y

@@ -125,14 +125,8 @@ class FDTNOPlan(Handle):
         return out
 
     def __call__(self, x):
-        xb, ld, squeeze = A.as_blocks_input(x, "x")
-        if xb.shape[-2:] != (self.n, self.d):
-            raise ValueError(f"skit: x must have shape (..., {self.n}, {self.d}), got "
-                             f"{np.shape(x)}")
-        y = A.empty_blocks(xb.shape[:-2], self.n, self.d)
-        for px, py in zip(A.batch_pointers(xb), A.batch_pointers(y)):
-            check(lib.skit_fdtno_plan_execute(self, px, ld, py, self.n, None))
-        return y[..., 0] if squeeze else y
+        return A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
+                              lib.skit_fdtno_plan_execute(self, px, ldx, py, ldy, None), self.d)
 
 
 def frequency_response(mlp, construction="half", count=512):

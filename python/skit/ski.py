@@ -170,13 +170,8 @@ class InterpWeights(Handle):
         return out
 
     def _apply(self, fn, x, rows_in, rows_out):
-        xb, ld, squeeze = A.as_blocks_input(x, "x")
-        if xb.shape[-2] != rows_in:
-            raise ValueError(f"skit: x must have {rows_in} rows (axis -2), got {np.shape(x)}")
-        y = A.empty_blocks(xb.shape[:-2], rows_out, xb.shape[-1])
-        for px, py in zip(A.batch_pointers(xb), A.batch_pointers(y)):
-            check(fn(self, xb.shape[-1], px, ld, py, rows_out))
-        return y[..., 0] if squeeze else y
+        return A.apply_blocks(x, "x", rows_in, rows_out, lambda px, ldx, py, ldy, d:
+                              fn(self, d, px, ldx, py, ldy))
 
     def __call__(self, u):
         """W u: (..., r, d) -> (..., n, d)."""
@@ -207,14 +202,8 @@ class SKIPlan(Handle):
         self.n, self.d = weights.n, d
 
     def __call__(self, x):
-        xb, ld, squeeze = A.as_blocks_input(x, "x")
-        if xb.shape[-2:] != (self.n, self.d):
-            raise ValueError(f"skit: x must have shape (..., {self.n}, {self.d}), got "
-                             f"{np.shape(x)}")
-        y = A.empty_blocks(xb.shape[:-2], self.n, self.d)
-        for px, py in zip(A.batch_pointers(xb), A.batch_pointers(y)):
-            check(lib.skit_ski_plan_execute(self, px, ld, py, self.n))
-        return y[..., 0] if squeeze else y
+        return A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
+                              lib.skit_ski_plan_execute(self, px, ldx, py, ldy), self.d)
 
 
 def ski_dense(weights, coeffs):
@@ -243,13 +232,8 @@ class NystromPlan(Handle):
         self.n, self.rank = int(n), rank.value
 
     def __call__(self, x):
-        xb, ld, squeeze = A.as_blocks_input(x, "x")
-        if xb.shape[-2] != self.n:
-            raise ValueError(f"skit: x must have {self.n} rows (axis -2), got {np.shape(x)}")
-        y = A.empty_blocks(xb.shape[:-2], self.n, xb.shape[-1])
-        for px, py in zip(A.batch_pointers(xb), A.batch_pointers(y)):
-            check(lib.skit_nystrom_plan_execute(self, xb.shape[-1], px, ld, py, self.n))
-        return y[..., 0] if squeeze else y
+        return A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
+                              lib.skit_nystrom_plan_execute(self, d, px, ldx, py, ldy))
 
     def dense(self):
         out = np.empty((self.n, self.n), order="F")
@@ -277,13 +261,9 @@ class SparseLowRankPlan(Handle):
         self.n, self.d = int(n), int(d)
 
     def __call__(self, x):
-        xb, ld, squeeze = A.as_blocks_input(x, "x")
-        if xb.shape[-2:] != (self.n, self.d):
-            raise ValueError(f"skit: x must have shape (..., {self.n}, {self.d})")
-        y = A.empty_blocks(xb.shape[:-2], self.n, self.d)
-        for px, py in zip(A.batch_pointers(xb), A.batch_pointers(y)):
-            check(lib.skit_sparse_lowrank_plan_execute(self, px, ld, py, self.n))
-        return y[..., 0] if squeeze else y
+        return A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
+                              lib.skit_sparse_lowrank_plan_execute(self, px, ldx, py, ldy),
+                              self.d)
 
 
 def kernel_matrix_error(a, b, n):

@@ -243,16 +243,12 @@ def matmul_toeplitz(c_or_cr, x, *, causal=False):
         return plan(x)
 
 
-def _solve_blocks(b, n, name):
-    bb, ldb, squeeze = A.as_blocks_input(b, name)  # float32 refused
-    if bb.shape[-2] != n:
-        raise ValueError(f"skit: b must have {n} rows (axis -2), got shape {np.shape(b)}")
-    return bb, ldb, squeeze
-
-
 def _backward_error(coeffs, n, x, b):
     """Normwise backward error |b - T x| / (|T|_1 |x| + |b|) (infinity norms,
     per right-hand side, worst over all), with skit's FFT matvec."""
+    x, b = np.asarray(x), np.asarray(b, dtype=np.float64)
+    if x.ndim == 1:
+        x, b = x[:, None], b[:, None]
     with ToeplitzPlan(coeffs, n, n, shared=True) as plan:
         r = plan(x) - b
     # |T|_inf <= sum |t_k| (each row holds at most every coefficient once)
@@ -272,14 +268,9 @@ def solve(coeffs, b, *, info=False):
     if c.size % 2 == 0:
         raise ValueError(f"skit: coeffs must have 2n-1 entries, got {c.size}")
     n = (c.size + 1) // 2
-    bb, ldb, squeeze = _solve_blocks(b, n, "b")
-    x = A.empty_blocks(bb.shape[:-2], n, bb.shape[-1])
-    for pb, px in zip(A.batch_pointers(bb), A.batch_pointers(x)):
-        check(lib.skit_toeplitz_solve(n, A.pointer(c), bb.shape[-1], pb, ldb, px, n))
-    result = x[..., 0] if squeeze else x
-    if info:
-        return result, {"backward_error": _backward_error(c, n, x, bb)}
-    return result
+    x = A.apply_blocks(b, "b", n, n, lambda pb, ldb, px, ldx, k:
+                       lib.skit_toeplitz_solve(n, A.pointer(c), k, pb, ldb, px, ldx))
+    return (x, {"backward_error": _backward_error(c, n, x, b)}) if info else x
 
 
 def solve_spd(t, b, *, info=False):
@@ -288,15 +279,12 @@ def solve_spd(t, b, *, info=False):
     positive definite."""
     t = A.vector(t, "t")
     n = t.size
-    bb, ldb, squeeze = _solve_blocks(b, n, "b")
-    x = A.empty_blocks(bb.shape[:-2], n, bb.shape[-1])
-    for pb, px in zip(A.batch_pointers(bb), A.batch_pointers(x)):
-        check(lib.skit_toeplitz_solve_spd(n, A.pointer(t), bb.shape[-1], pb, ldb, px, n))
-    result = x[..., 0] if squeeze else x
+    x = A.apply_blocks(b, "b", n, n, lambda pb, ldb, px, ldx, k:
+                       lib.skit_toeplitz_solve_spd(n, A.pointer(t), k, pb, ldb, px, ldx))
     if info:
         coeffs = np.concatenate([t[:0:-1], t])
-        return result, {"backward_error": _backward_error(coeffs, n, x, bb)}
-    return result
+        return x, {"backward_error": _backward_error(coeffs, n, x, b)}
+    return x
 
 
 def solve_toeplitz(c_or_cr, b, *, info=False):
