@@ -11,7 +11,10 @@ into the plan's layout.
 Parameters (one flat float64 vector, see parameters / set_parameters):
   kind 'tno': the RPE MLP's Linear weights (out x in, row-major) and biases
     in order: torch.cat([p.flatten() for p in rpe.parameters()]) of TNN's
-    Rpe (pos_proj, layers.*, out); from_state_dict reads them by name.
+    Rpe, whose state dict holds pos_proj.weight (width, 1), pos_proj.bias,
+    layers.<i>.2.weight (width, width), layers.<i>.2.bias, out.2.weight
+    (d, width), out.2.bias (the .2 is the Linear after the parameter-free
+    RMS norm and the activation); from_state_dict reads them in that order.
   kind 'fd': the frequency-response MLP's vector, same layout.
   kind 'ski': the knot values (d, 2K) then the taps (d, m) of each
     channel's centred filter (PyTorch's depthwise Conv1d weight (d, 1, m)
@@ -141,7 +144,8 @@ class TNOPlan(Handle):
         self.set_parameters(values)
 
     def set_parameters(self, values):
-        """New parameters (kernels recomputed)."""
+        """New parameters (kernels recomputed). As in C, not while another
+        thread calls this plan (plan(x) itself is thread-safe)."""
         p = A.vector(values, "params")
         with self._lock:
             check(lib.skit_tno_plan_set_parameters(self, A.pointer(p), p.size))

@@ -106,7 +106,9 @@ class ToeplitzPlan(Handle):
             self._hot_execute = _lib.hot.skit_toeplitz_plan_execute
 
     def set_coeffs(self, coeffs):
-        """New coefficients of the same shape (spectra recomputed, no replanning)."""
+        """New coefficients of the same shape (spectra recomputed, no replanning).
+        As in C, not while another thread executes this plan (calls of the
+        plan itself may run in many threads at once)."""
         c = np.ascontiguousarray(coeffs, dtype=np.float64)
         want = (self.m + self.n - 1,) if self.shared else (self.d, self.m + self.n - 1)
         if c.shape != want:
