@@ -26,8 +26,9 @@ F32 = np.dtype(np.float32)
 
 
 def pointer(a):
-    """Address of the first element (for ctypes c_void_p arguments)."""
-    return a.__array_interface__["data"][0]
+    """Address of the first element (for ctypes c_void_p arguments; faster
+    than __array_interface__, which builds a dict)."""
+    return a.ctypes.data
 
 
 def float_dtype(arrays, f32_symbol=None, upcast=False):
