@@ -9,3 +9,5 @@ EXTRA_DIST += pyproject.toml python/pyproject.toml python/README.md \
 	python/tests/test_tno.py python/tests/test_toeplitz.py python/tests/test_torch.py \
 	python/tests/test_layout.py python/tests/test_readme.py python/bench_overhead.py \
 	python/bench_torch.py
+# a sanitizer build's libskit cannot be loaded into a plain interpreter
+AM_TESTS_ENVIRONMENT += SKIT_SAN_CFLAGS='$(SKIT_SAN_CFLAGS)'; export SKIT_SAN_CFLAGS;

@@ -16,7 +16,8 @@ if [ ! -f "$SKIT_SHARED_LIBRARY" ]; then
   echo "python: $SKIT_SHARED_LIBRARY not built (--disable-shared?): skipped"
   exit 77
 fi
-if command -v ldd >/dev/null 2>&1 && ldd "$SKIT_SHARED_LIBRARY" | grep -q 'lib[at]san\|libubsan'; then
+if [ -n "${SKIT_SAN_CFLAGS:-}" ] ||
+   { command -v ldd >/dev/null 2>&1 && ldd "$SKIT_SHARED_LIBRARY" | grep -q 'lib[at]san\|libubsan'; }; then
   echo "python: sanitizer build of libskit: skipped"
   exit 77
 fi
