@@ -10,7 +10,7 @@ wraps the operators as torch.autograd.Functions.
 """
 from ._errors import (ComputationFailed, Error, FileError, InvalidInput, OutOfMemory,
                       Unsupported)
-from ._lib import device_available, has, path as library_path, version
+from ._lib import device_available, fft_good_length, has, path as library_path, version
 from . import attention, freq, mlp, ski, spectral, tno, toeplitz
 from .attention import AttentionPlan, attention as exact_attention, mra2
 from .freq import FDTNOPlan, hilbert
@@ -24,7 +24,7 @@ from .toeplitz import (ToeplitzPlan, from_scipy, matmul_toeplitz, solve, solve_s
 __all__ = ["AttentionPlan", "ComputationFailed", "device_available", "Error", "FDTNOPlan", "FileError",
            "InterpWeights", "InvalidInput", "Kernel", "MLP", "NystromPlan", "OutOfMemory",
            "SKIPlan", "TNOPlan", "Theorem1", "ToeplitzPlan", "Unsupported", "attention",
-           "exact_attention", "freq", "from_scipy", "has", "hilbert", "library_path",
+           "exact_attention", "fft_good_length", "freq", "from_scipy", "has", "hilbert", "library_path",
            "matmul_toeplitz", "mlp", "mra2", "ski", "solve", "solve_spd", "solve_toeplitz",
            "spectral", "spectral_norm", "svd", "tno", "toeplitz", "version"]
 __version__ = "0.1.0"

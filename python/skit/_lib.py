@@ -65,12 +65,8 @@ _DECLARATIONS = """
 s skit_strerror i
 s skit_last_error
 s skit_last_error_location
-v skit_clear_error
 s skit_version
-v skit_free p
-z skit_memory_peak_rss
 i skit_fft_good_length z p
-s skit_device_name i
 i skit_device_check i
 i skit_toeplitz_dense z z p i p z
 i skit_toeplitz_matvec_dense z z p i i p p
@@ -180,8 +176,6 @@ i skit_tno_plan_reference p p p p
 i skit_attention_exact z z z p z p z p z d p p z
 i skit_attention_matrix z z p z p z d p p z
 i skit_attention_entropy z z p z p z d p p p
-s skit_attention_method_name i
-i skit_attention_method_parse s p
 v skit_attention_options_init p i
 i skit_attention_options_set_budget p z d p
 i skit_attention_plan_create p z z z p
@@ -271,6 +265,13 @@ def device_available(device):
         raise ValueError(f"skit: device must be one of {sorted(devices)}, got {device!r}")
     check(lib.skit_device_check(devices[device]))
     return True
+
+
+def fft_good_length(n):
+    """Smallest integer >= n with prime factors in {2, 3, 5, 7}."""
+    out = ctypes.c_size_t()
+    check(lib.skit_fft_good_length(int(n), ctypes.byref(out)))
+    return out.value
 
 
 def last_error():

@@ -201,6 +201,10 @@ class SKIPlan(Handle):
         self._keep = weights
         self.n, self.d = weights.n, d
 
+    @property
+    def nbytes(self):
+        return lib.skit_ski_plan_bytes(self)
+
     def __call__(self, x):
         return A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
                               lib.skit_ski_plan_execute(self, px, ldx, py, ldy), self.d)

@@ -154,6 +154,10 @@ class TNOPlan(Handle):
     def nbytes(self):
         return lib.skit_tno_plan_bytes(self)
 
+    @property
+    def workspace_bytes(self):
+        return lib.skit_tno_plan_workspace_bytes(self)
+
     def _shape(self):
         return (self.batch, self.n, self.d)
 

@@ -90,7 +90,10 @@ class ToeplitzPlan(Handle):
             d = c.shape[0]
         if device not in DEVICES:
             raise ValueError(f"skit: device must be one of {sorted(DEVICES)}, got {device!r}")
-        opts = _ToeplitzOptions(int(bool(shared)), _CAUSALITY[bool(causal)], DEVICES[device])
+        opts = _ToeplitzOptions()
+        lib.skit_toeplitz_options_default(ctypes.byref(opts))
+        opts.sharing, opts.causality = int(bool(shared)), _CAUSALITY[bool(causal)]
+        opts.device = DEVICES[device]
         cell = new_handle()
         check(lib.skit_toeplitz_plan_create(ctypes.byref(cell), m, n, d, ctypes.byref(opts),
                                             A.pointer(c)))

@@ -253,3 +253,14 @@ def test_gil_released_during_execute(rng):
     done.set()
     t.join()
     assert during > 0.05 * rate * elapsed, (during, rate, elapsed)
+
+
+def test_fft_good_length():
+    for n in (1, 7, 11, 13, 97, 1000):
+        g = skit.fft_good_length(n)
+        r = g
+        for p in (2, 3, 5, 7):
+            while r % p == 0:
+                r //= p
+        assert g >= n and r == 1
+    assert skit.fft_good_length(11) == 12
