@@ -34,3 +34,4 @@ include tests/threads.mk
 include tests/layering.mk
 include tests/cuda.mk
 include tests/fuzz.mk
+include tests/python.mk

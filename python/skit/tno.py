@@ -1,0 +1,257 @@
+"""Token-mixing operators of Toeplitz neural networks: TNO, SKI-TNO and
+FD-TNO behind one plan (skit/tno.h).
+
+x and y have shape (batch, n, d) -- PyTorch's (B, N, D) as a TNN layer
+receives it -- or (n, d) when batch = 1. layout='rows' (the default) reads
+C-contiguous (batch, n, d) arrays without a copy; layout='channels' reads
+arrays whose channels are contiguous (x.swapaxes(-1, -2) C-contiguous,
+e.g. an F-contiguous (n, d) array) without a copy. Other inputs are copied
+into the plan's layout.
+
+Parameters (one flat float64 vector, see parameters / set_parameters):
+  kind 'tno': the RPE MLP's Linear weights (out x in, row-major) and biases
+    in order: torch.cat([p.flatten() for p in rpe.parameters()]) of TNN's
+    Rpe, whose state dict holds pos_proj.weight (width, 1), pos_proj.bias,
+    layers.<i>.2.weight (width, width), layers.<i>.2.bias, out.2.weight
+    (d, width), out.2.bias (the .2 is the Linear after the parameter-free
+    RMS norm and the activation); from_state_dict reads them in that order.
+  kind 'fd': the frequency-response MLP's vector, same layout.
+  kind 'ski': the knot values (d, 2K) then the taps (d, m) of each
+    channel's centred filter (PyTorch's depthwise Conv1d weight (d, 1, m)
+    flipped along its last axis, since Conv1d correlates).
+"""
+import ctypes
+
+import numpy as np
+
+from . import _array as A
+from . import _lib
+from ._lib import Handle, check, lib, new_handle
+from .mlp import ACTIVATIONS, NORMS, _choice
+from .toeplitz import DEVICES
+
+KINDS = {"tno": 0, "ski": 1, "fd": 2}
+LAYOUTS = {"rows": 0, "channels": 1}
+CAUSAL_SKI = {"cumsum": 0, "blocked": 1}
+_Z = ctypes.c_size_t
+
+
+class _TNOOptions(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("causality", ctypes.c_int), ("layout", ctypes.c_int),
+                ("rpe_width", _Z), ("rpe_layers", _Z), ("activation", ctypes.c_int),
+                ("norm", ctypes.c_int), ("decay", ctypes.c_double), ("rank", _Z), ("taps", _Z),
+                ("knots", _Z), ("fft_length", _Z), ("seed", ctypes.c_uint64),
+                ("causal_ski", ctypes.c_int), ("device", ctypes.c_int)]
+
+
+def _options(kind, causal, layout, **settings):
+    o = _TNOOptions()
+    lib.skit_tno_options_default(ctypes.byref(o), _choice(KINDS, kind, "kind"))
+    o.causality = int(bool(causal))
+    o.layout = _choice(LAYOUTS, layout, "layout")
+    tables = {"activation": ACTIVATIONS, "norm": NORMS, "causal_ski": CAUSAL_SKI,
+              "device": DEVICES}
+    for name, value in settings.items():
+        if value is None:
+            continue
+        if name in tables:
+            value = _choice(tables[name], value, name)
+        elif name == "decay":
+            value = float(value)
+        else:
+            value = int(value)
+        setattr(o, name, value)
+    return o
+
+
+def parameter_count(kind, d, causal=False, **settings):
+    """Number of parameters of a plan with these settings and d channels."""
+    o = _options(kind, causal, "rows", **settings)
+    count = ctypes.c_size_t()
+    check(lib.skit_tno_options_parameter_count(ctypes.byref(o), int(d), ctypes.byref(count)))
+    return count.value
+
+
+def rpe_parameters_from_state_dict(state_dict, prefix=""):
+    """The flat RPE vector from a PyTorch state dict (or any mapping of
+    names to arrays/tensors): every '<prefix>...weight' / '...bias' entry in
+    the dict's order (PyTorch's registration order: pos_proj, layers.*,
+    out for TNN's Rpe), flattened and concatenated. Entries of other
+    modules are skipped by the prefix (e.g. 'decoder.layers.0.token_mixer.rpe.')."""
+    parts = []
+    for name, value in state_dict.items():
+        if not name.startswith(prefix) or not name.endswith(("weight", "bias")):
+            continue
+        if hasattr(value, "detach"):
+            value = value.detach().cpu().double().numpy()
+        parts.append(np.asarray(value, dtype=np.float64).ravel())
+    if not parts:
+        raise ValueError(f"skit: no weight/bias entries under prefix {prefix!r}")
+    return np.concatenate(parts)
+
+
+def _cast_like(y, x):
+    return y.astype(A.F32) if np.asarray(x).dtype == A.F32 else y
+
+
+class TNOPlan(Handle):
+    """TNOPlan(n, d, batch=1, kind='tno', causal=False, layout='rows', ...):
+    the keyword settings are the fields of skit_tno_options (rpe_width,
+    rpe_layers, activation, norm, decay, rank, taps, knots, fft_length,
+    seed, causal_ski, device); params: the flat parameter vector (default:
+    generated from seed)."""
+
+    _destroy = "skit_tno_plan_destroy"
+
+    def __init__(self, n, d, batch=1, kind="tno", causal=False, layout="rows", params=None,
+                 **settings):
+        super().__init__()
+        o = _options(kind, causal, layout, **settings)
+        p = None if params is None else A.vector(params, "params")
+        cell = new_handle()
+        check(lib.skit_tno_plan_create(ctypes.byref(cell), int(n), int(d), int(batch),
+                                       ctypes.byref(o), None if p is None else A.pointer(p),
+                                       0 if p is None else p.size))
+        self._adopt(cell)
+        self.n, self.d, self.batch = int(n), int(d), int(batch)
+        self.kind, self.causal, self.layout = kind, bool(causal), layout
+
+    @classmethod
+    def from_state_dict(cls, state_dict, n, d, batch=1, prefix="", **kwargs):
+        """A 'tno' or 'fd' plan whose RPE is read from a PyTorch state dict."""
+        return cls(n, d, batch, params=rpe_parameters_from_state_dict(state_dict, prefix),
+                   **kwargs)
+
+    def __repr__(self):
+        if self.closed:
+            return "TNOPlan(closed)"
+        buf = ctypes.create_string_buffer(512)
+        lib.skit_tno_plan_describe(self, buf, len(buf))
+        return f"TNOPlan({buf.value.decode()})"
+
+    @property
+    def parameter_count(self):
+        return lib.skit_tno_plan_parameter_count(self)
+
+    @property
+    def parameters(self):
+        p = np.empty(self.parameter_count)
+        check(lib.skit_tno_plan_get_parameters(self, A.pointer(p), p.size))
+        return p
+
+    @parameters.setter
+    def parameters(self, values):
+        self.set_parameters(values)
+
+    def set_parameters(self, values):
+        """New parameters (kernels recomputed). As in C, not while another
+        thread calls this plan (plan(x) itself is thread-safe)."""
+        p = A.vector(values, "params")
+        with self._lock:
+            check(lib.skit_tno_plan_set_parameters(self, A.pointer(p), p.size))
+
+    @property
+    def nbytes(self):
+        return lib.skit_tno_plan_bytes(self)
+
+    @property
+    def workspace_bytes(self):
+        return lib.skit_tno_plan_workspace_bytes(self)
+
+    def _shape(self):
+        return (self.batch, self.n, self.d)
+
+    def _c_strides(self, ndim):
+        return (8 * self.n * self.d, 8 * self.d, 8)[3 - ndim:] if ndim in (2, 3) else None
+
+    def _input(self, x, name="x", upcast=False):
+        """x in the plan's layout, as (batch, n, d) view; squeeze flag."""
+        a = np.asarray(x)
+        A.refuse_float32(a, name, upcast)
+        squeeze = a.ndim == 2 and self.batch == 1
+        if squeeze:
+            a = a[None]
+        if a.shape != self._shape():
+            raise ValueError(f"skit: {name} must have shape {self._shape()}"
+                             + (f" or {self._shape()[1:]}" if self.batch == 1 else "")
+                             + f", got {np.shape(x)}")
+        if self.layout == "rows":
+            a = np.ascontiguousarray(a, dtype=np.float64)
+        else:
+            a = np.ascontiguousarray(a.swapaxes(-1, -2), dtype=np.float64).swapaxes(-1, -2)
+        return a, squeeze
+
+    def _output(self):
+        if self.layout == "rows":
+            return np.empty(self._shape())
+        return np.empty((self.batch, self.d, self.n)).swapaxes(-1, -2)
+
+    def __call__(self, x, *, upcast=False):
+        """y = TNO(x) with the cached kernels (thread-safe). float32 x: see
+        skit._array (upcast=True computes in float64, returns float32)."""
+        if self._hot is not None and type(x) is np.ndarray and x.dtype is A.F64 \
+                and self.layout == "rows" and x.strides == self._c_strides(x.ndim) \
+                and x.shape == self._shape()[3 - x.ndim:] and (x.ndim == 3 or self.batch == 1):
+            # C-contiguous (batch, n, d) or (n, d): the least Python work, through cffi
+            y = np.empty(x.shape)
+            status = _lib.hot.skit_tno_plan_execute(self._hot, _lib.hot_buffer(x),
+                                                    _lib.hot_buffer(y, True), _lib.hot_null)
+            if status:
+                check(status)
+            return y
+        a, squeeze = self._input(x, upcast=upcast)
+        y = self._output()
+        check(lib.skit_tno_plan_execute(self, A.pointer(a), A.pointer(y), None))
+        return _cast_like(y[0] if squeeze else y, x)
+
+    def forward(self, x, *, upcast=False):
+        """Recompute the kernels from the parameters, then apply (the cost of
+        a training step's forward pass)."""
+        a, squeeze = self._input(x, upcast=upcast)
+        y = self._output()
+        with self._lock:
+            check(lib.skit_tno_plan_forward(self, A.pointer(a), A.pointer(y)))
+        return _cast_like(y[0] if squeeze else y, x)
+
+    def coeffs(self):
+        """(d, 2n-1) Toeplitz coefficients (skit layout) of every channel
+        ('tno' and 'fd'; 'ski' raises NotImplementedError: not Toeplitz)."""
+        out = np.empty((self.d, 2 * self.n - 1))
+        with self._lock:
+            check(lib.skit_tno_plan_coeffs(self, A.pointer(out)))
+        return out
+
+    def coeffs_reference(self):
+        """(d, 2n) coefficients in the TNN code's FFT layout."""
+        out = np.empty((self.d, 2 * self.n))
+        with self._lock:
+            check(lib.skit_tno_plan_coeffs_reference(self, A.pointer(out)))
+        return out
+
+    def eval_rpe(self):
+        """Evaluate only the RPE MLP (the forward pass's RPE floor); returns
+        the number of inputs evaluated."""
+        points = ctypes.c_size_t()
+        with self._lock:
+            check(lib.skit_tno_plan_eval_rpe(self, ctypes.byref(points)))
+        return points.value
+
+    def update(self):
+        """Recompute the kernels from the current parameters."""
+        with self._lock:
+            check(lib.skit_tno_plan_update(self))
+
+    def dense(self, channel):
+        """The n x n matrix T_c of one channel."""
+        out = np.empty((self.n, self.n), order="F")
+        with self._lock:
+            check(lib.skit_tno_plan_dense(self, int(channel), A.pointer(out), self.n))
+        return out
+
+    def reference(self, x):
+        """(y, |T| |x|) by the O(n^2) dense products."""
+        a, squeeze = self._input(x, upcast=True)  # a float64 reference in any case
+        y, mag = self._output(), self._output()
+        with self._lock:
+            check(lib.skit_tno_plan_reference(self, A.pointer(a), A.pointer(y), A.pointer(mag)))
+        return (y[0], mag[0]) if squeeze else (y, mag)

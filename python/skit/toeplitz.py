@@ -1,0 +1,301 @@
+"""Toeplitz matrices: dense reference, FFT matvec plans, Levinson solves.
+
+Convention (skit/toeplitz.h): T(i, j) = t_{i-j}; an m x n matrix has the
+m+n-1 coefficients t_{-(n-1)}, ..., t_0, ..., t_{m-1} in that order
+(coeffs[k + n - 1] = t_k). from_scipy converts scipy's (c, r).
+"""
+import ctypes
+
+import numpy as np
+
+from . import _array as A
+from . import _lib
+from ._lib import Handle, check, lib, new_handle
+
+_CAUSALITY = {False: 0, True: 1}
+_ndarray, _empty, _F64, _S8 = np.ndarray, np.empty, A.F64, (8,)
+_hot_buffer = _lib.hot_buffer if _lib.hot is not None else None
+DEVICES = {"cpu": 0, "cuda": 1}
+
+
+class _ToeplitzOptions(ctypes.Structure):
+    _fields_ = [("sharing", ctypes.c_int), ("causality", ctypes.c_int), ("device", ctypes.c_int)]
+
+
+def from_scipy(c, r=None):
+    """skit coefficients of scipy.linalg.toeplitz(c, r): returns (coeffs, m, n).
+    As in scipy, r defaults to c (symmetric) and r[0] is ignored."""
+    c = A.vector(c, "c")
+    r = c if r is None else A.vector(r, "r")
+    if c.size == 0 or r.size == 0:
+        raise ValueError("skit: c and r must be non-empty")
+    return np.concatenate([r[:0:-1], c]), c.size, r.size
+
+
+def _shape(coeffs, m, n):
+    n = m if n is None else n
+    if m < 1 or n < 1:
+        raise ValueError(f"skit: need m >= 1 and n >= 1, got m = {m}, n = {n}")
+    return int(m), int(n)
+
+
+def dense(coeffs, m, n=None, causal=False):
+    """The m x n Toeplitz matrix (O(mn) reference)."""
+    m, n = _shape(coeffs, m, n)
+    c = A.vector(coeffs, "coeffs", length=m + n - 1)
+    out = np.empty((m, n), order="F")
+    check(lib.skit_toeplitz_dense(m, n, A.pointer(c), _CAUSALITY[bool(causal)], A.pointer(out), m))
+    return out
+
+
+def matvec_dense(coeffs, x, m, n=None, causal=False, transpose=False):
+    """y = T x (or T^T x) by the O(mn) definition, for one vector."""
+    m, n = _shape(coeffs, m, n)
+    c = A.vector(coeffs, "coeffs", length=m + n - 1)
+    xv = A.vector(x, "x", length=m if transpose else n)
+    y = np.empty(n if transpose else m)
+    check(lib.skit_toeplitz_matvec_dense(m, n, A.pointer(c), _CAUSALITY[bool(causal)],
+                                         int(bool(transpose)), A.pointer(xv), A.pointer(y)))
+    return y
+
+
+class ToeplitzPlan(Handle):
+    """FFT plan for y[..., :, c] = T_c x[..., :, c] with m x n matrices T_c.
+
+    coeffs: (d, m+n-1) for d per-channel matrices, or (m+n-1,) for one
+    matrix shared by every channel (shared=True; then d is free at call
+    time). causal: lower-triangular operators (negative lags ignored).
+    Call with x of shape (..., n, d) (or (n,) for d = 1): returns
+    (..., m, d) (or (m,)). plan.transpose(x) applies T_c^T.
+    """
+
+    _destroy = "skit_toeplitz_plan_destroy"
+
+    def __init__(self, coeffs, m, n=None, *, causal=False, shared=None, device="cpu",
+                 upcast=False):
+        super().__init__()
+        m, n = _shape(coeffs, m, n)
+        c = np.asarray(coeffs)
+        if shared is None:
+            shared = c.ndim == 1
+        width = m + n - 1
+        if shared:
+            c = A.vector(c, "coeffs", length=width)
+            d = 1
+        else:
+            c = np.ascontiguousarray(c, dtype=np.float64)
+            if c.ndim != 2 or c.shape[1] != width:
+                raise ValueError(f"skit: per-channel coeffs must have shape (d, {width}), "
+                                 f"got {c.shape}")
+            d = c.shape[0]
+        if device not in DEVICES:
+            raise ValueError(f"skit: device must be one of {sorted(DEVICES)}, got {device!r}")
+        opts = _ToeplitzOptions()
+        lib.skit_toeplitz_options_default(ctypes.byref(opts))
+        opts.sharing, opts.causality = int(bool(shared)), _CAUSALITY[bool(causal)]
+        opts.device = DEVICES[device]
+        cell = new_handle()
+        check(lib.skit_toeplitz_plan_create(ctypes.byref(cell), m, n, d, ctypes.byref(opts),
+                                            A.pointer(c)))
+        self._adopt(cell)
+        self.m, self.n, self.d = m, n, d
+        self.shared, self.causal, self.device = bool(shared), bool(causal), device
+        self.upcast = upcast
+        self.generation = 0  # counts set_coeffs calls (lets skit.torch reuse spectra)
+        # the vector shapes of the shortest path (n = 1: any stride is unit)
+        self._vector_in = (n,) if d == 1 else None
+        self._vector_out = (m,)
+        if self._hot is not None:
+            self._hot_execute = _lib.hot.skit_toeplitz_plan_execute
+
+    def set_coeffs(self, coeffs):
+        """New coefficients of the same shape (spectra recomputed, no replanning).
+        As in C, not while another thread executes this plan (calls of the
+        plan itself may run in many threads at once)."""
+        c = np.ascontiguousarray(coeffs, dtype=np.float64)
+        want = (self.m + self.n - 1,) if self.shared else (self.d, self.m + self.n - 1)
+        if c.shape != want:
+            raise ValueError(f"skit: coeffs must have shape {want}, got {c.shape}")
+        with self._lock:
+            check(lib.skit_toeplitz_plan_set_coeffs(self, A.pointer(c)))
+            self.generation += 1
+
+    @property
+    def fft_length(self):
+        return lib.skit_toeplitz_plan_fft_length(self)
+
+    @property
+    def nbytes(self):
+        return lib.skit_toeplitz_plan_bytes(self)
+
+    @property
+    def workspace_bytes(self):
+        return lib.skit_toeplitz_plan_workspace_bytes(self)
+
+    def __call__(self, x, out=None, *, upcast=None):
+        # one float64 vector: the shortest path (cffi, see _lib.py)
+        if self._hot is not None and type(x) is _ndarray and x.dtype is _F64 \
+                and x.shape == self._vector_in and x.strides == _S8:
+            if out is None:
+                y = _empty(self.m)
+            elif type(out) is _ndarray and out.dtype is _F64 and out.shape == self._vector_out \
+                    and out.strides == _S8:
+                y = out
+            else:
+                y = None
+            if y is not None:
+                try:
+                    yb = _hot_buffer(y, True)
+                except ValueError:  # a read-only out: the general path says so
+                    yb = None
+                if yb is not None:
+                    status = self._hot_execute(self._hot, _hot_buffer(x), self.n, yb, self.m,
+                                               _lib.hot_null)
+                    if status:
+                        check(status)
+                    return y
+        y = self._hot_apply(x, out, False)
+        return self._apply(x, out, False, upcast) if y is None else y
+
+    def transpose(self, x, out=None, *, upcast=None):
+        """y = T_c^T x_c: x (..., m, d) -> (..., n, d)."""
+        y = self._hot_apply(x, out, True)
+        return self._apply(x, out, True, upcast) if y is None else y
+
+    def _hot_apply(self, x, out, transpose):
+        """The common cases with the least Python work: one float64 vector
+        (n,) or one F-contiguous (n, d) matrix, through cffi (checked by
+        strides: ndarray.flags costs more than the rest). None: take the
+        general path."""
+        h = self._hot
+        if h is None or type(x) is not np.ndarray or x.dtype is not A.F64:
+            return None
+        rows_in, rows_out = (self.m, self.n) if transpose else (self.n, self.m)
+        d = self.d
+        if x.shape == (rows_in,) and d == 1:
+            want, strides = (rows_out,), (8,)
+            if x.strides != (8,) and rows_in > 1:
+                return None
+        elif x.shape == (rows_in, d):
+            want, strides = (rows_out, d), (8, 8 * rows_out)
+            if x.strides != (8, 8 * rows_in):
+                return None
+            x = x.T
+        else:
+            return None
+        if out is None:
+            y = np.empty(want[::-1]).T
+        elif (type(out) is np.ndarray and out.dtype is A.F64 and out.shape == want
+              and (out.strides == strides or rows_out == 1)):
+            y = out
+        else:
+            return None
+        fn = _lib.hot.skit_toeplitz_plan_execute_transpose if transpose else \
+            _lib.hot.skit_toeplitz_plan_execute
+        try:
+            yb = _hot_buffer(y.T, True)
+        except (TypeError, ValueError, BufferError):  # read-only out: the general path says so
+            return None
+        status = fn(h, _hot_buffer(x), rows_in, yb, rows_out, _lib.hot_null)
+        if status:
+            check(status)
+        return y
+
+    def _apply(self, x, out, transpose, upcast):
+        name = "skit_toeplitz_plan_execute_transpose" if transpose else "skit_toeplitz_plan_execute"
+        dtype = A.float_dtype((x,), name + "_f32", self.upcast if upcast is None else upcast)
+        fn = getattr(lib, name + ("_f32" if dtype == A.F32 else ""))
+        rows_in, rows_out = (self.m, self.n) if transpose else (self.n, self.m)
+        xb, ldx, squeeze = A.as_blocks_input(x, "x", dtype, upcast=True)  # float_dtype decided
+        if xb.shape[-2] != rows_in:
+            raise ValueError(f"skit: x must have {rows_in} rows (axis -2), got shape "
+                             f"{np.shape(x)}")
+        d = xb.shape[-1]
+        if not self.shared and d != self.d:
+            raise ValueError(f"skit: x must have d = {self.d} channels (axis -1), got {d}")
+        batch = xb.shape[:-2]
+        cast_back = np.asarray(x).dtype == A.F32 and dtype == A.F64
+        if out is None or cast_back:
+            y = A.empty_blocks(batch, rows_out, d, dtype)
+            ldy = rows_out
+        else:
+            y = out[:, None] if squeeze and out.ndim == 1 else out
+            ldy = A.check_out(y, batch + (rows_out, d), "out", dtype)
+        # a shared plan applies one matrix to any number of channels: one
+        # call per channel block of d = 1 (the plan's d) when d > 1
+        step = 8 * ldx if self.shared else 0
+        ostep = 8 * ldy if self.shared else 0
+        for px, py in zip(A.batch_pointers(xb), A.batch_pointers(y)):
+            if self.shared:
+                for c in range(d):
+                    check(fn(self, px + c * step, ldx, py + c * ostep, ldy, None))
+            else:
+                check(fn(self, px, ldx, py, ldy, None))
+        if cast_back:
+            y = y.astype(A.F32)
+            if out is not None:
+                out[...] = y[..., 0] if squeeze and out.ndim == 1 else y
+                return out
+        return y[..., 0] if squeeze else y
+
+
+def matmul_toeplitz(c_or_cr, x, *, causal=False):
+    """T x with T = scipy.linalg.toeplitz(c, r), as scipy.linalg.matmul_toeplitz:
+    x of shape (n,) or (n, k); returns (m,) or (m, k)."""
+    c, r = c_or_cr if isinstance(c_or_cr, tuple) else (c_or_cr, None)
+    coeffs, m, n = from_scipy(c, r)
+    with ToeplitzPlan(coeffs, m, n, causal=causal, shared=True) as plan:
+        return plan(x)
+
+
+def _backward_error(coeffs, n, x, b):
+    """Normwise backward error |b - T x| / (|T|_1 |x| + |b|) (infinity norms,
+    per right-hand side, worst over all), with skit's FFT matvec."""
+    x, b = np.asarray(x), np.asarray(b, dtype=np.float64)
+    if x.ndim == 1:
+        x, b = x[:, None], b[:, None]
+    with ToeplitzPlan(coeffs, n, n, shared=True) as plan:
+        r = plan(x) - b
+    # |T|_inf <= sum |t_k| (each row holds at most every coefficient once)
+    tnorm = np.abs(coeffs).sum()
+    num = np.abs(r).max(axis=-2)
+    den = tnorm * np.abs(x).max(axis=-2) + np.abs(b).max(axis=-2)
+    return float(np.max(np.where(den > 0, num / np.where(den > 0, den, 1), num)))
+
+
+def solve(coeffs, b, *, info=False):
+    """X with T X = B, T the n x n Toeplitz matrix of coeffs (2n-1 entries),
+    by the Levinson-Trench recursion. b: (..., n, k) or (n,).
+    Raises ComputationFailed (a RuntimeError) when a leading minor is
+    numerically singular. info=True also returns {'backward_error': ...}
+    computed with skit's FFT matvec."""
+    c = A.vector(coeffs, "coeffs")
+    if c.size % 2 == 0:
+        raise ValueError(f"skit: coeffs must have 2n-1 entries, got {c.size}")
+    n = (c.size + 1) // 2
+    x = A.apply_blocks(b, "b", n, n, lambda pb, ldb, px, ldx, k:
+                       lib.skit_toeplitz_solve(n, A.pointer(c), k, pb, ldb, px, ldx))
+    return (x, {"backward_error": _backward_error(c, n, x, b)}) if info else x
+
+
+def solve_spd(t, b, *, info=False):
+    """X with T X = B for the symmetric positive-definite T(i, j) = t[|i-j|]
+    (Levinson-Durbin). Raises ComputationFailed if T is not (numerically)
+    positive definite."""
+    t = A.vector(t, "t")
+    n = t.size
+    x = A.apply_blocks(b, "b", n, n, lambda pb, ldb, px, ldx, k:
+                       lib.skit_toeplitz_solve_spd(n, A.pointer(t), k, pb, ldb, px, ldx))
+    if info:
+        coeffs = np.concatenate([t[:0:-1], t])
+        return x, {"backward_error": _backward_error(coeffs, n, x, b)}
+    return x
+
+
+def solve_toeplitz(c_or_cr, b, *, info=False):
+    """As scipy.linalg.solve_toeplitz: T = toeplitz(c, r), b (n,) or (n, k)."""
+    c, r = c_or_cr if isinstance(c_or_cr, tuple) else (c_or_cr, None)
+    coeffs, m, n = from_scipy(c, r)
+    if m != n:
+        raise ValueError(f"skit: c and r must have the same length, got {m} and {n}")
+    return solve(coeffs, b, info=info)

@@ -1,0 +1,172 @@
+import numpy as np
+import pytest
+
+import skit
+from skit import attention as att
+from conftest import rel
+
+
+def softmax_attention(q, k, v, scale, mask=None):
+    p = scale * q @ np.swapaxes(k, -1, -2)
+    if mask is not None:
+        p = np.where(mask[None, :], p, -np.inf)
+    p = p - p.max(axis=-1, keepdims=True)
+    e = np.exp(p)
+    s = e / e.sum(axis=-1, keepdims=True)
+    y = s @ v
+    if mask is not None:
+        y[~mask] = 0
+        s[~mask] = 0
+    return y, s
+
+
+@pytest.mark.parametrize("n,d,dv", [(1, 1, 1), (7, 3, 5), (64, 16, 8), (97, 8, 3)])
+def test_exact_matches_numpy(rng, n, d, dv):
+    q, k = rng.standard_normal((2, 3, n, d)), rng.standard_normal((2, 3, n, d))
+    v = rng.standard_normal((2, 3, n, dv))
+    want, s = softmax_attention(q, k, v, 1 / np.sqrt(d))
+    assert rel(skit.exact_attention(q, k, v), want) < 1e-12
+    assert rel(att.attention_matrix(q, k), s) < 1e-12
+    mask = rng.random(n) < 0.8
+    mask[0] = True
+    want_m, _ = softmax_attention(q[0, 0], k[0, 0], v[0, 0], 0.5, mask)
+    assert rel(skit.exact_attention(q[0, 0], k[0, 0], v[0, 0], scale=0.5, mask=mask),
+               want_m) < 1e-12
+    rows, mean = att.entropy(q[0, 0], k[0, 0])
+    s0 = s[0, 0]
+    h = -(s0 * np.log(np.where(s0 > 0, s0, 1))).sum(axis=1)
+    assert rel(rows, h) < 1e-10 and abs(mean - h.mean()) < 1e-10
+
+
+def test_mra2_full_budget_is_exact(rng):
+    n, d = 128, 16
+    q, k, v = (rng.standard_normal((n, d)) for _ in range(3))
+    want, _ = softmax_attention(q, k, v, 1 / np.sqrt(d))
+    for sparse in (False, True):
+        y = skit.mra2(q, k, v, block=32, blocks_per_row=n // 32, sparse=sparse)
+        assert rel(y, want) < 1e-8
+    # a real budget: an approximation, with the work it did
+    with skit.AttentionPlan("mra2", n, d, block=16, blocks_per_row=2) as plan:
+        y, stats = plan(q, k, v, return_stats=True)
+    assert 0 < stats["work_fraction"] < 1 and stats["levels"] == 2
+    assert np.isfinite(y).all() and np.linalg.norm(y - want) < np.linalg.norm(want)
+
+
+# settings under which each baseline is exact: a check of the binding's
+# options and layouts against numpy
+FULL = {"lowrank": dict(rank=64), "topk": dict(nonzeros=64 * 64),
+        "nystrom": dict(rank=64, pinv_iterations=0),
+        "linformer": dict(rank=64, linformer_projection="pooling"),
+        "window": dict(window=64), "exact": {}}
+
+
+@pytest.mark.parametrize("method", sorted(FULL))
+def test_baselines_exact_at_full_budget(rng, method):
+    n, d = 64, 8
+    q, k, v = (rng.standard_normal((2, n, d)) for _ in range(3))
+    want, _ = softmax_attention(q, k, v, 1 / np.sqrt(d))
+    with skit.AttentionPlan(method, n, d, **FULL[method]) as plan:
+        y = plan(q, k, v)
+    assert y.shape == (2, n, d)
+    assert rel(y, want) < 1e-8
+
+
+@pytest.mark.parametrize("method", ["performer", "bigbird", "window", "nystrom", "mra2s"])
+def test_baselines_at_half_budget(rng, method):
+    n, d = 64, 8
+    q, k, v = (rng.standard_normal((n, d)) for _ in range(3))
+    with skit.AttentionPlan(method, n, d, budget=0.5, block=16) as plan:
+        y, stats = plan(q, k, v, return_stats=True)
+    assert np.isfinite(y).all() and 0 < stats["work_fraction"] <= 1.5
+
+
+def test_attention_errors(rng):
+    q = rng.standard_normal((8, 4))
+    with pytest.raises(ValueError, match="same shape"):
+        skit.exact_attention(q, q[:, :3], q)
+    with pytest.raises(ValueError) as err:
+        skit.AttentionPlan("mra2", 40, 4, block=32)
+    assert err.value.status_name == "SKIT_ESHAPE" and "40" in str(err.value)
+    bad = q.copy()
+    bad[2, 1] = np.inf
+    with pytest.raises(ValueError) as err:
+        skit.exact_attention(bad, q, q)
+    assert err.value.status_name == "SKIT_ENONFINITE"
+    with pytest.raises(ValueError, match="method"):
+        skit.AttentionPlan("flash", 8, 4)
+
+
+def test_haar_and_frame(rng):
+    n = 16
+    a = rng.standard_normal((n, n))
+    c = att.haar2d(a)
+    assert abs(np.linalg.norm(c) - np.linalg.norm(a)) < 1e-12 * np.linalg.norm(a)
+    assert rel(att.haar2d_inverse(c), a) < 1e-13
+    full, thr = att.haar2d_compress(a, n * n)
+    assert rel(full, a) < 1e-13
+    part, thr = att.haar2d_compress(a, 10)
+    assert np.count_nonzero(np.abs(att.haar2d(part)) > 1e-12) <= 10 and thr > 0
+    alpha, hat = att.frame_decompose(a)
+    assert rel(hat, a) < 1e-12
+    # mean of every 4 x 4 square: the coarse logits of level 4
+    q, k = rng.standard_normal((n, 3)), rng.standard_normal((n, 3))
+    coarse = att.coarse_logits(q, k, 4, scale=1.0)
+    p = q @ k.T
+    assert rel(coarse, p.reshape(4, 4, 4, 4).mean(axis=(1, 3))) < 1e-12
+
+
+def test_lemma41_prop45(rng):
+    n, d = 64, 8
+    q, k = rng.standard_normal((n, d)), rng.standard_normal((n, d))
+    r = att.lemma41(q, k, 8)
+    assert r["blocks"] == 64 and r["lower_violations"] == 0 and r["upper_violations"] == 0
+    # the lemma's quantities recomputed in numpy for one square
+    p = q @ k.T / np.sqrt(d)
+    sq = p[:8, :8]
+    gap = np.exp(sq - sq.mean()).mean() - 1
+    assert r["min_gap"] <= gap + 1e-12 and gap <= r["max_gap"] + 1e-12
+    pr = att.prop45(q, k, 8, 16)
+    assert pr["refined"] == 16 and pr["holds"] == (pr["measured"] <= pr["bound"] * (1 + 1e-12))
+    assert 0 <= pr["measured"] < 1
+
+
+def test_budgets_temperatures_synthetic(rng):
+    n, d = 32, 4
+    q, k, v = att.synthetic(n, d, entropy=2.0, seed=int(rng.integers(1 << 30)))
+    assert q.shape == (n, d) and v.shape == (n, d)
+    _, h = att.entropy(q, k)
+    assert abs(h - 2.0) < 0.05
+    tau, h2 = att.temperature_for_entropy(q, k, 1.5)
+    assert abs(h2 - 1.5) < 1e-4 and tau > 0
+    _, h3 = att.entropy(q, k, scale=1 / np.sqrt(d) / tau)
+    assert abs(h3 - 1.5) < 1e-4
+    needed, errors = att.budget_needed("lowrank", q, k, v, [0.5, 1e-9])
+    assert needed[0] <= needed[1] <= n and errors.shape == (n + 1,)
+    assert errors[needed[0]] <= 0.5 and (needed[0] == 0 or errors[needed[0] - 1] > 0.5)
+    topk, none = att.budget_needed("topk", q, k, v, [0.1])
+    assert none is None and 1 <= topk[0] <= n * n
+
+
+def test_frame_forms(rng):
+    n = 8
+    a = rng.standard_normal((n, n))
+    count = att.frame_count(n)
+    assert count == (4 * n * n - 1) // 3
+    subset = rng.random(count) < 0.3
+    subset[att.frame_index(n, n, 0, 0)] = True
+    alpha, hat = att.frame_decompose(a, subset)
+    assert rel(att.frame_mu_form(a, subset), hat) < 1e-12
+    assert att.observation_a1(a, subset) < 1e-12
+
+
+def test_float32_never_silent(rng):
+    n, d = 32, 4
+    q, k, v = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(3))
+    with pytest.raises(TypeError, match="upcast=True"):
+        skit.exact_attention(q, k, v)
+    y = skit.exact_attention(q, k, v, upcast=True)
+    assert y.dtype == np.float32
+    assert rel(y, skit.exact_attention(*(a.astype(np.float64) for a in (q, k, v)))) < 1e-6
+    with pytest.raises(TypeError, match="float32"):
+        skit.mra2(q, k, v, block=8, blocks_per_row=2)
+    assert skit.mra2(q, k, v, block=8, blocks_per_row=2, upcast=True).dtype == np.float32

@@ -1,0 +1,116 @@
+import numpy as np
+import pytest
+
+import skit
+from skit import _array, _lib
+from conftest import rel
+
+
+@pytest.mark.parametrize("kind", ["tno", "fd", "ski"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_tno_against_dense_reference(rng, kind, causal):
+    n, d, batch = 24, 3, 2
+    settings = dict(rpe_width=8, rpe_layers=1, rank=6, taps=5, knots=4)
+    with skit.TNOPlan(n, d, batch, kind=kind, causal=causal, seed=7, **settings) as plan:
+        x = rng.standard_normal((batch, n, d))
+        y = plan(x)
+        ref, mag = plan.reference(x)
+        assert y.shape == (batch, n, d)
+        assert (np.abs(y - ref) <= 1e-12 * (mag + 1)).all()
+        for c in range(d):
+            assert rel(y[..., c], x[..., c] @ plan.dense(c).T) < 1e-11
+        if kind != "ski":
+            coeffs = plan.coeffs()
+            T0 = skit.toeplitz.dense(coeffs[0], n, causal=causal)
+            assert rel(T0, plan.dense(0)) < 1e-12
+        else:
+            with pytest.raises(NotImplementedError):
+                plan.coeffs()
+        p = plan.parameters
+        assert p.size == plan.parameter_count == skit.tno.parameter_count(
+            kind, d, causal, **settings)
+        plan.set_parameters(p * 0.5)
+        if kind != "fd":  # FD's response is not linear in the MLP's parameters
+            assert np.isfinite(plan.forward(x)).all()
+
+
+def test_layouts_zero_copy(rng, monkeypatch):
+    n, d = 32, 4
+    seen = []
+    original = _lib.lib.skit_tno_plan_execute
+
+    def wrapper(*args):
+        seen.append(args)
+        return original(*args)
+    monkeypatch.setattr(_lib.lib, "skit_tno_plan_execute", wrapper)
+    rows = skit.TNOPlan(n, d, 2, rpe_width=8, rpe_layers=1)
+    x = rng.standard_normal((2, n, d))
+    hot = rows._hot
+    rows._hot = None  # the general (ctypes) path first
+    y = rows(x)
+    assert seen[-1][1] == _array.pointer(x) and y.flags.c_contiguous
+    if hot is not None:  # the cffi path: same result, x read in place
+        addresses = []
+        plain_buffer = _lib.hot_buffer
+
+        def recording(array, writable=False):
+            buf = plain_buffer(array, writable)
+            addresses.append(int(_lib._ffi.cast("uintptr_t", buf)))
+            return buf
+        monkeypatch.setattr(_lib, "hot_buffer", recording)
+        rows._hot = hot
+        assert rel(rows(x), y) == 0 and addresses[0] == _array.pointer(x)
+        one = skit.TNOPlan(n, d, 1, rpe_width=8, rpe_layers=1)
+        assert rel(one(x[0]), one(x[:1])[0]) == 0 and one(x[0]).shape == (n, d)
+    chans = skit.TNOPlan(n, d, 1, layout="channels", rpe_width=8, rpe_layers=1)
+    xf = np.asfortranarray(rng.standard_normal((n, d)))
+    yf = chans(xf)
+    assert seen[-1][1] == _array.pointer(xf) and yf.flags.f_contiguous
+    chans.parameters = rows.parameters
+    assert rel(chans(x[0]), rows(x)[0]) < 1e-12
+
+
+def test_state_dict_loader(rng):
+    torch = pytest.importorskip("torch")
+    import skit.torch as st
+    n, d = 20, 3
+    module = st.TNO(n, d, width=8, layers=2, decay=0.9)
+    plan = skit.TNOPlan.from_state_dict(module.rpe.state_dict(), n, d, rpe_width=8,
+                                        rpe_layers=2, decay=0.9)
+    assert rel(plan.coeffs(), module.coeffs().detach().numpy()) < 1e-12
+    x = torch.randn(1, n, d, dtype=torch.float64)
+    assert rel(plan(x.numpy()), module(x).detach().numpy()) < 1e-12
+
+
+def test_tno_errors():
+    with pytest.raises(ValueError) as err:
+        skit.TNOPlan(16, 2, kind="ski", rank=40)
+    assert err.value.status_name == "SKIT_EDOM" and "16" in str(err.value)
+    with pytest.raises(ValueError) as err:
+        skit.TNOPlan(16, 2, params=np.ones(3))
+    assert err.value.status_name == "SKIT_ESHAPE"
+    with pytest.raises(ValueError, match="shape"):
+        skit.TNOPlan(16, 2, 2)(np.ones((16, 2)))
+
+
+def test_reference_layout_and_rpe(rng):
+    n, d = 10, 2
+    plan = skit.TNOPlan(n, d, rpe_width=8, rpe_layers=1)
+    c, ref = plan.coeffs(), plan.coeffs_reference()
+    assert ref.shape == (d, 2 * n)
+    assert rel(ref[:, :n], c[:, n - 1:]) < 1e-15            # lags 0..n-1
+    assert rel(ref[:, n + 1:], c[:, :n - 1]) < 1e-15        # lags -(n-1)..-1
+    assert plan.eval_rpe() == 2 * n - 1
+    plan.update()
+    assert rel(plan.coeffs(), c) < 1e-15
+
+
+def test_float32_never_silent(rng):
+    plan = skit.TNOPlan(16, 2, rpe_width=8, rpe_layers=1)
+    x = rng.standard_normal((16, 2)).astype(np.float32)
+    with pytest.raises(TypeError, match="upcast=True"):
+        plan(x)
+    y = plan(x, upcast=True)
+    assert y.dtype == np.float32 and rel(y, plan(x.astype(np.float64))) < 1e-6
+    with pytest.raises(TypeError, match="float32"):
+        skit.hilbert(np.ones(8, dtype=np.float32))

@@ -1,0 +1,266 @@
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+import skit
+from skit import _array, _lib
+from conftest import SIZES, rel
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (5, 5), (7, 3), (3, 11), (31, 31), (64, 97)])
+def test_dense_matches_scipy(rng, m, n):
+    c, r = rng.standard_normal(m), rng.standard_normal(n)
+    coeffs, mm, nn = skit.from_scipy(c, r)
+    assert (mm, nn) == (m, n)
+    assert rel(skit.toeplitz.dense(coeffs, m, n), sl.toeplitz(c, r)) < 1e-15
+    x = rng.standard_normal(n)
+    assert rel(skit.toeplitz.matvec_dense(coeffs, x, m, n), sl.toeplitz(c, r) @ x) < 1e-13
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("k", [1, 3])
+def test_matmul_toeplitz_matches_scipy(rng, n, k):
+    c, r = rng.standard_normal(n), rng.standard_normal(n)
+    x = rng.standard_normal((n, k))
+    want = sl.matmul_toeplitz((c, r), x)
+    assert rel(skit.matmul_toeplitz((c, r), x), want) < 1e-12
+    assert rel(skit.matmul_toeplitz(c, x[:, 0]), sl.matmul_toeplitz(c, x[:, 0])) < 1e-12
+
+
+@pytest.mark.parametrize("m,n,d", [(16, 16, 1), (7, 13, 3), (31, 5, 2), (97, 97, 4)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_plan_per_channel_batched(rng, m, n, d, causal):
+    coeffs = rng.standard_normal((d, m + n - 1))
+    x = rng.standard_normal((2, 3, n, d))
+    mats = [skit.toeplitz.dense(coeffs[c], m, n, causal) for c in range(d)]
+    if causal:
+        assert all(np.allclose(np.triu(M, 1), 0) for M in mats)
+    with skit.ToeplitzPlan(coeffs, m, n, causal=causal) as plan:
+        y = plan(x)
+        yt = plan.transpose(rng.standard_normal((2, 3, m, d)) * 0 + y)
+    assert y.shape == (2, 3, m, d) and yt.shape == (2, 3, n, d)
+    want = np.stack([np.einsum("ij,...j->...i", mats[c], x[..., c]) for c in range(d)], -1)
+    assert rel(y, want) < 1e-12
+    want_t = np.stack([np.einsum("ji,...j->...i", mats[c], y[..., c]) for c in range(d)], -1)
+    assert rel(yt, want_t) < 1e-12
+    assert plan.closed
+
+
+def test_plan_shared_and_vector(rng):
+    n = 37
+    coeffs = rng.standard_normal(2 * n - 1)
+    T = skit.toeplitz.dense(coeffs, n)
+    plan = skit.ToeplitzPlan(coeffs, n)
+    x = rng.standard_normal(n)
+    assert plan(x).shape == (n,)
+    assert rel(plan(x), T @ x) < 1e-12
+    X = rng.standard_normal((4, n, 5))
+    assert rel(plan(X), T @ X) < 1e-12
+    new = rng.standard_normal(2 * n - 1)
+    plan.set_coeffs(new)
+    assert rel(plan(x), skit.toeplitz.dense(new, n) @ x) < 1e-12
+    assert plan.fft_length >= 2 * n - 1 and plan.nbytes > 0
+    plan.close()
+    plan.close()
+    with pytest.raises(ValueError, match="NULL|null"):
+        plan(x)
+
+
+def _recording(monkeypatch, name):
+    """Wrap a C function so that the pointers it receives are recorded."""
+    seen = []
+    original = getattr(_lib.lib, name)
+
+    def wrapper(*args):
+        seen.append(args)
+        return original(*args)
+    monkeypatch.setattr(_lib.lib, name, wrapper)
+    return seen
+
+
+def test_zero_copy_pointers(rng, monkeypatch):
+    n, d = 33, 4
+    coeffs = rng.standard_normal((d, 2 * n - 1))
+    plan = skit.ToeplitzPlan(coeffs, n)
+    plan._hot = None  # the general (ctypes) path; the cffi path is tested below
+    seen = _recording(monkeypatch, "skit_toeplitz_plan_execute")
+    x_f = np.asfortranarray(rng.standard_normal((n, d)))
+    out = np.empty((d, n)).T
+    y = plan(x_f, out=out)
+    assert y is out
+    assert seen[-1][1] == _array.pointer(x_f) and seen[-1][3] == _array.pointer(out)
+    # a transposed view of a C-contiguous (batch, d, n) array: every block in place
+    xv = rng.standard_normal((3, d, n)).swapaxes(-1, -2)
+    seen.clear()
+    plan(xv)
+    assert [s[1] for s in seen] == [_array.pointer(xv) + 8 * n * d * b for b in range(3)]
+    # a C-contiguous (n, d) array with d > 1 cannot be read in place: one copy
+    x_c = np.ascontiguousarray(x_f)
+    seen.clear()
+    assert rel(plan(x_c), plan(x_f)) == 0
+    assert seen[-1][1] != _array.pointer(x_c)
+    # d = 1: C order is column-major too
+    p1 = skit.ToeplitzPlan(coeffs[:1], n)
+    p1._hot = None
+    x1 = rng.standard_normal((n, 1))
+    seen.clear()
+    p1(x1)
+    assert seen[-1][1] == _array.pointer(x1)
+
+
+@pytest.mark.skipif(_lib.hot is None, reason="cffi not importable: no fast path")
+def test_fast_path_zero_copy(rng, monkeypatch):
+    """The cffi path hands the library the arrays' own memory."""
+    ffi = _lib._ffi
+    seen = []
+    original = _lib.hot_buffer
+
+    def recording(array, writable=False):
+        buf = original(array, writable)
+        seen.append(int(ffi.cast("uintptr_t", buf)))
+        return buf
+    monkeypatch.setattr(skit.toeplitz, "_hot_buffer", recording)
+    n, d = 29, 3
+    coeffs = rng.standard_normal((d, 2 * n - 1))
+    plan = skit.ToeplitzPlan(coeffs, n)
+    x = np.asfortranarray(rng.standard_normal((n, d)))
+    out = np.empty((d, n)).T
+    assert plan(x, out=out) is out
+    assert seen == [_array.pointer(out), _array.pointer(x)]
+    want = np.stack([skit.toeplitz.dense(coeffs[c], n) @ x[:, c] for c in range(d)], -1)
+    assert rel(out, want) < 1e-12
+    assert rel(plan.transpose(x), np.stack(
+        [skit.toeplitz.dense(coeffs[c], n).T @ x[:, c] for c in range(d)], -1)) < 1e-12
+    p1 = skit.ToeplitzPlan(coeffs[0], n)
+    v = rng.standard_normal(n)
+    seen.clear()
+    y = p1(v)
+    assert seen[1] == _array.pointer(v) and rel(y, skit.toeplitz.dense(coeffs[0], n) @ v) < 1e-12
+    ro = np.empty(n)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="writeable"):
+        p1(v, out=ro)
+
+
+def test_errors_carry_skit_message(rng):
+    coeffs = rng.standard_normal(9)
+    coeffs[3] = np.nan
+    with pytest.raises(ValueError) as err:
+        skit.ToeplitzPlan(coeffs, 5)
+    assert isinstance(err.value, skit.Error) and err.value.status_name == "SKIT_ENONFINITE"
+    assert str(err.value) == _lib.last_error() and "coeffs" in str(err.value)
+    assert err.value.location.endswith(tuple("0123456789"))
+    with pytest.raises(ValueError, match="rows"):
+        skit.ToeplitzPlan(rng.standard_normal(9), 5)(np.ones(4))
+    with pytest.raises(ValueError, match="need m >= 1"):
+        skit.ToeplitzPlan(np.ones(1), 0, 1)
+
+
+def test_float32_is_never_silent(rng):
+    n = 16
+    plan = skit.ToeplitzPlan(rng.standard_normal(2 * n - 1), n)
+    x = rng.standard_normal((n, 2)).astype(np.float32)
+    if skit.has("skit_toeplitz_plan_execute_f32"):
+        assert plan(x).dtype == np.float32
+    else:
+        with pytest.raises(TypeError, match="upcast=True"):
+            plan(x)
+    y = plan(x, upcast=True)
+    assert y.dtype == np.float32
+    assert rel(y, plan(x.astype(np.float64))) < 1e-6
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_solve_matches_scipy(rng, n):
+    c, r = rng.standard_normal(n), rng.standard_normal(n)
+    c[0] = 4 * n  # diagonally dominant: every leading minor nonsingular
+    b = rng.standard_normal((n, 3))
+    x, info = skit.solve_toeplitz((c, r), b, info=True)
+    assert rel(x, sl.solve_toeplitz((c, r), b)) < 1e-10
+    assert info["backward_error"] < 1e-13
+    t = rng.standard_normal(n) * 0.1
+    t[0] = 2.0 + np.abs(t[1:]).sum() * 2
+    xs = skit.solve_spd(t, b[:, 0])
+    assert rel(sl.toeplitz(t) @ xs, b[:, 0]) < 1e-12
+    # batched right-hand sides
+    bb = rng.standard_normal((2, n, 2))
+    coeffs, _, _ = skit.from_scipy(c, r)
+    assert rel(skit.solve(coeffs, bb), np.linalg.solve(sl.toeplitz(c, r), bb)) < 1e-9
+
+
+def test_solve_breakdown_is_runtime_error():
+    # t_0 = 0: the first leading minor is singular
+    coeffs, _, _ = skit.from_scipy([0.0, 1.0, 2.0], [0.0, 3.0, 1.0])
+    with pytest.raises(RuntimeError) as err:
+        skit.solve(coeffs, np.ones(3))
+    assert err.value.status_name == "SKIT_EBREAKDOWN" and str(err.value)
+    with pytest.raises(RuntimeError, match="") as err:
+        skit.solve_spd([1.0, 2.0, 0.0], np.ones(3))
+    assert err.value.status_name == "SKIT_ENOTPD"
+
+
+def _rss():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def test_no_leak_over_1e5_plans(rng):
+    coeffs = rng.standard_normal(31)
+    x = rng.standard_normal(16)
+    for _ in range(2000):  # warm up: FFTW wisdom, allocator pools
+        with skit.ToeplitzPlan(coeffs, 16) as p:
+            p(x)
+    before = _rss()
+    for i in range(100_000):
+        p = skit.ToeplitzPlan(coeffs, 16)
+        if i % 2:
+            p.close()  # the others are freed by __del__
+    del p
+    grown = _rss() - before
+    assert grown < 8 << 20, f"RSS grew by {grown} bytes over 1e5 plans"
+
+
+def test_gil_released_during_execute(rng):
+    """While one thread is inside a long C call, another keeps running Python
+    (ctypes.CDLL drops the GIL; with it held the spinner would stall)."""
+    import threading
+    import time
+    n, d = 1 << 16, 32
+    plan = skit.ToeplitzPlan(rng.standard_normal((d, 2 * n - 1)), n)
+    x = np.asfortranarray(rng.standard_normal((n, d)))
+    out = np.empty((d, n)).T
+    done = threading.Event()
+    ticks = [0]
+
+    def spin():
+        while not done.is_set():
+            ticks[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    a = ticks[0]
+    t0 = time.perf_counter()
+    time.sleep(0.2)
+    rate = (ticks[0] - a) / (time.perf_counter() - t0)
+    a = ticks[0]
+    t0 = time.perf_counter()
+    plan(x, out=out)
+    elapsed = time.perf_counter() - t0
+    during = ticks[0] - a
+    done.set()
+    t.join()
+    assert during > 0.05 * rate * elapsed, (during, rate, elapsed)
+
+
+def test_fft_good_length():
+    for n in (1, 7, 11, 13, 97, 1000):
+        g = skit.fft_good_length(n)
+        r = g
+        for p in (2, 3, 5, 7):
+            while r % p == 0:
+                r //= p
+        assert g >= n and r == 1
+    assert skit.fft_good_length(11) == 12

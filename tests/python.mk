@@ -1,0 +1,13 @@
+# tests/python.mk — the Python package (python/) and its pytest suite
+TESTS += tests/python.sh
+EXTRA_DIST += pyproject.toml python/pyproject.toml python/README.md \
+	python/skit/__init__.py python/skit/_array.py python/skit/_errors.py python/skit/_lib.py \
+	python/skit/attention.py python/skit/freq.py python/skit/mlp.py python/skit/ski.py \
+	python/skit/spectral.py python/skit/tno.py python/skit/toeplitz.py python/skit/torch.py \
+	python/tests/conftest.py python/tests/test_attention.py python/tests/test_freq.py \
+	python/tests/test_mlp.py python/tests/test_ski.py python/tests/test_spectral.py \
+	python/tests/test_tno.py python/tests/test_toeplitz.py python/tests/test_torch.py \
+	python/tests/test_layout.py python/tests/test_readme.py python/bench_overhead.py \
+	python/bench_torch.py
+# a sanitizer build's libskit cannot be loaded into a plain interpreter
+AM_TESTS_ENVIRONMENT += SKIT_SAN_CFLAGS='$(SKIT_SAN_CFLAGS)'; export SKIT_SAN_CFLAGS;
