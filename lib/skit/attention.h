@@ -44,6 +44,22 @@ int skit_attention_exact(size_t n, size_t d, size_t dv, const double *q, size_t 
                          const double *k, size_t ldk, const double *v, size_t ldv, double scale,
                          const unsigned char *mask, double *y, size_t ldy);
 
+/* Backward of skit_attention_exact (the same q, k, v, scale, mask): for
+ * an output gradient dy (n x dv, lddy >= n), dq (n x d), dk (n x d) and dv
+ * (n x dv) = the gradients of <dy, Y> (each may be NULL; ld >= n). Masked
+ * rows contribute nothing; masked keys get 0. Query tiles of 64 rows, the
+ * softmax rows formed once per tile in work:
+ * skit_attention_exact_backward_workspace(n) doubles, or NULL (allocated
+ * for the call); with work it allocates nothing and is thread-safe.
+ * Errors: SKIT_EINVAL (NULL q, k, v, dy), SKIT_EDOM (n, d or dv = 0; scale
+ * not finite), SKIT_ESHAPE (a leading dimension < n), SKIT_ENOMEM. */
+size_t skit_attention_exact_backward_workspace(size_t n);
+int skit_attention_exact_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq,
+                                  const double *k, size_t ldk, const double *v, size_t ldv,
+                                  double scale, const unsigned char *mask, const double *dy,
+                                  size_t lddy, double *dq, size_t lddq, double *dk, size_t lddk,
+                                  double *dvv, size_t lddv, double *work);
+
 /* The explicit n x n row-stochastic matrix S = softmax(scale Q K^T) (small
  * n only): S[i + j*lds], lds >= n. Masked keys get 0; masked rows are 0.
  * Errors: as skit_attention_exact (no v), SKIT_ESHAPE (lds < n). */

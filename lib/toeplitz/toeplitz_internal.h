@@ -19,4 +19,14 @@ size_t toeplitz_device_fft_length(const toeplitz_device *device);
 size_t toeplitz_device_bytes(const toeplitz_device *device);
 void toeplitz_device_destroy(toeplitz_device *device);
 
+/* What the backward (backward.c) reads of a plan (fft.c). */
+typedef struct skit_correlate skit_correlate;
+typedef struct toeplitz_view {
+    size_t m, n, d;
+    int shared;
+    skit_causality causality;
+    const skit_correlate *correlate;
+} toeplitz_view;
+void toeplitz_plan_view(const skit_toeplitz_plan *p, toeplitz_view *v);
+
 #endif
