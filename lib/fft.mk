@@ -1,5 +1,5 @@
 # lib/fft.mk — FFT lengths (skit/fft.h), FFTW planning, and the circulant
 # engine every FFT-based operator runs on (fft/circulant.h)
 skitinclude_HEADERS += lib/skit/fft.h
-noinst_HEADERS += lib/fft/circulant.h lib/fft/planner.h
-libskit_la_SOURCES += lib/fft/length.c lib/fft/planner.c lib/fft/circulant.c
+noinst_HEADERS += lib/fft/circulant.h lib/fft/planner.h lib/fft/correlate.h
+libskit_la_SOURCES += lib/fft/length.c lib/fft/planner.c lib/fft/circulant.c lib/fft/correlate.c

@@ -30,6 +30,7 @@ include tests/ski.mk
 include tests/freq.mk
 include tests/attention.mk
 include tests/tno.mk
+include tests/backward.mk
 include tests/threads.mk
 include tests/layering.mk
 include tests/cuda.mk

@@ -8,4 +8,5 @@ include tools/ski.mk
 include tools/freq.mk
 include tools/attention.mk
 include tools/tno.mk
+include tools/grad.mk
 include tools/bench/bench.mk

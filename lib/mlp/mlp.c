@@ -114,6 +114,9 @@ size_t skit_mlp_out_dim(const skit_mlp *mlp) { return mlp ? mlp->out_dim : 0; }
 skit_activation skit_mlp_activation_of(const skit_mlp *mlp) { return mlp->activation; }
 skit_norm skit_mlp_norm_of(const skit_mlp *mlp) { return mlp->norm; }
 size_t skit_mlp_parameter_count(const skit_mlp *mlp) { return mlp ? mlp->parameter_count : 0; }
+size_t skit_mlp_width_of(const skit_mlp *mlp) { return mlp->width; }
+size_t skit_mlp_hidden_layers_of(const skit_mlp *mlp) { return mlp->hidden_layers; }
+const double *skit_mlp_params_of(const skit_mlp *mlp) { return mlp->params; }
 
 int skit_mlp_get_parameters(const skit_mlp *mlp, double *params, size_t count)
 {
@@ -155,7 +158,7 @@ static void linear_rows(const skit_mlp *m, size_t l, size_t rows, const double *
                 1.0, in, (int)fan_in, w, (int)fan_in, 1.0, out, (int)ldo);
 }
 
-static double activate(skit_activation a, double v)
+double skit_mlp_activate(skit_activation a, double v)
 {
     switch (a) {
     case SKIT_ACTIVATION_RELU: return v > 0 ? v : 0.0;
@@ -175,11 +178,11 @@ static void activate_span(skit_activation a, double *v, size_t count)
         for (size_t i = 0; i < count; i++) v[i] = v[i] > 0 ? v[i] : 0.0;
         return;
     }
-    for (size_t i = 0; i < count; i++) v[i] = activate(a, v[i]);
+    for (size_t i = 0; i < count; i++) v[i] = skit_mlp_activate(a, v[i]);
 }
 
 /* The norm of one row of w values: row[i] = (row[i] - *shift) * *inv. */
-static void norm_stats(skit_norm norm, const double *row, size_t w, double *shift, double *inv)
+void skit_mlp_norm_stats(skit_norm norm, const double *row, size_t w, double *shift, double *inv)
 {
     *shift = 0.0;
     *inv = 1.0;
@@ -204,7 +207,7 @@ static void norm_rows(const skit_mlp *m, size_t rows, double *h)
     for (size_t r = 0; r < rows; r++) {
         double *row = h + r * w, shift, inv;
         if (m->norm == SKIT_NORM_NONE) continue;
-        norm_stats(m->norm, row, w, &shift, &inv);
+        skit_mlp_norm_stats(m->norm, row, w, &shift, &inv);
         for (size_t i = 0; i < w; i++) row[i] = (row[i] - shift) * inv;
     }
 }
@@ -399,7 +402,7 @@ int skit_mlp_preactivations(const skit_mlp *mlp, const double *x, double *pre, d
     for (size_t l = 1; l < mlp->linear_count; l++) {
         norm_rows(mlp, 1, a);
         memcpy(pre + (l - 1) * w, a, w * sizeof(double));
-        for (size_t i = 0; i < w; i++) a[i] = activate(mlp->activation, a[i]);
+        for (size_t i = 0; i < w; i++) a[i] = skit_mlp_activate(mlp->activation, a[i]);
         if (l + 1 == mlp->linear_count) {
             linear_rows(mlp, l, 1, a, y, mlp->out_dim);
         } else {
@@ -504,7 +507,7 @@ SKIT_MULTIVERSION static void norm_activate_cols(const skit_mlp *m, size_t cols,
             }
             continue;
         }
-        for (size_t k = 0; k < cols; k++) o[k] = activate(m->activation, (r[k] + bj - shift[k]) * inv[k]);
+        for (size_t k = 0; k < cols; k++) o[k] = skit_mlp_activate(m->activation, (r[k] + bj - shift[k]) * inv[k]);
         if (scale)
             for (size_t k = 0; k < cols; k++) o[k] *= scale[k];
     }

@@ -16,5 +16,15 @@ int skit_mlp_preactivations(const skit_mlp *mlp, const double *x, double *pre, d
 /* The MLP's activation and norm. */
 skit_activation skit_mlp_activation_of(const skit_mlp *mlp);
 skit_norm skit_mlp_norm_of(const skit_mlp *mlp);
+size_t skit_mlp_width_of(const skit_mlp *mlp);
+size_t skit_mlp_hidden_layers_of(const skit_mlp *mlp);
+/* the parameter vector (layout of skit/mlp.h) */
+const double *skit_mlp_params_of(const skit_mlp *mlp);
+
+/* The activation of one value, and the norm of one row of w values as
+ * row[i] -> (row[i] - *shift) * *inv (what eval applies; backward.c
+ * recomputes the forward with them). */
+double skit_mlp_activate(skit_activation a, double v);
+void skit_mlp_norm_stats(skit_norm norm, const double *row, size_t w, double *shift, double *inv);
 
 #endif

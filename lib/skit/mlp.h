@@ -61,6 +61,20 @@ size_t skit_mlp_workspace_size(const skit_mlp *mlp);
  * in x), SKIT_EOVERFLOW, SKIT_ENOMEM (only when work is NULL). */
 int skit_mlp_eval(const skit_mlp *mlp, size_t count, const double *x, double *y, double *work);
 
+/* ---- backward (vector–Jacobian product) --------------------------------
+ * For count inputs x (count x in_dim) and output gradients dy (count x
+ * out_dim, row-major): dx = (dy/dx)^T dy (count x in_dim) and dparams =
+ * sum over the inputs of (dy/dparams)^T dy (parameter_count values in the
+ * layout above, overwritten). The forward is recomputed (y, if not NULL,
+ * gets the outputs, count x out_dim). dx, dparams and y may each be NULL.
+ * ReLU's derivative at 0 is taken as 0 (PyTorch's choice).
+ * work: skit_mlp_backward_workspace_size(mlp) doubles, or NULL to allocate;
+ * with work it allocates nothing, and it may run on one MLP from many
+ * threads with different work. Errors: as skit_mlp_eval. */
+size_t skit_mlp_backward_workspace_size(const skit_mlp *mlp);
+int skit_mlp_backward(const skit_mlp *mlp, size_t count, const double *x, const double *dy, double *y,
+                      double *dx, double *dparams, double *work);
+
 /* Exact derivatives d^k y / dx^k, k = 0..order (order <= 16), of a scalar-
  * input MLP (in_dim = 1) at x, by truncated power-series arithmetic through
  * every layer, norm and activation. derivs is (order+1) x out_dim row-major:

@@ -233,6 +233,40 @@ size_t skit_tno_plan_workspace_bytes(const skit_tno_plan *plan);
  * SKIT_ELIBRARY (a CUDA call failed). */
 int skit_tno_plan_execute(const skit_tno_plan *plan, const double *x, double *y, void *work);
 
+/* ---- backward (vector-Jacobian product) ----------------------------------
+ * For y = op(x) and an output gradient dy (both batch * n * d in the
+ * plan's layout): dx = (dy/dx)^T dy (same layout; may be NULL), dparams =
+ * the gradient of <dy, y> w.r.t. the plan's parameters (param_count
+ * values, the layout of skit_tno_plan_get_parameters; may be NULL), and
+ * *dlambda (may be NULL) the gradient w.r.t. TNO's decay lambda (0 for the
+ * other kinds, whose decay is not a learnable bias). The gradients are
+ * those of the plan's current parameters (as after set_parameters or
+ * update). TNO: the Toeplitz product's (T^T dy on the plan's engine, the
+ * coefficient gradient by FFT cross-correlation over the batch), then the
+ * decay bias's and the RPE MLP's at the plan's lags. FD-TNO: the same
+ * product's, then the inverse DFT's (and, causal, the Hilbert step's) and
+ * the RPE MLP's at the frequencies. SKI-TNO (both forms): the band's and
+ * the low rank part's directly (O(n m + n r) per channel, no FFT), the knot
+ * values' through the piecewise-linear interpolation of A's coefficients.
+ * work: NULL (allocated for the call) or
+ * skit_tno_plan_backward_workspace_bytes(plan) bytes from skit_malloc
+ * (64-byte aligned). Thread-safe on a const plan; with work it allocates
+ * nothing. Errors: SKIT_EINVAL (NULL plan, x or dy; misaligned work),
+ * SKIT_EUNSUPPORTED (a device plan), SKIT_ENOMEM (no work). */
+size_t skit_tno_plan_backward_workspace_bytes(const skit_tno_plan *plan);
+int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const double *dy, double *dx,
+                           double *dparams, double *dlambda, void *work);
+
+/* The decay bias of TNO on its own (TNN §3.2): k[j d + c] = rpe[j d + c] *
+ * lambda^|lags[j]| for count lags and d channels (lag-major), and its
+ * backward: drpe = dk lambda^|t| (may be NULL) and *dlambda = sum dk rpe
+ * |t| lambda^(|t|-1) (may be NULL; then rpe may be NULL).
+ * Errors: SKIT_EINVAL (NULL), SKIT_EDOM (d = 0, lambda outside (0, 1]). */
+int skit_tno_decay_bias(size_t count, const double *lags, size_t d, double lambda, const double *rpe,
+                        double *k);
+int skit_tno_decay_bias_backward(size_t count, const double *lags, size_t d, double lambda,
+                                 const double *rpe, const double *dk, double *drpe, double *dlambda);
+
 /* skit_tno_plan_update then skit_tno_plan_execute: the cost of a training step's
  * forward pass (the parameters may have changed since the last call).
  * Errors: as the two. */

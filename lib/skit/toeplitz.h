@@ -107,6 +107,26 @@ size_t skit_toeplitz_plan_bytes(const skit_toeplitz_plan *plan);
 
 void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan);
 
+/* ---- backward (vector-Jacobian product) ------------------------------ */
+
+/* For y(:, c) = T_c x(:, c) and an output gradient dy (m x d, ldy >= m):
+ * dx(:, c) = T_c^T dy(:, c) (n x d, lddx >= n; may be NULL) and dcoeffs
+ * (the gradient w.r.t. the coefficients, same layout as coeffs: d x
+ * (m+n-1), or one row for a shared matrix, summed over the channels; may
+ * be NULL): dt_k = sum_i dy_i x_{i-k}, an FFT cross-correlation; a causal
+ * plan gets 0 at its negative lags. x (n x d, ldx >= n) is needed only for
+ * dcoeffs. dcoeffs is computed on the CPU for device plans too.
+ * work: skit_toeplitz_plan_backward_workspace_bytes(plan) bytes (any
+ * alignment) or NULL (allocated for the call). Thread-safe on a const plan;
+ * with work it allocates nothing (device plans: as execute).
+ * Errors: SKIT_EINVAL (NULL plan, dy; x when dcoeffs), SKIT_ESHAPE (a
+ * leading dimension too small), SKIT_EOVERFLOW, SKIT_ENOMEM (no work);
+ * device plans also as execute. */
+size_t skit_toeplitz_plan_backward_workspace_bytes(const skit_toeplitz_plan *plan);
+int skit_toeplitz_plan_backward(const skit_toeplitz_plan *plan, const double *x, size_t ldx,
+                                const double *dy, size_t ldy, double *dx, size_t lddx,
+                                double *dcoeffs, void *work);
+
 /* ---- solves (T3) ------------------------------------------------------ */
 
 /* Every solve checks its answer. After the O(n^2) Levinson recursion it

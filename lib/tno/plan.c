@@ -216,6 +216,7 @@ void skit_tno_plan_destroy(skit_tno_plan *p)
 {
     if (!p) return;
     tno_device_destroy(p);
+    if (p->ops->backward && p->grad) p->ops->backward->destroy(p);
     p->ops->destroy(p);
     skit_free(p->backup);
     skit_workspace_destroy(p->workspace);
@@ -231,6 +232,7 @@ static int create_parts(skit_tno_plan *p, const double *params)
     p->backup = skit_malloc(p->param_count, sizeof(double));
     if (!p->backup) return SKIT_ENOMEM;
     SKIT_TRY(p->ops->create(p, params));
+    if (p->ops->backward && p->opt.device == SKIT_DEVICE_CPU) SKIT_TRY(p->ops->backward->create(p));
     SKIT_TRY(skit_workspace_create(&p->workspace, p->ops->workspace_doubles(p)));
     SKIT_TRY(skit_tno_plan_update(p));
     if (p->opt.device == SKIT_DEVICE_CUDA) SKIT_TRY(tno_device_create(p));

@@ -16,6 +16,7 @@
 #include "skit/tno.h"
 
 typedef struct tno_ops tno_ops;
+typedef struct tno_backward_ops tno_backward_ops;
 
 struct skit_tno_plan {
     skit_tno_options opt;
@@ -28,6 +29,7 @@ struct skit_tno_plan {
     double *backup;            /* param_count: restored if new parameters fail */
     skit_workspace *workspace; /* the execute's scratch, lent one call at a time */
     void *dev;                 /* device = SKIT_DEVICE_CUDA: device.c's state */
+    void *grad;                /* the backward's state (ops->backward) */
 };
 
 /* What each operator provides. Arguments are validated by the front. */
@@ -58,7 +60,22 @@ struct tno_ops {
     size_t (*bytes)(const skit_tno_plan *p);
     /* the operator's settings after the front's description */
     void (*describe)(const skit_tno_plan *p, char *text, size_t size);
+    /* the vector-Jacobian product (backward.c); NULL: none */
+    const tno_backward_ops *backward;
 };
+
+/* An operator's backward (skit_tno_plan_backward): x, dy and dx in the
+ * CHANNELS layout (the front converts ROWS); dx, dparams, dlambda may be
+ * NULL; work: workspace_doubles, 64-byte aligned. */
+struct tno_backward_ops {
+    int (*create)(skit_tno_plan *p); /* p->grad */
+    void (*destroy)(skit_tno_plan *p);
+    size_t (*workspace_doubles)(const skit_tno_plan *p);
+    int (*run)(const skit_tno_plan *p, const double *x, const double *dy, double *dx, double *dparams,
+               double *dlambda, double *work);
+};
+
+extern const tno_backward_ops tno_spectral_backward, tno_ski_backward;
 
 extern const tno_ops tno_fft_ops, tno_fd_ops, tno_ski_ops, tno_ski_causal_ops;
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "fft/circulant.h"
+#include "fft/correlate.h"
 #include "toeplitz/toeplitz_internal.h"
 
 /* Doubles are grouped in 64-byte blocks: a caller's workspace is aligned
@@ -24,6 +25,7 @@ struct skit_toeplitz_plan {
     skit_circulant *engine;    /* CPU plans */
     skit_workspace *workspace; /* lent to an execute called without one */
     toeplitz_device *device;   /* device plans */
+    skit_correlate *correlate; /* the coefficient gradient (backward.c) */
     size_t bytes;
 };
 
@@ -129,6 +131,7 @@ int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, siz
     } else {
         status = create_engine(p, coeffs);
     }
+    if (status == SKIT_OK) status = skit_correlate_create(&p->correlate, m, n, 0);
     if (status != SKIT_OK) {
         skit_toeplitz_plan_destroy(p);
         return status;
@@ -214,5 +217,16 @@ void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan)
     skit_circulant_destroy(plan->engine);
     skit_workspace_destroy(plan->workspace);
     toeplitz_device_destroy(plan->device);
+    skit_correlate_destroy(plan->correlate);
     skit_free(plan);
+}
+
+void toeplitz_plan_view(const skit_toeplitz_plan *p, toeplitz_view *v)
+{
+    v->m = p->m;
+    v->n = p->n;
+    v->d = p->d;
+    v->shared = p->sharing == SKIT_TOEPLITZ_SHARED;
+    v->causality = p->causality;
+    v->correlate = p->correlate;
 }

@@ -38,4 +38,14 @@ int toeplitz_levinson_spd(size_t n, const double *t, size_t nrhs, double *W, dou
 int toeplitz_levinson_general(size_t n, const double *coeffs, size_t nrhs, double *W,
                               double *scratch, levinson_outcome *out);
 
+/* What the backward (backward.c) reads of a plan (fft.c). */
+typedef struct skit_correlate skit_correlate;
+typedef struct toeplitz_view {
+    size_t m, n, d;
+    int shared;
+    skit_causality causality;
+    const skit_correlate *correlate;
+} toeplitz_view;
+void toeplitz_plan_view(const skit_toeplitz_plan *p, toeplitz_view *v);
+
 #endif

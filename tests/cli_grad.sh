@@ -1,0 +1,47 @@
+# tests/cli_grad.sh — `skit grad-check`: every op with a backward passes
+# causal and bidirectional at an odd, a prime and a power-of-two n, and
+# TNO at n = 2048; a deliberately impossible tolerance fails with exit 1;
+# MRA-2 at even n; bad options exit 2 with one line.
+. "$(dirname "$0")/cli_lib.sh"
+
+SEED=${SKIT_TEST_SEED:-$RANDOM}
+echo "seed $SEED (set SKIT_TEST_SEED to repeat)"
+
+expect_ok grad-check --help && grep -q -- --tolerance "$TMP/stdout" || fail "grad-check --help lacks --tolerance"
+
+for op in toeplitz mlp decay tno fd ski-tno ski-causal attention; do
+  for n in 1 15 31 64; do
+    [ "$n" = 1 ] && [ "${op#ski}" != "$op" ] && continue # SKI needs n >= 2
+    for dir in --causal --bidirectional; do
+      if expect_ok grad-check --op "$op" --n "$n" --d 3 --seed "$SEED" "$dir" --samples 4 -o "$TMP/g.tsv"; then
+        grep -q FAILED "$TMP/g.tsv" && fail "grad-check --op $op --n $n $dir: a group failed (seed $SEED)"
+        rows=$(grep -v '^#' "$TMP/g.tsv" | tail -n +2 | wc -l)
+        [ "$rows" -ge 2 ] || fail "grad-check --op $op: $rows groups"
+      fi
+    done
+  done
+done
+for act in silu gelu; do
+  expect_ok grad-check --op tno --n 33 --activation "$act" --norm layer --seed "$SEED"
+done
+# the target size of the issue
+expect_ok grad-check --op tno --n 2048 --d 2 --batch 1 --samples 3 --seed "$SEED" --causal
+expect_ok grad-check --op toeplitz --n 2048 --d 2 --samples 3 --seed "$SEED"
+expect_ok grad-check --op ski-tno --n 2048 --d 2 --batch 1 --samples 3 --seed "$SEED"
+expect_ok grad-check --op fd --n 2048 --d 2 --batch 1 --samples 3 --seed "$SEED" --bidirectional
+
+# a tolerance no float64 difference meets: exit 1, table still written
+"$SKIT" grad-check --op toeplitz --n 8 --tolerance 1e-300 -o "$TMP/t.tsv" 2>"$TMP/stderr"
+rc=$?
+if [ $rc -eq 1 ] && grep -q FAILED "$TMP/t.tsv"; then pass; else fail "impossible tolerance: exit $rc"; fi
+
+for n in 4 28 64; do
+  expect_ok grad-check --op mra2 --n "$n" --d 3 --seed "$SEED" --samples 4
+done
+expect_usage_error "--n" grad-check --op mra2 --n 7
+expect_usage_error "--op" grad-check --op nonsense
+expect_usage_error "--op" grad-check --n 8
+expect_usage_error "--precision" grad-check --op tno --precision f16
+expect_usage_error "--n" grad-check --op tno --n 0
+expect_usage_error "--decay" grad-check --op tno --decay 1.5
+finish

@@ -1,0 +1,329 @@
+/* test_backward.c — every backward pass (vector-Jacobian product) of the
+ * library: the Toeplitz plan's against the O(mn) definitions, and every
+ * operator's against central finite differences (tools/gradcheck.c, the
+ * checks `skit grad-check` runs) over many sizes including odd and prime
+ * n, causal and bidirectional, every activation and norm; outputs are
+ * NaN-poisoned first, so an unwritten gradient fails. */
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "check_util.h"
+#include "gradcheck.h"
+
+/* dcoeffs by the definition: dt_k = sum_i dy_i x_{i-k} */
+static void dcoeffs_naive(size_t m, size_t n, const double *x, const double *dy, double *dt)
+{
+    for (size_t k = 0; k < m + n - 1; k++) dt[k] = 0;
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) dt[i - j + (n - 1)] += dy[i] * x[j];
+}
+
+static void check_toeplitz_shape(skit_rng *rng, size_t m, size_t n, size_t d, int shared, int causal)
+{
+    skit_toeplitz_options opt;
+    skit_toeplitz_options_default(&opt);
+    opt.sharing = shared ? SKIT_TOEPLITZ_SHARED : SKIT_TOEPLITZ_PER_CHANNEL;
+    opt.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    size_t per = m + n - 1, nmat = shared ? 1 : d;
+    double *t = tu_random(rng, nmat * per), *x = tu_random(rng, n * d), *dy = tu_random(rng, m * d);
+    double *dx = tu_alloc(n * d), *dt = tu_alloc(nmat * per), *ref = tu_alloc(n), *ref_t = tu_alloc(nmat * per),
+           *one = tu_alloc(per);
+    skit_toeplitz_plan *p;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&p, m, n, d, &opt, t));
+    void *work = skit_malloc(skit_toeplitz_plan_backward_workspace_bytes(p), 1);
+    TU_EXPECT_OK(skit_toeplitz_plan_backward(p, x, n, dy, m, dx, n, dt, work));
+    for (size_t k = 0; k < nmat * per; k++) ref_t[k] = 0;
+    for (size_t c = 0; c < d; c++) {
+        const double *tc = t + (shared ? 0 : c * per);
+        TU_EXPECT_OK(skit_toeplitz_matvec_dense(m, n, tc, opt.causality, 1, dy + c * m, ref));
+        double e = tu_rel_error(dx + c * n, ref, n);
+        ck_assert_msg(e < 1e-12, "dx m=%zu n=%zu c=%zu causal=%d: error %g", m, n, c, causal, e);
+        dcoeffs_naive(m, n, x + c * n, dy + c * m, one);
+        if (causal)
+            for (size_t k = 0; k + 1 < n; k++) one[k] = 0;
+        for (size_t k = 0; k < per; k++) ref_t[(shared ? 0 : c * per) + k] += one[k];
+    }
+    double e = tu_rel_error(dt, ref_t, nmat * per);
+    ck_assert_msg(e < 1e-12, "dcoeffs m=%zu n=%zu d=%zu shared=%d causal=%d: error %g", m, n, d, shared, causal, e);
+    skit_toeplitz_plan_destroy(p);
+    skit_free(work);
+    skit_free(t);
+    skit_free(x);
+    skit_free(dy);
+    skit_free(dx);
+    skit_free(dt);
+    skit_free(ref);
+    skit_free(ref_t);
+    skit_free(one);
+}
+
+START_TEST(test_toeplitz_backward_definition)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    static const size_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 64, 97, 100, 127, 211};
+    for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
+        for (int causal = 0; causal < 2; causal++)
+            for (int shared = 0; shared < 2; shared++) {
+                size_t n = sizes[a];
+                check_toeplitz_shape(&rng, n, n, 3, shared, causal);
+                if (!causal) check_toeplitz_shape(&rng, n + 2, n, 2, shared, 0); /* rectangular */
+            }
+}
+END_TEST
+
+static void expect_gradcheck(const char *op, const gradcheck_options *o)
+{
+    gradcheck_result r;
+    TU_EXPECT_OK(gradcheck_run(op, o, &r));
+    for (size_t k = 0; k < r.ngroups; k++)
+        ck_assert_msg(r.groups[k].error <= o->tolerance,
+                      "%s n=%zu d=%zu %s act=%d norm=%d seed=%llu: group %s error %.3g > %.3g", op, o->n, o->d,
+                      o->causal ? "causal" : "bidirectional", (int)o->activation, (int)o->norm,
+                      (unsigned long long)o->seed, r.groups[k].name, r.groups[k].error, o->tolerance);
+}
+
+static const size_t fd_sizes[] = {1, 2, 3, 5, 7, 16, 31, 64, 97, 128};
+#define NFD (sizeof fd_sizes / sizeof *fd_sizes)
+
+/* every size, both causalities; activations and norms cycle with the size */
+static void gradcheck_sweep(const char *op)
+{
+    uint64_t seed = tu_seed();
+    for (size_t a = 0; a < NFD; a++)
+        for (int causal = 0; causal < 2; causal++) {
+            if (fd_sizes[a] < 2 && !strncmp(op, "ski", 3)) continue; /* SKI needs r >= 2 inducing points */
+            gradcheck_options o;
+            gradcheck_options_default(&o);
+            o.n = fd_sizes[a];
+            o.d = 1 + a % 4;
+            o.seed = seed + a;
+            o.causal = causal;
+            o.activation = (skit_activation)((a + causal) % 3);
+            o.norm = (skit_norm)(a % 3);
+            o.samples = 4;
+            o.rpe_width = 8;
+            o.rpe_layers = a % 3;
+            expect_gradcheck(op, &o);
+        }
+}
+
+START_TEST(test_gradcheck_toeplitz) { gradcheck_sweep("toeplitz"); }
+END_TEST
+START_TEST(test_gradcheck_mlp) { gradcheck_sweep("mlp"); }
+END_TEST
+START_TEST(test_gradcheck_decay) { gradcheck_sweep("decay"); }
+END_TEST
+START_TEST(test_gradcheck_tno) { gradcheck_sweep("tno"); }
+END_TEST
+START_TEST(test_gradcheck_fd) { gradcheck_sweep("fd"); }
+END_TEST
+START_TEST(test_gradcheck_ski) { gradcheck_sweep("ski-tno"); }
+END_TEST
+START_TEST(test_gradcheck_attention) { gradcheck_sweep("attention"); }
+END_TEST
+
+/* MRA-2 at even n (blocks of 2, 4 or 8), the selection held fixed */
+START_TEST(test_gradcheck_mra2)
+{
+    static const size_t sizes[] = {4, 6, 10, 12, 16, 22, 28, 64, 96, 128};
+    for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++) {
+        gradcheck_options o;
+        gradcheck_options_default(&o);
+        o.n = sizes[a];
+        o.d = 1 + a % 4;
+        o.seed = tu_seed() + a;
+        o.samples = 4;
+        expect_gradcheck("mra2", &o);
+    }
+}
+END_TEST
+
+/* With every square refined MRA-2 is exact attention, and so its backward;
+ * the selection refines exactly rows x blocks_per_row squares (global) or
+ * blocks_per_row in each row, every row's best among them. */
+START_TEST(test_mra2_backward_all_refined_is_exact)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    const size_t n = 48, d = 3, b = 8, rows = n / b;
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * d),
+           *dy = tu_random(&rng, n * d), *g1 = tu_alloc(3 * n * d), *g2 = tu_alloc(3 * n * d);
+    unsigned char refined[36];
+    memset(refined, 1, sizeof refined);
+    TU_EXPECT_OK(skit_mra2_backward(n, d, d, q, n, k, n, v, n, 0.7, b, refined, dy, n, g1, n, g1 + n * d, n,
+                                    g1 + 2 * n * d, n, NULL));
+    TU_EXPECT_OK(skit_attention_exact_backward(n, d, d, q, n, k, n, v, n, 0.7, NULL, dy, n, g2, n, g2 + n * d, n,
+                                               g2 + 2 * n * d, n, NULL));
+    ck_assert_msg(tu_rel_error(g1, g2, 3 * n * d) < 1e-12, "all refined vs exact: %g", tu_rel_error(g1, g2, 3 * n * d));
+    for (int sel = 0; sel < 2; sel++) {
+        TU_EXPECT_OK(skit_mra2_selection(n, d, q, n, k, n, 0.7, b, 2, (skit_mra_selection)sel, refined));
+        size_t total = 0;
+        for (size_t x = 0; x < rows; x++) {
+            size_t in_row = 0;
+            for (size_t y = 0; y < rows; y++) in_row += refined[x + y * rows];
+            if (sel == SKIT_MRA_PER_ROW) ck_assert_uint_eq(in_row, 2);
+            total += in_row;
+        }
+        ck_assert_uint_eq(total, 2 * rows);
+    }
+    TU_EXPECT_STATUS(skit_mra2_selection(n, d, q, n, k, n, 0.7, 5, 2, SKIT_MRA_GLOBAL, refined), SKIT_ESHAPE);
+    double *all[] = {q, k, v, dy, g1, g2};
+    for (size_t i = 0; i < 6; i++) skit_free(all[i]);
+}
+END_TEST
+
+/* every activation x norm of the MLP at one size */
+START_TEST(test_mlp_every_activation_and_norm)
+{
+    for (int act = 0; act < 3; act++)
+        for (int norm = 0; norm < 3; norm++) {
+            gradcheck_options o;
+            gradcheck_options_default(&o);
+            o.n = 33;
+            o.seed = tu_seed();
+            o.activation = (skit_activation)act;
+            o.norm = (skit_norm)norm;
+            o.rpe_layers = 3;
+            expect_gradcheck("mlp", &o);
+        }
+}
+END_TEST
+
+/* masked keys get no gradient, masked rows give none */
+START_TEST(test_attention_backward_mask)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    const size_t n = 37, d = 5;
+    unsigned char mask[37];
+    for (size_t i = 0; i < n; i++) mask[i] = (unsigned char)(i % 5 != 2);
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * d),
+           *dy = tu_random(&rng, n * d), *dq = tu_alloc(n * d), *dk = tu_alloc(n * d), *dv = tu_alloc(n * d);
+    TU_EXPECT_OK(skit_attention_exact_backward(n, d, d, q, n, k, n, v, n, 0.5, mask, dy, n, dq, n, dk, n, dv, n, NULL));
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < d; c++) {
+            ck_assert(isfinite(dq[i + c * n]) && isfinite(dk[i + c * n]) && isfinite(dv[i + c * n]));
+            if (!mask[i]) ck_assert(dq[i + c * n] == 0 && dk[i + c * n] == 0 && dv[i + c * n] == 0);
+        }
+    /* and the unmasked part equals the backward of the attention of the
+     * valid tokens alone */
+    size_t nv = 0, idx[37];
+    for (size_t i = 0; i < n; i++)
+        if (mask[i]) idx[nv++] = i;
+    double *qs = tu_alloc(nv * d), *ks = tu_alloc(nv * d), *vs = tu_alloc(nv * d), *dys = tu_alloc(nv * d),
+           *dqs = tu_alloc(nv * d), *dks = tu_alloc(nv * d), *dvs = tu_alloc(nv * d);
+    for (size_t a = 0; a < nv; a++)
+        for (size_t c = 0; c < d; c++) {
+            qs[a + c * nv] = q[idx[a] + c * n];
+            ks[a + c * nv] = k[idx[a] + c * n];
+            vs[a + c * nv] = v[idx[a] + c * n];
+            dys[a + c * nv] = dy[idx[a] + c * n];
+        }
+    TU_EXPECT_OK(skit_attention_exact_backward(nv, d, d, qs, nv, ks, nv, vs, nv, 0.5, NULL, dys, nv, dqs, nv, dks, nv,
+                                               dvs, nv, NULL));
+    for (size_t a = 0; a < nv; a++)
+        for (size_t c = 0; c < d; c++) {
+            ck_assert(fabs(dq[idx[a] + c * n] - dqs[a + c * nv]) < 1e-12);
+            ck_assert(fabs(dk[idx[a] + c * n] - dks[a + c * nv]) < 1e-12);
+            ck_assert(fabs(dv[idx[a] + c * n] - dvs[a + c * nv]) < 1e-12);
+        }
+    double *all[] = {q, k, v, dy, dq, dk, dv, qs, ks, vs, dys, dqs, dks, dvs};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) skit_free(all[i]);
+}
+END_TEST
+
+/* one const plan, many threads, each with its own work: the same bits */
+START_TEST(test_tno_backward_threads)
+{
+    static const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI, SKIT_TNO_SKI};
+    for (int kind = 0; kind < 4; kind++) {
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    const size_t n = 77, d = 6, batch = 3, total = n * d * batch;
+    skit_tno_options o;
+    skit_tno_options_default(&o, kinds[kind]);
+    o.rpe_width = 8;
+    o.causality = kind % 2 ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    o.rank = 8;
+    o.taps = 5;
+    skit_tno_plan *p;
+    TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, batch, &o, NULL, 0));
+    size_t count = skit_tno_plan_parameter_count(p);
+    double *x = tu_random(&rng, total), *dy = tu_random(&rng, total), *dx0 = tu_alloc(total), *dp0 = tu_alloc(count);
+    double dl0;
+    TU_EXPECT_OK(skit_tno_plan_backward(p, x, dy, dx0, dp0, &dl0, NULL));
+    int bad = 0;
+#pragma omp parallel for num_threads(4) reduction(| : bad)
+    for (int t = 0; t < 8; t++) {
+        void *work = skit_malloc(skit_tno_plan_backward_workspace_bytes(p), 1);
+        double *dx = skit_malloc(total, sizeof(double)), *dp = skit_malloc(count, sizeof(double)), dl;
+        if (skit_tno_plan_backward(p, x, dy, dx, dp, &dl, work) != SKIT_OK || dl != dl0 ||
+            memcmp(dx, dx0, total * sizeof *dx) || memcmp(dp, dp0, count * sizeof *dp))
+            bad = 1;
+        skit_free(work);
+        skit_free(dx);
+        skit_free(dp);
+    }
+    ck_assert_int_eq(bad, 0);
+    skit_tno_plan_destroy(p);
+    skit_free(x);
+    skit_free(dy);
+    skit_free(dx0);
+    skit_free(dp0);
+    }
+}
+END_TEST
+
+START_TEST(test_backward_errors)
+{
+    skit_tno_options o;
+    skit_tno_options_default(&o, SKIT_TNO_SKI);
+    o.rank = 4;
+    o.taps = 3;
+    skit_tno_plan *p;
+    TU_EXPECT_OK(skit_tno_plan_create(&p, 16, 2, 1, &o, NULL, 0));
+    double x[32] = {0}, dy[32] = {0};
+    TU_EXPECT_STATUS(skit_tno_plan_backward(NULL, x, dy, NULL, NULL, NULL, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_backward(p, NULL, dy, NULL, NULL, NULL, NULL), SKIT_EINVAL);
+    char *misaligned = (char *)x + ((uintptr_t)x % 64 == 56 ? 16 : 8);
+    TU_EXPECT_STATUS(skit_tno_plan_backward(p, x, dy, NULL, NULL, NULL, misaligned), SKIT_EINVAL);
+    skit_tno_plan_destroy(p);
+    TU_EXPECT_STATUS(skit_tno_decay_bias_backward(1, x, 1, 1.5, x, dy, NULL, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact_backward(0, 1, 1, x, 1, x, 1, x, 1, 1.0, NULL, dy, 1, NULL, 1, NULL, 1,
+                                                   NULL, 1, NULL),
+                     SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mlp_backward(NULL, 1, x, dy, NULL, NULL, NULL, NULL), SKIT_EINVAL);
+    ck_assert_uint_eq(skit_tno_plan_backward_workspace_bytes(NULL), 0);
+}
+END_TEST
+
+static Suite *suite_backward(void)
+{
+    Suite *s = suite_create("backward");
+    TCase *tc = tcase_create("backward");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_toeplitz_backward_definition);
+    tcase_add_test(tc, test_gradcheck_toeplitz);
+    tcase_add_test(tc, test_gradcheck_mlp);
+    tcase_add_test(tc, test_gradcheck_decay);
+    tcase_add_test(tc, test_gradcheck_tno);
+    tcase_add_test(tc, test_gradcheck_fd);
+    tcase_add_test(tc, test_gradcheck_ski);
+    tcase_add_test(tc, test_gradcheck_attention);
+    tcase_add_test(tc, test_gradcheck_mra2);
+    tcase_add_test(tc, test_mra2_backward_all_refined_is_exact);
+    tcase_add_test(tc, test_mlp_every_activation_and_norm);
+    tcase_add_test(tc, test_attention_backward_mask);
+    tcase_add_test(tc, test_tno_backward_threads);
+    tcase_add_test(tc, test_backward_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tu_main(suite_backward()); }

@@ -1,0 +1,575 @@
+/* gradcheck.c — the checks of gradcheck.h: one set-up per operator (its
+ * groups, forward and backward), one finite-difference loop for all. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gradcheck.h"
+
+#define GC_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define GC_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define GC_TRY(expr)                     \
+    do {                                 \
+        int gc_status_ = (expr);         \
+        if (gc_status_ != SKIT_OK) return gc_status_; \
+    } while (0)
+
+const char *const gradcheck_ops[] = {"toeplitz", "mlp",     "decay",     "tno", "fd",
+                                     "ski-tno",  "ski-causal", "attention", "mra2", NULL};
+
+void gradcheck_options_default(gradcheck_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->n = 64;
+    o->d = 4;
+    o->batch = 2;
+    o->seed = 1;
+    o->activation = SKIT_ACTIVATION_RELU;
+    o->norm = SKIT_NORM_RMS;
+    o->rpe_width = 16;
+    o->rpe_layers = 2;
+    o->decay = 0.9;
+    o->samples = 12;
+    o->tolerance = 1e-6;
+}
+
+/* ---- a problem: groups of values with their gradients -------------------- */
+
+typedef struct gc_group {
+    char name[32];
+    double *values, *grad;
+    size_t count;
+} gc_group;
+
+typedef struct gc_problem gc_problem;
+struct gc_problem {
+    const gradcheck_options *o;
+    skit_rng rng;
+    size_t ny;
+    double *y, *dy;
+    gc_group g[GRADCHECK_MAX_GROUPS];
+    size_t ng;
+    int (*forward)(gc_problem *pb, double *y);
+    int (*backward)(gc_problem *pb);
+    void (*destroy)(gc_problem *pb); /* the state's resources; NULL: none */
+    void *state;
+    void *owned[16]; /* freed at the end */
+    size_t nowned;
+};
+
+static double *gc_alloc(gc_problem *pb, size_t count)
+{
+    if (pb->nowned == 16) return NULL;
+    double *p = skit_malloc(count ? count : 1, sizeof(double));
+    if (p) pb->owned[pb->nowned++] = p;
+    return p;
+}
+
+typedef int (*gc_forward)(gc_problem *pb, double *y);
+typedef int (*gc_backward)(gc_problem *pb);
+
+/* the op's state (bytes, zeroed; freed by gradcheck_run) and functions */
+static void *gc_state(gc_problem *pb, size_t bytes, gc_forward forward, gc_backward backward, size_t ny)
+{
+    pb->state = calloc(1, bytes ? bytes : 1);
+    pb->forward = forward;
+    pb->backward = backward;
+    pb->ny = ny;
+    return pb->state;
+}
+
+/* a group over values[0..count) with its gradient slice */
+static void gc_add_group(gc_problem *pb, const char *name, double *values, double *grad, size_t count)
+{
+    if (pb->ng == GRADCHECK_MAX_GROUPS) return;
+    gc_group *g = &pb->g[pb->ng++];
+    snprintf(g->name, sizeof g->name, "%s", name);
+    g->values = values;
+    g->grad = grad;
+    g->count = count;
+}
+
+/* a random normal group of count values */
+static double *gc_random_group(gc_problem *pb, const char *name, size_t count, double scale)
+{
+    double *v = gc_alloc(pb, count), *gr = gc_alloc(pb, count);
+    if (!v || !gr) return NULL;
+    skit_rng_fill_normal(&pb->rng, v, count);
+    for (size_t i = 0; i < count; i++) v[i] *= scale;
+    gc_add_group(pb, name, v, gr, count);
+    return v;
+}
+
+/* The groups of an MLP's parameter vector: W<l> and b<l> per Linear layer. */
+static void gc_mlp_groups(gc_problem *pb, const char *prefix, size_t in, size_t w, size_t layers, size_t out,
+                          double *params, double *grad)
+{
+    size_t off = 0;
+    for (size_t l = 0; l < layers + 2; l++) {
+        size_t fi = l == 0 ? in : w, fo = l == layers + 1 ? out : w;
+        char name[32];
+        snprintf(name, sizeof name, "%s.W%zu", prefix, l);
+        gc_add_group(pb, name, params + off, grad + off, fo * fi);
+        snprintf(name, sizeof name, "%s.b%zu", prefix, l);
+        gc_add_group(pb, name, params + off + fo * fi, grad + off + fo * fi, fo);
+        off += fo * (fi + 1);
+    }
+}
+
+/* ---- Toeplitz matvec, per channel ------------------------------------------ */
+
+typedef struct gc_toeplitz {
+    skit_toeplitz_plan *plan;
+    double *x, *coeffs;
+} gc_toeplitz;
+
+static int toeplitz_forward(gc_problem *pb, double *y)
+{
+    gc_toeplitz *s = pb->state;
+    size_t n = pb->o->n;
+    int status = skit_toeplitz_plan_set_coeffs(s->plan, s->coeffs);
+    if (status == SKIT_OK) status = skit_toeplitz_plan_execute(s->plan, s->x, n, y, n, NULL);
+    return status;
+}
+
+static int toeplitz_backward(gc_problem *pb)
+{
+    gc_toeplitz *s = pb->state;
+    size_t n = pb->o->n;
+    return skit_toeplitz_plan_backward(s->plan, s->x, n, pb->dy, n, pb->g[0].grad, n, pb->g[1].grad, NULL);
+}
+
+static void toeplitz_destroy(gc_problem *pb)
+{
+    gc_toeplitz *s = pb->state;
+    skit_toeplitz_plan_destroy(s->plan);
+}
+
+static int setup_toeplitz(gc_problem *pb)
+{
+    const gradcheck_options *o = pb->o;
+    gc_toeplitz *s = gc_state(pb, sizeof *s, toeplitz_forward, toeplitz_backward, o->n * o->d);
+    if (!s) return SKIT_ENOMEM;
+    pb->destroy = toeplitz_destroy;
+    s->x = gc_random_group(pb, "x", o->n * o->d, 1.0);
+    s->coeffs = gc_random_group(pb, "coeffs", o->d * (2 * o->n - 1), 1.0 / sqrt((double)o->n));
+    if (!s->x || !s->coeffs) return SKIT_ENOMEM;
+    skit_toeplitz_options opt;
+    skit_toeplitz_options_default(&opt);
+    opt.causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    return skit_toeplitz_plan_create(&s->plan, o->n, o->n, o->d, &opt, s->coeffs);
+}
+
+/* ---- the MLP (in 2 -> out d at n inputs) ------------------------------------ */
+
+#define GC_MLP_IN 2
+
+typedef struct gc_mlp {
+    skit_mlp *mlp;
+    double *x, *params;
+} gc_mlp;
+
+static int mlp_forward(gc_problem *pb, double *y)
+{
+    gc_mlp *s = pb->state;
+    int status = skit_mlp_set_parameters(s->mlp, s->params, skit_mlp_parameter_count(s->mlp));
+    if (status == SKIT_OK) status = skit_mlp_eval(s->mlp, pb->o->n, s->x, y, NULL);
+    return status;
+}
+
+static int mlp_backward(gc_problem *pb)
+{
+    gc_mlp *s = pb->state;
+    return skit_mlp_backward(s->mlp, pb->o->n, s->x, pb->dy, NULL, pb->g[0].grad, pb->g[1].grad, NULL);
+}
+
+static void mlp_destroy(gc_problem *pb)
+{
+    gc_mlp *s = pb->state;
+    skit_mlp_destroy(s->mlp);
+}
+
+static int setup_mlp(gc_problem *pb)
+{
+    const gradcheck_options *o = pb->o;
+    gc_mlp *s = gc_state(pb, sizeof *s, mlp_forward, mlp_backward, o->n * o->d);
+    if (!s) return SKIT_ENOMEM;
+    pb->destroy = mlp_destroy;
+    int status = skit_mlp_create(&s->mlp, GC_MLP_IN, o->rpe_width, o->rpe_layers, o->d, o->activation, o->norm,
+                                 o->seed);
+    if (status != SKIT_OK) return status;
+    size_t count = skit_mlp_parameter_count(s->mlp);
+    s->x = gc_random_group(pb, "x", o->n * GC_MLP_IN, 1.0);
+    s->params = gc_alloc(pb, count);
+    double *grad = gc_alloc(pb, count);
+    if (!s->x || !s->params || !grad) return SKIT_ENOMEM;
+    skit_mlp_get_parameters(s->mlp, s->params, count);
+    /* the gradient is written whole; group 1 spans it, the layers follow */
+    gc_add_group(pb, "params", s->params, grad, count);
+    gc_mlp_groups(pb, "mlp", GC_MLP_IN, o->rpe_width, o->rpe_layers, o->d, s->params, grad);
+    return SKIT_OK;
+}
+
+/* ---- the decay bias ------------------------------------------------------------ */
+
+typedef struct gc_decay {
+    size_t count;
+    double *lags, *rpe, *lambda;
+} gc_decay;
+
+static int decay_forward(gc_problem *pb, double *y)
+{
+    gc_decay *s = pb->state;
+    return skit_tno_decay_bias(s->count, s->lags, pb->o->d, *s->lambda, s->rpe, y);
+}
+
+static int decay_backward(gc_problem *pb)
+{
+    gc_decay *s = pb->state;
+    return skit_tno_decay_bias_backward(s->count, s->lags, pb->o->d, *s->lambda, s->rpe, pb->dy, pb->g[0].grad,
+                                        pb->g[1].grad);
+}
+
+static int setup_decay(gc_problem *pb)
+{
+    const gradcheck_options *o = pb->o;
+    gc_decay *s = gc_state(pb, sizeof *s, decay_forward, decay_backward, 0);
+    if (!s) return SKIT_ENOMEM;
+    s->count = o->causal ? o->n : 2 * o->n - 1;
+    pb->ny = s->count * o->d;
+    s->lags = gc_alloc(pb, s->count);
+    s->rpe = gc_random_group(pb, "rpe", s->count * o->d, 1.0);
+    s->lambda = gc_random_group(pb, "lambda", 1, 0.0);
+    if (!s->lags || !s->rpe || !s->lambda) return SKIT_ENOMEM;
+    *s->lambda = o->decay;
+    for (size_t j = 0; j < s->count; j++) s->lags[j] = o->causal ? (double)j : (double)j - (double)(o->n - 1);
+    return SKIT_OK;
+}
+
+/* ---- the token mixers: TNO, FD-TNO --------------------------------------------- */
+
+typedef struct gc_tno {
+    skit_tno_plan *plan;
+    skit_tno_options opt;
+    double *x, *params, *lambda;
+    double *gx, *gparams, *glambda;
+    size_t count;
+} gc_tno;
+
+static int tno_plan(gc_tno *s, const gradcheck_options *o)
+{
+    skit_tno_plan_destroy(s->plan);
+    s->plan = NULL;
+    s->opt.decay = *s->lambda;
+    return skit_tno_plan_create(&s->plan, o->n, o->d, o->batch, &s->opt, s->params, s->count);
+}
+
+static int tno_forward(gc_problem *pb, double *y)
+{
+    gc_tno *s = pb->state;
+    int status = s->lambda && *s->lambda != s->opt.decay
+                     ? tno_plan(s, pb->o)
+                     : skit_tno_plan_set_parameters(s->plan, s->params, s->count);
+    if (status == SKIT_OK) status = skit_tno_plan_execute(s->plan, s->x, y, NULL);
+    return status;
+}
+
+static int tno_backward(gc_problem *pb)
+{
+    gc_tno *s = pb->state;
+    return skit_tno_plan_backward(s->plan, s->x, pb->dy, s->gx, s->gparams, s->glambda, NULL);
+}
+
+static void tno_destroy(gc_problem *pb)
+{
+    gc_tno *s = pb->state;
+    skit_tno_plan_destroy(s->plan);
+}
+
+static void mixer_options(const gradcheck_options *o, skit_tno_kind kind, skit_tno_options *opt)
+{
+    skit_tno_options_default(opt, kind);
+    opt->causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    opt->rpe_width = o->rpe_width;
+    opt->rpe_layers = o->rpe_layers;
+    opt->activation = o->activation;
+    opt->norm = o->norm;
+    opt->decay = o->decay;
+    opt->seed = o->seed;
+    /* SKI: a small rank, band and knot count, so that every piece shows */
+    opt->rank = o->n < 8 ? o->n : 8;
+    opt->taps = 2 * o->n - 1 < 5 ? 2 * o->n - 1 : 5;
+    opt->knots = 4;
+}
+
+static int setup_mixer(gc_problem *pb, skit_tno_kind kind, int force_causal)
+{
+    const gradcheck_options *o = pb->o;
+    gc_tno *s = gc_state(pb, sizeof *s, tno_forward, tno_backward, o->batch * o->n * o->d);
+    if (!s) return SKIT_ENOMEM;
+    pb->destroy = tno_destroy;
+    mixer_options(o, kind, &s->opt);
+    if (force_causal) s->opt.causality = SKIT_CAUSAL;
+    int status = skit_tno_options_parameter_count(&s->opt, o->d, &s->count);
+    if (status != SKIT_OK) return status;
+    s->x = gc_random_group(pb, "x", pb->ny, 1.0);
+    s->params = gc_alloc(pb, s->count);
+    s->gparams = gc_alloc(pb, s->count);
+    if (!s->x || !s->params || !s->gparams) return SKIT_ENOMEM;
+    s->gx = pb->g[0].grad;
+    if (kind == SKIT_TNO_FFT) { /* the decay bias's lambda is learnable */
+        if (!(s->lambda = gc_random_group(pb, "lambda", 1, 0.0))) return SKIT_ENOMEM;
+        *s->lambda = o->decay;
+        s->glambda = pb->g[1].grad;
+    }
+    if (kind == SKIT_TNO_SKI) { /* knot values d x 2K, then taps d x m */
+        size_t nk = o->d * 2 * s->opt.knots;
+        gc_add_group(pb, "knots", s->params, s->gparams, nk);
+        gc_add_group(pb, "taps", s->params + nk, s->gparams + nk, s->count - nk);
+    } else {
+        gc_add_group(pb, "params", s->params, s->gparams, s->count);
+        size_t out = kind == SKIT_TNO_FD && s->opt.causality != SKIT_CAUSAL ? 2 * o->d : o->d;
+        gc_mlp_groups(pb, "rpe", 1, o->rpe_width, o->rpe_layers, out, s->params, s->gparams);
+    }
+    if ((status = skit_tno_plan_create(&s->plan, o->n, o->d, o->batch, &s->opt, NULL, 0)) != SKIT_OK) return status;
+    return skit_tno_plan_get_parameters(s->plan, s->params, s->count);
+}
+
+static int setup_tno(gc_problem *pb) { return setup_mixer(pb, SKIT_TNO_FFT, 0); }
+static int setup_fd(gc_problem *pb) { return setup_mixer(pb, SKIT_TNO_FD, 0); }
+static int setup_ski(gc_problem *pb) { return setup_mixer(pb, SKIT_TNO_SKI, 0); }
+/* causal SKI-TNO whatever --causal says: Appendix B's running sums */
+static int setup_ski_causal(gc_problem *pb) { return setup_mixer(pb, SKIT_TNO_SKI, 1); }
+
+/* ---- exact attention --------------------------------------------------------- */
+
+static int attention_forward(gc_problem *pb, double *y)
+{
+    size_t n = pb->o->n, d = pb->o->d;
+    return skit_attention_exact(n, d, d, pb->g[0].values, n, pb->g[1].values, n, pb->g[2].values, n,
+                                1.0 / sqrt((double)d), NULL, y, n);
+}
+
+static int attention_backward(gc_problem *pb)
+{
+    size_t n = pb->o->n, d = pb->o->d;
+    return skit_attention_exact_backward(n, d, d, pb->g[0].values, n, pb->g[1].values, n, pb->g[2].values, n,
+                                         1.0 / sqrt((double)d), NULL, pb->dy, n, pb->g[0].grad, n, pb->g[1].grad,
+                                         n, pb->g[2].grad, n, NULL);
+}
+
+static int setup_attention(gc_problem *pb)
+{
+    const gradcheck_options *o = pb->o;
+    if (!gc_state(pb, 0, attention_forward, attention_backward, o->n * o->d)) return SKIT_ENOMEM;
+    const char *names[3] = {"q", "k", "v"};
+    for (int i = 0; i < 3; i++)
+        if (!gc_random_group(pb, names[i], o->n * o->d, 1.0)) return SKIT_ENOMEM;
+    return SKIT_OK;
+}
+
+/* ---- MRA-2 (block: the largest of 8, 4, 2 dividing n at least twice) ------------ */
+
+typedef struct gc_mra {
+    skit_attention_plan *plan;
+    size_t block, per_row;
+    double scale;
+    unsigned char *refined;
+} gc_mra;
+
+static int mra_forward(gc_problem *pb, double *y)
+{
+    gc_mra *s = pb->state;
+    size_t n = pb->o->n;
+    return skit_attention_plan_execute(s->plan, pb->g[0].values, n, pb->g[1].values, n, pb->g[2].values, n, NULL, y,
+                                       n, NULL);
+}
+
+static int mra_backward(gc_problem *pb)
+{
+    gc_mra *s = pb->state;
+    size_t n = pb->o->n, d = pb->o->d;
+    const double *q = pb->g[0].values, *k = pb->g[1].values, *v = pb->g[2].values;
+    GC_TRY(skit_mra2_selection(n, d, q, n, k, n, s->scale, s->block, s->per_row, SKIT_MRA_GLOBAL, s->refined));
+    return skit_mra2_backward(n, d, d, q, n, k, n, v, n, s->scale, s->block, s->refined, pb->dy, n, pb->g[0].grad, n,
+                              pb->g[1].grad, n, pb->g[2].grad, n, NULL);
+}
+
+static void mra_destroy(gc_problem *pb)
+{
+    gc_mra *s = pb->state;
+    skit_attention_plan_destroy(s->plan);
+    free(s->refined);
+}
+
+static int setup_mra(gc_problem *pb)
+{
+    const gradcheck_options *o = pb->o;
+    gc_mra *s = gc_state(pb, sizeof *s, mra_forward, mra_backward, o->n * o->d);
+    if (!s) return SKIT_ENOMEM;
+    pb->destroy = mra_destroy;
+    s->block = o->n % 8 == 0 && o->n >= 16 ? 8 : o->n % 4 == 0 && o->n >= 8 ? 4 : 2;
+    if (o->n % s->block || o->n < 2 * s->block) return SKIT_ESHAPE; /* the CLI says why */
+    size_t rows = o->n / s->block;
+    s->per_row = rows > 4 ? rows / 4 : 1; /* a quarter of the squares refined */
+    s->scale = 1.0 / sqrt((double)o->d);
+    if (!(s->refined = malloc(rows * rows))) return SKIT_ENOMEM;
+    const char *names[3] = {"q", "k", "v"};
+    for (int i = 0; i < 3; i++)
+        if (!gc_random_group(pb, names[i], o->n * o->d, 1.0)) return SKIT_ENOMEM;
+    skit_attention_options opt;
+    skit_attention_options_init(&opt, SKIT_ATTENTION_MRA2);
+    opt.scale = s->scale;
+    opt.block = s->block;
+    opt.blocks_per_row[0] = s->per_row;
+    opt.selection = SKIT_MRA_GLOBAL;
+    return skit_attention_plan_create(&s->plan, o->n, o->d, o->d, &opt);
+}
+
+/* ---- finite differences ------------------------------------------------------- */
+
+static int loss(gc_problem *pb, double *L)
+{
+    GC_TRY(pb->forward(pb, pb->y));
+    double s = 0;
+    for (size_t i = 0; i < pb->ny; i++) s += pb->dy[i] * pb->y[i];
+    *L = s;
+    return SKIT_OK;
+}
+
+/* (L(p + h v) - L(p - h v)) / 2h along v over the group (v NULL: e_i) */
+static int central(gc_problem *pb, gc_group *g, size_t i, const double *v, double h, double *D)
+{
+    double Lp, Lm, saved = v ? 0 : g->values[i];
+    size_t count = v ? g->count : 1;
+    double *base = v ? g->values : g->values + i;
+    for (size_t k = 0; k < count; k++) base[k] += h * (v ? v[k] : 1.0);
+    int status = loss(pb, &Lp);
+    for (size_t k = 0; k < count; k++) base[k] -= 2 * h * (v ? v[k] : 1.0);
+    if (status == SKIT_OK) status = loss(pb, &Lm);
+    for (size_t k = 0; k < count; k++) base[k] += h * (v ? v[k] : 1.0);
+    if (!v) g->values[i] = saved; /* exact restore */
+    *D = (Lp - Lm) / (2 * h);
+    return status;
+}
+
+/* Central differences on a ladder of steps h_k = 1e-3 4^-k max(1, |p_i|),
+ * k = 0..5 (0..11 through a ReLU, whose kinks lie densely among the many
+ * pre-activations of a large operator: only steps of 1e-8 or so miss
+ * them), each consecutive pair extrapolated (Richardson, for
+ * a step ratio of 4), and the estimate kept that agrees best with the next
+ * one: large steps lose to truncation (raw lags make some parameters very
+ * sensitive) or to a ReLU kink within the step, small ones to rounding;
+ * consecutive estimates agree only where neither dominates. */
+#define GC_STEPS 12
+
+static int derivative(gc_problem *pb, gc_group *g, size_t i, const double *v, double *R)
+{
+    double h = 1e-3 * GC_MAX(1.0, v ? 1.0 : fabs(g->values[i])), D[GC_STEPS], E[GC_STEPS - 1];
+    const int steps = pb->o->activation == SKIT_ACTIVATION_RELU ? GC_STEPS : GC_STEPS / 2;
+    for (int k = 0; k < steps; k++, h /= 4) GC_TRY(central(pb, g, i, v, h, &D[k]));
+    for (int k = 0; k + 1 < steps; k++) E[k] = (16 * D[k + 1] - D[k]) / 15;
+    int best = 0;
+    for (int k = 1; k + 1 < steps - 1; k++)
+        if (fabs(E[k] - E[k + 1]) < fabs(E[best] - E[best + 1])) best = k;
+    *R = E[best];
+    return SKIT_OK;
+}
+
+static int check_group(gc_problem *pb, gc_group *g, gradcheck_group *out)
+{
+    const gradcheck_options *o = pb->o;
+    double gmax = 0, err = 0;
+    int bad = 0;
+    for (size_t i = 0; i < g->count; i++) {
+        if (!isfinite(g->grad[i])) bad = 1;
+        gmax = GC_MAX(gmax, fabs(g->grad[i]));
+    }
+    double denom = gmax > 0 ? gmax : 1.0;
+    size_t checks = GC_MIN(g->count, o->samples);
+    for (size_t k = 0; k < checks; k++) {
+        size_t i = g->count <= o->samples ? k : (size_t)skit_rng_below(&pb->rng, g->count);
+        double R;
+        GC_TRY(derivative(pb, g, i, NULL, &R));
+        err = GC_MAX(err, fabs(g->grad[i] - R) / denom);
+    }
+    double *v = malloc(g->count * sizeof *v);
+    if (!v) return SKIT_ENOMEM;
+    for (int dir = 0; dir < 2 && g->count > 1; dir++) {
+        skit_rng_fill_normal(&pb->rng, v, g->count);
+        double dot = 0, l1 = 0;
+        for (size_t i = 0; i < g->count; i++) {
+            dot += g->grad[i] * v[i];
+            l1 += fabs(v[i]);
+        }
+        double R;
+        int status = derivative(pb, g, 0, v, &R);
+        if (status != SKIT_OK) {
+            free(v);
+            return status;
+        }
+        err = GC_MAX(err, fabs(dot - R) / (denom * l1));
+        checks++;
+    }
+    free(v);
+    snprintf(out->name, sizeof out->name, "%s", g->name);
+    out->count = g->count;
+    out->checked = checks;
+    out->max_grad = gmax;
+    out->error = bad ? INFINITY : err;
+    return SKIT_OK;
+}
+
+typedef int (*gc_setup)(gc_problem *pb);
+
+static gc_setup setup_of(const char *op)
+{
+    static const struct {
+        const char *name;
+        gc_setup setup;
+    } table[] = {{"toeplitz", setup_toeplitz}, {"mlp", setup_mlp},         {"decay", setup_decay},
+                 {"tno", setup_tno},           {"fd", setup_fd},          {"ski-tno", setup_ski},
+                 {"ski-causal", setup_ski_causal},                 {"attention", setup_attention}, {"mra2", setup_mra}};
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        if (!strcmp(op, table[i].name)) return table[i].setup;
+    return NULL;
+}
+
+static int run_checks(gc_problem *pb, gradcheck_result *r)
+{
+    skit_rng_fill_normal(&pb->rng, pb->dy, pb->ny);
+    for (size_t k = 0; k < pb->ng; k++)
+        for (size_t i = 0; i < pb->g[k].count; i++) pb->g[k].grad[i] = NAN; /* poison */
+    GC_TRY(pb->backward(pb));
+    r->worst = 0;
+    for (size_t k = 0; k < pb->ng; k++) {
+        GC_TRY(check_group(pb, &pb->g[k], &r->groups[r->ngroups]));
+        double e = r->groups[r->ngroups++].error;
+        r->worst = isnan(e) || e > r->worst ? e : r->worst;
+    }
+    return SKIT_OK;
+}
+
+int gradcheck_run(const char *op, const gradcheck_options *o, gradcheck_result *r)
+{
+    memset(r, 0, sizeof *r);
+    gc_setup setup = setup_of(op);
+    if (!setup) return SKIT_EINVAL;
+    gc_problem pb;
+    memset(&pb, 0, sizeof pb);
+    pb.o = o;
+    skit_rng_seed(&pb.rng, o->seed);
+    int status = setup(&pb);
+    if (status == SKIT_OK) {
+        pb.y = gc_alloc(&pb, pb.ny);
+        pb.dy = gc_alloc(&pb, pb.ny);
+        status = pb.y && pb.dy ? run_checks(&pb, r) : SKIT_ENOMEM;
+    }
+    if (pb.destroy && pb.state) pb.destroy(&pb);
+    free(pb.state);
+    for (size_t i = 0; i < pb.nowned; i++) skit_free(pb.owned[i]);
+    return status;
+}
