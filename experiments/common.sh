@@ -10,8 +10,9 @@ EXP=$(basename "$0" .sh)
 DATA="$SKIT_OUT/data/$EXP"
 FIGURES="$SKIT_OUT/figures"
 mkdir -p "$DATA" "$FIGURES" "$SKIT_OUT/claims" "$SKIT_OUT/notes"
-CLAIMS_TMP="$SKIT_OUT/claims/.$EXP.tsv.tmp"
-NOTES_TMP="$SKIT_OUT/notes/.$EXP.md.tmp"
+# per-process temporary names: two runs never share one
+CLAIMS_TMP="$SKIT_OUT/claims/.$EXP.tsv.tmp.$$"
+NOTES_TMP="$SKIT_OUT/notes/.$EXP.md.tmp.$$"
 : > "$CLAIMS_TMP"
 : > "$NOTES_TMP"
 
@@ -27,6 +28,9 @@ _finish() {
   fi
 }
 trap _finish EXIT
+# a signal (skit reproduce stopped) ends the script through _finish too
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # pick QUICK FULL: the value for --quick runs or for full runs
 pick() { if [ "$SKIT_QUICK" = 1 ]; then echo "$1"; else echo "$2"; fi; }
@@ -53,9 +57,9 @@ plot() {
   for ext in png svg; do
     if [ $ext = png ]; then term="set terminal pngcairo size 900,600 enhanced font 'sans,11'"
     else term="set terminal svg size 900,600 dynamic enhanced font 'sans,12'"; fi
-    gnuplot -e "$term; set output '$FIGURES/$name.$ext.tmp'; datafile='$data'; set datafile separator tab; $vars" \
+    gnuplot -e "$term; set output '$FIGURES/$name.$ext.tmp.$$'; datafile='$data'; set datafile separator tab; $vars" \
       "$SKIT_DATADIR/plots/$script.gp"
-    mv "$FIGURES/$name.$ext.tmp" "$FIGURES/$name.$ext"
+    mv "$FIGURES/$name.$ext.tmp.$$" "$FIGURES/$name.$ext"
   done
 }
 

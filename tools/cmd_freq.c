@@ -957,7 +957,9 @@ static int decay_parse(int argc2, char **argv2, decay_options *o, int *range_giv
  * caller's to free (also on error). */
 static int decay_check(decay_options *o, int range_given, const char *orders_text, const char *mode)
 {
-    if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    if (cli_common_validate(&o->common) != CLI_OK ||
+        cli_check_seed_range(o->common.seed, o->replicates) != CLI_OK)
+        return CLI_USAGE;
     if (o->N % 2) return cli_usage_error("--fft-size = %zu out of range: need an even N", o->N);
     if (!range_given && o->hi > o->N / 4) o->hi = o->N / 4;
     if (o->hi > o->N / 4)

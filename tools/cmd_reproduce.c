@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,7 +38,11 @@ static const char *usage =
     "                   its build tree, paper_figures/ of the source tree)\n"
     "  --only LIST      run only these experiments (comma-separated names or numbers)\n"
     "  --shard I/N      run experiments whose index = I-1 mod N; no report is written\n"
-    "  --merge          write REPORT.md from DIR/claims and DIR/notes only (after shards)\n"
+    "  --merge          write REPORT.md from DIR/claims and DIR/notes only (after shards);\n"
+    "                   refused (exit 1) while an experiment has no completion marker\n"
+    "                   (DIR/done/NAME), i.e. did not run or was interrupted\n"
+    "  --allow-partial  with --merge: write the report anyway; its first lines name the\n"
+    "                   missing experiments\n"
     "  --quick          smaller sizes (a smoke test; the report says so)\n"
     "  --list           list the experiments and exit\n"
     "  -h, --help       this message\n\n"
@@ -106,6 +111,7 @@ static int run_script(const char *script, const char *log_path)
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        setpgid(0, 0); /* its own group: a signal to skit stops all of it */
         int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
         if (fd >= 0) {
             dup2(fd, STDOUT_FILENO);
@@ -115,9 +121,12 @@ static int run_script(const char *script, const char *log_path)
         execlp("bash", "bash", script, (char *)NULL);
         _exit(127);
     }
+    setpgid(pid, pid); /* also here, so the group exists before a signal comes */
+    cli_child_register(pid);
     int wstatus = 0;
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
     }
+    cli_child_release(pid);
     return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128;
 }
 
@@ -147,8 +156,104 @@ static void put_table_cell(FILE *f, const char *text)
     }
 }
 
+/* ---- completion markers, --merge, the output-directory lock ------------- */
+
+/* DIR/done/NAME exists once experiment NAME ran to its end (its claims, or
+ * its error row, are complete). */
+static void set_done_marker(const char *out_dir, const char *name, int done)
+{
+    char marker[4400];
+    snprintf(marker, sizeof marker, "%s/done/%s", out_dir, name);
+    if (!done) {
+        unlink(marker);
+        return;
+    }
+    int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd >= 0) close(fd);
+}
+
+/* The experiments (of names[0..count), script file names) without a
+ * completion marker, comma-separated ("" when none); NULL out of memory. */
+static char *missing_experiments(const char *out_dir, char *const *names, size_t count)
+{
+    size_t size = 1;
+    for (size_t i = 0; i < count; i++) size += strlen(names[i]) + 2;
+    char *list = calloc(size, 1);
+    for (size_t i = 0; list && i < count; i++) {
+        char name[256], marker[4400];
+        stem(names[i], name, sizeof name);
+        snprintf(marker, sizeof marker, "%s/done/%s", out_dir, name);
+        if (access(marker, F_OK) == 0) continue;
+        if (*list) strcat(list, ", ");
+        strcat(list, name);
+    }
+    return list;
+}
+
+/* The report's first lines when experiments are missing. */
+static void write_missing_notice(FILE *f, const char *missing)
+{
+    if (!missing || !*missing) return;
+    fprintf(f,
+            "> **Partial report.** These experiments did not run to completion (no marker in\n"
+            "> `done/`) and are missing below: %s.\n\n",
+            missing);
+}
+
+/* --merge: REPORT.md only when every experiment completed, or with
+ * --allow-partial (the report then names the missing ones first). */
+static int write_report(const char *out_dir, int quick, const char *missing);
+
+static int merge_report(const char *out_dir, int quick, int allow_partial, char *const *names,
+                        size_t count)
+{
+    char *missing = missing_experiments(out_dir, names, count);
+    if (!missing) return cli_failure("out of memory");
+    int status;
+    if (*missing && !allow_partial)
+        status = cli_failure("--merge: %s: experiments not completed (no marker in done/): %s; run "
+                             "them, or pass --allow-partial for a report that says so",
+                             out_dir, missing);
+    else
+        status = write_report(out_dir, quick, missing);
+    free(missing);
+    return status;
+}
+
+/* Hold an exclusive lock on DIR/.skit-reproduce.lock for the life of the
+ * process (released by the kernel when it ends): two runs on one directory
+ * would overwrite each other's files. `create`: make DIR first. */
+static int lock_output_dir(const char *out_dir, int create)
+{
+    char path[4400];
+    if (create && mkdir(out_dir, 0777) != 0 && errno != EEXIST)
+        return cli_usage_error("--out: cannot create directory %s: %s", out_dir, strerror(errno));
+    snprintf(path, sizeof path, "%s/.skit-reproduce.lock", out_dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        if (!create && errno == ENOENT) return CLI_OK; /* no such directory: write_report says so */
+        return cli_usage_error("--out: cannot create %s: %s", path, strerror(errno));
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = "";
+        ssize_t got = read(fd, pid, sizeof pid - 1);
+        pid[got > 0 ? got : 0] = '\0';
+        pid[strcspn(pid, "\n")] = '\0';
+        close(fd);
+        return cli_usage_error("--out: %s is in use by PID %s (another skit reproduce); wait for it "
+                               "or choose another --out",
+                               out_dir, *pid ? pid : "?");
+    }
+    char text[32];
+    int len = snprintf(text, sizeof text, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || write(fd, text, (size_t)len) != len) {
+        /* the lock holds without the PID; only the message would lack it */
+    }
+    return CLI_OK; /* fd stays open: the lock lasts until exit */
+}
+
 /* Writes REPORT.md from claims/ and notes/; prints the verdict table. */
-static int write_report(const char *out_dir, int quick)
+static int write_report(const char *out_dir, int quick, const char *missing)
 {
     char claims_dir[4096], path[4400], report_path[4400], tmp[4500];
     snprintf(claims_dir, sizeof claims_dir, "%s/claims", out_dir);
@@ -174,8 +279,10 @@ static int write_report(const char *out_dir, int quick)
     if (skit_atomic_open(report_path, tmp, sizeof tmp, &f) != SKIT_OK) {
         for (size_t i = 0; i < count; i++)
             free(names[i]);
-        return cli_library_error(SKIT_EIO);
+        return cli_write_error(SKIT_EIO);
     }
+    int tmp_slot = cli_temp_register(tmp);
+    write_missing_notice(f, missing);
     time_t now = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
@@ -243,14 +350,16 @@ static int write_report(const char *out_dir, int quick)
         }
         free(names[i]);
     }
-    if (skit_atomic_commit(f, tmp, report_path) != SKIT_OK) return cli_library_error(SKIT_EIO);
+    int committed = skit_atomic_commit(f, tmp, report_path);
+    cli_temp_release(tmp_slot);
+    if (committed != SKIT_OK) return cli_write_error(SKIT_EIO);
     return CLI_OK;
 }
 
 typedef struct reproduce_options {
     const char *out, *only;
     size_t shard_index, shard_count;
-    int merge, quick, list;
+    int merge, quick, list, allow_partial;
 } reproduce_options;
 
 /* --shard I/N */
@@ -274,7 +383,8 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
         {"help", no_argument, NULL, 'h'},       {"out", required_argument, NULL, 'O'},
         {"only", required_argument, NULL, 'y'}, {"shard", required_argument, NULL, 's'},
         {"merge", no_argument, NULL, 'm'},      {"quick", no_argument, NULL, 'q'},
-        {"list", no_argument, NULL, 'l'},       {NULL, 0, NULL, 0}};
+        {"list", no_argument, NULL, 'l'},       {"allow-partial", no_argument, NULL, 'P'},
+        {NULL, 0, NULL, 0}};
     *o = (reproduce_options){.shard_index = 1, .shard_count = 1};
     int opt;
     optind = 1;
@@ -302,12 +412,16 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
         case 'l':
             o->list = 1;
             break;
+        case 'P':
+            o->allow_partial = 1;
+            break;
         default:
             return cli_usage_error("unknown option '%s' (see 'skit reproduce --help')",
                                    argv[optind - 1]);
         }
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (o->allow_partial && !o->merge) return cli_usage_error("--allow-partial needs --merge");
     return CLI_OK;
 }
 
@@ -327,7 +441,7 @@ static void free_names(char **names, size_t count)
 /* The output tree, and the environment the experiment scripts read. */
 static int prepare_output(const char *out_dir, int quick, char *abs_out, size_t size)
 {
-    const char *subdirs[] = {"", "/data", "/figures", "/claims", "/notes", "/logs"};
+    const char *subdirs[] = {"", "/data", "/figures", "/claims", "/notes", "/logs", "/done"};
     for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
         char p[4200];
         snprintf(p, sizeof p, "%s%s", out_dir, subdirs[i]);
@@ -365,23 +479,28 @@ static int run_experiment(const char *exp_dir, const char *file, const char *abs
     snprintf(log_path, sizeof log_path, "%s/logs/%s.log", abs_out, name);
     fprintf(stderr, "[%zu/%zu] %-32s ...", run, selected, name);
     fflush(stderr);
+    set_done_marker(abs_out, name, 0); /* an older run's marker no longer holds */
     double t0 = skit_clock_seconds();
     int rc = run_script(script, log_path);
     double dt = skit_clock_seconds() - t0;
     if (rc == 0) {
         fprintf(stderr, " done (%.1f s)\n", dt);
+        set_done_marker(abs_out, name, 1);
         return 0;
     }
     fprintf(stderr, " FAILED (exit %d, %.1f s; see %s)\n", rc, dt, log_path);
-    char claims[4400];
+    char claims[4400], tmp[4500];
     snprintf(claims, sizeof claims, "%s/claims/%s.tsv", abs_out, name);
-    FILE *c = fopen(claims, "w");
-    if (c) {
+    FILE *c;
+    if (skit_atomic_open(claims, tmp, sizeof tmp, &c) == SKIT_OK) {
+        int slot = cli_temp_register(tmp);
         fprintf(c,
                 "script\texperiment script ran to completion\texit status %d after %.1f s "
                 "(logs/%s.log)\terror\t-\n",
                 rc, dt, name);
-        fclose(c);
+        /* the error row is this experiment's complete record */
+        if (skit_atomic_commit(c, tmp, claims) == SKIT_OK) set_done_marker(abs_out, name, 1);
+        cli_temp_release(slot);
     }
     return 1;
 }
@@ -405,23 +524,29 @@ int cmd_reproduce(int argc, char **argv)
 
     char *names[MAX_EXPERIMENTS];
     size_t count = 0, selected = 0;
-    if ((!o.merge || o.list) && list_experiments(exp_dir, names, &count) != CLI_OK)
-        return CLI_USAGE;
+    if (list_experiments(exp_dir, names, &count) != CLI_OK) return CLI_USAGE;
     if (o.list) {
         for (size_t i = 0; i < count; i++)
             printf("%s\n", names[i]);
         free_names(names, count);
         return CLI_OK;
     }
-    /* --merge only reads what the shards wrote: it creates nothing */
-    if (o.merge) return write_report(out_dir, o.quick);
+    /* --merge only reads what the shards wrote: it creates nothing but the
+     * report, and none while an experiment is missing (unless allowed) */
+    if (o.merge) {
+        status = lock_output_dir(out_dir, 0);
+        if (status == CLI_OK) status = merge_report(out_dir, o.quick, o.allow_partial, names, count);
+        free_names(names, count);
+        return status;
+    }
     for (size_t i = 0; i < count; i++)
         selected += (size_t)selected_experiment(&o, names[i], i);
     if (selected == 0) {
         free_names(names, count);
         return cli_usage_error("--only/--shard: no experiment selected (see --list)");
     }
-    status = prepare_output(out_dir, o.quick, abs_out, sizeof abs_out);
+    status = lock_output_dir(out_dir, 1);
+    if (status == CLI_OK) status = prepare_output(out_dir, o.quick, abs_out, sizeof abs_out);
     if (status != CLI_OK) {
         free_names(names, count);
         return status;
@@ -431,11 +556,14 @@ int cmd_reproduce(int argc, char **argv)
     for (size_t i = 0; i < count; i++)
         if (selected_experiment(&o, names[i], i))
             failed += (size_t)run_experiment(exp_dir, names[i], abs_out, ++run, selected);
+    char *missing = o.shard_count == 1 ? missing_experiments(abs_out, names, count) : NULL;
     free_names(names, count);
     fprintf(stderr, "%zu experiments in %.1f s, %zu failed\n", run, skit_clock_seconds() - t_all,
             failed);
     if (o.shard_count == 1) {
-        int rc = write_report(abs_out, o.quick);
+        /* a run of some experiments (--only) says which others are missing */
+        int rc = missing ? write_report(abs_out, o.quick, missing) : cli_failure("out of memory");
+        free(missing);
         if (rc != CLI_OK) return rc;
         fprintf(stderr, "report: %s/REPORT.md\n", abs_out);
     } else {

@@ -466,7 +466,7 @@ int skit_fuzz_cli(const char *command, const uint8_t *data, size_t size)
         if (setjmp(stop_point)) validated = 1;
     }
 #endif
-    rc = validated ? CLI_OK : cmd->run(argc, argv);
+    rc = validated ? CLI_OK : cli_run_command(cmd, argc, argv);
 #ifdef SKIT_FUZZ_HOOKS
     if (stop_before_work) {
         stop_armed = 0;
