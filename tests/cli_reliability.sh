@@ -132,14 +132,30 @@ done
 R=$TMP/rep
 SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R" --shard 1/3 >"$TMP/stdout" 2>"$TMP/stderr" || fail "reproduce shard: $(cat "$TMP/stderr")"
 SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge
-expect 1 "02_two, 03_three" "--merge after one of three shards"
+expect 1 "shard 2/3, shard 3/3" "--merge after one of three shards"
 [ ! -e "$R/REPORT.md" ] && pass || fail "--merge wrote REPORT.md for an incomplete run"
 SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge --allow-partial
 expect 0 "" "--merge --allow-partial"
-head -n 4 "$R/REPORT.md" | tr '\n' ' ' | grep -q "Partial report.*02_two, 03_three" && pass ||
+head -n 4 "$R/REPORT.md" | tr '\n' ' ' | grep -q "Partial report.*shard 2/3, shard 3/3" && pass ||
   fail "partial REPORT.md does not say which experiments are missing: $(head -n 3 "$R/REPORT.md")"
+# shards of one run may run at the same time (they share the directory lock)
+SKIT_DATADIR=$FAKE SLOW_EXPERIMENT=02_two "$SKIT" reproduce --out "$R" --shard 2/3 >/dev/null 2>&1 &
+pid=$!
+sleep 1
+SKIT_DATADIR=$FAKE run reproduce --out "$R" --shard 3/3
+expect 0 "" "two shards of one run at the same time"
+SKIT_DATADIR=$FAKE run reproduce --out "$R" --shard 2/3
+expect 2 "in use by PID $pid" "the same shard twice at the same time"
+SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge
+expect 2 "in use by PID" "--merge while a shard runs"
+kill -TERM $pid; wait $pid
 SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R" --shard 2/3 >/dev/null 2>&1
-SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R" --shard 3/3 >/dev/null 2>&1
+# --only: the plan holds only what was selected
+R3=$TMP/rep3
+SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R3" --only 01_one,03_three --shard 1/2 >/dev/null 2>&1
+SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R3" --only 01_one,03_three --shard 2/2 >/dev/null 2>&1
+SKIT_DATADIR=$FAKE run reproduce --out "$R3" --merge
+expect 0 "" "--merge of shards run with --only"
 SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge
 expect 0 "" "--merge after every shard"
 grep -q "Partial" "$R/REPORT.md" && fail "complete REPORT.md says partial" || pass
@@ -182,6 +198,9 @@ expect 2 "available" "toeplitz matvec --method dense at n = 20000 under ulimit -
 (ulimit -v 2000000; "$SKIT" bench toeplitz --sizes 2^24 --no-scipy --no-solve -o "$O/b.tsv" \
    >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
 expect 2 "available" "bench toeplitz --sizes 2^24 under ulimit -v 2000000"
+(ulimit -v 2000000; timeout 60 "$SKIT" decay summary --fft-size 2^22 --width 4096 -o "$O/d.tsv" \
+   >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+expect 2 "2^40" "decay summary --fft-size 2^22 --width 4096"
 empty_dir "$O" "refusals under ulimit -v"
 
 # ---- unbounded input: refused promptly --------------------------------------

@@ -158,6 +158,14 @@ static void put_table_cell(FILE *f, const char *text)
 
 /* ---- completion markers, --merge, the output-directory lock ------------- */
 
+typedef struct reproduce_options {
+    const char *out, *only;
+    size_t shard_index, shard_count;
+    int merge, quick, list, allow_partial;
+} reproduce_options;
+
+static int selected_experiment(const reproduce_options *o, const char *file, size_t i);
+
 /* DIR/done/NAME exists once experiment NAME ran to its end (its claims, or
  * its error row, are complete). */
 static void set_done_marker(const char *out_dir, const char *name, int done)
@@ -172,20 +180,72 @@ static void set_done_marker(const char *out_dir, const char *name, int done)
     if (fd >= 0) close(fd);
 }
 
-/* The experiments (of names[0..count), script file names) without a
- * completion marker, comma-separated ("" when none); NULL out of memory. */
+/* Appends `item` to the comma-separated list *list (grown); -1 out of memory. */
+static int append_item(char **list, size_t *size, const char *item)
+{
+    size_t need = strlen(*list) + strlen(item) + 3;
+    if (need > *size) {
+        char *grown = realloc(*list, need * 2);
+        if (!grown) return -1;
+        *list = grown;
+        *size = need * 2;
+    }
+    if (**list) strcat(*list, ", ");
+    strcat(*list, item);
+    return 0;
+}
+
+/* Adds to *list the experiments of plan file `path` without a marker. */
+static int missing_of_plan(const char *out_dir, const char *path, char **list, size_t *size)
+{
+    FILE *f = fopen(path, "r");
+    char line[256], marker[4400];
+    int status = 0;
+    while (f && status == 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!*line || strchr(line, '/')) continue;
+        snprintf(marker, sizeof marker, "%s/done/%s", out_dir, line);
+        if (access(marker, F_OK) != 0) status = append_item(list, size, line);
+    }
+    if (f) fclose(f);
+    return status;
+}
+
+/* What a run in out_dir lacks, comma-separated ("" when nothing): the
+ * experiments its plans (done/.plan-I-of-N) name without a completion
+ * marker, and "shard I/N" for every shard of N that never started. A
+ * directory without plans (an older skit) is checked against every
+ * experiment of names[0..count). NULL out of memory. */
 static char *missing_experiments(const char *out_dir, char *const *names, size_t count)
 {
-    size_t size = 1;
-    for (size_t i = 0; i < count; i++) size += strlen(names[i]) + 2;
-    char *list = calloc(size, 1);
-    for (size_t i = 0; list && i < count; i++) {
+    size_t size = 256, shards = 0;
+    char *list = calloc(size, 1), path[4400];
+    snprintf(path, sizeof path, "%s/done", out_dir);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (list && d && (e = readdir(d))) {
+        size_t i, n;
+        if (sscanf(e->d_name, ".plan-%zu-of-%zu", &i, &n) == 2 && n > shards) shards = n;
+    }
+    if (d) closedir(d);
+    for (size_t i = 1; list && i <= shards; i++) {
+        snprintf(path, sizeof path, "%s/done/.plan-%zu-of-%zu", out_dir, i, shards);
+        char item[64];
+        snprintf(item, sizeof item, "shard %zu/%zu", i, shards);
+        if (access(path, F_OK) != 0 ? append_item(&list, &size, item)
+                                    : missing_of_plan(out_dir, path, &list, &size)) {
+            free(list);
+            list = NULL;
+        }
+    }
+    for (size_t i = 0; list && shards == 0 && i < count; i++) {
         char name[256], marker[4400];
         stem(names[i], name, sizeof name);
         snprintf(marker, sizeof marker, "%s/done/%s", out_dir, name);
-        if (access(marker, F_OK) == 0) continue;
-        if (*list) strcat(list, ", ");
-        strcat(list, name);
+        if (access(marker, F_OK) != 0 && append_item(&list, &size, name)) {
+            free(list);
+            list = NULL;
+        }
     }
     return list;
 }
@@ -207,6 +267,10 @@ static int write_report(const char *out_dir, int quick, const char *missing);
 static int merge_report(const char *out_dir, int quick, int allow_partial, char *const *names,
                         size_t count)
 {
+    char claims[4400];
+    snprintf(claims, sizeof claims, "%s/claims", out_dir);
+    if (access(claims, F_OK) != 0)
+        return cli_usage_error("--merge: %s has no claims/ directory (run experiments first)", out_dir);
     char *missing = missing_experiments(out_dir, names, count);
     if (!missing) return cli_failure("out of memory");
     int status;
@@ -220,21 +284,15 @@ static int merge_report(const char *out_dir, int quick, int allow_partial, char 
     return status;
 }
 
-/* Hold an exclusive lock on DIR/.skit-reproduce.lock for the life of the
- * process (released by the kernel when it ends): two runs on one directory
- * would overwrite each other's files. `create`: make DIR first. */
-static int lock_output_dir(const char *out_dir, int create)
+/* Takes flock `how` on DIR/NAME without waiting, the PID written into it;
+ * CLI_USAGE naming the holder's PID when another process has it. */
+static int lock_file(const char *out_dir, const char *name, int how)
 {
     char path[4400];
-    if (create && mkdir(out_dir, 0777) != 0 && errno != EEXIST)
-        return cli_usage_error("--out: cannot create directory %s: %s", out_dir, strerror(errno));
-    snprintf(path, sizeof path, "%s/.skit-reproduce.lock", out_dir);
+    snprintf(path, sizeof path, "%s/%s", out_dir, name);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        if (!create && errno == ENOENT) return CLI_OK; /* no such directory: write_report says so */
-        return cli_usage_error("--out: cannot create %s: %s", path, strerror(errno));
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (fd < 0) return cli_usage_error("--out: cannot create %s: %s", path, strerror(errno));
+    if (flock(fd, how | LOCK_NB) != 0) {
         char pid[32] = "";
         ssize_t got = read(fd, pid, sizeof pid - 1);
         pid[got > 0 ? got : 0] = '\0';
@@ -247,9 +305,62 @@ static int lock_output_dir(const char *out_dir, int create)
     char text[32];
     int len = snprintf(text, sizeof text, "%ld\n", (long)getpid());
     if (ftruncate(fd, 0) != 0 || write(fd, text, (size_t)len) != len) {
-        /* the lock holds without the PID; only the message would lack it */
+        /* the lock holds without the PID; only a message would lack it */
     }
     return CLI_OK; /* fd stays open: the lock lasts until exit */
+}
+
+/* Two runs on one directory would overwrite each other's files: a whole run
+ * or --merge holds DIR/.skit-reproduce.lock exclusively; shards of one
+ * sharded run (--shard I/N, the documented way to run in parallel) share it
+ * and each holds its own .skit-reproduce.lock.I-of-N. The kernel releases
+ * the locks when the process ends. */
+static int lock_output_dir(const char *out_dir, int create, size_t shard, size_t shards)
+{
+    if (create && mkdir(out_dir, 0777) != 0 && errno != EEXIST)
+        return cli_usage_error("--out: cannot create directory %s: %s", out_dir, strerror(errno));
+    struct stat st;
+    if (!create && stat(out_dir, &st) != 0) return CLI_OK; /* write_report says it is missing */
+    int status = lock_file(out_dir, ".skit-reproduce.lock", shards > 1 ? LOCK_SH : LOCK_EX);
+    if (status != CLI_OK || shards <= 1) return status;
+    char name[64];
+    snprintf(name, sizeof name, ".skit-reproduce.lock.%zu-of-%zu", shard, shards);
+    return lock_file(out_dir, name, LOCK_EX);
+}
+
+/* Plans of another shard count belong to an older run of this directory. */
+static void clear_plans(const char *out_dir, size_t shards)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/done", out_dir);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t i, n;
+        if (sscanf(e->d_name, ".plan-%zu-of-%zu", &i, &n) != 2 || n == shards) continue;
+        snprintf(path, sizeof path, "%s/done/%s", out_dir, e->d_name);
+        unlink(path);
+    }
+    if (d) closedir(d);
+}
+
+/* done/.plan-I-of-N: the experiments shard I of N (1 of 1: a whole run) was
+ * given, one per line, written before any runs: --merge expects exactly
+ * these, and every shard of N. */
+static void write_plan(const char *out_dir, const reproduce_options *o, char *const *names,
+                       size_t count)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/done/.plan-%zu-of-%zu", out_dir, o->shard_index, o->shard_count);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    for (size_t i = 0; i < count; i++)
+        if (selected_experiment(o, names[i], i)) {
+            char name[256];
+            stem(names[i], name, sizeof name);
+            fprintf(f, "%s\n", name);
+        }
+    fclose(f);
 }
 
 /* Writes REPORT.md from claims/ and notes/; prints the verdict table. */
@@ -355,12 +466,6 @@ static int write_report(const char *out_dir, int quick, const char *missing)
     if (committed != SKIT_OK) return cli_write_error(SKIT_EIO);
     return CLI_OK;
 }
-
-typedef struct reproduce_options {
-    const char *out, *only;
-    size_t shard_index, shard_count;
-    int merge, quick, list, allow_partial;
-} reproduce_options;
 
 /* --shard I/N */
 static int parse_shard(const char *arg, reproduce_options *o)
@@ -534,23 +639,32 @@ int cmd_reproduce(int argc, char **argv)
     /* --merge only reads what the shards wrote: it creates nothing but the
      * report, and none while an experiment is missing (unless allowed) */
     if (o.merge) {
-        status = lock_output_dir(out_dir, 0);
+        status = lock_output_dir(out_dir, 0, 1, 1);
         if (status == CLI_OK) status = merge_report(out_dir, o.quick, o.allow_partial, names, count);
         free_names(names, count);
         return status;
     }
-    for (size_t i = 0; i < count; i++)
+    size_t wanted = 0; /* by --only, over all shards */
+    for (size_t i = 0; i < count; i++) {
+        char name[256];
+        stem(names[i], name, sizeof name);
+        wanted += (size_t)selected_by_only(o.only, name);
         selected += (size_t)selected_experiment(&o, names[i], i);
-    if (selected == 0) {
+    }
+    /* a shard may be left with nothing when --only picks few: it still
+     * records its (empty) plan for --merge */
+    if (wanted == 0 || (selected == 0 && o.shard_count == 1)) {
         free_names(names, count);
         return cli_usage_error("--only/--shard: no experiment selected (see --list)");
     }
-    status = lock_output_dir(out_dir, 1);
+    status = lock_output_dir(out_dir, 1, o.shard_index, o.shard_count);
     if (status == CLI_OK) status = prepare_output(out_dir, o.quick, abs_out, sizeof abs_out);
     if (status != CLI_OK) {
         free_names(names, count);
         return status;
     }
+    clear_plans(abs_out, o.shard_count);
+    write_plan(abs_out, &o, names, count);
     size_t run = 0, failed = 0;
     double t_all = skit_clock_seconds();
     for (size_t i = 0; i < count; i++)
