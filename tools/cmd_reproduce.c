@@ -39,8 +39,9 @@ static const char *usage =
     "  --only LIST      run only these experiments (comma-separated names or numbers)\n"
     "  --shard I/N      run experiments whose index = I-1 mod N; no report is written\n"
     "  --merge          write REPORT.md from DIR/claims and DIR/notes only (after shards);\n"
-    "                   refused (exit 1) while an experiment has no completion marker\n"
-    "                   (DIR/done/NAME), i.e. did not run or was interrupted\n"
+    "                   refused (exit 1) while a shard never started or an experiment of\n"
+    "                   its plan (DIR/done/.plan-I-of-N) has no completion marker\n"
+    "                   (DIR/done/NAME): it did not run or was interrupted\n"
     "  --allow-partial  with --merge: write the report anyway; its first lines name the\n"
     "                   missing experiments\n"
     "  --quick          smaller sizes (a smoke test; the report says so)\n"
@@ -49,7 +50,9 @@ static const char *usage =
     "Sharded runs, e.g. with GNU parallel on one machine:\n"
     "  parallel skit reproduce --out out --shard {}/4 ::: 1 2 3 4 && skit reproduce --out out "
     "--merge\n"
-    "or one Slurm array task per shard (--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT).\n";
+    "or one Slurm array task per shard (--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT).\n"
+    "Shards of one run may share DIR; any other second run on DIR is refused while the\n"
+    "first holds it (\"DIR is in use by PID\").\n";
 
 static int is_experiment_name(const char *name)
 {
