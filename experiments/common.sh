@@ -12,8 +12,9 @@ EXP=$(basename "$0" .sh)
 DATA="$SKIT_OUT/data/$EXP"
 FIGURES="$SKIT_OUT/figures"
 mkdir -p "$DATA" "$FIGURES" "$SKIT_OUT/claims" "$SKIT_OUT/notes"
-CLAIMS_TMP="$SKIT_OUT/claims/.$EXP.tsv.tmp"
-NOTES_TMP="$SKIT_OUT/notes/.$EXP.md.tmp"
+# per-process temporary names: two runs never share one
+CLAIMS_TMP="$SKIT_OUT/claims/.$EXP.tsv.tmp.$$"
+NOTES_TMP="$SKIT_OUT/notes/.$EXP.md.tmp.$$"
 : > "$CLAIMS_TMP"
 : > "$NOTES_TMP"
 
@@ -29,6 +30,9 @@ _finish() {
   fi
 }
 trap _finish EXIT
+# a signal (skit reproduce stopped) ends the script through _finish too
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # pick QUICK FULL: the value for --quick runs or for full runs
 pick() { if [ "$SKIT_QUICK" = 1 ]; then echo "$1"; else echo "$2"; fi; }
@@ -120,10 +124,10 @@ plot() {
       pdf) term="set terminal pdfcairo size 6in,4in enhanced font 'sans,10'" ;;
       eps) term="set terminal epscairo size 6in,4in enhanced font 'sans,10'" ;;
     esac
-    gnuplot -e "$term; set output '$FIGURES/$name.$ext.tmp'; datafile='$data'; set datafile separator tab; plotdir='$SKIT_DATADIR/plots'; $vars" \
+    gnuplot -e "$term; set output '$FIGURES/$name.$ext.tmp.$$'; datafile='$data'; set datafile separator tab; plotdir='$SKIT_DATADIR/plots'; $vars" \
       "$SKIT_DATADIR/plots/$script.gp"
-    undate "$FIGURES/$name.$ext.tmp" "$ext"
-    mv "$FIGURES/$name.$ext.tmp" "$FIGURES/$name.$ext"
+    undate "$FIGURES/$name.$ext.tmp.$$" "$ext"
+    mv "$FIGURES/$name.$ext.tmp.$$" "$FIGURES/$name.$ext"
   done
 }
 # undate FILE EXT: cairo stamps PDF and EPS files with the time of drawing;

@@ -1,2 +1,3 @@
 # tests/cli.mk — CLI tests (tests/cli_*.sh), run with bash; $SKIT is the binary
 TESTS += tests/cli_basic.sh
+TESTS += tests/cli_reliability.sh

@@ -150,4 +150,42 @@ if implemented tno; then
   deterministic tno-coeffs co.npy "" tno --n 64 --d 4 --seed 3 --coeffs co.npy -o y.npy
   deterministic_threads_option tno-fd y.tsv "" tno --op fd --n 64 --d 8 --seed 3 -o y.tsv
 else echo "skipped: skit tno is not implemented yet"; fi
+
+# ---- every subcommand at n >= 512: work there is split over the threads ----------
+# (FD-TNO's RPE at n = 512 differed in 730 of 4096 values between 1 and 2
+# threads while its pieces moved with the thread count)
+if implemented tno; then
+  for op in tno ski fd; do
+    if [ $op = ski ]; then
+      deterministic "tno-$op-512" y.npy "" tno --op $op --n 512 --d 8 --seed 7 -o y.npy
+    else
+      deterministic "tno-$op-512" "y.npy co.npy" "" tno --op $op --n 512 --d 8 --seed 7 -o y.npy --coeffs co.npy
+    fi
+    deterministic_threads_option "tno-$op-512" y.tsv "" tno --op $op --n 512 --d 8 --seed 7 -o y.tsv
+  done
+  deterministic tno-fd-causal-1024 y.npy "" tno --op fd --causal --n 1024 --d 8 --batch 2 --seed 7 -o y.npy
+fi
+if implemented ski-bound; then
+  deterministic ski-512 s.tsv "" ski-bound --n 512 --r 16,64 --kernel matern52,tnn --seed 7 -o s.tsv
+  deterministic_threads_option ski-512 s.tsv "" ski-bound --n 512 --r 16 --kernel tnn --seed 7 -o s.tsv
+fi
+if implemented hilbert transform; then
+  deterministic hilbert-causal-512 h.tsv "" hilbert causal --spectrum mlp:gelu -n 512 --seed 3 -o h.tsv
+  deterministic hilbert-transform-1024 h.npy "" hilbert transform --spectrum mlp:silu -n 1024 --seed 3 -o h.npy
+fi
+if implemented decay summary; then
+  deterministic decay-summary-2048 d.tsv "" decay summary --fft-size 2048 --range 1..128 --nodes 512 \
+    --orders 1,2 --width 16 --layers 2 --channels 3 --seed 5 -o d.tsv
+  deterministic_threads_option decay-summary-2048 d.tsv "" decay summary --fft-size 2048 --range 1..128 \
+    --nodes 512 --orders 1 --width 16 --layers 2 --channels 2 --seed 5 -o d.tsv
+fi
+if implemented mra; then
+  deterministic mra-sweep-512 m.tsv "$CLOCK" mra --n 512 --d 16 --block 16 --budget 0.1 --repeat 1 --seed 9 \
+    --methods exact,mra2,mra2s,nystrom,performer,bigbird -o m.tsv
+  deterministic_threads_option mra-sweep-512 m.tsv "$CLOCK" mra --n 512 --d 16 --block 16 --budget 0.1 \
+    --repeat 1 --seed 9 --methods exact,mra2,mra2s -o m.tsv
+  deterministic mra-haar-512 m.tsv "" mra haar --n 512 --keep 0.05 --seed 9 -o m.tsv
+  deterministic mra-bounds-512 m.tsv "" mra bounds --n 512 --d 8 --block 16 --seed 9 -o m.tsv
+fi
+deterministic bench-toeplitz-check-512 b.tsv "$CLOCK" bench toeplitz --check --sizes 512,1000 --channels 4 -o b.tsv
 finish

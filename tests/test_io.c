@@ -475,6 +475,20 @@ START_TEST(test_tsv_reader_accepts)
     double v[3] = {0.1, 1.0 / 3.0, -2.2250738585072014e-308};
     snprintf(text, sizeof text, "%.17g\n%.17g\n%.17g\n", v[0], v[1], v[2]);
     expect_tsv(text, 3, 1, v);
+    /* issue 18: a UTF-8 BOM, a lone CR as line end, fields longer than 128
+     * characters, hex floats and underflow to zero */
+    expect_tsv("\xEF\xBB\xBF" "1\t2\t3\n4\t5\t6\n", 2, 3, a23);
+    expect_tsv("\xEF\xBB\xBF" "a\tb\tc\r\n1\t2\t3\r\n4\t5\t6\r\n", 2, 3, a23);
+    expect_tsv("1 2 3\r4 5 6\r", 2, 3, a23);
+    expect_tsv("1 2 3\r\r\n4 5 6", 2, 3, a23); /* CR, then CRLF: an empty line between */
+    char longer[640];
+    snprintf(longer, sizeof longer, "1.%0200d\t2\t3\n4\t5.%0300d\t6\n", 0, 0);
+    expect_tsv(longer, 2, 3, a23);
+    snprintf(longer, sizeof longer, "4.%0200d\n", 0);
+    const double four[1] = {4};
+    expect_tsv(longer, 1, 1, four);
+    const double hex[3] = {3, 0x1p-1074, 0};
+    expect_tsv("0x1.8p1\n0x1p-1074\n1e-400\n", 3, 1, hex);
 }
 END_TEST
 
@@ -495,6 +509,9 @@ START_TEST(test_tsv_reader_rejects)
     expect_tsv_error("inf 2\n", SKIT_ENONFINITE, "line 1, column 1");
     expect_tsv_error("1 -Infinity\n", SKIT_ENONFINITE, "non-finite");
     expect_tsv_error("1 1e400\n", SKIT_ENONFINITE, "overflows");
+    /* a malformed number on line 1 is reported, never taken for a header */
+    expect_tsv_error("1.5.5\t2\n3\t4\n", SKIT_EFORMAT, "line 1, column 1");
+    expect_tsv_error("-x\t2\n3\t4\n", SKIT_EFORMAT, "line 1, column 1");
 }
 END_TEST
 

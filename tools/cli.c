@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,6 +65,224 @@ int cli_library_error(int status)
     }
 }
 
+int cli_write_error(int status)
+{
+    if (status != SKIT_EIO) return cli_library_error(status);
+    const char *msg = skit_last_error();
+    fprintf(stderr, "%s: %s\n", context, msg[0] ? msg : skit_strerror(status));
+    return CLI_IO;
+}
+
+/* ---- outputs: claims, staging, one commit, signals --------------------- */
+
+enum { MAX_OUTPUTS = 16, MAX_TEMPS = 16, MAX_CHILDREN = 8 };
+
+typedef struct output_slot {
+    const char *option;
+    char final[PATH_MAX];
+    char canonical[PATH_MAX];
+    char stage[PATH_MAX + 40];
+    char stage_tmp[PATH_MAX + 80]; /* the library's temporary name of stage */
+} output_slot;
+
+/* Read by the signal handler: slots are filled before the count grows. */
+static output_slot outputs[MAX_OUTPUTS];
+static volatile sig_atomic_t output_count;
+static char temps[MAX_TEMPS][PATH_MAX + 80];
+static volatile sig_atomic_t temp_used[MAX_TEMPS];
+static volatile pid_t children[MAX_CHILDREN];
+
+/* Async-signal-safe: unlink, kill, sigaction and raise only. */
+static void on_fatal_signal(int sig)
+{
+    int saved = errno;
+    for (sig_atomic_t i = 0; i < output_count; i++) {
+        unlink(outputs[i].stage_tmp);
+        unlink(outputs[i].stage);
+    }
+    for (int i = 0; i < MAX_TEMPS; i++)
+        if (temp_used[i]) unlink(temps[i]);
+    for (int i = 0; i < MAX_CHILDREN; i++)
+        if (children[i] > 0) kill(-children[i], SIGTERM);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    errno = saved;
+    raise(sig); /* delivered when the handler returns: the usual death by sig */
+}
+
+static void install_signal_handlers(void)
+{
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) sigaddset(&sa.sa_mask, signals[i]);
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+        struct sigaction old;
+        /* a signal ignored by the parent (nohup, background job) stays ignored */
+        if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(signals[i], &sa, NULL);
+    }
+}
+
+int cli_temp_register(const char *path)
+{
+    for (int i = 0; i < MAX_TEMPS; i++)
+        if (!temp_used[i]) {
+            snprintf(temps[i], sizeof temps[i], "%s", path);
+            temp_used[i] = 1;
+            return i;
+        }
+    return -1;
+}
+
+void cli_temp_release(int slot)
+{
+    if (slot >= 0 && slot < MAX_TEMPS) temp_used[slot] = 0;
+}
+
+void cli_child_register(long pid)
+{
+    for (int i = 0; i < MAX_CHILDREN; i++)
+        if (children[i] <= 0) {
+            children[i] = (pid_t)pid;
+            return;
+        }
+}
+
+void cli_child_release(long pid)
+{
+    for (int i = 0; i < MAX_CHILDREN; i++)
+        if (children[i] == (pid_t)pid) children[i] = 0;
+}
+
+/* `path` with '.', '..' and symbolic links resolved, also when the file
+ * does not exist yet (then its directory is resolved). */
+static void canonical_path(const char *path, char *out, int depth)
+{
+    if (realpath(path, out)) return;
+    char target[PATH_MAX];
+    ssize_t len = depth < 16 ? readlink(path, target, sizeof target - 1) : -1;
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (len > 0) { /* a dangling link: where it points, relative to its directory */
+        target[len] = '\0';
+        char next[2 * PATH_MAX + 2];
+        if (target[0] == '/') snprintf(next, sizeof next, "%s", target);
+        else snprintf(next, sizeof next, "%s/%s", dir, target);
+        canonical_path(next, out, depth + 1);
+        return;
+    }
+    char resolved[PATH_MAX];
+    if (!realpath(dir, resolved)) snprintf(resolved, sizeof resolved, "%s", dir);
+    /* a name too long for PATH_MAX is compared cut short: at worst two such
+     * outputs are called the same, never two same ones different */
+    size_t used = strcmp(resolved, "/") ? strlen(resolved) : 0;
+    if (used > PATH_MAX - 2) used = PATH_MAX - 2;
+    memcpy(out, resolved, used);
+    out[used++] = '/';
+    const char *base = slash ? slash + 1 : path;
+    size_t room = PATH_MAX - used - 1, base_len = strlen(base);
+    if (base_len > room) base_len = room;
+    memcpy(out + used, base, base_len);
+    out[used + base_len] = '\0';
+}
+
+/* Copies text into dst of `size` bytes, cut short if need be. */
+static void copy_text(char *dst, size_t size, const char *text)
+{
+    size_t len = strlen(text);
+    if (len >= size) len = size - 1;
+    memmove(dst, text, len);
+    dst[len] = '\0';
+}
+
+int cli_claim_output(const char *option, const char *path)
+{
+    if (!path || !*path || !strcmp(path, "-")) return CLI_OK;
+    char canonical[PATH_MAX];
+    canonical_path(path, canonical, 0);
+    for (sig_atomic_t i = 0; i < output_count; i++) {
+        if (strcmp(outputs[i].canonical, canonical) != 0) continue;
+        if (!strcmp(outputs[i].option, option)) return CLI_OK; /* validated twice */
+        return cli_usage_error("%s and %s name the same file '%s': give each output its own path",
+                               outputs[i].option, option, path);
+    }
+    if (output_count == MAX_OUTPUTS) return cli_usage_error("%s: too many output files", option);
+    output_slot *slot = &outputs[output_count];
+    slot->option = option;
+    copy_text(slot->final, sizeof slot->final, path);
+    copy_text(slot->canonical, sizeof slot->canonical, canonical);
+    long pid = (long)getpid();
+    snprintf(slot->stage, sizeof slot->stage, "%s.tmp.%ld.part", path, pid);
+    snprintf(slot->stage_tmp, sizeof slot->stage_tmp, "%s.tmp.%ld.part.tmp.%ld", path, pid, pid);
+    output_count++;
+    return CLI_OK;
+}
+
+const char *cli_output_stage(const char *path)
+{
+    for (sig_atomic_t i = 0; path && i < output_count; i++)
+        if (!strcmp(outputs[i].final, path)) return outputs[i].stage;
+    return path;
+}
+
+/* Remove every staging file (and the renamed finals before `renamed`). */
+static void discard_outputs(sig_atomic_t renamed)
+{
+    for (sig_atomic_t i = 0; i < output_count; i++) {
+        if (i < renamed) unlink(outputs[i].final);
+        unlink(outputs[i].stage_tmp);
+        unlink(outputs[i].stage);
+    }
+}
+
+/* Rename every staging file into place; on a failure remove what was
+ * renamed, so that no output of a failed command remains. */
+static int commit_outputs(void)
+{
+    for (sig_atomic_t i = 0; i < output_count; i++) {
+        if (access(outputs[i].stage, F_OK) != 0) continue; /* not written (optional) */
+        if (rename(outputs[i].stage, outputs[i].final) != 0) {
+            int err = errno;
+            discard_outputs(i);
+            fprintf(stderr, "%s: cannot rename into %s: %s (no output was kept)\n", context,
+                    outputs[i].final, strerror(err));
+            return CLI_IO;
+        }
+    }
+    return CLI_OK;
+}
+
+static void reset_outputs(void)
+{
+    discard_outputs(0);
+    output_count = 0;
+    for (int i = 0; i < MAX_TEMPS; i++) temp_used[i] = 0;
+    for (int i = 0; i < MAX_CHILDREN; i++) children[i] = 0;
+}
+
+int cli_run_command(const cli_command *command, int argc, char **argv)
+{
+    static int installed;
+    if (!installed) {
+        install_signal_handlers();
+        installed = 1;
+    }
+    reset_outputs();
+    int status = command->run(argc, argv);
+    if (status == CLI_OK) status = commit_outputs();
+    else discard_outputs(0);
+    output_count = 0;
+    return status;
+}
+
 /* ---- parsing ---------------------------------------------------------- */
 
 /* Parses an unsigned integer or "2^k"; the whole text must be consumed. */
@@ -103,6 +323,26 @@ int cli_parse_size(const char *option, const char *text, size_t min, size_t max,
     return CLI_OK;
 }
 
+int cli_check_seed_range(uint64_t seed, size_t count)
+{
+    if (count > 1 && seed > UINT64_MAX - (count - 1))
+        return cli_usage_error("--seed %llu with %zu replicates wraps past 2^64-1: need --seed <= %llu",
+                               (unsigned long long)seed, count,
+                               (unsigned long long)(UINT64_MAX - (count - 1)));
+    return CLI_OK;
+}
+
+int cli_check_quadratic_work(const char *what, size_t n, size_t per_entry)
+{
+    const double limit = 1099511627776.0; /* 2^40 */
+    double work = (double)n * (double)n * (double)(per_entry ? per_entry : 1);
+    if (work <= limit) return CLI_OK;
+    size_t n_max = (size_t)floor(sqrt(limit / (double)(per_entry ? per_entry : 1)));
+    return cli_usage_error("--n = %zu too large for %s: O(n^2) work of %.3g operations, above the "
+                           "limit 2^40 (about an hour on one core): need n <= %zu here",
+                           n, what, work, n_max);
+}
+
 int cli_parse_u64(const char *option, const char *text, uint64_t *out)
 {
     unsigned long long v;
@@ -135,6 +375,16 @@ int cli_parse_double(const char *option, const char *text, double lo, double hi,
     return CLI_OK;
 }
 
+/* A list with an empty item (",,", or a comma first or last) is refused:
+ * "8,,16" is a typo, not the list 8,16. */
+static int refuse_empty_item(const char *option, const char *text)
+{
+    size_t len = strlen(text);
+    if (text[0] == ',' || (len && text[len - 1] == ',') || strstr(text, ",,"))
+        return cli_usage_error("%s: empty item in the list '%s'", option, text);
+    return CLI_OK;
+}
+
 /* Appends v to a growing array. */
 static int push_size(size_t **values, size_t *count, size_t *cap, size_t v)
 {
@@ -157,6 +407,7 @@ int cli_parse_size_list(const char *option, const char *text, size_t min, size_t
     if (!text || !*text)
         return cli_usage_error("%s: expected a comma-separated list of integers in [%zu, %zu]",
                                option, min, max);
+    if (refuse_empty_item(option, text) != CLI_OK) return CLI_USAGE;
     char *copy = strdup(text);
     if (!copy) return cli_failure("out of memory");
     size_t cap = 0;
@@ -200,9 +451,16 @@ int cli_parse_size_list(const char *option, const char *text, size_t min, size_t
 int cli_parse_double_list(const char *option, const char *text, double lo, double hi,
                           double **values, size_t *count)
 {
+    return cli_parse_double_list_range(option, text, lo, hi, 0, 0, values, count);
+}
+
+int cli_parse_double_list_range(const char *option, const char *text, double lo, double hi,
+                                int lo_open, int hi_open, double **values, size_t *count)
+{
     *values = NULL;
     *count = 0;
     if (!text || !*text) return cli_usage_error("%s: expected a comma-separated list of numbers", option);
+    if (refuse_empty_item(option, text) != CLI_OK) return CLI_USAGE;
     size_t n = 1;
     for (const char *p = text; *p; p++) n += (*p == ',');
     double *v = malloc(n * sizeof *v);
@@ -212,7 +470,7 @@ int cli_parse_double_list(const char *option, const char *text, double lo, doubl
     char *save = NULL;
     int status = CLI_OK;
     for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        status = cli_parse_double(option, item, lo, hi, 0, 0, &v[k]);
+        status = cli_parse_double(option, item, lo, hi, lo_open, hi_open, &v[k]);
         if (status != CLI_OK) break;
         k++;
     }
@@ -249,6 +507,7 @@ int cli_parse_choice_list(const char *option, const char *text, const char *cons
                           int *selected)
 {
     if (!text || !*text) return cli_parse_choice(option, text, choices, selected);
+    if (refuse_empty_item(option, text) != CLI_OK) return CLI_USAGE;
     char *copy = strdup(text);
     if (!copy) return cli_failure("out of memory");
     char *save = NULL;
@@ -318,7 +577,8 @@ int cli_check_output_path(const char *option, const char *path)
 {
     if (!path) return CLI_OK;
     if (!*path) return cli_usage_error("%s: empty file name", option);
-    return check_writable_dir(option, path);
+    if (check_writable_dir(option, path) != CLI_OK) return CLI_USAGE;
+    return cli_claim_output(option, path);
 }
 
 /* The gnuplot terminal for a figure file, by extension (NULL: none). PNG
@@ -347,13 +607,17 @@ int cli_common_validate(const cli_common *common)
 {
     if (common->output && strcmp(common->output, "-") != 0) {
         if (!*common->output) return cli_usage_error("-o: empty file name");
-        if (check_writable_dir("-o", common->output) != CLI_OK) return CLI_USAGE;
+        if (check_writable_dir("-o", common->output) != CLI_OK ||
+            cli_claim_output("-o", common->output) != CLI_OK)
+            return CLI_USAGE;
     }
     if (common->plot) {
         if (!plot_terminal(common->plot))
             return cli_usage_error(
                 "--plot: file name must end in .png, .svg, .pdf or .eps, got '%s'", common->plot);
-        if (check_writable_dir("--plot", common->plot) != CLI_OK) return CLI_USAGE;
+        if (check_writable_dir("--plot", common->plot) != CLI_OK ||
+            cli_claim_output("--plot", common->plot) != CLI_OK)
+            return CLI_USAGE;
     }
     return CLI_OK;
 }
@@ -411,6 +675,46 @@ const char *cli_datadir(void)
 /* gnuplot strings are single-quoted; refuse paths that would break out. */
 static int safe_for_gnuplot(const char *s) { return strchr(s, '\'') == NULL && strchr(s, '\n') == NULL; }
 
+/* A figure gnuplot finished: a PNG ends with its IEND chunk, an SVG with
+ * </svg>. gnuplot exits 0 even when its output could not be written (full
+ * disk), so the file itself is checked. */
+static int complete_figure(const char *path, const char *ext)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return 0;
+    char tail[64];
+    off_t size = lseek(fd, 0, SEEK_END);
+    size_t want = size > (off_t)sizeof tail ? sizeof tail : (size_t)(size > 0 ? size : 0);
+    ssize_t got = want && lseek(fd, size - (off_t)want, SEEK_SET) >= 0 ? read(fd, tail, want) : -1;
+    close(fd);
+    if (got <= 0) return 0;
+    if (!strcmp(ext, ".png")) return got >= 12 && memcmp(tail + got - 8, "IEND", 4) == 0;
+    /* SVG closes its root element; PDF and (cairo's) EPS end in %%EOF */
+    const char *end = !strcmp(ext, ".svg") ? "</svg>" : "%%EOF";
+    size_t len = strlen(end);
+    for (ssize_t i = 0; i + (ssize_t)len <= got; i++)
+        if (memcmp(tail + i, end, len) == 0) return 1;
+    return 0;
+}
+
+/* Runs gnuplot on `setup` and `script_path`; its exit status (-1: not run). */
+static int run_gnuplot(const char *setup, const char *script_path)
+{
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        setpgid(0, 0); /* its own group, stopped by the signal handler */
+        execlp("gnuplot", "gnuplot", "-e", setup, script_path, (char *)NULL);
+        fprintf(stderr, "%s: cannot run gnuplot: %s (install gnuplot-nox)\n", context, strerror(errno));
+        _exit(127);
+    }
+    cli_child_register(pid);
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {}
+    cli_child_release(pid);
+    return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128;
+}
+
 int cli_plot(const char *script, const char *datafile, const char *out, const char *variables)
 {
     char script_path[4096], tmp[4200];
@@ -418,6 +722,7 @@ int cli_plot(const char *script, const char *datafile, const char *out, const ch
     if (access(script_path, R_OK) != 0)
         return cli_failure("plot script %s not found (set SKIT_DATADIR to the directory of plots/)",
                            script_path);
+    datafile = cli_output_stage(datafile); /* a table of this command, not yet committed */
     if (!safe_for_gnuplot(datafile) || !safe_for_gnuplot(out))
         return cli_usage_error("--plot: file names must not contain quotes or newlines");
     const char *dot = strrchr(out, '.');
@@ -427,28 +732,27 @@ int cli_plot(const char *script, const char *datafile, const char *out, const ch
     if (!setup) return cli_failure("out of memory");
     snprintf(setup, need, "%s; set output '%s'; datafile='%s'; set datafile separator tab; %s",
              plot_terminal(out), tmp, datafile, variables ? variables : "");
-    pid_t pid = fork();
-    if (pid < 0) {
-        free(setup);
-        return cli_failure("cannot start gnuplot: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        execlp("gnuplot", "gnuplot", "-e", setup, script_path, (char *)NULL);
-        fprintf(stderr, "%s: cannot run gnuplot: %s (install gnuplot-nox)\n", context, strerror(errno));
-        _exit(127);
-    }
+    int slot = cli_temp_register(tmp);
+    int rc = run_gnuplot(setup, script_path);
     free(setup);
-    int wstatus = 0;
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {}
-    if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
-        unlink(tmp);
-        return cli_failure("gnuplot failed on %s", script_path);
+    int status = CLI_OK;
+    if (rc < 0)
+        status = cli_failure("cannot start gnuplot: %s", strerror(errno));
+    else if (rc != 0)
+        status = cli_failure("gnuplot failed on %s (exit status %d)", script_path, rc);
+    else if (!complete_figure(tmp, dot))
+    {
+        fprintf(stderr, "%s: --plot: gnuplot wrote an incomplete %s (disk full or not writable?)\n",
+                context, out);
+        status = CLI_IO;
     }
-    if (rename(tmp, out) != 0) {
-        unlink(tmp);
-        return cli_failure("cannot write %s: %s", out, strerror(errno));
+    else if (rename(tmp, cli_output_stage(out)) != 0) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", context, out, strerror(errno));
+        status = CLI_IO;
     }
-    return CLI_OK;
+    if (status != CLI_OK) unlink(tmp);
+    cli_temp_release(slot);
+    return status;
 }
 
 /* ---- progress ---------------------------------------------------------- */

@@ -15,7 +15,9 @@
 enum {
     CLI_OK = 0,
     CLI_FAILED = 1, /* the computation failed (breakdown, no convergence, ...) */
-    CLI_USAGE = 2   /* bad input: argument, file, shape; nothing was written */
+    CLI_USAGE = 2,  /* bad input: argument, file, shape; nothing was written */
+    CLI_IO = 3      /* an output could not be written (disk full, I/O error);
+                       nothing was written */
 };
 
 typedef struct cli_command {
@@ -36,6 +38,37 @@ int cli_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * (bad input -> CLI_USAGE, numerical failure -> CLI_FAILED). */
 int cli_library_error(int status);
 
+/* Report a failed write of an output: the library's message (with the
+ * system's reason), CLI_IO for SKIT_EIO, else as cli_library_error. */
+int cli_write_error(int status);
+
+/* ---- outputs: one engine for every file a command writes --------------
+ * Every output path is claimed while the options are validated (claims of
+ * the same file under two options, after resolving '.', '..' and symbolic
+ * links, are refused naming both options). Writers write a claimed output
+ * to its staging file ("FILE.tmp.PID.part"); cli_run_command renames all
+ * staging files into place only when the command succeeded, and removes
+ * them otherwise, so a command's outputs appear together or not at all.
+ * SIGINT, SIGTERM and SIGHUP remove every staging and registered temporary
+ * file and stop registered child process groups, then end the process with
+ * the same signal. */
+
+/* Run a subcommand with that engine around it (tools/skit.c, fuzz harness). */
+int cli_run_command(const cli_command *command, int argc, char **argv);
+/* Claim `path` for `option` (NULL or "-": nothing). CLI_USAGE if another
+ * option already claimed the same file. */
+int cli_claim_output(const char *option, const char *path);
+/* Where to write the claimed output `path` now: its staging file (or `path`
+ * itself when it was not claimed, e.g. stdout). */
+const char *cli_output_stage(const char *path);
+/* A temporary file to remove if a signal arrives: returns a slot for
+ * cli_temp_release (-1 if all slots are in use; then nothing is removed). */
+int cli_temp_register(const char *path);
+void cli_temp_release(int slot);
+/* A child process (group leader) to stop with SIGTERM if a signal arrives. */
+void cli_child_register(long pid);
+void cli_child_release(long pid);
+
 /* Parsers: on error they print one line naming the option and its valid
  * range and return CLI_USAGE; on success CLI_OK. */
 int cli_parse_size(const char *option, const char *text, size_t min, size_t max, size_t *out);
@@ -43,12 +76,21 @@ int cli_parse_u64(const char *option, const char *text, uint64_t *out);
 /* Closed interval [lo, hi] unless lo_open / hi_open. */
 int cli_parse_double(const char *option, const char *text, double lo, double hi, int lo_open,
                      int hi_open, double *out);
-/* Comma-separated list; an item may be "2^k" and "A..B" expands to the
+/* Comma-separated list (an empty item is refused); an item may be "2^k" and "A..B" expands to the
  * powers of two from A to B (both powers of two). Caller frees *values. */
 int cli_parse_size_list(const char *option, const char *text, size_t min, size_t max,
                         size_t **values, size_t *count);
 int cli_parse_double_list(const char *option, const char *text, double lo, double hi,
                           double **values, size_t *count);
+/* As cli_parse_double_list on the interval given as for cli_parse_double. */
+int cli_parse_double_list_range(const char *option, const char *text, double lo, double hi,
+                                int lo_open, int hi_open, double **values, size_t *count);
+/* Seeds seed .. seed + count - 1 must not wrap past 2^64 - 1. */
+int cli_check_seed_range(uint64_t seed, size_t count);
+/* The O(n^2) paths (dense references, exact attention, bounds over all
+ * entries) run only while n^2 * per_entry <= 2^40 operations; else one line
+ * naming `what`, the limit and the largest n, and CLI_USAGE. */
+int cli_check_quadratic_work(const char *what, size_t n, size_t per_entry);
 /* One of a NULL-terminated list of names; *index receives its position. */
 int cli_parse_choice(const char *option, const char *text, const char *const *choices,
                      int *index);

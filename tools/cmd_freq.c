@@ -959,7 +959,15 @@ static int decay_parse(int argc2, char **argv2, decay_options *o, int *range_giv
  * caller's to free (also on error). */
 static int decay_check(decay_options *o, int range_given, const char *orders_text, const char *mode)
 {
-    if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
+    if (cli_common_validate(&o->common) != CLI_OK ||
+        cli_check_seed_range(o->common.seed, o->replicates) != CLI_OK)
+        return CLI_USAGE;
+    /* one MLP at N frequencies: N width^2 (layers + 1) multiply-adds */
+    double mlp_work = (double)o->N * (double)o->width * (double)o->width * (double)(o->layers + 1);
+    if (mlp_work > 1099511627776.0)
+        return cli_usage_error("--fft-size %zu with --width %zu: one MLP response takes %.3g multiply-adds, "
+                               "above the limit 2^40 (about an hour on one core): reduce --fft-size or --width",
+                               o->N, o->width, mlp_work);
     if (o->N % 2) return cli_usage_error("--fft-size = %zu out of range: need an even N", o->N);
     if (!range_given && o->hi > o->N / 4) o->hi = o->N / 4;
     if (o->hi > o->N / 4)

@@ -82,6 +82,7 @@ typedef struct options {
     int methods[SKIT_ATTENTION_METHOD_COUNT];
     size_t *n, nn, d, dv;
     double *budget, *temperature, *entropy, *keep, *targets;
+    int budget_given; /* --budget on the command line (not the defaults) */
     size_t nbudget, ntemperature, nentropy, nkeep, ntargets;
     size_t *block, nblock, *scales, nscales;
     skit_attention_synthetic spec;
@@ -185,10 +186,8 @@ static int apply_option(options *o, int opt, const char *arg)
     case OPT_DV: st = cli_parse_size("--dv", arg, 1, 4096, &o->dv); break;
     case OPT_BUDGET:
         free(o->budget);
-        st = cli_parse_double_list("--budget", arg, 0, 1, &o->budget, &o->nbudget);
-        for (size_t i = 0; st == CLI_OK && i < o->nbudget; i++)
-            if (!(o->budget[i] > 0))
-                st = cli_usage_error("--budget: expected fractions in (0, 1], got %g", o->budget[i]);
+        st = cli_parse_double_list_range("--budget", arg, 0, 1, 1, 0, &o->budget, &o->nbudget);
+        o->budget_given = 1;
         break;
     case OPT_TEMPERATURE:
         free(o->temperature);
@@ -399,6 +398,10 @@ static int check_options(const options *o)
         if (skit_device_check(SKIT_DEVICE_CUDA) != SKIT_OK)
             return cli_usage_error("--device cuda: %s", skit_last_error());
     }
+    /* every mode computes over all n^2 entries (exact reference, bounds) */
+    for (size_t i = 0; i < o->nn && !o->qpath; i++)
+        if (cli_check_quadratic_work(mode_names[o->mode], o->n[i], o->d + (o->dv ? o->dv : o->d)) != CLI_OK)
+            return CLI_USAGE;
     /* mode-specific checks that need no data */
     for (size_t i = 0; i < o->nn; i++) {
         size_t n = o->n[i];
@@ -536,6 +539,18 @@ static const char *const sweep_columns[] = {
     "method", "n", "d", "dv", "temperature", "scale", "entropy", "budget", "parameter",
     "work_fraction", "rel_error", "time_s", "cpu_s", "exact_time_s", "plan_bytes", "peak_rss_bytes", NULL};
 
+/* A --budget given that rounds to no MRA block per row would silently be
+ * one block: refused, with the smallest budget that makes one. */
+static int check_budget_blocks(const options *o, size_t n, size_t block)
+{
+    for (size_t i = 0; o->budget_given && i < o->nbudget; i++)
+        if (o->budget[i] * (double)(n / block) < 0.5)
+            return cli_usage_error("--budget = %g rounds to 0 MRA blocks per row at n = %zu with block "
+                                   "%zu (%zu blocks per row): need a budget >= %g there",
+                                   o->budget[i], n, block, n / block, 0.5 / (double)(n / block));
+    return CLI_OK;
+}
+
 /* Checks the sweep's method/size combinations before any work. */
 static int check_sweep(const options *o, const size_t *ns, size_t count)
 {
@@ -559,6 +574,7 @@ static int check_sweep(const options *o, const size_t *ns, size_t count)
                     return cli_usage_error("--n = %zu is not a multiple of the MRA block %zu "
                                            "(--block/--scales): need n divisible by it",
                                            n, s0);
+                if (check_budget_blocks(o, n, s0) != CLI_OK) return CLI_USAGE;
             }
             if (m == SKIT_ATTENTION_BIGBIRD && o->block[0] > n)
                 return cli_usage_error("--block = %zu out of range for bigbird: need <= n (= %zu)",

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -48,14 +49,21 @@ static const char *usage =
     "                   --quick: the source tree's paper_figures/, if a full run)\n"
     "  --only LIST      run only these experiments (comma-separated names or numbers)\n"
     "  --shard I/N      run experiments whose index = I-1 mod N; no report is written\n"
-    "  --merge          write REPORT.md from DIR/claims and DIR/notes only (after shards)\n"
+    "  --merge          write REPORT.md from DIR/claims and DIR/notes only (after shards);\n"
+    "                   refused (exit 1) while a shard never started or an experiment of\n"
+    "                   its plan (DIR/done/.plan-I-of-N) has no completion marker\n"
+    "                   (DIR/done/NAME): it did not run or was interrupted\n"
+    "  --allow-partial  with --merge: write the report anyway; its first lines name the\n"
+    "                   missing experiments\n"
     "  --quick          smaller sizes, the same claims (the report says so)\n"
     "  --list           list the experiments and exit\n"
     "  -h, --help       this message\n\n"
     "Sharded runs, e.g. with GNU parallel on one machine:\n"
     "  parallel skit reproduce --out out --shard {}/4 ::: 1 2 3 4 && skit reproduce --out out "
     "--merge\n"
-    "or one Slurm array task per shard (--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT).\n";
+    "or one Slurm array task per shard (--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT).\n"
+    "Shards of one run may share DIR; any other second run on DIR is refused while the\n"
+    "first holds it (\"DIR is in use by PID\").\n";
 
 static int is_experiment_name(const char *name)
 {
@@ -117,6 +125,7 @@ static int run_script(const char *script, const char *log_path)
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        setpgid(0, 0); /* its own group: a signal to skit stops all of it */
         int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
         if (fd >= 0) {
             dup2(fd, STDOUT_FILENO);
@@ -126,17 +135,212 @@ static int run_script(const char *script, const char *log_path)
         execlp("bash", "bash", script, (char *)NULL);
         _exit(127);
     }
+    setpgid(pid, pid); /* also here, so the group exists before a signal comes */
+    cli_child_register(pid);
     int wstatus = 0;
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
     }
+    cli_child_release(pid);
     return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128;
 }
+
+/* ---- completion markers, --merge, the output-directory lock ------------- */
 
 typedef struct reproduce_options {
     const char *out, *only, *compare;
     size_t shard_index, shard_count;
-    int merge, quick, list, paper_figures, strict;
+    int merge, quick, list, paper_figures, strict, allow_partial;
 } reproduce_options;
+
+static int selected_experiment(const reproduce_options *o, const char *file, size_t i);
+
+/* DIR/done/NAME exists once experiment NAME ran to its end (its claims, or
+ * its error row, are complete). */
+static void set_done_marker(const char *out_dir, const char *name, int done)
+{
+    char marker[4400];
+    snprintf(marker, sizeof marker, "%s/done/%s", out_dir, name);
+    if (!done) {
+        unlink(marker);
+        return;
+    }
+    int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd >= 0) close(fd);
+}
+
+/* Appends `item` to the comma-separated list *list (grown); -1 out of memory. */
+static int append_item(char **list, size_t *size, const char *item)
+{
+    size_t need = strlen(*list) + strlen(item) + 3;
+    if (need > *size) {
+        char *grown = realloc(*list, need * 2);
+        if (!grown) return -1;
+        *list = grown;
+        *size = need * 2;
+    }
+    if (**list) strcat(*list, ", ");
+    strcat(*list, item);
+    return 0;
+}
+
+/* Adds to *list the experiments of plan file `path` without a marker. */
+static int missing_of_plan(const char *out_dir, const char *path, char **list, size_t *size)
+{
+    FILE *f = fopen(path, "r");
+    char line[256], marker[4400];
+    int status = 0;
+    while (f && status == 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!*line || strchr(line, '/')) continue;
+        snprintf(marker, sizeof marker, "%s/done/%s", out_dir, line);
+        if (access(marker, F_OK) != 0) status = append_item(list, size, line);
+    }
+    if (f) fclose(f);
+    return status;
+}
+
+/* What a run in out_dir lacks, comma-separated ("" when nothing): the
+ * experiments its plans (done/.plan-I-of-N) name without a completion
+ * marker, and "shard I/N" for every shard of N that never started. A
+ * directory without plans (an older skit) is checked against every
+ * experiment of names[0..count). NULL out of memory. */
+static char *missing_experiments(const char *out_dir, char *const *names, size_t count)
+{
+    size_t size = 256, shards = 0;
+    char *list = calloc(size, 1), path[4400];
+    snprintf(path, sizeof path, "%s/done", out_dir);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (list && d && (e = readdir(d))) {
+        size_t i, n;
+        if (sscanf(e->d_name, ".plan-%zu-of-%zu", &i, &n) == 2 && n > shards) shards = n;
+    }
+    if (d) closedir(d);
+    for (size_t i = 1; list && i <= shards; i++) {
+        snprintf(path, sizeof path, "%s/done/.plan-%zu-of-%zu", out_dir, i, shards);
+        char item[64];
+        snprintf(item, sizeof item, "shard %zu/%zu", i, shards);
+        if (access(path, F_OK) != 0 ? append_item(&list, &size, item)
+                                    : missing_of_plan(out_dir, path, &list, &size)) {
+            free(list);
+            list = NULL;
+        }
+    }
+    for (size_t i = 0; list && shards == 0 && i < count; i++) {
+        char name[256], marker[4400];
+        stem(names[i], name, sizeof name);
+        snprintf(marker, sizeof marker, "%s/done/%s", out_dir, name);
+        if (access(marker, F_OK) != 0 && append_item(&list, &size, name)) {
+            free(list);
+            list = NULL;
+        }
+    }
+    return list;
+}
+
+/* --merge: REPORT.md only when every experiment completed, or with
+ * --allow-partial (the report then names the missing ones first). */
+static int finish_report(const char *out_dir, const reproduce_options *o, size_t failed,
+                         const char *missing);
+
+static int merge_report(const char *out_dir, const reproduce_options *o, char *const *names,
+                        size_t count)
+{
+    char claims[4400];
+    snprintf(claims, sizeof claims, "%s/claims", out_dir);
+    if (access(claims, F_OK) != 0)
+        return cli_usage_error("--merge: %s has no claims/ directory (run experiments first)", out_dir);
+    char *missing = missing_experiments(out_dir, names, count);
+    if (!missing) return cli_failure("out of memory");
+    int status;
+    if (*missing && !o->allow_partial)
+        status = cli_failure("--merge: %s: experiments not completed (no marker in done/): %s; run "
+                             "them, or pass --allow-partial for a report that says so",
+                             out_dir, missing);
+    else
+        status = finish_report(out_dir, o, 0, missing);
+    free(missing);
+    return status;
+}
+
+/* Takes flock `how` on DIR/NAME without waiting, the PID written into it;
+ * CLI_USAGE naming the holder's PID when another process has it. */
+static int lock_file(const char *out_dir, const char *name, int how)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", out_dir, name);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) return cli_usage_error("--out: cannot create %s: %s", path, strerror(errno));
+    if (flock(fd, how | LOCK_NB) != 0) {
+        char pid[32] = "";
+        ssize_t got = read(fd, pid, sizeof pid - 1);
+        pid[got > 0 ? got : 0] = '\0';
+        pid[strcspn(pid, "\n")] = '\0';
+        close(fd);
+        return cli_usage_error("--out: %s is in use by PID %s (another skit reproduce); wait for it "
+                               "or choose another --out",
+                               out_dir, *pid ? pid : "?");
+    }
+    char text[32];
+    int len = snprintf(text, sizeof text, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || write(fd, text, (size_t)len) != len) {
+        /* the lock holds without the PID; only a message would lack it */
+    }
+    return CLI_OK; /* fd stays open: the lock lasts until exit */
+}
+
+/* Two runs on one directory would overwrite each other's files: a whole run
+ * or --merge holds DIR/.skit-reproduce.lock exclusively; shards of one
+ * sharded run (--shard I/N, the documented way to run in parallel) share it
+ * and each holds its own .skit-reproduce.lock.I-of-N. The kernel releases
+ * the locks when the process ends. */
+static int lock_output_dir(const char *out_dir, int create, size_t shard, size_t shards)
+{
+    if (create && mkdir(out_dir, 0777) != 0 && errno != EEXIST)
+        return cli_usage_error("--out: cannot create directory %s: %s", out_dir, strerror(errno));
+    struct stat st;
+    if (!create && stat(out_dir, &st) != 0) return CLI_OK; /* write_report says it is missing */
+    int status = lock_file(out_dir, ".skit-reproduce.lock", shards > 1 ? LOCK_SH : LOCK_EX);
+    if (status != CLI_OK || shards <= 1) return status;
+    char name[64];
+    snprintf(name, sizeof name, ".skit-reproduce.lock.%zu-of-%zu", shard, shards);
+    return lock_file(out_dir, name, LOCK_EX);
+}
+
+/* Plans of another shard count belong to an older run of this directory. */
+static void clear_plans(const char *out_dir, size_t shards)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/done", out_dir);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t i, n;
+        if (sscanf(e->d_name, ".plan-%zu-of-%zu", &i, &n) != 2 || n == shards) continue;
+        snprintf(path, sizeof path, "%s/done/%s", out_dir, e->d_name);
+        unlink(path);
+    }
+    if (d) closedir(d);
+}
+
+/* done/.plan-I-of-N: the experiments shard I of N (1 of 1: a whole run) was
+ * given, one per line, written before any runs: --merge expects exactly
+ * these, and every shard of N. */
+static void write_plan(const char *out_dir, const reproduce_options *o, char *const *names,
+                       size_t count)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/done/.plan-%zu-of-%zu", out_dir, o->shard_index, o->shard_count);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    for (size_t i = 0; i < count; i++)
+        if (selected_experiment(o, names[i], i)) {
+            char name[256];
+            stem(names[i], name, sizeof name);
+            fprintf(f, "%s\n", name);
+        }
+    fclose(f);
+}
 
 /* --shard I/N */
 static int parse_shard(const char *arg, reproduce_options *o)
@@ -164,6 +368,7 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
         {"paper-figures", no_argument, NULL, 'P'},
         {"strict", no_argument, NULL, 'S'},
         {"compare", required_argument, NULL, 'C'},
+        {"allow-partial", no_argument, NULL, 'A'},
         {NULL, 0, NULL, 0}};
     /* clang-format on */
     *o = (reproduce_options){.shard_index = 1, .shard_count = 1};
@@ -202,6 +407,9 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
         case 'C':
             o->compare = optarg;
             break;
+        case 'A':
+            o->allow_partial = 1;
+            break;
         default:
             return cli_usage_error("unknown option '%s' (see 'skit reproduce --help')",
                                    argv[optind - 1]);
@@ -213,6 +421,7 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
     if (o->paper_figures && !cli_source_tree())
         return cli_usage_error("--paper-figures: only a skit run from its build tree knows the "
                                "source tree's paper_figures/ (use --out)");
+    if (o->allow_partial && !o->merge) return cli_usage_error("--allow-partial needs --merge");
     return CLI_OK;
 }
 
@@ -232,7 +441,7 @@ static void free_names(char **names, size_t count)
 /* The output tree, and the environment the experiment scripts read. */
 static int prepare_output(const char *out_dir, int quick, char *abs_out, size_t size)
 {
-    const char *subdirs[] = {"", "/data", "/figures", "/claims", "/notes", "/logs"};
+    const char *subdirs[] = {"", "/data", "/figures", "/claims", "/notes", "/logs", "/done"};
     for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
         char p[4200];
         snprintf(p, sizeof p, "%s%s", out_dir, subdirs[i]);
@@ -270,23 +479,28 @@ static int run_experiment(const char *exp_dir, const char *file, const char *abs
     snprintf(log_path, sizeof log_path, "%s/logs/%s.log", abs_out, name);
     fprintf(stderr, "[%zu/%zu] %-32s ...", run, selected, name);
     fflush(stderr);
+    set_done_marker(abs_out, name, 0); /* an older run's marker no longer holds */
     double t0 = skit_clock_seconds();
     int rc = run_script(script, log_path);
     double dt = skit_clock_seconds() - t0;
     if (rc == 0) {
         fprintf(stderr, " done (%.1f s)\n", dt);
+        set_done_marker(abs_out, name, 1);
         return 0;
     }
     fprintf(stderr, " FAILED (exit %d, %.1f s; see %s)\n", rc, dt, log_path);
-    char claims[4400];
+    char claims[4400], tmp[4500];
     snprintf(claims, sizeof claims, "%s/claims/%s.tsv", abs_out, name);
-    FILE *c = fopen(claims, "w");
-    if (c) {
+    FILE *c;
+    if (skit_atomic_open(claims, tmp, sizeof tmp, &c) == SKIT_OK) {
+        int slot = cli_temp_register(tmp);
         fprintf(c,
                 CLAIMS_HEADER "\nscript\t" CLAIM_SOURCE_RUN "\texperiment script ran to "
-                              "completion\texit status %d (logs/%s.log)\terror\t-\tsingle run\n",
-                rc, name);
-        fclose(c);
+                              "completion\texit status %d after %.1f s (logs/%s.log)\terror\t-\tsingle run\n",
+                rc, dt, name);
+        /* the error row is this experiment's complete record */
+        if (skit_atomic_commit(c, tmp, claims) == SKIT_OK) set_done_marker(abs_out, name, 1);
+        cli_temp_release(slot);
     }
     return 1;
 }
@@ -338,10 +552,11 @@ static const char *comparison_dir(const reproduce_options *o, int quick, const c
 
 /* REPORT.md, verdicts.json, the table; the exit status (--strict: paper
  * claims that fail count as failure) */
-static int finish_report(const char *out_dir, const reproduce_options *o, size_t failed)
+static int finish_report(const char *out_dir, const reproduce_options *o, size_t failed,
+                         const char *missing)
 {
     char cmp_buf[4200];
-    report_options ro = {.quick = run_was_quick(out_dir, o->quick)};
+    report_options ro = {.quick = run_was_quick(out_dir, o->quick), .missing = missing};
     ro.compare_dir = comparison_dir(o, ro.quick, out_dir, cmp_buf, sizeof cmp_buf);
     report_outcome outcome;
     int status = report_write(out_dir, &ro, &outcome);
@@ -372,36 +587,57 @@ int cmd_reproduce(int argc, char **argv)
 
     char *names[MAX_EXPERIMENTS];
     size_t count = 0, selected = 0;
-    if ((!o.merge || o.list) && list_experiments(exp_dir, names, &count) != CLI_OK)
-        return CLI_USAGE;
+    if (list_experiments(exp_dir, names, &count) != CLI_OK) return CLI_USAGE;
     if (o.list) {
         for (size_t i = 0; i < count; i++)
             printf("%s\n", names[i]);
         free_names(names, count);
         return CLI_OK;
     }
-    /* --merge only reads what the shards wrote: it creates nothing */
-    if (o.merge) return finish_report(out_dir, &o, 0);
-    for (size_t i = 0; i < count; i++)
+    /* --merge only reads what the shards wrote: it creates nothing but the
+     * report, and none while an experiment is missing (unless allowed) */
+    if (o.merge) {
+        status = lock_output_dir(out_dir, 0, 1, 1);
+        if (status == CLI_OK) status = merge_report(out_dir, &o, names, count);
+        free_names(names, count);
+        return status;
+    }
+    size_t wanted = 0; /* by --only, over all shards */
+    for (size_t i = 0; i < count; i++) {
+        char name[256];
+        stem(names[i], name, sizeof name);
+        wanted += (size_t)selected_by_only(o.only, name);
         selected += (size_t)selected_experiment(&o, names[i], i);
-    if (selected == 0) {
+    }
+    /* a shard may be left with nothing when --only picks few: it still
+     * records its (empty) plan for --merge */
+    if (wanted == 0 || (selected == 0 && o.shard_count == 1)) {
         free_names(names, count);
         return cli_usage_error("--only/--shard: no experiment selected (see --list)");
     }
-    status = prepare_output(out_dir, o.quick, abs_out, sizeof abs_out);
+    status = lock_output_dir(out_dir, 1, o.shard_index, o.shard_count);
+    if (status == CLI_OK) status = prepare_output(out_dir, o.quick, abs_out, sizeof abs_out);
     if (status != CLI_OK) {
         free_names(names, count);
         return status;
     }
+    clear_plans(abs_out, o.shard_count);
+    write_plan(abs_out, &o, names, count);
     size_t run = 0, failed = 0;
     double t_all = skit_clock_seconds();
     for (size_t i = 0; i < count; i++)
         if (selected_experiment(&o, names[i], i))
             failed += (size_t)run_experiment(exp_dir, names[i], abs_out, ++run, selected);
+    char *missing = o.shard_count == 1 ? missing_experiments(abs_out, names, count) : NULL;
     free_names(names, count);
     fprintf(stderr, "%zu experiments in %.1f s, %zu failed\n", run, skit_clock_seconds() - t_all,
             failed);
-    if (o.shard_count == 1) return finish_report(abs_out, &o, failed);
+    if (o.shard_count == 1) {
+        /* a run of some experiments (--only) says which others are missing */
+        int rc = missing ? finish_report(abs_out, &o, failed, missing) : cli_failure("out of memory");
+        free(missing);
+        return rc;
+    }
     fprintf(stderr, "shard %zu/%zu done; run 'skit reproduce --out %s --merge' after all shards\n",
             o.shard_index, o.shard_count, out_dir);
     return failed ? CLI_FAILED : CLI_OK;

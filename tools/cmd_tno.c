@@ -586,6 +586,8 @@ int cmd_tno(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.seconds = r.error = r.tolerance = NAN;
     rc = read_input(&a, &X, &r);
+    if (rc == CLI_OK && a.verify)
+        rc = cli_check_quadratic_work("--verify (the dense reference)", r.n, r.batch * r.d);
     if (rc == CLI_OK) rc = run_create(&a, &X, &r);
     skit_matrix_free(&X);
     if (rc == CLI_OK) {

@@ -46,6 +46,8 @@ void claims_free(claim_set *set);
 typedef struct report_options {
     int quick;               /* this run used --quick sizes */
     const char *compare_dir; /* NULL, or a run to compare verdicts with */
+    const char *missing;     /* NULL or "": complete; else the experiments that
+                                did not run to completion, named first */
 } report_options;
 
 typedef struct report_outcome {

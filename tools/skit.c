@@ -31,7 +31,8 @@ static void print_help(FILE *f)
         fprintf(f, "  %-12s %s\n", c->name, c->summary);
     fprintf(f, "  %-12s %s\n", "help", "this message");
     fprintf(f, "  %-12s %s\n", "version", "print the version");
-    fprintf(f, "\nExit status: 0 success, 1 computation failed, 2 bad input (nothing written).\n");
+    fprintf(f, "\nExit status: 0 success, 1 computation failed, 2 bad input (nothing written),\n"
+               "3 an output could not be written (disk full, I/O error; nothing written).\n");
 }
 
 int main(int argc, char **argv)
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
             /* the subcommand's argv[0] is "skit <name>", so that the TSV
              * provenance header records the command line as typed */
             argv[1] = ctx;
-            return c->run(argc - 1, argv + 1);
+            return cli_run_command(c, argc - 1, argv + 1);
         }
     }
     return cli_usage_error("unknown command '%s' (see 'skit help')", name);

@@ -171,8 +171,8 @@ int cli_table_save(const cli_table *t, const char *path, int argc, char **argv, 
 {
     if (t->failed) return cli_failure("out of memory");
     skit_tsv_writer *w;
-    int status = skit_tsv_open(&w, path, argc, argv, 1, seed, units);
-    if (status != SKIT_OK) return cli_library_error(status);
+    int status = skit_tsv_open(&w, cli_output_stage(path), argc, argv, 1, seed, units);
+    if (status != SKIT_OK) return cli_write_error(status);
     for (size_t i = 0; i < t->ncomments; i++) skit_tsv_comment(w, "%s", t->comments[i]);
     static const char *const no_names[] = {NULL};
     skit_tsv_columns(w, t->names ? (const char *const *)t->names : no_names);
@@ -184,7 +184,7 @@ int cli_table_save(const cli_table *t, const char *path, int argc, char **argv, 
             fprintf(stream, "%s\n", t->lines[i]);
     }
     status = skit_tsv_close(w);
-    return status == SKIT_OK ? CLI_OK : cli_library_error(status);
+    return status == SKIT_OK ? CLI_OK : cli_write_error(status);
 }
 
 int cli_table_emit(const cli_table *t, const cli_common *common, int argc, char **argv,
@@ -195,10 +195,14 @@ int cli_table_emit(const cli_table *t, const cli_common *common, int argc, char 
     if (status != CLI_OK || !common->plot || !script) return status;
     if (to_file) return cli_plot(script, common->output, common->plot, variables);
     char tmp[256];
-    snprintf(tmp, sizeof tmp, "/tmp/skit-%s-%ld.tsv", script, (long)getpid());
+    const char *dir = getenv("TMPDIR");
+    snprintf(tmp, sizeof tmp, "%s/skit-%s-%ld.tsv", dir && *dir && strlen(dir) < 128 ? dir : "/tmp",
+             script, (long)getpid());
+    int slot = cli_temp_register(tmp);
     status = cli_table_save(t, tmp, argc, argv, common->seed, units);
     if (status == CLI_OK) status = cli_plot(script, tmp, common->plot, variables);
     unlink(tmp);
+    cli_temp_release(slot);
     return status;
 }
 
@@ -227,8 +231,8 @@ int cli_write_matrix(const char *path, int argc, char **argv, int has_seed, uint
                      const char *comment, size_t token_period)
 {
     if (path && strcmp(path, "-") != 0 && cli_ends_with(path, ".npy")) {
-        int status = skit_npy_write(path, data, rows, cols, rows, ndim);
-        return status == SKIT_OK ? CLI_OK : cli_library_error(status);
+        int status = skit_npy_write(cli_output_stage(path), data, rows, cols, rows, ndim);
+        return status == SKIT_OK ? CLI_OK : cli_write_error(status);
     }
     size_t extra = token_period ? 2 : 0, width = cols + extra;
     char **names = calloc(width + 1, sizeof *names);
@@ -247,7 +251,7 @@ int cli_write_matrix(const char *path, int argc, char **argv, int has_seed, uint
         else snprintf(names[j], 32, "%s_%zu", name, j - extra);
     }
     skit_tsv_writer *w = NULL;
-    int status = skit_tsv_open(&w, path, argc, argv, has_seed, seed, NULL);
+    int status = skit_tsv_open(&w, cli_output_stage(path), argc, argv, has_seed, seed, NULL);
     if (status == SKIT_OK) status = skit_tsv_comment(w, "%s", comment);
     if (status == SKIT_OK) status = skit_tsv_columns(w, (const char *const *)names);
     for (size_t i = 0; i < rows && status == SKIT_OK; i++) {
@@ -263,7 +267,7 @@ int cli_write_matrix(const char *path, int argc, char **argv, int has_seed, uint
     free(names);
     free(text);
     free(row);
-    return status == SKIT_OK ? CLI_OK : cli_library_error(status);
+    return status == SKIT_OK ? CLI_OK : cli_write_error(status);
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -303,9 +307,9 @@ static void json_text(FILE *f, const char *s)
 int cli_json_open(cli_json *j, const char *path)
 {
     memset(j, 0, sizeof *j);
-    snprintf(j->path, sizeof j->path, "%s", path);
+    snprintf(j->path, sizeof j->path, "%s", cli_output_stage(path));
     if (skit_atomic_open(j->path, j->tmp, sizeof j->tmp, &j->stream) != SKIT_OK)
-        return cli_library_error(SKIT_EIO);
+        return cli_write_error(SKIT_EIO);
     fputc('{', j->stream);
     j->depth = 1;
     j->first[1] = 1;
@@ -372,6 +376,6 @@ void cli_json_end_array(cli_json *j) { json_end(j, ']'); }
 int cli_json_close(cli_json *j)
 {
     fputs("\n}\n", j->stream);
-    if (skit_atomic_commit(j->stream, j->tmp, j->path) != SKIT_OK) return cli_library_error(SKIT_EIO);
+    if (skit_atomic_commit(j->stream, j->tmp, j->path) != SKIT_OK) return cli_write_error(SKIT_EIO);
     return CLI_OK;
 }

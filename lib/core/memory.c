@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "core/internal.h"
@@ -74,13 +75,71 @@ static size_t read_proc_kib(const char *path, const char *key)
     return value;
 }
 
+/* One unsigned number from a file ("max" or unreadable: 0). */
+static size_t read_number_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    unsigned long long v = 0;
+    if (fscanf(f, "%llu", &v) != 1) v = 0;
+    fclose(f);
+    return (size_t)v;
+}
+
+/* Headroom under RLIMIT_AS (ulimit -v): the limit less the address space
+ * already mapped; SIZE_MAX when unlimited. */
+static size_t address_space_headroom(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return SIZE_MAX;
+    size_t used = read_proc_kib("/proc/self/status", "VmSize");
+    size_t limit = (size_t)rl.rlim_cur;
+    return limit > used ? limit - used : 1;
+}
+
+/* Headroom under the cgroup (v2 memory.max, v1 limit_in_bytes) this
+ * process runs in; SIZE_MAX when there is none. */
+static size_t cgroup_headroom(void)
+{
+    char own[512] = "", limits[3][2][600];
+    FILE *f = fopen("/proc/self/cgroup", "r"); /* v2: the line "0::/path" */
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "0::", 3) == 0) {
+                line[strcspn(line, "\n")] = '\0';
+                snprintf(own, sizeof own, "%s", strcmp(line + 3, "/") ? line + 3 : "");
+            }
+        fclose(f);
+    }
+    snprintf(limits[0][0], sizeof limits[0][0], "/sys/fs/cgroup%s/memory.max", own);
+    snprintf(limits[0][1], sizeof limits[0][1], "/sys/fs/cgroup%s/memory.current", own);
+    snprintf(limits[1][0], sizeof limits[1][0], "/sys/fs/cgroup/memory.max");
+    snprintf(limits[1][1], sizeof limits[1][1], "/sys/fs/cgroup/memory.current");
+    snprintf(limits[2][0], sizeof limits[2][0], "/sys/fs/cgroup/memory/memory.limit_in_bytes");
+    snprintf(limits[2][1], sizeof limits[2][1], "/sys/fs/cgroup/memory/memory.usage_in_bytes");
+    for (size_t i = 0; i < 3; i++) {
+        size_t limit = read_number_file(limits[i][0]);
+        /* v1 reports "no limit" as a huge number near LONG_MAX */
+        if (limit == 0 || limit >= ((size_t)1 << 60)) continue;
+        size_t used = read_number_file(limits[i][1]);
+        return limit > used ? limit - used : 1;
+    }
+    return SIZE_MAX;
+}
+
 size_t skit_memory_available(void)
 {
     size_t avail = read_proc_kib("/proc/meminfo", "MemAvailable");
-    if (avail) return avail;
-    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) return (size_t)pages * (size_t)page;
-    return 0;
+    if (!avail) {
+        long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        if (pages > 0 && page > 0) avail = (size_t)pages * (size_t)page;
+    }
+    if (!avail) avail = SIZE_MAX; /* unknown: the other limits still apply */
+    size_t as = address_space_headroom(), cg = cgroup_headroom();
+    if (as < avail) avail = as;
+    if (cg < avail) avail = cg;
+    return avail == SIZE_MAX ? 0 : avail;
 }
 
 int skit_memory_check(size_t bytes, const char *what)

@@ -26,17 +26,31 @@ int skit_atomic_open(const char *path, char *tmp_path, size_t tmp_size, FILE **s
     return SKIT_OK;
 }
 
+/* The reason a buffered stream failed (0: it did not). A write that failed
+ * earlier left only its error flag; the disk that was full or the device
+ * that failed still is, so one more byte, flushed, gives the reason. */
+static int write_error(FILE *stream)
+{
+    errno = 0;
+    if (!ferror(stream) && fflush(stream) == 0) return 0;
+    if (!ferror(stream)) return errno ? errno : EIO;
+    clearerr(stream);
+    errno = 0;
+    if (fputc('\n', stream) != EOF && fflush(stream) == 0) return EIO;
+    return errno ? errno : EIO;
+}
+
 int skit_atomic_commit(FILE *stream, const char *tmp_path, const char *path)
 {
     SKIT_REQUIRE_PTR(stream);
-    int failed = ferror(stream);
-    if (fclose(stream) != 0) failed = 1;
-    if (failed) {
+    int err = write_error(stream);
+    if (fclose(stream) != 0 && !err) err = errno ? errno : EIO;
+    if (err) {
         unlink(tmp_path);
-        return SKIT_ERROR(SKIT_EIO, "error writing %s", path);
+        return SKIT_ERROR(SKIT_EIO, "error writing %s: %s", path, strerror(err));
     }
     if (rename(tmp_path, path) != 0) {
-        int err = errno;
+        err = errno;
         unlink(tmp_path);
         return SKIT_ERROR(SKIT_EIO, "cannot rename into %s: %s", path, strerror(err));
     }

@@ -18,7 +18,8 @@
 #include "core/internal.h"
 #include "skit/io.h"
 
-/* Longest numeric field accepted ("-1.2345678901234567e-308" is 24). */
+/* Longest numeric field parsed on the stack ("-1.2345678901234567e-308"
+ * is 24); longer ones are parsed from the heap. */
 #define TSV_MAX_FIELD 128
 
 typedef struct growable {
@@ -46,20 +47,30 @@ static int is_space(char ch) { return ch == ' ' || ch == '\r' || ch == '\v' || c
  * *out, possibly non-finite), 0 if not a number. */
 static int parse_number(const char *field, size_t len, double *out, int *range_error)
 {
-    char buf[TSV_MAX_FIELD + 1];
+    char small[TSV_MAX_FIELD + 1];
     *range_error = 0;
-    if (len == 0 || len > TSV_MAX_FIELD) return 0;
+    if (len == 0) return 0;
+    /* a longer field (a number with many digits) gets a buffer of its own */
+    char *buf = len > TSV_MAX_FIELD ? malloc(len + 1) : small;
+    if (!buf) return 0;
     memcpy(buf, field, len);
     buf[len] = '\0';
     errno = 0;
     char *end;
     double v = strtod(buf, &end);
-    if (end != buf + len) return 0;
+    int whole = end == buf + len;
+    if (buf != small) free(buf);
+    if (!whole) return 0;
     /* ERANGE with an infinite result is overflow; underflow to a
      * subnormal or zero is an accurate enough answer and is accepted */
     if (errno == ERANGE && isinf(v)) *range_error = 1;
     *out = v;
     return 1;
+}
+
+static int begins_like_number(const char *field)
+{
+    return field[0] && strchr("+-.0123456789", field[0]) != NULL;
 }
 
 typedef struct field_span {
@@ -110,12 +121,16 @@ static int parse_text(const char *text, size_t length, const char *name, skit_ma
     field_span *fields = NULL;
     size_t fields_cap = 0;
     const char *p = text, *end = text + length;
+    /* a UTF-8 byte-order mark (spreadsheet exports) is not part of the data */
+    if (length >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;
     while (p < end && status == SKIT_OK) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *line_end = nl ? nl : end;
-        size_t len = (size_t)(line_end - p);
-        const char *line = p;
-        p = nl ? nl + 1 : end;
+        const char *line = p, *line_end = p;
+        /* lines end in \n, \r\n or a lone \r (old Mac exports) */
+        while (line_end < end && *line_end != '\n' && *line_end != '\r') line_end++;
+        size_t len = (size_t)(line_end - line);
+        p = line_end;
+        if (p < end && *p == '\r') p++;
+        if (p < end && *p == '\n' && (p == line_end || p[-1] == '\r')) p++;
         line_no++;
         if (memchr(line, '\0', len)) {
             status = SKIT_ERROR(SKIT_EFORMAT, "%s: line %zu contains a NUL byte (binary file?)", name, line_no);
@@ -141,10 +156,12 @@ static int parse_text(const char *text, size_t length, const char *name, skit_ma
             n = split_fields(line, len, fields, fields_cap, &empty_at);
         }
         /* The first non-comment line is a header of column names when its
-         * first field is not a number. */
+         * first field is not a number and does not begin like one: a
+         * malformed number on line 1 is reported, never dropped as a header. */
         double v;
         int range_error;
-        if (rows == 0 && !seen_candidate_header && !parse_number(fields[0].start, fields[0].len, &v, &range_error)) {
+        if (rows == 0 && !seen_candidate_header && !begins_like_number(fields[0].start) &&
+            !parse_number(fields[0].start, fields[0].len, &v, &range_error)) {
             seen_candidate_header = 1;
             continue;
         }
@@ -201,6 +218,17 @@ int skit_tsv_parse(const char *text, size_t length, skit_matrix *out)
     return parse_text(length ? text : "", length, "<tsv text>", out);
 }
 
+/* The most bytes read from a pipe or device, whose size is unknown: what
+ * the values may take (text up to 1/5 of the available memory, as for a
+ * regular file), at most 1 GiB. */
+static size_t stream_limit(const struct stat *st)
+{
+    if (S_ISREG(st->st_mode)) return SIZE_MAX;
+    size_t limit = (size_t)1 << 30, avail = skit_memory_available() / 5;
+    if (avail && avail < limit) limit = avail;
+    return limit < 65536 ? 65536 : limit;
+}
+
 int skit_tsv_read(const char *path, skit_matrix *out)
 {
     SKIT_REQUIRE_PTR(out);
@@ -225,10 +253,17 @@ int skit_tsv_read(const char *path, skit_matrix *out)
         }
     }
     size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, len = 0;
+    size_t limit = stream_limit(&st);
     char *text = malloc(cap);
     int status = text ? SKIT_OK : SKIT_ERROR(SKIT_ENOMEM, "out of memory reading %s", path);
     while (status == SKIT_OK) {
         if (len == cap) {
+            if (len >= limit) {
+                status = SKIT_ERROR(SKIT_ETOOBIG, "%s: not a regular file and longer than %zu MiB "
+                                    "(the limit for a pipe or device, from the memory available); "
+                                    "save it to a file first", path, limit >> 20);
+                break;
+            }
             char *bigger = cap < SIZE_MAX / 2 ? realloc(text, cap * 2) : NULL;
             if (!bigger) {
                 status = SKIT_ERROR(SKIT_ENOMEM, "out of memory reading %s", path);
@@ -238,6 +273,11 @@ int skit_tsv_read(const char *path, skit_matrix *out)
             cap *= 2;
         }
         size_t got = fread(text + len, 1, cap - len, f);
+        /* an endless binary stream (/dev/zero) is refused at its first NUL */
+        if (got && memchr(text + len, '\0', got)) {
+            status = SKIT_ERROR(SKIT_EFORMAT, "%s: contains a NUL byte (binary file?)", path);
+            break;
+        }
         len += got;
         if (got == 0) {
             if (ferror(f)) status = SKIT_ERROR(SKIT_EIO, "cannot read %s: %s", path, strerror(errno));

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,8 +114,11 @@ int skit_tsv_close(skit_tsv_writer *w)
     int status = SKIT_OK;
     if (w->atomic) {
         status = skit_atomic_commit(w->stream, w->tmp_path, w->path);
-    } else if (fflush(w->stream) != 0 || ferror(w->stream)) {
-        status = SKIT_ERROR(SKIT_EIO, "error writing to standard output");
+    } else {
+        errno = 0;
+        if (fflush(w->stream) != 0 || ferror(w->stream))
+            status = SKIT_ERROR(SKIT_EIO, "error writing to standard output: %s",
+                                strerror(errno ? errno : EIO));
     }
     writer_free(w);
     return status;

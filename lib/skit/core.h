@@ -106,8 +106,10 @@ int skit_size_mul(size_t a, size_t b, size_t *out);
 /* *out = a+b; returns SKIT_EOVERFLOW (without raising) on overflow. */
 int skit_size_add(size_t a, size_t b, size_t *out);
 
-/* Bytes of memory currently available to this process (MemAvailable from
- * /proc/meminfo, else physical pages). 0 if unknown. */
+/* Bytes of memory currently available to this process: the smallest of
+ * MemAvailable (/proc/meminfo, else physical pages), the headroom under
+ * RLIMIT_AS (ulimit -v) and under the process's cgroup memory limit. 0 if
+ * unknown. */
 size_t skit_memory_available(void);
 /* SKIT_OK if `bytes` fits in available memory, else raises SKIT_ETOOBIG with
  * a message naming `what` and both byte counts. */

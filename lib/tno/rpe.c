@@ -41,69 +41,61 @@ static int rpe_threads(const tno_rpe *r)
     return 1;
 }
 
-/* The calling thread's share [*lo, *hi) of total items, cut at multiples
- * of align (the last thread takes the rest). */
-static void thread_share(size_t total, size_t align, size_t *lo, size_t *hi)
-{
-    size_t id = 0, team = 1;
-#ifdef _OPENMP
-    id = (size_t)omp_get_thread_num();
-    team = (size_t)omp_get_num_threads();
-#endif
-    *lo = total * id / team / align * align;
-    *hi = id + 1 == team ? total : total * (id + 1) / team / align * align;
-}
+/* Work is cut into pieces of a fixed size, whatever the thread count: a
+ * GEMM's or the sweep's rounding depends on where its column blocks start,
+ * so cuts that moved with the team made the output differ between
+ * --threads values (up to 2.2e-16 at n = 512). Threads take whole pieces. */
+#define PIECE_COLS 256 /* a multiple of the GEMM kernels' 8 and SWEEP_BLOCK 32 */
+#define PIECE_ROWS 16
+
+static size_t pieces_of(size_t total, size_t piece) { return (total + piece - 1) / piece; }
 
 void tno_gemm_cols(const tno_rpe *r, size_t m, size_t cols, size_t k, const double *A, size_t lda,
                    const double *B, size_t ldb, double *C, size_t ldc)
 {
-    int nt = cols >= 256 ? rpe_threads(r) : 1;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        size_t c0, c1;
-        thread_share(cols, 8, &c0, &c1);
-        if (c1 > c0)
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)(c1 - c0), (int)k, 1.0, A,
-                        (int)lda, B + c0, (int)ldb, 0.0, C + c0, (int)ldc);
+    const long pieces = (long)pieces_of(cols, PIECE_COLS);
+    int nt = pieces > 1 ? rpe_threads(r) : 1;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (long i = 0; i < pieces; i++) {
+        size_t c0 = (size_t)i * PIECE_COLS, c1 = SKIT_MIN(cols, c0 + PIECE_COLS);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)(c1 - c0), (int)k, 1.0, A,
+                    (int)lda, B + c0, (int)ldb, 0.0, C + c0, (int)ldc);
     }
 }
 
 /* Split by rows of A (channels): the rows apply of the circulant engine
- * hands each thread a contiguous range of channels under the same split,
- * so a thread reads the spectra it wrote from its own cache. */
+ * hands each thread a contiguous range of channels, so a thread mostly
+ * reads the spectra it wrote from its own cache. */
 void tno_gemm_rows(const tno_rpe *r, size_t m, size_t cols, size_t k, const double *A, size_t lda,
                    const double *B, size_t ldb, double *C, size_t ldc)
 {
-    int nt = m >= 16 && cols >= 64 ? rpe_threads(r) : 1;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        size_t r0, r1;
-        thread_share(m, 8, &r0, &r1);
-        if (r1 > r0)
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(r1 - r0), (int)cols, (int)k, 1.0,
-                        A + r0 * lda, (int)lda, B, (int)ldb, 0.0, C + r0 * ldc, (int)ldc);
+    const long pieces = (long)pieces_of(m, PIECE_ROWS);
+    int nt = pieces > 1 && cols >= 64 ? rpe_threads(r) : 1;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (long i = 0; i < pieces; i++) {
+        size_t r0 = (size_t)i * PIECE_ROWS, r1 = SKIT_MIN(m, r0 + PIECE_ROWS);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(r1 - r0), (int)cols, (int)k, 1.0,
+                    A + r0 * lda, (int)lda, B, (int)ldb, 0.0, C + r0 * ldc, (int)ldc);
     }
 }
 
-/* The calling thread's pieces of nseg (<= 2) segments of len[s] columns,
- * taken in order and split evenly over the team: piece i is count[i]
- * columns from offset off[i] of segment seg[i]; returns the pieces. */
-static int segment_pieces(int nseg, const size_t *len, int seg[2], size_t off[2], size_t count[2])
+/* Pieces of nseg (<= 2) segments of len[s] columns: each segment cut into
+ * PIECE_COLS columns. */
+static size_t segment_piece_count(int nseg, const size_t *len)
 {
-    size_t total = 0, a, b, before = 0;
-    int pieces = 0;
-    for (int s = 0; s < nseg; s++) total += len[s];
-    thread_share(total, 1, &a, &b);
-    for (int s = 0; s < nseg; s++) {
-        size_t from = SKIT_MAX(a, before), to = SKIT_MIN(b, before + len[s]);
-        if (to > from) {
-            seg[pieces] = s;
-            off[pieces] = from - before;
-            count[pieces++] = to - from;
-        }
-        before += len[s];
-    }
-    return pieces;
+    size_t total = 0;
+    for (int s = 0; s < nseg; s++) total += pieces_of(len[s], PIECE_COLS);
+    return total;
+}
+
+/* Piece i: count columns from offset off of segment seg. */
+static void segment_piece(int nseg, const size_t *len, size_t i, int *seg, size_t *off, size_t *count)
+{
+    int s = 0;
+    while (s + 1 < nseg && i >= pieces_of(len[s], PIECE_COLS)) i -= pieces_of(len[s++], PIECE_COLS);
+    *seg = s;
+    *off = i * PIECE_COLS;
+    *count = SKIT_MIN(len[s] - *off, (size_t)PIECE_COLS);
 }
 
 int tno_rpe_sweeps(const tno_rpe *r) { return r->mlp && skit_mlp_outputs_sweep_able(r->mlp, r->count); }
@@ -111,17 +103,16 @@ int tno_rpe_sweeps(const tno_rpe *r) { return r->mlp && skit_mlp_outputs_sweep_a
 int tno_rpe_features(const tno_rpe *r)
 {
     const size_t ld = r->ld, ws = skit_mlp_outputs_workspace(r->mlp);
-    int nt = rpe_threads(r);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int seg[2];
-        size_t off[2], count[2];
-        const int pieces = segment_pieces(r->nseg, r->len, seg, off, count);
-        for (int i = 0; i < pieces; i++) {
-            const size_t col = r->start[seg[i]] + off[i];
-            skit_mlp_features(r->mlp, count[i], r->in + col, r->scale + col, r->F + col, ld,
-                              r->work + thread_id() * ws);
-        }
+    const long pieces = (long)segment_piece_count(r->nseg, r->len);
+    int nt = pieces > 1 ? rpe_threads(r) : 1;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+    for (long i = 0; i < pieces; i++) {
+        int seg;
+        size_t off, count;
+        segment_piece(r->nseg, r->len, (size_t)i, &seg, &off, &count);
+        const size_t col = r->start[seg] + off;
+        skit_mlp_features(r->mlp, count, r->in + col, r->scale + col, r->F + col, ld,
+                          r->work + thread_id() * ws);
     }
     return SKIT_OK;
 }
@@ -199,22 +190,24 @@ int tno_rpe_sweep(tno_rpe *r, int nseg, const size_t *start, const size_t *len, 
                   const size_t *lo, size_t split, size_t part, size_t *changes)
 {
     const size_t ws = skit_mlp_outputs_workspace(r->mlp), rows = r->outputs;
-    int nt = rpe_threads(r), status = SKIT_OK, team = 1;
+    const long pieces = (long)segment_piece_count(nseg, len);
+    int nt = pieces > 1 ? rpe_threads(r) : 1, status = SKIT_OK, team = 1;
     size_t cuts = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1) reduction(min : status) reduction(+ : cuts)
     {
-        int seg[2];
-        size_t off[2], count[2];
-        const int pieces = segment_pieces(nseg, len, seg, off, count);
         double *rss = r->row_ss + thread_id() * rows;
 #ifdef _OPENMP
         if (thread_id() == 0) team = omp_get_num_threads();
 #endif
         for (size_t k = 0; k < rows; k++) rss[k] = 0.0;
-        for (int i = 0; i < pieces; i++) {
-            const size_t col = start[seg[i]] + off[i];
-            int st = skit_mlp_outputs_sweep(r->mlp, count[i], r->in + col, r->scale + col,
-                                            out + lo[seg[i]] + off[i], ld, split, part, rss, &cuts,
+#pragma omp for schedule(static)
+        for (long i = 0; i < pieces; i++) {
+            int seg;
+            size_t off, count;
+            segment_piece(nseg, len, (size_t)i, &seg, &off, &count);
+            const size_t col = start[seg] + off;
+            int st = skit_mlp_outputs_sweep(r->mlp, count, r->in + col, r->scale + col,
+                                            out + lo[seg] + off, ld, split, part, rss, &cuts,
                                             r->work + thread_id() * ws);
             if (st < status) status = st;
         }

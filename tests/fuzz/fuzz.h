@@ -25,6 +25,10 @@ int skit_fuzz_tsv(const uint8_t *data, size_t size);
  * fuzz_cli.c); words with '/' and integers above a cap are refused. */
 int skit_fuzz_cli(const char *command, const uint8_t *data, size_t size);
 
+/* `skit reproduce --merge [--allow-partial]` over an output directory built
+ * from the bytes (claims, notes, completion markers; see fuzz_cli.c). */
+int skit_fuzz_merge(const uint8_t *data, size_t size);
+
 /* Prints an invariant violation with the input and aborts. */
 void skit_fuzz_fail(const char *target, const uint8_t *data, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 4, 5), noreturn));

@@ -18,8 +18,9 @@
  *     python is ever started (plots fail with status 1 instead);
  *   - stdout and stderr are captured in memory during the command.
  * Bounded run time: a subcommand's work grows with its size arguments, so an
- * input with an integer literal above FUZZ_INT_CAP (plain, "2^k" or in a
- * list; --seed values excepted) is refused, modes whose default sizes take
+ * input with an integer literal above FUZZ_INT_CAP and below FUZZ_HUGE
+ * (plain, "2^k" or in a list; --seed values excepted) is refused (huge ones
+ * must meet the size refusals), modes whose default sizes take
  * seconds get small sizes in front of the input's words (small_defaults;
  * the input's own options override them), and under libFuzzer
  * skit_memory_check refuses requests above FUZZ_MEMORY_CAP bytes
@@ -50,6 +51,11 @@
 #include "fuzz.h"
 
 #define FUZZ_INT_CAP 64
+/* Integers from here up are let through: sizes this large must be refused
+ * before any work by the size, memory (capped under libFuzzer, hooks.c) and
+ * O(n^2) checks, or run within libFuzzer's -timeout and -rss_limit_mb (see
+ * run-fuzzers.sh); the sizes in between would only make the fuzzer slow. */
+#define FUZZ_HUGE (1ull << 20)
 #define FUZZ_MAX_WORDS 64
 #define STOP_WORD "--skit-fuzz-stop"
 
@@ -252,7 +258,7 @@ static int has_big_integer(const char *w)
             unsigned long long v = literal_value(p, &end);
             int floating = before == '.' || before == 'e' || before == 'E' || *end == 'e' || *end == 'E' ||
                            (*end == '.' && end[1] != '.');
-            if (!floating && v > FUZZ_INT_CAP) return 1;
+            if (!floating && v > FUZZ_INT_CAP && v < FUZZ_HUGE) return 1;
             p = end;
         } else {
             p++;
@@ -466,7 +472,7 @@ int skit_fuzz_cli(const char *command, const uint8_t *data, size_t size)
         if (setjmp(stop_point)) validated = 1;
     }
 #endif
-    rc = validated ? CLI_OK : cmd->run(argc, argv);
+    rc = validated ? CLI_OK : cli_run_command(cmd, argc, argv);
 #ifdef SKIT_FUZZ_HOOKS
     if (stop_before_work) {
         stop_armed = 0;
@@ -483,7 +489,7 @@ int skit_fuzz_cli(const char *command, const uint8_t *data, size_t size)
                 err_len && err_text[err_len - 1] == '\n' ? "" : "\n");
     char label[80];
     snprintf(label, sizeof label, "cli %s", cmd->name);
-    if (rc != CLI_OK && rc != CLI_FAILED && rc != CLI_USAGE)
+    if (rc != CLI_OK && rc != CLI_FAILED && rc != CLI_USAGE && rc != CLI_IO)
         skit_fuzz_fail(label, data, size, "exit status %d (stderr: %s)", rc, err_text);
     /* (a placeholder of a subcommand not written yet fails at once) */
     if (parse_only && rc == CLI_FAILED && !strstr(err_text, "not implemented yet") && !strstr(err_text, "not built yet"))
@@ -508,5 +514,121 @@ int skit_fuzz_cli(const char *command, const uint8_t *data, size_t size)
     free(out_text);
     free(err_text);
     free(text);
+    return 0;
+}
+
+/* ---- `skit reproduce --merge` over a fuzzed output directory -------------
+ * The input describes the directory, one record a line: the first byte is
+ * the kind, the second (mod 3) picks experiment 01_a, 02_b or 03_c, the
+ * rest is the file's text ('\x01' stands for a newline):
+ *   c claims/<exp>.tsv   n notes/<exp>.md   d done/<exp> (marker)
+ *   q claims/.quick      j claims/<rest>.tsv (any name)   p --allow-partial
+ * Invariants: status 0, 1 or 3 (2 only for a directory it cannot read);
+ * REPORT.md exists exactly when the status is 0; without --allow-partial a
+ * report needs every marker; a report with a missing experiment says so in
+ * its first lines; no temporary file is left. */
+static const char *const merge_experiments[] = {"01_a", "02_b", "03_c"};
+
+static void merge_write(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    for (size_t i = 0; i < len; i++) fputc(text[i] == '\x01' ? '\n' : text[i], f);
+    fclose(f);
+}
+
+/* Builds the directory from the records; returns the --allow-partial flag,
+ * sets done[] to the markers written. */
+static int merge_build(const char *data, size_t size, int done[3])
+{
+    int allow = 0;
+    for (size_t a = 0; a < size;) {
+        const char *nl = memchr(data + a, '\n', size - a);
+        size_t b = nl ? (size_t)(nl - data) : size, len = b - a;
+        const char *rec = data + a;
+        a = b + 1;
+        if (len < 2 || memchr(rec, '\0', len) || memchr(rec, '/', len)) continue;
+        int e = (unsigned char)rec[1] % 3;
+        char path[512];
+        const char *text = rec + 2;
+        size_t tlen = len - 2 > 400 ? 400 : len - 2;
+        switch (rec[0]) {
+        case 'c': snprintf(path, sizeof path, "out/claims/%s.tsv", merge_experiments[e]); break;
+        case 'n': snprintf(path, sizeof path, "out/notes/%s.md", merge_experiments[e]); break;
+        case 'd': snprintf(path, sizeof path, "out/done/%s", merge_experiments[e]); done[e] = 1; break;
+        case 'q': snprintf(path, sizeof path, "out/claims/.quick"); break;
+        case 'j': snprintf(path, sizeof path, "out/claims/%.*s.tsv", (int)(tlen > 60 ? 60 : tlen), text); break;
+        case 'p': allow = 1; continue;
+        default: continue;
+        }
+        merge_write(path, text, tlen);
+    }
+    return allow;
+}
+
+int skit_fuzz_merge(const uint8_t *data, size_t size)
+{
+    init_once();
+    reset_workdir();
+    static const char *const dirs[] = {"out", "out/claims", "out/notes", "out/done", "data",
+                                       "data/experiments", "data/plots"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) mkdir(dirs[i], 0777);
+    for (size_t i = 0; i < 3; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "data/experiments/%s.sh", merge_experiments[i]);
+        merge_write(path, "true", 4);
+    }
+    int done[3] = {0, 0, 0};
+    int allow = merge_build((const char *)data, size, done);
+    char datadir[512], saved[512];
+    snprintf(datadir, sizeof datadir, "%s/data", workdir);
+    snprintf(saved, sizeof saved, "%s", getenv("SKIT_DATADIR") ? getenv("SKIT_DATADIR") : "");
+    setenv("SKIT_DATADIR", datadir, 1);
+    char a0[] = "reproduce", a1[] = "--out", a2[] = "out", a3[] = "--merge", a4[] = "--allow-partial";
+    char *argv[] = {a0, a1, a2, a3, allow ? a4 : NULL, NULL};
+    int argc = allow ? 5 : 4;
+    optind = 0;
+    cli_set_context("skit reproduce");
+    skit_clear_error();
+    char *out_text = NULL, *err_text = NULL;
+    size_t out_len = 0, err_len = 0;
+    FILE *saved_out = stdout, *saved_err = stderr;
+    FILE *out = open_memstream(&out_text, &out_len), *err = open_memstream(&err_text, &err_len);
+    if (!out || !err) abort();
+    stdout = out;
+    stderr = err;
+    int rc = cli_run_command(find_command("reproduce"), argc, argv);
+    stdout = saved_out;
+    stderr = saved_err;
+    fclose(out);
+    fclose(err);
+    setenv("SKIT_DATADIR", saved, 1);
+    const char *label = "reproduce --merge";
+    FILE *report = fopen("out/REPORT.md", "r");
+    char head[512] = "";
+    size_t got = report ? fread(head, 1, sizeof head - 1, report) : 0;
+    head[got] = '\0';
+    if (report) fclose(report);
+    int complete = done[0] && done[1] && done[2];
+    if (rc != CLI_OK && rc != CLI_FAILED && rc != CLI_IO)
+        skit_fuzz_fail(label, data, size, "exit status %d (stderr: %s)", rc, err_text);
+    if ((rc == CLI_OK) != (report != NULL))
+        skit_fuzz_fail(label, data, size, "exit %d %s REPORT.md", rc, report ? "but wrote" : "without");
+    if (rc == CLI_OK && !complete && !allow)
+        skit_fuzz_fail(label, data, size, "a report although an experiment has no marker");
+    if (rc == CLI_OK && !complete && !strstr(head, "Partial report"))
+        skit_fuzz_fail(label, data, size, "a partial report that does not say so first: %.200s", head);
+    if (rc == CLI_OK && complete && strstr(head, "Partial report"))
+        skit_fuzz_fail(label, data, size, "a complete run reported as partial");
+    if (rc == CLI_FAILED && complete)
+        skit_fuzz_fail(label, data, size, "exit 1 with every marker present (stderr: %s)", err_text);
+    DIR *d = opendir("out");
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strstr(e->d_name, ".tmp."))
+            skit_fuzz_fail(label, data, size, "left the temporary file '%s'", e->d_name);
+    if (d) closedir(d);
+    free(out_text);
+    free(err_text);
     return 0;
 }

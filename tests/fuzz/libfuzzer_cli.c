@@ -5,6 +5,7 @@
  * script fuzzes each of them). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "fuzz.h"
@@ -19,6 +20,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc, (void)argv;
     if (getenv("SKIT_FUZZ_LIST_COMMANDS")) {
         for (const cli_command *c = cli_commands; c->name; c++) printf("%s\n", c->name);
+        printf("merge\n"); /* reproduce --merge over a fuzzed output directory */
         exit(0);
     }
     const char *env = getenv("SKIT_FUZZ_COMMAND");
@@ -26,4 +28,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return skit_fuzz_cli(command, data, size); }
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (command && !strcmp(command, "merge")) return skit_fuzz_merge(data, size);
+    return skit_fuzz_cli(command, data, size);
+}

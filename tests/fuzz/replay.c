@@ -6,7 +6,8 @@
  *   test_fuzz_replay [CORPUS_DIR]   (default $SKIT_DATADIR/tests/fuzz/corpus)
  *
  * Subdirectories: npy/ and tsv/ (the readers), cli-<command>/ (argument
- * words of `skit <command>`, one per line). A broken invariant aborts. */
+ * words of `skit <command>`, one per line), cli-merge/ (output directories for
+ * `skit reproduce --merge`). A broken invariant aborts. */
 #include "config.h"
 
 /* tools/skit.c is compiled into this program with -Dmain=skit_tool_main */
@@ -78,6 +79,7 @@ static long replay_dir(const char *dir, const char *target)
         fprintf(stderr, "%s\n", path); /* names the input if it crashes */
         if (!strcmp(target, "npy")) skit_fuzz_npy(data, size);
         else if (!strcmp(target, "tsv")) skit_fuzz_tsv(data, size);
+        else if (!strcmp(target, "cli-merge")) skit_fuzz_merge(data, size);
         else skit_fuzz_cli(target + 4, data, size);
         free(data);
         free(names[i]);
@@ -118,7 +120,7 @@ int main(int argc, char **argv)
     int failed = 0;
     for (size_t i = 0; i < ntargets; i++) {
         const char *t = targets[i];
-        int known = !strcmp(t, "npy") || !strcmp(t, "tsv");
+        int known = !strcmp(t, "npy") || !strcmp(t, "tsv") || !strcmp(t, "cli-merge");
         for (const cli_command *c = cli_commands; !known && c->name; c++)
             known = !strncmp(t, "cli-", 4) && !strcmp(t + 4, c->name);
         if (!known) {

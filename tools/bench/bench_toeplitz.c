@@ -620,7 +620,8 @@ static int timing_measure(const options *o, int scipy_ok, cli_table *t, row *row
     skit_rng_seed(&rng, o->common.seed);
     cli_progress_start(&o->common);
     for (size_t i = 0; i < o->nsizes; i++) {
-        if (time_one_size(o, o->sizes[i], scipy_ok, &rng, &rows[i]) != CLI_OK) return CLI_FAILED;
+        int status = time_one_size(o, o->sizes[i], scipy_ok, &rng, &rows[i]);
+        if (status != CLI_OK) return status; /* a refusal (too large) stays exit 2 */
         cli_table_row_numbers(t, (const double *)&rows[i], ROW_FIELDS);
     }
 #ifdef OPENBLAS_VERSION

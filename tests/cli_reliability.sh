@@ -1,0 +1,250 @@
+# tests/cli_reliability.sh — outputs that are never lost, half-written or
+# left behind, honest exit statuses, tolerant but never silent input
+# parsing (issue 18). Each block names the case it guards.
+. "$(dirname "$0")/cli_lib.sh"
+
+D=$TMP/in
+O=$TMP/o
+mkdir -p "$D" "$O"
+printf '%s\n' 0.1 -0.2 0.3 2 0.3 -0.2 0.1 > "$D/c.tsv"
+printf '%s\n' 1 2 3 4 > "$D/x.tsv"
+
+# run ARGS...: skit with stdout/stderr to $TMP/stdout, $TMP/stderr; $rc
+run() { "$SKIT" "$@" >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?; }
+# expect RC WORD WHAT: the last run's status and a word of its stderr
+expect() {
+  if [ "$rc" -ne "$1" ]; then fail "$3: exit $rc, expected $1 ($(head -c 400 "$TMP/stderr"))"
+  elif [ -n "$2" ] && ! grep -q -- "$2" "$TMP/stderr"; then fail "$3: stderr lacks '$2': $(head -c 400 "$TMP/stderr")"
+  else pass; fi
+}
+# empty_dir DIR WHAT: nothing (no output, no temporary) left in DIR
+empty_dir() {
+  if [ -n "$(ls -A "$1")" ]; then fail "$2: left $(ls -A "$1" | tr '\n' ' ')"; else pass; fi
+}
+fresh() { rm -rf "$O" && mkdir -p "$O"; }
+
+# ---- two outputs on one path: exit 2 naming both options ---------------------
+fresh
+run tno --n 16 --d 2 --coeffs "$O/t.npy" -o "$O/t.npy"
+expect 2 "--coeffs" "tno --coeffs X -o X"; grep -q -- "-o" "$TMP/stderr" || fail "tno: message lacks -o"
+empty_dir "$O" "tno --coeffs X -o X"
+run tno --n 16 --d 2 --save-params "$O/p.npy" -o "$O/./p.npy"
+expect 2 "--save-params" "tno --save-params X -o ./X"
+run tno --n 16 --d 2 --stats "$O/s.tsv" -o "$O/sub/../s.tsv"
+expect 2 "" "tno --stats X -o sub/../X"   # sub/ does not exist: refused either way
+mkdir -p "$O/sub"
+run tno --n 16 --d 2 --stats "$O/s.tsv" -o "$O/sub/../s.tsv"
+expect 2 "--stats" "tno --stats X -o sub/../X"
+rmdir "$O/sub"
+ln -s s.tsv "$O/link.tsv"
+run tno --n 16 --d 2 --stats "$O/s.tsv" -o "$O/link.tsv"
+expect 2 "--stats" "tno --stats X -o (symlink to X)"
+rm -f "$O/link.tsv"
+run ski-bound --n 16 --r 4 --plot "$O/b.png" -o "$O/b.png"
+expect 2 "--plot" "ski-bound --plot X -o X"
+run mra haar --n 64 --matrix-out "$O/m.tsv" -o "$O/m.tsv"
+expect 2 "--matrix-out" "mra haar --matrix-out X -o X"
+run mra haar --n 64 --matrix-out "$O/m.tsv" --histogram-out "$O/m.tsv"
+expect 2 "--histogram-out" "mra haar --matrix-out X --histogram-out X"
+run toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.tsv" -o "$O/y.tsv" --plot "$O/y.tsv"
+expect 2 "" "toeplitz -o X --plot X"
+run bench toeplitz --sizes 16 --json "$O/b.json" -o "$O/b.json"
+expect 2 "--json" "bench toeplitz --json X -o X"
+run ski-bound --study extrapolation --n-train 16 --factor 2 --curves "$O/c.tsv" -o "$O/c.tsv"
+expect 2 "--curves" "ski-bound --curves X -o X"
+empty_dir "$O" "same-path refusals"
+
+# ---- all outputs commit together; write failures: strerror, exit 3 -----------
+# RLIMIT_FSIZE (ulimit -f, in blocks of 1024 bytes) makes a large write fail
+# with EFBIG while a small one succeeds: the secondary output fails, the
+# primary must not remain.
+fresh
+# y.npy: 128 KiB, the coefficients 256 KiB, the limit 192 KiB
+(trap '' XFSZ; ulimit -f 192; "$SKIT" tno --n 2048 --d 8 --seed 1 -o "$O/y.npy" --stats "$O/s.tsv" \
+   --coeffs "$O/big.npy" >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+expect 3 "File too large" "tno: --coeffs fails on a full disk"
+empty_dir "$O" "tno: --coeffs fails (all outputs commit together)"
+(trap '' XFSZ; ulimit -f 192; "$SKIT" tno --n 512 --d 8 --seed 1 -o "$O/y.npy" --stats "$O/s.tsv" \
+   --coeffs "$O/co.npy" >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+expect 0 "" "tno: three small outputs under the same limit"
+[ -s "$O/y.npy" ] && [ -s "$O/s.tsv" ] && [ -s "$O/co.npy" ] && pass || fail "tno: outputs missing after success"
+fresh
+(trap '' XFSZ; ulimit -f 4; "$SKIT" ski-bound --study extrapolation --n-train 64 --factor 4 \
+   --curves "$O/c.tsv" -o "$O/e.tsv" >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+expect 3 "File too large" "ski-bound: --curves fails on a full disk"
+empty_dir "$O" "ski-bound: --curves fails"
+# stdout that cannot be written: I/O failure, not bad input
+run toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.tsv"
+"$SKIT" toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.tsv" >/dev/full 2>"$TMP/stderr"; rc=$?
+expect 3 "No space left on device" "stdout on /dev/full"
+
+# ---- --plot to a temporary file, checked, then renamed ------------------------
+if command -v gnuplot >/dev/null 2>&1; then
+  for ext in png svg; do
+    fresh
+    fresh
+    (trap '' XFSZ; ulimit -f 2; "$SKIT" mra haar --n 64 --keep 0.1 -o "$O/h.tsv" --plot "$O/h.$ext" \
+       >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+    expect 3 "incomplete" "--plot $ext on a full disk"
+    empty_dir "$O" "--plot $ext on a full disk"
+  done
+  fresh
+  run mra haar --n 64 --keep 0.1 -o "$O/h.tsv" --plot "$O/h.svg"
+  expect 0 "" "--plot svg"
+  [ -s "$O/h.svg" ] && [ -s "$O/h.tsv" ] && pass || fail "--plot svg: figure or table missing"
+else
+  echo "skipped: --plot cases (no gnuplot)"
+fi
+
+# ---- signals: temporaries removed, then death by the signal -------------------
+fresh
+"$SKIT" bench toeplitz --sizes 2^12..2^20 --no-scipy -o "$O/b.tsv" --json "$O/b.json" \
+    >"$TMP/stdout" 2>"$TMP/stderr" &
+pid=$!
+sleep 3
+kill -TERM $pid
+wait $pid; rc=$?
+[ $rc -eq 143 ] && pass || fail "SIGTERM during bench: exit $rc, expected 143 (death by SIGTERM)"
+empty_dir "$O" "SIGTERM during bench -o FILE"
+
+# a large table being written when SIGTERM comes: its temporary goes too
+fresh
+"$SKIT" tno --n 2^20 --d 8 -o "$O/y.tsv" >"$TMP/stdout" 2>"$TMP/stderr" &
+pid=$!
+for _ in $(seq 600); do ls "$O" | grep -q '\.tmp\.' && break; sleep 0.1; done
+kill -TERM $pid
+wait $pid; rc=$?
+[ $rc -eq 143 ] && pass || fail "SIGTERM while writing -o FILE: exit $rc, expected 143"
+empty_dir "$O" "SIGTERM while writing -o FILE"
+
+# ---- reproduce: completion markers, --merge, --allow-partial, the lock --------
+FAKE=$TMP/datadir
+mkdir -p "$FAKE/experiments" "$FAKE/plots"
+cp "$(dirname "$0")/../experiments/common.sh" "$FAKE/experiments/"
+for e in 01_one 02_two 03_three; do
+  cat > "$FAKE/experiments/$e.sh" <<'EOF'
+. "$SKIT_DATADIR/experiments/common.sh"
+[ -n "${SLOW_EXPERIMENT:-}" ] && [ "$EXP" = "$SLOW_EXPERIMENT" ] && sleep 30
+claim c1 "a claim" 1 holds "-"
+echo "note of $EXP" | note
+EOF
+done
+R=$TMP/rep
+SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R" --shard 1/3 >"$TMP/stdout" 2>"$TMP/stderr" || fail "reproduce shard: $(cat "$TMP/stderr")"
+SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge
+expect 1 "shard 2/3, shard 3/3" "--merge after one of three shards"
+[ ! -e "$R/REPORT.md" ] && pass || fail "--merge wrote REPORT.md for an incomplete run"
+SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge --allow-partial
+expect 0 "" "--merge --allow-partial"
+head -n 4 "$R/REPORT.md" | tr '\n' ' ' | grep -q "Partial report.*shard 2/3, shard 3/3" && pass ||
+  fail "partial REPORT.md does not say which experiments are missing: $(head -n 3 "$R/REPORT.md")"
+# shards of one run may run at the same time (they share the directory lock)
+SKIT_DATADIR=$FAKE SLOW_EXPERIMENT=02_two "$SKIT" reproduce --out "$R" --shard 2/3 >/dev/null 2>&1 &
+pid=$!
+sleep 1
+SKIT_DATADIR=$FAKE run reproduce --out "$R" --shard 3/3
+expect 0 "" "two shards of one run at the same time"
+SKIT_DATADIR=$FAKE run reproduce --out "$R" --shard 2/3
+expect 2 "in use by PID $pid" "the same shard twice at the same time"
+SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge
+expect 2 "in use by PID" "--merge while a shard runs"
+kill -TERM $pid; wait $pid
+SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R" --shard 2/3 >/dev/null 2>&1
+# --only: the plan holds only what was selected
+R3=$TMP/rep3
+SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R3" --only 01_one,03_three --shard 1/2 >/dev/null 2>&1
+SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R3" --only 01_one,03_three --shard 2/2 >/dev/null 2>&1
+SKIT_DATADIR=$FAKE run reproduce --out "$R3" --merge
+expect 0 "" "--merge of shards run with --only"
+SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge
+expect 0 "" "--merge after every shard"
+grep -q "Partial" "$R/REPORT.md" && fail "complete REPORT.md says partial" || pass
+# interrupted: SIGTERM while 02_two runs; its marker must not exist, no
+# temporary left, the experiment's process group stopped
+R2=$TMP/rep2
+SKIT_DATADIR=$FAKE SLOW_EXPERIMENT=02_two "$SKIT" reproduce --out "$R2" >"$TMP/stdout" 2>"$TMP/stderr" &
+pid=$!
+for _ in $(seq 50); do [ -e "$R2/notes/.02_two.md.tmp".* ] 2>/dev/null && break; ls "$R2/notes" 2>/dev/null | grep -q '02_two' && break; sleep 0.2; done
+sleep 0.5
+# a second run on the same directory: refused while the first holds it
+SKIT_DATADIR=$FAKE run reproduce --out "$R2"
+expect 2 "in use by PID $pid" "concurrent reproduce --out SAME"
+kill -TERM $pid
+wait $pid; rc=$?
+[ $rc -eq 143 ] && pass || fail "SIGTERM during reproduce: exit $rc, expected 143"
+sleep 0.5
+if pgrep -f "sleep 30" -P "$(pgrep -d, -f "$FAKE/experiments/02_two.sh" || echo 1)" >/dev/null 2>&1 ||
+   pgrep -f "$FAKE/experiments/02_two.sh" >/dev/null; then
+  fail "SIGTERM during reproduce: the experiment script still runs"
+else pass; fi
+leftover=$(find "$R2" -name '*.tmp*')
+[ -z "$leftover" ] && pass || fail "SIGTERM during reproduce left: $leftover"
+[ -e "$R2/done/01_one" ] && [ ! -e "$R2/done/02_two" ] && pass || fail "markers after an interrupted run: $(ls "$R2/done")"
+SKIT_DATADIR=$FAKE run reproduce --out "$R2" --merge
+expect 1 "02_two" "--merge after an interrupted run"
+
+# ---- memory: RLIMIT_AS counts in the pre-check (exit 2, not a late exit 1) ----
+(ulimit -v 2000000; "$SKIT" toeplitz matvec --method dense --coeffs "$D/c.tsv" --x "$D/x.tsv" >/dev/null 2>&1) ||
+  fail "toeplitz under ulimit -v: a small run must still work"
+(ulimit -v 2000000; "$SKIT" ski-bound --n 8192 --r 128 -o "$O/s.tsv" >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+expect 2 "available" "ski-bound --n 8192 --r 128 under ulimit -v 2000000"
+(ulimit -v 2000000; "$SKIT" mra --n 2^22 --methods mra2 -o "$O/m.tsv" >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+expect 2 "" "mra --n 2^22 under ulimit -v 2000000"
+awk 'BEGIN { for (i = 0; i < 39999; i++) print 0.001 }' > "$D/c20000.tsv"
+awk 'BEGIN { for (i = 0; i < 20000; i++) print 1 }' > "$D/x20000.tsv"
+(ulimit -v 2000000; "$SKIT" toeplitz matvec --method dense --coeffs "$D/c20000.tsv" --x "$D/x20000.tsv" \
+   -o "$O/y.tsv" >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+expect 2 "available" "toeplitz matvec --method dense at n = 20000 under ulimit -v 2000000"
+(ulimit -v 2000000; "$SKIT" bench toeplitz --sizes 2^24 --no-scipy --no-solve -o "$O/b.tsv" \
+   >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+expect 2 "available" "bench toeplitz --sizes 2^24 under ulimit -v 2000000"
+(ulimit -v 2000000; timeout 60 "$SKIT" decay summary --fft-size 2^22 --width 4096 -o "$O/d.tsv" \
+   >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+expect 2 "2^40" "decay summary --fft-size 2^22 --width 4096"
+empty_dir "$O" "refusals under ulimit -v"
+
+# ---- unbounded input: refused promptly --------------------------------------
+timeout 20 "$SKIT" toeplitz matvec --coeffs "$D/c.tsv" --x /dev/zero >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+expect 2 "NUL" "--x /dev/zero"
+(ulimit -v 2000000; yes 1 | timeout 60 "$SKIT" toeplitz matvec --coeffs "$D/c.tsv" --x /dev/stdin \
+   >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+expect 2 "not a regular file" "--x endless pipe"
+
+# ---- O(n^2) work capped, with the limit and the reason --------------------
+run tno --n 2^20 --d 64 --verify -o "$O/y.npy"
+expect 2 "2^40" "tno --n 2^20 --d 64 --verify"
+run mra --n 2^20 --methods exact -o "$O/m.tsv"
+expect 2 "2^40" "mra --n 2^20 --methods exact"
+run mra bounds --n 2^20 -o "$O/m.tsv"
+expect 2 "2^40" "mra bounds --n 2^20"
+empty_dir "$O" "O(n^2) caps"
+
+# ---- lenient parsing --------------------------------------------------------
+expect_usage_error "empty item" mra --n 8,,16
+expect_usage_error "empty item" ski-bound --kernel gaussian,,gaussian
+expect_usage_error "empty item" mra --budget 0.1,
+expect_usage_error "(0, 1]" mra --budget 0
+expect_usage_error "(0, 1]" mra --budget -0.5
+expect_usage_error "rounds to 0" mra --n 64 --block 32 --methods mra2 --budget 0.01
+expect_usage_error "wraps" decay summary --seed 18446744073709551615 --replicates 3
+expect_usage_error "wraps" decay prop1 --seed 18446744073709551614 --replicates 3
+
+# ---- TSV: BOM, \r\n and lone \r, long fields, no numeric row lost ------------
+tsv_case() { # NAME TEXT EXPECTED-ROWS
+  printf "$2" > "$D/t.tsv"
+  "$SKIT" toeplitz solve --spd --coeffs "$D/t.tsv" --b "$D/t.tsv" >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+  local rows
+  rows=$(grep -v '^#' "$TMP/stdout" | tail -n +2 | wc -l)
+  if [ $rc -ne 0 ] || [ "$rows" -ne "$3" ]; then fail "TSV $1: exit $rc, $rows rows, expected $3 ($(head -c 300 "$TMP/stderr"))"; else pass; fi
+}
+tsv_case "BOM" '\xef\xbb\xbf4\n1\n0.5\n0.25\n' 4
+tsv_case "CRLF" '4\r\n1\r\n0.5\r\n0.25\r\n' 4
+tsv_case "lone CR" '4\r1\r0.5\r0.25\r' 4
+tsv_case "header" 'x\n4\n1\n0.5\n0.25\n' 4
+zeros=$(printf '%0150d' 0)
+tsv_case "long field on line 1" "4.$zeros\n1\n0.5\n0.25\n" 4
+tsv_case "long field on line 2" "4\n1.$zeros\n0.5\n0.25\n" 4
+printf '1.5x\n1\n0.5\n' > "$D/bad.tsv"
+expect_usage_error "line 1" toeplitz solve --spd --coeffs "$D/bad.tsv" --b "$D/bad.tsv"
+
+finish
