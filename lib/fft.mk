@@ -2,4 +2,4 @@
 # engine every FFT-based operator runs on (fft/circulant.h)
 skitinclude_HEADERS += lib/skit/fft.h
 noinst_HEADERS += lib/fft/circulant.h lib/fft/planner.h
-libskit_la_SOURCES += lib/fft/length.c lib/fft/planner.c lib/fft/circulant.c
+libskit_la_SOURCES += lib/fft/length.c lib/fft/planner.c lib/fft/circulant.c lib/fft/circulantf.c
