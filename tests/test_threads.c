@@ -78,24 +78,47 @@ static int run_toeplitz(const void *arg, const double *x, double *y)
     return skit_toeplitz_plan_execute(c->plan, x, c->n, y, c->m, NULL);
 }
 
+/* A float32 plan: x rounded to float, y widened back (each call its own
+ * buffers, so only the plan is shared). */
+static int run_toeplitz_f32(const void *arg, const double *x, double *y)
+{
+    const toeplitz_case *c = arg;
+    const size_t nin = (c->transpose ? c->m : c->n) * c->d, nout = (c->transpose ? c->n : c->m) * c->d;
+    float *x32 = skit_malloc(nin, sizeof(float)), *y32 = skit_malloc(nout, sizeof(float));
+    int status = x32 && y32 ? SKIT_OK : SKIT_ENOMEM;
+    for (size_t i = 0; status == SKIT_OK && i < nin; i++) x32[i] = (float)x[i];
+    if (status == SKIT_OK)
+        status = c->transpose ? skit_toeplitz_plan_execute_transpose_f32(c->plan, x32, c->m, y32, c->n, NULL)
+                              : skit_toeplitz_plan_execute_f32(c->plan, x32, c->n, y32, c->m, NULL);
+    for (size_t i = 0; status == SKIT_OK && i < nout; i++) y[i] = y32[i];
+    skit_free(x32);
+    skit_free(y32);
+    return status;
+}
+
 START_TEST(test_toeplitz_plan_two_threads)
 {
     skit_rng rng;
     skit_rng_seed(&rng, tu_seed());
     const size_t m = 3001, n = 2048, d = 6;
     double *coeffs = tu_random(&rng, d * (m + n - 1));
-    skit_toeplitz_plan *plan = NULL;
-    TU_EXPECT_OK(
-        skit_toeplitz_plan_create(&plan, m, n, d,
-                                  &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
-                                                           .causality = SKIT_BIDIRECTIONAL},
-                                  coeffs));
-    for (int transpose = 0; transpose < 2; transpose++) {
-        toeplitz_case c = {plan, m, n, d, transpose};
-        check_two_threads(run_toeplitz, &c, (transpose ? m : n) * d, (transpose ? n : m) * d,
-                          transpose ? "Toeplitz transposed" : "Toeplitz");
+    for (int f32 = 0; f32 < 2; f32++) {
+        skit_toeplitz_plan *plan = NULL;
+        TU_EXPECT_OK(skit_toeplitz_plan_create(
+            &plan, m, n, d,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                     .causality = SKIT_BIDIRECTIONAL,
+                                     .precision = f32 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64},
+            coeffs));
+        for (int transpose = 0; transpose < 2; transpose++) {
+            toeplitz_case c = {plan, m, n, d, transpose};
+            check_two_threads(f32 ? run_toeplitz_f32 : run_toeplitz, &c, (transpose ? m : n) * d,
+                              (transpose ? n : m) * d,
+                              transpose ? (f32 ? "Toeplitz float32 transposed" : "Toeplitz transposed")
+                                        : (f32 ? "Toeplitz float32" : "Toeplitz"));
+        }
+        skit_toeplitz_plan_destroy(plan);
     }
-    skit_toeplitz_plan_destroy(plan);
     skit_free(coeffs);
 }
 END_TEST

@@ -536,6 +536,147 @@ START_TEST(test_fft_caller_workspace)
 }
 END_TEST
 
+/* ||used coefficients of channel c||_1: a bound on the circulant's 2-norm */
+static double used_norm1(const double *coeffs, size_t m, size_t n, skit_causality causality)
+{
+    double s = 0;
+    for (size_t k = causality == SKIT_CAUSAL ? n - 1 : 0; k < m + n - 1; k++) s += fabs(coeffs[k]);
+    return s;
+}
+
+/* One shape: the float32 plan against the float64 plan on the same
+ * coefficients and the same (float) inputs, forward and transposed, every
+ * channel within tu_f32_bound; outputs poisoned. */
+static void check_f32_shape(skit_rng *rng, size_t m, size_t n, size_t d, skit_toeplitz_sharing sharing,
+                            skit_causality causality, uint64_t seed)
+{
+    const size_t nmat = sharing == SKIT_TOEPLITZ_SHARED ? 1 : d, per = m + n - 1, big = m > n ? m : n;
+    double *coeffs = tu_random(rng, per * nmat), *x64 = tu_alloc(big * d), *y64 = tu_alloc(big * d);
+    float *x32 = tu_alloc_f32(big * d), *y32 = tu_alloc_f32(big * d);
+    skit_toeplitz_options o;
+    skit_toeplitz_options_default(&o);
+    o.sharing = sharing;
+    o.causality = causality;
+    skit_toeplitz_plan *p64 = NULL, *p32 = NULL;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&p64, m, n, d, &o, coeffs));
+    o.precision = SKIT_PRECISION_F32;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&p32, m, n, d, &o, coeffs));
+    ck_assert_int_eq(skit_toeplitz_plan_precision(p32), SKIT_PRECISION_F32);
+    const size_t N = skit_toeplitz_plan_fft_length(p32);
+    for (int transpose = 0; transpose < 2; transpose++) {
+        const size_t nin = transpose ? m : n, nout = transpose ? n : m;
+        for (size_t i = 0; i < nin * d; i++) x64[i] = x32[i] = (float)skit_rng_normal(rng);
+        tu_poison(y64, big * d);
+        for (size_t i = 0; i < big * d; i++) y32[i] = NAN;
+        if (transpose) {
+            TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose(p64, x64, nin, y64, nout, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose_f32(p32, x32, nin, y32, nout, NULL));
+        } else {
+            TU_EXPECT_OK(skit_toeplitz_plan_execute(p64, x64, nin, y64, nout, NULL));
+            TU_EXPECT_OK(skit_toeplitz_plan_execute_f32(p32, x32, nin, y32, nout, NULL));
+        }
+        for (size_t c = 0; c < d; c++) {
+            const double *t = coeffs + (sharing == SKIT_TOEPLITZ_SHARED ? 0 : c) * per;
+            double err = tu_diff_f32(y32 + c * nout, y64 + c * nout, nout);
+            double bound = tu_f32_bound(N, used_norm1(t, m, n, causality), tu_norm_f32(x32 + c * nin, nin));
+            ck_assert_msg(err <= bound,
+                          "seed %llu: m=%zu n=%zu d=%zu channel %zu %s %s%s: ||y32 - y64|| = %g > bound %g (N = %zu)",
+                          (unsigned long long)seed, m, n, d, c, causality == SKIT_CAUSAL ? "causal" : "bidirectional",
+                          sharing == SKIT_TOEPLITZ_SHARED ? "shared" : "per-channel", transpose ? " transposed" : "",
+                          err, bound, N);
+        }
+    }
+    skit_toeplitz_plan_destroy(p64);
+    skit_toeplitz_plan_destroy(p32);
+    skit_free(coeffs);
+    skit_free(x64);
+    skit_free(y64);
+    skit_free(x32);
+    skit_free(y32);
+}
+
+/* float32 plans against float64 plans at every test size (odd and prime n
+ * included), square and rectangular, causal and bidirectional, per-channel
+ * and shared matrices, forward and transposed. */
+START_TEST(test_fft_f32_matches_f64)
+{
+    uint64_t seed = seed_for("f32");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (size_t s = 0; s < NSIZES; s++) {
+        const size_t n = test_size(s), m = s % 3 == 0 ? n : s % 3 == 1 ? n / 2 + 1 : 2 * n + 1;
+        for (size_t ci = 0; ci < 2; ci++)
+            for (size_t si = 0; si < 2; si++)
+                check_f32_shape(&rng, m, n, 1 + s % 4, sharings[si], causalities[ci], seed);
+    }
+    /* 2^14 and an odd large size: the lengths the speed targets are about */
+    check_f32_shape(&rng, 16384, 16384, 2, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_BIDIRECTIONAL, seed);
+    check_f32_shape(&rng, 9973, 9973, 2, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_CAUSAL, seed);
+}
+END_TEST
+
+/* float32 plans: a caller's workspace (misaligned), the precision checks */
+START_TEST(test_fft_f32_workspace_and_errors)
+{
+    uint64_t seed = seed_for("f32 workspace");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t n = 1000, d = 3;
+    double *coeffs = tu_random(&rng, (2 * n - 1) * d), *x64 = tu_alloc(n * d), *y64 = tu_alloc(n * d);
+    float *x = tu_alloc_f32(n * d), *y1 = tu_alloc_f32(n * d), *y2 = tu_alloc_f32(n * d);
+    for (size_t i = 0; i < n * d; i++) x[i] = (float)skit_rng_normal(&rng);
+    skit_toeplitz_options o;
+    skit_toeplitz_options_default(&o);
+    o.precision = SKIT_PRECISION_F32;
+    skit_toeplitz_plan *plan = NULL, *p64 = NULL;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, n, n, d, &o, coeffs));
+    size_t wsize = skit_toeplitz_plan_workspace_bytes(plan);
+    ck_assert_uint_ge(wsize, 2 * skit_toeplitz_plan_fft_length(plan) * sizeof(float));
+    char *work = skit_malloc(wsize + 4, 1);
+    ck_assert_ptr_nonnull(work);
+    TU_EXPECT_OK(skit_toeplitz_plan_execute_f32(plan, x, n, y1, n, NULL));
+    TU_EXPECT_OK(skit_toeplitz_plan_execute_f32(plan, x, n, y2, n, work + 4));
+    ck_assert_msg(memcmp(y1, y2, n * d * sizeof *y1) == 0, "f32: the caller's workspace changes results");
+    /* a plan runs in the precision it was created in */
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute(plan, x64, n, y64, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_transpose(plan, x64, n, y64, n, NULL), SKIT_EINVAL);
+    o.precision = SKIT_PRECISION_F64;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&p64, n, n, d, &o, coeffs));
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_f32(p64, x, n, y1, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_transpose_f32(p64, x, n, y1, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_f32(plan, x, n - 1, y1, n, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_f32(NULL, x, n, y1, n, NULL), SKIT_EINVAL);
+    ck_assert_int_eq(skit_toeplitz_plan_precision(NULL), SKIT_PRECISION_F64);
+    skit_toeplitz_plan *bad = NULL;
+    o.precision = (skit_precision)7;
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&bad, n, n, d, &o, coeffs), SKIT_EINVAL);
+    o.precision = SKIT_PRECISION_F32;
+    o.device = SKIT_DEVICE_CUDA;
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&bad, n, n, d, &o, coeffs), SKIT_EUNSUPPORTED);
+    ck_assert_ptr_null(bad);
+    /* set_coeffs recomputes the float spectra: the impulse gives x back */
+    memset(coeffs, 0, (2 * n - 1) * d * sizeof *coeffs);
+    for (size_t c = 0; c < d; c++) coeffs[c * (2 * n - 1) + n - 1] = 1.0;
+    TU_EXPECT_OK(skit_toeplitz_plan_set_coeffs(plan, coeffs));
+    TU_EXPECT_OK(skit_toeplitz_plan_execute_f32(plan, x, n, y1, n, NULL));
+    for (size_t c = 0; c < d; c++) {
+        double err = 0;
+        for (size_t i = 0; i < n; i++) err += ((double)y1[c * n + i] - x[c * n + i]) * ((double)y1[c * n + i] - x[c * n + i]);
+        ck_assert_msg(sqrt(err) <= tu_f32_bound(skit_toeplitz_plan_fft_length(plan), 1.0, tu_norm_f32(x + c * n, n)),
+                      "seed %llu: f32 identity after set_coeffs: error %g", (unsigned long long)seed, sqrt(err));
+    }
+    skit_toeplitz_plan_destroy(plan);
+    skit_toeplitz_plan_destroy(p64);
+    skit_free(work);
+    skit_free(coeffs);
+    skit_free(x64);
+    skit_free(y64);
+    skit_free(x);
+    skit_free(y1);
+    skit_free(y2);
+}
+END_TEST
+
 START_TEST(test_fft_set_coeffs)
 {
     uint64_t seed = seed_for("setcoeffs");
@@ -1143,6 +1284,8 @@ static Suite *suite_toeplitz(void)
     tcase_add_test(fft, test_fft_causal_ignores_negative_lags);
     tcase_add_test(fft, test_fft_caller_workspace);
     tcase_add_test(fft, test_fft_set_coeffs);
+    tcase_add_test(fft, test_fft_f32_matches_f64);
+    tcase_add_test(fft, test_fft_f32_workspace_and_errors);
     tcase_add_test(fft, test_plan_queries);
     tcase_add_test(fft, test_fft_good_length);
     suite_add_tcase(s, fft);
