@@ -137,14 +137,21 @@ static void expect_2x3(const skit_matrix *m)
 
 /* ---- .npy ------------------------------------------------------------ */
 
-START_TEST(test_npy_round_trip_bit_exact)
+/* A fresh temporary directory, a seeded generator and path = name in it */
+static uint64_t npy_test_begin(skit_rng *rng, char *path, size_t size, const char *name)
 {
     make_tmpdir();
     uint64_t seed = tu_seed();
+    skit_rng_seed(rng, seed);
+    tmp_path(path, size, name);
+    return seed;
+}
+
+START_TEST(test_npy_round_trip_bit_exact)
+{
     skit_rng rng;
-    skit_rng_seed(&rng, seed);
     char path[512];
-    tmp_path(path, sizeof path, "x.npy");
+    uint64_t seed = npy_test_begin(&rng, path, sizeof path, "x.npy");
     const size_t dims[][2] = {{1, 1}, {7, 1}, {1, 9}, {5, 3}, {64, 17}, {0, 3}, {3, 0}, {0, 1}, {1000, 1}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
         for (int ndim = 1; ndim <= 2; ndim++) {
@@ -192,12 +199,9 @@ END_TEST
  * out-of-range and non-finite values refused, nothing half-written. */
 START_TEST(test_npy_f32)
 {
-    make_tmpdir();
-    uint64_t seed = tu_seed();
     skit_rng rng;
-    skit_rng_seed(&rng, seed);
     char path[512];
-    tmp_path(path, sizeof path, "x32.npy");
+    uint64_t seed = npy_test_begin(&rng, path, sizeof path, "x32.npy");
     const size_t dims[][2] = {{1, 1}, {7, 1}, {1, 9}, {5, 3}, {64, 17}, {0, 3}, {1000, 1}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
         for (int ndim = 1; ndim <= 2; ndim++) {

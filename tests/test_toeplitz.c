@@ -568,13 +568,12 @@ static void check_f32_shape(skit_rng *rng, size_t m, size_t n, size_t d, skit_to
         for (size_t i = 0; i < nin * d; i++) x64[i] = x32[i] = (float)skit_rng_normal(rng);
         tu_poison(y64, big * d);
         for (size_t i = 0; i < big * d; i++) y32[i] = NAN;
-        if (transpose) {
-            TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose(p64, x64, nin, y64, nout, NULL));
-            TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose_f32(p32, x32, nin, y32, nout, NULL));
-        } else {
-            TU_EXPECT_OK(skit_toeplitz_plan_execute(p64, x64, nin, y64, nout, NULL));
-            TU_EXPECT_OK(skit_toeplitz_plan_execute_f32(p32, x32, nin, y32, nout, NULL));
-        }
+        int (*run64)(const skit_toeplitz_plan *, const double *, size_t, double *, size_t, void *) =
+            transpose ? skit_toeplitz_plan_execute_transpose : skit_toeplitz_plan_execute;
+        int (*run32)(const skit_toeplitz_plan *, const float *, size_t, float *, size_t, void *) =
+            transpose ? skit_toeplitz_plan_execute_transpose_f32 : skit_toeplitz_plan_execute_f32;
+        TU_EXPECT_OK(run64(p64, x64, nin, y64, nout, NULL));
+        TU_EXPECT_OK(run32(p32, x32, nin, y32, nout, NULL));
         for (size_t c = 0; c < d; c++) {
             const double *t = coeffs + (sharing == SKIT_TOEPLITZ_SHARED ? 0 : c) * per;
             double err = tu_diff_f32(y32 + c * nout, y64 + c * nout, nout);
