@@ -328,7 +328,37 @@ size_t tno_spectral_workspace(const skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
     if (!s->engine) return 0; /* device plans */
-    return skit_circulant_workspace_doubles(s->engine, p->opt.layout == SKIT_TNO_ROWS);
+    const int rows = p->opt.layout == SKIT_TNO_ROWS;
+    size_t doubles = skit_circulant_workspace_doubles(s->engine, rows);
+    /* float32 plans: update uses the float64 engine's, execute the float one's */
+    if (s->engine_f) doubles = SKIT_MAX(doubles, (skit_circulantf_workspace_doubles(s->engine_f, rows) + 1) / 2);
+    return doubles;
+}
+
+int tno_spectral_create_f32(skit_tno_plan *p)
+{
+    tno_spectral *s = p->op;
+    const skit_circulant_shape shape = {.rows = p->n, .cols = p->n, .channels = p->d, .spectra = p->d,
+                                        .length = skit_circulant_length(s->engine),
+                                        .rows_layout = p->opt.layout == SKIT_TNO_ROWS,
+                                        .what = "token-mixing operator plan (float32)"};
+    return skit_circulantf_create(&s->engine_f, &shape);
+}
+
+void tno_spectral_round_f32(skit_tno_plan *p)
+{
+    tno_spectral *s = p->op;
+    const size_t count = p->d * skit_circulant_spectra_ld(s->engine);
+    const double *from = skit_circulant_spectra(s->engine);
+    float *to = skit_circulantf_spectra(s->engine_f);
+    for (size_t i = 0; i < count; i++) to[i] = (float)from[i];
+}
+
+void tno_spectral_execute_f32(const skit_tno_plan *p, const float *x, float *y, float *work)
+{
+    const tno_spectral *s = p->op;
+    if (p->opt.layout == SKIT_TNO_ROWS) skit_circulantf_apply_rows(s->engine_f, x, y, p->batch, work);
+    else skit_circulantf_apply_channels(s->engine_f, 0, x, p->n, y, p->n, p->batch * p->d, work);
 }
 
 void tno_spectral_execute(const skit_tno_plan *p, const double *x, double *y, double *work)

@@ -174,6 +174,7 @@ static void destroy(skit_tno_plan *p)
     if (!s) return;
     tno_rpe_destroy(&s->rpe);
     skit_circulant_destroy(s->engine);
+    skit_circulantf_destroy(s->engine_f);
     skit_free(s->coeffs);
     skit_free(s->kernels);
     skit_free(s);
@@ -194,7 +195,7 @@ static int estimate(const skit_tno_plan *p, size_t *doubles)
 static size_t bytes(const skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
-    size_t total = sizeof *s + tno_rpe_bytes(&s->rpe) + skit_circulant_bytes(s->engine);
+    size_t total = sizeof *s + tno_rpe_bytes(&s->rpe) + skit_circulant_bytes(s->engine) + skit_circulantf_bytes(s->engine_f);
     if (s->coeffs) total += p->d * (2 * p->n - 1) * sizeof(double);
     if (s->kernels) total += p->d * kernels_ld(p) * sizeof(double);
     return total;
@@ -223,6 +224,9 @@ const tno_ops tno_fft_ops = {
     .eval_rpe = tno_spectral_eval_rpe,
     .workspace_doubles = tno_spectral_workspace,
     .execute = tno_spectral_execute,
+    .create_f32 = tno_spectral_create_f32,
+    .round_f32 = tno_spectral_round_f32,
+    .execute_f32 = tno_spectral_execute_f32,
     .coeffs = rpe_coeffs,
     .bytes = bytes,
     .describe = describe,
