@@ -14,6 +14,7 @@
 #endif
 
 #include "check_util.h"
+#include "fft/circulant.h" /* the engine in both precisions, tested directly below */
 #if defined(__SSE2__)
 #include <xmmintrin.h>
 #endif
@@ -676,6 +677,67 @@ START_TEST(test_fft_f32_workspace_and_errors)
 }
 END_TEST
 
+/* The float32 engine's own steps against the float64 engine's: the causal
+ * Hilbert step (FD-TNO's) on random responses, and a kernel's spectrum
+ * and back. ||im32 - im64||_2 <= 20 log2(2N) u 4 ||re||_2: the step is a
+ * c2r, a lag doubling and an r2c; with the 1/N scaling its output is at
+ * most 2 ||re_full||_2 <= 2 sqrt(2) ||re||_2, rounding re to float adds
+ * u times that (see tu_f32_bound for the transforms' share). */
+START_TEST(test_circulant_f32_engine)
+{
+    uint64_t seed = seed_for("f32 engine");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t lengths[] = {2, 16, 30, 126, 210, 1024, 4096, 6000};
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+        const size_t N = lengths[l], count = 3;
+        const skit_circulant_shape shape = {.rows = N / 2, .cols = N / 2, .channels = count, .spectra = count,
+                                            .length = N, .what = "test"};
+        skit_circulant *e64 = NULL;
+        skit_circulantf *e32 = NULL;
+        TU_EXPECT_OK(skit_circulant_create(&e64, &shape));
+        TU_EXPECT_OK(skit_circulantf_create(&e32, &shape));
+        ck_assert_uint_eq(skit_circulantf_length(e32), N);
+        const size_t half = skit_circulant_frequencies(e64), ld = skit_circulantf_spectra_ld(e32);
+        double *w64 = tu_alloc(skit_circulant_workspace_doubles(e64, 0));
+        float *w32 = tu_alloc_f32(skit_circulantf_workspace_doubles(e32, 0));
+        double *re64 = tu_alloc(count * half), *im64 = tu_alloc(count * half);
+        float *re32 = tu_alloc_f32(count * half), *im32 = tu_alloc_f32(count * half);
+        for (size_t i = 0; i < count * half; i++) re64[i] = re32[i] = (float)skit_rng_normal(&rng);
+        skit_circulant_hilbert_rows(e64, re64, half, count, im64, half, w64);
+        skit_circulantf_hilbert_rows(e32, re32, half, count, im32, half, w32);
+        for (size_t r = 0; r < count; r++) {
+            double err = tu_diff_f32(im32 + r * half, im64 + r * half, half);
+            double bound = 4 * tu_f32_bound(N, 1.0, tu_norm_f32(re32 + r * half, half));
+            ck_assert_msg(err <= bound, "seed %llu: N=%zu row %zu: float32 Hilbert step off by %g > %g",
+                          (unsigned long long)seed, N, r, err, bound);
+        }
+        /* kernels -> spectra -> kernel 0 again (64-byte aligned, ld a line multiple) */
+        const size_t kld = (N + 15) / 16 * 16;
+        float *kernels = tu_alloc_f32(count * kld), *back = tu_alloc_f32(N);
+        for (size_t i = 0; i < count * kld; i++) kernels[i] = (float)skit_rng_normal(&rng);
+        skit_circulantf_set_kernels(e32, kernels, kld, w32);
+        ck_assert(skit_circulantf_spectra(e32) != NULL && ld == 2 * half);
+        skit_circulantf_kernel(e32, 1, back, w32);
+        double err = 0;
+        for (size_t i = 0; i < N; i++) err += ((double)back[i] - kernels[kld + i]) * ((double)back[i] - kernels[kld + i]);
+        ck_assert_msg(sqrt(err) <= tu_f32_bound(N, 1.0, tu_norm_f32(kernels + kld, N)),
+                      "seed %llu: N=%zu: float32 kernel -> spectrum -> kernel off by %g", (unsigned long long)seed, N,
+                      sqrt(err));
+        skit_circulant_destroy(e64);
+        skit_circulantf_destroy(e32);
+        skit_free(w64);
+        skit_free(w32);
+        skit_free(re64);
+        skit_free(im64);
+        skit_free(re32);
+        skit_free(im32);
+        skit_free(kernels);
+        skit_free(back);
+    }
+}
+END_TEST
+
 START_TEST(test_fft_set_coeffs)
 {
     uint64_t seed = seed_for("setcoeffs");
@@ -1285,6 +1347,7 @@ static Suite *suite_toeplitz(void)
     tcase_add_test(fft, test_fft_set_coeffs);
     tcase_add_test(fft, test_fft_f32_matches_f64);
     tcase_add_test(fft, test_fft_f32_workspace_and_errors);
+    tcase_add_test(fft, test_circulant_f32_engine);
     tcase_add_test(fft, test_plan_queries);
     tcase_add_test(fft, test_fft_good_length);
     suite_add_tcase(s, fft);
