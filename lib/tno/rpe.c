@@ -342,12 +342,32 @@ int tno_spectral_create_f32(skit_tno_plan *p)
                                         .length = skit_circulant_length(s->engine),
                                         .rows_layout = p->opt.layout == SKIT_TNO_ROWS,
                                         .what = "token-mixing operator plan (float32)"};
-    return skit_circulantf_create(&s->engine_f, &shape);
+    SKIT_TRY(skit_circulantf_create(&s->engine_f, &shape));
+    if (s->kernels) {
+        s->kernels_f_ld = (shape.length + 15) / 16 * 16; /* rows 64-byte aligned, as FFTW planned */
+        s->kernels_f = skit_calloc(p->d * s->kernels_f_ld, sizeof(float));
+        if (!s->kernels_f) return SKIT_ENOMEM;
+    }
+    return SKIT_OK;
+}
+
+void tno_spectral_set_kernels(skit_tno_plan *p, const double *kernels, size_t ld, double *work)
+{
+    tno_spectral *s = p->op;
+    if (!s->kernels_f) {
+        skit_circulant_set_kernels(s->engine, kernels, ld, work);
+        return;
+    }
+    const size_t N = skit_circulant_length(s->engine), ldf = s->kernels_f_ld;
+    for (size_t c = 0; c < p->d; c++)
+        for (size_t k = 0; k < N; k++) s->kernels_f[c * ldf + k] = (float)kernels[c * ld + k];
+    skit_circulantf_set_kernels(s->engine_f, s->kernels_f, ldf, (float *)work);
 }
 
 void tno_spectral_round_f32(skit_tno_plan *p)
 {
     tno_spectral *s = p->op;
+    if (s->kernels_f) return; /* tno_spectral_set_kernels wrote the float spectra */
     const size_t count = p->d * skit_circulant_spectra_ld(s->engine);
     const double *from = skit_circulant_spectra(s->engine);
     float *to = skit_circulantf_spectra(s->engine_f);

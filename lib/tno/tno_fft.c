@@ -81,7 +81,7 @@ static int update(skit_tno_plan *p, double *work)
         SKIT_TRY(coeffs_by_sweep(p, s->kernels, ld, lo));
         /* every spectrum value is at most sum |k| <= sqrt(N) |k|_2: finite if that is */
         SKIT_TRY(tno_rpe_check_rows(r, d, DBL_MAX / sqrt((double)L), "RPE coefficients"));
-        skit_circulant_set_kernels(s->engine, s->kernels, ld, work);
+        tno_spectral_set_kernels(p, s->kernels, ld, work);
         return SKIT_OK;
     }
     if (s->coeffs) { /* per channel in skit's layout */
@@ -175,6 +175,7 @@ static void destroy(skit_tno_plan *p)
     tno_rpe_destroy(&s->rpe);
     skit_circulant_destroy(s->engine);
     skit_circulantf_destroy(s->engine_f);
+    skit_free(s->kernels_f);
     skit_free(s->coeffs);
     skit_free(s->kernels);
     skit_free(s);
@@ -198,6 +199,7 @@ static size_t bytes(const skit_tno_plan *p)
     size_t total = sizeof *s + tno_rpe_bytes(&s->rpe) + skit_circulant_bytes(s->engine) + skit_circulantf_bytes(s->engine_f);
     if (s->coeffs) total += p->d * (2 * p->n - 1) * sizeof(double);
     if (s->kernels) total += p->d * kernels_ld(p) * sizeof(double);
+    if (s->kernels_f) total += p->d * s->kernels_f_ld * sizeof(float);
     return total;
 }
 
