@@ -348,7 +348,19 @@ int tno_spectral_create_f32(skit_tno_plan *p)
         s->kernels_f = skit_calloc(p->d * s->kernels_f_ld, sizeof(float));
         if (!s->kernels_f) return SKIT_ENOMEM;
     }
+    if (s->coeffs && !(s->coeffs_f = skit_malloc(p->d * (2 * p->n - 1), sizeof(float)))) return SKIT_ENOMEM;
     return SKIT_OK;
+}
+
+void tno_spectral_set_toeplitz(skit_tno_plan *p, const double *coeffs, double *work)
+{
+    tno_spectral *s = p->op;
+    if (!s->coeffs_f) {
+        skit_circulant_set_toeplitz(s->engine, coeffs, p->opt.causality, work);
+        return;
+    }
+    for (size_t i = 0; i < p->d * (2 * p->n - 1); i++) s->coeffs_f[i] = (float)coeffs[i];
+    skit_circulantf_set_toeplitz(s->engine_f, s->coeffs_f, p->opt.causality, (float *)work);
 }
 
 void tno_spectral_set_kernels(skit_tno_plan *p, const double *kernels, size_t ld, double *work)
@@ -367,7 +379,7 @@ void tno_spectral_set_kernels(skit_tno_plan *p, const double *kernels, size_t ld
 void tno_spectral_round_f32(skit_tno_plan *p)
 {
     tno_spectral *s = p->op;
-    if (s->kernels_f) return; /* tno_spectral_set_kernels wrote the float spectra */
+    if (s->kernels_f || s->coeffs_f) return; /* tno_spectral_set_kernels / _set_toeplitz wrote them */
     const size_t count = p->d * skit_circulant_spectra_ld(s->engine);
     const double *from = skit_circulant_spectra(s->engine);
     float *to = skit_circulantf_spectra(s->engine_f);

@@ -91,7 +91,7 @@ static int update(skit_tno_plan *p, double *work)
         }
         SKIT_TRY(rpe_coeffs(p, s->coeffs));
         SKIT_TRY(tno_check_coeffs(s->coeffs, d, 2 * p->n - 1, "RPE coefficients"));
-        if (s->engine) skit_circulant_set_toeplitz(s->engine, s->coeffs, p->opt.causality, work);
+        if (s->engine) tno_spectral_set_toeplitz(p, s->coeffs, work);
         return SKIT_OK;
     }
     /* pushdown */
@@ -176,6 +176,7 @@ static void destroy(skit_tno_plan *p)
     skit_circulant_destroy(s->engine);
     skit_circulantf_destroy(s->engine_f);
     skit_free(s->kernels_f);
+    skit_free(s->coeffs_f);
     skit_free(s->coeffs);
     skit_free(s->kernels);
     skit_free(s);
@@ -200,6 +201,7 @@ static size_t bytes(const skit_tno_plan *p)
     if (s->coeffs) total += p->d * (2 * p->n - 1) * sizeof(double);
     if (s->kernels) total += p->d * kernels_ld(p) * sizeof(double);
     if (s->kernels_f) total += p->d * s->kernels_f_ld * sizeof(float);
+    if (s->coeffs_f) total += p->d * (2 * p->n - 1) * sizeof(float);
     return total;
 }
 

@@ -104,8 +104,9 @@ typedef struct tno_spectral {
     double *kernels;        /* d x round8(N): circulant order (per-channel CPU plans with the
                              * RPE by the sweep: FFT'd in place of a copy) */
     int outputs_by_layers;  /* FD: the last outputs sweep saw masks change often */
-    float *kernels_f;       /* float32 plans with kernels: them rounded, d x kernels_f_ld,
-                             * transformed by the float engine (no float64 spectra then) */
+    float *kernels_f;       /* float32 plans with kernels (coefficients): them rounded, d x
+                             * kernels_f_ld (d x (2n-1)), transformed by the float engine */
+    float *coeffs_f;        /* (no float64 spectra then) */
     size_t kernels_f_ld;
 } tno_spectral;
 
@@ -161,6 +162,8 @@ void tno_spectral_round_f32(skit_tno_plan *p);
  * order): the float64 engine's spectra, or on float32 plans the float
  * engine's from the kernels rounded (the float transforms halve its cost) */
 void tno_spectral_set_kernels(skit_tno_plan *p, const double *kernels, size_t ld, double *work);
+/* The same for d x (2n-1) Toeplitz coefficients (skit's layout) */
+void tno_spectral_set_toeplitz(skit_tno_plan *p, const double *coeffs, double *work);
 void tno_spectral_execute_f32(const skit_tno_plan *p, const float *x, float *y, float *work);
 /* The spectra and their total doubles (tests poison them). */
 double *tno_spectral_spectra(skit_tno_plan *p, size_t *doubles);
