@@ -148,8 +148,11 @@ typedef struct skit_tno_options {
     /* Arithmetic of execute (default SKIT_PRECISION_F64). SKIT_PRECISION_F32
      * (TNO and FD-TNO, CPU): the products run on fftwf plans with float
      * spectra, on float arrays (skit_tno_plan_execute_f32 / _forward_f32);
-     * update still evaluates the RPE and the spectra in float64 and rounds
-     * the spectra to float once. SKI-TNO and device plans: SKIT_EUNSUPPORTED. */
+     * update still evaluates the RPE in float64; TNO's per-channel kernels
+     * are rounded and transformed in float, the output layer applied after
+     * the transform (describe: spectra=features) and FD-TNO's spectra are
+     * computed in float64 and rounded. SKI-TNO and device plans:
+     * SKIT_EUNSUPPORTED. */
     skit_precision precision;
 } skit_tno_options;
 
