@@ -51,6 +51,49 @@ static inline double *tu_random(skit_rng *rng, size_t n)
     return p;
 }
 
+/* ---- float32 against float64 ---------------------------------------------
+ * The bound every float32 FFT product is held to (skit/toeplitz.h):
+ *     ||y32 - y64||_2 <= 20 log2(2N) u ||C||_2 ||x||_2,   u = 2^-24,
+ * for a product y = C x by a length-N circulant C (of which the operator
+ * is a block), ||C||_2 = max |DFT(kernel)| <= ||kernel||_1. Why: FFTW's
+ * transforms are backward stable, ||fl(F x) - F x|| <= log2(N) eta ||F x||
+ * with eta = mu + gamma_4 (sqrt 2 + mu) ~ 6.7 u for accurate twiddles
+ * (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., Thm
+ * 24.2); a product takes three transforms (kernel, input, the Hartley
+ * inverse: 20.1 log2(N) u), the spectral product and the Hartley
+ * combination a few u, rounding the kernel to float u ||kernel||_1: all
+ * within 20 (log2 N + 1) u. The float64 reference's own error (the same
+ * with 2^-53) is below 1e-8 of it. */
+#define TU_U32 0x1p-24
+
+static inline double tu_f32_bound(size_t N, double op_norm, double x_norm)
+{
+    return 20.0 * log2(2.0 * (double)N) * TU_U32 * op_norm * x_norm;
+}
+
+static inline float *tu_alloc_f32(size_t n)
+{
+    float *p = skit_malloc(n ? n : 1, sizeof(float));
+    ck_assert_ptr_nonnull(p);
+    for (size_t i = 0; i < n; i++) p[i] = NAN;
+    return p;
+}
+
+/* ||a32 - b64||_2 (NaN: infinite) and ||v||_2 of floats */
+static inline double tu_diff_f32(const float *a, const double *b, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+    return isnan(s) ? INFINITY : sqrt(s);
+}
+
+static inline double tu_norm_f32(const float *v, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += (double)v[i] * v[i];
+    return sqrt(s);
+}
+
 /* A fresh seed per run unless SKIT_TEST_SEED is set; printed on failure
  * paths by the assertion messages that include it. */
 static inline uint64_t tu_seed(void)

@@ -106,6 +106,22 @@ expect_ok toeplitz matvec --coeffs "$D/id37.tsv" --x "$D/x3.tsv" --method dense 
 expect_ok toeplitz matvec --coeffs "$D/c3.tsv" --x "$D/x3.npy" -o "$D/y3a.tsv"
 expect_ok toeplitz matvec --coeffs "$D/c3.tsv" --x "$D/x3.tsv" -o "$D/y3b.tsv"
 [ "$(data_rows "$D/y3a.tsv")" = "$(data_rows "$D/y3b.tsv")" ] && pass || fail "2-D .npy and TSV inputs differ"
+# --precision f32: '<f4' out, read back as is, within float32's bound of the f64 result
+# (|y32 - y64| <= 20 log2(2N) 2^-24 ||t||_1 ||x||_2, N <= 128 here: relative to max|y| a
+# few 1e-5 at most for these sizes; the test allows 1e-4)
+for flags in "" "--causal" "--transpose"; do
+  expect_ok toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.npy" --precision f32 $flags -o "$D/y32.npy" || continue
+  head -c 128 "$D/y32.npy" | grep -aq "'descr': '<f4'" && pass || fail "--precision f32 $flags: y32.npy is not '<f4'"
+  expect_ok toeplitz matvec --coeffs "$D/id.tsv" --x "$D/y32.npy" --precision f32 -o "$D/y32.tsv"
+  expect_ok toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.npy" $flags -o "$D/y64.tsv"
+  expect_close "$D/y32.tsv" "$D/y64.tsv" 1e-4 "--precision f32 $flags vs f64"
+done
+# the '<f4' file read as float64 (dense identity: exact) and as float32 (an FFT in float32)
+expect_ok toeplitz matvec --coeffs "$D/id.tsv" --x "$D/y32.npy" --method dense -o "$D/y32w.tsv"
+expect_close "$D/y32.tsv" "$D/y32w.tsv" 1e-5 "'<f4' read as f32 and as f64"
+expect_usage_error "--precision" toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.npy" --precision f16 -o "$TMP/out.npy"
+expect_usage_error "--precision f32" toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.npy" --precision f32 --method dense \
+  -o "$TMP/out.npy"
 # stdout when no -o
 expect_ok toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.npy" && grep -q '^# command: skit toeplitz matvec' "$TMP/stdout" ||
   fail "TSV on stdout lacks the command line"

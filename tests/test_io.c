@@ -137,14 +137,21 @@ static void expect_2x3(const skit_matrix *m)
 
 /* ---- .npy ------------------------------------------------------------ */
 
-START_TEST(test_npy_round_trip_bit_exact)
+/* A fresh temporary directory, a seeded generator and path = name in it */
+static uint64_t npy_test_begin(skit_rng *rng, char *path, size_t size, const char *name)
 {
     make_tmpdir();
     uint64_t seed = tu_seed();
+    skit_rng_seed(rng, seed);
+    tmp_path(path, size, name);
+    return seed;
+}
+
+START_TEST(test_npy_round_trip_bit_exact)
+{
     skit_rng rng;
-    skit_rng_seed(&rng, seed);
     char path[512];
-    tmp_path(path, sizeof path, "x.npy");
+    uint64_t seed = npy_test_begin(&rng, path, sizeof path, "x.npy");
     const size_t dims[][2] = {{1, 1}, {7, 1}, {1, 9}, {5, 3}, {64, 17}, {0, 3}, {3, 0}, {0, 1}, {1000, 1}};
     for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
         for (int ndim = 1; ndim <= 2; ndim++) {
@@ -183,6 +190,81 @@ START_TEST(test_npy_round_trip_bit_exact)
         }
     }
     ck_assert_int_eq(tmpdir_entries(), 1); /* only x.npy: no temporary left */
+    remove_tmpdir();
+}
+END_TEST
+
+/* float32 .npy: written '<f4' and read back bit for bit (C and Fortran
+ * order, extremes, -0), '<f8' rounded to nearest on a float32 read,
+ * out-of-range and non-finite values refused, nothing half-written. */
+START_TEST(test_npy_f32)
+{
+    skit_rng rng;
+    char path[512];
+    uint64_t seed = npy_test_begin(&rng, path, sizeof path, "x32.npy");
+    const size_t dims[][2] = {{1, 1}, {7, 1}, {1, 9}, {5, 3}, {64, 17}, {0, 3}, {1000, 1}};
+    for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++)
+        for (int ndim = 1; ndim <= 2; ndim++) {
+            size_t rows = dims[t][0], cols = dims[t][1], ld = rows + 3;
+            if (ndim == 1 && cols != 1) continue;
+            float *x = tu_alloc_f32(ld * (cols ? cols : 1));
+            for (size_t i = 0; i < ld * (cols ? cols : 1); i++) x[i] = (float)skit_rng_normal(&rng);
+            if (rows >= 3) {
+                x[0] = 1e-40f; /* subnormal */
+                x[1] = -3.4028235e38f;
+                x[2] = -0.0f;
+            }
+            TU_EXPECT_OK(skit_npy_write_f32(path, x, rows, cols, ld, ndim));
+            size_t len;
+            unsigned char *bytes = read_file(path, &len);
+            ck_assert_uint_eq((len - rows * cols * 4) % 64, 0);
+            ck_assert_ptr_nonnull(strstr((const char *)bytes + 10, "'<f4'"));
+            skit_matrix_f32 m;
+            TU_EXPECT_OK(skit_npy_read_f32(path, &m));
+            ck_assert(m.ndim == ndim && m.rows == rows && m.cols == cols);
+            for (size_t j = 0; j < cols; j++)
+                ck_assert_msg(memcmp(m.data + j * rows, x + j * ld, rows * sizeof(float)) == 0,
+                              "%zux%zu: column %zu differs (seed %llu)", rows, cols, j, (unsigned long long)seed);
+            skit_matrix_f32_free(&m);
+            ck_assert_ptr_null(m.data);
+            /* the float64 reader widens the same file exactly */
+            skit_matrix w;
+            TU_EXPECT_OK(skit_npy_parse(bytes, len, &w));
+            for (size_t i = 0; i < rows && cols; i++) ck_assert(w.data[i] == (double)x[i]);
+            skit_matrix_free(&w);
+            free(bytes);
+            skit_free(x);
+        }
+    /* '<f8' in C order read as float32: rounded to nearest, transposed to column-major */
+    image im;
+    const double c_order[6] = {1.0 / 3.0, 2, 3, 4, 5, 1e-300};
+    unsigned char raw[48];
+    put_f8(raw, c_order, 6);
+    build_npy(&im, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", raw, sizeof raw);
+    skit_matrix_f32 m;
+    TU_EXPECT_OK(skit_npy_parse_f32(im.bytes, im.len, &m));
+    const float want[6] = {1.0f / 3.0f, 4, 2, 5, 3, 0.0f};
+    ck_assert(m.rows == 2 && m.cols == 3 && memcmp(m.data, want, sizeof want) == 0);
+    skit_matrix_f32_free(&m);
+    /* beyond float32's range, and NaN: refused, with the element */
+    const double big[2] = {1, 1e39};
+    put_f8(raw, big, 2);
+    build_npy(&im, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", raw, 16);
+    TU_EXPECT_STATUS(skit_npy_parse_f32(im.bytes, im.len, &m), SKIT_ENONFINITE);
+    ck_assert_ptr_nonnull(strstr(skit_last_error(), "float32's range"));
+    ck_assert_ptr_null(m.data);
+    const float nan32[1] = {NAN};
+    put_f4(raw, nan32, 1);
+    build_npy(&im, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", raw, 4);
+    TU_EXPECT_STATUS(skit_npy_parse_f32(im.bytes, im.len, &m), SKIT_ENONFINITE);
+    /* the writer refuses NaN and leaves nothing */
+    char bad[512];
+    tmp_path(bad, sizeof bad, "bad.npy");
+    TU_EXPECT_STATUS(skit_npy_write_f32(bad, nan32, 1, 1, 1, 1), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_npy_read_f32(bad, &m), SKIT_EIO);
+    TU_EXPECT_STATUS(skit_npy_read_f32(NULL, &m), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_npy_write_f32(bad, nan32, 1, 2, 1, 1), SKIT_ESHAPE);
+    ck_assert_int_eq(tmpdir_entries(), 1); /* only x32.npy */
     remove_tmpdir();
 }
 END_TEST
@@ -639,6 +721,7 @@ static Suite *suite_io(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_npy_round_trip_bit_exact);
     tcase_add_test(tc, test_npy_hand_built_variants);
+    tcase_add_test(tc, test_npy_f32);
     tcase_add_test(tc, test_npy_truncated_at_every_byte);
     tcase_add_test(tc, test_npy_malformed_variants);
     tcase_add_test(tc, test_npy_config_errors);

@@ -78,24 +78,58 @@ static int run_toeplitz(const void *arg, const double *x, double *y)
     return skit_toeplitz_plan_execute(c->plan, x, c->n, y, c->m, NULL);
 }
 
+/* A float32 plan behind the harness's double arrays: x rounded to float, y
+ * widened back (each call its own buffers, so only the plan is shared). */
+static int via_f32(int (*call)(const void *, const float *, float *), const void *arg, size_t nin, size_t nout,
+                   const double *x, double *y)
+{
+    float *x32 = skit_malloc(nin, sizeof(float)), *y32 = skit_malloc(nout, sizeof(float));
+    int status = x32 && y32 ? SKIT_OK : SKIT_ENOMEM;
+    for (size_t i = 0; status == SKIT_OK && i < nin; i++) x32[i] = (float)x[i];
+    if (status == SKIT_OK) status = call(arg, x32, y32);
+    for (size_t i = 0; status == SKIT_OK && i < nout; i++) y[i] = y32[i];
+    skit_free(x32);
+    skit_free(y32);
+    return status;
+}
+
+static int call_toeplitz_f32(const void *arg, const float *x, float *y)
+{
+    const toeplitz_case *c = arg;
+    return c->transpose ? skit_toeplitz_plan_execute_transpose_f32(c->plan, x, c->m, y, c->n, NULL)
+                        : skit_toeplitz_plan_execute_f32(c->plan, x, c->n, y, c->m, NULL);
+}
+
+static int run_toeplitz_f32(const void *arg, const double *x, double *y)
+{
+    const toeplitz_case *c = arg;
+    const size_t nin = (c->transpose ? c->m : c->n) * c->d, nout = (c->transpose ? c->n : c->m) * c->d;
+    return via_f32(call_toeplitz_f32, arg, nin, nout, x, y);
+}
+
 START_TEST(test_toeplitz_plan_two_threads)
 {
     skit_rng rng;
     skit_rng_seed(&rng, tu_seed());
     const size_t m = 3001, n = 2048, d = 6;
     double *coeffs = tu_random(&rng, d * (m + n - 1));
-    skit_toeplitz_plan *plan = NULL;
-    TU_EXPECT_OK(
-        skit_toeplitz_plan_create(&plan, m, n, d,
-                                  &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
-                                                           .causality = SKIT_BIDIRECTIONAL},
-                                  coeffs));
-    for (int transpose = 0; transpose < 2; transpose++) {
-        toeplitz_case c = {plan, m, n, d, transpose};
-        check_two_threads(run_toeplitz, &c, (transpose ? m : n) * d, (transpose ? n : m) * d,
-                          transpose ? "Toeplitz transposed" : "Toeplitz");
+    for (int f32 = 0; f32 < 2; f32++) {
+        skit_toeplitz_plan *plan = NULL;
+        TU_EXPECT_OK(skit_toeplitz_plan_create(
+            &plan, m, n, d,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                     .causality = SKIT_BIDIRECTIONAL,
+                                     .precision = f32 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64},
+            coeffs));
+        for (int transpose = 0; transpose < 2; transpose++) {
+            toeplitz_case c = {plan, m, n, d, transpose};
+            check_two_threads(f32 ? run_toeplitz_f32 : run_toeplitz, &c, (transpose ? m : n) * d,
+                              (transpose ? n : m) * d,
+                              transpose ? (f32 ? "Toeplitz float32 transposed" : "Toeplitz transposed")
+                                        : (f32 ? "Toeplitz float32" : "Toeplitz"));
+        }
+        skit_toeplitz_plan_destroy(plan);
     }
-    skit_toeplitz_plan_destroy(plan);
     skit_free(coeffs);
 }
 END_TEST
@@ -135,6 +169,17 @@ static int run_tno(const void *plan, const double *x, double *y)
     return skit_tno_plan_execute(plan, x, y, NULL);
 }
 
+static int call_tno_f32(const void *plan, const float *x, float *y)
+{
+    return skit_tno_plan_execute_f32(plan, x, y, NULL);
+}
+
+static int run_tno_f32(const void *plan, const double *x, double *y)
+{
+    const size_t total = skit_tno_plan_batch(plan) * skit_tno_plan_n(plan) * skit_tno_plan_d(plan);
+    return via_f32(call_tno_f32, plan, total, total, x, y);
+}
+
 START_TEST(test_tno_plans_two_threads)
 {
     const size_t n = 700, d = 24, batch = 2;
@@ -158,6 +203,12 @@ START_TEST(test_tno_plans_two_threads)
                     skit_tno_plan_describe(plan, what, sizeof what);
                     check_two_threads(run_tno, plan, batch * n * d, batch * n * d, what);
                     skit_tno_plan_destroy(plan);
+                    if (kinds[k] == SKIT_TNO_SKI) continue; /* no float32 SKI-TNO */
+                    o.precision = SKIT_PRECISION_F32;
+                    TU_EXPECT_OK(skit_tno_plan_create(&plan, n, d, batch, &o, NULL, 0));
+                    check_two_threads(run_tno_f32, plan, batch * n * d, batch * n * d, "float32 TNO/FD-TNO");
+                    skit_tno_plan_destroy(plan);
+                    o.precision = SKIT_PRECISION_F64;
                 }
             }
 }

@@ -795,6 +795,113 @@ START_TEST(test_forward_recomputes)
 }
 END_TEST
 
+/* ||C_c||_2 = max_k |DFT(kernel_c)[k]| of each channel's circulant, from
+ * the float64 plan's spectra (stored split and scaled by 1/N) */
+static void circulant_norms(skit_tno_plan *p, double *norms, size_t *N)
+{
+    const tno_spectral *s = p->op;
+    const size_t d = skit_tno_plan_d(p), half = skit_circulant_frequencies(s->engine);
+    const size_t ld = skit_circulant_spectra_ld(s->engine);
+    *N = skit_circulant_length(s->engine);
+    size_t doubles;
+    const double *spectra = tno_spectral_spectra(p, &doubles);
+    for (size_t c = 0; c < d; c++) {
+        double m = 0;
+        for (size_t k = 0; k < half; k++) m = fmax(m, hypot(spectra[c * ld + k], spectra[c * ld + half + k]));
+        norms[c] = m * (double)*N;
+    }
+}
+
+/* Every (sequence, channel) of y32 within tu_f32_bound of y64 */
+static void expect_f32_close(skit_tno_plan *p64, const float *x, const float *y32, const double *y64,
+                             const char *what, uint64_t seed)
+{
+    const size_t n = skit_tno_plan_n(p64), d = skit_tno_plan_d(p64), batch = skit_tno_plan_batch(p64);
+    const skit_tno_layout layout = p64->opt.layout;
+    double *norms = tu_alloc(d);
+    size_t N;
+    circulant_norms(p64, norms, &N);
+    for (size_t b = 0; b < batch; b++)
+        for (size_t c = 0; c < d; c++) {
+            double err = 0, xx = 0;
+            for (size_t i = 0; i < n; i++) {
+                size_t at = index_of(layout, n, d, b, i, c);
+                double e = (double)y32[at] - y64[at];
+                err += e * e;
+                xx += (double)x[at] * x[at];
+            }
+            err = isnan(err) ? INFINITY : sqrt(err);
+            double bound = tu_f32_bound(N, norms[c], sqrt(xx));
+            ck_assert_msg(err <= bound, "%s n=%zu d=%zu sequence %zu channel %zu: ||y32 - y64|| = %g > %g (seed %llu)",
+                          what, n, d, b, c, err, bound, (unsigned long long)seed);
+        }
+    skit_free(norms);
+}
+
+/* float32 TNO and FD-TNO plans against float64 plans of the same
+ * parameters, within the bound of skit_tno_plan_execute_f32: sizes with
+ * odd and prime n, causal and bidirectional, both layouts, per-channel and
+ * output-layer-after-transform (pushdown) spectra; outputs poisoned. */
+START_TEST(test_f32_matches_f64)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t ns[] = {1, 2, 3, 7, 13, 31, 64, 97, 211, 331, 512, 1000, 2039};
+    static const size_t ds[] = {5, 13, 16};
+    const size_t batch = 2;
+    for (int fd = 0; fd < 2; fd++)
+        for (int causal = 0; causal < 2; causal++)
+            for (int layout = 0; layout < 2; layout++)
+                for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++) {
+                    const size_t n = ns[s], d = ds[s % 3], total = batch * n * d;
+                    skit_tno_options o;
+                    skit_tno_options_default(&o, fd ? SKIT_TNO_FD : SKIT_TNO_FFT);
+                    o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+                    o.layout = layout ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS;
+                    o.rpe_width = 4;
+                    o.rpe_layers = 1;
+                    o.activation = s % 2 ? SKIT_ACTIVATION_GELU : SKIT_ACTIVATION_RELU;
+                    o.seed = seed + s;
+                    skit_tno_plan *p64 = NULL, *p32 = NULL;
+                    TU_EXPECT_OK(skit_tno_plan_create(&p64, n, d, batch, &o, NULL, 0));
+                    o.precision = SKIT_PRECISION_F32;
+                    TU_EXPECT_OK(skit_tno_plan_create(&p32, n, d, batch, &o, NULL, 0));
+                    float *x = tu_alloc_f32(total), *y32 = tu_alloc_f32(total);
+                    double *x64 = tu_alloc(total), *y64 = tu_alloc(total);
+                    for (size_t i = 0; i < total; i++) x64[i] = x[i] = (float)skit_rng_normal(&rng);
+                    TU_EXPECT_OK(skit_tno_plan_execute(p64, x64, y64, NULL));
+                    TU_EXPECT_OK(skit_tno_plan_execute_f32(p32, x, y32, NULL));
+                    char what[96];
+                    snprintf(what, sizeof what, "%s %s %s", fd ? "fd" : "tno", causal ? "causal" : "bidirectional",
+                             layout ? "channels" : "rows");
+                    expect_f32_close(p64, x, y32, y64, what, seed);
+                    /* forward recomputes the float spectra from the parameters */
+                    for (size_t i = 0; i < total; i++) y32[i] = NAN;
+                    TU_EXPECT_OK(skit_tno_plan_forward_f32(p32, x, y32));
+                    expect_f32_close(p64, x, y32, y64, what, seed);
+                    TU_EXPECT_STATUS(skit_tno_plan_execute(p32, x64, y64, NULL), SKIT_EINVAL);
+                    TU_EXPECT_STATUS(skit_tno_plan_execute_f32(p64, x, y32, NULL), SKIT_EINVAL);
+                    skit_free(x);
+                    skit_free(y32);
+                    skit_free(x64);
+                    skit_free(y64);
+                    skit_tno_plan_destroy(p64);
+                    skit_tno_plan_destroy(p32);
+                }
+    /* SKI-TNO and device plans have no float32 path */
+    skit_tno_options o;
+    skit_tno_options_default(&o, SKIT_TNO_SKI);
+    o.precision = SKIT_PRECISION_F32;
+    skit_tno_plan *p = NULL;
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 64, 4, 1, &o, NULL, 0), SKIT_EUNSUPPORTED);
+    skit_tno_options_default(&o, SKIT_TNO_FFT);
+    o.precision = (skit_precision)9;
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, 64, 4, 1, &o, NULL, 0), SKIT_EINVAL);
+    ck_assert_ptr_null(p);
+}
+END_TEST
+
 /* Causal operators ignore future inputs: perturbing x[k:] leaves y[:k]. */
 START_TEST(test_causality)
 {
@@ -1235,6 +1342,7 @@ static Suite *tno_suite(void)
     tcase_add_test(tc, test_fd_output_layer_paths);
     tcase_add_test(tc, test_fd_sweep_paths);
     tcase_add_test(tc, test_forward_recomputes);
+    tcase_add_test(tc, test_f32_matches_f64);
     tcase_add_test(tc, test_causality);
     tcase_add_test(tc, test_layout_batch);
     tcase_add_test(tc, test_eval_rpe);

@@ -16,6 +16,7 @@
 #endif
 
 #include "check_util.h"
+#include "fft/circulant.h" /* the engine in both precisions, tested directly below */
 #if defined(__SSE2__)
 #include <xmmintrin.h>
 #endif
@@ -534,6 +535,207 @@ START_TEST(test_fft_caller_workspace)
         skit_free(x);
         skit_free(y1);
         skit_free(y2);
+    }
+}
+END_TEST
+
+/* ||used coefficients of channel c||_1: a bound on the circulant's 2-norm */
+static double used_norm1(const double *coeffs, size_t m, size_t n, skit_causality causality)
+{
+    double s = 0;
+    for (size_t k = causality == SKIT_CAUSAL ? n - 1 : 0; k < m + n - 1; k++) s += fabs(coeffs[k]);
+    return s;
+}
+
+/* One shape: the float32 plan against the float64 plan on the same
+ * coefficients and the same (float) inputs, forward and transposed, every
+ * channel within tu_f32_bound; outputs poisoned. */
+static void check_f32_shape(skit_rng *rng, size_t m, size_t n, size_t d, skit_toeplitz_sharing sharing,
+                            skit_causality causality, uint64_t seed)
+{
+    const size_t nmat = sharing == SKIT_TOEPLITZ_SHARED ? 1 : d, per = m + n - 1, big = m > n ? m : n;
+    double *coeffs = tu_random(rng, per * nmat), *x64 = tu_alloc(big * d), *y64 = tu_alloc(big * d);
+    float *x32 = tu_alloc_f32(big * d), *y32 = tu_alloc_f32(big * d);
+    skit_toeplitz_options o;
+    skit_toeplitz_options_default(&o);
+    o.sharing = sharing;
+    o.causality = causality;
+    skit_toeplitz_plan *p64 = NULL, *p32 = NULL;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&p64, m, n, d, &o, coeffs));
+    o.precision = SKIT_PRECISION_F32;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&p32, m, n, d, &o, coeffs));
+    ck_assert_int_eq(skit_toeplitz_plan_precision(p32), SKIT_PRECISION_F32);
+    const size_t N = skit_toeplitz_plan_fft_length(p32);
+    for (int transpose = 0; transpose < 2; transpose++) {
+        const size_t nin = transpose ? m : n, nout = transpose ? n : m;
+        for (size_t i = 0; i < nin * d; i++) x64[i] = x32[i] = (float)skit_rng_normal(rng);
+        tu_poison(y64, big * d);
+        for (size_t i = 0; i < big * d; i++) y32[i] = NAN;
+        int (*run64)(const skit_toeplitz_plan *, const double *, size_t, double *, size_t, void *) =
+            transpose ? skit_toeplitz_plan_execute_transpose : skit_toeplitz_plan_execute;
+        int (*run32)(const skit_toeplitz_plan *, const float *, size_t, float *, size_t, void *) =
+            transpose ? skit_toeplitz_plan_execute_transpose_f32 : skit_toeplitz_plan_execute_f32;
+        TU_EXPECT_OK(run64(p64, x64, nin, y64, nout, NULL));
+        TU_EXPECT_OK(run32(p32, x32, nin, y32, nout, NULL));
+        for (size_t c = 0; c < d; c++) {
+            const double *t = coeffs + (sharing == SKIT_TOEPLITZ_SHARED ? 0 : c) * per;
+            double err = tu_diff_f32(y32 + c * nout, y64 + c * nout, nout);
+            double bound = tu_f32_bound(N, used_norm1(t, m, n, causality), tu_norm_f32(x32 + c * nin, nin));
+            ck_assert_msg(err <= bound,
+                          "seed %llu: m=%zu n=%zu d=%zu channel %zu %s %s%s: ||y32 - y64|| = %g > bound %g (N = %zu)",
+                          (unsigned long long)seed, m, n, d, c, causality == SKIT_CAUSAL ? "causal" : "bidirectional",
+                          sharing == SKIT_TOEPLITZ_SHARED ? "shared" : "per-channel", transpose ? " transposed" : "",
+                          err, bound, N);
+        }
+    }
+    skit_toeplitz_plan_destroy(p64);
+    skit_toeplitz_plan_destroy(p32);
+    skit_free(coeffs);
+    skit_free(x64);
+    skit_free(y64);
+    skit_free(x32);
+    skit_free(y32);
+}
+
+/* float32 plans against float64 plans at every test size (odd and prime n
+ * included), square and rectangular, causal and bidirectional, per-channel
+ * and shared matrices, forward and transposed. */
+START_TEST(test_fft_f32_matches_f64)
+{
+    uint64_t seed = seed_for("f32");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (size_t s = 0; s < NSIZES; s++) {
+        const size_t n = test_size(s), m = s % 3 == 0 ? n : s % 3 == 1 ? n / 2 + 1 : 2 * n + 1;
+        for (size_t ci = 0; ci < 2; ci++)
+            for (size_t si = 0; si < 2; si++)
+                check_f32_shape(&rng, m, n, 1 + s % 4, sharings[si], causalities[ci], seed);
+    }
+    /* 2^14 and an odd large size: the lengths the speed targets are about */
+    check_f32_shape(&rng, 16384, 16384, 2, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_BIDIRECTIONAL, seed);
+    check_f32_shape(&rng, 9973, 9973, 2, SKIT_TOEPLITZ_PER_CHANNEL, SKIT_CAUSAL, seed);
+}
+END_TEST
+
+/* float32 plans: a caller's workspace (misaligned), the precision checks */
+START_TEST(test_fft_f32_workspace_and_errors)
+{
+    uint64_t seed = seed_for("f32 workspace");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t n = 1000, d = 3;
+    double *coeffs = tu_random(&rng, (2 * n - 1) * d), *x64 = tu_alloc(n * d), *y64 = tu_alloc(n * d);
+    float *x = tu_alloc_f32(n * d), *y1 = tu_alloc_f32(n * d), *y2 = tu_alloc_f32(n * d);
+    for (size_t i = 0; i < n * d; i++) x[i] = (float)skit_rng_normal(&rng);
+    skit_toeplitz_options o;
+    skit_toeplitz_options_default(&o);
+    o.precision = SKIT_PRECISION_F32;
+    skit_toeplitz_plan *plan = NULL, *p64 = NULL;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, n, n, d, &o, coeffs));
+    size_t wsize = skit_toeplitz_plan_workspace_bytes(plan);
+    ck_assert_uint_ge(wsize, 2 * skit_toeplitz_plan_fft_length(plan) * sizeof(float));
+    char *work = skit_malloc(wsize + 4, 1);
+    ck_assert_ptr_nonnull(work);
+    TU_EXPECT_OK(skit_toeplitz_plan_execute_f32(plan, x, n, y1, n, NULL));
+    TU_EXPECT_OK(skit_toeplitz_plan_execute_f32(plan, x, n, y2, n, work + 4));
+    ck_assert_msg(memcmp(y1, y2, n * d * sizeof *y1) == 0, "f32: the caller's workspace changes results");
+    /* a plan runs in the precision it was created in */
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute(plan, x64, n, y64, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_transpose(plan, x64, n, y64, n, NULL), SKIT_EINVAL);
+    o.precision = SKIT_PRECISION_F64;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&p64, n, n, d, &o, coeffs));
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_f32(p64, x, n, y1, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_transpose_f32(p64, x, n, y1, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_f32(plan, x, n - 1, y1, n, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_execute_f32(NULL, x, n, y1, n, NULL), SKIT_EINVAL);
+    ck_assert_int_eq(skit_toeplitz_plan_precision(NULL), SKIT_PRECISION_F64);
+    skit_toeplitz_plan *bad = NULL;
+    o.precision = (skit_precision)7;
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&bad, n, n, d, &o, coeffs), SKIT_EINVAL);
+    o.precision = SKIT_PRECISION_F32;
+    o.device = SKIT_DEVICE_CUDA;
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&bad, n, n, d, &o, coeffs), SKIT_EUNSUPPORTED);
+    ck_assert_ptr_null(bad);
+    /* set_coeffs recomputes the float spectra: the impulse gives x back */
+    memset(coeffs, 0, (2 * n - 1) * d * sizeof *coeffs);
+    for (size_t c = 0; c < d; c++) coeffs[c * (2 * n - 1) + n - 1] = 1.0;
+    TU_EXPECT_OK(skit_toeplitz_plan_set_coeffs(plan, coeffs));
+    TU_EXPECT_OK(skit_toeplitz_plan_execute_f32(plan, x, n, y1, n, NULL));
+    for (size_t c = 0; c < d; c++) {
+        double err = 0;
+        for (size_t i = 0; i < n; i++) err += ((double)y1[c * n + i] - x[c * n + i]) * ((double)y1[c * n + i] - x[c * n + i]);
+        ck_assert_msg(sqrt(err) <= tu_f32_bound(skit_toeplitz_plan_fft_length(plan), 1.0, tu_norm_f32(x + c * n, n)),
+                      "seed %llu: f32 identity after set_coeffs: error %g", (unsigned long long)seed, sqrt(err));
+    }
+    skit_toeplitz_plan_destroy(plan);
+    skit_toeplitz_plan_destroy(p64);
+    skit_free(work);
+    skit_free(coeffs);
+    skit_free(x64);
+    skit_free(y64);
+    skit_free(x);
+    skit_free(y1);
+    skit_free(y2);
+}
+END_TEST
+
+/* The float32 engine's own steps against the float64 engine's: the causal
+ * Hilbert step (FD-TNO's) on random responses, and a kernel's spectrum
+ * and back. ||im32 - im64||_2 <= 20 log2(2N) u 4 ||re||_2: the step is a
+ * c2r, a lag doubling and an r2c; with the 1/N scaling its output is at
+ * most 2 ||re_full||_2 <= 2 sqrt(2) ||re||_2, rounding re to float adds
+ * u times that (see tu_f32_bound for the transforms' share). */
+START_TEST(test_circulant_f32_engine)
+{
+    uint64_t seed = seed_for("f32 engine");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t lengths[] = {2, 16, 30, 126, 210, 1024, 4096, 6000};
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+        const size_t N = lengths[l], count = 3;
+        const skit_circulant_shape shape = {.rows = N / 2, .cols = N / 2, .channels = count, .spectra = count,
+                                            .length = N, .what = "test"};
+        skit_circulant *e64 = NULL;
+        skit_circulantf *e32 = NULL;
+        TU_EXPECT_OK(skit_circulant_create(&e64, &shape));
+        TU_EXPECT_OK(skit_circulantf_create(&e32, &shape));
+        ck_assert_uint_eq(skit_circulantf_length(e32), N);
+        const size_t half = skit_circulant_frequencies(e64), ld = skit_circulantf_spectra_ld(e32);
+        double *w64 = tu_alloc(skit_circulant_workspace_doubles(e64, 0));
+        float *w32 = tu_alloc_f32(skit_circulantf_workspace_doubles(e32, 0));
+        double *re64 = tu_alloc(count * half), *im64 = tu_alloc(count * half);
+        float *re32 = tu_alloc_f32(count * half), *im32 = tu_alloc_f32(count * half);
+        for (size_t i = 0; i < count * half; i++) re64[i] = re32[i] = (float)skit_rng_normal(&rng);
+        skit_circulant_hilbert_rows(e64, re64, half, count, im64, half, w64);
+        skit_circulantf_hilbert_rows(e32, re32, half, count, im32, half, w32);
+        for (size_t r = 0; r < count; r++) {
+            double err = tu_diff_f32(im32 + r * half, im64 + r * half, half);
+            double bound = 4 * tu_f32_bound(N, 1.0, tu_norm_f32(re32 + r * half, half));
+            ck_assert_msg(err <= bound, "seed %llu: N=%zu row %zu: float32 Hilbert step off by %g > %g",
+                          (unsigned long long)seed, N, r, err, bound);
+        }
+        /* kernels -> spectra -> kernel 0 again (64-byte aligned, ld a line multiple) */
+        const size_t kld = (N + 15) / 16 * 16;
+        float *kernels = tu_alloc_f32(count * kld), *back = tu_alloc_f32(N);
+        for (size_t i = 0; i < count * kld; i++) kernels[i] = (float)skit_rng_normal(&rng);
+        skit_circulantf_set_kernels(e32, kernels, kld, w32);
+        ck_assert(skit_circulantf_spectra(e32) != NULL && ld == 2 * half);
+        skit_circulantf_kernel(e32, 1, back, w32);
+        double err = 0;
+        for (size_t i = 0; i < N; i++) err += ((double)back[i] - kernels[kld + i]) * ((double)back[i] - kernels[kld + i]);
+        ck_assert_msg(sqrt(err) <= tu_f32_bound(N, 1.0, tu_norm_f32(kernels + kld, N)),
+                      "seed %llu: N=%zu: float32 kernel -> spectrum -> kernel off by %g", (unsigned long long)seed, N,
+                      sqrt(err));
+        skit_circulant_destroy(e64);
+        skit_circulantf_destroy(e32);
+        skit_free(w64);
+        skit_free(w32);
+        skit_free(re64);
+        skit_free(im64);
+        skit_free(re32);
+        skit_free(im32);
+        skit_free(kernels);
+        skit_free(back);
     }
 }
 END_TEST
@@ -1346,6 +1548,9 @@ static Suite *suite_toeplitz(void)
     tcase_add_test(fft, test_fft_causal_ignores_negative_lags);
     tcase_add_test(fft, test_fft_caller_workspace);
     tcase_add_test(fft, test_fft_set_coeffs);
+    tcase_add_test(fft, test_fft_f32_matches_f64);
+    tcase_add_test(fft, test_fft_f32_workspace_and_errors);
+    tcase_add_test(fft, test_circulant_f32_engine);
     tcase_add_test(fft, test_plan_queries);
     tcase_add_test(fft, test_fft_good_length);
     suite_add_tcase(s, fft);

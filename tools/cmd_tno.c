@@ -71,6 +71,9 @@ static const char *usage =
     "  --stats FILE        one-row TSV: operator, shape, plan bytes, seconds, error\n"
     "  --device D          cpu (default) or cuda: apply the operator on the GPU\n"
     "                      (float64, transfers included; tno, fd, bidirectional ski)\n"
+    "  --precision P       f64 (default) or f32 (tno, fd on the cpu): the products in\n"
+    "                      float32 on float32 x and y (a .npy x of '<f4' read as is,\n"
+    "                      y written '<f4'); the RPE and spectra in float64, rounded\n"
     "  -o, --output FILE   y as .npy ((batch*n) x d) or TSV (default: TSV on stdout)\n"
     "      --seed N        seed of generated parameters and input (default 1)\n"
     "      --threads N     OpenMP threads (default: all cores)\n"
@@ -79,12 +82,13 @@ static const char *usage =
     "examples:\n"
     "  skit tno --op fd --causal --x x.npy -o y.npy --verify\n"
     "  skit tno --op ski --n 4096 --d 64 --rank 64 --taps 17 --stats stats.tsv -o y.npy\n"
-    "  skit tno --n 65536 --d 64 --device cuda --verify -o y.npy\n";
+    "  skit tno --n 65536 --d 64 --device cuda --verify -o y.npy\n"
+    "  skit tno --op fd --causal --x x32.npy --precision f32 -o y32.npy\n";
 
 enum { OPT_OP = 0x2000, OPT_CAUSAL, OPT_X, OPT_BATCH, OPT_N, OPT_D, OPT_RPE_WIDTH, OPT_RPE_LAYERS,
        OPT_ACTIVATION, OPT_NORM, OPT_DECAY, OPT_RANK, OPT_TAPS, OPT_KNOTS, OPT_FFT_LENGTH, OPT_PARAMS,
        OPT_KNOT_VALUES, OPT_FILTER, OPT_SAVE_PARAMS, OPT_COEFFS, OPT_COEFF_LAYOUT, OPT_VERIFY, OPT_STATS, OPT_CAUSAL_SKI,
-       OPT_DEVICE };
+       OPT_DEVICE, OPT_PRECISION };
 
 typedef struct args {
     cli_common common;
@@ -186,6 +190,9 @@ static int apply_option(args *a, int opt, const char *arg, const char *current)
         a->op.device = idx ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
         break;
     case OPT_STATS: a->stats_path = arg; break;
+    case OPT_PRECISION:
+        if (cli_parse_precision(arg, &a->op.precision) != CLI_OK) return CLI_USAGE;
+        break;
     case OPT_CAUSAL_SKI:
         if (cli_parse_choice("--causal-ski", arg, algorithms, &idx) != CLI_OK) return CLI_USAGE;
         a->op.causal_ski = (skit_tno_causal_ski)idx;
@@ -222,6 +229,11 @@ static int check_args(args *a)
         return cli_usage_error("--causal-ski: only for --op ski --causal");
     if (o->kind != SKIT_TNO_FD && o->fft_length)
         return cli_usage_error("--fft-length: only for --op fd");
+    if (o->precision == SKIT_PRECISION_F32 && (o->kind == SKIT_TNO_SKI || o->device != SKIT_DEVICE_CPU))
+        return cli_usage_error("--precision f32: only --op tno and --op fd on the cpu");
+    if (o->precision == SKIT_PRECISION_F32 && a->verify)
+        return cli_usage_error("--precision f32: --verify checks float64 against the dense product; compare a "
+                               "float32 run with a --precision f64 one (tests/test_tno.c holds the bound)");
     if (cli_common_validate(&a->common) != CLI_OK) return CLI_USAGE;
     if (a->common.output && strcmp(a->common.output, "-") != 0 &&
         cli_check_data_path("-o", a->common.output, 1) != CLI_OK)
@@ -268,6 +280,7 @@ static int parse_args(int argc, char **argv, args *a)
                                              {"device", required_argument, NULL, OPT_DEVICE},
                                              {"stats", required_argument, NULL, OPT_STATS},
                                              {"causal-ski", required_argument, NULL, OPT_CAUSAL_SKI},
+                                             {"precision", required_argument, NULL, OPT_PRECISION},
                                              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cli_common_init(&a->common);
@@ -293,33 +306,37 @@ static int parse_args(int argc, char **argv, args *a)
     return check_args(a);
 }
 
-/* (batch*n) x d column-major (as read) -> (batch, d, n) */
-static void to_channels(const double *X, size_t n, size_t d, size_t batch, double *xc)
+/* (batch*n) x d column-major (as read) <-> (batch, d, n), values of `size`
+ * bytes (double or float) */
+static void reorder(const void *src, void *dst, size_t n, size_t d, size_t batch, size_t size, int to_channels)
 {
-    size_t rows = n * batch;
+    const size_t rows = n * batch;
     for (size_t b = 0; b < batch; b++)
         for (size_t c = 0; c < d; c++)
-            for (size_t i = 0; i < n; i++) xc[(b * d + c) * n + i] = X[(b * n + i) + c * rows];
-}
-
-static void from_channels(const double *yc, size_t n, size_t d, size_t batch, double *Y)
-{
-    size_t rows = n * batch;
-    for (size_t b = 0; b < batch; b++)
-        for (size_t c = 0; c < d; c++)
-            for (size_t i = 0; i < n; i++) Y[(b * n + i) + c * rows] = yc[(b * d + c) * n + i];
+            for (size_t i = 0; i < n; i++) {
+                size_t read = (b * n + i) + c * rows, channel = (b * d + c) * n + i;
+                if (!to_channels) {
+                    size_t t = read;
+                    read = channel;
+                    channel = t;
+                }
+                memcpy((char *)dst + channel * size, (const char *)src + read * size, size);
+            }
 }
 
 /* rows x cols column-major to FILE (.npy or TSV with named columns; with
  * sequence and token columns for the n-token rows of y) */
-static int write_matrix(const char *path, int argc, char **argv, uint64_t seed, const double *data, size_t rows,
-                        size_t cols, int ndim, const char *name, const char *comment, int with_token, size_t n)
+static int write_matrix(const char *path, int argc, char **argv, uint64_t seed, const void *data, int f32,
+                        size_t rows, size_t cols, int ndim, const char *name, const char *comment, int with_token,
+                        size_t n)
 {
     for (size_t k = 0; k < rows * cols; k++)
-        if (!isfinite(data[k]))
-            return cli_failure("%s: the result has non-finite values (overflow): inputs or parameters too large",
-                               path ? path : "stdout");
-    return cli_write_matrix(path, argc, argv, 1, seed, data, rows, cols, ndim, name, comment, with_token ? n : 0);
+        if (!isfinite(f32 ? ((const float *)data)[k] : ((const double *)data)[k]))
+            return cli_failure("%s: the result has non-finite values (overflow): inputs or parameters too large%s",
+                               path ? path : "stdout", f32 ? " for float32 (run with --precision f64)" : "");
+    const size_t period = with_token ? n : 0;
+    if (f32) return cli_write_matrix_f32(path, argc, argv, 1, seed, data, rows, cols, ndim, name, comment, period);
+    return cli_write_matrix(path, argc, argv, 1, seed, data, rows, cols, ndim, name, comment, period);
 }
 
 /* Parameters from --params, or --knot-values / --filter (ski). *params is
@@ -395,7 +412,8 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
 typedef struct run {
     skit_tno_plan *op;
     size_t n, d, batch, total;
-    double *xc, *yc;
+    int f32;         /* xc and yc hold floats (--precision f32) */
+    void *xc, *yc;
     double seconds, error, tolerance;
     double *coeffs, *params; /* for --coeffs (per x d) and --save-params */
     size_t per;
@@ -403,21 +421,23 @@ typedef struct run {
 
 /* n and d from --x (X keeps the array) or --n/--d; then SKI's defaults and
  * checks that depend on n. */
-static int read_input(args *a, skit_matrix *X, run *r)
+static int read_input(args *a, skit_matrix *X, skit_matrix_f32 *X32, run *r)
 {
     skit_tno_options *o = &a->op;
     r->n = a->n;
     r->d = a->d;
     r->batch = a->batch;
+    r->f32 = o->precision == SKIT_PRECISION_F32;
     if (a->x_path) {
-        if (cli_read_matrix("--x", a->x_path, X) != CLI_OK) return CLI_USAGE;
-        if (X->cols == 0 || X->rows == 0)
-            return cli_usage_error("--x: empty array (%zu x %zu)", X->rows, X->cols);
-        if (X->rows % r->batch)
+        if ((r->f32 ? cli_read_matrix_f32("--x", a->x_path, X32) : cli_read_matrix("--x", a->x_path, X)) != CLI_OK)
+            return CLI_USAGE;
+        const size_t rows = r->f32 ? X32->rows : X->rows, cols = r->f32 ? X32->cols : X->cols;
+        if (cols == 0 || rows == 0) return cli_usage_error("--x: empty array (%zu x %zu)", rows, cols);
+        if (rows % r->batch)
             return cli_usage_error("--batch: %zu does not divide the %zu rows of --x (need batch*n rows)",
-                                   r->batch, X->rows);
-        r->d = X->cols;
-        r->n = X->rows / r->batch;
+                                   r->batch, rows);
+        r->d = cols;
+        r->n = rows / r->batch;
     }
     if (o->kind == SKIT_TNO_SKI) {
         if (r->n < 2) return cli_usage_error("--x: n = %zu tokens: SKI-TNO needs n >= 2", r->n);
@@ -432,7 +452,7 @@ static int read_input(args *a, skit_matrix *X, run *r)
 
 /* The operator (parameters loaded or drawn from the seed) and its input,
  * channel-major: from X, or standard normal from the seed. */
-static int run_create(args *a, const skit_matrix *X, run *r)
+static int run_create(args *a, const skit_matrix *X, const skit_matrix_f32 *X32, run *r)
 {
     skit_tno_options *o = &a->op;
     o->seed = a->common.seed;
@@ -445,15 +465,23 @@ static int run_create(args *a, const skit_matrix *X, run *r)
     int status = skit_tno_plan_create(&r->op, r->n, r->d, r->batch, o, params, count);
     free(params);
     if (status != SKIT_OK) return cli_library_error(status);
-    r->xc = skit_malloc(r->total, sizeof(double));
-    r->yc = skit_malloc(r->total, sizeof(double));
+    const size_t size = r->f32 ? sizeof(float) : sizeof(double);
+    r->xc = skit_malloc(r->total, size);
+    r->yc = skit_malloc(r->total, size);
     if (!r->xc || !r->yc) return cli_failure("out of memory");
     if (a->x_path) {
-        to_channels(X->data, r->n, r->d, r->batch, r->xc);
-    } else {
-        skit_rng rng;
-        skit_rng_seed_stream(&rng, a->common.seed, 77);
-        skit_rng_fill_normal(&rng, r->xc, r->total);
+        reorder(r->f32 ? (const void *)X32->data : X->data, r->xc, r->n, r->d, r->batch, size, 1);
+        return CLI_OK;
+    }
+    /* the same draws in either precision (float32: rounded) */
+    double *draws = r->f32 ? skit_malloc(r->total, sizeof(double)) : r->xc;
+    if (!draws) return cli_failure("out of memory");
+    skit_rng rng;
+    skit_rng_seed_stream(&rng, a->common.seed, 77);
+    skit_rng_fill_normal(&rng, draws, r->total);
+    if (r->f32) {
+        for (size_t k = 0; k < r->total; k++) ((float *)r->xc)[k] = (float)draws[k];
+        skit_free(draws);
     }
     return CLI_OK;
 }
@@ -470,7 +498,7 @@ static int run_verify(const args *a, run *r)
     if (rc == CLI_OK) {
         double worst = 0, scale = 0;
         for (size_t k = 0; k < r->total; k++) {
-            double e = fabs(r->yc[k] - ref[k]);
+            double e = fabs(((const double *)r->yc)[k] - ref[k]);
             if (!(e <= worst)) worst = e;
             if (mag[k] > scale) scale = mag[k];
         }
@@ -487,14 +515,15 @@ static int run_verify(const args *a, run *r)
 /* -o: y as (batch*n) x d with sequence and token columns. */
 static int write_output(const args *a, const run *r, const char *description, int argc, char **argv)
 {
-    double *Y = skit_malloc(r->total, sizeof(double));
+    const size_t size = r->f32 ? sizeof(float) : sizeof(double);
+    void *Y = skit_malloc(r->total, size);
     if (!Y) return cli_failure("out of memory");
-    from_channels(r->yc, r->n, r->d, r->batch, Y);
+    reorder(r->yc, Y, r->n, r->d, r->batch, size, 0);
     char comment[1024];
     snprintf(comment, sizeof comment, "operator: %s; rows: sequence-major tokens (batch*n), columns: channels",
              description);
-    int rc = write_matrix(a->common.output, argc, argv, a->common.seed, Y, r->n * r->batch, r->d, 2, "y", comment,
-                          1, r->n);
+    int rc = write_matrix(a->common.output, argc, argv, a->common.seed, Y, r->f32, r->n * r->batch, r->d, 2, "y",
+                          comment, 1, r->n);
     skit_free(Y);
     return rc;
 }
@@ -535,12 +564,12 @@ static int write_extras(const args *a, const run *r, const char *description, in
                                     : "operator: %s; rows t_{-(n-1)}..t_{n-1} (t_0 in the middle); one column per "
                                       "channel",
                  description);
-        rc = write_matrix(a->coeffs_path, argc, argv, a->common.seed, r->coeffs, r->per, r->d, 2, "t", comment, 0,
-                          r->n);
+        rc = write_matrix(a->coeffs_path, argc, argv, a->common.seed, r->coeffs, 0, r->per, r->d, 2, "t", comment,
+                          0, r->n);
     }
     if (rc == CLI_OK && a->save_params) {
         snprintf(comment, sizeof comment, "operator: %s; parameters in skit/tno.h's layout", description);
-        rc = write_matrix(a->save_params, argc, argv, a->common.seed, r->params,
+        rc = write_matrix(a->save_params, argc, argv, a->common.seed, r->params, 0,
                           skit_tno_plan_parameter_count(r->op), 1, 1, "param", comment, 0, r->n);
     }
     return rc;
@@ -582,17 +611,19 @@ int cmd_tno(int argc, char **argv)
 #endif
     cli_apply_threads(&a.common);
     skit_matrix X = {0};
+    skit_matrix_f32 X32 = {0};
     run r;
     memset(&r, 0, sizeof r);
     r.seconds = r.error = r.tolerance = NAN;
-    rc = read_input(&a, &X, &r);
+    rc = read_input(&a, &X, &X32, &r);
     if (rc == CLI_OK && a.verify)
         rc = cli_check_quadratic_work("--verify (the dense reference)", r.n, r.batch * r.d);
-    if (rc == CLI_OK) rc = run_create(&a, &X, &r);
+    if (rc == CLI_OK) rc = run_create(&a, &X, &X32, &r);
     skit_matrix_free(&X);
+    skit_matrix_f32_free(&X32);
     if (rc == CLI_OK) {
         double t0 = skit_clock_seconds();
-        int status = skit_tno_plan_forward(r.op, r.xc, r.yc);
+        int status = r.f32 ? skit_tno_plan_forward_f32(r.op, r.xc, r.yc) : skit_tno_plan_forward(r.op, r.xc, r.yc);
         r.seconds = skit_clock_seconds() - t0;
         if (status != SKIT_OK) rc = cli_library_error(status);
     }

@@ -44,13 +44,18 @@ static const char *usage_matvec =
     "  --transpose       compute y = T^T x\n"
     "  --method M        fft (default: circulant embedding, O(n log n)) or dense\n"
     "                    (materialise T and multiply with BLAS, O(n^2) memory)\n"
-    "  -o, --output FILE write y to FILE: .npy (float64) or .tsv; default: TSV on stdout\n"
+    "  -o, --output FILE write y to FILE: .npy (float64, or float32 with --precision\n"
+    "                    f32) or .tsv; default: TSV on stdout\n"
+    "      --precision P f64 (default) or f32: the FFTs, spectra and x, y in float32\n"
+    "                    (a .npy x of '<f4' is read as is, y written '<f4'; the\n"
+    "                    coefficients are rounded to float32; --method fft on the cpu)\n"
     "      --threads N   OpenMP threads for the FFT channels (default: all cores)\n"
     "      --device D    cpu (default) or cuda: the FFT product by cuFFT on the GPU\n"
     "                    (float64, transfers included; --method fft only)\n"
     "  -h, --help        this message\n\n"
     "examples:\n"
     "  skit toeplitz matvec --coeffs coeffs.npy --x x.npy --causal -o y.npy\n"
+    "  skit toeplitz matvec --coeffs coeffs.npy --x x32.npy --precision f32 -o y32.npy\n"
     "  skit toeplitz matvec --coeffs coeffs.npy --x x.npy --device cuda -o y.npy\n";
 
 static const char *usage_solve =
@@ -79,20 +84,23 @@ static int validate_output(const char *output)
 }
 
 /* Writes rows x cols (column-major) to `output` as .npy or TSV (stdout if
- * NULL or "-"), with the command line and `comment` in the TSV header. */
-static int write_result(const char *output, int argc, char **argv, const double *data, size_t rows, size_t cols,
-                        int ndim, const char *name, const char *comment)
+ * NULL or "-"), with the command line and `comment` in the TSV header;
+ * data is float (f32: a .npy is written '<f4') or double. */
+static int write_result(const char *output, int argc, char **argv, const void *data, int f32, size_t rows,
+                        size_t cols, int ndim, const char *name, const char *comment)
 {
     for (size_t i = 0; i < rows * cols; i++)
-        if (!isfinite(data[i]))
-            return cli_failure("the result has non-finite values (overflow): inputs too large for double precision");
+        if (!isfinite(f32 ? ((const float *)data)[i] : ((const double *)data)[i]))
+            return cli_failure("the result has non-finite values (overflow): inputs too large for %s",
+                               f32 ? "float32 (run with --precision f64)" : "double precision");
     /* argv[0] is the action ("matvec"): record "skit toeplitz matvec ..." */
     char **full = malloc((size_t)(argc + 2) * sizeof *full);
     if (!full) return cli_failure("out of memory");
     full[0] = "skit";
     full[1] = "toeplitz";
     for (int i = 0; i < argc; i++) full[i + 2] = argv[i];
-    int rc = cli_write_matrix(output, argc + 2, full, 0, 0, data, rows, cols, ndim, name, comment, 0);
+    int rc = f32 ? cli_write_matrix_f32(output, argc + 2, full, 0, 0, data, rows, cols, ndim, name, comment, 0)
+                 : cli_write_matrix(output, argc + 2, full, 0, 0, data, rows, cols, ndim, name, comment, 0);
     free(full);
     return rc;
 }
@@ -131,10 +139,11 @@ static int matvec_dense(size_t n, size_t d_matrices, size_t k, const double *coe
     return status;
 }
 
-/* The FFT product on the CPU or (device = SKIT_DEVICE_CUDA) the GPU */
+/* The FFT product on the CPU or (device = SKIT_DEVICE_CUDA) the GPU, in
+ * the precision of x and y (float32: float arrays) */
 static int matvec_fft(size_t n, size_t d_matrices, size_t k, const double *coeffs,
-                      skit_causality causality, skit_device device, int transpose, const double *x,
-                      double *y, size_t *fft_length)
+                      skit_causality causality, skit_device device, skit_precision precision, int transpose,
+                      const void *x, void *y, size_t *fft_length)
 {
     skit_toeplitz_plan *plan = NULL;
     skit_toeplitz_options o;
@@ -142,19 +151,35 @@ static int matvec_fft(size_t n, size_t d_matrices, size_t k, const double *coeff
     o.sharing = d_matrices == 1 ? SKIT_TOEPLITZ_SHARED : SKIT_TOEPLITZ_PER_CHANNEL;
     o.causality = causality;
     o.device = device;
+    o.precision = precision;
     int status =
         skit_toeplitz_plan_create(&plan, n, n, d_matrices == 1 ? k : d_matrices, &o, coeffs);
     if (status != SKIT_OK) return status;
     *fft_length = skit_toeplitz_plan_fft_length(plan);
-    status = transpose ? skit_toeplitz_plan_execute_transpose(plan, x, n, y, n, NULL)
-                       : skit_toeplitz_plan_execute(plan, x, n, y, n, NULL);
+    if (precision == SKIT_PRECISION_F32)
+        status = transpose ? skit_toeplitz_plan_execute_transpose_f32(plan, x, n, y, n, NULL)
+                           : skit_toeplitz_plan_execute_f32(plan, x, n, y, n, NULL);
+    else
+        status = transpose ? skit_toeplitz_plan_execute_transpose(plan, x, n, y, n, NULL)
+                           : skit_toeplitz_plan_execute(plan, x, n, y, n, NULL);
     skit_toeplitz_plan_destroy(plan);
     return status;
 }
 
+/* x's shape against the coefficients' n and d */
+static int check_x_shape(size_t rows, size_t k, size_t n, size_t d, size_t coeff_rows)
+{
+    if (rows != n) return cli_usage_error("--x: has %zu rows but the %zu coefficients give n = %zu", rows, coeff_rows, n);
+    if (k == 0) return cli_usage_error("--x: has 0 columns");
+    if (d > 1 && k != d)
+        return cli_usage_error("--x: has %zu columns but --coeffs holds d = %zu matrices: need one column per matrix", k,
+                               d);
+    return CLI_OK;
+}
+
 static int run_matvec(int argc, char **argv)
 {
-    enum { OPT_COEFFS = 0x2000, OPT_X, OPT_CAUSAL, OPT_TRANSPOSE, OPT_METHOD, OPT_THREADS, OPT_DEVICE };
+    enum { OPT_COEFFS = 0x2000, OPT_X, OPT_CAUSAL, OPT_TRANSPOSE, OPT_METHOD, OPT_THREADS, OPT_DEVICE, OPT_PRECISION };
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"coeffs", required_argument, NULL, OPT_COEFFS},
@@ -164,12 +189,14 @@ static int run_matvec(int argc, char **argv)
                                              {"method", required_argument, NULL, OPT_METHOD},
                                              {"threads", required_argument, NULL, OPT_THREADS},
                                              {"device", required_argument, NULL, OPT_DEVICE},
+                                             {"precision", required_argument, NULL, OPT_PRECISION},
                                              {NULL, 0, NULL, 0}};
     static const char *const methods[] = {"fft", "dense", NULL};
     static const char *const devices[] = {"cpu", "cuda", NULL};
     const char *coeffs_path = NULL, *x_path = NULL, *output = NULL;
     int causal = 0, transpose = 0, method = 0, device = 0, opt;
     size_t threads = 0;
+    skit_precision precision = SKIT_PRECISION_F64;
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
@@ -189,6 +216,9 @@ static int run_matvec(int argc, char **argv)
         case OPT_DEVICE:
             if (cli_parse_choice("--device", optarg, devices, &device) != CLI_OK) return CLI_USAGE;
             break;
+        case OPT_PRECISION:
+            if (cli_parse_precision(optarg, &precision) != CLI_OK) return CLI_USAGE;
+            break;
         default:
             return cli_usage_error("unknown option or missing value '%s' (see 'skit toeplitz matvec --help')",
                                    argv[optind - 1]);
@@ -200,10 +230,15 @@ static int run_matvec(int argc, char **argv)
     if (validate_output(output) != CLI_OK) return CLI_USAGE;
     if (device == 1 && method == 1)
         return cli_usage_error("--device cuda: runs --method fft only (the dense product is a CPU reference)");
+    const int f32 = precision == SKIT_PRECISION_F32;
+    if (f32 && (method == 1 || device == 1))
+        return cli_usage_error("--precision f32: runs --method fft on the cpu only (the dense product is a float64 "
+                               "reference; the CUDA plan computes in float64)");
     if (device == 1 && skit_device_check(SKIT_DEVICE_CUDA) != SKIT_OK)
         return cli_usage_error("--device cuda: %s", skit_last_error());
 
     skit_matrix C = {0}, X = {0};
+    skit_matrix_f32 X32 = {0};
     int rc = cli_read_matrix("--coeffs", coeffs_path, &C);
     size_t n = 0, d = 0, k = 0;
     if (rc == CLI_OK) rc = order_from_coeffs("--coeffs", C.rows, &n);
@@ -219,20 +254,15 @@ static int run_matvec(int argc, char **argv)
         snprintf(what, sizeof what, "dense n = %zu (--method dense, an n x n matrix)", n);
         if (skit_memory_check(bytes, what) != SKIT_OK) rc = cli_usage_error("%s", skit_last_error());
     }
-    if (rc == CLI_OK) rc = cli_read_matrix("--x", x_path, &X);
-    if (rc == CLI_OK) {
-        k = X.cols;
-        if (X.rows != n)
-            rc = cli_usage_error("--x: has %zu rows but the %zu coefficients give n = %zu", X.rows, C.rows, n);
-        else if (k == 0)
-            rc = cli_usage_error("--x: has 0 columns");
-        else if (d > 1 && k != d)
-            rc = cli_usage_error("--x: has %zu columns but --coeffs holds d = %zu matrices: need one column per matrix",
-                                 k, d);
-    }
+    if (rc == CLI_OK) rc = f32 ? cli_read_matrix_f32("--x", x_path, &X32) : cli_read_matrix("--x", x_path, &X);
+    const size_t x_rows = f32 ? X32.rows : X.rows;
+    const int x_ndim = f32 ? X32.ndim : X.ndim;
+    k = f32 ? X32.cols : X.cols;
+    if (rc == CLI_OK) rc = check_x_shape(x_rows, k, n, d, C.rows);
     if (rc != CLI_OK) {
         skit_matrix_free(&C);
         skit_matrix_free(&X);
+        skit_matrix_f32_free(&X32);
         return rc;
     }
 
@@ -242,32 +272,33 @@ static int run_matvec(int argc, char **argv)
         common.threads = (int)threads;
         cli_apply_threads(&common);
     }
-    double *Y = skit_malloc(n * k, sizeof(double));
+    void *Y = skit_malloc(n * k, f32 ? sizeof(float) : sizeof(double));
     int status = Y ? SKIT_OK : SKIT_ENOMEM;
     size_t fft_length = 0;
     skit_causality causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
     if (status == SKIT_OK)
         status = method == 1 ? matvec_dense(n, d, k, C.data, causality, transpose, X.data, Y)
                              : matvec_fft(n, d, k, C.data, causality,
-                                          device == 1 ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU,
-                                          transpose, X.data, Y, &fft_length);
+                                          device == 1 ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU, precision, transpose,
+                                          f32 ? (const void *)X32.data : X.data, Y, &fft_length);
     if (status == SKIT_OK) {
         char comment[256];
-        snprintf(comment, sizeof comment, "toeplitz matvec: y = T%s x, n = %zu, %zu %s, k = %zu, %s, method %s%s%s",
+        snprintf(comment, sizeof comment, "toeplitz matvec: y = T%s x, n = %zu, %zu %s, k = %zu, %s, method %s%s%s%s",
                  transpose ? "^T" : "", n, d, d == 1 ? "matrix" : "matrices (one per column)", k,
                  causal ? "causal" : "bidirectional", methods[method], device ? " on cuda" : "",
-                 method == 0 ? " (FFT length " : "");
+                 f32 ? " in float32" : "", method == 0 ? " (FFT length " : "");
         if (method == 0) {
             size_t len = strlen(comment);
             snprintf(comment + len, sizeof comment - len, "%zu)", fft_length);
         }
-        rc = write_result(output, argc, argv, Y, n, k, X.ndim, "y", comment);
+        rc = write_result(output, argc, argv, Y, f32, n, k, x_ndim, "y", comment);
     } else {
         rc = cli_library_error(status);
     }
     skit_free(Y);
     skit_matrix_free(&C);
     skit_matrix_free(&X);
+    skit_matrix_f32_free(&X32);
     return rc;
 }
 
@@ -291,7 +322,7 @@ static int write_solution(const char *output, int argc, char **argv, const doubl
     if (len > 4 && !strcmp(output + len - 4, ".npy"))
         fprintf(stderr, "skit toeplitz solve: %s, backward error %.3g (tolerance %.3g), condition estimate %.3g\n",
                 solver_names[info->solver], info->backward_error, info->tolerance, 1.0 / info->rcond);
-    return write_result(output, argc, argv, X, n, k, ndim, "x", comment);
+    return write_result(output, argc, argv, X, 0, n, k, ndim, "x", comment);
 }
 
 static int run_solve(int argc, char **argv)

@@ -216,6 +216,56 @@ int cli_read_matrix(const char *option, const char *path, skit_matrix *m)
     return cli_usage_error("%s: %s", option, skit_last_error());
 }
 
+/* an output path that names a .npy file (not stdout) */
+static int is_npy(const char *path) { return path && strcmp(path, "-") != 0 && cli_ends_with(path, ".npy"); }
+
+static int npy_result(int status) { return status == SKIT_OK ? CLI_OK : cli_write_error(status); }
+
+int cli_read_matrix_f32(const char *option, const char *path, skit_matrix_f32 *m)
+{
+    memset(m, 0, sizeof *m);
+    if (cli_ends_with(path, ".npy")) {
+        int status = skit_npy_read_f32(path, m);
+        if (status == SKIT_OK) return CLI_OK;
+        if (status == SKIT_ENOMEM) return cli_failure("%s: %s", option, skit_last_error());
+        return cli_usage_error("%s: %s", option, skit_last_error());
+    }
+    skit_matrix d = {0};
+    int rc = cli_read_matrix(option, path, &d);
+    if (rc != CLI_OK) return rc;
+    float *data = skit_malloc(d.rows * d.cols, sizeof(float));
+    if (!data) rc = cli_failure("%s: out of memory", option);
+    for (size_t i = 0; rc == CLI_OK && i < d.rows * d.cols; i++)
+        if (!isfinite(data[i] = (float)d.data[i]))
+            rc = cli_usage_error("%s: value %g (element %zu) beyond float32's range", option, d.data[i], i);
+    if (rc == CLI_OK) *m = (skit_matrix_f32){data, d.rows, d.cols, d.ndim};
+    else skit_free(data);
+    skit_matrix_free(&d);
+    return rc;
+}
+
+int cli_write_matrix_f32(const char *path, int argc, char **argv, int has_seed, uint64_t seed,
+                         const float *data, size_t rows, size_t cols, int ndim, const char *name,
+                         const char *comment, size_t token_period)
+{
+    if (is_npy(path)) return npy_result(skit_npy_write_f32(cli_output_stage(path), data, rows, cols, rows, ndim));
+    double *wide = malloc((rows * cols > 0 ? rows * cols : 1) * sizeof *wide);
+    if (!wide) return cli_failure("out of memory");
+    for (size_t i = 0; i < rows * cols; i++) wide[i] = data[i];
+    int rc = cli_write_matrix(path, argc, argv, has_seed, seed, wide, rows, cols, ndim, name, comment, token_period);
+    free(wide);
+    return rc;
+}
+
+int cli_parse_precision(const char *text, skit_precision *precision)
+{
+    static const char *const names[] = {"f64", "f32", NULL};
+    int choice = 0;
+    if (cli_parse_choice("--precision", text, names, &choice) != CLI_OK) return CLI_USAGE;
+    *precision = choice == 1 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
+    return CLI_OK;
+}
+
 int cli_check_data_path(const char *option, const char *path, int npy_allowed)
 {
     if (!path) return CLI_OK;
@@ -230,10 +280,7 @@ int cli_write_matrix(const char *path, int argc, char **argv, int has_seed, uint
                      const double *data, size_t rows, size_t cols, int ndim, const char *name,
                      const char *comment, size_t token_period)
 {
-    if (path && strcmp(path, "-") != 0 && cli_ends_with(path, ".npy")) {
-        int status = skit_npy_write(cli_output_stage(path), data, rows, cols, rows, ndim);
-        return status == SKIT_OK ? CLI_OK : cli_write_error(status);
-    }
+    if (is_npy(path)) return npy_result(skit_npy_write(cli_output_stage(path), data, rows, cols, rows, ndim));
     size_t extra = token_period ? 2 : 0, width = cols + extra;
     char **names = calloc(width + 1, sizeof *names);
     char *text = malloc(width * 32 + 1);

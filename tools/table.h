@@ -74,6 +74,9 @@ int cli_table_emit(const cli_table *table, const cli_common *common, int argc, c
  * library's message is prefixed with the option: CLI_USAGE, or CLI_FAILED
  * when out of memory. */
 int cli_read_matrix(const char *option, const char *path, skit_matrix *matrix);
+/* The same in float32 (--precision f32): a .npy read without going
+ * through double (skit_npy_read_f32), a TSV read and rounded. */
+int cli_read_matrix_f32(const char *option, const char *path, skit_matrix_f32 *matrix);
 
 /* Validate a data output before any work: NULL is fine; else the name ends
  * in .tsv or .txt (or .npy when npy_allowed) and its directory is writable
@@ -90,6 +93,13 @@ int cli_check_data_path(const char *option, const char *path, int npy_allowed);
 int cli_write_matrix(const char *path, int argc, char **argv, int has_seed, uint64_t seed,
                      const double *data, size_t rows, size_t cols, int ndim, const char *name,
                      const char *comment, size_t token_period);
+/* The same from floats: .npy as float32 ('<f4'), TSV with each float's
+ * exact value. */
+int cli_write_matrix_f32(const char *path, int argc, char **argv, int has_seed, uint64_t seed,
+                         const float *data, size_t rows, size_t cols, int ndim, const char *name,
+                         const char *comment, size_t token_period);
+/* "--precision f32|f64": SKIT_PRECISION_F32 or _F64, or a usage error. */
+int cli_parse_precision(const char *text, skit_precision *precision);
 
 /* ---- JSON ------------------------------------------------------------ */
 

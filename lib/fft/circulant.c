@@ -1,4 +1,9 @@
-/* circulant.c — the circulant-product engine (fft/circulant.h).
+/* circulant.c — the circulant-product engine (fft/circulant.h), in
+ * double precision; circulantf.c compiles this file again in single
+ * precision (FFTW's way: one source, a precision macro), so the two
+ * engines cannot drift apart. R is the real type, X(name) the public name
+ * (skit_circulant_name or skit_circulantf_name), FFTW(name) FFTW's
+ * (fftw_name or fftwf_name), E the engine's type.
  *
  * Why the inverse transform is a second r2c: with FFTW_ESTIMATE, FFTW's
  * c2r was measured 1.3-2x slower than its r2c of the same length at many
@@ -6,11 +11,11 @@
  * identity of circulant.h needs only r2c's plus two O(N) passes. The 1/N
  * of the inverse is folded into the stored spectra.
  *
- * Buffers are out of place, per thread one real buffer (N doubles, one
+ * Buffers are out of place, per thread one real buffer (N values, one
  * cache line longer so that the threads' buffers, a power of two apart
  * otherwise, do not all map to one cache set) and one complex buffer
- * (N/2+1 values). Every slice is a multiple of 8 doubles, so each keeps
- * the 64-byte alignment FFTW planned with. */
+ * (N/2+1 values). Every slice is a multiple of a 64-byte line (LINE
+ * values), so each keeps the 64-byte alignment FFTW planned with. */
 #include "config.h"
 
 #include <fftw3.h>
@@ -25,6 +30,19 @@
 #include "fft/circulant.h"
 #include "fft/planner.h"
 #include "skit/fft.h"
+
+#ifdef SKIT_CIRCULANT_SINGLE
+typedef float R;
+#define X(name) skit_circulantf_##name
+#define FFTW(name) fftwf_##name
+#define E skit_circulantf
+#else
+typedef double R;
+#define X(name) skit_circulant_##name
+#define FFTW(name) fftw_##name
+#define E skit_circulant
+#endif
+#define LINE (64 / sizeof(R))
 
 /* Channels a thread gathers at once from (batch, n, d) rows: a multiple
  * of 4 (the AVX2 transposes below), at least MIN_WIDE_GROUP while the
@@ -41,27 +59,27 @@
 #define STAGE_BYTES ((size_t)1 << 20)
 #define GROUP_BYTES ((size_t)16 << 20)
 
-struct skit_circulant {
+struct E {
     size_t m, n, d, nspec, N, half;
     int threads;
-    size_t real_stride;  /* doubles of one real buffer (N rounded up, + a line) */
+    size_t real_stride;  /* values of one real buffer (N rounded up, + a line) */
     size_t slice;        /* one thread's real + complex buffers */
     size_t group;        /* channels per gather in the rows apply */
-    size_t stage_stride; /* doubles per channel of the staging rows (n rounded up, + a line) */
+    size_t stage_stride; /* values per channel of the staging rows (n rounded up, + a line) */
     size_t rows_slice;   /* one thread's scratch in the rows apply: the group's staging
                           * rows, one slice, then a Hartley buffer (0: no rows apply) */
-    fftw_plan r2c, c2r;
-    double *spectra;     /* nspec x 2 half: Re then Im, scaled by 1/N */
-    double *basis;       /* basis_rows x 2 half, or NULL */
+    FFTW(plan) r2c, c2r;
+    R *spectra;     /* nspec x 2 half: Re then Im, scaled by 1/N */
+    R *basis;       /* basis_rows x 2 half, or NULL */
     size_t basis_rows;
     size_t bytes;
 };
 
-static size_t round8(size_t v) { return (v + 7) / 8 * 8; }
+static size_t round_line(size_t v) { return (v + LINE - 1) / LINE * LINE; }
 
-/* The calling thread's slice of scratch (stride doubles each); outside a
+/* The calling thread's slice of scratch (stride values each); outside a
  * parallel region, slice 0. */
-static double *thread_slice(double *base, size_t stride)
+static R *thread_slice(R *base, size_t stride)
 {
     size_t id = 0;
 #ifdef _OPENMP
@@ -70,28 +88,28 @@ static double *thread_slice(double *base, size_t stride)
     return base + id * stride;
 }
 
-size_t skit_circulant_length(const skit_circulant *e) { return e->N; }
-size_t skit_circulant_frequencies(const skit_circulant *e) { return e->half; }
-size_t skit_circulant_spectra_ld(const skit_circulant *e) { return 2 * e->half; }
-size_t skit_circulant_basis_rows(const skit_circulant *e) { return e->basis_rows; }
-double *skit_circulant_spectra(skit_circulant *e)
+size_t X(length)(const E *e) { return e->N; }
+size_t X(frequencies)(const E *e) { return e->half; }
+size_t X(spectra_ld)(const E *e) { return 2 * e->half; }
+size_t X(basis_rows)(const E *e) { return e->basis_rows; }
+R *X(spectra)(E *e)
 {
     return e->spectra;
 }
-double *skit_circulant_basis(skit_circulant *e) { return e->basis; }
-size_t skit_circulant_bytes(const skit_circulant *e) { return e ? e->bytes : 0; }
+R *X(basis)(E *e) { return e->basis; }
+size_t X(bytes)(const E *e) { return e ? e->bytes : 0; }
 
-size_t skit_circulant_workspace_doubles(const skit_circulant *e, int rows_layout)
+size_t X(workspace_doubles)(const E *e, int rows_layout)
 {
     size_t per = rows_layout ? SKIT_MAX(e->rows_slice, e->slice) : e->slice;
     return (size_t)e->threads * per;
 }
 
-void skit_circulant_destroy(skit_circulant *e)
+void X(destroy)(E *e)
 {
     if (!e) return;
-    if (e->r2c) fftw_destroy_plan(e->r2c);
-    if (e->c2r) fftw_destroy_plan(e->c2r);
+    if (e->r2c) FFTW(destroy_plan)(e->r2c);
+    if (e->c2r) FFTW(destroy_plan)(e->c2r);
     skit_free(e->spectra);
     skit_free(e->basis);
     skit_free(e);
@@ -100,16 +118,16 @@ void skit_circulant_destroy(skit_circulant *e)
 /* channels per group of the rows apply (see MIN_WIDE_GROUP) */
 static size_t rows_group(size_t n, size_t d, int threads)
 {
-    size_t stage_stride = round8(n) + 8;
-    size_t group = STAGE_BYTES / (stage_stride * sizeof(double)) / 4 * 4;
+    size_t stage_stride = round_line(n) + LINE;
+    size_t group = STAGE_BYTES / (stage_stride * sizeof(R)) / 4 * 4;
     group = SKIT_MIN(SKIT_MAX(group, (size_t)MIN_WIDE_GROUP), (size_t)MAX_GROUP);
-    group = SKIT_MIN(group, GROUP_BYTES / (stage_stride * sizeof(double)) / 4 * 4);
+    group = SKIT_MIN(group, GROUP_BYTES / (stage_stride * sizeof(R)) / 4 * 4);
     group = SKIT_MAX((size_t)4, group);
     return SKIT_MIN(group, ((d + (size_t)threads - 1) / (size_t)threads + 3) / 4 * 4);
 }
 
 /* N, the buffer strides, and the bytes the engine will hold */
-static int engine_sizes(skit_circulant *e, const skit_circulant_shape *s)
+static int engine_sizes(E *e, const skit_circulant_shape *s)
 {
     size_t N = s->length, span;
     if (skit_size_add(s->rows, s->cols - 1, &span) != SKIT_OK)
@@ -120,28 +138,28 @@ static int engine_sizes(skit_circulant *e, const skit_circulant_shape *s)
                           s->rows, s->cols, INT_MAX);
     e->N = N;
     e->half = N / 2 + 1;
-    e->real_stride = round8(N) + 8;
-    e->slice = e->real_stride + round8(2 * e->half);
+    e->real_stride = round_line(N) + LINE;
+    e->slice = e->real_stride + round_line(2 * e->half);
     e->group = rows_group(s->cols, s->channels, e->threads);
-    e->stage_stride = round8(s->cols) + 8;
+    e->stage_stride = round_line(s->cols) + LINE;
     e->rows_slice = s->rows_layout ? e->group * e->stage_stride + e->slice + e->real_stride : 0;
     size_t spec, basis, apply, total;
     if (skit_size_mul(e->half, 2 * s->spectra, &spec) || skit_size_mul(e->half, 2 * s->basis_rows, &basis) ||
         skit_size_mul(SKIT_MAX(e->slice, e->rows_slice), (size_t)e->threads, &apply) ||
         skit_size_add(spec, basis, &total) || skit_size_add(total, apply, &total) ||
-        skit_size_mul(total, sizeof(double), &total))
+        skit_size_mul(total, sizeof(R), &total))
         return SKIT_ERROR(SKIT_EOVERFLOW, "circulant plan size overflows (N = %zu, %zu spectra)", N,
                           s->spectra);
     /* the estimate counts one workspace: the front-end's own */
     SKIT_TRY(skit_memory_check(total, s->what ? s->what : "FFT plan"));
-    e->bytes = sizeof *e + (spec + basis) * sizeof(double);
+    e->bytes = sizeof *e + (spec + basis) * sizeof(R);
     return SKIT_OK;
 }
 
-int skit_circulant_create(skit_circulant **engine, const skit_circulant_shape *s)
+int X(create)(E **engine, const skit_circulant_shape *s)
 {
     *engine = NULL;
-    skit_circulant *e = skit_calloc(1, sizeof *e);
+    E *e = skit_calloc(1, sizeof *e);
     if (!e) return SKIT_ENOMEM;
     e->m = s->rows;
     e->n = s->cols;
@@ -154,23 +172,23 @@ int skit_circulant_create(skit_circulant **engine, const skit_circulant_shape *s
         skit_free(e);
         return status;
     }
-    e->spectra = skit_calloc(e->nspec * 2 * e->half, sizeof(double));
-    e->basis = e->basis_rows ? skit_calloc(e->basis_rows * 2 * e->half, sizeof(double)) : NULL;
+    e->spectra = skit_calloc(e->nspec * 2 * e->half, sizeof(R));
+    e->basis = e->basis_rows ? skit_calloc(e->basis_rows * 2 * e->half, sizeof(R)) : NULL;
     /* FFTW plans on buffers of the alignment every workspace slice has
      * (skit_malloc: 64 bytes); ESTIMATE does not touch them */
-    double *buf = skit_malloc(e->slice, sizeof(double));
+    R *buf = skit_malloc(e->slice, sizeof(R));
     if (!e->spectra || !buf || (e->basis_rows && !e->basis)) {
         skit_free(buf);
-        skit_circulant_destroy(e);
+        X(destroy)(e);
         return SKIT_ENOMEM;
     }
-    fftw_complex *z = (fftw_complex *)(buf + e->real_stride);
+    FFTW(complex) *z = (FFTW(complex) *)(buf + e->real_stride);
     skit_fftw_planner_init();
-    e->r2c = fftw_plan_dft_r2c_1d((int)e->N, buf, z, FFTW_ESTIMATE);
-    e->c2r = fftw_plan_dft_c2r_1d((int)e->N, z, buf, FFTW_ESTIMATE);
+    e->r2c = FFTW(plan_dft_r2c_1d)((int)e->N, buf, z, FFTW_ESTIMATE);
+    e->c2r = FFTW(plan_dft_c2r_1d)((int)e->N, z, buf, FFTW_ESTIMATE);
     skit_free(buf);
     if (!e->r2c || !e->c2r) {
-        skit_circulant_destroy(e);
+        X(destroy)(e);
         return SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a real FFT of length %zu", e->N);
     }
     *engine = e;
@@ -181,8 +199,8 @@ int skit_circulant_create(skit_circulant **engine, const skit_circulant_shape *s
 
 /* Copy an interleaved FFTW spectrum z (half complex) into the split row
  * (re, im), times scale. */
-static void split_spectrum(const double *restrict z, size_t half, double scale, double *restrict re,
-                           double *restrict im)
+static void split_spectrum(const R *restrict z, size_t half, R scale, R *restrict re,
+                           R *restrict im)
 {
     SKIT_SIMD
     for (size_t k = 0; k < half; k++) {
@@ -191,50 +209,50 @@ static void split_spectrum(const double *restrict z, size_t half, double scale, 
     }
 }
 
-void skit_circulant_set_toeplitz(skit_circulant *e, const double *coeffs, skit_causality causality,
-                                 double *work)
+void X(set_toeplitz)(E *e, const R *coeffs, skit_causality causality,
+                                 R *work)
 {
     const size_t m = e->m, n = e->n, N = e->N, per = m + n - 1, half = e->half;
-    const double scale = 1.0 / (double)N;
+    const R scale = 1.0 / (R)N;
     long count = (long)e->nspec;
 #pragma omp parallel for num_threads(e->threads) schedule(static) if (count > 1)
     for (long s = 0; s < count; s++) {
-        double *h = thread_slice(work, e->slice), *z = h + e->real_stride;
-        const double *t = coeffs + (size_t)s * per;
+        R *h = thread_slice(work, e->slice), *z = h + e->real_stride;
+        const R *t = coeffs + (size_t)s * per;
         /* circulant embedding: lag k at k, lag -k at N - k */
         memcpy(h, t + (n - 1), m * sizeof *h);
         memset(h + m, 0, (N - m) * sizeof *h);
         if (causality == SKIT_BIDIRECTIONAL)
             for (size_t k = 1; k < n; k++) h[N - k] = t[(n - 1) - k];
-        fftw_execute_dft_r2c(e->r2c, h, (fftw_complex *)z);
-        double *re = e->spectra + (size_t)s * 2 * half;
+        FFTW(execute_dft_r2c)(e->r2c, h, (FFTW(complex) *)z);
+        R *re = e->spectra + (size_t)s * 2 * half;
         split_spectrum(z, half, scale, re, re + half);
     }
 }
 
 /* dst row j (split, 2 half apart) = DFT of rows + j ld, scaled by 1/N */
-static void transform_rows(skit_circulant *e, const double *rows, size_t ld, size_t count, double *dst,
-                           double *work)
+static void transform_rows(E *e, const R *rows, size_t ld, size_t count, R *dst,
+                           R *work)
 {
     const size_t half = e->half;
-    const double scale = 1.0 / (double)e->N;
+    const R scale = 1.0 / (R)e->N;
     long total = (long)count;
 #pragma omp parallel for num_threads(e->threads) schedule(static) if (total > 1)
     for (long j = 0; j < total; j++) {
-        double *z = thread_slice(work, e->slice) + e->real_stride;
+        R *z = thread_slice(work, e->slice) + e->real_stride;
         /* r2c preserves its input (FFTW's default for every r2c) */
-        fftw_execute_dft_r2c(e->r2c, (double *)(rows + (size_t)j * ld), (fftw_complex *)z);
-        double *re = dst + (size_t)j * 2 * half;
+        FFTW(execute_dft_r2c)(e->r2c, (R *)(rows + (size_t)j * ld), (FFTW(complex) *)z);
+        R *re = dst + (size_t)j * 2 * half;
         split_spectrum(z, half, scale, re, re + half);
     }
 }
 
-void skit_circulant_set_kernels(skit_circulant *e, const double *kernels, size_t ld, double *work)
+void X(set_kernels)(E *e, const R *kernels, size_t ld, R *work)
 {
     transform_rows(e, kernels, ld, e->nspec, e->spectra, work);
 }
 
-void skit_circulant_basis_from_rows(skit_circulant *e, const double *rows, size_t ld, double *work)
+void X(basis_from_rows)(E *e, const R *rows, size_t ld, R *work)
 {
     transform_rows(e, rows, ld, e->basis_rows, e->basis, work);
 }
@@ -244,24 +262,24 @@ void skit_circulant_basis_from_rows(skit_circulant *e, const double *rows, size_
  * 0 and N/2 once, doubling lags 1..N/2-1 and zeroing the negative lags
  * gives the causal kernel, whose spectrum is R - i H{R}: its real part is
  * the response itself, its imaginary part goes to im. */
-static void hilbert_row(const skit_circulant *e, const double *re, double *im, double *buf)
+static void hilbert_row(const E *e, const R *re, R *im, R *buf)
 {
     const size_t N = e->N, half = e->half;
-    double *z = buf + e->real_stride;
+    R *z = buf + e->real_stride;
     for (size_t k = 0; k < half; k++) {
         z[2 * k] = re[k];
         z[2 * k + 1] = 0.0;
     }
-    fftw_execute_dft_c2r(e->c2r, (fftw_complex *)z, buf);
+    FFTW(execute_dft_c2r)(e->c2r, (FFTW(complex) *)z, buf);
     for (size_t t = 1; t < N / 2; t++) buf[t] *= 2.0;
     for (size_t t = N / 2 + 1; t < N; t++) buf[t] = 0.0;
-    fftw_execute_dft_r2c(e->r2c, buf, (fftw_complex *)z);
-    double scale = 1.0 / (double)N;
+    FFTW(execute_dft_r2c)(e->r2c, buf, (FFTW(complex) *)z);
+    R scale = 1.0 / (R)N;
     for (size_t k = 0; k < half; k++) im[k] = z[2 * k + 1] * scale;
 }
 
-void skit_circulant_hilbert_rows(const skit_circulant *e, const double *re, size_t ld, size_t count,
-                                 double *im, size_t ldo, double *work)
+void X(hilbert_rows)(const E *e, const R *re, size_t ld, size_t count,
+                                 R *im, size_t ldo, R *work)
 {
     long rows = (long)count;
 #pragma omp parallel for num_threads(e->threads) schedule(static) if (count > 1)
@@ -269,17 +287,17 @@ void skit_circulant_hilbert_rows(const skit_circulant *e, const double *re, size
         hilbert_row(e, re + (size_t)r * ld, im + (size_t)r * ldo, thread_slice(work, e->slice));
 }
 
-void skit_circulant_kernel(const skit_circulant *e, size_t s, double *kernel, double *work)
+void X(kernel)(const E *e, size_t s, R *kernel, R *work)
 {
     const size_t half = e->half;
-    const double *re = e->spectra + s * 2 * half, *im = re + half;
-    double *buf = work, *z = work + e->real_stride;
+    const R *re = e->spectra + s * 2 * half, *im = re + half;
+    R *buf = work, *z = work + e->real_stride;
     for (size_t k = 0; k < half; k++) {
         z[2 * k] = re[k];
         z[2 * k + 1] = im[k];
     }
-    fftw_execute_dft_c2r(e->c2r, (fftw_complex *)z, buf);
-    memcpy(kernel, buf, e->N * sizeof(double));
+    FFTW(execute_dft_c2r)(e->c2r, (FFTW(complex) *)z, buf);
+    memcpy(kernel, buf, e->N * sizeof(R));
 }
 
 /* ---- applying ----------------------------------------------------------- */
@@ -288,16 +306,16 @@ void skit_circulant_kernel(const skit_circulant *e, size_t s, double *kernel, do
  * when sign = -1): w[k] = Re V - Im V, w[N-k] = Re V + Im V. At k = 0
  * and k = N/2 (N even) only Re V enters, as FFTW's c2r reads it (the
  * imaginary part of a real signal's spectrum is 0 there). */
-SKIT_MULTIVERSION static void product_to_hartley(const double *restrict z, const double *restrict kr,
-                                                 const double *restrict ki, size_t N, double sign,
-                                                 double *restrict w)
+SKIT_MULTIVERSION static void product_to_hartley(const R *restrict z, const R *restrict kr,
+                                                 const R *restrict ki, size_t N, R sign,
+                                                 R *restrict w)
 {
     const size_t pairs = (N - 1) / 2; /* k = 1..pairs have a distinct partner N - k */
     w[0] = z[0] * kr[0] - z[1] * ki[0] * sign;
     SKIT_SIMD
     for (size_t k = 1; k <= pairs; k++) {
-        double a = z[2 * k], b = z[2 * k + 1], hr = kr[k], hi = sign * ki[k];
-        double vr = a * hr - b * hi, vi = a * hi + b * hr;
+        R a = z[2 * k], b = z[2 * k + 1], hr = kr[k], hi = sign * ki[k];
+        R vr = a * hr - b * hi, vi = a * hi + b * hr;
         w[k] = vr - vi;
         w[N - k] = vr + vi;
     }
@@ -305,8 +323,8 @@ SKIT_MULTIVERSION static void product_to_hartley(const double *restrict z, const
 }
 
 /* y[j] = Re W[j] - Im W[j] for j <= N/2, Re W[N-j] + Im W[N-j] above. */
-SKIT_MULTIVERSION static void hartley_to_output(const double *restrict W, size_t N, size_t nout,
-                                                double *restrict y)
+SKIT_MULTIVERSION static void hartley_to_output(const R *restrict W, size_t N, size_t nout,
+                                                R *restrict y)
 {
     size_t half = SKIT_MIN(nout, N / 2 + 1);
     SKIT_SIMD
@@ -317,28 +335,28 @@ SKIT_MULTIVERSION static void hartley_to_output(const double *restrict W, size_t
 /* in[0..N) holds the zero-padded input (r2c leaves it as it is); out gets
  * the first nout outputs with spectrum s. z: the thread's complex buffer;
  * w (N values, may be in) takes the Hartley sequence. */
-static void convolve(const skit_circulant *e, size_t s, int transpose, const double *in, double *z,
-                     double *w, size_t nout, double *out)
+static void convolve(const E *e, size_t s, int transpose, const R *in, R *z,
+                     R *w, size_t nout, R *out)
 {
     const size_t N = e->N, half = e->half;
-    const double *kr = e->spectra + s * 2 * half;
-    fftw_execute_dft_r2c(e->r2c, (double *)in, (fftw_complex *)z);
+    const R *kr = e->spectra + s * 2 * half;
+    FFTW(execute_dft_r2c)(e->r2c, (R *)in, (FFTW(complex) *)z);
     product_to_hartley(z, kr, kr + half, N, transpose ? -1.0 : 1.0, w);
-    fftw_execute_dft_r2c(e->r2c, w, (fftw_complex *)z);
+    FFTW(execute_dft_r2c)(e->r2c, w, (FFTW(complex) *)z);
     hartley_to_output(z, N, nout, out);
 }
 
-void skit_circulant_apply_channels(const skit_circulant *e, int transpose, const double *x, size_t ldx,
-                                   double *y, size_t ldy, size_t count, double *work)
+void X(apply_channels)(const E *e, int transpose, const R *x, size_t ldx,
+                                   R *y, size_t ldy, size_t count, R *work)
 {
     const size_t N = e->N, nin = transpose ? e->m : e->n, nout = transpose ? e->n : e->m;
     const long total = (long)count;
     const int threads = (int)SKIT_MIN((size_t)e->threads, count);
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
     for (long k = 0; k < total; k++) {
-        double *buf = thread_slice(work, e->slice), *z = buf + e->real_stride;
-        memcpy(buf, x + (size_t)k * ldx, nin * sizeof(double));
-        memset(buf + nin, 0, (N - nin) * sizeof(double));
+        R *buf = thread_slice(work, e->slice), *z = buf + e->real_stride;
+        memcpy(buf, x + (size_t)k * ldx, nin * sizeof(R));
+        memset(buf + nin, 0, (N - nin) * sizeof(R));
         convolve(e, (size_t)k % e->nspec, transpose, buf, z, buf, nout, y + (size_t)k * ldy);
     }
 }
@@ -351,7 +369,21 @@ void skit_circulant_apply_channels(const skit_circulant *e, int transpose, const
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define HAVE_AVX2_BLOCKS 1
-__attribute__((target("avx2"))) static void transpose4_avx2(const double *src, size_t sa, double *dst,
+#ifdef SKIT_CIRCULANT_SINGLE
+/* 4 floats a row: SSE's own 4 x 4 transpose (SSE is in every x86-64) */
+__attribute__((target("avx2"))) static void transpose4_avx2(const R *src, size_t sa, R *dst,
+                                                             size_t da)
+{
+    __m128 r0 = _mm_loadu_ps(src), r1 = _mm_loadu_ps(src + sa);
+    __m128 r2 = _mm_loadu_ps(src + 2 * sa), r3 = _mm_loadu_ps(src + 3 * sa);
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    _mm_storeu_ps(dst, r0);
+    _mm_storeu_ps(dst + da, r1);
+    _mm_storeu_ps(dst + 2 * da, r2);
+    _mm_storeu_ps(dst + 3 * da, r3);
+}
+#else
+__attribute__((target("avx2"))) static void transpose4_avx2(const R *src, size_t sa, R *dst,
                                                              size_t da)
 {
     __m256d r0 = _mm256_loadu_pd(src), r1 = _mm256_loadu_pd(src + sa);
@@ -363,11 +395,12 @@ __attribute__((target("avx2"))) static void transpose4_avx2(const double *src, s
     _mm256_storeu_pd(dst + 2 * da, _mm256_permute2f128_pd(t0, t2, 0x31));
     _mm256_storeu_pd(dst + 3 * da, _mm256_permute2f128_pd(t1, t3, 0x31));
 }
+#endif
 
 /* rows of width channels (ld d) <-> width buffers (ld rs), n rows, width a
  * multiple of 4; to_buffers selects the direction; returns the rows done
  * (a multiple of 4) */
-__attribute__((target("avx2"))) static size_t move_group_avx2(double *rows, size_t d, double *buf, size_t rs,
+__attribute__((target("avx2"))) static size_t move_group_avx2(R *rows, size_t d, R *buf, size_t rs,
                                                                size_t n, size_t width, int to_buffers)
 {
     size_t i = 0;
@@ -381,7 +414,7 @@ __attribute__((target("avx2"))) static size_t move_group_avx2(double *rows, size
 #endif
 
 /* the rows i0..n-1 of width channels, scalar */
-static void move_group(double *rows, size_t d, double *buf, size_t rs, size_t i0, size_t n, size_t width,
+static void move_group(R *rows, size_t d, R *buf, size_t rs, size_t i0, size_t n, size_t width,
                        int to_buffers)
 {
     for (size_t i = i0; i < n; i++)
@@ -391,7 +424,7 @@ static void move_group(double *rows, size_t d, double *buf, size_t rs, size_t i0
         }
 }
 
-static void move_rows(double *rows, size_t d, double *buf, size_t rs, size_t n, size_t width, int to_buffers)
+static void move_rows(R *rows, size_t d, R *buf, size_t rs, size_t n, size_t width, int to_buffers)
 {
     size_t done = 0;
 #ifdef HAVE_AVX2_BLOCKS
@@ -406,23 +439,23 @@ static void move_rows(double *rows, size_t d, double *buf, size_t rs, size_t n, 
  * FFT buffer that stays in cache and its output written back over its
  * staging row, then all scattered to the rows of y: x and y are read and
  * written once. */
-static void apply_group(const skit_circulant *e, const double *x, double *y, size_t c0, double *slice)
+static void apply_group(const E *e, const R *x, R *y, size_t c0, R *slice)
 {
     const size_t n = e->n, d = e->d, N = e->N, ss = e->stage_stride;
     const size_t width = SKIT_MIN(e->group, d - c0);
-    double *buf = slice + e->group * ss, *z = buf + e->real_stride, *w = buf + e->slice;
-    move_rows((double *)(x + c0), d, slice, ss, n, width, 1); /* reads only, in this direction */
+    R *buf = slice + e->group * ss, *z = buf + e->real_stride, *w = buf + e->slice;
+    move_rows((R *)(x + c0), d, slice, ss, n, width, 1); /* reads only, in this direction */
     /* the Hartley sequence goes to w, so buf's zero padding outlives the
      * channels and is written once per group */
-    memset(buf + n, 0, (N - n) * sizeof(double));
+    memset(buf + n, 0, (N - n) * sizeof(R));
     for (size_t k = 0; k < width; k++) {
-        memcpy(buf, slice + k * ss, n * sizeof(double));
+        memcpy(buf, slice + k * ss, n * sizeof(R));
         convolve(e, c0 + k, 0, buf, z, w, n, slice + k * ss);
     }
     move_rows(y + c0, d, slice, ss, n, width, 0);
 }
 
-void skit_circulant_apply_rows(const skit_circulant *e, const double *x, double *y, size_t batch, double *work)
+void X(apply_rows)(const E *e, const R *x, R *y, size_t batch, R *work)
 {
     const size_t n = e->n, d = e->d, groups = (d + e->group - 1) / e->group;
     long tasks = (long)(batch * groups);

@@ -33,7 +33,13 @@
  * scratch from the caller, `work`: skit_circulant_workspace_doubles
  * doubles, 64-byte aligned (skit_malloc), so applies on one engine may run
  * concurrently with different workspaces; the set_* functions write the
- * engine's spectra (one at a time, and not during an apply). */
+ * engine's spectra (one at a time, and not during an apply).
+ *
+ * Precision: every function below exists twice, FFTW's way: skit_circulant_*
+ * on double (fftw plans, double spectra) and skit_circulantf_* on float
+ * (fftwf plans, float spectra, float workspace: "doubles" in the names
+ * below then count floats); one source (circulant.c, compiled again by
+ * circulantf.c) makes both. Shapes are shared. */
 #ifndef SKIT_FFT_CIRCULANT_H
 #define SKIT_FFT_CIRCULANT_H
 
@@ -54,59 +60,67 @@ typedef struct skit_circulant_shape {
     const char *what;  /* the front-end, for the memory check's message */
 } skit_circulant_shape;
 
-/* Errors: SKIT_EOVERFLOW (sizes), SKIT_ETOOBIG (memory estimate or N above
- * FFTW's int), SKIT_ENOMEM, SKIT_ELIBRARY (FFTW could not plan). */
-int skit_circulant_create(skit_circulant **engine, const skit_circulant_shape *shape);
-void skit_circulant_destroy(skit_circulant *engine);
+/* The functions, declared once for each precision by SKIT_CIRCULANT_API
+ * (E = skit_circulant with R = double, E = skit_circulantf with R = float;
+ * below, create means skit_circulant_create and skit_circulantf_create):
+ *
+ * create: Errors: SKIT_EOVERFLOW (sizes), SKIT_ETOOBIG (memory estimate or
+ *   N above FFTW's int), SKIT_ENOMEM, SKIT_ELIBRARY (FFTW could not plan).
+ * length: N. frequencies: N/2 + 1. spectra_ld: 2 (N/2 + 1).
+ * bytes: bytes the engine holds (spectra, basis, the struct; no workspace).
+ *
+ * ---- setting spectra ----
+ * set_toeplitz: spectrum s of Toeplitz coefficients coeffs + s * (m+n-1),
+ *   in skit's order t_{-(n-1)}..t_{m-1} (skit/toeplitz.h); causal plans
+ *   leave the negative lags out. All spectra, over the threads.
+ * set_kernels: spectrum s from a kernel already in circulant order:
+ *   kernels + s * ld, N values (64-byte aligned, ld a multiple of a 64-byte
+ *   line). All spectra.
+ * basis_from_rows: basis row j = DFT of rows + j * ld (as set_kernels),
+ *   j < basis_rows.
+ * hilbert_rows: the causal Hilbert step (ski-to-go-faster Algorithm 2) on
+ *   count real responses re + r * ld (N/2+1 values each, scaled by 1/N; N
+ *   even): im + r * ldo gets the imaginary part of the spectrum of the
+ *   causal kernel whose spectrum has real part re, i.e. -H{re}. Rows over
+ *   the threads; re and im may be the halves of the engine's spectra.
+ * kernel: kernel (N values) = the circulant kernel of spectrum s (inverse
+ *   DFT).
+ *
+ * ---- applying ----
+ * workspace_doubles: values of R (doubles, or floats for skit_circulantf)
+ *   of `work` a call needs (every thread's buffers): rows_layout 0 for
+ *   every function but apply_rows, 1 for it.
+ * apply_channels: channel-major data: channels k = 0..count-1 at x + k ldx,
+ *   outputs at y + k ldy, channel k with spectrum k % spectra; transpose
+ *   selects the transposed product (inputs rows, outputs cols). NaN/Inf in
+ *   a channel propagate within it. x and y must not overlap.
+ * apply_rows: (batch, n, d) rows, C order (m = n = cols, one spectrum per
+ *   channel): each thread gathers a group of channels from the rows into
+ *   its FFT buffers and scatters the outputs back, so no transposed copy of
+ *   x or y is made. Needs rows_layout at create. */
+#define SKIT_CIRCULANT_API(E, R)                                                                          \
+    typedef struct E E;                                                                                   \
+    int E##_create(E **engine, const skit_circulant_shape *shape);                                        \
+    void E##_destroy(E *engine);                                                                          \
+    size_t E##_length(const E *engine);                                                                   \
+    size_t E##_frequencies(const E *engine);                                                              \
+    size_t E##_spectra_ld(const E *engine);                                                               \
+    size_t E##_basis_rows(const E *engine);                                                               \
+    R *E##_spectra(E *engine);                                                                            \
+    R *E##_basis(E *engine);                                                                              \
+    size_t E##_bytes(const E *engine);                                                                    \
+    void E##_set_toeplitz(E *engine, const R *coeffs, skit_causality causality, R *work);                 \
+    void E##_set_kernels(E *engine, const R *kernels, size_t ld, R *work);                                \
+    void E##_basis_from_rows(E *engine, const R *rows, size_t ld, R *work);                               \
+    void E##_hilbert_rows(const E *engine, const R *re, size_t ld, size_t count, R *im, size_t ldo,       \
+                          R *work);                                                                       \
+    void E##_kernel(const E *engine, size_t s, R *kernel, R *work);                                       \
+    size_t E##_workspace_doubles(const E *engine, int rows_layout);                                       \
+    void E##_apply_channels(const E *engine, int transpose, const R *x, size_t ldx, R *y, size_t ldy,     \
+                            size_t count, R *work);                                                       \
+    void E##_apply_rows(const E *engine, const R *x, R *y, size_t batch, R *work);
 
-size_t skit_circulant_length(const skit_circulant *engine);      /* N */
-size_t skit_circulant_frequencies(const skit_circulant *engine); /* N/2 + 1 */
-size_t skit_circulant_spectra_ld(const skit_circulant *engine);  /* 2 (N/2 + 1) */
-size_t skit_circulant_basis_rows(const skit_circulant *engine);
-double *skit_circulant_spectra(skit_circulant *engine);
-double *skit_circulant_basis(skit_circulant *engine);
-/* Bytes the engine holds (spectra, basis, the struct; no workspace). */
-size_t skit_circulant_bytes(const skit_circulant *engine);
-
-/* ---- setting spectra ---------------------------------------------------- */
-
-/* Spectrum s of Toeplitz coefficients coeffs + s * (m+n-1), in skit's
- * order t_{-(n-1)}..t_{m-1} (skit/toeplitz.h); causal plans leave the
- * negative lags out. All spectra, over the threads. */
-void skit_circulant_set_toeplitz(skit_circulant *engine, const double *coeffs, skit_causality causality,
-                                 double *work);
-/* Spectrum s from a kernel already in circulant order: kernels + s * ld,
- * N values (64-byte aligned, ld a multiple of 8). All spectra. */
-void skit_circulant_set_kernels(skit_circulant *engine, const double *kernels, size_t ld, double *work);
-/* Basis row j = DFT of rows + j * ld (as set_kernels), j < basis_rows. */
-void skit_circulant_basis_from_rows(skit_circulant *engine, const double *rows, size_t ld, double *work);
-/* The causal Hilbert step (ski-to-go-faster Algorithm 2) on count real
- * responses re + r * ld (N/2+1 values each, scaled by 1/N; N even):
- * im + r * ldo gets the imaginary part of the spectrum of the causal
- * kernel whose spectrum has real part re, i.e. -H{re}. Rows over the
- * threads; re and im may be the halves of the engine's spectra. */
-void skit_circulant_hilbert_rows(const skit_circulant *engine, const double *re, size_t ld, size_t count,
-                                 double *im, size_t ldo, double *work);
-/* kernel (N values) = the circulant kernel of spectrum s (inverse DFT). */
-void skit_circulant_kernel(const skit_circulant *engine, size_t s, double *kernel, double *work);
-
-/* ---- applying ----------------------------------------------------------- */
-
-/* Doubles of `work` a call needs (every thread's buffers): rows_layout 0
- * for every function but skit_circulant_apply_rows, 1 for it. */
-size_t skit_circulant_workspace_doubles(const skit_circulant *engine, int rows_layout);
-
-/* Channel-major data: channels k = 0..count-1 at x + k ldx, outputs at
- * y + k ldy, channel k with spectrum k % spectra; transpose selects the
- * transposed product (inputs rows, outputs cols). NaN/Inf in a channel
- * propagate within it. x and y must not overlap. */
-void skit_circulant_apply_channels(const skit_circulant *engine, int transpose, const double *x,
-                                   size_t ldx, double *y, size_t ldy, size_t count, double *work);
-/* (batch, n, d) rows, C order (m = n = cols, one spectrum per channel):
- * each thread gathers a group of channels from the rows into its FFT
- * buffers and scatters the outputs back, so no transposed copy of x or y
- * is made. Needs rows_layout at create. */
-void skit_circulant_apply_rows(const skit_circulant *engine, const double *x, double *y, size_t batch,
-                               double *work);
+SKIT_CIRCULANT_API(skit_circulant, double)
+SKIT_CIRCULANT_API(skit_circulantf, float)
 
 #endif

@@ -12,6 +12,10 @@
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void make_thread_safe(void) { fftw_make_planner_thread_safe(); }
+static void make_thread_safe(void)
+{
+    fftw_make_planner_thread_safe();
+    fftwf_make_planner_thread_safe(); /* the float32 plans' planner is another */
+}
 
 void skit_fftw_planner_init(void) { pthread_once(&once, make_thread_safe); }

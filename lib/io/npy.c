@@ -37,6 +37,21 @@ void skit_matrix_free(skit_matrix *m)
     memset(m, 0, sizeof *m);
 }
 
+void skit_matrix_f32_free(skit_matrix_f32 *m)
+{
+    if (!m) return;
+    skit_free(m->data);
+    memset(m, 0, sizeof *m);
+}
+
+/* Where a reader puts the array: doubles or (single) floats. */
+typedef struct npy_target {
+    int single;
+    void *data;
+    size_t rows, cols;
+    int ndim;
+} npy_target;
+
 static int host_is_little_endian(void)
 {
     const uint16_t one = 1;
@@ -318,8 +333,8 @@ static double load_value(const unsigned char *b, int itemsize)
 }
 
 /* Convert elements first..first+count-1 (in file order) from raw bytes into
- * the column-major output. */
-static int decode(const npy_header *h, const unsigned char *raw, size_t first, size_t count, double *out,
+ * the column-major output (float: '<f4' exactly, '<f8' rounded). */
+static int decode(const npy_header *h, const unsigned char *raw, size_t first, size_t count, npy_target *out,
                   const char *name)
 {
     const size_t rows = h->shape[0], cols = h->shape[1];
@@ -335,23 +350,28 @@ static int decode(const npy_header *h, const unsigned char *raw, size_t first, s
             i = e % rows;
             j = e / rows;
         }
-        if (!isfinite(v)) {
-            if (h->ndim == 1)
-                return SKIT_ERROR(SKIT_ENONFINITE, "%s: non-finite value %g at element [%zu]", name, v, i);
-            return SKIT_ERROR(SKIT_ENONFINITE, "%s: non-finite value %g at element [%zu, %zu]", name, v, i, j);
+        const char *what = isfinite(v) ? "value beyond float32's range" : "non-finite value";
+        if (out->single && isfinite(v) && isfinite((float)v)) {
+            ((float *)out->data)[i + j * rows] = (float)v;
+            continue;
         }
-        out[i + j * rows] = v;
+        if (!out->single && isfinite(v)) {
+            ((double *)out->data)[i + j * rows] = v;
+            continue;
+        }
+        if (h->ndim == 1) return SKIT_ERROR(SKIT_ENONFINITE, "%s: %s %g at element [%zu]", name, what, v, i);
+        return SKIT_ERROR(SKIT_ENONFINITE, "%s: %s %g at element [%zu, %zu]", name, what, v, i, j);
     }
     return SKIT_OK;
 }
 
-static int allocate_output(const npy_header *h, const char *name, skit_matrix *out)
+static int allocate_output(const npy_header *h, const char *name, npy_target *out)
 {
-    size_t bytes;
-    if (skit_size_mul(h->count, sizeof(double), &bytes))
+    size_t bytes, elem = out->single ? sizeof(float) : sizeof(double);
+    if (skit_size_mul(h->count, elem, &bytes))
         return SKIT_ERROR(SKIT_EOVERFLOW, "%s: .npy array of %zu elements overflows size_t", name, h->count);
     SKIT_TRY(skit_memory_check(bytes, "array from .npy file"));
-    out->data = skit_malloc(h->count, sizeof(double));
+    out->data = skit_malloc(h->count, elem);
     if (!out->data) return SKIT_ENOMEM;
     out->rows = h->shape[0];
     out->cols = h->shape[1];
@@ -359,10 +379,8 @@ static int allocate_output(const npy_header *h, const char *name, skit_matrix *o
     return SKIT_OK;
 }
 
-int skit_npy_parse(const void *buffer, size_t length, skit_matrix *out)
+static int parse_target(const void *buffer, size_t length, npy_target *out)
 {
-    SKIT_REQUIRE_PTR(out);
-    memset(out, 0, sizeof *out);
     if (length > 0) SKIT_REQUIRE_PTR(buffer);
     static const unsigned char empty[1] = {0};
     const unsigned char *b = length ? buffer : empty;
@@ -371,9 +389,32 @@ int skit_npy_parse(const void *buffer, size_t length, skit_matrix *out)
     SKIT_TRY(parse_preamble(b, length, "<npy buffer>", &prefix, &header_len));
     SKIT_TRY(parse_dict((const char *)b + prefix, header_len, prefix, length, "<npy buffer>", &h));
     SKIT_TRY(allocate_output(&h, "<npy buffer>", out));
-    int status = decode(&h, b + h.data_offset, 0, h.count, out->data, "<npy buffer>");
-    if (status != SKIT_OK) skit_matrix_free(out);
+    int status = decode(&h, b + h.data_offset, 0, h.count, out, "<npy buffer>");
+    if (status != SKIT_OK) {
+        skit_free(out->data);
+        out->data = NULL;
+    }
     return status;
+}
+
+int skit_npy_parse(const void *buffer, size_t length, skit_matrix *out)
+{
+    SKIT_REQUIRE_PTR(out);
+    memset(out, 0, sizeof *out);
+    npy_target t = {0};
+    SKIT_TRY(parse_target(buffer, length, &t));
+    *out = (skit_matrix){t.data, t.rows, t.cols, t.ndim};
+    return SKIT_OK;
+}
+
+int skit_npy_parse_f32(const void *buffer, size_t length, skit_matrix_f32 *out)
+{
+    SKIT_REQUIRE_PTR(out);
+    memset(out, 0, sizeof *out);
+    npy_target t = {.single = 1};
+    SKIT_TRY(parse_target(buffer, length, &t));
+    *out = (skit_matrix_f32){t.data, t.rows, t.cols, t.ndim};
+    return SKIT_OK;
 }
 
 /* Reads exactly `size` bytes or reports why not. */
@@ -386,10 +427,8 @@ static int read_exact(FILE *f, void *buffer, size_t size, const char *path)
     return SKIT_ERROR(SKIT_EFORMAT, "%s: truncated .npy file (file shrank while reading)", path);
 }
 
-int skit_npy_read(const char *path, skit_matrix *out)
+static int read_target(const char *path, npy_target *out)
 {
-    SKIT_REQUIRE_PTR(out);
-    memset(out, 0, sizeof *out);
     SKIT_REQUIRE_PTR(path);
     FILE *f = fopen(path, "rb");
     if (!f) return SKIT_ERROR(SKIT_EIO, "cannot open %s: %s", path, strerror(errno));
@@ -425,20 +464,57 @@ int skit_npy_read(const char *path, skit_matrix *out)
         for (size_t done = 0; done < h.count && status == SKIT_OK;) {
             size_t n = SKIT_MIN(per_chunk, h.count - done);
             status = read_exact(f, chunk, n * (size_t)h.itemsize, path);
-            if (status == SKIT_OK) status = decode(&h, chunk, done, n, out->data, path);
+            if (status == SKIT_OK) status = decode(&h, chunk, done, n, out, path);
             done += n;
         }
-        if (status != SKIT_OK) skit_matrix_free(out);
+        if (status != SKIT_OK) {
+            skit_free(out->data);
+            out->data = NULL;
+        }
     }
     fclose(f);
     return status;
 }
 
+int skit_npy_read(const char *path, skit_matrix *out)
+{
+    SKIT_REQUIRE_PTR(out);
+    memset(out, 0, sizeof *out);
+    npy_target t = {0};
+    SKIT_TRY(read_target(path, &t));
+    *out = (skit_matrix){t.data, t.rows, t.cols, t.ndim};
+    return SKIT_OK;
+}
+
+int skit_npy_read_f32(const char *path, skit_matrix_f32 *out)
+{
+    SKIT_REQUIRE_PTR(out);
+    memset(out, 0, sizeof *out);
+    npy_target t = {.single = 1};
+    SKIT_TRY(read_target(path, &t));
+    *out = (skit_matrix_f32){t.data, t.rows, t.cols, t.ndim};
+    return SKIT_OK;
+}
+
 /* ---- writing ------------------------------------------------------------- */
 
-int skit_npy_write(const char *path, const double *data, size_t rows, size_t cols, size_t ld, int ndim)
+/* SKIT_OK if the floats of a rows x cols block are finite */
+static int check_finite_f32(const float *a, size_t rows, size_t cols, size_t ld)
+{
+    for (size_t j = 0; j < cols; j++)
+        for (size_t i = 0; i < rows; i++)
+            if (!isfinite(a[i + j * ld]))
+                return SKIT_ERROR(SKIT_ENONFINITE, "data[%zu, %zu] = %g: NaN/Inf not allowed", i, j,
+                                  (double)a[i + j * ld]);
+    return SKIT_OK;
+}
+
+/* '<f8' from doubles or (single) '<f4' from floats */
+static int write_array(const char *path, const void *data, int single, size_t rows, size_t cols, size_t ld,
+                       int ndim)
 {
     SKIT_REQUIRE_PTR(path);
+    const int itemsize = single ? 4 : 8;
     if (ndim != 1 && ndim != 2) return SKIT_ERROR(SKIT_EDOM, "ndim = %d out of range: need 1 or 2", ndim);
     if (ndim == 1 && cols != 1)
         return SKIT_ERROR(SKIT_ESHAPE, "cols = %zu for a 1-D array: need cols = 1", cols);
@@ -449,12 +525,15 @@ int skit_npy_write(const char *path, const double *data, size_t rows, size_t col
         SKIT_REQUIRE_PTR(data);
         if (ld < rows) return SKIT_ERROR(SKIT_ESHAPE, "ld = %zu too small: need ld >= rows (= %zu)", ld, rows);
         /* the readers reject NaN/Inf, so a file with them could not be read back */
-        SKIT_TRY(skit_check_finite_matrix(data, rows, cols, ld, "data"));
+        SKIT_TRY(single ? check_finite_f32(data, rows, cols, ld)
+                        : skit_check_finite_matrix(data, rows, cols, ld, "data"));
     }
 
     char dict[160];
-    int len = ndim == 1 ? snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': False, 'shape': (%zu,), }", rows)
-                        : snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': True, 'shape': (%zu, %zu), }",
+    int len = ndim == 1 ? snprintf(dict, sizeof dict, "{'descr': '<f%d', 'fortran_order': False, 'shape': (%zu,), }",
+                                   itemsize, rows)
+                        : snprintf(dict, sizeof dict,
+                                   "{'descr': '<f%d', 'fortran_order': True, 'shape': (%zu, %zu), }", itemsize,
                                    rows, cols);
     /* pad with spaces so that preamble + header is a multiple of 64 and ends in '\n' */
     size_t header_len = (size_t)len + 1;
@@ -482,9 +561,15 @@ int skit_npy_write(const char *path, const double *data, size_t rows, size_t col
     size_t fill = 0;
     for (size_t j = 0; j < cols; j++)
         for (size_t i = 0; i < rows; i++) {
-            uint64_t bits;
-            memcpy(&bits, &data[i + j * ld], sizeof bits);
-            for (int b = 0; b < 8; b++) chunk[fill++] = (unsigned char)(bits >> (8 * b));
+            uint64_t bits = 0;
+            if (single) {
+                uint32_t b32;
+                memcpy(&b32, (const float *)data + i + j * ld, sizeof b32);
+                bits = b32;
+            } else {
+                memcpy(&bits, (const double *)data + i + j * ld, sizeof bits);
+            }
+            for (int b = 0; b < itemsize; b++) chunk[fill++] = (unsigned char)(bits >> (8 * b));
             if (fill == sizeof chunk) {
                 fwrite(chunk, 1, fill, f);
                 fill = 0;
@@ -494,4 +579,14 @@ int skit_npy_write(const char *path, const double *data, size_t rows, size_t col
     status = skit_atomic_commit(f, tmp, path);
     free(tmp);
     return status;
+}
+
+int skit_npy_write(const char *path, const double *data, size_t rows, size_t cols, size_t ld, int ndim)
+{
+    return write_array(path, data, 0, rows, cols, ld, ndim);
+}
+
+int skit_npy_write_f32(const char *path, const float *data, size_t rows, size_t cols, size_t ld, int ndim)
+{
+    return write_array(path, data, 1, rows, cols, ld, ndim);
 }

@@ -71,6 +71,17 @@ typedef enum skit_device {
     SKIT_DEVICE_CUDA = 1 /* the CUDA backend (skit/cuda.h), float64 arithmetic */
 } skit_device;
 
+/* The arithmetic a plan computes in (the precision field of the plans'
+ * options). A float32 plan runs FFTW's single-precision plans (fftwf) on
+ * float spectra and float workspaces, and is executed with the _f32 forms
+ * of its execute functions, on float arrays; parameters and coefficients
+ * are still given in double and rounded once, at create or update.
+ * Theorem evaluators and reference paths compute in float64 only. */
+typedef enum skit_precision {
+    SKIT_PRECISION_F64 = 0, /* the default (0, so zeroed options compute in double) */
+    SKIT_PRECISION_F32 = 1  /* float32: about 2x the speed, eps = 2^-24 */
+} skit_precision;
+
 /* Short description of a status code ("parameter out of range", ...). */
 const char *skit_strerror(int status);
 

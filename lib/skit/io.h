@@ -21,6 +21,15 @@ typedef struct skit_matrix {
 
 void skit_matrix_free(skit_matrix *m); /* frees data, zeroes the struct */
 
+/* The same in float32, for the float32 plans (skit_precision). */
+typedef struct skit_matrix_f32 {
+    float *data;
+    size_t rows, cols;
+    int ndim; /* 1 or 2 */
+} skit_matrix_f32;
+
+void skit_matrix_f32_free(skit_matrix_f32 *m);
+
 /* ---- .npy (NumPy format versions 1.0, 2.0, 3.0) ------------------------ */
 
 /* Parse an in-memory .npy image. Accepts dtypes '<f8' and '<f4' (converted
@@ -36,6 +45,12 @@ int skit_npy_parse(const void *buffer, size_t length, skit_matrix *out);
 /* Read a file with skit_npy_parse. SKIT_EIO if it cannot be read. */
 int skit_npy_read(const char *path, skit_matrix *out);
 
+/* The same into float32, without going through double: '<f4' data is
+ * copied exactly, '<f8' rounded to nearest (a finite value beyond
+ * float32's range is SKIT_ENONFINITE, "value beyond float32's range"). */
+int skit_npy_parse_f32(const void *buffer, size_t length, skit_matrix_f32 *out);
+int skit_npy_read_f32(const char *path, skit_matrix_f32 *out);
+
 /* Write a float64 .npy (version 1.0). 2-D data is written with
  * fortran_order True (no transposition); ndim selects 1-D (cols must be 1)
  * or 2-D. Atomic: temporary file + rename. data may be NULL if rows*cols = 0.
@@ -44,6 +59,9 @@ int skit_npy_read(const char *path, skit_matrix *out);
  * file), SKIT_EOVERFLOW, SKIT_EIO (nothing is left under path). */
 int skit_npy_write(const char *path, const double *data, size_t rows, size_t cols,
                    size_t ld, int ndim);
+/* The same as a float32 .npy ('<f4'). */
+int skit_npy_write_f32(const char *path, const float *data, size_t rows, size_t cols,
+                       size_t ld, int ndim);
 
 /* ---- TSV ---------------------------------------------------------------- */
 

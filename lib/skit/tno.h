@@ -145,6 +145,15 @@ typedef struct skit_tno_options {
      * running sums are sequential). The parameters, the RPE MLP and the
      * kernels stay on the CPU; update uploads the new kernels. */
     skit_device device;
+    /* Arithmetic of execute (default SKIT_PRECISION_F64). SKIT_PRECISION_F32
+     * (TNO and FD-TNO, CPU): the products run on fftwf plans with float
+     * spectra, on float arrays (skit_tno_plan_execute_f32 / _forward_f32);
+     * update still evaluates the RPE in float64; TNO's per-channel kernels
+     * are rounded and transformed in float, the output layer applied after
+     * the transform (describe: spectra=features) and FD-TNO's spectra are
+     * computed in float64 and rounded. SKI-TNO and device plans:
+     * SKIT_EUNSUPPORTED. */
+    skit_precision precision;
 } skit_tno_options;
 
 /* Defaults (the papers' and reference code's settings where they exist):
@@ -271,6 +280,16 @@ int skit_tno_decay_bias_backward(size_t count, const double *lags, size_t d, dou
  * forward pass (the parameters may have changed since the last call).
  * Errors: as the two. */
 int skit_tno_plan_forward(skit_tno_plan *plan, const double *x, double *y);
+
+/* The same on a plan created with precision SKIT_PRECISION_F32: x and y
+ * hold batch * n * d floats; the products in float32. Per channel, against
+ * the float64 plan with the same parameters (tests/test_tno.c checks it),
+ *     ||y32 - y64||_2 <= 20 log2(2N) 2^-24 ||k_c||_1 ||x_c||_2
+ * with N the FFT length and k_c the channel's circulant kernel (see
+ * skit_toeplitz_plan_execute_f32). Errors: as the float64 forms, and
+ * SKIT_EINVAL when the plan's precision is the other one. */
+int skit_tno_plan_execute_f32(const skit_tno_plan *plan, const float *x, float *y, void *work);
+int skit_tno_plan_forward_f32(skit_tno_plan *plan, const float *x, float *y);
 
 /* Bytes the plan holds (kernels, spectra, FFT and layout buffers, the MLP,
  * its own workspace): with the caller's x and y, the operator's memory. */

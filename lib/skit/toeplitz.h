@@ -52,6 +52,10 @@ typedef struct skit_toeplitz_options {
      * the product on the GPU in float64 through the same calls, on host
      * arrays (transfers included): the cuFFT plan of skit/cuda.h. */
     skit_device device;
+    /* Arithmetic (default SKIT_PRECISION_F64). SKIT_PRECISION_F32: fftwf
+     * plans and float spectra (the coefficients rounded to float once);
+     * execute with the _f32 functions below. CPU only. */
+    skit_precision precision;
 } skit_toeplitz_options;
 
 /* The defaults above. Does nothing if options is NULL. */
@@ -67,7 +71,8 @@ void skit_toeplitz_options_default(skit_toeplitz_options *options);
  *         unknown sharing, causality or device), SKIT_ENONFINITE,
  *         SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY,
  *         SKIT_EUNSUPPORTED (device = SKIT_DEVICE_CUDA without a usable
- *         GPU: "cuda: not built", "cuda: no device (...)"). */
+ *         GPU: "cuda: not built", "cuda: no device (...)"; or with
+ *         precision = SKIT_PRECISION_F32). */
 int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, size_t d,
                               const skit_toeplitz_options *options, const double *coeffs);
 
@@ -90,7 +95,8 @@ size_t skit_toeplitz_plan_workspace_bytes(const skit_toeplitz_plan *plan);
  * device plan runs them one after another). A call with work, or alone,
  * allocates nothing.
  * NaN/Inf in x propagate to the same channel of y.
- * Errors: SKIT_EINVAL (NULL plan, x or y), SKIT_ESHAPE (ldx < n or ldy < m),
+ * Errors: SKIT_EINVAL (NULL plan, x or y; a float32 plan: use the _f32
+ *         form), SKIT_ESHAPE (ldx < n or ldy < m),
  *         SKIT_EOVERFLOW, SKIT_ENOMEM (only a concurrent call without
  *         work); device plans also SKIT_ELIBRARY (a CUDA call failed). */
 int skit_toeplitz_plan_execute(const skit_toeplitz_plan *plan, const double *x, size_t ldx,
@@ -100,6 +106,22 @@ int skit_toeplitz_plan_execute(const skit_toeplitz_plan *plan, const double *x, 
  * As skit_toeplitz_plan_execute otherwise. */
 int skit_toeplitz_plan_execute_transpose(const skit_toeplitz_plan *plan, const double *x,
                                          size_t ldx, double *y, size_t ldy, void *work);
+
+/* The same products on a plan created with precision SKIT_PRECISION_F32,
+ * on float arrays, computed in float (workspace: that plan's
+ * skit_toeplitz_plan_workspace_bytes). Against the float64 product
+ * (tests/test_toeplitz.c checks it),
+ *     ||y32 - y64||_2 <= 20 log2(2N) eps32 ||t_c||_1 ||x_c||_2
+ * per channel, eps32 = 2^-24, N the FFT length: FFTW's transforms are
+ * backward stable with error O(log2 N eps) (Higham, Accuracy and
+ * Stability, Thm 24.2) and the circulant's 2-norm is at most ||t_c||_1.
+ * Errors: as the float64 forms; SKIT_EINVAL on a float64 plan. */
+int skit_toeplitz_plan_execute_f32(const skit_toeplitz_plan *plan, const float *x, size_t ldx,
+                                   float *y, size_t ldy, void *work);
+int skit_toeplitz_plan_execute_transpose_f32(const skit_toeplitz_plan *plan, const float *x,
+                                             size_t ldx, float *y, size_t ldy, void *work);
+/* The plan's precision (SKIT_PRECISION_F64 for NULL). */
+skit_precision skit_toeplitz_plan_precision(const skit_toeplitz_plan *plan);
 
 /* The FFT length the plan chose, and its memory footprint in bytes. */
 size_t skit_toeplitz_plan_fft_length(const skit_toeplitz_plan *plan);

@@ -93,6 +93,13 @@ static int validate_options(const skit_tno_options *o)
     if (o->device != SKIT_DEVICE_CPU && o->device != SKIT_DEVICE_CUDA)
         return SKIT_ERROR(SKIT_EINVAL, "device = %d unknown: need SKIT_DEVICE_CPU or SKIT_DEVICE_CUDA",
                           (int)o->device);
+    if (o->precision != SKIT_PRECISION_F64 && o->precision != SKIT_PRECISION_F32)
+        return SKIT_ERROR(SKIT_EINVAL, "precision = %d unknown: need SKIT_PRECISION_F64 or SKIT_PRECISION_F32",
+                          (int)o->precision);
+    if (o->precision == SKIT_PRECISION_F32 && (o->kind == SKIT_TNO_SKI || o->device != SKIT_DEVICE_CPU))
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "precision = float32: TNO and FD-TNO on the cpu only (got %s%s)",
+                          o->kind == SKIT_TNO_SKI ? "SKI-TNO" : "device = ",
+                          o->kind == SKIT_TNO_SKI ? "" : skit_device_name(o->device));
     if (o->kind == SKIT_TNO_FFT || o->kind == SKIT_TNO_FD) {
         if (o->rpe_width == 0 || o->rpe_width > 65536)
             return SKIT_ERROR(SKIT_EDOM, "rpe_width = %zu out of range: need 1 <= width <= 65536",
@@ -232,6 +239,7 @@ static int create_parts(skit_tno_plan *p, const double *params)
     p->backup = skit_malloc(p->param_count, sizeof(double));
     if (!p->backup) return SKIT_ENOMEM;
     SKIT_TRY(p->ops->create(p, params));
+    if (p->opt.precision == SKIT_PRECISION_F32) SKIT_TRY(p->ops->create_f32(p));
     if (p->ops->backward && p->opt.device == SKIT_DEVICE_CPU) SKIT_TRY(p->ops->backward->create(p));
     SKIT_TRY(skit_workspace_create(&p->workspace, p->ops->workspace_doubles(p)));
     SKIT_TRY(skit_tno_plan_update(p));
@@ -327,6 +335,7 @@ int skit_tno_plan_update(skit_tno_plan *p)
     int status = p->ops->update(p, work);
     skit_workspace_give(p->workspace, work);
     SKIT_TRY(status);
+    if (p->opt.precision == SKIT_PRECISION_F32) p->ops->round_f32(p);
     return p->dev ? tno_device_update(p) : SKIT_OK;
 }
 
@@ -349,25 +358,41 @@ size_t skit_tno_plan_workspace_bytes(const skit_tno_plan *p)
     return skit_workspace_doubles(p->workspace) * sizeof(double);
 }
 
-int skit_tno_plan_execute(const skit_tno_plan *p, const double *x, double *y, void *work)
+/* x and y of the precision the caller says it passes */
+static int execute(const skit_tno_plan *p, skit_precision precision, const void *x, void *y, void *work)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(x);
     SKIT_REQUIRE_PTR(y);
-    size_t bytes = p->batch * p->n * p->d * sizeof(double);
+    const int f32 = p->opt.precision == SKIT_PRECISION_F32;
+    if (precision != p->opt.precision)
+        return SKIT_ERROR(SKIT_EINVAL, "plan computes in %s: execute it with skit_tno_plan_execute%s",
+                          f32 ? "float32" : "float64", f32 ? "_f32" : "");
+    size_t bytes = p->batch * p->n * p->d * (f32 ? sizeof(float) : sizeof(double));
     uintptr_t xa = (uintptr_t)x, ya = (uintptr_t)y;
     if (xa < ya + bytes && ya < xa + bytes)
         return SKIT_ERROR(SKIT_EINVAL, "x and y overlap: the operator needs separate input and output "
-                                       "arrays of batch * n * d (= %zu) doubles", p->batch * p->n * p->d);
+                                       "arrays of batch * n * d (= %zu) values", p->batch * p->n * p->d);
     if (p->dev) return tno_device_execute(p, x, y);
     /* FFTW's new-array execute needs the alignment the engine planned with */
     if (work && ((uintptr_t)work % 64) != 0)
         return SKIT_ERROR(SKIT_EINVAL, "work is not 64-byte aligned: allocate it with skit_malloc");
     double *buf = work ? work : skit_workspace_take(p->workspace);
     if (!buf) return SKIT_ENOMEM;
-    p->ops->execute(p, x, y, buf);
+    if (f32) p->ops->execute_f32(p, x, y, (float *)buf);
+    else p->ops->execute(p, x, y, buf);
     if (!work) skit_workspace_give(p->workspace, buf);
     return SKIT_OK;
+}
+
+int skit_tno_plan_execute(const skit_tno_plan *p, const double *x, double *y, void *work)
+{
+    return execute(p, SKIT_PRECISION_F64, x, y, work);
+}
+
+int skit_tno_plan_execute_f32(const skit_tno_plan *p, const float *x, float *y, void *work)
+{
+    return execute(p, SKIT_PRECISION_F32, x, y, work);
 }
 
 int skit_tno_plan_forward(skit_tno_plan *p, const double *x, double *y)
@@ -375,6 +400,13 @@ int skit_tno_plan_forward(skit_tno_plan *p, const double *x, double *y)
     SKIT_REQUIRE_PTR(p);
     SKIT_TRY(skit_tno_plan_update(p));
     return skit_tno_plan_execute(p, x, y, NULL);
+}
+
+int skit_tno_plan_forward_f32(skit_tno_plan *p, const float *x, float *y)
+{
+    SKIT_REQUIRE_PTR(p);
+    SKIT_TRY(skit_tno_plan_update(p));
+    return skit_tno_plan_execute_f32(p, x, y, NULL);
 }
 
 /* ---- queries ---------------------------------------------------------- */

@@ -321,7 +321,69 @@ size_t tno_spectral_workspace(const skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
     if (!s->engine) return 0; /* device plans */
-    return skit_circulant_workspace_doubles(s->engine, p->opt.layout == SKIT_TNO_ROWS);
+    const int rows = p->opt.layout == SKIT_TNO_ROWS;
+    size_t doubles = skit_circulant_workspace_doubles(s->engine, rows);
+    /* float32 plans: update uses the float64 engine's, execute the float one's */
+    if (s->engine_f) doubles = SKIT_MAX(doubles, (skit_circulantf_workspace_doubles(s->engine_f, rows) + 1) / 2);
+    return doubles;
+}
+
+int tno_spectral_create_f32(skit_tno_plan *p)
+{
+    tno_spectral *s = p->op;
+    const skit_circulant_shape shape = {.rows = p->n, .cols = p->n, .channels = p->d, .spectra = p->d,
+                                        .length = skit_circulant_length(s->engine),
+                                        .rows_layout = p->opt.layout == SKIT_TNO_ROWS,
+                                        .what = "token-mixing operator plan (float32)"};
+    SKIT_TRY(skit_circulantf_create(&s->engine_f, &shape));
+    if (s->kernels) {
+        s->kernels_f_ld = (shape.length + 15) / 16 * 16; /* rows 64-byte aligned, as FFTW planned */
+        s->kernels_f = skit_calloc(p->d * s->kernels_f_ld, sizeof(float));
+        if (!s->kernels_f) return SKIT_ENOMEM;
+    }
+    if (s->coeffs && !(s->coeffs_f = skit_malloc(p->d * (2 * p->n - 1), sizeof(float)))) return SKIT_ENOMEM;
+    return SKIT_OK;
+}
+
+void tno_spectral_set_toeplitz(skit_tno_plan *p, const double *coeffs, double *work)
+{
+    tno_spectral *s = p->op;
+    if (!s->coeffs_f) {
+        skit_circulant_set_toeplitz(s->engine, coeffs, p->opt.causality, work);
+        return;
+    }
+    for (size_t i = 0; i < p->d * (2 * p->n - 1); i++) s->coeffs_f[i] = (float)coeffs[i];
+    skit_circulantf_set_toeplitz(s->engine_f, s->coeffs_f, p->opt.causality, (float *)work);
+}
+
+void tno_spectral_set_kernels(skit_tno_plan *p, const double *kernels, size_t ld, double *work)
+{
+    tno_spectral *s = p->op;
+    if (!s->kernels_f) {
+        skit_circulant_set_kernels(s->engine, kernels, ld, work);
+        return;
+    }
+    const size_t N = skit_circulant_length(s->engine), ldf = s->kernels_f_ld;
+    for (size_t c = 0; c < p->d; c++)
+        for (size_t k = 0; k < N; k++) s->kernels_f[c * ldf + k] = (float)kernels[c * ld + k];
+    skit_circulantf_set_kernels(s->engine_f, s->kernels_f, ldf, (float *)work);
+}
+
+void tno_spectral_round_f32(skit_tno_plan *p)
+{
+    tno_spectral *s = p->op;
+    if (s->kernels_f || s->coeffs_f) return; /* tno_spectral_set_kernels / _set_toeplitz wrote them */
+    const size_t count = p->d * skit_circulant_spectra_ld(s->engine);
+    const double *from = skit_circulant_spectra(s->engine);
+    float *to = skit_circulantf_spectra(s->engine_f);
+    for (size_t i = 0; i < count; i++) to[i] = (float)from[i];
+}
+
+void tno_spectral_execute_f32(const skit_tno_plan *p, const float *x, float *y, float *work)
+{
+    const tno_spectral *s = p->op;
+    if (p->opt.layout == SKIT_TNO_ROWS) skit_circulantf_apply_rows(s->engine_f, x, y, p->batch, work);
+    else skit_circulantf_apply_channels(s->engine_f, 0, x, p->n, y, p->n, p->batch * p->d, work);
 }
 
 void tno_spectral_execute(const skit_tno_plan *p, const double *x, double *y, double *work)

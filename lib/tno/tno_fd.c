@@ -135,6 +135,7 @@ static void destroy(skit_tno_plan *p)
     if (!s) return;
     tno_rpe_destroy(&s->rpe);
     skit_circulant_destroy(s->engine);
+    skit_circulantf_destroy(s->engine_f);
     skit_free(s);
 }
 
@@ -183,7 +184,7 @@ static int coeffs(const skit_tno_plan *p, double *out)
 static size_t bytes(const skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
-    return sizeof *s + tno_rpe_bytes(&s->rpe) + skit_circulant_bytes(s->engine);
+    return sizeof *s + tno_rpe_bytes(&s->rpe) + skit_circulant_bytes(s->engine) + skit_circulantf_bytes(s->engine_f);
 }
 
 static void describe(const skit_tno_plan *p, char *text, size_t size)
@@ -208,6 +209,9 @@ const tno_ops tno_fd_ops = {
     .eval_rpe = tno_spectral_eval_rpe,
     .workspace_doubles = workspace_doubles,
     .execute = tno_spectral_execute,
+    .create_f32 = tno_spectral_create_f32,
+    .round_f32 = tno_spectral_round_f32,
+    .execute_f32 = tno_spectral_execute_f32,
     .coeffs = coeffs,
     .bytes = bytes,
     .describe = describe,

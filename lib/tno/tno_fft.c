@@ -81,7 +81,7 @@ static int update(skit_tno_plan *p, double *work)
         SKIT_TRY(coeffs_by_sweep(p, s->kernels, ld, lo));
         /* every spectrum value is at most sum |k| <= sqrt(N) |k|_2: finite if that is */
         SKIT_TRY(tno_rpe_check_rows(r, d, DBL_MAX / sqrt((double)L), "RPE coefficients"));
-        skit_circulant_set_kernels(s->engine, s->kernels, ld, work);
+        tno_spectral_set_kernels(p, s->kernels, ld, work);
         return SKIT_OK;
     }
     if (s->coeffs) { /* per channel in skit's layout */
@@ -91,7 +91,7 @@ static int update(skit_tno_plan *p, double *work)
         }
         SKIT_TRY(rpe_coeffs(p, s->coeffs));
         SKIT_TRY(tno_check_coeffs(s->coeffs, d, 2 * p->n - 1, "RPE coefficients"));
-        if (s->engine) skit_circulant_set_toeplitz(s->engine, s->coeffs, p->opt.causality, work);
+        if (s->engine) tno_spectral_set_toeplitz(p, s->coeffs, work);
         return SKIT_OK;
     }
     /* pushdown */
@@ -174,6 +174,9 @@ static void destroy(skit_tno_plan *p)
     if (!s) return;
     tno_rpe_destroy(&s->rpe);
     skit_circulant_destroy(s->engine);
+    skit_circulantf_destroy(s->engine_f);
+    skit_free(s->kernels_f);
+    skit_free(s->coeffs_f);
     skit_free(s->coeffs);
     skit_free(s->kernels);
     skit_free(s);
@@ -194,9 +197,11 @@ static int estimate(const skit_tno_plan *p, size_t *doubles)
 static size_t bytes(const skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
-    size_t total = sizeof *s + tno_rpe_bytes(&s->rpe) + skit_circulant_bytes(s->engine);
+    size_t total = sizeof *s + tno_rpe_bytes(&s->rpe) + skit_circulant_bytes(s->engine) + skit_circulantf_bytes(s->engine_f);
     if (s->coeffs) total += p->d * (2 * p->n - 1) * sizeof(double);
     if (s->kernels) total += p->d * kernels_ld(p) * sizeof(double);
+    if (s->kernels_f) total += p->d * s->kernels_f_ld * sizeof(float);
+    if (s->coeffs_f) total += p->d * (2 * p->n - 1) * sizeof(float);
     return total;
 }
 
@@ -223,6 +228,9 @@ const tno_ops tno_fft_ops = {
     .eval_rpe = tno_spectral_eval_rpe,
     .workspace_doubles = tno_spectral_workspace,
     .execute = tno_spectral_execute,
+    .create_f32 = tno_spectral_create_f32,
+    .round_f32 = tno_spectral_round_f32,
+    .execute_f32 = tno_spectral_execute_f32,
     .coeffs = rpe_coeffs,
     .bytes = bytes,
     .describe = describe,

@@ -53,6 +53,12 @@ struct tno_ops {
      * plan's batch, x and y in the plan's layout */
     size_t (*workspace_doubles)(const skit_tno_plan *p);
     void (*execute)(const skit_tno_plan *p, const double *x, double *y, double *work);
+    /* float32 plans (NULL: the operator has none): the float engine after
+     * create; its spectra rounded from the float64 ones after each update;
+     * execute on float arrays (work: workspace_doubles, used as floats) */
+    int (*create_f32)(skit_tno_plan *p);
+    void (*round_f32)(skit_tno_plan *p);
+    void (*execute_f32)(const skit_tno_plan *p, const float *x, float *y, float *work);
     /* d x (2n-1) Toeplitz coefficients (skit_tno_plan_coeffs); NULL: not Toeplitz */
     int (*coeffs)(const skit_tno_plan *p, double *coeffs);
     /* the n x n matrix of channel c, causal mask applied (not Toeplitz only) */
@@ -109,11 +115,16 @@ typedef struct tno_rpe {
 typedef struct tno_spectral {
     tno_rpe rpe;
     skit_circulant *engine; /* NULL on TNO device plans */
+    skit_circulantf *engine_f; /* float32 plans: executes on the spectra rounded */
     double *coeffs;         /* d x (2n-1), skit's layout (per-channel device plans, and CPU
                              * plans whose RPE takes the layers' path) */
     double *kernels;        /* d x round8(N): circulant order (per-channel CPU plans with the
                              * RPE by the sweep: FFT'd in place of a copy) */
     int outputs_by_layers;  /* FD: the last outputs sweep saw masks change often */
+    float *kernels_f;       /* float32 plans with kernels (coefficients): them rounded, d x
+                             * kernels_f_ld (d x (2n-1)), transformed by the float engine */
+    float *coeffs_f;        /* (no float64 spectra then) */
+    size_t kernels_f_ld;
 } tno_spectral;
 
 int tno_rpe_create(tno_rpe *rpe, const skit_tno_plan *p, const double *params, size_t cols,
@@ -162,6 +173,15 @@ int tno_spectral_put_parameters(skit_tno_plan *p, const double *params);
 int tno_spectral_eval_rpe(skit_tno_plan *p, size_t *points);
 size_t tno_spectral_workspace(const skit_tno_plan *p);
 void tno_spectral_execute(const skit_tno_plan *p, const double *x, double *y, double *work);
+int tno_spectral_create_f32(skit_tno_plan *p);
+void tno_spectral_round_f32(skit_tno_plan *p);
+/* The update's last step for per-channel kernels (d x ld, circulant
+ * order): the float64 engine's spectra, or on float32 plans the float
+ * engine's from the kernels rounded (the float transforms halve its cost) */
+void tno_spectral_set_kernels(skit_tno_plan *p, const double *kernels, size_t ld, double *work);
+/* The same for d x (2n-1) Toeplitz coefficients (skit's layout) */
+void tno_spectral_set_toeplitz(skit_tno_plan *p, const double *coeffs, double *work);
+void tno_spectral_execute_f32(const skit_tno_plan *p, const float *x, float *y, float *work);
 /* The spectra and their total doubles (tests poison them). */
 double *tno_spectral_spectra(skit_tno_plan *p, size_t *doubles);
 

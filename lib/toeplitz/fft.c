@@ -12,17 +12,18 @@
 #include "fft/correlate.h"
 #include "toeplitz/toeplitz_internal.h"
 
-/* Doubles are grouped in 64-byte blocks: a caller's workspace is aligned
- * up to one, as FFTW's new-array execute needs the alignment the engine
- * planned with. */
-#define ALIGN_DOUBLES 8
+/* A caller's workspace is aligned up to a 64-byte block, as FFTW's
+ * new-array execute needs the alignment the engine planned with. */
+#define ALIGN_BYTES 64
 
 struct skit_toeplitz_plan {
     size_t m, n, d;
     size_t nmat;        /* d (per channel) or 1 (shared) */
     skit_toeplitz_sharing sharing;
     skit_causality causality;
-    skit_circulant *engine;    /* CPU plans */
+    skit_precision precision;
+    skit_circulant *engine;    /* CPU plans in float64 */
+    skit_circulantf *engine_f; /* CPU plans in float32 */
     skit_workspace *workspace; /* lent to an execute called without one */
     toeplitz_device *device;   /* device plans */
     skit_correlate *correlate; /* the coefficient gradient (backward.c) */
@@ -48,10 +49,21 @@ static int check_coeffs(const skit_toeplitz_plan *p, const double *coeffs)
 /* The spectra from coefficients already checked, in the plan's workspace. */
 static int compute_spectra(skit_toeplitz_plan *p, const double *coeffs)
 {
+    float *rounded = NULL;
+    const size_t count = p->nmat * (p->m + p->n - 1);
+    if (p->engine_f) { /* float32 plans transform the coefficients rounded to float */
+        if (!(rounded = skit_malloc(count, sizeof(float)))) return SKIT_ENOMEM;
+        for (size_t i = 0; i < count; i++) rounded[i] = (float)coeffs[i];
+    }
     double *work = skit_workspace_take(p->workspace);
-    if (!work) return SKIT_ENOMEM;
-    skit_circulant_set_toeplitz(p->engine, coeffs, p->causality, work);
+    if (!work) {
+        skit_free(rounded);
+        return SKIT_ENOMEM;
+    }
+    if (p->engine_f) skit_circulantf_set_toeplitz(p->engine_f, rounded, p->causality, (float *)work);
+    else skit_circulant_set_toeplitz(p->engine, coeffs, p->causality, work);
     skit_workspace_give(p->workspace, work);
+    skit_free(rounded);
     return SKIT_OK;
 }
 
@@ -61,6 +73,7 @@ void skit_toeplitz_options_default(skit_toeplitz_options *options)
     options->sharing = SKIT_TOEPLITZ_PER_CHANNEL;
     options->causality = SKIT_BIDIRECTIONAL;
     options->device = SKIT_DEVICE_CPU;
+    options->precision = SKIT_PRECISION_F64;
 }
 
 static int validate_shape(size_t m, size_t n, size_t d, const skit_toeplitz_options *o)
@@ -81,6 +94,13 @@ static int validate_shape(size_t m, size_t n, size_t d, const skit_toeplitz_opti
         return SKIT_ERROR(SKIT_EINVAL,
                           "device = %d unknown: need SKIT_DEVICE_CPU or SKIT_DEVICE_CUDA",
                           (int)o->device);
+    if (o->precision != SKIT_PRECISION_F64 && o->precision != SKIT_PRECISION_F32)
+        return SKIT_ERROR(SKIT_EINVAL,
+                          "precision = %d unknown: need SKIT_PRECISION_F64 or SKIT_PRECISION_F32",
+                          (int)o->precision);
+    if (o->precision == SKIT_PRECISION_F32 && o->device == SKIT_DEVICE_CUDA)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED,
+                          "precision = float32 with device = cuda: the CUDA plan computes in float64 only");
     size_t per, coeff_count;
     if (skit_size_add(m, n - 1, &per) != SKIT_OK ||
         skit_size_mul(sharing == SKIT_TOEPLITZ_SHARED ? 1 : d, per, &coeff_count) != SKIT_OK)
@@ -97,11 +117,18 @@ static int create_engine(skit_toeplitz_plan *p, const double *coeffs)
                                         .channels = p->d,
                                         .spectra = p->nmat,
                                         .what = "Toeplitz FFT plan"};
-    SKIT_TRY(skit_circulant_create(&p->engine, &shape));
+    size_t doubles;
+    if (p->precision == SKIT_PRECISION_F32) {
+        SKIT_TRY(skit_circulantf_create(&p->engine_f, &shape));
+        doubles = (skit_circulantf_workspace_doubles(p->engine_f, 0) + 1) / 2; /* floats, in doubles */
+    } else {
+        SKIT_TRY(skit_circulant_create(&p->engine, &shape));
+        doubles = skit_circulant_workspace_doubles(p->engine, 0);
+    }
     SKIT_TRY(check_coeffs(p, coeffs));
-    SKIT_TRY(skit_workspace_create(&p->workspace, skit_circulant_workspace_doubles(p->engine, 0)));
+    SKIT_TRY(skit_workspace_create(&p->workspace, doubles));
     SKIT_TRY(compute_spectra(p, coeffs));
-    p->bytes = sizeof *p + skit_circulant_bytes(p->engine) +
+    p->bytes = sizeof *p + skit_circulant_bytes(p->engine) + skit_circulantf_bytes(p->engine_f) +
                skit_workspace_doubles(p->workspace) * sizeof(double);
     return SKIT_OK;
 }
@@ -124,6 +151,7 @@ int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, siz
     p->nmat = o.sharing == SKIT_TOEPLITZ_SHARED ? 1 : d;
     p->sharing = o.sharing;
     p->causality = o.causality;
+    p->precision = o.precision;
     int status;
     if (o.device == SKIT_DEVICE_CUDA) {
         status = toeplitz_device_create(&p->device, m, n, d, &o, coeffs);
@@ -153,17 +181,28 @@ int skit_toeplitz_plan_set_coeffs(skit_toeplitz_plan *plan, const double *coeffs
 size_t skit_toeplitz_plan_workspace_bytes(const skit_toeplitz_plan *plan)
 {
     if (!plan || plan->device) return 0;
-    /* ALIGN_DOUBLES of slack: a caller's array need only be 8-byte aligned */
-    return (skit_circulant_workspace_doubles(plan->engine, 0) + ALIGN_DOUBLES) * sizeof(double);
+    /* ALIGN_BYTES of slack: a caller's array need only be 8-byte aligned */
+    if (plan->engine_f) return skit_circulantf_workspace_doubles(plan->engine_f, 0) * sizeof(float) + ALIGN_BYTES;
+    return skit_circulant_workspace_doubles(plan->engine, 0) * sizeof(double) + ALIGN_BYTES;
 }
 
-/* y(:, c) = T_c x(:, c) (or T_c^T) for every channel. */
-static int apply(const skit_toeplitz_plan *p, int transpose, const double *x, size_t ldx, double *y,
-                 size_t ldy, void *work)
+skit_precision skit_toeplitz_plan_precision(const skit_toeplitz_plan *plan)
+{
+    return plan ? plan->precision : SKIT_PRECISION_F64;
+}
+
+/* y(:, c) = T_c x(:, c) (or T_c^T) for every channel; x and y are arrays of
+ * the plan's precision, which the caller says it passes (precision). */
+static int apply(const skit_toeplitz_plan *p, skit_precision precision, int transpose, const void *x,
+                 size_t ldx, void *y, size_t ldy, void *work)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(x);
     SKIT_REQUIRE_PTR(y);
+    if (precision != p->precision)
+        return SKIT_ERROR(SKIT_EINVAL, "plan computes in %s: execute it with skit_toeplitz_plan_execute%s%s",
+                          p->precision == SKIT_PRECISION_F32 ? "float32" : "float64",
+                          transpose ? "_transpose" : "", p->precision == SKIT_PRECISION_F32 ? "_f32" : "");
     size_t nin = transpose ? p->m : p->n, nout = transpose ? p->n : p->m;
     if (ldx < nin)
         return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu out of range: need ldx >= %zu (%s)", ldx, nin,
@@ -180,12 +219,13 @@ static int apply(const skit_toeplitz_plan *p, int transpose, const double *x, si
     if (p->device) return toeplitz_device_execute(p->device, transpose, x, ldx, y, ldy);
     double *base = work;
     if (work) {
-        uintptr_t addr = (uintptr_t)work, align = ALIGN_DOUBLES * sizeof(double);
-        base = (double *)((addr + align - 1) / align * align);
+        uintptr_t addr = (uintptr_t)work;
+        base = (double *)((addr + ALIGN_BYTES - 1) / ALIGN_BYTES * ALIGN_BYTES);
     } else if (!(base = skit_workspace_take(p->workspace))) {
         return SKIT_ENOMEM;
     }
-    skit_circulant_apply_channels(p->engine, transpose, x, ldx, y, ldy, p->d, base);
+    if (p->engine_f) skit_circulantf_apply_channels(p->engine_f, transpose, x, ldx, y, ldy, p->d, (float *)base);
+    else skit_circulant_apply_channels(p->engine, transpose, x, ldx, y, ldy, p->d, base);
     if (!work) skit_workspace_give(p->workspace, base);
     return SKIT_OK;
 }
@@ -193,20 +233,33 @@ static int apply(const skit_toeplitz_plan *p, int transpose, const double *x, si
 int skit_toeplitz_plan_execute(const skit_toeplitz_plan *plan, const double *x, size_t ldx,
                                double *y, size_t ldy, void *work)
 {
-    return apply(plan, 0, x, ldx, y, ldy, work);
+    return apply(plan, SKIT_PRECISION_F64, 0, x, ldx, y, ldy, work);
 }
 
 int skit_toeplitz_plan_execute_transpose(const skit_toeplitz_plan *plan, const double *x,
                                          size_t ldx, double *y, size_t ldy, void *work)
 {
-    return apply(plan, 1, x, ldx, y, ldy, work);
+    return apply(plan, SKIT_PRECISION_F64, 1, x, ldx, y, ldy, work);
+}
+
+int skit_toeplitz_plan_execute_f32(const skit_toeplitz_plan *plan, const float *x, size_t ldx, float *y,
+                                   size_t ldy, void *work)
+{
+    return apply(plan, SKIT_PRECISION_F32, 0, x, ldx, y, ldy, work);
+}
+
+int skit_toeplitz_plan_execute_transpose_f32(const skit_toeplitz_plan *plan, const float *x, size_t ldx,
+                                             float *y, size_t ldy, void *work)
+{
+    return apply(plan, SKIT_PRECISION_F32, 1, x, ldx, y, ldy, work);
 }
 
 size_t skit_toeplitz_plan_fft_length(const skit_toeplitz_plan *plan)
 {
     if (!plan) return 0;
     return plan->device ? toeplitz_device_fft_length(plan->device)
-                        : skit_circulant_length(plan->engine);
+                        : plan->engine_f ? skit_circulantf_length(plan->engine_f)
+                                         : skit_circulant_length(plan->engine);
 }
 
 size_t skit_toeplitz_plan_bytes(const skit_toeplitz_plan *plan) { return plan ? plan->bytes : 0; }
@@ -215,6 +268,7 @@ void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan)
 {
     if (!plan) return;
     skit_circulant_destroy(plan->engine);
+    skit_circulantf_destroy(plan->engine_f);
     skit_workspace_destroy(plan->workspace);
     toeplitz_device_destroy(plan->device);
     skit_correlate_destroy(plan->correlate);

@@ -126,5 +126,6 @@ int bench_ski(int argc, char **argv);      /* tools/bench/bench_ski.c */
 int bench_mra(int argc, char **argv);      /* tools/bench/bench_mra.c */
 int bench_tno(int argc, char **argv);      /* tools/bench/bench_tno.c */
 int bench_device(int argc, char **argv);   /* tools/bench/bench_device.c */
+int bench_precision(int argc, char **argv); /* tools/bench/bench_precision.c */
 
 #endif

@@ -1,0 +1,335 @@
+/* bench_precision.c — `skit bench precision`: float32 against float64 plans
+ * of the same operator in one run, timed interleaved (bench_measure_
+ * interleaved: load changes hit both alike), with the float32 result's
+ * error against the float64 one and, where the kernel is known exactly
+ * (Toeplitz, TNO), against the documented bound
+ *     ||y32 - y64||_2 <= 20 log2(2N) 2^-24 ||k_c||_1 ||x_c||_2.
+ * Operators: the Toeplitz FFT matvec (per-channel matrices), TNO and FD-TNO
+ * (bidirectional and causal) execute and forward (update + execute). */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "../cli.h"
+#include "../table.h"
+
+static const char *usage =
+    "usage: skit bench precision [options]\n"
+    "float32 vs float64 plans of the same operator, timed interleaved in one run:\n"
+    "the Toeplitz FFT matvec (d per-channel matrices) and TNO / FD-TNO (ROWS layout,\n"
+    "bidirectional and causal), execute and forward (update + execute).\n\n"
+    "  --sizes LIST        Toeplitz n (default 2^10..2^18)\n"
+    "  --d D               Toeplitz channels (default 64)\n"
+    "  --shapes LIST       TNO shapes n:d:batch (default 512:512:4,2048:512:1,\n"
+    "                      8192:128:1,32768:64:1)\n"
+    "  --rounds R          interleaved rounds, median taken (default 7, <= 15)\n"
+    "  --quick             one small size and shape, 3 rounds (a smoke run)\n" CLI_COMMON_HELP
+    "  -h, --help          this message\n";
+
+typedef struct toeplitz_f32 {
+    const skit_toeplitz_plan *plan;
+    const float *x;
+    float *y;
+    size_t n;
+} toeplitz_f32;
+
+static void run_toeplitz_f32(void *p)
+{
+    toeplitz_f32 *c = p;
+    skit_toeplitz_plan_execute_f32(c->plan, c->x, c->n, c->y, c->n, NULL);
+}
+
+typedef struct tno_body {
+    skit_tno_plan *plan;
+    const void *x;
+    void *y;
+    int f32, forward;
+} tno_body;
+
+static void run_tno(void *p)
+{
+    tno_body *b = p;
+    if (b->f32 && b->forward) skit_tno_plan_forward_f32(b->plan, b->x, b->y);
+    else if (b->f32) skit_tno_plan_execute_f32(b->plan, b->x, b->y, NULL);
+    else if (b->forward) skit_tno_plan_forward(b->plan, b->x, b->y);
+    else skit_tno_plan_execute(b->plan, b->x, b->y, NULL);
+}
+
+/* max over channels (count of them, len values each, channel c at c*ld and
+ * stride s) of ||y32 - y64|| / ||y64||, and of the error over the bound when
+ * norms1 (||k_c||_1) is given */
+static void errors(const float *y32, const double *y64, const float *x, size_t count, size_t len, size_t ld,
+                   size_t stride, const double *norms1, size_t N, double *rel, double *over)
+{
+    *rel = *over = 0;
+    for (size_t c = 0; c < count; c++) {
+        double e = 0, r = 0, xx = 0;
+        for (size_t i = 0; i < len; i++) {
+            size_t at = c * ld + i * stride;
+            e += ((double)y32[at] - y64[at]) * ((double)y32[at] - y64[at]);
+            r += y64[at] * y64[at];
+            xx += (double)x[at] * x[at];
+        }
+        *rel = fmax(*rel, sqrt(e) / (r > 0 ? sqrt(r) : 1));
+        if (norms1) *over = fmax(*over, sqrt(e) / (20.0 * log2(2.0 * (double)N) * 0x1p-24 * norms1[c] * sqrt(xx)));
+    }
+    if (!norms1) *over = NAN;
+}
+
+/* float x and its widened copy */
+static void random_pair(skit_rng *rng, size_t count, float *x32, double *x64)
+{
+    for (size_t i = 0; i < count; i++) x64[i] = x32[i] = (float)skit_rng_normal(rng);
+}
+
+static int time_toeplitz(cli_table *t, size_t n, size_t d, size_t rounds, skit_rng *rng)
+{
+    const size_t per = 2 * n - 1;
+    double *coeffs = skit_malloc(per * d, sizeof(double)), *x64 = skit_malloc(n * d, sizeof(double));
+    double *y64 = skit_malloc(n * d, sizeof(double)), *norms = skit_malloc(d, sizeof(double));
+    float *x32 = skit_malloc(n * d, sizeof(float)), *y32 = skit_malloc(n * d, sizeof(float));
+    skit_toeplitz_plan *p64 = NULL, *p32 = NULL;
+    int status = coeffs && x64 && y64 && x32 && y32 && norms ? SKIT_OK : SKIT_ENOMEM;
+    if (status == SKIT_OK) {
+        skit_rng_fill_normal(rng, coeffs, per * d);
+        random_pair(rng, n * d, x32, x64);
+        skit_toeplitz_options o;
+        skit_toeplitz_options_default(&o);
+        status = skit_toeplitz_plan_create(&p64, n, n, d, &o, coeffs);
+        o.precision = SKIT_PRECISION_F32;
+        if (status == SKIT_OK) status = skit_toeplitz_plan_create(&p32, n, n, d, &o, coeffs);
+    }
+    if (status == SKIT_OK) {
+        bench_matvec b64 = {p64, x64, y64, n};
+        toeplitz_f32 b32 = {p32, x32, y32, n};
+        bench_fn fns[2] = {bench_run_matvec, run_toeplitz_f32};
+        void *ctx[2] = {&b64, &b32};
+        double median[2], rel, over;
+        bench_measure_interleaved(fns, ctx, 2, 0.05, rounds, median);
+        for (size_t c = 0; c < d; c++) {
+            norms[c] = 0;
+            for (size_t k = 0; k < per; k++) norms[c] += fabs(coeffs[c * per + k]);
+        }
+        errors(y32, y64, x32, d, n, n, 1, norms, skit_toeplitz_plan_fft_length(p32), &rel, &over);
+        cli_table_rowf(t, "toeplitz\tbidirectional\texecute\t%zu\t%zu\t1\t%.6g\t%.6g\t%.3f\t%.3g\t%.3g", n, d, median[0],
+                       median[1], median[0] / median[1], rel, over);
+    }
+    skit_toeplitz_plan_destroy(p64);
+    skit_toeplitz_plan_destroy(p32);
+    skit_free(coeffs);
+    skit_free(x64);
+    skit_free(y64);
+    skit_free(x32);
+    skit_free(y32);
+    skit_free(norms);
+    return status;
+}
+
+/* ||k_c||_1 of a TNO plan (its kernel is exactly its 2n-1 coefficients);
+ * FD-TNO's circulant kernel has N lags: no bound (norms stays NULL) */
+static double *tno_norms(skit_tno_plan *p, skit_tno_kind kind, size_t n, size_t d)
+{
+    if (kind != SKIT_TNO_FFT) return NULL;
+    const size_t per = 2 * n - 1;
+    double *coeffs = skit_malloc(per * d, sizeof(double)), *norms = skit_calloc(d, sizeof(double));
+    if (!coeffs || !norms || skit_tno_plan_coeffs(p, coeffs) != SKIT_OK) {
+        skit_free(coeffs);
+        skit_free(norms);
+        return NULL;
+    }
+    for (size_t c = 0; c < d; c++)
+        for (size_t k = 0; k < per; k++) norms[c] += fabs(coeffs[c * per + k]);
+    skit_free(coeffs);
+    return norms;
+}
+
+static int time_tno(cli_table *t, skit_tno_kind kind, skit_causality causality, const size_t shape[3],
+                    size_t rounds, skit_rng *rng)
+{
+    const size_t n = shape[0], d = shape[1], batch = shape[2], total = n * d * batch;
+    double *x64 = skit_malloc(total, sizeof(double)), *y64 = skit_malloc(total, sizeof(double));
+    float *x32 = skit_malloc(total, sizeof(float)), *y32 = skit_malloc(total, sizeof(float));
+    skit_tno_plan *p64 = NULL, *p32 = NULL;
+    int status = x64 && y64 && x32 && y32 ? SKIT_OK : SKIT_ENOMEM;
+    skit_tno_options o;
+    skit_tno_options_default(&o, kind);
+    o.causality = causality;
+    if (status == SKIT_OK) status = skit_tno_plan_create(&p64, n, d, batch, &o, NULL, 0);
+    o.precision = SKIT_PRECISION_F32;
+    if (status == SKIT_OK) status = skit_tno_plan_create(&p32, n, d, batch, &o, NULL, 0);
+    if (status == SKIT_OK) random_pair(rng, total, x32, x64);
+    for (int forward = 0; forward < 2 && status == SKIT_OK; forward++) {
+        tno_body b64 = {p64, x64, y64, 0, forward}, b32 = {p32, x32, y32, 1, forward};
+        bench_fn fns[2] = {run_tno, run_tno};
+        void *ctx[2] = {&b64, &b32};
+        double median[2], rel, over;
+        bench_measure_interleaved(fns, ctx, 2, 0.05, rounds, median);
+        double *norms = tno_norms(p64, kind, n, d);
+        size_t N = 0;
+        skit_fft_good_length(2 * n - 1, &N); /* TNO's circulant length */
+        rel = 0;
+        over = norms ? 0 : NAN;
+        /* ROWS layout: channel c of sequence b at b*n*d + c, stride d */
+        for (size_t s = 0; s < batch; s++) {
+            double r, v;
+            errors(y32 + s * n * d, y64 + s * n * d, x32 + s * n * d, d, n, 1, d, norms, N, &r, &v);
+            rel = fmax(rel, r);
+            if (norms) over = fmax(over, v);
+        }
+        skit_free(norms);
+        cli_table_rowf(t, "%s\t%s\t%s\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.3f\t%.3g\t%.3g", kind == SKIT_TNO_FD ? "fd" : "tno",
+                       causality == SKIT_CAUSAL ? "causal" : "bidirectional", forward ? "forward" : "execute", n, d,
+                       batch, median[0], median[1], median[0] / median[1], rel, over);
+    }
+    skit_tno_plan_destroy(p64);
+    skit_tno_plan_destroy(p32);
+    skit_free(x64);
+    skit_free(y64);
+    skit_free(x32);
+    skit_free(y32);
+    return status;
+}
+
+/* CPU model and the ISA extensions FFTW's codelets use, from /proc/cpuinfo */
+static void machine(char *model, size_t size, char *isa, size_t isa_size)
+{
+    snprintf(model, size, "unknown");
+    snprintf(isa, isa_size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[8192];
+    int have_model = 0, have_flags = 0;
+    while (fgets(line, sizeof line, f) && !(have_model && have_flags)) {
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        colon[strcspn(colon, "\n")] = '\0';
+        if (!have_model && !strncmp(line, "model name", 10)) {
+            snprintf(model, size, "%s", colon + 2);
+            have_model = 1;
+        } else if (!have_flags && !strncmp(line, "flags", 5)) {
+            snprintf(isa, isa_size, "%s%s%s", strstr(colon, " avx2") ? "avx2 " : "", strstr(colon, " fma") ? "fma " : "",
+                     strstr(colon, " avx512f") ? "avx512f" : "");
+            have_flags = 1;
+        }
+    }
+    fclose(f);
+}
+
+typedef struct precision_options {
+    cli_common common;
+    size_t *sizes, nsizes, d, rounds;
+    size_t shapes[8][3], nshapes;
+} precision_options;
+
+/* n:d:batch,... */
+static int parse_shapes(const char *text, precision_options *o)
+{
+    o->nshapes = 0;
+    for (const char *p = text; *p;) {
+        size_t v[3];
+        int used = 0;
+        if (o->nshapes == 8 || sscanf(p, "%zu:%zu:%zu%n", &v[0], &v[1], &v[2], &used) != 3 || !v[0] || !v[1] ||
+            !v[2] || v[0] > ((size_t)1 << 24) || v[1] > 4096 || v[2] > 64)
+            return cli_usage_error("--shapes: expected up to 8 n:d:batch (1 <= n <= 2^24, d <= 4096, batch <= 64), "
+                                   "got '%s'", text);
+        memcpy(o->shapes[o->nshapes++], v, sizeof v);
+        p += used;
+        if (*p == ',') p++;
+        else if (*p) return cli_usage_error("--shapes: expected ',' between shapes in '%s'", text);
+    }
+    return CLI_OK;
+}
+
+static int parse(int argc, char **argv, precision_options *o, int *help)
+{
+    enum { OPT_SIZES = 0x2000, OPT_D, OPT_SHAPES, OPT_ROUNDS, OPT_QUICK };
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+                                             {"sizes", required_argument, NULL, OPT_SIZES},
+                                             {"d", required_argument, NULL, OPT_D},
+                                             {"shapes", required_argument, NULL, OPT_SHAPES},
+                                             {"rounds", required_argument, NULL, OPT_ROUNDS},
+                                             {"quick", no_argument, NULL, OPT_QUICK},
+                                             {NULL, 0, NULL, 0}};
+    const char *sizes = "2^10..2^18", *shapes = "512:512:4,2048:512:1,8192:128:1,32768:64:1";
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        int rc = cli_common_option(&o->common, opt, optarg);
+        if (rc == CLI_USAGE) return CLI_USAGE;
+        if (rc == CLI_OK) continue;
+        switch (opt) {
+        case 'h': *help = 1; return CLI_OK;
+        case OPT_SIZES: sizes = optarg; break;
+        case OPT_SHAPES: shapes = optarg; break;
+        case OPT_D:
+            if (cli_parse_size("--d", optarg, 1, 4096, &o->d) != CLI_OK) return CLI_USAGE;
+            break;
+        case OPT_ROUNDS:
+            if (cli_parse_size("--rounds", optarg, 1, BENCH_MAX_ROUNDS, &o->rounds) != CLI_OK) return CLI_USAGE;
+            break;
+        case OPT_QUICK:
+            sizes = "2^10";
+            shapes = "256:16:1";
+            o->rounds = 3;
+            break;
+        default:
+            return cli_usage_error("unknown option or missing value '%s' (see 'skit bench precision --help')",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (cli_parse_size_list("--sizes", sizes, 1, (size_t)1 << 24, &o->sizes, &o->nsizes) != CLI_OK) return CLI_USAGE;
+    if (parse_shapes(shapes, o) != CLI_OK) return CLI_USAGE;
+    return cli_common_validate(&o->common) == CLI_OK ? CLI_OK : CLI_USAGE;
+}
+
+int bench_precision(int argc, char **argv)
+{
+    precision_options o = {.d = 64, .rounds = 7};
+    cli_common_init(&o.common);
+    int help = 0, rc = parse(argc, argv, &o, &help);
+    if (rc != CLI_OK || help) {
+        if (help) fputs(usage, stdout);
+        free(o.sizes);
+        return rc;
+    }
+    cli_apply_threads(&o.common);
+    static const char *const names[] = {"operator", "causality", "call", "n", "d", "batch", "f64_s", "f32_s",
+                                        "f32_speedup", "max_rel_error", "error_over_bound", NULL};
+    cli_table t;
+    cli_table_init(&t, names);
+    char model[256], isa[128];
+    machine(model, sizeof model, isa, sizeof isa);
+    cli_table_comment(&t, "machine: %s; ISA: %s; %d threads of %d cores; load average %.2f at the start", model, isa,
+                      bench_threads(), bench_cores(), bench_load_average());
+    cli_table_comment(&t, "planner: FFTW_ESTIMATE (fftw and fftwf); times: median over %zu interleaved rounds of "
+                      "f64 and f32 (seconds per call)", o.rounds);
+    cli_table_comment(&t, "max_rel_error: max over channels of ||y32 - y64|| / ||y64||; error_over_bound: "
+                      "||y32 - y64|| / (20 log2(2N) 2^-24 ||k||_1 ||x||), <= 1 as documented (nan: kernel not known)");
+    skit_rng rng;
+    skit_rng_seed(&rng, o.common.seed);
+    int status = SKIT_OK;
+    for (size_t i = 0; i < o.nsizes && status == SKIT_OK; i++) {
+        if (!o.common.quiet) fprintf(stderr, "%s: toeplitz n = %zu\n", cli_context(), o.sizes[i]);
+        status = time_toeplitz(&t, o.sizes[i], o.d, o.rounds, &rng);
+    }
+    static const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD};
+    for (size_t s = 0; s < o.nshapes && status == SKIT_OK; s++)
+        for (size_t k = 0; k < 2 && status == SKIT_OK; k++)
+            for (int causal = 0; causal < 2 && status == SKIT_OK; causal++) {
+                if (!o.common.quiet)
+                    fprintf(stderr, "%s: %s %zu:%zu:%zu\n", cli_context(), skit_tno_kind_name(kinds[k]),
+                            o.shapes[s][0], o.shapes[s][1], o.shapes[s][2]);
+                status = time_tno(&t, kinds[k], causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL, o.shapes[s], o.rounds, &rng);
+            }
+    rc = status == SKIT_OK ? cli_table_emit(&t, &o.common, argc, argv, "seconds", NULL, NULL)
+                           : cli_library_error(status);
+    cli_table_free(&t);
+    free(o.sizes);
+    return rc;
+}
