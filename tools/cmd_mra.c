@@ -56,7 +56,7 @@ enum {
     OPT_BETA, OPT_LOCALITY, OPT_NOISE, OPT_SINKS, OPT_SINK_STRENGTH, OPT_Q, OPT_K, OPT_V,
     OPT_SCALE, OPT_BLOCK, OPT_SCALES, OPT_SELECTION, OPT_DIAG, OPT_FIRST, OPT_REPEAT, OPT_KEEP,
     OPT_MATRIX_OUT, OPT_HIST_OUT, OPT_TARGETS, OPT_SUBSETS, OPT_PER_ROW, OPT_DEVICE, OPT_Y_OUT,
-    OPT_THRESHOLD, OPT_PAD, OPT_HEADS, OPT_LAST
+    OPT_THRESHOLD, OPT_PAD, OPT_HEADS, OPT_SAVE_INPUTS, OPT_LAST
 };
 
 /* Which options each mode takes (bit i = option OPT_METHODS + i). */
@@ -67,21 +67,23 @@ static const unsigned long long mode_options[MODE_COUNT] = {
         BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) | BIT(OPT_Q) | BIT(OPT_K) |
         BIT(OPT_V) | BIT(OPT_SCALE) | BIT(OPT_BLOCK) | BIT(OPT_SCALES) | BIT(OPT_SELECTION) |
         BIT(OPT_DIAG) | BIT(OPT_FIRST) | BIT(OPT_REPEAT) | BIT(OPT_PER_ROW) | BIT(OPT_DEVICE) |
-        BIT(OPT_Y_OUT) | BIT(OPT_PAD) | BIT(OPT_HEADS),
+        BIT(OPT_Y_OUT) | BIT(OPT_PAD) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS),
     /* haar */ BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) |
         BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) |
         BIT(OPT_BLOCK) | BIT(OPT_KEEP) | BIT(OPT_MATRIX_OUT) | BIT(OPT_HIST_OUT) | BIT(OPT_Q) |
-        BIT(OPT_K) | BIT(OPT_SCALE) | BIT(OPT_THRESHOLD) | BIT(OPT_PAD) | BIT(OPT_HEADS),
+        BIT(OPT_K) | BIT(OPT_SCALE) | BIT(OPT_THRESHOLD) | BIT(OPT_PAD) | BIT(OPT_HEADS) |
+        BIT(OPT_SAVE_INPUTS),
     /* workload */ BIT(OPT_METHODS) | BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_DV) |
         BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) | BIT(OPT_LOCALITY) | BIT(OPT_NOISE) |
         BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) | BIT(OPT_BLOCK) | BIT(OPT_TARGETS) | BIT(OPT_Q) |
-        BIT(OPT_K) | BIT(OPT_V) | BIT(OPT_SCALE) | BIT(OPT_HEADS),
+        BIT(OPT_K) | BIT(OPT_V) | BIT(OPT_SCALE) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS),
     /* bounds */ BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) |
         BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) |
-        BIT(OPT_BLOCK) | BIT(OPT_BUDGET) | BIT(OPT_Q) | BIT(OPT_K) | BIT(OPT_SCALE) | BIT(OPT_HEADS),
+        BIT(OPT_BLOCK) | BIT(OPT_BUDGET) | BIT(OPT_Q) | BIT(OPT_K) | BIT(OPT_SCALE) | BIT(OPT_HEADS) |
+        BIT(OPT_SAVE_INPUTS),
     /* frame */ BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) |
         BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SUBSETS) | BIT(OPT_Q) | BIT(OPT_K) |
-        BIT(OPT_SCALE) | BIT(OPT_PAD) | BIT(OPT_HEADS),
+        BIT(OPT_SCALE) | BIT(OPT_PAD) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS),
 };
 
 typedef struct options {
@@ -93,7 +95,7 @@ typedef struct options {
     size_t nbudget, ntemperature, nentropy, nkeep, ntargets;
     size_t *block, nblock, *scales, nscales;
     skit_attention_synthetic spec;
-    const char *qpath, *kpath, *vpath, *matrix_out, *hist_out, *y_out;
+    const char *qpath, *kpath, *vpath, *matrix_out, *hist_out, *y_out, *save_inputs;
     double scale; /* 0 = 1/sqrt(d) */
     double threshold; /* haar: "small" coefficient magnitude */
     size_t pad;       /* padding tokens at the end of every sequence (masked) */
@@ -138,6 +140,8 @@ static const char *usage =
     "                      head, same leading axes); haar, bounds, frame take --q --k.\n"
     "                      logits = scale Q K^T: give Q, K unscaled for the default scale\n"
     "  --heads LIST        with a stack: only these heads (flat index layer * H + head)\n"
+    "  --save-inputs DIR   also write the synthetic Q, K, V (one --n) to DIR/q.npy,\n"
+    "                      k.npy, v.npy (n x d, n x dv), e.g. to rerun them with --q --k\n"
     "  --pad P             the last P tokens are padding: never attended to, output 0\n"
     "                      (sweep, haar, frame; the library's padding mask)\n"
     "  --scale X           logit scale before tau (default 1/sqrt(d))\n\n"
@@ -274,6 +278,7 @@ static int apply_option(options *o, int opt, const char *arg)
     case OPT_SUBSETS: st = cli_parse_size("--subsets", arg, 1, 10000, &o->subsets); break;
     case OPT_DEVICE: st = cli_parse_choice("--device", arg, device_choices, &o->device); break;
     case OPT_Y_OUT: o->y_out = arg; break;
+    case OPT_SAVE_INPUTS: o->save_inputs = arg; break;
     case OPT_THRESHOLD: st = cli_parse_double("--threshold", arg, 0, 1e6, 1, 0, &o->threshold); break;
     case OPT_PAD: st = cli_parse_size("--pad", arg, 0, (size_t)1 << 24, &o->pad); break;
     case OPT_HEADS:
@@ -326,6 +331,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"threshold", required_argument, NULL, OPT_THRESHOLD},
         {"pad", required_argument, NULL, OPT_PAD},
         {"heads", required_argument, NULL, OPT_HEADS},
+        {"save-inputs", required_argument, NULL, OPT_SAVE_INPUTS},
         {NULL, 0, NULL, 0}};
     int opt;
     optind = 1;
@@ -456,6 +462,11 @@ static int check_options(const options *o)
         return cli_usage_error("--heads selects heads of a --q/--k stack: give --q and --k");
     }
     if (o->y_out && check_y_out(o) != CLI_OK) return CLI_USAGE;
+    if (o->save_inputs && (o->qpath || o->nn != 1))
+        return cli_usage_error("--save-inputs: writes synthetic inputs of one --n (not with --q)");
+    struct stat sb;
+    if (o->save_inputs && (stat(o->save_inputs, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(o->save_inputs, W_OK)))
+        return cli_usage_error("--save-inputs: '%s' is not a writable directory", o->save_inputs);
     if (o->pad && o->entropy)
         return cli_usage_error("--pad and --entropy exclude each other (the entropy search sees every token)");
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
@@ -708,6 +719,23 @@ static int run_inputs(const options *o, const head_stack *s, size_t r, int need_
 {
     if (!o->qpath) return make_inputs(o, o->n[r], need_v, in);
     return head_inputs(o, s, o->heads ? o->heads[r] : r, in);
+}
+
+/* --save-inputs: the synthetic Q, K, V of the one --n as DIR/{q,k,v}.npy. */
+static int save_inputs(const options *o)
+{
+    inputs in;
+    if (make_inputs(o, o->n[0], 1, &in) != CLI_OK) return CLI_FAILED;
+    const double *arrays[3] = {in.q, in.k, in.v};
+    size_t cols[3] = {in.d, in.d, in.dv};
+    int st = SKIT_OK;
+    for (int a = 0; a < 3 && st == SKIT_OK; a++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%c.npy", o->save_inputs, "qkv"[a]);
+        st = skit_npy_write(path, arrays[a], in.n, cols[a], in.n, 2);
+    }
+    inputs_free(&in);
+    return st == SKIT_OK ? CLI_OK : cli_library_error(st);
 }
 
 /* The table's columns, and layer, head for user inputs. */
@@ -1532,6 +1560,7 @@ int cmd_mra(int argc, char **argv)
         case MODE_FRAME: status = run_frame(&o, argc, argv); break;
         default: status = CLI_USAGE; break;
         }
+        if (status == CLI_OK && o.save_inputs) status = save_inputs(&o);
     }
 out:
     free(o.n);
