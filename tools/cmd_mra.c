@@ -418,18 +418,19 @@ static int mode_defaults(options *o)
 /* The sequence length n (given or of the user's inputs) against the mode. */
 static int check_n(const options *o, size_t n)
 {
+    const char *what = o->qpath ? "n (tokens of --q)" : "--n";
     int pow2 = n && !(n & (n - 1));
     if ((o->mode == MODE_HAAR || o->mode == MODE_FRAME) && !pow2)
-        return cli_usage_error("--n = %zu: %s needs powers of two", n, mode_names[o->mode]);
+        return cli_usage_error("%s = %zu: %s needs powers of two", what, n, mode_names[o->mode]);
     if (o->mode == MODE_HAAR && n > 2048)
-        return cli_usage_error("--n = %zu out of range: haar forms the n x n matrix, need n <= 2048", n);
+        return cli_usage_error("%s = %zu out of range: haar forms the n x n matrix, need n <= 2048", what, n);
     if (o->mode == MODE_FRAME && n > 512)
-        return cli_usage_error("--n = %zu out of range: frame needs n <= 512", n);
+        return cli_usage_error("%s = %zu out of range: frame needs n <= 512", what, n);
     if (o->mode == MODE_WORKLOAD && n > 2048)
-        return cli_usage_error("--n = %zu out of range: workload takes an SVD of the n x n matrix, need n <= 2048", n);
+        return cli_usage_error("%s = %zu out of range: workload takes an SVD of the n x n matrix, need n <= 2048", what, n);
     if (o->mode == MODE_HAAR && (n < 2 * o->block[0] || n % o->block[0]))
-        return cli_usage_error("--n = %zu: need a multiple of --block (= %zu) of at least 2 blocks",
-                               n, o->block[0]);
+        return cli_usage_error("%s = %zu: need a multiple of --block (= %zu) of at least 2 blocks",
+                               what, n, o->block[0]);
     if (o->pad >= n) return cli_usage_error("--pad = %zu out of range: need < n (= %zu)", o->pad, n);
     return CLI_OK;
 }
@@ -641,7 +642,11 @@ static int check_stack_shapes(const size_t *qs, int qn, const size_t *ks, int kn
     if (!same) {
         format_shape(a, sizeof a, qs, qn);
         format_shape(b, sizeof b, ks, kn);
-        return cli_usage_error("--q/--k: shapes differ: Q %s, K %s (need equal)", a, b);
+        const char *what = qn != kn                       ? "shapes differ"
+                           : qs[qn - 1] != ks[kn - 1]     ? "columns (head dimension) differ"
+                           : qs[qn - 2] != ks[kn - 2]     ? "row counts (tokens) differ"
+                                                          : "stack shapes differ";
+        return cli_usage_error("--q/--k: %s: Q %s, K %s (need equal shapes)", what, a, b);
     }
     same = !vs || vn == qn;
     for (int x = 0; vs && same && x + 1 < qn; x++) same = qs[x] == vs[x];
