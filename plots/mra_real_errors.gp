@@ -14,5 +14,7 @@ set ylabel "||Y_{approx} - Y||_F / ||Y||_F"
 set grid
 set key outside right top
 pick(m) = (strcol("method") eq m && strcol("budget") eq bsel)
-plot for [m in methods] datafile using (pick(m) ? column("entropy") : NaN):(pick(m) ? column("rel_error") : NaN) \
-     with points pt 7 ps 0.9 title m
+# a point type per method as well as a colour: the colours repeat after 8
+plot for [i = 1:words(methods)] datafile \
+     using (pick(word(methods, i)) ? column("entropy") : NaN):(pick(word(methods, i)) ? column("rel_error") : NaN) \
+     with points pt (i > 8 ? 5 : 7) ps 1.0 lc i title word(methods, i)

@@ -11,5 +11,6 @@ set ylabel "median relative error"
 set grid
 set key outside right top
 pick(m) = (strcol("method") eq m)
-plot for [m in methods] datafile using (pick(m) ? column("cpu_s") : NaN):(pick(m) ? column("rel_error") : NaN) \
-     with linespoints lw 2 pt 7 title m
+plot for [i = 1:words(methods)] datafile \
+     using (pick(word(methods, i)) ? column("cpu_s") : NaN):(pick(word(methods, i)) ? column("rel_error") : NaN) \
+     with linespoints lw 2 pt (i > 8 ? 5 : 7) lc i title word(methods, i)
