@@ -4,5 +4,5 @@ tests_test_attention_SOURCES = tests/test_attention.c tests/check_util.h
 tests_test_attention_CFLAGS = $(TEST_CFLAGS)
 tests_test_attention_LDADD = $(TEST_LDADD)
 TESTS += tests/test_attention
-TESTS += tests/cli_attention.sh
-EXTRA_DIST += tests/cli_attention.sh
+TESTS += tests/cli_attention.sh tests/cli_mra_user.sh tests/minilm.sh
+EXTRA_DIST += tests/cli_attention.sh tests/cli_mra_user.sh tests/minilm.sh

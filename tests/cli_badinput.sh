@@ -226,12 +226,16 @@ if implemented mra; then
   row "unknown choice" "--methods" mra --methods mra2,reformer -o "$O/m.tsv"
   row "unwritable output path (no such directory)" "--histogram-out" mra haar --n 64 --matrix-out "$O/mat.tsv" --histogram-out "$O/no/such/h.tsv" -o "$O/m.tsv"
   row "option of another mode" "--entropy" mra haar --entropy 1 -o "$O/m.tsv"
-  row "shapes that do not match" "--q/--k/--v" mra --q "$D/q.npy" --k "$D/k16.npy" --v "$D/q.npy" -o "$O/m.tsv"
-  row "NaN in .npy" "--q/--k/--v" mra --q "$D/q.npy" --k "$D/q.npy" --v "$D/v-nan.npy" -o "$O/m.tsv"
-  row "wrong dtype in .npy (int64)" "--q/--k/--v" mra --q "$D/q-int64.npy" --k "$D/q.npy" --v "$D/q.npy" -o "$O/m.tsv"
-  row "truncated .npy (data)" "--q/--k/--v" mra --q "$D/q.npy" --k "$D/x-truncated.npy" --v "$D/q.npy" -o "$O/m.tsv"
-  row "missing file" "--q/--k/--v" mra --q "$D/q.npy" --k "$D/no-such-file.npy" --v "$D/q.npy" -o "$O/m.tsv"
+  row "shapes that do not match" "--q/--k" mra --q "$D/q.npy" --k "$D/k16.npy" --v "$D/q.npy" -o "$O/m.tsv"
+  row "NaN in .npy" "--v" mra --q "$D/q.npy" --k "$D/q.npy" --v "$D/v-nan.npy" -o "$O/m.tsv"
+  row "wrong dtype in .npy (int64)" "--q" mra --q "$D/q-int64.npy" --k "$D/q.npy" --v "$D/q.npy" -o "$O/m.tsv"
+  row "truncated .npy (data)" "--k" mra --q "$D/q.npy" --k "$D/x-truncated.npy" --v "$D/q.npy" -o "$O/m.tsv"
+  row "missing file" "--k" mra --q "$D/q.npy" --k "$D/no-such-file.npy" --v "$D/q.npy" -o "$O/m.tsv"
   row "missing companion option" "--v" mra --q "$D/q.npy" --k "$D/q.npy" -o "$O/m.tsv"
+  row "shapes that do not match" "--v" mra --q "$D/q.npy" --k "$D/q.npy" --v "$D/k16.npy" -o "$O/m.tsv"
+  row "block size not dividing n" "--block" mra haar --q "$D/q.npy" --k "$D/q.npy" --block 64 -o "$O/m.tsv"
+  row "index out of range" "--heads" mra bounds --q "$D/q.npy" --k "$D/q.npy" --heads 1 -o "$O/m.tsv"
+  row "list where the mode takes one value" "--y-out" mra --n 64 --methods mra2,mra2s --y-out "$O/y.npy" -o "$O/m.tsv"
 else not_yet mra; fi
 
 # ---- tno ---------------------------------------------------------------------------

@@ -265,6 +265,66 @@ START_TEST(test_npy_f32)
     TU_EXPECT_STATUS(skit_npy_read_f32(NULL, &m), SKIT_EINVAL);
     TU_EXPECT_STATUS(skit_npy_write_f32(bad, nan32, 1, 2, 1, 1), SKIT_ESHAPE);
     ck_assert_int_eq(tmpdir_entries(), 1); /* only x32.npy */
+
+START_TEST(test_npy_nd_round_trip)
+{
+    make_tmpdir();
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    char path[512];
+    tmp_path(path, sizeof path, "s.npy");
+    /* (L, H, n, d) and (H, n, d) stacks, and 2-D / 1-D written in C order */
+    const size_t shapes[][4] = {{2, 3, 5, 4}, {3, 7, 2, 1}, {4, 6, 1, 1}, {9, 1, 1, 1}, {1, 1, 3, 2}};
+    const int ndims[] = {4, 3, 2, 1, 4};
+    for (size_t t = 0; t < sizeof ndims / sizeof ndims[0]; t++) {
+        int ndim = ndims[t];
+        size_t cols = ndim >= 2 ? shapes[t][ndim - 1] : 1, rows = 1;
+        for (int a = 0; a < (ndim >= 2 ? ndim - 1 : 1); a++) rows *= shapes[t][a];
+        size_t ld = rows + 1;
+        double *x = tu_random(&rng, ld * cols);
+        TU_EXPECT_OK(skit_npy_write_nd(path, x, ld, shapes[t], ndim));
+        skit_matrix m;
+        size_t shape[SKIT_NPY_MAX_DIMS];
+        int got;
+        TU_EXPECT_OK(skit_npy_read_nd(path, &m, shape, &got));
+        ck_assert_int_eq(got, ndim);
+        for (int a = 0; a < ndim; a++) ck_assert_uint_eq(shape[a], shapes[t][a]);
+        ck_assert_uint_eq(m.rows, rows);
+        ck_assert_uint_eq(m.cols, cols);
+        for (size_t j = 0; j < cols; j++)
+            ck_assert_msg(memcmp(m.data + j * rows, x + j * ld, rows * sizeof(double)) == 0,
+                          "shape %zu: column %zu differs (seed %llu)", t, j, (unsigned long long)seed);
+        skit_matrix_free(&m);
+        /* the 2-D reader accepts what it can and refuses more axes */
+        int st = skit_npy_read(path, &m);
+        if (ndim <= 2) {
+            TU_EXPECT_OK(st);
+            skit_matrix_free(&m);
+        } else {
+            ck_assert_int_eq(st, SKIT_EFORMAT);
+        }
+        skit_free(x);
+    }
+    /* the element order is C order: [l, h, i, c] is row (l*H + h)*n + i, column c */
+    const size_t s4[4] = {2, 2, 2, 2};
+    double v[16];
+    for (size_t e = 0; e < 16; e++) v[(e / 2) + (e % 2) * 8] = (double)e;
+    TU_EXPECT_OK(skit_npy_write_nd(path, v, 8, s4, 4));
+    size_t len;
+    unsigned char *bytes = read_file(path, &len);
+    for (size_t e = 0; e < 16; e++) {
+        double d;
+        memcpy(&d, bytes + len - 128 + 8 * e, 8);
+        ck_assert_double_eq(d, (double)e);
+    }
+    const char *want = "'shape': (2, 2, 2, 2)";
+    int found = 0;
+    for (size_t i = 10; i + strlen(want) <= len && !found; i++) found = memcmp(bytes + i, want, strlen(want)) == 0;
+    ck_assert(found);
+    free(bytes);
+    const size_t s5[4] = {1, 1, 1, 1};
+    ck_assert_int_eq(skit_npy_write_nd(path, v, 1, s5, 5), SKIT_EDOM);
     remove_tmpdir();
 }
 END_TEST
@@ -720,6 +780,7 @@ static Suite *suite_io(void)
     TCase *tc = tcase_create("io");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_npy_round_trip_bit_exact);
+    tcase_add_test(tc, test_npy_nd_round_trip);
     tcase_add_test(tc, test_npy_hand_built_variants);
     tcase_add_test(tc, test_npy_f32);
     tcase_add_test(tc, test_npy_truncated_at_every_byte);

@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -52,7 +55,8 @@ enum {
     OPT_METHODS = 0x2000, OPT_N, OPT_D, OPT_DV, OPT_BUDGET, OPT_TEMPERATURE, OPT_ENTROPY,
     OPT_BETA, OPT_LOCALITY, OPT_NOISE, OPT_SINKS, OPT_SINK_STRENGTH, OPT_Q, OPT_K, OPT_V,
     OPT_SCALE, OPT_BLOCK, OPT_SCALES, OPT_SELECTION, OPT_DIAG, OPT_FIRST, OPT_REPEAT, OPT_KEEP,
-    OPT_MATRIX_OUT, OPT_HIST_OUT, OPT_TARGETS, OPT_SUBSETS, OPT_PER_ROW, OPT_DEVICE, OPT_LAST
+    OPT_MATRIX_OUT, OPT_HIST_OUT, OPT_TARGETS, OPT_SUBSETS, OPT_PER_ROW, OPT_DEVICE, OPT_Y_OUT,
+    OPT_THRESHOLD, OPT_PAD, OPT_HEADS, OPT_SAVE_INPUTS, OPT_LAST
 };
 
 /* Which options each mode takes (bit i = option OPT_METHODS + i). */
@@ -62,18 +66,24 @@ static const unsigned long long mode_options[MODE_COUNT] = {
         BIT(OPT_TEMPERATURE) | BIT(OPT_ENTROPY) | BIT(OPT_BETA) | BIT(OPT_LOCALITY) |
         BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) | BIT(OPT_Q) | BIT(OPT_K) |
         BIT(OPT_V) | BIT(OPT_SCALE) | BIT(OPT_BLOCK) | BIT(OPT_SCALES) | BIT(OPT_SELECTION) |
-        BIT(OPT_DIAG) | BIT(OPT_FIRST) | BIT(OPT_REPEAT) | BIT(OPT_PER_ROW) | BIT(OPT_DEVICE),
+        BIT(OPT_DIAG) | BIT(OPT_FIRST) | BIT(OPT_REPEAT) | BIT(OPT_PER_ROW) | BIT(OPT_DEVICE) |
+        BIT(OPT_Y_OUT) | BIT(OPT_PAD) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS),
     /* haar */ BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) |
         BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) |
-        BIT(OPT_BLOCK) | BIT(OPT_KEEP) | BIT(OPT_MATRIX_OUT) | BIT(OPT_HIST_OUT),
+        BIT(OPT_BLOCK) | BIT(OPT_KEEP) | BIT(OPT_MATRIX_OUT) | BIT(OPT_HIST_OUT) | BIT(OPT_Q) |
+        BIT(OPT_K) | BIT(OPT_SCALE) | BIT(OPT_THRESHOLD) | BIT(OPT_PAD) | BIT(OPT_HEADS) |
+        BIT(OPT_SAVE_INPUTS),
     /* workload */ BIT(OPT_METHODS) | BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_DV) |
         BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) | BIT(OPT_LOCALITY) | BIT(OPT_NOISE) |
-        BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) | BIT(OPT_BLOCK) | BIT(OPT_TARGETS),
+        BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) | BIT(OPT_BLOCK) | BIT(OPT_TARGETS) | BIT(OPT_Q) |
+        BIT(OPT_K) | BIT(OPT_V) | BIT(OPT_SCALE) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS),
     /* bounds */ BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) |
         BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) |
-        BIT(OPT_BLOCK) | BIT(OPT_BUDGET) | BIT(OPT_Q) | BIT(OPT_K) | BIT(OPT_SCALE),
+        BIT(OPT_BLOCK) | BIT(OPT_BUDGET) | BIT(OPT_Q) | BIT(OPT_K) | BIT(OPT_SCALE) | BIT(OPT_HEADS) |
+        BIT(OPT_SAVE_INPUTS),
     /* frame */ BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) |
-        BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SUBSETS),
+        BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SUBSETS) | BIT(OPT_Q) | BIT(OPT_K) |
+        BIT(OPT_SCALE) | BIT(OPT_PAD) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS),
 };
 
 typedef struct options {
@@ -86,8 +96,11 @@ typedef struct options {
     size_t nbudget, ntemperature, nentropy, nkeep, ntargets;
     size_t *block, nblock, *scales, nscales;
     skit_attention_synthetic spec;
-    const char *qpath, *kpath, *vpath, *matrix_out, *hist_out;
+    const char *qpath, *kpath, *vpath, *matrix_out, *hist_out, *y_out, *save_inputs;
     double scale; /* 0 = 1/sqrt(d) */
+    double threshold; /* haar: "small" coefficient magnitude */
+    size_t pad;       /* padding tokens at the end of every sequence (masked) */
+    size_t *heads, nheads; /* user stacks: the heads to run (flat indices), NULL = all */
     int selection;
     size_t diag, repeat, subsets;
     size_t *per_row, nper_row; /* budgets as attention entries per query */
@@ -120,8 +133,18 @@ static const char *usage =
     "  --temperature LIST  softmax temperature tau: logits = scale q.k / tau (default 1)\n"
     "  --entropy LIST      instead of tau: the tau whose mean row entropy (nats) is\n"
     "                      each target, found by bisection (sweep)\n"
-    "  --q F --k F --v F   user Q, K (n x d) and V (n x dv) from .npy files instead\n"
-    "                      (sweep; bounds takes --q --k)\n"
+    "  --q F --k F --v F   user Q, K and V from .npy files instead (float64 or float32):\n"
+    "                      one head (n x d), a stack (H, n, d) or (L, H, n, d) in C order,\n"
+    "                      or a directory of per-head n x d files (sorted by name, head =\n"
+    "                      position); every head is run and its rows end in the columns\n"
+    "                      layer and head. sweep and workload need --v (V: n x dv per\n"
+    "                      head, same leading axes); haar, bounds, frame take --q --k.\n"
+    "                      logits = scale Q K^T: give Q, K unscaled for the default scale\n"
+    "  --heads LIST        with a stack: only these heads (flat index layer * H + head)\n"
+    "  --save-inputs DIR   also write the synthetic Q, K, V (one --n) to DIR/q.npy,\n"
+    "                      k.npy, v.npy (n x d, n x dv), e.g. to rerun them with --q --k\n"
+    "  --pad P             the last P tokens are padding: never attended to, output 0\n"
+    "                      (sweep, haar, frame; the library's padding mask)\n"
     "  --scale X           logit scale before tau (default 1/sqrt(d))\n\n"
     "sweep options:\n"
     "  --methods LIST      exact,mra2,mra2s,lowrank,topk,nystrom,linformer,performer,\n"
@@ -141,11 +164,16 @@ static const char *usage =
     "  --diagonal-prior W  refine squares with |x - y| < W first (default 0)\n"
     "  --first-block-prior refine the first block row and column first\n"
     "  --repeat N          time the minimum of N runs (default 3)\n"
+    "  --y-out FILE.npy    the approximate output Y of the one method, budget and\n"
+    "                      temperature given: the shape of V's stack (synthetic: n x dv)\n"
     "  --device D          cpu (default) or cuda: run the methods on the GPU (exact,\n"
     "                      mra2, mra2s; float64, transfers included in time_s; MRA\n"
     "                      with two levels); the reference Y stays on the CPU\n"
     "haar options:   --keep LIST (fractions of coefficients, default 0.05,0.1),\n"
+    "                --threshold X (a coefficient is small below X, default 0.005; the\n"
+    "                orthonormal 2-D Haar transform of the row-stochastic softmax matrix),\n"
     "                --matrix-out FILE (i, j, S and reconstructions), --histogram-out FILE\n"
+    "                (with a stack: one head, chosen by --heads)\n"
     "workload:       --methods (lowrank,topk,mra2,mra2s; default lowrank,topk,mra2),\n"
     "                --targets LIST (default 0.05,0.1)\n"
     "bounds:         --block LIST (square sides, default 32), --budget LIST (fraction of\n"
@@ -158,6 +186,7 @@ static const char *usage =
     "  skit mra --methods exact,mra2 --q q.npy --k k.npy --v v.npy --budget 0.1\n"
     "  skit mra --methods exact,mra2,mra2s --n 4096,16384 --device cuda\n"
     "  skit mra haar --n 256 --keep 0.05,0.1 --histogram-out hist.tsv\n"
+    "  skit mra haar --q q.npy --k k.npy --block 32 --keep 0.1    (every head of a stack)\n"
     "  skit mra workload --n 256..2048 --targets 0.05,0.1\n"
     "  skit mra bounds --n 1024 --block 8,32 --temperature 0.5,1,2\n";
 
@@ -247,6 +276,14 @@ static int apply_option(options *o, int opt, const char *arg)
         break;
     case OPT_SUBSETS: st = cli_parse_size("--subsets", arg, 1, 10000, &o->subsets); break;
     case OPT_DEVICE: st = cli_parse_choice("--device", arg, device_choices, &o->device); break;
+    case OPT_Y_OUT: o->y_out = arg; break;
+    case OPT_SAVE_INPUTS: o->save_inputs = arg; break;
+    case OPT_THRESHOLD: st = cli_parse_double("--threshold", arg, 0, 1e6, 1, 0, &o->threshold); break;
+    case OPT_PAD: st = cli_parse_size("--pad", arg, 0, (size_t)1 << 24, &o->pad); break;
+    case OPT_HEADS:
+        free(o->heads);
+        st = cli_parse_size_list("--heads", arg, 0, (size_t)1 << 24, &o->heads, &o->nheads);
+        break;
     case OPT_PER_ROW:
         free(o->per_row);
         st = cli_parse_size_list("--per-row", arg, 1, (size_t)1 << 24, &o->per_row, &o->nper_row);
@@ -289,6 +326,11 @@ static int parse_options(int argc, char **argv, options *o)
         {"subsets", required_argument, NULL, OPT_SUBSETS},
         {"per-row", required_argument, NULL, OPT_PER_ROW},
         {"device", required_argument, NULL, OPT_DEVICE},
+        {"y-out", required_argument, NULL, OPT_Y_OUT},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"pad", required_argument, NULL, OPT_PAD},
+        {"heads", required_argument, NULL, OPT_HEADS},
+        {"save-inputs", required_argument, NULL, OPT_SAVE_INPUTS},
         {NULL, 0, NULL, 0}};
     int opt;
     optind = 1;
@@ -372,19 +414,67 @@ static int mode_defaults(options *o)
     return st;
 }
 
+/* The sequence length n (given or of the user's inputs) against the mode. */
+static int check_n(const options *o, size_t n)
+{
+    const char *what = o->qpath ? "n (tokens of --q)" : "--n";
+    int pow2 = n && !(n & (n - 1));
+    if ((o->mode == MODE_HAAR || o->mode == MODE_FRAME) && !pow2)
+        return cli_usage_error("%s = %zu: %s needs powers of two", what, n, mode_names[o->mode]);
+    if (o->mode == MODE_HAAR && n > 2048)
+        return cli_usage_error("%s = %zu out of range: haar forms the n x n matrix, need n <= 2048", what, n);
+    if (o->mode == MODE_FRAME && n > 512)
+        return cli_usage_error("%s = %zu out of range: frame needs n <= 512", what, n);
+    if (o->mode == MODE_WORKLOAD && n > 2048)
+        return cli_usage_error("%s = %zu out of range: workload takes an SVD of the n x n matrix, need n <= 2048", what, n);
+    if (o->mode == MODE_HAAR && (n < 2 * o->block[0] || n % o->block[0]))
+        return cli_usage_error("%s = %zu: need a multiple of --block (= %zu) of at least 2 blocks",
+                               what, n, o->block[0]);
+    if (o->pad >= n) return cli_usage_error("--pad = %zu out of range: need < n (= %zu)", o->pad, n);
+    return CLI_OK;
+}
+
+/* --y-out: one .npy file of one method at one budget and temperature. */
+static int check_y_out(const options *o)
+{
+    int methods = 0, method = 0;
+    for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT; m++)
+        if (o->methods[m]) methods++, method = m;
+    if (!cli_ends_with(o->y_out, ".npy")) return cli_usage_error("--y-out: need a .npy file name, got '%s'", o->y_out);
+    if (methods != 1) return cli_usage_error("--y-out: give exactly one method (--methods), got %d", methods);
+    size_t budgets = o->per_row ? o->nper_row : o->nbudget;
+    if (method != SKIT_ATTENTION_EXACT && budgets != 1)
+        return cli_usage_error("--y-out: give exactly one budget (--budget or --per-row), got %zu", budgets);
+    if ((o->entropy ? o->nentropy : o->ntemperature) != 1)
+        return cli_usage_error("--y-out: give one --temperature or --entropy");
+    if (!o->qpath && o->nn != 1) return cli_usage_error("--y-out: give one --n, got %zu", o->nn);
+    return CLI_OK;
+}
+
 /* Validation of everything that needs no data. */
 static int check_options(const options *o)
 {
     if (o->qpath || o->kpath || o->vpath) {
-        int need_v = o->mode == MODE_SWEEP;
+        int need_v = o->mode == MODE_SWEEP || o->mode == MODE_WORKLOAD;
         if (!o->qpath || !o->kpath || (need_v && !o->vpath))
             return cli_usage_error("--q, --k%s must be given together", need_v ? " and --v" : "");
+    } else if (o->heads) {
+        return cli_usage_error("--heads selects heads of a --q/--k stack: give --q and --k");
     }
+    if (o->y_out && check_y_out(o) != CLI_OK) return CLI_USAGE;
+    if (o->save_inputs && (o->qpath || o->nn != 1))
+        return cli_usage_error("--save-inputs: writes synthetic inputs of one --n (not with --q)");
+    struct stat sb;
+    if (o->save_inputs && (stat(o->save_inputs, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(o->save_inputs, W_OK)))
+        return cli_usage_error("--save-inputs: '%s' is not a writable directory", o->save_inputs);
+    if (o->pad && o->entropy)
+        return cli_usage_error("--pad and --entropy exclude each other (the entropy search sees every token)");
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
     /* every output path is checked before anything is written, so a bad
      * second path cannot leave the first file behind */
     if (cli_check_output_path("--matrix-out", o->matrix_out) != CLI_OK ||
-        cli_check_output_path("--histogram-out", o->hist_out) != CLI_OK)
+        cli_check_output_path("--histogram-out", o->hist_out) != CLI_OK ||
+        cli_check_output_path("--y-out", o->y_out) != CLI_OK)
         return CLI_USAGE;
     if (o->device) {
         for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT; m++)
@@ -402,45 +492,39 @@ static int check_options(const options *o)
     for (size_t i = 0; i < o->nn && !o->qpath; i++)
         if (cli_check_quadratic_work(mode_names[o->mode], o->n[i], o->d + (o->dv ? o->dv : o->d)) != CLI_OK)
             return CLI_USAGE;
-    /* mode-specific checks that need no data */
-    for (size_t i = 0; i < o->nn; i++) {
-        size_t n = o->n[i];
-        int pow2 = n && !(n & (n - 1));
-        if ((o->mode == MODE_HAAR || o->mode == MODE_FRAME) && !pow2)
-            return cli_usage_error("--n = %zu: %s needs powers of two", n, mode_names[o->mode]);
-        if (o->mode == MODE_HAAR && n > 2048)
-            return cli_usage_error("--n = %zu out of range: haar forms the n x n matrix, need n <= 2048", n);
-        if (o->mode == MODE_FRAME && n > 512)
-            return cli_usage_error("--n = %zu out of range: frame needs n <= 512", n);
-        if (o->mode == MODE_WORKLOAD && n > 2048)
-            return cli_usage_error("--n = %zu out of range: workload takes an SVD of the n x n matrix, need n <= 2048", n);
-        if (o->mode == MODE_HAAR && (n < 2 * o->block[0] || n % o->block[0]))
-            return cli_usage_error("--n = %zu: need a multiple of --block (= %zu) of at least 2 blocks",
-                                   n, o->block[0]);
-    }
+    /* mode-specific checks that need no data (user inputs: once loaded) */
+    for (size_t i = 0; i < o->nn && !o->qpath; i++)
+        if (check_n(o, o->n[i]) != CLI_OK) return CLI_USAGE;
     return CLI_OK;
 }
 
 /* ---- inputs ------------------------------------------------------------------ */
 
+/* One sequence: Q, K (n x d), V (n x dv, or NULL), column-major with ld n. */
 typedef struct inputs {
     size_t n, d, dv;
     double *q, *k, *v;
-    skit_matrix mq, mk, mv; /* when loaded from files */
+    unsigned char *mask; /* --pad: 0 for the padding tokens; NULL = all valid */
+    char label[48];      /* user stacks: "\tLAYER\tHEAD" ending each row; else "" */
 } inputs;
 
 static void inputs_free(inputs *in)
 {
-    if (in->mq.data) {
-        skit_matrix_free(&in->mq);
-        skit_matrix_free(&in->mk);
-        skit_matrix_free(&in->mv);
-    } else {
-        free(in->q);
-        free(in->k);
-        free(in->v);
-    }
+    free(in->q);
+    free(in->k);
+    free(in->v);
+    free(in->mask);
     memset(in, 0, sizeof *in);
+}
+
+/* --pad: the padding mask of in (nothing without --pad). */
+static int attach_mask(const options *o, inputs *in)
+{
+    if (!o->pad) return CLI_OK;
+    in->mask = malloc(in->n);
+    if (!in->mask) return cli_failure("out of memory");
+    for (size_t i = 0; i < in->n; i++) in->mask[i] = i + o->pad < in->n;
+    return CLI_OK;
 }
 
 static int make_inputs(const options *o, size_t n, int need_v, inputs *in)
@@ -463,27 +547,213 @@ static int make_inputs(const options *o, size_t n, int need_v, inputs *in)
         inputs_free(in);
         return cli_library_error(st);
     }
+    int status = attach_mask(o, in);
+    if (status != CLI_OK) inputs_free(in);
+    return status;
+}
+
+/* User Q, K, V: `count` heads (L x H, layer-major) of n tokens; head h's
+ * token i is row h*n + i of each matrix. */
+typedef struct head_stack {
+    size_t count, layers, heads, n, d, dv;
+    size_t vshape[SKIT_NPY_MAX_DIMS]; /* V's axes (for --y-out) */
+    int vndim;
+    skit_matrix q, k, v;
+} head_stack;
+
+static void stack_free(head_stack *s)
+{
+    skit_matrix_free(&s->q);
+    skit_matrix_free(&s->k);
+    skit_matrix_free(&s->v);
+    memset(s, 0, sizeof *s);
+}
+
+static int npy_name(const struct dirent *e)
+{
+    return cli_ends_with(e->d_name, ".npy");
+}
+
+/* A directory of per-head n x c files (sorted by name) as one (files, n, c)
+ * stack. CLI status (errors reported, naming the option and the file). */
+static int read_head_directory(const char *option, const char *dir, skit_matrix *m, size_t *shape, int *ndim)
+{
+    struct dirent **names = NULL;
+    int count = scandir(dir, &names, npy_name, alphasort);
+    if (count < 0) return cli_usage_error("%s: cannot read directory %s: %s", option, dir, strerror(errno));
+    int status = count ? CLI_OK : cli_usage_error("%s: no .npy files in the directory %s", option, dir);
+    skit_matrix one;
+    memset(&one, 0, sizeof one);
+    for (int f = 0; f < count && status == CLI_OK; f++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[f]->d_name);
+        int st = skit_npy_read(path, &one);
+        if (st != SKIT_OK)
+            status = st == SKIT_ENOMEM ? cli_library_error(st) : cli_usage_error("%s: %s", option, skit_last_error());
+        else if (one.ndim != 2 || (f && (one.rows != shape[1] || one.cols != shape[2])))
+            status = cli_usage_error("%s: %s is %zu x %zu: need a 2-D array like the first file (%zu x %zu)", option,
+                                     path, one.rows, one.cols, f ? shape[1] : one.rows, f ? shape[2] : one.cols);
+        if (status == CLI_OK && !f) {
+            shape[0] = (size_t)count, shape[1] = one.rows, shape[2] = one.cols, shape[3] = 1;
+            *ndim = 3;
+            m->rows = (size_t)count * one.rows, m->cols = one.cols, m->ndim = 2;
+            m->data = skit_malloc(m->rows * m->cols, sizeof(double));
+            if (!m->data) status = cli_failure("out of memory reading %s", dir);
+        }
+        for (size_t c = 0; status == CLI_OK && c < one.cols; c++)
+            memcpy(m->data + (size_t)f * one.rows + c * m->rows, one.data + c * one.rows, one.rows * sizeof(double));
+        skit_matrix_free(&one);
+    }
+    for (int f = 0; f < count; f++) free(names[f]);
+    free(names);
+    if (status != CLI_OK) skit_matrix_free(m);
+    return status;
+}
+
+/* One of --q/--k/--v: a file of 2 to 4 axes or a directory. */
+static int read_stack_part(const char *option, const char *path, skit_matrix *m, size_t *shape, int *ndim)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        if (read_head_directory(option, path, m, shape, ndim) != CLI_OK) return CLI_USAGE;
+    } else {
+        int st = skit_npy_read_nd(path, m, shape, ndim);
+        if (st == SKIT_ENOMEM) return cli_library_error(st);
+        if (st != SKIT_OK) return cli_usage_error("%s: %s", option, skit_last_error());
+    }
+    if (*ndim < 2 || !shape[*ndim - 1] || !shape[*ndim - 2]) {
+        skit_matrix_free(m);
+        return cli_usage_error("%s: %s has %d axes or an empty one: need (n, d), (H, n, d) or (L, H, n, d)",
+                               option, path, *ndim);
+    }
     return CLI_OK;
 }
 
-static int load_inputs(const options *o, int need_v, inputs *in)
+static void format_shape(char *buf, size_t size, const size_t *shape, int ndim)
+{
+    int len = snprintf(buf, size, "(");
+    for (int a = 0; a < ndim; a++) len += snprintf(buf + len, size - (size_t)len, "%s%zu", a ? ", " : "", shape[a]);
+    snprintf(buf + len, size - (size_t)len, ")");
+}
+
+/* Q and K of the same shape; V with their leading axes and tokens. */
+static int check_stack_shapes(const size_t *qs, int qn, const size_t *ks, int kn, const size_t *vs, int vn)
+{
+    char a[96], b[96];
+    int same = qn == kn;
+    for (int x = 0; same && x < qn; x++) same = qs[x] == ks[x];
+    if (!same) {
+        format_shape(a, sizeof a, qs, qn);
+        format_shape(b, sizeof b, ks, kn);
+        const char *what = qn != kn                       ? "shapes differ"
+                           : qs[qn - 1] != ks[kn - 1]     ? "columns (head dimension) differ"
+                           : qs[qn - 2] != ks[kn - 2]     ? "row counts (tokens) differ"
+                                                          : "stack shapes differ";
+        return cli_usage_error("--q/--k: %s: Q %s, K %s (need equal shapes)", what, a, b);
+    }
+    same = !vs || vn == qn;
+    for (int x = 0; vs && same && x + 1 < qn; x++) same = qs[x] == vs[x];
+    if (!same) {
+        format_shape(a, sizeof a, qs, qn);
+        format_shape(b, sizeof b, vs, vn);
+        return cli_usage_error("--v: shape %s does not match Q %s: need the same axes but the last", b, a);
+    }
+    return CLI_OK;
+}
+
+/* --q/--k[/--v] into s; every shape and --heads checked. */
+static int load_stack(const options *o, int need_v, head_stack *s)
+{
+    memset(s, 0, sizeof *s);
+    size_t qs[SKIT_NPY_MAX_DIMS], ks[SKIT_NPY_MAX_DIMS];
+    int qn = 0, kn = 0;
+    int st = read_stack_part("--q", o->qpath, &s->q, qs, &qn);
+    if (st == CLI_OK) st = read_stack_part("--k", o->kpath, &s->k, ks, &kn);
+    if (st == CLI_OK && need_v) st = read_stack_part("--v", o->vpath, &s->v, s->vshape, &s->vndim);
+    if (st == CLI_OK) st = check_stack_shapes(qs, qn, ks, kn, need_v ? s->vshape : NULL, s->vndim);
+    if (st != CLI_OK) {
+        stack_free(s);
+        return st;
+    }
+    s->n = qs[qn - 2];
+    s->d = qs[qn - 1];
+    s->dv = need_v ? s->vshape[s->vndim - 1] : 0;
+    s->layers = qn == 4 ? qs[0] : 1;
+    s->heads = qn >= 3 ? qs[qn - 3] : 1;
+    s->count = s->layers * s->heads;
+    for (size_t i = 0; i < o->nheads && st == CLI_OK; i++)
+        if (o->heads[i] >= s->count)
+            st = cli_usage_error("--heads: %zu out of range: the stack has %zu heads (0..%zu)", o->heads[i],
+                                 s->count, s->count - 1);
+    if (st == CLI_OK) st = check_n(o, s->n);
+    if (st != CLI_OK) stack_free(s);
+    return st;
+}
+
+/* Head h of the stack as one sequence (copied, ld n). */
+static int head_inputs(const options *o, const head_stack *s, size_t h, inputs *in)
 {
     memset(in, 0, sizeof *in);
-    int st;
-    if (need_v) {
-        st = skit_attention_read_npy(o->qpath, o->kpath, o->vpath, &in->mq, &in->mk, &in->mv);
-    } else {
-        st = skit_attention_read_npy(o->qpath, o->kpath, o->qpath, &in->mq, &in->mk, &in->mv);
+    size_t n = s->n, rows = s->count * n;
+    in->n = n;
+    in->d = s->d;
+    in->dv = s->dv;
+    in->q = malloc(n * s->d * sizeof(double));
+    in->k = malloc(n * s->d * sizeof(double));
+    in->v = s->dv ? malloc(n * s->dv * sizeof(double)) : NULL;
+    if (!in->q || !in->k || (s->dv && !in->v)) {
+        inputs_free(in);
+        return cli_failure("out of memory");
     }
-    if (st != SKIT_OK) /* the message names the file; say which options gave it */
-        return st == SKIT_ENOMEM ? cli_library_error(st) : cli_usage_error("--q/--k/--v: %s", skit_last_error());
-    in->n = in->mq.rows;
-    in->d = in->mq.cols;
-    in->dv = in->mv.cols;
-    in->q = in->mq.data;
-    in->k = in->mk.data;
-    in->v = in->mv.data;
-    return CLI_OK;
+    for (size_t c = 0; c < s->d; c++) {
+        memcpy(in->q + c * n, s->q.data + h * n + c * rows, n * sizeof(double));
+        memcpy(in->k + c * n, s->k.data + h * n + c * rows, n * sizeof(double));
+    }
+    for (size_t c = 0; c < s->dv; c++) memcpy(in->v + c * n, s->v.data + h * n + c * rows, n * sizeof(double));
+    snprintf(in->label, sizeof in->label, "\t%zu\t%zu", h / s->heads, h % s->heads);
+    int status = attach_mask(o, in);
+    if (status != CLI_OK) inputs_free(in);
+    return status;
+}
+
+/* The runs of a mode: the chosen heads of a user stack, or one per --n. */
+static size_t run_count(const options *o, const head_stack *s)
+{
+    if (!o->qpath) return o->nn;
+    return o->heads ? o->nheads : s->count;
+}
+
+static int run_inputs(const options *o, const head_stack *s, size_t r, int need_v, inputs *in)
+{
+    if (!o->qpath) return make_inputs(o, o->n[r], need_v, in);
+    return head_inputs(o, s, o->heads ? o->heads[r] : r, in);
+}
+
+/* --save-inputs: the synthetic Q, K, V of the one --n as DIR/{q,k,v}.npy. */
+static int save_inputs(const options *o)
+{
+    inputs in;
+    if (make_inputs(o, o->n[0], 1, &in) != CLI_OK) return CLI_FAILED;
+    const double *arrays[3] = {in.q, in.k, in.v};
+    size_t cols[3] = {in.d, in.d, in.dv};
+    int st = SKIT_OK;
+    for (int a = 0; a < 3 && st == SKIT_OK; a++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%c.npy", o->save_inputs, "qkv"[a]);
+        st = skit_npy_write(path, arrays[a], in.n, cols[a], in.n, 2);
+    }
+    inputs_free(&in);
+    return st == SKIT_OK ? CLI_OK : cli_library_error(st);
+}
+
+/* The table's columns, and layer, head for user inputs. */
+static void table_init(cli_table *t, const options *o, const char *const *cols)
+{
+    cli_table_init(t, cols);
+    if (o->qpath) {
+        cli_table_column(t, "layer");
+        cli_table_column(t, "head");
+    }
 }
 
 static double base_scale(const options *o, size_t d)
@@ -599,6 +869,8 @@ typedef struct sweep_point {
     const inputs *in;
     double *y, *yh;
     double tau, scale, entropy, exact_time;
+    double *y_all;  /* --y-out: every run's output, run r at rows r*n.. (ld y_rows) */
+    size_t y_rows, run;
 } sweep_point;
 
 /* The row of method m at budget fraction f: its plan run --repeat times
@@ -621,7 +893,7 @@ static int sweep_row(const options *o, cli_table *t, const sweep_point *p, int m
     for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
         double c0 = cpu_seconds(), s0 = skit_clock_seconds();
         st =
-            skit_attention_plan_execute(plan, in->q, n, in->k, n, in->v, n, NULL, p->yh, n, &stats);
+            skit_attention_plan_execute(plan, in->q, n, in->k, n, in->v, n, in->mask, p->yh, n, &stats);
         double dt = skit_clock_seconds() - s0, dc = cpu_seconds() - c0;
         if (dt < best) best = dt;
         if (dc < best_cpu) best_cpu = dc;
@@ -631,9 +903,12 @@ static int sweep_row(const options *o, cli_table *t, const sweep_point *p, int m
     if (st != SKIT_OK) return cli_library_error(st);
     double err;
     skit_attention_relative_error(n, dv, p->yh, n, p->y, n, &err);
-    cli_table_rowf(t, "%s\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%zu\t%zu",
+    for (size_t c = 0; p->y_all && c < dv; c++)
+        memcpy(p->y_all + p->run * n + c * p->y_rows, p->yh + c * n, n * sizeof(double));
+    cli_table_rowf(t, "%s\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%zu\t%zu%s",
                    skit_attention_method_name(m), n, d, dv, p->tau, p->scale, p->entropy, f, param,
-                   stats.work_fraction, err, best, best_cpu, p->exact_time, bytes, skit_memory_peak_rss());
+                   stats.work_fraction, err, best, best_cpu, p->exact_time, bytes, skit_memory_peak_rss(),
+                   in->label);
     return CLI_OK;
 }
 
@@ -652,9 +927,10 @@ static int sweep_temperature(const options *o, cli_table *t, sweep_point *p, siz
         p->tau = o->temperature[ti];
     }
     p->scale = scale0 / p->tau;
-    int st = skit_attention_entropy(n, d, in->q, n, in->k, n, p->scale, NULL, NULL, &p->entropy);
+    int st = skit_attention_entropy(n, d, in->q, n, in->k, n, p->scale, in->mask, NULL, &p->entropy);
     double t0 = skit_clock_seconds();
-    if (st == SKIT_OK) st = skit_attention_exact(n, d, dv, in->q, n, in->k, n, in->v, n, p->scale, NULL, p->y, n);
+    if (st == SKIT_OK)
+        st = skit_attention_exact(n, d, dv, in->q, n, in->k, n, in->v, n, p->scale, in->mask, p->y, n);
     p->exact_time = skit_clock_seconds() - t0;
     if (st != SKIT_OK) return cli_library_error(st);
     int status = CLI_OK;
@@ -673,11 +949,13 @@ static int sweep_temperature(const options *o, cli_table *t, sweep_point *p, siz
     return status;
 }
 
-/* Every temperature at one n (the inputs in). */
-static int sweep_inputs(const options *o, cli_table *t, const inputs *in, size_t nt, double *first_tau)
+/* Every temperature of run r (the inputs in); y_all, y_rows: see sweep_point. */
+static int sweep_inputs(const options *o, cli_table *t, const inputs *in, size_t nt, double *first_tau,
+                        double *y_all, size_t y_rows, size_t r)
 {
     size_t n = in->n, dv = in->dv;
-    sweep_point p = {in, malloc(n * dv * sizeof(double)), malloc(n * dv * sizeof(double)), 0, 0, 0, 0};
+    sweep_point p = {in, malloc(n * dv * sizeof(double)), malloc(n * dv * sizeof(double)), 0, 0, 0, 0,
+                     y_all, y_rows, r};
     int status = p.y && p.yh ? CLI_OK : cli_failure("out of memory at n = %zu", n);
     for (size_t ti = 0; ti < nt && status == CLI_OK; ti++) {
         size_t rows = cli_table_rows(t);
@@ -701,7 +979,8 @@ static int sweep_emit(const options *o, cli_table *t, int argc, char **argv, int
     if (cli_table_rows(t)) snprintf(tsel, sizeof tsel, "%.6g", first_tau);
     snprintf(vars, sizeof vars, "methods='%s'; nsel=%zu; tsel='%s'", methods, files ? file_n : o->n[0], tsel);
     const char *comments[] = {
-        files ? "inputs: Q, K, V from .npy files" : "inputs: synthetic (skit_attention_synthetic)",
+        files ? "inputs: Q, K, V from .npy files (layer, head: the head of a stack)"
+              : "inputs: synthetic (skit_attention_synthetic)",
         "rel_error = ||Yhat - Y||_F / ||Y||_F against blocked exact attention (same scale)",
         "entropy = mean row entropy of softmax(scale Q K^T) (nats); budget = fraction f of n^2",
         "parameter: mra blocks per row, rank/landmarks/k/features, topk nonzeros, window "
@@ -723,35 +1002,53 @@ static int sweep_emit(const options *o, cli_table *t, int argc, char **argv, int
                 NULL, argc, argv, "mra_sweep", vars);
 }
 
+/* --y-out: the outputs of every run in the shape of V's stack (or of the
+ * chosen heads, or n x dv for synthetic inputs). */
+static int write_y_out(const options *o, const head_stack *s, const double *y, size_t runs, size_t n, size_t dv)
+{
+    size_t shape[SKIT_NPY_MAX_DIMS] = {n, dv, 1, 1};
+    int ndim = 2;
+    if (o->qpath && o->heads) {
+        shape[0] = runs, shape[1] = n, shape[2] = dv;
+        ndim = 3;
+    } else if (o->qpath) {
+        memcpy(shape, s->vshape, sizeof shape);
+        ndim = s->vndim;
+    }
+    int st = skit_npy_write_nd(o->y_out, y, runs * n, shape, ndim);
+    return st == SKIT_OK ? CLI_OK : cli_library_error(st);
+}
+
 static int run_sweep(options *o, int argc, char **argv)
 {
     int files = o->qpath != NULL;
-    inputs in;
-    size_t file_n = 0;
-    if (files) {
-        if (load_inputs(o, 1, &in) != CLI_OK) return CLI_USAGE;
-        file_n = in.n;
-        if (check_sweep(o, &file_n, 1) != CLI_OK) {
-            inputs_free(&in);
-            return CLI_USAGE;
-        }
-    } else if (check_sweep(o, o->n, o->nn) != CLI_OK) {
+    head_stack stack;
+    memset(&stack, 0, sizeof stack);
+    if (files && load_stack(o, 1, &stack) != CLI_OK) return CLI_USAGE;
+    if (check_sweep(o, files ? &stack.n : o->n, files ? 1 : o->nn) != CLI_OK) {
+        stack_free(&stack);
         return CLI_USAGE;
     }
     cli_table t;
-    cli_table_init(&t, sweep_columns);
-    double first_tau = 1;
+    table_init(&t, o, sweep_columns);
+    double first_tau = 1, *y_all = NULL;
     int status = CLI_OK;
-    size_t nruns = files ? 1 : o->nn, nt = o->entropy ? o->nentropy : o->ntemperature;
+    size_t nruns = run_count(o, &stack), nt = o->entropy ? o->nentropy : o->ntemperature;
+    size_t n = files ? stack.n : o->n[0], dv = files ? stack.dv : o->dv;
+    if (o->y_out && !(y_all = malloc(nruns * n * dv * sizeof *y_all))) status = cli_failure("out of memory");
     cli_progress_start(&o->common);
-    for (size_t ni = 0; ni < nruns && status == CLI_OK; ni++) {
-        if (!files && (status = make_inputs(o, o->n[ni], 1, &in)) != CLI_OK) break;
-        status = sweep_inputs(o, &t, &in, nt, &first_tau);
+    for (size_t r = 0; r < nruns && status == CLI_OK; r++) {
+        inputs in;
+        if ((status = run_inputs(o, &stack, r, 1, &in)) != CLI_OK) break;
+        status = sweep_inputs(o, &t, &in, nt, &first_tau, y_all, nruns * n, r);
         inputs_free(&in);
     }
     cli_progress_done();
-    if (status == CLI_OK) status = sweep_emit(o, &t, argc, argv, files, file_n, first_tau);
+    if (status == CLI_OK && y_all) status = write_y_out(o, &stack, y_all, nruns, n, dv);
+    if (status == CLI_OK) status = sweep_emit(o, &t, argc, argv, files, stack.n, first_tau);
+    free(y_all);
     cli_table_free(&t);
+    stack_free(&stack);
     return status;
 }
 
@@ -769,25 +1066,26 @@ typedef struct haar_work {
     const inputs *in;
     size_t n, d;
     double tau, scale, entropy, norm;   /* norm: ||A||_F */
+    double small;                       /* fraction of |Haar coefficients| < --threshold */
     double *s, *c, *hat, *eye, *sv;     /* A, its Haar coefficients, a reconstruction, I, sigma(A) */
     double *keepmat[2];                 /* the Haar reconstructions at the first two --keep */
 } haar_work;
 
-/* The histogram of log10 |c| (bins of 0.25 from -16) into ht; returns the
- * fraction of coefficients below 0.005. */
-static double haar_histogram(const double *c, size_t nn, cli_table *ht)
+/* The histogram of log10 |c| (bins of 0.25 from -16) into ht (if not
+ * NULL); returns the fraction of coefficients below threshold. */
+static double haar_histogram(const double *c, size_t nn, double threshold, cli_table *ht)
 {
     size_t bins = 68, counts[68] = {0}, small = 0;
     for (size_t i = 0; i < nn; i++) {
         double a = fabs(c[i]);
-        if (a < 0.005) small++;
+        if (a < threshold) small++;
         if (a == 0) continue;
         long bin = (long)floor((log10(a) + 16.0) * 4.0);
         if (bin < 0) bin = 0;
         if (bin >= (long)bins) bin = (long)bins - 1;
         counts[bin]++;
     }
-    for (size_t k = 0; k < bins; k++)
+    for (size_t k = 0; ht && k < bins; k++)
         cli_table_rowf(ht, "%.6g\t%.6g\t%zu\t%.6g", -16.0 + (double)k / 4.0, -16.0 + (double)(k + 1) / 4.0, counts[k],
                        (double)counts[k] / (double)nn);
     return (double)small / (double)nn;
@@ -804,8 +1102,8 @@ static int haar_method_error(const options *o, const haar_work *w, int method, d
     skit_attention_plan *plan = NULL;
     if (st == SKIT_OK) st = skit_attention_plan_create(&plan, n, w->d, n, &mo);
     if (st == SKIT_OK)
-        st = skit_attention_plan_execute(plan, w->in->q, n, w->in->k, n, w->eye, n, NULL, w->hat, n,
-                                         NULL);
+        st = skit_attention_plan_execute(plan, w->in->q, n, w->in->k, n, w->eye, n, w->in->mask, w->hat,
+                                         n, NULL);
     skit_attention_plan_destroy(plan);
     *error = frob_diff(n, w->hat, w->s);
     return st;
@@ -838,9 +1136,9 @@ static int haar_row(const options *o, haar_work *w, size_t ki, cli_table *t)
         st = haar_method_error(o, w, m ? SKIT_ATTENTION_MRA2_SPARSE : SKIT_ATTENTION_MRA2, f, &e_mra[m]);
     if (st != SKIT_OK) return cli_library_error(st);
     double a = w->norm;
-    cli_table_rowf(t, "%.6g\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g", f, n,
-                   w->tau, w->entropy, e_haar, e_low, e_top, e_mra[0], e_mra[1], e_haar / a, e_low / a, e_top / a,
-                   e_mra[0] / a, e_mra[1] / a, thr);
+    cli_table_rowf(t, "%.6g\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g%s",
+                   f, n, w->tau, w->entropy, e_haar, e_low, e_top, e_mra[0], e_mra[1], e_haar / a, e_low / a,
+                   e_top / a, e_mra[0] / a, e_mra[1] / a, thr, w->small, w->in->label);
     return CLI_OK;
 }
 
@@ -869,8 +1167,9 @@ static int haar_prepare(haar_work *w)
     w->sv = malloc(n * sizeof(double));
     if (!w->s || !w->c || !w->hat || !w->eye || !w->sv) return cli_failure("out of memory");
     const inputs *in = w->in;
-    int st = skit_attention_matrix(n, w->d, in->q, n, in->k, n, w->scale, NULL, w->s, n);
-    if (st == SKIT_OK) st = skit_attention_entropy(n, w->d, in->q, n, in->k, n, w->scale, NULL, NULL, &w->entropy);
+    int st = skit_attention_matrix(n, w->d, in->q, n, in->k, n, w->scale, in->mask, w->s, n);
+    if (st == SKIT_OK)
+        st = skit_attention_entropy(n, w->d, in->q, n, in->k, n, w->scale, in->mask, NULL, &w->entropy);
     if (st == SKIT_OK) st = skit_haar2d_forward(n, w->s, n, w->c, n);
     if (st == SKIT_OK) st = skit_svd(n, n, w->s, n, w->sv, NULL, n, NULL, n);
     if (st != SKIT_OK) return cli_library_error(st);
@@ -892,30 +1191,55 @@ static void haar_free(haar_work *w)
     free(w->keepmat[1]);
 }
 
-/* --matrix-out, --histogram-out, then the table of errors. */
-static int haar_write(const options *o, const haar_work *w, cli_table *t, cli_table *ht, cli_table *mt,
-                      double small_fraction, int argc, char **argv)
+/* --matrix-out, --histogram-out, then the table of errors; small: the
+ * fraction of small coefficients of the one run (NAN for several). */
+static int haar_write(const options *o, cli_table *t, cli_table *ht, cli_table *mt, double small, int argc,
+                      char **argv)
 {
     int status = CLI_OK;
-    if (o->matrix_out) {
-        haar_matrix_rows(w, mt);
+    if (o->matrix_out)
         status = cli_table_save(mt, o->matrix_out, argc, argv, o->common.seed,
                                 "A = softmax matrix; hat1/hat2: Haar reconstructions at the first two "
                                 "--keep fractions; err = |hat - A|");
-    }
     if (status == CLI_OK && o->hist_out)
         status = cli_table_save(ht, o->hist_out, argc, argv, o->common.seed,
                                 "histogram of log10 |Haar coefficient| (bins of 0.25)");
     if (status != CLI_OK) return status;
-    char cm1[200];
-    snprintf(cm1, sizeof cm1, "fraction of Haar coefficients with magnitude < 0.005: %.4f", small_fraction);
+    char cm1[200], cm2[300];
+    if (isnan(small))
+        snprintf(cm1, sizeof cm1, "fraction_small: fraction of Haar coefficients with magnitude < %g, per head",
+                 o->threshold);
+    else
+        snprintf(cm1, sizeof cm1, "fraction of Haar coefficients with magnitude < %g: %.4f", o->threshold, small);
+    snprintf(cm2, sizeof cm2,
+             "Haar: orthonormal 2-D transform (pyramid, Parseval ||C||_F = ||A||_F) of the n x n softmax matrix A "
+             "with unit row sums (entries ~1/n); small = |coefficient| < %g (--threshold)", o->threshold);
     const char *comments[] = {
         "errors: ||Ahat - A||_F on the softmax matrix A at equal budgets: haar keeps the top "
         "fraction of coefficients, lowrank the top fraction of singular values, topk of entries, "
         "mra2/mra2s refine that fraction of blocks",
-        "*_rel = error / ||A||_F", cm1, NULL};
+        "*_rel = error / ||A||_F", cm1, cm2, NULL};
     return emit(t, &o->common, "errors: Frobenius norms (dimensionless)", comments, argc, argv,
                 "mra_haar_errors", NULL);
+}
+
+/* haar on one input: a row per --keep into t; the histogram (ht) and
+ * entries (mt) when not NULL. *small: its fraction of small coefficients. */
+static int haar_run(const options *o, const inputs *in, cli_table *t, cli_table *ht, cli_table *mt, double *small)
+{
+    haar_work w;
+    memset(&w, 0, sizeof w);
+    w.in = in;
+    w.n = in->n;
+    w.d = in->d;
+    w.tau = o->temperature ? o->temperature[0] : 1.0;
+    w.scale = base_scale(o, w.d) / w.tau;
+    int status = haar_prepare(&w);
+    if (status == CLI_OK) *small = w.small = haar_histogram(w.c, w.n * w.n, o->threshold, ht);
+    for (size_t ki = 0; ki < o->nkeep && status == CLI_OK; ki++) status = haar_row(o, &w, ki, t);
+    if (status == CLI_OK && mt) haar_matrix_rows(&w, mt);
+    haar_free(&w);
+    return status;
 }
 
 static int run_haar(options *o, int argc, char **argv)
@@ -923,34 +1247,40 @@ static int run_haar(options *o, int argc, char **argv)
     static const char *const cols[] = {"keep", "n", "temperature", "entropy", "haar_error",
                                        "lowrank_error", "topk_error", "mra2_error", "mra2s_error",
                                        "haar_rel", "lowrank_rel", "topk_rel", "mra2_rel", "mra2s_rel",
-                                       "haar_threshold", NULL};
+                                       "haar_threshold", "fraction_small", NULL};
     static const char *const hcols[] = {"log10_lo", "log10_hi", "count", "fraction", NULL};
     static const char *const mcols[] = {"i", "j", "A", "hat1", "err1", "hat2", "err2", NULL};
     if (o->ntemperature > 1) return cli_usage_error("--temperature: haar takes one value");
     if (o->entropy) return cli_usage_error("--entropy does not apply to 'skit mra haar'");
     if (o->nn > 1) return cli_usage_error("--n: haar takes one value");
-    inputs in;
-    if (make_inputs(o, o->n[0], 0, &in) != CLI_OK) return CLI_USAGE;
-    haar_work w;
-    memset(&w, 0, sizeof w);
-    w.in = &in;
-    w.n = o->n[0];
-    w.d = o->d;
-    w.tau = o->temperature ? o->temperature[0] : 1.0;
-    w.scale = base_scale(o, w.d) / w.tau;
+    head_stack stack;
+    memset(&stack, 0, sizeof stack);
+    if (o->qpath && load_stack(o, 0, &stack) != CLI_OK) return CLI_USAGE;
+    size_t runs = run_count(o, &stack);
+    if ((o->matrix_out || o->hist_out) && runs != 1) {
+        stack_free(&stack);
+        return cli_usage_error("--matrix-out/--histogram-out: one head at a time (--heads I), got %zu", runs);
+    }
     cli_table t, ht, mt;
-    cli_table_init(&t, cols);
+    table_init(&t, o, cols);
     cli_table_init(&ht, hcols);
     cli_table_init(&mt, mcols);
-    int status = haar_prepare(&w);
-    double small_fraction = status == CLI_OK ? haar_histogram(w.c, w.n * w.n, &ht) : 0;
-    for (size_t ki = 0; ki < o->nkeep && status == CLI_OK; ki++) status = haar_row(o, &w, ki, &t);
-    if (status == CLI_OK) status = haar_write(o, &w, &t, &ht, &mt, small_fraction, argc, argv);
-    haar_free(&w);
+    int status = CLI_OK;
+    double small = NAN;
+    cli_progress_start(&o->common);
+    for (size_t r = 0; r < runs && status == CLI_OK; r++) {
+        inputs in;
+        if ((status = run_inputs(o, &stack, r, 0, &in)) != CLI_OK) break;
+        cli_progress("haar %zu of %zu", r + 1, runs);
+        status = haar_run(o, &in, &t, r ? NULL : &ht, o->matrix_out && !r ? &mt : NULL, &small);
+        inputs_free(&in);
+    }
+    cli_progress_done();
+    if (status == CLI_OK) status = haar_write(o, &t, &ht, &mt, runs == 1 ? small : NAN, argc, argv);
     cli_table_free(&t);
     cli_table_free(&ht);
     cli_table_free(&mt);
-    inputs_free(&in);
+    stack_free(&stack);
     return status;
 }
 
@@ -973,8 +1303,8 @@ static int workload_best(const options *o, cli_table *t, const inputs *in, int m
     for (size_t t2 = 0; t2 < o->ntargets && st == SKIT_OK; t2++) {
         double work = m == SKIT_ATTENTION_LOWRANK ? 2.0 * (double)n * (double)needed[t2] : (double)needed[t2];
         double err = m == SKIT_ATTENTION_LOWRANK ? errors[needed[t2]] : o->targets[t2];
-        cli_table_rowf(t, "%s\t%zu\t%.6g\t%zu\t%.6g\t%.6g\t%.6g", skit_attention_method_name(m), n, o->targets[t2],
-                       needed[t2], work, work / ((double)n * (double)n), err);
+        cli_table_rowf(t, "%s\t%zu\t%.6g\t%zu\t%.6g\t%.6g\t%.6g%s", skit_attention_method_name(m), n,
+                       o->targets[t2], needed[t2], work, work / ((double)n * (double)n), err, in->label);
     }
     free(needed);
     free(errors);
@@ -1013,9 +1343,9 @@ static int workload_mra(const options *o, cli_table *t, const inputs *in, int m,
             }
         }
         if (st == SKIT_OK)
-            cli_table_rowf(t, "%s\t%zu\t%.6g\t%zu\t%.6g\t%.6g\t%.6g", skit_attention_method_name(m), n,
+            cli_table_rowf(t, "%s\t%zu\t%.6g\t%zu\t%.6g\t%.6g\t%.6g%s", skit_attention_method_name(m), n,
                            o->targets[t2], found, found ? work : NAN, found ? work / ((double)n * (double)n) : NAN,
-                           err);
+                           err, in->label);
     }
     return st == SKIT_OK ? CLI_OK : cli_library_error(st);
 }
@@ -1032,25 +1362,31 @@ static int run_workload(options *o, int argc, char **argv)
     if (o->entropy) return cli_usage_error("--entropy does not apply to 'skit mra workload'");
     if (o->ntemperature > 1) return cli_usage_error("--temperature: workload takes one value");
     size_t b = o->block[0];
-    for (size_t i = 0; i < o->nn; i++)
-        if ((o->methods[SKIT_ATTENTION_MRA2] || o->methods[SKIT_ATTENTION_MRA2_SPARSE]) &&
-            (o->n[i] % b || o->n[i] < 2 * b))
-            return cli_usage_error("--n = %zu is not a multiple of the MRA block %zu (at least 2 blocks)",
-                                   o->n[i], b);
+    head_stack stack;
+    memset(&stack, 0, sizeof stack);
+    if (o->qpath && load_stack(o, 1, &stack) != CLI_OK) return CLI_USAGE;
+    size_t runs = run_count(o, &stack);
+    for (size_t i = 0; i < runs; i++) {
+        size_t n = o->qpath ? stack.n : o->n[i];
+        if ((o->methods[SKIT_ATTENTION_MRA2] || o->methods[SKIT_ATTENTION_MRA2_SPARSE]) && (n % b || n < 2 * b)) {
+            stack_free(&stack);
+            return cli_usage_error("--n = %zu is not a multiple of the MRA block %zu (at least 2 blocks)", n, b);
+        }
+    }
     cli_table t;
-    cli_table_init(&t, cols);
+    table_init(&t, o, cols);
     int status = CLI_OK;
     cli_progress_start(&o->common);
-    for (size_t ni = 0; ni < o->nn && status == CLI_OK; ni++) {
-        size_t n = o->n[ni], dv = o->dv;
+    for (size_t r = 0; r < runs && status == CLI_OK; r++) {
         inputs in;
-        if ((status = make_inputs(o, n, 1, &in)) != CLI_OK) break;
-        double scale = base_scale(o, o->d) / o->temperature[0];
+        if ((status = run_inputs(o, &stack, r, 1, &in)) != CLI_OK) break;
+        size_t n = in.n, dv = in.dv;
+        double scale = base_scale(o, in.d) / o->temperature[0];
         double *y = malloc(n * dv * sizeof *y), *yh = malloc(n * dv * sizeof *yh);
         if (!y || !yh) status = cli_failure("out of memory");
         for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT && status == CLI_OK; m++) {
             if (!o->methods[m]) continue;
-            cli_progress("n = %zu, %s", n, skit_attention_method_name(m));
+            cli_progress("n = %zu, run %zu, %s", n, r, skit_attention_method_name(m));
             if (m == SKIT_ATTENTION_LOWRANK || m == SKIT_ATTENTION_TOPK)
                 status = workload_best(o, &t, &in, m, scale);
             else
@@ -1060,6 +1396,7 @@ static int run_workload(options *o, int argc, char **argv)
         free(yh);
         inputs_free(&in);
     }
+    stack_free(&stack);
     cli_progress_done();
     if (status == CLI_OK) {
         const char *comments[] = {
@@ -1078,6 +1415,27 @@ static int run_workload(options *o, int argc, char **argv)
 
 /* ---- bounds (Lemma 4.1, Proposition 4.5) ---------------------------------------------- */
 
+/* Lemma 4.1 on squares of side b and Proposition 4.5 at every --budget: one
+ * row per budget. */
+static int bounds_rows(const options *o, cli_table *t, const inputs *in, double tau, double scale, size_t b)
+{
+    size_t n = in->n, d = in->d, rows = n / b;
+    cli_progress("n = %zu, tau = %g, block %zu", n, tau, b);
+    skit_mra_lemma41 lr;
+    int st = skit_mra_lemma41_evaluate(n, d, in->q, n, in->k, n, scale, b, &lr);
+    for (size_t fi = 0; fi < o->nbudget && st == SKIT_OK; fi++) {
+        size_t m1 = clamp_size(o->budget[fi] * (double)rows * (double)rows, 0, rows * rows);
+        skit_mra_prop45 pr;
+        st = skit_mra_prop45_evaluate(n, d, in->q, n, in->k, n, scale, b, m1, &pr);
+        if (st != SKIT_OK) break;
+        cli_table_rowf(t, "%zu\t%.6g\t%zu\t%.6g\t%zu\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%s%s", n,
+                       tau, b, o->budget[fi], lr.blocks, lr.lower_violations, lr.upper_violations,
+                       lr.holder_violations, lr.max_ratio, lr.max_ratio_holder, lr.mean_range, lr.max_range,
+                       (double)m1, pr.measured, pr.bound, pr.holds ? "yes" : "no", in->label);
+    }
+    return st == SKIT_OK ? CLI_OK : cli_library_error(st);
+}
+
 static int run_bounds(options *o, int argc, char **argv)
 {
     static const char *const cols[] = {
@@ -1086,48 +1444,35 @@ static int run_bounds(options *o, int argc, char **argv)
         "lemma_max_ratio_holder", "mean_range", "max_range", "prop_refined", "prop_measured",
         "prop_bound", "prop_holds", NULL};
     if (o->entropy) return cli_usage_error("--entropy does not apply to 'skit mra bounds'");
-    int files = o->qpath != NULL;
-    inputs in;
-    size_t nruns = files ? 1 : o->nn;
+    head_stack stack;
+    memset(&stack, 0, sizeof stack);
+    if (o->qpath && load_stack(o, 0, &stack) != CLI_OK) return CLI_USAGE;
+    size_t nruns = run_count(o, &stack);
     int status = CLI_OK;
-    if (files && load_inputs(o, 0, &in) != CLI_OK) return CLI_USAGE;
     /* validate sizes first */
     for (size_t ni = 0; ni < nruns; ni++) {
-        size_t n = files ? in.n : o->n[ni];
+        size_t n = o->qpath ? stack.n : o->n[ni];
         for (size_t bi = 0; bi < o->nblock; bi++)
             if (o->block[bi] > n || n % o->block[bi]) {
-                if (files) inputs_free(&in);
+                stack_free(&stack);
                 return cli_usage_error("--block = %zu does not divide --n = %zu", o->block[bi], n);
             }
     }
     cli_table t;
-    cli_table_init(&t, cols);
+    table_init(&t, o, cols);
     cli_progress_start(&o->common);
     for (size_t ni = 0; ni < nruns && status == CLI_OK; ni++) {
-        if (!files && (status = make_inputs(o, o->n[ni], 0, &in)) != CLI_OK) break;
-        size_t n = in.n, d = in.d;
+        inputs in;
+        if ((status = run_inputs(o, &stack, ni, 0, &in)) != CLI_OK) break;
+        size_t d = in.d;
         for (size_t ti = 0; ti < o->ntemperature && status == CLI_OK; ti++) {
             double tau = o->temperature[ti], scale = base_scale(o, d) / tau;
-            for (size_t bi = 0; bi < o->nblock && status == CLI_OK; bi++) {
-                size_t b = o->block[bi], rows = n / b;
-                cli_progress("n = %zu, tau = %g, block %zu", n, tau, b);
-                skit_mra_lemma41 lr;
-                int st = skit_mra_lemma41_evaluate(n, d, in.q, n, in.k, n, scale, b, &lr);
-                for (size_t fi = 0; fi < o->nbudget && st == SKIT_OK; fi++) {
-                    size_t m1 = clamp_size(o->budget[fi] * (double)rows * (double)rows, 0, rows * rows);
-                    skit_mra_prop45 pr;
-                    st = skit_mra_prop45_evaluate(n, d, in.q, n, in.k, n, scale, b, m1, &pr);
-                    if (st != SKIT_OK) break;
-                    cli_table_rowf(&t, "%zu\t%.6g\t%zu\t%.6g\t%zu\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%s", n, tau, b, o->budget[fi], lr.blocks,
-                              lr.lower_violations, lr.upper_violations, lr.holder_violations,
-                              lr.max_ratio, lr.max_ratio_holder, lr.mean_range, lr.max_range,
-                              (double)m1, pr.measured, pr.bound, pr.holds ? "yes" : "no");
-                }
-                if (st != SKIT_OK) status = cli_library_error(st);
-            }
+            for (size_t bi = 0; bi < o->nblock && status == CLI_OK; bi++)
+                status = bounds_rows(o, &t, &in, tau, scale, o->block[bi]);
         }
         inputs_free(&in);
     }
+    stack_free(&stack);
     cli_progress_done();
     if (status == CLI_OK) {
         const char *comments[] = {
@@ -1151,35 +1496,41 @@ static int run_frame(options *o, int argc, char **argv)
     static const char *const cols[] = {"n", "subset", "density", "components", "max_difference", NULL};
     if (o->entropy) return cli_usage_error("--entropy does not apply to 'skit mra frame'");
     size_t subsets = o->subsets ? o->subsets : 20;
+    head_stack stack;
+    memset(&stack, 0, sizeof stack);
+    if (o->qpath && load_stack(o, 0, &stack) != CLI_OK) return CLI_USAGE;
+    size_t runs = run_count(o, &stack);
     cli_table t;
-    cli_table_init(&t, cols);
+    table_init(&t, o, cols);
     int status = CLI_OK;
     skit_rng rng;
     skit_rng_seed_stream(&rng, o->common.seed, 77);
-    for (size_t ni = 0; ni < o->nn && status == CLI_OK; ni++) {
-        size_t n = o->n[ni], count = skit_mra_frame_count(n);
+    for (size_t ni = 0; ni < runs && status == CLI_OK; ni++) {
         inputs in;
-        if ((status = make_inputs(o, n, 0, &in)) != CLI_OK) break;
+        if ((status = run_inputs(o, &stack, ni, 0, &in)) != CLI_OK) break;
+        size_t n = in.n, count = skit_mra_frame_count(n);
         double *s = malloc(n * n * sizeof *s);
         unsigned char *sub = malloc(count);
         if (!s || !sub) status = cli_failure("out of memory");
         int st = SKIT_OK;
         if (status == CLI_OK)
             st = skit_attention_matrix(n, in.d, in.q, n, in.k, n, base_scale(o, in.d) / o->temperature[0],
-                                       NULL, s, n);
+                                       in.mask, s, n);
         for (size_t r = 0; r < subsets && st == SKIT_OK && status == CLI_OK; r++) {
             double density = skit_rng_uniform(&rng);
             size_t in_j = 0;
             for (size_t i = 0; i < count; i++) in_j += sub[i] = skit_rng_uniform(&rng) < density;
             double diff;
             st = skit_mra_observation_a1(n, s, n, sub, &diff);
-            if (st == SKIT_OK) cli_table_rowf(&t, "%zu\t%zu\t%.6g\t%zu\t%.6g", n, r, density, in_j, diff);
+            if (st == SKIT_OK)
+                cli_table_rowf(&t, "%zu\t%zu\t%.6g\t%zu\t%.6g%s", n, r, density, in_j, diff, in.label);
         }
         if (st != SKIT_OK && status == CLI_OK) status = cli_library_error(st);
         free(s);
         free(sub);
         inputs_free(&in);
     }
+    stack_free(&stack);
     if (status == CLI_OK) {
         const char *comments[] = {
             "max_difference = max |form (3) - form (5)| / max |A| for A = the softmax matrix and a "
@@ -1200,6 +1551,7 @@ int cmd_mra(int argc, char **argv)
     skit_attention_synthetic_init(&o.spec);
     o.d = 64;
     o.repeat = 3;
+    o.threshold = 0.005;
     o.mode = MODE_SWEEP;
     int shift = 0;
     if (argc > 1 && argv[1][0] != '-') {
@@ -1229,6 +1581,7 @@ int cmd_mra(int argc, char **argv)
         case MODE_FRAME: status = run_frame(&o, argc, argv); break;
         default: status = CLI_USAGE; break;
         }
+        if (status == CLI_OK && o.save_inputs) status = save_inputs(&o);
     }
 out:
     free(o.n);
@@ -1240,5 +1593,6 @@ out:
     free(o.block);
     free(o.scales);
     free(o.per_row);
+    free(o.heads);
     return status;
 }

@@ -65,8 +65,10 @@ static int host_is_little_endian(void)
 typedef struct npy_header {
     int itemsize;      /* 4 or 8 */
     int fortran_order; /* 0 or 1 */
-    int ndim;          /* 1 or 2 */
-    size_t shape[2];
+    int ndim;          /* 1 .. SKIT_NPY_MAX_DIMS */
+    size_t shape[2];   /* rows and columns: an N-D array (N > 2) is read as
+                          the 2-D array of its last axis */
+    size_t dims[SKIT_NPY_MAX_DIMS];
     size_t count;      /* shape product */
     size_t data_offset;
     size_t data_bytes;
@@ -242,13 +244,14 @@ static int parse_preamble(const unsigned char *b, size_t total, const char *name
 
 /* The header dict text[0..len), then the shape/size checks against the
  * file length `total`; the data start at prefix + len. */
-static int parse_dict(const char *text, size_t len, size_t prefix, size_t total, const char *name, npy_header *h)
+static int parse_dict(const char *text, size_t len, size_t prefix, size_t total, const char *name, int max_ndim,
+                      npy_header *h)
 {
     const size_t header_len = len;
     memset(h, 0, sizeof *h);
     cursor c = {text, text + len, name};
     int have_descr = 0, have_order = 0, have_shape = 0, ndim = 0;
-    size_t dims[2] = {0, 0};
+    size_t *dims = h->dims;
     SKIT_TRY(expect_char(&c, '{', "at the start of the header dict"));
     for (;;) {
         skip_space(&c);
@@ -270,7 +273,7 @@ static int parse_dict(const char *text, size_t len, size_t prefix, size_t total,
             SKIT_TRY(parse_bool(&c, &h->fortran_order));
         } else if (strcmp(key, "shape") == 0) {
             if (have_shape++) return SKIT_ERROR(SKIT_EFORMAT, "%s: malformed .npy header: key 'shape' repeated", name);
-            SKIT_TRY(parse_shape(&c, dims, 2, &ndim));
+            SKIT_TRY(parse_shape(&c, dims, SKIT_NPY_MAX_DIMS, &ndim));
         } else {
             return SKIT_ERROR(SKIT_EFORMAT,
                               "%s: malformed .npy header: unexpected key '%s' (need exactly 'descr', "
@@ -295,11 +298,20 @@ static int parse_dict(const char *text, size_t len, size_t prefix, size_t total,
     if (!have_descr || !have_order || !have_shape)
         return SKIT_ERROR(SKIT_EFORMAT, "%s: malformed .npy header: missing key '%s'", name,
                           !have_descr ? "descr" : !have_order ? "fortran_order" : "shape");
-    if (ndim < 1 || ndim > 2)
-        return SKIT_ERROR(SKIT_EFORMAT, "%s: .npy array has %d dimensions: need a 1-D or 2-D array", name, ndim);
+    if (ndim < 1 || ndim > max_ndim) {
+        if (max_ndim == 2)
+            return SKIT_ERROR(SKIT_EFORMAT, "%s: .npy array has %d dimensions: need a 1-D or 2-D array", name, ndim);
+        return SKIT_ERROR(SKIT_EFORMAT, "%s: .npy array has %d dimensions: need 1 to %d", name, ndim, max_ndim);
+    }
+    if (ndim > 2 && h->fortran_order)
+        return SKIT_ERROR(SKIT_EFORMAT, "%s: %d-D .npy array in Fortran order: need C order (numpy's default)",
+                          name, ndim);
     h->ndim = ndim;
     h->shape[0] = dims[0];
-    h->shape[1] = ndim == 2 ? dims[1] : 1;
+    h->shape[1] = ndim >= 2 ? dims[ndim - 1] : 1;
+    for (int a = 1; a + 1 < ndim; a++)
+        if (skit_size_mul(h->shape[0], dims[a], &h->shape[0]))
+            return SKIT_ERROR(SKIT_EOVERFLOW, "%s: .npy shape overflows size_t", name);
     if (skit_size_mul(h->shape[0], h->shape[1], &h->count) ||
         skit_size_mul(h->count, (size_t)h->itemsize, &h->data_bytes))
         return SKIT_ERROR(SKIT_EOVERFLOW, "%s: .npy shape (%zu, %zu) overflows size_t", name, h->shape[0], h->shape[1]);
@@ -343,10 +355,10 @@ static int decode(const npy_header *h, const unsigned char *raw, size_t first, s
         /* C order: element e is (e / cols, e % cols); Fortran order and 1-D
          * arrays are already column-major */
         size_t i = e, j = 0;
-        if (!h->fortran_order && h->ndim == 2) {
+        if (!h->fortran_order && h->ndim >= 2) {
             i = e / cols;
             j = e % cols;
-        } else if (h->ndim == 2) {
+        } else if (h->ndim >= 2) {
             i = e % rows;
             j = e / rows;
         }
@@ -375,7 +387,7 @@ static int allocate_output(const npy_header *h, const char *name, npy_target *ou
     if (!out->data) return SKIT_ENOMEM;
     out->rows = h->shape[0];
     out->cols = h->shape[1];
-    out->ndim = h->ndim;
+    out->ndim = h->ndim > 2 ? 2 : h->ndim;
     return SKIT_OK;
 }
 
@@ -387,7 +399,7 @@ static int parse_target(const void *buffer, size_t length, npy_target *out)
     npy_header h;
     size_t prefix, header_len;
     SKIT_TRY(parse_preamble(b, length, "<npy buffer>", &prefix, &header_len));
-    SKIT_TRY(parse_dict((const char *)b + prefix, header_len, prefix, length, "<npy buffer>", &h));
+    SKIT_TRY(parse_dict((const char *)b + prefix, header_len, prefix, length, "<npy buffer>", 2, &h));
     SKIT_TRY(allocate_output(&h, "<npy buffer>", out));
     int status = decode(&h, b + h.data_offset, 0, h.count, out, "<npy buffer>");
     if (status != SKIT_OK) {
@@ -427,7 +439,8 @@ static int read_exact(FILE *f, void *buffer, size_t size, const char *path)
     return SKIT_ERROR(SKIT_EFORMAT, "%s: truncated .npy file (file shrank while reading)", path);
 }
 
-static int read_target(const char *path, npy_target *out)
+/* The file at path with at most max_ndim axes into out, its header into *h. */
+static int read_file(const char *path, int max_ndim, npy_target *out, npy_header *h)
 {
     SKIT_REQUIRE_PTR(path);
     FILE *f = fopen(path, "rb");
@@ -445,7 +458,6 @@ static int read_target(const char *path, npy_target *out)
      * into the output so a large file is not held twice in memory. */
     unsigned char pre[12] = {0};
     size_t pre_len = total < sizeof pre ? total : sizeof pre, prefix = 0, header_len = 0;
-    npy_header h;
     int status = read_exact(f, pre, pre_len, path);
     if (status == SKIT_OK) status = parse_preamble(pre, total, path, &prefix, &header_len);
     if (status == SKIT_OK) {
@@ -454,17 +466,17 @@ static int read_target(const char *path, npy_target *out)
         if (status == SKIT_OK && fseek(f, (long)prefix, SEEK_SET) != 0)
             status = SKIT_ERROR(SKIT_EIO, "cannot seek in %s: %s", path, strerror(errno));
         if (status == SKIT_OK) status = read_exact(f, header, header_len, path);
-        if (status == SKIT_OK) status = parse_dict(header, header_len, prefix, total, path, &h);
+        if (status == SKIT_OK) status = parse_dict(header, header_len, prefix, total, path, max_ndim, h);
         free(header);
     }
-    if (status == SKIT_OK) status = allocate_output(&h, path, out);
+    if (status == SKIT_OK) status = allocate_output(h, path, out);
     if (status == SKIT_OK) {
         unsigned char chunk[1 << 16];
-        const size_t per_chunk = sizeof chunk / (size_t)h.itemsize;
-        for (size_t done = 0; done < h.count && status == SKIT_OK;) {
-            size_t n = SKIT_MIN(per_chunk, h.count - done);
-            status = read_exact(f, chunk, n * (size_t)h.itemsize, path);
-            if (status == SKIT_OK) status = decode(&h, chunk, done, n, out, path);
+        const size_t per_chunk = sizeof chunk / (size_t)h->itemsize;
+        for (size_t done = 0; done < h->count && status == SKIT_OK;) {
+            size_t n = SKIT_MIN(per_chunk, h->count - done);
+            status = read_exact(f, chunk, n * (size_t)h->itemsize, path);
+            if (status == SKIT_OK) status = decode(h, chunk, done, n, out, path);
             done += n;
         }
         if (status != SKIT_OK) {
@@ -480,8 +492,9 @@ int skit_npy_read(const char *path, skit_matrix *out)
 {
     SKIT_REQUIRE_PTR(out);
     memset(out, 0, sizeof *out);
+    npy_header h;
     npy_target t = {0};
-    SKIT_TRY(read_target(path, &t));
+    SKIT_TRY(read_file(path, 2, &t, &h));
     *out = (skit_matrix){t.data, t.rows, t.cols, t.ndim};
     return SKIT_OK;
 }
@@ -490,51 +503,35 @@ int skit_npy_read_f32(const char *path, skit_matrix_f32 *out)
 {
     SKIT_REQUIRE_PTR(out);
     memset(out, 0, sizeof *out);
+    npy_header h;
     npy_target t = {.single = 1};
-    SKIT_TRY(read_target(path, &t));
+    SKIT_TRY(read_file(path, 2, &t, &h));
     *out = (skit_matrix_f32){t.data, t.rows, t.cols, t.ndim};
+    return SKIT_OK;
+}
+
+int skit_npy_read_nd(const char *path, skit_matrix *out, size_t *shape, int *ndim)
+{
+    SKIT_REQUIRE_PTR(out);
+    memset(out, 0, sizeof *out);
+    SKIT_REQUIRE_PTR(shape);
+    SKIT_REQUIRE_PTR(ndim);
+    npy_header h;
+    npy_target t = {0};
+    SKIT_TRY(read_file(path, SKIT_NPY_MAX_DIMS, &t, &h));
+    *out = (skit_matrix){t.data, t.rows, t.cols, t.ndim};
+    *ndim = h.ndim;
+    for (int a = 0; a < SKIT_NPY_MAX_DIMS; a++) shape[a] = a < h.ndim ? h.dims[a] : 1;
     return SKIT_OK;
 }
 
 /* ---- writing ------------------------------------------------------------- */
 
-/* SKIT_OK if the floats of a rows x cols block are finite */
-static int check_finite_f32(const float *a, size_t rows, size_t cols, size_t ld)
+/* Header dict + the rows x cols column-major data (ld) to path, atomically:
+ * column by column (Fortran order) or row by row (C order). */
+static int write_image(const char *path, const char *dict, int len, const void *data, int single, size_t rows,
+                       size_t cols, size_t ld, int c_order)
 {
-    for (size_t j = 0; j < cols; j++)
-        for (size_t i = 0; i < rows; i++)
-            if (!isfinite(a[i + j * ld]))
-                return SKIT_ERROR(SKIT_ENONFINITE, "data[%zu, %zu] = %g: NaN/Inf not allowed", i, j,
-                                  (double)a[i + j * ld]);
-    return SKIT_OK;
-}
-
-/* '<f8' from doubles or (single) '<f4' from floats */
-static int write_array(const char *path, const void *data, int single, size_t rows, size_t cols, size_t ld,
-                       int ndim)
-{
-    SKIT_REQUIRE_PTR(path);
-    const int itemsize = single ? 4 : 8;
-    if (ndim != 1 && ndim != 2) return SKIT_ERROR(SKIT_EDOM, "ndim = %d out of range: need 1 or 2", ndim);
-    if (ndim == 1 && cols != 1)
-        return SKIT_ERROR(SKIT_ESHAPE, "cols = %zu for a 1-D array: need cols = 1", cols);
-    size_t count;
-    if (skit_size_mul(rows, cols, &count) || count > SIZE_MAX / 8)
-        return SKIT_ERROR(SKIT_EOVERFLOW, "array %zu x %zu overflows size_t", rows, cols);
-    if (count > 0) {
-        SKIT_REQUIRE_PTR(data);
-        if (ld < rows) return SKIT_ERROR(SKIT_ESHAPE, "ld = %zu too small: need ld >= rows (= %zu)", ld, rows);
-        /* the readers reject NaN/Inf, so a file with them could not be read back */
-        SKIT_TRY(single ? check_finite_f32(data, rows, cols, ld)
-                        : skit_check_finite_matrix(data, rows, cols, ld, "data"));
-    }
-
-    char dict[160];
-    int len = ndim == 1 ? snprintf(dict, sizeof dict, "{'descr': '<f%d', 'fortran_order': False, 'shape': (%zu,), }",
-                                   itemsize, rows)
-                        : snprintf(dict, sizeof dict,
-                                   "{'descr': '<f%d', 'fortran_order': True, 'shape': (%zu, %zu), }", itemsize,
-                                   rows, cols);
     /* pad with spaces so that preamble + header is a multiple of 64 and ends in '\n' */
     size_t header_len = (size_t)len + 1;
     header_len += (64 - (10 + header_len) % 64) % 64;
@@ -558,18 +555,19 @@ static int write_array(const char *path, const void *data, int single, size_t ro
     }
     fwrite(head, 1, 10 + header_len, f);
     unsigned char chunk[8 * 1024];
-    size_t fill = 0;
-    for (size_t j = 0; j < cols; j++)
-        for (size_t i = 0; i < rows; i++) {
+    size_t fill = 0, outer = c_order ? rows : cols, inner = c_order ? cols : rows;
+    for (size_t a = 0; a < outer; a++)
+        for (size_t b = 0; b < inner; b++) {
+            size_t at = c_order ? a + b * ld : b + a * ld;
             uint64_t bits = 0;
             if (single) {
                 uint32_t b32;
-                memcpy(&b32, (const float *)data + i + j * ld, sizeof b32);
+                memcpy(&b32, (const float *)data + at, sizeof b32);
                 bits = b32;
             } else {
-                memcpy(&bits, (const double *)data + i + j * ld, sizeof bits);
+                memcpy(&bits, (const double *)data + at, sizeof bits);
             }
-            for (int b = 0; b < itemsize; b++) chunk[fill++] = (unsigned char)(bits >> (8 * b));
+            for (int k = 0; k < (single ? 4 : 8); k++) chunk[fill++] = (unsigned char)(bits >> (8 * k));
             if (fill == sizeof chunk) {
                 fwrite(chunk, 1, fill, f);
                 fill = 0;
@@ -581,12 +579,77 @@ static int write_array(const char *path, const void *data, int single, size_t ro
     return status;
 }
 
+/* SKIT_OK if the floats of a rows x cols block are finite */
+static int check_finite_f32(const float *a, size_t rows, size_t cols, size_t ld)
+{
+    for (size_t j = 0; j < cols; j++)
+        for (size_t i = 0; i < rows; i++)
+            if (!isfinite(a[i + j * ld]))
+                return SKIT_ERROR(SKIT_ENONFINITE, "data[%zu, %zu] = %g: NaN/Inf not allowed", i, j,
+                                  (double)a[i + j * ld]);
+    return SKIT_OK;
+}
+
+/* Checks shared by the writers: rows x cols fits, ld, finite data. */
+static int check_write(const void *data, int single, size_t rows, size_t cols, size_t ld)
+{
+    size_t count;
+    if (skit_size_mul(rows, cols, &count) || count > SIZE_MAX / 8)
+        return SKIT_ERROR(SKIT_EOVERFLOW, "array %zu x %zu overflows size_t", rows, cols);
+    if (count > 0) {
+        SKIT_REQUIRE_PTR(data);
+        if (ld < rows) return SKIT_ERROR(SKIT_ESHAPE, "ld = %zu too small: need ld >= rows (= %zu)", ld, rows);
+        /* the readers reject NaN/Inf, so a file with them could not be read back */
+        SKIT_TRY(single ? check_finite_f32(data, rows, cols, ld)
+                        : skit_check_finite_matrix(data, rows, cols, ld, "data"));
+    }
+    return SKIT_OK;
+}
+
+/* A 1-D or 2-D (Fortran order) '<f8' from doubles or (single) '<f4' from floats. */
+static int write_matrix(const char *path, const void *data, int single, size_t rows, size_t cols, size_t ld,
+                        int ndim)
+{
+    SKIT_REQUIRE_PTR(path);
+    if (ndim != 1 && ndim != 2) return SKIT_ERROR(SKIT_EDOM, "ndim = %d out of range: need 1 or 2", ndim);
+    if (ndim == 1 && cols != 1)
+        return SKIT_ERROR(SKIT_ESHAPE, "cols = %zu for a 1-D array: need cols = 1", cols);
+    SKIT_TRY(check_write(data, single, rows, cols, ld));
+    char dict[160];
+    const int itemsize = single ? 4 : 8;
+    int len = ndim == 1 ? snprintf(dict, sizeof dict, "{'descr': '<f%d', 'fortran_order': False, 'shape': (%zu,), }",
+                                   itemsize, rows)
+                        : snprintf(dict, sizeof dict,
+                                   "{'descr': '<f%d', 'fortran_order': True, 'shape': (%zu, %zu), }", itemsize,
+                                   rows, cols);
+    return write_image(path, dict, len, data, single, rows, cols, ld, 0);
+}
+
 int skit_npy_write(const char *path, const double *data, size_t rows, size_t cols, size_t ld, int ndim)
 {
-    return write_array(path, data, 0, rows, cols, ld, ndim);
+    return write_matrix(path, data, 0, rows, cols, ld, ndim);
 }
 
 int skit_npy_write_f32(const char *path, const float *data, size_t rows, size_t cols, size_t ld, int ndim)
 {
-    return write_array(path, data, 1, rows, cols, ld, ndim);
+    return write_matrix(path, data, 1, rows, cols, ld, ndim);
+}
+
+int skit_npy_write_nd(const char *path, const double *data, size_t ld, const size_t *shape, int ndim)
+{
+    SKIT_REQUIRE_PTR(path);
+    SKIT_REQUIRE_PTR(shape);
+    if (ndim < 1 || ndim > SKIT_NPY_MAX_DIMS)
+        return SKIT_ERROR(SKIT_EDOM, "ndim = %d out of range: need 1 to %d", ndim, SKIT_NPY_MAX_DIMS);
+    size_t rows = 1, cols = ndim >= 2 ? shape[ndim - 1] : 1;
+    for (int a = 0; a < (ndim >= 2 ? ndim - 1 : 1); a++)
+        if (skit_size_mul(rows, shape[a], &rows))
+            return SKIT_ERROR(SKIT_EOVERFLOW, "array shape overflows size_t");
+    SKIT_TRY(check_write(data, 0, rows, cols, ld));
+    char dict[200];
+    int len = snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': False, 'shape': (");
+    for (int a = 0; a < ndim; a++)
+        len += snprintf(dict + len, sizeof dict - (size_t)len, "%zu%s", shape[a], a + 1 < ndim || ndim == 1 ? ", " : "");
+    len += snprintf(dict + len, sizeof dict - (size_t)len, "), }");
+    return write_image(path, dict, len, data, 0, rows, cols, ld, 1);
 }

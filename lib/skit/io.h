@@ -51,6 +51,19 @@ int skit_npy_read(const char *path, skit_matrix *out);
 int skit_npy_parse_f32(const void *buffer, size_t length, skit_matrix_f32 *out);
 int skit_npy_read_f32(const char *path, skit_matrix_f32 *out);
 
+/* Most axes skit_npy_read_nd accepts. */
+#define SKIT_NPY_MAX_DIMS 4
+
+/* Read an array of 1 to SKIT_NPY_MAX_DIMS axes (C order for more than two)
+ * as the 2-D matrix of its last axis: shape (s_0, ..., s_{k-1}) gives rows =
+ * s_0 * ... * s_{k-2} and cols = s_{k-1} (so element [a, ..., i, c] of a
+ * (A, ..., n, d) stack is out->data[r + c * rows] with r the row-major index
+ * of (a, ..., i)); a 1-D array is read as skit_npy_read does. shape receives
+ * SKIT_NPY_MAX_DIMS entries (1 past the last axis), *ndim the axis count.
+ * Errors: as skit_npy_read; SKIT_EFORMAT also for a Fortran-order array of
+ * more than two axes. */
+int skit_npy_read_nd(const char *path, skit_matrix *out, size_t *shape, int *ndim);
+
 /* Write a float64 .npy (version 1.0). 2-D data is written with
  * fortran_order True (no transposition); ndim selects 1-D (cols must be 1)
  * or 2-D. Atomic: temporary file + rename. data may be NULL if rows*cols = 0.
@@ -62,6 +75,13 @@ int skit_npy_write(const char *path, const double *data, size_t rows, size_t col
 /* The same as a float32 .npy ('<f4'). */
 int skit_npy_write_f32(const char *path, const float *data, size_t rows, size_t cols,
                        size_t ld, int ndim);
+
+/* Write a float64 C-order .npy of shape[0..ndim) (1 <= ndim <=
+ * SKIT_NPY_MAX_DIMS) from the column-major matrix laid out as
+ * skit_npy_read_nd returns it: rows = shape[0] * ... * shape[ndim-2], cols =
+ * shape[ndim-1] (a 1-D array: rows = shape[0], cols = 1), ld >= rows.
+ * Atomic. Errors: as skit_npy_write, SKIT_EDOM (ndim). */
+int skit_npy_write_nd(const char *path, const double *data, size_t ld, const size_t *shape, int ndim);
 
 /* ---- TSV ---------------------------------------------------------------- */
 

@@ -1,0 +1,16 @@
+# plots/mra_real_tradeoff.gp — time against error on the heads of a real
+# model (experiment 35, Figure 4 / Table 7): the median over heads of CPU
+# time and relative error of each method at each budget.
+# Columns: method, budget, cpu_s, rel_error (exact attention: error 0, not drawn).
+set datafile columnheaders
+if (!exists("methods")) methods = "mra2 mra2s nystrom linformer performer window bigbird lowrank topk"
+set logscale xy
+set format y "10^{%L}"
+set xlabel "median CPU seconds per head (one thread)"
+set ylabel "median relative error"
+set grid
+set key outside right top
+pick(m) = (strcol("method") eq m)
+plot for [i = 1:words(methods)] datafile \
+     using (pick(word(methods, i)) ? column("cpu_s") : NaN):(pick(word(methods, i)) ? column("rel_error") : NaN) \
+     with linespoints lw 2 pt (i > 8 ? 5 : 7) lc i title word(methods, i)
