@@ -265,6 +265,9 @@ START_TEST(test_npy_f32)
     TU_EXPECT_STATUS(skit_npy_read_f32(NULL, &m), SKIT_EINVAL);
     TU_EXPECT_STATUS(skit_npy_write_f32(bad, nan32, 1, 2, 1, 1), SKIT_ESHAPE);
     ck_assert_int_eq(tmpdir_entries(), 1); /* only x32.npy */
+    remove_tmpdir();
+}
+END_TEST
 
 START_TEST(test_npy_nd_round_trip)
 {
