@@ -6,6 +6,7 @@
  * tiny model against finite differences (--check-gradients). */
 #include "config.h"
 
+#include <cblas.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -66,7 +67,8 @@ static const char *usage =
     "  --check-gradients   only check every parameter group's gradient of the loss\n"
     "                      against central finite differences; exit 1 above 1e-6\n"
     "      --seed N        seed of data and initialisation (default 1)\n"
-    "      --threads N     OpenMP threads (default: all cores)\n"
+    "      --threads N     OpenMP threads (default 1: at these sizes more threads cost\n"
+    "                      more than they save)\n"
     "      --quiet         no progress on stderr\n"
     "  -h, --help          this message\n\n"
     "examples:\n"
@@ -241,6 +243,8 @@ static int parse_args(int argc, char **argv, args *a)
             fputs(usage, stdout);
             return -1;
         }
+        if (opt == '?' || opt == ':')
+            return cli_usage_error("unknown option or missing value '%s' (see 'skit train --help')", argv[optind - 1]);
         int rc = cli_common_option(&a->common, opt, optarg);
         if (rc == -1) rc = parse_option(a, opt, optarg);
         if (rc != CLI_OK) return rc;
@@ -478,6 +482,7 @@ int cmd_train(int argc, char **argv)
 #ifdef OPENBLAS_VERSION
     openblas_set_num_threads(1); /* one thread pool (OpenMP), as skit tno */
 #endif
+    if (a.common.threads == 0) a.common.threads = 1; /* small models: threads cost more than they save */
     cli_apply_threads(&a.common);
     run r;
     memset(&r, 0, sizeof r);
