@@ -9,8 +9,9 @@ echo "seed $SEED (set SKIT_TEST_SEED to repeat)"
 
 expect_ok grad-check --help && grep -q -- --tolerance "$TMP/stdout" || fail "grad-check --help lacks --tolerance"
 
-for op in toeplitz mlp decay tno attention; do
+for op in toeplitz mlp decay tno fd ski-tno ski-causal attention; do
   for n in 1 15 31 64; do
+    [ "$n" = 1 ] && [ "${op#ski}" != "$op" ] && continue # SKI needs n >= 2
     for dir in --causal --bidirectional; do
       if expect_ok grad-check --op "$op" --n "$n" --d 3 --seed "$SEED" "$dir" --samples 4 -o "$TMP/g.tsv"; then
         grep -q FAILED "$TMP/g.tsv" && fail "grad-check --op $op --n $n $dir: a group failed (seed $SEED)"
@@ -26,13 +27,15 @@ done
 # the target size of the issue
 expect_ok grad-check --op tno --n 2048 --d 2 --batch 1 --samples 3 --seed "$SEED" --causal
 expect_ok grad-check --op toeplitz --n 2048 --d 2 --samples 3 --seed "$SEED"
+expect_ok grad-check --op ski-tno --n 2048 --d 2 --batch 1 --samples 3 --seed "$SEED"
+expect_ok grad-check --op fd --n 2048 --d 2 --batch 1 --samples 3 --seed "$SEED" --bidirectional
 
 # a tolerance no float64 difference meets: exit 1, table still written
 "$SKIT" grad-check --op toeplitz --n 8 --tolerance 1e-300 -o "$TMP/t.tsv" 2>"$TMP/stderr"
 rc=$?
 if [ $rc -eq 1 ] && grep -q FAILED "$TMP/t.tsv"; then pass; else fail "impossible tolerance: exit $rc"; fi
 
-expect_usage_error "no backward" grad-check --op fd
+expect_usage_error "no backward" grad-check --op mra2
 expect_usage_error "--op" grad-check --op nonsense
 expect_usage_error "--op" grad-check --n 8
 expect_usage_error "--precision" grad-check --op tno --precision f16

@@ -31,10 +31,14 @@ static const char *usage =
     "                      decay (the decay bias rpe(t) lambda^|t|: rpe, lambda),\n"
     "                      tno (TNO: x, lambda, the RPE's layers),\n"
     "                      attention (exact softmax attention: q, k, v);\n"
-    "                      fd, ski-tno, ski-causal, mra2 have no backward yet\n"
+    "                      fd (FD-TNO: x, the RPE's layers; causal through the\n"
+    "                      Hilbert step), ski-tno (SKI-TNO: x, knot values,\n"
+    "                      taps; --causal: the running sums), ski-causal\n"
+    "                      (causal SKI-TNO whatever --causal says);\n"
+    "                      mra2 has no backward yet\n"
     "  --precision P       f64 (the only one so far)\n"
     "  --n N --d D         tokens (default 64) and channels (default 4)\n"
-    "  --batch B           sequences (tno; default 2)\n"
+    "  --batch B           sequences (tno, fd, ski-*; default 2)\n"
     "  --causal            causal operator; --bidirectional (default) the other\n"
     "  --activation A      relu (default), silu or gelu (mlp, tno)\n"
     "  --norm N            rms (default), layer or none (mlp, tno)\n"
@@ -57,7 +61,7 @@ static int parse_op(gc_args *a, const char *text)
     for (size_t i = 0; gradcheck_missing_ops[i]; i++)
         if (!strcmp(text, gradcheck_missing_ops[i]))
             return cli_usage_error("--op %s: no backward pass yet (implemented: toeplitz, mlp, decay, tno, "
-                                   "attention)", text);
+                                   "fd, ski-tno, ski-causal, attention)", text);
     int index;
     SKIT_CLI_TRY(cli_parse_choice("--op", text, gradcheck_ops, &index));
     a->op = gradcheck_ops[index];
@@ -130,7 +134,8 @@ static int parse_args(int argc, char **argv, gc_args *a)
         if (rc != CLI_OK) return rc;
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (!a->op) return cli_usage_error("--op is required (toeplitz, mlp, decay, tno, attention)");
+    if (!a->op)
+        return cli_usage_error("--op is required: toeplitz, mlp, decay, tno, fd, ski-tno, ski-causal or attention");
     a->o.seed = a->common.seed;
     return cli_common_validate(&a->common);
 }

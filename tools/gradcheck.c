@@ -17,8 +17,8 @@
         if (gc_status_ != SKIT_OK) return gc_status_; \
     } while (0)
 
-const char *const gradcheck_ops[] = {"toeplitz", "mlp", "decay", "tno", "attention", NULL};
-const char *const gradcheck_missing_ops[] = {"fd", "ski-tno", "ski-causal", "mra2", NULL};
+const char *const gradcheck_ops[] = {"toeplitz", "mlp", "decay", "tno", "fd", "ski-tno", "ski-causal", "attention", NULL};
+const char *const gradcheck_missing_ops[] = {"mra2", NULL};
 
 void gradcheck_options_default(gradcheck_options *o)
 {
@@ -249,12 +249,13 @@ static int setup_decay(gc_problem *pb)
     return SKIT_OK;
 }
 
-/* ---- TNO ------------------------------------------------------------------------ */
+/* ---- the token mixers: TNO, FD-TNO --------------------------------------------- */
 
 typedef struct gc_tno {
     skit_tno_plan *plan;
     skit_tno_options opt;
     double *x, *params, *lambda;
+    double *gx, *gparams, *glambda;
     size_t count;
 } gc_tno;
 
@@ -269,8 +270,9 @@ static int tno_plan(gc_tno *s, const gradcheck_options *o)
 static int tno_forward(gc_problem *pb, double *y)
 {
     gc_tno *s = pb->state;
-    int status = *s->lambda != s->opt.decay ? tno_plan(s, pb->o)
-                                            : skit_tno_plan_set_parameters(s->plan, s->params, s->count);
+    int status = s->lambda && *s->lambda != s->opt.decay
+                     ? tno_plan(s, pb->o)
+                     : skit_tno_plan_set_parameters(s->plan, s->params, s->count);
     if (status == SKIT_OK) status = skit_tno_plan_execute(s->plan, s->x, y, NULL);
     return status;
 }
@@ -278,7 +280,7 @@ static int tno_forward(gc_problem *pb, double *y)
 static int tno_backward(gc_problem *pb)
 {
     gc_tno *s = pb->state;
-    return skit_tno_plan_backward(s->plan, s->x, pb->dy, pb->g[0].grad, pb->g[2].grad, pb->g[1].grad, NULL);
+    return skit_tno_plan_backward(s->plan, s->x, pb->dy, s->gx, s->gparams, s->glambda, NULL);
 }
 
 static void tno_destroy(gc_problem *pb)
@@ -287,33 +289,60 @@ static void tno_destroy(gc_problem *pb)
     skit_tno_plan_destroy(s->plan);
 }
 
-static int setup_tno(gc_problem *pb)
+static void mixer_options(const gradcheck_options *o, skit_tno_kind kind, skit_tno_options *opt)
+{
+    skit_tno_options_default(opt, kind);
+    opt->causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    opt->rpe_width = o->rpe_width;
+    opt->rpe_layers = o->rpe_layers;
+    opt->activation = o->activation;
+    opt->norm = o->norm;
+    opt->decay = o->decay;
+    opt->seed = o->seed;
+    /* SKI: a small rank, band and knot count, so that every piece shows */
+    opt->rank = o->n < 8 ? o->n : 8;
+    opt->taps = 2 * o->n - 1 < 5 ? 2 * o->n - 1 : 5;
+    opt->knots = 4;
+}
+
+static int setup_mixer(gc_problem *pb, skit_tno_kind kind, int force_causal)
 {
     const gradcheck_options *o = pb->o;
     gc_tno *s = gc_state(pb, sizeof *s, tno_forward, tno_backward, o->batch * o->n * o->d);
     if (!s) return SKIT_ENOMEM;
     pb->destroy = tno_destroy;
-    skit_tno_options_default(&s->opt, SKIT_TNO_FFT);
-    s->opt.causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
-    s->opt.rpe_width = o->rpe_width;
-    s->opt.rpe_layers = o->rpe_layers;
-    s->opt.activation = o->activation;
-    s->opt.norm = o->norm;
-    s->opt.decay = o->decay;
-    s->opt.seed = o->seed;
+    mixer_options(o, kind, &s->opt);
+    if (force_causal) s->opt.causality = SKIT_CAUSAL;
     int status = skit_tno_options_parameter_count(&s->opt, o->d, &s->count);
     if (status != SKIT_OK) return status;
     s->x = gc_random_group(pb, "x", pb->ny, 1.0);
-    s->lambda = gc_random_group(pb, "lambda", 1, 0.0);
     s->params = gc_alloc(pb, s->count);
-    double *grad = gc_alloc(pb, s->count);
-    if (!s->x || !s->lambda || !s->params || !grad) return SKIT_ENOMEM;
-    *s->lambda = o->decay;
-    gc_add_group(pb, "params", s->params, grad, s->count);
-    gc_mlp_groups(pb, "rpe", 1, o->rpe_width, o->rpe_layers, o->d, s->params, grad);
+    s->gparams = gc_alloc(pb, s->count);
+    if (!s->x || !s->params || !s->gparams) return SKIT_ENOMEM;
+    s->gx = pb->g[0].grad;
+    if (kind == SKIT_TNO_FFT) { /* the decay bias's lambda is learnable */
+        if (!(s->lambda = gc_random_group(pb, "lambda", 1, 0.0))) return SKIT_ENOMEM;
+        *s->lambda = o->decay;
+        s->glambda = pb->g[1].grad;
+    }
+    if (kind == SKIT_TNO_SKI) { /* knot values d x 2K, then taps d x m */
+        size_t nk = o->d * 2 * s->opt.knots;
+        gc_add_group(pb, "knots", s->params, s->gparams, nk);
+        gc_add_group(pb, "taps", s->params + nk, s->gparams + nk, s->count - nk);
+    } else {
+        gc_add_group(pb, "params", s->params, s->gparams, s->count);
+        size_t out = kind == SKIT_TNO_FD && s->opt.causality != SKIT_CAUSAL ? 2 * o->d : o->d;
+        gc_mlp_groups(pb, "rpe", 1, o->rpe_width, o->rpe_layers, out, s->params, s->gparams);
+    }
     if ((status = skit_tno_plan_create(&s->plan, o->n, o->d, o->batch, &s->opt, NULL, 0)) != SKIT_OK) return status;
     return skit_tno_plan_get_parameters(s->plan, s->params, s->count);
 }
+
+static int setup_tno(gc_problem *pb) { return setup_mixer(pb, SKIT_TNO_FFT, 0); }
+static int setup_fd(gc_problem *pb) { return setup_mixer(pb, SKIT_TNO_FD, 0); }
+static int setup_ski(gc_problem *pb) { return setup_mixer(pb, SKIT_TNO_SKI, 0); }
+/* causal SKI-TNO whatever --causal says: Appendix B's running sums */
+static int setup_ski_causal(gc_problem *pb) { return setup_mixer(pb, SKIT_TNO_SKI, 1); }
 
 /* ---- exact attention --------------------------------------------------------- */
 
@@ -444,7 +473,8 @@ static gc_setup setup_of(const char *op)
         const char *name;
         gc_setup setup;
     } table[] = {{"toeplitz", setup_toeplitz}, {"mlp", setup_mlp},         {"decay", setup_decay},
-                 {"tno", setup_tno},           {"attention", setup_attention}};
+                 {"tno", setup_tno},           {"fd", setup_fd},          {"ski-tno", setup_ski},
+                 {"ski-causal", setup_ski_causal},                 {"attention", setup_attention}};
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         if (!strcmp(op, table[i].name)) return table[i].setup;
     return NULL;

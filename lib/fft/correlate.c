@@ -135,3 +135,8 @@ void skit_correlate_run(const skit_correlate *e, size_t channels, size_t batch, 
     }
     finish(e, acc0, work, out);
 }
+
+void skit_correlate_dft(const skit_correlate *e, const double *x, double *z)
+{
+    fftw_execute_dft_r2c(e->r2c, (double *)x, (fftw_complex *)z); /* r2c keeps its input */
+}

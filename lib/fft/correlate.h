@@ -33,4 +33,9 @@ void skit_correlate_run(const skit_correlate *engine, size_t channels, size_t ba
                         size_t ldx, size_t x_stride, const double *dy, size_t lddy, size_t dy_stride,
                         int shared, double *out, size_t ldo, double *work);
 
+/* z (N/2+1 complex values, interleaved) = the DFT of x (N values); x and
+ * z any two 64-byte aligned arrays (the alignment the plan was made
+ * for). */
+void skit_correlate_dft(const skit_correlate *engine, const double *x, double *z);
+
 #endif

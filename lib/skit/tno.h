@@ -243,13 +243,16 @@ int skit_tno_plan_execute(const skit_tno_plan *plan, const double *x, double *y,
  * those of the plan's current parameters (as after set_parameters or
  * update). TNO: the Toeplitz product's (T^T dy on the plan's engine, the
  * coefficient gradient by FFT cross-correlation over the batch), then the
- * decay bias's and the RPE MLP's at the plan's lags.
+ * decay bias's and the RPE MLP's at the plan's lags. FD-TNO: the same
+ * product's, then the inverse DFT's (and, causal, the Hilbert step's) and
+ * the RPE MLP's at the frequencies. SKI-TNO (both forms): the band's and
+ * the low rank part's directly (O(n m + n r) per channel, no FFT), the knot
+ * values' through the piecewise-linear interpolation of A's coefficients.
  * work: NULL (allocated for the call) or
  * skit_tno_plan_backward_workspace_bytes(plan) bytes from skit_malloc
  * (64-byte aligned). Thread-safe on a const plan; with work it allocates
  * nothing. Errors: SKIT_EINVAL (NULL plan, x or dy; misaligned work),
- * SKIT_EUNSUPPORTED (an operator without a backward yet, or a device
- * plan), SKIT_ENOMEM (no work). */
+ * SKIT_EUNSUPPORTED (a device plan), SKIT_ENOMEM (no work). */
 size_t skit_tno_plan_backward_workspace_bytes(const skit_tno_plan *plan);
 int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const double *dy, double *dx,
                            double *dparams, double *dlambda, void *work);

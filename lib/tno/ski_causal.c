@@ -282,4 +282,5 @@ const tno_ops tno_ski_causal_ops = {
     .dense = tno_ski_dense,
     .bytes = tno_ski_bytes,
     .describe = tno_ski_describe,
+    .backward = &tno_ski_backward,
 };

@@ -211,4 +211,5 @@ const tno_ops tno_fd_ops = {
     .coeffs = coeffs,
     .bytes = bytes,
     .describe = describe,
+    .backward = &tno_spectral_backward,
 };

@@ -226,5 +226,5 @@ const tno_ops tno_fft_ops = {
     .coeffs = rpe_coeffs,
     .bytes = bytes,
     .describe = describe,
-    .backward = &tno_fft_backward,
+    .backward = &tno_spectral_backward,
 };

@@ -75,7 +75,7 @@ struct tno_backward_ops {
                double *dlambda, double *work);
 };
 
-extern const tno_backward_ops tno_fft_backward;
+extern const tno_backward_ops tno_spectral_backward, tno_ski_backward;
 
 extern const tno_ops tno_fft_ops, tno_fd_ops, tno_ski_ops, tno_ski_causal_ops;
 

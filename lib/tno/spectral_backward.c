@@ -1,0 +1,154 @@
+/* spectral_backward.c — the backward of TNO and FD-TNO. Both apply
+ * per-channel kernels on the circulant engine, so both start alike: dx =
+ * T_c^T dy_c (the engine's transposed product) and the kernels' gradient
+ * by FFT cross-correlation summed over the batch (fft/correlate.h). Then:
+ *  TNO    the coefficients are rpe(t) lambda^|t| at the integer lags: the
+ *         decay bias's backward, then the RPE MLP's at the lags;
+ *  FD     the kernel is the inverse DFT of the MLP's response on the rfft
+ *         grid, k_j = (1/N) [R_0 + (-1)^j R_{N/2} + 2 sum_m (R_m cos -
+ *         I_m sin)(2 pi m j / N)], so with DK = DFT(dk), dR_m = c_m Re DK_m
+ *         / N and dI_m = c_m Im DK_m / N (c_m = 1 at m = 0, N/2, else 2;
+ *         I is forced to 0 there). Causal, the kernel is w .* IDFT(R) (the
+ *         Hilbert step of lib/fft/circulant.c: weights 1, 2, .., 2, 1 on
+ *         lags 0..N/2, 0 beyond), so dR is the same with dk replaced by
+ *         w .* dk.
+ * The gradients are those of the parameters the plan holds (the MLP's),
+ * whatever path update took to the spectra. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "fft/correlate.h"
+#include "tno/tno_internal.h"
+
+typedef struct spectral_grad {
+    skit_correlate *correlate;
+} spectral_grad;
+
+static int is_fd(const skit_tno_plan *p) { return p->opt.kind == SKIT_TNO_FD; }
+
+/* the MLP's inputs (TNO: lags; FD: frequencies) and outputs per input */
+static size_t input_count(const skit_tno_plan *p)
+{
+    const tno_spectral *s = p->op;
+    if (is_fd(p)) return skit_circulant_frequencies(s->engine);
+    return p->opt.causality == SKIT_CAUSAL ? p->n : 2 * p->n - 1;
+}
+
+static size_t output_count(const skit_tno_plan *p) { return skit_mlp_out_dim(((const tno_spectral *)p->op)->rpe.mlp); }
+
+static int grad_create(skit_tno_plan *p)
+{
+    spectral_grad *g = skit_calloc(1, sizeof *g);
+    if (!g) return SKIT_ENOMEM;
+    p->grad = g;
+    const tno_spectral *s = p->op;
+    return skit_correlate_create(&g->correlate, p->n, p->n, skit_circulant_length(s->engine));
+}
+
+static void grad_destroy(skit_tno_plan *p)
+{
+    spectral_grad *g = p->grad;
+    skit_correlate_destroy(g->correlate);
+    skit_free(g);
+    p->grad = NULL;
+}
+
+/* engine | correlate | dcoeffs d(2n-1) | inputs | dout | dk | rpe (count x out each) | mlp | kernel N | DFT */
+enum { R_ENGINE, R_CORRELATE, R_DCOEFFS, R_INPUTS, R_DOUT, R_DK, R_RPE, R_MLP, R_KERNEL, R_DFT, R_COUNT };
+
+static size_t regions(const skit_tno_plan *p, double *base, double **r)
+{
+    const tno_spectral *s = p->op;
+    const spectral_grad *g = p->grad;
+    const size_t count = input_count(p), co = tno_region(count * output_count(p)), N = skit_circulant_length(s->engine);
+    const size_t sizes[R_COUNT] = {tno_region(skit_circulant_workspace_doubles(s->engine, 0)),
+                                   tno_region(skit_correlate_workspace_doubles(g->correlate)),
+                                   tno_region(p->d * (2 * p->n - 1)), tno_region(count), co, co, co,
+                                   tno_region(skit_mlp_backward_workspace_size(s->rpe.mlp)), tno_region(N),
+                                   tno_region(N + 2)};
+    size_t off = 0;
+    for (int i = 0; i < R_COUNT; i++) {
+        if (base) r[i] = base + off;
+        off += sizes[i];
+    }
+    return off;
+}
+
+static size_t workspace_doubles(const skit_tno_plan *p)
+{
+    double *r[R_COUNT];
+    return regions(p, NULL, r);
+}
+
+/* TNO: dout (lag-major) = the decay's backward of the coefficients' gradient */
+static int tno_outputs(const skit_tno_plan *p, double **r)
+{
+    const size_t n = p->n, d = p->d, per = 2 * n - 1, count = input_count(p);
+    const int causal = p->opt.causality == SKIT_CAUSAL;
+    for (size_t j = 0; j < count; j++) {
+        size_t col = causal ? j + (n - 1) : j;
+        r[R_INPUTS][j] = (double)col - (double)(n - 1);
+        for (size_t c = 0; c < d; c++) r[R_DK][j * d + c] = r[R_DCOEFFS][c * per + col];
+    }
+    return skit_tno_decay_bias_backward(count, r[R_INPUTS], d, p->opt.decay, NULL, r[R_DK], r[R_DOUT], NULL);
+}
+
+/* FD: dout (frequency-major: d real parts, then, bidirectional, d
+ * imaginary parts) from the kernels' gradient, channel by channel */
+static void fd_outputs(const skit_tno_plan *p, double **r)
+{
+    const tno_spectral *s = p->op;
+    const spectral_grad *g = p->grad;
+    const size_t n = p->n, d = p->d, per = 2 * n - 1, N = skit_circulant_length(s->engine), half = N / 2 + 1;
+    const size_t out = output_count(p);
+    const int causal = p->opt.causality == SKIT_CAUSAL;
+    double *dk = r[R_KERNEL], *z = r[R_DFT];
+    for (size_t m = 0; m < half; m++) r[R_INPUTS][m] = 2 * M_PI * (double)m / (double)N;
+    for (size_t c = 0; c < d; c++) {
+        const double *t = r[R_DCOEFFS] + c * per;
+        memset(dk, 0, N * sizeof *dk);
+        for (size_t l = 0; l < n; l++) dk[l] = t[l + n - 1];
+        for (size_t l = 1; l < n; l++) dk[N - l] = t[n - 1 - l];
+        if (causal) { /* the Hilbert step's weights */
+            for (size_t j = 1; j < N / 2; j++) dk[j] *= 2.0;
+            for (size_t j = N / 2 + 1; j < N; j++) dk[j] = 0.0;
+        }
+        skit_correlate_dft(g->correlate, dk, z);
+        for (size_t m = 0; m < half; m++) {
+            const int edge = m == 0 || 2 * m == N;
+            const double cm = (edge ? 1.0 : 2.0) / (double)N;
+            r[R_DOUT][m * out + c] = cm * z[2 * m];
+            if (!causal) r[R_DOUT][m * out + d + c] = edge ? 0.0 : cm * z[2 * m + 1];
+        }
+    }
+}
+
+static int run(const skit_tno_plan *p, const double *x, const double *dy, double *dx, double *dparams,
+               double *dlambda, double *work)
+{
+    const tno_spectral *s = p->op;
+    const spectral_grad *g = p->grad;
+    const size_t n = p->n, d = p->d, count = input_count(p);
+    double *r[R_COUNT];
+    regions(p, work, r);
+    if (dx) skit_circulant_apply_channels(s->engine, 1, dy, n, dx, n, p->batch * d, r[R_ENGINE]);
+    if (!dparams && !dlambda) return SKIT_OK;
+    skit_correlate_run(g->correlate, d, p->batch, x, n, d * n, dy, n, d * n, 0, r[R_DCOEFFS], 2 * n - 1,
+                       r[R_CORRELATE]);
+    if (is_fd(p)) fd_outputs(p, r);
+    else SKIT_TRY(tno_outputs(p, r));
+    SKIT_TRY(skit_mlp_backward(s->rpe.mlp, count, r[R_INPUTS], r[R_DOUT], r[R_RPE], NULL, dparams, r[R_MLP]));
+    if (dlambda && !is_fd(p))
+        SKIT_TRY(skit_tno_decay_bias_backward(count, r[R_INPUTS], d, p->opt.decay, r[R_RPE], r[R_DK], NULL,
+                                              dlambda));
+    return SKIT_OK;
+}
+
+const tno_backward_ops tno_spectral_backward = {
+    .create = grad_create,
+    .destroy = grad_destroy,
+    .workspace_doubles = workspace_doubles,
+    .run = run,
+};
