@@ -51,7 +51,7 @@ static const char *usage =
     "                      1, relu)\n"
     "  --decay LAMBDA      tno decay bias in (0, 1] (default 0.99; 1 = none)\n"
     "optimisation:\n"
-    "  --steps S           (default 300)   --lr R (default 3e-3)\n"
+    "  --steps S           (default 300)   --lr R (default 1e-2)\n"
     "  --warmup W          warm-up steps (default steps/10)\n"
     "  --weight-decay X    AdamW (default 0.01; not on the mixers' parameters)\n"
     "  --clip C            global gradient norm (default 1; 0 = none)\n"
@@ -111,7 +111,7 @@ static void defaults(args *a)
     skit_tno_options_default(&m->tno, SKIT_TNO_FFT);
     m->tno.rpe_width = 32;
     m->tno.rpe_layers = 1;
-    a->opt = (train_adamw){.lr = 3e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = 0.01,
+    a->opt = (train_adamw){.lr = 1e-2, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = 0.01,
                            .clip = 1.0, .steps = 300};
     a->eval_batches = 16;
 }
@@ -199,6 +199,8 @@ static int validate(args *a)
     m->causal = !a->masked;
     if (m->tno.decay >= 1 && m->mixer == TRAIN_MIXER_SKI)
         return cli_usage_error("--decay: ski needs a time warp in (0, 1)");
+    if (a->nlengths && m->mixer == TRAIN_MIXER_ATTENTION)
+        return cli_usage_error("--eval-lengths: the attention model's learned positions exist for --n only");
     if (a->eval_out && !a->nlengths) return cli_usage_error("--eval-out: give --eval-lengths too");
     if (cli_common_validate(&a->common) || cli_check_data_path("--eval-out", a->eval_out, 0)) return CLI_USAGE;
     if (a->save) {
@@ -421,11 +423,13 @@ static void describe_mixer(const args *a, const run *r, char *text, size_t size)
         snprintf(text, size, "mixer attention (layerL.mixer.wq/wk: e x e); d %zu", a->model.expand * a->model.d);
         return;
     }
+    char ski[128] = "";
+    if (o->kind == SKIT_TNO_SKI) snprintf(ski, sizeof ski, " --rank %zu --taps %zu --knots %zu", o->rank, o->taps, o->knots);
     snprintf(text, size, "load a mixer with: skit tno --op %s%s --d %zu --rpe-width %zu --rpe-layers %zu "
-             "--activation %s --norm %s --decay %g --params DIR/layerL.mixer.npy",
+             "--activation %s --norm %s --decay %g%s --params DIR/layerL.mixer.npy",
              train_mixer_names[a->model.mixer], o->causality == SKIT_CAUSAL ? " --causal" : "",
              a->model.expand * a->model.d, o->rpe_width, o->rpe_layers, acts[o->activation], norms[o->norm],
-             o->decay);
+             o->decay, ski);
 }
 
 static int check_gradients(const args *a, run *r)

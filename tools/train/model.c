@@ -34,6 +34,7 @@ struct train_model {
     size_t nparams, ngroups;
     train_group groups[16 * 64 + 4];
     size_t embedding, head;        /* offsets; head = embedding when tied */
+    size_t position;               /* attention: learned positions, n x d */
     block_params *bp;
     skit_tno_plan **plans;         /* one per block (tno, fd, ski) */
     skit_tno_options mixer_options;
@@ -283,6 +284,8 @@ int train_model_forward(train_model *m, const int *inputs, const int *targets, c
     size_t R = m->R, d = m->c.d;
     double *tmp = m->scratch; /* R x d: a block's output before the residual add */
     for (size_t r = 0; r < R; r++) memcpy(m->x + r * d, m->params + m->embedding + (size_t)inputs[r] * d, d * sizeof(double));
+    if (m->c.mixer == TRAIN_MIXER_ATTENTION) /* attention alone does not know the order of the tokens */
+        for (size_t r = 0; r < R; r++) cblas_daxpy((int)d, 1.0, m->params + m->position + (r % m->c.n) * d, 1, m->x + r * d, 1);
     for (size_t l = 0; l < m->c.layers; l++) {
         block_acts *a = &m->ba[l];
         norm_forward(m->c.norm, R, d, m->x, a->n1, a->rstd1);
@@ -331,6 +334,8 @@ int train_model_backward(train_model *m)
     }
     for (size_t r = 0; r < R; r++)
         cblas_daxpy((int)d, 1.0, dx + r * d, 1, m->grads + m->embedding + (size_t)m->inputs[r] * d, 1);
+    if (m->c.mixer == TRAIN_MIXER_ATTENTION)
+        for (size_t r = 0; r < R; r++) cblas_daxpy((int)d, 1.0, dx + r * d, 1, m->grads + m->position + (r % m->c.n) * d, 1);
     return SKIT_OK;
 }
 
@@ -365,6 +370,13 @@ static void init_linear(skit_rng *rng, double *w, size_t out, size_t in)
     skit_rng_fill_uniform(rng, w, out * in, -bound, bound);
 }
 
+/* SKI-TNO: at most n inducing points and 2n - 1 taps (short sequences). */
+static void clamp_ski(skit_tno_options *o, size_t n)
+{
+    if (o->rank > n) o->rank = n;
+    if (o->taps > 2 * n - 1) o->taps = 2 * n - 1;
+}
+
 static int create_plans(train_model *m, const char **why)
 {
     static const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI};
@@ -372,6 +384,7 @@ static int create_plans(train_model *m, const char **why)
     m->mixer_options.kind = kinds[m->c.mixer];
     m->mixer_options.causality = m->c.causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
     m->mixer_options.layout = SKIT_TNO_ROWS;
+    clamp_ski(&m->mixer_options, m->c.n);
     for (size_t l = 0; l < m->c.layers; l++) {
         skit_tno_options o = m->mixer_options;
         o.seed = m->c.seed * 1000003u + l + 1;
@@ -398,6 +411,7 @@ static void lay_out_parameters(train_model *m)
     size_t d = c->d, e = m->e, h = m->h;
     char name[48];
     m->embedding = add_group(m, "embedding", c->vocab, d, 1);
+    if (c->mixer == TRAIN_MIXER_ATTENTION) m->position = add_group(m, "position", c->n, d, 1);
     for (size_t l = 0; l < c->layers; l++) {
         block_params *bp = &m->bp[l];
 #define GROUP(field, what, rows, cols, decayed)                          \
@@ -427,7 +441,7 @@ static void init_parameters(train_model *m)
     for (size_t i = 0; i < m->ngroups; i++) {
         const train_group *g = &m->groups[i];
         double *w = m->params + g->offset;
-        if (!strcmp(g->name, "embedding"))
+        if (!strcmp(g->name, "embedding") || !strcmp(g->name, "position"))
             for (size_t j = 0; j < g->rows * g->cols; j++) w[j] = skit_rng_normal(&rng) / sqrt((double)g->cols);
         else if (strstr(g->name, ".mixer") && g->cols == 1)
             ; /* the plan's own seeded initialisation, copied below */
@@ -510,6 +524,7 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         skit_tno_options o = c->tno;
         o.kind = c->mixer == TRAIN_MIXER_TNO ? SKIT_TNO_FFT : c->mixer == TRAIN_MIXER_FD ? SKIT_TNO_FD : SKIT_TNO_SKI;
         o.causality = c->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+        clamp_ski(&o, c->n);
         size_t count = 0;
         status = skit_tno_options_parameter_count(&o, m->e, &count);
         for (size_t l = 0; l < c->layers; l++) m->bp[l].mixer_count = count;

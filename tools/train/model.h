@@ -4,7 +4,7 @@
  * four flat arenas allocated once by train_model_create.
  *
  * Architecture (TNN §3, float64):
- *   x = E[token]                                   embedding, vocab x d
+ *   x = E[token] (+ P[position] for attention)    embedding, vocab x d
  *   repeat layers times:
  *     x = x + GTU(norm(x))    u = silu(W_u h), v = silu(W_v h),
  *                             out = W_o (u * mixer(v))    (e = expand * d)
