@@ -1,7 +1,7 @@
 # tests/cli_grad.sh — `skit grad-check`: every op with a backward passes
 # causal and bidirectional at an odd, a prime and a power-of-two n, and
 # TNO at n = 2048; a deliberately impossible tolerance fails with exit 1;
-# ops without a backward and bad options exit 2 with one line.
+# MRA-2 at even n; bad options exit 2 with one line.
 . "$(dirname "$0")/cli_lib.sh"
 
 SEED=${SKIT_TEST_SEED:-$RANDOM}
@@ -35,7 +35,10 @@ expect_ok grad-check --op fd --n 2048 --d 2 --batch 1 --samples 3 --seed "$SEED"
 rc=$?
 if [ $rc -eq 1 ] && grep -q FAILED "$TMP/t.tsv"; then pass; else fail "impossible tolerance: exit $rc"; fi
 
-expect_usage_error "no backward" grad-check --op mra2
+for n in 4 28 64; do
+  expect_ok grad-check --op mra2 --n "$n" --d 3 --seed "$SEED" --samples 4
+done
+expect_usage_error "--n" grad-check --op mra2 --n 7
 expect_usage_error "--op" grad-check --op nonsense
 expect_usage_error "--op" grad-check --n 8
 expect_usage_error "--precision" grad-check --op tno --precision f16

@@ -128,6 +128,56 @@ END_TEST
 START_TEST(test_gradcheck_attention) { gradcheck_sweep("attention"); }
 END_TEST
 
+/* MRA-2 at even n (blocks of 2, 4 or 8), the selection held fixed */
+START_TEST(test_gradcheck_mra2)
+{
+    static const size_t sizes[] = {4, 6, 10, 12, 16, 22, 28, 64, 96, 128};
+    for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++) {
+        gradcheck_options o;
+        gradcheck_options_default(&o);
+        o.n = sizes[a];
+        o.d = 1 + a % 4;
+        o.seed = tu_seed() + a;
+        o.samples = 4;
+        expect_gradcheck("mra2", &o);
+    }
+}
+END_TEST
+
+/* With every square refined MRA-2 is exact attention, and so its backward;
+ * the selection refines exactly rows x blocks_per_row squares (global) or
+ * blocks_per_row in each row, every row's best among them. */
+START_TEST(test_mra2_backward_all_refined_is_exact)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    const size_t n = 48, d = 3, b = 8, rows = n / b;
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * d),
+           *dy = tu_random(&rng, n * d), *g1 = tu_alloc(3 * n * d), *g2 = tu_alloc(3 * n * d);
+    unsigned char refined[36];
+    memset(refined, 1, sizeof refined);
+    TU_EXPECT_OK(skit_mra2_backward(n, d, d, q, n, k, n, v, n, 0.7, b, refined, dy, n, g1, n, g1 + n * d, n,
+                                    g1 + 2 * n * d, n, NULL));
+    TU_EXPECT_OK(skit_attention_exact_backward(n, d, d, q, n, k, n, v, n, 0.7, NULL, dy, n, g2, n, g2 + n * d, n,
+                                               g2 + 2 * n * d, n, NULL));
+    ck_assert_msg(tu_rel_error(g1, g2, 3 * n * d) < 1e-12, "all refined vs exact: %g", tu_rel_error(g1, g2, 3 * n * d));
+    for (int sel = 0; sel < 2; sel++) {
+        TU_EXPECT_OK(skit_mra2_selection(n, d, q, n, k, n, 0.7, b, 2, (skit_mra_selection)sel, refined));
+        size_t total = 0;
+        for (size_t x = 0; x < rows; x++) {
+            size_t in_row = 0;
+            for (size_t y = 0; y < rows; y++) in_row += refined[x + y * rows];
+            if (sel == SKIT_MRA_PER_ROW) ck_assert_uint_eq(in_row, 2);
+            total += in_row;
+        }
+        ck_assert_uint_eq(total, 2 * rows);
+    }
+    TU_EXPECT_STATUS(skit_mra2_selection(n, d, q, n, k, n, 0.7, 5, 2, SKIT_MRA_GLOBAL, refined), SKIT_ESHAPE);
+    double *all[] = {q, k, v, dy, g1, g2};
+    for (size_t i = 0; i < 6; i++) skit_free(all[i]);
+}
+END_TEST
+
 /* every activation x norm of the MLP at one size */
 START_TEST(test_mlp_every_activation_and_norm)
 {
@@ -266,6 +316,8 @@ static Suite *suite_backward(void)
     tcase_add_test(tc, test_gradcheck_fd);
     tcase_add_test(tc, test_gradcheck_ski);
     tcase_add_test(tc, test_gradcheck_attention);
+    tcase_add_test(tc, test_gradcheck_mra2);
+    tcase_add_test(tc, test_mra2_backward_all_refined_is_exact);
     tcase_add_test(tc, test_mlp_every_activation_and_norm);
     tcase_add_test(tc, test_attention_backward_mask);
     tcase_add_test(tc, test_tno_backward_threads);

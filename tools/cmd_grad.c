@@ -34,8 +34,8 @@ static const char *usage =
     "                      fd (FD-TNO: x, the RPE's layers; causal through the\n"
     "                      Hilbert step), ski-tno (SKI-TNO: x, knot values,\n"
     "                      taps; --causal: the running sums), ski-causal\n"
-    "                      (causal SKI-TNO whatever --causal says);\n"
-    "                      mra2 has no backward yet\n"
+    "                      (causal SKI-TNO whatever --causal says),\n"
+    "                      mra2 (MRA-2, selection held fixed: q, k, v; even n)\n"
     "  --precision P       f64 (the only one so far)\n"
     "  --n N --d D         tokens (default 64) and channels (default 4)\n"
     "  --batch B           sequences (tno, fd, ski-*; default 2)\n"
@@ -58,10 +58,6 @@ enum { OPT_OP = 1, OPT_PRECISION, OPT_N, OPT_D, OPT_BATCH, OPT_CAUSAL, OPT_BIDI,
 
 static int parse_op(gc_args *a, const char *text)
 {
-    for (size_t i = 0; gradcheck_missing_ops[i]; i++)
-        if (!strcmp(text, gradcheck_missing_ops[i]))
-            return cli_usage_error("--op %s: no backward pass yet (implemented: toeplitz, mlp, decay, tno, "
-                                   "fd, ski-tno, ski-causal, attention)", text);
     int index;
     SKIT_CLI_TRY(cli_parse_choice("--op", text, gradcheck_ops, &index));
     a->op = gradcheck_ops[index];
@@ -135,7 +131,10 @@ static int parse_args(int argc, char **argv, gc_args *a)
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
     if (!a->op)
-        return cli_usage_error("--op is required: toeplitz, mlp, decay, tno, fd, ski-tno, ski-causal or attention");
+        return cli_usage_error("--op is required: toeplitz, mlp, decay, tno, fd, ski-tno, ski-causal, attention or mra2");
+    if (!strcmp(a->op, "mra2") && (a->o.n % 2 || a->o.n < 4))
+        return cli_usage_error("--n %zu: mra2 needs an even n >= 4 (blocks of 8, 4 or 2 tokens, two at least)",
+                               a->o.n);
     a->o.seed = a->common.seed;
     return cli_common_validate(&a->common);
 }

@@ -17,8 +17,8 @@
         if (gc_status_ != SKIT_OK) return gc_status_; \
     } while (0)
 
-const char *const gradcheck_ops[] = {"toeplitz", "mlp", "decay", "tno", "fd", "ski-tno", "ski-causal", "attention", NULL};
-const char *const gradcheck_missing_ops[] = {"mra2", NULL};
+const char *const gradcheck_ops[] = {"toeplitz", "mlp",     "decay",     "tno", "fd",
+                                     "ski-tno",  "ski-causal", "attention", "mra2", NULL};
 
 void gradcheck_options_default(gradcheck_options *o)
 {
@@ -371,6 +371,64 @@ static int setup_attention(gc_problem *pb)
     return SKIT_OK;
 }
 
+/* ---- MRA-2 (block: the largest of 8, 4, 2 dividing n at least twice) ------------ */
+
+typedef struct gc_mra {
+    skit_attention_plan *plan;
+    size_t block, per_row;
+    double scale;
+    unsigned char *refined;
+} gc_mra;
+
+static int mra_forward(gc_problem *pb, double *y)
+{
+    gc_mra *s = pb->state;
+    size_t n = pb->o->n;
+    return skit_attention_plan_execute(s->plan, pb->g[0].values, n, pb->g[1].values, n, pb->g[2].values, n, NULL, y,
+                                       n, NULL);
+}
+
+static int mra_backward(gc_problem *pb)
+{
+    gc_mra *s = pb->state;
+    size_t n = pb->o->n, d = pb->o->d;
+    const double *q = pb->g[0].values, *k = pb->g[1].values, *v = pb->g[2].values;
+    GC_TRY(skit_mra2_selection(n, d, q, n, k, n, s->scale, s->block, s->per_row, SKIT_MRA_GLOBAL, s->refined));
+    return skit_mra2_backward(n, d, d, q, n, k, n, v, n, s->scale, s->block, s->refined, pb->dy, n, pb->g[0].grad, n,
+                              pb->g[1].grad, n, pb->g[2].grad, n, NULL);
+}
+
+static void mra_destroy(gc_problem *pb)
+{
+    gc_mra *s = pb->state;
+    skit_attention_plan_destroy(s->plan);
+    free(s->refined);
+}
+
+static int setup_mra(gc_problem *pb)
+{
+    const gradcheck_options *o = pb->o;
+    gc_mra *s = gc_state(pb, sizeof *s, mra_forward, mra_backward, o->n * o->d);
+    if (!s) return SKIT_ENOMEM;
+    pb->destroy = mra_destroy;
+    s->block = o->n % 8 == 0 && o->n >= 16 ? 8 : o->n % 4 == 0 && o->n >= 8 ? 4 : 2;
+    if (o->n % s->block || o->n < 2 * s->block) return SKIT_ESHAPE; /* the CLI says why */
+    size_t rows = o->n / s->block;
+    s->per_row = rows > 4 ? rows / 4 : 1; /* a quarter of the squares refined */
+    s->scale = 1.0 / sqrt((double)o->d);
+    if (!(s->refined = malloc(rows * rows))) return SKIT_ENOMEM;
+    const char *names[3] = {"q", "k", "v"};
+    for (int i = 0; i < 3; i++)
+        if (!gc_random_group(pb, names[i], o->n * o->d, 1.0)) return SKIT_ENOMEM;
+    skit_attention_options opt;
+    skit_attention_options_init(&opt, SKIT_ATTENTION_MRA2);
+    opt.scale = s->scale;
+    opt.block = s->block;
+    opt.blocks_per_row[0] = s->per_row;
+    opt.selection = SKIT_MRA_GLOBAL;
+    return skit_attention_plan_create(&s->plan, o->n, o->d, o->d, &opt);
+}
+
 /* ---- finite differences ------------------------------------------------------- */
 
 static int loss(gc_problem *pb, double *L)
@@ -474,7 +532,7 @@ static gc_setup setup_of(const char *op)
         gc_setup setup;
     } table[] = {{"toeplitz", setup_toeplitz}, {"mlp", setup_mlp},         {"decay", setup_decay},
                  {"tno", setup_tno},           {"fd", setup_fd},          {"ski-tno", setup_ski},
-                 {"ski-causal", setup_ski_causal},                 {"attention", setup_attention}};
+                 {"ski-causal", setup_ski_causal},                 {"attention", setup_attention}, {"mra2", setup_mra}};
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         if (!strcmp(op, table[i].name)) return table[i].setup;
     return NULL;

@@ -49,9 +49,8 @@ typedef struct gradcheck_result {
     double worst;
 } gradcheck_result;
 
-/* The ops with a backward, NULL-terminated; and those still without. */
+/* The ops, NULL-terminated. */
 extern const char *const gradcheck_ops[];
-extern const char *const gradcheck_missing_ops[];
 
 /* n 64, d 4, batch 2, seed 1, bidirectional, ReLU, RMS, RPE 16 x 2,
  * decay 0.9, 12 samples, tolerance 1e-6. */

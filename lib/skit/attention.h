@@ -234,6 +234,35 @@ size_t skit_attention_plan_bytes(const skit_attention_plan *plan);
 
 void skit_attention_plan_destroy(skit_attention_plan *plan);
 
+/* ---- MRA-2's backward (two levels {block, 1}, no mask) -----------------
+ * The squares MRA-2 refines for q, k (Algorithm 1: score = coarse logit -
+ * its row maximum; the rows x blocks_per_row best overall (SKIT_MRA_GLOBAL)
+ * or each row's blocks_per_row best, ties to the first in row-major order;
+ * no priors), as refined[x + y * (n/block)] = 1 for square (x, y): what
+ * an MRA-2 plan with these options refines.
+ * Errors: SKIT_EINVAL (NULL, unknown selection), SKIT_EDOM (n or d = 0,
+ * blocks_per_row outside 1..n/block), SKIT_ESHAPE (block < 2 or not
+ * dividing n), SKIT_ENOMEM. */
+int skit_mra2_selection(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                        size_t ldk, double scale, size_t block, size_t blocks_per_row,
+                        skit_mra_selection selection, unsigned char *refined);
+/* Gradients dq, dk (n x d) and dv (n x dv) of <dy, Y> for MRA-2's output Y
+ * with the refined squares held fixed (the selection passes no gradient,
+ * as in the authors' code): through the exact logits of the refined
+ * squares and through the coarse term (block means of q, k, v) of the
+ * others. Each gradient may be NULL. Row by row (a reference-speed
+ * implementation). work: skit_mra2_backward_workspace doubles or NULL
+ * (allocated); with work it allocates nothing and is thread-safe.
+ * Errors: SKIT_EINVAL (NULL), SKIT_EDOM (a size 0, scale not finite),
+ * SKIT_ESHAPE (block < 2 or not dividing n, a leading dimension < n),
+ * SKIT_ENOMEM. */
+size_t skit_mra2_backward_workspace(size_t n, size_t d, size_t dv, size_t block);
+int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k,
+                       size_t ldk, const double *v, size_t ldv, double scale, size_t block,
+                       const unsigned char *refined, const double *dy, size_t lddy, double *dq,
+                       size_t lddq, double *dk, size_t lddk, double *dvv, size_t lddv,
+                       double *work);
+
 /* Coarse logits of MRA level s: C[x + y*ldc] = scale * Qs_x . Ks_y where Qs,
  * Ks are the means of the valid rows of each block of s consecutive tokens
  * (bilinearity makes C the mean of the fine logits over the square when no

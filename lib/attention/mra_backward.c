@@ -1,0 +1,232 @@
+/* mra_backward.c — MRA-2's backward with the refined squares held fixed
+ * (as the authors' implementation differentiates it: the selection is not
+ * differentiable and passes no gradient). For two levels R = {b, 1} and no
+ * mask, row i of block x is a softmax over "atoms": the fine logits P_ij =
+ * scale q_i . k_j of every key j in a refined square (x, y), with value v_j,
+ * and one coarse atom per unrefined square, logit C_xy + log b (C = scale
+ * Qm Km^T on the block means), value Vm_y; that is what lib/attention/mra.c
+ * computes. The backward is softmax attention's over the atoms, the coarse
+ * atoms' gradients then spread evenly over their blocks (the means' adjoint).
+ * Row by row, O(n (n/b + refined keys) (d + dv)): a reference-speed
+ * implementation, not the plan's tiled sweep. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention/attention_internal.h"
+
+typedef struct mra2_shape {
+    size_t n, d, dv, b, rows;
+} mra2_shape;
+
+static int check_shape(size_t n, size_t d, size_t dv, size_t block)
+{
+    if (n == 0 || d == 0 || dv == 0)
+        return SKIT_ERROR(SKIT_EDOM, "n = %zu, d = %zu, dv = %zu out of range: need all >= 1", n, d, dv);
+    if (block < 2 || n % block)
+        return SKIT_ERROR(SKIT_ESHAPE, "block = %zu: need block >= 2 dividing n = %zu", block, n);
+    return SKIT_OK;
+}
+
+/* ---- the selection (Algorithm 1 on two levels, no priors) ---------------- */
+
+typedef struct scored {
+    double score;
+    size_t id; /* x * rows + y: row-major */
+} scored;
+
+static int by_score(const void *a, const void *b)
+{
+    const scored *u = a, *v = b;
+    if (u->score != v->score) return u->score > v->score ? -1 : 1;
+    return u->id < v->id ? -1 : u->id > v->id;
+}
+
+int skit_mra2_selection(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk, double scale,
+                        size_t block, size_t blocks_per_row, skit_mra_selection selection, unsigned char *refined)
+{
+    SKIT_REQUIRE_PTR(q);
+    SKIT_REQUIRE_PTR(k);
+    SKIT_REQUIRE_PTR(refined);
+    SKIT_TRY(check_shape(n, d, 1, block));
+    const size_t rows = n / block;
+    if (blocks_per_row == 0 || blocks_per_row > rows)
+        return SKIT_ERROR(SKIT_EDOM, "blocks_per_row = %zu out of range: need 1..%zu", blocks_per_row, rows);
+    if (selection != SKIT_MRA_GLOBAL && selection != SKIT_MRA_PER_ROW)
+        return SKIT_ERROR(SKIT_EINVAL, "selection = %d unknown", (int)selection);
+    double *C = skit_malloc(rows * rows, sizeof *C);
+    scored *all = skit_malloc(rows * rows, sizeof *all);
+    int status = C && all ? skit_mra_coarse_logits(n, d, q, ldq, k, ldk, scale, block, NULL, C, rows) : SKIT_ENOMEM;
+    if (status == SKIT_OK) {
+        for (size_t x = 0; x < rows; x++) {
+            double mx = -INFINITY;
+            for (size_t y = 0; y < rows; y++) mx = fmax(mx, C[x + y * rows]);
+            for (size_t y = 0; y < rows; y++) all[x * rows + y] = (scored){C[x + y * rows] - mx, x * rows + y};
+        }
+        memset(refined, 0, rows * rows);
+        if (selection == SKIT_MRA_GLOBAL) {
+            qsort(all, rows * rows, sizeof *all, by_score);
+            for (size_t t = 0; t < rows * blocks_per_row; t++) refined[all[t].id / rows + (all[t].id % rows) * rows] = 1;
+        } else {
+            for (size_t x = 0; x < rows; x++) {
+                qsort(all + x * rows, rows, sizeof *all, by_score);
+                for (size_t t = 0; t < blocks_per_row; t++) refined[x + (all[x * rows + t].id % rows) * rows] = 1;
+            }
+        }
+    }
+    skit_free(C);
+    skit_free(all);
+    return status;
+}
+
+/* ---- the backward ------------------------------------------------------------ */
+
+size_t skit_mra2_backward_workspace(size_t n, size_t d, size_t dv, size_t block)
+{
+    size_t rows = block ? n / block : 0;
+    /* means and their gradients (Qm, Km: rows x d; Vm: rows x dv), the
+     * coarse logits' gradient (rows x rows), one row's atoms (n + rows) twice */
+    return 2 * rows * (2 * d + dv) + rows * rows + 2 * (n + rows);
+}
+
+static double dot_rows(const double *a, size_t lda, size_t i, const double *b, size_t ldb, size_t j, size_t d)
+{
+    double s = 0;
+    for (size_t c = 0; c < d; c++) s += a[i + c * lda] * b[j + c * ldb];
+    return s;
+}
+
+typedef struct mra2_work {
+    double *qm, *km, *vm, *dqm, *dkm, *dvm, *dC, *logit, *weight;
+} mra2_work;
+
+/* Row i: the atoms' logits (fine keys of refined squares, then one per
+ * unrefined square) into w->logit, their softmax weights into w->weight. */
+static void row_atoms(const mra2_shape *s, const double *q, size_t ldq, const double *k, size_t ldk, double scale,
+                      const unsigned char *refined, size_t i, const mra2_work *w)
+{
+    const size_t x = i / s->b, rows = s->rows;
+    double mx = -INFINITY, sum = 0;
+    size_t a = 0;
+    for (size_t y = 0; y < rows; y++) {
+        if (refined[x + y * rows])
+            for (size_t j = y * s->b; j < (y + 1) * s->b; j++) w->logit[a++] = scale * dot_rows(q, ldq, i, k, ldk, j, s->d);
+        else
+            w->logit[a++] = scale * dot_rows(w->qm, rows, x, w->km, rows, y, s->d) + log((double)s->b);
+    }
+    for (size_t t = 0; t < a; t++) mx = fmax(mx, w->logit[t]);
+    for (size_t t = 0; t < a; t++) sum += (w->weight[t] = exp(w->logit[t] - mx));
+    for (size_t t = 0; t < a; t++) w->weight[t] /= sum;
+}
+
+/* Row i's backward: w->logit becomes d(loss)/d(logit) per atom; fine atoms
+ * go to dq, dk, dv at once, coarse ones to dC and dVm. */
+static void row_backward(const mra2_shape *s, const double *q, size_t ldq, const double *k, size_t ldk,
+                         const double *v, size_t ldv, double scale, const unsigned char *refined, size_t i,
+                         const double *dy, size_t lddy, double *dq, size_t lddq, double *dk, size_t lddk, double *dvv,
+                         size_t lddv, const mra2_work *w)
+{
+    const size_t x = i / s->b, rows = s->rows;
+    double total = 0;
+    size_t a = 0;
+    for (size_t y = 0; y < rows; y++) { /* dweight = dy_i . value, into logit */
+        if (refined[x + y * rows])
+            for (size_t j = y * s->b; j < (y + 1) * s->b; j++, a++) w->logit[a] = dot_rows(dy, lddy, i, v, ldv, j, s->dv);
+        else
+            w->logit[a++] = dot_rows(dy, lddy, i, w->vm, rows, y, s->dv);
+    }
+    for (size_t t = 0; t < a; t++) total += w->weight[t] * w->logit[t];
+    a = 0;
+    for (size_t y = 0; y < rows; y++) {
+        if (refined[x + y * rows]) {
+            for (size_t j = y * s->b; j < (y + 1) * s->b; j++, a++) {
+                double al = w->weight[a], g = al * (w->logit[a] - total) * scale;
+                for (size_t c = 0; c < s->d; c++) {
+                    if (dq) dq[i + c * lddq] += g * k[j + c * ldk];
+                    if (dk) dk[j + c * lddk] += g * q[i + c * ldq];
+                }
+                if (dvv)
+                    for (size_t c = 0; c < s->dv; c++) dvv[j + c * lddv] += al * dy[i + c * lddy];
+            }
+        } else {
+            double al = w->weight[a];
+            w->dC[x + y * rows] += al * (w->logit[a] - total);
+            for (size_t c = 0; c < s->dv; c++) w->dvm[y + c * rows] += al * dy[i + c * lddy];
+            a++;
+        }
+    }
+}
+
+static void zero_cols(size_t rows, size_t cols, double *a, size_t lda)
+{
+    for (size_t c = 0; c < cols; c++) memset(a + c * lda, 0, rows * sizeof *a);
+}
+
+/* the coarse logits' gradient through C = scale Qm Km^T and the means */
+static void coarse_backward(const mra2_shape *s, double scale, double *dq, size_t lddq, double *dk, size_t lddk,
+                            double *dvv, size_t lddv, const mra2_work *w)
+{
+    const size_t rows = s->rows, b = s->b;
+    for (size_t x = 0; x < rows; x++)
+        for (size_t y = 0; y < rows; y++) {
+            double g = scale * w->dC[x + y * rows];
+            for (size_t c = 0; c < s->d; c++) {
+                w->dqm[x + c * rows] += g * w->km[y + c * rows];
+                w->dkm[y + c * rows] += g * w->qm[x + c * rows];
+            }
+        }
+    for (size_t i = 0; i < s->n; i++) { /* each token carries 1/b of its block's mean */
+        for (size_t c = 0; c < s->d; c++) {
+            if (dq) dq[i + c * lddq] += w->dqm[i / b + c * rows] / (double)b;
+            if (dk) dk[i + c * lddk] += w->dkm[i / b + c * rows] / (double)b;
+        }
+        if (dvv)
+            for (size_t c = 0; c < s->dv; c++) dvv[i + c * lddv] += w->dvm[i / b + c * rows] / (double)b;
+    }
+}
+
+int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k, size_t ldk,
+                       const double *v, size_t ldv, double scale, size_t block, const unsigned char *refined,
+                       const double *dy, size_t lddy, double *dq, size_t lddq, double *dk, size_t lddk, double *dvv,
+                       size_t lddv, double *work)
+{
+    SKIT_REQUIRE_PTR(q);
+    SKIT_REQUIRE_PTR(k);
+    SKIT_REQUIRE_PTR(v);
+    SKIT_REQUIRE_PTR(dy);
+    SKIT_REQUIRE_PTR(refined);
+    SKIT_TRY(check_shape(n, d, dv, block));
+    if (!isfinite(scale)) return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need a finite value", scale);
+    if (ldq < n || ldk < n || ldv < n || lddy < n || (dq && lddq < n) || (dk && lddk < n) || (dvv && lddv < n))
+        return SKIT_ERROR(SKIT_ESHAPE, "a leading dimension is < n = %zu", n);
+    const mra2_shape s = {n, d, dv, block, n / block};
+    const size_t rows = s.rows;
+    double *owned = NULL;
+    if (!work && !(work = owned = skit_malloc(skit_mra2_backward_workspace(n, d, dv, block), sizeof(double))))
+        return SKIT_ENOMEM;
+    mra2_work w = {.qm = work};
+    w.km = w.qm + rows * d;
+    w.vm = w.km + rows * d;
+    w.dqm = w.vm + rows * dv;
+    w.dkm = w.dqm + rows * d;
+    w.dvm = w.dkm + rows * d;
+    w.dC = w.dvm + rows * dv;
+    w.logit = w.dC + rows * rows;
+    w.weight = w.logit + n + rows;
+    memset(w.dqm, 0, (rows * (2 * d + dv) + rows * rows) * sizeof(double));
+    attn_block_means(n, d, q, ldq, block, NULL, 0, w.qm, NULL);
+    attn_block_means(n, d, k, ldk, block, NULL, 0, w.km, NULL);
+    attn_block_means(n, dv, v, ldv, block, NULL, 0, w.vm, NULL);
+    if (dq) zero_cols(n, d, dq, lddq);
+    if (dk) zero_cols(n, d, dk, lddk);
+    if (dvv) zero_cols(n, dv, dvv, lddv);
+    for (size_t i = 0; i < n; i++) {
+        row_atoms(&s, q, ldq, k, ldk, scale, refined, i, &w);
+        row_backward(&s, q, ldq, k, ldk, v, ldv, scale, refined, i, dy, lddy, dq, lddq, dk, lddk, dvv, lddv, &w);
+    }
+    coarse_backward(&s, scale, dq, lddq, dk, lddk, dvv, lddv, &w);
+    skit_free(owned);
+    return SKIT_OK;
+}
