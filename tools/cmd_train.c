@@ -199,7 +199,7 @@ static int validate(args *a)
     m->causal = !a->masked;
     if (m->tno.decay >= 1 && m->mixer == TRAIN_MIXER_SKI)
         return cli_usage_error("--decay: ski needs a time warp in (0, 1)");
-    if (a->nlengths && m->mixer == TRAIN_MIXER_ATTENTION)
+    if (a->nlengths && (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
         return cli_usage_error("--eval-lengths: the attention model's learned positions exist for --n only");
     if (a->eval_out && !a->nlengths) return cli_usage_error("--eval-out: give --eval-lengths too");
     if (cli_common_validate(&a->common) || cli_check_data_path("--eval-out", a->eval_out, 0)) return CLI_USAGE;
@@ -419,8 +419,9 @@ static void describe_mixer(const args *a, const run *r, char *text, size_t size)
 {
     const skit_tno_options *o = train_model_mixer_options(r->model);
     static const char *const acts[] = {"relu", "silu", "gelu"}, *const norms[] = {"none", "layer", "rms"};
-    if (a->model.mixer == TRAIN_MIXER_ATTENTION) {
-        snprintf(text, size, "mixer attention (layerL.mixer.wq/wk: e x e); d %zu", a->model.expand * a->model.d);
+    if (a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) {
+        snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu", train_mixer_names[a->model.mixer],
+                 a->model.expand * a->model.d);
         return;
     }
     char ski[128] = "";

@@ -18,6 +18,7 @@ typedef struct block_acts {
     double *n1, *rstd1;                 /* GTU input norm: R x d, R */
     double *up, *u, *vp, *v, *mix, *g;  /* R x e each */
     double *q, *k, *p;                  /* attention: R x e, R x e, batch x n x n */
+    double *qc, *kc, *vc, *yc;          /* MRA-2: q, k, v, y per sequence column-major, R x e */
     double *n2, *rstd2;                 /* GLU input norm */
     double *ap, *a, *b, *gl;            /* R x h each */
 } block_acts;
@@ -38,6 +39,10 @@ struct train_model {
     block_params *bp;
     skit_tno_plan **plans;         /* one per block (tno, fd, ski) */
     skit_tno_options mixer_options;
+    skit_attention_plan *mra;      /* MRA-2 (one plan serves every block and sequence) */
+    size_t mra_block, mra_squares, mra_per_row; /* its block, (n/block)^2, blocks refined per row */
+    unsigned char *refined;        /* its refined squares, per block and sequence */
+    double *mra_work;              /* skit_mra2_backward's workspace */
     double *params, *grads;        /* arenas: parameters and their gradients */
     double *acts;                  /* arena: activations */
     double *scratch;               /* arena: backward scratch */
@@ -48,6 +53,12 @@ struct train_model {
     double *weights, count;
     size_t bytes;
 };
+
+/* Mixers whose softmax sees no token order: they get learned positions and W_q, W_k. */
+static int softmax_mixer(const train_config *c)
+{
+    return c->mixer == TRAIN_MIXER_ATTENTION || c->mixer == TRAIN_MIXER_MRA;
+}
 
 /* ---- small layers ---------------------------------------------------- */
 
@@ -170,6 +181,64 @@ static void attention_backward(train_model *m, const block_params *bp, const blo
     linear_backward(m->R, e, e, a->v, m->params + bp->wk, dk, dv, 1.0, m->grads + bp->wk);
 }
 
+/* ---- MRA-2 mixer: the library's MRA-2 approximation of the same attention */
+
+/* row-major (n x e) <-> column-major (n x e, ld n) */
+static void to_columns(size_t n, size_t e, const double *rows, double *cols)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < e; c++) cols[i + c * n] = rows[i * e + c];
+}
+
+static void to_rows(size_t n, size_t e, const double *cols, double *rows)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < e; c++) rows[i * e + c] = cols[i + c * n];
+}
+
+static int mra_forward(train_model *m, size_t l, const block_params *bp, block_acts *a)
+{
+    size_t n = m->c.n, e = m->e, bpr = m->mra_per_row;
+    double scale = 1.0 / sqrt((double)e);
+    linear_forward(m->R, e, e, a->v, m->params + bp->wq, a->q);
+    linear_forward(m->R, e, e, a->v, m->params + bp->wk, a->k);
+    for (size_t b = 0; b < m->c.batch; b++) {
+        size_t o = b * n * e;
+        to_columns(n, e, a->q + o, a->qc + o);
+        to_columns(n, e, a->k + o, a->kc + o);
+        to_columns(n, e, a->v + o, a->vc + o);
+        int status = skit_attention_plan_execute(m->mra, a->qc + o, n, a->kc + o, n, a->vc + o, n, NULL, a->yc + o, n, NULL);
+        if (!status) /* the squares the plan refined, for the backward */
+            status = skit_mra2_selection(n, e, a->qc + o, n, a->kc + o, n, scale, m->mra_block, bpr, SKIT_MRA_GLOBAL,
+                                         m->refined + (l * m->c.batch + b) * m->mra_squares);
+        if (status) return status;
+        to_rows(n, e, a->yc + o, a->mix + o);
+    }
+    return SKIT_OK;
+}
+
+/* As attention_backward; s4, s5: R x e scratch. */
+static int mra_backward(train_model *m, size_t l, const block_params *bp, const block_acts *a, const double *dy,
+                        double *dv, double *dq, double *dk, double *s4, double *s5)
+{
+    size_t n = m->c.n, e = m->e;
+    double scale = 1.0 / sqrt((double)e), *dyc = s4, *dc = s5;
+    for (size_t b = 0; b < m->c.batch; b++) {
+        size_t o = b * n * e;
+        to_columns(n, e, dy + o, dyc);
+        int status = skit_mra2_backward(n, e, e, a->qc + o, n, a->kc + o, n, a->vc + o, n, scale, m->mra_block,
+                                        m->refined + (l * m->c.batch + b) * m->mra_squares, dyc, n, dq + o, n,
+                                        dk + o, n, dc, n, m->mra_work);
+        if (status) return status;
+        to_rows(n, e, dc, dv + o);
+        to_rows(n, e, dq + o, dc), memcpy(dq + o, dc, n * e * sizeof(double));
+        to_rows(n, e, dk + o, dc), memcpy(dk + o, dc, n * e * sizeof(double));
+    }
+    linear_backward(m->R, e, e, a->v, m->params + bp->wq, dq, dv, 1.0, m->grads + bp->wq);
+    linear_backward(m->R, e, e, a->v, m->params + bp->wk, dk, dv, 1.0, m->grads + bp->wk);
+    return SKIT_OK;
+}
+
 /* ---- GTU: out = Wo (silu(Wu h) * mixer(silu(Wv h))) ---------------------- */
 
 static int gtu_forward(train_model *m, size_t l, double *out)
@@ -183,7 +252,10 @@ static int gtu_forward(train_model *m, size_t l, double *out)
     silu_forward(R * e, a->vp, a->v);
     if (m->c.mixer == TRAIN_MIXER_ATTENTION)
         attention_forward(m, bp, a);
-    else {
+    else if (m->c.mixer == TRAIN_MIXER_MRA) {
+        int status = mra_forward(m, l, bp, a);
+        if (status) return status;
+    } else {
         int status = skit_tno_plan_execute(m->plans[l], a->v, a->mix, m->mixer_work);
         if (status) return status;
     }
@@ -206,7 +278,10 @@ static int gtu_backward(train_model *m, size_t l, const double *dout, double *dn
     }
     if (m->c.mixer == TRAIN_MIXER_ATTENTION)
         attention_backward(m, bp, a, dmix, dv, dg, s[4], dP);
-    else {
+    else if (m->c.mixer == TRAIN_MIXER_MRA) {
+        int status = mra_backward(m, l, bp, a, dmix, dv, dg, s[4], s[5], s[6]);
+        if (status) return status;
+    } else {
         int status = skit_tno_plan_backward(m->plans[l], a->v, dmix, dv, m->grads + bp->mixer, NULL,
                                             m->mixer_work);
         if (status) return status;
@@ -284,7 +359,7 @@ int train_model_forward(train_model *m, const int *inputs, const int *targets, c
     size_t R = m->R, d = m->c.d;
     double *tmp = m->scratch; /* R x d: a block's output before the residual add */
     for (size_t r = 0; r < R; r++) memcpy(m->x + r * d, m->params + m->embedding + (size_t)inputs[r] * d, d * sizeof(double));
-    if (m->c.mixer == TRAIN_MIXER_ATTENTION) /* attention alone does not know the order of the tokens */
+    if (softmax_mixer(&m->c)) /* attention alone does not know the order of the tokens */
         for (size_t r = 0; r < R; r++) cblas_daxpy((int)d, 1.0, m->params + m->position + (r % m->c.n) * d, 1, m->x + r * d, 1);
     for (size_t l = 0; l < m->c.layers; l++) {
         block_acts *a = &m->ba[l];
@@ -313,10 +388,10 @@ int train_model_backward(train_model *m)
 {
     size_t R = m->R, d = m->c.d, e = m->e, h = m->h;
     double *dx = m->scratch, *dn = dx + R * d, *dP = dn + R * d;
-    double *s[5];
+    double *s[7];
     double *base = dP + m->c.n * m->c.n;
     size_t wide = e > h ? e : h;
-    for (int i = 0; i < 5; i++) s[i] = base + (size_t)i * R * wide;
+    for (int i = 0; i < 7; i++) s[i] = base + (size_t)i * R * wide;
     memset(m->grads, 0, m->nparams * sizeof(double));
     if (m->count == 0) return SKIT_OK;
     cross_entropy_backward(R, m->c.out_vocab, m->logits, m->targets, m->weights, m->count);
@@ -334,14 +409,14 @@ int train_model_backward(train_model *m)
     }
     for (size_t r = 0; r < R; r++)
         cblas_daxpy((int)d, 1.0, dx + r * d, 1, m->grads + m->embedding + (size_t)m->inputs[r] * d, 1);
-    if (m->c.mixer == TRAIN_MIXER_ATTENTION)
+    if (softmax_mixer(&m->c))
         for (size_t r = 0; r < R; r++) cblas_daxpy((int)d, 1.0, dx + r * d, 1, m->grads + m->position + (r % m->c.n) * d, 1);
     return SKIT_OK;
 }
 
 int train_model_sync(train_model *m)
 {
-    if (m->c.mixer == TRAIN_MIXER_ATTENTION) return SKIT_OK;
+    if (softmax_mixer(&m->c)) return SKIT_OK;
     for (size_t l = 0; l < m->c.layers; l++) {
         int status = skit_tno_plan_set_parameters(m->plans[l], m->params + m->bp[l].mixer, m->bp[l].mixer_count);
         if (status) return status;
@@ -375,6 +450,28 @@ static void clamp_ski(skit_tno_options *o, size_t n)
 {
     if (o->rank > n) o->rank = n;
     if (o->taps > 2 * n - 1) o->taps = 2 * n - 1;
+}
+
+/* MRA-2 with blocks of 8 tokens (4 when n is not a multiple of 8), half of
+ * each row's blocks refined (one global top-k, the paper's default rule). */
+static int create_mra(train_model *m, const char **why)
+{
+    size_t n = m->c.n, e = m->e;
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
+    o.block = m->mra_block = n % 8 == 0 ? 8 : 4;
+    o.blocks_per_row[0] = m->mra_per_row = n / o.block / 2 ? n / o.block / 2 : 1;
+    o.scale = 1.0 / sqrt((double)e);
+    m->mra_squares = (n / o.block) * (n / o.block);
+    int status = skit_attention_plan_create(&m->mra, n, e, e, &o);
+    if (status) return status;
+    m->refined = skit_calloc(m->c.layers * m->c.batch, m->mra_squares);
+    m->mra_work = skit_malloc(skit_mra2_backward_workspace(n, e, e, o.block), sizeof(double));
+    if (!m->refined || !m->mra_work) return SKIT_ENOMEM;
+    m->bytes += skit_attention_plan_bytes(m->mra) + m->c.layers * m->c.batch * m->mra_squares +
+                skit_mra2_backward_workspace(n, e, e, o.block) * sizeof(double);
+    (void)why;
+    return SKIT_OK;
 }
 
 static int create_plans(train_model *m, const char **why)
@@ -411,7 +508,7 @@ static void lay_out_parameters(train_model *m)
     size_t d = c->d, e = m->e, h = m->h;
     char name[48];
     m->embedding = add_group(m, "embedding", c->vocab, d, 1);
-    if (c->mixer == TRAIN_MIXER_ATTENTION) m->position = add_group(m, "position", c->n, d, 1);
+    if (softmax_mixer(c)) m->position = add_group(m, "position", c->n, d, 1);
     for (size_t l = 0; l < c->layers; l++) {
         block_params *bp = &m->bp[l];
 #define GROUP(field, what, rows, cols, decayed)                          \
@@ -420,7 +517,7 @@ static void lay_out_parameters(train_model *m)
         GROUP(wu, "gtu.wu", e, d, 1);
         GROUP(wv, "gtu.wv", e, d, 1);
         GROUP(wo, "gtu.wo", d, e, 1);
-        if (c->mixer == TRAIN_MIXER_ATTENTION) {
+        if (softmax_mixer(c)) {
             GROUP(wq, "mixer.wq", e, e, 1);
             GROUP(wk, "mixer.wk", e, e, 1);
         } else {
@@ -448,7 +545,7 @@ static void init_parameters(train_model *m)
         else
             init_linear(&rng, w, g->rows, g->cols);
     }
-    if (m->c.mixer != TRAIN_MIXER_ATTENTION)
+    if (!softmax_mixer(&m->c))
         for (size_t l = 0; l < m->c.layers; l++)
             skit_tno_plan_get_parameters(m->plans[l], m->params + m->bp[l].mixer, m->bp[l].mixer_count);
 }
@@ -465,6 +562,7 @@ static size_t activation_doubles(const train_model *m)
     size_t R = m->R, d = m->c.d, e = m->e, h = m->h, n = m->c.n;
     size_t per = 2 * (R * d + R + 16) + 6 * (R * e + 8) + 4 * (R * h + 8);
     if (m->c.mixer == TRAIN_MIXER_ATTENTION) per += 2 * (R * e + 8) + m->c.batch * n * n + 8;
+    if (m->c.mixer == TRAIN_MIXER_MRA) per += 6 * (R * e + 8);
     return m->c.layers * per + 2 * (R * d + 8) + R + 8 + R * m->c.out_vocab + 8;
 }
 
@@ -479,6 +577,10 @@ static void carve_activations(train_model *m)
         a->v = carve(&p, R * e), a->mix = carve(&p, R * e), a->g = carve(&p, R * e);
         if (m->c.mixer == TRAIN_MIXER_ATTENTION)
             a->q = carve(&p, R * e), a->k = carve(&p, R * e), a->p = carve(&p, m->c.batch * n * n);
+        if (m->c.mixer == TRAIN_MIXER_MRA) {
+            a->q = carve(&p, R * e), a->k = carve(&p, R * e);
+            a->qc = carve(&p, R * e), a->kc = carve(&p, R * e), a->vc = carve(&p, R * e), a->yc = carve(&p, R * e);
+        }
         a->n2 = carve(&p, R * d), a->rstd2 = carve(&p, R);
         a->ap = carve(&p, R * h), a->a = carve(&p, R * h), a->b = carve(&p, R * h), a->gl = carve(&p, R * h);
     }
@@ -490,7 +592,7 @@ static int allocate(train_model *m)
 {
     size_t wide = m->e > m->h ? m->e : m->h;
     size_t acts = activation_doubles(m);
-    size_t scratch = 2 * m->R * m->c.d + m->c.n * m->c.n + 5 * m->R * wide;
+    size_t scratch = 2 * m->R * m->c.d + m->c.n * m->c.n + 7 * m->R * wide;
     m->params = skit_calloc(m->nparams, sizeof(double));
     m->grads = skit_calloc(m->nparams, sizeof(double));
     m->acts = skit_calloc(acts, sizeof(double));
@@ -505,8 +607,12 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
 {
     *out = NULL;
     *why = NULL;
-    if (c->mixer == TRAIN_MIXER_MRA) {
-        *why = "the library has no MRA-2 backward yet (issue 16 item 1)";
+    if (c->mixer == TRAIN_MIXER_MRA && c->causal) {
+        *why = "the library's MRA-2 has no causal mask: use --objective masked";
+        return SKIT_EUNSUPPORTED;
+    }
+    if (c->mixer == TRAIN_MIXER_MRA && (c->n % 4 || c->n < 8)) {
+        *why = "MRA-2 needs n a multiple of 4 and >= 8 (blocks of 4 or 8 tokens)";
         return SKIT_EUNSUPPORTED;
     }
     if (c->layers > 64) return SKIT_EDOM;
@@ -520,7 +626,7 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
     m->ba = skit_calloc(c->layers, sizeof *m->ba);
     m->plans = skit_calloc(c->layers, sizeof *m->plans);
     int status = (m->bp && m->ba && m->plans) ? SKIT_OK : SKIT_ENOMEM;
-    if (!status && c->mixer != TRAIN_MIXER_ATTENTION) {
+    if (!status && !softmax_mixer(c)) {
         skit_tno_options o = c->tno;
         o.kind = c->mixer == TRAIN_MIXER_TNO ? SKIT_TNO_FFT : c->mixer == TRAIN_MIXER_FD ? SKIT_TNO_FD : SKIT_TNO_SKI;
         o.causality = c->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
@@ -533,7 +639,8 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         lay_out_parameters(m);
         status = allocate(m);
     }
-    if (!status && c->mixer != TRAIN_MIXER_ATTENTION) status = create_plans(m, why);
+    if (!status && c->mixer == TRAIN_MIXER_MRA) status = create_mra(m, why);
+    if (!status && !softmax_mixer(c)) status = create_plans(m, why);
     if (status) {
         train_model_destroy(m);
         return status;
@@ -556,6 +663,9 @@ void train_model_destroy(train_model *m)
     skit_free(m->acts);
     skit_free(m->scratch);
     skit_free(m->mixer_work);
+    skit_attention_plan_destroy(m->mra);
+    skit_free(m->refined);
+    skit_free(m->mra_work);
     skit_free(m);
 }
 
