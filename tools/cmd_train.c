@@ -66,6 +66,10 @@ static const char *usage =
     "                      not exist\n"
     "  --check-gradients   only check every parameter group's gradient of the loss\n"
     "                      against central finite differences; exit 1 above 1e-6\n"
+    "  --dump-step DIR     only one step, with what a reference implementation needs to\n"
+    "                      repeat it: DIR/before, DIR/gradients (before clipping),\n"
+    "                      DIR/after (checkpoints), DIR/batch.npy (inputs, targets,\n"
+    "                      weights as columns), DIR/scalars.npy (loss, lr, gradient norm)\n"
     "      --seed N        seed of data and initialisation (default 1)\n"
     "      --threads N     OpenMP threads (default 1: at these sizes more threads cost\n"
     "                      more than they save)\n"
@@ -80,7 +84,7 @@ static const char *usage =
 enum { OPT_TASK = 0x2000, OPT_VOCAB, OPT_ORDER, OPT_TEXT, OPT_OBJECTIVE, OPT_MIXER, OPT_N, OPT_BATCH, OPT_D,
        OPT_EXPAND, OPT_GLU, OPT_LAYERS, OPT_NORM, OPT_UNTIED, OPT_RPE_WIDTH, OPT_RPE_LAYERS, OPT_ACTIVATION,
        OPT_DECAY, OPT_STEPS, OPT_LR, OPT_WARMUP, OPT_WEIGHT_DECAY, OPT_CLIP, OPT_EVAL_BATCHES, OPT_EVAL_EVERY,
-       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK };
+       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP };
 
 typedef struct args {
     cli_common common;
@@ -92,7 +96,7 @@ typedef struct args {
     train_adamw opt;
     size_t eval_batches, eval_every;
     size_t *lengths, nlengths;
-    const char *eval_out, *save;
+    const char *eval_out, *save, *dump;
 } args;
 
 static void defaults(args *a)
@@ -178,6 +182,7 @@ static int parse_option(args *a, int opt, const char *arg)
     case OPT_EVAL_OUT: a->eval_out = arg; return CLI_OK;
     case OPT_SAVE: a->save = arg; return CLI_OK;
     case OPT_CHECK: a->check = 1; return CLI_OK;
+    case OPT_DUMP_STEP: a->dump = arg; return CLI_OK;
     }
     return cli_usage_error("unknown option or missing value (see 'skit train --help')");
 }
@@ -208,6 +213,11 @@ static int validate(args *a)
         if (stat(a->save, &st) == 0) return cli_usage_error("--save: %s exists; give a new directory", a->save);
         if (cli_check_output_path("--save", a->save)) return CLI_USAGE;
     }
+    if (a->dump) {
+        struct stat st;
+        if (stat(a->dump, &st) == 0) return cli_usage_error("--dump-step: %s exists; give a new directory", a->dump);
+        if (cli_check_output_path("--dump-step", a->dump)) return CLI_USAGE;
+    }
     if (a->task == TRAIN_TASK_TEXT && access(a->text, R_OK) != 0)
         return cli_usage_error("--text: cannot read %s: %s", a->text, strerror(errno));
     return CLI_OK;
@@ -235,7 +245,8 @@ static int parse_args(int argc, char **argv, args *a)
         {"eval-every", required_argument, NULL, OPT_EVAL_EVERY},
         {"eval-lengths", required_argument, NULL, OPT_EVAL_LENGTHS},
         {"eval-out", required_argument, NULL, OPT_EVAL_OUT}, {"save", required_argument, NULL, OPT_SAVE},
-        {"check-gradients", no_argument, NULL, OPT_CHECK}, {NULL, 0, NULL, 0}};
+        {"check-gradients", no_argument, NULL, OPT_CHECK}, {"dump-step", required_argument, NULL, OPT_DUMP_STEP},
+        {NULL, 0, NULL, 0}};
     defaults(a);
     int opt;
     opterr = 0;
@@ -455,6 +466,50 @@ static int check_gradients(const args *a, run *r)
     return CLI_OK;
 }
 
+/* DIR/name, or a usage error for a path too long */
+static int dump_path(char *out, size_t size, const char *dir, const char *name)
+{
+    int n = snprintf(out, size, "%s/%s", dir, name);
+    return n < 0 || (size_t)n >= size ? cli_usage_error("--dump-step: path too long") : CLI_OK;
+}
+
+static int dump_step(const args *a, run *r)
+{
+    char path[4096];
+    size_t R = a->model.batch * a->model.n, P = train_model_parameter_count(r->model);
+    train_adamw opt = a->opt;
+    opt.count = P;
+    opt.m = calloc(P, sizeof(double));
+    opt.v = calloc(P, sizeof(double));
+    double *batch = malloc(3 * R * sizeof(double)), scalars[3] = {NAN, train_adamw_rate(&opt, 0), NAN};
+    int rc = opt.m && opt.v && batch ? CLI_OK : cli_failure("out of memory");
+    if (rc == CLI_OK && mkdir(a->dump, 0777) != 0) rc = cli_failure("--dump-step: cannot create %s: %s", a->dump, strerror(errno));
+    if (rc == CLI_OK) rc = dump_path(path, sizeof path, a->dump, "before");
+    if (rc == CLI_OK && train_checkpoint_save(r->model, path, "parameters before the step")) rc = cli_failure("--dump-step: cannot write %s", path);
+    train_task_batch(&r->task, &r->data_rng, 0, a->model.batch, a->model.n, r->inputs, r->targets, r->weights);
+    int status = rc ? SKIT_OK : train_model_forward(r->model, r->inputs, r->targets, r->weights, &scalars[0], NULL);
+    if (!status && !rc) status = train_model_backward(r->model);
+    if (status) rc = cli_library_error(status);
+    if (rc == CLI_OK) rc = dump_path(path, sizeof path, a->dump, "gradients");
+    if (rc == CLI_OK && train_checkpoint_save_values(r->model, train_model_gradients(r->model), path, "gradients"))
+        rc = cli_failure("--dump-step: cannot write %s", path);
+    if (rc == CLI_OK) {
+        scalars[2] = train_clip(train_model_gradients(r->model), P, opt.clip);
+        train_adamw_step(&opt, 0, train_model_parameters(r->model), train_model_gradients(r->model), r->decayed);
+        if ((status = train_model_sync(r->model))) rc = cli_library_error(status);
+    }
+    if (rc == CLI_OK) rc = dump_path(path, sizeof path, a->dump, "after");
+    if (rc == CLI_OK && train_checkpoint_save(r->model, path, "parameters after the step")) rc = cli_failure("--dump-step: cannot write %s", path);
+    for (size_t i = 0; i < R && rc == CLI_OK; i++)
+        batch[i] = r->inputs[i], batch[R + i] = r->targets[i], batch[2 * R + i] = r->weights[i];
+    if (rc == CLI_OK && !dump_path(path, sizeof path, a->dump, "batch.npy") && skit_npy_write(path, batch, R, 3, R, 2))
+        rc = cli_library_error(SKIT_EIO);
+    if (rc == CLI_OK && !dump_path(path, sizeof path, a->dump, "scalars.npy") && skit_npy_write(path, scalars, 3, 1, 3, 1))
+        rc = cli_library_error(SKIT_EIO);
+    free(opt.m), free(opt.v), free(batch);
+    return rc;
+}
+
 static int report(const args *a, run *r, cli_table *log, double val_loss, int argc, char **argv)
 {
     char mixer[512];
@@ -500,6 +555,7 @@ int cmd_train(int argc, char **argv)
     cli_table_init(&ev, eval_columns);
     double val_loss = NAN;
     if (rc == CLI_OK && a.check) rc = check_gradients(&a, &r);
+    else if (rc == CLI_OK && a.dump) rc = dump_step(&a, &r);
     else if (rc == CLI_OK) {
         rc = train_loop(&a, &r, &log, &val_loss);
         if (rc == CLI_OK) rc = eval_lengths(&a, &r, &ev);

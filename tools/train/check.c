@@ -61,12 +61,12 @@ int train_gradient_check(train_model *m, const int *in, const int *tg, const dou
 }
 
 /* Copy a rows x cols row-major matrix to column-major for skit_npy_write. */
-static int write_group(train_model *m, const train_group *g, const char *dir)
+static int write_group(const double *values, const train_group *g, const char *dir)
 {
     char path[4096], name[64];
     snprintf(name, sizeof name, "%s.npy", g->name);
     if (join(path, sizeof path, dir, name)) return -1;
-    const double *p = train_model_parameters(m) + g->offset;
+    const double *p = values + g->offset;
     if (g->cols == 1) return skit_npy_write(path, p, g->rows, 1, g->rows, 1) ? -1 : 0;
     double *t = malloc(g->rows * g->cols * sizeof(double));
     if (!t) return -1;
@@ -94,6 +94,11 @@ static void remove_tree(const char *dir)
 
 int train_checkpoint_save(train_model *m, const char *dir, const char *description)
 {
+    return train_checkpoint_save_values(m, train_model_parameters(m), dir, description);
+}
+
+int train_checkpoint_save_values(train_model *m, const double *values, const char *dir, const char *description)
+{
     char tmp[4096], path[4096];
     int len = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", dir, (long)getpid());
     if (len < 0 || (size_t)len >= sizeof tmp || join(path, sizeof path, tmp, "model.tsv")) {
@@ -111,7 +116,7 @@ int train_checkpoint_save(train_model *m, const char *dir, const char *descripti
         }
         rc = fclose(f) ? -1 : 0;
     }
-    for (size_t g = 0; g < train_model_group_count(m) && !rc; g++) rc = write_group(m, train_model_group(m, g), tmp);
+    for (size_t g = 0; g < train_model_group_count(m) && !rc; g++) rc = write_group(values, train_model_group(m, g), tmp);
     if (!rc && rename(tmp, dir) != 0) rc = -1;
     if (rc) {
         int saved = errno;

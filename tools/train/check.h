@@ -20,5 +20,7 @@ int train_gradient_check(train_model *model, const int *inputs, const int *targe
  * settings to load the mixers with), into a temporary directory renamed
  * to dir at the end. Returns 0 or -1 (errno set, nothing left under dir). */
 int train_checkpoint_save(train_model *model, const char *dir, const char *description);
+/* The same for any array in the parameter layout (e.g. the gradients). */
+int train_checkpoint_save_values(train_model *model, const double *values, const char *dir, const char *description);
 
 #endif

@@ -21,8 +21,9 @@ double train_clip(double *grads, size_t count, double clip)
     double sum = 0;
     for (size_t i = 0; i < count; i++) sum += grads[i] * grads[i];
     double norm = sqrt(sum);
-    if (clip > 0 && norm > clip)
-        for (size_t i = 0; i < count; i++) grads[i] *= clip / norm;
+    double coefficient = clip / (norm + 1e-6); /* as torch.nn.utils.clip_grad_norm_ */
+    if (clip > 0 && coefficient < 1)
+        for (size_t i = 0; i < count; i++) grads[i] *= coefficient;
     return norm;
 }
 
