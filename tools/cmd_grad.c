@@ -130,13 +130,16 @@ static int parse_args(int argc, char **argv, gc_args *a)
         if (rc != CLI_OK) return rc;
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    if (a->common.plot) return cli_usage_error("--plot: grad-check draws no figure (its table is the result)");
+    int rc = cli_common_validate(&a->common);
+    if (rc != CLI_OK) return rc;
     if (!a->op)
         return cli_usage_error("--op is required: toeplitz, mlp, decay, tno, fd, ski-tno, ski-causal, attention or mra2");
     if (!strcmp(a->op, "mra2") && (a->o.n % 2 || a->o.n < 4))
         return cli_usage_error("--n %zu: mra2 needs an even n >= 4 (blocks of 8, 4 or 2 tokens, two at least)",
                                a->o.n);
     a->o.seed = a->common.seed;
-    return cli_common_validate(&a->common);
+    return CLI_OK;
 }
 
 int cmd_grad_check(int argc, char **argv)
