@@ -394,7 +394,7 @@ static int train_loop(const args *a, run *r, cli_table *log, double *val_loss)
         if (rc == CLI_OK && (last || (a->eval_every && (t + 1) % a->eval_every == 0)))
             rc = evaluate(a, r, r->model, a->model.n, a->model.batch, r->inputs, r->targets, r->weights, &val);
         double seconds = skit_clock_seconds() - t0, rate = (double)(rows * (t + 1)) / seconds;
-        cli_table_rowf(log, "%zu\t%.6f\t%.6f\t%.6g\t%.6g\t%.0f\t%.3f", t + 1, loss, val,
+        cli_table_rowf(log, "%zu\t%.6f\t%.6f\t%.6g\t%.6g\t%.0f\t%.6f", t + 1, loss, val,
                        train_adamw_rate(&opt, t), norm, rate, seconds);
         cli_progress("step %zu/%zu  loss %.4f  %.0f tokens/s  ETA %.0f s", t + 1, opt.steps, loss, rate,
                      seconds / (double)(t + 1) * (double)(opt.steps - t - 1));
