@@ -31,6 +31,7 @@ include tests/freq.mk
 include tests/attention.mk
 include tests/tno.mk
 include tests/backward.mk
+include tests/train.mk
 include tests/threads.mk
 include tests/layering.mk
 include tests/cuda.mk

@@ -174,5 +174,6 @@ int cmd_decay(int argc, char **argv);     /* tools/cmd_freq.c */
 int cmd_mra(int argc, char **argv);       /* tools/cmd_mra.c */
 int cmd_tno(int argc, char **argv);       /* tools/cmd_tno.c */
 int cmd_grad_check(int argc, char **argv); /* tools/cmd_grad.c */
+int cmd_train(int argc, char **argv);      /* tools/cmd_train.c */
 
 #endif

@@ -517,6 +517,9 @@ static const char *decay_usage =
     "  --lags K           impulse: rows n = 0..K (default 64)\n"
     "  --points P         response: samples (default 512)\n"
     "  --channel C        bound: channel (default 0)\n"
+    "  --params FILE      the MLP's parameters (.npy/TSV; skit/mlp.h layout) instead\n"
+    "                     of a seeded init, e.g. a trained causal FD-TNO mixer\n"
+    "                     (skit train --save: DIR/layerL.mixer.npy, --channels = its d)\n"
     CLI_COMMON_HELP
     "  -h, --help         this message\n\n"
     "examples:\n"
@@ -532,6 +535,7 @@ typedef struct decay_options {
     size_t replicates, width, layers, channels, N, lo, hi, nodes, lags, points, channel;
     size_t *orders, norders, max_order;
     double floor;
+    skit_matrix params; /* --params: the MLP's parameters instead of seeded ones */
 } decay_options;
 
 static size_t count_selected(const int *sel)
@@ -548,8 +552,11 @@ static int first_selected(const int *sel)
 
 static int make_mlp(const decay_options *o, int act, int norm, int con, uint64_t seed, skit_mlp **mlp)
 {
-    return skit_mlp_create(mlp, con == SKIT_FREQ_PERIODIC ? 2 : 1, o->width, o->layers, o->channels,
-                           (skit_activation)act, (skit_norm)norm, seed);
+    int status = skit_mlp_create(mlp, con == SKIT_FREQ_PERIODIC ? 2 : 1, o->width, o->layers, o->channels,
+                                 (skit_activation)act, (skit_norm)norm, seed);
+    if (status == SKIT_OK && o->params.data)
+        status = skit_mlp_set_parameters(*mlp, o->params.data, o->params.rows * o->params.cols);
+    return status;
 }
 
 static void decay_conventions(cli_table *t, const decay_options *o)
@@ -907,6 +914,7 @@ static int decay_parse(int argc2, char **argv2, decay_options *o, int *range_giv
         {"lags", required_argument, NULL, 'K'},
         {"points", required_argument, NULL, 'P'},
         {"channel", required_argument, NULL, 'C'},
+        {"params", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0}};
     optind = 1;
     opterr = 0;
@@ -947,11 +955,33 @@ static int decay_parse(int argc2, char **argv2, decay_options *o, int *range_giv
         case 'K': bad = cli_parse_size("--lags", optarg, 1, (size_t)1 << 20, &o->lags); break;
         case 'P': bad = cli_parse_size("--points", optarg, 2, (size_t)1 << 20, &o->points); break;
         case 'C': bad = cli_parse_size("--channel", optarg, 0, 63, &o->channel); break;
+        case 'p':
+            skit_matrix_free(&o->params);
+            bad = cli_read_matrix("--params", optarg, &o->params);
+            break;
         default: return unknown_option(argc2, argv2);
         }
         if (bad != CLI_OK) return CLI_USAGE;
     }
     if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
+    return CLI_OK;
+}
+
+/* --params: one configuration, a scalar input, as many values as the MLP has. */
+static int decay_check_params(const decay_options *o)
+{
+    if (count_selected(o->act) != 1 || count_selected(o->norm) != 1 || count_selected(o->con) != 1 ||
+        o->replicates != 1)
+        return cli_usage_error("--params: give one --activation, --norm and --construction and no --replicates");
+    if (o->con[2]) return cli_usage_error("--params: the periodic construction has a 2-input MLP; use half or full");
+    skit_mlp *mlp = NULL;
+    int status = skit_mlp_create(&mlp, 1, o->width, o->layers, o->channels, SKIT_ACTIVATION_RELU, SKIT_NORM_NONE, 1);
+    if (status) return cli_library_error(status);
+    size_t want = skit_mlp_parameter_count(mlp), have = o->params.rows * o->params.cols;
+    skit_mlp_destroy(mlp);
+    if (have != want)
+        return cli_usage_error("--params: has %zu values; an MLP of --width %zu --layers %zu --channels %zu has %zu",
+                               have, o->width, o->layers, o->channels, want);
     return CLI_OK;
 }
 
@@ -999,6 +1029,7 @@ static int decay_check(decay_options *o, int range_given, const char *orders_tex
         rc = cli_usage_error("--activation: prop1 is about ReLU MLPs (Proposition 1): use relu");
     else if (o->mode == 4 && o->con[2])
         rc = cli_usage_error("--construction periodic: prop1 needs a scalar-input MLP: use half or full");
+    if (rc == CLI_OK && o->params.data) rc = decay_check_params(o);
     return rc;
 }
 
@@ -1034,10 +1065,14 @@ int cmd_decay(int argc, char **argv)
     int range_given = 0;
     const char *orders_text = "1,2,3,4,5,6";
     int rc = decay_parse(argc - 1, argv + 1, &o, &range_given, &orders_text);
-    if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
+    if (rc != CLI_OK) {
+        skit_matrix_free(&o.params);
+        return rc < 0 ? CLI_OK : rc;
+    }
     rc = decay_check(&o, range_given, orders_text, modes[o.mode]);
     if (rc != CLI_OK) {
         free(o.orders);
+        skit_matrix_free(&o.params);
         return rc;
     }
     cli_apply_threads(&o.common);
@@ -1045,5 +1080,6 @@ int cmd_decay(int argc, char **argv)
     else if (o.mode == 4) rc = decay_prop1_mode(&o, argc, argv);
     else rc = decay_single_mode(&o, argc, argv);
     free(o.orders);
+    skit_matrix_free(&o.params);
     return rc;
 }

@@ -15,6 +15,7 @@ const cli_command cli_commands[] = {
     {"mra", "MRA-2 / MRA-2-s attention vs exact and baselines: error, time, memory", cmd_mra},
     {"tno", "token mixers TNO / SKI-TNO / FD-TNO applied to (batch, n, d) data", cmd_tno},
     {"grad-check", "backward passes vs central finite differences (float64)", cmd_grad_check},
+    {"train", "train a small TNN language model on CPU (synthetic tasks, text)", cmd_train},
     {"bench", "time operators against floors and peers (toeplitz, ...)", cmd_bench},
     {"reproduce", "run every experiment into paper_figures/ and write REPORT.md", cmd_reproduce},
     {NULL, NULL, NULL},

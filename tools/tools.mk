@@ -9,4 +9,5 @@ include tools/freq.mk
 include tools/attention.mk
 include tools/tno.mk
 include tools/grad.mk
+include tools/train.mk
 include tools/bench/bench.mk

@@ -1,0 +1,570 @@
+/* cmd_train.c — `skit train`: train the TNN-style language model of
+ * tools/train/model.h on a synthetic task or a byte-level text, with
+ * AdamW, warm-up + cosine decay and clipping; report the validation loss
+ * against the task's floor, optionally at other lengths (extrapolation),
+ * save a checkpoint directory of .npy files; or check every gradient of a
+ * tiny model against finite differences (--check-gradients). */
+#include "config.h"
+
+#include <cblas.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "table.h"
+#include "train/check.h"
+#include "train/data.h"
+#include "train/model.h"
+#include "train/optim.h"
+
+#define DEFAULT_TEXT "/usr/share/common-licenses/GPL-3"
+
+static const char *usage =
+    "usage: skit train [options]\n"
+    "Train a small Toeplitz neural network language model (TNN architecture: token\n"
+    "embedding, pre-norm blocks of GTU token mixing and GLU channel mixing) on CPU.\n\n"
+    "data:\n"
+    "  --task T            markov (default): k-th order Markov chain with known entropy\n"
+    "                      rate H; recall: multi-query associative recall; copy:\n"
+    "                      selective copy; text: bytes of --text (90 % train, the last\n"
+    "                      10 % validation)\n"
+    "  --vocab V           markov tokens (default 8, 2..64); recall keys (default 16);\n"
+    "                      copy data tokens (default 8)\n"
+    "  --order K           markov order (default 2, 1..4)\n"
+    "  --text FILE         text corpus (default " DEFAULT_TEXT ", Debian base-files)\n"
+    "  --objective O       causal (default) or masked (masked LM, 15 %, bidirectional)\n"
+    "model:\n"
+    "  --mixer M           tno (default), fd, ski, attention or mra\n"
+    "  --n N               training length (default 64)\n"
+    "  --batch B           sequences per step (default 8)\n"
+    "  --d D               model width (default 32); --expand E GTU width E*D (default 1)\n"
+    "  --glu H             GLU hidden width (default 2*D)\n"
+    "  --layers L          blocks (default 2)\n"
+    "  --norm N            rms (default) or layer\n"
+    "  --untied            own output head (default: tied to the embedding)\n"
+    "  --rpe-width W --rpe-layers L --activation A   RPE MLP of tno/fd (default 32,\n"
+    "                      1, relu)\n"
+    "  --decay LAMBDA      tno decay bias in (0, 1] (default 0.99; 1 = none)\n"
+    "optimisation:\n"
+    "  --steps S           (default 300)   --lr R (default 1e-2)\n"
+    "  --warmup W          warm-up steps (default steps/10)\n"
+    "  --weight-decay X    AdamW (default 0.01; not on the mixers' parameters)\n"
+    "  --clip C            global gradient norm (default 1; 0 = none)\n"
+    "  --eval-batches K    validation batches (default 16)\n"
+    "  --eval-every S      validation every S steps (default: at the end only)\n"
+    "outputs:\n"
+    "  -o FILE             training log TSV: step, loss, validation loss, lr, norm\n"
+    "  --eval-lengths LIST also evaluate the trained model at these lengths\n"
+    "  --eval-out FILE     their validation losses (TSV: n, loss, loss/floor)\n"
+    "  --save DIR          checkpoint: one .npy per parameter group (mixers 1-D, as\n"
+    "                      'skit tno --params' reads them) and model.tsv; DIR must\n"
+    "                      not exist\n"
+    "  --check-gradients   only check every parameter group's gradient of the loss\n"
+    "                      against central finite differences; exit 1 above 1e-6\n"
+    "  --dump-step DIR     only one step, with what a reference implementation needs to\n"
+    "                      repeat it: DIR/before, DIR/gradients (before clipping),\n"
+    "                      DIR/after (checkpoints), DIR/batch.npy (inputs, targets,\n"
+    "                      weights as columns), DIR/scalars.npy (loss, lr, gradient norm)\n"
+    "      --seed N        seed of data and initialisation (default 1)\n"
+    "      --threads N     OpenMP threads (default 1: at these sizes more threads cost\n"
+    "                      more than they save)\n"
+    "      --quiet         no progress on stderr\n"
+    "  -h, --help          this message\n\n"
+    "examples:\n"
+    "  skit train --task markov --mixer tno --steps 300\n"
+    "  skit train --task text --mixer fd --steps 1000 --save ckpt\n"
+    "  skit tno --op tno --causal --d 32 --n 64 --rpe-width 32 --rpe-layers 1 \\\n"
+    "           --params ckpt/layer0.mixer.npy --coeffs k.tsv -o /dev/null\n";
+
+enum { OPT_TASK = 0x2000, OPT_VOCAB, OPT_ORDER, OPT_TEXT, OPT_OBJECTIVE, OPT_MIXER, OPT_N, OPT_BATCH, OPT_D,
+       OPT_EXPAND, OPT_GLU, OPT_LAYERS, OPT_NORM, OPT_UNTIED, OPT_RPE_WIDTH, OPT_RPE_LAYERS, OPT_ACTIVATION,
+       OPT_DECAY, OPT_STEPS, OPT_LR, OPT_WARMUP, OPT_WEIGHT_DECAY, OPT_CLIP, OPT_EVAL_BATCHES, OPT_EVAL_EVERY,
+       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP };
+
+typedef struct args {
+    cli_common common;
+    train_task_kind task;
+    size_t vocab, order;
+    const char *text;
+    int masked, have_glu, have_warmup, check;
+    train_config model;
+    train_adamw opt;
+    size_t eval_batches, eval_every;
+    size_t *lengths, nlengths;
+    const char *eval_out, *save, *dump;
+} args;
+
+static void defaults(args *a)
+{
+    memset(a, 0, sizeof *a);
+    cli_common_init(&a->common);
+    a->task = TRAIN_TASK_MARKOV;
+    a->vocab = 0;
+    a->order = 2;
+    a->text = DEFAULT_TEXT;
+    train_config *m = &a->model;
+    m->mixer = TRAIN_MIXER_TNO;
+    m->n = 64, m->batch = 8, m->d = 32, m->expand = 1, m->layers = 2;
+    m->norm = SKIT_NORM_RMS;
+    m->tied = 1;
+    skit_tno_options_default(&m->tno, SKIT_TNO_FFT);
+    m->tno.rpe_width = 32;
+    m->tno.rpe_layers = 1;
+    a->opt = (train_adamw){.lr = 1e-2, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = 0.01,
+                           .clip = 1.0, .steps = 300};
+    a->eval_batches = 16;
+}
+
+static int parse_model_option(args *a, int opt, const char *arg)
+{
+    static const char *const norms[] = {"layer", "rms", NULL}, *const acts[] = {"relu", "silu", "gelu", NULL};
+    train_config *m = &a->model;
+    int idx = 0;
+    switch (opt) {
+    case OPT_MIXER:
+        if (cli_parse_choice("--mixer", arg, train_mixer_names, &idx)) return CLI_USAGE;
+        m->mixer = (train_mixer)idx;
+        return CLI_OK;
+    case OPT_N: return cli_parse_size("--n", arg, 2, 1 << 16, &m->n);
+    case OPT_BATCH: return cli_parse_size("--batch", arg, 1, 4096, &m->batch);
+    case OPT_D: return cli_parse_size("--d", arg, 1, 4096, &m->d);
+    case OPT_EXPAND: return cli_parse_size("--expand", arg, 1, 16, &m->expand);
+    case OPT_GLU: a->have_glu = 1; return cli_parse_size("--glu", arg, 1, 1 << 16, &m->glu_hidden);
+    case OPT_LAYERS: return cli_parse_size("--layers", arg, 1, 64, &m->layers);
+    case OPT_NORM:
+        if (cli_parse_choice("--norm", arg, norms, &idx)) return CLI_USAGE;
+        m->norm = idx ? SKIT_NORM_RMS : SKIT_NORM_LAYER;
+        return CLI_OK;
+    case OPT_UNTIED: m->tied = 0; return CLI_OK;
+    case OPT_RPE_WIDTH: return cli_parse_size("--rpe-width", arg, 1, 4096, &m->tno.rpe_width);
+    case OPT_RPE_LAYERS: return cli_parse_size("--rpe-layers", arg, 0, 64, &m->tno.rpe_layers);
+    case OPT_ACTIVATION:
+        if (cli_parse_choice("--activation", arg, acts, &idx)) return CLI_USAGE;
+        m->tno.activation = (skit_activation)idx;
+        return CLI_OK;
+    case OPT_DECAY: return cli_parse_double("--decay", arg, 0, 1, 1, 0, &m->tno.decay);
+    }
+    return -1;
+}
+
+static int parse_option(args *a, int opt, const char *arg)
+{
+    static const char *const objectives[] = {"causal", "masked", NULL};
+    int idx = 0, rc = parse_model_option(a, opt, arg);
+    if (rc != -1) return rc;
+    switch (opt) {
+    case OPT_TASK:
+        if (cli_parse_choice("--task", arg, train_task_names, &idx)) return CLI_USAGE;
+        a->task = (train_task_kind)idx;
+        return CLI_OK;
+    case OPT_VOCAB: return cli_parse_size("--vocab", arg, 2, 64, &a->vocab);
+    case OPT_ORDER: return cli_parse_size("--order", arg, 1, 4, &a->order);
+    case OPT_TEXT: a->text = arg; return CLI_OK;
+    case OPT_OBJECTIVE:
+        if (cli_parse_choice("--objective", arg, objectives, &idx)) return CLI_USAGE;
+        a->masked = idx;
+        return CLI_OK;
+    case OPT_STEPS: return cli_parse_size("--steps", arg, 1, (size_t)1 << 30, &a->opt.steps);
+    case OPT_LR: return cli_parse_double("--lr", arg, 0, 10, 1, 0, &a->opt.lr);
+    case OPT_WARMUP: a->have_warmup = 1; return cli_parse_size("--warmup", arg, 0, (size_t)1 << 30, &a->opt.warmup);
+    case OPT_WEIGHT_DECAY: return cli_parse_double("--weight-decay", arg, 0, 1, 0, 0, &a->opt.weight_decay);
+    case OPT_CLIP: return cli_parse_double("--clip", arg, 0, 1e6, 0, 0, &a->opt.clip);
+    case OPT_EVAL_BATCHES: return cli_parse_size("--eval-batches", arg, 1, 1 << 16, &a->eval_batches);
+    case OPT_EVAL_EVERY: return cli_parse_size("--eval-every", arg, 1, (size_t)1 << 30, &a->eval_every);
+    case OPT_EVAL_LENGTHS:
+        free(a->lengths);
+        return cli_parse_size_list("--eval-lengths", arg, 2, 1 << 16, &a->lengths, &a->nlengths);
+    case OPT_EVAL_OUT: a->eval_out = arg; return CLI_OK;
+    case OPT_SAVE: a->save = arg; return CLI_OK;
+    case OPT_CHECK: a->check = 1; return CLI_OK;
+    case OPT_DUMP_STEP: a->dump = arg; return CLI_OK;
+    }
+    return cli_usage_error("unknown option or missing value (see 'skit train --help')");
+}
+
+/* Combinations, paths and sizes, before any work. */
+static int validate(args *a)
+{
+    train_config *m = &a->model;
+    if (!a->vocab) a->vocab = a->task == TRAIN_TASK_MARKOV ? 8 : a->task == TRAIN_TASK_RECALL ? 16 : 8;
+    size_t contexts = 1;
+    for (size_t i = 0; i < a->order; i++) contexts *= a->vocab;
+    if (a->task == TRAIN_TASK_MARKOV && contexts > 65536)
+        return cli_usage_error("--vocab/--order: %zu^%zu contexts is more than 65536", a->vocab, a->order);
+    if (a->task == TRAIN_TASK_RECALL && m->n < 8) return cli_usage_error("--n: recall needs n >= 8");
+    if (a->task == TRAIN_TASK_COPY && m->n < 4) return cli_usage_error("--n: copy needs n >= 4");
+    if (!a->have_glu) m->glu_hidden = 2 * m->d;
+    if (!a->have_warmup) a->opt.warmup = a->opt.steps / 10;
+    if (a->opt.warmup >= a->opt.steps) return cli_usage_error("--warmup: %zu out of range: need < --steps", a->opt.warmup);
+    m->causal = !a->masked;
+    if (m->tno.decay >= 1 && m->mixer == TRAIN_MIXER_SKI)
+        return cli_usage_error("--decay: ski needs a time warp in (0, 1)");
+    if (a->nlengths && (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
+        return cli_usage_error("--eval-lengths: the attention model's learned positions exist for --n only");
+    if (a->eval_out && !a->nlengths) return cli_usage_error("--eval-out: give --eval-lengths too");
+    if (cli_common_validate(&a->common) || cli_check_data_path("--eval-out", a->eval_out, 0)) return CLI_USAGE;
+    if (a->save) {
+        struct stat st;
+        if (stat(a->save, &st) == 0) return cli_usage_error("--save: %s exists; give a new directory", a->save);
+        if (cli_check_output_path("--save", a->save)) return CLI_USAGE;
+    }
+    if (a->dump) {
+        struct stat st;
+        if (stat(a->dump, &st) == 0) return cli_usage_error("--dump-step: %s exists; give a new directory", a->dump);
+        if (cli_check_output_path("--dump-step", a->dump)) return CLI_USAGE;
+    }
+    if (a->task == TRAIN_TASK_TEXT && access(a->text, R_OK) != 0)
+        return cli_usage_error("--text: cannot read %s: %s", a->text, strerror(errno));
+    return CLI_OK;
+}
+
+static int parse_args(int argc, char **argv, args *a)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"task", required_argument, NULL, OPT_TASK}, {"vocab", required_argument, NULL, OPT_VOCAB},
+        {"order", required_argument, NULL, OPT_ORDER}, {"text", required_argument, NULL, OPT_TEXT},
+        {"objective", required_argument, NULL, OPT_OBJECTIVE}, {"mixer", required_argument, NULL, OPT_MIXER},
+        {"n", required_argument, NULL, OPT_N}, {"batch", required_argument, NULL, OPT_BATCH},
+        {"d", required_argument, NULL, OPT_D}, {"expand", required_argument, NULL, OPT_EXPAND},
+        {"glu", required_argument, NULL, OPT_GLU}, {"layers", required_argument, NULL, OPT_LAYERS},
+        {"norm", required_argument, NULL, OPT_NORM}, {"untied", no_argument, NULL, OPT_UNTIED},
+        {"rpe-width", required_argument, NULL, OPT_RPE_WIDTH},
+        {"rpe-layers", required_argument, NULL, OPT_RPE_LAYERS},
+        {"activation", required_argument, NULL, OPT_ACTIVATION}, {"decay", required_argument, NULL, OPT_DECAY},
+        {"steps", required_argument, NULL, OPT_STEPS}, {"lr", required_argument, NULL, OPT_LR},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"weight-decay", required_argument, NULL, OPT_WEIGHT_DECAY},
+        {"clip", required_argument, NULL, OPT_CLIP},
+        {"eval-batches", required_argument, NULL, OPT_EVAL_BATCHES},
+        {"eval-every", required_argument, NULL, OPT_EVAL_EVERY},
+        {"eval-lengths", required_argument, NULL, OPT_EVAL_LENGTHS},
+        {"eval-out", required_argument, NULL, OPT_EVAL_OUT}, {"save", required_argument, NULL, OPT_SAVE},
+        {"check-gradients", no_argument, NULL, OPT_CHECK}, {"dump-step", required_argument, NULL, OPT_DUMP_STEP},
+        {NULL, 0, NULL, 0}};
+    defaults(a);
+    int opt;
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(usage, stdout);
+            return -1;
+        }
+        if (opt == '?' || opt == ':')
+            return cli_usage_error("unknown option or missing value '%s' (see 'skit train --help')", argv[optind - 1]);
+        int rc = cli_common_option(&a->common, opt, optarg);
+        if (rc == -1) rc = parse_option(a, opt, optarg);
+        if (rc != CLI_OK) return rc;
+    }
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    return validate(a);
+}
+
+/* ---- a training run ------------------------------------------------------ */
+
+typedef struct run {
+    train_task task;
+    train_model *model;
+    int *inputs, *targets;
+    double *weights;
+    unsigned char *decayed;
+    skit_rng data_rng;
+    double floor;
+} run;
+
+static int batch_buffers(size_t rows, int **inputs, int **targets, double **weights)
+{
+    *inputs = malloc(rows * sizeof(int));
+    *targets = malloc(rows * sizeof(int));
+    *weights = malloc(rows * sizeof(double));
+    return *inputs && *targets && *weights ? CLI_OK : cli_failure("out of memory");
+}
+
+/* A model of this configuration at length n and batch, parameters from src (may be NULL). */
+static int make_model(const args *a, const run *r, size_t n, size_t batch, train_model *src, train_model **out)
+{
+    train_config c = a->model;
+    c.n = n;
+    c.batch = batch;
+    c.vocab = r->task.vocab + (size_t)a->masked;
+    c.out_vocab = r->task.vocab;
+    c.seed = a->common.seed;
+    const char *why = NULL;
+    int status = train_model_create(out, &c, &why);
+    if (status == SKIT_EUNSUPPORTED && why)
+        return cli_usage_error("--mixer %s: %s", train_mixer_names[c.mixer], why);
+    if (status) return cli_library_error(status);
+    if (src) {
+        memcpy(train_model_parameters(*out), train_model_parameters(src),
+               train_model_parameter_count(src) * sizeof(double));
+        if ((status = train_model_sync(*out))) return cli_library_error(status);
+    }
+    return CLI_OK;
+}
+
+/* Mean validation loss over eval_batches fixed batches (the same for every step and run). */
+static int evaluate(const args *a, const run *r, train_model *m, size_t n, size_t batch, int *in, int *tg,
+                    double *w, double *loss)
+{
+    skit_rng rng;
+    skit_rng_seed_stream(&rng, a->common.seed, 0x76616c); /* validation stream */
+    double total = 0, count = 0;
+    for (size_t k = 0; k < a->eval_batches; k++) {
+        double l = 0, c = 0;
+        train_task_batch(&r->task, &rng, 1, batch, n, in, tg, w);
+        int status = train_model_forward(m, in, tg, w, &l, &c);
+        if (status) return cli_library_error(status);
+        total += l * c, count += c;
+    }
+    *loss = count > 0 ? total / count : NAN;
+    return CLI_OK;
+}
+
+static int run_setup(const args *a, run *r)
+{
+    int status = train_task_create(&r->task, a->task, a->vocab, a->order, a->text, a->masked, a->common.seed);
+    if (status == SKIT_EIO) return cli_usage_error("--text: cannot read %s", a->text);
+    if (status) return cli_library_error(status);
+    if (a->task == TRAIN_TASK_TEXT && r->task.text_length - r->task.split < a->model.n + 2)
+        return cli_usage_error("--text: %s is too short for n = %zu", a->text, a->model.n);
+    r->floor = a->masked ? NAN : train_task_floor(&r->task);
+    int rc = make_model(a, r, a->model.n, a->model.batch, NULL, &r->model);
+    if (rc) return rc;
+    size_t P = train_model_parameter_count(r->model);
+    r->decayed = malloc(P);
+    if (!r->decayed) return cli_failure("out of memory");
+    for (size_t g = 0; g < train_model_group_count(r->model); g++) {
+        const train_group *gr = train_model_group(r->model, g);
+        memset(r->decayed + gr->offset, gr->decayed, gr->rows * gr->cols);
+    }
+    skit_rng_seed_stream(&r->data_rng, a->common.seed, 0x747261696e); /* training stream */
+    return batch_buffers(a->model.batch * a->model.n, &r->inputs, &r->targets, &r->weights);
+}
+
+static void run_free(run *r)
+{
+    train_model_destroy(r->model);
+    train_task_destroy(&r->task);
+    free(r->inputs);
+    free(r->targets);
+    free(r->weights);
+    free(r->decayed);
+}
+
+
+/* ---- training ------------------------------------------------------------ */
+
+/* One step: forward, backward, clip, AdamW, push to the plans. */
+static int train_step(const args *a, run *r, train_adamw *opt, size_t t, double *loss, double *norm)
+{
+    train_task_batch(&r->task, &r->data_rng, 0, a->model.batch, a->model.n, r->inputs, r->targets, r->weights);
+    int status = train_model_forward(r->model, r->inputs, r->targets, r->weights, loss, NULL);
+    if (!status) status = train_model_backward(r->model);
+    if (status) return cli_library_error(status);
+    size_t P = train_model_parameter_count(r->model);
+    *norm = train_clip(train_model_gradients(r->model), P, opt->clip);
+    if (!isfinite(*norm) || !isfinite(*loss))
+        return cli_failure("step %zu: loss or gradient not finite (lower --lr)", t + 1);
+    train_adamw_step(opt, t, train_model_parameters(r->model), train_model_gradients(r->model), r->decayed);
+    status = train_model_sync(r->model);
+    if (status == SKIT_ENONFINITE) return cli_failure("step %zu: the mixers' parameters blew up (lower --lr)", t + 1);
+    return status ? cli_library_error(status) : CLI_OK;
+}
+
+static int train_loop(const args *a, run *r, cli_table *log, double *val_loss)
+{
+    train_adamw opt = a->opt;
+    size_t P = train_model_parameter_count(r->model), rows = a->model.batch * a->model.n;
+    opt.count = P;
+    opt.m = calloc(P, sizeof(double));
+    opt.v = calloc(P, sizeof(double));
+    int rc = opt.m && opt.v ? CLI_OK : cli_failure("out of memory");
+    cli_progress_start(&a->common);
+    double t0 = skit_clock_seconds();
+    for (size_t t = 0; t < opt.steps && rc == CLI_OK; t++) {
+        double loss = NAN, norm = NAN, val = NAN;
+        rc = train_step(a, r, &opt, t, &loss, &norm);
+        int last = t + 1 == opt.steps;
+        if (rc == CLI_OK && (last || (a->eval_every && (t + 1) % a->eval_every == 0)))
+            rc = evaluate(a, r, r->model, a->model.n, a->model.batch, r->inputs, r->targets, r->weights, &val);
+        double seconds = skit_clock_seconds() - t0, rate = (double)(rows * (t + 1)) / seconds;
+        cli_table_rowf(log, "%zu\t%.6f\t%.6f\t%.6g\t%.6g\t%.0f\t%.6f", t + 1, loss, val,
+                       train_adamw_rate(&opt, t), norm, rate, seconds);
+        cli_progress("step %zu/%zu  loss %.4f  %.0f tokens/s  ETA %.0f s", t + 1, opt.steps, loss, rate,
+                     seconds / (double)(t + 1) * (double)(opt.steps - t - 1));
+        if (last) *val_loss = val;
+    }
+    cli_progress_done();
+    free(opt.m);
+    free(opt.v);
+    return rc;
+}
+
+/* Validation loss of the trained parameters at every --eval-lengths n. */
+static int eval_lengths(const args *a, run *r, cli_table *t)
+{
+    int rc = CLI_OK;
+    for (size_t i = 0; i < a->nlengths && rc == CLI_OK; i++) {
+        size_t n = a->lengths[i], batch = a->model.batch;
+        train_model *m = NULL;
+        int *in = NULL, *tg = NULL;
+        double *w = NULL, loss = NAN;
+        rc = make_model(a, r, n, batch, r->model, &m);
+        if (rc == CLI_OK) rc = batch_buffers(batch * n, &in, &tg, &w);
+        if (rc == CLI_OK) rc = evaluate(a, r, m, n, batch, in, tg, w, &loss);
+        if (rc == CLI_OK) cli_table_rowf(t, "%zu\t%.6f\t%.6f", n, loss, loss / r->floor);
+        train_model_destroy(m);
+        free(in), free(tg), free(w);
+    }
+    return rc;
+}
+
+/* The `skit tno` options that load a mixer of this checkpoint. */
+static void describe_mixer(const args *a, const run *r, char *text, size_t size)
+{
+    const skit_tno_options *o = train_model_mixer_options(r->model);
+    static const char *const acts[] = {"relu", "silu", "gelu"}, *const norms[] = {"none", "layer", "rms"};
+    if (a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) {
+        snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu", train_mixer_names[a->model.mixer],
+                 a->model.expand * a->model.d);
+        return;
+    }
+    char ski[128] = "";
+    if (o->kind == SKIT_TNO_SKI) snprintf(ski, sizeof ski, " --rank %zu --taps %zu --knots %zu", o->rank, o->taps, o->knots);
+    snprintf(text, size, "load a mixer with: skit tno --op %s%s --d %zu --rpe-width %zu --rpe-layers %zu "
+             "--activation %s --norm %s --decay %g%s --params DIR/layerL.mixer.npy",
+             train_mixer_names[a->model.mixer], o->causality == SKIT_CAUSAL ? " --causal" : "",
+             a->model.expand * a->model.d, o->rpe_width, o->rpe_layers, acts[o->activation], norms[o->norm],
+             o->decay, ski);
+}
+
+static int check_gradients(const args *a, run *r)
+{
+    size_t G = train_model_group_count(r->model);
+    double *worst = calloc(G, sizeof(double)), max = 0;
+    if (!worst) return cli_failure("out of memory");
+    train_task_batch(&r->task, &r->data_rng, 0, a->model.batch, a->model.n, r->inputs, r->targets, r->weights);
+    int status = train_gradient_check(r->model, r->inputs, r->targets, r->weights, 8, a->common.seed, worst);
+    if (status) {
+        free(worst);
+        return cli_library_error(status);
+    }
+    printf("group\tworst_relative_error\n");
+    for (size_t g = 0; g < G; g++) {
+        printf("%s\t%.3g\n", train_model_group(r->model, g)->name, worst[g]);
+        max = fmax(max, worst[g]);
+    }
+    free(worst);
+    if (max > 1e-6) return cli_failure("gradient check: worst relative error %.3g above 1e-6", max);
+    if (!a->common.quiet) fprintf(stderr, "%s: gradient check: worst relative error %.3g (<= 1e-6): ok\n", cli_context(), max);
+    return CLI_OK;
+}
+
+/* DIR/name, or a usage error for a path too long */
+static int dump_path(char *out, size_t size, const char *dir, const char *name)
+{
+    int n = snprintf(out, size, "%s/%s", dir, name);
+    return n < 0 || (size_t)n >= size ? cli_usage_error("--dump-step: path too long") : CLI_OK;
+}
+
+static int dump_step(const args *a, run *r)
+{
+    char path[4096];
+    size_t R = a->model.batch * a->model.n, P = train_model_parameter_count(r->model);
+    train_adamw opt = a->opt;
+    opt.count = P;
+    opt.m = calloc(P, sizeof(double));
+    opt.v = calloc(P, sizeof(double));
+    double *batch = malloc(3 * R * sizeof(double)), scalars[3] = {NAN, train_adamw_rate(&opt, 0), NAN};
+    int rc = opt.m && opt.v && batch ? CLI_OK : cli_failure("out of memory");
+    if (rc == CLI_OK && mkdir(a->dump, 0777) != 0) rc = cli_failure("--dump-step: cannot create %s: %s", a->dump, strerror(errno));
+    if (rc == CLI_OK) rc = dump_path(path, sizeof path, a->dump, "before");
+    if (rc == CLI_OK && train_checkpoint_save(r->model, path, "parameters before the step")) rc = cli_failure("--dump-step: cannot write %s", path);
+    train_task_batch(&r->task, &r->data_rng, 0, a->model.batch, a->model.n, r->inputs, r->targets, r->weights);
+    int status = rc ? SKIT_OK : train_model_forward(r->model, r->inputs, r->targets, r->weights, &scalars[0], NULL);
+    if (!status && !rc) status = train_model_backward(r->model);
+    if (status) rc = cli_library_error(status);
+    if (rc == CLI_OK) rc = dump_path(path, sizeof path, a->dump, "gradients");
+    if (rc == CLI_OK && train_checkpoint_save_values(r->model, train_model_gradients(r->model), path, "gradients"))
+        rc = cli_failure("--dump-step: cannot write %s", path);
+    if (rc == CLI_OK) {
+        scalars[2] = train_clip(train_model_gradients(r->model), P, opt.clip);
+        train_adamw_step(&opt, 0, train_model_parameters(r->model), train_model_gradients(r->model), r->decayed);
+        if ((status = train_model_sync(r->model))) rc = cli_library_error(status);
+    }
+    if (rc == CLI_OK) rc = dump_path(path, sizeof path, a->dump, "after");
+    if (rc == CLI_OK && train_checkpoint_save(r->model, path, "parameters after the step")) rc = cli_failure("--dump-step: cannot write %s", path);
+    for (size_t i = 0; i < R && rc == CLI_OK; i++)
+        batch[i] = r->inputs[i], batch[R + i] = r->targets[i], batch[2 * R + i] = r->weights[i];
+    if (rc == CLI_OK && !dump_path(path, sizeof path, a->dump, "batch.npy") && skit_npy_write(path, batch, R, 3, R, 2))
+        rc = cli_library_error(SKIT_EIO);
+    if (rc == CLI_OK && !dump_path(path, sizeof path, a->dump, "scalars.npy") && skit_npy_write(path, scalars, 3, 1, 3, 1))
+        rc = cli_library_error(SKIT_EIO);
+    free(opt.m), free(opt.v), free(batch);
+    return rc;
+}
+
+static int report(const args *a, run *r, cli_table *log, double val_loss, int argc, char **argv)
+{
+    char mixer[512];
+    describe_mixer(a, r, mixer, sizeof mixer);
+    size_t peak = skit_memory_peak_rss();
+    cli_table_comment(log, "task %s vocab %zu%s; floor %.6f nats/token; final validation loss %.6f (%.4f x floor)",
+                      train_task_names[a->task], r->task.vocab, a->masked ? " masked-LM" : " causal", r->floor,
+                      val_loss, val_loss / r->floor);
+    cli_table_comment(log, "parameters %zu; model arenas and plans %zu bytes; peak RSS %zu bytes",
+                      train_model_parameter_count(r->model), train_model_bytes(r->model), peak);
+    cli_table_comment(log, "%s", mixer);
+    if (!a->common.quiet)
+        fprintf(stderr, "%s: validation loss %.4f nats/token (floor %.4f, ratio %.4f); %zu parameters, "
+                "arenas %.1f MiB, peak RSS %.1f MiB\n", cli_context(), val_loss, r->floor, val_loss / r->floor,
+                train_model_parameter_count(r->model), train_model_bytes(r->model) / 1048576.0, peak / 1048576.0);
+    int rc = cli_table_emit(log, &a->common, argc, argv, "nats/token; seconds", NULL, NULL);
+    if (rc == CLI_OK && a->save && train_checkpoint_save(r->model, a->save, mixer) != 0)
+        rc = cli_failure("--save: cannot write %s: %s", a->save, strerror(errno));
+    return rc;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != CLI_OK) {
+        free(a.lengths);
+        return rc < 0 ? CLI_OK : rc;
+    }
+#ifdef OPENBLAS_VERSION
+    openblas_set_num_threads(1); /* one thread pool (OpenMP), as skit tno */
+#endif
+    if (a.common.threads == 0) a.common.threads = 1; /* small models: threads cost more than they save */
+    cli_apply_threads(&a.common);
+    run r;
+    memset(&r, 0, sizeof r);
+    rc = run_setup(&a, &r);
+    static const char *const log_columns[] = {"step", "loss", "val_loss", "lr", "grad_norm", "tokens_per_s",
+                                              "seconds", NULL};
+    static const char *const eval_columns[] = {"n", "val_loss", "ratio_to_floor", NULL};
+    cli_table log, ev;
+    cli_table_init(&log, log_columns);
+    cli_table_init(&ev, eval_columns);
+    double val_loss = NAN;
+    if (rc == CLI_OK && a.check) rc = check_gradients(&a, &r);
+    else if (rc == CLI_OK && a.dump) rc = dump_step(&a, &r);
+    else if (rc == CLI_OK) {
+        rc = train_loop(&a, &r, &log, &val_loss);
+        if (rc == CLI_OK) rc = eval_lengths(&a, &r, &ev);
+        if (rc == CLI_OK && a.eval_out) rc = cli_table_save(&ev, a.eval_out, argc, argv, a.common.seed, "nats/token");
+        if (rc == CLI_OK) rc = report(&a, &r, &log, val_loss, argc, argv);
+    }
+    cli_table_free(&log);
+    cli_table_free(&ev);
+    run_free(&r);
+    free(a.lengths);
+    return rc;
+}
