@@ -75,6 +75,7 @@ static const char *usage =
     "      --seed N        seed of generated parameters and input (default 1)\n"
     "      --threads N     OpenMP threads (default: all cores)\n"
     "      --quiet         no messages on stderr\n"
+    CLI_PLANNER_HELP("measure, at most 2 s per transform: the plan is reused")
     "  -h, --help          this message\n\n"
     "examples:\n"
     "  skit tno --op fd --causal --x x.npy -o y.npy --verify\n"
@@ -242,7 +243,7 @@ static int check_args(args *a)
 
 static int parse_args(int argc, char **argv, args *a)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, CLI_PLANNER_LONGOPTS,
                                              {"op", required_argument, NULL, OPT_OP},
                                              {"causal", no_argument, NULL, OPT_CAUSAL},
                                              {"x", required_argument, NULL, OPT_X},
@@ -271,6 +272,10 @@ static int parse_args(int argc, char **argv, args *a)
                                              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cli_common_init(&a->common);
+    /* the plan is applied to every batch (and timed by --repeat); the
+     * time limit bounds a first MEASURE at long lengths (skit/fft.h) */
+    a->common.planner_default = SKIT_PLANNER_MEASURE;
+    a->common.plan_seconds = 2;
     skit_tno_options_default(&a->op, SKIT_TNO_FFT);
     a->batch = 1;
     int opt;

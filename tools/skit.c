@@ -14,6 +14,7 @@ const cli_command cli_commands[] = {
     {"decay", "MLP frequency response -> impulse response decay vs Theorems 2-4", cmd_decay},
     {"mra", "MRA-2 / MRA-2-s attention vs exact and baselines: error, time, memory", cmd_mra},
     {"tno", "token mixers TNO / SKI-TNO / FD-TNO applied to (batch, n, d) data", cmd_tno},
+    {"wisdom", "plan FFT lengths once and keep FFTW's wisdom in a file (like fftw-wisdom)", cmd_wisdom},
     {"bench", "time operators against floors and peers (toeplitz, ...)", cmd_bench},
     {"reproduce", "run every experiment into paper_figures/ and write REPORT.md", cmd_reproduce},
     {NULL, NULL, NULL},
@@ -68,7 +69,8 @@ int main(int argc, char **argv)
             /* the subcommand's argv[0] is "skit <name>", so that the TSV
              * provenance header records the command line as typed */
             argv[1] = ctx;
-            return c->run(argc - 1, argv + 1);
+            int status = c->run(argc - 1, argv + 1);
+            return status == CLI_OK ? cli_planner_finish() : status;
         }
     }
     return cli_usage_error("unknown command '%s' (see 'skit help')", name);

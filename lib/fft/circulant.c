@@ -90,8 +90,8 @@ size_t skit_circulant_workspace_doubles(const skit_circulant *e, int rows_layout
 void skit_circulant_destroy(skit_circulant *e)
 {
     if (!e) return;
-    if (e->r2c) fftw_destroy_plan(e->r2c);
-    if (e->c2r) fftw_destroy_plan(e->c2r);
+    skit_fftw_destroy(e->r2c);
+    skit_fftw_destroy(e->c2r);
     skit_free(e->spectra);
     skit_free(e->basis);
     skit_free(e);
@@ -149,7 +149,9 @@ int skit_circulant_create(skit_circulant **engine, const skit_circulant_shape *s
     e->nspec = s->spectra;
     e->basis_rows = s->basis_rows;
     e->threads = skit_max_threads();
-    int status = engine_sizes(e, s);
+    unsigned flags = 0;
+    int status = skit_fftw_flags(s->planner, &flags);
+    if (status == SKIT_OK) status = engine_sizes(e, s);
     if (status != SKIT_OK) {
         skit_free(e);
         return status;
@@ -157,21 +159,18 @@ int skit_circulant_create(skit_circulant **engine, const skit_circulant_shape *s
     e->spectra = skit_calloc(e->nspec * 2 * e->half, sizeof(double));
     e->basis = e->basis_rows ? skit_calloc(e->basis_rows * 2 * e->half, sizeof(double)) : NULL;
     /* FFTW plans on buffers of the alignment every workspace slice has
-     * (skit_malloc: 64 bytes); ESTIMATE does not touch them */
+     * (skit_malloc: 64 bytes); MEASURE and above overwrite them */
     double *buf = skit_malloc(e->slice, sizeof(double));
     if (!e->spectra || !buf || (e->basis_rows && !e->basis)) {
         skit_free(buf);
         skit_circulant_destroy(e);
         return SKIT_ENOMEM;
     }
-    fftw_complex *z = (fftw_complex *)(buf + e->real_stride);
-    skit_fftw_planner_init();
-    e->r2c = fftw_plan_dft_r2c_1d((int)e->N, buf, z, FFTW_ESTIMATE);
-    e->c2r = fftw_plan_dft_c2r_1d((int)e->N, z, buf, FFTW_ESTIMATE);
+    status = skit_fftw_plan_real_pair(e->N, buf, buf + e->real_stride, flags, &e->r2c, &e->c2r);
     skit_free(buf);
-    if (!e->r2c || !e->c2r) {
+    if (status != SKIT_OK) {
         skit_circulant_destroy(e);
-        return SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a real FFT of length %zu", e->N);
+        return status;
     }
     *engine = e;
     return SKIT_OK;

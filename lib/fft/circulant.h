@@ -40,6 +40,7 @@
 #include <stddef.h>
 
 #include "skit/core.h"
+#include "skit/fft.h"
 
 typedef struct skit_circulant skit_circulant;
 
@@ -52,10 +53,12 @@ typedef struct skit_circulant_shape {
     size_t basis_rows; /* extra spectra rows for a GEMM to combine (0: none) */
     int rows_layout;   /* also size the buffers of skit_circulant_apply_rows (m = n) */
     const char *what;  /* the front-end, for the memory check's message */
+    skit_planner planner; /* how FFTW plans (skit/fft.h; 0: the process default) */
 } skit_circulant_shape;
 
 /* Errors: SKIT_EOVERFLOW (sizes), SKIT_ETOOBIG (memory estimate or N above
- * FFTW's int), SKIT_ENOMEM, SKIT_ELIBRARY (FFTW could not plan). */
+ * FFTW's int), SKIT_EINVAL (planner), SKIT_ENOMEM, SKIT_ELIBRARY (FFTW
+ * could not plan, or wisdom-only found no wisdom). */
 int skit_circulant_create(skit_circulant **engine, const skit_circulant_shape *shape);
 void skit_circulant_destroy(skit_circulant *engine);
 

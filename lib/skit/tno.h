@@ -145,6 +145,9 @@ typedef struct skit_tno_options {
      * running sums are sequential). The parameters, the RPE MLP and the
      * kernels stay on the CPU; update uploads the new kernels. */
     skit_device device;
+    /* How FFTW plans the CPU transforms of every kind (skit/fft.h; default
+     * SKIT_PLANNER_DEFAULT, the process default). */
+    skit_planner planner;
 } skit_tno_options;
 
 /* Defaults (the papers' and reference code's settings where they exist):

@@ -52,6 +52,10 @@ typedef struct skit_toeplitz_options {
      * the product on the GPU in float64 through the same calls, on host
      * arrays (transfers included): the cuFFT plan of skit/cuda.h. */
     skit_device device;
+    /* How FFTW plans the CPU transforms (skit/fft.h; default
+     * SKIT_PLANNER_DEFAULT, the process default: ESTIMATE unless set).
+     * MEASURE pays planning once for faster executes: for plans reused. */
+    skit_planner planner;
 } skit_toeplitz_options;
 
 /* The defaults above. Does nothing if options is NULL. */

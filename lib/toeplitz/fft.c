@@ -21,6 +21,7 @@ struct skit_toeplitz_plan {
     size_t nmat;        /* d (per channel) or 1 (shared) */
     skit_toeplitz_sharing sharing;
     skit_causality causality;
+    skit_planner planner;
     skit_circulant *engine;    /* CPU plans */
     skit_workspace *workspace; /* lent to an execute called without one */
     toeplitz_device *device;   /* device plans */
@@ -59,6 +60,7 @@ void skit_toeplitz_options_default(skit_toeplitz_options *options)
     options->sharing = SKIT_TOEPLITZ_PER_CHANNEL;
     options->causality = SKIT_BIDIRECTIONAL;
     options->device = SKIT_DEVICE_CPU;
+    options->planner = SKIT_PLANNER_DEFAULT;
 }
 
 static int validate_shape(size_t m, size_t n, size_t d, const skit_toeplitz_options *o)
@@ -94,7 +96,8 @@ static int create_engine(skit_toeplitz_plan *p, const double *coeffs)
                                         .cols = p->n,
                                         .channels = p->d,
                                         .spectra = p->nmat,
-                                        .what = "Toeplitz FFT plan"};
+                                        .what = "Toeplitz FFT plan",
+                                        .planner = p->planner};
     SKIT_TRY(skit_circulant_create(&p->engine, &shape));
     SKIT_TRY(check_coeffs(p, coeffs));
     SKIT_TRY(skit_workspace_create(&p->workspace, skit_circulant_workspace_doubles(p->engine, 0)));
@@ -122,6 +125,7 @@ int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, siz
     p->nmat = o.sharing == SKIT_TOEPLITZ_SHARED ? 1 : d;
     p->sharing = o.sharing;
     p->causality = o.causality;
+    p->planner = o.planner;
     int status;
     if (o.device == SKIT_DEVICE_CUDA) {
         status = toeplitz_device_create(&p->device, m, n, d, &o, coeffs);
