@@ -67,6 +67,7 @@ int cmd_wisdom(int argc, char **argv)
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
     if (!common.output) return cli_usage_error("-o: missing (the wisdom file to write)");
+    if (cli_check_output_path("-o", common.output) != CLI_OK) return CLI_USAGE;
     size_t *sizes = NULL, count = 0;
     if (cli_parse_size_list("--sizes", sizes_text, 2, (size_t)1 << 30, &sizes, &count) != CLI_OK) return CLI_USAGE;
     /* reads $SKIT_WISDOM and the file itself, which cli_planner_finish

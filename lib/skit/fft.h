@@ -41,7 +41,9 @@ skit_planner skit_fft_default_planner(void);
  * transform (FFTW's fftw_set_timelimit: past it FFTW keeps the best plan
  * found so far); a negative value (the default) for no limit. MEASURE of
  * a length 2^21 takes tens of seconds on a quiet 2-core machine, minutes on
- * a loaded one: a limit bounds a first run, wisdom removes the cost. */
+ * a loaded one: a limit bounds a first run, wisdom removes the cost.
+ * Wisdom of a plan the limit cut short keeps that impatience: WISDOM_ONLY
+ * does not accept it (plan wisdom for reuse without a limit). */
 void skit_fft_set_time_limit(double seconds);
 
 /* "estimate", "measure", "patient", "exhaustive", "wisdom-only" (DEFAULT:
