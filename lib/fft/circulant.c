@@ -46,6 +46,7 @@ struct skit_circulant {
     int threads;
     size_t real_stride;  /* doubles of one real buffer (N rounded up, + a line) */
     size_t slice;        /* one thread's real + complex buffers */
+    size_t channels_slice; /* the channel apply's: slice + a real buffer for the Hartley sequence */
     size_t group;        /* channels per gather in the rows apply */
     size_t stage_stride; /* doubles per channel of the staging rows (n rounded up, + a line) */
     size_t rows_slice;   /* one thread's scratch in the rows apply: the group's staging
@@ -83,7 +84,7 @@ size_t skit_circulant_bytes(const skit_circulant *e) { return e ? e->bytes : 0; 
 
 size_t skit_circulant_workspace_doubles(const skit_circulant *e, int rows_layout)
 {
-    size_t per = rows_layout ? SKIT_MAX(e->rows_slice, e->slice) : e->slice;
+    size_t per = rows_layout ? SKIT_MAX(e->rows_slice, e->channels_slice) : e->channels_slice;
     return (size_t)e->threads * per;
 }
 
@@ -122,12 +123,13 @@ static int engine_sizes(skit_circulant *e, const skit_circulant_shape *s)
     e->half = N / 2 + 1;
     e->real_stride = round8(N) + 8;
     e->slice = e->real_stride + round8(2 * e->half);
+    e->channels_slice = e->slice + e->real_stride;
     e->group = rows_group(s->cols, s->channels, e->threads);
     e->stage_stride = round8(s->cols) + 8;
     e->rows_slice = s->rows_layout ? e->group * e->stage_stride + e->slice + e->real_stride : 0;
     size_t spec, basis, apply, total;
     if (skit_size_mul(e->half, 2 * s->spectra, &spec) || skit_size_mul(e->half, 2 * s->basis_rows, &basis) ||
-        skit_size_mul(SKIT_MAX(e->slice, e->rows_slice), (size_t)e->threads, &apply) ||
+        skit_size_mul(SKIT_MAX(e->channels_slice, e->rows_slice), (size_t)e->threads, &apply) ||
         skit_size_add(spec, basis, &total) || skit_size_add(total, apply, &total) ||
         skit_size_mul(total, sizeof(double), &total))
         return SKIT_ERROR(SKIT_EOVERFLOW, "circulant plan size overflows (N = %zu, %zu spectra)", N,
@@ -333,12 +335,17 @@ void skit_circulant_apply_channels(const skit_circulant *e, int transpose, const
     const size_t N = e->N, nin = transpose ? e->m : e->n, nout = transpose ? e->n : e->m;
     const long total = (long)count;
     const int threads = (int)SKIT_MIN((size_t)e->threads, count);
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-    for (long k = 0; k < total; k++) {
-        double *buf = thread_slice(work, e->slice), *z = buf + e->real_stride;
-        memcpy(buf, x + (size_t)k * ldx, nin * sizeof(double));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        /* the Hartley sequence goes to w, so buf's zero padding (r2c
+         * keeps its input) is written once per call, not per channel */
+        double *buf = thread_slice(work, e->channels_slice), *z = buf + e->real_stride, *w = buf + e->slice;
         memset(buf + nin, 0, (N - nin) * sizeof(double));
-        convolve(e, (size_t)k % e->nspec, transpose, buf, z, buf, nout, y + (size_t)k * ldy);
+#pragma omp for schedule(static)
+        for (long k = 0; k < total; k++) {
+            memcpy(buf, x + (size_t)k * ldx, nin * sizeof(double));
+            convolve(e, (size_t)k % e->nspec, transpose, buf, z, w, nout, y + (size_t)k * ldy);
+        }
     }
 }
 
