@@ -320,6 +320,7 @@ int bench_ski(int argc, char **argv)
 
     cli_table t;
     cli_table_init(&t, result_names);
+    bench_machine_header(&t, &o.common, "float64");
     cli_table_comment(&t, "SKI action W A W^T x: linear W (2 nonzeros per row), inducing points "
                           "uniform on [0, n-1], A = Matern-5/2 Toeplitz (r x r) applied by FFT; "
                           "fft = skit_toeplitz_plan_execute of the n x n matrices");

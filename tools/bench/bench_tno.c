@@ -836,6 +836,7 @@ static void tno_header(cli_table *t, const options *o)
         fprintf(stderr, "%s: warning: load average %.2f on %d cores before the run: with %d threads, OpenMP "
                         "barriers spin and stall when other processes hold the cores; compare ratios from a quiet "
                         "machine, or run with OMP_WAIT_POLICY=passive or --threads 1\n", cli_context(), load, bench_cores(), bench_threads());
+    bench_machine_header(t, &o->common, "float64");
     cli_table_comment(t, "threads: %d; layout: %s; RPE MLP 1->%zu, %zu hidden layers, ReLU, RMS norm; "
                          "decay %g; SKI r = %zu (capped at n), %zu taps, %zu knots per side, linear "
                          "interpolation; FD fft length: next power of two >= 2n",
