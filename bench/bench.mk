@@ -8,7 +8,7 @@ BENCH_TARGETS = toeplitz ski tno mra
 BENCH_RESULTS = $(abs_top_srcdir)/bench/results
 BENCH_WISDOM = $(abs_top_builddir)/bench.wisdom
 BENCH_FLAGS =
-BENCH_PYTHON = /usr/bin/python3
+BENCH_PY = /usr/bin/python3
 
 $(BENCH_WISDOM): | tools/skit
 	$(abs_top_builddir)/tools/skit wisdom -o $@ --sizes 2^11..2^21 --planner measure
@@ -21,8 +21,8 @@ bench: tools/skit $(BENCH_WISDOM)
 	  $(abs_top_builddir)/tools/skit bench $$t $(BENCH_FLAGS) $$w -o $(BENCH_RESULTS)/$$t.tsv \
 	    --plot $(BENCH_RESULTS)/$$t.png || exit $$?; \
 	done
-	@if $(BENCH_PYTHON) -c 'import torch' 2>/dev/null; then \
+	@if $(BENCH_PY) -c 'import torch' 2>/dev/null; then \
 	  echo "== PyTorch peer of skit bench tno (bench/peers/tno_torch.py)" >&2; \
-	  $(BENCH_PYTHON) $(abs_top_srcdir)/bench/peers/tno_torch.py -o $(BENCH_RESULTS)/tno_torch.tsv; \
-	else echo "PyTorch peer skipped: $(BENCH_PYTHON) cannot import torch (apt-get install python3-torch)" >&2; fi
+	  $(BENCH_PY) $(abs_top_srcdir)/bench/peers/tno_torch.py -o $(BENCH_RESULTS)/tno_torch.tsv; \
+	else echo "PyTorch peer skipped: $(BENCH_PY) cannot import torch (apt-get install python3-torch)" >&2; fi
 	@echo "results in $(BENCH_RESULTS)" >&2
