@@ -75,7 +75,7 @@ static const char *usage =
     "      --seed N        seed of generated parameters and input (default 1)\n"
     "      --threads N     OpenMP threads (default: all cores)\n"
     "      --quiet         no messages on stderr\n"
-    CLI_PLANNER_HELP("measure, at most 2 s per transform: the plan is reused")
+    CLI_PLANNER_HELP("estimate: byte-reproducible output")
     "  -h, --help          this message\n\n"
     "examples:\n"
     "  skit tno --op fd --causal --x x.npy -o y.npy --verify\n"
@@ -272,9 +272,12 @@ static int parse_args(int argc, char **argv, args *a)
                                              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cli_common_init(&a->common);
-    /* the plan is applied to every batch (and timed by --repeat); the
-     * time limit bounds a first MEASURE at long lengths (skit/fft.h) */
-    a->common.planner_default = SKIT_PLANNER_MEASURE;
+    /* ESTIMATE, not MEASURE: skit tno's output is byte-identical from run
+     * to run (tests/cli_determinism.sh), and MEASURE chooses FFTW's
+     * algorithms by timing them, so two runs may round differently. With
+     * --planner measure and --wisdom FILE the choice is fixed by the file;
+     * --plan-seconds bounds a first MEASURE at long lengths. */
+    a->common.planner_default = SKIT_PLANNER_ESTIMATE;
     a->common.plan_seconds = 2;
     skit_tno_options_default(&a->op, SKIT_TNO_FFT);
     a->batch = 1;
