@@ -1023,6 +1023,9 @@ static int parse_options(options *o, int argc, char **argv, int *help)
                                  scipy_text ? scipy_text : o->quick ? "2^12" : "2^12..2^16", 1,
                                  (size_t)1 << 24, &o->scipy_sizes, &o->nscipy);
     if (status != CLI_OK) return status;
+    /* the accuracy sweep's output is the same bytes for the same seed:
+     * ESTIMATE, as MEASURE picks algorithms (and so rounding) by timing */
+    if (o->check) o->common.planner_default = SKIT_PLANNER_ESTIMATE;
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
     return cli_check_output_path("--json", o->json);
 }
