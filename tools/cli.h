@@ -96,7 +96,7 @@ typedef struct cli_common {
     "      --planner P     FFTW planner: estimate, measure, patient, exhaustive or\n"       \
     "                      wisdom-only (default " def ")\n"                                 \
     "      --plan-seconds S  at most S seconds of FFTW planning per transform (FFTW keeps\n" \
-    "                      the best plan found by then; default none; benches 0.5, tno 2)\n"    \
+    "                      the best plan found by then; default none; benches 0.25, tno 2)\n"    \
     "      --wisdom FILE   FFTW wisdom: read FILE if it exists, write it back (atomically)\n" \
     "                      with what this run planned; $SKIT_WISDOM names a wisdom file\n" \
     "                      read (never written) before it\n"

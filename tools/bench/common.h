@@ -120,9 +120,9 @@ void bench_store(size_t rows, size_t cols, double *c);
 /* The planner of every bench (before parsing the options): MEASURE, the
  * planner of a plan reused, at most BENCH_PLAN_SECONDS per transform so
  * that a first run without wisdom stays short. */
-#define BENCH_PLAN_SECONDS 0.5
+#define BENCH_PLAN_SECONDS 0.25
 void bench_planner_defaults(cli_common *common);
-/* "measure, <= 0.5 s per transform, wisdom imported" ...: what planned */
+/* "measure, <= 0.25 s per transform, wisdom imported" ...: what planned */
 const char *bench_planner_text(const cli_common *common);
 
 /* The machine header every bench prints (one comment line each): CPU
