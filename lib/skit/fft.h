@@ -55,8 +55,11 @@ int skit_planner_parse(const char *name, skit_planner *planner);
 
 /* Wisdom: FFTW's memory of the plans it measured, for this machine and
  * FFTW build. Importing adds to what the process knows; plans made after
- * it with any planner use it. All wisdom calls and every plan skit makes
- * hold one lock, so they may be called from any thread.
+ * it with any planner use it. All wisdom calls and every plan of the
+ * circulant engine (all plans of skit/toeplitz.h, skit/tno.h, skit/freq.h's
+ * FD-TNO, skit/ski.h) hold one lock, so they may be called from any thread;
+ * FFTW's own planner lock covers the other plans (the Hilbert transforms
+ * of skit/freq.h, which always plan with ESTIMATE).
  * import_file: SKIT_EIO (cannot open) or SKIT_EFORMAT (not FFTW wisdom, or
  * wisdom of another FFTW precision / build); nothing is imported then.
  * export_file writes what the process knows atomically (a temporary file
