@@ -107,6 +107,10 @@ M=(toeplitz matvec --coeffs "$D/c.tsv")
 S=(toeplitz solve --coeffs "$D/t.tsv" --spd)
 row "size out of range" "--threads" "${M[@]}" --x "$D/x.tsv" --threads 0 -o "$O/y.tsv"
 row "size out of range" "--threads" "${M[@]}" --x "$D/x.tsv" --threads 2^40 -o "$O/y.tsv"
+row "unknown FFTW planner" "--planner" "${M[@]}" --x "$D/x.tsv" --planner fast -o "$O/y.tsv"
+printf 'not wisdom\n' > "$D/bad.wisdom"
+row "malformed FFTW wisdom file" "--wisdom" "${M[@]}" --x "$D/x.tsv" --wisdom "$D/bad.wisdom" -o "$O/y.tsv"
+row "planning time limit out of range" "--plan-seconds" "${M[@]}" --x "$D/x.tsv" --plan-seconds 0 -o "$O/y.tsv"
 row "size out of range (even coefficient count)" "--coeffs" toeplitz matvec --coeffs "$D/c-even.tsv" --x "$D/x.tsv" -o "$O/y.tsv"
 row "shapes that do not match" "--x" "${M[@]}" --x "$D/x-2x2.npy" -o "$O/y.tsv"
 row "shapes that do not match" "--b" toeplitz solve --coeffs "$D/c.tsv" --b "$D/x-2x2.npy" -o "$O/x.tsv"

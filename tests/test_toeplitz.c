@@ -9,6 +9,8 @@
 
 #include <float.h>
 #include <stdint.h>
+#include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <lapacke.h>
 #undef I /* <complex.h>, via lapacke.h: the tests name matrices I */
@@ -810,6 +812,121 @@ START_TEST(test_plan_queries)
 }
 END_TEST
 
+/* ---- FFTW planner and wisdom ------------------------------------------------ */
+
+/* y of an n x n per-channel plan (d = 2) with `planner`; SKIT_OK or the
+ * create's status. */
+static int product_with(skit_planner planner, size_t n, const double *coeffs, const double *x, double *y)
+{
+    skit_toeplitz_plan *plan = NULL;
+    int st = skit_toeplitz_plan_create(&plan, n, n, 2, &(skit_toeplitz_options){.planner = planner}, coeffs);
+    if (st != SKIT_OK) return st;
+    tu_poison(y, 2 * n);
+    TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, n, y, n, NULL));
+    skit_toeplitz_plan_destroy(plan);
+    return SKIT_OK;
+}
+
+/* Every planner gives the product of the dense reference to FFT rounding
+ * (different FFTW algorithms, different rounding: not bit-equal), over
+ * odd, prime and 7-smooth n. MEASURE and PATIENT run under a 20 ms time
+ * limit, which keeps the test short and still lets FFTW time candidates. */
+START_TEST(test_planner_results_agree)
+{
+    uint64_t seed = seed_for("planner");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    skit_fft_set_time_limit(0.02);
+    static const size_t sizes[] = {1, 2, 7, 31, 97, 128, 211, 1000, 1031};
+    static const skit_planner planners[] = {SKIT_PLANNER_ESTIMATE, SKIT_PLANNER_MEASURE, SKIT_PLANNER_PATIENT,
+                                            SKIT_PLANNER_DEFAULT};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        double *coeffs = tu_random(&rng, 2 * (2 * n - 1)), *x = tu_random(&rng, 2 * n);
+        double *y = tu_alloc(2 * n), *ref = tu_alloc(n);
+        for (size_t p = 0; p < 4; p++) {
+            TU_EXPECT_OK(product_with(planners[p], n, coeffs, x, y));
+            for (size_t c = 0; c < 2; c++) {
+                const double *t = coeffs + c * (2 * n - 1);
+                TU_EXPECT_OK(skit_toeplitz_matvec_dense(n, n, t, SKIT_BIDIRECTIONAL, 0, x + c * n, ref));
+                double e = fft_error(y + c * n, ref, n, t, n, n, SKIT_BIDIRECTIONAL, x + c * n, n);
+                ck_assert_msg(e <= FFT_TOL, "planner %s n=%zu c=%zu: error %g (seed %llu)",
+                              skit_planner_name(planners[p]), n, c, e, (unsigned long long)seed);
+            }
+        }
+        skit_free(coeffs);
+        skit_free(x);
+        skit_free(y);
+        skit_free(ref);
+    }
+    skit_fft_set_time_limit(-1);
+}
+END_TEST
+
+/* Export, forget, WISDOM_ONLY fails; import, WISDOM_ONLY plans (and gives
+ * the product); the file round trip; bad wisdom and bad planners. (A fresh
+ * process importing the file: tests/cli_wisdom.sh.) */
+START_TEST(test_wisdom_round_trip)
+{
+    const size_t n = 40; /* FFT length 80 */
+    double coeffs[2 * 79], x[80], y[80];
+    for (size_t i = 0; i < 2 * 79; i++) coeffs[i] = sin(0.3 * (double)i);
+    for (size_t i = 0; i < 80; i++) x[i] = cos(0.7 * (double)i);
+    /* no time limit: wisdom of a plan cut short by one is kept with the
+     * impatience it had, which WISDOM_ONLY does not accept */
+    skit_fft_set_time_limit(-1);
+    double seconds = -1;
+    TU_EXPECT_OK(skit_fft_plan_length(80, SKIT_PLANNER_MEASURE, &seconds));
+    ck_assert(seconds >= 0);
+    char *text = skit_fft_wisdom_export_string();
+    ck_assert_ptr_nonnull(text);
+    skit_fft_wisdom_forget();
+    TU_EXPECT_STATUS(product_with(SKIT_PLANNER_WISDOM_ONLY, n, coeffs, x, y), SKIT_ELIBRARY);
+    ck_assert_msg(strstr(skit_last_error(), "wisdom") != NULL, "message: %s", skit_last_error());
+    TU_EXPECT_OK(skit_fft_wisdom_import_string(text));
+    TU_EXPECT_OK(product_with(SKIT_PLANNER_WISDOM_ONLY, n, coeffs, x, y));
+    for (size_t i = 0; i < 2 * n; i++) ck_assert(isfinite(y[i]));
+
+    char path[] = "/tmp/skit-test-wisdom-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    TU_EXPECT_OK(skit_fft_wisdom_export_file(path));
+    skit_fft_wisdom_forget();
+    TU_EXPECT_STATUS(product_with(SKIT_PLANNER_WISDOM_ONLY, n, coeffs, x, y), SKIT_ELIBRARY);
+    TU_EXPECT_OK(skit_fft_wisdom_import_file(path));
+    TU_EXPECT_OK(product_with(SKIT_PLANNER_WISDOM_ONLY, n, coeffs, x, y));
+    FILE *f = fopen(path, "w");
+    fputs("(not wisdom", f);
+    fclose(f);
+    TU_EXPECT_STATUS(skit_fft_wisdom_import_file(path), SKIT_EFORMAT);
+    unlink(path);
+    TU_EXPECT_STATUS(skit_fft_wisdom_import_file(path), SKIT_EIO);
+    TU_EXPECT_STATUS(skit_fft_wisdom_import_string("garbage"), SKIT_EFORMAT);
+    TU_EXPECT_STATUS(skit_fft_wisdom_import_file(NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fft_wisdom_export_file("/nonexistent/dir/w"), SKIT_EIO);
+    skit_free(text);
+
+    TU_EXPECT_STATUS(product_with((skit_planner)99, n, coeffs, x, y), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fft_plan_length(0, SKIT_PLANNER_ESTIMATE, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_fft_set_default_planner(SKIT_PLANNER_DEFAULT), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fft_set_default_planner((skit_planner)-1), SKIT_EINVAL);
+    skit_planner p;
+    TU_EXPECT_STATUS(skit_planner_parse("fast", &p), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_planner_parse(NULL, &p), SKIT_EINVAL);
+    static const char *const names[] = {"estimate", "measure", "patient", "exhaustive", "wisdom-only"};
+    for (int i = 0; i < 5; i++) {
+        TU_EXPECT_OK(skit_planner_parse(names[i], &p));
+        ck_assert_str_eq(skit_planner_name(p), names[i]);
+    }
+    ck_assert_ptr_null(skit_planner_name((skit_planner)42));
+    ck_assert_int_eq(skit_fft_default_planner(), SKIT_PLANNER_ESTIMATE);
+    TU_EXPECT_OK(skit_fft_set_default_planner(SKIT_PLANNER_MEASURE));
+    ck_assert_str_eq(skit_planner_name(SKIT_PLANNER_DEFAULT), "measure");
+    TU_EXPECT_OK(skit_fft_set_default_planner(SKIT_PLANNER_ESTIMATE));
+}
+END_TEST
+
 /* ---- FFT length rule ----------------------------------------------------- */
 
 static int is_7_smooth(size_t v)
@@ -1553,6 +1670,8 @@ static Suite *suite_toeplitz(void)
     tcase_add_test(fft, test_circulant_f32_engine);
     tcase_add_test(fft, test_plan_queries);
     tcase_add_test(fft, test_fft_good_length);
+    tcase_add_test(fft, test_planner_results_agree);
+    tcase_add_test(fft, test_wisdom_round_trip);
     suite_add_tcase(s, fft);
     TCase *solve = tcase_create("solve");
     tcase_set_timeout(solve, 60);

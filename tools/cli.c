@@ -530,6 +530,7 @@ void cli_common_init(cli_common *common)
 {
     memset(common, 0, sizeof *common);
     common->seed = 1;
+    common->plan_seconds = -1;
 }
 
 int cli_common_option(cli_common *common, int opt, const char *arg)
@@ -544,6 +545,9 @@ int cli_common_option(cli_common *common, int opt, const char *arg)
         common->threads = (int)v;
         return CLI_OK;
     case 0x1004: common->quiet = 1; return CLI_OK;
+    case 0x1005: return cli_parse_planner("--planner", arg, &common->planner);
+    case 0x1006: common->wisdom = arg; return CLI_OK;
+    case 0x1007: return cli_parse_double("--plan-seconds", arg, 0, 86400, 1, 0, &common->plan_seconds);
     default: return -1;
     }
 }
@@ -619,6 +623,51 @@ int cli_common_validate(const cli_common *common)
             cli_claim_output("--plot", common->plot) != CLI_OK)
             return CLI_USAGE;
     }
+    if (common->planner_default != SKIT_PLANNER_DEFAULT)
+        return cli_planner_setup(common);
+    return CLI_OK;
+}
+
+/* ---- FFTW planner and wisdom ------------------------------------------ */
+
+static const char *wisdom_out; /* --wisdom FILE, written back at the end */
+
+int cli_parse_planner(const char *option, const char *text, skit_planner *planner)
+{
+    if (skit_planner_parse(text, planner) == SKIT_OK) return CLI_OK;
+    return cli_usage_error("%s: '%s' unknown: need estimate, measure, patient, exhaustive or wisdom-only",
+                           option, text);
+}
+
+static int import_wisdom(const char *option, const char *path)
+{
+    if (!*path) return cli_usage_error("%s: empty file name", option);
+    if (skit_fft_wisdom_import_file(path) != SKIT_OK) return cli_usage_error("%s: %s", option, skit_last_error());
+    return CLI_OK;
+}
+
+int cli_planner_setup(const cli_common *common)
+{
+    const char *wisdom = common->wisdom;
+    const char *env = getenv("SKIT_WISDOM");
+    if (env && *env && import_wisdom("SKIT_WISDOM", env) != CLI_OK) return CLI_USAGE;
+    if (wisdom) {
+        if (cli_check_output_path("--wisdom", wisdom) != CLI_OK) return CLI_USAGE;
+        if (access(wisdom, F_OK) == 0 && import_wisdom("--wisdom", wisdom) != CLI_OK) return CLI_USAGE;
+        wisdom_out = wisdom;
+    }
+    skit_fft_set_default_planner(common->planner != SKIT_PLANNER_DEFAULT ? common->planner
+                                                                         : common->planner_default);
+    skit_fft_set_time_limit(common->plan_seconds);
+    return CLI_OK;
+}
+
+int cli_planner_finish(void)
+{
+    if (!wisdom_out) return CLI_OK;
+    const char *path = wisdom_out;
+    wisdom_out = NULL;
+    if (skit_fft_wisdom_export_file(path) != SKIT_OK) return cli_failure("--wisdom: %s", skit_last_error());
     return CLI_OK;
 }
 

@@ -105,6 +105,13 @@ typedef struct cli_common {
     uint64_t seed;      /* --seed N (default 1) */
     int threads;        /* --threads N (0 = OpenMP default) */
     int quiet;          /* --quiet: no progress on stderr */
+    /* Commands that plan FFTs set planner_default (and take
+     * CLI_PLANNER_LONGOPTS); cli_common_validate then applies --planner,
+     * --wisdom and $SKIT_WISDOM (cli_planner_setup). */
+    skit_planner planner_default;
+    skit_planner planner; /* --planner (0: not given) */
+    const char *wisdom;   /* --wisdom FILE */
+    double plan_seconds;  /* --plan-seconds S (< 0: no limit; default -1, benches set theirs) */
 } cli_common;
 
 #define CLI_COMMON_SHORTOPTS "ho:"
@@ -122,6 +129,32 @@ typedef struct cli_common {
     "      --seed N        random seed (default 1), recorded in the output\n"      \
     "      --threads N     OpenMP threads (default: all cores)\n"                  \
     "      --quiet         no progress messages on stderr\n"
+
+/* FFTW planning for the commands that plan (see cli_common). */
+#define CLI_PLANNER_LONGOPTS \
+    {"planner", required_argument, NULL, 0x1005}, {"wisdom", required_argument, NULL, 0x1006}, \
+        {"plan-seconds", required_argument, NULL, 0x1007}
+#define CLI_PLANNER_HELP(def)                                                               \
+    "      --planner P     FFTW planner: estimate, measure, patient, exhaustive or\n"       \
+    "                      wisdom-only (default " def ")\n"                                 \
+    "      --plan-seconds S  at most S seconds of FFTW planning per transform (FFTW keeps\n" \
+    "                      the best plan found by then; default none; benches 0.25, tno 2)\n"    \
+    "      --wisdom FILE   FFTW wisdom: read FILE if it exists, write it back (atomically)\n" \
+    "                      with what this run planned; $SKIT_WISDOM names a wisdom file\n" \
+    "                      read (never written) before it\n"
+
+/* --planner's value: one line naming the valid names and CLI_USAGE if
+ * unknown. */
+int cli_parse_planner(const char *option, const char *text, skit_planner *planner);
+/* Import $SKIT_WISDOM, then common->wisdom if it exists (its directory
+ * must be writable: cli_planner_finish writes it back), then make
+ * common->planner (or planner_default when 0) the default of every plan
+ * and apply plan_seconds. CLI_USAGE (one line) on an unreadable or
+ * malformed wisdom file. */
+int cli_planner_setup(const cli_common *common);
+/* After a command succeeded: write back the --wisdom file, if any.
+ * CLI_FAILED (reported) if it cannot. */
+int cli_planner_finish(void);
 
 void cli_common_init(cli_common *common);
 /* Handle one getopt result if it is a common option: returns CLI_OK if
@@ -175,5 +208,6 @@ int cmd_mra(int argc, char **argv);       /* tools/cmd_mra.c */
 int cmd_tno(int argc, char **argv);       /* tools/cmd_tno.c */
 int cmd_grad_check(int argc, char **argv); /* tools/cmd_grad.c */
 int cmd_train(int argc, char **argv);      /* tools/cmd_train.c */
+int cmd_wisdom(int argc, char **argv);    /* tools/cmd_wisdom.c */
 
 #endif

@@ -78,6 +78,7 @@ static const char *usage =
     "      --seed N        seed of generated parameters and input (default 1)\n"
     "      --threads N     OpenMP threads (default: all cores)\n"
     "      --quiet         no messages on stderr\n"
+    CLI_PLANNER_HELP("estimate: byte-reproducible output")
     "  -h, --help          this message\n\n"
     "examples:\n"
     "  skit tno --op fd --causal --x x.npy -o y.npy --verify\n"
@@ -254,7 +255,7 @@ static int check_args(args *a)
 
 static int parse_args(int argc, char **argv, args *a)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, CLI_PLANNER_LONGOPTS,
                                              {"op", required_argument, NULL, OPT_OP},
                                              {"causal", no_argument, NULL, OPT_CAUSAL},
                                              {"x", required_argument, NULL, OPT_X},
@@ -284,6 +285,13 @@ static int parse_args(int argc, char **argv, args *a)
                                              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     cli_common_init(&a->common);
+    /* ESTIMATE, not MEASURE: skit tno's output is byte-identical from run
+     * to run (tests/cli_determinism.sh), and MEASURE chooses FFTW's
+     * algorithms by timing them, so two runs may round differently. With
+     * --planner measure and --wisdom FILE the choice is fixed by the file;
+     * --plan-seconds bounds a first MEASURE at long lengths. */
+    a->common.planner_default = SKIT_PLANNER_ESTIMATE;
+    a->common.plan_seconds = 2;
     skit_tno_options_default(&a->op, SKIT_TNO_FFT);
     a->batch = 1;
     int opt;

@@ -52,6 +52,7 @@ static const char *usage_matvec =
     "      --threads N   OpenMP threads for the FFT channels (default: all cores)\n"
     "      --device D    cpu (default) or cuda: the FFT product by cuFFT on the GPU\n"
     "                    (float64, transfers included; --method fft only)\n"
+    CLI_PLANNER_HELP("estimate: one product per plan, see cmd_toeplitz.c")
     "  -h, --help        this message\n\n"
     "examples:\n"
     "  skit toeplitz matvec --coeffs coeffs.npy --x x.npy --causal -o y.npy\n"
@@ -190,8 +191,16 @@ static int run_matvec(int argc, char **argv)
                                              {"threads", required_argument, NULL, OPT_THREADS},
                                              {"device", required_argument, NULL, OPT_DEVICE},
                                              {"precision", required_argument, NULL, OPT_PRECISION},
+                                             CLI_PLANNER_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     static const char *const methods[] = {"fft", "dense", NULL};
+    /* One product per plan: ESTIMATE. MEASURE took 1-2 s to plan a length
+     * 2^12 (2^11..2^14 measured, loaded 2-core EPYC) while the product of
+     * d = 64 channels of n = 2^11 runs in milliseconds: it pays only for a
+     * plan reused many times, or with wisdom (--wisdom, skit wisdom). */
+    cli_common planning;
+    cli_common_init(&planning);
+    planning.planner_default = SKIT_PLANNER_ESTIMATE;
     static const char *const devices[] = {"cpu", "cuda", NULL};
     const char *coeffs_path = NULL, *x_path = NULL, *output = NULL;
     int causal = 0, transpose = 0, method = 0, device = 0, opt;
@@ -218,6 +227,10 @@ static int run_matvec(int argc, char **argv)
             break;
         case OPT_PRECISION:
             if (cli_parse_precision(optarg, &precision) != CLI_OK) return CLI_USAGE;
+        case 0x1005:
+        case 0x1006:
+        case 0x1007:
+            if (cli_common_option(&planning, opt, optarg) != CLI_OK) return CLI_USAGE;
             break;
         default:
             return cli_usage_error("unknown option or missing value '%s' (see 'skit toeplitz matvec --help')",
@@ -228,6 +241,7 @@ static int run_matvec(int argc, char **argv)
     if (!coeffs_path) return cli_usage_error("--coeffs: missing (the file of 2n-1 Toeplitz coefficients)");
     if (!x_path) return cli_usage_error("--x: missing (the file of the vector or n x k array to multiply)");
     if (validate_output(output) != CLI_OK) return CLI_USAGE;
+    if (cli_planner_setup(&planning) != CLI_OK) return CLI_USAGE;
     if (device == 1 && method == 1)
         return cli_usage_error("--device cuda: runs --method fft only (the dense product is a CPU reference)");
     const int f32 = precision == SKIT_PRECISION_F32;

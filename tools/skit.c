@@ -16,6 +16,7 @@ const cli_command cli_commands[] = {
     {"tno", "token mixers TNO / SKI-TNO / FD-TNO applied to (batch, n, d) data", cmd_tno},
     {"grad-check", "backward passes vs central finite differences (float64)", cmd_grad_check},
     {"train", "train a small TNN language model on CPU (synthetic tasks, text)", cmd_train},
+    {"wisdom", "plan FFT lengths once and keep FFTW's wisdom in a file (like fftw-wisdom)", cmd_wisdom},
     {"bench", "time operators against floors and peers (toeplitz, ...)", cmd_bench},
     {"reproduce", "run every experiment into paper_figures/ and write REPORT.md", cmd_reproduce},
     {NULL, NULL, NULL},
@@ -71,7 +72,8 @@ int main(int argc, char **argv)
             /* the subcommand's argv[0] is "skit <name>", so that the TSV
              * provenance header records the command line as typed */
             argv[1] = ctx;
-            return cli_run_command(c, argc - 1, argv + 1);
+            int status = cli_run_command(c, argc - 1, argv + 1);
+            return status == CLI_OK ? cli_planner_finish() : status;
         }
     }
     return cli_usage_error("unknown command '%s' (see 'skit help')", name);

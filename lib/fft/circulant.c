@@ -36,11 +36,15 @@ typedef float R;
 #define X(name) skit_circulantf_##name
 #define FFTW(name) fftwf_##name
 #define E skit_circulantf
+#define PLAN_REAL_PAIR skit_fftwf_plan_real_pair
+#define PLAN_DESTROY skit_fftwf_destroy
 #else
 typedef double R;
 #define X(name) skit_circulant_##name
 #define FFTW(name) fftw_##name
 #define E skit_circulant
+#define PLAN_REAL_PAIR skit_fftw_plan_real_pair
+#define PLAN_DESTROY skit_fftw_destroy
 #endif
 #define LINE (64 / sizeof(R))
 
@@ -64,6 +68,7 @@ struct E {
     int threads;
     size_t real_stride;  /* values of one real buffer (N rounded up, + a line) */
     size_t slice;        /* one thread's real + complex buffers */
+    size_t channels_slice; /* the channel apply's: slice + a real buffer for the Hartley sequence */
     size_t group;        /* channels per gather in the rows apply */
     size_t stage_stride; /* values per channel of the staging rows (n rounded up, + a line) */
     size_t rows_slice;   /* one thread's scratch in the rows apply: the group's staging
@@ -101,15 +106,15 @@ size_t X(bytes)(const E *e) { return e ? e->bytes : 0; }
 
 size_t X(workspace_doubles)(const E *e, int rows_layout)
 {
-    size_t per = rows_layout ? SKIT_MAX(e->rows_slice, e->slice) : e->slice;
+    size_t per = rows_layout ? SKIT_MAX(e->rows_slice, e->channels_slice) : e->channels_slice;
     return (size_t)e->threads * per;
 }
 
 void X(destroy)(E *e)
 {
     if (!e) return;
-    if (e->r2c) FFTW(destroy_plan)(e->r2c);
-    if (e->c2r) FFTW(destroy_plan)(e->c2r);
+    PLAN_DESTROY(e->r2c);
+    PLAN_DESTROY(e->c2r);
     skit_free(e->spectra);
     skit_free(e->basis);
     skit_free(e);
@@ -140,12 +145,13 @@ static int engine_sizes(E *e, const skit_circulant_shape *s)
     e->half = N / 2 + 1;
     e->real_stride = round_line(N) + LINE;
     e->slice = e->real_stride + round_line(2 * e->half);
+    e->channels_slice = e->slice + e->real_stride;
     e->group = rows_group(s->cols, s->channels, e->threads);
     e->stage_stride = round_line(s->cols) + LINE;
     e->rows_slice = s->rows_layout ? e->group * e->stage_stride + e->slice + e->real_stride : 0;
     size_t spec, basis, apply, total;
     if (skit_size_mul(e->half, 2 * s->spectra, &spec) || skit_size_mul(e->half, 2 * s->basis_rows, &basis) ||
-        skit_size_mul(SKIT_MAX(e->slice, e->rows_slice), (size_t)e->threads, &apply) ||
+        skit_size_mul(SKIT_MAX(e->channels_slice, e->rows_slice), (size_t)e->threads, &apply) ||
         skit_size_add(spec, basis, &total) || skit_size_add(total, apply, &total) ||
         skit_size_mul(total, sizeof(R), &total))
         return SKIT_ERROR(SKIT_EOVERFLOW, "circulant plan size overflows (N = %zu, %zu spectra)", N,
@@ -167,7 +173,9 @@ int X(create)(E **engine, const skit_circulant_shape *s)
     e->nspec = s->spectra;
     e->basis_rows = s->basis_rows;
     e->threads = skit_max_threads();
-    int status = engine_sizes(e, s);
+    unsigned flags = 0;
+    int status = skit_fftw_flags(s->planner, &flags);
+    if (status == SKIT_OK) status = engine_sizes(e, s);
     if (status != SKIT_OK) {
         skit_free(e);
         return status;
@@ -175,21 +183,18 @@ int X(create)(E **engine, const skit_circulant_shape *s)
     e->spectra = skit_calloc(e->nspec * 2 * e->half, sizeof(R));
     e->basis = e->basis_rows ? skit_calloc(e->basis_rows * 2 * e->half, sizeof(R)) : NULL;
     /* FFTW plans on buffers of the alignment every workspace slice has
-     * (skit_malloc: 64 bytes); ESTIMATE does not touch them */
+     * (skit_malloc: 64 bytes); MEASURE and above overwrite them */
     R *buf = skit_malloc(e->slice, sizeof(R));
     if (!e->spectra || !buf || (e->basis_rows && !e->basis)) {
         skit_free(buf);
         X(destroy)(e);
         return SKIT_ENOMEM;
     }
-    FFTW(complex) *z = (FFTW(complex) *)(buf + e->real_stride);
-    skit_fftw_planner_init();
-    e->r2c = FFTW(plan_dft_r2c_1d)((int)e->N, buf, z, FFTW_ESTIMATE);
-    e->c2r = FFTW(plan_dft_c2r_1d)((int)e->N, z, buf, FFTW_ESTIMATE);
+    status = PLAN_REAL_PAIR(e->N, buf, buf + e->real_stride, flags, &e->r2c, &e->c2r);
     skit_free(buf);
-    if (!e->r2c || !e->c2r) {
+    if (status != SKIT_OK) {
         X(destroy)(e);
-        return SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a real FFT of length %zu", e->N);
+        return status;
     }
     *engine = e;
     return SKIT_OK;
@@ -352,12 +357,17 @@ void X(apply_channels)(const E *e, int transpose, const R *x, size_t ldx,
     const size_t N = e->N, nin = transpose ? e->m : e->n, nout = transpose ? e->n : e->m;
     const long total = (long)count;
     const int threads = (int)SKIT_MIN((size_t)e->threads, count);
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-    for (long k = 0; k < total; k++) {
-        R *buf = thread_slice(work, e->slice), *z = buf + e->real_stride;
-        memcpy(buf, x + (size_t)k * ldx, nin * sizeof(R));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        /* the Hartley sequence goes to w, so buf's zero padding (r2c
+         * keeps its input) is written once per call, not per channel */
+        R *buf = thread_slice(work, e->channels_slice), *z = buf + e->real_stride, *w = buf + e->slice;
         memset(buf + nin, 0, (N - nin) * sizeof(R));
-        convolve(e, (size_t)k % e->nspec, transpose, buf, z, buf, nout, y + (size_t)k * ldy);
+#pragma omp for schedule(static)
+        for (long k = 0; k < total; k++) {
+            memcpy(buf, x + (size_t)k * ldx, nin * sizeof(R));
+            convolve(e, (size_t)k % e->nspec, transpose, buf, z, w, nout, y + (size_t)k * ldy);
+        }
     }
 }
 

@@ -46,6 +46,7 @@
 #include <stddef.h>
 
 #include "skit/core.h"
+#include "skit/fft.h"
 
 typedef struct skit_circulant skit_circulant;
 
@@ -58,6 +59,7 @@ typedef struct skit_circulant_shape {
     size_t basis_rows; /* extra spectra rows for a GEMM to combine (0: none) */
     int rows_layout;   /* also size the buffers of skit_circulant_apply_rows (m = n) */
     const char *what;  /* the front-end, for the memory check's message */
+    skit_planner planner; /* how FFTW plans (skit/fft.h; 0: the process default) */
 } skit_circulant_shape;
 
 /* The functions, declared once for each precision by SKIT_CIRCULANT_API
@@ -65,7 +67,9 @@ typedef struct skit_circulant_shape {
  * below, create means skit_circulant_create and skit_circulantf_create):
  *
  * create: Errors: SKIT_EOVERFLOW (sizes), SKIT_ETOOBIG (memory estimate or
- *   N above FFTW's int), SKIT_ENOMEM, SKIT_ELIBRARY (FFTW could not plan).
+ *   N above FFTW's int), SKIT_EINVAL (planner), SKIT_ENOMEM, SKIT_ELIBRARY
+ *   (FFTW could not plan, or wisdom-only found no wisdom; float engines
+ *   have no wisdom of skit's).
  * length: N. frequencies: N/2 + 1. spectra_ld: 2 (N/2 + 1).
  * bytes: bytes the engine holds (spectra, basis, the struct; no workspace).
  *

@@ -1,16 +1,32 @@
-/* planner.c — FFTW's planner (fftw_plan_*, fftw_destroy_plan) is not
- * thread-safe by default. FFTW >= 3.3.5 can make it so itself; we switch that
- * on once, before the first plan any skit module makes, so that user threads
- * creating skit plans concurrently are safe. (Executing plans on new arrays
- * was always thread-safe.) */
+/* planner.c — FFTW planning and wisdom for every skit module that plans.
+ *
+ * FFTW's planner (fftw_plan_*, fftw_destroy_plan) and its wisdom calls
+ * share global state and are not thread-safe. FFTW >= 3.3.5 can lock its
+ * own planner; we switch that on once (so that code of the application
+ * planning with FFTW directly is safe beside skit) and also hold one lock
+ * of ours around every plan, destroy and wisdom call skit makes, since
+ * FFTW's lock does not cover the wisdom import/export calls. (Executing
+ * plans on new arrays was always thread-safe.) */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <fftw3.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "core/internal.h"
 #include "fft/planner.h"
+#include "skit/fft.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static skit_planner default_planner = SKIT_PLANNER_ESTIMATE;
 
 static void make_thread_safe(void)
 {
@@ -19,3 +35,220 @@ static void make_thread_safe(void)
 }
 
 void skit_fftw_planner_init(void) { pthread_once(&once, make_thread_safe); }
+
+void skit_fftw_lock(void)
+{
+    skit_fftw_planner_init();
+    pthread_mutex_lock(&lock);
+}
+
+void skit_fftw_unlock(void) { pthread_mutex_unlock(&lock); }
+
+static const char *const names[] = {"default", "estimate", "measure", "patient", "exhaustive", "wisdom-only"};
+
+static int known(skit_planner p) { return (int)p >= 0 && (int)p <= (int)SKIT_PLANNER_WISDOM_ONLY; }
+
+int skit_fft_set_default_planner(skit_planner planner)
+{
+    if (!known(planner) || planner == SKIT_PLANNER_DEFAULT)
+        return SKIT_ERROR(SKIT_EINVAL, "planner = %d unknown: need estimate, measure, patient, exhaustive "
+                                       "or wisdom-only", (int)planner);
+    __atomic_store_n(&default_planner, planner, __ATOMIC_RELAXED);
+    return SKIT_OK;
+}
+
+skit_planner skit_fft_default_planner(void) { return __atomic_load_n(&default_planner, __ATOMIC_RELAXED); }
+
+void skit_fft_set_time_limit(double seconds)
+{
+    skit_fftw_lock();
+    fftw_set_timelimit(seconds < 0 ? FFTW_NO_TIMELIMIT : seconds);
+    skit_fftw_unlock();
+}
+
+const char *skit_planner_name(skit_planner planner)
+{
+    if (!known(planner)) return NULL;
+    if (planner == SKIT_PLANNER_DEFAULT) planner = skit_fft_default_planner();
+    return names[planner];
+}
+
+int skit_planner_parse(const char *name, skit_planner *planner)
+{
+    SKIT_REQUIRE_PTR(planner);
+    for (int p = SKIT_PLANNER_ESTIMATE; name && p <= SKIT_PLANNER_WISDOM_ONLY; p++)
+        if (!strcmp(name, names[p])) {
+            *planner = (skit_planner)p;
+            return SKIT_OK;
+        }
+    return SKIT_ERROR(SKIT_EINVAL, "planner '%s' unknown: need estimate, measure, patient, exhaustive or "
+                                   "wisdom-only", name ? name : "(null)");
+}
+
+int skit_fftw_flags(skit_planner planner, unsigned *flags)
+{
+    if (!known(planner))
+        return SKIT_ERROR(SKIT_EINVAL, "planner = %d unknown: need SKIT_PLANNER_DEFAULT, _ESTIMATE, _MEASURE, "
+                                       "_PATIENT, _EXHAUSTIVE or _WISDOM_ONLY", (int)planner);
+    if (planner == SKIT_PLANNER_DEFAULT) planner = skit_fft_default_planner();
+    static const unsigned table[] = {FFTW_ESTIMATE, FFTW_ESTIMATE, FFTW_MEASURE, FFTW_PATIENT, FFTW_EXHAUSTIVE,
+                                     FFTW_WISDOM_ONLY | FFTW_ESTIMATE};
+    *flags = table[planner];
+    return SKIT_OK;
+}
+
+int skit_fftw_plan_real_pair(size_t N, double *real, double *complex_buf, unsigned flags, fftw_plan *r2c,
+                             fftw_plan *c2r)
+{
+    skit_fftw_lock();
+    *r2c = fftw_plan_dft_r2c_1d((int)N, real, (fftw_complex *)complex_buf, flags);
+    *c2r = fftw_plan_dft_c2r_1d((int)N, (fftw_complex *)complex_buf, real, flags);
+    if (!*r2c || !*c2r) {
+        if (*r2c) fftw_destroy_plan(*r2c);
+        if (*c2r) fftw_destroy_plan(*c2r);
+        *r2c = *c2r = NULL;
+    }
+    skit_fftw_unlock();
+    if (*r2c) return SKIT_OK;
+    if (flags & FFTW_WISDOM_ONLY)
+        return SKIT_ERROR(SKIT_ELIBRARY, "planner wisdom-only: no wisdom for a real FFT of length %zu "
+                                         "(import it first, e.g. from `skit wisdom`)", N);
+    return SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a real FFT of length %zu", N);
+}
+
+void skit_fftw_destroy(fftw_plan plan)
+{
+    if (!plan) return;
+    skit_fftw_lock();
+    fftw_destroy_plan(plan);
+    skit_fftw_unlock();
+}
+
+int skit_fftwf_plan_real_pair(size_t N, float *real, float *complex_buf, unsigned flags, fftwf_plan *r2c,
+                              fftwf_plan *c2r)
+{
+    skit_fftw_lock();
+    *r2c = fftwf_plan_dft_r2c_1d((int)N, real, (fftwf_complex *)complex_buf, flags);
+    *c2r = fftwf_plan_dft_c2r_1d((int)N, (fftwf_complex *)complex_buf, real, flags);
+    if (!*r2c || !*c2r) {
+        if (*r2c) fftwf_destroy_plan(*r2c);
+        if (*c2r) fftwf_destroy_plan(*c2r);
+        *r2c = *c2r = NULL;
+    }
+    skit_fftw_unlock();
+    if (*r2c) return SKIT_OK;
+    if (flags & FFTW_WISDOM_ONLY)
+        return SKIT_ERROR(SKIT_ELIBRARY, "planner wisdom-only: no wisdom for a real FFT of length %zu "
+                                         "(import it first, e.g. from `skit wisdom`)", N);
+    return SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a real FFT of length %zu", N);
+}
+
+void skit_fftwf_destroy(fftwf_plan plan)
+{
+    if (!plan) return;
+    skit_fftw_lock();
+    fftwf_destroy_plan(plan);
+    skit_fftw_unlock();
+}
+
+int skit_fft_plan_length(size_t length, skit_planner planner, double *seconds)
+{
+    if (length == 0 || length > (size_t)INT_MAX)
+        return SKIT_ERROR(SKIT_EDOM, "FFT length %zu out of range: need 1 <= N <= %d", length, INT_MAX);
+    unsigned flags = FFTW_ESTIMATE;
+    SKIT_TRY(skit_fftw_flags(planner, &flags));
+    /* the engine's buffers: real (N rounded up to 8), then N/2+1 complex */
+    size_t real = (length + 7) / 8 * 8 + 8;
+    double *buf = skit_malloc(real + 2 * (length / 2 + 1), sizeof(double));
+    if (!buf) return SKIT_ENOMEM;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    fftw_plan r2c, c2r;
+    int status = skit_fftw_plan_real_pair(length, buf, buf + real, flags, &r2c, &c2r);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    skit_fftw_destroy(r2c);
+    skit_fftw_destroy(c2r);
+    skit_free(buf);
+    if (seconds) *seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return status;
+}
+
+/* ---- wisdom --------------------------------------------------------------- */
+
+int skit_fft_wisdom_import_file(const char *path)
+{
+    SKIT_REQUIRE_PTR(path);
+    FILE *f = fopen(path, "r");
+    if (!f) return SKIT_ERROR(SKIT_EIO, "wisdom file '%s': cannot open (%s)", path, strerror(errno));
+    skit_fftw_lock();
+    int ok = fftw_import_wisdom_from_file(f);
+    skit_fftw_unlock();
+    fclose(f);
+    if (!ok)
+        return SKIT_ERROR(SKIT_EFORMAT, "wisdom file '%s': not FFTW double-precision wisdom of this FFTW "
+                                        "(nothing imported)", path);
+    return SKIT_OK;
+}
+
+int skit_fft_wisdom_import_string(const char *text)
+{
+    SKIT_REQUIRE_PTR(text);
+    skit_fftw_lock();
+    int ok = fftw_import_wisdom_from_string(text);
+    skit_fftw_unlock();
+    return ok ? SKIT_OK : SKIT_ERROR(SKIT_EFORMAT, "not FFTW double-precision wisdom of this FFTW");
+}
+
+char *skit_fft_wisdom_export_string(void)
+{
+    skit_fftw_lock();
+    char *text = fftw_export_wisdom_to_string();
+    skit_fftw_unlock();
+    if (!text) return NULL;
+    size_t len = strlen(text);
+    char *copy = skit_malloc(len + 1, 1);
+    if (copy) memcpy(copy, text, len + 1);
+    free(text); /* FFTW's string comes from malloc */
+    return copy;
+}
+
+int skit_fft_wisdom_export_file(const char *path)
+{
+    SKIT_REQUIRE_PTR(path);
+    char *text = skit_fft_wisdom_export_string();
+    if (!text) return SKIT_ENOMEM;
+    /* a name no other thread or process writes: pid and a counter */
+    static unsigned serial;
+    size_t size = strlen(path) + 48;
+    char *tmp = skit_malloc(size, 1);
+    if (!tmp) {
+        skit_free(text);
+        return SKIT_ENOMEM;
+    }
+    snprintf(tmp, size, "%s.tmp.%ld.%u", path, (long)getpid(), __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666), status = SKIT_OK;
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        status = SKIT_ERROR(SKIT_EIO, "wisdom file '%s': cannot create a temporary beside it (%s)", path,
+                            strerror(errno));
+    } else {
+        int bad = fputs(text, f) < 0;
+        bad |= fflush(f) != 0;
+        bad |= fclose(f) != 0;
+        if (bad || rename(tmp, path) != 0) {
+            status = SKIT_ERROR(SKIT_EIO, "wisdom file '%s': cannot write (%s)", path, strerror(errno));
+            unlink(tmp);
+        }
+    }
+    skit_free(tmp);
+    skit_free(text);
+    return status;
+}
+
+void skit_fft_wisdom_forget(void)
+{
+    skit_fftw_lock();
+    fftw_forget_wisdom();
+    skit_fftw_unlock();
+}

@@ -3,8 +3,34 @@
 #ifndef SKIT_FFT_PLANNER_H
 #define SKIT_FFT_PLANNER_H
 
+#include <fftw3.h>
+#include <stddef.h>
+
+#include "skit/fft.h"
+
 /* Call before creating or destroying any FFTW plan: makes FFTW's planner
  * thread-safe (once per process). */
 void skit_fftw_planner_init(void);
+
+/* The lock skit holds around FFTW's planner and wisdom (planner.c). */
+void skit_fftw_lock(void);
+void skit_fftw_unlock(void);
+
+/* FFTW's flags for `planner` (DEFAULT resolved to the process default);
+ * SKIT_EINVAL for an unknown value. */
+int skit_fftw_flags(skit_planner planner, unsigned *flags);
+
+/* Out-of-place r2c (real -> complex_buf, N/2+1 interleaved complex) and
+ * c2r plans of length N (<= INT_MAX), under the lock; both or none.
+ * SKIT_ELIBRARY (its message says when wisdom-only found no wisdom). */
+int skit_fftw_plan_real_pair(size_t N, double *real, double *complex_buf, unsigned flags, fftw_plan *r2c,
+                             fftw_plan *c2r);
+/* fftw_destroy_plan under the lock; NULL is fine. */
+void skit_fftw_destroy(fftw_plan plan);
+/* The same two in single precision (fftwf: the float32 engine). Its
+ * wisdom is fftwf's own, which skit's wisdom functions do not carry. */
+int skit_fftwf_plan_real_pair(size_t N, float *real, float *complex_buf, unsigned flags, fftwf_plan *r2c,
+                              fftwf_plan *c2r);
+void skit_fftwf_destroy(fftwf_plan plan);
 
 #endif

@@ -1,6 +1,8 @@
-/* skit/fft.h — FFT lengths. Every FFT-based operator of skit runs on
- * FFTW through one circulant-product engine (lib/fft); this header holds
- * what a user needs of it directly. */
+/* skit/fft.h — FFT lengths and FFTW planning. Every FFT-based operator of
+ * skit runs on FFTW through one circulant-product engine (lib/fft); this
+ * header holds what a user needs of it directly: how hard FFTW plans
+ * (skit_planner, carried by the plan options of skit/toeplitz.h and
+ * skit/tno.h) and FFTW's wisdom, the plans it remembers. */
 #ifndef SKIT_FFT_H
 #define SKIT_FFT_H
 
@@ -11,6 +13,76 @@ SKIT_BEGIN_DECLS
 /* Smallest integer >= n whose prime factors are all in {2, 3, 5, 7}
  * (fast for FFTW). SKIT_EOVERFLOW if none fits in size_t. */
 int skit_fft_good_length(size_t n, size_t *length);
+
+/* How FFTW chooses its algorithms when a plan is created: FFTW's planner
+ * flags of the same names. ESTIMATE plans in microseconds from a model;
+ * MEASURE times candidates (ms to s per length, paid once per length and
+ * process, or never with wisdom) and gives the fastest transforms a plan
+ * reused many times wants; PATIENT and EXHAUSTIVE time more candidates.
+ * WISDOM_ONLY plans only from wisdom already loaded (any rigor) and fails
+ * with SKIT_ELIBRARY otherwise. Results agree across planners to rounding
+ * (different algorithms, different rounding). */
+typedef enum skit_planner {
+    SKIT_PLANNER_DEFAULT = 0, /* the process default (skit_fft_set_default_planner) */
+    SKIT_PLANNER_ESTIMATE = 1,
+    SKIT_PLANNER_MEASURE = 2,
+    SKIT_PLANNER_PATIENT = 3,
+    SKIT_PLANNER_EXHAUSTIVE = 4,
+    SKIT_PLANNER_WISDOM_ONLY = 5
+} skit_planner;
+
+/* The planner SKIT_PLANNER_DEFAULT stands for: ESTIMATE until set (the
+ * library makes no assumption on how often a plan is reused).
+ * Errors: SKIT_EINVAL (planner unknown, or SKIT_PLANNER_DEFAULT). */
+int skit_fft_set_default_planner(skit_planner planner);
+skit_planner skit_fft_default_planner(void);
+
+/* The most seconds MEASURE, PATIENT or EXHAUSTIVE spend planning one
+ * transform (FFTW's fftw_set_timelimit: past it FFTW keeps the best plan
+ * found so far); a negative value (the default) for no limit. MEASURE of
+ * a length 2^21 takes tens of seconds on a quiet 2-core machine, minutes on
+ * a loaded one: a limit bounds a first run, wisdom removes the cost.
+ * Wisdom of a plan the limit cut short keeps that impatience: WISDOM_ONLY
+ * does not accept it (plan wisdom for reuse without a limit). */
+void skit_fft_set_time_limit(double seconds);
+
+/* "estimate", "measure", "patient", "exhaustive", "wisdom-only" (DEFAULT:
+ * the default's name); NULL for an unknown value. */
+const char *skit_planner_name(skit_planner planner);
+/* The planner of one of the names above. SKIT_EINVAL (naming the valid
+ * names) for any other text. */
+int skit_planner_parse(const char *name, skit_planner *planner);
+
+/* Wisdom: FFTW's memory of the plans it measured, for this machine and
+ * FFTW build. Importing adds to what the process knows; plans made after
+ * it with any planner use it. All wisdom calls and every plan of the
+ * circulant engine (all plans of skit/toeplitz.h, skit/tno.h, skit/freq.h's
+ * FD-TNO, skit/ski.h) hold one lock, so they may be called from any thread;
+ * FFTW's own planner lock covers the other plans (the Hilbert transforms
+ * of skit/freq.h, which always plan with ESTIMATE).
+ * import_file: SKIT_EIO (cannot open) or SKIT_EFORMAT (not FFTW wisdom, or
+ * wisdom of another FFTW precision / build); nothing is imported then.
+ * export_file writes what the process knows atomically (a temporary file
+ * then rename): the file is whole, old or new, never half-written.
+ * SKIT_EIO if it cannot. */
+int skit_fft_wisdom_import_file(const char *path);
+int skit_fft_wisdom_export_file(const char *path);
+/* Wisdom as FFTW's text (caller frees with skit_free), NULL when out of
+ * memory; import from such text: SKIT_EFORMAT if FFTW rejects it. */
+char *skit_fft_wisdom_export_string(void);
+int skit_fft_wisdom_import_string(const char *text);
+/* Forget all wisdom (plans already made are kept). */
+void skit_fft_wisdom_forget(void);
+
+/* Plan, with `planner`, the transforms skit's circulant engine uses for an
+ * FFT of length N (a real-to-complex and a complex-to-real, out of place,
+ * 64-byte aligned), and drop them: what stays is the wisdom, and, for
+ * planners other than ESTIMATE, the time FFTW took (*seconds, may be
+ * NULL). What `skit wisdom` runs for each length.
+ * Errors: SKIT_EDOM (N = 0 or above FFTW's int), SKIT_EINVAL (planner),
+ * SKIT_ENOMEM, SKIT_ELIBRARY (FFTW could not plan; WISDOM_ONLY without
+ * wisdom for N). */
+int skit_fft_plan_length(size_t length, skit_planner planner, double *seconds);
 
 SKIT_END_DECLS
 #endif

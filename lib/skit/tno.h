@@ -154,6 +154,9 @@ typedef struct skit_tno_options {
      * computed in float64 and rounded. SKI-TNO and device plans:
      * SKIT_EUNSUPPORTED. */
     skit_precision precision;
+    /* How FFTW plans the CPU transforms of every kind (skit/fft.h; default
+     * SKIT_PLANNER_DEFAULT, the process default). */
+    skit_planner planner;
 } skit_tno_options;
 
 /* Defaults (the papers' and reference code's settings where they exist):

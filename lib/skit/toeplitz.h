@@ -56,6 +56,10 @@ typedef struct skit_toeplitz_options {
      * plans and float spectra (the coefficients rounded to float once);
      * execute with the _f32 functions below. CPU only. */
     skit_precision precision;
+    /* How FFTW plans the CPU transforms (skit/fft.h; default
+     * SKIT_PLANNER_DEFAULT, the process default: ESTIMATE unless set).
+     * MEASURE pays planning once for faster executes: for plans reused. */
+    skit_planner planner;
 } skit_toeplitz_options;
 
 /* The defaults above. Does nothing if options is NULL. */

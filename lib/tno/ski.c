@@ -362,7 +362,8 @@ static int create(skit_tno_plan *p, const double *params)
     tno_ski *s = p->op;
     return skit_toeplitz_plan_create(&s->toeplitz, s->r, s->r, p->d,
                                      &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
-                                                              .causality = SKIT_BIDIRECTIONAL},
+                                                              .causality = SKIT_BIDIRECTIONAL,
+                                                              .planner = p->opt.planner},
                                      s->a_coeffs);
 }
 

@@ -112,7 +112,8 @@ static int create(skit_tno_plan *p, const double *params)
     const skit_circulant_shape shape = {.rows = p->n, .cols = p->n, .channels = d, .spectra = d, .length = N,
                                         .basis_rows = causal && d >= 2 * h ? h : 0,
                                         .rows_layout = p->opt.layout == SKIT_TNO_ROWS,
-                                        .what = "token-mixing operator plan"};
+                                        .what = "token-mixing operator plan",
+                                        .planner = p->opt.planner};
     SKIT_TRY(skit_circulant_create(&s->engine, &shape));
     tno_rpe *r = &s->rpe;
     SKIT_TRY(tno_rpe_create(r, p, params, half, causal ? d : 2 * d));

@@ -155,7 +155,8 @@ static int create(skit_tno_plan *p, const double *params)
         const skit_circulant_shape shape = {.rows = n, .cols = n, .channels = d, .spectra = d, .length = L,
                                             .basis_rows = pushdown ? h + 1 : 0,
                                             .rows_layout = p->opt.layout == SKIT_TNO_ROWS,
-                                            .what = "token-mixing operator plan"};
+                                            .what = "token-mixing operator plan",
+                                            .planner = p->opt.planner};
         SKIT_TRY(skit_circulant_create(&s->engine, &shape));
     }
     if (!pushdown && s->engine && tno_rpe_sweeps(&s->rpe)) {

@@ -22,6 +22,7 @@ struct skit_toeplitz_plan {
     skit_toeplitz_sharing sharing;
     skit_causality causality;
     skit_precision precision;
+    skit_planner planner;
     skit_circulant *engine;    /* CPU plans in float64 */
     skit_circulantf *engine_f; /* CPU plans in float32 */
     skit_workspace *workspace; /* lent to an execute called without one */
@@ -74,6 +75,7 @@ void skit_toeplitz_options_default(skit_toeplitz_options *options)
     options->causality = SKIT_BIDIRECTIONAL;
     options->device = SKIT_DEVICE_CPU;
     options->precision = SKIT_PRECISION_F64;
+    options->planner = SKIT_PLANNER_DEFAULT;
 }
 
 static int validate_shape(size_t m, size_t n, size_t d, const skit_toeplitz_options *o)
@@ -116,7 +118,8 @@ static int create_engine(skit_toeplitz_plan *p, const double *coeffs)
                                         .cols = p->n,
                                         .channels = p->d,
                                         .spectra = p->nmat,
-                                        .what = "Toeplitz FFT plan"};
+                                        .what = "Toeplitz FFT plan",
+                                        .planner = p->planner};
     size_t doubles;
     if (p->precision == SKIT_PRECISION_F32) {
         SKIT_TRY(skit_circulantf_create(&p->engine_f, &shape));
@@ -152,6 +155,7 @@ int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, siz
     p->sharing = o.sharing;
     p->causality = o.causality;
     p->precision = o.precision;
+    p->planner = o.planner;
     int status;
     if (o.device == SKIT_DEVICE_CUDA) {
         status = toeplitz_device_create(&p->device, m, n, d, &o, coeffs);

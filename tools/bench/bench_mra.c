@@ -189,6 +189,40 @@ static int parse_options(int argc, char **argv, options *o)
     return CLI_OK;
 }
 
+/* Exact softmax attention in numpy, the peer of skit's exact attention:
+ * softmax(Q K^T / sqrt(d)) V in row blocks of 1024 (the n x n matrix
+ * does not fit at n = 2^14), each block two GEMMs (numpy on OpenBLAS, its
+ * default threads) and a max-subtracted exp; median seconds per call. */
+static const char *numpy_exact_script =
+    "import sys, time\n"
+    "import numpy as np\n"
+    "n, d, reps, seed = (int(a) for a in sys.argv[1:5])\n"
+    "rng = np.random.default_rng(seed)\n"
+    "Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))\n"
+    "def attend():\n"
+    "    Y = np.empty((n, d))\n"
+    "    for b in range(0, n, 1024):\n"
+    "        S = Q[b:b + 1024] @ K.T * (1.0 / np.sqrt(d))\n"
+    "        S = np.exp(S - S.max(axis=1, keepdims=True))\n"
+    "        Y[b:b + 1024] = (S @ V) / S.sum(axis=1, keepdims=True)\n"
+    "    return Y\n"
+    "attend()\n"
+    "ts = []\n"
+    "while len(ts) < reps and sum(ts) < 5.0:\n"
+    "    t0 = time.perf_counter(); attend(); ts.append(time.perf_counter() - t0)\n"
+    "ts.sort()\n"
+    "print(repr(ts[len(ts) // 2]))\n";
+
+/* The numpy peer at n (a row "numpy_exact"; its min and max are the median). */
+static void time_numpy_exact(const options *o, size_t n, row *r)
+{
+    char n_text[32], d_text[32];
+    snprintf(n_text, sizeof n_text, "%zu", n);
+    snprintf(d_text, sizeof d_text, "%zu", o->d);
+    double s = bench_python_seconds(numpy_exact_script, n_text, d_text, o->samples, o->common.seed);
+    *r = (row){"numpy_exact", n, o->d, 0, {s, s, s, 1, 1}, 0, 0};
+}
+
 /* Exact attention (up to --exact-max-n), MRA-2 and MRA-2-s at n = 4096 ..
  * --max-n on the same synthetic inputs; rows[*count] onwards. */
 static int measure(const options *o, row *rows, size_t *count)
@@ -201,6 +235,8 @@ static int measure(const options *o, row *rows, size_t *count)
     skit_attention_synthetic spec;
     skit_attention_synthetic_init(&spec);
     spec.seed = o->common.seed;
+    const int numpy = bench_python_has("numpy");
+    if (!numpy) fprintf(stderr, "%s: numpy: not installed for %s; no numpy_exact rows\n", cli_context(), BENCH_PYTHON);
     cli_progress_start(&o->common);
     for (size_t n = 4096; n <= max_n && status == CLI_OK; n *= 2) {
         int st = skit_attention_synthetic_generate(&spec, n, d, d, q, n, k, n, v, n);
@@ -214,6 +250,10 @@ static int measure(const options *o, row *rows, size_t *count)
             cli_progress("n = %zu, %s", n, skit_attention_method_name(methods[m]));
             status = time_method(methods[m], n, o, q, k, v, y, &rows[*count]);
             if (status == CLI_OK) (*count)++;
+            if (status == CLI_OK && methods[m] == SKIT_ATTENTION_EXACT && numpy) {
+                cli_progress("n = %zu, numpy exact attention", n);
+                time_numpy_exact(o, n, &rows[(*count)++]);
+            }
         }
     }
     cli_progress_done();
@@ -222,7 +262,7 @@ static int measure(const options *o, row *rows, size_t *count)
 }
 
 /* The summary lines (targets met or not, setup) from the rows. */
-static void summarize(const options *o, const row *rows, size_t count, char lines[5][256])
+static void summarize(const options *o, const row *rows, size_t count, char lines[6][256])
 {
     size_t d = o->d, max_n = o->max_n, exact_max = o->exact_max;
     double te = time_at(rows, count, "exact", 4096, 0), tm = time_at(rows, count, "mra2", 4096, 0);
@@ -258,6 +298,11 @@ static void summarize(const options *o, const row *rows, size_t count, char line
              "threads: %d; times are medians of %zu samples after a warm-up; inputs: structured "
              "synthetic (locality 16, beta 4)",
              bench_threads(), o->samples);
+    double tn = time_at(rows, count, "numpy_exact", 4096, 0);
+    snprintf(lines[5], 256,
+             "exact attention at n = 4096: skit %.4g s, numpy (blocked softmax, OpenBLAS GEMMs) %.4g s: "
+             "numpy / skit %.2f",
+             te, tn, tn / te);
 }
 
 int bench_mra(int argc, char **argv)
@@ -270,19 +315,21 @@ int bench_mra(int argc, char **argv)
     size_t count = 0;
     status = measure(&o, rows, &count);
     if (status != CLI_OK) return status;
-    char lines[5][256];
+    char lines[6][256];
     summarize(&o, rows, count, lines);
     static const char *const cols[] = {"method", "n", "d", "blocks_per_row", "time_s", "time_min_s",
                                        "time_max_s", "plan_bytes", "peak_rss_bytes", NULL};
     cli_table t;
     cli_table_init(&t, cols);
-    for (int i = 0; i < 5; i++) cli_table_comment(&t, "%s", lines[i]);
+    bench_machine_header(&t, &o.common, "float64");
+    for (int i = 0; i < 6; i++) cli_table_comment(&t, "%s", lines[i]);
     for (size_t i = 0; i < count; i++)
         cli_table_rowf(&t, "%s\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%zu\t%zu", rows[i].method, rows[i].n, rows[i].d,
                        rows[i].bpr, rows[i].t.median, rows[i].t.min, rows[i].t.max, rows[i].plan_bytes, rows[i].rss);
     status = cli_table_emit(&t, &o.common, argc, argv, "time: seconds per call; memory: bytes", "mra_bench", NULL);
     cli_table_free(&t);
     if (status == CLI_OK && !o.common.quiet)
-        for (int i = 0; i < 4; i++) fprintf(stderr, "skit bench mra: %s\n", lines[i]);
+        for (int i = 0; i < 6; i++)
+            if (i != 4) fprintf(stderr, "skit bench mra: %s\n", lines[i]);
     return status;
 }

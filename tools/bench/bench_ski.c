@@ -39,7 +39,7 @@ static const char *usage =
     "  --channels D     channels in the sweep (default 1)\n"
     "  --compare-n N    n of the SKI vs FFT comparison (default 65536; 0: skip)\n"
     "  --compare-d D    channels of the comparison (default 64)\n"
-    "  --quick          a few seconds: smaller sizes, fewer samples\n" CLI_COMMON_HELP
+    "  --quick          a few seconds: smaller sizes, fewer samples\n" CLI_COMMON_HELP CLI_PLANNER_HELP("measure: the plan is reused")
     "  -h, --help       this message\n\n"
     "Times are seconds per call (all d channels). floor: y = x/2 on the same arrays\n"
     "(read x, write y once, same threads), which any SKI action has to do too.\n"
@@ -194,7 +194,7 @@ static int measure(size_t n, size_t d, size_t r, int with_dense, int with_fft, i
 
 static int parse(int argc, char **argv, options *o)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, CLI_PLANNER_LONGOPTS,
                                              {"sizes", required_argument, NULL, OPT_SIZES},
                                              {"r", required_argument, NULL, OPT_R},
                                              {"channels", required_argument, NULL, OPT_CHANNELS},
@@ -257,6 +257,7 @@ int bench_ski(int argc, char **argv)
     options o;
     memset(&o, 0, sizeof o);
     cli_common_init(&o.common);
+    bench_planner_defaults(&o.common);
     o.r = 64;
     o.channels = 1;
     o.compare_n = 65536;
@@ -319,6 +320,7 @@ int bench_ski(int argc, char **argv)
 
     cli_table t;
     cli_table_init(&t, result_names);
+    bench_machine_header(&t, &o.common, "float64");
     cli_table_comment(&t, "SKI action W A W^T x: linear W (2 nonzeros per row), inducing points "
                           "uniform on [0, n-1], A = Matern-5/2 Toeplitz (r x r) applied by FFT; "
                           "fft = skit_toeplitz_plan_execute of the n x n matrices");

@@ -92,7 +92,7 @@ static const char *usage =
     "  --samples N         timing rounds (default 5, sweep 3; --quick 3; points\n"
     "                      whose bodies take over 1.4 s together use at most 3)\n"
     "  --min-time S        minimum seconds per sample (default 0.05; --quick 0.01)\n"
-    "  --quick             a few seconds: small shapes, fewer samples\n" CLI_COMMON_HELP
+    "  --quick             a few seconds: small shapes, fewer samples\n" CLI_COMMON_HELP CLI_PLANNER_HELP("measure: the plan is reused")
     "\nThe papers' numbers come from full training steps on A100 GPUs; these are\n"
     "single operators on this CPU, so a claim marked 'not reproduced' says what\n"
     "the operators cost here, not that the papers' measurements are wrong.\n\n"
@@ -209,7 +209,7 @@ static void free_options(options *o)
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, CLI_PLANNER_LONGOPTS,
                                              {"shapes", required_argument, NULL, OPT_SHAPES},
                                              {"sweep", required_argument, NULL, OPT_SWEEP},
                                              {"sweep-d", required_argument, NULL, OPT_SWEEP_D},
@@ -230,6 +230,7 @@ static int parse_options(int argc, char **argv, options *o)
     static const char *const layouts[] = {"rows", "channels", NULL};
     memset(o, 0, sizeof *o);
     cli_common_init(&o->common);
+    bench_planner_defaults(&o->common);
     o->argc = argc;
     o->argv = argv;
     o->do_sweep = 1;
@@ -522,7 +523,7 @@ static int point_floor(point *p, const options *o, int f, skit_rng *rng)
      * (h+1) x 2 (N/2+1); causal FD: Hilbert steps (r2c + c2r) of d
      * responses, or of h features, then d x h times h x (N/2+1) */
     const size_t inner = f == 0 ? h + 1 : h, cols = f == 0 ? 2 * (N / 2 + 1) : N / 2 + 1;
-    int st = bench_fftw_create(&p->tf[f], N);
+    int st = bench_fftw_create(&p->tf[f], N, SKIT_PLANNER_DEFAULT);
     if (st == SKIT_ENOMEM) return cli_failure("out of memory (transforms of length %zu)", N);
     if (st != SKIT_OK) return cli_failure("FFTW could not plan transforms of length %zu", N);
     skit_rng_fill_normal(rng, p->tf[f].real, (size_t)p->tf[f].buffers * p->tf[f].real_stride);
@@ -835,6 +836,7 @@ static void tno_header(cli_table *t, const options *o)
         fprintf(stderr, "%s: warning: load average %.2f on %d cores before the run: with %d threads, OpenMP "
                         "barriers spin and stall when other processes hold the cores; compare ratios from a quiet "
                         "machine, or run with OMP_WAIT_POLICY=passive or --threads 1\n", cli_context(), load, bench_cores(), bench_threads());
+    bench_machine_header(t, &o->common, "float64");
     cli_table_comment(t, "threads: %d; layout: %s; RPE MLP 1->%zu, %zu hidden layers, ReLU, RMS norm; "
                          "decay %g; SKI r = %zu (capped at n), %zu taps, %zu knots per side, linear "
                          "interpolation; FD fft length: next power of two >= 2n",

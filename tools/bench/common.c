@@ -203,7 +203,7 @@ void bench_fftw_destroy(bench_fftw *f)
     memset(f, 0, sizeof *f);
 }
 
-int bench_fftw_create(bench_fftw *f, size_t length)
+int bench_fftw_create(bench_fftw *f, size_t length, skit_planner planner)
 {
     memset(f, 0, sizeof *f);
     f->buffers = bench_threads();
@@ -218,15 +218,21 @@ int bench_fftw_create(bench_fftw *f, size_t length)
         bench_fftw_destroy(f);
         return SKIT_ENOMEM;
     }
-    memset(f->real, 0, reals * sizeof(double));
-    memset(f->back, 0, reals * sizeof(double));
-    memset(f->spectrum, 0, spectra * sizeof(fftw_complex));
-    f->r2c = fftw_plan_dft_r2c_1d((int)length, f->real, f->spectrum, FFTW_ESTIMATE);
-    f->c2r = fftw_plan_dft_c2r_1d((int)length, f->spectrum, f->back, FFTW_ESTIMATE);
+    static const unsigned flags[] = {FFTW_ESTIMATE, FFTW_ESTIMATE, FFTW_MEASURE, FFTW_PATIENT, FFTW_EXHAUSTIVE,
+                                     FFTW_WISDOM_ONLY | FFTW_ESTIMATE};
+    if (planner == SKIT_PLANNER_DEFAULT) planner = skit_fft_default_planner();
+    /* this process plans on one thread; FFTW's time limit and wisdom are
+     * those skit set (skit_fft_set_time_limit, skit_fft_wisdom_*) */
+    f->r2c = fftw_plan_dft_r2c_1d((int)length, f->real, f->spectrum, flags[planner]);
+    f->c2r = fftw_plan_dft_c2r_1d((int)length, f->spectrum, f->back, flags[planner]);
     if (!f->r2c || !f->c2r) {
         bench_fftw_destroy(f);
         return SKIT_ELIBRARY;
     }
+    /* MEASURE and above planned on the buffers: zero them after */
+    memset(f->real, 0, reals * sizeof(double));
+    memset(f->back, 0, reals * sizeof(double));
+    memset(f->spectrum, 0, spectra * sizeof(fftw_complex));
     return SKIT_OK;
 }
 
@@ -298,4 +304,73 @@ double bench_load_average(void)
         fclose(f);
     }
     return v;
+}
+
+/* ---- planner and machine header ----------------------------------------- */
+
+void bench_planner_defaults(cli_common *common)
+{
+    common->planner_default = SKIT_PLANNER_MEASURE;
+    common->plan_seconds = BENCH_PLAN_SECONDS;
+}
+
+const char *bench_planner_text(const cli_common *common)
+{
+    static char text[160];
+    skit_planner p = skit_fft_default_planner();
+    int patient = p == SKIT_PLANNER_MEASURE || p == SKIT_PLANNER_PATIENT || p == SKIT_PLANNER_EXHAUSTIVE;
+    char limit[48] = "";
+    if (patient && common->plan_seconds >= 0)
+        snprintf(limit, sizeof limit, ", <= %g s per transform", common->plan_seconds);
+    const char *env = getenv("SKIT_WISDOM");
+    snprintf(text, sizeof text, "%s%s%s", skit_planner_name(p), limit,
+             common->wisdom || (env && *env) ? ", wisdom imported" : "");
+    return text;
+}
+
+/* The "model name" of /proc/cpuinfo and the flags of `wanted` it lists. */
+static void cpu_description(char *model, size_t model_size, char *flags, size_t flags_size)
+{
+    static const char *const wanted[] = {"sse2", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512dq",
+                                         "avx512vl", "avx512_fp16", "amx_tile", "neon", "asimd", "sve", NULL};
+    snprintf(model, model_size, "unknown");
+    snprintf(flags, flags_size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[8192];
+    int have_model = 0, have_flags = 0;
+    while (fgets(line, sizeof line, f) && !(have_model && have_flags)) {
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        char *value = colon + 1 + (colon[1] == ' ');
+        value[strcspn(value, "\n")] = '\0';
+        if (!have_model && !strncmp(line, "model name", 10)) {
+            snprintf(model, model_size, "%s", value);
+            have_model = 1;
+        } else if (!have_flags && (!strncmp(line, "flags", 5) || !strncmp(line, "Features", 8))) {
+            size_t len = 0;
+            flags[0] = '\0';
+            for (size_t i = 0; wanted[i]; i++) {
+                char padded[64];
+                snprintf(padded, sizeof padded, " %s ", wanted[i]);
+                char haystack[8200];
+                snprintf(haystack, sizeof haystack, " %s ", value);
+                if (strstr(haystack, padded) && len + strlen(wanted[i]) + 2 < flags_size)
+                    len += (size_t)snprintf(flags + len, flags_size - len, "%s%s", len ? " " : "", wanted[i]);
+            }
+            have_flags = 1;
+        }
+    }
+    fclose(f);
+}
+
+void bench_machine_header(cli_table *table, const cli_common *common, const char *precision)
+{
+    char model[256], flags[256];
+    cpu_description(model, sizeof model, flags, sizeof flags);
+    cli_table_comment(table, "machine: %s; ISA: %s; %d cores, %d threads; 1-minute load %.2f at start "
+                             "(a loaded machine gives noisy times, multi-threaded ones most)",
+                      model, flags, bench_cores(), bench_threads(), bench_load_average());
+    cli_table_comment(table, "FFTW planner: %s; precision: %s; FFTW %s", bench_planner_text(common), precision,
+                      fftw_version);
 }

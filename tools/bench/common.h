@@ -10,6 +10,8 @@
 #include <stddef.h>
 
 #include "skit.h"
+#include "../cli.h"
+#include "../table.h"
 
 /* ---- timing ------------------------------------------------------------ */
 
@@ -84,8 +86,7 @@ double bench_python_seconds(const char *script, const char *a1, const char *a2, 
 
 /* ---- floors ------------------------------------------------------------ */
 
-/* Bare FFTW transforms of one length, planned as the library plans them
- * (FFTW_ESTIMATE, out of place), with one set of buffers per OpenMP thread:
+/* Bare FFTW transforms of one length, planned as asked (out of place), with one set of buffers per OpenMP thread:
  * the r2c reads real + t * real_stride (and keeps it), writes spectrum +
  * t * spectrum_stride; the c2r writes back + t * real_stride. */
 typedef struct bench_fftw {
@@ -96,9 +97,10 @@ typedef struct bench_fftw {
     int buffers; /* sets of buffers: the OpenMP threads */
 } bench_fftw;
 
-/* Plans length-`length` transforms, buffers zeroed. SKIT_OK, SKIT_ENOMEM,
- * or SKIT_ELIBRARY when FFTW cannot plan (nothing is left allocated). */
-int bench_fftw_create(bench_fftw *f, size_t length);
+/* Plans length-`length` transforms with `planner` (skit/fft.h), buffers
+ * zeroed. SKIT_OK, SKIT_ENOMEM, or SKIT_ELIBRARY when FFTW cannot plan
+ * (nothing is left allocated). */
+int bench_fftw_create(bench_fftw *f, size_t length, skit_planner planner);
 void bench_fftw_destroy(bench_fftw *f);
 /* count r2c (pairs: each followed by a c2r, as a matvec or a Hilbert step
  * runs them) over `threads` OpenMP threads (<= f->buffers), each on its own
@@ -114,6 +116,19 @@ void bench_gemm(size_t rows, size_t inner, size_t cols, const double *a, const d
 void bench_store(size_t rows, size_t cols, double *c);
 
 /* ---- the machine ------------------------------------------------------- */
+
+/* The planner of every bench (before parsing the options): MEASURE, the
+ * planner of a plan reused, at most BENCH_PLAN_SECONDS per transform so
+ * that a first run without wisdom stays short. */
+#define BENCH_PLAN_SECONDS 0.25
+void bench_planner_defaults(cli_common *common);
+/* "measure, <= 0.25 s per transform, wisdom imported" ...: what planned */
+const char *bench_planner_text(const cli_common *common);
+
+/* The machine header every bench prints (one comment line each): CPU
+ * model, the ISA flags FFTW and OpenBLAS use, cores, threads, load, and
+ * the planner and precision of the run. */
+void bench_machine_header(cli_table *table, const cli_common *common, const char *precision);
 
 int bench_threads(void);          /* OpenMP threads a parallel region gets */
 int bench_cores(void);            /* online cores (at least 1) */
