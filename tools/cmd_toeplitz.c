@@ -227,6 +227,7 @@ static int run_matvec(int argc, char **argv)
             break;
         case OPT_PRECISION:
             if (cli_parse_precision(optarg, &precision) != CLI_OK) return CLI_USAGE;
+            break;
         case 0x1005:
         case 0x1006:
         case 0x1007:
