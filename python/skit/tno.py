@@ -115,6 +115,16 @@ class TNOPlan(Handle):
         self._adopt(cell)
         self.n, self.d, self.batch = int(n), int(d), int(batch)
         self.kind, self.causal, self.layout = kind, bool(causal), layout
+        self.decay = o.decay
+        self._settings = settings
+        self.generation = 0  # counts set_parameters calls (lets skit.torch detect reuse)
+
+    def with_decay(self, decay):
+        """A new plan like this one (same current parameters) with another
+        decay lambda (a plan's lambda is fixed at creation)."""
+        settings = dict(self._settings, decay=float(decay))
+        return TNOPlan(self.n, self.d, self.batch, self.kind, self.causal, self.layout,
+                       params=self.parameters, **settings)
 
     @classmethod
     def from_state_dict(cls, state_dict, n, d, batch=1, prefix="", **kwargs):
@@ -149,6 +159,7 @@ class TNOPlan(Handle):
         p = A.vector(values, "params")
         with self._lock:
             check(lib.skit_tno_plan_set_parameters(self, A.pointer(p), p.size))
+            self.generation += 1
 
     @property
     def nbytes(self):
@@ -212,6 +223,20 @@ class TNOPlan(Handle):
         with self._lock:
             check(lib.skit_tno_plan_forward(self, A.pointer(a), A.pointer(y)))
         return _cast_like(y[0] if squeeze else y, x)
+
+    def backward(self, x, dy):
+        """The vector-Jacobian products of y = plan(x) for an output gradient
+        dy (skit_tno_plan_backward): (dx, dparams, dlambda) with dx shaped as
+        x, dparams in the layout of `parameters`, and dlambda the gradient
+        w.r.t. TNO's decay lambda (0.0 for 'fd' and 'ski'), at the plan's
+        current parameters. float64 only."""
+        a, squeeze = self._input(x)
+        g, _ = self._input(dy, "dy")
+        dx, dp, dl = self._output(), np.empty(self.parameter_count), ctypes.c_double()
+        with self._lock:
+            check(lib.skit_tno_plan_backward(self, A.pointer(a), A.pointer(g), A.pointer(dx),
+                                             A.pointer(dp), ctypes.byref(dl), None))
+        return (dx[0] if squeeze else dx), dp, dl.value
 
     def coeffs(self):
         """(d, 2n-1) Toeplitz coefficients (skit layout) of every channel
