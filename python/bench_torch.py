@@ -12,10 +12,10 @@ plan(x) and plan.backward(x, g) on the same arrays (TNO plan, default
 settings: RPE width 64, 3 layers).
 
 Step = y = T x (per-channel T, coefficients and x requiring gradients),
-then backward: T^T g for x and the correlation of g and x (a Toeplitz
-product, by skit) for the coefficients. The direct column makes the same
-three executes and two set_coeffs through skit.ToeplitzPlan on arrays
-already in the plans' layout. float64 (the library has no float32 path
+then backward: T^T g for x and the correlation of g and x for the
+coefficients (skit_toeplitz_plan_backward). The direct column makes the
+same set_coeffs, execute and backward through skit.ToeplitzPlan on arrays
+already in the plan's layout. float64 (the library has no float32 path
 yet); min over interleaved rounds.
 """
 import argparse
@@ -88,22 +88,15 @@ def _toeplitz_steps(n, d, b):
     ct = torch.tensor(coeffs, requires_grad=True)
     xt = torch.tensor(x, requires_grad=True)
     gt = torch.tensor(g)
-    # direct: the plans and layouts skit.torch uses, inputs already in place
+    # direct: the plan and layout skit.torch uses, inputs already in place
     plan = skit.ToeplitzPlan(coeffs, n)
-    corr = skit.ToeplitzPlan(np.zeros((b * d, 3 * n - 2)), 2 * n - 1, n)
-    xf = np.asfortranarray(x[0]) if b == 1 else np.swapaxes(np.ascontiguousarray(
-        np.swapaxes(x, -1, -2)), -1, -2)
-    gf = np.asfortranarray(g.transpose(1, 0, 2).reshape(n, b * d))
+    xb = np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
     gb = np.swapaxes(np.ascontiguousarray(np.swapaxes(g, -1, -2)), -1, -2)
-    cc = np.zeros((b * d, 3 * n - 2))
-    cc[:, n - 1:2 * n - 1] = x.transpose(0, 2, 1).reshape(b * d, n)[:, ::-1]
 
     def direct():
         plan.set_coeffs(coeffs)  # a training step's coefficients are new
-        plan(xf)
-        plan.transpose(gb)
-        corr.set_coeffs(cc)
-        corr(gf)
+        plan(xb)
+        plan.backward(xb, gb)
 
     def autograd():
         ct.grad = xt.grad = None

@@ -163,6 +163,40 @@ class ToeplitzPlan(Handle):
         y = self._hot_apply(x, out, True)
         return self._apply(x, out, True, upcast) if y is None else y
 
+    def backward(self, x, dy, *, dx=True, dcoeffs=True):
+        """(dcoeffs, dx) of y = plan(x) for an output gradient dy, by
+        skit_toeplitz_plan_backward: dx = T_c^T dy_c, shaped as x; dcoeffs =
+        the gradient w.r.t. the coefficients, shaped as the plan's (a
+        shared plan's summed over the channels), summed over the batch axes
+        (a causal plan gets 0 at its negative lags). dx=False or
+        dcoeffs=False skips one (None). float64 inside (float32 upcast)."""
+        xb, ldx, squeeze = A.as_blocks_input(x, "x", upcast=True)
+        gb, ldg, _ = A.as_blocks_input(dy, "dy", upcast=True)
+        if xb.shape[-2] != self.n or gb.shape != xb.shape[:-2] + (self.m, xb.shape[-1]):
+            raise ValueError(f"skit: x must be (..., {self.n}, d) and dy (..., {self.m}, d) with "
+                             f"the same batch axes and d, got {np.shape(x)} and {np.shape(dy)}")
+        batch, d = xb.shape[:-2], xb.shape[-1]
+        if not self.shared and d != self.d:
+            raise ValueError(f"skit: x must have d = {self.d} channels (axis -1), got {d}")
+        gx = A.empty_blocks(batch, self.n, d) if dx else None
+        width = self.m + self.n - 1
+        total = np.zeros(width if self.shared else (d, width)) if dcoeffs else None
+        part = np.empty_like(total) if dcoeffs else None
+        ppart = A.pointer(part) if dcoeffs else None
+        # a shared plan (d = 1) runs once per channel, as in _apply
+        channels = range(d) if self.shared else [0]
+        pdxs = A.batch_pointers(gx) if dx else [None] * len(A.batch_pointers(xb))
+        for px, pg, pdx in zip(A.batch_pointers(xb), A.batch_pointers(gb), pdxs):
+            for c in channels:
+                check(lib.skit_toeplitz_plan_backward(
+                    self, px + 8 * c * ldx, ldx, pg + 8 * c * ldg, ldg,
+                    None if pdx is None else pdx + 8 * c * self.n, self.n, ppart, None))
+                if dcoeffs:
+                    total += part
+        if dx and squeeze:
+            gx = gx[..., 0]
+        return total, gx
+
     def _hot_apply(self, x, out, transpose):
         """The common cases with the least Python work: one float64 vector
         (n,) or one F-contiguous (n, d) matrix, through cffi (checked by

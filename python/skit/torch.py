@@ -6,8 +6,8 @@ whose heavy work runs in libskit. Adding an operator whose backward the
 library provides takes a forward and a backward of a few lines each.
 
   toeplitz(coeffs, x, m=None, causal=False)   y = T x per channel; gradients
-      w.r.t. x (the transposed product) and w.r.t. the coefficients (a
-      cross-correlation, computed as another Toeplitz product by skit).
+      w.r.t. x (the transposed product) and w.r.t. the coefficients (an FFT
+      cross-correlation), both by skit_toeplitz_plan_backward.
   tno(x, plan, params=None, decay=None)       y = plan(x) for an skit.TNOPlan
       of kind 'tno', 'fd' or 'ski'; gradients w.r.t. x, the plan's flat
       parameter vector and TNO's decay lambda, by skit_tno_plan_backward.
@@ -108,45 +108,12 @@ def _toeplitz_forward(coeffs, x, m, n, causal, upcast):
     return y, (coeffs, xb, m, n, causal, shared, upcast, plan, plan.generation)
 
 
-def _channel_rows(blocks, length):
-    """(batch*d, length) C-order rows, one per (batch, channel), of (..., length,
-    d) column-major blocks (no copy when the blocks are contiguous)."""
-    return np.ascontiguousarray(np.swapaxes(blocks, -1, -2)).reshape(-1, length)
-
-
-def _correlation(gb, xb, m, n, upcast):
-    """r[c, k + n - 1] = sum_j g[j + k, c] x[j, c], k = -(n-1)..m-1, summed over
-    the batch: the product of g with the (m+n-1) x m Toeplitz matrix
-    M(k', i) = x[n-1 - (k' - i)] (x reversed, zero-padded), by skit."""
-    d = xb.shape[-1]
-    xc = _channel_rows(xb, n)
-    channels = xc.shape[0]
-    coeffs = np.empty((channels, 2 * m + n - 2))
-    coeffs[:, :m - 1] = 0.0
-    coeffs[:, m - 1 + n:] = 0.0
-    coeffs[:, m - 1:m - 1 + n] = xc[:, ::-1]
-    gc = _channel_rows(gb, m).T  # (m, batch*d), column-major: read in place
-    with _cache.lock:
-        r = _cache.get(coeffs, m + n - 1, m, False, False, upcast)(gc, upcast=upcast)
-    b = channels // d
-    return (r if b == 1 else r.reshape(m + n - 1, b, d).sum(axis=1)).T
-
-
 def _toeplitz_backward(saved, g, needs):
     coeffs, xb, m, n, causal, shared, upcast, plan, generation = saved
-    gb, _ = _A.blocks(g, "grad", upcast=upcast)
-    gc = gx = None
-    if needs[1]:
-        with _cache.lock:
-            if plan.closed or plan.generation != generation:  # reused since the forward
-                plan = _cache.get(coeffs, m, n, causal, shared, upcast)
-            gx = plan.transpose(gb, upcast=upcast)
-    if needs[0]:
-        r = _correlation(gb, xb, m, n, upcast)
-        if causal:
-            r[:, :n - 1] = 0.0  # negative lags are not used by a causal operator
-        gc = r.sum(axis=0) if shared else r
-    return gc, gx
+    with _cache.lock:
+        if plan.closed or plan.generation != generation:  # reused since the forward
+            plan = _cache.get(coeffs, m, n, causal, shared, upcast)
+        return plan.backward(xb, g, dx=needs[1], dcoeffs=needs[0])
 
 
 _Toeplitz = _function("ToeplitzFunction", _toeplitz_forward, _toeplitz_backward)

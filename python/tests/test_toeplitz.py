@@ -170,6 +170,32 @@ def test_float32_is_never_silent(rng):
     assert rel(y, plan(x.astype(np.float64))) < 1e-6
 
 
+@pytest.mark.parametrize("m,n,d,causal,shared", [(1, 1, 1, False, False), (7, 5, 3, False, False),
+                                                 (13, 13, 2, True, False), (4, 9, 2, False, True),
+                                                 (31, 31, 3, True, True)])
+def test_plan_backward_matches_dense(rng, m, n, d, causal, shared):
+    coeffs = rng.standard_normal(m + n - 1) if shared else rng.standard_normal((d, m + n - 1))
+    x, dy = rng.standard_normal((2, n, d)), rng.standard_normal((2, m, d))
+    want_dc = np.zeros((d, m + n - 1))
+    want_dx = np.empty_like(x)
+    for c in range(d):
+        T = skit.toeplitz.dense(coeffs if shared else coeffs[c], m, n, causal=causal)
+        want_dx[..., c] = dy[..., c] @ T
+        for i in range(m):
+            for j in range(n):
+                if not causal or i >= j:  # dt_k = sum_i dy_i x_{i-k}, summed over the batch
+                    want_dc[c, i - j + n - 1] += dy[:, i, c] @ x[:, j, c]
+    if shared:
+        want_dc = want_dc.sum(axis=0)
+    with skit.ToeplitzPlan(coeffs, m, n, causal=causal, shared=shared) as plan:
+        dc, dx = plan.backward(x, dy)
+        assert rel(dx, want_dx) < 1e-12 and rel(dc, want_dc) < 1e-12
+        assert plan.backward(x, dy, dcoeffs=False)[0] is None
+        assert plan.backward(x, dy, dx=False)[1] is None
+        with pytest.raises(ValueError, match="dy"):
+            plan.backward(x, dy[:, :-1] if m > 1 else dy[:1])
+
+
 @pytest.mark.parametrize("n", SIZES)
 def test_solve_matches_scipy(rng, n):
     c, r = rng.standard_normal(n), rng.standard_normal(n)
