@@ -98,6 +98,7 @@ z skit_mlp_parameter_count p
 i skit_mlp_get_parameters p p z
 i skit_mlp_set_parameters p p z
 i skit_mlp_eval p z p p p
+i skit_mlp_backward p z p p p p p p
 i skit_mlp_taylor p d z p p
 i skit_relu_breakpoints p d d z p z p
 i skit_pwl_interpolation_error p d d p z z p
@@ -174,6 +175,8 @@ i skit_tno_plan_execute p p p p
 i skit_tno_plan_forward p p p
 z skit_tno_plan_backward_workspace_bytes p
 i skit_tno_plan_backward p p p p p p p
+i skit_tno_decay_bias z p z d p p
+i skit_tno_decay_bias_backward z p z d p p p p
 z skit_tno_plan_bytes p
 v skit_tno_plan_describe p p z
 i skit_tno_plan_coeffs p p

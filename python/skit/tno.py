@@ -90,6 +90,38 @@ def rpe_parameters_from_state_dict(state_dict, prefix=""):
     return np.concatenate(parts)
 
 
+def _decay_inputs(rpe, lags):
+    r = np.ascontiguousarray(rpe, dtype=np.float64)
+    t = A.vector(lags, "lags")
+    if r.ndim != 2 or r.shape[0] != t.size:
+        raise ValueError(f"skit: rpe must have shape ({t.size}, d) for {t.size} lags, "
+                         f"got {r.shape}")
+    return r, t
+
+
+def decay_bias(rpe, lags, decay):
+    """TNO's decay bias on its own: k[j, c] = rpe[j, c] * decay^|lags[j]|
+    (skit_tno_decay_bias); rpe (count, d)."""
+    r, t = _decay_inputs(rpe, lags)
+    k = np.empty_like(r)
+    check(lib.skit_tno_decay_bias(t.size, A.pointer(t), r.shape[1], float(decay), A.pointer(r),
+                                  A.pointer(k)))
+    return k
+
+
+def decay_bias_backward(rpe, lags, decay, dk):
+    """(drpe, ddecay) of decay_bias for the output gradient dk."""
+    r, t = _decay_inputs(rpe, lags)
+    g = np.ascontiguousarray(dk, dtype=np.float64)
+    if g.shape != r.shape:
+        raise ValueError(f"skit: dk must have shape {r.shape}, got {g.shape}")
+    dr, dl = np.empty_like(r), ctypes.c_double()
+    check(lib.skit_tno_decay_bias_backward(t.size, A.pointer(t), r.shape[1], float(decay),
+                                           A.pointer(r), A.pointer(g), A.pointer(dr),
+                                           ctypes.byref(dl)))
+    return dr, dl.value
+
+
 def _cast_like(y, x):
     return y.astype(A.F32) if np.asarray(x).dtype == A.F32 else y
 

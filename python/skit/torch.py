@@ -13,6 +13,10 @@ library provides takes a forward and a backward of a few lines each.
       parameter vector and TNO's decay lambda, by skit_tno_plan_backward.
   TNOPlanModule(plan)                         an nn.Module holding a plan's
       parameters (and lambda) as nn.Parameters; all of it computed in skit.
+  mlp(x, net, params=None)                    an skit.MLP; gradients w.r.t. x
+      and its flat parameters by skit_mlp_backward.
+  decay_bias(rpe, lags, decay)                TNO's rpe * decay^|t|; gradients
+      w.r.t. rpe and decay by skit_tno_decay_bias_backward.
   attention(q, k, v, scale=None, mask=None)   exact softmax attention;
       dq, dk, dv by skit_attention_exact_backward.
   mra2(q, k, v, block, blocks_per_row, ...)   MRA-2 ({block, 1}); dq, dk,
@@ -20,7 +24,7 @@ library provides takes a forward and a backward of a few lines each.
   TNO(n, d, ...)                              an nn.Module: TNN's RPE MLP and
       decay in PyTorch, the Toeplitz product in skit; full backward.
 
-The TNO, attention and MRA-2 functions take float64 tensors (their C
+The TNO, MLP, decay, attention and MRA-2 functions take float64 tensors (their C
 backward passes are float64). toeplitz: float32 tensors run in float32 only where libskit has the float32 path;
 otherwise they raise TypeError unless upcast=True (float64 inside, float32
 out). A CUDA tensor raises ValueError: the device path is not measured yet.
@@ -31,12 +35,14 @@ import numpy as np
 import torch
 
 from . import _array as _A
+from . import tno as _tno
 from ._lib import check, lib
 from .attention import SELECTIONS, AttentionPlan, _mask, _qkv, _scale
 from .attention import attention as _attention
 from .toeplitz import ToeplitzPlan
 
-__all__ = ["toeplitz", "tno", "TNOPlanModule", "attention", "mra2", "TNO", "RPE"]
+__all__ = ["toeplitz", "tno", "TNOPlanModule", "mlp", "decay_bias", "attention", "mra2", "TNO",
+           "RPE"]
 
 
 def _array(t, name):
@@ -194,6 +200,56 @@ class TNOPlanModule(torch.nn.Module):
 
     def forward(self, x):
         return tno(x, self.plan, self.params, self.decay)
+
+
+# ---- the MLP (skit_mlp_backward) and TNO's decay bias on their own ----
+
+def _mlp_forward(x, params, *, mlp):
+    params = np.array(params, dtype=np.float64)
+    mlp.parameters = params
+    return mlp(x), (mlp, x, params)
+
+
+def _mlp_backward(saved, g, needs):
+    mlp, x, params = saved
+    mlp.parameters = params  # the MLP may have run with others since
+    dx, dparams = mlp.backward(x, g)
+    return tuple(grad if need else None for grad, need in zip((dx, dparams), needs))
+
+
+_MLPFunction = _function("MLPFunction", _mlp_forward, _mlp_backward)
+
+
+def mlp(x, net, params=None):
+    """y = net(x) for an skit.MLP, x (count, in_dim) (or (count,) for
+    in_dim 1), differentiable w.r.t. x and params (the flat vector in the
+    layout of net.parameters; None: the MLP's own, as a constant) by
+    skit_mlp_backward. The MLP runs with these params. float64."""
+    if params is None:
+        params = torch.from_numpy(net.parameters)
+    return _MLPFunction.apply(dict(mlp=net), x, params)
+
+
+def _decay_forward(rpe, decay, *, lags):
+    decay = float(decay)
+    return _tno.decay_bias(rpe, lags, decay), (rpe, decay, lags)
+
+
+def _decay_backward(saved, g, needs):
+    rpe, decay, lags = saved
+    drpe, ddecay = _tno.decay_bias_backward(rpe, lags, decay, g)
+    return (drpe if needs[0] else None), (np.asarray(ddecay) if needs[1] else None)
+
+
+_DecayFunction = _function("DecayBiasFunction", _decay_forward, _decay_backward)
+
+
+def decay_bias(rpe, lags, decay):
+    """TNO's decay bias k[j, c] = rpe[j, c] decay^|lags[j]| (rpe (count, d),
+    lags (count,) constants, decay a 0-d tensor), differentiable w.r.t. rpe
+    and decay by skit_tno_decay_bias_backward."""
+    lags = np.array(lags.detach() if isinstance(lags, torch.Tensor) else lags, dtype=np.float64)
+    return _DecayFunction.apply(dict(lags=lags), rpe, decay)
 
 
 # ---- attention: exact (skit_attention_exact_backward) and MRA-2 ----

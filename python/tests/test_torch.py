@@ -104,6 +104,26 @@ def test_tno_plan_module_trains(rng):
                decay=torch.tensor(0.5, dtype=torch.float64))
 
 
+@pytest.mark.parametrize("in_dim,width,layers,out_dim,activation", [(1, 4, 1, 3, "relu"),
+                                                                   (3, 5, 2, 2, "gelu")])
+def test_mlp_gradcheck(rng, in_dim, width, layers, out_dim, activation):
+    net = skit.MLP(in_dim, width, layers, out_dim, activation=activation,
+                   seed=int(rng.integers(1 << 30)))
+    x = _t(rng, 7, in_dim) if in_dim > 1 else _t(rng, 7)
+    p = torch.tensor(net.parameters, requires_grad=True)
+    assert gradcheck(lambda xx, pp: st.mlp(xx, net, pp), (x, p))
+    assert torch.allclose(st.mlp(x, net), torch.from_numpy(net(x.detach().numpy())))
+
+
+def test_decay_bias_gradcheck(rng):
+    lags = np.arange(-4.0, 5.0)
+    rpe = _t(rng, lags.size, 3)
+    decay = torch.tensor(0.8, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(lambda r, lam: st.decay_bias(r, lags, lam), (rpe, decay))
+    want = rpe * decay ** torch.from_numpy(np.abs(lags))[:, None]
+    assert torch.allclose(st.decay_bias(rpe, lags, decay), want, atol=1e-14)
+
+
 @pytest.mark.parametrize("n,d,dv,batch", [(5, 3, 2, ()), (8, 2, 3, (2,)), (7, 4, 1, (2, 1))])
 def test_attention_gradcheck(rng, n, d, dv, batch):
     q, k, v = _t(rng, *batch, n, d), _t(rng, *batch, n, d), _t(rng, *batch, n, dv)
