@@ -178,7 +178,9 @@ def tno(x, plan, params=None, decay=None):
     for kind 'tno', decay (TNO's lambda, a 0-d tensor; None: the plan's,
     as a constant). The plan runs with these params (set_parameters), so
     one plan serves a training loop; a decay other than the plan's runs on
-    a plan made for it (plan.with_decay). float64 tensors."""
+    a plan made for it (plan.with_decay). float64 tensors. Since it sets
+    the plan's parameters, do not call it on one plan from several threads
+    at once (a backward re-sets them if another call changed them)."""
     if params is None:
         params = torch.from_numpy(plan.parameters)
     tensors = (x, params) if decay is None else (x, params, decay)

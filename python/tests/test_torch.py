@@ -62,6 +62,16 @@ def test_tno_plan_gradcheck(rng, kind, n, settings):
     assert gradcheck(lambda xx: st.tno(xx, plan), (x,))
 
 
+@pytest.mark.parametrize("layout", ["rows", "channels"])
+@pytest.mark.parametrize("batch,shape", [(1, (7, 3)), (2, (2, 7, 3))])
+def test_tno_plan_gradcheck_layouts(rng, layout, batch, shape):
+    # a (n, d) tensor for batch 1; the channels layout copies in and out
+    plan = skit.TNOPlan(7, 3, batch, kind="fd", layout=layout, rpe_width=4, rpe_layers=1)
+    x = _t(rng, *shape)
+    p = torch.tensor(plan.parameters, requires_grad=True)
+    assert gradcheck(lambda xx, pp: st.tno(xx, plan, pp), (x, p))
+
+
 def test_tno_plan_gradient_matches_torch_reference(rng):
     # the library's dparams/dlambda against autograd through the pure-torch
     # TNO module built from the same parameters (an independent reference)
