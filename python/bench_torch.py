@@ -1,15 +1,21 @@
-"""skit.torch's Toeplitz forward + backward against the same library calls
-made directly from numpy (the binding's and autograd's overhead, and the
-layout copies: Toeplitz plans read channel-major blocks, PyTorch's
-(B, n, d) tensors are row-major).
+"""skit.torch's Toeplitz (or TNO plan) forward + backward against the same
+library calls made directly from numpy (the binding's and autograd's
+overhead, and the layout copies: Toeplitz plans read channel-major blocks,
+PyTorch's (B, n, d) tensors are row-major).
 
-  /usr/bin/python3 python/bench_torch.py [--n 2048] [--d 512] [--batch 1] [--rounds 7]
+  /usr/bin/python3 python/bench_torch.py [--op toeplitz|tno] [--n 2048] [--d 512]
+                                         [--batch 1] [--rounds 7]
+
+--op tno: skit.torch.tno(x, plan, params, decay) then backward (gradients
+for x, the RPE parameters and lambda) against plan.set_parameters,
+plan(x) and plan.backward(x, g) on the same arrays (TNO plan, default
+settings: RPE width 64, 3 layers).
 
 Step = y = T x (per-channel T, coefficients and x requiring gradients),
-then backward: T^T g for x and the correlation of g and x (a Toeplitz
-product, by skit) for the coefficients. The direct column makes the same
-three executes and two set_coeffs through skit.ToeplitzPlan on arrays
-already in the plans' layout. float64 (the library has no float32 path
+then backward: T^T g for x and the correlation of g and x for the
+coefficients (skit_toeplitz_plan_backward). The direct column makes the
+same set_coeffs, execute and backward through skit.ToeplitzPlan on arrays
+already in the plan's layout. float64 (the library has no float32 path
 yet); min over interleaved rounds.
 """
 import argparse
@@ -33,36 +39,10 @@ def main():
     ap.add_argument("--d", type=int, default=512)
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--op", choices=("toeplitz", "tno"), default="toeplitz")
     a = ap.parse_args()
     n, d, b = a.n, a.d, a.batch
-    rng = np.random.default_rng(1)
-    coeffs = rng.standard_normal((d, 2 * n - 1))
-    x = rng.standard_normal((b, n, d))
-    g = rng.standard_normal((b, n, d))
-    ct = torch.tensor(coeffs, requires_grad=True)
-    xt = torch.tensor(x, requires_grad=True)
-    gt = torch.tensor(g)
-    # direct: the plans and layouts skit.torch uses, inputs already in place
-    plan = skit.ToeplitzPlan(coeffs, n)
-    corr = skit.ToeplitzPlan(np.zeros((b * d, 3 * n - 2)), 2 * n - 1, n)
-    xf = np.asfortranarray(x[0]) if b == 1 else np.swapaxes(np.ascontiguousarray(
-        np.swapaxes(x, -1, -2)), -1, -2)
-    gf = np.asfortranarray(g.transpose(1, 0, 2).reshape(n, b * d))
-    gb = np.swapaxes(np.ascontiguousarray(np.swapaxes(g, -1, -2)), -1, -2)
-    cc = np.zeros((b * d, 3 * n - 2))
-    cc[:, n - 1:2 * n - 1] = x.transpose(0, 2, 1).reshape(b * d, n)[:, ::-1]
-
-    def direct():
-        plan.set_coeffs(coeffs)  # a training step's coefficients are new
-        plan(xf)
-        plan.transpose(gb)
-        corr.set_coeffs(cc)
-        corr(gf)
-
-    def autograd():
-        ct.grad = xt.grad = None
-        st.toeplitz(ct, xt).backward(gt)
-
+    direct, autograd = (_toeplitz_steps if a.op == "toeplitz" else _tno_steps)(n, d, b)
     best = {"direct library calls": np.inf, "skit.torch forward + backward": np.inf}
     for _ in range(a.rounds):
         for name, fn in (("direct library calls", direct), ("skit.torch forward + backward",
@@ -71,12 +51,58 @@ def main():
             fn()
             best[name] = min(best[name], time.perf_counter() - t0)
     ratio = best["skit.torch forward + backward"] / best["direct library calls"]
-    print(f"# n = {n}, d = {d}, batch = {b}, float64, OMP threads = "
+    print(f"# {a.op}: n = {n}, d = {d}, batch = {b}, float64, OMP threads = "
           f"{os.environ.get('OMP_NUM_THREADS', 'default')}, torch {torch.__version__}; min of "
           f"{a.rounds} rounds; load average {os.getloadavg()[0]:.1f}")
     for name, t in best.items():
         print(f"{name:32s} {t * 1e3:9.2f} ms")
     print(f"{'ratio':32s} {ratio:9.2f}")
+
+
+def _tno_steps(n, d, b):
+    rng = np.random.default_rng(1)
+    plan = skit.TNOPlan(n, d, b, kind="tno", decay=0.99)
+    params = plan.parameters
+    x, g = rng.standard_normal((b, n, d)), rng.standard_normal((b, n, d))
+    pt = torch.tensor(params, requires_grad=True)
+    lt = torch.tensor(plan.decay, dtype=torch.float64, requires_grad=True)
+    xt, gt = torch.tensor(x, requires_grad=True), torch.tensor(g)
+
+    def direct():
+        plan.set_parameters(params)  # a training step's parameters are new
+        plan(x)
+        plan.backward(x, g)
+
+    def autograd():
+        pt.grad = lt.grad = xt.grad = None
+        st.tno(xt, plan, pt, lt).backward(gt)
+
+    return direct, autograd
+
+
+def _toeplitz_steps(n, d, b):
+    rng = np.random.default_rng(1)
+    coeffs = rng.standard_normal((d, 2 * n - 1))
+    x = rng.standard_normal((b, n, d))
+    g = rng.standard_normal((b, n, d))
+    ct = torch.tensor(coeffs, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    gt = torch.tensor(g)
+    # direct: the plan and layout skit.torch uses, inputs already in place
+    plan = skit.ToeplitzPlan(coeffs, n)
+    xb = np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+    gb = np.swapaxes(np.ascontiguousarray(np.swapaxes(g, -1, -2)), -1, -2)
+
+    def direct():
+        plan.set_coeffs(coeffs)  # a training step's coefficients are new
+        plan(xb)
+        plan.backward(xb, gb)
+
+    def autograd():
+        ct.grad = xt.grad = None
+        st.toeplitz(ct, xt).backward(gt)
+
+    return direct, autograd
 
 
 if __name__ == "__main__":

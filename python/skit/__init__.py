@@ -19,12 +19,12 @@ from .ski import InterpWeights, Kernel, NystromPlan, SKIPlan, Theorem1
 from .spectral import spectral_norm, svd
 from .tno import TNOPlan
 from .toeplitz import (ToeplitzPlan, from_scipy, matmul_toeplitz, solve, solve_spd,
-                       solve_toeplitz)
+                       solve_toeplitz, SolveInfo)
 
 __all__ = ["AttentionPlan", "ComputationFailed", "device_available", "Error", "FDTNOPlan", "FileError",
            "InterpWeights", "InvalidInput", "Kernel", "MLP", "NystromPlan", "OutOfMemory",
            "SKIPlan", "TNOPlan", "Theorem1", "ToeplitzPlan", "Unsupported", "attention",
            "exact_attention", "fft_good_length", "freq", "from_scipy", "has", "hilbert", "library_path",
-           "matmul_toeplitz", "mlp", "mra2", "ski", "solve", "solve_spd", "solve_toeplitz",
+           "matmul_toeplitz", "mlp", "mra2", "ski", "solve", "solve_spd", "solve_toeplitz", "SolveInfo",
            "spectral", "spectral_norm", "svd", "tno", "toeplitz", "version"]
 __version__ = "0.1.0"

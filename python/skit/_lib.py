@@ -81,6 +81,10 @@ z skit_toeplitz_plan_bytes p
 v skit_toeplitz_plan_destroy p
 i skit_toeplitz_solve_spd z p z p z p z
 i skit_toeplitz_solve z p z p z p z
+i skit_toeplitz_solve_spd_with_info z p z p z p z p
+i skit_toeplitz_solve_with_info z p z p z p z p
+z skit_toeplitz_plan_backward_workspace_bytes p
+i skit_toeplitz_plan_backward p p z p z p z p p
 i skit_svd z z p z p p z p z
 i skit_spectral_norm z z p z p
 i skit_svd_truncate z z p z z p z p
@@ -94,6 +98,7 @@ z skit_mlp_parameter_count p
 i skit_mlp_get_parameters p p z
 i skit_mlp_set_parameters p p z
 i skit_mlp_eval p z p p p
+i skit_mlp_backward p z p p p p p p
 i skit_mlp_taylor p d z p p
 i skit_relu_breakpoints p d d z p z p
 i skit_pwl_interpolation_error p d d p z z p
@@ -168,6 +173,10 @@ i skit_tno_plan_update p
 z skit_tno_plan_workspace_bytes p
 i skit_tno_plan_execute p p p p
 i skit_tno_plan_forward p p p
+z skit_tno_plan_backward_workspace_bytes p
+i skit_tno_plan_backward p p p p p p p
+i skit_tno_decay_bias z p z d p p
+i skit_tno_decay_bias_backward z p z d p p p p
 z skit_tno_plan_bytes p
 v skit_tno_plan_describe p p z
 i skit_tno_plan_coeffs p p
@@ -175,6 +184,11 @@ i skit_tno_plan_dense p z p z
 i skit_tno_plan_reference p p p p
 i skit_attention_exact z z z p z p z p z d p p z
 i skit_attention_matrix z z p z p z d p p z
+z skit_attention_exact_backward_workspace z
+i skit_attention_exact_backward z z z p z p z p z d p p z p z p z p z p
+i skit_mra2_selection z z p z p z d z z i p
+z skit_mra2_backward_workspace z z z z
+i skit_mra2_backward z z z p z p z p z d z p p z p z p z p z p
 i skit_attention_entropy z z p z p z d p p p
 v skit_attention_options_init p i
 i skit_attention_options_set_budget p z d p

@@ -71,18 +71,37 @@ class MLP(Handle):
         p = A.vector(values, "params")
         check(lib.skit_mlp_set_parameters(self, A.pointer(p), p.size))
 
-    def __call__(self, x):
-        """y = mlp(x): x (count, in_dim) (or (count,) when in_dim = 1) ->
-        (count, out_dim); zero-copy for C-contiguous float64 x."""
+    def _rows(self, x):
+        """x as C-contiguous float64 (count, in_dim) rows; whether x was 1-D."""
         x = np.asarray(x)
         A.refuse_float32(x, "x")
         squeeze = x.ndim == 1
         xx = np.ascontiguousarray(x[:, None] if squeeze else x, dtype=np.float64)
         if xx.ndim != 2 or xx.shape[1] != self.in_dim:
             raise ValueError(f"skit: x must have shape (count, {self.in_dim}), got {x.shape}")
+        return xx, squeeze
+
+    def __call__(self, x):
+        """y = mlp(x): x (count, in_dim) (or (count,) when in_dim = 1) ->
+        (count, out_dim); zero-copy for C-contiguous float64 x."""
+        xx, _ = self._rows(x)
         y = np.empty((xx.shape[0], self.out_dim))
         check(lib.skit_mlp_eval(self, xx.shape[0], A.pointer(xx), A.pointer(y), None))
         return y
+
+    def backward(self, x, dy):
+        """(dx, dparams) of y = mlp(x) for output gradients dy (count,
+        out_dim) by skit_mlp_backward: dx shaped as x, dparams summed over
+        the inputs in the layout of `parameters`."""
+        xx, squeeze = self._rows(x)
+        g = np.ascontiguousarray(dy, dtype=np.float64)
+        if g.shape != (xx.shape[0], self.out_dim):
+            raise ValueError(f"skit: dy must have shape ({xx.shape[0]}, {self.out_dim}), "
+                             f"got {g.shape}")
+        dx, dp = np.empty_like(xx), np.empty(self.parameter_count)
+        check(lib.skit_mlp_backward(self, xx.shape[0], A.pointer(xx), A.pointer(g), None,
+                                    A.pointer(dx), A.pointer(dp), None))
+        return (dx[:, 0] if squeeze else dx), dp
 
     def taylor(self, x, order):
         """(derivs, at_kink): derivs[k, j] = d^k y_j / dx^k at scalar x,

@@ -90,6 +90,38 @@ def rpe_parameters_from_state_dict(state_dict, prefix=""):
     return np.concatenate(parts)
 
 
+def _decay_inputs(rpe, lags):
+    r = np.ascontiguousarray(rpe, dtype=np.float64)
+    t = A.vector(lags, "lags")
+    if r.ndim != 2 or r.shape[0] != t.size:
+        raise ValueError(f"skit: rpe must have shape ({t.size}, d) for {t.size} lags, "
+                         f"got {r.shape}")
+    return r, t
+
+
+def decay_bias(rpe, lags, decay):
+    """TNO's decay bias on its own: k[j, c] = rpe[j, c] * decay^|lags[j]|
+    (skit_tno_decay_bias); rpe (count, d)."""
+    r, t = _decay_inputs(rpe, lags)
+    k = np.empty_like(r)
+    check(lib.skit_tno_decay_bias(t.size, A.pointer(t), r.shape[1], float(decay), A.pointer(r),
+                                  A.pointer(k)))
+    return k
+
+
+def decay_bias_backward(rpe, lags, decay, dk):
+    """(drpe, ddecay) of decay_bias for the output gradient dk."""
+    r, t = _decay_inputs(rpe, lags)
+    g = np.ascontiguousarray(dk, dtype=np.float64)
+    if g.shape != r.shape:
+        raise ValueError(f"skit: dk must have shape {r.shape}, got {g.shape}")
+    dr, dl = np.empty_like(r), ctypes.c_double()
+    check(lib.skit_tno_decay_bias_backward(t.size, A.pointer(t), r.shape[1], float(decay),
+                                           A.pointer(r), A.pointer(g), A.pointer(dr),
+                                           ctypes.byref(dl)))
+    return dr, dl.value
+
+
 def _cast_like(y, x):
     return y.astype(A.F32) if np.asarray(x).dtype == A.F32 else y
 
@@ -115,6 +147,16 @@ class TNOPlan(Handle):
         self._adopt(cell)
         self.n, self.d, self.batch = int(n), int(d), int(batch)
         self.kind, self.causal, self.layout = kind, bool(causal), layout
+        self.decay = o.decay
+        self._settings = settings
+        self.generation = 0  # counts set_parameters calls (lets skit.torch detect reuse)
+
+    def with_decay(self, decay):
+        """A new plan like this one (same current parameters) with another
+        decay lambda (a plan's lambda is fixed at creation)."""
+        settings = dict(self._settings, decay=float(decay))
+        return TNOPlan(self.n, self.d, self.batch, self.kind, self.causal, self.layout,
+                       params=self.parameters, **settings)
 
     @classmethod
     def from_state_dict(cls, state_dict, n, d, batch=1, prefix="", **kwargs):
@@ -149,6 +191,7 @@ class TNOPlan(Handle):
         p = A.vector(values, "params")
         with self._lock:
             check(lib.skit_tno_plan_set_parameters(self, A.pointer(p), p.size))
+            self.generation += 1
 
     @property
     def nbytes(self):
@@ -212,6 +255,20 @@ class TNOPlan(Handle):
         with self._lock:
             check(lib.skit_tno_plan_forward(self, A.pointer(a), A.pointer(y)))
         return _cast_like(y[0] if squeeze else y, x)
+
+    def backward(self, x, dy):
+        """The vector-Jacobian products of y = plan(x) for an output gradient
+        dy (skit_tno_plan_backward): (dx, dparams, dlambda) with dx shaped as
+        x, dparams in the layout of `parameters`, and dlambda the gradient
+        w.r.t. TNO's decay lambda (0.0 for 'fd' and 'ski'), at the plan's
+        current parameters. float64 only."""
+        a, squeeze = self._input(x)
+        g, _ = self._input(dy, "dy")
+        dx, dp, dl = self._output(), np.empty(self.parameter_count), ctypes.c_double()
+        with self._lock:
+            check(lib.skit_tno_plan_backward(self, A.pointer(a), A.pointer(g), A.pointer(dx),
+                                             A.pointer(dp), ctypes.byref(dl), None))
+        return (dx[0] if squeeze else dx), dp, dl.value
 
     def coeffs(self):
         """(d, 2n-1) Toeplitz coefficients (skit layout) of every channel

@@ -5,6 +5,7 @@ m+n-1 coefficients t_{-(n-1)}, ..., t_0, ..., t_{m-1} in that order
 (coeffs[k + n - 1] = t_k). from_scipy converts scipy's (c, r).
 """
 import ctypes
+import dataclasses
 
 import numpy as np
 
@@ -162,6 +163,40 @@ class ToeplitzPlan(Handle):
         y = self._hot_apply(x, out, True)
         return self._apply(x, out, True, upcast) if y is None else y
 
+    def backward(self, x, dy, *, dx=True, dcoeffs=True):
+        """(dcoeffs, dx) of y = plan(x) for an output gradient dy, by
+        skit_toeplitz_plan_backward: dx = T_c^T dy_c, shaped as x; dcoeffs =
+        the gradient w.r.t. the coefficients, shaped as the plan's (a
+        shared plan's summed over the channels), summed over the batch axes
+        (a causal plan gets 0 at its negative lags). dx=False or
+        dcoeffs=False skips one (None). float64 inside (float32 upcast)."""
+        xb, ldx, squeeze = A.as_blocks_input(x, "x", upcast=True)
+        gb, ldg, _ = A.as_blocks_input(dy, "dy", upcast=True)
+        if xb.shape[-2] != self.n or gb.shape != xb.shape[:-2] + (self.m, xb.shape[-1]):
+            raise ValueError(f"skit: x must be (..., {self.n}, d) and dy (..., {self.m}, d) with "
+                             f"the same batch axes and d, got {np.shape(x)} and {np.shape(dy)}")
+        batch, d = xb.shape[:-2], xb.shape[-1]
+        if not self.shared and d != self.d:
+            raise ValueError(f"skit: x must have d = {self.d} channels (axis -1), got {d}")
+        gx = A.empty_blocks(batch, self.n, d) if dx else None
+        width = self.m + self.n - 1
+        total = np.zeros(width if self.shared else (d, width)) if dcoeffs else None
+        part = np.empty_like(total) if dcoeffs else None
+        ppart = A.pointer(part) if dcoeffs else None
+        # a shared plan (d = 1) runs once per channel, as in _apply
+        channels = range(d) if self.shared else [0]
+        pdxs = A.batch_pointers(gx) if dx else [None] * len(A.batch_pointers(xb))
+        for px, pg, pdx in zip(A.batch_pointers(xb), A.batch_pointers(gb), pdxs):
+            for c in channels:
+                check(lib.skit_toeplitz_plan_backward(
+                    self, px + 8 * c * ldx, ldx, pg + 8 * c * ldg, ldg,
+                    None if pdx is None else pdx + 8 * c * self.n, self.n, ppart, None))
+                if dcoeffs:
+                    total += part
+        if dx and squeeze:
+            gx = gx[..., 0]
+        return total, gx
+
     def _hot_apply(self, x, out, transpose):
         """The common cases with the least Python work: one float64 vector
         (n,) or one F-contiguous (n, d) matrix, through cffi (checked by
@@ -248,48 +283,99 @@ def matmul_toeplitz(c_or_cr, x, *, causal=False):
         return plan(x)
 
 
-def _backward_error(coeffs, n, x, b):
-    """Normwise backward error |b - T x| / (|T|_1 |x| + |b|) (infinity norms,
-    per right-hand side, worst over all), with skit's FFT matvec."""
-    x, b = np.asarray(x), np.asarray(b, dtype=np.float64)
-    if x.ndim == 1:
-        x, b = x[:, None], b[:, None]
-    with ToeplitzPlan(coeffs, n, n, shared=True) as plan:
-        r = plan(x) - b
-    # |T|_inf <= sum |t_k| (each row holds at most every coefficient once)
-    tnorm = np.abs(coeffs).sum()
-    num = np.abs(r).max(axis=-2)
-    den = tnorm * np.abs(x).max(axis=-2) + np.abs(b).max(axis=-2)
-    return float(np.max(np.where(den > 0, num / np.where(den > 0, den, 1), num)))
+SOLVERS = ("levinson", "refined", "dense-lu")  # skit_toeplitz_solver, in enum order
+
+
+class _SolveInfo(ctypes.Structure):
+    _fields_ = [("solver", ctypes.c_int), ("refinement_steps", ctypes.c_int),
+                ("levinson_completed", ctypes.c_int), ("levinson_backward_error", ctypes.c_double),
+                ("backward_error", ctypes.c_double), ("tolerance", ctypes.c_double),
+                ("rcond", ctypes.c_double)]
+
+
+@dataclasses.dataclass(frozen=True)
+class SolveInfo:
+    """What a checked solve measured about its answer (skit_toeplitz_solve_info).
+
+    solver: 'levinson' (the recursion alone), 'refined' (plus iterative
+    refinement) or 'dense-lu' (LAPACK dgesv); refinement_steps; whether the
+    Levinson recursion completed and its backward error (NaN if it broke
+    down); backward_error: max over right-hand sides of the normwise
+    ||b - T x||_inf / (||T||_inf ||x||_inf + ||b||_inf) of the returned X,
+    held to `tolerance` by the library; rcond: an estimate of
+    1 / (||T||_1 ||T^-1||_1), so that the forward error is about
+    <= 2 backward_error / rcond. For a batch of systems: the worst of each
+    field over the batch (the most robust solver, most steps, largest
+    errors, smallest rcond)."""
+    solver: str
+    refinement_steps: int
+    levinson_completed: bool
+    levinson_backward_error: float
+    backward_error: float
+    tolerance: float
+    rcond: float
+
+    @classmethod
+    def _of(cls, c):
+        return cls(SOLVERS[c.solver], c.refinement_steps, bool(c.levinson_completed),
+                   c.levinson_backward_error, c.backward_error, c.tolerance, c.rcond)
+
+    @classmethod
+    def _worst(cls, infos):
+        if len(infos) == 1:
+            return infos[0]
+        levinson = [i.levinson_backward_error for i in infos]
+        return cls(max((i.solver for i in infos), key=SOLVERS.index),
+                   max(i.refinement_steps for i in infos),
+                   all(i.levinson_completed for i in infos),
+                   float("nan") if np.isnan(levinson).any() else max(levinson),
+                   max(i.backward_error for i in infos), infos[0].tolerance,
+                   min(i.rcond for i in infos))
+
+
+def _checked_solve(fn, n, t, b):
+    """(X, the worst SolveInfo over the blocks) of fn (a
+    skit_toeplitz_solve*_with_info) for every block of b."""
+    infos = []
+
+    def call(pb, ldb, px, ldx, k):
+        cinfo = _SolveInfo()
+        status = fn(n, A.pointer(t), k, pb, ldb, px, ldx, ctypes.byref(cinfo))
+        if status == 0:
+            infos.append(SolveInfo._of(cinfo))
+        return status
+
+    x = A.apply_blocks(b, "b", n, n, call)
+    return x, SolveInfo._worst(infos)
 
 
 def solve(coeffs, b, *, info=False):
-    """X with T X = B, T the n x n Toeplitz matrix of coeffs (2n-1 entries),
-    by the Levinson-Trench recursion. b: (..., n, k) or (n,).
-    Raises ComputationFailed (a RuntimeError) when a leading minor is
-    numerically singular. info=True also returns {'backward_error': ...}
-    computed with skit's FFT matvec."""
+    """X with T X = B, T the n x n Toeplitz matrix of coeffs (2n-1 entries).
+    b: (..., n, k) or (n,). The library checks the answer's backward error
+    and refines it or falls back to dense LU when Levinson-Trench is not
+    accurate enough; it raises ComputationFailed (a RuntimeError) when no
+    method meets its bound. info=True also returns a SolveInfo (computed by
+    skit_toeplitz_solve_with_info, which adds a condition estimate)."""
     c = A.vector(coeffs, "coeffs")
     if c.size % 2 == 0:
         raise ValueError(f"skit: coeffs must have 2n-1 entries, got {c.size}")
     n = (c.size + 1) // 2
-    x = A.apply_blocks(b, "b", n, n, lambda pb, ldb, px, ldx, k:
-                       lib.skit_toeplitz_solve(n, A.pointer(c), k, pb, ldb, px, ldx))
-    return (x, {"backward_error": _backward_error(c, n, x, b)}) if info else x
+    if not info:
+        return A.apply_blocks(b, "b", n, n, lambda pb, ldb, px, ldx, k:
+                              lib.skit_toeplitz_solve(n, A.pointer(c), k, pb, ldb, px, ldx))
+    return _checked_solve(lib.skit_toeplitz_solve_with_info, n, c, b)
 
 
 def solve_spd(t, b, *, info=False):
     """X with T X = B for the symmetric positive-definite T(i, j) = t[|i-j|]
-    (Levinson-Durbin). Raises ComputationFailed if T is not (numerically)
-    positive definite."""
+    (Levinson-Durbin, checked as solve). Raises ComputationFailed if T is
+    not (numerically) positive definite. info=True: also a SolveInfo."""
     t = A.vector(t, "t")
     n = t.size
-    x = A.apply_blocks(b, "b", n, n, lambda pb, ldb, px, ldx, k:
-                       lib.skit_toeplitz_solve_spd(n, A.pointer(t), k, pb, ldb, px, ldx))
-    if info:
-        coeffs = np.concatenate([t[:0:-1], t])
-        return x, {"backward_error": _backward_error(coeffs, n, x, b)}
-    return x
+    if not info:
+        return A.apply_blocks(b, "b", n, n, lambda pb, ldb, px, ldx, k:
+                              lib.skit_toeplitz_solve_spd(n, A.pointer(t), k, pb, ldb, px, ldx))
+    return _checked_solve(lib.skit_toeplitz_solve_spd_with_info, n, t, b)
 
 
 def solve_toeplitz(c_or_cr, b, *, info=False):

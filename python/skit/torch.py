@@ -6,17 +6,26 @@ whose heavy work runs in libskit. Adding an operator whose backward the
 library provides takes a forward and a backward of a few lines each.
 
   toeplitz(coeffs, x, m=None, causal=False)   y = T x per channel; gradients
-      w.r.t. x (the transposed product) and w.r.t. the coefficients (a
-      cross-correlation, computed as another Toeplitz product by skit).
+      w.r.t. x (the transposed product) and w.r.t. the coefficients (an FFT
+      cross-correlation), both by skit_toeplitz_plan_backward.
+  tno(x, plan, params=None, decay=None)       y = plan(x) for an skit.TNOPlan
+      of kind 'tno', 'fd' or 'ski'; gradients w.r.t. x, the plan's flat
+      parameter vector and TNO's decay lambda, by skit_tno_plan_backward.
+  TNOPlanModule(plan)                         an nn.Module holding a plan's
+      parameters (and lambda) as nn.Parameters; all of it computed in skit.
+  mlp(x, net, params=None)                    an skit.MLP; gradients w.r.t. x
+      and its flat parameters by skit_mlp_backward.
+  decay_bias(rpe, lags, decay)                TNO's rpe * decay^|t|; gradients
+      w.r.t. rpe and decay by skit_tno_decay_bias_backward.
+  attention(q, k, v, scale=None, mask=None)   exact softmax attention;
+      dq, dk, dv by skit_attention_exact_backward.
+  mra2(q, k, v, block, blocks_per_row, ...)   MRA-2 ({block, 1}); dq, dk,
+      dv by skit_mra2_backward with the refined squares held fixed.
   TNO(n, d, ...)                              an nn.Module: TNN's RPE MLP and
       decay in PyTorch, the Toeplitz product in skit; full backward.
-  tno(x, plan)                                y = plan(x) for an skit.TNOPlan;
-      gradient w.r.t. x (kinds 'tno' and 'fd', from the plan's Toeplitz
-      coefficients). Gradients w.r.t. the plan's own parameters need the
-      library's TNO backward, not in this libskit (skit.has(
-      'skit_tno_plan_backward') tells).
 
-float32 tensors run in float32 only where libskit has the float32 path;
+The TNO, MLP, decay, attention and MRA-2 functions take float64 tensors (their C
+backward passes are float64). toeplitz: float32 tensors run in float32 only where libskit has the float32 path;
 otherwise they raise TypeError unless upcast=True (float64 inside, float32
 out). A CUDA tensor raises ValueError: the device path is not measured yet.
 """
@@ -26,9 +35,14 @@ import numpy as np
 import torch
 
 from . import _array as _A
+from . import tno as _tno
+from ._lib import check, lib
+from .attention import SELECTIONS, AttentionPlan, _mask, _qkv, _scale
+from .attention import attention as _attention
 from .toeplitz import ToeplitzPlan
 
-__all__ = ["toeplitz", "tno", "TNO", "RPE"]
+__all__ = ["toeplitz", "tno", "TNOPlanModule", "mlp", "decay_bias", "attention", "mra2", "TNO",
+           "RPE"]
 
 
 def _array(t, name):
@@ -100,45 +114,12 @@ def _toeplitz_forward(coeffs, x, m, n, causal, upcast):
     return y, (coeffs, xb, m, n, causal, shared, upcast, plan, plan.generation)
 
 
-def _channel_rows(blocks, length):
-    """(batch*d, length) C-order rows, one per (batch, channel), of (..., length,
-    d) column-major blocks (no copy when the blocks are contiguous)."""
-    return np.ascontiguousarray(np.swapaxes(blocks, -1, -2)).reshape(-1, length)
-
-
-def _correlation(gb, xb, m, n, upcast):
-    """r[c, k + n - 1] = sum_j g[j + k, c] x[j, c], k = -(n-1)..m-1, summed over
-    the batch: the product of g with the (m+n-1) x m Toeplitz matrix
-    M(k', i) = x[n-1 - (k' - i)] (x reversed, zero-padded), by skit."""
-    d = xb.shape[-1]
-    xc = _channel_rows(xb, n)
-    channels = xc.shape[0]
-    coeffs = np.empty((channels, 2 * m + n - 2))
-    coeffs[:, :m - 1] = 0.0
-    coeffs[:, m - 1 + n:] = 0.0
-    coeffs[:, m - 1:m - 1 + n] = xc[:, ::-1]
-    gc = _channel_rows(gb, m).T  # (m, batch*d), column-major: read in place
-    with _cache.lock:
-        r = _cache.get(coeffs, m + n - 1, m, False, False, upcast)(gc, upcast=upcast)
-    b = channels // d
-    return (r if b == 1 else r.reshape(m + n - 1, b, d).sum(axis=1)).T
-
-
 def _toeplitz_backward(saved, g, needs):
     coeffs, xb, m, n, causal, shared, upcast, plan, generation = saved
-    gb, _ = _A.blocks(g, "grad", upcast=upcast)
-    gc = gx = None
-    if needs[1]:
-        with _cache.lock:
-            if plan.closed or plan.generation != generation:  # reused since the forward
-                plan = _cache.get(coeffs, m, n, causal, shared, upcast)
-            gx = plan.transpose(gb, upcast=upcast)
-    if needs[0]:
-        r = _correlation(gb, xb, m, n, upcast)
-        if causal:
-            r[:, :n - 1] = 0.0  # negative lags are not used by a causal operator
-        gc = r.sum(axis=0) if shared else r
-    return gc, gx
+    with _cache.lock:
+        if plan.closed or plan.generation != generation:  # reused since the forward
+            plan = _cache.get(coeffs, m, n, causal, shared, upcast)
+        return plan.backward(xb, g, dx=needs[1], dcoeffs=needs[0])
 
 
 _Toeplitz = _function("ToeplitzFunction", _toeplitz_forward, _toeplitz_backward)
@@ -153,27 +134,222 @@ def toeplitz(coeffs, x, m=None, causal=False, upcast=False):
     return _Toeplitz.apply(dict(m=m, n=n, causal=bool(causal), upcast=upcast), coeffs, x)
 
 
-def _tno_forward(x, plan):
-    return plan(x), (plan,)
+# ---- TNO / FD-TNO / SKI-TNO plans (skit_tno_plan_backward) ----
+
+def _plan_with_decay(plan, decay):
+    """plan itself, or (TNO's lambda is fixed at creation) a plan like it
+    with this decay, kept on plan for the next call with the same value."""
+    if decay is None or float(decay) == plan.decay:
+        return plan
+    if plan.kind != "tno":
+        raise ValueError(f"skit.torch.tno: decay is a learnable bias of kind 'tno' only, "
+                         f"not {plan.kind!r}")
+    derived = getattr(plan, "_derived", None)
+    if derived is None or derived.closed or derived.decay != float(decay):
+        derived = plan.with_decay(float(decay))
+        plan._derived = derived
+    return derived
+
+
+def _tno_forward(x, params, decay=None, *, plan):
+    plan = _plan_with_decay(plan, decay)
+    params = np.array(params, dtype=np.float64)  # a copy: an optimiser updates in place
+    plan.set_parameters(params)
+    return plan(x), (plan, plan.generation, x, params)
 
 
 def _tno_backward(saved, g, needs):
-    (plan,) = saved
-    if plan.kind == "ski":
-        raise NotImplementedError("skit.torch.tno: no backward for SKI-TNO in this libskit "
-                                  "(its operator is not Toeplitz)")
-    coeffs = plan.coeffs()
-    with _cache.lock:
-        gx = _cache.get(coeffs, plan.n, plan.n, plan.causal, False, False).transpose(g)
-    return (gx.reshape(g.shape),)
+    plan, generation, x, params = saved
+    if plan.generation != generation:  # the plan ran with other parameters since
+        plan.set_parameters(params)
+    dx, dparams, dlambda = plan.backward(x, g)
+    grads = (dx, dparams, np.asarray(dlambda))[:len(needs)]
+    return tuple(grad if need else None for grad, need in zip(grads, needs))
 
 
 _TNOFunction = _function("TNOFunction", _tno_forward, _tno_backward)
 
 
-def tno(x, plan):
-    """y = plan(x) for an skit.TNOPlan, differentiable w.r.t. x."""
-    return _TNOFunction.apply(dict(plan=plan), x)
+def tno(x, plan, params=None, decay=None):
+    """y = plan(x) for an skit.TNOPlan of any kind ('tno', 'fd', 'ski'),
+    differentiable by the library's backward w.r.t. x ((batch, n, d), or
+    (n, d) for batch 1), params (the flat vector in the layout of
+    plan.parameters; None: the plan's current ones, as a constant) and,
+    for kind 'tno', decay (TNO's lambda, a 0-d tensor; None: the plan's,
+    as a constant). The plan runs with these params (set_parameters), so
+    one plan serves a training loop; a decay other than the plan's runs on
+    a plan made for it (plan.with_decay). float64 tensors. Since it sets
+    the plan's parameters, do not call it on one plan from several threads
+    at once (a backward re-sets them if another call changed them)."""
+    if params is None:
+        params = torch.from_numpy(plan.parameters)
+    tensors = (x, params) if decay is None else (x, params, decay)
+    return _TNOFunction.apply(dict(plan=plan), *tensors)
+
+
+class TNOPlanModule(torch.nn.Module):
+    """An nn.Module around an skit.TNOPlan: its parameters (the flat vector
+    of plan.parameters) and, for kind 'tno' with learn_decay, its decay
+    lambda are nn.Parameters; forward and backward both run in skit."""
+
+    def __init__(self, plan, learn_decay=True):
+        super().__init__()
+        self.plan = plan
+        self.params = torch.nn.Parameter(torch.from_numpy(plan.parameters.copy()))
+        learn = learn_decay and plan.kind == "tno"
+        self.decay = torch.nn.Parameter(torch.tensor(plan.decay, dtype=torch.float64)) \
+            if learn else None
+
+    def forward(self, x):
+        return tno(x, self.plan, self.params, self.decay)
+
+
+# ---- the MLP (skit_mlp_backward) and TNO's decay bias on their own ----
+
+def _mlp_forward(x, params, *, mlp):
+    params = np.array(params, dtype=np.float64)
+    mlp.parameters = params
+    return mlp(x), (mlp, x, params)
+
+
+def _mlp_backward(saved, g, needs):
+    mlp, x, params = saved
+    mlp.parameters = params  # the MLP may have run with others since
+    dx, dparams = mlp.backward(x, g)
+    return tuple(grad if need else None for grad, need in zip((dx, dparams), needs))
+
+
+_MLPFunction = _function("MLPFunction", _mlp_forward, _mlp_backward)
+
+
+def mlp(x, net, params=None):
+    """y = net(x) for an skit.MLP, x (count, in_dim) (or (count,) for
+    in_dim 1), differentiable w.r.t. x and params (the flat vector in the
+    layout of net.parameters; None: the MLP's own, as a constant) by
+    skit_mlp_backward. The MLP runs with these params. float64."""
+    if params is None:
+        params = torch.from_numpy(net.parameters)
+    return _MLPFunction.apply(dict(mlp=net), x, params)
+
+
+def _decay_forward(rpe, decay, *, lags):
+    decay = float(decay)
+    return _tno.decay_bias(rpe, lags, decay), (rpe, decay, lags)
+
+
+def _decay_backward(saved, g, needs):
+    rpe, decay, lags = saved
+    drpe, ddecay = _tno.decay_bias_backward(rpe, lags, decay, g)
+    return (drpe if needs[0] else None), (np.asarray(ddecay) if needs[1] else None)
+
+
+_DecayFunction = _function("DecayBiasFunction", _decay_forward, _decay_backward)
+
+
+def decay_bias(rpe, lags, decay):
+    """TNO's decay bias k[j, c] = rpe[j, c] decay^|lags[j]| (rpe (count, d),
+    lags (count,) constants, decay a 0-d tensor), differentiable w.r.t. rpe
+    and decay by skit_tno_decay_bias_backward."""
+    lags = np.array(lags.detach() if isinstance(lags, torch.Tensor) else lags, dtype=np.float64)
+    return _DecayFunction.apply(dict(lags=lags), rpe, decay)
+
+
+# ---- attention: exact (skit_attention_exact_backward) and MRA-2 ----
+
+def _gradient_blocks(need, batch, n, cols):
+    """An output array of (n, cols) blocks and its block addresses (None
+    and NULLs when the gradient is not needed)."""
+    if not need:
+        return None, [None] * int(np.prod(batch, dtype=np.int64))
+    out = _A.empty_blocks(batch, n, cols)
+    return out, _A.batch_pointers(out)
+
+
+def _attention_backward(q, k, v, g, needs, call):
+    """dq, dk, dv for every (n, d) block: call(pq, ldq, pk, ldk, pv, ldv,
+    pg, ldg, pdq, pdk, pdv, index) runs the C backward of one block."""
+    (qb, ldq), (kb, ldk), (vb, ldv) = _qkv(q, k, v)
+    gb, ldg = _A.blocks(g, "grad")
+    batch, n = qb.shape[:-2], qb.shape[-2]
+    outs = [_gradient_blocks(need, batch, n, a.shape[-1]) for need, a in zip(needs, (qb, kb, vb))]
+    pointers = [_A.batch_pointers(a) for a in (qb, kb, vb, gb)] + [p for _, p in outs]
+    for index, (pq, pk, pv, pg, pdq, pdk, pdv) in enumerate(zip(*pointers)):
+        check(call(pq, ldq, pk, ldk, pv, ldv, pg, ldg, pdq, pdk, pdv, index))
+    return tuple(out for out, _ in outs)
+
+
+def _exact_forward(q, k, v, *, scale, mask):
+    return _attention(q, k, v, scale=scale, mask=mask), (q, k, v, scale, mask)
+
+
+def _exact_backward(saved, g, needs):
+    q, k, v, scale, mask = saved
+    n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
+    s = _scale(scale, d)
+    m, pm = _mask(mask, n)
+
+    def call(pq, ldq, pk, ldk, pv, ldv, pg, ldg, pdq, pdk, pdv, index):
+        return lib.skit_attention_exact_backward(n, d, dv, pq, ldq, pk, ldk, pv, ldv, s, pm,
+                                                 pg, ldg, pdq, n, pdk, n, pdv, n, None)
+    return _attention_backward(q, k, v, g, needs, call)
+
+
+_AttentionFunction = _function("AttentionFunction", _exact_forward, _exact_backward)
+
+
+def attention(q, k, v, scale=None, mask=None):
+    """softmax(scale Q K^T) V (skit.attention), differentiable w.r.t. q, k
+    and v by skit_attention_exact_backward. q, k: (..., n, d); v: (...,
+    n, dv); mask: None or n booleans (False = padding key and row)."""
+    return _AttentionFunction.apply(dict(scale=scale, mask=mask), q, k, v)
+
+
+def _mra2_selections(q, k, scale, block, blocks_per_row, selection):
+    """The refined squares of every (n, d) block of q, k (skit_mra2_selection)."""
+    (qb, ldq), (kb, ldk) = _qkv(q, k)
+    n, d = qb.shape[-2:]
+    squares = n // block if block else 0
+    chosen = []
+    for pq, pk in zip(_A.batch_pointers(qb), _A.batch_pointers(kb)):
+        refined = np.zeros(max(squares, 1) ** 2, dtype=np.uint8)
+        check(lib.skit_mra2_selection(n, d, pq, ldq, pk, ldk, _scale(scale, d), block,
+                                      blocks_per_row, SELECTIONS[selection], _A.pointer(refined)))
+        chosen.append(refined)
+    return chosen
+
+
+def _mra2_forward(q, k, v, *, scale, block, blocks_per_row, selection):
+    n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
+    with AttentionPlan("mra2", n, d, dv, scale=_scale(scale, d), block=block,
+                       blocks_per_row=blocks_per_row, selection=selection) as plan:
+        y = plan(q, k, v)
+    refined = _mra2_selections(q, k, scale, block, blocks_per_row, selection)
+    return y, (q, k, v, scale, block, refined)
+
+
+def _mra2_backward(saved, g, needs):
+    q, k, v, scale, block, refined = saved
+    n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
+    s = _scale(scale, d)
+
+    def call(pq, ldq, pk, ldk, pv, ldv, pg, ldg, pdq, pdk, pdv, index):
+        return lib.skit_mra2_backward(n, d, dv, pq, ldq, pk, ldk, pv, ldv, s, block,
+                                      _A.pointer(refined[index]), pg, ldg, pdq, n, pdk, n, pdv, n,
+                                      None)
+    return _attention_backward(q, k, v, g, needs, call)
+
+
+_MRA2Function = _function("MRA2Function", _mra2_forward, _mra2_backward)
+
+
+def mra2(q, k, v, block=32, blocks_per_row=8, selection="global", scale=None):
+    """MRA-2 (two levels {block, 1}, no mask) on q, k: (..., n, d) and v:
+    (..., n, dv), differentiable w.r.t. q, k, v by skit_mra2_backward with
+    the refined squares held fixed (the selection passes no gradient, as in
+    the authors' code). block must divide n; blocks_per_row <= n / block."""
+    return _MRA2Function.apply(dict(scale=scale, block=int(block),
+                                    blocks_per_row=int(blocks_per_row), selection=selection),
+                               q, k, v)
 
 
 class RPE(torch.nn.Module):

@@ -170,6 +170,32 @@ def test_float32_is_never_silent(rng):
     assert rel(y, plan(x.astype(np.float64))) < 1e-6
 
 
+@pytest.mark.parametrize("m,n,d,causal,shared", [(1, 1, 1, False, False), (7, 5, 3, False, False),
+                                                 (13, 13, 2, True, False), (4, 9, 2, False, True),
+                                                 (31, 31, 3, True, True)])
+def test_plan_backward_matches_dense(rng, m, n, d, causal, shared):
+    coeffs = rng.standard_normal(m + n - 1) if shared else rng.standard_normal((d, m + n - 1))
+    x, dy = rng.standard_normal((2, n, d)), rng.standard_normal((2, m, d))
+    want_dc = np.zeros((d, m + n - 1))
+    want_dx = np.empty_like(x)
+    for c in range(d):
+        T = skit.toeplitz.dense(coeffs if shared else coeffs[c], m, n, causal=causal)
+        want_dx[..., c] = dy[..., c] @ T
+        for i in range(m):
+            for j in range(n):
+                if not causal or i >= j:  # dt_k = sum_i dy_i x_{i-k}, summed over the batch
+                    want_dc[c, i - j + n - 1] += dy[:, i, c] @ x[:, j, c]
+    if shared:
+        want_dc = want_dc.sum(axis=0)
+    with skit.ToeplitzPlan(coeffs, m, n, causal=causal, shared=shared) as plan:
+        dc, dx = plan.backward(x, dy)
+        assert rel(dx, want_dx) < 1e-12 and rel(dc, want_dc) < 1e-12
+        assert plan.backward(x, dy, dcoeffs=False)[0] is None
+        assert plan.backward(x, dy, dx=False)[1] is None
+        with pytest.raises(ValueError, match="dy"):
+            plan.backward(x, dy[:, :-1] if m > 1 else dy[:1])
+
+
 @pytest.mark.parametrize("n", SIZES)
 def test_solve_matches_scipy(rng, n):
     c, r = rng.standard_normal(n), rng.standard_normal(n)
@@ -177,22 +203,74 @@ def test_solve_matches_scipy(rng, n):
     b = rng.standard_normal((n, 3))
     x, info = skit.solve_toeplitz((c, r), b, info=True)
     assert rel(x, sl.solve_toeplitz((c, r), b)) < 1e-10
-    assert info["backward_error"] < 1e-13
+    # the library's own check, reproduced here with the dense matrix
+    T = sl.toeplitz(c, r)
+    eta = (np.abs(b - T @ x).max(axis=0)
+           / (np.abs(T).sum(axis=1).max() * np.abs(x).max(axis=0) + np.abs(b).max(axis=0)))
+    assert info.solver == "levinson" and info.refinement_steps == 0 and info.levinson_completed
+    assert info.backward_error <= info.tolerance
+    assert info.tolerance == pytest.approx(32 * n * np.finfo(float).eps)
+    # (equal up to the rounding of the residual, computed by FFT in skit)
+    assert info.backward_error == pytest.approx(eta.max(), rel=0.5, abs=n * 1e-16)
+    # rcond: LAPACK's estimate is within a factor n of the true 1-norm value
+    true_rcond = 1 / (np.abs(T).sum(axis=0).max() * np.abs(np.linalg.inv(T)).sum(axis=0).max())
+    assert true_rcond / n <= info.rcond <= true_rcond * n
     t = rng.standard_normal(n) * 0.1
     t[0] = 2.0 + np.abs(t[1:]).sum() * 2
     xs = skit.solve_spd(t, b[:, 0])
     assert rel(sl.toeplitz(t) @ xs, b[:, 0]) < 1e-12
+    xs, info = skit.solve_spd(t, b, info=True)
+    assert rel(xs, sl.solve_toeplitz(t, b)) < 1e-10
+    assert isinstance(info, skit.SolveInfo) and info.backward_error <= info.tolerance
     # batched right-hand sides
     bb = rng.standard_normal((2, n, 2))
     coeffs, _, _ = skit.from_scipy(c, r)
     assert rel(skit.solve(coeffs, bb), np.linalg.solve(sl.toeplitz(c, r), bb)) < 1e-9
 
 
+def test_solve_tiny_leading_minor_is_refined(rng):
+    # t_0 = 1e-12: the first leading minor is nearly singular, so Levinson is
+    # unstable although T itself is well conditioned; the library must notice
+    # and answer with refinement or dense LU, still meeting its bound
+    n = 8
+    c = rng.standard_normal(n)
+    c[0] = 1e-12
+    r = rng.standard_normal(n)
+    T = sl.toeplitz(c, r)
+    b = rng.standard_normal((n, 2))
+    x, info = skit.solve_toeplitz((c, r), b, info=True)
+    assert info.solver in ("refined", "dense-lu"), info
+    assert info.backward_error <= info.tolerance < info.levinson_backward_error or \
+        not info.levinson_completed
+    assert rel(x, np.linalg.solve(T, b)) < 1e-12 / info.rcond
+    # scipy's solve_toeplitz is the plain (unchecked) Levinson recursion: here
+    # its residual is at least skit's, typically orders of magnitude larger
+    assert np.abs(T @ sl.solve_toeplitz((c, r), b) - b).max() >= np.abs(T @ x - b).max()
+
+
+def test_solve_info_batched_is_worst(rng):
+    n = 8
+    good, _, _ = skit.from_scipy(np.r_[10.0, rng.standard_normal(n - 1)],
+                                 np.r_[10.0, rng.standard_normal(n - 1)])
+    b = rng.standard_normal((3, n, 2))
+    x, info = skit.solve(good, b, info=True)
+    singles = [skit.solve(good, b[i], info=True)[1] for i in range(3)]
+    assert info.backward_error == max(s.backward_error for s in singles)
+    assert info.rcond == min(s.rcond for s in singles)
+    assert rel(x, np.stack([skit.solve(good, b[i]) for i in range(3)])) == 0
+
+
 def test_solve_breakdown_is_runtime_error():
-    # t_0 = 0: the first leading minor is singular
-    coeffs, _, _ = skit.from_scipy([0.0, 1.0, 2.0], [0.0, 3.0, 1.0])
+    # t_0 = 0: Levinson breaks down at once, but T is nonsingular: dense LU
+    c, r = [0.0, 1.0, 2.0], [0.0, 3.0, 1.0]
+    x, info = skit.solve_toeplitz((c, r), np.ones(3), info=True)
+    assert info.solver == "dense-lu" and not info.levinson_completed
+    assert np.isnan(info.levinson_backward_error)
+    assert rel(x, np.linalg.solve(sl.toeplitz(c, r), np.ones(3))) < 1e-14
+    # a singular T: no method meets the bound, X untouched, skit's message
+    coeffs, _, _ = skit.from_scipy([1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
     with pytest.raises(RuntimeError) as err:
-        skit.solve(coeffs, np.ones(3))
+        skit.solve(coeffs, np.arange(3.0))
     assert err.value.status_name == "SKIT_EBREAKDOWN" and str(err.value)
     with pytest.raises(RuntimeError, match="") as err:
         skit.solve_spd([1.0, 2.0, 0.0], np.ones(3))

@@ -39,11 +39,131 @@ def test_tno_module_backward(rng):
     assert gradcheck(lambda xx, *p: module(xx), (x,) + params)
 
 
-@pytest.mark.parametrize("kind", ["tno", "fd"])
-def test_tno_plan_gradient_wrt_x(rng, kind):
-    plan = skit.TNOPlan(9, 2, 2, kind=kind, rpe_width=4, rpe_layers=1)
-    x = _t(rng, 2, 9, 2)
+# small plans of every kind (odd n included); SKI needs r <= n, odd taps
+KINDS = [("tno", 9, dict(rpe_width=4, rpe_layers=1, decay=0.9)),
+         ("tno", 8, dict(rpe_width=3, rpe_layers=2, decay=0.8, causal=True)),
+         ("fd", 7, dict(rpe_width=4, rpe_layers=1)),
+         ("fd", 8, dict(rpe_width=4, rpe_layers=1, causal=True)),
+         ("ski", 9, dict(rank=4, taps=3, knots=3, decay=0.9)),
+         ("ski", 11, dict(rank=5, taps=5, knots=2, decay=0.8, causal=True))]
+
+
+@pytest.mark.parametrize("kind,n,settings", KINDS)
+def test_tno_plan_gradcheck(rng, kind, n, settings):
+    batch, d = 2, 3
+    plan = skit.TNOPlan(n, d, batch, kind=kind, seed=int(rng.integers(1 << 30)), **settings)
+    x = _t(rng, batch, n, d)
+    params = torch.tensor(plan.parameters, requires_grad=True)
+    inputs = (x, params)
+    if kind == "tno":
+        inputs += (torch.tensor(plan.decay, dtype=torch.float64, requires_grad=True),)
+    assert gradcheck(lambda *t: st.tno(t[0], plan, *t[1:]), inputs)
+    # the plan's own parameters as constants: gradient w.r.t. x only
     assert gradcheck(lambda xx: st.tno(xx, plan), (x,))
+
+
+@pytest.mark.parametrize("layout", ["rows", "channels"])
+@pytest.mark.parametrize("batch,shape", [(1, (7, 3)), (2, (2, 7, 3))])
+def test_tno_plan_gradcheck_layouts(rng, layout, batch, shape):
+    # a (n, d) tensor for batch 1; the channels layout copies in and out
+    plan = skit.TNOPlan(7, 3, batch, kind="fd", layout=layout, rpe_width=4, rpe_layers=1)
+    x = _t(rng, *shape)
+    p = torch.tensor(plan.parameters, requires_grad=True)
+    assert gradcheck(lambda xx, pp: st.tno(xx, plan, pp), (x, p))
+
+
+def test_tno_plan_gradient_matches_torch_reference(rng):
+    # the library's dparams/dlambda against autograd through the pure-torch
+    # TNO module built from the same parameters (an independent reference)
+    n, d = 7, 2
+    torch.manual_seed(int(rng.integers(1 << 30)))
+    module = st.TNO(n, d, width=4, layers=1, decay=0.85)
+    params = torch.cat([p.detach().flatten() for p in module.rpe.parameters()])
+    plan = skit.TNOPlan(n, d, 1, kind="tno", rpe_width=4, rpe_layers=1, decay=0.85,
+                        params=params.numpy(), norm="rms")
+    x = _t(rng, 1, n, d)
+    p = params.clone().requires_grad_(True)
+    y = st.tno(x, plan, p)
+    ref = module(x)
+    assert torch.allclose(y, ref, atol=1e-10)
+    g = torch.randn(1, n, d, dtype=torch.float64)
+    gx, gp = torch.autograd.grad(y, (x, p), g)
+    rx, *rp = torch.autograd.grad(ref, (x,) + tuple(module.rpe.parameters()), g)
+    assert torch.allclose(gx, rx, atol=1e-10)
+    assert torch.allclose(gp, torch.cat([r.flatten() for r in rp]), atol=1e-10)
+
+
+def test_tno_plan_module_trains(rng):
+    plan = skit.TNOPlan(8, 2, 2, kind="tno", rpe_width=4, rpe_layers=1, decay=0.9, seed=3)
+    module = st.TNOPlanModule(plan)
+    assert module.decay is not None and len(list(module.parameters())) == 2
+    x = _t(rng, 2, 8, 2)
+    target = torch.tensor(rng.standard_normal((2, 8, 2)))
+    opt = torch.optim.SGD(module.parameters(), lr=1e-3)
+    losses = []
+    for _ in range(5):
+        opt.zero_grad()
+        loss = ((module(x) - target) ** 2).sum()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]
+    assert module.decay.item() != 0.9  # lambda learnt: a new plan made for it
+    with pytest.raises(ValueError, match="kind 'tno' only"):
+        st.tno(x, skit.TNOPlan(8, 2, 2, kind="fd", rpe_width=4, rpe_layers=1),
+               decay=torch.tensor(0.5, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("in_dim,width,layers,out_dim,activation", [(1, 4, 1, 3, "relu"),
+                                                                   (3, 5, 2, 2, "gelu")])
+def test_mlp_gradcheck(rng, in_dim, width, layers, out_dim, activation):
+    net = skit.MLP(in_dim, width, layers, out_dim, activation=activation,
+                   seed=int(rng.integers(1 << 30)))
+    x = _t(rng, 7, in_dim) if in_dim > 1 else _t(rng, 7)
+    p = torch.tensor(net.parameters, requires_grad=True)
+    assert gradcheck(lambda xx, pp: st.mlp(xx, net, pp), (x, p))
+    assert torch.allclose(st.mlp(x, net), torch.from_numpy(net(x.detach().numpy())))
+
+
+def test_decay_bias_gradcheck(rng):
+    lags = np.arange(-4.0, 5.0)
+    rpe = _t(rng, lags.size, 3)
+    decay = torch.tensor(0.8, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(lambda r, lam: st.decay_bias(r, lags, lam), (rpe, decay))
+    want = rpe * decay ** torch.from_numpy(np.abs(lags))[:, None]
+    assert torch.allclose(st.decay_bias(rpe, lags, decay), want, atol=1e-14)
+
+
+@pytest.mark.parametrize("n,d,dv,batch", [(5, 3, 2, ()), (8, 2, 3, (2,)), (7, 4, 1, (2, 1))])
+def test_attention_gradcheck(rng, n, d, dv, batch):
+    q, k, v = _t(rng, *batch, n, d), _t(rng, *batch, n, d), _t(rng, *batch, n, dv)
+    assert gradcheck(lambda a, b, c: st.attention(a, b, c), (q, k, v))
+    mask = rng.random(n) > 0.3
+    mask[0] = True
+    assert gradcheck(lambda a, b, c: st.attention(a, b, c, scale=0.7, mask=mask), (q, k, v))
+    # against softmax attention written in torch
+    s = torch.softmax(q @ k.transpose(-1, -2) / d ** 0.5, dim=-1)
+    assert torch.allclose(st.attention(q, k, v), s @ v, atol=1e-12)
+
+
+@pytest.mark.parametrize("n,block,per_row,selection", [(9, 3, 1, "global"),
+                                                       (8, 2, 2, "per-row"),
+                                                       (12, 4, 2, "global")])
+def test_mra2_gradcheck(rng, n, block, per_row, selection):
+    d, dv = 3, 2
+    q, k, v = _t(rng, 2, n, d), _t(rng, 2, n, d), _t(rng, 2, n, dv)
+    y = st.mra2(q, k, v, block=block, blocks_per_row=per_row, selection=selection)
+    ref = skit.mra2(q.detach().numpy(), k.detach().numpy(), v.detach().numpy(), block=block,
+                    blocks_per_row=per_row, selection=selection)
+    assert np.allclose(y.detach().numpy(), ref, atol=1e-13)
+    assert gradcheck(lambda a, b, c: st.mra2(a, b, c, block=block, blocks_per_row=per_row,
+                                             selection=selection), (q, k, v))
+    # every square refined: MRA-2 is exact attention, so are its gradients
+    g = torch.randn(2, n, dv, dtype=torch.float64)
+    full = torch.autograd.grad(st.mra2(q, k, v, block=block, blocks_per_row=n // block), (q, k, v), g)
+    exact = torch.autograd.grad(st.attention(q, k, v), (q, k, v), g)
+    for a, b in zip(full, exact):
+        assert torch.allclose(a, b, atol=1e-10)
 
 
 def test_torch_errors(rng):
