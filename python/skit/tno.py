@@ -41,7 +41,8 @@ class _TNOOptions(ctypes.Structure):
                 ("rpe_width", _Z), ("rpe_layers", _Z), ("activation", ctypes.c_int),
                 ("norm", ctypes.c_int), ("decay", ctypes.c_double), ("rank", _Z), ("taps", _Z),
                 ("knots", _Z), ("fft_length", _Z), ("seed", ctypes.c_uint64),
-                ("causal_ski", ctypes.c_int), ("device", ctypes.c_int)]
+                ("causal_ski", ctypes.c_int), ("device", ctypes.c_int),
+                ("precision", ctypes.c_int), ("planner", ctypes.c_int)]
 
 
 def _options(kind, causal, layout, **settings):

@@ -20,7 +20,8 @@ DEVICES = {"cpu": 0, "cuda": 1}
 
 
 class _ToeplitzOptions(ctypes.Structure):
-    _fields_ = [("sharing", ctypes.c_int), ("causality", ctypes.c_int), ("device", ctypes.c_int)]
+    _fields_ = [("sharing", ctypes.c_int), ("causality", ctypes.c_int), ("device", ctypes.c_int),
+                ("precision", ctypes.c_int), ("planner", ctypes.c_int)]
 
 
 def from_scipy(c, r=None):
@@ -73,8 +74,11 @@ class ToeplitzPlan(Handle):
     _destroy = "skit_toeplitz_plan_destroy"
 
     def __init__(self, coeffs, m, n=None, *, causal=False, shared=None, device="cpu",
-                 upcast=False):
+                 upcast=False, dtype=np.float64):
         super().__init__()
+        dtype = np.dtype(dtype)
+        if dtype not in (A.F64, A.F32):
+            raise TypeError(f"skit: dtype must be float64 or float32, got {dtype}")
         m, n = _shape(coeffs, m, n)
         c = np.asarray(coeffs)
         if shared is None:
@@ -95,6 +99,7 @@ class ToeplitzPlan(Handle):
         lib.skit_toeplitz_options_default(ctypes.byref(opts))
         opts.sharing, opts.causality = int(bool(shared)), _CAUSALITY[bool(causal)]
         opts.device = DEVICES[device]
+        opts.precision = int(dtype == A.F32)  # SKIT_PRECISION_F32: fftwf plans, float spectra
         cell = new_handle()
         check(lib.skit_toeplitz_plan_create(ctypes.byref(cell), m, n, d, ctypes.byref(opts),
                                             A.pointer(c)))
@@ -102,10 +107,13 @@ class ToeplitzPlan(Handle):
         self.m, self.n, self.d = m, n, d
         self.shared, self.causal, self.device = bool(shared), bool(causal), device
         self.upcast = upcast
+        self.dtype = dtype
         self.generation = 0  # counts set_coeffs calls (lets skit.torch reuse spectra)
         # the vector shapes of the shortest path (n = 1: any stride is unit)
         self._vector_in = (n,) if d == 1 else None
         self._vector_out = (m,)
+        if dtype == A.F32:
+            self._hot = None  # the cffi shortcut is float64's
         if self._hot is not None:
             self._hot_execute = _lib.hot.skit_toeplitz_plan_execute
 
@@ -238,7 +246,13 @@ class ToeplitzPlan(Handle):
 
     def _apply(self, x, out, transpose, upcast):
         name = "skit_toeplitz_plan_execute_transpose" if transpose else "skit_toeplitz_plan_execute"
-        dtype = A.float_dtype((x,), name + "_f32", self.upcast if upcast is None else upcast)
+        if self.dtype == A.F32:  # a float32 plan takes float32 data only
+            if np.asarray(x).dtype != A.F32:
+                raise TypeError(f"skit: this plan computes in float32 (dtype=float32): x must be "
+                                f"float32, got {np.asarray(x).dtype}")
+            dtype = A.F32
+        else:
+            dtype = A.float_dtype((x,), None, self.upcast if upcast is None else upcast)
         fn = getattr(lib, name + ("_f32" if dtype == A.F32 else ""))
         rows_in, rows_out = (self.m, self.n) if transpose else (self.n, self.m)
         xb, ldx, squeeze = A.as_blocks_input(x, "x", dtype, upcast=True)  # float_dtype decided
@@ -258,8 +272,9 @@ class ToeplitzPlan(Handle):
             ldy = A.check_out(y, batch + (rows_out, d), "out", dtype)
         # a shared plan applies one matrix to any number of channels: one
         # call per channel block of d = 1 (the plan's d) when d > 1
-        step = 8 * ldx if self.shared else 0
-        ostep = 8 * ldy if self.shared else 0
+        size = np.dtype(dtype).itemsize
+        step = size * ldx if self.shared else 0
+        ostep = size * ldy if self.shared else 0
         for px, py in zip(A.batch_pointers(xb), A.batch_pointers(y)):
             if self.shared:
                 for c in range(d):

@@ -158,16 +158,22 @@ def test_errors_carry_skit_message(rng):
 
 def test_float32_is_never_silent(rng):
     n = 16
-    plan = skit.ToeplitzPlan(rng.standard_normal(2 * n - 1), n)
+    c = rng.standard_normal(2 * n - 1)
+    plan = skit.ToeplitzPlan(c, n)
     x = rng.standard_normal((n, 2)).astype(np.float32)
-    if skit.has("skit_toeplitz_plan_execute_f32"):
-        assert plan(x).dtype == np.float32
-    else:
-        with pytest.raises(TypeError, match="upcast=True"):
-            plan(x)
+    # a float64 plan computes float32 data only when asked to
+    with pytest.raises(TypeError, match="upcast=True"):
+        plan(x)
     y = plan(x, upcast=True)
     assert y.dtype == np.float32
     assert rel(y, plan(x.astype(np.float64))) < 1e-6
+    # a float32 plan (fftwf) takes float32 data only, and returns float32
+    plan32 = skit.ToeplitzPlan(c, n, dtype=np.float32)
+    y32 = plan32(x)
+    assert y32.dtype == np.float32
+    assert rel(y32, plan(x.astype(np.float64))) < 1e-5
+    with pytest.raises(TypeError, match="float32"):
+        plan32(x.astype(np.float64))
 
 
 @pytest.mark.parametrize("m,n,d,causal,shared", [(1, 1, 1, False, False), (7, 5, 3, False, False),
