@@ -30,10 +30,14 @@ expect_ok grad-check --op toeplitz --n 2048 --d 2 --samples 3 --seed "$SEED"
 expect_ok grad-check --op ski-tno --n 2048 --d 2 --batch 1 --samples 3 --seed "$SEED"
 expect_ok grad-check --op fd --n 2048 --d 2 --batch 1 --samples 3 --seed "$SEED" --bidirectional
 
-# a tolerance no float64 difference meets: exit 1, table still written
-"$SKIT" grad-check --op toeplitz --n 8 --tolerance 1e-300 -o "$TMP/t.tsv" 2>"$TMP/stderr"
+# a tolerance no float64 difference meets: exit 1; the table still reaches
+# stdout, while -o FILE is not written (a failed command commits no output)
+"$SKIT" grad-check --op toeplitz --n 8 --tolerance 1e-300 > "$TMP/t.tsv" 2>"$TMP/stderr"
 rc=$?
 if [ $rc -eq 1 ] && grep -q FAILED "$TMP/t.tsv"; then pass; else fail "impossible tolerance: exit $rc"; fi
+"$SKIT" grad-check --op toeplitz --n 8 --tolerance 1e-300 -o "$TMP/t2.tsv" 2>"$TMP/stderr"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -e "$TMP/t2.tsv" ]; then pass; else fail "impossible tolerance with -o: exit $rc"; fi
 
 for n in 4 28 64; do
   expect_ok grad-check --op mra2 --n "$n" --d 3 --seed "$SEED" --samples 4

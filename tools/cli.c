@@ -652,7 +652,8 @@ int cli_planner_setup(const cli_common *common)
     const char *env = getenv("SKIT_WISDOM");
     if (env && *env && import_wisdom("SKIT_WISDOM", env) != CLI_OK) return CLI_USAGE;
     if (wisdom) {
-        if (cli_check_output_path("--wisdom", wisdom) != CLI_OK) return CLI_USAGE;
+        /* skit wisdom's -o is this file, already checked and claimed */
+        if (wisdom != common->output && cli_check_output_path("--wisdom", wisdom) != CLI_OK) return CLI_USAGE;
         if (access(wisdom, F_OK) == 0 && import_wisdom("--wisdom", wisdom) != CLI_OK) return CLI_USAGE;
         wisdom_out = wisdom;
     }
