@@ -124,6 +124,7 @@ cp "$(dirname "$0")/../experiments/common.sh" "$FAKE/experiments/"
 for e in 01_one 02_two 03_three; do
   cat > "$FAKE/experiments/$e.sh" <<'EOF'
 . "$SKIT_DATADIR/experiments/common.sh"
+PAPER=TNN
 [ -n "${SLOW_EXPERIMENT:-}" ] && [ "$EXP" = "$SLOW_EXPERIMENT" ] && sleep 30
 claim c1 "a claim" 1 holds "-"
 echo "note of $EXP" | note
