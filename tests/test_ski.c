@@ -644,9 +644,22 @@ START_TEST(test_ski_action_threads_groups_and_long_runs)
                     tu_poison(Y, ldy * d);
                     TU_EXPECT_OK(skit_ski_plan_execute(p, X, ldx, Y, ldy));
                     for (size_t c = 0; c < d; c++) {
+                        /* FFT rounding: |y - y^| <= c eps log2 N (|W| |T| |W^T| |x|), and
+                         * |W| rows sum to at most ~2 (Lebesgue constant of the schemes), so
+                         * relative to max|y| the bound grows by |t|_1 max|x| / max|y|:
+                         * a channel whose output cancels may exceed a fixed 1e-12 (seen:
+                         * 2.8e-12 at n = 12289) without any bug. */
+                        double t1 = 0, xmax = 0, ymax = 0;
+                        for (size_t k = 0; k < 2 * r - 1; k++) t1 += fabs(coeffs[c * (2 * r - 1) + k]);
+                        for (size_t i = 0; i < n; i++) {
+                            xmax = fmax(xmax, fabs(X[c * ldx + i]));
+                            ymax = fmax(ymax, fabs(R[c * n + i]));
+                        }
+                        double tol = fmax(1e-12, 64 * DBL_EPSILON * log2((double)n) * t1 * xmax /
+                                                     (ymax > 0 ? ymax : 1));
                         double e = tu_rel_error(Y + c * ldy, R + c * n, n);
-                        ck_assert_msg(e < 1e-12, "n %zu d %zu r %zu scheme %d grid %d channel %zu: error %g",
-                                      n, d, r, scheme, grid, c, e);
+                        ck_assert_msg(e < tol, "n %zu d %zu r %zu scheme %d grid %d channel %zu: error %g > %g",
+                                      n, d, r, scheme, grid, c, e, tol);
                         ck_assert(isnan(Y[c * ldy + n])); /* padding untouched */
                     }
                     skit_ski_plan_destroy(p);
