@@ -96,7 +96,7 @@ static volatile pid_t children[MAX_CHILDREN];
 static void on_fatal_signal(int sig)
 {
     int saved = errno;
-    for (sig_atomic_t i = 0; i < output_count; i++) {
+    for (size_t i = 0, count = (size_t)output_count; i < count; i++) {
         unlink(outputs[i].stage_tmp);
         unlink(outputs[i].stage);
     }
@@ -208,7 +208,7 @@ int cli_claim_output(const char *option, const char *path)
     if (!path || !*path || !strcmp(path, "-")) return CLI_OK;
     char canonical[PATH_MAX];
     canonical_path(path, canonical, 0);
-    for (sig_atomic_t i = 0; i < output_count; i++) {
+    for (size_t i = 0, count = (size_t)output_count; i < count; i++) {
         if (strcmp(outputs[i].canonical, canonical) != 0) continue;
         if (!strcmp(outputs[i].option, option)) return CLI_OK; /* validated twice */
         return cli_usage_error("%s and %s name the same file '%s': give each output its own path",
@@ -228,7 +228,7 @@ int cli_claim_output(const char *option, const char *path)
 
 const char *cli_output_stage(const char *path)
 {
-    for (sig_atomic_t i = 0; path && i < output_count; i++)
+    for (size_t i = 0, count = (size_t)output_count; path && i < count; i++)
         if (!strcmp(outputs[i].final, path)) return outputs[i].stage;
     return path;
 }
@@ -236,8 +236,8 @@ const char *cli_output_stage(const char *path)
 /* Remove every staging file (and the renamed finals before `renamed`). */
 static void discard_outputs(sig_atomic_t renamed)
 {
-    for (sig_atomic_t i = 0; i < output_count; i++) {
-        if (i < renamed) unlink(outputs[i].final);
+    for (size_t i = 0, count = (size_t)output_count; i < count; i++) {
+        if ((sig_atomic_t)i < renamed) unlink(outputs[i].final);
         unlink(outputs[i].stage_tmp);
         unlink(outputs[i].stage);
     }
@@ -247,11 +247,11 @@ static void discard_outputs(sig_atomic_t renamed)
  * renamed, so that no output of a failed command remains. */
 static int commit_outputs(void)
 {
-    for (sig_atomic_t i = 0; i < output_count; i++) {
+    for (size_t i = 0, count = (size_t)output_count; i < count; i++) {
         if (access(outputs[i].stage, F_OK) != 0) continue; /* not written (optional) */
         if (rename(outputs[i].stage, outputs[i].final) != 0) {
             int err = errno;
-            discard_outputs(i);
+            discard_outputs((sig_atomic_t)i);
             fprintf(stderr, "%s: cannot rename into %s: %s (no output was kept)\n", context,
                     outputs[i].final, strerror(err));
             return CLI_IO;
