@@ -6,3 +6,7 @@ tests_test_attention_LDADD = $(TEST_LDADD)
 TESTS += tests/test_attention
 TESTS += tests/cli_attention.sh tests/cli_mra_user.sh tests/minilm.sh
 EXTRA_DIST += tests/cli_attention.sh tests/cli_mra_user.sh tests/minilm.sh
+# the venv that tests/minilm.sh makes with scripts/minilm-setup (build/pyenv):
+# kept by `make clean` (it is a PyPI download), removed by distclean
+distclean-local:
+	rm -rf pyenv
