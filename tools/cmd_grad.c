@@ -119,12 +119,17 @@ static int parse_args(int argc, char **argv, gc_args *a)
     gradcheck_options_default(&a->o);
     int opt;
     optind = 1;
+    opterr = 0; /* our one-line message below, not getopt's */
     while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
         if (opt == 'h') {
             fputs(usage, stdout);
             return -1;
         }
-        if (opt == '?') return CLI_USAGE;
+        if (opt == '?' && optopt > 0 && optopt < 128)
+            return cli_usage_error("unknown option or missing value '-%c' (see 'skit grad-check --help')", optopt);
+        if (opt == '?')
+            return cli_usage_error("unknown option or missing value '%s' (see 'skit grad-check --help')",
+                                   argv[optind - 1]);
         int rc = cli_common_option(&a->common, opt, optarg);
         if (rc == -1) rc = parse_one(a, opt, optarg);
         if (rc != CLI_OK) return rc;
