@@ -97,59 +97,41 @@ int skit_fftw_flags(skit_planner planner, unsigned *flags)
     return SKIT_OK;
 }
 
-int skit_fftw_plan_real_pair(size_t N, double *real, double *complex_buf, unsigned flags, fftw_plan *r2c,
-                             fftw_plan *c2r)
+/* Why a pair fails: no wisdom under WISDOM_ONLY, or FFTW itself. */
+static int pair_failed(unsigned flags, size_t N)
 {
-    skit_fftw_lock();
-    *r2c = fftw_plan_dft_r2c_1d((int)N, real, (fftw_complex *)complex_buf, flags);
-    *c2r = fftw_plan_dft_c2r_1d((int)N, (fftw_complex *)complex_buf, real, flags);
-    if (!*r2c || !*c2r) {
-        if (*r2c) fftw_destroy_plan(*r2c);
-        if (*c2r) fftw_destroy_plan(*c2r);
-        *r2c = *c2r = NULL;
-    }
-    skit_fftw_unlock();
-    if (*r2c) return SKIT_OK;
     if (flags & FFTW_WISDOM_ONLY)
         return SKIT_ERROR(SKIT_ELIBRARY, "planner wisdom-only: no wisdom for a real FFT of length %zu "
                                          "(import it first, e.g. from `skit wisdom`)", N);
     return SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a real FFT of length %zu", N);
 }
 
-void skit_fftw_destroy(fftw_plan plan)
-{
-    if (!plan) return;
-    skit_fftw_lock();
-    fftw_destroy_plan(plan);
-    skit_fftw_unlock();
-}
-
-int skit_fftwf_plan_real_pair(size_t N, float *real, float *complex_buf, unsigned flags, fftwf_plan *r2c,
-                              fftwf_plan *c2r)
-{
-    skit_fftw_lock();
-    *r2c = fftwf_plan_dft_r2c_1d((int)N, real, (fftwf_complex *)complex_buf, flags);
-    *c2r = fftwf_plan_dft_c2r_1d((int)N, (fftwf_complex *)complex_buf, real, flags);
-    if (!*r2c || !*c2r) {
-        if (*r2c) fftwf_destroy_plan(*r2c);
-        if (*c2r) fftwf_destroy_plan(*c2r);
-        *r2c = *c2r = NULL;
+/* The plan pair and its destroy, once per precision (FFTW's own way: the
+ * same text with the prefix fftw_ for double, fftwf_ for float). */
+#define SKIT_DEFINE_REAL_PAIR(PAIR, DESTROY, R, P)                                                    \
+    int PAIR(size_t N, R *real, R *complex_buf, unsigned flags, P##_plan *r2c, P##_plan *c2r)        \
+    {                                                                                                 \
+        skit_fftw_lock();                                                                             \
+        *r2c = P##_plan_dft_r2c_1d((int)N, real, (P##_complex *)complex_buf, flags);                 \
+        *c2r = P##_plan_dft_c2r_1d((int)N, (P##_complex *)complex_buf, real, flags);                 \
+        if (!*r2c || !*c2r) {                                                                         \
+            if (*r2c) P##_destroy_plan(*r2c);                                                         \
+            if (*c2r) P##_destroy_plan(*c2r);                                                         \
+            *r2c = *c2r = NULL;                                                                       \
+        }                                                                                             \
+        skit_fftw_unlock();                                                                           \
+        return *r2c ? SKIT_OK : pair_failed(flags, N);                                                \
+    }                                                                                                 \
+    void DESTROY(P##_plan plan)                                                                       \
+    {                                                                                                 \
+        if (!plan) return;                                                                            \
+        skit_fftw_lock();                                                                             \
+        P##_destroy_plan(plan);                                                                       \
+        skit_fftw_unlock();                                                                           \
     }
-    skit_fftw_unlock();
-    if (*r2c) return SKIT_OK;
-    if (flags & FFTW_WISDOM_ONLY)
-        return SKIT_ERROR(SKIT_ELIBRARY, "planner wisdom-only: no wisdom for a real FFT of length %zu "
-                                         "(import it first, e.g. from `skit wisdom`)", N);
-    return SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a real FFT of length %zu", N);
-}
 
-void skit_fftwf_destroy(fftwf_plan plan)
-{
-    if (!plan) return;
-    skit_fftw_lock();
-    fftwf_destroy_plan(plan);
-    skit_fftw_unlock();
-}
+SKIT_DEFINE_REAL_PAIR(skit_fftw_plan_real_pair, skit_fftw_destroy, double, fftw)
+SKIT_DEFINE_REAL_PAIR(skit_fftwf_plan_real_pair, skit_fftwf_destroy, float, fftwf)
 
 int skit_fft_plan_length(size_t length, skit_planner planner, double *seconds)
 {
