@@ -194,31 +194,6 @@ static int time_tno(cli_table *t, skit_tno_kind kind, skit_causality causality, 
     return status;
 }
 
-/* CPU model and the ISA extensions FFTW's codelets use, from /proc/cpuinfo */
-static void machine(char *model, size_t size, char *isa, size_t isa_size)
-{
-    snprintf(model, size, "unknown");
-    snprintf(isa, isa_size, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[8192];
-    int have_model = 0, have_flags = 0;
-    while (fgets(line, sizeof line, f) && !(have_model && have_flags)) {
-        char *colon = strchr(line, ':');
-        if (!colon) continue;
-        colon[strcspn(colon, "\n")] = '\0';
-        if (!have_model && !strncmp(line, "model name", 10)) {
-            snprintf(model, size, "%s", colon + 2);
-            have_model = 1;
-        } else if (!have_flags && !strncmp(line, "flags", 5)) {
-            snprintf(isa, isa_size, "%s%s%s", strstr(colon, " avx2") ? "avx2 " : "", strstr(colon, " fma") ? "fma " : "",
-                     strstr(colon, " avx512f") ? "avx512f" : "");
-            have_flags = 1;
-        }
-    }
-    fclose(f);
-}
-
 typedef struct precision_options {
     cli_common common;
     size_t *sizes, nsizes, d, rounds;
@@ -303,8 +278,8 @@ int bench_precision(int argc, char **argv)
                                         "f32_speedup", "max_rel_error", "error_over_bound", NULL};
     cli_table t;
     cli_table_init(&t, names);
-    char model[256], isa[128];
-    machine(model, sizeof model, isa, sizeof isa);
+    char model[256], isa[256];
+    bench_cpu_description(model, sizeof model, isa, sizeof isa);
     cli_table_comment(&t, "machine: %s; ISA: %s; %d threads of %d cores; load average %.2f at the start", model, isa,
                       bench_threads(), bench_cores(), bench_load_average());
     cli_table_comment(&t, "planner: FFTW_ESTIMATE (fftw and fftwf); times: median over %zu interleaved rounds of "

@@ -329,7 +329,7 @@ const char *bench_planner_text(const cli_common *common)
 }
 
 /* The "model name" of /proc/cpuinfo and the flags of `wanted` it lists. */
-static void cpu_description(char *model, size_t model_size, char *flags, size_t flags_size)
+void bench_cpu_description(char *model, size_t model_size, char *flags, size_t flags_size)
 {
     static const char *const wanted[] = {"sse2", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512dq",
                                          "avx512vl", "avx512_fp16", "amx_tile", "neon", "asimd", "sve", NULL};
@@ -367,7 +367,7 @@ static void cpu_description(char *model, size_t model_size, char *flags, size_t 
 void bench_machine_header(cli_table *table, const cli_common *common, const char *precision)
 {
     char model[256], flags[256];
-    cpu_description(model, sizeof model, flags, sizeof flags);
+    bench_cpu_description(model, sizeof model, flags, sizeof flags);
     cli_table_comment(table, "machine: %s; ISA: %s; %d cores, %d threads; 1-minute load %.2f at start "
                              "(a loaded machine gives noisy times, multi-threaded ones most)",
                       model, flags, bench_cores(), bench_threads(), bench_load_average());

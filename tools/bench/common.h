@@ -129,6 +129,8 @@ const char *bench_planner_text(const cli_common *common);
  * model, the ISA flags FFTW and OpenBLAS use, cores, threads, load, and
  * the planner and precision of the run. */
 void bench_machine_header(cli_table *table, const cli_common *common, const char *precision);
+/* The "model name" of /proc/cpuinfo and the ISA flags FFTW and BLAS use. */
+void bench_cpu_description(char *model, size_t model_size, char *flags, size_t flags_size);
 
 int bench_threads(void);          /* OpenMP threads a parallel region gets */
 int bench_cores(void);            /* online cores (at least 1) */
