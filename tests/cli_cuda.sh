@@ -29,6 +29,9 @@ if expect_ok bench device --device cpu "${tiny[@]}" -o "$TMP/cpu.tsv"; then
   grep -q "^toeplitz	float64	32	2	" "$TMP/cpu.tsv" || fail "cpu run: no toeplitz row: $(cat "$TMP/cpu.tsv")"
   grep -q "^attention	float64	16	4	" "$TMP/cpu.tsv" && pass || fail "cpu run: no attention row"
   grep -q "^mra	float64	16	4	" "$TMP/cpu.tsv" && pass || fail "cpu run: no mra row"
+  for op in tno fd-tno ski-tno; do
+    grep -q "^$op	float64	32	2	" "$TMP/cpu.tsv" && pass || fail "cpu run: no $op row"
+  done
 fi
 
 # Without a GPU (or without a CUDA build) naming cuda is a usage error with

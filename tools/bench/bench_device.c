@@ -11,7 +11,13 @@
  *  - mra:       MRA-2 at the attention sizes, block 32 (smaller for small n),
  *               8 blocks per row, global selection;
  *               CPU = skit_attention_plan (mra2), GPU = skit_cuda_mra_* (block
- *               kernels and cuBLAS; the selection on the host).
+ *               kernels and cuBLAS; the selection on the host);
+ *  - tno:       the token-mixing family TNO, FD-TNO and SKI-TNO (bidirectional
+ *               SKI only; --causal makes TNO and FD-TNO causal) at the Toeplitz
+ *               sizes and d, batch 1, (n, d) rows as PyTorch holds them;
+ *               CPU = skit_tno_plan_execute, GPU = the same call on a plan
+ *               with device = cuda (float64, host arrays: its only entry
+ *               point, so only gpu_transfer_s is measured, by wall clock).
  *
  * GPU times come from CUDA events after a warm-up, as the median of several
  * samples: gpu_s with inputs and outputs already on the device, and
@@ -38,15 +44,16 @@
 
 static const char *usage =
     "usage: skit bench device [options]\n"
-    "Time the batched Toeplitz FFT matvec, exact attention and MRA-2 on the CPU and\n"
-    "on a CUDA GPU in one run: GPU device-resident and including host<->device copies,\n"
+    "Time the batched Toeplitz FFT matvec, exact attention, MRA-2 and the TNO family on\n"
+    "the CPU and on a CUDA GPU in one run: GPU device-resident and including host<->device copies,\n"
     "beside the memory-bandwidth floor (bytes moved / measured device copy\n"
     "bandwidth). Writes a TSV (seconds per call) and prints the targets.\n\n"
     "options:\n"
     "  --device LIST       cpu, cuda or cpu,cuda (default: cpu, plus cuda when a\n"
     "                      device is present; naming cuda without one is an error)\n"
-    "  --ops LIST          toeplitz, attention, mra (default: all three; mra is\n"
-    "                      MRA-2 at the attention sizes, 8 blocks of 32 per row)\n"
+    "  --ops LIST          toeplitz, attention, mra, tno (default: all four; mra is\n"
+    "                      MRA-2 at the attention sizes, 8 blocks of 32 per row;\n"
+    "                      tno is TNO, FD-TNO and SKI-TNO at the Toeplitz sizes, float64)\n"
     "  --sizes LIST        Toeplitz n (default 2^10..2^16; --quick 2^10..2^12)\n"
     "  --channels D        Toeplitz channels d (default 64)\n"
     "  --causal            causal Toeplitz operators (default bidirectional)\n"
@@ -64,13 +71,13 @@ enum { OPT_DEVICE = 1, OPT_OPS, OPT_SIZES, OPT_CHANNELS, OPT_CAUSAL, OPT_ATT_SIZ
        OPT_PRECISION, OPT_QUICK };
 
 static const char *const device_names[] = {"cpu", "cuda", NULL};
-static const char *const op_names[] = {"toeplitz", "attention", "mra", NULL};
+static const char *const op_names[] = {"toeplitz", "attention", "mra", "tno", NULL};
 static const char *const precision_names[] = {"float64", "float32", NULL};
 
 typedef struct options {
     cli_common common;
     int device[2], device_given;
-    int ops[3];
+    int ops[4];
     int precision[2];
     size_t *sizes, nsizes, *att_sizes, natt;
     size_t channels, head_dim;
@@ -168,7 +175,7 @@ static int toeplitz_gpu_transfer(void *p)
 
 /* Times one n for every requested device and precision; rows[k] for
  * precision k (rows for unrequested precisions are left alone). */
-static int bench_toeplitz_size(const options *o, size_t n, skit_rng *rng, result rows[2])
+static int bench_toeplitz_size(const options *o, size_t n, skit_rng *rng, result rows[3])
 {
     size_t d = o->channels, ncoef = 2 * n - 1;
     skit_causality causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
@@ -271,7 +278,7 @@ static int attention_gpu_transfer(void *p)
                                        c->y, c->n);
 }
 
-static int bench_attention_size(const options *o, size_t n, skit_rng *rng, result rows[2])
+static int bench_attention_size(const options *o, size_t n, skit_rng *rng, result rows[3])
 {
     size_t d = o->head_dim;
     double *q = skit_malloc(n, d * sizeof(double)), *k = skit_malloc(n, d * sizeof(double));
@@ -373,7 +380,7 @@ static int mra_gpu_transfer(void *p)
     return skit_cuda_mra_execute(c->gpu, c->q, c->n, c->k, c->n, c->v, c->n, NULL, c->y, c->n);
 }
 
-static int bench_mra_size(const options *o, size_t n, skit_rng *rng, result rows[2])
+static int bench_mra_size(const options *o, size_t n, skit_rng *rng, result rows[3])
 {
     size_t d = o->head_dim, b = mra_block(n);
     for (int p = 0; p < 2; p++)
@@ -447,6 +454,85 @@ static int bench_mra_size(const options *o, size_t n, skit_rng *rng, result rows
     skit_free(v);
     skit_free(y_cpu);
     skit_free(y_gpu);
+    return status;
+}
+
+/* ---- the TNO family ------------------------------------------------------------------------------ */
+
+typedef struct tno_ctx {
+    const skit_tno_plan *plan;
+    const double *x;
+    double *y;
+} tno_ctx;
+
+static void tno_run(void *p)
+{
+    tno_ctx *c = p;
+    skit_tno_plan_execute(c->plan, c->x, c->y, NULL);
+}
+
+/* One kind at one n: the CPU plan and, where timed, the device plan with the
+ * same (generated) parameters; the row is float64 (the device plans' only
+ * precision), gpu_transfer_s by wall clock (the device plan works on host
+ * arrays and returns when y is back). */
+static int bench_tno_kind(const options *o, skit_tno_kind kind, const char *name, size_t n,
+                          skit_rng *rng, result *r)
+{
+    size_t d = o->channels;
+    skit_tno_options to;
+    skit_tno_options_default(&to, kind);
+    to.causality = (o->causal && kind != SKIT_TNO_SKI) ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    if (kind == SKIT_TNO_SKI && to.rank > n) to.rank = n;
+    *r = (result){name, "float64", (double)n, (double)d, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    double *x = skit_malloc(n, d * sizeof(double));
+    double *y_cpu = skit_malloc(n, d * sizeof(double)), *y_gpu = skit_malloc(n, d * sizeof(double));
+    skit_tno_plan *cpu = NULL, *gpu = NULL;
+    int status = (x && y_cpu && y_gpu) ? SKIT_OK : SKIT_ENOMEM;
+    if (status == SKIT_OK) {
+        skit_rng_fill_normal(rng, x, n * d);
+        status = skit_tno_plan_create(&cpu, n, d, 1, &to, NULL, 0);
+    }
+    if (status == SKIT_OK) status = skit_tno_plan_execute(cpu, x, y_cpu, NULL);
+    if (status == SKIT_OK && o->device[0]) {
+        cli_progress("%s n = %zu: cpu", name, n);
+        tno_ctx c = {cpu, x, y_gpu};
+        bench_timing t;
+        bench_measure(tno_run, &c, o->min_sample_s, o->samples, &t);
+        r->cpu_s = t.median;
+    }
+    if (status == SKIT_OK && o->device[1]) {
+        cli_progress("%s n = %zu: cuda float64", name, n);
+        to.device = SKIT_DEVICE_CUDA;
+        status = skit_tno_plan_create(&gpu, n, d, 1, &to, NULL, 0);
+        for (size_t i = 0; status == SKIT_OK && i < n * d; i++) y_gpu[i] = NAN; /* unwritten shows */
+        if (status == SKIT_OK) status = skit_tno_plan_execute(gpu, x, y_gpu, NULL);
+        if (status == SKIT_OK) r->rel_error = bench_max_relative_error(y_gpu, y_cpu, n * d);
+        if (status == SKIT_OK) {
+            tno_ctx c = {gpu, x, y_gpu};
+            bench_timing t;
+            bench_measure(tno_run, &c, o->min_sample_s, o->samples, &t);
+            r->gpu_transfer_s = t.median;
+        }
+    }
+    skit_tno_plan_destroy(gpu);
+    skit_tno_plan_destroy(cpu);
+    skit_free(x);
+    skit_free(y_cpu);
+    skit_free(y_gpu);
+    return status;
+}
+
+/* rows[0..2]: TNO, FD-TNO, SKI-TNO at n (float64 rows; the float32 slot of
+ * the other operators is not used). */
+static int bench_tno_size(const options *o, size_t n, skit_rng *rng, result rows[3])
+{
+    static const struct {
+        skit_tno_kind kind;
+        const char *name;
+    } kinds[3] = {{SKIT_TNO_FFT, "tno"}, {SKIT_TNO_FD, "fd-tno"}, {SKIT_TNO_SKI, "ski-tno"}};
+    int status = SKIT_OK;
+    for (int k = 0; k < 3 && status == SKIT_OK; k++)
+        status = bench_tno_kind(o, kinds[k].kind, kinds[k].name, n, rng, &rows[k]);
     return status;
 }
 
@@ -545,6 +631,10 @@ static void device_header(cli_table *t, const options *o, const char *cuda_line)
                          "into >= 2 blocks), 8 blocks per row (global selection); GPU selection on the host; "
                          "rel_error against the CPU's MRA-2 (float32 may refine other squares near ties); "
                          "gpu_gflops counts the coarse and refined-square GEMMs");
+    cli_table_comment(t, "tno, fd-tno, ski-tno: generated parameters (seed 1 of skit_tno_options_default), "
+                         "batch 1, (n, d) rows at the toeplitz n and d, %s (ski-tno bidirectional), float64; "
+                         "the GPU plan works on host arrays: gpu_transfer_s only (wall clock), the RPE and "
+                         "kernels stay on the CPU", o->causal ? "causal" : "bidirectional");
     cli_table_comment(t, "cpu_s: CPU float64 (the CPU library is float64), same value on both precision rows; "
                          "gpu_s: CUDA events, data on the device; gpu_transfer_s: host double arrays in and "
                          "out, copies (and float32 conversion) included");
@@ -557,7 +647,7 @@ static int run(options *o, const char *cuda_line)
 {
     size_t nprec = (size_t)(o->precision[0] + o->precision[1]);
     size_t nrows = (o->ops[0] ? o->nsizes : 0) * nprec + (o->ops[1] ? o->natt : 0) * nprec +
-                   (o->ops[2] ? o->natt : 0) * nprec;
+                   (o->ops[2] ? o->natt : 0) * nprec + (o->ops[3] ? o->nsizes : 0) * 3;
     result *rows = calloc(nrows ? nrows : 1, sizeof *rows);
     if (!rows) return cli_failure("out of memory");
     if (o->device[1]) {
@@ -571,26 +661,29 @@ static int run(options *o, const char *cuda_line)
     cli_table t;
     cli_table_init(&t, column_names);
     device_header(&t, o, cuda_line);
-    /* the operators in table order, each over its sizes */
+    /* the operators in table order, each over its sizes; the first three
+     * fill one row per GPU precision (emitted where that precision was
+     * asked for), the TNO family three float64 rows */
     const struct {
-        int (*size)(const options *, size_t, skit_rng *, result[2]);
+        int (*size)(const options *, size_t, skit_rng *, result[3]);
         const size_t *sizes;
         size_t count;
-    } parts[3] = {{bench_toeplitz_size, o->sizes, o->nsizes},
+    } parts[4] = {{bench_toeplitz_size, o->sizes, o->nsizes},
                   {bench_attention_size, o->att_sizes, o->natt},
-                  {bench_mra_size, o->att_sizes, o->natt}};
+                  {bench_mra_size, o->att_sizes, o->natt},
+                  {bench_tno_size, o->sizes, o->nsizes}};
     skit_rng rng;
     skit_rng_seed(&rng, o->common.seed);
     cli_progress_start(&o->common);
     size_t count = 0;
     int status = SKIT_OK;
-    for (int op = 0; op < 3; op++)
+    for (int op = 0; op < 4; op++)
         for (size_t i = 0; o->ops[op] && i < parts[op].count && status == SKIT_OK; i++) {
-            result pair[2];
-            status = parts[op].size(o, parts[op].sizes[i], &rng, pair);
-            for (int p = 0; p < 2 && status == SKIT_OK; p++)
-                if (o->precision[p]) {
-                    rows[count] = pair[p];
+            result got[3];
+            status = parts[op].size(o, parts[op].sizes[i], &rng, got);
+            for (int p = 0; p < 3 && status == SKIT_OK; p++)
+                if (op == 3 || (p < 2 && o->precision[p])) {
+                    rows[count] = got[p];
                     output_row(&t, &rows[count++]);
                 }
         }
@@ -634,7 +727,7 @@ static int device_options(options *o, const option_texts *x)
         if (x->ops)
             status = cli_parse_choice_list("--ops", x->ops, op_names, o->ops);
         else
-            o->ops[0] = o->ops[1] = o->ops[2] = 1;
+            o->ops[0] = o->ops[1] = o->ops[2] = o->ops[3] = 1;
     }
     if (status == CLI_OK) {
         if (x->precision)
@@ -654,7 +747,7 @@ static int device_options(options *o, const option_texts *x)
     if (status == CLI_OK && (o->nsizes > 64 || o->natt > 64))
         status = cli_usage_error("--sizes / --attention-sizes: at most 64 sizes each");
     size_t largest = 0;
-    for (size_t i = 0; status == CLI_OK && o->ops[0] && i < o->nsizes; i++) {
+    for (size_t i = 0; status == CLI_OK && (o->ops[0] || o->ops[3]) && i < o->nsizes; i++) {
         size_t bytes = (5 * o->sizes[i]) * o->channels * sizeof(double);
         if (bytes > largest) largest = bytes;
     }
