@@ -118,6 +118,26 @@ expect_ok mra --n 64 --d 8 --block 8 --methods exact,mra2 --budget 1 --repeat 1 
 awk -F'\t' '/^#/ || $1 == "method" {next} $11 > 1e-12 {bad = 1} END {exit bad}' "$TMP/pad.tsv" \
   || fail "--pad: mra2 at full budget differs from exact"
 
+# ---- --mask causal: every method with a causal form is exact at a full budget;
+# query 0 sees only key 0 (its output is V's first row); S is lower triangular
+expect_ok mra --n 64 --d 8 --block 8 --methods exact,mra2,mra2s,topk,lowrank --budget 1 --repeat 1 --mask causal \
+  -o "$TMP/causal.tsv"
+awk -F'\t' '/^#/ || $1 == "method" {next} {rows++} $11 > 1e-10 {bad = 1} END {exit bad || rows != 5}' \
+  "$TMP/causal.tsv" || fail "--mask causal: a method at full budget differs from exact: $(cat "$TMP/causal.tsv")"
+mkdir -p "$TMP/cin"
+expect_ok mra --n 16 --d 4 --dv 3 --block 4 --methods exact --repeat 1 --mask causal --save-inputs "$TMP/cin" \
+  --y-out "$TMP/yc.npy" -o "$TMP/yc.tsv"
+# y is C order (16, 3); --save-inputs writes v.npy in Fortran order: V[0, c] at c * 16
+for c in 0 1 2; do
+  cmp -s <(npy_data "$TMP/yc.npy" | tail -c +$((c * 8 + 1)) | head -c 8) \
+         <(npy_data "$TMP/cin/v.npy" | tail -c +$((c * 16 * 8 + 1)) | head -c 8) \
+    || fail "--mask causal: query 0's output is not V's first row (column $c)"
+done
+expect_ok mra haar --n 64 --block 8 --mask causal --keep 0.1 --matrix-out "$TMP/mc.tsv" -o "$TMP/hc.tsv"
+awk -F'\t' '/^#/ || $1 == "i" {next} $2 > $1 && $3 != 0 {bad = 1} $2 <= $1 {seen++}
+             END {exit bad || seen != 64 * 65 / 2}' "$TMP/mc.tsv" \
+  || fail "--mask causal: haar's matrix has entries after the diagonal"
+
 # ---- bad input: one line, exit 2, no file ------------------------------------------
 O=(-o "$TMP/out.tsv")
 write_stack "$TMP" 1 2 48 4 0.7   # n = 48: not a multiple of 32
@@ -138,6 +158,12 @@ expect_usage_error "--y-out" mra --n 64 --block 8 --methods mra2 --budget 0.1,0.
 expect_usage_error "--y-out" mra --n 64 --block 8 --methods mra2 --budget 0.1 --y-out "$TMP/out.tsv"
 expect_usage_error "--pad" mra --n 64 --block 8 --pad 64 "${O[@]}"
 expect_usage_error "--pad" mra bounds --n 64 --pad 2 "${O[@]}"
+expect_usage_error "--mask" mra bounds --n 64 --mask causal "${O[@]}"
+expect_usage_error "--mask" mra workload --n 64 --mask causal "${O[@]}"
+expect_usage_error "--mask" mra --n 64 --mask future "${O[@]}"
+expect_usage_error "nystrom" mra --n 64 --methods mra2,nystrom --mask causal "${O[@]}"
+expect_usage_error "--mask causal" mra --n 64 --mask causal --entropy 2 "${O[@]}"
+expect_usage_error "finest scale" mra --n 64 --mask causal --scales 16,4 "${O[@]}"
 expect_usage_error "--matrix-out" mra haar --q "$D/s4.npy" --k "$D/s4.npy" --block 8 --matrix-out "$TMP/out.m" "${O[@]}"
 expect_usage_error "--save-inputs" mra haar --n 64,128 --block 8 --save-inputs "$TMP" "${O[@]}"
 expect_usage_error "--save-inputs" mra haar --n 64 --block 8 --save-inputs "$TMP/nope" "${O[@]}"

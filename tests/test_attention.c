@@ -12,9 +12,11 @@
 
 /* ---- references ------------------------------------------------------------ */
 
-/* Naive softmax attention with the documented mask semantics. */
-static void naive_attention(size_t n, size_t d, size_t dv, const double *q, const double *k,
-                            const double *v, double scale, const unsigned char *mask, double *y)
+/* Naive softmax attention with the documented mask semantics; causal:
+ * query i sees keys j <= i only. */
+static void naive_attention_causal(size_t n, size_t d, size_t dv, const double *q, const double *k,
+                                   const double *v, double scale, const unsigned char *mask,
+                                   int causal, double *y)
 {
     double *row = malloc(n * sizeof *row);
     for (size_t i = 0; i < n; i++) {
@@ -23,11 +25,11 @@ static void naive_attention(size_t n, size_t d, size_t dv, const double *q, cons
             double p = 0;
             for (size_t c = 0; c < d; c++) p += q[i + c * n] * k[j + c * n];
             row[j] = scale * p;
-            if ((!mask || mask[j]) && row[j] > mx) mx = row[j];
+            if ((!mask || mask[j]) && !(causal && j > i) && row[j] > mx) mx = row[j];
         }
         double sum = 0;
         for (size_t j = 0; j < n; j++) {
-            row[j] = (!mask || mask[j]) ? exp(row[j] - mx) : 0.0;
+            row[j] = (!mask || mask[j]) && !(causal && j > i) ? exp(row[j] - mx) : 0.0;
             sum += row[j];
         }
         for (size_t c = 0; c < dv; c++) {
@@ -39,9 +41,15 @@ static void naive_attention(size_t n, size_t d, size_t dv, const double *q, cons
     free(row);
 }
 
+static void naive_attention(size_t n, size_t d, size_t dv, const double *q, const double *k,
+                            const double *v, double scale, const unsigned char *mask, double *y)
+{
+    naive_attention_causal(n, d, dv, q, k, v, scale, mask, 0, y);
+}
+
 typedef struct ref_options {
     size_t L, scales[8], bpr[8], diag;
-    int per_row, first, sparse;
+    int per_row, first, sparse, causal;
 } ref_options;
 
 /* Independent dense reference of Algorithm 1 + the merged softmax: every
@@ -77,7 +85,7 @@ static void naive_mra(size_t n, size_t d, size_t dv, const double *q, const doub
                             sum += P[i + j * n];
                             cnt++;
                         }
-                lg[x + yy * rows] = cnt ? sum / (double)cnt : -INFINITY;
+                lg[x + yy * rows] = cnt && !(o->causal && yy > x) ? sum / (double)cnt : -INFINITY;
             }
         unsigned char *ref = calloc(rows * rows, 1);
         if (l + 1 < o->L) {
@@ -97,8 +105,8 @@ static void naive_mra(size_t n, size_t d, size_t dv, const double *q, const doub
             }
             for (size_t x = 0; x < rows; x++)
                 for (size_t yy = 0; yy < rows; yy++) {
-                    size_t dist = x > yy ? x - yy : yy - x;
-                    int prior = (o->diag && dist < o->diag) || (o->first && (x == 0 || yy == 0));
+                    size_t dist = x > yy ? x - yy : yy - x, diag = o->causal && !o->diag ? 1 : o->diag;
+                    int prior = (diag && dist < diag) || (o->first && (x == 0 || yy == 0));
                     if (cand[x + yy * rows] && prior && sc[x + yy * rows] != -INFINITY)
                         sc[x + yy * rows] += 1.0 - lo;
                 }
@@ -377,16 +385,18 @@ START_TEST(test_mra_full_budget_equals_exact)
     for (size_t t = 0; t < sizeof cases / sizeof *cases; t++)
         for (int method = SKIT_ATTENTION_MRA2; method <= SKIT_ATTENTION_MRA2_SPARSE; method++)
             for (int sel = 0; sel < 2; sel++)
-                for (int masked = 0; masked < 2; masked++) {
+                for (int masked = 0; masked < 4; masked++) {
+                    /* masked: bit 0 padding, bit 1 causal */
                     size_t n = cases[t].n, d = 1 + skit_rng_below(&rng, 20), dv = 1 + skit_rng_below(&rng, 5);
                     double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d),
                            *v = tu_random(&rng, n * dv), *ref = tu_alloc(n * dv);
-                    unsigned char *mask = masked ? random_mask(&rng, n, 0.75) : NULL;
+                    unsigned char *mask = masked & 1 ? random_mask(&rng, n, 0.75) : NULL;
                     double scale = 0.5;
-                    naive_attention(n, d, dv, q, k, v, scale, mask, ref);
+                    naive_attention_causal(n, d, dv, q, k, v, scale, mask, masked >> 1, ref);
                     skit_attention_options o;
                     skit_attention_options_init(&o, method);
                     o.scale = scale;
+                    o.causal = masked >> 1;
                     o.selection = sel;
                     set_levels(&o, cases[t].L, cases[t].scales);
                     for (size_t l = 0; l + 1 < cases[t].L; l++) o.blocks_per_row[l] = n / cases[t].scales[l];
@@ -409,7 +419,9 @@ START_TEST(test_mra_partial_budget_matches_reference)
     } cases[] = {{64, 2, {8, 1}}, {128, 2, {16, 1}}, {96, 2, {32, 1}}, {128, 3, {32, 8, 1}},
                  {128, 3, {16, 4, 1}}, {64, 4, {16, 8, 2, 1}}, {128, 3, {32, 4, 2}}};
     for (size_t t = 0; t < sizeof cases / sizeof *cases; t++)
-        for (int rep = 0; rep < 6; rep++) {
+        for (int rep = 0; rep < 12; rep++) {
+            int causal = rep >= 6; /* causal MRA needs the finest scale 1 */
+            if (causal && cases[t].scales[cases[t].L - 1] != 1) continue;
             size_t n = cases[t].n, L = cases[t].L, d = 2 + skit_rng_below(&rng, 12), dv = 3;
             double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d),
                    *v = tu_random(&rng, n * dv), *ref = tu_alloc(n * dv);
@@ -419,11 +431,12 @@ START_TEST(test_mra_partial_budget_matches_reference)
             skit_attention_options_init(&o, method);
             o.scale = 0.8;
             o.selection = (rep / 2) % 2;
-            o.diagonal_prior = rep >= 4 ? 2 : 0;
-            o.first_block_prior = rep == 5;
+            o.diagonal_prior = rep % 6 >= 4 ? 2 : 0;
+            o.first_block_prior = rep % 6 == 5;
+            o.causal = causal;
             set_levels(&o, L, cases[t].scales);
             ref_options ro = {.L = L, .diag = o.diagonal_prior, .per_row = o.selection,
-                              .first = o.first_block_prior, .sparse = rep % 2};
+                              .first = o.first_block_prior, .sparse = rep % 2, .causal = causal};
             for (size_t l = 0; l < L; l++) ro.scales[l] = cases[t].scales[l];
             for (size_t l = 0; l + 1 < L; l++) {
                 size_t rows = n / cases[t].scales[l];
@@ -443,7 +456,7 @@ START_TEST(test_mra_masked_partial_matches_reference)
     uint64_t seed = tu_seed();
     skit_rng rng;
     skit_rng_seed(&rng, seed);
-    for (int rep = 0; rep < 8; rep++) {
+    for (int rep = 0; rep < 16; rep++) {
         size_t n = 128, d = 6, dv = 2;
         double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv),
                *ref = tu_alloc(n * dv);
@@ -455,9 +468,10 @@ START_TEST(test_mra_masked_partial_matches_reference)
         o.scale = 0.7;
         o.block = 16;
         o.blocks_per_row[0] = 2; /* well below the 7 valid key blocks per row */
-        o.selection = rep / 4;
+        o.selection = (rep / 4) % 2;
+        o.causal = rep >= 8;
         ref_options ro = {.L = 2, .scales = {16, 1}, .bpr = {2}, .per_row = (int)o.selection,
-                          .sparse = rep % 2};
+                          .sparse = rep % 2, .causal = o.causal};
         naive_mra(n, d, dv, q, k, v, o.scale, mask, &ro, ref);
         double err = run_plan(&o, n, d, dv, q, k, v, mask, ref);
         ck_assert_msg(err < 1e-10, "rep %d err %g seed %llu", rep, err, (unsigned long long)seed);
@@ -1670,6 +1684,136 @@ START_TEST(test_config_errors)
 }
 END_TEST
 
+/* ---- causal masks ------------------------------------------------------------ */
+
+/* The free functions and the exact plan under a causal mask (with and
+ * without padding) against the naive reference; S and the entropies too. */
+START_TEST(test_causal_exact_matrix_entropy)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t sizes[] = {1, 2, 3, 5, 7, 16, 31, 64, 65, 97, 130, 211};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++)
+        for (int padded = 0; padded < 2; padded++) {
+            size_t n = sizes[t], d = 1 + skit_rng_below(&rng, 40), dv = 1 + skit_rng_below(&rng, 6);
+            double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv);
+            double *y = tu_alloc(n * dv), *ref = tu_alloc(n * dv), *s = tu_alloc(n * n), *eye = tu_alloc(n * n);
+            unsigned char *pad = padded ? random_mask(&rng, n, 0.8) : NULL;
+            skit_attention_mask m = {pad, 1};
+            naive_attention_causal(n, d, dv, q, k, v, 0.4, pad, 1, ref);
+            for (size_t i = 0; i < n * dv; i++) y[i] = NAN;
+            TU_EXPECT_OK(skit_attention_exact_masked(n, d, dv, q, n, k, n, v, n, 0.4, &m, y, n));
+            double err = tu_rel_error(y, ref, n * dv);
+            ck_assert_msg(err < 1e-12, "exact n=%zu pad=%d err %g seed %llu", n, padded, err,
+                          (unsigned long long)seed);
+            skit_attention_options o;
+            skit_attention_options_init(&o, SKIT_ATTENTION_EXACT);
+            o.scale = 0.4;
+            o.causal = 1;
+            err = run_plan(&o, n, d, dv, q, k, v, pad, ref);
+            ck_assert_msg(err < 1e-12, "plan n=%zu pad=%d err %g", n, padded, err);
+            /* S: lower triangular, and S V is the output; entropies from S */
+            TU_EXPECT_OK(skit_attention_matrix_masked(n, d, q, n, k, n, 0.4, &m, s, n));
+            for (size_t j = 0; j < n; j++)
+                for (size_t i = 0; i < j; i++) ck_assert(s[i + j * n] == 0.0);
+            for (size_t i = 0; i < n * n; i++) eye[i] = 0;
+            for (size_t i = 0; i < n; i++) eye[i + i * n] = 1;
+            double *sref = tu_alloc(n * n);
+            naive_attention_causal(n, d, n, q, k, eye, 0.4, pad, 1, sref);
+            ck_assert(tu_rel_error(s, sref, n * n) < 1e-12);
+            skit_free(sref);
+            double *h = tu_alloc(n), mean = NAN, ref_mean = 0;
+            size_t rows = 0;
+            TU_EXPECT_OK(skit_attention_entropy_masked(n, d, q, n, k, n, 0.4, &m, h, &mean));
+            for (size_t i = 0; i < n; i++) {
+                double hi = 0;
+                for (size_t j = 0; j <= i; j++)
+                    if (s[i + j * n] > 0) hi -= s[i + j * n] * log(s[i + j * n]);
+                if (!pad || pad[i]) {
+                    ck_assert_msg(fabs(h[i] - hi) < 1e-10, "entropy row %zu: %g vs %g", i, h[i], hi);
+                    ref_mean += hi;
+                    rows++;
+                }
+            }
+            if (rows) ck_assert(fabs(mean - ref_mean / (double)rows) < 1e-10);
+            free(pad);
+            skit_free(q); skit_free(k); skit_free(v); skit_free(y); skit_free(ref); skit_free(s);
+            skit_free(eye); skit_free(h);
+        }
+}
+END_TEST
+
+/* Every method with a causal form: at a full budget it is exact causal
+ * attention; and (lowrank aside, whose rank-r S is not triangular) no
+ * output row uses a later value: changing V after row i0 leaves rows
+ * 0..i0 bit for bit. The others refuse causal. */
+START_TEST(test_causal_methods)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    size_t n = 64, d = 5, dv = 3, i0 = 37;
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv),
+           *ref = tu_alloc(n * dv), *y1 = tu_alloc(n * dv), *y2 = tu_alloc(n * dv), *v2 = tu_alloc(n * dv);
+    naive_attention_causal(n, d, dv, q, k, v, 0.6, NULL, 1, ref);
+    for (size_t c = 0; c < dv; c++)
+        for (size_t i = 0; i < n; i++) v2[i + c * n] = i > i0 ? v[i + c * n] + 3.0 : v[i + c * n];
+    const int methods[] = {SKIT_ATTENTION_EXACT,  SKIT_ATTENTION_MRA2,   SKIT_ATTENTION_MRA2_SPARSE,
+                           SKIT_ATTENTION_LOWRANK, SKIT_ATTENTION_TOPK,  SKIT_ATTENTION_WINDOW,
+                           SKIT_ATTENTION_BIGBIRD};
+    for (size_t t = 0; t < sizeof methods / sizeof *methods; t++)
+        for (int full = 0; full < 2; full++) {
+            skit_attention_options o;
+            skit_attention_options_init(&o, methods[t]);
+            o.scale = 0.6;
+            o.causal = 1;
+            o.block = 8;
+            o.blocks_per_row[0] = full ? n / 8 : 2;
+            o.rank = full ? n : 5;
+            o.nonzeros = full ? n * n : 300;
+            o.window = full ? (methods[t] == SKIT_ATTENTION_BIGBIRD ? n / 8 : n) : 4;
+            o.random_blocks = 1;
+            if (full) {
+                double err = run_plan(&o, n, d, dv, q, k, v, NULL, ref);
+                ck_assert_msg(err < 1e-10, "%s full: err %g seed %llu", skit_attention_method_name(methods[t]),
+                              err, (unsigned long long)seed);
+            }
+            if (methods[t] == SKIT_ATTENTION_LOWRANK) continue;
+            skit_attention_plan *plan = NULL;
+            TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, dv, &o));
+            TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y1, n, NULL));
+            TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v2, n, NULL, y2, n, NULL));
+            for (size_t c = 0; c < dv; c++)
+                for (size_t i = 0; i <= i0; i++)
+                    ck_assert_msg(y1[i + c * n] == y2[i + c * n], "%s full=%d: row %zu sees a later value",
+                                  skit_attention_method_name(methods[t]), full, i);
+            skit_attention_plan_destroy(plan);
+        }
+    const int refused[] = {SKIT_ATTENTION_NYSTROM, SKIT_ATTENTION_LINFORMER, SKIT_ATTENTION_PERFORMER};
+    for (size_t t = 0; t < 3; t++) {
+        skit_attention_options o;
+        skit_attention_options_init(&o, refused[t]);
+        o.causal = 1;
+        o.rank = 8;
+        skit_attention_plan *plan = NULL;
+        TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &o), SKIT_EUNSUPPORTED);
+        ck_assert_ptr_null(plan);
+    }
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
+    o.causal = 1;
+    const size_t coarse[] = {16, 4};
+    set_levels(&o, 2, coarse);
+    skit_attention_plan *plan = NULL;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &o), SKIT_EDOM);
+    skit_attention_options_init(&o, SKIT_ATTENTION_EXACT);
+    o.causal = 2;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &o), SKIT_EDOM);
+    skit_free(q); skit_free(k); skit_free(v); skit_free(ref); skit_free(y1); skit_free(y2); skit_free(v2);
+}
+END_TEST
+
 static Suite *attention_suite(void)
 {
     Suite *s = suite_create("attention");
@@ -1679,6 +1823,8 @@ static Suite *attention_suite(void)
     tcase_add_test(tc, test_exact_leading_dimensions_and_wide_heads);
     tcase_add_test(tc, test_exact_masks);
     tcase_add_test(tc, test_exact_huge_logits_finite);
+    tcase_add_test(tc, test_causal_exact_matrix_entropy);
+    tcase_add_test(tc, test_causal_methods);
     tcase_add_test(tc, test_matrix_entropy_relative_error);
     suite_add_tcase(s, tc);
     tc = tcase_create("mra");

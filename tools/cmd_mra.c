@@ -56,7 +56,7 @@ enum {
     OPT_BETA, OPT_LOCALITY, OPT_NOISE, OPT_SINKS, OPT_SINK_STRENGTH, OPT_Q, OPT_K, OPT_V,
     OPT_SCALE, OPT_BLOCK, OPT_SCALES, OPT_SELECTION, OPT_DIAG, OPT_FIRST, OPT_REPEAT, OPT_KEEP,
     OPT_MATRIX_OUT, OPT_HIST_OUT, OPT_TARGETS, OPT_SUBSETS, OPT_PER_ROW, OPT_DEVICE, OPT_Y_OUT,
-    OPT_THRESHOLD, OPT_PAD, OPT_HEADS, OPT_SAVE_INPUTS, OPT_LAST
+    OPT_THRESHOLD, OPT_PAD, OPT_HEADS, OPT_SAVE_INPUTS, OPT_MASK, OPT_LAST
 };
 
 /* Which options each mode takes (bit i = option OPT_METHODS + i). */
@@ -67,12 +67,12 @@ static const unsigned long long mode_options[MODE_COUNT] = {
         BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) | BIT(OPT_Q) | BIT(OPT_K) |
         BIT(OPT_V) | BIT(OPT_SCALE) | BIT(OPT_BLOCK) | BIT(OPT_SCALES) | BIT(OPT_SELECTION) |
         BIT(OPT_DIAG) | BIT(OPT_FIRST) | BIT(OPT_REPEAT) | BIT(OPT_PER_ROW) | BIT(OPT_DEVICE) |
-        BIT(OPT_Y_OUT) | BIT(OPT_PAD) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS),
+        BIT(OPT_Y_OUT) | BIT(OPT_PAD) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS) | BIT(OPT_MASK),
     /* haar */ BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) |
         BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) |
         BIT(OPT_BLOCK) | BIT(OPT_KEEP) | BIT(OPT_MATRIX_OUT) | BIT(OPT_HIST_OUT) | BIT(OPT_Q) |
         BIT(OPT_K) | BIT(OPT_SCALE) | BIT(OPT_THRESHOLD) | BIT(OPT_PAD) | BIT(OPT_HEADS) |
-        BIT(OPT_SAVE_INPUTS),
+        BIT(OPT_SAVE_INPUTS) | BIT(OPT_MASK),
     /* workload */ BIT(OPT_METHODS) | BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_DV) |
         BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) | BIT(OPT_LOCALITY) | BIT(OPT_NOISE) |
         BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) | BIT(OPT_BLOCK) | BIT(OPT_TARGETS) | BIT(OPT_Q) |
@@ -83,7 +83,7 @@ static const unsigned long long mode_options[MODE_COUNT] = {
         BIT(OPT_SAVE_INPUTS),
     /* frame */ BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) |
         BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SUBSETS) | BIT(OPT_Q) | BIT(OPT_K) |
-        BIT(OPT_SCALE) | BIT(OPT_PAD) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS),
+        BIT(OPT_SCALE) | BIT(OPT_PAD) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS) | BIT(OPT_MASK),
 };
 
 typedef struct options {
@@ -100,6 +100,7 @@ typedef struct options {
     double scale; /* 0 = 1/sqrt(d) */
     double threshold; /* haar: "small" coefficient magnitude */
     size_t pad;       /* padding tokens at the end of every sequence (masked) */
+    int causal;       /* --mask causal: query i sees keys j <= i only */
     size_t *heads, nheads; /* user stacks: the heads to run (flat indices), NULL = all */
     int selection;
     size_t diag, repeat, subsets;
@@ -145,6 +146,10 @@ static const char *usage =
     "                      k.npy, v.npy (n x d, n x dv), e.g. to rerun them with --q --k\n"
     "  --pad P             the last P tokens are padding: never attended to, output 0\n"
     "                      (sweep, haar, frame; the library's padding mask)\n"
+    "  --mask M            none (default) or causal: query i attends to keys j <= i\n"
+    "                      only, as in a decoder (sweep, haar, frame); every method\n"
+    "                      approximates the causal matrix (nystrom, linformer and\n"
+    "                      performer have no causal form and are refused)\n"
     "  --scale X           logit scale before tau (default 1/sqrt(d))\n\n"
     "sweep options:\n"
     "  --methods LIST      exact,mra2,mra2s,lowrank,topk,nystrom,linformer,performer,\n"
@@ -199,6 +204,7 @@ static int apply_option(options *o, int opt, const char *arg)
                                                  "bigbird", NULL};
     static const char *const selection_choices[] = {"global", "row", NULL};
     static const char *const device_choices[] = {"cpu", "cuda", NULL};
+    static const char *const mask_choices[] = {"none", "causal", NULL};
     double v;
     int st = CLI_OK;
     switch (opt) {
@@ -280,6 +286,7 @@ static int apply_option(options *o, int opt, const char *arg)
     case OPT_SAVE_INPUTS: o->save_inputs = arg; break;
     case OPT_THRESHOLD: st = cli_parse_double("--threshold", arg, 0, 1e6, 1, 0, &o->threshold); break;
     case OPT_PAD: st = cli_parse_size("--pad", arg, 0, (size_t)1 << 24, &o->pad); break;
+    case OPT_MASK: st = cli_parse_choice("--mask", arg, mask_choices, &o->causal); break;
     case OPT_HEADS:
         free(o->heads);
         st = cli_parse_size_list("--heads", arg, 0, (size_t)1 << 24, &o->heads, &o->nheads);
@@ -329,6 +336,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"y-out", required_argument, NULL, OPT_Y_OUT},
         {"threshold", required_argument, NULL, OPT_THRESHOLD},
         {"pad", required_argument, NULL, OPT_PAD},
+        {"mask", required_argument, NULL, OPT_MASK},
         {"heads", required_argument, NULL, OPT_HEADS},
         {"save-inputs", required_argument, NULL, OPT_SAVE_INPUTS},
         {NULL, 0, NULL, 0}};
@@ -467,8 +475,19 @@ static int check_options(const options *o)
     struct stat sb;
     if (o->save_inputs && (stat(o->save_inputs, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(o->save_inputs, W_OK)))
         return cli_usage_error("--save-inputs: '%s' is not a writable directory", o->save_inputs);
-    if (o->pad && o->entropy)
-        return cli_usage_error("--pad and --entropy exclude each other (the entropy search sees every token)");
+    if ((o->pad || o->causal) && o->entropy)
+        return cli_usage_error("--%s and --entropy exclude each other (the entropy search sees every token)",
+                               o->pad ? "pad" : "mask causal");
+    for (int m = 0; o->causal && m < SKIT_ATTENTION_METHOD_COUNT; m++)
+        if (o->methods[m] && (m == SKIT_ATTENTION_NYSTROM || m == SKIT_ATTENTION_LINFORMER ||
+                              m == SKIT_ATTENTION_PERFORMER))
+            return cli_usage_error("--mask causal: method '%s' has no causal form (use exact, mra2, "
+                                   "mra2s, lowrank, topk, window or bigbird)",
+                                   skit_attention_method_name(m));
+    if (o->causal && o->device)
+        return cli_usage_error("--mask causal: runs on the CPU only (--device cpu)");
+    if (o->causal && o->nscales && o->scales[o->nscales - 1] != 1)
+        return cli_usage_error("--mask causal: needs the finest scale 1 (--scales ...,1)");
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
     /* every output path is checked before anything is written, so a bad
      * second path cannot leave the first file behind */
@@ -798,6 +817,7 @@ static int method_options(const options *o, int method, size_t n, double f,
     mo->selection = o->selection ? SKIT_MRA_PER_ROW : SKIT_MRA_GLOBAL;
     mo->diagonal_prior = o->diag;
     mo->first_block_prior = o->first;
+    mo->causal = o->causal;
     if ((method == SKIT_ATTENTION_MRA2 || method == SKIT_ATTENTION_MRA2_SPARSE) && o->nscales) {
         mo->levels = o->nscales;
         for (size_t l = 0; l < o->nscales; l++) mo->scales[l] = o->scales[l];
@@ -927,10 +947,11 @@ static int sweep_temperature(const options *o, cli_table *t, sweep_point *p, siz
         p->tau = o->temperature[ti];
     }
     p->scale = scale0 / p->tau;
-    int st = skit_attention_entropy(n, d, in->q, n, in->k, n, p->scale, in->mask, NULL, &p->entropy);
+    skit_attention_mask mask = {in->mask, o->causal};
+    int st = skit_attention_entropy_masked(n, d, in->q, n, in->k, n, p->scale, &mask, NULL, &p->entropy);
     double t0 = skit_clock_seconds();
     if (st == SKIT_OK)
-        st = skit_attention_exact(n, d, dv, in->q, n, in->k, n, in->v, n, p->scale, in->mask, p->y, n);
+        st = skit_attention_exact_masked(n, d, dv, in->q, n, in->k, n, in->v, n, p->scale, &mask, p->y, n);
     p->exact_time = skit_clock_seconds() - t0;
     if (st != SKIT_OK) return cli_library_error(st);
     int status = CLI_OK;
@@ -1065,6 +1086,7 @@ static double frob_diff(size_t n, const double *a, const double *b)
 typedef struct haar_work {
     const inputs *in;
     size_t n, d;
+    int causal;                         /* --mask causal */
     double tau, scale, entropy, norm;   /* norm: ||A||_F */
     double small;                       /* fraction of |Haar coefficients| < --threshold */
     double *s, *c, *hat, *eye, *sv;     /* A, its Haar coefficients, a reconstruction, I, sigma(A) */
@@ -1167,9 +1189,10 @@ static int haar_prepare(haar_work *w)
     w->sv = malloc(n * sizeof(double));
     if (!w->s || !w->c || !w->hat || !w->eye || !w->sv) return cli_failure("out of memory");
     const inputs *in = w->in;
-    int st = skit_attention_matrix(n, w->d, in->q, n, in->k, n, w->scale, in->mask, w->s, n);
+    skit_attention_mask mask = {in->mask, w->causal};
+    int st = skit_attention_matrix_masked(n, w->d, in->q, n, in->k, n, w->scale, &mask, w->s, n);
     if (st == SKIT_OK)
-        st = skit_attention_entropy(n, w->d, in->q, n, in->k, n, w->scale, in->mask, NULL, &w->entropy);
+        st = skit_attention_entropy_masked(n, w->d, in->q, n, in->k, n, w->scale, &mask, NULL, &w->entropy);
     if (st == SKIT_OK) st = skit_haar2d_forward(n, w->s, n, w->c, n);
     if (st == SKIT_OK) st = skit_svd(n, n, w->s, n, w->sv, NULL, n, NULL, n);
     if (st != SKIT_OK) return cli_library_error(st);
@@ -1234,6 +1257,7 @@ static int haar_run(const options *o, const inputs *in, cli_table *t, cli_table 
     w.d = in->d;
     w.tau = o->temperature ? o->temperature[0] : 1.0;
     w.scale = base_scale(o, w.d) / w.tau;
+    w.causal = o->causal;
     int status = haar_prepare(&w);
     if (status == CLI_OK) *small = w.small = haar_histogram(w.c, w.n * w.n, o->threshold, ht);
     for (size_t ki = 0; ki < o->nkeep && status == CLI_OK; ki++) status = haar_row(o, &w, ki, t);
@@ -1513,9 +1537,10 @@ static int run_frame(options *o, int argc, char **argv)
         unsigned char *sub = malloc(count);
         if (!s || !sub) status = cli_failure("out of memory");
         int st = SKIT_OK;
+        skit_attention_mask mask = {in.mask, o->causal};
         if (status == CLI_OK)
-            st = skit_attention_matrix(n, in.d, in.q, n, in.k, n, base_scale(o, in.d) / o->temperature[0],
-                                       in.mask, s, n);
+            st = skit_attention_matrix_masked(n, in.d, in.q, n, in.k, n,
+                                              base_scale(o, in.d) / o->temperature[0], &mask, s, n);
         for (size_t r = 0; r < subsets && st == SKIT_OK && status == CLI_OK; r++) {
             double density = skit_rng_uniform(&rng);
             size_t in_j = 0;

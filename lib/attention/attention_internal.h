@@ -26,8 +26,9 @@ size_t attn_dense_tile(size_t d, size_t dv, int *parallel);
 /* The block-sparse online-softmax sweep every tiled method shares.
  * For each query tile X (rows X*t .. X*t+t-1 of an n-token sequence, the
  * last tile may be shorter) and each key tile Y in its list, it computes
- * T = scale Q_X K_Y^T (one GEMM), drops excluded entries (key weight 0, or
- * |i - j| > band), and folds them into per-row running state:
+ * T = scale Q_X K_Y^T (one GEMM), drops excluded entries (key weight 0,
+ * |i - j| > band, or j > i when causal), and folds them into per-row
+ * running state:
  *   m[i]   = max logit seen (-inf if none),
  *   den[i] = sum_j w_j exp(P_ij - m[i] - bias),
  *   num[i,:] = sum_j w_j exp(P_ij - m[i] - bias) V_j   (one GEMM per tile),
@@ -46,6 +47,7 @@ typedef struct attn_sweep {
     double scale, bias;
     const double *key_weight; /* n weights >= 0 (0 excludes the key) or NULL = all 1 */
     long band;                /* >= 0: only |i - j| <= band; < 0: no band */
+    int causal;               /* 1: only keys j <= i (the decoder's mask) */
     const size_t *row_ptr;    /* CSR over query tiles (ceil(n/t) + 1) or NULL = dense */
     const uint32_t *cols;     /* key tile indices, ascending within a row */
     double *num;              /* n x dv, ldnum >= n (may be NULL when dv = 0) */
@@ -54,6 +56,13 @@ typedef struct attn_sweep {
     double *work;             /* attn_sweep_work_count(...) doubles */
     int threads, parallel;
 } attn_sweep;
+
+/* The n x n softmax matrix of scale Q K^T into s (ld lds) under a padding
+ * mask (NULL: none; masked keys and rows 0) and, if causal, with the
+ * entries j > i 0; scratch: 2n doubles. */
+void attn_softmax_matrix(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                         size_t ldk, double scale, const unsigned char *mask, int causal,
+                         double *s, size_t lds, double *scratch);
 
 /* Doubles of scratch a sweep needs (packed K, V and per-thread tiles);
  * SKIT_EOVERFLOW (raised) if the count overflows. */

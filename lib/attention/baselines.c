@@ -19,20 +19,6 @@
         if (!(ptr)) return p->alloc_status;                                      \
     } while (0)
 
-/* n x n softmax matrix into s (ld n) without allocating; scratch: 2n. */
-static void softmax_matrix(size_t n, size_t d, const double *q, size_t ldq, const double *k,
-                           size_t ldk, double scale, const unsigned char *mask, double *s,
-                           double *scratch)
-{
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)d, scale, q,
-                (int)ldq, k, (int)ldk, 0.0, s, (int)n);
-    attn_softmax_rows(n, n, s, n, mask, scratch);
-    if (mask)
-        for (size_t j = 0; j < n; j++)
-            for (size_t i = 0; i < n; i++)
-                if (!mask[i]) s[i + j * n] = 0.0;
-}
-
 static void zero_masked_rows(size_t n, size_t dv, const unsigned char *mask, double *y,
                              size_t ldy)
 {
@@ -84,7 +70,8 @@ static int lowrank_execute(const skit_attention_plan *plan, const double *q, siz
 {
     const lowrank_impl *im = plan->impl;
     size_t n = plan->n, dv = plan->dv, r = plan->o.rank;
-    softmax_matrix(n, plan->d, q, ldq, k, ldk, plan->scale, mask, im->s, im->scratch);
+    attn_softmax_matrix(n, plan->d, q, ldq, k, ldk, plan->scale, mask, plan->o.causal, im->s, n,
+                        im->scratch);
     lapack_int nn = (lapack_int)n;
     lapack_int info = LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, 'S', nn, nn, im->s, nn, im->sv, im->u,
                                           nn, im->vt, nn, im->work, im->lwork, im->iwork);
@@ -143,7 +130,8 @@ static int topk_execute(const skit_attention_plan *plan, const double *q, size_t
 {
     const topk_impl *im = plan->impl;
     size_t n = plan->n, nn = n * n;
-    softmax_matrix(n, plan->d, q, ldq, k, ldk, plan->scale, mask, im->s, im->scratch);
+    attn_softmax_matrix(n, plan->d, q, ldq, k, ldk, plan->scale, mask, plan->o.causal, im->s, n,
+                        im->scratch);
     for (size_t t = 0; t < nn; t++) im->idx[t] = (uint32_t)t;
     attn_select_top(im->idx, nn, im->keep, im->s);
     memset(im->kept, 0, nn * sizeof(double));
@@ -700,7 +688,7 @@ int skit_attention_budget_needed(skit_attention_method method, size_t n, size_t 
     double *s = skit_malloc(nn + n * dv + 2 * n, sizeof(double));
     if (!s) return SKIT_ENOMEM;
     double *y = s + nn, *scratch = y + n * dv;
-    softmax_matrix(n, d, q, ldq, k, ldk, scale, NULL, s, scratch);
+    attn_softmax_matrix(n, d, q, ldq, k, ldk, scale, NULL, 0, s, n, scratch);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)dv, (int)n, 1.0, s, (int)n,
                 v, (int)ldv, 0.0, y, (int)n);
     double ynorm = 0;

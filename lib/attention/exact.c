@@ -141,6 +141,8 @@ void attn_sweep_tile(const attn_sweep *s, const attn_sweep_state *w, size_t i0, 
                 if (dist > band) col[a] = -INFINITY;
             }
         }
+        if (s->causal)
+            for (size_t a = 0; a < ti && i0 + a < j; a++) col[a] = -INFINITY;
         for (size_t a = 0; a < ti; a++)
             if (col[a] > rowmax[a]) rowmax[a] = col[a];
     }
@@ -227,9 +229,11 @@ void attn_sweep_run(const attn_sweep *s)
             }
             for (size_t c = 0; c < dv; c++) memset(w.acc + c * t, 0, ti * sizeof(double));
             if (s->row_ptr) {
-                for (size_t p = s->row_ptr[X]; p < s->row_ptr[X + 1]; p++)
+                for (size_t p = s->row_ptr[X]; p < s->row_ptr[X + 1]; p++) {
+                    if (s->causal && s->cols[p] > X) continue; /* every key after every query */
                     attn_sweep_tile(s, &w, i0, ti, s->cols[p], kp + s->cols[p] * t * d,
                                     vp + s->cols[p] * t * dv);
+                }
             } else {
                 size_t first = 0, last = tiles;
                 if (s->band >= 0) {
@@ -239,6 +243,7 @@ void attn_sweep_run(const attn_sweep *s)
                     first = lo / t;
                     last = SKIT_MIN(tiles, hi / t + 1);
                 }
+                if (s->causal) last = SKIT_MIN(last, X + 1);
                 for (size_t Y = first; Y < last; Y++)
                     attn_sweep_tile(s, &w, i0, ti, Y, kp + Y * t * d, vp + Y * t * dv);
             }
@@ -293,6 +298,16 @@ int skit_attention_exact(size_t n, size_t d, size_t dv, const double *q, size_t 
                          const double *k, size_t ldk, const double *v, size_t ldv, double scale,
                          const unsigned char *mask, double *y, size_t ldy)
 {
+    skit_attention_mask m = {mask, 0};
+    return skit_attention_exact_masked(n, d, dv, q, ldq, k, ldk, v, ldv, scale, &m, y, ldy);
+}
+
+int skit_attention_exact_masked(size_t n, size_t d, size_t dv, const double *q, size_t ldq,
+                                const double *k, size_t ldk, const double *v, size_t ldv,
+                                double scale, const skit_attention_mask *masks, double *y,
+                                size_t ldy)
+{
+    const unsigned char *mask = masks ? masks->padding : NULL;
     SKIT_TRY(attn_check_scale(scale));
     SKIT_TRY(attn_check_qk(n, d, q, ldq, k, ldk));
     SKIT_TRY(attn_check_v(n, dv, v, ldv));
@@ -306,8 +321,8 @@ int skit_attention_exact(size_t n, size_t d, size_t dv, const double *q, size_t 
     else w = NULL;
     attn_sweep s = {.n = n, .d = d, .dv = dv, .t = t, .q = q, .k = k, .v = v, .ldq = ldq,
                     .ldk = ldk, .ldv = ldv, .scale = scale, .bias = 0.0, .key_weight = w,
-                    .band = -1, .num = y, .ldnum = ldy, .m = m, .den = den, .lsum = NULL,
-                    .work = work, .threads = threads, .parallel = parallel};
+                    .band = -1, .causal = masks && masks->causal, .num = y, .ldnum = ldy, .m = m,
+                    .den = den, .lsum = NULL, .work = work, .threads = threads, .parallel = parallel};
     attn_sweep_run(&s);
     attn_normalise(n, dv, y, ldy, den, mask, y, ldy);
     skit_free(work);
@@ -318,6 +333,16 @@ int skit_attention_entropy(size_t n, size_t d, const double *q, size_t ldq, cons
                            size_t ldk, double scale, const unsigned char *mask,
                            double *row_entropy, double *mean_entropy)
 {
+    skit_attention_mask m = {mask, 0};
+    return skit_attention_entropy_masked(n, d, q, ldq, k, ldk, scale, &m, row_entropy, mean_entropy);
+}
+
+int skit_attention_entropy_masked(size_t n, size_t d, const double *q, size_t ldq,
+                                  const double *k, size_t ldk, double scale,
+                                  const skit_attention_mask *masks, double *row_entropy,
+                                  double *mean_entropy)
+{
+    const unsigned char *mask = masks ? masks->padding : NULL;
     SKIT_REQUIRE_PTR(mean_entropy);
     SKIT_TRY(attn_check_scale(scale));
     SKIT_TRY(attn_check_qk(n, d, q, ldq, k, ldk));
@@ -335,8 +360,8 @@ int skit_attention_entropy(size_t n, size_t d, const double *q, size_t ldq, cons
     else w = NULL;
     attn_sweep s = {.n = n, .d = d, .dv = 0, .t = t, .q = q, .k = k, .v = NULL, .ldq = ldq,
                     .ldk = ldk, .ldv = n, .scale = scale, .bias = 0.0, .key_weight = w,
-                    .band = -1, .num = NULL, .ldnum = n, .m = m, .den = den, .lsum = lsum,
-                    .work = work, .threads = threads, .parallel = parallel};
+                    .band = -1, .causal = masks && masks->causal, .num = NULL, .ldnum = n, .m = m,
+                    .den = den, .lsum = lsum, .work = work, .threads = threads, .parallel = parallel};
     attn_sweep_run(&s);
     double total = 0.0;
     size_t rows = 0;
@@ -388,22 +413,41 @@ void attn_softmax_rows(size_t rows, size_t cols, double *a, size_t lda,
     }
 }
 
+void attn_softmax_matrix(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                         size_t ldk, double scale, const unsigned char *mask, int causal,
+                         double *s, size_t lds, double *scratch)
+{
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)d, scale, q,
+                (int)ldq, k, (int)ldk, 0.0, s, (int)lds);
+    if (causal)
+        for (size_t j = 1; j < n; j++)
+            for (size_t i = 0; i < j; i++) s[i + j * lds] = -INFINITY;
+    attn_softmax_rows(n, n, s, lds, mask, scratch);
+    if (mask)
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++)
+                if (!mask[i]) s[i + j * lds] = 0.0;
+}
+
 int skit_attention_matrix(size_t n, size_t d, const double *q, size_t ldq, const double *k,
                           size_t ldk, double scale, const unsigned char *mask, double *s,
                           size_t lds)
+{
+    skit_attention_mask m = {mask, 0};
+    return skit_attention_matrix_masked(n, d, q, ldq, k, ldk, scale, &m, s, lds);
+}
+
+int skit_attention_matrix_masked(size_t n, size_t d, const double *q, size_t ldq,
+                                 const double *k, size_t ldk, double scale,
+                                 const skit_attention_mask *mask, double *s, size_t lds)
 {
     SKIT_TRY(attn_check_scale(scale));
     SKIT_TRY(attn_check_qk(n, d, q, ldq, k, ldk));
     SKIT_TRY(attn_check_out(n, n, s, lds, "s"));
     double *scratch = skit_malloc(2 * n, sizeof(double));
     if (!scratch) return SKIT_ENOMEM;
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)d, scale, q,
-                (int)ldq, k, (int)ldk, 0.0, s, (int)lds);
-    attn_softmax_rows(n, n, s, lds, mask, scratch);
-    if (mask)
-        for (size_t j = 0; j < n; j++)
-            for (size_t i = 0; i < n; i++)
-                if (!mask[i]) s[i + j * lds] = 0.0;
+    attn_softmax_matrix(n, d, q, ldq, k, ldk, scale, mask ? mask->padding : NULL,
+                        mask && mask->causal, s, lds, scratch);
     skit_free(scratch);
     return SKIT_OK;
 }

@@ -148,6 +148,19 @@ static double row_max(const double *a, size_t count)
     return m2 > m0 ? m2 : m0;
 }
 
+/* The diagonal prior in effect: a causal plan refines every diagonal
+ * square first (its coarse logit would average keys after the query). */
+static size_t diagonal_prior(const skit_attention_plan *plan)
+{
+    size_t diag = plan->o.diagonal_prior;
+    return plan->o.causal && diag < 1 ? 1 : diag;
+}
+
+static int has_priors(const skit_attention_plan *plan)
+{
+    return diagonal_prior(plan) || plan->o.first_block_prior;
+}
+
 /* Algorithm 1's scores of row x into sc: logit - row max (-inf stays
  * -inf; NaN from overflowed logits counts as -inf, which keeps the
  * selection's counts consistent); prior squares come before every other
@@ -167,7 +180,7 @@ static void row_scores(const skit_attention_plan *plan, const mra_impl *im, cons
         sc[t] = v == v ? v : -INFINITY;
     }
     if (!sel->priors) return;
-    size_t diag = plan->o.diagonal_prior;
+    size_t diag = diagonal_prior(plan);
     int first = plan->o.first_block_prior != 0;
     for (size_t t = 0; t < w->count; t++) {
         size_t y = row_key(im, sel->l, w, t), dist = x > y ? x - y : y - x;
@@ -225,7 +238,7 @@ static void scan_rows(const skit_attention_plan *plan, mra_impl *im, const mra_s
     mra_level *lv = &im->lv[sel->l];
     size_t rows = lv->rows, nch = im->nchunks;
     unsigned high = shift + MRA_DIGIT_BITS; /* digits above this one are fixed */
-    int lo_needed = plan->o.diagonal_prior || plan->o.first_block_prior; /* for the bonus */
+    int lo_needed = has_priors(plan); /* for the bonus */
     long nchl = (long)nch;
 #pragma omp parallel for schedule(static) num_threads(plan->threads) if (parallel)
     for (long cl = 0; cl < nchl; cl++) {
@@ -440,7 +453,7 @@ static void select_level(const skit_attention_plan *plan, mra_impl *im, size_t l
     int contributes = !im->sparse;
     int parallel = N >= MRA_PARALLEL_CANDIDATES && plan->threads > 1;
     mra_sel sel = {.l = l, .priors = 0, .bonus = 0.0, .thr = -INFINITY, .cut = 0};
-    int priors = plan->o.diagonal_prior || plan->o.first_block_prior;
+    int priors = has_priors(plan);
     /* pass 1: row maxima and the lowest score before the priors (for their
      * bonus); without priors the scores are final, so it also counts the
      * first digit (unless the pool takes all candidates at once) */
@@ -517,7 +530,8 @@ static void children_logits(const skit_attention_plan *plan, mra_impl *im, size_
                     lv->km + Y * r, (int)rows, lv->qm + X * r, (int)rows, 0.0, T, (int)ld);
         for (size_t a = 0; a < r; a++)
             for (size_t c = 0; c < r; c++)
-                if (lv->cnt[X * r + a] == 0.0 || lv->cnt[Y * r + c] == 0.0)
+                if (lv->cnt[X * r + a] == 0.0 || lv->cnt[Y * r + c] == 0.0 ||
+                    (plan->o.causal && Y * r + c > X * r + a))
                     T[c + a * ld] = -INFINITY;
     }
 }
@@ -727,6 +741,10 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
         for (size_t x = 0; x < r0; x++)
             for (size_t yy = 0; yy < r0; yy++)
                 if (l0->cnt[x] == 0.0 || l0->cnt[yy] == 0.0) l0->logit[yy + x * r0] = -INFINITY;
+    /* causal: squares after the diagonal never contribute nor get refined */
+    if (plan->o.causal)
+        for (size_t x = 0; x < r0; x++)
+            for (size_t yy = x + 1; yy < r0; yy++) l0->logit[yy + x * r0] = -INFINITY;
 
     /* 3. Algorithm 1: refine level by level; the unrefined squares'
      * contributions (MRA-2) come out of the same passes */
@@ -744,6 +762,7 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
                     .ldk = fine_s1 ? ldk : fin->rows, .ldv = fine_s1 ? ldv : fin->rows,
                     .scale = plan->scale, .bias = plan->o.shift_bias,
                     .key_weight = fine_s1 ? (mask ? im->mask_w : NULL) : fin->cnt, .band = -1,
+                    .causal = plan->o.causal,
                     .m = fin->m, .den = fin->den, .threads = plan->threads,
                     .parallel = im->sweep_parallel};
     fine_sweep(plan, &s, im, mask, y, ldy);
@@ -827,6 +846,11 @@ int attn_mra_create(skit_attention_plan *p)
     size_t n = p->n, d = p->d, dv = p->dv;
     size_t L, scales[SKIT_MRA_MAX_LEVELS];
     SKIT_TRY(attn_mra_levels(o, n, scales, &L));
+    if (o->causal && scales[L - 1] != 1)
+        return SKIT_ERROR(SKIT_EDOM,
+                          "scales: causal MRA needs the finest scale 1 (got %zu): coarser finest "
+                          "squares on the diagonal would average keys after their queries",
+                          scales[L - 1]);
 
     mra_impl *im;
     ALLOC(im, 1, mra_impl);

@@ -201,6 +201,26 @@ int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, s
     return SKIT_OK;
 }
 
+/* The causal mask: a flag, and only for the methods with a causal form
+ * (Nyström's landmarks, Linformer's projections and Performer's feature
+ * sums mix every token into every row). */
+static int check_causal(const skit_attention_options *o)
+{
+    if (o->causal != 0 && o->causal != 1)
+        return SKIT_ERROR(SKIT_EDOM, "causal = %d out of range: need 0 or 1", o->causal);
+    if (!o->causal) return SKIT_OK;
+    if (o->method == SKIT_ATTENTION_NYSTROM || o->method == SKIT_ATTENTION_LINFORMER ||
+        o->method == SKIT_ATTENTION_PERFORMER)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED,
+                          "causal %s is not available: its landmarks, projections or feature sums "
+                          "mix every token into every row (use exact, mra2, mra2s, lowrank, topk, "
+                          "window or bigbird)",
+                          skit_attention_method_name(o->method));
+    if (o->device != SKIT_DEVICE_CPU)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "causal attention runs on the CPU only (device = cpu)");
+    return SKIT_OK;
+}
+
 /* The plan proper: validation, the method's constructor. */
 static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t dv,
                           const skit_attention_options *o)
@@ -221,6 +241,7 @@ static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t
     if (o->device != SKIT_DEVICE_CPU && o->device != SKIT_DEVICE_CUDA)
         return SKIT_ERROR(SKIT_EINVAL, "device = %d unknown: need SKIT_DEVICE_CPU (0) or "
                                        "SKIT_DEVICE_CUDA (1)", (int)o->device);
+    SKIT_TRY(check_causal(o));
     skit_attention_plan *p = skit_calloc(1, sizeof *p);
     if (!p) return SKIT_ENOMEM;
     p->o = *o;
@@ -305,7 +326,7 @@ static int sweep_execute(const skit_attention_plan *plan, const double *q, size_
     attn_sweep s = {.n = n, .d = plan->d, .dv = plan->dv, .t = im->t, .q = q, .k = k, .v = v,
                     .ldq = ldq, .ldk = ldk, .ldv = ldv, .scale = plan->scale,
                     .bias = plan->o.shift_bias, .key_weight = mask ? im->w : NULL,
-                    .band = im->band, .row_ptr = im->row_ptr, .cols = im->cols, .num = y,
+                    .band = im->band, .causal = plan->o.causal, .row_ptr = im->row_ptr, .cols = im->cols, .num = y,
                     .ldnum = ldy, .m = im->m, .den = im->den, .lsum = NULL, .work = im->work,
                     .threads = plan->threads, .parallel = im->parallel};
     attn_sweep_run(&s);
@@ -348,7 +369,8 @@ int attn_exact_create(skit_attention_plan *p)
     size_t t = attn_dense_tile(p->d, p->dv, &parallel);
     sweep_impl *im;
     SKIT_TRY(sweep_setup(p, t, parallel, &im));
-    im->entries = (double)p->n * (double)p->n;
+    double n = (double)p->n;
+    im->entries = p->o.causal ? n * (n + 1) / 2 : n * n;
     return SKIT_OK;
 }
 
@@ -366,7 +388,7 @@ int attn_window_create(skit_attention_plan *p)
     im->band = (long)w;
     double entries = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t lo = i > w ? i - w : 0, hi = SKIT_MIN(n - 1, i + w);
+        size_t lo = i > w ? i - w : 0, hi = p->o.causal ? i : SKIT_MIN(n - 1, i + w);
         entries += (double)(hi - lo + 1);
     }
     im->entries = entries;
@@ -429,7 +451,11 @@ int attn_bigbird_create(skit_attention_plan *p)
         for (size_t y = 0; y < nb; y++)
             if (in[y]) {
                 im->cols[pos++] = (uint32_t)y;
-                entries += (double)rows_x * (double)SKIT_MIN(b, n - y * b);
+                /* causal: the sweep skips later blocks, the diagonal's upper half */
+                if (!p->o.causal || y < x)
+                    entries += (double)rows_x * (double)SKIT_MIN(b, n - y * b);
+                else if (y == x)
+                    entries += (double)rows_x * (double)(rows_x + 1) / 2;
             }
     }
     im->row_ptr[nb] = pos;

@@ -15,6 +15,9 @@
  * never attended to (its key gets weight 0 in every row) and its own output
  * row is 0. A row with no valid key gets output 0. Block averages used by
  * MRA and Nyström are taken over the valid tokens of a block only.
+ * A causal mask (decoder self-attention: query i sees keys j <= i only) is
+ * a plan option (skit_attention_options.causal) or, for the free functions,
+ * the _masked forms below, which take both masks in one skit_attention_mask.
  *
  * Validation. Every function checks its arguments and returns a status.
  * Inputs Q, K, V are checked for NaN/Inf (SKIT_ENONFINITE) on every call.
@@ -75,6 +78,29 @@ int skit_attention_matrix(size_t n, size_t d, const double *q, size_t ldq, const
 int skit_attention_entropy(size_t n, size_t d, const double *q, size_t ldq, const double *k,
                            size_t ldk, double scale, const unsigned char *mask,
                            double *row_entropy, double *mean_entropy);
+
+/* Both masks of self-attention: padding (NULL or n bytes, 0 = padding, as
+ * `mask` above) and causality (1: query i attends to keys j <= i only; the
+ * entries j > i of S are 0). */
+typedef struct skit_attention_mask {
+    const unsigned char *padding;
+    int causal;
+} skit_attention_mask;
+
+/* skit_attention_exact, _matrix and _entropy under both masks (mask NULL:
+ * none). Causal rows always have a valid key (their own) unless padded.
+ * Errors: as the unmasked forms. */
+int skit_attention_exact_masked(size_t n, size_t d, size_t dv, const double *q, size_t ldq,
+                                const double *k, size_t ldk, const double *v, size_t ldv,
+                                double scale, const skit_attention_mask *mask, double *y,
+                                size_t ldy);
+int skit_attention_matrix_masked(size_t n, size_t d, const double *q, size_t ldq,
+                                 const double *k, size_t ldk, double scale,
+                                 const skit_attention_mask *mask, double *s, size_t lds);
+int skit_attention_entropy_masked(size_t n, size_t d, const double *q, size_t ldq,
+                                  const double *k, size_t ldk, double scale,
+                                  const skit_attention_mask *mask, double *row_entropy,
+                                  double *mean_entropy);
 
 /* ||Yhat - Y||_F / ||Y||_F over an n x dv block (ld >= n); the absolute
  * error if ||Y||_F = 0. Errors: SKIT_EINVAL, SKIT_EDOM, SKIT_ESHAPE. */
@@ -165,6 +191,17 @@ typedef struct skit_attention_options {
     skit_linformer_projection linformer_projection; /* [SKIT_LINFORMER_GAUSSIAN] */
     int performer_orthogonal; /* 1 = orthogonal random features (FAVOR+) [1] */
 
+    /* Causal mask [0]: 1 = query i attends to keys j <= i only. Exact,
+     * window and BigBird drop the keys after each query from their sweeps;
+     * lowrank and topk approximate the causal S; MRA masks the coarse
+     * logits of squares after the diagonal (-inf: never refined, no
+     * contribution) and refines every diagonal square first, counted in
+     * the budget, so the fine level applies the mask entry by entry (the
+     * finest scale must be 1). Nyström, Linformer and Performer
+     * (landmarks, projections and feature sums over all tokens) and device
+     * plans: SKIT_EUNSUPPORTED. */
+    int causal;
+
     /* Where the plan runs [SKIT_DEVICE_CPU]. SKIT_DEVICE_CUDA runs exact,
      * mra2 and mra2s on the GPU in float64 (skit/cuda.h: cuBLAS GEMMs and
      * block kernels; MRA's square selection on the host, with the CPU's
@@ -195,7 +232,9 @@ typedef struct skit_attention_plan skit_attention_plan;
  * SKIT_ELIBRARY (LAPACK workspace query failed; a CUDA library call failed),
  * SKIT_EUNSUPPORTED (device = SKIT_DEVICE_CUDA: a method other than exact,
  * mra2, mra2s, or MRA with more than two levels; or no GPU here, with the
- * message "cuda: not built" / "cuda: no device (...)"); SKIT_EINVAL also
+ * message "cuda: not built" / "cuda: no device (...)"; causal with
+ * nystrom, linformer, performer or a device plan), SKIT_EDOM also for a
+ * causal MRA whose finest scale is not 1; SKIT_EINVAL also
  * for an unknown device. The memory of a device plan
  * (skit_attention_plan_bytes) includes the device memory it holds. */
 int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, size_t dv,

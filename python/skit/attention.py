@@ -31,7 +31,12 @@ class _Options(ctypes.Structure):
                 ("diagonal_prior", _Z), ("first_block_prior", _I), ("shift_bias", _D),
                 ("rank", _Z), ("nonzeros", _Z), ("window", _Z), ("global_blocks", _Z),
                 ("random_blocks", _Z), ("pinv_iterations", _Z), ("linformer_projection", _I),
-                ("performer_orthogonal", _I), ("device", _I)]
+                ("performer_orthogonal", _I), ("causal", _I), ("device", _I)]
+
+
+class _Mask(ctypes.Structure):
+    """skit_attention_mask: padding (n bytes or NULL) and causality."""
+    _fields_ = [("padding", ctypes.c_void_p), ("causal", _I)]
 
 
 class _Stats(ctypes.Structure):
@@ -50,6 +55,12 @@ def _mask(mask, n):
     if m.shape != (n,):
         raise ValueError(f"skit: mask must have shape ({n},), got {m.shape}")
     return m, A.pointer(m)
+
+
+def _masks(mask, causal, n):
+    """The padding array (kept alive by the caller) and a skit_attention_mask."""
+    m, pm = _mask(mask, n)
+    return m, ctypes.byref(_Mask(pm, int(bool(causal))))
 
 
 def _qkv(q, k, v=None, upcast=False):
@@ -72,39 +83,42 @@ def _cast_like(y, q):
     return y.astype(A.F32) if np.asarray(q).dtype == A.F32 else y
 
 
-def attention(q, k, v, scale=None, mask=None, upcast=False):
-    """softmax(scale Q K^T) V, exactly (blocked, no n x n buffer)."""
+def attention(q, k, v, scale=None, mask=None, upcast=False, causal=False):
+    """softmax(scale Q K^T) V, exactly (blocked, no n x n buffer); mask: the
+    padding mask (n,), causal: query i sees keys j <= i only."""
     (qb, ldq), (kb, ldk), (vb, ldv) = _qkv(q, k, v, upcast)
     n, d, dv = qb.shape[-2], qb.shape[-1], vb.shape[-1]
-    _m, pm = _mask(mask, n)
+    _m, pm = _masks(mask, causal, n)
     y = A.empty_blocks(qb.shape[:-2], n, dv)
     for pq, pk, pv, py in zip(*(A.batch_pointers(a) for a in (qb, kb, vb, y))):
-        check(lib.skit_attention_exact(n, d, dv, pq, ldq, pk, ldk, pv, ldv, _scale(scale, d), pm,
-                                       py, n))
+        check(lib.skit_attention_exact_masked(n, d, dv, pq, ldq, pk, ldk, pv, ldv,
+                                              _scale(scale, d), pm, py, n))
     return _cast_like(y, q)
 
 
-def attention_matrix(q, k, scale=None, mask=None):
-    """The explicit row-stochastic S = softmax(scale Q K^T), (..., n, n)."""
+def attention_matrix(q, k, scale=None, mask=None, causal=False):
+    """The explicit row-stochastic S = softmax(scale Q K^T), (..., n, n);
+    causal: 0 above the diagonal."""
     (qb, ldq), (kb, ldk) = _qkv(q, k)
     n, d = qb.shape[-2:]
-    _m, pm = _mask(mask, n)
+    _m, pm = _masks(mask, causal, n)
     s = A.empty_blocks(qb.shape[:-2], n, n)
     for pq, pk, ps in zip(*(A.batch_pointers(a) for a in (qb, kb, s))):
-        check(lib.skit_attention_matrix(n, d, pq, ldq, pk, ldk, _scale(scale, d), pm, ps, n))
+        check(lib.skit_attention_matrix_masked(n, d, pq, ldq, pk, ldk, _scale(scale, d), pm, ps, n))
     return s
 
 
-def entropy(q, k, scale=None, mask=None):
+def entropy(q, k, scale=None, mask=None, causal=False):
     """(row entropies (n,), mean) of softmax(scale Q K^T) for 2-D q, k."""
     (qb, ldq), (kb, ldk) = _qkv(q, k)
     if qb.ndim != 2:
         raise ValueError("skit: entropy takes 2-D q and k")
     n, d = qb.shape
-    _m, pm = _mask(mask, n)
+    _m, pm = _masks(mask, causal, n)
     rows, mean = np.empty(n), ctypes.c_double()
-    check(lib.skit_attention_entropy(n, d, A.pointer(qb), ldq, A.pointer(kb), ldk,
-                                     _scale(scale, d), pm, A.pointer(rows), ctypes.byref(mean)))
+    check(lib.skit_attention_entropy_masked(n, d, A.pointer(qb), ldq, A.pointer(kb), ldk,
+                                            _scale(scale, d), pm, A.pointer(rows),
+                                            ctypes.byref(mean)))
     return rows, mean.value
 
 
@@ -116,7 +130,7 @@ class AttentionPlan(Handle):
     levels, scales, blocks_per_row (an int for every level or a list),
     selection, diagonal_prior, first_block_prior, rank, nonzeros, window,
     global_blocks, random_blocks, pinv_iterations, linformer_projection,
-    performer_orthogonal, device); budget: a fraction of the n^2 entries,
+    performer_orthogonal, device, causal); budget: a fraction of the n^2 entries,
     mapped to the method's size parameters by the library."""
 
     _destroy = "skit_attention_plan_destroy"

@@ -52,6 +52,24 @@ def test_mra2_full_budget_is_exact(rng):
     assert np.isfinite(y).all() and np.linalg.norm(y - want) < np.linalg.norm(want)
 
 
+def test_causal(rng):
+    n, d, dv = 96, 8, 3
+    q, k, v = rng.standard_normal((n, d)), rng.standard_normal((n, d)), rng.standard_normal((n, dv))
+    p = 0.5 * q @ k.T
+    p = np.where(np.tril(np.ones((n, n), bool)), p, -np.inf)
+    e = np.exp(p - p.max(axis=1, keepdims=True))
+    s = e / e.sum(axis=1, keepdims=True)
+    assert rel(att.attention(q, k, v, scale=0.5, causal=True), s @ v) < 1e-12
+    assert rel(att.attention_matrix(q, k, scale=0.5, causal=True), s) < 1e-12
+    rows, _ = att.entropy(q, k, scale=0.5, causal=True)
+    assert rel(rows, -(s * np.log(np.where(s > 0, s, 1))).sum(axis=1)) < 1e-10
+    with skit.AttentionPlan("mra2", n, d, dv, scale=0.5, block=16, blocks_per_row=n // 16,
+                            causal=1) as plan:
+        assert rel(plan(q, k, v), s @ v) < 1e-10
+    with pytest.raises(NotImplementedError):
+        skit.AttentionPlan("nystrom", n, d, causal=1)
+
+
 # settings under which each baseline is exact: a check of the binding's
 # options and layouts against numpy
 FULL = {"lowrank": dict(rank=64), "topk": dict(nonzeros=64 * 64),

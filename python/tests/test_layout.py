@@ -20,6 +20,7 @@ STRUCTS = {
     "skit_tno_options": tno._TNOOptions,
     "skit_attention_options": attention._Options,
     "skit_attention_stats": attention._Stats,
+    "skit_attention_mask": attention._Mask,
     "skit_mra_lemma41": attention._Lemma41,
     "skit_mra_prop45": attention._Prop45,
     "skit_attention_synthetic": attention._Synthetic,
