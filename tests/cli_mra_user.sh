@@ -96,6 +96,16 @@ for l in 0 1; do for h in 0 1 2; do
   same "$a" "$b" "sweep: head $l,$h differs from its own run"
   a=$(rows_of "$TMP/h_s3.npy.tsv" 0 $((3 * l + h))); same "$a" "$(single "$TMP/h1.tsv")" "haar: (H,n,d) head $((3 * l + h)) differs"
 done; done
+# a directory named by layer and head (a full grid) is the (L, H, n, d) stack;
+# otherwise heads are numbered in natural name order (p2 before p10)
+mkdir -p "$D/grid" "$D/nat"
+for l in 0 1; do for h in 0 1 2; do cp "$D/h$l$h.npy" "$D/grid/q_l${l}_h${h}.npy"; done; done
+for i in $(seq 0 10); do cp "$D/h$((i / 3 % 2))$((i % 3)).npy" "$D/nat/p$i.npy"; done
+expect_ok mra haar --q "$D/grid" --k "$D/grid" --block 8 --keep 0.25 -o "$TMP/h_grid.tsv"
+same "$(strip_comments "$TMP/h_grid.tsv")" "$(strip_comments "$TMP/h_s4.npy.tsv")" "a layer/head-named directory is not the (L, H, n, d) stack"
+expect_ok mra haar --q "$D/nat" --k "$D/nat" --block 8 --keep 0.25 --heads 2 -o "$TMP/h_nat.tsv"
+expect_ok mra haar --q "$D/h02.npy" --k "$D/h02.npy" --block 8 --keep 0.25 -o "$TMP/h1.tsv"
+same "$(rows_of "$TMP/h_nat.tsv" 0 2)" "$(single "$TMP/h1.tsv")" "directory heads are not in natural name order (p2 before p10)"
 expect_ok mra haar --q "$D/s4.npy" --k "$D/s4.npy" --block 8 --heads 4 --keep 0.25 -o "$TMP/h4.tsv"
 same "$(rows_of "$TMP/h4.tsv" 1 1)" "$(rows_of "$TMP/h_s4.npy.tsv" 1 1)" "--heads 4 is not layer 1 head 1"
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
@@ -136,8 +137,10 @@ static const char *usage =
     "                      each target, found by bisection (sweep)\n"
     "  --q F --k F --v F   user Q, K and V from .npy files instead (float64 or float32):\n"
     "                      one head (n x d), a stack (H, n, d) or (L, H, n, d) in C order,\n"
-    "                      or a directory of per-head n x d files (sorted by name, head =\n"
-    "                      position); every head is run and its rows end in the columns\n"
+    "                      or a directory of per-head n x d files (natural name order;\n"
+    "                      names with layer and head numbers forming a full grid, as\n"
+    "                      l0_h0 .. l5_h11, give (L, H), else head = position); every\n"
+    "                      head is run and its rows end in the columns\n"
     "                      layer and head. sweep and workload need --v (V: n x dv per\n"
     "                      head, same leading axes); haar, bounds, frame take --q --k.\n"
     "                      logits = scale Q K^T: give Q, K unscaled for the default scale\n"
@@ -593,12 +596,73 @@ static int npy_name(const struct dirent *e)
     return cli_ends_with(e->d_name, ".npy");
 }
 
-/* A directory of per-head n x c files (sorted by name) as one (files, n, c)
- * stack. CLI status (errors reported, naming the option and the file). */
+/* Names in natural order: digit runs compare as numbers ("h2" < "h10"). */
+static int natural_compare(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            char *ea, *eb;
+            unsigned long long x = strtoull(a, &ea, 10), y = strtoull(b, &eb, 10);
+            if (x != y) return x < y ? -1 : 1;
+            a = ea, b = eb;
+        } else {
+            if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+            a++, b++;
+        }
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+static int natural_dirent(const struct dirent **a, const struct dirent **b)
+{
+    return natural_compare((*a)->d_name, (*b)->d_name);
+}
+
+/* The last two numbers of a name ("q_l3_h07.npy": 3, 7); 0 if it has fewer. */
+static int name_layer_head(const char *name, size_t *layer, size_t *head)
+{
+    size_t nums[2] = {0, 0}, found = 0;
+    for (const char *p = name; *p;) {
+        if (!isdigit((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        char *end;
+        nums[0] = nums[1];
+        nums[1] = (size_t)strtoull(p, &end, 10);
+        found++;
+        p = end;
+    }
+    *layer = nums[0], *head = nums[1];
+    return found >= 2;
+}
+
+/* Files named by layer and head (two numbers each) that form a full
+ * grid, layer-major, layers and heads from 0: *layers x *heads. */
+static int names_form_grid(struct dirent **names, int count, size_t *layers, size_t *heads)
+{
+    size_t l, h, H = 0;
+    for (int f = 0; f < count; f++) {
+        if (!name_layer_head(names[f]->d_name, &l, &h)) return 0;
+        if (l == 0) H = h + 1;
+    }
+    if (!H || (size_t)count % H) return 0;
+    for (int f = 0; f < count; f++) {
+        name_layer_head(names[f]->d_name, &l, &h);
+        if (l != (size_t)f / H || h != (size_t)f % H) return 0;
+    }
+    *layers = (size_t)count / H, *heads = H;
+    return 1;
+}
+
+/* A directory of per-head n x c files in natural name order as one stack:
+ * (L, H, n, c) when the names carry layer and head numbers forming a full
+ * grid (e.g. l0_h0.npy .. l5_h11.npy), else (files, n, c) with head = the
+ * position. CLI status (errors reported, naming the option and the file). */
 static int read_head_directory(const char *option, const char *dir, skit_matrix *m, size_t *shape, int *ndim)
 {
     struct dirent **names = NULL;
-    int count = scandir(dir, &names, npy_name, alphasort);
+    int count = scandir(dir, &names, npy_name, natural_dirent);
     if (count < 0) return cli_usage_error("%s: cannot read directory %s: %s", option, dir, strerror(errno));
     int status = count ? CLI_OK : cli_usage_error("%s: no .npy files in the directory %s", option, dir);
     skit_matrix one;
@@ -609,12 +673,19 @@ static int read_head_directory(const char *option, const char *dir, skit_matrix 
         int st = skit_npy_read(path, &one);
         if (st != SKIT_OK)
             status = st == SKIT_ENOMEM ? cli_library_error(st) : cli_usage_error("%s: %s", option, skit_last_error());
-        else if (one.ndim != 2 || (f && (one.rows != shape[1] || one.cols != shape[2])))
+        else if (one.ndim != 2 || (f && (one.rows != shape[*ndim - 2] || one.cols != shape[*ndim - 1])))
             status = cli_usage_error("%s: %s is %zu x %zu: need a 2-D array like the first file (%zu x %zu)", option,
-                                     path, one.rows, one.cols, f ? shape[1] : one.rows, f ? shape[2] : one.cols);
+                                     path, one.rows, one.cols, f ? shape[*ndim - 2] : one.rows,
+                                     f ? shape[*ndim - 1] : one.cols);
         if (status == CLI_OK && !f) {
-            shape[0] = (size_t)count, shape[1] = one.rows, shape[2] = one.cols, shape[3] = 1;
-            *ndim = 3;
+            size_t layers, heads;
+            if (names_form_grid(names, count, &layers, &heads)) {
+                shape[0] = layers, shape[1] = heads, shape[2] = one.rows, shape[3] = one.cols;
+                *ndim = 4;
+            } else {
+                shape[0] = (size_t)count, shape[1] = one.rows, shape[2] = one.cols, shape[3] = 1;
+                *ndim = 3;
+            }
             m->rows = (size_t)count * one.rows, m->cols = one.cols, m->ndim = 2;
             m->data = skit_malloc(m->rows * m->cols, sizeof(double));
             if (!m->data) status = cli_failure("out of memory reading %s", dir);
