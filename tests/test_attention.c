@@ -1814,6 +1814,91 @@ START_TEST(test_causal_methods)
 }
 END_TEST
 
+/* <dy, Y(x)> for the exact causal attention or a causal MRA-2 plan (plan
+ * NULL: exact), x = (q, k, v) */
+static double causal_loss(const skit_attention_plan *plan, size_t n, size_t d, const double *q, const double *k,
+                          const double *v, const double *dy, double *y)
+{
+    skit_attention_mask m = {NULL, 1};
+    if (plan)
+        TU_EXPECT_OK(skit_attention_plan_execute(plan, q, n, k, n, v, n, NULL, y, n, NULL));
+    else
+        TU_EXPECT_OK(skit_attention_exact_masked(n, d, d, q, n, k, n, v, n, 0.7, &m, y, n));
+    double s = 0;
+    for (size_t i = 0; i < n * d; i++) s += dy[i] * y[i];
+    return s;
+}
+
+/* Directional derivative of causal_loss along u in (q, k, v) (central, h
+ * = 1e-5) against <gradient, u>: relative to |g| |u| (rounding ~1e-10). */
+static void check_direction(skit_rng *rng, const skit_attention_plan *plan, size_t n, size_t d, double *qkv,
+                            const double *dy, const double *grad, const char *what)
+{
+    size_t N = 3 * n * d;
+    double *u = tu_random(rng, N), *y = tu_alloc(n * d), h = 1e-5, gu = 0, gg = 0, uu = 0;
+    for (size_t i = 0; i < N; i++) gu += grad[i] * u[i], gg += grad[i] * grad[i], uu += u[i] * u[i];
+    for (size_t i = 0; i < N; i++) qkv[i] += h * u[i];
+    double lp = causal_loss(plan, n, d, qkv, qkv + n * d, qkv + 2 * n * d, dy, y);
+    for (size_t i = 0; i < N; i++) qkv[i] -= 2 * h * u[i];
+    double lm = causal_loss(plan, n, d, qkv, qkv + n * d, qkv + 2 * n * d, dy, y);
+    for (size_t i = 0; i < N; i++) qkv[i] += h * u[i];
+    double err = fabs((lp - lm) / (2 * h) - gu) / sqrt(gg * uu);
+    ck_assert_msg(err < 1e-7, "%s: directional derivative off by %g", what, err);
+    skit_free(u);
+    skit_free(y);
+}
+
+/* The causal backward passes: exact attention's and MRA-2's (its causal
+ * selection held fixed, as a causal plan selects) against finite
+ * differences; MRA-2 with every square refined is exact attention. */
+START_TEST(test_causal_backward)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t sizes[] = {16, 40, 64, 96};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        size_t n = sizes[t], d = 3, b = 8, rows = n / b;
+        double *qkv = tu_random(&rng, 3 * n * d), *dy = tu_random(&rng, n * d), *g = tu_alloc(3 * n * d),
+               *g2 = tu_alloc(3 * n * d);
+        double *q = qkv, *k = qkv + n * d, *v = qkv + 2 * n * d;
+        skit_attention_mask m = {NULL, 1};
+        for (size_t i = 0; i < 3 * n * d; i++) g[i] = NAN;
+        TU_EXPECT_OK(skit_attention_exact_backward_masked(n, d, d, q, n, k, n, v, n, 0.7, &m, dy, n, g, n,
+                                                          g + n * d, n, g + 2 * n * d, n, NULL));
+        check_direction(&rng, NULL, n, d, qkv, dy, g, "exact causal");
+        unsigned char *refined = malloc(rows * rows);
+        memset(refined, 1, rows * rows);
+        TU_EXPECT_OK(skit_mra2_backward_causal(n, d, d, q, n, k, n, v, n, 0.7, b, refined, dy, n, g2, n,
+                                               g2 + n * d, n, g2 + 2 * n * d, n, NULL));
+        ck_assert_msg(tu_rel_error(g2, g, 3 * n * d) < 1e-12, "n=%zu: all refined != exact causal", n);
+        for (int sel = 0; sel < 2; sel++) {
+            skit_attention_options o;
+            skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
+            o.scale = 0.7;
+            o.block = b;
+            o.blocks_per_row[0] = 2;
+            o.selection = sel;
+            o.causal = 1;
+            skit_attention_plan *plan = NULL;
+            TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, d, &o));
+            TU_EXPECT_OK(skit_mra2_selection_causal(n, d, q, n, k, n, 0.7, b, 2, (skit_mra_selection)sel, refined));
+            for (size_t x = 0; x < rows; x++) ck_assert(refined[x + x * rows]);
+            for (size_t i = 0; i < 3 * n * d; i++) g2[i] = NAN;
+            TU_EXPECT_OK(skit_mra2_backward_causal(n, d, d, q, n, k, n, v, n, 0.7, b, refined, dy, n, g2, n,
+                                                   g2 + n * d, n, g2 + 2 * n * d, n, NULL));
+            check_direction(&rng, plan, n, d, qkv, dy, g2, sel ? "mra2 causal per-row" : "mra2 causal global");
+            skit_attention_plan_destroy(plan);
+        }
+        refined[0] = 0;
+        TU_EXPECT_STATUS(skit_mra2_backward_causal(n, d, d, q, n, k, n, v, n, 0.7, b, refined, dy, n, g2, n,
+                                                   g2 + n * d, n, g2 + 2 * n * d, n, NULL), SKIT_EINVAL);
+        free(refined);
+        skit_free(qkv); skit_free(dy); skit_free(g); skit_free(g2);
+    }
+}
+END_TEST
+
 static Suite *attention_suite(void)
 {
     Suite *s = suite_create("attention");
@@ -1825,6 +1910,7 @@ static Suite *attention_suite(void)
     tcase_add_test(tc, test_exact_huge_logits_finite);
     tcase_add_test(tc, test_causal_exact_matrix_entropy);
     tcase_add_test(tc, test_causal_methods);
+    tcase_add_test(tc, test_causal_backward);
     tcase_add_test(tc, test_matrix_entropy_relative_error);
     suite_add_tcase(s, tc);
     tc = tcase_create("mra");

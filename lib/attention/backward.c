@@ -19,16 +19,19 @@ size_t skit_attention_exact_backward_workspace(size_t n)
     return 2 * (size_t)BACKWARD_TILE * n;
 }
 
-/* rows x n logits (ld rows) to softmax rows in place; masked keys and rows 0 */
-static void softmax_tile(size_t rows, size_t n, size_t i0, const unsigned char *mask, double *S)
+/* rows x n logits (ld rows) to softmax rows in place; masked keys and rows
+ * 0, and (causal) the keys after each row's query */
+static void softmax_tile(size_t rows, size_t n, size_t i0, const unsigned char *mask, int causal, double *S)
 {
     for (size_t r = 0; r < rows; r++) {
         int row_valid = !mask || mask[i0 + r];
+        size_t keys = causal ? i0 + r + 1 : n;
         double mx = -INFINITY, sum = 0;
-        for (size_t j = 0; j < n; j++)
+        for (size_t j = 0; j < keys; j++)
             if (row_valid && (!mask || mask[j]) && S[r + j * rows] > mx) mx = S[r + j * rows];
         for (size_t j = 0; j < n; j++) {
-            double e = row_valid && (!mask || mask[j]) && mx > -INFINITY ? exp(S[r + j * rows] - mx) : 0.0;
+            double e = j < keys && row_valid && (!mask || mask[j]) && mx > -INFINITY ? exp(S[r + j * rows] - mx)
+                                                                                       : 0.0;
             S[r + j * rows] = e;
             sum += e;
         }
@@ -63,6 +66,19 @@ int skit_attention_exact_backward(size_t n, size_t d, size_t dv, const double *q
                                   const double *dy, size_t lddy, double *dq, size_t lddq, double *dk, size_t lddk,
                                   double *dvv, size_t lddv, double *work)
 {
+    skit_attention_mask m = {mask, 0};
+    return skit_attention_exact_backward_masked(n, d, dv, q, ldq, k, ldk, v, ldv, scale, &m, dy, lddy, dq, lddq,
+                                                dk, lddk, dvv, lddv, work);
+}
+
+int skit_attention_exact_backward_masked(size_t n, size_t d, size_t dv, const double *q, size_t ldq,
+                                         const double *k, size_t ldk, const double *v, size_t ldv, double scale,
+                                         const skit_attention_mask *masks, const double *dy, size_t lddy,
+                                         double *dq, size_t lddq, double *dk, size_t lddk, double *dvv,
+                                         size_t lddv, double *work)
+{
+    const unsigned char *mask = masks ? masks->padding : NULL;
+    int causal = masks && masks->causal;
     SKIT_TRY(check_args(n, d, dv, q, ldq, k, ldk, v, ldv, scale, dy, lddy));
     if ((dq && lddq < n) || (dk && lddk < n) || (dvv && lddv < n))
         return SKIT_ERROR(SKIT_ESHAPE, "a gradient's leading dimension is < n = %zu", n);
@@ -80,7 +96,7 @@ int skit_attention_exact_backward(size_t n, size_t d, size_t dv, const double *q
         double *S = work, *dS = work + T * n;
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, t, N, (int)d, scale, q + i0, (int)ldq, k, (int)ldk, 0.0,
                     S, t);
-        softmax_tile(T, n, i0, mask, S);
+        softmax_tile(T, n, i0, mask, causal, S);
         if (dvv)
             cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, N, (int)dv, t, 1.0, S, t, dy + i0, (int)lddy, 1.0,
                         dvv, (int)lddv);

@@ -19,6 +19,7 @@
 
 typedef struct mra2_shape {
     size_t n, d, dv, b, rows;
+    int causal; /* keys j <= i only: squares after the diagonal drop out */
 } mra2_shape;
 
 static int check_shape(size_t n, size_t d, size_t dv, size_t block)
@@ -33,6 +34,7 @@ static int check_shape(size_t n, size_t d, size_t dv, size_t block)
 /* ---- the selection (Algorithm 1 on two levels, no priors) ---------------- */
 
 typedef struct scored {
+    int prior;    /* causal: the diagonal square, refined before any other */
     double score;
     size_t id; /* x * rows + y: row-major */
 } scored;
@@ -40,12 +42,34 @@ typedef struct scored {
 static int by_score(const void *a, const void *b)
 {
     const scored *u = a, *v = b;
+    if (u->prior != v->prior) return u->prior > v->prior ? -1 : 1;
     if (u->score != v->score) return u->score > v->score ? -1 : 1;
     return u->id < v->id ? -1 : u->id > v->id;
 }
 
+static int mra2_select(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk, double scale,
+                       size_t block, size_t blocks_per_row, skit_mra_selection selection, int causal,
+                       unsigned char *refined);
+
 int skit_mra2_selection(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk, double scale,
                         size_t block, size_t blocks_per_row, skit_mra_selection selection, unsigned char *refined)
+{
+    return mra2_select(n, d, q, ldq, k, ldk, scale, block, blocks_per_row, selection, 0, refined);
+}
+
+int skit_mra2_selection_causal(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk,
+                               double scale, size_t block, size_t blocks_per_row, skit_mra_selection selection,
+                               unsigned char *refined)
+{
+    return mra2_select(n, d, q, ldq, k, ldk, scale, block, blocks_per_row, selection, 1, refined);
+}
+
+/* Causal: the coarse logits after the diagonal are -inf (never chosen
+ * before a finite one) and the diagonal squares come first, as the causal
+ * plan's rule (lib/attention/mra.c). */
+static int mra2_select(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk, double scale,
+                       size_t block, size_t blocks_per_row, skit_mra_selection selection, int causal,
+                       unsigned char *refined)
 {
     SKIT_REQUIRE_PTR(q);
     SKIT_REQUIRE_PTR(k);
@@ -62,8 +86,11 @@ int skit_mra2_selection(size_t n, size_t d, const double *q, size_t ldq, const d
     if (status == SKIT_OK) {
         for (size_t x = 0; x < rows; x++) {
             double mx = -INFINITY;
+            if (causal)
+                for (size_t y = x + 1; y < rows; y++) C[x + y * rows] = -INFINITY;
             for (size_t y = 0; y < rows; y++) mx = fmax(mx, C[x + y * rows]);
-            for (size_t y = 0; y < rows; y++) all[x * rows + y] = (scored){C[x + y * rows] - mx, x * rows + y};
+            for (size_t y = 0; y < rows; y++)
+                all[x * rows + y] = (scored){causal && y == x, C[x + y * rows] - mx, x * rows + y};
         }
         memset(refined, 0, rows * rows);
         if (selection == SKIT_MRA_GLOBAL) {
@@ -102,6 +129,18 @@ typedef struct mra2_work {
     double *qm, *km, *vm, *dqm, *dkm, *dvm, *dC, *logit, *weight;
 } mra2_work;
 
+/* Square (x, y) in row i: 0 if it has no atom (causal, after the
+ * diagonal), 1 for one coarse atom, 2 for fine atoms j in [*j0, *j1). */
+static int square_atoms(const mra2_shape *s, const unsigned char *refined, size_t x, size_t y, size_t i,
+                        size_t *j0, size_t *j1)
+{
+    if (s->causal && y > x) return 0;
+    if (!refined[x + y * s->rows]) return 1;
+    *j0 = y * s->b;
+    *j1 = s->causal && y == x ? i + 1 : (y + 1) * s->b;
+    return 2;
+}
+
 /* Row i: the atoms' logits (fine keys of refined squares, then one per
  * unrefined square) into w->logit, their softmax weights into w->weight. */
 static void row_atoms(const mra2_shape *s, const double *q, size_t ldq, const double *k, size_t ldk, double scale,
@@ -109,11 +148,12 @@ static void row_atoms(const mra2_shape *s, const double *q, size_t ldq, const do
 {
     const size_t x = i / s->b, rows = s->rows;
     double mx = -INFINITY, sum = 0;
-    size_t a = 0;
+    size_t a = 0, j0, j1;
     for (size_t y = 0; y < rows; y++) {
-        if (refined[x + y * rows])
-            for (size_t j = y * s->b; j < (y + 1) * s->b; j++) w->logit[a++] = scale * dot_rows(q, ldq, i, k, ldk, j, s->d);
-        else
+        int kind = square_atoms(s, refined, x, y, i, &j0, &j1);
+        if (kind == 2)
+            for (size_t j = j0; j < j1; j++) w->logit[a++] = scale * dot_rows(q, ldq, i, k, ldk, j, s->d);
+        else if (kind == 1)
             w->logit[a++] = scale * dot_rows(w->qm, rows, x, w->km, rows, y, s->d) + log((double)s->b);
     }
     for (size_t t = 0; t < a; t++) mx = fmax(mx, w->logit[t]);
@@ -130,18 +170,20 @@ static void row_backward(const mra2_shape *s, const double *q, size_t ldq, const
 {
     const size_t x = i / s->b, rows = s->rows;
     double total = 0;
-    size_t a = 0;
+    size_t a = 0, j0, j1;
     for (size_t y = 0; y < rows; y++) { /* dweight = dy_i . value, into logit */
-        if (refined[x + y * rows])
-            for (size_t j = y * s->b; j < (y + 1) * s->b; j++, a++) w->logit[a] = dot_rows(dy, lddy, i, v, ldv, j, s->dv);
-        else
+        int kind = square_atoms(s, refined, x, y, i, &j0, &j1);
+        if (kind == 2)
+            for (size_t j = j0; j < j1; j++, a++) w->logit[a] = dot_rows(dy, lddy, i, v, ldv, j, s->dv);
+        else if (kind == 1)
             w->logit[a++] = dot_rows(dy, lddy, i, w->vm, rows, y, s->dv);
     }
     for (size_t t = 0; t < a; t++) total += w->weight[t] * w->logit[t];
     a = 0;
     for (size_t y = 0; y < rows; y++) {
-        if (refined[x + y * rows]) {
-            for (size_t j = y * s->b; j < (y + 1) * s->b; j++, a++) {
+        int kind = square_atoms(s, refined, x, y, i, &j0, &j1);
+        if (kind == 2) {
+            for (size_t j = j0; j < j1; j++, a++) {
                 double al = w->weight[a], g = al * (w->logit[a] - total) * scale;
                 for (size_t c = 0; c < s->d; c++) {
                     if (dq) dq[i + c * lddq] += g * k[j + c * ldk];
@@ -150,7 +192,7 @@ static void row_backward(const mra2_shape *s, const double *q, size_t ldq, const
                 if (dvv)
                     for (size_t c = 0; c < s->dv; c++) dvv[j + c * lddv] += al * dy[i + c * lddy];
             }
-        } else {
+        } else if (kind == 1) {
             double al = w->weight[a];
             w->dC[x + y * rows] += al * (w->logit[a] - total);
             for (size_t c = 0; c < s->dv; c++) w->dvm[y + c * rows] += al * dy[i + c * lddy];
@@ -187,10 +229,33 @@ static void coarse_backward(const mra2_shape *s, double scale, double *dq, size_
     }
 }
 
+static int mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k, size_t ldk,
+                         const double *v, size_t ldv, double scale, size_t block, int causal,
+                         const unsigned char *refined, const double *dy, size_t lddy, double *dq, size_t lddq,
+                         double *dk, size_t lddk, double *dvv, size_t lddv, double *work);
+
 int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k, size_t ldk,
                        const double *v, size_t ldv, double scale, size_t block, const unsigned char *refined,
                        const double *dy, size_t lddy, double *dq, size_t lddq, double *dk, size_t lddk, double *dvv,
                        size_t lddv, double *work)
+{
+    return mra2_backward(n, d, dv, q, ldq, k, ldk, v, ldv, scale, block, 0, refined, dy, lddy, dq, lddq, dk, lddk,
+                         dvv, lddv, work);
+}
+
+int skit_mra2_backward_causal(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k,
+                              size_t ldk, const double *v, size_t ldv, double scale, size_t block,
+                              const unsigned char *refined, const double *dy, size_t lddy, double *dq, size_t lddq,
+                              double *dk, size_t lddk, double *dvv, size_t lddv, double *work)
+{
+    return mra2_backward(n, d, dv, q, ldq, k, ldk, v, ldv, scale, block, 1, refined, dy, lddy, dq, lddq, dk, lddk,
+                         dvv, lddv, work);
+}
+
+static int mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k, size_t ldk,
+                         const double *v, size_t ldv, double scale, size_t block, int causal,
+                         const unsigned char *refined, const double *dy, size_t lddy, double *dq, size_t lddq,
+                         double *dk, size_t lddk, double *dvv, size_t lddv, double *work)
 {
     SKIT_REQUIRE_PTR(q);
     SKIT_REQUIRE_PTR(k);
@@ -201,8 +266,12 @@ int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ld
     if (!isfinite(scale)) return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need a finite value", scale);
     if (ldq < n || ldk < n || ldv < n || lddy < n || (dq && lddq < n) || (dk && lddk < n) || (dvv && lddv < n))
         return SKIT_ERROR(SKIT_ESHAPE, "a leading dimension is < n = %zu", n);
-    const mra2_shape s = {n, d, dv, block, n / block};
+    const mra2_shape s = {n, d, dv, block, n / block, causal};
     const size_t rows = s.rows;
+    for (size_t x = 0; causal && x < rows; x++)
+        if (!refined[x + x * rows])
+            return SKIT_ERROR(SKIT_EINVAL, "refined: causal MRA-2 refines every diagonal square; (%zu, %zu) is not", x,
+                              x);
     double *owned = NULL;
     if (!work && !(work = owned = skit_malloc(skit_mra2_backward_workspace(n, d, dv, block), sizeof(double))))
         return SKIT_ENOMEM;

@@ -33,6 +33,14 @@ SKIT_BEGIN_DECLS
 
 /* ---- exact attention (M1) ---------------------------------------------- */
 
+/* Both masks of self-attention: padding (NULL or n bytes, 0 = padding, as
+ * the `mask` of the functions below) and causality (1: query i attends to
+ * keys j <= i only; the entries j > i of S are 0). */
+typedef struct skit_attention_mask {
+    const unsigned char *padding;
+    int causal;
+} skit_attention_mask;
+
 /* Y = softmax(scale Q K^T) V without an n x n buffer: query and key tiles,
  * one OpenBLAS GEMM per tile for the logits and one for E V, and an online
  * max-shifted softmax (flash-attention style rescaling), OpenMP over query
@@ -63,6 +71,13 @@ int skit_attention_exact_backward(size_t n, size_t d, size_t dv, const double *q
                                   size_t lddy, double *dq, size_t lddq, double *dk, size_t lddk,
                                   double *dvv, size_t lddv, double *work);
 
+/* The same under both masks (NULL: none). */
+int skit_attention_exact_backward_masked(size_t n, size_t d, size_t dv, const double *q, size_t ldq,
+                                         const double *k, size_t ldk, const double *v, size_t ldv,
+                                         double scale, const skit_attention_mask *mask,
+                                         const double *dy, size_t lddy, double *dq, size_t lddq,
+                                         double *dk, size_t lddk, double *dvv, size_t lddv, double *work);
+
 /* The explicit n x n row-stochastic matrix S = softmax(scale Q K^T) (small
  * n only): S[i + j*lds], lds >= n. Masked keys get 0; masked rows are 0.
  * Errors: as skit_attention_exact (no v), SKIT_ESHAPE (lds < n). */
@@ -79,13 +94,6 @@ int skit_attention_entropy(size_t n, size_t d, const double *q, size_t ldq, cons
                            size_t ldk, double scale, const unsigned char *mask,
                            double *row_entropy, double *mean_entropy);
 
-/* Both masks of self-attention: padding (NULL or n bytes, 0 = padding, as
- * `mask` above) and causality (1: query i attends to keys j <= i only; the
- * entries j > i of S are 0). */
-typedef struct skit_attention_mask {
-    const unsigned char *padding;
-    int causal;
-} skit_attention_mask;
 
 /* skit_attention_exact, _matrix and _entropy under both masks (mask NULL:
  * none). Causal rows always have a valid key (their own) unless padded.
@@ -296,6 +304,18 @@ int skit_mra2_selection(size_t n, size_t d, const double *q, size_t ldq, const d
  * SKIT_ESHAPE (block < 2 or not dividing n, a leading dimension < n),
  * SKIT_ENOMEM. */
 size_t skit_mra2_backward_workspace(size_t n, size_t d, size_t dv, size_t block);
+/* The causal forms (options.causal = 1): the selection masks the squares
+ * after the diagonal and refines the diagonal ones first, as a causal
+ * MRA-2 plan does; the backward drops the keys after each query (refined
+ * must hold every diagonal square, else SKIT_EINVAL). Errors: as above. */
+int skit_mra2_selection_causal(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                               size_t ldk, double scale, size_t block, size_t blocks_per_row,
+                               skit_mra_selection selection, unsigned char *refined);
+int skit_mra2_backward_causal(size_t n, size_t d, size_t dv, const double *q, size_t ldq,
+                              const double *k, size_t ldk, const double *v, size_t ldv, double scale,
+                              size_t block, const unsigned char *refined, const double *dy,
+                              size_t lddy, double *dq, size_t lddq, double *dk, size_t lddk,
+                              double *dvv, size_t lddv, double *work);
 int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k,
                        size_t ldk, const double *v, size_t ldv, double scale, size_t block,
                        const unsigned char *refined, const double *dy, size_t lddy, double *dq,

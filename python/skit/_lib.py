@@ -193,6 +193,9 @@ i skit_attention_entropy z z p z p z d p p p
 i skit_attention_exact_masked z z z p z p z p z d p p z
 i skit_attention_matrix_masked z z p z p z d p p z
 i skit_attention_entropy_masked z z p z p z d p p p
+i skit_attention_exact_backward_masked z z z p z p z p z d p p z p z p z p z p
+i skit_mra2_selection_causal z z p z p z d z z i p
+i skit_mra2_backward_causal z z z p z p z p z d z p p z p z p z p z p
 v skit_attention_options_init p i
 i skit_attention_options_set_budget p z d p
 i skit_attention_plan_create p z z z p

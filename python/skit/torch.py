@@ -37,7 +37,7 @@ import torch
 from . import _array as _A
 from . import tno as _tno
 from ._lib import check, lib
-from .attention import SELECTIONS, AttentionPlan, _mask, _qkv, _scale
+from .attention import SELECTIONS, AttentionPlan, _masks, _qkv, _scale
 from .attention import attention as _attention
 from .toeplitz import ToeplitzPlan
 
@@ -278,77 +278,85 @@ def _attention_backward(q, k, v, g, needs, call):
     return tuple(out for out, _ in outs)
 
 
-def _exact_forward(q, k, v, *, scale, mask):
-    return _attention(q, k, v, scale=scale, mask=mask), (q, k, v, scale, mask)
+def _exact_forward(q, k, v, *, scale, mask, causal):
+    return (_attention(q, k, v, scale=scale, mask=mask, causal=causal),
+            (q, k, v, scale, mask, causal))
 
 
 def _exact_backward(saved, g, needs):
-    q, k, v, scale, mask = saved
+    q, k, v, scale, mask, causal = saved
     n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
     s = _scale(scale, d)
-    m, pm = _mask(mask, n)
+    m, pm = _masks(mask, causal, n)
 
     def call(pq, ldq, pk, ldk, pv, ldv, pg, ldg, pdq, pdk, pdv, index):
-        return lib.skit_attention_exact_backward(n, d, dv, pq, ldq, pk, ldk, pv, ldv, s, pm,
-                                                 pg, ldg, pdq, n, pdk, n, pdv, n, None)
+        return lib.skit_attention_exact_backward_masked(n, d, dv, pq, ldq, pk, ldk, pv, ldv, s, pm,
+                                                        pg, ldg, pdq, n, pdk, n, pdv, n, None)
     return _attention_backward(q, k, v, g, needs, call)
 
 
 _AttentionFunction = _function("AttentionFunction", _exact_forward, _exact_backward)
 
 
-def attention(q, k, v, scale=None, mask=None):
+def attention(q, k, v, scale=None, mask=None, causal=False):
     """softmax(scale Q K^T) V (skit.attention), differentiable w.r.t. q, k
     and v by skit_attention_exact_backward. q, k: (..., n, d); v: (...,
-    n, dv); mask: None or n booleans (False = padding key and row)."""
-    return _AttentionFunction.apply(dict(scale=scale, mask=mask), q, k, v)
+    n, dv); mask: None or n booleans (False = padding key and row);
+    causal: query i sees keys j <= i only."""
+    return _AttentionFunction.apply(dict(scale=scale, mask=mask, causal=bool(causal)), q, k, v)
 
 
-def _mra2_selections(q, k, scale, block, blocks_per_row, selection):
-    """The refined squares of every (n, d) block of q, k (skit_mra2_selection)."""
+def _mra2_selections(q, k, scale, block, blocks_per_row, selection, causal):
+    """The refined squares of every (n, d) block of q, k (skit_mra2_selection,
+    or its causal form)."""
     (qb, ldq), (kb, ldk) = _qkv(q, k)
     n, d = qb.shape[-2:]
     squares = n // block if block else 0
+    select = lib.skit_mra2_selection_causal if causal else lib.skit_mra2_selection
     chosen = []
     for pq, pk in zip(_A.batch_pointers(qb), _A.batch_pointers(kb)):
         refined = np.zeros(max(squares, 1) ** 2, dtype=np.uint8)
-        check(lib.skit_mra2_selection(n, d, pq, ldq, pk, ldk, _scale(scale, d), block,
-                                      blocks_per_row, SELECTIONS[selection], _A.pointer(refined)))
+        check(select(n, d, pq, ldq, pk, ldk, _scale(scale, d), block, blocks_per_row,
+                     SELECTIONS[selection], _A.pointer(refined)))
         chosen.append(refined)
     return chosen
 
 
-def _mra2_forward(q, k, v, *, scale, block, blocks_per_row, selection):
+def _mra2_forward(q, k, v, *, scale, block, blocks_per_row, selection, causal):
     n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
     with AttentionPlan("mra2", n, d, dv, scale=_scale(scale, d), block=block,
-                       blocks_per_row=blocks_per_row, selection=selection) as plan:
+                       blocks_per_row=blocks_per_row, selection=selection,
+                       causal=int(causal)) as plan:
         y = plan(q, k, v)
-    refined = _mra2_selections(q, k, scale, block, blocks_per_row, selection)
-    return y, (q, k, v, scale, block, refined)
+    refined = _mra2_selections(q, k, scale, block, blocks_per_row, selection, causal)
+    return y, (q, k, v, scale, block, refined, causal)
 
 
 def _mra2_backward(saved, g, needs):
-    q, k, v, scale, block, refined = saved
+    q, k, v, scale, block, refined, causal = saved
     n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
     s = _scale(scale, d)
+    backward = lib.skit_mra2_backward_causal if causal else lib.skit_mra2_backward
 
     def call(pq, ldq, pk, ldk, pv, ldv, pg, ldg, pdq, pdk, pdv, index):
-        return lib.skit_mra2_backward(n, d, dv, pq, ldq, pk, ldk, pv, ldv, s, block,
-                                      _A.pointer(refined[index]), pg, ldg, pdq, n, pdk, n, pdv, n,
-                                      None)
+        return backward(n, d, dv, pq, ldq, pk, ldk, pv, ldv, s, block, _A.pointer(refined[index]),
+                        pg, ldg, pdq, n, pdk, n, pdv, n, None)
     return _attention_backward(q, k, v, g, needs, call)
 
 
 _MRA2Function = _function("MRA2Function", _mra2_forward, _mra2_backward)
 
 
-def mra2(q, k, v, block=32, blocks_per_row=8, selection="global", scale=None):
-    """MRA-2 (two levels {block, 1}, no mask) on q, k: (..., n, d) and v:
-    (..., n, dv), differentiable w.r.t. q, k, v by skit_mra2_backward with
-    the refined squares held fixed (the selection passes no gradient, as in
-    the authors' code). block must divide n; blocks_per_row <= n / block."""
+def mra2(q, k, v, block=32, blocks_per_row=8, selection="global", scale=None, causal=False):
+    """MRA-2 (two levels {block, 1}, no padding mask) on q, k: (..., n, d)
+    and v: (..., n, dv), differentiable w.r.t. q, k, v by
+    skit_mra2_backward with the refined squares held fixed (the selection
+    passes no gradient, as in the authors' code). block must divide n;
+    blocks_per_row <= n / block. causal: query i sees keys j <= i only
+    (diagonal squares always refined)."""
     return _MRA2Function.apply(dict(scale=scale, block=int(block),
-                                    blocks_per_row=int(blocks_per_row), selection=selection),
+                                    blocks_per_row=int(blocks_per_row), selection=selection,
+                                    causal=bool(causal)),
                                q, k, v)
 
 

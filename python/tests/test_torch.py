@@ -166,6 +166,24 @@ def test_mra2_gradcheck(rng, n, block, per_row, selection):
         assert torch.allclose(a, b, atol=1e-10)
 
 
+@pytest.mark.parametrize("n,block,per_row,selection", [(8, 2, 2, "global"), (12, 4, 1, "per-row")])
+def test_causal_gradcheck(rng, n, block, per_row, selection):
+    d, dv = 3, 2
+    q, k, v = _t(rng, 2, n, d), _t(rng, 2, n, d), _t(rng, 2, n, dv)
+    assert gradcheck(lambda a, b, c: st.attention(a, b, c, causal=True), (q, k, v))
+    p = (q @ k.transpose(-1, -2) / d ** 0.5).masked_fill(
+        ~torch.ones(n, n, dtype=torch.bool).tril(), float("-inf"))
+    assert torch.allclose(st.attention(q, k, v, causal=True), torch.softmax(p, -1) @ v, atol=1e-12)
+    assert gradcheck(lambda a, b, c: st.mra2(a, b, c, block=block, blocks_per_row=per_row,
+                                             selection=selection, causal=True), (q, k, v))
+    g = torch.randn(2, n, dv, dtype=torch.float64)
+    full = torch.autograd.grad(st.mra2(q, k, v, block=block, blocks_per_row=n // block,
+                                       causal=True), (q, k, v), g)
+    exact = torch.autograd.grad(st.attention(q, k, v, causal=True), (q, k, v), g)
+    for a, b in zip(full, exact):
+        assert torch.allclose(a, b, atol=1e-10)
+
+
 def test_torch_errors(rng):
     x = torch.zeros(4, 1, device="meta", dtype=torch.float64)
     with pytest.raises(ValueError, match="only CPU tensors"):
