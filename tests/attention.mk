@@ -16,3 +16,5 @@ tests_test_mra_appendix_SOURCES = tests/test_mra_appendix.c tests/check_util.h
 tests_test_mra_appendix_CFLAGS = $(TEST_CFLAGS)
 tests_test_mra_appendix_LDADD = $(TEST_LDADD)
 TESTS += tests/test_mra_appendix
+TESTS += tests/cli_appendix.sh
+EXTRA_DIST += tests/cli_appendix.sh

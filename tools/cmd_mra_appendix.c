@@ -15,7 +15,7 @@
 static const char *const pattern_names[] = {"diagonal", "vertical", "block", "random", NULL};
 
 static const char *usage =
-    "usage: skit mra-appendix <haar-bound|sparse-lowrank> [options]\n"
+    "usage: skit mra-appendix <haar-bound|sparse-lowrank|refine> [options]\n"
     "MRA appendix measurements on P = scale Q K^T (scale 1/sqrt(d)):\n"
     "  haar-bound      App. A.5: for each Haar level and p, every column j of P\n"
     "                  (side columns) and every row (side rows, Q and K swapped):\n"
@@ -24,7 +24,10 @@ static const char *usage =
     "  sparse-lowrank  App. A.2: MRA-2 with R = {b, 1} as S + L on A = exp(P); per\n"
     "                  sparsity: the relative errors of the optimal scattered S, the\n"
     "                  optimal block S (largest mu'), MRA-2's S (largest mu^2), MRA-2's\n"
-    "                  S + L, ||L||_F, the supports' overlap, min (mu' - mu^2)/mu'\n\n"
+    "                  S + L, ||L||_F, the supports' overlap, min (mu' - mu^2)/mu'\n"
+    "  refine          Figs. 3/6: Algorithm 1 with R = {16, 4, 1} on A = exp(P): the\n"
+    "                  approximation after each stage (form (5)), entry by entry\n"
+    "                  (n a power of two; 2n/16 squares refined to 4, 2n/4 to 1)\n\n"
     "options:\n"
     "  --q FILE, --k FILE  Q and K (n x d, .npy or TSV) instead of a pattern\n"
     "  --pattern P       diagonal (local smooth tokens), vertical (sink keys),\n"
@@ -232,6 +235,107 @@ static int sparse_mode(const appendix_options *o, cli_table *t, int argc, char *
     return rc;
 }
 
+/* mean of P (row-major n x n) over square (x, y) of side sc */
+static double square_mean(const double *p, size_t n, size_t sc, size_t x, size_t y)
+{
+    double m = 0;
+    for (size_t i = 0; i < sc; i++)
+        for (size_t j = 0; j < sc; j++) m += p[(x * sc + i) * n + y * sc + j];
+    return m / (double)(sc * sc);
+}
+
+/* Algorithm 1's refinement with R = {s0, s1, 1}: J starts as every square
+ * of side s0; the budgets[0] squares with the largest mean logit gain their
+ * children of side s1, and the budgets[1] of those children with the
+ * largest mean logit gain their entries. stage[t]: the frame subset after t
+ * refinements. */
+static int refine_subsets(size_t n, const double *p, const size_t *scales, const size_t *budgets,
+                          unsigned char *stage[3])
+{
+    size_t count = skit_mra_frame_count(n), idx;
+    memset(stage[0], 0, count);
+    for (size_t x = 0; x < n / scales[0]; x++)
+        for (size_t y = 0; y < n / scales[0]; y++) {
+            if (skit_mra_frame_index(n, scales[0], x, y, &idx) != SKIT_OK) return CLI_FAILED;
+            stage[0][idx] = 1;
+        }
+    size_t parent = scales[0];
+    const unsigned char *open = NULL; /* squares at `parent` eligible for refinement */
+    for (int t = 0; t < 2; t++) {
+        size_t child = scales[t + 1], side = n / parent;
+        memcpy(stage[t + 1], stage[t], count);
+        double *key = malloc(side * side * sizeof(double));
+        if (!key) return cli_failure("out of memory");
+        for (size_t x = 0; x < side; x++)
+            for (size_t y = 0; y < side; y++) {
+                if (skit_mra_frame_index(n, parent, x, y, &idx) != SKIT_OK) return CLI_FAILED;
+                key[x * side + y] = (!open || open[idx]) ? square_mean(p, n, parent, x, y) : -INFINITY;
+            }
+        for (size_t b = 0; b < budgets[t] && b < side * side; b++) {
+            size_t best = 0;
+            for (size_t c = 1; c < side * side; c++)
+                if (key[c] > key[best]) best = c;
+            if (key[best] == -INFINITY) break;
+            key[best] = -INFINITY;
+            size_t f = parent / child, bx = best / side, by = best % side;
+            for (size_t u = 0; u < f; u++)
+                for (size_t v = 0; v < f; v++) {
+                    if (skit_mra_frame_index(n, child, bx * f + u, by * f + v, &idx) != SKIT_OK) return CLI_FAILED;
+                    stage[t + 1][idx] = 1;
+                }
+        }
+        free(key);
+        open = stage[t + 1];
+        parent = child;
+    }
+    return CLI_OK;
+}
+
+static int refine_mode(const appendix_options *o, cli_table *t)
+{
+    static const char *const names[] = {"i", "j", "A", "stage1", "stage2", "stage3", NULL};
+    cli_table_init(t, names);
+    size_t n = o->n, scales[3] = {16, 4, 1}, budgets[2] = {o->n / 16 * 2, o->n / 4 * 2};
+    if (!skit_mra_frame_count(n) || n < 16)
+        return cli_usage_error("--n: %zu: refine needs a power of two >= 16", n);
+    size_t count = skit_mra_frame_count(n);
+    double *p = malloc(n * n * sizeof(double)), *a = malloc(n * n * sizeof(double));
+    double *hat = malloc(3 * n * n * sizeof(double));
+    unsigned char *sub = malloc(3 * count);
+    int rc = (p && a && hat && sub) ? CLI_OK : cli_failure("out of memory");
+    unsigned char *stage[3] = {sub, sub + count, sub + 2 * count};
+    if (rc == CLI_OK) {
+        double scale = 1 / sqrt((double)o->d), mx = -INFINITY;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++) {
+                double v = 0;
+                for (size_t c = 0; c < o->d; c++) v += o->q.data[i + c * n] * o->k.data[j + c * n];
+                p[i * n + j] = scale * v;
+                mx = fmax(mx, scale * v);
+            }
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++) a[i + j * n] = exp(p[i * n + j] - mx); /* column-major */
+        rc = refine_subsets(n, p, scales, budgets, stage);
+    }
+    for (int st = 0; rc == CLI_OK && st < 3; st++) {
+        int status = skit_mra_frame_mu_form(n, a, n, stage[st], hat + (size_t)st * n * n, n);
+        if (status != SKIT_OK) rc = cli_library_error(status);
+    }
+    for (size_t i = 0; rc == CLI_OK && i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            cli_table_rowf(t, "%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g", i, j, a[i + j * n], hat[i + j * n],
+                           hat[n * n + i + j * n], hat[2 * n * n + i + j * n]);
+    if (rc == CLI_OK)
+        cli_table_comment(t, "R = {16, 4, 1}: stage1 = every 16-square's mean, stage2 = %zu squares refined to 4, "
+                             "stage3 = %zu 4-squares refined to entries (largest mean logit); A = exp(P - max P)",
+                          budgets[0], budgets[1]);
+    free(p);
+    free(a);
+    free(hat);
+    free(sub);
+    return rc;
+}
+
 static int appendix_parse(int argc, char **argv, appendix_options *o)
 {
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
@@ -289,11 +393,11 @@ int cmd_mra_appendix(int argc, char **argv)
 {
     cli_set_context("skit mra-appendix");
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        if (argc < 2) return cli_usage_error("missing mode: haar-bound or sparse-lowrank (see --help)");
+        if (argc < 2) return cli_usage_error("missing mode: haar-bound, sparse-lowrank or refine (see --help)");
         fputs(usage, stdout);
         return CLI_OK;
     }
-    static const char *const modes[] = {"haar-bound", "sparse-lowrank", NULL};
+    static const char *const modes[] = {"haar-bound", "sparse-lowrank", "refine", NULL};
     appendix_options o;
     memset(&o, 0, sizeof o);
     if (cli_parse_choice("mode", argv[1], modes, &o.mode) != CLI_OK) return CLI_USAGE;
@@ -306,7 +410,7 @@ int cmd_mra_appendix(int argc, char **argv)
     if (rc == CLI_OK) rc = make_inputs(&o);
     if (rc == CLI_OK) {
         cli_table t;
-        rc = o.mode == 0 ? haar_mode(&o, &t) : sparse_mode(&o, &t, argc, argv);
+        rc = o.mode == 0 ? haar_mode(&o, &t) : o.mode == 1 ? sparse_mode(&o, &t, argc, argv) : refine_mode(&o, &t);
         if (rc == CLI_OK) {
             cli_table_comment(&t, "%s: n = %zu, d = %zu, %s%s, beta %g, scale 1/sqrt(d)", modes[o.mode], o.n, o.d,
                               o.q_path ? "user Q, K: " : "pattern ", o.q_path ? o.q_path : pattern_names[o.pattern],
