@@ -44,8 +44,8 @@ for p in $PATTERNS; do
     trial haar-bound "$([ "$bad" -eq 0 ] && echo holds || echo fails)" "$lo"
   done
 done
-tight=$(column "$H" median_margin | stat min)
-loose=$(column "$H" median_margin | stat max)
+tight=$(fmt "$(column "$H" median_margin | stat min)")
+loose=$(fmt "$(column "$H" median_margin | stat max)")
 claim_trials haar-bound \
   "Remark 4.2 / App. A.5: the Haar detail of every column of P = Q K^T is bounded by Q's, norm_1(H_k^{P,j}) <= (sum_i norm_p((H_k^Q)_i)) norm_q(K_j) (and rows by K's)" \
   "violations over n = $N columns and rows x levels 1-3 x p in {1, 2, inf} x 4 patterns x $SEEDS seeds: $(column "$H" violations | awk '{ t += $1 } END { print t + 0 }'); min margin rhs/lhs $(column "$H" min_margin | stat min); median margin per row $tight..$loose (how loose the bound is)" \
@@ -114,9 +114,9 @@ on the optimal squares (largest mu'), on MRA-2's squares (largest mu^2), of MRA-
 |---|---|---|---|---|---|---|---|
 $table
 
-The proxy mu^2 = exp(2 mean P) ignores the spread of P inside a square: squares that hold a few
-very large entries (a sink key's column crossing a square, i.i.d. tokens) have a large mu' but a
-modest mean logit, so MRA-2 misses them; where P is smooth inside the squares (diagonal, block) the
+The proxy mu^2 = exp(2 mean P) ignores the spread of P inside a square: a square crossed by a
+sink key's column holds a few very large entries, so its mu' is large but its mean logit modest,
+and MRA-2 misses it (vertical pattern); where P is smooth inside the squares (diagonal, block) the
 proxy finds nearly the optimal squares.
 
 **Fig. 8.** The supports at 80% sparsity (n = $NF): the optimal scattered support (top), the optimal
