@@ -105,7 +105,9 @@ continuation has branch points where var(omega) + eps = 0 (complex omega, off th
 GeLU MLP with layer norm is analytic only in a strip abs(Im omega) < Im b around the real axis, not
 entire. Theorem 5 (super-exponential decay of the impulse response) therefore needs a GeLU MLP
 without layer norm; with it, analyticity in the strip alone gives only exponential decay, at a rate
-up to Im b (not measured here). TNN's RMS norm has the same kind of branch point. Deeper networks
+up to Im b (not measured here). TNN's RMS norm has the same kind of branch point, and it is the
+default norm of skit's TNO / FD-TNO RPE (lib/tno/plan.c, as in the TNN code): with GeLU and that norm
+the FD-TNO response is analytic near the real axis but not entire. Deeper networks
 (3 hidden layers) add the branch points of their later norms: near them the continued values
 overflow and the trapezoid sums stop resolving the integral, so the counterexample uses one norm.
 EOF
