@@ -20,7 +20,7 @@ for act in gelu silu relu; do
   plot freq_response "$DATA/response_$act.tsv" "fd_response_$act" \
     "channels=$CH; title_text='Frequency response, random $act FD RPE (half construction = FD-TNO code)'"
   plot freq_impulse "$DATA/impulse_$act.tsv" "fd_impulse_$act" \
-    "channels=$CH; title_text='Impulse response, random $act FD RPE (half construction = FD-TNO code)'"
+    "channels=$CH; responsefile='$DATA/response_$act.tsv'; title_text='Random $act FD RPE (half construction = FD-TNO code)'"
 done
 $SKIT decay summary --activation gelu,silu,relu --construction half --channels $CH --replicates "$REPL" \
   --fft-size "$N" --range "1..$B" --orders 1 --quiet -o "$DATA/summary.tsv"

@@ -148,6 +148,56 @@ for sh in ${PSHAPES//,/ }; do
     "time ratio $(trials_median "rpe-6-vs-3-n$n") (> 1 required); $CAVEAT_SHAPES" "time ratio 6/3"
 done
 
+# --- Fig. 10b (memory) and Fig. 11 (low rank only vs sparse + low rank) -------
+# Fig. 10b: SKI-TNN needs ~17% (n = 512) and ~42% (n = 2048) less GPU memory
+# than the 6-layer-RPE TNN. Here: the operators' plan memory (kernels,
+# spectra, RPE workspace) plus input and output (memory_bytes), which is
+# deterministic: one run decides. Fig. 11: SKI with the low-rank part only
+# (--taps 0) against sparse + low rank: the low-rank part is the main cost
+# in time, the sparse 1-D conv still adds substantial time, and nearly all
+# the memory is the low-rank part's. Time ratios are each run's paired
+# ratio to the TNO forward, so the two runs' clocks need not agree.
+MEM="$DATA/memory.tsv"
+printf 'n\tmethod\tforward_over_tno\tmemory_mib\n' > "$MEM.tmp"
+for rep in $(repeats); do
+  lr="$DATA/ski_lowrank.$rep.tsv"
+  $SKIT bench tno --threads 1 --shapes "$PSHAPES" --no-sweep --causality bidirectional --taps 0 \
+    --samples "$SAMPLES" --min-time "$MINT" --rpe-layers 6 --quiet -o "$lr"
+  for sh in ${PSHAPES//,/ }; do
+    n=${sh%%:*}
+    rl=$(B=$lr val ski bidirectional "$n" forward_over_tno)
+    rs=$(B="$DATA/ski_shapes.t1.$rep.tsv" val ski bidirectional "$n" forward_over_tno)
+    # the low-rank part's share of the sparse + low-rank time, and the sparse part's overhead
+    share=$(calc "$rl / $rs")
+    mshare=$(calc "$(B=$lr val ski bidirectional "$n" memory_bytes) / $(B="$DATA/ski_shapes.t1.$rep.tsv" val ski bidirectional "$n" memory_bytes)")
+    trial "ski-lowrank-share-n$n" "$(awk -v x="$share" -v m="$mshare" 'BEGIN { print (x >= 0.5 && 1 / x - 1 >= 0.1 && m >= 0.9) ? "reproduced" : "not reproduced" }')" "$share"
+    if [ "$rep" -eq 1 ]; then
+      for m in tno ski; do
+        printf '%s\t%s\t%s\t%s\n' "$n" "$m" "$(B="$DATA/ski_shapes.t1.1.tsv" val "$m" bidirectional "$n" forward_over_tno)" \
+          "$(awk -v b="$(B="$DATA/ski_shapes.t1.1.tsv" val "$m" bidirectional "$n" memory_bytes)" 'BEGIN { printf "%.4g", b / 1048576 }')" >> "$MEM.tmp"
+      done
+      printf '%s\tski-lowrank\t%s\t%s\n' "$n" "$rl" "$(awk -v b="$(B=$lr val ski bidirectional "$n" memory_bytes)" 'BEGIN { printf "%.4g", b / 1048576 }')" >> "$MEM.tmp"
+    fi
+  done
+done
+mv "$MEM.tmp" "$MEM"
+mem_of() { awk -F'\t' -v n="$1" -v m="$2" '$1 == n && $2 == m { print $4 }' "$MEM"; }
+for sh in ${PSHAPES//,/ }; do
+  IFS=: read -r n d b <<< "$sh"
+  want=$([ "$n" = 512 ] && echo 0.17 || echo 0.42)
+  red=$(calc "1 - $(mem_of "$n" ski) / $(mem_of "$n" tno)")
+  claim "ski-memory-n$n" \
+    "SKI-TNN needs about $(pct "$want" | tr -d +) less memory than the 6-layer-RPE TNN at n = $n (App. F.1.2, Fig. 10b; paper: GPU memory of whole training steps)" \
+    "operator memory (plan + input + output, one forward, d = $d, batch $b): SKI-TNO $(mem_of "$n" ski) MiB vs TNO $(mem_of "$n" tno) MiB: $(pct "$red" | tr -d +) less" \
+    "$(verdict_ge "$red" "$want" reproduced "not reproduced")" "reduction $(pct "$red") vs the claimed $(pct "$want"); $CAVEAT_SHAPES"
+  ml=$(mem_of "$n" ski-lowrank); ms=$(mem_of "$n" ski)
+  claim_trials "ski-lowrank-share-n$n" \
+    "Fig. 11: the low-rank part is SKI-TNN's main cost, and the sparse part (1-D conv) still adds substantial time; nearly all memory is the low-rank part's (n = $n, d = $d, batch $b)" \
+    "forward time low rank only / sparse + low rank, median of $REPEATS runs: $(trials_median "ski-lowrank-share-n$n"); memory $ml vs $ms MiB" \
+    "time share >= 0.5, sparse overhead >= 10% and memory share >= 0.9 (skit's thresholds for 'primary', 'substantial' and 'nearly all'); $CAVEAT_SHAPES" "time share"
+done
+plot tno_memory "$MEM" tno_memory
+
 # --- equivalence with the dense references -----------------------------------
 ESIZES=$(pick "33 97" "97 256 511")
 printf 'operator\tcausality\tn\tmax_rel_error\ttolerance\n' > "$E.tmp"
@@ -239,5 +289,10 @@ bounds by a small multiple of eps log2 L; tolerance 1e-12 (causal SKI: max(1e-12
 sums run sequentially over n). The check suite also compares each operator with references built
 independently of lib/tno (the MLP evaluated directly, W from skit/ski.h, a separate FD-TNO plan).
 
+**Figs. 10b and 11 (operator level).** \`memory.tsv\`: forward time relative to the TNO forward of
+the same run and operator memory (plan + input + output) for the 6-layer-RPE TNO, SKI-TNO
+(sparse + low rank, 17 taps) and SKI-TNO with the low-rank part only (\`--taps 0\`), one thread.
+
 EOF
 figure tno_speed
+figure tno_memory

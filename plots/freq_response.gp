@@ -6,5 +6,7 @@ set title title_text
 set xlabel "omega (rad)"
 set ylabel "k(omega)"
 set grid
+set autoscale xfix
 set key outside right top
-plot for [i=2:channels+1] datafile using 1:i with lines lw 2 title columnhead(i)
+set datafile columnheaders
+plot for [i=0:channels-1] datafile using "omega":sprintf("ch%d", i) with lines lw 2 title sprintf("channel %d", i)

@@ -3,6 +3,8 @@
 # attention entropy, one point per head (experiment 35, Figures 5 and 7).
 # Variables: datafile (a sweep TSV with layer, head columns); methods; bsel.
 set datafile columnheaders
+if (!exists("plotdir")) plotdir = system("dirname '".ARG0."'")
+load plotdir."/style.gp"
 set datafile missing "nan"
 if (!exists("methods")) methods = "mra2 mra2s lowrank topk nystrom linformer performer window bigbird"
 if (!exists("bsel")) bsel = "0.1"
@@ -14,7 +16,7 @@ set ylabel "||Y_{approx} - Y||_F / ||Y||_F"
 set grid
 set key outside right top
 pick(m) = (strcol("method") eq m && strcol("budget") eq bsel)
-# a point type per method as well as a colour: the colours repeat after 8
-plot for [i = 1:words(methods)] datafile \
-     using (pick(word(methods, i)) ? column("entropy") : NaN):(pick(word(methods, i)) ? column("rel_error") : NaN) \
-     with points pt (i > 8 ? 5 : 7) ps 1.0 lc i title word(methods, i)
+# style.gp's colour, point type and label per method (as in every figure)
+plot for [m in methods] datafile \
+     using (pick(m) ? column("entropy") : NaN):(pick(m) ? column("rel_error") : NaN) \
+     with points pt mpt(m) ps 1.0 lc rgb mcolor(m) title mlabel(m)

@@ -3,6 +3,8 @@
 # time and relative error of each method at each budget.
 # Columns: method, budget, cpu_s, rel_error (exact attention: error 0, not drawn).
 set datafile columnheaders
+if (!exists("plotdir")) plotdir = system("dirname '".ARG0."'")
+load plotdir."/style.gp"
 if (!exists("methods")) methods = "mra2 mra2s nystrom linformer performer window bigbird lowrank topk"
 set logscale xy
 set format y "10^{%L}"
@@ -11,6 +13,8 @@ set ylabel "median relative error"
 set grid
 set key outside right top
 pick(m) = (strcol("method") eq m)
-plot for [i = 1:words(methods)] datafile \
-     using (pick(word(methods, i)) ? column("cpu_s") : NaN):(pick(word(methods, i)) ? column("rel_error") : NaN) \
-     with linespoints lw 2 pt (i > 8 ? 5 : 7) lc i title word(methods, i)
+# style.gp's colour, point type and label per method; smooth unique joins a
+# method's points in time order across the other methods' (undefined) rows
+plot for [m in methods] datafile \
+     using (pick(m) ? column("cpu_s") : NaN):(pick(m) ? column("rel_error") : NaN) \
+     smooth unique with linespoints lw 2 pt mpt(m) lc rgb mcolor(m) title mlabel(m)

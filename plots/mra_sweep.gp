@@ -3,6 +3,8 @@
 # temperature. Variables: datafile; methods (space-separated names);
 # nsel (n to show); tsel (temperature to show, as written in the table).
 set datafile columnheaders
+if (!exists("plotdir")) plotdir = system("dirname '".ARG0."'")
+load plotdir."/style.gp"
 set datafile missing "nan"
 if (!exists("methods")) methods = "mra2 mra2s"
 if (!exists("nsel")) nsel = 1024
@@ -15,5 +17,7 @@ set ylabel "relative error"
 set grid
 set key outside right top
 pick(m) = (strcol("method") eq m && column("n") == nsel && strcol("temperature") eq tsel)
+# style.gp's colour, point type and label per method; smooth unique joins a
+# method's points across the other rows (undefined for it)
 plot for [m in methods] datafile using (pick(m) ? column("budget") : NaN):(pick(m) ? column("rel_error") : NaN) \
-     with linespoints lw 2 pt 7 title m
+     smooth unique with linespoints lw 2 pt mpt(m) lc rgb mcolor(m) title mlabel(m)

@@ -12,15 +12,22 @@ set autoscale xfix
 set format y "10^{%L}"
 set xlabel (xcol eq 'r' ? "inducing points r" : "n")
 set ylabel "spectral norm"
-set title "Theorem 1: solid ||E_{SKI}||, dashed bound, dotted {/Symbol s}_{r+1}(T), dash-dot ||T - WAW^T||"
+set title "Theorem 1: SKI error against its bound"
 set key outside right top font ",8" spacing 0.9
 set grid
 set style data linespoints
+# colour = series (named in the key), line style = quantity (a black key
+# entry each); the dash-dot curve is drawn last and thicker, with open
+# points, so that it shows where it meets the solid one
 plot for [s=0:nseries-1] datafile using xcol:(column("series") == s ? column("e_ski") : NaN) \
-        lc s + 1 pt 7 ps 0.6 dt 1 title label(s), \
+        lc s + 1 pt 7 ps 0.6 dt 1 lw 1.5 title label(s), \
      for [s=0:nseries-1] datafile using xcol:(column("series") == s ? column("rhs") : NaN) \
         with lines lc s + 1 dt 2 notitle, \
      for [s=0:nseries-1] datafile using xcol:(column("series") == s ? column("sigma_next") : NaN) \
         with lines lc s + 1 dt 3 notitle, \
      for [s=0:nseries-1] datafile using xcol:(column("series") == s ? column("ski_error") : NaN) \
-        lc s + 1 pt 6 ps 0.6 dt 4 notitle
+        lc s + 1 pt 6 ps 0.9 dt 4 lw 2.5 notitle, \
+     NaN with linespoints lc "black" pt 7 ps 0.6 dt 1 lw 1.5 title "||E_{SKI}||_2 (measured)", \
+     NaN with lines lc "black" dt 2 title "Theorem 1 bound", \
+     NaN with lines lc "black" dt 3 title "{/Symbol s}_{r+1}(T) (best rank r)", \
+     NaN with linespoints lc "black" pt 6 ps 0.9 dt 4 lw 2.5 title "||T - WAW^T||_2"

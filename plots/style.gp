@@ -8,7 +8,7 @@ mcolor(m) = m eq "exact" ? 0x000000 : m eq "mra2" ? 0xd62728 : m eq "mra2s" ? 0x
     m eq "window" ? 0x8c564b : m eq "bigbird" ? 0xe377c2 : m eq "lowrank" ? 0x17becf : \
     m eq "topk" ? 0xbcbd22 : m eq "haar" ? 0x7f7f7f : \
     m eq "tno" ? 0x000000 : m eq "fd" ? 0x1f77b4 : m eq "ski" ? 0x2ca02c : \
-    m eq "ski-blocked" ? 0x98df8a : m eq "matvec" ? 0x7f7f7f : m eq "dense" ? 0x8c564b : \
+    m eq "ski-blocked" ? 0x98df8a : m eq "ski-lowrank" ? 0x006d2c : m eq "matvec" ? 0x7f7f7f : m eq "dense" ? 0x8c564b : \
     m eq "gelu" ? 0x1f77b4 : m eq "silu" ? 0xff7f0e : m eq "relu" ? 0x2ca02c : 0x444444
 mpt(m) = m eq "exact" ? 1 : m eq "mra2" ? 7 : m eq "mra2s" ? 5 : m eq "nystrom" ? 9 : \
     m eq "linformer" ? 11 : m eq "performer" ? 13 : m eq "window" ? 15 : m eq "bigbird" ? 4 : \

@@ -10,3 +10,11 @@ EXTRA_DIST += tests/cli_attention.sh tests/cli_mra_user.sh tests/minilm.sh
 # kept by `make clean` (it is a PyPI download), removed by distclean
 distclean-local:
 	rm -rf pyenv
+# MRA appendix evaluators (App. A.5 Haar bound, App. A.2 sparse + low rank)
+check_PROGRAMS += tests/test_mra_appendix
+tests_test_mra_appendix_SOURCES = tests/test_mra_appendix.c tests/check_util.h
+tests_test_mra_appendix_CFLAGS = $(TEST_CFLAGS)
+tests_test_mra_appendix_LDADD = $(TEST_LDADD)
+TESTS += tests/test_mra_appendix
+TESTS += tests/cli_appendix.sh
+EXTRA_DIST += tests/cli_appendix.sh

@@ -4,6 +4,8 @@
  * documented error code. */
 #include "config.h"
 
+#include <complex.h>
+
 #include "check_util.h"
 #include "mlp/mlp_internal.h"
 #include "mlp/taylor.h"
@@ -605,6 +607,144 @@ START_TEST(test_config_errors)
 }
 END_TEST
 
+/* ---- complex inputs (skit_mlp_eval_complex, skit_mlp_contour) ---- */
+
+/* erf at complex arguments: the real axis against libm, a tabulated value,
+ * its symmetries, and its derivative 2/sqrt(pi) e^(-z^2) by central
+ * differences at points on both sides of the series / fraction switch
+ * (|Re z| = 2.5), so a mismatch between the two methods shows. */
+START_TEST(test_erf_complex)
+{
+    double re, im;
+    for (double x = -6; x <= 6; x += 0.37) {
+        skit_erf_complex(x, 0, &re, &im);
+        ck_assert_msg(fabs(re - erf(x)) <= 2e-15 && im == 0, "erf(%g) = %.17g%+gi, libm %.17g", x, re, im, erf(x));
+    }
+    skit_erf_complex(1, 1, &re, &im); /* A&S 7.1; mpmath erf(1+1j) */
+    ck_assert_msg(fabs(re - 1.3161512816979476) < 1e-14 && fabs(im - 0.19045346923783471) < 1e-14,
+                  "erf(1+i) = %.17g%+.17gi", re, im);
+    static const double pts[][2] = {{0.3, 2.1}, {2.49, 0.7}, {2.51, 0.7}, {-2.5, -1.2}, {3.2, 2.2},
+                                    {-4, 1}, {0.1, -3}, {2.5, 2.4}};
+    for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
+        double x = pts[k][0], y = pts[k][1], h = 1e-5, ar, ai, br, bi, cr, ci;
+        skit_erf_complex(x + h, y, &ar, &ai);
+        skit_erf_complex(x - h, y, &br, &bi);
+        double complex z = x + y * I, d = 2 / sqrt(M_PI) * cexp(-z * z);
+        double complex fd = ((ar - br) + (ai - bi) * I) / (2 * h);
+        ck_assert_msg(cabs(fd - d) <= 1e-8 * (1 + cabs(d)), "erf' at %g%+gi: %g%+gi vs %g%+gi", x, y, creal(fd),
+                      cimag(fd), creal(d), cimag(d));
+        skit_erf_complex(x, -y, &ar, &ai); /* erf(conj z) = conj erf(z) */
+        skit_erf_complex(-x, y, &br, &bi); /* erf(-z) = -erf(z) */
+        skit_erf_complex(x, y, &cr, &ci);
+        ck_assert(fabs(ar - cr) <= 1e-15 * fabs(cr) + 1e-300 && fabs(ai + ci) <= 1e-15 * fabs(ci) + 1e-300);
+        ck_assert(fabs(br + cr) <= 1e-13 * cabs(cr + ci * I) && fabs(bi - ci) <= 1e-13 * cabs(cr + ci * I));
+    }
+}
+END_TEST
+
+/* On the real axis the complex evaluation is skit_mlp_eval; a step i h off
+ * it gives the derivative of an analytic continuation (Im f(x + ih) / h =
+ * f'(x) + O(h^2)), checked against Taylor mode for SiLU and GeLU. */
+START_TEST(test_eval_complex_real_axis_and_derivative)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (int act = 0; act < 3; act++)
+        for (int norm = 0; norm < 3; norm++) {
+            size_t w = 1 + skit_rng_below(&rng, 33), hidden = skit_rng_below(&rng, 4), out = 1 + skit_rng_below(&rng, 5);
+            size_t cnt = 37;
+            skit_mlp *m;
+            TU_EXPECT_OK(skit_mlp_create(&m, 1, w, hidden, out, act, norm, seed + 7 * (uint64_t)act + (uint64_t)norm));
+            double *x = tu_random(&rng, cnt), *z = tu_alloc(2 * cnt), *y = tu_alloc(cnt * out);
+            double *yc = tu_alloc(2 * cnt * out), *yr = tu_alloc(cnt * out), *yi = tu_alloc(cnt * out);
+            for (size_t k = 0; k < cnt; k++) {
+                x[k] *= 3;
+                z[2 * k] = x[k];
+                z[2 * k + 1] = 0;
+            }
+            TU_EXPECT_OK(skit_mlp_eval(m, cnt, x, y, NULL));
+            for (size_t i = 0; i < 2 * cnt * out; i++) yc[i] = NAN;
+            TU_EXPECT_OK(skit_mlp_eval_complex(m, cnt, z, yc));
+            for (size_t i = 0; i < cnt * out; i++) {
+                yr[i] = yc[2 * i];
+                yi[i] = yc[2 * i + 1];
+            }
+            double e = tu_rel_error(yr, y, cnt * out), imax = 0;
+            for (size_t i = 0; i < cnt * out; i++) imax = fmax(imax, fabs(yi[i]));
+            ck_assert_msg(e < 1e-12 && imax == 0, "%s/%s: real-axis error %g, max |Im| %g (seed %llu)", act_name[act],
+                          norm_name[norm], e, imax, (unsigned long long)seed);
+            if (act != SKIT_ACTIVATION_RELU) {
+                double h = 1e-4, d[2 * 8], worst = 0, scale = 0;
+                for (size_t k = 0; k < 5; k++) {
+                    double zz[2] = {x[k], h}, f[2 * 8];
+                    TU_EXPECT_OK(skit_mlp_eval_complex(m, 1, zz, f));
+                    TU_EXPECT_OK(skit_mlp_taylor(m, x[k], 1, d, NULL));
+                    for (size_t j = 0; j < out; j++) {
+                        worst = fmax(worst, fabs(f[2 * j + 1] / h - d[out + j]));
+                        scale = fmax(scale, fabs(d[out + j]));
+                    }
+                }
+                ck_assert_msg(worst <= 1e-6 * (1 + scale), "%s/%s: Im f(x+ih)/h vs f'(x): %g (scale %g, seed %llu)",
+                              act_name[act], norm_name[norm], worst, scale, (unsigned long long)seed);
+            }
+            skit_free(x);
+            skit_free(z);
+            skit_free(y);
+            skit_free(yc);
+            skit_free(yr);
+            skit_free(yi);
+            skit_mlp_destroy(m);
+        }
+}
+END_TEST
+
+/* The contour test separates analytic from non-analytic: a GeLU MLP
+ * without norm integrates to rounding on every circle; a ReLU MLP does not
+ * on circles crossing its kinks; a LayerNorm GeLU MLP does not around the
+ * branch point skit_mlp_norm_branch_point names, and does on a small
+ * circle beside it. */
+START_TEST(test_contour_separates)
+{
+    skit_mlp *g, *r, *ln;
+    skit_contour_result c;
+    TU_EXPECT_OK(skit_mlp_create(&g, 1, 16, 2, 3, SKIT_ACTIVATION_GELU, SKIT_NORM_NONE, 5));
+    TU_EXPECT_OK(skit_mlp_create(&r, 1, 16, 2, 3, SKIT_ACTIVATION_RELU, SKIT_NORM_NONE, 5));
+    TU_EXPECT_OK(skit_mlp_create(&ln, 1, 16, 2, 3, SKIT_ACTIVATION_GELU, SKIT_NORM_LAYER, 5));
+    static const double circles[][3] = {{0, 0, 1}, {1.5, 0.3, 0.5}, {-2, 0, 1}, {0, 0, 1.5}};
+    double worst_relu = 0;
+    for (size_t k = 0; k < 4; k++) {
+        TU_EXPECT_OK(skit_mlp_contour(g, circles[k][0], circles[k][1], circles[k][2], 512, &c));
+        ck_assert_msg(c.integral < 1e-12 && c.cauchy < 1e-12, "gelu circle %zu: %g %g", k, c.integral, c.cauchy);
+        TU_EXPECT_OK(skit_mlp_contour(r, circles[k][0], circles[k][1], circles[k][2], 512, &c));
+        worst_relu = fmax(worst_relu, c.integral);
+    }
+    ck_assert_msg(worst_relu > 1e-3, "relu: every circle integrates to %g", worst_relu);
+    double br, bi;
+    TU_EXPECT_OK(skit_mlp_norm_branch_point(ln, &br, &bi));
+    ck_assert(bi > 0);
+    TU_EXPECT_OK(skit_mlp_contour(ln, br, bi, 0.5 * bi, 4096, &c));
+    ck_assert_msg(c.integral > 1e-3, "layer norm around its branch point %g%+gi: %g", br, bi, c.integral);
+    TU_EXPECT_OK(skit_mlp_contour(ln, br, 0, 0.3 * bi, 512, &c));
+    ck_assert_msg(c.integral < 1e-12, "layer norm away from the branch point: %g", c.integral);
+    /* errors */
+    TU_EXPECT_STATUS(skit_mlp_contour(g, 0, 0, 0, 512, &c), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mlp_contour(g, 0, 0, 1, 4, &c), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mlp_contour(g, NAN, 0, 1, 64, &c), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mlp_norm_branch_point(g, &br, &bi), SKIT_EDOM);
+    skit_mlp_destroy(g);
+    skit_mlp_destroy(r);
+    skit_mlp_destroy(ln);
+    TU_EXPECT_OK(skit_mlp_create(&g, 2, 4, 1, 1, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, 1));
+    TU_EXPECT_STATUS(skit_mlp_contour(g, 0, 0, 1, 64, &c), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_mlp_norm_branch_point(g, &br, &bi), SKIT_ESHAPE);
+    double z[2] = {NAN, 0}, y[2];
+    TU_EXPECT_STATUS(skit_mlp_eval_complex(g, 1, z, y), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_mlp_eval_complex(NULL, 1, z, y), SKIT_EINVAL);
+    skit_mlp_destroy(g);
+}
+END_TEST
+
 static Suite *suite_mlp(void)
 {
     Suite *s = suite_create("mlp");
@@ -620,6 +760,9 @@ static Suite *suite_mlp(void)
     tcase_add_test(tc, test_taylor_width_one_closed_forms);
     tcase_add_test(tc, test_taylor_vs_finite_differences);
     tcase_add_test(tc, test_config_errors);
+    tcase_add_test(tc, test_erf_complex);
+    tcase_add_test(tc, test_eval_complex_real_axis_and_derivative);
+    tcase_add_test(tc, test_contour_separates);
     suite_add_tcase(s, tc);
     return s;
 }

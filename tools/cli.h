@@ -204,6 +204,8 @@ int cmd_reproduce(int argc, char **argv);
 int cmd_ski_bound(int argc, char **argv); /* tools/cmd_ski.c */
 int cmd_hilbert(int argc, char **argv);   /* tools/cmd_freq.c */
 int cmd_decay(int argc, char **argv);     /* tools/cmd_freq.c */
+int cmd_analytic(int argc, char **argv);  /* tools/cmd_analytic.c */
+int cmd_mra_appendix(int argc, char **argv); /* tools/cmd_mra_appendix.c */
 int cmd_mra(int argc, char **argv);       /* tools/cmd_mra.c */
 int cmd_tno(int argc, char **argv);       /* tools/cmd_tno.c */
 int cmd_grad_check(int argc, char **argv); /* tools/cmd_grad.c */

@@ -15,8 +15,6 @@
 
 /* Inputs evaluated per GEMM; fixes the workspace independent of `count`. */
 #define MLP_BLOCK 1024
-#define LAYER_NORM_EPS 1e-5
-#define RMS_NORM_EPS 1e-8
 #define MAX_HIDDEN_LAYERS 64
 #define MAX_TAYLOR_ORDER 16
 

@@ -4,6 +4,10 @@
 
 #include "mlp/batch.h"
 
+/* the norms' epsilons (skit/mlp.h): LayerNorm's inside the root, RMS's added to it */
+#define LAYER_NORM_EPS 1e-5
+#define RMS_NORM_EPS 1e-8
+
 /* Number of activations the input passes through: (hidden_layers+1)*width. */
 size_t skit_mlp_preactivation_count(const skit_mlp *mlp);
 

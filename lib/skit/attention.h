@@ -545,5 +545,44 @@ int skit_attention_synthetic_for_entropy(skit_attention_synthetic *spec, size_t 
 int skit_attention_read_npy(const char *q_path, const char *k_path, const char *v_path,
                             skit_matrix *q, skit_matrix *k, skit_matrix *v);
 
+/* ---- App. A.5 and A.2 evaluators --------------------------------------- */
+
+/* MRA App. A.5 (Remark 4.2): the Haar detail of level `level` (1 = finest;
+ * orthonormal Haar, blocks of 2^level rows) of column j of P = Q K^T and its
+ * bound from the details of Q:
+ *   lhs[j] = ||H_level^{P,j}||_1,  rhs[j] = (sum_i ||(H_level^Q)_i||_p) ||K_j||_q
+ * with 1/p + 1/q = 1 (p = INFINITY allowed), for j = 0..n-1; lhs <= rhs by
+ * Hölder. transposed = 1: the rows of P instead (Q and K swap roles).
+ * Errors: SKIT_EINVAL (NULL), SKIT_EDOM (n, d = 0; p < 1 or NaN),
+ * SKIT_ESHAPE (2^level does not divide n, level = 0, ld < d),
+ * SKIT_ENONFINITE, SKIT_ENOMEM. */
+int skit_mra_haar_bound(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk,
+                        size_t level, double p, int transposed, double *lhs, double *rhs);
+
+/* MRA App. A.2: MRA-2 with R = {b, 1} as sparse + low rank, A = exp(scale
+ * Q K^T) (unnormalised), a budget of m squares of side b. Errors are
+ * ||A - approximation||_F / ||A||_F. */
+typedef struct skit_mra_sparse_lowrank {
+    size_t block, squares, nnz;  /* b, m, m b^2 */
+    double entry_optimal;        /* S = A on its m b^2 largest entries (the optimum of (9)) */
+    double block_optimal;        /* S = A on the m squares with the largest mu' (eq. 10) */
+    double block_proxy;          /* S = A on the m squares with the largest mu^2 (MRA-2) */
+    double mra;                  /* S (proxy squares) + L = exp(mean P) elsewhere: A_1 + A_b */
+    double lowrank_norm;         /* ||L||_F / ||A||_F of that L (rank <= n/b) */
+    double support_overlap;      /* |proxy squares and optimal squares| / m */
+    double min_jensen_gap;       /* min over squares of (mu' - mu^2) / mu' (>= 0: Jensen) */
+} skit_mra_sparse_lowrank;
+
+/* The quantities above; proxy_support and optimal_support ((n/b)^2, square
+ * (x, y) at x * (n/b) + y, row block x) and entry_support (n^2, row-major)
+ * receive 0/1 supports when not NULL. O(n^2 d) time, O(n^2) memory.
+ * Errors: SKIT_EINVAL (NULL), SKIT_EDOM (sizes, scale, m > (n/b)^2),
+ * SKIT_ESHAPE (b does not divide n), SKIT_ENONFINITE, SKIT_ETOOBIG
+ * (n > 8192), SKIT_ENOMEM. */
+int skit_mra_sparse_lowrank_evaluate(size_t n, size_t d, const double *q, size_t ldq, const double *k,
+                                     size_t ldk, double scale, size_t b, size_t m,
+                                     skit_mra_sparse_lowrank *result, unsigned char *proxy_support,
+                                     unsigned char *optimal_support, unsigned char *entry_support);
+
 SKIT_END_DECLS
 #endif /* SKIT_ATTENTION_H */

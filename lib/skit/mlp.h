@@ -90,6 +90,47 @@ int skit_mlp_backward(const skit_mlp *mlp, size_t count, const double *x, const 
  * derivative does not exist), SKIT_ENONFINITE (x), SKIT_ENOMEM. */
 int skit_mlp_taylor(const skit_mlp *mlp, double x, size_t order, double *derivs, int *at_kink);
 
+/* ---- complex inputs (ski-to-go-faster Lemmas 3 and 4) ------------------
+ * The MLP continued to complex inputs, every layer by its own formula in
+ * complex arithmetic: GeLU z Phi(z) with the complex error function (entire),
+ * SiLU z / (1 + e^-z) (poles at i pi (2k + 1)), ReLU z [Re z > 0] (not
+ * analytic across Re z = 0), LayerNorm (h - mean) / sqrt(var + 1e-5) and RMS
+ * h / (sqrt(mean h^2) + 1e-8) with squares (not |h|^2) and the principal
+ * square root (analytic except where the radicand crosses (-inf, 0]).
+ * z: count x in_dim complex values as (re, im) pairs; y: count x out_dim
+ * pairs. Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE, SKIT_EOVERFLOW,
+ * SKIT_ENOMEM. Outputs may overflow to Inf/NaN far from the real axis. */
+int skit_mlp_eval_complex(const skit_mlp *mlp, size_t count, const double *z, double *y);
+
+/* erf(re + i im): Taylor series in long double for |re| < 2.5, Laplace's
+ * continued fraction for erfc beyond (relative error ~1e-14 where the value
+ * does not overflow). */
+void skit_erf_complex(double re, double im, double *out_re, double *out_im);
+
+/* Analyticity of a scalar-input MLP on the disc |z - c| <= radius, by the
+ * trapezoid rule on `points` nodes of its boundary, maximised over outputs:
+ *   integral = |(1/2pi) oint f dz| / (radius max|f|)   (Cauchy: 0 if analytic)
+ *   cauchy   = |f(c) - (1/2pi i) oint f/(z - c) dz| / max|f|   (0 if analytic)
+ *   fmax     = max |f| on the circle.
+ * For f analytic on a neighbourhood of the disc both are rounding-level once
+ * points is large enough (the trapezoid rule converges geometrically there);
+ * a singularity or kink inside or on the circle leaves them O(1).
+ * NaN when a value overflowed. Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE
+ * (in_dim != 1), SKIT_EDOM (radius <= 0, non-finite, points outside
+ * 8..2^24), SKIT_ENOMEM. */
+typedef struct skit_contour_result {
+    double integral, cauchy, fmax;
+} skit_contour_result;
+int skit_mlp_contour(const skit_mlp *mlp, double c_re, double c_im, double radius, size_t points,
+                     skit_contour_result *result);
+
+/* The root in the upper half plane of the first norm's radicand (LayerNorm:
+ * var + eps, RMS: mean h^2) as a function of the scalar input z, where the
+ * first layer is affine: a branch point of the continued MLP, so a network
+ * with a norm is not entire. SKIT_EDOM when the MLP has no norm or constant
+ * first-layer weights; SKIT_ESHAPE (in_dim != 1). */
+int skit_mlp_norm_branch_point(const skit_mlp *mlp, double *re, double *im);
+
 /* ---- piecewise linearity of ReLU MLPs (ski-to-go-faster Proposition 1) */
 
 /* Locate the breakpoints of a ReLU MLP (in_dim 1) on [a, b]: the x where
