@@ -50,6 +50,8 @@ static const char *usage =
     "  --rpe-width W --rpe-layers L --activation A   RPE MLP of tno/fd (default 32,\n"
     "                      1, relu)\n"
     "  --decay LAMBDA      tno decay bias in (0, 1] (default 0.99; 1 = none)\n"
+    "  --learn-decay       tno: train each block's lambda = sigmoid(theta) from --decay\n"
+    "                      (< 1); checkpoints hold theta as layerL.decay_logit.npy\n"
     "optimisation:\n"
     "  --steps S           (default 300)   --lr R (default 1e-2)\n"
     "  --warmup W          warm-up steps (default steps/10)\n"
@@ -84,7 +86,7 @@ static const char *usage =
 enum { OPT_TASK = 0x2000, OPT_VOCAB, OPT_ORDER, OPT_TEXT, OPT_OBJECTIVE, OPT_MIXER, OPT_N, OPT_BATCH, OPT_D,
        OPT_EXPAND, OPT_GLU, OPT_LAYERS, OPT_NORM, OPT_UNTIED, OPT_RPE_WIDTH, OPT_RPE_LAYERS, OPT_ACTIVATION,
        OPT_DECAY, OPT_STEPS, OPT_LR, OPT_WARMUP, OPT_WEIGHT_DECAY, OPT_CLIP, OPT_EVAL_BATCHES, OPT_EVAL_EVERY,
-       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP };
+       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY };
 
 typedef struct args {
     cli_common common;
@@ -148,6 +150,7 @@ static int parse_model_option(args *a, int opt, const char *arg)
         m->tno.activation = (skit_activation)idx;
         return CLI_OK;
     case OPT_DECAY: return cli_parse_double("--decay", arg, 0, 1, 1, 0, &m->tno.decay);
+    case OPT_LEARN_DECAY: m->learn_decay = 1; return CLI_OK;
     }
     return -1;
 }
@@ -202,6 +205,9 @@ static int validate(args *a)
     if (!a->have_warmup) a->opt.warmup = a->opt.steps / 10;
     if (a->opt.warmup >= a->opt.steps) return cli_usage_error("--warmup: %zu out of range: need < --steps", a->opt.warmup);
     m->causal = !a->masked;
+    if (m->learn_decay && m->mixer != TRAIN_MIXER_TNO) return cli_usage_error("--learn-decay: needs --mixer tno");
+    if (m->learn_decay && m->tno.decay >= 1)
+        return cli_usage_error("--learn-decay: the initial --decay must be in (0, 1), not 1");
     if (m->tno.decay >= 1 && m->mixer == TRAIN_MIXER_SKI)
         return cli_usage_error("--decay: ski needs a time warp in (0, 1)");
     if (a->nlengths && (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
@@ -237,6 +243,7 @@ static int parse_args(int argc, char **argv, args *a)
         {"rpe-width", required_argument, NULL, OPT_RPE_WIDTH},
         {"rpe-layers", required_argument, NULL, OPT_RPE_LAYERS},
         {"activation", required_argument, NULL, OPT_ACTIVATION}, {"decay", required_argument, NULL, OPT_DECAY},
+        {"learn-decay", no_argument, NULL, OPT_LEARN_DECAY},
         {"steps", required_argument, NULL, OPT_STEPS}, {"lr", required_argument, NULL, OPT_LR},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"weight-decay", required_argument, NULL, OPT_WEIGHT_DECAY},
@@ -441,7 +448,12 @@ static void describe_mixer(const args *a, const run *r, char *text, size_t size)
              "--activation %s --norm %s --decay %g%s --params DIR/layerL.mixer.npy",
              train_mixer_names[a->model.mixer], o->causality == SKIT_CAUSAL ? " --causal" : "",
              a->model.expand * a->model.d, o->rpe_width, o->rpe_layers, acts[o->activation], norms[o->norm],
-             o->decay, ski);
+             a->model.learn_decay ? train_model_decay(r->model, 0) : o->decay, ski);
+    for (size_t l = 0; a->model.learn_decay && l < a->model.layers; l++) {
+        size_t used = strlen(text);
+        snprintf(text + used, size - used, "%s layer%zu %.6g", l ? "," : "; learned decay lambda:", l,
+                 train_model_decay(r->model, l));
+    }
 }
 
 static int check_gradients(const args *a, run *r)

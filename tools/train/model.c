@@ -25,7 +25,7 @@ typedef struct block_acts {
 
 /* Offsets of one block's parameter groups in the parameter arena. */
 typedef struct block_params {
-    size_t wu, wv, wo, mixer, wq, wk, w1, w2, w3;
+    size_t wu, wv, wo, mixer, decay, wq, wk, w1, w2, w3;
     size_t mixer_count;
 } block_params;
 
@@ -282,9 +282,14 @@ static int gtu_backward(train_model *m, size_t l, const double *dout, double *dn
         int status = mra_backward(m, l, bp, a, dmix, dv, dg, s[4], s[5], s[6]);
         if (status) return status;
     } else {
-        int status = skit_tno_plan_backward(m->plans[l], a->v, dmix, dv, m->grads + bp->mixer, NULL,
-                                            m->mixer_work);
+        double dlambda = 0;
+        int status = skit_tno_plan_backward(m->plans[l], a->v, dmix, dv, m->grads + bp->mixer,
+                                            m->c.learn_decay ? &dlambda : NULL, m->mixer_work);
         if (status) return status;
+        if (m->c.learn_decay) { /* lambda = sigmoid(theta): dlambda/dtheta = lambda (1 - lambda) */
+            double lambda = sigmoid(m->params[bp->decay]);
+            m->grads[bp->decay] = dlambda * lambda * (1 - lambda);
+        }
     }
     silu_backward(R * e, a->up, du, du);
     silu_backward(R * e, a->vp, dv, dv);
@@ -419,6 +424,7 @@ int train_model_sync(train_model *m)
     if (softmax_mixer(&m->c)) return SKIT_OK;
     for (size_t l = 0; l < m->c.layers; l++) {
         int status = skit_tno_plan_set_parameters(m->plans[l], m->params + m->bp[l].mixer, m->bp[l].mixer_count);
+        if (!status && m->c.learn_decay) status = skit_tno_plan_set_decay(m->plans[l], train_model_decay(m, l));
         if (status) return status;
     }
     return SKIT_OK;
@@ -522,6 +528,9 @@ static void lay_out_parameters(train_model *m)
             GROUP(wk, "mixer.wk", e, e, 1);
         } else {
             GROUP(mixer, "mixer", bp->mixer_count, 1, 0);
+            if (c->learn_decay) {
+                GROUP(decay, "decay_logit", 1, 1, 0);
+            }
         }
         GROUP(w1, "glu.w1", h, d, 1);
         GROUP(w2, "glu.w2", h, d, 1);
@@ -548,6 +557,8 @@ static void init_parameters(train_model *m)
     if (!softmax_mixer(&m->c))
         for (size_t l = 0; l < m->c.layers; l++)
             skit_tno_plan_get_parameters(m->plans[l], m->params + m->bp[l].mixer, m->bp[l].mixer_count);
+    if (m->c.learn_decay) /* theta = logit(lambda) */
+        for (size_t l = 0; l < m->c.layers; l++) m->params[m->bp[l].decay] = log(m->c.tno.decay / (1 - m->c.tno.decay));
 }
 
 static double *carve(double **p, size_t count)
@@ -615,6 +626,10 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         *why = "MRA-2 needs n a multiple of 4 and >= 8 (blocks of 4 or 8 tokens)";
         return SKIT_EUNSUPPORTED;
     }
+    if (c->learn_decay && (c->mixer != TRAIN_MIXER_TNO || !(c->tno.decay > 0 && c->tno.decay < 1))) {
+        *why = "a learnable decay needs --mixer tno and an initial --decay in (0, 1)";
+        return SKIT_EUNSUPPORTED;
+    }
     if (c->layers > 64) return SKIT_EDOM;
     train_model *m = skit_calloc(1, sizeof *m);
     if (!m) return SKIT_ENOMEM;
@@ -677,3 +692,8 @@ size_t train_model_group_count(const train_model *m) { return m->ngroups; }
 const train_group *train_model_group(const train_model *m, size_t i) { return &m->groups[i]; }
 size_t train_model_bytes(const train_model *m) { return m->bytes; }
 const skit_tno_options *train_model_mixer_options(const train_model *m) { return &m->mixer_options; }
+
+double train_model_decay(const train_model *m, size_t layer)
+{
+    return m->c.learn_decay ? sigmoid(m->params[m->bp[layer].decay]) : m->c.tno.decay;
+}

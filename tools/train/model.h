@@ -45,6 +45,8 @@ typedef struct train_config {
     skit_norm norm; /* SKIT_NORM_RMS or SKIT_NORM_LAYER */
     int tied;       /* head = embedding's first out_vocab rows */
     skit_tno_options tno; /* tno, fd, ski: RPE width/layers, activation, decay, ...; seed per layer added */
+    int learn_decay;      /* tno: each block's decay lambda = sigmoid(theta) is a parameter
+                             (group layerL.decay_logit, 1 x 1, theta = logit(tno.decay) at start) */
     uint64_t seed;
 } train_config;
 
@@ -89,5 +91,7 @@ int train_model_backward(train_model *model);
 
 /* The skit tno plan options of the mixers (tno, fd, ski), for checkpoints. */
 const skit_tno_options *train_model_mixer_options(const train_model *model);
+/* Block layer's decay lambda (the learned one with learn_decay). */
+double train_model_decay(const train_model *model, size_t layer);
 
 #endif
