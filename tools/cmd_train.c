@@ -50,6 +50,8 @@ static const char *usage =
     "  --rpe-width W --rpe-layers L --activation A   RPE MLP of tno/fd (default 32,\n"
     "                      1, relu)\n"
     "  --decay LAMBDA      tno decay bias in (0, 1] (default 0.99; 1 = none)\n"
+    "  --positions P       attention, mra: rope (default: rotary q, k) or learned\n"
+    "                      (absolute positions added to the embedding, n x d)\n"
     "  --learn-decay       tno: train each block's lambda = sigmoid(theta) from --decay\n"
     "                      (< 1); checkpoints hold theta as layerL.decay_logit.npy\n"
     "optimisation:\n"
@@ -86,7 +88,7 @@ static const char *usage =
 enum { OPT_TASK = 0x2000, OPT_VOCAB, OPT_ORDER, OPT_TEXT, OPT_OBJECTIVE, OPT_MIXER, OPT_N, OPT_BATCH, OPT_D,
        OPT_EXPAND, OPT_GLU, OPT_LAYERS, OPT_NORM, OPT_UNTIED, OPT_RPE_WIDTH, OPT_RPE_LAYERS, OPT_ACTIVATION,
        OPT_DECAY, OPT_STEPS, OPT_LR, OPT_WARMUP, OPT_WEIGHT_DECAY, OPT_CLIP, OPT_EVAL_BATCHES, OPT_EVAL_EVERY,
-       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY };
+       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY, OPT_POSITIONS };
 
 typedef struct args {
     cli_common common;
@@ -114,6 +116,7 @@ static void defaults(args *a)
     m->n = 64, m->batch = 8, m->d = 32, m->expand = 1, m->layers = 2;
     m->norm = SKIT_NORM_RMS;
     m->tied = 1;
+    m->rope = 1;
     skit_tno_options_default(&m->tno, SKIT_TNO_FFT);
     m->tno.rpe_width = 32;
     m->tno.rpe_layers = 1;
@@ -124,7 +127,8 @@ static void defaults(args *a)
 
 static int parse_model_option(args *a, int opt, const char *arg)
 {
-    static const char *const norms[] = {"layer", "rms", NULL}, *const acts[] = {"relu", "silu", "gelu", NULL};
+    static const char *const norms[] = {"layer", "rms", NULL}, *const acts[] = {"relu", "silu", "gelu", NULL},
+                             *const positions[] = {"rope", "learned", NULL};
     train_config *m = &a->model;
     int idx = 0;
     switch (opt) {
@@ -151,6 +155,10 @@ static int parse_model_option(args *a, int opt, const char *arg)
         return CLI_OK;
     case OPT_DECAY: return cli_parse_double("--decay", arg, 0, 1, 1, 0, &m->tno.decay);
     case OPT_LEARN_DECAY: m->learn_decay = 1; return CLI_OK;
+    case OPT_POSITIONS:
+        if (cli_parse_choice("--positions", arg, positions, &idx)) return CLI_USAGE;
+        m->rope = idx == 0;
+        return CLI_OK;
     }
     return -1;
 }
@@ -210,7 +218,7 @@ static int validate(args *a)
         return cli_usage_error("--learn-decay: the initial --decay must be in (0, 1), not 1");
     if (m->tno.decay >= 1 && m->mixer == TRAIN_MIXER_SKI)
         return cli_usage_error("--decay: ski needs a time warp in (0, 1)");
-    if (a->nlengths && (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
+    if (a->nlengths && !m->rope && (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
         return cli_usage_error("--eval-lengths: the attention model's learned positions exist for --n only");
     if (a->eval_out && !a->nlengths) return cli_usage_error("--eval-out: give --eval-lengths too");
     if (cli_common_validate(&a->common) || cli_check_data_path("--eval-out", a->eval_out, 0)) return CLI_USAGE;
@@ -243,7 +251,7 @@ static int parse_args(int argc, char **argv, args *a)
         {"rpe-width", required_argument, NULL, OPT_RPE_WIDTH},
         {"rpe-layers", required_argument, NULL, OPT_RPE_LAYERS},
         {"activation", required_argument, NULL, OPT_ACTIVATION}, {"decay", required_argument, NULL, OPT_DECAY},
-        {"learn-decay", no_argument, NULL, OPT_LEARN_DECAY},
+        {"learn-decay", no_argument, NULL, OPT_LEARN_DECAY}, {"positions", required_argument, NULL, OPT_POSITIONS},
         {"steps", required_argument, NULL, OPT_STEPS}, {"lr", required_argument, NULL, OPT_LR},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"weight-decay", required_argument, NULL, OPT_WEIGHT_DECAY},
@@ -438,8 +446,8 @@ static void describe_mixer(const args *a, const run *r, char *text, size_t size)
     const skit_tno_options *o = train_model_mixer_options(r->model);
     static const char *const acts[] = {"relu", "silu", "gelu"}, *const norms[] = {"none", "layer", "rms"};
     if (a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) {
-        snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu", train_mixer_names[a->model.mixer],
-                 a->model.expand * a->model.d);
+        snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu; positions %s",
+                 train_mixer_names[a->model.mixer], a->model.expand * a->model.d, a->model.rope ? "rope" : "learned");
         return;
     }
     char ski[128] = "";

@@ -36,6 +36,7 @@ struct train_model {
     train_group groups[16 * 64 + 4];
     size_t embedding, head;        /* offsets; head = embedding when tied */
     size_t position;               /* attention: learned positions, n x d */
+    double *rope;                  /* attention with rope: cos, sin of position x frequency, n x e/2 each */
     block_params *bp;
     skit_tno_plan **plans;         /* one per block (tno, fd, ski) */
     skit_tno_options mixer_options;
@@ -54,11 +55,13 @@ struct train_model {
     size_t bytes;
 };
 
-/* Mixers whose softmax sees no token order: they get learned positions and W_q, W_k. */
+/* Mixers whose softmax sees no token order: they get W_q, W_k and positions. */
 static int softmax_mixer(const train_config *c)
 {
     return c->mixer == TRAIN_MIXER_ATTENTION || c->mixer == TRAIN_MIXER_MRA;
 }
+
+static int learned_positions(const train_config *c) { return softmax_mixer(c) && !c->rope; }
 
 /* ---- small layers ---------------------------------------------------- */
 
@@ -128,14 +131,61 @@ static void silu_backward(size_t count, const double *x, const double *dy, doubl
     }
 }
 
+/* ---- rotary positions (RoFormer, Su et al. 2021): channel pairs (2c, 2c+1)
+ * of q and k at position i turned by the angle i 10000^(-2c/e), so that
+ * q_i . k_j depends on i - j: "attend to the token t back" is one pattern
+ * for every position, where learned absolute positions must learn it n times. */
+
+static void rope_tables(train_model *m)
+{
+    size_t n = m->c.n, half = m->e / 2;
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < half; c++) {
+            double angle = (double)i * pow(10000.0, -2.0 * (double)c / (double)m->e);
+            m->rope[i * half + c] = cos(angle);
+            m->rope[(n + i) * half + c] = sin(angle);
+        }
+}
+
+/* x (R x e rows) turned by +angle (sign 1) or back (sign -1, the transpose: the backward) */
+static void rope_apply(const train_model *m, double *x, double sign)
+{
+    size_t n = m->c.n, e = m->e, half = e / 2;
+    for (size_t r = 0; r < m->R; r++) {
+        const double *cs = m->rope + (r % n) * half, *sn = m->rope + (n + r % n) * half;
+        double *row = x + r * e;
+        for (size_t c = 0; c < half; c++) {
+            double a = row[2 * c], b = row[2 * c + 1], s = sign * sn[c];
+            row[2 * c] = a * cs[c] - b * s;
+            row[2 * c + 1] = a * s + b * cs[c];
+        }
+    }
+}
+
+/* q = v Wq^T, k = v Wk^T, rotated with rope */
+static void query_key_forward(train_model *m, const block_params *bp, block_acts *a)
+{
+    linear_forward(m->R, m->e, m->e, a->v, m->params + bp->wq, a->q);
+    linear_forward(m->R, m->e, m->e, a->v, m->params + bp->wk, a->k);
+    if (m->c.rope) rope_apply(m, a->q, 1), rope_apply(m, a->k, 1);
+}
+
+/* dv += the gradient through q and k, given theirs (dq, dk overwritten) */
+static void query_key_backward(train_model *m, const block_params *bp, const block_acts *a, double *dq,
+                               double *dk, double *dv)
+{
+    if (m->c.rope) rope_apply(m, dq, -1), rope_apply(m, dk, -1);
+    linear_backward(m->R, m->e, m->e, a->v, m->params + bp->wq, dq, dv, 1.0, m->grads + bp->wq);
+    linear_backward(m->R, m->e, m->e, a->v, m->params + bp->wk, dk, dv, 1.0, m->grads + bp->wk);
+}
+
 /* ---- attention mixer: y = softmax(scale q k^T [causal mask]) v, q = v Wq^T, k = v Wk^T */
 
 static void attention_forward(train_model *m, const block_params *bp, block_acts *a)
 {
     size_t n = m->c.n, e = m->e;
     double scale = 1.0 / sqrt((double)e);
-    linear_forward(m->R, e, e, a->v, m->params + bp->wq, a->q);
-    linear_forward(m->R, e, e, a->v, m->params + bp->wk, a->k);
+    query_key_forward(m, bp, a);
     for (size_t b = 0; b < m->c.batch; b++) {
         double *P = a->p + b * n * n;
         const double *q = a->q + b * n * e, *k = a->k + b * n * e, *v = a->v + b * n * e;
@@ -177,8 +227,7 @@ static void attention_backward(train_model *m, const block_params *bp, const blo
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)e, (int)n, 1.0, dP, (int)n, q, (int)e,
                     0.0, dk + b * n * e, (int)e);
     }
-    linear_backward(m->R, e, e, a->v, m->params + bp->wq, dq, dv, 1.0, m->grads + bp->wq);
-    linear_backward(m->R, e, e, a->v, m->params + bp->wk, dk, dv, 1.0, m->grads + bp->wk);
+    query_key_backward(m, bp, a, dq, dk, dv);
 }
 
 /* ---- MRA-2 mixer: the library's MRA-2 approximation of the same attention */
@@ -200,8 +249,7 @@ static int mra_forward(train_model *m, size_t l, const block_params *bp, block_a
 {
     size_t n = m->c.n, e = m->e, bpr = m->mra_per_row;
     double scale = 1.0 / sqrt((double)e);
-    linear_forward(m->R, e, e, a->v, m->params + bp->wq, a->q);
-    linear_forward(m->R, e, e, a->v, m->params + bp->wk, a->k);
+    query_key_forward(m, bp, a);
     for (size_t b = 0; b < m->c.batch; b++) {
         size_t o = b * n * e;
         to_columns(n, e, a->q + o, a->qc + o);
@@ -234,8 +282,7 @@ static int mra_backward(train_model *m, size_t l, const block_params *bp, const 
         to_rows(n, e, dq + o, dc), memcpy(dq + o, dc, n * e * sizeof(double));
         to_rows(n, e, dk + o, dc), memcpy(dk + o, dc, n * e * sizeof(double));
     }
-    linear_backward(m->R, e, e, a->v, m->params + bp->wq, dq, dv, 1.0, m->grads + bp->wq);
-    linear_backward(m->R, e, e, a->v, m->params + bp->wk, dk, dv, 1.0, m->grads + bp->wk);
+    query_key_backward(m, bp, a, dq, dk, dv);
     return SKIT_OK;
 }
 
@@ -364,7 +411,7 @@ int train_model_forward(train_model *m, const int *inputs, const int *targets, c
     size_t R = m->R, d = m->c.d;
     double *tmp = m->scratch; /* R x d: a block's output before the residual add */
     for (size_t r = 0; r < R; r++) memcpy(m->x + r * d, m->params + m->embedding + (size_t)inputs[r] * d, d * sizeof(double));
-    if (softmax_mixer(&m->c)) /* attention alone does not know the order of the tokens */
+    if (learned_positions(&m->c)) /* attention alone does not know the order of the tokens */
         for (size_t r = 0; r < R; r++) cblas_daxpy((int)d, 1.0, m->params + m->position + (r % m->c.n) * d, 1, m->x + r * d, 1);
     for (size_t l = 0; l < m->c.layers; l++) {
         block_acts *a = &m->ba[l];
@@ -414,7 +461,7 @@ int train_model_backward(train_model *m)
     }
     for (size_t r = 0; r < R; r++)
         cblas_daxpy((int)d, 1.0, dx + r * d, 1, m->grads + m->embedding + (size_t)m->inputs[r] * d, 1);
-    if (softmax_mixer(&m->c))
+    if (learned_positions(&m->c))
         for (size_t r = 0; r < R; r++) cblas_daxpy((int)d, 1.0, dx + r * d, 1, m->grads + m->position + (r % m->c.n) * d, 1);
     return SKIT_OK;
 }
@@ -514,7 +561,7 @@ static void lay_out_parameters(train_model *m)
     size_t d = c->d, e = m->e, h = m->h;
     char name[48];
     m->embedding = add_group(m, "embedding", c->vocab, d, 1);
-    if (softmax_mixer(c)) m->position = add_group(m, "position", c->n, d, 1);
+    if (learned_positions(c)) m->position = add_group(m, "position", c->n, d, 1);
     for (size_t l = 0; l < c->layers; l++) {
         block_params *bp = &m->bp[l];
 #define GROUP(field, what, rows, cols, decayed)                          \
@@ -608,8 +655,11 @@ static int allocate(train_model *m)
     m->grads = skit_calloc(m->nparams, sizeof(double));
     m->acts = skit_calloc(acts, sizeof(double));
     m->scratch = skit_calloc(scratch, sizeof(double));
-    if (!m->params || !m->grads || !m->acts || !m->scratch) return SKIT_ENOMEM;
-    m->bytes += (2 * m->nparams + acts + scratch) * sizeof(double);
+    size_t rope = m->c.rope && softmax_mixer(&m->c) ? m->c.n * (m->e / 2) * 2 : 0;
+    m->rope = rope ? skit_calloc(rope, sizeof(double)) : NULL;
+    if (!m->params || !m->grads || !m->acts || !m->scratch || (rope && !m->rope)) return SKIT_ENOMEM;
+    if (rope) rope_tables(m);
+    m->bytes += (2 * m->nparams + acts + scratch + rope) * sizeof(double);
     carve_activations(m);
     return SKIT_OK;
 }
@@ -677,6 +727,7 @@ void train_model_destroy(train_model *m)
     skit_free(m->grads);
     skit_free(m->acts);
     skit_free(m->scratch);
+    skit_free(m->rope);
     skit_free(m->mixer_work);
     skit_attention_plan_destroy(m->mra);
     skit_free(m->refined);

@@ -4,7 +4,8 @@
  * four flat arenas allocated once by train_model_create.
  *
  * Architecture (TNN §3, float64):
- *   x = E[token] (+ P[position] for attention)    embedding, vocab x d
+ *   x = E[token] (+ P[position] for attention     embedding, vocab x d
+ *                 without rope)
  *   repeat layers times:
  *     x = x + GTU(norm(x))    u = silu(W_u h), v = silu(W_v h),
  *                             out = W_o (u * mixer(v))    (e = expand * d)
@@ -45,6 +46,8 @@ typedef struct train_config {
     skit_norm norm; /* SKIT_NORM_RMS or SKIT_NORM_LAYER */
     int tied;       /* head = embedding's first out_vocab rows */
     skit_tno_options tno; /* tno, fd, ski: RPE width/layers, activation, decay, ...; seed per layer added */
+    int rope;             /* attention, mra: rotary positions on q, k instead of learned
+                             absolute positions added to the embedding */
     int learn_decay;      /* tno: each block's decay lambda = sigmoid(theta) is a parameter
                              (group layerL.decay_logit, 1 x 1, theta = logit(tno.decay) at start) */
     uint64_t seed;
