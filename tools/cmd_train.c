@@ -291,6 +291,7 @@ typedef struct run {
     unsigned char *decayed;
     skit_rng data_rng;
     double floor;
+    double oracle; /* markov, causal: the chain's own validation loss */
 } run;
 
 static int batch_buffers(size_t rows, int **inputs, int **targets, double **weights)
@@ -323,21 +324,25 @@ static int make_model(const args *a, const run *r, size_t n, size_t batch, train
     return CLI_OK;
 }
 
-/* Mean validation loss over eval_batches fixed batches (the same for every step and run). */
+/* Mean validation loss over eval_batches fixed batches (the same for every
+ * step and run); *oracle (may be NULL): the Markov chain's own mean loss on
+ * the same tokens (NAN for other tasks). */
 static int evaluate(const args *a, const run *r, train_model *m, size_t n, size_t batch, int *in, int *tg,
-                    double *w, double *loss)
+                    double *w, double *loss, double *oracle)
 {
     skit_rng rng;
     skit_rng_seed_stream(&rng, a->common.seed, 0x76616c); /* validation stream */
-    double total = 0, count = 0;
+    double total = 0, count = 0, chain = 0;
     for (size_t k = 0; k < a->eval_batches; k++) {
         double l = 0, c = 0;
         train_task_batch(&r->task, &rng, 1, batch, n, in, tg, w);
         int status = train_model_forward(m, in, tg, w, &l, &c);
         if (status) return cli_library_error(status);
         total += l * c, count += c;
+        chain += train_task_oracle_loss(&r->task, batch, n, in, tg, w);
     }
     *loss = count > 0 ? total / count : NAN;
+    if (oracle) *oracle = count > 0 ? chain / count : NAN;
     return CLI_OK;
 }
 
@@ -407,7 +412,8 @@ static int train_loop(const args *a, run *r, cli_table *log, double *val_loss)
         rc = train_step(a, r, &opt, t, &loss, &norm);
         int last = t + 1 == opt.steps;
         if (rc == CLI_OK && (last || (a->eval_every && (t + 1) % a->eval_every == 0)))
-            rc = evaluate(a, r, r->model, a->model.n, a->model.batch, r->inputs, r->targets, r->weights, &val);
+            rc = evaluate(a, r, r->model, a->model.n, a->model.batch, r->inputs, r->targets, r->weights, &val,
+                          &r->oracle);
         double seconds = skit_clock_seconds() - t0, rate = (double)(rows * (t + 1)) / seconds;
         cli_table_rowf(log, "%zu\t%.6f\t%.6f\t%.6g\t%.6g\t%.0f\t%.6f", t + 1, loss, val,
                        train_adamw_rate(&opt, t), norm, rate, seconds);
@@ -432,7 +438,7 @@ static int eval_lengths(const args *a, run *r, cli_table *t)
         double *w = NULL, loss = NAN;
         rc = make_model(a, r, n, batch, r->model, &m);
         if (rc == CLI_OK) rc = batch_buffers(batch * n, &in, &tg, &w);
-        if (rc == CLI_OK) rc = evaluate(a, r, m, n, batch, in, tg, w, &loss);
+        if (rc == CLI_OK) rc = evaluate(a, r, m, n, batch, in, tg, w, &loss, NULL);
         if (rc == CLI_OK) cli_table_rowf(t, "%zu\t%.6f\t%.6f", n, loss, loss / r->floor);
         train_model_destroy(m);
         free(in), free(tg), free(w);
@@ -538,6 +544,9 @@ static int report(const args *a, run *r, cli_table *log, double val_loss, int ar
     cli_table_comment(log, "task %s vocab %zu%s; floor %.6f nats/token; final validation loss %.6f (%.4f x floor)",
                       train_task_names[a->task], r->task.vocab, a->masked ? " masked-LM" : " causal", r->floor,
                       val_loss, val_loss / r->floor);
+    if (isfinite(r->oracle))
+        cli_table_comment(log, "the chain's own loss on the same validation tokens %.6f; model / chain %.4f",
+                          r->oracle, val_loss / r->oracle);
     cli_table_comment(log, "parameters %zu; model arenas and plans %zu bytes; peak RSS %zu bytes",
                       train_model_parameter_count(r->model), train_model_bytes(r->model), peak);
     cli_table_comment(log, "%s", mixer);
@@ -566,6 +575,7 @@ int cmd_train(int argc, char **argv)
     cli_apply_threads(&a.common);
     run r;
     memset(&r, 0, sizeof r);
+    r.oracle = NAN;
     rc = run_setup(&a, &r);
     static const char *const log_columns[] = {"step", "loss", "val_loss", "lr", "grad_norm", "tokens_per_s",
                                               "seconds", NULL};
