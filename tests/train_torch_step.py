@@ -53,14 +53,30 @@ def norm(x):
     return x / torch.sqrt((x * x).mean(-1, keepdim=True) + 1e-5)
 
 
+def rope(t):
+    """RoFormer's rotary positions: pairs (2c, 2c+1) of (B, n, e) turned by i 10000^(-2c/e)."""
+    e = t.shape[-1]
+    c = torch.arange(e // 2, dtype=torch.float64)
+    angle = torch.arange(n, dtype=torch.float64)[:, None] * 10000.0 ** (-2 * c / e)
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    a, b = t[..., 0 : 2 * (e // 2) : 2], t[..., 1 : 2 * (e // 2) : 2]
+    out = t.clone()
+    out[..., 0 : 2 * (e // 2) : 2] = a * cos - b * sin
+    out[..., 1 : 2 * (e // 2) : 2] = a * sin + b * cos
+    return out
+
+
 silu = torch.nn.functional.silu
-x = P["embedding"][inputs] + P["position"][torch.arange(R) % n]
+learned = "position" in P  # else rotary positions (skit train --positions rope)
+x = P["embedding"][inputs] + (P["position"][torch.arange(R) % n] if learned else 0)
 for l in range(a.layers):
     w = lambda name: P["layer%d.%s" % (l, name)]
     h = norm(x)
     u, v = silu(h @ w("gtu.wu").T), silu(h @ w("gtu.wv").T)
     e = v.shape[1]
     q, k = (v @ w("mixer.wq").T).view(B, n, e), (v @ w("mixer.wk").T).view(B, n, e)
+    if not learned:
+        q, k = rope(q), rope(k)
     logits = q @ k.transpose(1, 2) / e**0.5
     if not a.masked:
         logits = logits.masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool), 1), float("-inf"))
