@@ -17,6 +17,7 @@ D=$(pick 32 512)
 STEPS=$(pick 8 5)
 T="$DATA/speed.tsv"
 printf 'mixer\trpe_layers\tn\td\tstep_seconds\tmodel_bytes\tpeak_rss_bytes\n' > "$T"
+LOAD_SKIT=$(cut -d' ' -f1-3 /proc/loadavg)
 # MRA-2's library backward is a row-by-row reference: over a minute per step at
 # the full shape, so it is timed in the quick run only
 for cfg in tno:3 tno:6 fd:3 fd:6 ski:0 attention:0 $(pick mra:0 ""); do
@@ -30,7 +31,6 @@ for cfg in tno:3 tno:6 fd:3 fd:6 ski:0 attention:0 $(pick mra:0 ""); do
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$L" "$N" "$D" "$step" "$bytes" >> "$T"
 done
 sec() { rows "$T" "mixer=$1 rpe_layers=$2" step_seconds; }
-LOAD_SKIT=$(cut -d' ' -f1-3 /proc/loadavg)
 P="$DATA/torch.tsv"
 PEER="$SKIT_DATADIR/bench/peers/train_torch.py"
 if [ -f "$PEER" ] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
