@@ -67,6 +67,14 @@ expect_ok train --learn-decay --decay 0.9 --steps 20 --n 16 --d 8 --batch 2 --rp
 lambda=$(sed -n 's/.*learned decay lambda: layer0 \([^,]*\),.*/\1/p' "$TMP/ck_ld/model.tsv")
 awk -v l="$lambda" 'BEGIN {exit !(l > 0 && l < 1 && l != 0.9)}' || fail "--learn-decay: lambda '$lambda' did not move from 0.9 in (0, 1)"
 pass
+# several attention heads, rotary (per head) or learned positions, odd head widths
+for pos in rope learned; do
+  expect_ok train --check-gradients --mixer attention --heads 2 --positions "$pos" --n 13 --d 8 --batch 2 --vocab 5 --seed "$SEED"
+  expect_ok train --check-gradients --mixer attention --heads 3 --expand 3 --d 5 --positions "$pos" --objective masked \
+    --n 11 --batch 2 --vocab 4 --seed "$SEED"
+done
+expect_usage_error "--heads" train --heads 2 --mixer tno
+expect_usage_error "--heads" train --heads 3 --mixer attention --d 32
 expect_usage_error "--learn-decay" train --learn-decay --mixer fd
 expect_usage_error "--learn-decay" train --learn-decay --decay 1
 

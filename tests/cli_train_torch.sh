@@ -25,4 +25,7 @@ run "masked layer untied, clipped" --n 12 --d 6 --batch 2 --layers 1 --vocab 5 -
 run "causal, learned positions, odd width" --positions learned --n 16 --d 7 --batch 2 --layers 2 --vocab 6 --warmup 2 --steps 10 \
   -- --n 16 --layers 2 --vocab 6
 run "masked, rope, odd width" --n 12 --d 7 --batch 2 --layers 1 --vocab 5 --objective masked -- --n 12 --layers 1 --vocab 5 --masked
+run "causal, rope, 2 heads" --heads 2 --n 16 --d 8 --batch 2 --layers 2 --vocab 6 -- --n 16 --layers 2 --vocab 6 --heads 2
+run "masked, learned, 3 heads of odd width" --heads 3 --positions learned --expand 3 --d 5 --n 12 --batch 2 --layers 1 --vocab 5 \
+  --objective masked -- --n 12 --layers 1 --vocab 5 --masked --heads 3
 finish

@@ -50,6 +50,7 @@ static const char *usage =
     "  --rpe-width W --rpe-layers L --activation A   RPE MLP of tno/fd (default 32,\n"
     "                      1, relu)\n"
     "  --decay LAMBDA      tno decay bias in (0, 1] (default 0.99; 1 = none)\n"
+    "  --heads H           attention: heads (default 1; H divides expand * d)\n"
     "  --positions P       attention, mra: rope (default: rotary q, k) or learned\n"
     "                      (absolute positions added to the embedding, n x d)\n"
     "  --learn-decay       tno: train each block's lambda = sigmoid(theta) from --decay\n"
@@ -88,7 +89,7 @@ static const char *usage =
 enum { OPT_TASK = 0x2000, OPT_VOCAB, OPT_ORDER, OPT_TEXT, OPT_OBJECTIVE, OPT_MIXER, OPT_N, OPT_BATCH, OPT_D,
        OPT_EXPAND, OPT_GLU, OPT_LAYERS, OPT_NORM, OPT_UNTIED, OPT_RPE_WIDTH, OPT_RPE_LAYERS, OPT_ACTIVATION,
        OPT_DECAY, OPT_STEPS, OPT_LR, OPT_WARMUP, OPT_WEIGHT_DECAY, OPT_CLIP, OPT_EVAL_BATCHES, OPT_EVAL_EVERY,
-       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY, OPT_POSITIONS };
+       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY, OPT_POSITIONS, OPT_HEADS };
 
 typedef struct args {
     cli_common common;
@@ -117,6 +118,7 @@ static void defaults(args *a)
     m->norm = SKIT_NORM_RMS;
     m->tied = 1;
     m->rope = 1;
+    m->heads = 1;
     skit_tno_options_default(&m->tno, SKIT_TNO_FFT);
     m->tno.rpe_width = 32;
     m->tno.rpe_layers = 1;
@@ -155,6 +157,7 @@ static int parse_model_option(args *a, int opt, const char *arg)
         return CLI_OK;
     case OPT_DECAY: return cli_parse_double("--decay", arg, 0, 1, 1, 0, &m->tno.decay);
     case OPT_LEARN_DECAY: m->learn_decay = 1; return CLI_OK;
+    case OPT_HEADS: return cli_parse_size("--heads", arg, 1, 64, &m->heads);
     case OPT_POSITIONS:
         if (cli_parse_choice("--positions", arg, positions, &idx)) return CLI_USAGE;
         m->rope = idx == 0;
@@ -213,6 +216,9 @@ static int validate(args *a)
     if (!a->have_warmup) a->opt.warmup = a->opt.steps / 10;
     if (a->opt.warmup >= a->opt.steps) return cli_usage_error("--warmup: %zu out of range: need < --steps", a->opt.warmup);
     m->causal = !a->masked;
+    if (m->heads > 1 && m->mixer != TRAIN_MIXER_ATTENTION) return cli_usage_error("--heads: needs --mixer attention");
+    if (m->heads > 1 && (m->expand * m->d) % m->heads)
+        return cli_usage_error("--heads: %zu does not divide the GTU width %zu", m->heads, m->expand * m->d);
     if (m->learn_decay && m->mixer != TRAIN_MIXER_TNO) return cli_usage_error("--learn-decay: needs --mixer tno");
     if (m->learn_decay && m->tno.decay >= 1)
         return cli_usage_error("--learn-decay: the initial --decay must be in (0, 1), not 1");
@@ -252,6 +258,7 @@ static int parse_args(int argc, char **argv, args *a)
         {"rpe-layers", required_argument, NULL, OPT_RPE_LAYERS},
         {"activation", required_argument, NULL, OPT_ACTIVATION}, {"decay", required_argument, NULL, OPT_DECAY},
         {"learn-decay", no_argument, NULL, OPT_LEARN_DECAY}, {"positions", required_argument, NULL, OPT_POSITIONS},
+        {"heads", required_argument, NULL, OPT_HEADS},
         {"steps", required_argument, NULL, OPT_STEPS}, {"lr", required_argument, NULL, OPT_LR},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"weight-decay", required_argument, NULL, OPT_WEIGHT_DECAY},
@@ -452,8 +459,9 @@ static void describe_mixer(const args *a, const run *r, char *text, size_t size)
     const skit_tno_options *o = train_model_mixer_options(r->model);
     static const char *const acts[] = {"relu", "silu", "gelu"}, *const norms[] = {"none", "layer", "rms"};
     if (a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) {
-        snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu; positions %s",
-                 train_mixer_names[a->model.mixer], a->model.expand * a->model.d, a->model.rope ? "rope" : "learned");
+        snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu; heads %zu; positions %s",
+                 train_mixer_names[a->model.mixer], a->model.expand * a->model.d, a->model.heads,
+                 a->model.rope ? "rope" : "learned");
         return;
     }
     char ski[128] = "";

@@ -136,28 +136,36 @@ static void silu_backward(size_t count, const double *x, const double *dy, doubl
  * q_i . k_j depends on i - j: "attend to the token t back" is one pattern
  * for every position, where learned absolute positions must learn it n times. */
 
+/* Width of one attention head (heads divide e). */
+static size_t head_width(const train_model *m) { return m->e / m->c.heads; }
+
+/* per head of width w: pairs c < w/2 at the angle i 10000^(-2c/w) */
 static void rope_tables(train_model *m)
 {
-    size_t n = m->c.n, half = m->e / 2;
+    size_t n = m->c.n, w = head_width(m), half = w / 2;
     for (size_t i = 0; i < n; i++)
         for (size_t c = 0; c < half; c++) {
-            double angle = (double)i * pow(10000.0, -2.0 * (double)c / (double)m->e);
+            double angle = (double)i * pow(10000.0, -2.0 * (double)c / (double)w);
             m->rope[i * half + c] = cos(angle);
             m->rope[(n + i) * half + c] = sin(angle);
         }
 }
 
-/* x (R x e rows) turned by +angle (sign 1) or back (sign -1, the transpose: the backward) */
+/* x (R x e rows) turned by +angle (sign 1) or back (sign -1, the transpose:
+ * the backward), each head's channels on their own (an odd width's last
+ * channel unturned) */
 static void rope_apply(const train_model *m, double *x, double sign)
 {
-    size_t n = m->c.n, e = m->e, half = e / 2;
+    size_t n = m->c.n, e = m->e, w = head_width(m), half = w / 2;
     for (size_t r = 0; r < m->R; r++) {
         const double *cs = m->rope + (r % n) * half, *sn = m->rope + (n + r % n) * half;
-        double *row = x + r * e;
-        for (size_t c = 0; c < half; c++) {
-            double a = row[2 * c], b = row[2 * c + 1], s = sign * sn[c];
-            row[2 * c] = a * cs[c] - b * s;
-            row[2 * c + 1] = a * s + b * cs[c];
+        for (size_t h = 0; h < m->c.heads; h++) {
+            double *row = x + r * e + h * w;
+            for (size_t c = 0; c < half; c++) {
+                double a = row[2 * c], b = row[2 * c + 1], s = sign * sn[c];
+                row[2 * c] = a * cs[c] - b * s;
+                row[2 * c + 1] = a * s + b * cs[c];
+            }
         }
     }
 }
@@ -179,17 +187,19 @@ static void query_key_backward(train_model *m, const block_params *bp, const blo
     linear_backward(m->R, m->e, m->e, a->v, m->params + bp->wk, dk, dv, 1.0, m->grads + bp->wk);
 }
 
-/* ---- attention mixer: y = softmax(scale q k^T [causal mask]) v, q = v Wq^T, k = v Wk^T */
+/* ---- attention mixer: per head (channels h w .. (h+1) w - 1 of q, k, v),
+ * y = softmax(q k^T / sqrt(w) [causal mask]) v, q = v Wq^T, k = v Wk^T */
 
 static void attention_forward(train_model *m, const block_params *bp, block_acts *a)
 {
-    size_t n = m->c.n, e = m->e;
-    double scale = 1.0 / sqrt((double)e);
+    size_t n = m->c.n, e = m->e, w = head_width(m), H = m->c.heads;
+    double scale = 1.0 / sqrt((double)w);
     query_key_forward(m, bp, a);
-    for (size_t b = 0; b < m->c.batch; b++) {
-        double *P = a->p + b * n * n;
-        const double *q = a->q + b * n * e, *k = a->k + b * n * e, *v = a->v + b * n * e;
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)e, scale, q, (int)e, k,
+    for (size_t bh = 0; bh < m->c.batch * H; bh++) {
+        size_t o = (bh / H) * n * e + (bh % H) * w;
+        double *P = a->p + bh * n * n;
+        const double *q = a->q + o, *k = a->k + o, *v = a->v + o;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)w, scale, q, (int)e, k,
                     (int)e, 0.0, P, (int)n);
         for (size_t i = 0; i < n; i++) {
             double *row = P + i * n, mx = -INFINITY, sum = 0;
@@ -199,8 +209,8 @@ static void attention_forward(train_model *m, const block_params *bp, block_acts
             for (size_t j = 0; j < valid; j++) row[j] /= sum;
             for (size_t j = valid; j < n; j++) row[j] = 0;
         }
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)e, (int)n, 1.0, P, (int)n, v,
-                    (int)e, 0.0, a->mix + b * n * e, (int)e);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, P, (int)n, v,
+                    (int)e, 0.0, a->mix + o, (int)e);
     }
 }
 
@@ -208,24 +218,24 @@ static void attention_forward(train_model *m, const block_params *bp, block_acts
 static void attention_backward(train_model *m, const block_params *bp, const block_acts *a, const double *dy,
                                double *dv, double *dq, double *dk, double *dP)
 {
-    size_t n = m->c.n, e = m->e;
-    double scale = 1.0 / sqrt((double)e);
-    for (size_t b = 0; b < m->c.batch; b++) {
-        const double *P = a->p + b * n * n, *q = a->q + b * n * e, *k = a->k + b * n * e;
-        const double *v = a->v + b * n * e, *g = dy + b * n * e;
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)e, 1.0, g, (int)e, v, (int)e,
+    size_t n = m->c.n, e = m->e, w = head_width(m), H = m->c.heads;
+    double scale = 1.0 / sqrt((double)w);
+    for (size_t bh = 0; bh < m->c.batch * H; bh++) {
+        size_t o = (bh / H) * n * e + (bh % H) * w;
+        const double *P = a->p + bh * n * n, *q = a->q + o, *k = a->k + o, *v = a->v + o, *g = dy + o;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)w, 1.0, g, (int)e, v, (int)e,
                     0.0, dP, (int)n);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)e, (int)n, 1.0, P, (int)n, g, (int)e,
-                    0.0, dv + b * n * e, (int)e);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, P, (int)n, g, (int)e,
+                    0.0, dv + o, (int)e);
         for (size_t i = 0; i < n; i++) { /* softmax backward, scaled: dS = P (dP - <P, dP>) scale */
             double dot = 0;
             for (size_t j = 0; j < n; j++) dot += P[i * n + j] * dP[i * n + j];
             for (size_t j = 0; j < n; j++) dP[i * n + j] = scale * P[i * n + j] * (dP[i * n + j] - dot);
         }
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)e, (int)n, 1.0, dP, (int)n, k, (int)e,
-                    0.0, dq + b * n * e, (int)e);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)e, (int)n, 1.0, dP, (int)n, q, (int)e,
-                    0.0, dk + b * n * e, (int)e);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, dP, (int)n, k, (int)e,
+                    0.0, dq + o, (int)e);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, dP, (int)n, q, (int)e,
+                    0.0, dk + o, (int)e);
     }
     query_key_backward(m, bp, a, dq, dk, dv);
 }
@@ -619,7 +629,7 @@ static size_t activation_doubles(const train_model *m)
 {
     size_t R = m->R, d = m->c.d, e = m->e, h = m->h, n = m->c.n;
     size_t per = 2 * (R * d + R + 16) + 6 * (R * e + 8) + 4 * (R * h + 8);
-    if (m->c.mixer == TRAIN_MIXER_ATTENTION) per += 2 * (R * e + 8) + m->c.batch * n * n + 8;
+    if (m->c.mixer == TRAIN_MIXER_ATTENTION) per += 2 * (R * e + 8) + m->c.batch * m->c.heads * n * n + 8;
     if (m->c.mixer == TRAIN_MIXER_MRA) per += 6 * (R * e + 8);
     return m->c.layers * per + 2 * (R * d + 8) + R + 8 + R * m->c.out_vocab + 8;
 }
@@ -634,7 +644,7 @@ static void carve_activations(train_model *m)
         a->up = carve(&p, R * e), a->u = carve(&p, R * e), a->vp = carve(&p, R * e);
         a->v = carve(&p, R * e), a->mix = carve(&p, R * e), a->g = carve(&p, R * e);
         if (m->c.mixer == TRAIN_MIXER_ATTENTION)
-            a->q = carve(&p, R * e), a->k = carve(&p, R * e), a->p = carve(&p, m->c.batch * n * n);
+            a->q = carve(&p, R * e), a->k = carve(&p, R * e), a->p = carve(&p, m->c.batch * m->c.heads * n * n);
         if (m->c.mixer == TRAIN_MIXER_MRA) {
             a->q = carve(&p, R * e), a->k = carve(&p, R * e);
             a->qc = carve(&p, R * e), a->kc = carve(&p, R * e), a->vc = carve(&p, R * e), a->yc = carve(&p, R * e);
@@ -655,7 +665,7 @@ static int allocate(train_model *m)
     m->grads = skit_calloc(m->nparams, sizeof(double));
     m->acts = skit_calloc(acts, sizeof(double));
     m->scratch = skit_calloc(scratch, sizeof(double));
-    size_t rope = m->c.rope && softmax_mixer(&m->c) ? m->c.n * (m->e / 2) * 2 : 0;
+    size_t rope = m->c.rope && softmax_mixer(&m->c) ? m->c.n * (head_width(m) / 2) * 2 : 0;
     m->rope = rope ? skit_calloc(rope, sizeof(double)) : NULL;
     if (!m->params || !m->grads || !m->acts || !m->scratch || (rope && !m->rope)) return SKIT_ENOMEM;
     if (rope) rope_tables(m);
@@ -680,10 +690,15 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         *why = "a learnable decay needs --mixer tno and an initial --decay in (0, 1)";
         return SKIT_EUNSUPPORTED;
     }
+    if (c->heads > 1 && (c->mixer != TRAIN_MIXER_ATTENTION || (c->expand * c->d) % c->heads)) {
+        *why = "several heads need --mixer attention and heads dividing the GTU width expand * d";
+        return SKIT_EUNSUPPORTED;
+    }
     if (c->layers > 64) return SKIT_EDOM;
     train_model *m = skit_calloc(1, sizeof *m);
     if (!m) return SKIT_ENOMEM;
     m->c = *c;
+    if (!m->c.heads) m->c.heads = 1;
     m->R = c->batch * c->n;
     m->e = c->expand * c->d;
     m->h = c->glu_hidden;

@@ -13,8 +13,8 @@
  *   logits = head(norm(x))    head = E (tied) or its own out_vocab x d
  * norm: RMS (x / sqrt(mean x^2 + 1e-8)) or LayerNorm, both without affine
  * parameters; no biases in the linear layers. Mixers: TNO, FD-TNO, SKI-TNO
- * (skit_tno plans with their library backward), single-head softmax
- * attention q = W_q v, k = W_k v (dense n x n, causal by masking; done here
+ * (skit_tno plans with their library backward), softmax attention with
+ * `heads` heads, q = W_q v, k = W_k v (dense n x n, causal by masking; done here
  * because the library's attention has no causal mask), MRA-2 (no backward
  * in the library yet). Loss: cross-entropy averaged over the positions with
  * weight 1. Tokens are rows of (batch * n) x d row-major activations, the
@@ -46,6 +46,7 @@ typedef struct train_config {
     skit_norm norm; /* SKIT_NORM_RMS or SKIT_NORM_LAYER */
     int tied;       /* head = embedding's first out_vocab rows */
     skit_tno_options tno; /* tno, fd, ski: RPE width/layers, activation, decay, ...; seed per layer added */
+    size_t heads;         /* attention: heads of width expand * d / heads (1: one head) */
     int rope;             /* attention, mra: rotary positions on q, k instead of learned
                              absolute positions added to the embedding */
     int learn_decay;      /* tno: each block's decay lambda = sigmoid(theta) is a parameter
