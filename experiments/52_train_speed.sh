@@ -14,7 +14,7 @@ PAPER=SKI-TNN
 
 N=$(pick 256 2048)
 D=$(pick 32 512)
-STEPS=$(pick 8 5)
+STEPS=$(pick 8 8)
 T="$DATA/speed.tsv"
 printf 'mixer\trpe_layers\tn\td\tstep_seconds\tmodel_bytes\tpeak_rss_bytes\n' > "$T"
 LOAD_SKIT=$(cut -d' ' -f1-3 /proc/loadavg)
