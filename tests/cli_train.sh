@@ -51,6 +51,33 @@ args=$(sed -n 's/.*load a mixer with: skit tno //p' "$TMP/ck/model.tsv" | sed "s
 [ -n "$args" ] || fail "model.tsv does not say how to load a mixer"
 expect_ok tno $args --n 16 -o "$TMP/y.tsv"
 
+# a learnable decay: its gradient (the loss's w.r.t. theta, lambda = sigmoid(theta))
+# against finite differences, causal and masked, odd and prime n; trained, it
+# moves, and the checkpoint holds it
+for obj in causal masked; do
+  for n in 13 16; do
+    expect_ok train --check-gradients --mixer tno --learn-decay --decay 0.9 --objective "$obj" --n "$n" --d 6 \
+      --batch 2 --vocab 5 --rpe-width 8 --activation silu --seed "$SEED"
+    grep -q "^layer1.decay_logit" "$TMP/stdout" || fail "--learn-decay: no decay_logit group checked"
+  done
+done
+expect_ok train --learn-decay --decay 0.9 --steps 20 --n 16 --d 8 --batch 2 --rpe-width 8 --quiet -o "$TMP/ld.tsv" \
+  --save "$TMP/ck_ld" --seed "$SEED"
+[ -f "$TMP/ck_ld/layer0.decay_logit.npy" ] || fail "--learn-decay: checkpoint lacks layer0.decay_logit.npy"
+lambda=$(sed -n 's/.*learned decay lambda: layer0 \([^,]*\),.*/\1/p' "$TMP/ck_ld/model.tsv")
+awk -v l="$lambda" 'BEGIN {exit !(l > 0 && l < 1 && l != 0.9)}' || fail "--learn-decay: lambda '$lambda' did not move from 0.9 in (0, 1)"
+pass
+# several attention heads, rotary (per head) or learned positions, odd head widths
+for pos in rope learned; do
+  expect_ok train --check-gradients --mixer attention --heads 2 --positions "$pos" --n 13 --d 8 --batch 2 --vocab 5 --seed "$SEED"
+  expect_ok train --check-gradients --mixer attention --heads 3 --expand 3 --d 5 --positions "$pos" --objective masked \
+    --n 11 --batch 2 --vocab 4 --seed "$SEED"
+done
+expect_usage_error "--heads" train --heads 2 --mixer tno
+expect_usage_error "--heads" train --heads 3 --mixer attention --d 32
+expect_usage_error "--learn-decay" train --learn-decay --mixer fd
+expect_usage_error "--learn-decay" train --learn-decay --decay 1
+
 expect_usage_error "no causal mask" train --mixer mra --steps 1
 expect_usage_error "multiple of 4" train --mixer mra --objective masked --n 10
 expect_usage_error "--mixer" train --mixer nonsense

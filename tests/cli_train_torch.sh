@@ -1,5 +1,5 @@
 # tests/cli_train_torch.sh — one training step of `skit train` (attention
-# mixer: every operation of it exists in PyTorch) repeated in PyTorch by
+# mixer, rotary or learned positions: every operation of it exists in PyTorch) repeated in PyTorch by
 # tests/train_torch_step.py: loss, every gradient, every parameter after
 # clipping and AdamW agree to 1e-9. Skipped (77) where /usr/bin/python3
 # cannot import torch (Debian python3-torch).
@@ -22,4 +22,10 @@ run() { # label, skit train args..., -- , python args...
 run "causal rms tied" --n 16 --d 8 --batch 3 --layers 2 --vocab 6 --warmup 2 --steps 10 -- --n 16 --layers 2 --vocab 6
 run "masked layer untied, clipped" --n 12 --d 6 --batch 2 --layers 1 --vocab 5 --objective masked --norm layer --untied \
   --clip 0.05 --weight-decay 0.1 -- --n 12 --layers 1 --vocab 5 --masked --norm layer --untied --clip 0.05 --weight-decay 0.1
+run "causal, learned positions, odd width" --positions learned --n 16 --d 7 --batch 2 --layers 2 --vocab 6 --warmup 2 --steps 10 \
+  -- --n 16 --layers 2 --vocab 6
+run "masked, rope, odd width" --n 12 --d 7 --batch 2 --layers 1 --vocab 5 --objective masked -- --n 12 --layers 1 --vocab 5 --masked
+run "causal, rope, 2 heads" --heads 2 --n 16 --d 8 --batch 2 --layers 2 --vocab 6 -- --n 16 --layers 2 --vocab 6 --heads 2
+run "masked, learned, 3 heads of odd width" --heads 3 --positions learned --expand 3 --d 5 --n 12 --batch 2 --layers 1 --vocab 5 \
+  --objective masked -- --n 12 --layers 1 --vocab 5 --masked --heads 3
 finish

@@ -280,6 +280,57 @@ START_TEST(test_tno_backward_threads)
 }
 END_TEST
 
+/* set_decay(lambda) gives the kernels, output and backward of a plan created
+ * with that decay (same parameters), causal and bidirectional, odd and prime
+ * n; FD/SKI plans and lambda outside (0, 1] are refused, the plan unchanged. */
+START_TEST(test_tno_set_decay)
+{
+    static const size_t sizes[] = {1, 2, 7, 31, 64};
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int causal = 0; causal < 2; causal++) {
+            const size_t n = sizes[si], d = 5, batch = 2, total = n * d * batch;
+            skit_tno_options o;
+            skit_tno_options_default(&o, SKIT_TNO_FFT);
+            o.rpe_width = 6;
+            o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+            o.decay = 0.9;
+            skit_tno_plan *p, *q;
+            TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, batch, &o, NULL, 0));
+            size_t count = skit_tno_plan_parameter_count(p);
+            double *params = tu_alloc(count), *x = tu_random(&rng, total), *dy = tu_random(&rng, total);
+            double *y0 = tu_alloc(total), *y1 = tu_alloc(total), dl0 = NAN, dl1 = NAN;
+            TU_EXPECT_OK(skit_tno_plan_get_parameters(p, params, count));
+            o.decay = 0.7;
+            TU_EXPECT_OK(skit_tno_plan_create(&q, n, d, batch, &o, params, count));
+            tu_poison(y0, total), tu_poison(y1, total);
+            TU_EXPECT_OK(skit_tno_plan_set_decay(p, 0.7));
+            TU_EXPECT_OK(skit_tno_plan_execute(p, x, y0, NULL));
+            TU_EXPECT_OK(skit_tno_plan_execute(q, x, y1, NULL));
+            ck_assert_double_le(tu_rel_error(y0, y1, total), 1e-13);
+            TU_EXPECT_OK(skit_tno_plan_backward(p, x, dy, NULL, NULL, &dl0, NULL));
+            TU_EXPECT_OK(skit_tno_plan_backward(q, x, dy, NULL, NULL, &dl1, NULL));
+            ck_assert_double_le(fabs(dl0 - dl1), 1e-12 * (1 + fabs(dl1)));
+            TU_EXPECT_STATUS(skit_tno_plan_set_decay(p, 0.0), SKIT_EDOM);
+            TU_EXPECT_STATUS(skit_tno_plan_set_decay(p, 1.5), SKIT_EDOM);
+            TU_EXPECT_STATUS(skit_tno_plan_set_decay(NULL, 0.5), SKIT_EINVAL);
+            TU_EXPECT_OK(skit_tno_plan_execute(p, x, y0, NULL)); /* unchanged by the refusals */
+            ck_assert_double_le(tu_rel_error(y0, y1, total), 1e-13);
+            skit_tno_plan_destroy(p);
+            skit_tno_plan_destroy(q);
+            skit_free(params), skit_free(x), skit_free(dy), skit_free(y0), skit_free(y1);
+        }
+    skit_tno_options o;
+    skit_tno_options_default(&o, SKIT_TNO_FD);
+    o.rpe_width = 4;
+    skit_tno_plan *p;
+    TU_EXPECT_OK(skit_tno_plan_create(&p, 8, 2, 1, &o, NULL, 0));
+    TU_EXPECT_STATUS(skit_tno_plan_set_decay(p, 0.5), SKIT_EUNSUPPORTED);
+    skit_tno_plan_destroy(p);
+}
+END_TEST
+
 START_TEST(test_backward_errors)
 {
     skit_tno_options o;
@@ -321,6 +372,7 @@ static Suite *suite_backward(void)
     tcase_add_test(tc, test_mlp_every_activation_and_norm);
     tcase_add_test(tc, test_attention_backward_mask);
     tcase_add_test(tc, test_tno_backward_threads);
+    tcase_add_test(tc, test_tno_set_decay);
     tcase_add_test(tc, test_backward_errors);
     suite_add_tcase(s, tc);
     return s;

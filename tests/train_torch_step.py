@@ -28,6 +28,7 @@ ap.add_argument("--norm", default="rms")
 ap.add_argument("--untied", action="store_true")
 ap.add_argument("--weight-decay", type=float, default=0.01)
 ap.add_argument("--clip", type=float, default=1.0)
+ap.add_argument("--heads", type=int, default=1)
 a = ap.parse_args()
 torch.set_default_dtype(torch.float64)
 
@@ -53,18 +54,37 @@ def norm(x):
     return x / torch.sqrt((x * x).mean(-1, keepdim=True) + 1e-5)
 
 
+def rope(t):
+    """RoFormer's rotary positions: pairs (2c, 2c+1) of (..., n, e) turned by i 10000^(-2c/e)."""
+    e = t.shape[-1]
+    c = torch.arange(e // 2, dtype=torch.float64)
+    angle = torch.arange(n, dtype=torch.float64)[:, None] * 10000.0 ** (-2 * c / e)
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    a, b = t[..., 0 : 2 * (e // 2) : 2], t[..., 1 : 2 * (e // 2) : 2]
+    out = t.clone()
+    out[..., 0 : 2 * (e // 2) : 2] = a * cos - b * sin
+    out[..., 1 : 2 * (e // 2) : 2] = a * sin + b * cos
+    return out
+
+
 silu = torch.nn.functional.silu
-x = P["embedding"][inputs] + P["position"][torch.arange(R) % n]
+learned = "position" in P  # else rotary positions (skit train --positions rope)
+x = P["embedding"][inputs] + (P["position"][torch.arange(R) % n] if learned else 0)
 for l in range(a.layers):
     w = lambda name: P["layer%d.%s" % (l, name)]
     h = norm(x)
     u, v = silu(h @ w("gtu.wu").T), silu(h @ w("gtu.wv").T)
     e = v.shape[1]
-    q, k = (v @ w("mixer.wq").T).view(B, n, e), (v @ w("mixer.wk").T).view(B, n, e)
-    logits = q @ k.transpose(1, 2) / e**0.5
+    H = a.heads
+    hw = e // H  # (B, n, e) -> (B, H, n, hw): head h has channels h hw .. (h+1) hw - 1
+    heads = lambda t: t.view(B, n, H, hw).transpose(1, 2)  # noqa: E731
+    q, k = heads(v @ w("mixer.wq").T), heads(v @ w("mixer.wk").T)
+    if not learned:
+        q, k = rope(q), rope(k)
+    logits = q @ k.transpose(-1, -2) / hw**0.5
     if not a.masked:
         logits = logits.masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool), 1), float("-inf"))
-    mix = (torch.softmax(logits, -1) @ v.view(B, n, e)).reshape(R, e)
+    mix = (torch.softmax(logits, -1) @ heads(v)).transpose(1, 2).reshape(R, e)
     x = x + (u * mix) @ w("gtu.wo").T
     h = norm(x)
     x = x + (silu(h @ w("glu.w1").T) * (h @ w("glu.w2").T)) @ w("glu.w3").T

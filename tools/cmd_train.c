@@ -50,6 +50,11 @@ static const char *usage =
     "  --rpe-width W --rpe-layers L --activation A   RPE MLP of tno/fd (default 32,\n"
     "                      1, relu)\n"
     "  --decay LAMBDA      tno decay bias in (0, 1] (default 0.99; 1 = none)\n"
+    "  --heads H           attention: heads (default 1; H divides expand * d)\n"
+    "  --positions P       attention, mra: rope (default: rotary q, k) or learned\n"
+    "                      (absolute positions added to the embedding, n x d)\n"
+    "  --learn-decay       tno: train each block's lambda = sigmoid(theta) from --decay\n"
+    "                      (< 1); checkpoints hold theta as layerL.decay_logit.npy\n"
     "optimisation:\n"
     "  --steps S           (default 300)   --lr R (default 1e-2)\n"
     "  --warmup W          warm-up steps (default steps/10)\n"
@@ -84,7 +89,7 @@ static const char *usage =
 enum { OPT_TASK = 0x2000, OPT_VOCAB, OPT_ORDER, OPT_TEXT, OPT_OBJECTIVE, OPT_MIXER, OPT_N, OPT_BATCH, OPT_D,
        OPT_EXPAND, OPT_GLU, OPT_LAYERS, OPT_NORM, OPT_UNTIED, OPT_RPE_WIDTH, OPT_RPE_LAYERS, OPT_ACTIVATION,
        OPT_DECAY, OPT_STEPS, OPT_LR, OPT_WARMUP, OPT_WEIGHT_DECAY, OPT_CLIP, OPT_EVAL_BATCHES, OPT_EVAL_EVERY,
-       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP };
+       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY, OPT_POSITIONS, OPT_HEADS };
 
 typedef struct args {
     cli_common common;
@@ -112,6 +117,8 @@ static void defaults(args *a)
     m->n = 64, m->batch = 8, m->d = 32, m->expand = 1, m->layers = 2;
     m->norm = SKIT_NORM_RMS;
     m->tied = 1;
+    m->rope = 1;
+    m->heads = 1;
     skit_tno_options_default(&m->tno, SKIT_TNO_FFT);
     m->tno.rpe_width = 32;
     m->tno.rpe_layers = 1;
@@ -122,7 +129,8 @@ static void defaults(args *a)
 
 static int parse_model_option(args *a, int opt, const char *arg)
 {
-    static const char *const norms[] = {"layer", "rms", NULL}, *const acts[] = {"relu", "silu", "gelu", NULL};
+    static const char *const norms[] = {"layer", "rms", NULL}, *const acts[] = {"relu", "silu", "gelu", NULL},
+                             *const positions[] = {"rope", "learned", NULL};
     train_config *m = &a->model;
     int idx = 0;
     switch (opt) {
@@ -148,6 +156,12 @@ static int parse_model_option(args *a, int opt, const char *arg)
         m->tno.activation = (skit_activation)idx;
         return CLI_OK;
     case OPT_DECAY: return cli_parse_double("--decay", arg, 0, 1, 1, 0, &m->tno.decay);
+    case OPT_LEARN_DECAY: m->learn_decay = 1; return CLI_OK;
+    case OPT_HEADS: return cli_parse_size("--heads", arg, 1, 64, &m->heads);
+    case OPT_POSITIONS:
+        if (cli_parse_choice("--positions", arg, positions, &idx)) return CLI_USAGE;
+        m->rope = idx == 0;
+        return CLI_OK;
     }
     return -1;
 }
@@ -202,9 +216,15 @@ static int validate(args *a)
     if (!a->have_warmup) a->opt.warmup = a->opt.steps / 10;
     if (a->opt.warmup >= a->opt.steps) return cli_usage_error("--warmup: %zu out of range: need < --steps", a->opt.warmup);
     m->causal = !a->masked;
+    if (m->heads > 1 && m->mixer != TRAIN_MIXER_ATTENTION) return cli_usage_error("--heads: needs --mixer attention");
+    if (m->heads > 1 && (m->expand * m->d) % m->heads)
+        return cli_usage_error("--heads: %zu does not divide the GTU width %zu", m->heads, m->expand * m->d);
+    if (m->learn_decay && m->mixer != TRAIN_MIXER_TNO) return cli_usage_error("--learn-decay: needs --mixer tno");
+    if (m->learn_decay && m->tno.decay >= 1)
+        return cli_usage_error("--learn-decay: the initial --decay must be in (0, 1), not 1");
     if (m->tno.decay >= 1 && m->mixer == TRAIN_MIXER_SKI)
         return cli_usage_error("--decay: ski needs a time warp in (0, 1)");
-    if (a->nlengths && (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
+    if (a->nlengths && !m->rope && (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
         return cli_usage_error("--eval-lengths: the attention model's learned positions exist for --n only");
     if (a->eval_out && !a->nlengths) return cli_usage_error("--eval-out: give --eval-lengths too");
     if (cli_common_validate(&a->common) || cli_check_data_path("--eval-out", a->eval_out, 0)) return CLI_USAGE;
@@ -237,6 +257,8 @@ static int parse_args(int argc, char **argv, args *a)
         {"rpe-width", required_argument, NULL, OPT_RPE_WIDTH},
         {"rpe-layers", required_argument, NULL, OPT_RPE_LAYERS},
         {"activation", required_argument, NULL, OPT_ACTIVATION}, {"decay", required_argument, NULL, OPT_DECAY},
+        {"learn-decay", no_argument, NULL, OPT_LEARN_DECAY}, {"positions", required_argument, NULL, OPT_POSITIONS},
+        {"heads", required_argument, NULL, OPT_HEADS},
         {"steps", required_argument, NULL, OPT_STEPS}, {"lr", required_argument, NULL, OPT_LR},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"weight-decay", required_argument, NULL, OPT_WEIGHT_DECAY},
@@ -276,6 +298,7 @@ typedef struct run {
     unsigned char *decayed;
     skit_rng data_rng;
     double floor;
+    double oracle; /* markov, causal: the chain's own validation loss */
 } run;
 
 static int batch_buffers(size_t rows, int **inputs, int **targets, double **weights)
@@ -308,21 +331,25 @@ static int make_model(const args *a, const run *r, size_t n, size_t batch, train
     return CLI_OK;
 }
 
-/* Mean validation loss over eval_batches fixed batches (the same for every step and run). */
+/* Mean validation loss over eval_batches fixed batches (the same for every
+ * step and run); *oracle (may be NULL): the Markov chain's own mean loss on
+ * the same tokens (NAN for other tasks). */
 static int evaluate(const args *a, const run *r, train_model *m, size_t n, size_t batch, int *in, int *tg,
-                    double *w, double *loss)
+                    double *w, double *loss, double *oracle)
 {
     skit_rng rng;
     skit_rng_seed_stream(&rng, a->common.seed, 0x76616c); /* validation stream */
-    double total = 0, count = 0;
+    double total = 0, count = 0, chain = 0;
     for (size_t k = 0; k < a->eval_batches; k++) {
         double l = 0, c = 0;
         train_task_batch(&r->task, &rng, 1, batch, n, in, tg, w);
         int status = train_model_forward(m, in, tg, w, &l, &c);
         if (status) return cli_library_error(status);
         total += l * c, count += c;
+        chain += train_task_oracle_loss(&r->task, batch, n, in, tg, w);
     }
     *loss = count > 0 ? total / count : NAN;
+    if (oracle) *oracle = count > 0 ? chain / count : NAN;
     return CLI_OK;
 }
 
@@ -392,7 +419,8 @@ static int train_loop(const args *a, run *r, cli_table *log, double *val_loss)
         rc = train_step(a, r, &opt, t, &loss, &norm);
         int last = t + 1 == opt.steps;
         if (rc == CLI_OK && (last || (a->eval_every && (t + 1) % a->eval_every == 0)))
-            rc = evaluate(a, r, r->model, a->model.n, a->model.batch, r->inputs, r->targets, r->weights, &val);
+            rc = evaluate(a, r, r->model, a->model.n, a->model.batch, r->inputs, r->targets, r->weights, &val,
+                          &r->oracle);
         double seconds = skit_clock_seconds() - t0, rate = (double)(rows * (t + 1)) / seconds;
         cli_table_rowf(log, "%zu\t%.6f\t%.6f\t%.6g\t%.6g\t%.0f\t%.6f", t + 1, loss, val,
                        train_adamw_rate(&opt, t), norm, rate, seconds);
@@ -417,7 +445,7 @@ static int eval_lengths(const args *a, run *r, cli_table *t)
         double *w = NULL, loss = NAN;
         rc = make_model(a, r, n, batch, r->model, &m);
         if (rc == CLI_OK) rc = batch_buffers(batch * n, &in, &tg, &w);
-        if (rc == CLI_OK) rc = evaluate(a, r, m, n, batch, in, tg, w, &loss);
+        if (rc == CLI_OK) rc = evaluate(a, r, m, n, batch, in, tg, w, &loss, NULL);
         if (rc == CLI_OK) cli_table_rowf(t, "%zu\t%.6f\t%.6f", n, loss, loss / r->floor);
         train_model_destroy(m);
         free(in), free(tg), free(w);
@@ -431,8 +459,9 @@ static void describe_mixer(const args *a, const run *r, char *text, size_t size)
     const skit_tno_options *o = train_model_mixer_options(r->model);
     static const char *const acts[] = {"relu", "silu", "gelu"}, *const norms[] = {"none", "layer", "rms"};
     if (a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) {
-        snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu", train_mixer_names[a->model.mixer],
-                 a->model.expand * a->model.d);
+        snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu; heads %zu; positions %s",
+                 train_mixer_names[a->model.mixer], a->model.expand * a->model.d, a->model.heads,
+                 a->model.rope ? "rope" : "learned");
         return;
     }
     char ski[128] = "";
@@ -441,7 +470,12 @@ static void describe_mixer(const args *a, const run *r, char *text, size_t size)
              "--activation %s --norm %s --decay %g%s --params DIR/layerL.mixer.npy",
              train_mixer_names[a->model.mixer], o->causality == SKIT_CAUSAL ? " --causal" : "",
              a->model.expand * a->model.d, o->rpe_width, o->rpe_layers, acts[o->activation], norms[o->norm],
-             o->decay, ski);
+             a->model.learn_decay ? train_model_decay(r->model, 0) : o->decay, ski);
+    for (size_t l = 0; a->model.learn_decay && l < a->model.layers; l++) {
+        size_t used = strlen(text);
+        snprintf(text + used, size - used, "%s layer%zu %.6g", l ? "," : "; learned decay lambda:", l,
+                 train_model_decay(r->model, l));
+    }
 }
 
 static int check_gradients(const args *a, run *r)
@@ -518,6 +552,9 @@ static int report(const args *a, run *r, cli_table *log, double val_loss, int ar
     cli_table_comment(log, "task %s vocab %zu%s; floor %.6f nats/token; final validation loss %.6f (%.4f x floor)",
                       train_task_names[a->task], r->task.vocab, a->masked ? " masked-LM" : " causal", r->floor,
                       val_loss, val_loss / r->floor);
+    if (isfinite(r->oracle))
+        cli_table_comment(log, "the chain's own loss on the same validation tokens %.6f; model / chain %.4f",
+                          r->oracle, val_loss / r->oracle);
     cli_table_comment(log, "parameters %zu; model arenas and plans %zu bytes; peak RSS %zu bytes",
                       train_model_parameter_count(r->model), train_model_bytes(r->model), peak);
     cli_table_comment(log, "%s", mixer);
@@ -546,6 +583,7 @@ int cmd_train(int argc, char **argv)
     cli_apply_threads(&a.common);
     run r;
     memset(&r, 0, sizeof r);
+    r.oracle = NAN;
     rc = run_setup(&a, &r);
     static const char *const log_columns[] = {"step", "loss", "val_loss", "lr", "grad_norm", "tokens_per_s",
                                               "seconds", NULL};

@@ -201,6 +201,15 @@ size_t skit_tno_plan_parameter_count(const skit_tno_plan *plan);
 int skit_tno_plan_get_parameters(const skit_tno_plan *plan, double *params, size_t count);
 int skit_tno_plan_set_parameters(skit_tno_plan *plan, const double *params, size_t count);
 
+/* Set TNO's decay lambda in (0, 1] (options.decay) and recompute the
+ * kernels, for training lambda with the gradient skit_tno_plan_backward
+ * gives. Allocates nothing; on error the plan is unchanged.
+ * Errors: SKIT_EINVAL (NULL), SKIT_EUNSUPPORTED (a kind other than
+ * SKIT_TNO_FFT: FD-TNO has no decay, SKI's time warp is fixed at create),
+ * SKIT_EDOM (lambda outside (0, 1]), SKIT_ENONFINITE (as
+ * skit_tno_plan_update). */
+int skit_tno_plan_set_decay(skit_tno_plan *plan, double lambda);
+
 /* Recompute the kernels from the current parameters (RPE MLP and decay,
  * knot evaluation, kernel spectra). Allocates nothing. The RPE's GEMMs run
  * on OpenBLAS's threads, or, when OpenBLAS is set to one thread, split by

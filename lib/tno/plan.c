@@ -327,6 +327,25 @@ int skit_tno_plan_set_parameters(skit_tno_plan *p, const double *params, size_t 
     return status;
 }
 
+int skit_tno_plan_set_decay(skit_tno_plan *p, double lambda)
+{
+    SKIT_REQUIRE_PTR(p);
+    if (p->opt.kind != SKIT_TNO_FFT)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "set_decay: only TNO (kind fft) has a decay bias");
+    if (!(lambda > 0 && lambda <= 1))
+        return SKIT_ERROR(SKIT_EDOM, "lambda = %g out of range: need 0 < lambda <= 1", lambda);
+    double old = p->opt.decay;
+    p->opt.decay = lambda;
+    tno_fft_set_decay(p);
+    int status = skit_tno_plan_update(p);
+    if (status != SKIT_OK) {
+        p->opt.decay = old;
+        tno_fft_set_decay(p);
+        skit_tno_plan_update(p);
+    }
+    return status;
+}
+
 int skit_tno_plan_update(skit_tno_plan *p)
 {
     SKIT_REQUIRE_PTR(p);

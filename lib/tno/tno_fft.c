@@ -141,6 +141,12 @@ static void set_lags(const skit_tno_plan *p, tno_rpe *r, size_t L)
     memcpy(r->F + r->width * r->ld, r->scale, L * sizeof(double));
 }
 
+void tno_fft_set_decay(skit_tno_plan *p)
+{
+    tno_spectral *s = p->op;
+    set_lags(p, &s->rpe, tno_length(p->n));
+}
+
 static int create(skit_tno_plan *p, const double *params)
 {
     const size_t n = p->n, d = p->d, h = p->opt.rpe_width, L = tno_length(n);

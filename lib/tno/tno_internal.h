@@ -85,6 +85,10 @@ extern const tno_backward_ops tno_spectral_backward, tno_ski_backward;
 
 extern const tno_ops tno_fft_ops, tno_fd_ops, tno_ski_ops, tno_ski_causal_ops;
 
+/* TNO: recompute the decay's column scale from p->opt.decay (the kernels
+ * follow at the next update). */
+void tno_fft_set_decay(skit_tno_plan *p);
+
 /* ---- TNO and FD-TNO: the RPE and the spectra (rpe.c) -------------------
  * The RPE ends in a Linear layer and, for TNO, the decay lambda^|t| is one
  * scalar per lag for all channels, so channel c's kernel is

@@ -107,6 +107,21 @@ double train_task_floor(const train_task *t)
     return t->kind == TRAIN_TASK_MARKOV ? t->entropy_rate : t->kind == TRAIN_TASK_TEXT ? NAN : 0.0;
 }
 
+double train_task_oracle_loss(const train_task *t, size_t batch, size_t n, const int *inputs, const int *targets,
+                              const double *weights)
+{
+    if (t->kind != TRAIN_TASK_MARKOV || t->masked) return NAN;
+    size_t V = t->vocab, k = t->order;
+    double loss = 0;
+    for (size_t r = 0; r < batch * n; r++) {
+        size_t i = r % n, c = 0;
+        if (weights[r] == 0 || i + 1 < k) continue;
+        for (size_t j = 0, place = 1; j < k; j++, place *= V) c += (size_t)inputs[r - j] * place; /* newest least significant */
+        loss -= weights[r] * log(t->table[c * V + (size_t)targets[r]]);
+    }
+    return loss;
+}
+
 static size_t draw(skit_rng *rng, const double *p, size_t count)
 {
     double u = skit_rng_uniform(rng), acc = 0;

@@ -59,4 +59,12 @@ void train_task_batch(const train_task *task, skit_rng *rng, int validation, siz
  * and copy: 0, text: NAN). */
 double train_task_floor(const train_task *task);
 
+/* Markov, causal: the summed cross-entropy of the true chain on a batch's
+ * weighted positions (its context, the k inputs up to each position, is
+ * then all in view), so that a model's loss can be set against the chain's
+ * on the same tokens, free of the sampling noise of a validation set; NAN
+ * for the other tasks and masked LM. */
+double train_task_oracle_loss(const train_task *task, size_t batch, size_t n, const int *inputs,
+                              const int *targets, const double *weights);
+
 #endif

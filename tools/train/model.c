@@ -25,7 +25,7 @@ typedef struct block_acts {
 
 /* Offsets of one block's parameter groups in the parameter arena. */
 typedef struct block_params {
-    size_t wu, wv, wo, mixer, wq, wk, w1, w2, w3;
+    size_t wu, wv, wo, mixer, decay, wq, wk, w1, w2, w3;
     size_t mixer_count;
 } block_params;
 
@@ -36,6 +36,7 @@ struct train_model {
     train_group groups[16 * 64 + 4];
     size_t embedding, head;        /* offsets; head = embedding when tied */
     size_t position;               /* attention: learned positions, n x d */
+    double *rope;                  /* attention with rope: cos, sin of position x frequency, n x e/2 each */
     block_params *bp;
     skit_tno_plan **plans;         /* one per block (tno, fd, ski) */
     skit_tno_options mixer_options;
@@ -54,11 +55,13 @@ struct train_model {
     size_t bytes;
 };
 
-/* Mixers whose softmax sees no token order: they get learned positions and W_q, W_k. */
+/* Mixers whose softmax sees no token order: they get W_q, W_k and positions. */
 static int softmax_mixer(const train_config *c)
 {
     return c->mixer == TRAIN_MIXER_ATTENTION || c->mixer == TRAIN_MIXER_MRA;
 }
+
+static int learned_positions(const train_config *c) { return softmax_mixer(c) && !c->rope; }
 
 /* ---- small layers ---------------------------------------------------- */
 
@@ -128,18 +131,75 @@ static void silu_backward(size_t count, const double *x, const double *dy, doubl
     }
 }
 
-/* ---- attention mixer: y = softmax(scale q k^T [causal mask]) v, q = v Wq^T, k = v Wk^T */
+/* ---- rotary positions (RoFormer, Su et al. 2021): channel pairs (2c, 2c+1)
+ * of q and k at position i turned by the angle i 10000^(-2c/e), so that
+ * q_i . k_j depends on i - j: "attend to the token t back" is one pattern
+ * for every position, where learned absolute positions must learn it n times. */
+
+/* Width of one attention head (heads divide e). */
+static size_t head_width(const train_model *m) { return m->e / m->c.heads; }
+
+/* per head of width w: pairs c < w/2 at the angle i 10000^(-2c/w) */
+static void rope_tables(train_model *m)
+{
+    size_t n = m->c.n, w = head_width(m), half = w / 2;
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < half; c++) {
+            double angle = (double)i * pow(10000.0, -2.0 * (double)c / (double)w);
+            m->rope[i * half + c] = cos(angle);
+            m->rope[(n + i) * half + c] = sin(angle);
+        }
+}
+
+/* x (R x e rows) turned by +angle (sign 1) or back (sign -1, the transpose:
+ * the backward), each head's channels on their own (an odd width's last
+ * channel unturned) */
+static void rope_apply(const train_model *m, double *x, double sign)
+{
+    size_t n = m->c.n, e = m->e, w = head_width(m), half = w / 2;
+    for (size_t r = 0; r < m->R; r++) {
+        const double *cs = m->rope + (r % n) * half, *sn = m->rope + (n + r % n) * half;
+        for (size_t h = 0; h < m->c.heads; h++) {
+            double *row = x + r * e + h * w;
+            for (size_t c = 0; c < half; c++) {
+                double a = row[2 * c], b = row[2 * c + 1], s = sign * sn[c];
+                row[2 * c] = a * cs[c] - b * s;
+                row[2 * c + 1] = a * s + b * cs[c];
+            }
+        }
+    }
+}
+
+/* q = v Wq^T, k = v Wk^T, rotated with rope */
+static void query_key_forward(train_model *m, const block_params *bp, block_acts *a)
+{
+    linear_forward(m->R, m->e, m->e, a->v, m->params + bp->wq, a->q);
+    linear_forward(m->R, m->e, m->e, a->v, m->params + bp->wk, a->k);
+    if (m->c.rope) rope_apply(m, a->q, 1), rope_apply(m, a->k, 1);
+}
+
+/* dv += the gradient through q and k, given theirs (dq, dk overwritten) */
+static void query_key_backward(train_model *m, const block_params *bp, const block_acts *a, double *dq,
+                               double *dk, double *dv)
+{
+    if (m->c.rope) rope_apply(m, dq, -1), rope_apply(m, dk, -1);
+    linear_backward(m->R, m->e, m->e, a->v, m->params + bp->wq, dq, dv, 1.0, m->grads + bp->wq);
+    linear_backward(m->R, m->e, m->e, a->v, m->params + bp->wk, dk, dv, 1.0, m->grads + bp->wk);
+}
+
+/* ---- attention mixer: per head (channels h w .. (h+1) w - 1 of q, k, v),
+ * y = softmax(q k^T / sqrt(w) [causal mask]) v, q = v Wq^T, k = v Wk^T */
 
 static void attention_forward(train_model *m, const block_params *bp, block_acts *a)
 {
-    size_t n = m->c.n, e = m->e;
-    double scale = 1.0 / sqrt((double)e);
-    linear_forward(m->R, e, e, a->v, m->params + bp->wq, a->q);
-    linear_forward(m->R, e, e, a->v, m->params + bp->wk, a->k);
-    for (size_t b = 0; b < m->c.batch; b++) {
-        double *P = a->p + b * n * n;
-        const double *q = a->q + b * n * e, *k = a->k + b * n * e, *v = a->v + b * n * e;
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)e, scale, q, (int)e, k,
+    size_t n = m->c.n, e = m->e, w = head_width(m), H = m->c.heads;
+    double scale = 1.0 / sqrt((double)w);
+    query_key_forward(m, bp, a);
+    for (size_t bh = 0; bh < m->c.batch * H; bh++) {
+        size_t o = (bh / H) * n * e + (bh % H) * w;
+        double *P = a->p + bh * n * n;
+        const double *q = a->q + o, *k = a->k + o, *v = a->v + o;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)w, scale, q, (int)e, k,
                     (int)e, 0.0, P, (int)n);
         for (size_t i = 0; i < n; i++) {
             double *row = P + i * n, mx = -INFINITY, sum = 0;
@@ -149,8 +209,8 @@ static void attention_forward(train_model *m, const block_params *bp, block_acts
             for (size_t j = 0; j < valid; j++) row[j] /= sum;
             for (size_t j = valid; j < n; j++) row[j] = 0;
         }
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)e, (int)n, 1.0, P, (int)n, v,
-                    (int)e, 0.0, a->mix + b * n * e, (int)e);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, P, (int)n, v,
+                    (int)e, 0.0, a->mix + o, (int)e);
     }
 }
 
@@ -158,27 +218,26 @@ static void attention_forward(train_model *m, const block_params *bp, block_acts
 static void attention_backward(train_model *m, const block_params *bp, const block_acts *a, const double *dy,
                                double *dv, double *dq, double *dk, double *dP)
 {
-    size_t n = m->c.n, e = m->e;
-    double scale = 1.0 / sqrt((double)e);
-    for (size_t b = 0; b < m->c.batch; b++) {
-        const double *P = a->p + b * n * n, *q = a->q + b * n * e, *k = a->k + b * n * e;
-        const double *v = a->v + b * n * e, *g = dy + b * n * e;
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)e, 1.0, g, (int)e, v, (int)e,
+    size_t n = m->c.n, e = m->e, w = head_width(m), H = m->c.heads;
+    double scale = 1.0 / sqrt((double)w);
+    for (size_t bh = 0; bh < m->c.batch * H; bh++) {
+        size_t o = (bh / H) * n * e + (bh % H) * w;
+        const double *P = a->p + bh * n * n, *q = a->q + o, *k = a->k + o, *v = a->v + o, *g = dy + o;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)w, 1.0, g, (int)e, v, (int)e,
                     0.0, dP, (int)n);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)e, (int)n, 1.0, P, (int)n, g, (int)e,
-                    0.0, dv + b * n * e, (int)e);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, P, (int)n, g, (int)e,
+                    0.0, dv + o, (int)e);
         for (size_t i = 0; i < n; i++) { /* softmax backward, scaled: dS = P (dP - <P, dP>) scale */
             double dot = 0;
             for (size_t j = 0; j < n; j++) dot += P[i * n + j] * dP[i * n + j];
             for (size_t j = 0; j < n; j++) dP[i * n + j] = scale * P[i * n + j] * (dP[i * n + j] - dot);
         }
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)e, (int)n, 1.0, dP, (int)n, k, (int)e,
-                    0.0, dq + b * n * e, (int)e);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)e, (int)n, 1.0, dP, (int)n, q, (int)e,
-                    0.0, dk + b * n * e, (int)e);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, dP, (int)n, k, (int)e,
+                    0.0, dq + o, (int)e);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, dP, (int)n, q, (int)e,
+                    0.0, dk + o, (int)e);
     }
-    linear_backward(m->R, e, e, a->v, m->params + bp->wq, dq, dv, 1.0, m->grads + bp->wq);
-    linear_backward(m->R, e, e, a->v, m->params + bp->wk, dk, dv, 1.0, m->grads + bp->wk);
+    query_key_backward(m, bp, a, dq, dk, dv);
 }
 
 /* ---- MRA-2 mixer: the library's MRA-2 approximation of the same attention */
@@ -200,8 +259,7 @@ static int mra_forward(train_model *m, size_t l, const block_params *bp, block_a
 {
     size_t n = m->c.n, e = m->e, bpr = m->mra_per_row;
     double scale = 1.0 / sqrt((double)e);
-    linear_forward(m->R, e, e, a->v, m->params + bp->wq, a->q);
-    linear_forward(m->R, e, e, a->v, m->params + bp->wk, a->k);
+    query_key_forward(m, bp, a);
     for (size_t b = 0; b < m->c.batch; b++) {
         size_t o = b * n * e;
         to_columns(n, e, a->q + o, a->qc + o);
@@ -234,8 +292,7 @@ static int mra_backward(train_model *m, size_t l, const block_params *bp, const 
         to_rows(n, e, dq + o, dc), memcpy(dq + o, dc, n * e * sizeof(double));
         to_rows(n, e, dk + o, dc), memcpy(dk + o, dc, n * e * sizeof(double));
     }
-    linear_backward(m->R, e, e, a->v, m->params + bp->wq, dq, dv, 1.0, m->grads + bp->wq);
-    linear_backward(m->R, e, e, a->v, m->params + bp->wk, dk, dv, 1.0, m->grads + bp->wk);
+    query_key_backward(m, bp, a, dq, dk, dv);
     return SKIT_OK;
 }
 
@@ -282,9 +339,14 @@ static int gtu_backward(train_model *m, size_t l, const double *dout, double *dn
         int status = mra_backward(m, l, bp, a, dmix, dv, dg, s[4], s[5], s[6]);
         if (status) return status;
     } else {
-        int status = skit_tno_plan_backward(m->plans[l], a->v, dmix, dv, m->grads + bp->mixer, NULL,
-                                            m->mixer_work);
+        double dlambda = 0;
+        int status = skit_tno_plan_backward(m->plans[l], a->v, dmix, dv, m->grads + bp->mixer,
+                                            m->c.learn_decay ? &dlambda : NULL, m->mixer_work);
         if (status) return status;
+        if (m->c.learn_decay) { /* lambda = sigmoid(theta): dlambda/dtheta = lambda (1 - lambda) */
+            double lambda = sigmoid(m->params[bp->decay]);
+            m->grads[bp->decay] = dlambda * lambda * (1 - lambda);
+        }
     }
     silu_backward(R * e, a->up, du, du);
     silu_backward(R * e, a->vp, dv, dv);
@@ -359,7 +421,7 @@ int train_model_forward(train_model *m, const int *inputs, const int *targets, c
     size_t R = m->R, d = m->c.d;
     double *tmp = m->scratch; /* R x d: a block's output before the residual add */
     for (size_t r = 0; r < R; r++) memcpy(m->x + r * d, m->params + m->embedding + (size_t)inputs[r] * d, d * sizeof(double));
-    if (softmax_mixer(&m->c)) /* attention alone does not know the order of the tokens */
+    if (learned_positions(&m->c)) /* attention alone does not know the order of the tokens */
         for (size_t r = 0; r < R; r++) cblas_daxpy((int)d, 1.0, m->params + m->position + (r % m->c.n) * d, 1, m->x + r * d, 1);
     for (size_t l = 0; l < m->c.layers; l++) {
         block_acts *a = &m->ba[l];
@@ -409,7 +471,7 @@ int train_model_backward(train_model *m)
     }
     for (size_t r = 0; r < R; r++)
         cblas_daxpy((int)d, 1.0, dx + r * d, 1, m->grads + m->embedding + (size_t)m->inputs[r] * d, 1);
-    if (softmax_mixer(&m->c))
+    if (learned_positions(&m->c))
         for (size_t r = 0; r < R; r++) cblas_daxpy((int)d, 1.0, dx + r * d, 1, m->grads + m->position + (r % m->c.n) * d, 1);
     return SKIT_OK;
 }
@@ -419,6 +481,7 @@ int train_model_sync(train_model *m)
     if (softmax_mixer(&m->c)) return SKIT_OK;
     for (size_t l = 0; l < m->c.layers; l++) {
         int status = skit_tno_plan_set_parameters(m->plans[l], m->params + m->bp[l].mixer, m->bp[l].mixer_count);
+        if (!status && m->c.learn_decay) status = skit_tno_plan_set_decay(m->plans[l], train_model_decay(m, l));
         if (status) return status;
     }
     return SKIT_OK;
@@ -508,7 +571,7 @@ static void lay_out_parameters(train_model *m)
     size_t d = c->d, e = m->e, h = m->h;
     char name[48];
     m->embedding = add_group(m, "embedding", c->vocab, d, 1);
-    if (softmax_mixer(c)) m->position = add_group(m, "position", c->n, d, 1);
+    if (learned_positions(c)) m->position = add_group(m, "position", c->n, d, 1);
     for (size_t l = 0; l < c->layers; l++) {
         block_params *bp = &m->bp[l];
 #define GROUP(field, what, rows, cols, decayed)                          \
@@ -522,6 +585,9 @@ static void lay_out_parameters(train_model *m)
             GROUP(wk, "mixer.wk", e, e, 1);
         } else {
             GROUP(mixer, "mixer", bp->mixer_count, 1, 0);
+            if (c->learn_decay) {
+                GROUP(decay, "decay_logit", 1, 1, 0);
+            }
         }
         GROUP(w1, "glu.w1", h, d, 1);
         GROUP(w2, "glu.w2", h, d, 1);
@@ -548,6 +614,8 @@ static void init_parameters(train_model *m)
     if (!softmax_mixer(&m->c))
         for (size_t l = 0; l < m->c.layers; l++)
             skit_tno_plan_get_parameters(m->plans[l], m->params + m->bp[l].mixer, m->bp[l].mixer_count);
+    if (m->c.learn_decay) /* theta = logit(lambda) */
+        for (size_t l = 0; l < m->c.layers; l++) m->params[m->bp[l].decay] = log(m->c.tno.decay / (1 - m->c.tno.decay));
 }
 
 static double *carve(double **p, size_t count)
@@ -561,7 +629,7 @@ static size_t activation_doubles(const train_model *m)
 {
     size_t R = m->R, d = m->c.d, e = m->e, h = m->h, n = m->c.n;
     size_t per = 2 * (R * d + R + 16) + 6 * (R * e + 8) + 4 * (R * h + 8);
-    if (m->c.mixer == TRAIN_MIXER_ATTENTION) per += 2 * (R * e + 8) + m->c.batch * n * n + 8;
+    if (m->c.mixer == TRAIN_MIXER_ATTENTION) per += 2 * (R * e + 8) + m->c.batch * m->c.heads * n * n + 8;
     if (m->c.mixer == TRAIN_MIXER_MRA) per += 6 * (R * e + 8);
     return m->c.layers * per + 2 * (R * d + 8) + R + 8 + R * m->c.out_vocab + 8;
 }
@@ -576,7 +644,7 @@ static void carve_activations(train_model *m)
         a->up = carve(&p, R * e), a->u = carve(&p, R * e), a->vp = carve(&p, R * e);
         a->v = carve(&p, R * e), a->mix = carve(&p, R * e), a->g = carve(&p, R * e);
         if (m->c.mixer == TRAIN_MIXER_ATTENTION)
-            a->q = carve(&p, R * e), a->k = carve(&p, R * e), a->p = carve(&p, m->c.batch * n * n);
+            a->q = carve(&p, R * e), a->k = carve(&p, R * e), a->p = carve(&p, m->c.batch * m->c.heads * n * n);
         if (m->c.mixer == TRAIN_MIXER_MRA) {
             a->q = carve(&p, R * e), a->k = carve(&p, R * e);
             a->qc = carve(&p, R * e), a->kc = carve(&p, R * e), a->vc = carve(&p, R * e), a->yc = carve(&p, R * e);
@@ -597,8 +665,11 @@ static int allocate(train_model *m)
     m->grads = skit_calloc(m->nparams, sizeof(double));
     m->acts = skit_calloc(acts, sizeof(double));
     m->scratch = skit_calloc(scratch, sizeof(double));
-    if (!m->params || !m->grads || !m->acts || !m->scratch) return SKIT_ENOMEM;
-    m->bytes += (2 * m->nparams + acts + scratch) * sizeof(double);
+    size_t rope = m->c.rope && softmax_mixer(&m->c) ? m->c.n * (head_width(m) / 2) * 2 : 0;
+    m->rope = rope ? skit_calloc(rope, sizeof(double)) : NULL;
+    if (!m->params || !m->grads || !m->acts || !m->scratch || (rope && !m->rope)) return SKIT_ENOMEM;
+    if (rope) rope_tables(m);
+    m->bytes += (2 * m->nparams + acts + scratch + rope) * sizeof(double);
     carve_activations(m);
     return SKIT_OK;
 }
@@ -615,10 +686,19 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         *why = "MRA-2 needs n a multiple of 4 and >= 8 (blocks of 4 or 8 tokens)";
         return SKIT_EUNSUPPORTED;
     }
+    if (c->learn_decay && (c->mixer != TRAIN_MIXER_TNO || !(c->tno.decay > 0 && c->tno.decay < 1))) {
+        *why = "a learnable decay needs --mixer tno and an initial --decay in (0, 1)";
+        return SKIT_EUNSUPPORTED;
+    }
+    if (c->heads > 1 && (c->mixer != TRAIN_MIXER_ATTENTION || (c->expand * c->d) % c->heads)) {
+        *why = "several heads need --mixer attention and heads dividing the GTU width expand * d";
+        return SKIT_EUNSUPPORTED;
+    }
     if (c->layers > 64) return SKIT_EDOM;
     train_model *m = skit_calloc(1, sizeof *m);
     if (!m) return SKIT_ENOMEM;
     m->c = *c;
+    if (!m->c.heads) m->c.heads = 1;
     m->R = c->batch * c->n;
     m->e = c->expand * c->d;
     m->h = c->glu_hidden;
@@ -662,6 +742,7 @@ void train_model_destroy(train_model *m)
     skit_free(m->grads);
     skit_free(m->acts);
     skit_free(m->scratch);
+    skit_free(m->rope);
     skit_free(m->mixer_work);
     skit_attention_plan_destroy(m->mra);
     skit_free(m->refined);
@@ -677,3 +758,8 @@ size_t train_model_group_count(const train_model *m) { return m->ngroups; }
 const train_group *train_model_group(const train_model *m, size_t i) { return &m->groups[i]; }
 size_t train_model_bytes(const train_model *m) { return m->bytes; }
 const skit_tno_options *train_model_mixer_options(const train_model *m) { return &m->mixer_options; }
+
+double train_model_decay(const train_model *m, size_t layer)
+{
+    return m->c.learn_decay ? sigmoid(m->params[m->bp[layer].decay]) : m->c.tno.decay;
+}

@@ -4,7 +4,8 @@
  * four flat arenas allocated once by train_model_create.
  *
  * Architecture (TNN §3, float64):
- *   x = E[token] (+ P[position] for attention)    embedding, vocab x d
+ *   x = E[token] (+ P[position] for attention     embedding, vocab x d
+ *                 without rope)
  *   repeat layers times:
  *     x = x + GTU(norm(x))    u = silu(W_u h), v = silu(W_v h),
  *                             out = W_o (u * mixer(v))    (e = expand * d)
@@ -12,8 +13,8 @@
  *   logits = head(norm(x))    head = E (tied) or its own out_vocab x d
  * norm: RMS (x / sqrt(mean x^2 + 1e-8)) or LayerNorm, both without affine
  * parameters; no biases in the linear layers. Mixers: TNO, FD-TNO, SKI-TNO
- * (skit_tno plans with their library backward), single-head softmax
- * attention q = W_q v, k = W_k v (dense n x n, causal by masking; done here
+ * (skit_tno plans with their library backward), softmax attention with
+ * `heads` heads, q = W_q v, k = W_k v (dense n x n, causal by masking; done here
  * because the library's attention has no causal mask), MRA-2 (no backward
  * in the library yet). Loss: cross-entropy averaged over the positions with
  * weight 1. Tokens are rows of (batch * n) x d row-major activations, the
@@ -45,6 +46,11 @@ typedef struct train_config {
     skit_norm norm; /* SKIT_NORM_RMS or SKIT_NORM_LAYER */
     int tied;       /* head = embedding's first out_vocab rows */
     skit_tno_options tno; /* tno, fd, ski: RPE width/layers, activation, decay, ...; seed per layer added */
+    size_t heads;         /* attention: heads of width expand * d / heads (1: one head) */
+    int rope;             /* attention, mra: rotary positions on q, k instead of learned
+                             absolute positions added to the embedding */
+    int learn_decay;      /* tno: each block's decay lambda = sigmoid(theta) is a parameter
+                             (group layerL.decay_logit, 1 x 1, theta = logit(tno.decay) at start) */
     uint64_t seed;
 } train_config;
 
@@ -89,5 +95,7 @@ int train_model_backward(train_model *model);
 
 /* The skit tno plan options of the mixers (tno, fd, ski), for checkpoints. */
 const skit_tno_options *train_model_mixer_options(const train_model *model);
+/* Block layer's decay lambda (the learned one with learn_decay). */
+double train_model_decay(const train_model *model, size_t layer);
 
 #endif
