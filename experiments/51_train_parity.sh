@@ -65,7 +65,7 @@ done
 {
   echo "Same model (d = 32, 2 blocks, GTU + GLU, RMS norm), $STEPS AdamW steps of 8 x $N tokens, lr 1e-2, per mixer;"
   echo "order-2 Markov chain on 8 tokens per seed (causal floor = its entropy rate H; masked-LM has a lower, unknown floor)."
-  echo "Attention and MRA-2 (blocks of 8, half of each row's blocks refined; no causal form in the library):"
+  echo "Attention and MRA-2 (blocks of 8, half of each row's blocks refined; causal: diagonal squares always):"
   echo "single head on the GTU's v, rotary positions (RoPE) on q and k. Validation losses (nats/token):"
   echo
   echo "H is the entropy rate; \"chain\" the true chain's own loss on the same validation tokens (causal), the"

@@ -267,8 +267,9 @@ static int mra_forward(train_model *m, size_t l, const block_params *bp, block_a
         to_columns(n, e, a->v + o, a->vc + o);
         int status = skit_attention_plan_execute(m->mra, a->qc + o, n, a->kc + o, n, a->vc + o, n, NULL, a->yc + o, n, NULL);
         if (!status) /* the squares the plan refined, for the backward */
-            status = skit_mra2_selection(n, e, a->qc + o, n, a->kc + o, n, scale, m->mra_block, bpr, SKIT_MRA_GLOBAL,
-                                         m->refined + (l * m->c.batch + b) * m->mra_squares);
+            status = (m->c.causal ? skit_mra2_selection_causal : skit_mra2_selection)(
+                n, e, a->qc + o, n, a->kc + o, n, scale, m->mra_block, bpr, SKIT_MRA_GLOBAL,
+                m->refined + (l * m->c.batch + b) * m->mra_squares);
         if (status) return status;
         to_rows(n, e, a->yc + o, a->mix + o);
     }
@@ -284,9 +285,9 @@ static int mra_backward(train_model *m, size_t l, const block_params *bp, const 
     for (size_t b = 0; b < m->c.batch; b++) {
         size_t o = b * n * e;
         to_columns(n, e, dy + o, dyc);
-        int status = skit_mra2_backward(n, e, e, a->qc + o, n, a->kc + o, n, a->vc + o, n, scale, m->mra_block,
-                                        m->refined + (l * m->c.batch + b) * m->mra_squares, dyc, n, dq + o, n,
-                                        dk + o, n, dc, n, m->mra_work);
+        int status = (m->c.causal ? skit_mra2_backward_causal : skit_mra2_backward)(
+            n, e, e, a->qc + o, n, a->kc + o, n, a->vc + o, n, scale, m->mra_block,
+            m->refined + (l * m->c.batch + b) * m->mra_squares, dyc, n, dq + o, n, dk + o, n, dc, n, m->mra_work);
         if (status) return status;
         to_rows(n, e, dc, dv + o);
         to_rows(n, e, dq + o, dc), memcpy(dq + o, dc, n * e * sizeof(double));
@@ -525,6 +526,7 @@ static int create_mra(train_model *m, const char **why)
     o.block = m->mra_block = n % 8 == 0 ? 8 : 4;
     o.blocks_per_row[0] = m->mra_per_row = n / o.block / 2 ? n / o.block / 2 : 1;
     o.scale = 1.0 / sqrt((double)e);
+    o.causal = m->c.causal; /* diagonal squares refined first, none after them */
     m->mra_squares = (n / o.block) * (n / o.block);
     int status = skit_attention_plan_create(&m->mra, n, e, e, &o);
     if (status) return status;
@@ -678,10 +680,6 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
 {
     *out = NULL;
     *why = NULL;
-    if (c->mixer == TRAIN_MIXER_MRA && c->causal) {
-        *why = "the library's MRA-2 has no causal mask: use --objective masked";
-        return SKIT_EUNSUPPORTED;
-    }
     if (c->mixer == TRAIN_MIXER_MRA && (c->n % 4 || c->n < 8)) {
         *why = "MRA-2 needs n a multiple of 4 and >= 8 (blocks of 4 or 8 tokens)";
         return SKIT_EUNSUPPORTED;

@@ -14,9 +14,9 @@
  * norm: RMS (x / sqrt(mean x^2 + 1e-8)) or LayerNorm, both without affine
  * parameters; no biases in the linear layers. Mixers: TNO, FD-TNO, SKI-TNO
  * (skit_tno plans with their library backward), softmax attention with
- * `heads` heads, q = W_q v, k = W_k v (dense n x n, causal by masking; done here
- * because the library's attention has no causal mask), MRA-2 (no backward
- * in the library yet). Loss: cross-entropy averaged over the positions with
+ * `heads` heads, q = W_q v, k = W_k v (dense n x n, causal by masking), MRA-2
+ * (the library's plan forward, skit_mra2_backward with its selection held
+ * fixed; the causal forms for the causal objective). Loss: cross-entropy averaged over the positions with
  * weight 1. Tokens are rows of (batch * n) x d row-major activations, the
  * (B, N, D) layout of PyTorch and of SKIT_TNO_ROWS. */
 #ifndef SKIT_TRAIN_MODEL_H
