@@ -1882,7 +1882,9 @@ START_TEST(test_causal_backward)
             o.causal = 1;
             skit_attention_plan *plan = NULL;
             TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, d, &o));
-            TU_EXPECT_OK(skit_mra2_selection_causal(n, d, q, n, k, n, 0.7, b, 2, (skit_mra_selection)sel, refined));
+            double *work = skit_malloc(skit_mra2_select_workspace(n, d, b), sizeof(double));
+            TU_EXPECT_OK(skit_mra2_select(n, d, q, n, k, n, 0.7, b, 2, (skit_mra_selection)sel, 1, refined, work));
+            skit_free(work);
             for (size_t x = 0; x < rows; x++) ck_assert(refined[x + x * rows]);
             for (size_t i = 0; i < 3 * n * d; i++) g2[i] = NAN;
             TU_EXPECT_OK(skit_mra2_backward_causal(n, d, d, q, n, k, n, v, n, 0.7, b, refined, dy, n, g2, n,

@@ -11,6 +11,7 @@
  * implementation, not the plan's tiled sweep. */
 #include "config.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,79 +34,60 @@ static int check_shape(size_t n, size_t d, size_t dv, size_t block)
 
 /* ---- the selection (Algorithm 1 on two levels, no priors) ---------------- */
 
-typedef struct scored {
-    int prior;    /* causal: the diagonal square, refined before any other */
-    double score;
-    size_t id; /* x * rows + y: row-major */
-} scored;
-
-static int by_score(const void *a, const void *b)
+static size_t selection_doubles(size_t rows, size_t d)
 {
-    const scored *u = a, *v = b;
-    if (u->prior != v->prior) return u->prior > v->prior ? -1 : 1;
-    if (u->score != v->score) return u->score > v->score ? -1 : 1;
-    return u->id < v->id ? -1 : u->id > v->id;
+    size_t N = rows * rows;
+    /* Qm, Km; logits, scores, scratch; then ids, row_ptr, cols, prow (uint32)
+     * and flags (bytes), rounded up to doubles */
+    return 2 * rows * d + 3 * N + (rows + rows + 1 + 2 * N + 1) / 2 + rows / 8 + 1;
 }
 
-static int mra2_select(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk, double scale,
-                       size_t block, size_t blocks_per_row, skit_mra_selection selection, int causal,
-                       unsigned char *refined);
+size_t skit_mra2_select_workspace(size_t n, size_t d, size_t block)
+{
+    return block ? selection_doubles(n / block, d) : 0;
+}
 
 int skit_mra2_selection(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk, double scale,
                         size_t block, size_t blocks_per_row, skit_mra_selection selection, unsigned char *refined)
 {
-    return mra2_select(n, d, q, ldq, k, ldk, scale, block, blocks_per_row, selection, 0, refined);
+    return skit_mra2_select(n, d, q, ldq, k, ldk, scale, block, blocks_per_row, selection, 0, refined, NULL);
 }
 
-int skit_mra2_selection_causal(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk,
-                               double scale, size_t block, size_t blocks_per_row, skit_mra_selection selection,
-                               unsigned char *refined)
+/* The coarse logits on the block means, causal ones after the diagonal
+ * -inf, then the plan's own rule (attn_mra_select, as the CPU and device
+ * plans select: score = logit - row max, the diagonal first when causal,
+ * ties to the first square in row-major order); no allocation with work. */
+int skit_mra2_select(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk, double scale,
+                     size_t block, size_t blocks_per_row, skit_mra_selection selection, int causal,
+                     unsigned char *refined, double *work)
 {
-    return mra2_select(n, d, q, ldq, k, ldk, scale, block, blocks_per_row, selection, 1, refined);
-}
-
-/* Causal: the coarse logits after the diagonal are -inf (never chosen
- * before a finite one) and the diagonal squares come first, as the causal
- * plan's rule (lib/attention/mra.c). */
-static int mra2_select(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk, double scale,
-                       size_t block, size_t blocks_per_row, skit_mra_selection selection, int causal,
-                       unsigned char *refined)
-{
-    SKIT_REQUIRE_PTR(q);
-    SKIT_REQUIRE_PTR(k);
     SKIT_REQUIRE_PTR(refined);
     SKIT_TRY(check_shape(n, d, 1, block));
-    const size_t rows = n / block;
+    SKIT_TRY(attn_check_scale(scale));
+    SKIT_TRY(attn_check_qk(n, d, q, ldq, k, ldk));
+    const size_t rows = n / block, N = rows * rows;
     if (blocks_per_row == 0 || blocks_per_row > rows)
         return SKIT_ERROR(SKIT_EDOM, "blocks_per_row = %zu out of range: need 1..%zu", blocks_per_row, rows);
     if (selection != SKIT_MRA_GLOBAL && selection != SKIT_MRA_PER_ROW)
         return SKIT_ERROR(SKIT_EINVAL, "selection = %d unknown", (int)selection);
-    double *C = skit_malloc(rows * rows, sizeof *C);
-    scored *all = skit_malloc(rows * rows, sizeof *all);
-    int status = C && all ? skit_mra_coarse_logits(n, d, q, ldq, k, ldk, scale, block, NULL, C, rows) : SKIT_ENOMEM;
-    if (status == SKIT_OK) {
-        for (size_t x = 0; x < rows; x++) {
-            double mx = -INFINITY;
-            if (causal)
-                for (size_t y = x + 1; y < rows; y++) C[x + y * rows] = -INFINITY;
-            for (size_t y = 0; y < rows; y++) mx = fmax(mx, C[x + y * rows]);
-            for (size_t y = 0; y < rows; y++)
-                all[x * rows + y] = (scored){causal && y == x, C[x + y * rows] - mx, x * rows + y};
-        }
-        memset(refined, 0, rows * rows);
-        if (selection == SKIT_MRA_GLOBAL) {
-            qsort(all, rows * rows, sizeof *all, by_score);
-            for (size_t t = 0; t < rows * blocks_per_row; t++) refined[all[t].id / rows + (all[t].id % rows) * rows] = 1;
-        } else {
-            for (size_t x = 0; x < rows; x++) {
-                qsort(all + x * rows, rows, sizeof *all, by_score);
-                for (size_t t = 0; t < blocks_per_row; t++) refined[x + (all[x * rows + t].id % rows) * rows] = 1;
-            }
-        }
-    }
-    skit_free(C);
-    skit_free(all);
-    return status;
+    double *owned = NULL;
+    if (!work && !(work = owned = skit_malloc(selection_doubles(rows, d), sizeof(double)))) return SKIT_ENOMEM;
+    double *qm = work, *km = qm + rows * d, *logit = km + rows * d, *score = logit + N, *tmp = score + N;
+    uint32_t *ids = (uint32_t *)(tmp + N), *row_ptr = ids + rows, *cols = row_ptr + rows + 1, *prow = cols + N;
+    unsigned char *flags = (unsigned char *)(prow + N);
+    attn_block_means(n, d, q, ldq, block, NULL, 0, qm, NULL);
+    attn_block_means(n, d, k, ldk, block, NULL, 0, km, NULL);
+    /* logit[y + x rows] = scale Qm_x . Km_y */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)rows, (int)rows, (int)d, scale, km, (int)rows, qm,
+                (int)rows, 0.0, logit, (int)rows);
+    for (size_t x = 0; causal && x < rows; x++)
+        for (size_t y = x + 1; y < rows; y++) logit[y + x * rows] = -INFINITY;
+    size_t count = attn_mra_select(rows, logit, blocks_per_row, selection, causal ? 1 : 0, 0, score, tmp, ids,
+                                   flags, row_ptr, cols, prow);
+    memset(refined, 0, N);
+    for (size_t p = 0; p < count; p++) refined[prow[p] + cols[p] * rows] = 1;
+    skit_free(owned);
+    return SKIT_OK;
 }
 
 /* ---- the backward ------------------------------------------------------------ */

@@ -304,13 +304,17 @@ int skit_mra2_selection(size_t n, size_t d, const double *q, size_t ldq, const d
  * SKIT_ESHAPE (block < 2 or not dividing n, a leading dimension < n),
  * SKIT_ENOMEM. */
 size_t skit_mra2_backward_workspace(size_t n, size_t d, size_t dv, size_t block);
-/* The causal forms (options.causal = 1): the selection masks the squares
- * after the diagonal and refines the diagonal ones first, as a causal
- * MRA-2 plan does; the backward drops the keys after each query (refined
- * must hold every diagonal square, else SKIT_EINVAL). Errors: as above. */
-int skit_mra2_selection_causal(size_t n, size_t d, const double *q, size_t ldq, const double *k,
-                               size_t ldk, double scale, size_t block, size_t blocks_per_row,
-                               skit_mra_selection selection, unsigned char *refined);
+/* skit_mra2_selection in general: causal (options.causal = 1: the squares
+ * after the diagonal masked, the diagonal ones refined first, as a causal
+ * MRA-2 plan does) or not, and work: skit_mra2_select_workspace doubles
+ * (then it allocates nothing; NULL: allocated for the call). Errors: as
+ * skit_mra2_selection, and SKIT_EDOM (scale not finite), SKIT_ENONFINITE
+ * (NaN/Inf in q or k). The causal backward drops the keys after each query
+ * (refined must hold every diagonal square, else SKIT_EINVAL). */
+size_t skit_mra2_select_workspace(size_t n, size_t d, size_t block);
+int skit_mra2_select(size_t n, size_t d, const double *q, size_t ldq, const double *k, size_t ldk,
+                     double scale, size_t block, size_t blocks_per_row, skit_mra_selection selection,
+                     int causal, unsigned char *refined, double *work);
 int skit_mra2_backward_causal(size_t n, size_t d, size_t dv, const double *q, size_t ldq,
                               const double *k, size_t ldk, const double *v, size_t ldv, double scale,
                               size_t block, const unsigned char *refined, const double *dy,

@@ -194,7 +194,8 @@ i skit_attention_exact_masked z z z p z p z p z d p p z
 i skit_attention_matrix_masked z z p z p z d p p z
 i skit_attention_entropy_masked z z p z p z d p p p
 i skit_attention_exact_backward_masked z z z p z p z p z d p p z p z p z p z p
-i skit_mra2_selection_causal z z p z p z d z z i p
+z skit_mra2_select_workspace z z z
+i skit_mra2_select z z p z p z d z z i i p p
 i skit_mra2_backward_causal z z z p z p z p z d z p p z p z p z p z p
 v skit_attention_options_init p i
 i skit_attention_options_set_budget p z d p

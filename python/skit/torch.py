@@ -312,12 +312,12 @@ def _mra2_selections(q, k, scale, block, blocks_per_row, selection, causal):
     (qb, ldq), (kb, ldk) = _qkv(q, k)
     n, d = qb.shape[-2:]
     squares = n // block if block else 0
-    select = lib.skit_mra2_selection_causal if causal else lib.skit_mra2_selection
     chosen = []
     for pq, pk in zip(_A.batch_pointers(qb), _A.batch_pointers(kb)):
         refined = np.zeros(max(squares, 1) ** 2, dtype=np.uint8)
-        check(select(n, d, pq, ldq, pk, ldk, _scale(scale, d), block, blocks_per_row,
-                     SELECTIONS[selection], _A.pointer(refined)))
+        check(lib.skit_mra2_select(n, d, pq, ldq, pk, ldk, _scale(scale, d), block, blocks_per_row,
+                                   SELECTIONS[selection], int(bool(causal)), _A.pointer(refined),
+                                   None))
         chosen.append(refined)
     return chosen
 
