@@ -43,7 +43,7 @@ struct train_model {
     skit_attention_plan *mra;      /* MRA-2 (one plan serves every block and sequence) */
     size_t mra_block, mra_squares, mra_per_row; /* its block, (n/block)^2, blocks refined per row */
     unsigned char *refined;        /* its refined squares, per block and sequence */
-    double *mra_work;              /* skit_mra2_backward's workspace */
+    double *mra_work;              /* skit_mra2_backward's and skit_mra2_select's workspace */
     double *params, *grads;        /* arenas: parameters and their gradients */
     double *acts;                  /* arena: activations */
     double *scratch;               /* arena: backward scratch */
@@ -267,9 +267,8 @@ static int mra_forward(train_model *m, size_t l, const block_params *bp, block_a
         to_columns(n, e, a->v + o, a->vc + o);
         int status = skit_attention_plan_execute(m->mra, a->qc + o, n, a->kc + o, n, a->vc + o, n, NULL, a->yc + o, n, NULL);
         if (!status) /* the squares the plan refined, for the backward */
-            status = (m->c.causal ? skit_mra2_selection_causal : skit_mra2_selection)(
-                n, e, a->qc + o, n, a->kc + o, n, scale, m->mra_block, bpr, SKIT_MRA_GLOBAL,
-                m->refined + (l * m->c.batch + b) * m->mra_squares);
+            status = skit_mra2_select(n, e, a->qc + o, n, a->kc + o, n, scale, m->mra_block, bpr, SKIT_MRA_GLOBAL,
+                                      m->c.causal, m->refined + (l * m->c.batch + b) * m->mra_squares, m->mra_work);
         if (status) return status;
         to_rows(n, e, a->yc + o, a->mix + o);
     }
@@ -531,10 +530,12 @@ static int create_mra(train_model *m, const char **why)
     int status = skit_attention_plan_create(&m->mra, n, e, e, &o);
     if (status) return status;
     m->refined = skit_calloc(m->c.layers * m->c.batch, m->mra_squares);
-    m->mra_work = skit_malloc(skit_mra2_backward_workspace(n, e, e, o.block), sizeof(double));
+    size_t work = skit_mra2_backward_workspace(n, e, e, o.block), select = skit_mra2_select_workspace(n, e, o.block);
+    if (select > work) work = select;
+    m->mra_work = skit_malloc(work, sizeof(double));
     if (!m->refined || !m->mra_work) return SKIT_ENOMEM;
     m->bytes += skit_attention_plan_bytes(m->mra) + m->c.layers * m->c.batch * m->mra_squares +
-                skit_mra2_backward_workspace(n, e, e, o.block) * sizeof(double);
+                work * sizeof(double);
     (void)why;
     return SKIT_OK;
 }
