@@ -879,6 +879,52 @@ static void expect_f32_close(skit_tno_plan *p64, skit_tno_plan *p32, const float
  * odd and prime n, causal and bidirectional, both layouts, the float64
  * plans' per-channel and output-layer-after-transform (pushdown) spectra
  * against the float32 plans' float RPE; outputs poisoned. */
+/* Float wisdom round trip: the exported text carries fftwf wisdom after
+ * the double's; forgotten, a float32 plan with WISDOM_ONLY fails; imported
+ * (both forms, or the float form alone), it plans and executes. */
+START_TEST(test_f32_wisdom_round_trip)
+{
+    const size_t n = 48, d = 3; /* TNO's FFT length 96 */
+    skit_fft_set_time_limit(-1); /* wisdom of a time-limited plan is not WISDOM_ONLY's */
+    TU_EXPECT_OK(skit_fft_plan_length_f32(96, SKIT_PLANNER_MEASURE, NULL));
+    TU_EXPECT_OK(skit_fft_plan_length(96, SKIT_PLANNER_MEASURE, NULL));
+    char *text = skit_fft_wisdom_export_string();
+    ck_assert_ptr_nonnull(text);
+    const char *single = strstr(text, "fftwf_wisdom");
+    ck_assert_msg(single && strstr(text, "fftw_wisdom") < single, "no float wisdom after the double: %s", text);
+    skit_tno_options o;
+    skit_tno_options_default(&o, SKIT_TNO_FFT);
+    o.precision = SKIT_PRECISION_F32;
+    o.planner = SKIT_PLANNER_WISDOM_ONLY;
+    skit_tno_plan *p = NULL;
+    skit_fft_wisdom_forget();
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, n, d, 1, &o, NULL, 0), SKIT_ELIBRARY);
+    TU_EXPECT_OK(skit_fft_wisdom_import_string(text));
+    TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, 1, &o, NULL, 0));
+    float *x = tu_alloc_f32(n * d), *y = tu_alloc_f32(n * d);
+    for (size_t i = 0; i < n * d; i++) x[i] = (float)i / (float)(n * d);
+    TU_EXPECT_OK(skit_tno_plan_execute_f32(p, x, y, NULL));
+    for (size_t i = 0; i < n * d; i++) ck_assert(isfinite(y[i]));
+    skit_tno_plan_destroy(p);
+    /* the float form on its own: the float engine plans (the double one,
+     * also WISDOM_ONLY, needs its own: ELIBRARY names the length) */
+    skit_fft_wisdom_forget();
+    char *start = text + (single - text);
+    while (start > text && *start != '(') start--;
+    TU_EXPECT_OK(skit_fft_wisdom_import_string(start));
+    TU_EXPECT_STATUS(skit_tno_plan_create(&p, n, d, 1, &o, NULL, 0), SKIT_ELIBRARY);
+    TU_EXPECT_STATUS(skit_fft_plan_length(96, SKIT_PLANNER_WISDOM_ONLY, NULL), SKIT_ELIBRARY);
+    double seconds;
+    TU_EXPECT_OK(skit_fft_plan_length_f32(96, SKIT_PLANNER_WISDOM_ONLY, &seconds));
+    TU_EXPECT_STATUS(skit_fft_wisdom_import_string("(fftw-3 fftwf_wisdom (unbalanced"), SKIT_EFORMAT);
+    TU_EXPECT_STATUS(skit_fft_plan_length_f32(0, SKIT_PLANNER_MEASURE, NULL), SKIT_EDOM);
+    skit_fft_wisdom_forget();
+    skit_free(x);
+    skit_free(y);
+    skit_free(text);
+}
+END_TEST
+
 START_TEST(test_f32_matches_f64)
 {
     uint64_t seed = tu_seed();
@@ -1384,6 +1430,7 @@ static Suite *tno_suite(void)
     tcase_add_test(tc, test_fd_sweep_paths);
     tcase_add_test(tc, test_forward_recomputes);
     tcase_add_test(tc, test_f32_matches_f64);
+    tcase_add_test(tc, test_f32_wisdom_round_trip);
     tcase_add_test(tc, test_causality);
     tcase_add_test(tc, test_layout_batch);
     tcase_add_test(tc, test_eval_rpe);

@@ -398,9 +398,7 @@ int tno_spectral_create_f32(skit_tno_plan *p, size_t basis_rows)
                                         .length = skit_circulant_length(s->engine), .basis_rows = basis_rows,
                                         .rows_layout = p->opt.layout == SKIT_TNO_ROWS,
                                         .what = "token-mixing operator plan (float32)",
-                                        /* fftwf has no wisdom of skit's to plan from */
-                                        .planner = p->opt.planner == SKIT_PLANNER_WISDOM_ONLY
-                                                       ? SKIT_PLANNER_DEFAULT : p->opt.planner};
+                                        .planner = p->opt.planner};
     SKIT_TRY(skit_circulantf_create(&s->engine_f, &shape));
     const size_t h = r->width;
     r->ldf = (r->cols + 15) / 16 * 16; /* float rows 64-byte aligned, as FFTW planned */
