@@ -254,7 +254,7 @@ int skit_fft_wisdom_import_file(const char *path)
     skit_free(text);
     if (!ok)
         return SKIT_ERROR(SKIT_EFORMAT, "wisdom file '%s': not FFTW wisdom (double, then float) of this FFTW "
-                                        "(a form before the bad one may have been imported)", path);
+                                        "(%s)", path, forms ? "the forms before the bad one imported" : "nothing imported");
     return SKIT_OK;
 }
 

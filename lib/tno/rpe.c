@@ -266,9 +266,15 @@ int tno_rpe_round_f32(tno_rpe *r, double N, const char *what)
     const double limit = FLT_MAX / (4.0 * N * N);
     double *l1 = r->work; /* free between evaluations */
     const long count = (long)rows;
+    /* the evaluated columns only: the others are zero in F and stay zero in Ff */
 #pragma omp parallel for schedule(static) if (rows * cols >= 65536)
-    for (long j = 0; j < count; j++)
-        l1[j] = round_row(r->F + (size_t)j * r->ld, r->Ff + (size_t)j * r->ldf, cols);
+    for (long j = 0; j < count; j++) {
+        const double *from = r->F + (size_t)j * r->ld;
+        float *to = r->Ff + (size_t)j * r->ldf;
+        l1[j] = 0;
+        for (int sg = 0; sg < r->nseg; sg++)
+            l1[j] += round_row(from + r->start[sg], to + r->start[sg], r->len[sg]);
+    }
     for (size_t j = 0; j < rows; j++)
         if (!(l1[j] <= limit))
             return SKIT_ERROR(SKIT_ENONFINITE, "%s: feature %zu sums to %g, too large for float32: parameters "

@@ -71,12 +71,14 @@ static int rpe_coeffs(const skit_tno_plan *p, double *coeffs)
     return SKIT_OK;
 }
 
-/* Float32 plans: the pushdown in float, whatever d is: the features
- * (float64, the sweep's or the layers') rounded, their h+1 spectra by the
- * float engine and [W b] applied by sgemm straight into the float
- * spectra. At d <= 2(h+1), where float64 plans take the per-channel path,
- * this still pays: the per-channel path's float64 RPE outputs (d x N) and
- * their rounding cost more than the h+1 float transforms and the sgemm. */
+/* Float32 plans: the features (float64, the sweep's or the layers')
+ * rounded, then [W b] applied by sgemm either to their h+1 spectra (the
+ * pushdown, transformed by the float engine) straight into the float
+ * spectra, or, causal at d <= 2(h+1) (kernels_f), to the n causal lags
+ * into per-channel kernels the float engine transforms: half the sgemm,
+ * as tno_pushdown weighs it in float64. Either pays against float64's
+ * per-channel path, whose RPE outputs (d x N, float64) and their rounding
+ * cost more than the float transforms and the sgemm. */
 static int update_f32(skit_tno_plan *p, tno_rpe *r, float *work)
 {
     tno_spectral *s = p->op;
@@ -84,6 +86,11 @@ static int update_f32(skit_tno_plan *p, tno_rpe *r, float *work)
     SKIT_TRY(tno_rpe_features(r));
     tno_rpe_fill_wb(r);
     SKIT_TRY(tno_rpe_round_f32(r, (double)L, "RPE kernel spectra"));
+    if (s->kernels_f) {
+        tno_sgemm_rows(r, p->d, p->n, h + 1, r->wbf, h + 1, r->Ff, r->ldf, s->kernels_f, s->kernels_f_ld);
+        skit_circulantf_set_kernels(s->engine_f, s->kernels_f, s->kernels_f_ld, work);
+        return SKIT_OK;
+    }
     skit_circulantf_basis_from_rows(s->engine_f, r->Ff, r->ldf, work);
     tno_sgemm_rows(r, p->d, ls, h + 1, r->wbf, h + 1, skit_circulantf_basis(s->engine_f), ls,
                    skit_circulantf_spectra(s->engine_f), ls);
@@ -199,6 +206,7 @@ static void destroy(skit_tno_plan *p)
     skit_circulantf_destroy(s->engine_f);
     skit_free(s->coeffs);
     skit_free(s->kernels);
+    skit_free(s->kernels_f);
     skit_free(s);
 }
 
@@ -220,6 +228,7 @@ static size_t bytes(const skit_tno_plan *p)
     size_t total = sizeof *s + tno_rpe_bytes(&s->rpe) + skit_circulant_bytes(s->engine) + skit_circulantf_bytes(s->engine_f);
     if (s->coeffs) total += p->d * (2 * p->n - 1) * sizeof(double);
     if (s->kernels) total += p->d * kernels_ld(p) * sizeof(double);
+    if (s->kernels_f) total += p->d * s->kernels_f_ld * sizeof(float);
     return total;
 }
 
@@ -233,12 +242,19 @@ static void describe(const skit_tno_plan *p, char *text, size_t size)
     snprintf(text, size, " rpe=%zux%zu %s %s decay=%g fft=%zu spectra=%s eval=%s", o->rpe_width,
              o->rpe_layers, tno_activation_name(o->activation), tno_norm_name(o->norm), o->decay,
              p->dev ? tno_device_fft_length(p) : skit_circulant_length(s->engine),
-             s->coeffs || s->kernels ? "channels" : "features", tno_rpe_sweeps(&s->rpe) ? "sweep" : "layers");
+             s->coeffs || s->kernels || s->kernels_f ? "channels" : "features", tno_rpe_sweeps(&s->rpe) ? "sweep" : "layers");
 }
 
 static int create_f32(skit_tno_plan *p)
 {
-    return tno_spectral_create_f32(p, p->opt.rpe_width + 1);
+    tno_spectral *s = p->op;
+    const size_t h = p->opt.rpe_width;
+    const int per_channel = p->opt.causality == SKIT_CAUSAL && p->d <= 2 * (h + 1);
+    SKIT_TRY(tno_spectral_create_f32(p, per_channel ? 0 : h + 1));
+    if (!per_channel) return SKIT_OK;
+    s->kernels_f_ld = (tno_length(p->n) + 15) / 16 * 16; /* rows 64-byte aligned, as FFTW planned */
+    s->kernels_f = skit_calloc(p->d, s->kernels_f_ld * sizeof(float));
+    return s->kernels_f ? SKIT_OK : SKIT_ENOMEM;
 }
 
 const tno_ops tno_fft_ops = {

@@ -123,6 +123,9 @@ typedef struct tno_spectral {
     double *kernels;        /* d x round8(N): circulant order (per-channel CPU plans with the
                              * RPE by the sweep: FFT'd in place of a copy) */
     int outputs_by_layers;  /* FD: the last outputs sweep saw masks change often */
+    float *kernels_f;       /* float32 causal TNO at d <= 2(h+1): d x kernels_f_ld kernels in
+                             * circulant order (lags 0..n-1; the zeros stay) */
+    size_t kernels_f_ld;
 } tno_spectral;
 
 int tno_rpe_create(tno_rpe *rpe, const skit_tno_plan *p, const double *params, size_t cols,
