@@ -41,4 +41,22 @@ if expect_ok bench toeplitz --check --sizes 1,2,3,17,97,128 -o "$TMP/check2.tsv"
     || fail "check: same seed gave different data"
   pass
 fi
+# the solve comparison over a list of sizes (not timed: residuals and the
+# rows only): SPD and general Levinson, scipy's solve_toeplitz when importable
+expect_usage_error "--solve-n" bench toeplitz --solve-n 64,1,9 -o "$TMP/out.tsv"
+if expect_ok bench toeplitz --quick --sizes 64 --scipy-sizes 64 --solve-n 64,101 --threads 1 --quiet \
+     -o "$TMP/solve.tsv" --json "$TMP/solve.json"; then
+  [ "$(grep -c '^# solve n = ' "$TMP/solve.tsv")" -eq 2 ] || fail "solve: expected 2 solve notes"
+  grep -q '^# target: Levinson SPD and general solves >= 4x' "$TMP/solve.tsv" || grep -q '^# target: Levinson >= 4x scipy solve_toeplitz: scipy not measured' "$TMP/solve.tsv" ||
+    fail "solve: no target line"
+  python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))['solve']
+assert [v['n'] for v in s] == [64, 101], s
+for v in s:
+    for k in ('residual_levinson', 'residual_general'):
+        assert v[k] < 1e-12, (k, v[k])
+" "$TMP/solve.json" || fail "solve: JSON rows or residuals wrong"
+  pass
+fi
 finish

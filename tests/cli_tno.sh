@@ -191,6 +191,15 @@ done
 rows=$(data_rows "$TMP/b.tsv" | wc -l)
 [ "$rows" -eq 18 ] || fail "bench tno: $rows rows, expected (1 shape + 1 sweep point) x (4 bidirectional + 5 causal operators) = 18"
 grep -q '^# target: TNO forward' "$TMP/b.tsv" || fail "bench tno: no target line in the TSV header"
+# the PyTorch peer: rows beside skit's and the 5x target when torch imports, else a note saying skipped
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  [ "$(grep -c '^# peer: tno causal n=64 d=4 batch=2 float32 threads=1: skit [0-9.e-]* s, PyTorch' "$TMP/b.tsv")" -eq 1 ] ||
+    fail "bench tno: no PyTorch peer row for tno causal float32 one thread"
+  grep -q '^# target: skit float32 >= 5x the PyTorch float32 peer, one thread: ' "$TMP/b.tsv" ||
+    fail "bench tno: no PyTorch target line"
+else
+  grep -q '^# peer: PyTorch peer skipped' "$TMP/b.tsv" || fail "bench tno: torch missing, but no 'skipped' note"
+fi
 worst=$(grep -v '^#' "$TMP/b.tsv" | awk -F'\t' 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next}
   $c["operator"] == "tno" { if ($c["tno_vs_matvec"] > m) m = $c["tno_vs_matvec"] } END { print m + 0 }')
 awk -v w="$worst" 'BEGIN { exit !(w <= 1e-12) }' || fail "bench tno: TNO and the matvec differ by $worst"

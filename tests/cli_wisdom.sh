@@ -38,6 +38,19 @@ for f in y_wisdom y_env y_meas; do
   awk -v d="$d" 'BEGIN { exit !(d <= 1e-13) }' && pass || fail "$f differs from the estimate plan by $d"
 done
 
+# float32 plans: the file holds fftwf wisdom after the double's, and a fresh
+# process plans a float32 TNO (n = 48: length 96) from it with wisdom-only
+grep -q 'fftwf_wisdom' "$TMP/w.wis" && pass || fail "wisdom: no float (fftwf) wisdom in $TMP/w.wis"
+expect_ok tno --n $n --d 4 --precision f32 --planner wisdom-only --wisdom "$TMP/w2.wis" -o "$TMP/t32.npy"
+if expect_ok wisdom -o "$TMP/w64.wis" --sizes 96 --planner measure --precision f64 --quiet; then
+  grep -q '	f32	' "$TMP/stdout" && fail "wisdom --precision f64: a f32 row printed" || pass
+fi
+"$SKIT" tno --n $n --d 4 --precision f32 --planner wisdom-only --wisdom "$TMP/w64.wis" -o "$TMP/none.npy" 2>"$TMP/stderr"
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'wisdom' "$TMP/stderr" && [ ! -e "$TMP/none.npy" ]; then pass
+else fail "float32 wisdom-only with double wisdom only: exit $rc, expected 1: $(cat "$TMP/stderr")"; fi
+expect_usage_error "--precision" wisdom -o "$TMP/out.wis" --sizes 96 --precision half
+
 expect_usage_error "--planner" toeplitz matvec --coeffs "$TMP/c.tsv" --x "$TMP/x.tsv" --planner fast -o "$TMP/out.tsv"
 printf 'not wisdom\n' > "$TMP/bad.wis"
 expect_usage_error "--wisdom" toeplitz matvec --coeffs "$TMP/c.tsv" --x "$TMP/x.tsv" --wisdom "$TMP/bad.wis" -o "$TMP/out.tsv"

@@ -139,10 +139,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shapes", default="512:512:4,2048:512:1,8192:128:1,32768:64:1")
     ap.add_argument("--ops", default="tno,fd,ski")
+    ap.add_argument("--threads", type=int, default=0, help="the 'all threads' count (default: torch's)")
     ap.add_argument("-o", "--output")
     a = ap.parse_args()
     out = open(a.output, "w") if a.output else sys.stdout
-    all_threads = torch.get_num_threads()
+    all_threads = a.threads if a.threads > 0 else torch.get_num_threads()
     print(f"# PyTorch {torch.__version__} CPU peer of skit bench tno; forward = kernels from parameters + "
           f"mixing; seconds per forward, median after a warm-up; all threads = {all_threads}", file=out)
     print("op\tcausal\tn\td\tbatch\tdtype\tthreads\tseconds", file=out)

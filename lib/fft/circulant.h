@@ -68,8 +68,8 @@ typedef struct skit_circulant_shape {
  *
  * create: Errors: SKIT_EOVERFLOW (sizes), SKIT_ETOOBIG (memory estimate or
  *   N above FFTW's int), SKIT_EINVAL (planner), SKIT_ENOMEM, SKIT_ELIBRARY
- *   (FFTW could not plan, or wisdom-only found no wisdom; float engines
- *   have no wisdom of skit's).
+ *   (FFTW could not plan, or wisdom-only found no wisdom of the engine's
+ *   precision: skit_fft_plan_length / _f32 make it).
  * length: N. frequencies: N/2 + 1. spectra_ld: 2 (N/2 + 1).
  * bytes: bytes the engine holds (spectra, basis, the struct; no workspace).
  *

@@ -63,6 +63,7 @@ void skit_fft_set_time_limit(double seconds)
 {
     skit_fftw_lock();
     fftw_set_timelimit(seconds < 0 ? FFTW_NO_TIMELIMIT : seconds);
+    fftwf_set_timelimit(seconds < 0 ? FFTW_NO_TIMELIMIT : seconds);
     skit_fftw_unlock();
 }
 
@@ -133,64 +134,146 @@ static int pair_failed(unsigned flags, size_t N)
 SKIT_DEFINE_REAL_PAIR(skit_fftw_plan_real_pair, skit_fftw_destroy, double, fftw)
 SKIT_DEFINE_REAL_PAIR(skit_fftwf_plan_real_pair, skit_fftwf_destroy, float, fftwf)
 
-int skit_fft_plan_length(size_t length, skit_planner planner, double *seconds)
+/* The pair of one precision on the engine's buffers (real: N rounded up
+ * to a 64-byte line and one line more, then N/2+1 complex), timed. */
+static int plan_length(size_t length, int single, skit_planner planner, double *seconds)
 {
     if (length == 0 || length > (size_t)INT_MAX)
         return SKIT_ERROR(SKIT_EDOM, "FFT length %zu out of range: need 1 <= N <= %d", length, INT_MAX);
     unsigned flags = FFTW_ESTIMATE;
     SKIT_TRY(skit_fftw_flags(planner, &flags));
-    /* the engine's buffers: real (N rounded up to 8), then N/2+1 complex */
-    size_t real = (length + 7) / 8 * 8 + 8;
-    double *buf = skit_malloc(real + 2 * (length / 2 + 1), sizeof(double));
+    const size_t size = single ? sizeof(float) : sizeof(double), line = 64 / size;
+    size_t real = (length + line - 1) / line * line + line;
+    void *buf = skit_malloc(real + 2 * (length / 2 + 1), size);
     if (!buf) return SKIT_ENOMEM;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    fftw_plan r2c, c2r;
-    int status = skit_fftw_plan_real_pair(length, buf, buf + real, flags, &r2c, &c2r);
+    int status;
+    if (single) {
+        fftwf_plan r2c, c2r;
+        status = skit_fftwf_plan_real_pair(length, buf, (float *)buf + real, flags, &r2c, &c2r);
+        skit_fftwf_destroy(r2c);
+        skit_fftwf_destroy(c2r);
+    } else {
+        fftw_plan r2c, c2r;
+        status = skit_fftw_plan_real_pair(length, buf, (double *)buf + real, flags, &r2c, &c2r);
+        skit_fftw_destroy(r2c);
+        skit_fftw_destroy(c2r);
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    skit_fftw_destroy(r2c);
-    skit_fftw_destroy(c2r);
     skit_free(buf);
     if (seconds) *seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     return status;
 }
 
+int skit_fft_plan_length(size_t length, skit_planner planner, double *seconds)
+{
+    return plan_length(length, 0, planner, seconds);
+}
+
+int skit_fft_plan_length_f32(size_t length, skit_planner planner, double *seconds)
+{
+    return plan_length(length, 1, planner, seconds);
+}
+
 /* ---- wisdom --------------------------------------------------------------- */
+
+/* Wisdom text holds up to two forms, "(fftw-3.x fftw_wisdom ...)" and
+ * "(fftw-3.x fftwf_wisdom ...)": each is imported by its precision's
+ * FFTW. *forms gets how many were found; 0 on the first FFTW rejects. */
+static int import_forms(const char *text, int *forms)
+{
+    *forms = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p && *p != '(') {
+            if (!strchr(" \t\r\n", *p)) return 0;
+            p++;
+        }
+        if (!*p) break;
+        const char *start = p;
+        long depth = 0;
+        do {
+            depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+            p++;
+        } while (*p && depth > 0);
+        if (depth) return 0;
+        size_t len = (size_t)(p - start);
+        char *form = skit_malloc(len + 1, 1);
+        if (!form) return 0;
+        memcpy(form, start, len);
+        form[len] = '\0';
+        const char *space = strchr(form, ' ');
+        int single = space && !strncmp(space + 1, "fftwf_wisdom", 12);
+        int ok = single ? fftwf_import_wisdom_from_string(form) : fftw_import_wisdom_from_string(form);
+        skit_free(form);
+        if (!ok) return 0;
+        ++*forms;
+    }
+    return *forms > 0;
+}
+
+int skit_fft_wisdom_import_string(const char *text)
+{
+    SKIT_REQUIRE_PTR(text);
+    int forms;
+    skit_fftw_lock();
+    int ok = import_forms(text, &forms);
+    skit_fftw_unlock();
+    return ok ? SKIT_OK : SKIT_ERROR(SKIT_EFORMAT, "not FFTW wisdom (double, then float) of this FFTW");
+}
 
 int skit_fft_wisdom_import_file(const char *path)
 {
     SKIT_REQUIRE_PTR(path);
     FILE *f = fopen(path, "r");
     if (!f) return SKIT_ERROR(SKIT_EIO, "wisdom file '%s': cannot open (%s)", path, strerror(errno));
-    skit_fftw_lock();
-    int ok = fftw_import_wisdom_from_file(f);
-    skit_fftw_unlock();
+    size_t size = 0, cap = 4096;
+    char *text = skit_malloc(cap, 1);
+    while (text) {
+        size += fread(text + size, 1, cap - 1 - size, f);
+        if (size < cap - 1) break;
+        char *more = skit_malloc(2 * cap, 1);
+        if (more) memcpy(more, text, size);
+        skit_free(text);
+        text = more;
+        cap *= 2;
+    }
+    int bad = ferror(f);
     fclose(f);
-    if (!ok)
-        return SKIT_ERROR(SKIT_EFORMAT, "wisdom file '%s': not FFTW double-precision wisdom of this FFTW "
-                                        "(nothing imported)", path);
-    return SKIT_OK;
-}
-
-int skit_fft_wisdom_import_string(const char *text)
-{
-    SKIT_REQUIRE_PTR(text);
+    if (!text) return SKIT_ENOMEM;
+    text[size] = '\0';
+    if (bad) {
+        skit_free(text);
+        return SKIT_ERROR(SKIT_EIO, "wisdom file '%s': cannot read", path);
+    }
+    int forms;
     skit_fftw_lock();
-    int ok = fftw_import_wisdom_from_string(text);
+    int ok = import_forms(text, &forms);
     skit_fftw_unlock();
-    return ok ? SKIT_OK : SKIT_ERROR(SKIT_EFORMAT, "not FFTW double-precision wisdom of this FFTW");
+    skit_free(text);
+    if (!ok)
+        return SKIT_ERROR(SKIT_EFORMAT, "wisdom file '%s': not FFTW wisdom (double, then float) of this FFTW "
+                                        "(%s)", path, forms ? "the forms before the bad one imported" : "nothing imported");
+    return SKIT_OK;
 }
 
 char *skit_fft_wisdom_export_string(void)
 {
     skit_fftw_lock();
-    char *text = fftw_export_wisdom_to_string();
+    char *text = fftw_export_wisdom_to_string(), *textf = fftwf_export_wisdom_to_string();
     skit_fftw_unlock();
-    if (!text) return NULL;
-    size_t len = strlen(text);
-    char *copy = skit_malloc(len + 1, 1);
-    if (copy) memcpy(copy, text, len + 1);
-    free(text); /* FFTW's string comes from malloc */
+    char *copy = NULL;
+    if (text && textf) {
+        size_t len = strlen(text), lenf = strlen(textf);
+        copy = skit_malloc(len + lenf + 1, 1);
+        if (copy) {
+            memcpy(copy, text, len);
+            memcpy(copy + len, textf, lenf + 1);
+        }
+    }
+    free(text); /* FFTW's strings come from malloc */
+    free(textf);
     return copy;
 }
 
@@ -232,5 +315,6 @@ void skit_fft_wisdom_forget(void)
 {
     skit_fftw_lock();
     fftw_forget_wisdom();
+    fftwf_forget_wisdom();
     skit_fftw_unlock();
 }

@@ -28,7 +28,8 @@ int skit_fftw_plan_real_pair(size_t N, double *real, double *complex_buf, unsign
 /* fftw_destroy_plan under the lock; NULL is fine. */
 void skit_fftw_destroy(fftw_plan plan);
 /* The same two in single precision (fftwf: the float32 engine). Its
- * wisdom is fftwf's own, which skit's wisdom functions do not carry. */
+ * wisdom is fftwf's own, which skit's wisdom functions carry after the
+ * double's. */
 int skit_fftwf_plan_real_pair(size_t N, float *real, float *complex_buf, unsigned flags, fftwf_plan *r2c,
                               fftwf_plan *c2r);
 void skit_fftwf_destroy(fftwf_plan plan);

@@ -60,8 +60,13 @@ int skit_planner_parse(const char *name, skit_planner *planner);
  * FD-TNO, skit/ski.h) hold one lock, so they may be called from any thread;
  * FFTW's own planner lock covers the other plans (the Hilbert transforms
  * of skit/freq.h, which always plan with ESTIMATE).
- * import_file: SKIT_EIO (cannot open) or SKIT_EFORMAT (not FFTW wisdom, or
- * wisdom of another FFTW precision / build); nothing is imported then.
+ * Wisdom carries both precisions: the text is FFTW's double wisdom
+ * followed by its float (fftwf) wisdom, the plans of float32 operators;
+ * import takes either or both forms, each by its precision (a file of
+ * double wisdom alone still imports).
+ * import_file: SKIT_EIO (cannot open or read) or SKIT_EFORMAT (not FFTW
+ * wisdom, or wisdom of another FFTW build); nothing is imported then, or
+ * only the forms before the bad one.
  * export_file writes what the process knows atomically (a temporary file
  * then rename): the file is whole, old or new, never half-written.
  * SKIT_EIO if it cannot. */
@@ -81,8 +86,9 @@ void skit_fft_wisdom_forget(void);
  * NULL). What `skit wisdom` runs for each length.
  * Errors: SKIT_EDOM (N = 0 or above FFTW's int), SKIT_EINVAL (planner),
  * SKIT_ENOMEM, SKIT_ELIBRARY (FFTW could not plan; WISDOM_ONLY without
- * wisdom for N). */
+ * wisdom for N). _f32: the same for the float32 engine (fftwf). */
 int skit_fft_plan_length(size_t length, skit_planner planner, double *seconds);
+int skit_fft_plan_length_f32(size_t length, skit_planner planner, double *seconds);
 
 SKIT_END_DECLS
 #endif

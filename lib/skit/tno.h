@@ -147,12 +147,16 @@ typedef struct skit_tno_options {
     skit_device device;
     /* Arithmetic of execute (default SKIT_PRECISION_F64). SKIT_PRECISION_F32
      * (TNO and FD-TNO, CPU): the products run on fftwf plans with float
-     * spectra, on float arrays (skit_tno_plan_execute_f32 / _forward_f32);
-     * update still evaluates the RPE in float64; TNO's per-channel kernels
-     * are rounded and transformed in float, the output layer applied after
-     * the transform (describe: spectra=features) and FD-TNO's spectra are
-     * computed in float64 and rounded. SKI-TNO and device plans:
-     * SKIT_EUNSUPPORTED. */
+     * spectra, on float arrays (skit_tno_plan_execute_f32 / _forward_f32),
+     * and update makes those spectra in float32 from the RPE: the features
+     * entering the output layer are evaluated in float64 and rounded, TNO
+     * transforms their h+1 rows with fftwf and FD-TNO takes them as they
+     * are (causal: the Hilbert step with fftwf), and the output layer is
+     * applied by sgemm straight into the float spectra (describe:
+     * spectra=features), whatever d is. No float64 spectra are kept:
+     * skit_tno_plan_backward refuses such a plan (SKIT_EUNSUPPORTED), and
+     * FD-TNO's coefficients come from the float spectra. SKI-TNO and device
+     * plans: SKIT_EUNSUPPORTED. */
     skit_precision precision;
     /* How FFTW plans the CPU transforms of every kind (skit/fft.h; default
      * SKIT_PLANNER_DEFAULT, the process default). */
@@ -273,7 +277,8 @@ int skit_tno_plan_execute(const skit_tno_plan *plan, const double *x, double *y,
  * skit_tno_plan_backward_workspace_bytes(plan) bytes from skit_malloc
  * (64-byte aligned). Thread-safe on a const plan; with work it allocates
  * nothing. Errors: SKIT_EINVAL (NULL plan, x or dy; misaligned work),
- * SKIT_EUNSUPPORTED (a device plan), SKIT_ENOMEM (no work). */
+ * SKIT_EUNSUPPORTED (a device plan, or a float32 plan: it keeps only float
+ * spectra), SKIT_ENOMEM (no work). */
 size_t skit_tno_plan_backward_workspace_bytes(const skit_tno_plan *plan);
 int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const double *dy, double *dx,
                            double *dparams, double *dlambda, void *work);
@@ -294,12 +299,20 @@ int skit_tno_decay_bias_backward(size_t count, const double *lags, size_t d, dou
 int skit_tno_plan_forward(skit_tno_plan *plan, const double *x, double *y);
 
 /* The same on a plan created with precision SKIT_PRECISION_F32: x and y
- * hold batch * n * d floats; the products in float32. Per channel, against
- * the float64 plan with the same parameters (tests/test_tno.c checks it),
- *     ||y32 - y64||_2 <= 20 log2(2N) 2^-24 ||k_c||_1 ||x_c||_2
- * with N the FFT length and k_c the channel's circulant kernel (see
- * skit_toeplitz_plan_execute_f32). Errors: as the float64 forms, and
- * SKIT_EINVAL when the plan's precision is the other one. */
+ * hold batch * n * d floats; the spectra and products in float32. Per
+ * channel, against the float64 plan with the same parameters
+ * (tests/test_tno.c checks it),
+ *     ||y32 - y64||_2 <= (20 log2(2N) + h + 1) 2^-24 (||k_c||_1 + M_c) ||x_c||_2
+ * with N the FFT length, k_c the channel's circulant kernel, h the RPE's
+ * width, and M_c the magnitude the float32 output layer rounds: TNO
+ * ||kbar_c||_1, kbar_c(t) = sum_j |W[c][j]| |g_j(t)| + |b[c]| lambda^|t|
+ * (the kernel of the output layer's absolute values on the decayed
+ * features, >= |k_c(t)|); FD-TNO N max_w sum over the channel's output
+ * rows r of sum_j |W[r][j]| |z_j(w)| / N + |b[r]| / N. The first term is
+ * the float products' (see skit_toeplitz_plan_execute_f32); M_c counts
+ * the output layer's cancellation, which float32 cannot resolve below
+ * (h + 1) 2^-24 of the magnitudes it sums. Errors: as the float64 forms,
+ * and SKIT_EINVAL when the plan's precision is the other one. */
 int skit_tno_plan_execute_f32(const skit_tno_plan *plan, const float *x, float *y, void *work);
 int skit_tno_plan_forward_f32(skit_tno_plan *plan, const float *x, float *y);
 

@@ -32,6 +32,8 @@ static int check_backward(const skit_tno_plan *p, const double *x, const double 
                           skit_tno_kind_name(p->opt.kind));
     if (p->opt.device != SKIT_DEVICE_CPU)
         return SKIT_ERROR(SKIT_EUNSUPPORTED, "backward: CPU plans only (this plan runs on a device)");
+    if (p->opt.precision != SKIT_PRECISION_F64) /* its update writes the float spectra only */
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "backward: float64 plans only (this plan is float32)");
     if (work && (uintptr_t)work % 64)
         return SKIT_ERROR(SKIT_EINVAL, "work is not 64-byte aligned: use skit_malloc");
     return SKIT_OK;

@@ -354,7 +354,6 @@ int skit_tno_plan_update(skit_tno_plan *p)
     int status = p->ops->update(p, work);
     skit_workspace_give(p->workspace, work);
     SKIT_TRY(status);
-    if (p->opt.precision == SKIT_PRECISION_F32) p->ops->round_f32(p);
     return p->dev ? tno_device_update(p) : SKIT_OK;
 }
 

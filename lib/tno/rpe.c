@@ -65,18 +65,38 @@ void tno_gemm_cols(const tno_rpe *r, size_t m, size_t cols, size_t k, const doub
 
 /* Split by rows of A (channels): the rows apply of the circulant engine
  * hands each thread a contiguous range of channels, so a thread mostly
- * reads the spectra it wrote from its own cache. */
-void tno_gemm_rows(const tno_rpe *r, size_t m, size_t cols, size_t k, const double *A, size_t lda,
-                   const double *B, size_t ldb, double *C, size_t ldc)
+ * reads the spectra it wrote from its own cache. single: float operands
+ * (sgemm), else double. */
+static void gemm_rows(const tno_rpe *r, int single, size_t m, size_t cols, size_t k, const void *A, size_t lda,
+                      const void *B, size_t ldb, void *C, size_t ldc)
 {
-    const long pieces = (long)pieces_of(m, PIECE_ROWS);
+    /* each call packs all of B: float pieces are twice as tall, since the
+     * float kernel is twice as fast and the packing then weighs twice as much */
+    const size_t piece = single ? 2 * PIECE_ROWS : PIECE_ROWS;
+    const long pieces = (long)pieces_of(m, piece);
     int nt = pieces > 1 && cols >= 64 ? rpe_threads(r) : 1;
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
     for (long i = 0; i < pieces; i++) {
-        size_t r0 = (size_t)i * PIECE_ROWS, r1 = SKIT_MIN(m, r0 + PIECE_ROWS);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(r1 - r0), (int)cols, (int)k, 1.0,
-                    A + r0 * lda, (int)lda, B, (int)ldb, 0.0, C + r0 * ldc, (int)ldc);
+        size_t r0 = (size_t)i * piece, r1 = SKIT_MIN(m, r0 + piece);
+        if (single)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(r1 - r0), (int)cols, (int)k, 1.0f,
+                        (const float *)A + r0 * lda, (int)lda, B, (int)ldb, 0.0f, (float *)C + r0 * ldc, (int)ldc);
+        else
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(r1 - r0), (int)cols, (int)k, 1.0,
+                        (const double *)A + r0 * lda, (int)lda, B, (int)ldb, 0.0, (double *)C + r0 * ldc, (int)ldc);
     }
+}
+
+void tno_gemm_rows(const tno_rpe *r, size_t m, size_t cols, size_t k, const double *A, size_t lda,
+                   const double *B, size_t ldb, double *C, size_t ldc)
+{
+    gemm_rows(r, 0, m, cols, k, A, lda, B, ldb, C, ldc);
+}
+
+void tno_sgemm_rows(const tno_rpe *r, size_t m, size_t cols, size_t k, const float *A, size_t lda,
+                    const float *B, size_t ldb, float *C, size_t ldc)
+{
+    gemm_rows(r, 1, m, cols, k, A, lda, B, ldb, C, ldc);
 }
 
 /* Pieces of nseg (<= 2) segments of len[s] columns: each segment cut into
@@ -228,6 +248,48 @@ int tno_rpe_check_rows(const tno_rpe *r, size_t d, double limit, const char *wha
     return SKIT_OK;
 }
 
+/* Row j of F rounded to Ff; returns its ||F_j||_1 (NaN/Inf propagate). */
+SKIT_MULTIVERSION static double round_row(const double *restrict from, float *restrict to, size_t count)
+{
+    double sum = 0;
+    SKIT_SIMD_SUM(sum)
+    for (size_t k = 0; k < count; k++) {
+        to[k] = (float)from[k];
+        sum += fabs(from[k]);
+    }
+    return sum;
+}
+
+int tno_rpe_round_f32(tno_rpe *r, double N, const char *what)
+{
+    const size_t h = r->width, rows = h + 1, cols = r->cols;
+    const double limit = FLT_MAX / (4.0 * N * N);
+    double *l1 = r->work; /* free between evaluations */
+    const long count = (long)rows;
+    /* the evaluated columns only: the others are zero in F and stay zero in Ff */
+#pragma omp parallel for schedule(static) if (rows * cols >= 65536)
+    for (long j = 0; j < count; j++) {
+        const double *from = r->F + (size_t)j * r->ld;
+        float *to = r->Ff + (size_t)j * r->ldf;
+        l1[j] = 0;
+        for (int sg = 0; sg < r->nseg; sg++)
+            l1[j] += round_row(from + r->start[sg], to + r->start[sg], r->len[sg]);
+    }
+    for (size_t j = 0; j < rows; j++)
+        if (!(l1[j] <= limit))
+            return SKIT_ERROR(SKIT_ENONFINITE, "%s: feature %zu sums to %g, too large for float32: parameters "
+                                               "too large", what, j, l1[j]);
+    for (size_t c = 0; c < r->outputs; c++) {
+        double bound = 0;
+        for (size_t j = 0; j < rows; j++) bound += fabs(r->wb[c * rows + j]) * l1[j];
+        if (!(bound <= limit))
+            return SKIT_ERROR(SKIT_ENONFINITE, "%s of output %zu are NaN/Inf or bounded only by %g (too large "
+                                               "for float32 transforms): parameters too large", what, c, bound);
+    }
+    for (size_t i = 0; i < r->outputs * rows; i++) r->wbf[i] = (float)r->wb[i];
+    return SKIT_OK;
+}
+
 /* ---- create / destroy ----------------------------------------------------- */
 
 void tno_add_terms(const size_t (*terms)[2], size_t count, size_t *doubles, int *overflow)
@@ -280,6 +342,7 @@ void tno_rpe_destroy(tno_rpe *r)
     skit_free(r->in);
     skit_free(r->scale);
     skit_free(r->F);
+    skit_free(r->Ff);
 }
 
 size_t tno_rpe_bytes(const tno_rpe *r)
@@ -289,6 +352,7 @@ size_t tno_rpe_bytes(const tno_rpe *r)
     size_t total = skit_mlp_parameter_count(r->mlp) * dbl;
     total += (size_t)r->threads * (skit_mlp_outputs_workspace(r->mlp) + out) * dbl;
     total += (2 * r->cols + (h + 1) * r->ld + out * (h + 1)) * dbl; /* inputs, scale, F, [W b] */
+    if (r->Ff) total += ((h + 1) * r->ldf + out * (h + 1)) * sizeof(float);
     return total;
 }
 
@@ -323,60 +387,31 @@ size_t tno_spectral_workspace(const skit_tno_plan *p)
     if (!s->engine) return 0; /* device plans */
     const int rows = p->opt.layout == SKIT_TNO_ROWS;
     size_t doubles = skit_circulant_workspace_doubles(s->engine, rows);
-    /* float32 plans: update uses the float64 engine's, execute the float one's */
-    if (s->engine_f) doubles = SKIT_MAX(doubles, (skit_circulantf_workspace_doubles(s->engine_f, rows) + 1) / 2);
+    /* float32 plans: update and execute use the float engine's (floats, two to a double) */
+    if (s->engine_f) {
+        size_t floats = SKIT_MAX(skit_circulantf_workspace_doubles(s->engine_f, rows),
+                                 skit_circulantf_workspace_doubles(s->engine_f, 0));
+        doubles = SKIT_MAX(doubles, (floats + 1) / 2);
+    }
     return doubles;
 }
 
-int tno_spectral_create_f32(skit_tno_plan *p)
+int tno_spectral_create_f32(skit_tno_plan *p, size_t basis_rows)
 {
     tno_spectral *s = p->op;
+    tno_rpe *r = &s->rpe;
     const skit_circulant_shape shape = {.rows = p->n, .cols = p->n, .channels = p->d, .spectra = p->d,
-                                        .length = skit_circulant_length(s->engine),
+                                        .length = skit_circulant_length(s->engine), .basis_rows = basis_rows,
                                         .rows_layout = p->opt.layout == SKIT_TNO_ROWS,
-                                        .what = "token-mixing operator plan (float32)"};
+                                        .what = "token-mixing operator plan (float32)",
+                                        .planner = p->opt.planner};
     SKIT_TRY(skit_circulantf_create(&s->engine_f, &shape));
-    if (s->kernels) {
-        s->kernels_f_ld = (shape.length + 15) / 16 * 16; /* rows 64-byte aligned, as FFTW planned */
-        s->kernels_f = skit_calloc(p->d * s->kernels_f_ld, sizeof(float));
-        if (!s->kernels_f) return SKIT_ENOMEM;
-    }
-    if (s->coeffs && !(s->coeffs_f = skit_malloc(p->d * (2 * p->n - 1), sizeof(float)))) return SKIT_ENOMEM;
+    const size_t h = r->width;
+    r->ldf = (r->cols + 15) / 16 * 16; /* float rows 64-byte aligned, as FFTW planned */
+    r->Ff = skit_calloc((h + 1) * r->ldf + r->outputs * (h + 1), sizeof(float));
+    if (!r->Ff) return SKIT_ENOMEM;
+    r->wbf = r->Ff + (h + 1) * r->ldf;
     return SKIT_OK;
-}
-
-void tno_spectral_set_toeplitz(skit_tno_plan *p, const double *coeffs, double *work)
-{
-    tno_spectral *s = p->op;
-    if (!s->coeffs_f) {
-        skit_circulant_set_toeplitz(s->engine, coeffs, p->opt.causality, work);
-        return;
-    }
-    for (size_t i = 0; i < p->d * (2 * p->n - 1); i++) s->coeffs_f[i] = (float)coeffs[i];
-    skit_circulantf_set_toeplitz(s->engine_f, s->coeffs_f, p->opt.causality, (float *)work);
-}
-
-void tno_spectral_set_kernels(skit_tno_plan *p, const double *kernels, size_t ld, double *work)
-{
-    tno_spectral *s = p->op;
-    if (!s->kernels_f) {
-        skit_circulant_set_kernels(s->engine, kernels, ld, work);
-        return;
-    }
-    const size_t N = skit_circulant_length(s->engine), ldf = s->kernels_f_ld;
-    for (size_t c = 0; c < p->d; c++)
-        for (size_t k = 0; k < N; k++) s->kernels_f[c * ldf + k] = (float)kernels[c * ld + k];
-    skit_circulantf_set_kernels(s->engine_f, s->kernels_f, ldf, (float *)work);
-}
-
-void tno_spectral_round_f32(skit_tno_plan *p)
-{
-    tno_spectral *s = p->op;
-    if (s->kernels_f || s->coeffs_f) return; /* tno_spectral_set_kernels / _set_toeplitz wrote them */
-    const size_t count = p->d * skit_circulant_spectra_ld(s->engine);
-    const double *from = skit_circulant_spectra(s->engine);
-    float *to = skit_circulantf_spectra(s->engine_f);
-    for (size_t i = 0; i < count; i++) to[i] = (float)from[i];
 }
 
 void tno_spectral_execute_f32(const skit_tno_plan *p, const float *x, float *y, float *work)

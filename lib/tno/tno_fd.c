@@ -66,9 +66,36 @@ static int update_by_sweep(skit_tno_plan *p, tno_spectral *s, double *work)
     return SKIT_OK;
 }
 
+/* Float32 plans: the features (float64) rounded, the output layer by
+ * sgemm straight into the float spectra, and the causal Hilbert step on
+ * the float engine, below the output layer when d >= 2h as in float64. */
+static int update_f32(skit_tno_plan *p, tno_spectral *s, float *work)
+{
+    tno_rpe *r = &s->rpe;
+    skit_circulantf *e = s->engine_f;
+    const size_t h = r->width, d = p->d, half = skit_circulantf_frequencies(e), ls = skit_circulantf_spectra_ld(e);
+    float *spec = skit_circulantf_spectra(e);
+    SKIT_TRY(tno_rpe_features(r));
+    tno_rpe_fill_wb(r);
+    SKIT_TRY(tno_rpe_round_f32(r, (double)skit_circulantf_length(e), "FD-TNO frequency responses"));
+    tno_sgemm_rows(r, d, half, h + 1, r->wbf, h + 1, r->Ff, r->ldf, spec, ls);
+    if (p->opt.causality == SKIT_BIDIRECTIONAL) {
+        tno_sgemm_rows(r, d, half, h + 1, r->wbf + d * (h + 1), h + 1, r->Ff, r->ldf, spec + half, ls);
+        for (size_t c = 0; c < d; c++) spec[c * ls + half] = spec[c * ls + half + half - 1] = 0.0f;
+    } else if (skit_circulantf_basis_rows(e)) {
+        float *basis = skit_circulantf_basis(e);
+        skit_circulantf_hilbert_rows(e, r->Ff, r->ldf, h, basis, ls, work);
+        tno_sgemm_rows(r, d, half, h, r->wbf, h + 1, basis, ls, spec + half, ls);
+    } else {
+        skit_circulantf_hilbert_rows(e, spec, ls, d, spec + half, ls, work);
+    }
+    return SKIT_OK;
+}
+
 static int update(skit_tno_plan *p, double *work)
 {
     tno_spectral *s = p->op;
+    if (s->engine_f) return update_f32(p, s, (float *)work);
     if (outputs_by_sweep(p, s)) return update_by_sweep(p, s, work);
     tno_rpe *r = &s->rpe;
     const size_t h = r->width, d = p->d, half = skit_circulant_frequencies(s->engine);
@@ -162,6 +189,22 @@ static size_t workspace_doubles(const skit_tno_plan *p)
     return tno_spectral_workspace(p) + tno_round8(skit_circulant_length(s->engine));
 }
 
+/* Channel c's circulant kernel (N values) from the spectra update wrote:
+ * the float engine's on float32 plans, widened in place (the floats fill
+ * the first half of kernel; work holds the engine's scratch). */
+static void kernel_of(const skit_tno_plan *p, size_t c, double *kernel, double *work)
+{
+    const tno_spectral *s = p->op;
+    if (!s->engine_f) {
+        skit_circulant_kernel(s->engine, c, kernel, work);
+        return;
+    }
+    const size_t N = skit_circulantf_length(s->engine_f);
+    float *kf = (float *)kernel;
+    skit_circulantf_kernel(s->engine_f, c, kf, (float *)work);
+    for (size_t q = N; q-- > 0;) kernel[q] = (double)kf[q];
+}
+
 static int coeffs(const skit_tno_plan *p, double *out)
 {
     const tno_spectral *s = p->op;
@@ -170,7 +213,7 @@ static int coeffs(const skit_tno_plan *p, double *out)
     if (!work) return SKIT_ENOMEM;
     double *k = work + tno_spectral_workspace(p);
     for (size_t c = 0; c < d; c++) {
-        skit_circulant_kernel(s->engine, c, k, work);
+        kernel_of(p, c, k, work);
         double *t = out + c * per;
         for (size_t q = 0; q < per; q++) {
             long lag = (long)q - (long)(n - 1);
@@ -200,6 +243,12 @@ static void describe(const skit_tno_plan *p, char *text, size_t size)
              tno_rpe_sweeps(&s->rpe) ? "sweep" : "layers");
 }
 
+static int create_f32(skit_tno_plan *p)
+{
+    const tno_spectral *s = p->op;
+    return tno_spectral_create_f32(p, skit_circulant_basis_rows(s->engine));
+}
+
 const tno_ops tno_fd_ops = {
     .estimate = estimate,
     .create = create,
@@ -210,8 +259,7 @@ const tno_ops tno_fd_ops = {
     .eval_rpe = tno_spectral_eval_rpe,
     .workspace_doubles = workspace_doubles,
     .execute = tno_spectral_execute,
-    .create_f32 = tno_spectral_create_f32,
-    .round_f32 = tno_spectral_round_f32,
+    .create_f32 = create_f32,
     .execute_f32 = tno_spectral_execute_f32,
     .coeffs = coeffs,
     .bytes = bytes,

@@ -71,17 +71,44 @@ static int rpe_coeffs(const skit_tno_plan *p, double *coeffs)
     return SKIT_OK;
 }
 
+/* Float32 plans: the features (float64, the sweep's or the layers')
+ * rounded, then [W b] applied by sgemm either to their h+1 spectra (the
+ * pushdown, transformed by the float engine) straight into the float
+ * spectra, or, causal at d <= 2(h+1) (kernels_f), to the n causal lags
+ * into per-channel kernels the float engine transforms: half the sgemm,
+ * as tno_pushdown weighs it in float64. Either pays against float64's
+ * per-channel path, whose RPE outputs (d x N, float64) and their rounding
+ * cost more than the float transforms and the sgemm. */
+static int update_f32(skit_tno_plan *p, tno_rpe *r, float *work)
+{
+    tno_spectral *s = p->op;
+    const size_t h = r->width, L = tno_length(p->n), ls = skit_circulantf_spectra_ld(s->engine_f);
+    SKIT_TRY(tno_rpe_features(r));
+    tno_rpe_fill_wb(r);
+    SKIT_TRY(tno_rpe_round_f32(r, (double)L, "RPE kernel spectra"));
+    if (s->kernels_f) {
+        tno_sgemm_rows(r, p->d, p->n, h + 1, r->wbf, h + 1, r->Ff, r->ldf, s->kernels_f, s->kernels_f_ld);
+        skit_circulantf_set_kernels(s->engine_f, s->kernels_f, s->kernels_f_ld, work);
+        return SKIT_OK;
+    }
+    skit_circulantf_basis_from_rows(s->engine_f, r->Ff, r->ldf, work);
+    tno_sgemm_rows(r, p->d, ls, h + 1, r->wbf, h + 1, skit_circulantf_basis(s->engine_f), ls,
+                   skit_circulantf_spectra(s->engine_f), ls);
+    return SKIT_OK;
+}
+
 static int update(skit_tno_plan *p, double *work)
 {
     tno_spectral *s = p->op;
     tno_rpe *r = &s->rpe;
     const size_t h = r->width, d = p->d, L = tno_length(p->n);
+    if (s->engine_f) return update_f32(p, r, (float *)work);
     if (s->kernels) { /* per channel, the RPE by the sweep, in circulant order */
         const size_t ld = kernels_ld(p), lo[2] = {L - (p->n - 1), 0};
         SKIT_TRY(coeffs_by_sweep(p, s->kernels, ld, lo));
         /* every spectrum value is at most sum |k| <= sqrt(N) |k|_2: finite if that is */
         SKIT_TRY(tno_rpe_check_rows(r, d, DBL_MAX / sqrt((double)L), "RPE coefficients"));
-        tno_spectral_set_kernels(p, s->kernels, ld, work);
+        skit_circulant_set_kernels(s->engine, s->kernels, ld, work);
         return SKIT_OK;
     }
     if (s->coeffs) { /* per channel in skit's layout */
@@ -91,7 +118,7 @@ static int update(skit_tno_plan *p, double *work)
         }
         SKIT_TRY(rpe_coeffs(p, s->coeffs));
         SKIT_TRY(tno_check_coeffs(s->coeffs, d, 2 * p->n - 1, "RPE coefficients"));
-        if (s->engine) tno_spectral_set_toeplitz(p, s->coeffs, work);
+        if (s->engine) skit_circulant_set_toeplitz(s->engine, s->coeffs, p->opt.causality, work);
         return SKIT_OK;
     }
     /* pushdown */
@@ -117,7 +144,7 @@ static int update(skit_tno_plan *p, double *work)
 static int tno_pushdown(const skit_tno_plan *p, const tno_rpe *r)
 {
     const size_t h = p->opt.rpe_width;
-    if (p->opt.device != SKIT_DEVICE_CPU) return 0;
+    if (p->opt.device != SKIT_DEVICE_CPU || p->opt.precision == SKIT_PRECISION_F32) return 0;
     return p->opt.causality == SKIT_CAUSAL || tno_rpe_sweeps(r) ? p->d > 2 * (h + 1) : p->d > h + 1;
 }
 
@@ -165,6 +192,7 @@ static int create(skit_tno_plan *p, const double *params)
                                             .planner = p->opt.planner};
         SKIT_TRY(skit_circulant_create(&s->engine, &shape));
     }
+    if (p->opt.precision == SKIT_PRECISION_F32) return SKIT_OK; /* update_f32: no kernels or coefficients */
     if (!pushdown && s->engine && tno_rpe_sweeps(&s->rpe)) {
         s->kernels = skit_calloc(d, kernels_ld(p) * sizeof(double)); /* the zeros stay */
         if (!s->kernels) return SKIT_ENOMEM;
@@ -182,10 +210,9 @@ static void destroy(skit_tno_plan *p)
     tno_rpe_destroy(&s->rpe);
     skit_circulant_destroy(s->engine);
     skit_circulantf_destroy(s->engine_f);
-    skit_free(s->kernels_f);
-    skit_free(s->coeffs_f);
     skit_free(s->coeffs);
     skit_free(s->kernels);
+    skit_free(s->kernels_f);
     skit_free(s);
 }
 
@@ -208,7 +235,6 @@ static size_t bytes(const skit_tno_plan *p)
     if (s->coeffs) total += p->d * (2 * p->n - 1) * sizeof(double);
     if (s->kernels) total += p->d * kernels_ld(p) * sizeof(double);
     if (s->kernels_f) total += p->d * s->kernels_f_ld * sizeof(float);
-    if (s->coeffs_f) total += p->d * (2 * p->n - 1) * sizeof(float);
     return total;
 }
 
@@ -222,7 +248,19 @@ static void describe(const skit_tno_plan *p, char *text, size_t size)
     snprintf(text, size, " rpe=%zux%zu %s %s decay=%g fft=%zu spectra=%s eval=%s", o->rpe_width,
              o->rpe_layers, tno_activation_name(o->activation), tno_norm_name(o->norm), o->decay,
              p->dev ? tno_device_fft_length(p) : skit_circulant_length(s->engine),
-             s->coeffs || s->kernels ? "channels" : "features", tno_rpe_sweeps(&s->rpe) ? "sweep" : "layers");
+             s->coeffs || s->kernels || s->kernels_f ? "channels" : "features", tno_rpe_sweeps(&s->rpe) ? "sweep" : "layers");
+}
+
+static int create_f32(skit_tno_plan *p)
+{
+    tno_spectral *s = p->op;
+    const size_t h = p->opt.rpe_width;
+    const int per_channel = p->opt.causality == SKIT_CAUSAL && p->d <= 2 * (h + 1);
+    SKIT_TRY(tno_spectral_create_f32(p, per_channel ? 0 : h + 1));
+    if (!per_channel) return SKIT_OK;
+    s->kernels_f_ld = (tno_length(p->n) + 15) / 16 * 16; /* rows 64-byte aligned, as FFTW planned */
+    s->kernels_f = skit_calloc(p->d, s->kernels_f_ld * sizeof(float));
+    return s->kernels_f ? SKIT_OK : SKIT_ENOMEM;
 }
 
 const tno_ops tno_fft_ops = {
@@ -235,8 +273,7 @@ const tno_ops tno_fft_ops = {
     .eval_rpe = tno_spectral_eval_rpe,
     .workspace_doubles = tno_spectral_workspace,
     .execute = tno_spectral_execute,
-    .create_f32 = tno_spectral_create_f32,
-    .round_f32 = tno_spectral_round_f32,
+    .create_f32 = create_f32,
     .execute_f32 = tno_spectral_execute_f32,
     .coeffs = rpe_coeffs,
     .bytes = bytes,

@@ -53,11 +53,10 @@ struct tno_ops {
      * plan's batch, x and y in the plan's layout */
     size_t (*workspace_doubles)(const skit_tno_plan *p);
     void (*execute)(const skit_tno_plan *p, const double *x, double *y, double *work);
-    /* float32 plans (NULL: the operator has none): the float engine after
-     * create; its spectra rounded from the float64 ones after each update;
+    /* float32 plans (NULL: the operator has none): the float engine and
+     * buffers after create (update then writes the float spectra only);
      * execute on float arrays (work: workspace_doubles, used as floats) */
     int (*create_f32)(skit_tno_plan *p);
-    void (*round_f32)(skit_tno_plan *p);
     void (*execute_f32)(const skit_tno_plan *p, const float *x, float *y, float *work);
     /* d x (2n-1) Toeplitz coefficients (skit_tno_plan_coeffs); NULL: not Toeplitz */
     int (*coeffs)(const skit_tno_plan *p, double *coeffs);
@@ -110,6 +109,9 @@ typedef struct tno_rpe {
     double *scale;   /* cols: the column scale */
     double *F;       /* (h+1) x ld, then [W b] (outputs x (h+1)) */
     double *wb;
+    float *Ff;       /* float32 plans: F rounded, (h+1) x ldf, then [W b] rounded (wbf) */
+    float *wbf;
+    size_t ldf;
     double *work;    /* threads x the MLP's outputs workspace */
     double *row_ss;  /* threads x outputs: each row's sum of squares (the sweep's checks) */
     int threads;
@@ -125,9 +127,8 @@ typedef struct tno_spectral {
     double *kernels;        /* d x round8(N): circulant order (per-channel CPU plans with the
                              * RPE by the sweep: FFT'd in place of a copy) */
     int outputs_by_layers;  /* FD: the last outputs sweep saw masks change often */
-    float *kernels_f;       /* float32 plans with kernels (coefficients): them rounded, d x
-                             * kernels_f_ld (d x (2n-1)), transformed by the float engine */
-    float *coeffs_f;        /* (no float64 spectra then) */
+    float *kernels_f;       /* float32 causal TNO at d <= 2(h+1): d x kernels_f_ld kernels in
+                             * circulant order (lags 0..n-1; the zeros stay) */
     size_t kernels_f_ld;
 } tno_spectral;
 
@@ -169,6 +170,17 @@ void tno_gemm_cols(const tno_rpe *rpe, size_t m, size_t cols, size_t k, const do
                    const double *B, size_t ldb, double *C, size_t ldc);
 void tno_gemm_rows(const tno_rpe *rpe, size_t m, size_t cols, size_t k, const double *A, size_t lda,
                    const double *B, size_t ldb, double *C, size_t ldc);
+void tno_sgemm_rows(const tno_rpe *rpe, size_t m, size_t cols, size_t k, const float *A, size_t lda,
+                    const float *B, size_t ldb, float *C, size_t ldc);
+/* Float32 plans, after tno_rpe_features and tno_rpe_fill_wb: F's h+1 rows
+ * and [W b] rounded to Ff and wbf, the float RPE the float engine
+ * transforms and sgemm combines. Checked first: each row's ||F_j||_1
+ * bounds its DFT (and, on FD's grid, its values), so sum_j |[W b]_cj|
+ * ||F_j||_1 bounds output c's spectrum, which must be finite in float with
+ * room 4 N^2 for the transforms (a Hilbert step's and the product's);
+ * else SKIT_ENONFINITE (Ff is then scratch, the spectra unchanged). Uses
+ * rpe->work. */
+int tno_rpe_round_f32(tno_rpe *rpe, double N, const char *what);
 
 /* The parameters (the MLP's), the RPE alone, and execute (the engine on
  * the plan's layout), shared by both. */
@@ -177,14 +189,9 @@ int tno_spectral_put_parameters(skit_tno_plan *p, const double *params);
 int tno_spectral_eval_rpe(skit_tno_plan *p, size_t *points);
 size_t tno_spectral_workspace(const skit_tno_plan *p);
 void tno_spectral_execute(const skit_tno_plan *p, const double *x, double *y, double *work);
-int tno_spectral_create_f32(skit_tno_plan *p);
-void tno_spectral_round_f32(skit_tno_plan *p);
-/* The update's last step for per-channel kernels (d x ld, circulant
- * order): the float64 engine's spectra, or on float32 plans the float
- * engine's from the kernels rounded (the float transforms halve its cost) */
-void tno_spectral_set_kernels(skit_tno_plan *p, const double *kernels, size_t ld, double *work);
-/* The same for d x (2n-1) Toeplitz coefficients (skit's layout) */
-void tno_spectral_set_toeplitz(skit_tno_plan *p, const double *coeffs, double *work);
+/* The float engine (basis_rows for the pushdown's transforms) and the
+ * RPE's float buffers of a float32 plan. */
+int tno_spectral_create_f32(skit_tno_plan *p, size_t basis_rows);
 void tno_spectral_execute_f32(const skit_tno_plan *p, const float *x, float *y, float *work);
 /* The spectra and their total doubles (tests poison them). */
 double *tno_spectral_spectra(skit_tno_plan *p, size_t *doubles);

@@ -285,7 +285,8 @@ int bench_precision(int argc, char **argv)
     cli_table_comment(&t, "planner: FFTW_ESTIMATE (fftw and fftwf); times: median over %zu interleaved rounds of "
                       "f64 and f32 (seconds per call)", o.rounds);
     cli_table_comment(&t, "max_rel_error: max over channels of ||y32 - y64|| / ||y64||; error_over_bound: "
-                      "||y32 - y64|| / (20 log2(2N) 2^-24 ||k||_1 ||x||), <= 1 as documented (nan: kernel not known)");
+                      "||y32 - y64|| / (20 log2(2N) 2^-24 ||k||_1 ||x||), the float products' part of the documented "
+                      "bound (TNO's adds (h+1) 2^-24 and its float32 RPE's M_c: skit/tno.h; nan: kernel not known)");
     skit_rng rng;
     skit_rng_seed(&rng, o.common.seed);
     int status = SKIT_OK;

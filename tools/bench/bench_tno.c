@@ -92,7 +92,12 @@ static const char *usage =
     "  --samples N         timing rounds (default 5, sweep 3; --quick 3; points\n"
     "                      whose bodies take over 1.4 s together use at most 3)\n"
     "  --min-time S        minimum seconds per sample (default 0.05; --quick 0.01)\n"
-    "  --quick             a few seconds: small shapes, fewer samples\n" CLI_COMMON_HELP CLI_PLANNER_HELP("measure: the plan is reused")
+    "  --quick             a few seconds: small shapes, fewer samples\n"
+    "  --no-peer           skip the PyTorch peer (bench/peers/tno_torch.py, run by\n"
+    "                      default when /usr/bin/python3 imports torch: the same\n"
+    "                      operators at the --shapes, float32 and float64, one\n"
+    "                      thread and all, each beside skit's forward of the same\n"
+    "                      precision and threads, timed after it in this run)\n" CLI_COMMON_HELP CLI_PLANNER_HELP("measure: the plan is reused")
     "\nThe papers' numbers come from full training steps on A100 GPUs; these are\n"
     "single operators on this CPU, so a claim marked 'not reproduced' says what\n"
     "the operators cost here, not that the papers' measurements are wrong.\n\n"
@@ -100,7 +105,8 @@ static const char *usage =
     "  skit bench tno -o tno.tsv --plot tno.png\n";
 
 enum { OPT_SHAPES = 1, OPT_SWEEP, OPT_SWEEP_D, OPT_NO_SWEEP, OPT_CAUSALITY, OPT_LAYOUT, OPT_RPE_WIDTH,
-       OPT_RPE_LAYERS, OPT_RANK, OPT_TAPS, OPT_KNOTS, OPT_DECAY, OPT_SAMPLES, OPT_MIN_TIME, OPT_QUICK };
+       OPT_RPE_LAYERS, OPT_RANK, OPT_TAPS, OPT_KNOTS, OPT_DECAY, OPT_SAMPLES, OPT_MIN_TIME, OPT_QUICK,
+       OPT_NO_PEER };
 
 typedef struct shape {
     size_t n, d, batch;
@@ -110,6 +116,8 @@ typedef struct options {
     cli_common common;
     shape *shapes;
     size_t nshapes;
+    const char *shapes_text;
+    int peer; /* run the PyTorch peer */
     size_t *sweep, nsweep, sweep_d;
     int do_sweep;
     int causal[2]; /* [0] bidirectional, [1] causal selected */
@@ -225,6 +233,7 @@ static int parse_options(int argc, char **argv, options *o)
                                              {"samples", required_argument, NULL, OPT_SAMPLES},
                                              {"min-time", required_argument, NULL, OPT_MIN_TIME},
                                              {"quick", no_argument, NULL, OPT_QUICK},
+                                             {"no-peer", no_argument, NULL, OPT_NO_PEER},
                                              {NULL, 0, NULL, 0}};
     static const char *const causalities[] = {"both", "bidirectional", "causal", NULL};
     static const char *const layouts[] = {"rows", "channels", NULL};
@@ -234,6 +243,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->argc = argc;
     o->argv = argv;
     o->do_sweep = 1;
+    o->peer = 1;
     o->causal[0] = o->causal[1] = 1;
     o->rpe_width = 64;
     o->rpe_layers = 3;
@@ -299,6 +309,7 @@ static int parse_options(int argc, char **argv, options *o)
             if (cli_parse_double("--min-time", optarg, 0, 10, 1, 0, &min_time) != CLI_OK) return CLI_USAGE;
             break;
         case OPT_QUICK: o->quick = 1; break;
+        case OPT_NO_PEER: o->peer = 0; break;
         default:
             return cli_usage_error("unknown option or missing value '%s' (see 'skit bench tno --help')",
                                    argv[optind - 1]);
@@ -309,6 +320,7 @@ static int parse_options(int argc, char **argv, options *o)
     if (!shapes_text)
         shapes_text = o->quick ? "512:64:1,2048:64:1,8192:16:1" : "512:512:4,2048:512:1,8192:128:1,32768:64:1";
     if (parse_shapes(shapes_text, &o->shapes, &o->nshapes) != CLI_OK) return CLI_USAGE;
+    o->shapes_text = shapes_text;
     if (!sweep_text) sweep_text = o->quick ? "2^9..2^12" : "2^9..2^15";
     if (o->do_sweep &&
         cli_parse_size_list("--sweep", sweep_text, 2, (size_t)1 << 22, &o->sweep, &o->nsweep) != CLI_OK)
@@ -891,6 +903,26 @@ static int tno_measure(const options *o, cli_table *t, result *res, size_t *coun
     return CLI_OK;
 }
 
+/* The PyTorch peer at the --shapes, skit's plans with this run's settings
+ * (the peer's own are TNN's defaults: RPE 64 x 3, decay 0.99, r = 64, 17
+ * taps) */
+static int run_peer(const options *o, cli_table *t)
+{
+    skit_tno_options base;
+    skit_tno_options_default(&base, SKIT_TNO_FFT);
+    base.layout = o->layout;
+    base.rpe_width = o->rpe_width;
+    base.rpe_layers = o->rpe_layers;
+    base.decay = o->decay;
+    base.rank = o->rank;
+    base.taps = o->taps;
+    base.knots = o->knots;
+    if (o->rpe_width != 64 || o->rpe_layers != 3 || o->decay != 0.99 || o->rank != 64 || o->taps != 17)
+        cli_table_note(t, "peer: the PyTorch peer uses RPE 64 x 3, decay 0.99, r = 64, 17 taps; this run's "
+                          "settings differ, so its ratios compare different operators");
+    return bench_tno_peer(o->shapes_text, &base, o->common.seed, o->common.quiet, t);
+}
+
 int bench_tno(int argc, char **argv)
 {
     options o;
@@ -927,6 +959,9 @@ int bench_tno(int argc, char **argv)
             cli_table_note(&t, "%s", rep.lines[i]);
             if (!o.common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), rep.lines[i]);
         }
+        if (o.peer) rc = run_peer(&o, &t);
+    }
+    if (rc == CLI_OK) {
         rc = cli_table_emit(&t, &o.common, argc, argv,
                             "seconds per call for the whole batch; bytes; ratios dimensionless", "tno_bench", NULL);
     }

@@ -53,7 +53,8 @@ static const char *usage =
     "  --causal            causal (lower-triangular) operators (default bidirectional)\n"
     "  --scipy-sizes LIST  n at which scipy is timed (default 2^12..2^16)\n"
     "  --no-scipy          do not run the scipy peer\n"
-    "  --solve-n N         size of the solve comparison (default 4096; 0: skip it)\n"
+    "  --solve-n LIST      sizes of the solve comparison (default 1024,2048,4096,8192,\n"
+    "                      16384; --quick 1024; 0: skip it; dgesv only at n <= 4096)\n"
     "  --no-solve          skip the Levinson vs solve_toeplitz comparison\n"
     "  --check             accuracy sweep instead of timing: max error of the FFT\n"
     "                      product against the dense one for every n in --sizes\n"
@@ -70,7 +71,8 @@ typedef struct options {
     cli_common common;
     size_t *sizes, nsizes;
     size_t *scipy_sizes, nscipy;
-    size_t dense_max, channels, solve_n;
+    size_t dense_max, channels;
+    size_t solve_sizes[8], nsolve;
     int causal, scipy, check, quick;
     const char *json;
     int argc;
@@ -95,10 +97,13 @@ static const char *const row_names[] = {
 #define TIMING_UNITS "seconds per channel (time for d channels / d); ratios dimensionless"
 #define CHECK_UNITS "errors dimensionless: max|fft - dense| / (||h||_2 ||x||_2)"
 
+/* One size of the solve comparison: SPD (KMS) and general (nonsymmetric)
+ * systems, skit's Levinson and scipy's solve_toeplitz on each. */
 typedef struct solve_result {
-    double n, levinson_s, general_s, dgesv_s, scipy_s, speedup, residual_levinson,
-        residual_general, residual_dgesv, residual_scipy;
+    double n, levinson_s, general_s, dgesv_s, scipy_s, scipy_general_s, speedup, residual_levinson,
+        residual_general, residual_dgesv, residual_scipy, residual_scipy_general;
 } solve_result;
+#define SOLVE_FIELDS 12
 
 /* ---- timed bodies --------------------------------------------------------- */
 
@@ -269,31 +274,35 @@ static const char *numpy_matmul_script =
     "ts.sort()\n"
     "print(repr(ts[len(ts) // 2]))\n";
 
-/* ||T x - b|| / ||b|| of scipy.linalg.solve_toeplitz's x on the system
- * below (T dense, for the residual only). */
-static const char *scipy_solve_residual_script =
-    "import sys\n"
-    "import numpy as np\n"
-    "from scipy.linalg import solve_toeplitz, toeplitz\n"
-    "n, rho, reps, seed = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])\n"
-    "c = rho ** np.arange(n)\n"
-    "b = np.random.default_rng(seed).standard_normal(n)\n"
-    "x = solve_toeplitz(c, b)\n"
-    "print(repr(np.linalg.norm(toeplitz(c) @ x - b) / np.linalg.norm(b)))\n";
+/* The systems of the solve comparison: T(i, j) = t_{i-j} with t_k = rho^k
+ * for k >= 0 and t_{-k} = rho_r^k (argv[2] = "rho,rho_r"; rho_r = rho: the
+ * symmetric Kac-Murdock-Szego matrix, solved as scipy's symmetric call),
+ * b standard normal. The residual script prints ||T x - b|| / ||b|| with
+ * T x by direct O(n^2) sums (np.convolve), as skit's residuals are; the
+ * timing script the median seconds of solve_toeplitz. */
+#define SCIPY_SOLVE_SETUP                                                                   \
+    "import sys, time\n"                                                                    \
+    "import numpy as np\n"                                                                  \
+    "from scipy.linalg import solve_toeplitz\n"                                             \
+    "n, reps, seed = int(sys.argv[1]), int(sys.argv[3]), int(sys.argv[4])\n"                \
+    "rho, rho_r = (float(v) for v in sys.argv[2].split(','))\n"                             \
+    "c = rho ** np.arange(n)\n"                                                             \
+    "r = rho_r ** np.arange(n)\n"                                                           \
+    "b = np.random.default_rng(seed).standard_normal(n)\n"                                  \
+    "solve = (lambda: solve_toeplitz(c, b)) if rho == rho_r else (lambda: solve_toeplitz((c, r), b))\n"
 
-/* SPD Kac-Murdock-Szego system of size n with rho = argv[2]; median seconds
- * of scipy.linalg.solve_toeplitz. */
+static const char *scipy_solve_residual_script =
+    SCIPY_SOLVE_SETUP
+    "x = solve()\n"
+    "k = np.concatenate((r[:0:-1], c))  # t_{-(n-1)}..t_{n-1}\n"
+    "print(repr(np.linalg.norm(np.convolve(k, x)[n - 1:2 * n - 1] - b) / np.linalg.norm(b)))\n";
+
 static const char *scipy_solve_script =
-    "import sys, time\n"
-    "import numpy as np\n"
-    "from scipy.linalg import solve_toeplitz\n"
-    "n, rho, reps, seed = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])\n"
-    "c = rho ** np.arange(n)\n"
-    "b = np.random.default_rng(seed).standard_normal(n)\n"
-    "solve_toeplitz(c, b)\n"
+    SCIPY_SOLVE_SETUP
+    "solve()\n"
     "ts = []\n"
     "for _ in range(reps):\n"
-    "    t0 = time.perf_counter(); solve_toeplitz(c, b); ts.append(time.perf_counter() - t0)\n"
+    "    t0 = time.perf_counter(); solve(); ts.append(time.perf_counter() - t0)\n"
     "ts.sort()\n"
     "print(repr(ts[len(ts) // 2]))\n";
 
@@ -494,86 +503,101 @@ static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng
     return CLI_OK;
 }
 
-/* Levinson (SPD and general) vs dgesv on the Kac-Murdock-Szego matrix
- * t_k = rho^k (condition number <= (1+rho)/(1-rho)). */
+/* The systems: SPD Kac-Murdock-Szego t_k = rho^k (condition number <=
+ * (1+rho)/(1-rho)), and a nonsymmetric one with t_{-k} = SOLVE_RHO_ROW^k
+ * (its symbol 1/(1 - rho e^{iw}) + 1/(1 - rho_r e^{-iw}) - 1 stays away
+ * from 0: well conditioned). Dense dgesv, O(n^3), is a reference line at
+ * n <= SOLVE_DGESV_MAX only. */
 #define SOLVE_RHO 0.7
+#define SOLVE_RHO_ROW 0.5
+#define SOLVE_DGESV_MAX 4096
 
-static int time_solve(const options *o, int scipy_ok, skit_rng *rng, solve_result *s)
+/* dgesv on the SPD system (fresh copies of A and b each call, outside the
+ * timer): seconds, and the residual into *residual */
+static int time_dgesv(size_t n, const double *coeffs, const double *b, double *x, double *scratch,
+                      double *seconds, double *residual)
 {
-    size_t n = o->solve_n;
-    *s = (solve_result){(double)n, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
-    size_t bytes = n * n * 2 * sizeof(double);
-    int status = skit_memory_check(bytes, "dense solve comparison");
-    if (status != SKIT_OK) return cli_library_error(status);
-    double *t = skit_malloc(n, sizeof(double)), *coeffs = skit_malloc(2 * n - 1, sizeof(double));
-    double *b = random_array(rng, n), *x = skit_malloc(n, sizeof(double));
-    double *scratch = skit_malloc(n, sizeof(double));
-    double *A = skit_malloc(n * n, sizeof(double)), *Awork = skit_malloc(n * n, sizeof(double));
+    double *A = skit_malloc(n * n, sizeof(double));
     lapack_int *ipiv = skit_malloc(n, sizeof(lapack_int));
-    if (!t || !coeffs || !b || !x || !scratch || !A || !Awork || !ipiv) {
-        status = SKIT_ENOMEM;
-        goto done;
-    }
-    t[0] = 1;
-    for (size_t k = 1; k < n; k++) t[k] = t[k - 1] * SOLVE_RHO;
-    for (size_t k = 0; k < n; k++) coeffs[n - 1 + k] = coeffs[n - 1 - k] = t[k];
-    const double min_sample = o->quick ? 0.01 : 0.05;
-    bench_timing tm;
-    solve_ctx sc = {n, t, coeffs, b, x};
-    cli_progress("solve n = %zu: Levinson", n);
-    bench_measure(run_levinson, &sc, min_sample, o->quick ? 3 : 5, &tm);
-    s->levinson_s = tm.median;
-    status = skit_toeplitz_solve_spd(n, t, 1, b, n, x, n);
-    if (status != SKIT_OK) goto done;
-    s->residual_levinson = solve_residual(n, coeffs, x, b, scratch);
-    bench_measure(run_general, &sc, min_sample, o->quick ? 3 : 5, &tm);
-    s->general_s = tm.median;
-    status = skit_toeplitz_solve(n, coeffs, 1, b, n, x, n);
-    if (status != SKIT_OK) goto done;
-    s->residual_general = solve_residual(n, coeffs, x, b, scratch);
-
-    /* dgesv overwrites A and b: fresh copies each time, outside the timer */
-    status = skit_toeplitz_dense(n, n, coeffs, SKIT_BIDIRECTIONAL, A, n);
-    if (status != SKIT_OK) goto done;
-    size_t reps = 1; /* O(n^3): a reference line, not a peer */
-    double times[8];
-    for (size_t k = 0; k < reps; k++) {
-        cli_progress("solve n = %zu: LAPACKE dgesv (%zu of %zu)", n, k + 1, reps);
-        memcpy(Awork, A, n * n * sizeof *A);
+    int status = A && ipiv ? skit_toeplitz_dense(n, n, coeffs, SKIT_BIDIRECTIONAL, A, n) : SKIT_ENOMEM;
+    if (status == SKIT_OK) {
+        cli_progress("solve n = %zu: LAPACKE dgesv (reference line)", n);
         memcpy(x, b, n * sizeof *b);
         double t0 = skit_clock_seconds();
-        lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)n, 1, Awork, (lapack_int)n, ipiv,
-                                        x, (lapack_int)n);
-        times[k] = skit_clock_seconds() - t0;
+        lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)n, 1, A, (lapack_int)n, ipiv, x,
+                                        (lapack_int)n);
+        *seconds = skit_clock_seconds() - t0;
         if (info != 0) {
             status = SKIT_ELIBRARY;
             fprintf(stderr, "%s: LAPACKE_dgesv failed (info = %d)\n", cli_context(), (int)info);
-            goto done;
+        } else {
+            *residual = solve_residual(n, coeffs, x, b, scratch);
         }
     }
-    s->dgesv_s = bench_median(times, reps);
-    s->residual_dgesv = solve_residual(n, coeffs, x, b, scratch);
-    s->speedup = s->dgesv_s / s->levinson_s;
-    if (scipy_ok && o->scipy) {
-        cli_progress("solve n = %zu: scipy solve_toeplitz", n);
-        char n_text[32], rho_text[32];
-        snprintf(n_text, sizeof n_text, "%zu", n);
-        snprintf(rho_text, sizeof rho_text, "%.17g", SOLVE_RHO);
-        s->scipy_s = bench_python_seconds(scipy_solve_script, n_text, rho_text, o->quick ? 3 : 5, o->common.seed);
-        s->residual_scipy = bench_python_seconds(scipy_solve_residual_script, n_text, rho_text, 1, o->common.seed);
+    skit_free(A);
+    skit_free(ipiv);
+    return status;
+}
+
+/* scipy's solve_toeplitz on the system with these rhos: seconds, residual */
+static void time_scipy_solve(const options *o, size_t n, double rho_r, double *seconds, double *residual)
+{
+    char n_text[32], rho_text[64];
+    snprintf(n_text, sizeof n_text, "%zu", n);
+    snprintf(rho_text, sizeof rho_text, "%.17g,%.17g", SOLVE_RHO, rho_r);
+    cli_progress("solve n = %zu: scipy solve_toeplitz (%s)", n, rho_r == SOLVE_RHO ? "symmetric" : "general");
+    /* O(n^2) in Cython: above 4096 three repeats keep the default run short */
+    *seconds = bench_python_seconds(scipy_solve_script, n_text, rho_text, o->quick || n > 4096 ? 3 : 5,
+                                    o->common.seed);
+    *residual = bench_python_seconds(scipy_solve_residual_script, n_text, rho_text, 1, o->common.seed);
+}
+
+static int time_solve(const options *o, size_t n, int scipy_ok, skit_rng *rng, solve_result *s)
+{
+    *s = (solve_result){(double)n, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    double *t = skit_malloc(n, sizeof(double)), *coeffs = skit_malloc(2 * n - 1, sizeof(double));
+    double *general = skit_malloc(2 * n - 1, sizeof(double));
+    double *b = random_array(rng, n), *x = skit_malloc(n, sizeof(double));
+    double *scratch = skit_malloc(n, sizeof(double));
+    int status = t && coeffs && general && b && x && scratch ? SKIT_OK : SKIT_ENOMEM;
+    if (status == SKIT_OK) {
+        t[0] = 1;
+        for (size_t k = 1; k < n; k++) t[k] = t[k - 1] * SOLVE_RHO;
+        double lag_power = 1;
+        for (size_t k = 0; k < n; k++, lag_power *= SOLVE_RHO_ROW) {
+            coeffs[n - 1 + k] = coeffs[n - 1 - k] = general[n - 1 + k] = t[k];
+            general[n - 1 - k] = lag_power; /* lag -k: the first row */
+        }
+        const double min_sample = o->quick ? 0.01 : 0.05;
+        bench_timing tm;
+        solve_ctx spd = {n, t, coeffs, b, x}, gen = {n, t, general, b, x};
+        cli_progress("solve n = %zu: Levinson", n);
+        bench_measure(run_levinson, &spd, min_sample, o->quick ? 3 : 5, &tm);
+        s->levinson_s = tm.median;
+        status = skit_toeplitz_solve_spd(n, t, 1, b, n, x, n);
+        if (status == SKIT_OK) s->residual_levinson = solve_residual(n, coeffs, x, b, scratch);
+        if (status == SKIT_OK) {
+            bench_measure(run_general, &gen, min_sample, o->quick ? 3 : 5, &tm);
+            s->general_s = tm.median;
+            status = skit_toeplitz_solve(n, general, 1, b, n, x, n);
+        }
+        if (status == SKIT_OK) s->residual_general = solve_residual(n, general, x, b, scratch);
     }
-    status = SKIT_OK;
-done:
+    if (status == SKIT_OK && n <= SOLVE_DGESV_MAX &&
+        skit_memory_check(n * n * sizeof(double), "dense solve reference") == SKIT_OK)
+        status = time_dgesv(n, coeffs, b, x, scratch, &s->dgesv_s, &s->residual_dgesv);
+    s->speedup = s->dgesv_s / s->levinson_s;
+    if (status == SKIT_OK && scipy_ok && o->scipy) {
+        time_scipy_solve(o, n, SOLVE_RHO, &s->scipy_s, &s->residual_scipy);
+        time_scipy_solve(o, n, SOLVE_RHO_ROW, &s->scipy_general_s, &s->residual_scipy_general);
+    }
     skit_free(t);
     skit_free(coeffs);
+    skit_free(general);
     skit_free(b);
     skit_free(x);
     skit_free(scratch);
-    skit_free(A);
-    skit_free(Awork);
-    skit_free(ipiv);
-    if (status != SKIT_OK) return cli_library_error(status);
-    return CLI_OK;
+    return status == SKIT_OK ? CLI_OK : cli_library_error(status);
 }
 
 /* ---- targets ----------------------------------------------------------------- */
@@ -583,8 +607,42 @@ typedef struct target {
     int measured, met;
 } target;
 
+/* Target 3 over the sizes of the solve comparison */
+static void solve_target(const solve_result *solves, size_t nsolve, target *out)
+{
+    double worst[2] = {INFINITY, INFINITY}, worst_n[2] = {0, 0};
+    size_t measured = 0, met = 0, len = 0;
+    char list[700] = "";
+    for (size_t i = 0; i < nsolve; i++) {
+        const solve_result *v = &solves[i];
+        const double speed[2] = {v->scipy_s / v->levinson_s, v->scipy_general_s / v->general_s};
+        const int ok[2] = {speed[0] >= 4 && v->residual_levinson <= v->residual_scipy,
+                           speed[1] >= 4 && v->residual_general <= v->residual_scipy_general};
+        for (int g = 0; g < 2; g++) {
+            if (!isfinite(speed[g])) continue;
+            measured++;
+            met += ok[g];
+            if (speed[g] < worst[g]) worst[g] = speed[g], worst_n[g] = v->n;
+            if (!ok[g] && len < sizeof list)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s n=%.0f %.2fx", len ? ", " : "; failing: ",
+                                        g ? "general" : "SPD", v->n, speed[g]);
+        }
+    }
+    out->measured = measured > 0;
+    out->met = measured > 0 && met == measured;
+    if (!out->measured)
+        snprintf(out->text, sizeof out->text, "Levinson >= 4x scipy solve_toeplitz: %s",
+                 nsolve ? "scipy not measured" : "skipped");
+    else
+        snprintf(out->text, sizeof out->text,
+                 "Levinson SPD and general solves >= 4x scipy solve_toeplitz with residual <= scipy's, n = "
+                 "%.0f..%.0f: %s (%zu of %zu); least speedup SPD %.2fx (n = %.0f), general %.2fx (n = %.0f)%s",
+                 solves[0].n, solves[nsolve - 1].n, out->met ? "met" : "NOT met", met, measured, worst[0],
+                 worst_n[0], worst[1], worst_n[1], list);
+}
+
 static void evaluate_targets(const options *o, const row *rows, size_t nrows,
-                             const solve_result *solve, int have_solve, int scipy_ok, target out[3])
+                             const solve_result *solves, size_t nsolve, int scipy_ok, target out[3])
 {
     /* 1: skit <= 1.05 x the plain FFTW loop with the same planner, n = 2^10..2^20 */
     double worst = -1, worst_n = 0;
@@ -623,19 +681,9 @@ static void evaluate_targets(const options *o, const row *rows, size_t nrows,
                  "%.2fx at n = %.0f",
                  bench_threads(), out[1].met ? "yes" : "NO", least, least_n);
 
-    /* 3: Levinson SPD >= 4x scipy solve_toeplitz with equal or smaller residual */
-    double speed = solve->scipy_s / solve->levinson_s;
-    out[2].measured = have_solve && isfinite(speed);
-    out[2].met = out[2].measured && speed >= 4 && solve->residual_levinson <= solve->residual_scipy;
-    if (!out[2].measured)
-        snprintf(out[2].text, sizeof out[2].text, "Levinson >= 4x scipy solve_toeplitz: %s",
-                 have_solve ? "scipy not measured" : "skipped");
-    else
-        snprintf(out[2].text, sizeof out[2].text,
-                 "Levinson SPD solve >= 4x scipy solve_toeplitz with residual <= scipy's (n = %.0f): %s, "
-                 "speedup %.2fx, residuals %.2g (skit) %.2g (scipy)",
-                 solve->n, out[2].met ? "met" : "NOT met", speed, solve->residual_levinson,
-                 solve->residual_scipy);
+    /* 3: Levinson SPD and general >= 4x scipy solve_toeplitz with equal or
+     * smaller residual, at every size measured */
+    solve_target(solves, nsolve, &out[2]);
 }
 
 /* ---- JSON ---------------------------------------------------------------------- */
@@ -644,8 +692,8 @@ static void evaluate_targets(const options *o, const row *rows, size_t nrows,
  * units), the rows (table: nrows x nfields doubles, row-major, an array of
  * row / check_row), the solve comparison and the targets. */
 static int write_json(const options *o, const char *mode, const char *units, const double *table,
-                      size_t nrows, const char *const *names, size_t nfields, const solve_result *solve,
-                      int have_solve, const target *targets, size_t ntargets)
+                      size_t nrows, const char *const *names, size_t nfields, const solve_result *solves,
+                      size_t nsolve, const target *targets, size_t ntargets)
 {
     cli_json j;
     if (cli_json_open(&j, o->json) != CLI_OK) return CLI_USAGE;
@@ -679,20 +727,23 @@ static int write_json(const options *o, const char *mode, const char *units, con
         cli_json_end_object(&j);
     }
     cli_json_end_array(&j);
-    if (have_solve) {
-        const char *sn[] = {"n", "levinson_s", "general_levinson_s", "dgesv_s", "scipy_solve_toeplitz_s",
-                            "dgesv_over_levinson", "residual_levinson", "residual_general", "residual_dgesv",
-                            "residual_scipy"};
-        const double sv[] = {solve->n, solve->levinson_s, solve->general_s, solve->dgesv_s, solve->scipy_s,
-                             solve->speedup, solve->residual_levinson, solve->residual_general,
-                             solve->residual_dgesv, solve->residual_scipy};
+    if (nsolve) {
+        static const char *const sn[SOLVE_FIELDS] = {
+            "n", "levinson_s", "general_levinson_s", "dgesv_s", "scipy_solve_toeplitz_s",
+            "scipy_solve_toeplitz_general_s", "dgesv_over_levinson", "residual_levinson", "residual_general",
+            "residual_dgesv", "residual_scipy", "residual_scipy_general"};
         cli_json_key(&j, "solve");
-        cli_json_begin_object(&j, 1);
-        for (size_t k = 0; k < sizeof sv / sizeof sv[0]; k++) {
-            cli_json_key(&j, sn[k]);
-            cli_json_number(&j, sv[k]);
+        cli_json_begin_array(&j, 0);
+        for (size_t i = 0; i < nsolve; i++) {
+            const double *sv = (const double *)&solves[i];
+            cli_json_begin_object(&j, 1);
+            for (size_t k = 0; k < SOLVE_FIELDS; k++) {
+                cli_json_key(&j, sn[k]);
+                cli_json_number(&j, sv[k]);
+            }
+            cli_json_end_object(&j);
         }
-        cli_json_end_object(&j);
+        cli_json_end_array(&j);
     }
     if (ntargets) {
         cli_json_key(&j, "targets");
@@ -736,8 +787,8 @@ static void timing_header(cli_table *t, const options *o)
 
 /* The lines after the rows: log-log slopes of the FFT and dense times over
  * the sizes measured, and the solve comparison. */
-static void timing_notes(cli_table *t, const options *o, const row *rows, const solve_result *solve,
-                         int have_solve)
+static void timing_notes(cli_table *t, const options *o, const row *rows, const solve_result *solves,
+                         size_t nsolve)
 {
     double xs[64], ts[64];
     size_t k = 0;
@@ -757,20 +808,22 @@ static void timing_notes(cli_table *t, const options *o, const row *rows, const 
     if (k >= 2)
         cli_table_note(t, "loglog slope of dense_s vs n over n = %.0f..%.0f: %.3f", xs[0], xs[k - 1],
                        bench_loglog_slope(xs, ts, k));
-    if (have_solve)
+    for (size_t i = 0; i < nsolve; i++) {
+        const solve_result *v = &solves[i];
         cli_table_note(t,
-                       "solve n = %.0f, KMS t_k = %.1f^k: levinson_s %.4g, general_levinson_s %.4g, "
-                       "scipy_solve_toeplitz_s %.4g (scipy/levinson %.2f, scipy/general %.2f), residuals "
-                       "levinson %.2g general %.2g scipy %.2g; reference line: dense LAPACKE dgesv_s %.4g "
-                       "(O(n^3), residual %.2g)",
-                       solve->n, SOLVE_RHO, solve->levinson_s, solve->general_s, solve->scipy_s,
-                       solve->scipy_s / solve->levinson_s, solve->scipy_s / solve->general_s,
-                       solve->residual_levinson, solve->residual_general, solve->residual_scipy, solve->dgesv_s,
-                       solve->residual_dgesv);
+                       "solve n = %.0f, SPD KMS t_k = %.1f^k: levinson_s %.4g, scipy_solve_toeplitz_s %.4g "
+                       "(scipy/skit %.2f), residuals %.2g (skit) %.2g (scipy); general, t_{-k} = %.1f^k: "
+                       "general_levinson_s %.4g, scipy %.4g (scipy/skit %.2f), residuals %.2g (skit) %.2g (scipy); "
+                       "reference line: dense LAPACKE dgesv_s %.4g (O(n^3), n <= %d only; residual %.2g)",
+                       v->n, SOLVE_RHO, v->levinson_s, v->scipy_s, v->scipy_s / v->levinson_s, v->residual_levinson,
+                       v->residual_scipy, SOLVE_RHO_ROW, v->general_s, v->scipy_general_s,
+                       v->scipy_general_s / v->general_s, v->residual_general, v->residual_scipy_general, v->dgesv_s,
+                       SOLVE_DGESV_MAX, v->residual_dgesv);
+    }
 }
 
 /* Every size, then the solve comparison; 0 or CLI_FAILED (reported). */
-static int timing_measure(const options *o, int scipy_ok, cli_table *t, row *rows, solve_result *solve)
+static int timing_measure(const options *o, int scipy_ok, cli_table *t, row *rows, solve_result *solves)
 {
     skit_rng rng;
     skit_rng_seed(&rng, o->common.seed);
@@ -787,7 +840,8 @@ static int timing_measure(const options *o, int scipy_ok, cli_table *t, row *row
     /* dgesv runs on OpenBLAS's own threads: give it the same number */
     openblas_set_num_threads(bench_threads());
 #endif
-    if (o->solve_n > 0 && time_solve(o, scipy_ok, &rng, solve) != CLI_OK) return CLI_FAILED;
+    for (size_t i = 0; i < o->nsolve; i++)
+        if (time_solve(o, o->solve_sizes[i], scipy_ok, &rng, &solves[i]) != CLI_OK) return CLI_FAILED;
     cli_progress_done();
     return CLI_OK;
 }
@@ -803,12 +857,12 @@ static int run_timing(const options *o)
     cli_table t;
     cli_table_init(&t, row_names);
     timing_header(&t, o);
-    solve_result solve = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
-    int have_solve = o->solve_n > 0, status = timing_measure(o, scipy_ok, &t, rows, &solve);
+    solve_result solves[8];
+    int status = timing_measure(o, scipy_ok, &t, rows, solves);
     if (status == CLI_OK) {
-        timing_notes(&t, o, rows, &solve, have_solve);
+        timing_notes(&t, o, rows, solves, o->nsolve);
         target targets[3];
-        evaluate_targets(o, rows, o->nsizes, &solve, have_solve, scipy_ok, targets);
+        evaluate_targets(o, rows, o->nsizes, solves, o->nsolve, scipy_ok, targets);
         for (int i = 0; i < 3; i++) {
             cli_table_note(&t, "target: %s", targets[i].text);
             if (!o->common.quiet) fprintf(stderr, "%s: target: %s\n", cli_context(), targets[i].text);
@@ -816,7 +870,7 @@ static int run_timing(const options *o)
         status = cli_table_emit(&t, &o->common, o->argc, o->argv, TIMING_UNITS, "bench_toeplitz", NULL);
         if (status == CLI_OK && o->json)
             status = write_json(o, "timing", TIMING_UNITS, (const double *)rows, o->nsizes, row_names, ROW_FIELDS,
-                                &solve, have_solve, targets, 3);
+                                solves, o->nsolve, targets, 3);
     }
     cli_table_free(&t);
     free(rows);
@@ -995,15 +1049,28 @@ static int parse_options(options *o, int argc, char **argv, int *help)
 
     o->channels = 64;
     o->dense_max = o->quick ? 2048 : 8192;
-    o->solve_n = o->quick ? 1024 : 4096;
+    static const size_t default_solve[] = {1024, 2048, 4096, 8192, 16384};
+    o->nsolve = o->quick ? 1 : 5;
+    memcpy(o->solve_sizes, default_solve, sizeof default_solve);
     if (channels_text && cli_parse_size("--channels", channels_text, 1, 4096, &o->channels) != CLI_OK)
         return CLI_USAGE;
     if (dense_text &&
         cli_parse_size("--dense-max", dense_text, 0, (size_t)1 << 16, &o->dense_max) != CLI_OK)
         return CLI_USAGE;
-    if (solve_text && cli_parse_size("--solve-n", solve_text, 0, (size_t)1 << 15, &o->solve_n) != CLI_OK)
-        return CLI_USAGE;
-    if (no_solve || o->check) o->solve_n = 0;
+    if (solve_text && strcmp(solve_text, "0") != 0) {
+        size_t *list = NULL, count = 0;
+        if (cli_parse_size_list("--solve-n", solve_text, 2, (size_t)1 << 15, &list, &count) != CLI_OK) return CLI_USAGE;
+        if (count > 8) {
+            free(list);
+            return cli_usage_error("--solve-n: at most 8 sizes, got %zu", count);
+        }
+        memcpy(o->solve_sizes, list, count * sizeof *list);
+        o->nsolve = count;
+        free(list);
+    } else if (solve_text) {
+        o->nsolve = 0;
+    }
+    if (no_solve || o->check) o->nsolve = 0;
     if (sizes_text) {
         status = cli_parse_size_list("--sizes", sizes_text, 1,
                                      o->check ? (size_t)1 << 15 : (size_t)1 << 24, &o->sizes,

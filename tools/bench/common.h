@@ -144,5 +144,9 @@ int bench_mra(int argc, char **argv);      /* tools/bench/bench_mra.c */
 int bench_tno(int argc, char **argv);      /* tools/bench/bench_tno.c */
 int bench_device(int argc, char **argv);   /* tools/bench/bench_device.c */
 int bench_precision(int argc, char **argv); /* tools/bench/bench_precision.c */
+/* The PyTorch peer of `skit bench tno` at the shapes (its --shapes text),
+ * skit's plans from `base` (kind, causality, precision set per row); notes
+ * (and stderr unless quiet) in t (tools/bench/bench_tno_peer.c). */
+int bench_tno_peer(const char *shapes, const skit_tno_options *base, uint64_t seed, int quiet, cli_table *t);
 
 #endif

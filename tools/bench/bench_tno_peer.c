@@ -1,0 +1,191 @@
+/* bench_tno_peer.c — the PyTorch peer in `skit bench tno`: runs
+ * bench/peers/tno_torch.py (the same operators in PyTorch, the papers'
+ * structure, float32 and float64, one thread and all threads) when
+ * /usr/bin/python3 imports torch, times skit's forward of every row it
+ * reports in the same run (same operator, shape, precision and threads),
+ * and writes each pair with its ratio and the issue's target, skit float32
+ * >= 5x the PyTorch float32 peer on one thread, judged per shape, as notes
+ * of the table. SKI-TNO has no float32 plan: its float32 rows time skit's
+ * float64 (marked). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "common.h"
+#include "../cli.h"
+#include "../table.h"
+
+typedef struct peer_row {
+    char op[8];
+    int causal, f32, threads;
+    size_t n, d, batch;
+    double torch_s, skit_s;
+    int skit_f64; /* float32 row timed with skit float64 (no float32 plan) */
+} peer_row;
+
+/* Runs argv with stdout and stderr to /dev/null; 0 when it exits 0. */
+static int run_quietly(const char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        FILE *null = freopen("/dev/null", "w", stdout);
+        if (null) dup2(STDOUT_FILENO, STDERR_FILENO);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* The peer's TSV rows (op causal n d batch dtype threads seconds). */
+static size_t read_rows(const char *path, peer_row *rows, size_t max)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[512], dtype[16];
+    size_t count = 0;
+    while (count < max && fgets(line, sizeof line, f)) {
+        peer_row *r = &rows[count];
+        memset(r, 0, sizeof *r);
+        if (line[0] == '#' ||
+            sscanf(line, "%7s %d %zu %zu %zu %15s %d %lf", r->op, &r->causal, &r->n, &r->d, &r->batch, dtype,
+                   &r->threads, &r->torch_s) != 8)
+            continue;
+        r->f32 = !strcmp(dtype, "float32");
+        count++;
+    }
+    fclose(f);
+    return count;
+}
+
+typedef struct forward_body {
+    skit_tno_plan *plan;
+    const void *x;
+    void *y;
+    int f32;
+} forward_body;
+
+static void run_forward(void *ctx)
+{
+    forward_body *b = ctx;
+    if (b->f32) skit_tno_plan_forward_f32(b->plan, b->x, b->y);
+    else skit_tno_plan_forward(b->plan, b->x, b->y);
+}
+
+/* skit's forward of the row's operator with its precision and threads */
+static int time_skit(peer_row *r, const skit_tno_options *base, double min_sample, skit_rng *rng)
+{
+    skit_tno_options o = *base;
+    o.kind = !strcmp(r->op, "fd") ? SKIT_TNO_FD : !strcmp(r->op, "ski") ? SKIT_TNO_SKI : SKIT_TNO_FFT;
+    o.causality = r->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    o.rank = o.rank < r->n ? o.rank : r->n;
+    r->skit_f64 = r->f32 && o.kind == SKIT_TNO_SKI;
+    o.precision = r->f32 && !r->skit_f64 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
+    const int f32 = o.precision == SKIT_PRECISION_F32;
+#ifdef _OPENMP
+    omp_set_num_threads(r->threads); /* a plan keeps the threads of its creation */
+#endif
+    const size_t total = r->n * r->d * r->batch, size = f32 ? sizeof(float) : sizeof(double);
+    void *x = skit_malloc(total, size), *y = skit_malloc(total, size);
+    skit_tno_plan *plan = NULL;
+    int status = x && y ? skit_tno_plan_create(&plan, r->n, r->d, r->batch, &o, NULL, 0) : SKIT_ENOMEM;
+    if (status == SKIT_OK) {
+        for (size_t i = 0; i < total; i++) {
+            double v = skit_rng_normal(rng);
+            if (f32) ((float *)x)[i] = (float)v;
+            else ((double *)x)[i] = v;
+        }
+        forward_body b = {plan, x, y, f32};
+        run_forward(&b); /* warm-up */
+        r->skit_s = bench_call_median(run_forward, &b, min_sample);
+    }
+    skit_tno_plan_destroy(plan);
+    skit_free(x);
+    skit_free(y);
+    return status;
+}
+
+static void note(cli_table *t, int quiet, const char *text)
+{
+    cli_table_note(t, "%s", text);
+    if (!quiet) fprintf(stderr, "%s: %s\n", cli_context(), text);
+}
+
+/* the target line over the float32 one-thread rows */
+static void judge(cli_table *t, int quiet, const peer_row *rows, size_t count)
+{
+    char list[1400], line[1600];
+    size_t len = 0, met = 0, seen = 0;
+    double worst = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        const peer_row *r = &rows[i];
+        if (!r->f32 || r->threads != 1 || !(r->skit_s > 0)) continue;
+        double ratio = r->torch_s / r->skit_s;
+        worst = seen++ ? (ratio < worst ? ratio : worst) : ratio;
+        met += ratio >= 5.0;
+        if (len < sizeof list)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%.7s%s %zu:%zu:%zu %.2fx%s", len ? "; " : "",
+                                    r->op, r->causal ? " causal" : "", r->n, r->d, r->batch, ratio,
+                                    r->skit_f64 ? " (skit f64)" : "");
+    }
+    if (!seen) return;
+    snprintf(line, sizeof line, "target: skit float32 >= 5x the PyTorch float32 peer, one thread: %s (%zu of %zu "
+             "operator shapes; worst %.2fx): %s", met == seen ? "met" : "not met", met, seen, worst, list);
+    note(t, quiet, line);
+}
+
+int bench_tno_peer(const char *shapes, const skit_tno_options *base, uint64_t seed, int quiet, cli_table *t)
+{
+    char script[4096], out[] = "/tmp/skit-tno-torch-XXXXXX", threads[16], line[1024];
+    snprintf(script, sizeof script, "%s/bench/peers/tno_torch.py", cli_datadir());
+    if (access(script, R_OK) != 0 || !bench_python_has("torch")) {
+        snprintf(line, sizeof line, "peer: PyTorch peer skipped (%s)",
+                 access(script, R_OK) ? "bench/peers/tno_torch.py not found: set SKIT_DATADIR"
+                                      : BENCH_PYTHON " cannot import torch");
+        note(t, quiet, line);
+        return CLI_OK;
+    }
+    const int all = bench_threads();
+    int fd = mkstemp(out);
+    if (fd < 0) return cli_failure("cannot create a temporary file for the PyTorch peer: %s", strerror(errno));
+    close(fd);
+    snprintf(threads, sizeof threads, "%d", all);
+    if (!quiet) fprintf(stderr, "%s: PyTorch peer (%s) ...\n", cli_context(), script);
+    const char *const argv[] = {BENCH_PYTHON, script, "--shapes", shapes, "--threads", threads, "-o", out, NULL};
+    peer_row rows[256];
+    size_t count = run_quietly(argv) == 0 ? read_rows(out, rows, 256) : 0;
+    unlink(out);
+    if (!count) {
+        note(t, quiet, "peer: PyTorch peer failed (no rows from bench/peers/tno_torch.py)");
+        return CLI_OK;
+    }
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    int status = SKIT_OK;
+    for (size_t i = 0; i < count && status == SKIT_OK; i++) {
+        peer_row *r = &rows[i];
+        status = time_skit(r, base, 0.2, &rng);
+        snprintf(line, sizeof line, "peer: %.7s %s n=%zu d=%zu batch=%zu %s threads=%d: skit %.6g s%s, PyTorch %.6g s, "
+                 "PyTorch / skit %.3gx", r->op, r->causal ? "causal" : "bidirectional", r->n, r->d, r->batch,
+                 r->f32 ? "float32" : "float64", r->threads, r->skit_s, r->skit_f64 ? " (float64: no float32 SKI-TNO)" : "",
+                 r->torch_s, r->torch_s / r->skit_s);
+        if (status == SKIT_OK) note(t, quiet, line);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(all);
+#endif
+    if (status != SKIT_OK) return cli_library_error(status);
+    judge(t, quiet, rows, count);
+    return CLI_OK;
+}
