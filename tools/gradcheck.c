@@ -347,19 +347,22 @@ static int setup_ski_causal(gc_problem *pb) { return setup_mixer(pb, SKIT_TNO_SK
 
 /* ---- exact attention --------------------------------------------------------- */
 
+/* --causal: the decoder's mask (query i sees keys j <= i) */
 static int attention_forward(gc_problem *pb, double *y)
 {
     size_t n = pb->o->n, d = pb->o->d;
-    return skit_attention_exact(n, d, d, pb->g[0].values, n, pb->g[1].values, n, pb->g[2].values, n,
-                                1.0 / sqrt((double)d), NULL, y, n);
+    skit_attention_mask mask = {NULL, pb->o->causal};
+    return skit_attention_exact_masked(n, d, d, pb->g[0].values, n, pb->g[1].values, n, pb->g[2].values, n,
+                                       1.0 / sqrt((double)d), &mask, y, n);
 }
 
 static int attention_backward(gc_problem *pb)
 {
     size_t n = pb->o->n, d = pb->o->d;
-    return skit_attention_exact_backward(n, d, d, pb->g[0].values, n, pb->g[1].values, n, pb->g[2].values, n,
-                                         1.0 / sqrt((double)d), NULL, pb->dy, n, pb->g[0].grad, n, pb->g[1].grad,
-                                         n, pb->g[2].grad, n, NULL);
+    skit_attention_mask mask = {NULL, pb->o->causal};
+    return skit_attention_exact_backward_masked(n, d, d, pb->g[0].values, n, pb->g[1].values, n, pb->g[2].values,
+                                                n, 1.0 / sqrt((double)d), &mask, pb->dy, n, pb->g[0].grad, n,
+                                                pb->g[1].grad, n, pb->g[2].grad, n, NULL);
 }
 
 static int setup_attention(gc_problem *pb)
@@ -394,9 +397,12 @@ static int mra_backward(gc_problem *pb)
     gc_mra *s = pb->state;
     size_t n = pb->o->n, d = pb->o->d;
     const double *q = pb->g[0].values, *k = pb->g[1].values, *v = pb->g[2].values;
-    GC_TRY(skit_mra2_selection(n, d, q, n, k, n, s->scale, s->block, s->per_row, SKIT_MRA_GLOBAL, s->refined));
-    return skit_mra2_backward(n, d, d, q, n, k, n, v, n, s->scale, s->block, s->refined, pb->dy, n, pb->g[0].grad, n,
-                              pb->g[1].grad, n, pb->g[2].grad, n, NULL);
+    int causal = pb->o->causal;
+    GC_TRY(skit_mra2_select(n, d, q, n, k, n, s->scale, s->block, s->per_row, SKIT_MRA_GLOBAL, causal, s->refined,
+                            NULL));
+    return (causal ? skit_mra2_backward_causal : skit_mra2_backward)(n, d, d, q, n, k, n, v, n, s->scale, s->block,
+                                                                     s->refined, pb->dy, n, pb->g[0].grad, n,
+                                                                     pb->g[1].grad, n, pb->g[2].grad, n, NULL);
 }
 
 static void mra_destroy(gc_problem *pb)
@@ -427,6 +433,7 @@ static int setup_mra(gc_problem *pb)
     opt.block = s->block;
     opt.blocks_per_row[0] = s->per_row;
     opt.selection = SKIT_MRA_GLOBAL;
+    opt.causal = o->causal;
     return skit_attention_plan_create(&s->plan, o->n, o->d, o->d, &opt);
 }
 
