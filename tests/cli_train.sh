@@ -28,10 +28,12 @@ for m in $mixers; do
     done
   done
   expect_ok train --check-gradients --mixer "$m" --n 12 --d 5 --batch 1 --norm layer --untied --expand 2 \
-    --glu 7 --task recall --vocab 4 --objective masked --seed "$SEED"
+    --glu 7 --task recall --vocab 4 --objective masked --activation silu --seed "$SEED"
 done
-expect_ok train --check-gradients --task copy --n 17 --d 4 --batch 2 --seed "$SEED"
-expect_ok train --check-gradients --task text --n 9 --d 4 --batch 2 --layers 1 --seed "$SEED"
+# every gradient check runs a smooth RPE (silu): central differences across
+# a kink of a ReLU RPE are not its gradient (seed 6284 failed by 4e-3 so)
+expect_ok train --check-gradients --task copy --n 17 --d 4 --batch 2 --activation silu --seed "$SEED"
+expect_ok train --check-gradients --task text --n 9 --d 4 --batch 2 --layers 1 --activation silu --seed "$SEED"
 
 # determinism: same seed, same parameters bit for bit, 1 and 2 threads
 for m in $mixers; do
