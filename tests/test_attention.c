@@ -1810,6 +1810,16 @@ START_TEST(test_causal_methods)
     skit_attention_options_init(&o, SKIT_ATTENTION_EXACT);
     o.causal = 2;
     TU_EXPECT_STATUS(skit_attention_plan_create(&plan, n, d, dv, &o), SKIT_EDOM);
+    /* the free functions and the selection refuse it too */
+    skit_attention_mask bad = {NULL, 2};
+    double h = 0;
+    unsigned char refined[64];
+    TU_EXPECT_STATUS(skit_attention_exact_masked(n, d, dv, q, n, k, n, v, n, 0.6, &bad, y1, n), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_entropy_masked(n, d, q, n, k, n, 0.6, &bad, NULL, &h), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact_backward_masked(n, d, dv, q, n, k, n, v, n, 0.6, &bad, y1, n, NULL, n,
+                                                          NULL, n, y2, n, NULL),
+                     SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mra2_select(n, d, q, n, k, n, 0.6, 8, 2, SKIT_MRA_GLOBAL, 2, refined, NULL), SKIT_EDOM);
     skit_free(q); skit_free(k); skit_free(v); skit_free(ref); skit_free(y1); skit_free(y2); skit_free(v2);
 }
 END_TEST

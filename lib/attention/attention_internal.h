@@ -57,6 +57,10 @@ typedef struct attn_sweep {
     int threads, parallel;
 } attn_sweep;
 
+/* A skit_attention_mask's causal flag is 0 or 1 (NULL: no mask): else
+ * SKIT_EDOM naming it. */
+int attn_check_mask(const skit_attention_mask *mask);
+
 /* The n x n softmax matrix of scale Q K^T into s (ld lds) under a padding
  * mask (NULL: none; masked keys and rows 0) and, if causal, with the
  * entries j > i 0; scratch: 2n doubles. */

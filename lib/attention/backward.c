@@ -79,6 +79,7 @@ int skit_attention_exact_backward_masked(size_t n, size_t d, size_t dv, const do
 {
     const unsigned char *mask = masks ? masks->padding : NULL;
     int causal = masks && masks->causal;
+    SKIT_TRY(attn_check_mask(masks));
     SKIT_TRY(check_args(n, d, dv, q, ldq, k, ldk, v, ldv, scale, dy, lddy));
     if ((dq && lddq < n) || (dk && lddk < n) || (dvv && lddv < n))
         return SKIT_ERROR(SKIT_ESHAPE, "a gradient's leading dimension is < n = %zu", n);

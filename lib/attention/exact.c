@@ -92,6 +92,13 @@ int attn_check_v(size_t n, size_t dv, const double *v, size_t ldv)
     return skit_check_finite_matrix(v, n, dv, ldv, "V");
 }
 
+int attn_check_mask(const skit_attention_mask *mask)
+{
+    if (mask && mask->causal != 0 && mask->causal != 1)
+        return SKIT_ERROR(SKIT_EDOM, "mask->causal = %d out of range: need 0 or 1", mask->causal);
+    return SKIT_OK;
+}
+
 int attn_check_out(size_t n, size_t dv, const double *y, size_t ldy, const char *name)
 {
     if (!y) return SKIT_ERROR(SKIT_EINVAL, "%s must not be NULL", name);
@@ -308,6 +315,7 @@ int skit_attention_exact_masked(size_t n, size_t d, size_t dv, const double *q, 
                                 size_t ldy)
 {
     const unsigned char *mask = masks ? masks->padding : NULL;
+    SKIT_TRY(attn_check_mask(masks));
     SKIT_TRY(attn_check_scale(scale));
     SKIT_TRY(attn_check_qk(n, d, q, ldq, k, ldk));
     SKIT_TRY(attn_check_v(n, dv, v, ldv));
@@ -344,6 +352,7 @@ int skit_attention_entropy_masked(size_t n, size_t d, const double *q, size_t ld
 {
     const unsigned char *mask = masks ? masks->padding : NULL;
     SKIT_REQUIRE_PTR(mean_entropy);
+    SKIT_TRY(attn_check_mask(masks));
     SKIT_TRY(attn_check_scale(scale));
     SKIT_TRY(attn_check_qk(n, d, q, ldq, k, ldk));
     int parallel;
@@ -441,6 +450,7 @@ int skit_attention_matrix_masked(size_t n, size_t d, const double *q, size_t ldq
                                  const double *k, size_t ldk, double scale,
                                  const skit_attention_mask *mask, double *s, size_t lds)
 {
+    SKIT_TRY(attn_check_mask(mask));
     SKIT_TRY(attn_check_scale(scale));
     SKIT_TRY(attn_check_qk(n, d, q, ldq, k, ldk));
     SKIT_TRY(attn_check_out(n, n, s, lds, "s"));

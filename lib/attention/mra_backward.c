@@ -63,6 +63,7 @@ int skit_mra2_select(size_t n, size_t d, const double *q, size_t ldq, const doub
 {
     SKIT_REQUIRE_PTR(refined);
     SKIT_TRY(check_shape(n, d, 1, block));
+    if (causal != 0 && causal != 1) return SKIT_ERROR(SKIT_EDOM, "causal = %d out of range: need 0 or 1", causal);
     SKIT_TRY(attn_check_scale(scale));
     SKIT_TRY(attn_check_qk(n, d, q, ldq, k, ldk));
     const size_t rows = n / block, N = rows * rows;
