@@ -61,14 +61,16 @@ static void sl_fill(size_t n, size_t d, const double *q, size_t ldq, const doubl
     for (size_t s = 0; s < nb * nb; s++) w->mu2[s] = exp(2 * w->mean_p[s]);
 }
 
-/* sum of A^2 over the squares of `chosen` (1 = in S) */
-static double chosen_energy(size_t n, size_t b, const double *a, const unsigned char *chosen)
+/* sum of A^2 outside the squares of `chosen` (1 = in S): summed directly,
+ * not as total - kept, which cancels to ~eps * total when S holds nearly
+ * all of A and then breaks the ordering entry <= block optimal <= proxy */
+static double dropped_energy(size_t n, size_t b, const double *a, const unsigned char *chosen)
 {
     size_t nb = n / b;
     double s = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
-            if (chosen[(i / b) * nb + j / b]) s += a[i * n + j] * a[i * n + j];
+            if (!chosen[(i / b) * nb + j / b]) s += a[i * n + j] * a[i * n + j];
     return s;
 }
 
@@ -141,25 +143,28 @@ int skit_mra_sparse_lowrank_evaluate(size_t n, size_t d, const double *q, size_t
     size_t common = 0;
     for (size_t s = 0; s < nb * nb; s++) common += opt[s] && proxy[s];
     result->support_overlap = m ? (double)common / (double)m : 1;
-    result->block_optimal = sqrt(fmax(total - chosen_energy(n, b, w.a, opt), 0) / total);
-    result->block_proxy = sqrt(fmax(total - chosen_energy(n, b, w.a, proxy), 0) / total);
+    result->block_optimal = sqrt(dropped_energy(n, b, w.a, opt) / total);
+    result->block_proxy = sqrt(dropped_energy(n, b, w.a, proxy) / total);
     double lfro2;
     result->mra = sqrt(mra_residual(n, b, &w, proxy, &lfro2) / total);
     result->lowrank_norm = sqrt(lfro2 / total);
     /* the optimal scattered support: the m b^2 largest entries */
     size_t keep = m * b * b;
     for (size_t i = 0; i < n * n; i++) w.sq[i] = w.a[i] * w.a[i];
-    double thr = keep ? attn_kth_largest(w.sq, n * n, keep - 1) : INFINITY, kept = 0;
-    size_t above = 0;
+    double thr = keep ? attn_kth_largest(w.sq, n * n, keep - 1) : INFINITY, dropped = 0;
+    size_t above = 0, ties = 0;
     for (size_t i = 0; i < n * n; i++) {
         double e2 = w.a[i] * w.a[i];
-        if (e2 > thr) {
-            kept += e2;
+        if (e2 > thr)
             above++;
-        }
+        else if (e2 == thr)
+            ties++;
+        else
+            dropped += e2;
     }
-    if (keep > above) kept += (double)(keep - above) * thr; /* ties at the threshold */
-    result->entry_optimal = sqrt(fmax(total - kept, 0) / total);
+    /* of the entries tied at the threshold, keep - above are kept */
+    if (ties > keep - above) dropped += (double)(ties - (keep - above)) * thr;
+    result->entry_optimal = sqrt(dropped / total);
     if (entry_support) {
         size_t left = keep - above;
         for (size_t i = 0; i < n * n; i++) {
