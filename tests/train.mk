@@ -10,3 +10,9 @@ tests_test_train_alloc_SOURCES = tests/test_train_alloc.c tests/check_util.h too
 tests_test_train_alloc_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/tools
 tests_test_train_alloc_LDADD = $(TEST_LDADD)
 TESTS += tests/test_train_alloc
+# the Markov task's exact masked-LM floor against enumeration
+check_PROGRAMS += tests/test_train_data
+tests_test_train_data_SOURCES = tests/test_train_data.c tests/check_util.h tools/train/data.c tools/train/data.h
+tests_test_train_data_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/tools
+tests_test_train_data_LDADD = $(TEST_LDADD)
+TESTS += tests/test_train_data

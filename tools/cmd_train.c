@@ -298,7 +298,7 @@ typedef struct run {
     unsigned char *decayed;
     skit_rng data_rng;
     double floor;
-    double oracle; /* markov, causal: the chain's own validation loss */
+    double oracle; /* markov: the chain's own validation loss (masked: its exact posterior) */
 } run;
 
 static int batch_buffers(size_t rows, int **inputs, int **targets, double **weights)
@@ -553,8 +553,9 @@ static int report(const args *a, run *r, cli_table *log, double val_loss, int ar
                       train_task_names[a->task], r->task.vocab, a->masked ? " masked-LM" : " causal", r->floor,
                       val_loss, val_loss / r->floor);
     if (isfinite(r->oracle))
-        cli_table_comment(log, "the chain's own loss on the same validation tokens %.6f; model / chain %.4f",
-                          r->oracle, val_loss / r->oracle);
+        cli_table_comment(log, "the chain's own loss on the same validation tokens %.6f; model / chain %.4f%s",
+                          r->oracle, val_loss / r->oracle,
+                          a->masked ? " (masked: the chain's exact posterior given the visible tokens)" : "");
     cli_table_comment(log, "parameters %zu; model arenas and plans %zu bytes; peak RSS %zu bytes",
                       train_model_parameter_count(r->model), train_model_bytes(r->model), peak);
     cli_table_comment(log, "%s", mixer);

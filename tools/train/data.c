@@ -107,10 +107,98 @@ double train_task_floor(const train_task *t)
     return t->kind == TRAIN_TASK_MARKOV ? t->entropy_rate : t->kind == TRAIN_TASK_TEXT ? NAN : 0.0;
 }
 
+/* 1 when token x may stand at a position whose input is in: any token under
+ * the mask token V, else only the visible one */
+static int allowed(int in, size_t V, size_t x)
+{
+    return (size_t)in == V || (size_t)in == x;
+}
+
+/* Forward pass over one sequence's contexts: alpha[i][c] (i = k-1..n-1, c
+ * the context of tokens i-k+1..i, newest least significant) is proportional
+ * to P(context c at i, visible tokens 0..i); each row normalised. */
+static void markov_forward(const train_task *t, size_t n, size_t C, const int *in, double *alpha)
+{
+    size_t V = t->vocab, k = t->order;
+    double *a = alpha + (k - 1) * C;
+    for (size_t c = 0; c < C; c++) {
+        int ok = 1;
+        for (size_t j = 0, rest = c; j < k; j++, rest /= V) ok &= allowed(in[k - 1 - j], V, rest % V);
+        a[c] = ok ? t->stationary[c] : 0;
+    }
+    for (size_t i = k; i < n; i++) {
+        double *prev = alpha + (i - 1) * C, *cur = alpha + i * C, sum = 0;
+        memset(cur, 0, C * sizeof(double));
+        for (size_t c = 0; c < C; c++)
+            for (size_t x = 0; x < V; x++)
+                if (prev[c] > 0 && allowed(in[i], V, x)) cur[(c * V + x) % C] += prev[c] * t->table[c * V + x];
+        for (size_t c = 0; c < C; c++) sum += cur[c];
+        for (size_t c = 0; c < C; c++) cur[c] /= sum;
+    }
+}
+
+/* -log P(tok | visible tokens) at the masked positions of one sequence, by
+ * the forward-backward recursions over the chain's contexts: the exact
+ * masked-LM floor of the sample. alpha: n * C, beta: 2 * C doubles. */
+static double markov_masked_loss(const train_task *t, size_t n, size_t C, const int *in, const int *tg,
+                                 const double *w, double *alpha, double *beta)
+{
+    size_t V = t->vocab, k = t->order;
+    markov_forward(t, n, C, in, alpha);
+    double loss = 0, *b = beta, *bnext = beta + C;
+    for (size_t c = 0; c < C; c++) b[c] = 1;
+    for (size_t i = n; i-- > k - 1;) {
+        double post[64] = {0}, sum = 0; /* P(token x at position i | all visible), V <= 64 */
+        for (size_t c = 0; c < C; c++) post[c % V] += alpha[i * C + c] * b[c];
+        for (size_t x = 0; x < V; x++) sum += post[x];
+        if (w[i] != 0) loss -= w[i] * log(post[tg[i]] / sum);
+        if (i == k - 1) { /* the first k - 1 tokens: digits of the first context */
+            for (size_t j = 0; j + 1 < k; j++) {
+                if (w[j] == 0) continue;
+                double pj = 0, place = 1;
+                for (size_t q = 0; q < k - 1 - j; q++) place *= (double)V;
+                for (size_t c = 0; c < C; c++)
+                    if ((c / (size_t)place) % V == (size_t)tg[j]) pj += alpha[i * C + c] * b[c];
+                loss -= w[j] * log(pj / sum);
+            }
+            break;
+        }
+        double bs = 0;
+        for (size_t c = 0; c < C; c++) {
+            double s = 0;
+            for (size_t x = 0; x < V; x++)
+                if (allowed(in[i], V, x)) s += t->table[c * V + x] * b[(c * V + x) % C];
+            bs += (bnext[c] = s);
+        }
+        for (size_t c = 0; c < C; c++) bnext[c] /= bs;
+        double *tmp = b;
+        b = bnext, bnext = tmp;
+    }
+    return loss;
+}
+
+/* Masked LM: the exact floor, summed over the batch; NAN when a sequence's
+ * n x V^k forward table would pass 2^24 doubles (128 MiB) or n < k. */
+static double markov_masked_oracle(const train_task *t, size_t batch, size_t n, const int *inputs,
+                                   const int *targets, const double *weights)
+{
+    size_t C = 1;
+    for (size_t i = 0; i < t->order; i++) C *= t->vocab;
+    if (n < t->order || n > ((size_t)1 << 24) / C) return NAN;
+    double *alpha = malloc(n * C * sizeof(double)), *beta = malloc(2 * C * sizeof(double)), loss = 0;
+    if (!alpha || !beta) loss = NAN;
+    for (size_t r = 0; r < batch && !isnan(loss); r++)
+        loss += markov_masked_loss(t, n, C, inputs + r * n, targets + r * n, weights + r * n, alpha, beta);
+    free(alpha);
+    free(beta);
+    return loss;
+}
+
 double train_task_oracle_loss(const train_task *t, size_t batch, size_t n, const int *inputs, const int *targets,
                               const double *weights)
 {
-    if (t->kind != TRAIN_TASK_MARKOV || t->masked) return NAN;
+    if (t->kind != TRAIN_TASK_MARKOV) return NAN;
+    if (t->masked) return markov_masked_oracle(t, batch, n, inputs, targets, weights);
     size_t V = t->vocab, k = t->order;
     double loss = 0;
     for (size_t r = 0; r < batch * n; r++) {

@@ -59,11 +59,13 @@ void train_task_batch(const train_task *task, skit_rng *rng, int validation, siz
  * and copy: 0, text: NAN). */
 double train_task_floor(const train_task *task);
 
-/* Markov, causal: the summed cross-entropy of the true chain on a batch's
- * weighted positions (its context, the k inputs up to each position, is
- * then all in view), so that a model's loss can be set against the chain's
- * on the same tokens, free of the sampling noise of a validation set; NAN
- * for the other tasks and masked LM. */
+/* Markov: the summed cross-entropy of the true chain on a batch's weighted
+ * positions, so that a model's loss can be set against the chain's on the
+ * same tokens, free of the sampling noise of a validation set. Causal: the
+ * chain's next-token law given the k inputs up to each position. Masked LM:
+ * the exact posterior of each masked token given every visible token of its
+ * sequence (forward-backward over the V^k contexts; the masked-LM floor,
+ * NAN when n * V^k > 2^24). NAN for the other tasks. */
 double train_task_oracle_loss(const train_task *task, size_t batch, size_t n, const int *inputs,
                               const int *targets, const double *weights);
 
