@@ -94,8 +94,9 @@ static inline double tu_norm_f32(const float *v, size_t n)
     return sqrt(s);
 }
 
-/* A fresh seed per run unless SKIT_TEST_SEED is set; printed on failure
- * paths by the assertion messages that include it. */
+/* A fresh seed per run unless SKIT_TEST_SEED is set. Every fresh seed is
+ * printed on stderr (the test's log), so that any failure, whether or not
+ * its message names the seed, can be rerun. */
 static inline uint64_t tu_seed(void)
 {
     const char *env = getenv("SKIT_TEST_SEED");
@@ -107,7 +108,9 @@ static inline uint64_t tu_seed(void)
         if (fread(&s, sizeof s, 1, f) != 1) s = 0;
         fclose(f);
     }
-    return s ^ (++counter * 0x9e3779b97f4a7c15ULL);
+    s ^= ++counter * 0x9e3779b97f4a7c15ULL;
+    fprintf(stderr, "seed %llu (SKIT_TEST_SEED=%llu reruns it)\n", (unsigned long long)s, (unsigned long long)s);
+    return s;
 }
 
 /* Assert that expr returns `status` and that a message was recorded. */

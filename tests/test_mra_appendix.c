@@ -28,7 +28,6 @@ static double naive_pnorm(const double *x, size_t stride, size_t d, double p)
 START_TEST(test_haar_bound_matches_naive)
 {
     uint64_t seed = tu_seed();
-    fprintf(stderr, "seed %llu (SKIT_TEST_SEED reruns it)\n", (unsigned long long)seed);
     skit_rng rng;
     skit_rng_seed(&rng, seed);
     static const double ps[] = {1, 1.5, 2, INFINITY};
@@ -107,7 +106,6 @@ static double outside(size_t n, size_t b, const double *a, const unsigned char *
 START_TEST(test_sparse_lowrank_matches_brute_force)
 {
     uint64_t seed = tu_seed();
-    fprintf(stderr, "seed %llu (SKIT_TEST_SEED reruns it)\n", (unsigned long long)seed);
     skit_rng rng;
     skit_rng_seed(&rng, seed);
     for (int rep = 0; rep < 10; rep++) {

@@ -51,7 +51,6 @@ static double brute_force_loss(const train_task *t, size_t n, const int *in, con
 START_TEST(test_masked_floor_matches_enumeration)
 {
     uint64_t seed = tu_seed();
-    fprintf(stderr, "seed %llu (SKIT_TEST_SEED reruns it)\n", (unsigned long long)seed);
     skit_rng rng;
     skit_rng_seed(&rng, seed);
     for (int rep = 0; rep < 40; rep++) {
