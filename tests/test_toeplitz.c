@@ -1030,6 +1030,18 @@ START_TEST(test_solve_spd_residual)
                           nrhs, r, (unsigned long long)seed);
             for (size_t j = 0; j < nrhs; j++)
                 for (size_t i = n; i < ld; i++) ck_assert(isnan(X[i + j * ld])); /* padding */
+            /* the recursion alone met the tolerance (a refinement or the dense
+             * fallback would hide an error in it), and each right-hand side
+             * alone gives the same solution as when solved together */
+            skit_toeplitz_solve_info info;
+            double *x1 = tu_alloc(n);
+            size_t last = nrhs - 1;
+            TU_EXPECT_OK(skit_toeplitz_solve_spd_with_info(n, t, 1, B + last * ld, ld, x1, n, &info));
+            ck_assert_msg(info.solver == SKIT_TOEPLITZ_SOLVER_LEVINSON, "SPD n=%zu: solver %d (seed %llu)", n,
+                          (int)info.solver, (unsigned long long)seed);
+            ck_assert_msg(tu_rel_error(x1, X + last * ld, n) <= 1e-14, "SPD n=%zu nrhs=%zu: rhs %zu alone differs",
+                          n, nrhs, last);
+            skit_free(x1);
             /* in place: X aliases B; the general solver agrees */
             double *XB = tu_alloc(ld * nrhs);
             memcpy(XB, B, ld * nrhs * sizeof *XB);
@@ -1076,8 +1088,12 @@ START_TEST(test_solve_general_residual)
         /* each right-hand side alone gives the same solution */
         double *x1 = tu_alloc(n);
         size_t j = nrhs - 1;
-        TU_EXPECT_OK(skit_toeplitz_solve(n, coeffs, 1, B + j * ldb, ldb, x1, n));
-        ck_assert(tu_rel_error(x1, X + j * ldx, n) <= 1e-14);
+        skit_toeplitz_solve_info info;
+        TU_EXPECT_OK(skit_toeplitz_solve_with_info(n, coeffs, 1, B + j * ldb, ldb, x1, n, &info));
+        ck_assert_msg(info.solver == SKIT_TOEPLITZ_SOLVER_LEVINSON, "general n=%zu: solver %d (seed %llu)", n,
+                      (int)info.solver, (unsigned long long)seed);
+        ck_assert_msg(tu_rel_error(x1, X + j * ldx, n) <= 1e-14, "general n=%zu nrhs=%zu: rhs %zu alone differs", n,
+                      nrhs, j);
         skit_free(x1);
         skit_free(coeffs);
         skit_free(B);

@@ -37,7 +37,10 @@
 #include "toeplitz/toeplitz_internal.h"
 #include "core/simd.h"
 
-/* The recursions are nothing but these four loops. */
+/* The recursions are nothing but these loops: dot products, axpys and the
+ * pair update (u, v) <- ((u + au v), (v + av u)) * scale, which is Durbin's
+ * update of y and its reversal (au = av = alpha, scale 1) or the forward /
+ * backward pair (au = -ef, av = -eb, scale 1 / (1 - ef eb)). */
 SKIT_MULTIVERSION static double dot(const double *restrict a, const double *restrict b, size_t n)
 {
     double s = 0.0;
@@ -53,18 +56,65 @@ SKIT_MULTIVERSION static void axpy(double mu, const double *restrict v, double *
     for (size_t i = 0; i < n; i++) w[i] += mu * v[i];
 }
 
-/* (u, v) <- ((u + alpha v), (v + alpha u)) / den: Durbin's update of y and
- * its reversal (den = 1), or the forward/backward pair (alpha = -ef for u,
- * -eb for v, see skit_toeplitz_solve). */
-SKIT_MULTIVERSION static void pair_update(double *restrict u, double *restrict v, double au,
-                                          double av, double scale, size_t n)
+/* The fused forms below do in one pass what the loops above do in two or
+ * three: each pass over the vectors then carries two or three independent
+ * sums or updates, so the recursion is no longer bound by the latency of
+ * one reduction chain, and the vectors are read from cache once. */
+
+/* out = (a . b, a . c) */
+SKIT_MULTIVERSION static void dot2(const double *restrict a, const double *restrict b, const double *restrict c,
+                                   size_t n, double out[2])
+{
+    double s0 = 0.0, s1 = 0.0;
+    SKIT_PRAGMA(omp simd reduction(+ : s0, s1))
+    for (size_t i = 0; i < n; i++) {
+        s0 += a[i] * b[i];
+        s1 += a[i] * c[i];
+    }
+    out[0] = s0, out[1] = s1;
+}
+
+/* out = (a . f, c . g, a . w) */
+SKIT_MULTIVERSION static void dot3(const double *restrict a, const double *restrict f, const double *restrict c,
+                                   const double *restrict g, const double *restrict w, size_t n, double out[3])
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+    SKIT_PRAGMA(omp simd reduction(+ : s0, s1, s2))
+    for (size_t i = 0; i < n; i++) {
+        s0 += a[i] * f[i];
+        s1 += c[i] * g[i];
+        s2 += a[i] * w[i];
+    }
+    out[0] = s0, out[1] = s1, out[2] = s2;
+}
+
+/* w += mu v (the old v), then the pair update of (u, v) over n */
+SKIT_MULTIVERSION static void axpy_then_pair(double mu, double *restrict w, double *restrict u, double *restrict v,
+                                             double au, double av, double scale, size_t n)
 {
     SKIT_SIMD
     for (size_t i = 0; i < n; i++) {
         double a = u[i], b = v[i];
+        w[i] += mu * b;
         u[i] = (a + au * b) * scale;
         v[i] = (b + av * a) * scale;
     }
+}
+
+/* the pair update of (u, v) over n + 1, then w[0..n) += mu v (the new v) */
+SKIT_MULTIVERSION static void pair_then_axpy(double *restrict u, double *restrict v, double au, double av,
+                                             double scale, double mu, double *restrict w, size_t n)
+{
+    SKIT_SIMD
+    for (size_t i = 0; i < n; i++) {
+        double a = u[i], b = v[i], nv = (b + av * a) * scale;
+        u[i] = (a + au * b) * scale;
+        v[i] = nv;
+        w[i] += mu * nv;
+    }
+    double a = u[n], b = v[n];
+    u[n] = (a + au * b) * scale;
+    v[n] = (b + av * a) * scale;
 }
 
 /* Coefficients below DBL_MIN (subnormal) are replaced by zero in the
@@ -136,19 +186,26 @@ int toeplitz_levinson_spd(size_t n, const double *t, size_t nrhs, double *W, dou
             break;
         }
         const double *rk = rrev + (n - 1 - k); /* r_k, r_{k-1}, ..., r_1 */
-        const double *yrk = yr + (n - k);
-        for (size_t j = 0; j < nrhs; j++) {
+        double *yrk = yr + (n - k);
+        /* the first right-hand side rides along with y's own dot and update */
+        double d[2];
+        dot2(rk, W, y, k, d);
+        const double mu0 = (W[k] - d[0]) / beta;
+        for (size_t j = 1; j < nrhs; j++) {
             double *w = W + j * n;
             double mu = (w[k] - dot(rk, w, k)) / beta;
             axpy(mu, yrk, w, k);
             w[k] = mu;
         }
         if (k + 1 < n) {
-            alpha = (-rrev[n - 2 - k] - dot(rk, y, k)) / beta; /* rrev[n-2-k] = r_{k+1} */
-            pair_update(y, yr + (n - k), alpha, alpha, 1.0, k);
+            alpha = (-rrev[n - 2 - k] - d[1]) / beta; /* rrev[n-2-k] = r_{k+1} */
+            axpy_then_pair(mu0, W, y, yrk, alpha, alpha, 1.0, k);
             y[k] = alpha;
             yr[n - k - 1] = alpha;
+        } else {
+            axpy(mu0, yrk, W, k);
         }
+        W[k] = mu0;
     }
     fp_flush_end(mode);
     out->pivot = beta * t[0];
@@ -181,9 +238,11 @@ int toeplitz_levinson_general(size_t n, const double *coeffs, size_t nrhs, doubl
     double delta = t0;
     for (size_t k = 1; k < n; k++) {
         const double *tk = tpos + (n - 1 - k); /* t_k, t_{k-1}, ..., t_1 */
-        /* T_{k+1} [f; 0] = [e_1; ef] and T_{k+1} [0; b] = [eb; e_k] */
-        double ef = dot(tk, f, k);
-        double eb = dot(tneg, b + (n - k), k);
+        /* T_{k+1} [f; 0] = [e_1; ef] and T_{k+1} [0; b] = [eb; e_k]; the
+         * first right-hand side's dot rides along */
+        double e[3];
+        dot3(tk, f, tneg, b + (n - k), W, k, e);
+        const double ef = e[0], eb = e[1], g0 = W[k] - e[2];
         double den = 1.0 - ef * eb;
         delta *= den;
         if (!(fabs(delta) > tol) || !isfinite(den) || !isfinite(delta)) {
@@ -194,14 +253,15 @@ int toeplitz_levinson_general(size_t n, const double *coeffs, size_t nrhs, doubl
         f[k] = 0.0;
         b[n - 1 - k] = 0.0;
         double *bk = b + (n - 1 - k); /* [0; b] and the new b, both length k+1 */
-        pair_update(f, bk, -ef, -eb, inv, k + 1);
+        /* T_{k+1} [x; 0] = [rhs(0..k); ex]: correct the last row with b */
+        pair_then_axpy(f, bk, -ef, -eb, inv, g0, W, k);
+        W[k] = g0 * bk[k];
         if (!isfinite(f[0]) || !isfinite(bk[k])) {
             out->failed_order = k + 1;
             out->overflow = 1;
             break;
         }
-        /* T_{k+1} [x; 0] = [rhs(0..k); ex]: correct the last row with b */
-        for (size_t j = 0; j < nrhs; j++) {
+        for (size_t j = 1; j < nrhs; j++) {
             double *w = W + j * n;
             double g = w[k] - dot(tk, w, k);
             axpy(g, bk, w, k);
