@@ -278,6 +278,28 @@ static void fit_rise(const double *n, const double *lnE, size_t m, double *b, do
     *se = sqrt(fmax(rss, 0) / (double)(m - 3) * S[0][0] / det);
 }
 
+/* first n >= 1 where double departs from extended by > 10% (0: none) */
+static size_t double_departure(const responses *r, size_t c)
+{
+    for (size_t n = 1; n <= r->lags; n++)
+        if (!(lag_at(r, c, n).rel_double <= 0.1)) return n;
+    return 0;
+}
+
+/* (ln n, a(n)) for n = 1..nv-1 where a(n) is finite; returns the count */
+static size_t rate_points(const responses *r, size_t c, size_t nv, double *x, double *y)
+{
+    size_t m = 0;
+    for (size_t n = 1; n < nv; n++) {
+        double a = log_ratio(lag_at(r, c, n).abs_k, lag_at(r, c, n + 1).abs_k);
+        if (isfinite(a)) {
+            x[m] = log((double)n);
+            y[m++] = a;
+        }
+    }
+    return m;
+}
+
 static int summary_rows(cli_table *t, const extended_options *o, const responses *r, uint64_t seed)
 {
     double *x = malloc((r->lags + 1) * sizeof(double)), *y = malloc((r->lags + 1) * sizeof(double));
@@ -287,16 +309,7 @@ static int summary_rows(cli_table *t, const extended_options *o, const responses
         return cli_failure("out of memory");
     }
     for (size_t c = 0; c < r->d; c++) {
-        size_t nv = valid_end(r, c, o->agree), nd = 0, m = 0;
-        for (size_t n = 1; n <= r->lags && !nd; n++)
-            if (!(lag_at(r, c, n).rel_double <= 0.1)) nd = n;
-        for (size_t n = 1; n < nv; n++) {
-            double a = log_ratio(lag_at(r, c, n).abs_k, lag_at(r, c, n + 1).abs_k);
-            if (isfinite(a)) {
-                x[m] = log((double)n);
-                y[m++] = a;
-            }
-        }
+        size_t nv = valid_end(r, c, o->agree), nd = double_departure(r, c), m = rate_points(r, c, nv, x, y);
         double slope, se, rise, rise_se;
         fit_line(x, y, m, &slope, &se);
         size_t q = m / 4;
