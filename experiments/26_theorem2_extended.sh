@@ -135,15 +135,15 @@ xlow() {
   cat "$DATA"/extended_"$1"_w*.tsv | awk -F'\t' '/^#/ {next} /^seed/ {for (i = 1; i <= NF; i++) c[$i] = i; next} {print $c["rise"] - 3 * $c["rise_se"]}' | stat min
 }
 xmeasured() {
-  echo "rise of a(n) per unit ln n: median $(fmt "$(xsum "$1" rise median)") ($(fmt "$(xsum "$1" rise min)")..$(fmt "$(xsum "$1" rise max)") over widths $WIDTHS x $XSEEDS seeds x 4 channels); a(n) $(fmt "$(xsum "$1" rate_early median)") in the first quarter, $(fmt "$(xsum "$1" rate_late median)") in the last (medians) of n = 1..$(xsum "$1" n_valid median) (median valid range, N = $XN and 2N agreeing to 1e-8; |k| there $(fmt "$(xsum "$1" k_valid_over_k0 median)") of k[0]); double departs by > 10% from n = $(xsum "$1" n_double median)"
+  echo "rise of a(n) per unit ln n: median $(fmt "$(xsum "$1" rise median)") ($(fmt "$(xsum "$1" rise min)")..$(fmt "$(xsum "$1" rise max)") over widths ${WIDTHS// /, } x $XSEEDS seeds x 4 channels); a(n) $(fmt "$(xsum "$1" rate_early median)") in the first quarter, $(fmt "$(xsum "$1" rate_late median)") in the last (medians) of n = 1..$(xsum "$1" n_valid median) (median valid range, N = $XN and 2N agreeing to 1e-8; |k| there $(fmt "$(xsum "$1" k_valid_over_k0 median)") of k[0]); double departs by > 10% from n = $(xsum "$1" n_double median)"
 }
 claim_trials thm2-mlp-one \
-  "Theorem 2 for a GeLU MLP of (cos w, sin w) with one hidden GeLU layer (widths $WIDTHS): k[n] decays faster than any exponential, i.e. a(n) rises without bound" \
+  "Theorem 2 for a GeLU MLP of (cos w, sin w) with one hidden GeLU layer (widths ${WIDTHS// /, }): k[n] decays faster than any exponential, i.e. a(n) rises without bound" \
   "$(xmeasured one)" \
   "smallest rise - 3 s.e. $(fmt "$(xlow one)") (> 0 required); per seed and width: holds when every channel's rise - 3 s.e. > 0 and quad reaches >= 5 lags past double, else informative (undecided at 113 bits; an asymptotic claim cannot fail on finitely many lags)" \
   "median rise"
 claim_trials thm2-mlp-rpe \
-  "Theorem 2 for the RPE MLP itself (GeLU, 3 hidden layers, no norm, widths $WIDTHS) of (cos w, sin w): k[n] decays faster than any exponential" \
+  "Theorem 2 for the RPE MLP itself (GeLU, 3 hidden layers, no norm, widths ${WIDTHS// /, }) of (cos w, sin w): k[n] decays faster than any exponential" \
   "$(xmeasured rpe)" \
   "smallest rise - 3 s.e. $(fmt "$(xlow rpe)") (> 0 required for holds); informative: no rise of a(n) measurable over the lags that quad precision reaches" \
   "median rise"
