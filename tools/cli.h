@@ -204,6 +204,7 @@ int cmd_reproduce(int argc, char **argv);
 int cmd_ski_bound(int argc, char **argv); /* tools/cmd_ski.c */
 int cmd_hilbert(int argc, char **argv);   /* tools/cmd_freq.c */
 int cmd_decay(int argc, char **argv);     /* tools/cmd_freq.c */
+int cmd_decay_extended(int argc, char **argv); /* tools/cmd_decay_extended.c */
 int cmd_analytic(int argc, char **argv);  /* tools/cmd_analytic.c */
 int cmd_mra_appendix(int argc, char **argv); /* tools/cmd_mra_appendix.c */
 int cmd_mra(int argc, char **argv);       /* tools/cmd_mra.c */

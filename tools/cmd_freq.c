@@ -478,7 +478,7 @@ int cmd_hilbert(int argc, char **argv)
 /* ====================================================================== */
 
 static const char *decay_usage =
-    "usage: skit decay <summary|response|impulse|bound|prop1> [options]\n"
+    "usage: skit decay <summary|response|impulse|bound|prop1|extended> [options]\n"
     "Frequency responses k(w) of randomly initialised MLPs (PyTorch default init,\n"
     "--seed) and the decay of their impulse responses k[n] (ski-to-go-faster\n"
     "Section 4.2, Appendix E). The response is built one of three ways, always\n"
@@ -497,7 +497,9 @@ static const char *decay_usage =
     "  impulse   n = 0..lags and k[n] (real part, |k[n]|) of every channel\n"
     "  bound     |k[n]| of one channel against bound_N(n) = ||k^(N)||_1/(2 pi n^N)\n"
     "  prop1     Proposition 1 for ReLU MLPs: breakpoints located and the error of\n"
-    "            linear interpolation through them (0 = piecewise linear)\n\n"
+    "            linear interpolation through them (0 = piecewise linear)\n"
+    "  extended  Theorem 2 past double precision: the periodic response's k[n] in\n"
+    "            __float128 (own options: skit decay extended --help)\n\n"
     "options (lists are comma-separated; summary and prop1 sweep them, the other\n"
     "modes take one value):\n"
     "  --activation LIST  relu, silu, gelu (summary default: all; else gelu)\n"
@@ -1038,10 +1040,11 @@ int cmd_decay(int argc, char **argv)
     cli_set_context("skit decay");
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         if (argc < 2)
-            return cli_usage_error("missing mode: summary, response, impulse, bound or prop1 (see --help)");
+            return cli_usage_error("missing mode: summary, response, impulse, bound, prop1 or extended (see --help)");
         fputs(decay_usage, stdout);
         return CLI_OK;
     }
+    if (!strcmp(argv[1], "extended")) return cmd_decay_extended(argc - 1, argv + 1);
     static const char *const modes[] = {"summary", "response", "impulse", "bound", "prop1", NULL};
     decay_options o;
     memset(&o, 0, sizeof o);

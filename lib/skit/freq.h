@@ -199,6 +199,25 @@ int skit_freq_response(const skit_mlp *mlp, skit_freq_construction construction,
 int skit_freq_impulse(const skit_mlp *mlp, skit_freq_construction construction, size_t N,
                       double *k_re, double *k_im);
 
+/* The impulse response of the PERIODIC construction k̂(ω) = f(cos ω, sin ω)
+ * with every operation in extended precision (ski-to-go-faster Theorem 2:
+ * decay followed below double's rounding floor): the MLP (its double
+ * weights taken exactly) at ω_m = 2πm/N, m = 0..N-1, and the DFT
+ * k[n] = (1/N) Σ_m k̂(ω_m) e^{iω_m n} for n = 0..lags, rounded to double
+ * only at the end. The rounding floor is about
+ * skit_freq_extended_epsilon() x max|k̂| instead of double's 1e-16; the
+ * aliasing error is Σ_{j≠0} k[n + jN], which comparing N with 2N bounds.
+ * k_re, k_im: (lags + 1) x out_dim column-major (k_re[n + c*(lags + 1)]).
+ * N: even, 4..2^20; lags < N/2. Cost: N MLP evaluations and
+ * (lags + 1) N products per channel in software arithmetic (libquadmath).
+ * Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (in_dim != 2), SKIT_EDOM (N,
+ * lags), SKIT_ETOOBIG, SKIT_ENOMEM. */
+int skit_freq_impulse_extended(const skit_mlp *mlp, size_t N, size_t lags, double *k_re, double *k_im);
+
+/* The unit roundoff of that extended type: 2^-112 (__float128, skit built
+ * with libquadmath), else long double's (2^-63 on x86). */
+double skit_freq_extended_epsilon(void);
+
 /* The N samples on one period whose inverse DFT skit_freq_impulse takes:
  * values is N x out_dim column-major, values[m + c*N] = k̂_c(ω_m) with
  * ω_m = 2πm/N (HALF_CIRCLE: f(ω_m) for m <= N/2 mirrored evenly;
