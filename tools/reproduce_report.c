@@ -210,8 +210,9 @@ static void write_vocabulary(FILE *f)
           f);
     for (int i = 0; i < NVERDICTS; i++)
         fprintf(f, "| **%s** | %s |\n", verdicts[i], verdict_meaning[i]);
-    fputs("\nThe *stability* column says how many repeats (timing claims) or seeds "
-          "(data-dependent claims) gave the verdict, with the spread of the deciding number; "
+    fputs("\nThe *stability* column says how many repeats (timing claims), seeds "
+          "(data-dependent claims) or settings (deterministic claims decided per kernel "
+          "setting, e.g. each lengthscale) gave the verdict, with the spread of the deciding number; "
           "\"unstable\" marks a verdict whose repeats disagree (the verdict shown is the "
           "majority's). \"single run\": a deterministic computation, or one not yet "
           "repeated.\n\n",
