@@ -73,6 +73,7 @@ awk -F'\t' '/^#/ || $1 == "method" {next} {rows++} $2 != 64 || $11 == 0 || $11 >
   END {exit rows != 2}' "$TMP/stdout" || fail "--precision f32: error not of float32 size"
 expect_ok mra --n 256 --d 16 --block 16 --methods mra2,mra2s --budget 0.25 --mask causal --pad 7 --repeat 1 \
   --precision f32 --quiet
+expect_ok mra --n 512 --d 16 --scales 64,1 --methods mra2 --budget 0.25 --repeat 1 --precision f32 --quiet
 
 # ---- the other modes ---------------------------------------------------------------
 expect_ok mra haar --n 64 --block 8 --keep 0.1,1 --matrix-out "$TMP/m.tsv" --histogram-out "$TMP/h.tsv"

@@ -997,7 +997,7 @@ static int sweep_f32(const options *o, const sweep_point *p, int m, const skit_a
                      double *best, double *best_cpu, skit_attention_stats *stats)
 {
     const inputs *in = p->in;
-    size_t n = in->n, d = in->d, dv = in->dv, b = mo->block, rows = n / b;
+    size_t n = in->n, d = in->d, dv = in->dv, b = mo->levels ? mo->scales[0] : mo->block, rows = n / b;
     skit_attention_mask mask = {in->mask, o->causal};
     int st = SKIT_OK;
     for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
@@ -1121,7 +1121,7 @@ static int sweep_temperature(const options *o, cli_table *t, sweep_point *p, siz
  * the refined squares' flags (an MRA block divides n). CLI status. */
 static int sweep_f32_buffers(const options *o, const inputs *in, sweep_point *p)
 {
-    size_t n = in->n, d = in->d, dv = in->dv, rows = n / o->block[0];
+    size_t n = in->n, d = in->d, dv = in->dv, rows = n / (o->nscales ? o->scales[0] : o->block[0]);
     p->q32 = malloc(n * d * sizeof(float));
     p->k32 = malloc(n * d * sizeof(float));
     p->v32 = malloc(n * dv * sizeof(float));

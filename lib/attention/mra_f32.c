@@ -148,6 +148,10 @@ static int check_options_f32(const skit_attention_options *o, size_t n, size_t d
                           "levels = %zu: the float32 MRA runs two levels R = {block, 1} (levels 0, "
                           "or 2 with scales[1] = 1)",
                           L);
+    if (n / scales[0] > 65535)
+        return SKIT_ERROR(SKIT_ETOOBIG,
+                          "n/block = %zu coarse blocks per row: need fewer than 65536 (use a larger block)",
+                          n / scales[0]);
     *b = scales[0];
     *scale = o->scale > 0 ? o->scale : 1.0 / sqrt((double)d);
     return SKIT_OK;
