@@ -60,6 +60,20 @@ expect_ok mra --q "$TMP/q.npy" --k "$TMP/k.npy" --v "$TMP/v.npy" --block 16 --me
 awk -F'\t' '/^#/ || $1 == "method" {next} $2 != 64 || $4 != 3 || $11 > 1e-9 {exit 1}' "$TMP/stdout" ||
   fail "npy inputs: wrong shape or error"
 expect_ok mra bounds --q "$TMP/q.npy" --k "$TMP/k.npy" --block 16
+# float32 (exact, mra2 at the full budget: exact attention): errors of a few
+# float32 roundings against float64 exact (the derived per-entry bounds are
+# checked in tests/test_attention.c), not 0, and --y-out '<f4'
+expect_ok mra --q "$TMP/q.npy" --k "$TMP/k.npy" --v "$TMP/v.npy" --block 16 --methods exact --repeat 1 \
+  --precision f32 --y-out "$TMP/y32.npy"
+grep -q "precision: float32" "$TMP/stdout" || fail "--precision f32: the table does not say so"
+head -c 64 "$TMP/y32.npy" | grep -q "'<f4'" || fail "--precision f32: --y-out is not '<f4'"
+expect_ok mra --q "$TMP/q.npy" --k "$TMP/k.npy" --v "$TMP/v.npy" --block 16 --methods exact,mra2 --budget 1 \
+  --repeat 1 --precision f32
+awk -F'\t' '/^#/ || $1 == "method" {next} {rows++} $2 != 64 || $11 == 0 || $11 > 1e-4 {exit 1}
+  END {exit rows != 2}' "$TMP/stdout" || fail "--precision f32: error not of float32 size"
+expect_ok mra --n 256 --d 16 --block 16 --methods mra2,mra2s --budget 0.25 --mask causal --pad 7 --repeat 1 \
+  --precision f32 --quiet
+expect_ok mra --n 512 --d 16 --scales 64,1 --methods mra2 --budget 0.25 --repeat 1 --precision f32 --quiet
 
 # ---- the other modes ---------------------------------------------------------------
 expect_ok mra haar --n 64 --block 8 --keep 0.1,1 --matrix-out "$TMP/m.tsv" --histogram-out "$TMP/h.tsv"
@@ -122,6 +136,10 @@ expect_usage_error "--block" mra bounds --n 100 --block 32 -o "$O"
 expect_usage_error "--subsets" mra frame --subsets 0 -o "$O"
 expect_usage_error "-o" mra --n 64 --block 16 -o "$TMP/no/such/dir/out.tsv"
 expect_usage_error "--plot" mra --n 64 --block 16 --plot "$TMP/out.gif"
+expect_usage_error "float64 only" mra --n 64 --block 16 --methods lowrank --precision f32 -o "$O"
+expect_usage_error "two levels" mra --n 256 --scales 64,8,1 --methods mra2 --precision f32 -o "$O"
+expect_usage_error "--precision" mra --n 64 --block 16 --precision f16 -o "$O"
+expect_usage_error "does not apply" mra haar --n 64 --precision f32 -o "$O"
 expect_usage_error "--max-n" bench mra --max-n 5000 -o "$O"
 expect_usage_error "--blocks-per-row" bench mra --blocks-per-row 0 -o "$O"
 expect_usage_error "unknown option" bench mra --bogus -o "$O"

@@ -139,7 +139,7 @@ expect_usage_error "--precision" tno --x "$TMP/x.tsv" --precision double -o "$TM
 expect_ok bench precision --quick --rounds 1 --quiet -o "$TMP/prec.tsv"
 grep -v '^#' "$TMP/prec.tsv" | awk -F'\t' 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next}
   { n++; if ($c["error_over_bound"] != "nan" && !($c["error_over_bound"] <= 1)) bad = 1; if (!($c["max_rel_error"] < 1e-5)) bad = 1 }
-  END { exit bad || n != 9 }' || fail "bench precision: rows missing or a float32 error above its bound"
+  END { exit bad || n != 10 }' || fail "bench precision: rows missing or a float32 error above its bound"
 expect_usage_error "--shapes" bench precision --shapes 64:4 -o "$TMP/out.tsv"
 
 # --- bad input: one line, exit 2, no output file ---------------------------

@@ -1911,6 +1911,366 @@ START_TEST(test_causal_backward)
 }
 END_TEST
 
+/* ---- float32 against float64 ------------------------------------------------- */
+
+/* n x c normals rounded to float: the float array and the same values in
+ * double, so that both precisions see the same inputs. */
+static float *random_f32(skit_rng *rng, size_t count, double **same)
+{
+    float *f = tu_alloc_f32(count);
+    *same = tu_alloc(count);
+    skit_rng_fill_normal(rng, *same, count);
+    for (size_t i = 0; i < count; i++) (*same)[i] = f[i] = (float)(*same)[i];
+    return f;
+}
+
+static double max_abs_column(const double *x, size_t n, size_t c)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++) m = fmax(m, fabs(x[i + c * n]));
+    return m;
+}
+
+/* Entry by entry: |y32 - y64| <= (2.1 eta_i + (n + extra) u) max |v_c|
+ * (the bounds of skit/attention.h); returns the largest ratio
+ * error / bound (NaN: infinite). */
+static double f32_bound_ratio(size_t n, size_t dv, const float *y32, const double *y64,
+                              const double *v, const double *eta, double extra)
+{
+    double worst = 0;
+    for (size_t c = 0; c < dv; c++) {
+        double vmax = max_abs_column(v, n, c);
+        for (size_t i = 0; i < n; i++) {
+            double err = fabs((double)y32[i + c * n] - y64[i + c * n]);
+            double bound = (2.1 * eta[i] + ((double)n + extra) * TU_U32) * vmax;
+            double r = isnan(err) ? INFINITY : err / (bound > 0 ? bound : 1e-300);
+            if (!(r <= worst)) worst = r;
+        }
+    }
+    return worst;
+}
+
+/* eta_i of skit_attention_exact_f32: u ((d + 6) G_i + 3 ceil(n / 16) + 4),
+ * G_i = |scale| max_j sum_c |q_ic k_jc| (16: the smallest tile side). */
+static void exact_f32_eta(size_t n, size_t d, const double *q, const double *k, double scale,
+                          double *eta)
+{
+    for (size_t i = 0; i < n; i++) {
+        double g = 0;
+        for (size_t j = 0; j < n; j++) {
+            double s = 0;
+            for (size_t c = 0; c < d; c++) s += fabs(q[i + c * n] * k[j + c * n]);
+            g = fmax(g, s);
+        }
+        g *= fabs(scale);
+        eta[i] = TU_U32 * (((double)d + 6) * g + 3.0 * (double)((n + 15) / 16) + 4);
+        ck_assert_msg(eta[i] < 0.04, "test inputs too large for the first-order bound");
+    }
+}
+
+START_TEST(test_exact_f32_matches_f64)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t sizes[] = {1, 2, 3, 5, 7, 13, 16, 17, 31, 32, 63, 64, 65, 97, 127, 128,
+                                   211, 257, 331, 499, 512, 997};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int rep = 0; rep < 3; rep++) {
+            size_t n = sizes[si], d = 1 + skit_rng_below(&rng, rep == 2 ? 160 : 24);
+            size_t dv = 1 + skit_rng_below(&rng, 9);
+            double *q, *k, *v;
+            float *q32 = random_f32(&rng, n * d, &q), *k32 = random_f32(&rng, n * d, &k),
+                  *v32 = random_f32(&rng, n * dv, &v);
+            double scale = (0.25 + 2.0 * skit_rng_uniform(&rng)) / sqrt((double)d);
+            unsigned char *pad = rep == 1 ? random_mask(&rng, n, 0.8) : NULL;
+            skit_attention_mask mask = {pad, rep != 0 && skit_rng_uniform(&rng) < 0.5};
+            double *y64 = tu_alloc(n * dv), *eta = tu_alloc(n);
+            float *y32 = tu_alloc_f32(n * dv);
+            TU_EXPECT_OK(skit_attention_exact_masked(n, d, dv, q, n, k, n, v, n, scale, &mask, y64, n));
+            TU_EXPECT_OK(skit_attention_exact_masked_f32(n, d, dv, q32, n, k32, n, v32, n, scale, &mask,
+                                                         y32, n));
+            exact_f32_eta(n, d, q, k, scale, eta);
+            double r = f32_bound_ratio(n, dv, y32, y64, v, eta, 4);
+            ck_assert_msg(r <= 1, "n %zu d %zu dv %zu rep %d: error / bound %g, seed %llu", n, d, dv,
+                          rep, r, (unsigned long long)seed);
+            if (!pad && !mask.causal) { /* the unmasked form is the same call */
+                tu_poison(y64, n * dv);
+                float *y2 = tu_alloc_f32(n * dv);
+                TU_EXPECT_OK(skit_attention_exact_f32(n, d, dv, q32, n, k32, n, v32, n, scale, NULL, y2, n));
+                ck_assert(memcmp(y2, y32, n * dv * sizeof(float)) == 0);
+                skit_free(y2);
+            }
+            free(pad);
+            skit_free(q); skit_free(k); skit_free(v); skit_free(q32); skit_free(k32); skit_free(v32);
+            skit_free(y64); skit_free(y32); skit_free(eta);
+        }
+}
+END_TEST
+
+/* Block means in double over the valid tokens (0 for an empty block). */
+static void means_f64(size_t n, size_t cols, const double *x, size_t b, const unsigned char *mask,
+                      double *out, double *cnt)
+{
+    size_t rows = n / b;
+    for (size_t X = 0; X < rows; X++) {
+        size_t count = 0;
+        for (size_t i = X * b; i < X * b + b; i++) count += !mask || mask[i];
+        if (cnt) cnt[X] = (double)count;
+        for (size_t c = 0; c < cols; c++) {
+            double s = 0;
+            for (size_t i = X * b; i < X * b + b; i++)
+                if (!mask || mask[i]) s += x[i + c * n];
+            out[X + c * rows] = count ? s / (double)count : 0;
+        }
+    }
+}
+
+typedef struct mra_case {
+    size_t n, d, dv, b;
+    double scale;
+    const unsigned char *mask;
+    int causal, sparse;
+} mra_case;
+
+/* The coarse logits in double, C[x * rows + y] (-inf: empty block, or
+ * after the diagonal when causal), from the double block means. */
+static void coarse_f64(const mra_case *m, const double *q, const double *k, double *qm, double *km,
+                       double *cnt, double *C)
+{
+    size_t rows = m->n / m->b;
+    means_f64(m->n, m->d, q, m->b, m->mask, qm, cnt);
+    means_f64(m->n, m->d, k, m->b, m->mask, km, NULL);
+    for (size_t x = 0; x < rows; x++)
+        for (size_t y = 0; y < rows; y++) {
+            double s = 0;
+            for (size_t c = 0; c < m->d; c++) s += qm[x + c * rows] * km[y + c * rows];
+            int none = cnt[x] == 0 || cnt[y] == 0 || (m->causal && y > x);
+            C[x * rows + y] = none ? -INFINITY : m->scale * s;
+        }
+}
+
+/* Dense float64 MRA-2 (R = {b, 1}) on a given set of refined squares:
+ * refined squares by their exact entries, the others (MRA-2) by cnt_y
+ * exp(C_xy) with the block mean of V, one softmax per token. */
+static void mra2_given_selection(const mra_case *m, const double *q, const double *k,
+                                 const double *v, const unsigned char *refined, double *y)
+{
+    size_t n = m->n, b = m->b, rows = n / b, d = m->d, dv = m->dv;
+    double *qm = malloc(rows * d * sizeof *qm), *km = malloc(rows * d * sizeof *km),
+           *vm = malloc(rows * dv * sizeof *vm), *cnt = malloc(rows * sizeof *cnt),
+           *C = malloc(rows * rows * sizeof *C), *lg = malloc((n + rows) * sizeof *lg);
+    coarse_f64(m, q, k, qm, km, cnt, C);
+    means_f64(n, dv, v, b, m->mask, vm, NULL);
+    for (size_t i = 0; i < n; i++) {
+        size_t x = i / b;
+        double M = -INFINITY;
+        /* lg[j]: entry logits of refined squares; lg[n + y]: coarse ones */
+        for (size_t yb = 0; yb < rows; yb++) {
+            int ref = refined[x * rows + yb];
+            lg[n + yb] = ref || m->sparse ? -INFINITY : C[x * rows + yb];
+            for (size_t j = yb * b; j < yb * b + b; j++) {
+                double s = 0;
+                for (size_t c = 0; c < d; c++) s += q[i + c * n] * k[j + c * n];
+                int ok = ref && (!m->mask || m->mask[j]) && !(m->causal && j > i);
+                lg[j] = ok ? m->scale * s : -INFINITY;
+            }
+        }
+        for (size_t j = 0; j < n + rows; j++) M = fmax(M, lg[j]);
+        for (size_t c = 0; c < dv; c++) {
+            double num = 0, den = 0;
+            for (size_t j = 0; j < n + rows; j++) {
+                if (lg[j] == -INFINITY) continue;
+                double w = exp(lg[j] - M) * (j < n ? 1.0 : cnt[j - n]);
+                den += w;
+                num += w * (j < n ? v[j + c * n] : vm[j - n + c * rows]);
+            }
+            y[i + c * n] = den == 0 || (m->mask && !m->mask[i]) ? 0 : num / den;
+        }
+    }
+    free(qm); free(km); free(vm); free(cnt); free(C); free(lg);
+}
+
+/* The float path's selection is Algorithm 1's up to the coarse logits'
+ * float error: counts as the budget says, and in score order up to tol
+ * (global: over all squares; per row: within each row) on float64 scores
+ * (logit - row max, priors lifted above the rest). */
+static void check_selection(const mra_case *m, const skit_attention_options *o, const double *C,
+                            const unsigned char *refined, double tol, uint64_t seed)
+{
+    size_t rows = m->n / m->b, N = rows * rows, bpr = o->blocks_per_row[0];
+    size_t diag = m->causal && !o->diagonal_prior ? 1 : o->diagonal_prior;
+    double *sc = malloc(N * sizeof *sc), lo = 0;
+    for (size_t x = 0; x < rows; x++) {
+        double mx = -INFINITY;
+        for (size_t y = 0; y < rows; y++) mx = fmax(mx, C[x * rows + y]);
+        for (size_t y = 0; y < rows; y++) {
+            double c = C[x * rows + y];
+            sc[x * rows + y] = mx == -INFINITY || c == -INFINITY ? -INFINITY : c - mx;
+            lo = fmin(lo, sc[x * rows + y]);
+        }
+    }
+    for (size_t x = 0; x < rows; x++)
+        for (size_t y = 0; y < rows; y++) {
+            size_t dist = x > y ? x - y : y - x;
+            int prior = (diag && dist < diag) || (o->first_block_prior && (x == 0 || y == 0));
+            if (prior && sc[x * rows + y] != -INFINITY) sc[x * rows + y] += 1.0 - lo;
+        }
+    int global = o->selection == SKIT_MRA_GLOBAL;
+    size_t groups = global ? 1 : rows, per = global ? N : rows;
+    size_t want = global ? (bpr < rows ? rows * bpr : N) : (bpr < rows ? bpr : rows);
+    for (size_t g = 0; g < groups; g++) {
+        double min_in = INFINITY, max_out = -INFINITY;
+        size_t count = 0;
+        for (size_t t = g * per; t < g * per + per; t++) {
+            if (refined[t]) count++, min_in = fmin(min_in, sc[t]);
+            else max_out = fmax(max_out, sc[t]);
+        }
+        ck_assert_msg(count == want, "n %zu b %zu: %zu squares refined in group %zu, want %zu, seed %llu",
+                      m->n, m->b, count, g, want, (unsigned long long)seed);
+        ck_assert_msg(max_out == -INFINITY || max_out <= min_in + tol,
+                      "n %zu b %zu: unrefined score %g above refined %g + %g, seed %llu", m->n, m->b,
+                      max_out, min_in, tol, (unsigned long long)seed);
+    }
+    free(sc);
+}
+
+/* G = |scale| sum_c max_i |q_ic| max_j |k_jc| */
+static double logit_bound(size_t n, size_t d, const double *q, const double *k, double scale)
+{
+    double g = 0;
+    for (size_t c = 0; c < d; c++) g += max_abs_column(q, n, c) * max_abs_column(k, n, c);
+    return fabs(scale) * g;
+}
+
+START_TEST(test_mra_f32_matches_f64)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    /* n = rows x b: odd and prime n and row counts, odd blocks */
+    static const size_t cases[][2] = {{4, 2}, {26, 2}, {55, 5}, {56, 8}, {64, 8}, {91, 7},
+                                      {96, 32}, {120, 8}, {128, 16}, {208, 16}, {343, 7},
+                                      {256, 32}, {384, 64}};
+    for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++)
+        for (int rep = 0; rep < 8; rep++) {
+            size_t n = cases[ci][0], b = cases[ci][1], rows = n / b;
+            size_t d = 1 + skit_rng_below(&rng, 40), dv = 1 + skit_rng_below(&rng, 6);
+            double *q, *k, *v;
+            float *q32 = random_f32(&rng, n * d, &q), *k32 = random_f32(&rng, n * d, &k),
+                  *v32 = random_f32(&rng, n * dv, &v);
+            skit_attention_options o;
+            skit_attention_options_init(&o, rep % 2 ? SKIT_ATTENTION_MRA2_SPARSE : SKIT_ATTENTION_MRA2);
+            o.block = b;
+            o.scale = (0.25 + 1.5 * skit_rng_uniform(&rng)) / sqrt((double)d);
+            o.selection = (rep / 2) % 2;
+            o.blocks_per_row[0] = 1 + skit_rng_below(&rng, rows);
+            o.diagonal_prior = rep == 6 ? 2 : 0;
+            o.first_block_prior = rep == 7;
+            o.causal = rep >= 4 && rep < 6;
+            unsigned char *pad = rep % 3 == 2 ? random_mask(&rng, n, 0.85) : NULL;
+            mra_case m = {n, d, dv, b, o.scale, pad, o.causal, rep % 2};
+            unsigned char *refined = malloc(rows * rows);
+            memset(refined, 7, rows * rows);
+            double *y64 = tu_alloc(n * dv), *eta = tu_alloc(n);
+            float *y32 = tu_alloc_f32(n * dv);
+            TU_EXPECT_OK(skit_attention_mra_f32(n, d, dv, q32, n, k32, n, v32, n, &o, pad, y32, n, refined));
+            mra2_given_selection(&m, q, k, v, refined, y64);
+            double G = logit_bound(n, d, q, k, o.scale);
+            for (size_t i = 0; i < n; i++)
+                eta[i] = TU_U32 * (((double)d + 2.0 * (double)b + 10) * G + 3.0 * (double)rows + 6);
+            ck_assert_msg(eta[0] < 0.04, "test inputs too large for the first-order bound");
+            double r = f32_bound_ratio(n, dv, y32, y64, v, eta, 2.0 * (double)b + 4);
+            ck_assert_msg(r <= 1, "n %zu b %zu d %zu rep %d: error / bound %g, seed %llu", n, b, d, rep,
+                          r, (unsigned long long)seed);
+            /* the selection: coarse logits off by <= (d + 2b + 4) u G, a
+             * score (logit - row max) by twice that */
+            double *qm = malloc(rows * d * sizeof *qm), *km = malloc(rows * d * sizeof *km),
+                   *cnt = malloc(rows * sizeof *cnt), *C = malloc(rows * rows * sizeof *C);
+            coarse_f64(&m, q, k, qm, km, cnt, C);
+            check_selection(&m, &o, C, refined, 4.0 * ((double)d + 2.0 * (double)b + 4) * TU_U32 * G, seed);
+            free(qm); free(km); free(cnt); free(C);
+            free(pad); free(refined);
+            skit_free(q); skit_free(k); skit_free(v); skit_free(q32); skit_free(k32); skit_free(v32);
+            skit_free(y64); skit_free(y32); skit_free(eta);
+        }
+}
+END_TEST
+
+/* With every square refined, the float32 MRA-2 is exact attention: held
+ * to the MRA bound against float64 exact attention, at a prime row count. */
+START_TEST(test_mra_f32_full_budget_is_exact)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    size_t n = 112, d = 8, dv = 3, b = 16;
+    double *q, *k, *v;
+    float *q32 = random_f32(&rng, n * d, &q), *k32 = random_f32(&rng, n * d, &k),
+          *v32 = random_f32(&rng, n * dv, &v);
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
+    o.block = b;
+    o.blocks_per_row[0] = n / b;
+    float *y32 = tu_alloc_f32(n * dv);
+    double *y64 = tu_alloc(n * dv), *eta = tu_alloc(n), scale = 1 / sqrt((double)d);
+    TU_EXPECT_OK(skit_attention_mra_f32(n, d, dv, q32, n, k32, n, v32, n, &o, NULL, y32, n, NULL));
+    TU_EXPECT_OK(skit_attention_exact(n, d, dv, q, n, k, n, v, n, scale, NULL, y64, n));
+    double G = logit_bound(n, d, q, k, scale);
+    for (size_t i = 0; i < n; i++)
+        eta[i] = TU_U32 * (((double)d + 2.0 * (double)b + 10) * G + 3.0 * (double)(n / b) + 6);
+    double r = f32_bound_ratio(n, dv, y32, y64, v, eta, 2.0 * (double)b + 4);
+    ck_assert_msg(r <= 1, "error / bound %g, seed %llu", r, (unsigned long long)seed);
+    skit_free(q); skit_free(k); skit_free(v); skit_free(q32); skit_free(k32); skit_free(v32);
+    skit_free(y32); skit_free(y64); skit_free(eta);
+}
+END_TEST
+
+START_TEST(test_f32_attention_errors)
+{
+    size_t n = 64, d = 4, dv = 2;
+    float q[64 * 4] = {0}, k[64 * 4] = {0}, v[64 * 2] = {0}, y[64 * 2];
+    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, NULL, n, k, n, v, n, 1, NULL, y, n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, 1, NULL, NULL, n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_exact_f32(0, d, dv, q, n, k, n, v, n, 1, NULL, y, n), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, 0, q, n, k, n, v, n, 1, NULL, y, n), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, 1e39, NULL, y, n), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, NAN, NULL, y, n), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n - 1, k, n, v, n, 1, NULL, y, n), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, 1, NULL, y, 3), SKIT_ESHAPE);
+    skit_attention_mask bad = {NULL, 2};
+    TU_EXPECT_STATUS(skit_attention_exact_masked_f32(n, d, dv, q, n, k, n, v, n, 1, &bad, y, n), SKIT_EDOM);
+    q[5] = NAN;
+    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, 1, NULL, y, n), SKIT_ENONFINITE);
+    q[5] = 0;
+    v[7] = INFINITY;
+    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, 1, NULL, y, n), SKIT_ENONFINITE);
+    v[7] = 0;
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
+    o.block = 16;
+    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, NULL, NULL, y, n, NULL), SKIT_EINVAL);
+    o.block = 24; /* does not divide n */
+    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL), SKIT_ESHAPE);
+    o.block = 16;
+    o.blocks_per_row[0] = 5;
+    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL), SKIT_EDOM);
+    o.blocks_per_row[0] = 2;
+    o.levels = 3;
+    o.scales[0] = 16, o.scales[1] = 4, o.scales[2] = 1;
+    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL),
+                     SKIT_EUNSUPPORTED);
+    o.levels = 0;
+    o.method = SKIT_ATTENTION_EXACT;
+    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL), SKIT_EINVAL);
+    o.method = SKIT_ATTENTION_MRA2;
+    o.scale = -1;
+    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL), SKIT_EDOM);
+    o.scale = 0;
+    TU_EXPECT_OK(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL));
+}
+END_TEST
+
 static Suite *attention_suite(void)
 {
     Suite *s = suite_create("attention");
@@ -1924,6 +2284,13 @@ static Suite *attention_suite(void)
     tcase_add_test(tc, test_causal_methods);
     tcase_add_test(tc, test_causal_backward);
     tcase_add_test(tc, test_matrix_entropy_relative_error);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("float32");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_exact_f32_matches_f64);
+    tcase_add_test(tc, test_mra_f32_matches_f64);
+    tcase_add_test(tc, test_mra_f32_full_budget_is_exact);
+    tcase_add_test(tc, test_f32_attention_errors);
     suite_add_tcase(s, tc);
     tc = tcase_create("mra");
     tcase_set_timeout(tc, 60);

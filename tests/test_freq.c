@@ -41,6 +41,35 @@ START_TEST(test_hilbert_cos_is_sin)
 }
 END_TEST
 
+/* The float32 transform against the float64 one on the same (float)
+ * samples, n = 1..64 and larger sizes incl. primes: within tu_f32_bound
+ * with ||H||_2 = 1 (skit/freq.h), outputs poisoned; its errors. */
+START_TEST(test_hilbert_f32_matches_f64)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (size_t i = 0; i < 64 + TU_NLARGE + 2; i++) {
+        size_t n = i < 64 ? i + 1 : i < 64 + TU_NLARGE ? tu_large_sizes[i - 64] : i == 64 + TU_NLARGE ? 65537 : 100003;
+        double *x = tu_random(&rng, n), *y = tu_alloc(n);
+        float *x32 = tu_alloc_f32(n), *y32 = tu_alloc_f32(n);
+        for (size_t m = 0; m < n; m++) x[m] = x32[m] = (float)x[m];
+        TU_EXPECT_OK(skit_hilbert_transform(n, x, y, SKIT_HILBERT_FFT, 0));
+        TU_EXPECT_OK(skit_hilbert_transform_f32(n, x32, y32));
+        double err = tu_diff_f32(y32, y, n), bound = tu_f32_bound(n, 1.0, tu_norm_f32(x32, n));
+        ck_assert_msg(err <= bound, "n %zu: ||y32 - y64|| = %g > bound %g, seed %llu", n, err, bound,
+                      (unsigned long long)seed);
+        skit_free(x); skit_free(y); skit_free(x32); skit_free(y32);
+    }
+    float x[4] = {1, 2, 3, 4}, y[4];
+    TU_EXPECT_STATUS(skit_hilbert_transform_f32(4, NULL, y), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_hilbert_transform_f32(4, x, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_hilbert_transform_f32(0, x, y), SKIT_EDOM);
+    x[2] = NAN;
+    TU_EXPECT_STATUS(skit_hilbert_transform_f32(4, x, y), SKIT_ENONFINITE);
+}
+END_TEST
+
 /* Poisson kernel P(ω) = Σ a^|t| e^{-iωt}: H{P} = 2a sin ω / (1 - 2a cos ω + a²) */
 static double poisson(double a, double w) { return (1 - a * a) / (1 - 2 * a * cos(w) + a * a); }
 static double poisson_hilbert(double a, double w) { return 2 * a * sin(w) / (1 - 2 * a * cos(w) + a * a); }
@@ -747,6 +776,10 @@ static Suite *suite_freq(void)
     tcase_add_test(tc, test_decay_fit_synthetic);
     tcase_add_test(tc, test_relu_piecewise_linear);
     tcase_add_test(tc, test_decay_config_errors);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("float32");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_hilbert_f32_matches_f64);
     suite_add_tcase(s, tc);
     return s;
 }

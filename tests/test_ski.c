@@ -492,6 +492,19 @@ END_TEST
 
 /* ---- SKI, Nystrom, sparse + low rank ----------------------------------------------- */
 
+/* W of a scheme on the points 0..n-1 with r inducing points (degree 3,
+ * or r - 1 if smaller). */
+static skit_interp_weights *scheme_weights(size_t n, size_t r, int scheme)
+{
+    skit_interp_options o;
+    skit_interp_options_default(&o, n);
+    o.scheme = (skit_interp_scheme)scheme;
+    o.degree = r > 3 ? 3 : r - 1;
+    skit_interp_weights *W;
+    TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
+    return W;
+}
+
 START_TEST(test_ski_action_equals_dense)
 {
     skit_rng rng;
@@ -503,12 +516,7 @@ START_TEST(test_ski_action_equals_dense)
             for (int scheme = 0; scheme <= 4; scheme++) {
                 size_t r = rs[b], d = 1 + (a % 3);
                 if (scheme == 1 && r < 3) continue;
-                skit_interp_options o;
-                skit_interp_options_default(&o, n);
-                o.scheme = (skit_interp_scheme)scheme;
-                o.degree = r > 3 ? 3 : r - 1;
-                skit_interp_weights *W;
-                TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &o));
+                skit_interp_weights *W = scheme_weights(n, r, scheme);
                 double *coeffs = tu_random(&rng, d * (2 * r - 1)), *X = tu_random(&rng, n * d);
                 double *Y = tu_alloc(n * d), *R = tu_alloc(n * d);
                 for (size_t c = 0; c < d; c++) naive_ski(W, coeffs + c * (2 * r - 1), X + c * n, R + c * n);
@@ -593,6 +601,91 @@ static void dense_ski(const skit_interp_weights *W, const double *coeffs, size_t
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)d, (int)r, 1, D, (int)n, V, (int)r, 0, R, (int)n);
     skit_free(D); skit_free(A); skit_free(U); skit_free(V);
 }
+
+/* The float32 SKI action against the float64 one on the same (float)
+ * inputs, channel by channel within the bound of skit/ski.h, every scheme,
+ * sizes incl. odd and prime n, d up to 9 (threads when n d > 32768),
+ * outputs poisoned; and its refusals. */
+static double ski_f32_bound(const skit_interp_weights *W, const double *D, const double *a, const double *x,
+                            size_t N)
+{
+    size_t n = W->n, r = W->r, m = 0;
+    double *U = tu_alloc(r), *V = tu_alloc(r), *Ua = tu_alloc(r), wn1 = 0, wninf = 0, a1 = 0;
+    for (size_t j = 0; j < r; j++) {
+        size_t cnt = 0;
+        double col = 0;
+        U[j] = Ua[j] = 0;
+        for (size_t i = 0; i < n; i++) {
+            cnt += W->start[i] <= j && j < W->start[i] + W->width;
+            U[j] += D[i + j * n] * x[i];
+            Ua[j] += fabs(D[i + j * n] * x[i]);
+            col += fabs(D[i + j * n]);
+        }
+        m = cnt > m ? cnt : m;
+        wn1 = fmax(wn1, col);
+    }
+    for (size_t k = 0; k < 2 * r - 1; k++) a1 += fabs(a[k]);
+    for (size_t i = 0; i < r; i++) {
+        V[i] = 0;
+        for (size_t j = 0; j < r; j++) V[i] += a[i - j + r - 1] * U[j];
+    }
+    double wv = 0, un = 0, uan = 0;
+    for (size_t i = 0; i < n; i++) {
+        double row = 0, s = 0;
+        for (size_t j = 0; j < r; j++) row += fabs(D[i + j * n]), s += fabs(D[i + j * n] * V[j]);
+        wninf = fmax(wninf, row);
+        wv += s * s;
+    }
+    for (size_t j = 0; j < r; j++) un += U[j] * U[j], uan += Ua[j] * Ua[j];
+    double w2 = sqrt(wn1 * wninf), eU = (2.0 * (double)m + 1) * TU_U32 * sqrt(uan);
+    double toe = 20.0 * log2(2.0 * (double)N) * TU_U32 * a1 * (sqrt(un) + eU);
+    skit_free(U); skit_free(V); skit_free(Ua);
+    return 1.01 * (w2 * (a1 * eU + toe) + ((double)W->width + 1) * TU_U32 * sqrt(wv));
+}
+
+START_TEST(test_ski_f32_matches_f64)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (size_t a = 0; a < NOP; a++)
+        for (int scheme = 0; scheme <= 4; scheme++) {
+            size_t n = op_sizes[a], r = n < 3 ? n : 3 + skit_rng_below(&rng, n < 80 ? n - 2 : 78);
+            size_t d = 1 + skit_rng_below(&rng, n >= 1000 ? 40 : 9);
+            if (scheme == 1 && r < 3) continue;
+            skit_interp_weights *W = scheme_weights(n, r, scheme);
+            double *coeffs = tu_random(&rng, d * (2 * r - 1)), *X = tu_random(&rng, n * d), *Y = tu_alloc(n * d);
+            double *D = tu_alloc(n * r);
+            float *X32 = tu_alloc_f32(n * d), *Y32 = tu_alloc_f32(n * d);
+            for (size_t i = 0; i < n * d; i++) X[i] = X32[i] = (float)X[i];
+            /* the float plan rounds coeffs; the bound's 20 log2 term covers it */
+            TU_EXPECT_OK(skit_interp_weights_dense(W, D, n));
+            skit_ski_plan *p64, *p32;
+            TU_EXPECT_OK(skit_ski_plan_create(&p64, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
+            TU_EXPECT_OK(skit_ski_plan_create_f32(&p32, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
+            TU_EXPECT_OK(skit_ski_plan_execute(p64, X, n, Y, n));
+            TU_EXPECT_OK(skit_ski_plan_execute_f32(p32, X32, n, Y32, n));
+            size_t N = 0;
+            TU_EXPECT_OK(skit_fft_good_length(2 * r - 1, &N));
+            for (size_t c = 0; c < d; c++) {
+                double err = tu_diff_f32(Y32 + c * n, Y + c * n, n);
+                double bound = ski_f32_bound(W, D, coeffs + c * (2 * r - 1), X + c * n, N);
+                ck_assert_msg(err <= bound, "n %zu r %zu scheme %d c %zu: %g > bound %g, seed %llu", n, r, scheme,
+                              c, err, bound, (unsigned long long)seed);
+            }
+            TU_EXPECT_STATUS(skit_ski_plan_execute(p32, X, n, Y, n), SKIT_EINVAL);
+            TU_EXPECT_STATUS(skit_ski_plan_execute_f32(p64, X32, n, Y32, n), SKIT_EINVAL);
+            TU_EXPECT_STATUS(skit_ski_plan_execute_f32(p32, X32, n - 1, Y32, n), SKIT_ESHAPE);
+            skit_ski_plan_destroy(p64);
+            skit_ski_plan_destroy(p32);
+            skit_ski_plan *bad = NULL;
+            TU_EXPECT_STATUS(skit_ski_plan_create_f32(&bad, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_DENSE),
+                             SKIT_EUNSUPPORTED);
+            skit_interp_weights_destroy(W);
+            skit_free(coeffs); skit_free(X); skit_free(Y); skit_free(D); skit_free(X32); skit_free(Y32);
+        }
+}
+END_TEST
 
 START_TEST(test_ski_action_threads_groups_and_long_runs)
 {
@@ -1316,6 +1409,10 @@ static Suite *suite_ski(void)
     suite_add_tcase(s, tt);
     TCase *tc = tcase_create("config");
     tcase_add_test(tc, test_config_errors);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("float32");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_ski_f32_matches_f64);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -57,7 +57,7 @@ enum {
     OPT_BETA, OPT_LOCALITY, OPT_NOISE, OPT_SINKS, OPT_SINK_STRENGTH, OPT_Q, OPT_K, OPT_V,
     OPT_SCALE, OPT_BLOCK, OPT_SCALES, OPT_SELECTION, OPT_DIAG, OPT_FIRST, OPT_REPEAT, OPT_KEEP,
     OPT_MATRIX_OUT, OPT_HIST_OUT, OPT_TARGETS, OPT_SUBSETS, OPT_PER_ROW, OPT_DEVICE, OPT_Y_OUT,
-    OPT_THRESHOLD, OPT_PAD, OPT_HEADS, OPT_SAVE_INPUTS, OPT_MASK, OPT_LAST
+    OPT_THRESHOLD, OPT_PAD, OPT_HEADS, OPT_SAVE_INPUTS, OPT_MASK, OPT_PRECISION, OPT_LAST
 };
 
 /* Which options each mode takes (bit i = option OPT_METHODS + i). */
@@ -68,7 +68,8 @@ static const unsigned long long mode_options[MODE_COUNT] = {
         BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) | BIT(OPT_Q) | BIT(OPT_K) |
         BIT(OPT_V) | BIT(OPT_SCALE) | BIT(OPT_BLOCK) | BIT(OPT_SCALES) | BIT(OPT_SELECTION) |
         BIT(OPT_DIAG) | BIT(OPT_FIRST) | BIT(OPT_REPEAT) | BIT(OPT_PER_ROW) | BIT(OPT_DEVICE) |
-        BIT(OPT_Y_OUT) | BIT(OPT_PAD) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS) | BIT(OPT_MASK),
+        BIT(OPT_Y_OUT) | BIT(OPT_PAD) | BIT(OPT_HEADS) | BIT(OPT_SAVE_INPUTS) | BIT(OPT_MASK) |
+        BIT(OPT_PRECISION),
     /* haar */ BIT(OPT_N) | BIT(OPT_D) | BIT(OPT_TEMPERATURE) | BIT(OPT_BETA) |
         BIT(OPT_LOCALITY) | BIT(OPT_NOISE) | BIT(OPT_SINKS) | BIT(OPT_SINK_STRENGTH) |
         BIT(OPT_BLOCK) | BIT(OPT_KEEP) | BIT(OPT_MATRIX_OUT) | BIT(OPT_HIST_OUT) | BIT(OPT_Q) |
@@ -108,6 +109,7 @@ typedef struct options {
     size_t *per_row, nper_row; /* budgets as attention entries per query */
     int first;
     int device; /* 0 cpu, 1 cuda (sweep) */
+    skit_precision precision; /* sweep: f32 runs exact, mra2, mra2s in float32 */
     int methods_given;
 } options;
 
@@ -177,6 +179,10 @@ static const char *usage =
     "  --device D          cpu (default) or cuda: run the methods on the GPU (exact,\n"
     "                      mra2, mra2s; float64, transfers included in time_s; MRA\n"
     "                      with two levels); the reference Y stays on the CPU\n"
+    "  --precision P       f64 (default) or f32: exact, mra2, mra2s computed in float32\n"
+    "                      (sgemm, float tiles; Q, K, V rounded to float; MRA with\n"
+    "                      two levels, on the cpu); rel_error stays against float64\n"
+    "                      exact attention, --y-out is written '<f4'\n"
     "haar options:   --keep LIST (fractions of coefficients, default 0.05,0.1),\n"
     "                --threshold X (a coefficient is small below X, default 0.005; the\n"
     "                orthonormal 2-D Haar transform of the row-stochastic softmax matrix),\n"
@@ -290,6 +296,7 @@ static int apply_option(options *o, int opt, const char *arg)
     case OPT_THRESHOLD: st = cli_parse_double("--threshold", arg, 0, 1e6, 1, 0, &o->threshold); break;
     case OPT_PAD: st = cli_parse_size("--pad", arg, 0, (size_t)1 << 24, &o->pad); break;
     case OPT_MASK: st = cli_parse_choice("--mask", arg, mask_choices, &o->causal); break;
+    case OPT_PRECISION: st = cli_parse_precision(arg, &o->precision); break;
     case OPT_HEADS:
         free(o->heads);
         st = cli_parse_size_list("--heads", arg, 0, (size_t)1 << 24, &o->heads, &o->nheads);
@@ -342,6 +349,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"mask", required_argument, NULL, OPT_MASK},
         {"heads", required_argument, NULL, OPT_HEADS},
         {"save-inputs", required_argument, NULL, OPT_SAVE_INPUTS},
+        {"precision", required_argument, NULL, OPT_PRECISION},
         {NULL, 0, NULL, 0}};
     int opt;
     optind = 1;
@@ -463,6 +471,21 @@ static int check_y_out(const options *o)
 }
 
 /* Validation of everything that needs no data. */
+/* --precision f32: the methods with a float32 path, on the cpu. */
+static int check_f32(const options *o)
+{
+    for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT; m++)
+        if (o->methods[m] && m != SKIT_ATTENTION_EXACT && m != SKIT_ATTENTION_MRA2 &&
+            m != SKIT_ATTENTION_MRA2_SPARSE)
+            return cli_usage_error("--precision f32: method '%s' runs in float64 only (f32 runs exact, "
+                                   "mra2, mra2s)",
+                                   skit_attention_method_name(m));
+    if (o->device) return cli_usage_error("--precision f32: runs on the cpu only (--device cpu)");
+    if (o->nscales && (o->nscales != 2 || o->scales[1] != 1))
+        return cli_usage_error("--precision f32: MRA in float32 runs two levels (--scales B,1)");
+    return CLI_OK;
+}
+
 static int check_options(const options *o)
 {
     if (o->qpath || o->kpath || o->vpath) {
@@ -498,6 +521,7 @@ static int check_options(const options *o)
         cli_check_output_path("--histogram-out", o->hist_out) != CLI_OK ||
         cli_check_output_path("--y-out", o->y_out) != CLI_OK)
         return CLI_USAGE;
+    if (o->precision == SKIT_PRECISION_F32 && check_f32(o) != CLI_OK) return CLI_USAGE;
     if (o->device) {
         for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT; m++)
             if (o->methods[m] && m != SKIT_ATTENTION_EXACT && m != SKIT_ATTENTION_MRA2 &&
@@ -962,10 +986,66 @@ typedef struct sweep_point {
     double tau, scale, entropy, exact_time;
     double *y_all;  /* --y-out: every run's output, run r at rows r*n.. (ld y_rows) */
     size_t y_rows, run;
+    float *q32, *k32, *v32, *y32; /* --precision f32: the inputs rounded, an output */
+    unsigned char *refined;       /* f32 MRA: its refined squares */
 } sweep_point;
 
-/* The row of method m at budget fraction f: its plan run --repeat times
- * (the minimum wall and CPU time), its error against y. */
+/* --precision f32: method m with options mo in float32 on p's float
+ * inputs, --repeat times (the minimum wall and CPU time), into p->yh (as
+ * doubles); stats: entries and work fraction. */
+static int sweep_f32(const options *o, const sweep_point *p, int m, const skit_attention_options *mo,
+                     double *best, double *best_cpu, skit_attention_stats *stats)
+{
+    const inputs *in = p->in;
+    size_t n = in->n, d = in->d, dv = in->dv, b = mo->levels ? mo->scales[0] : mo->block, rows = n / b;
+    skit_attention_mask mask = {in->mask, o->causal};
+    int st = SKIT_OK;
+    for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
+        double c0 = cpu_seconds(), s0 = skit_clock_seconds();
+        st = m == SKIT_ATTENTION_EXACT
+                 ? skit_attention_exact_masked_f32(n, d, dv, p->q32, n, p->k32, n, p->v32, n, mo->scale, &mask,
+                                                   p->y32, n)
+                 : skit_attention_mra_f32(n, d, dv, p->q32, n, p->k32, n, p->v32, n, mo, in->mask, p->y32, n,
+                                          p->refined);
+        *best = fmin(*best, skit_clock_seconds() - s0);
+        *best_cpu = fmin(*best_cpu, cpu_seconds() - c0);
+    }
+    if (st != SKIT_OK) return cli_library_error(st);
+    for (size_t i = 0; i < n * dv; i++) p->yh[i] = p->y32[i];
+    memset(stats, 0, sizeof *stats);
+    double entries = (double)n * (double)n;
+    if (m != SKIT_ATTENTION_EXACT) {
+        size_t squares = 0;
+        for (size_t i = 0; i < rows * rows; i++) squares += p->refined[i];
+        entries = (double)rows * (double)rows + (double)squares * (double)b * (double)b;
+    }
+    stats->entries = entries;
+    stats->work_fraction = entries / ((double)n * (double)n);
+    return CLI_OK;
+}
+
+/* The plan of options mo run --repeat times (the minimum wall and CPU
+ * time) into p->yh; *bytes: the plan's memory. Library status. */
+static int sweep_plan(const options *o, const sweep_point *p, const skit_attention_options *mo, double *best,
+                      double *best_cpu, skit_attention_stats *stats, size_t *bytes)
+{
+    const inputs *in = p->in;
+    size_t n = in->n;
+    skit_attention_plan *plan = NULL;
+    int st = skit_attention_plan_create(&plan, n, in->d, in->dv, mo);
+    for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
+        double c0 = cpu_seconds(), s0 = skit_clock_seconds();
+        st = skit_attention_plan_execute(plan, in->q, n, in->k, n, in->v, n, in->mask, p->yh, n, stats);
+        *best = fmin(*best, skit_clock_seconds() - s0);
+        *best_cpu = fmin(*best_cpu, cpu_seconds() - c0);
+    }
+    *bytes = skit_attention_plan_bytes(plan);
+    skit_attention_plan_destroy(plan);
+    return st;
+}
+
+/* The row of method m at budget fraction f: its plan (or, f32, its float
+ * path) run --repeat times, its error against y. */
 static int sweep_row(const options *o, cli_table *t, const sweep_point *p, int m, double f)
 {
     const inputs *in = p->in;
@@ -976,22 +1056,17 @@ static int sweep_row(const options *o, cli_table *t, const sweep_point *p, int m
     mo.scale = p->scale;
     mo.device = o->device ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
     cli_progress("n = %zu, tau = %g, %s, budget %g", n, p->tau, skit_attention_method_name(m), f);
-    skit_attention_plan *plan = NULL;
-    if (st == SKIT_OK) st = skit_attention_plan_create(&plan, n, d, dv, &mo);
     if (st != SKIT_OK) return cli_library_error(st);
     double best = INFINITY, best_cpu = INFINITY;
     skit_attention_stats stats;
-    for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
-        double c0 = cpu_seconds(), s0 = skit_clock_seconds();
-        st =
-            skit_attention_plan_execute(plan, in->q, n, in->k, n, in->v, n, in->mask, p->yh, n, &stats);
-        double dt = skit_clock_seconds() - s0, dc = cpu_seconds() - c0;
-        if (dt < best) best = dt;
-        if (dc < best_cpu) best_cpu = dc;
+    size_t bytes = 0; /* float32: no plan */
+    if (o->precision == SKIT_PRECISION_F32) {
+        int status = sweep_f32(o, p, m, &mo, &best, &best_cpu, &stats);
+        if (status != CLI_OK) return status;
+    } else {
+        st = sweep_plan(o, p, &mo, &best, &best_cpu, &stats, &bytes);
+        if (st != SKIT_OK) return cli_library_error(st);
     }
-    size_t bytes = skit_attention_plan_bytes(plan);
-    skit_attention_plan_destroy(plan);
-    if (st != SKIT_OK) return cli_library_error(st);
     double err;
     skit_attention_relative_error(n, dv, p->yh, n, p->y, n, &err);
     for (size_t c = 0; p->y_all && c < dv; c++)
@@ -1042,13 +1117,31 @@ static int sweep_temperature(const options *o, cli_table *t, sweep_point *p, siz
 }
 
 /* Every temperature of run r (the inputs in); y_all, y_rows: see sweep_point. */
+/* --precision f32: p's float copies of the inputs, its float output and
+ * the refined squares' flags (an MRA block divides n). CLI status. */
+static int sweep_f32_buffers(const options *o, const inputs *in, sweep_point *p)
+{
+    size_t n = in->n, d = in->d, dv = in->dv, rows = n / (o->nscales ? o->scales[0] : o->block[0]);
+    p->q32 = malloc(n * d * sizeof(float));
+    p->k32 = malloc(n * d * sizeof(float));
+    p->v32 = malloc(n * dv * sizeof(float));
+    p->y32 = malloc(n * dv * sizeof(float));
+    p->refined = malloc(rows * rows + 1);
+    if (!p->q32 || !p->k32 || !p->v32 || !p->y32 || !p->refined)
+        return cli_failure("out of memory for the float32 inputs at n = %zu", n);
+    for (size_t i = 0; i < n * d; i++) p->q32[i] = (float)in->q[i], p->k32[i] = (float)in->k[i];
+    for (size_t i = 0; i < n * dv; i++) p->v32[i] = (float)in->v[i];
+    return CLI_OK;
+}
+
 static int sweep_inputs(const options *o, cli_table *t, const inputs *in, size_t nt, double *first_tau,
                         double *y_all, size_t y_rows, size_t r)
 {
     size_t n = in->n, dv = in->dv;
     sweep_point p = {in, malloc(n * dv * sizeof(double)), malloc(n * dv * sizeof(double)), 0, 0, 0, 0,
-                     y_all, y_rows, r};
+                     y_all, y_rows, r, NULL, NULL, NULL, NULL, NULL};
     int status = p.y && p.yh ? CLI_OK : cli_failure("out of memory at n = %zu", n);
+    if (status == CLI_OK && o->precision == SKIT_PRECISION_F32) status = sweep_f32_buffers(o, in, &p);
     for (size_t ti = 0; ti < nt && status == CLI_OK; ti++) {
         size_t rows = cli_table_rows(t);
         status = sweep_temperature(o, t, &p, ti);
@@ -1056,6 +1149,11 @@ static int sweep_inputs(const options *o, cli_table *t, const inputs *in, size_t
     }
     free(p.y);
     free(p.yh);
+    free(p.q32);
+    free(p.k32);
+    free(p.v32);
+    free(p.y32);
+    free(p.refined);
     return status;
 }
 
@@ -1082,6 +1180,10 @@ static int sweep_emit(const options *o, cli_table *t, int argc, char **argv, int
     cli_table_comment(t, "generator: beta %g, locality %g, noise %g, sinks %zu, sink strength %g, block %zu",
                       o->spec.inverse_temperature, o->spec.correlation_length, o->spec.noise, o->spec.sinks,
                       o->spec.sink_strength, o->block[0]);
+    if (o->precision == SKIT_PRECISION_F32)
+        cli_table_comment(t, "precision: float32 (exact, mra2, mra2s on Q, K, V rounded to float; sgemm, "
+                             "float tiles, no plan: plan_bytes 0); rel_error and exact_time_s: float64 "
+                             "exact attention");
     if (o->device) {
         char status_line[256];
         skit_cuda_status(status_line, sizeof status_line);
@@ -1107,7 +1209,16 @@ static int write_y_out(const options *o, const head_stack *s, const double *y, s
         memcpy(shape, s->vshape, sizeof shape);
         ndim = s->vndim;
     }
-    int st = skit_npy_write_nd(o->y_out, y, runs * n, shape, ndim);
+    if (o->precision != SKIT_PRECISION_F32) {
+        int st = skit_npy_write_nd(o->y_out, y, runs * n, shape, ndim);
+        return st == SKIT_OK ? CLI_OK : cli_library_error(st);
+    }
+    /* float32 outputs, held as doubles: written '<f4' exactly */
+    float *y32 = malloc(runs * n * dv * sizeof(float) + 1);
+    if (!y32) return cli_failure("out of memory for --y-out");
+    for (size_t i = 0; i < runs * n * dv; i++) y32[i] = (float)y[i];
+    int st = skit_npy_write_nd_f32(o->y_out, y32, runs * n, shape, ndim);
+    free(y32);
     return st == SKIT_OK ? CLI_OK : cli_library_error(st);
 }
 

@@ -193,4 +193,38 @@ size_t attn_mra_select(size_t rows, const double *logit, size_t per_row,
 void attn_block_means(size_t n, size_t d, const double *x, size_t ldx, size_t s,
                       const unsigned char *mask, int sums, double *out, double *counts);
 
+/* ---- float32 (exact_f32.c, mra_f32.c) ------------------------------------ */
+
+/* The float32 sweep: for every query tile X (rows X*t .. X*t+t-1, the last
+ * may be shorter) and each key tile in its list (CSR row_ptr/cols over
+ * query tiles, or all key tiles up to the diagonal when causal, all
+ * otherwise), T = scale Q_X K_Y^T by sgemm, excluded entries dropped (key
+ * weight 0, j > i when causal), and the running state of attn_sweep
+ * updated in place: m (float), den (double: see exact_f32.c), num (float,
+ * n x dv, ld ldnum, accumulated by sgemm). Inputs are read in place (no
+ * packing). OpenMP over query tiles when parallel. */
+typedef struct attn_sweep_f32 {
+    size_t n, d, dv, t;
+    const float *q, *k, *v;
+    size_t ldq, ldk, ldv;
+    float scale;
+    const float *key_weight; /* n weights >= 0 (0 excludes the key) or NULL = all 1 */
+    int causal;
+    const uint32_t *row_ptr, *cols; /* CSR over query tiles, or NULL = dense */
+    float *num;
+    size_t ldnum;
+    float *m;
+    double *den;
+    float *work; /* attn_sweep_f32_work(t, threads) floats */
+    int threads, parallel;
+} attn_sweep_f32;
+size_t attn_sweep_f32_work(size_t t, int threads);
+void attn_sweep_f32_run(const attn_sweep_f32 *s);
+/* SKIT_ENONFINITE naming `what` and the entry if a NaN/Inf is in the
+ * rows x cols block of a (ld). */
+int attn_check_finite_f32(const float *a, size_t rows, size_t cols, size_t ld, const char *what);
+/* skit_attention_exact's checks of q, k, v (NULL, shapes, NaN/Inf). */
+int attn_check_inputs_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                          const float *k, size_t ldk, const float *v, size_t ldv);
+
 #endif

@@ -635,7 +635,9 @@ int skit_npy_write_f32(const char *path, const float *data, size_t rows, size_t 
     return write_matrix(path, data, 1, rows, cols, ld, ndim);
 }
 
-int skit_npy_write_nd(const char *path, const double *data, size_t ld, const size_t *shape, int ndim)
+/* A C-order array of shape[0..ndim) from the column-major matrix of
+ * skit_npy_read_nd's layout: '<f8' from doubles or (single) '<f4' from floats. */
+static int write_nd(const char *path, const void *data, int single, size_t ld, const size_t *shape, int ndim)
 {
     SKIT_REQUIRE_PTR(path);
     SKIT_REQUIRE_PTR(shape);
@@ -645,11 +647,21 @@ int skit_npy_write_nd(const char *path, const double *data, size_t ld, const siz
     for (int a = 0; a < (ndim >= 2 ? ndim - 1 : 1); a++)
         if (skit_size_mul(rows, shape[a], &rows))
             return SKIT_ERROR(SKIT_EOVERFLOW, "array shape overflows size_t");
-    SKIT_TRY(check_write(data, 0, rows, cols, ld));
+    SKIT_TRY(check_write(data, single, rows, cols, ld));
     char dict[200];
-    int len = snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': False, 'shape': (");
+    int len = snprintf(dict, sizeof dict, "{'descr': '<f%d', 'fortran_order': False, 'shape': (", single ? 4 : 8);
     for (int a = 0; a < ndim; a++)
         len += snprintf(dict + len, sizeof dict - (size_t)len, "%zu%s", shape[a], a + 1 < ndim || ndim == 1 ? ", " : "");
     len += snprintf(dict + len, sizeof dict - (size_t)len, "), }");
-    return write_image(path, dict, len, data, 0, rows, cols, ld, 1);
+    return write_image(path, dict, len, data, single, rows, cols, ld, 1);
+}
+
+int skit_npy_write_nd(const char *path, const double *data, size_t ld, const size_t *shape, int ndim)
+{
+    return write_nd(path, data, 0, ld, shape, ndim);
+}
+
+int skit_npy_write_nd_f32(const char *path, const float *data, size_t ld, const size_t *shape, int ndim)
+{
+    return write_nd(path, data, 1, ld, shape, ndim);
 }

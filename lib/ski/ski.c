@@ -105,6 +105,7 @@ struct skit_ski_plan {
     skit_workspace *workspace; /* U and V (r x d each), lent to one execute at a time */
     double *dense_w; /* n x r (dense method) */
     double *dense_a; /* r x r x count (dense method) */
+    float *planes32; /* float32 plan (skit_ski_plan_create_f32): the planes in float */
     size_t bytes;
 };
 
@@ -122,6 +123,7 @@ void skit_ski_plan_destroy(skit_ski_plan *plan)
     skit_workspace_destroy(plan->workspace);
     skit_free(plan->dense_w);
     skit_free(plan->dense_a);
+    skit_free(plan->planes32);
     skit_free(plan);
 }
 
@@ -190,9 +192,44 @@ static int toeplitz_plans(skit_ski_plan *p, skit_toeplitz_sharing sharing, const
     return SKIT_OK;
 }
 
+/* float32: the planes in float (the double ones freed) and one float32
+ * Toeplitz plan for all channels (the phased order of execute_f32). */
+static int float_layout(skit_ski_plan *p, skit_toeplitz_sharing sharing, const double *coeffs)
+{
+    size_t count = p->n * p->W->width;
+    p->planes32 = skit_malloc(count, sizeof *p->planes32);
+    if (!p->planes32) return SKIT_ENOMEM;
+    for (size_t i = 0; i < count; i++) p->planes32[i] = (float)p->planes[i];
+    skit_free(p->planes);
+    p->planes = NULL;
+    skit_toeplitz_options o = {.sharing = sharing, .causality = SKIT_BIDIRECTIONAL,
+                               .precision = SKIT_PRECISION_F32};
+    SKIT_TRY(skit_toeplitz_plan_create(&p->toeplitz, p->r, p->r, p->d, &o, coeffs));
+    p->bytes += skit_toeplitz_plan_bytes(p->toeplitz);
+    return SKIT_OK;
+}
+
+static int ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
+                           skit_toeplitz_sharing sharing, const double *coeffs, skit_ski_method method,
+                           int f32);
+
 int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
                          skit_toeplitz_sharing sharing, const double *coeffs,
                          skit_ski_method method)
+{
+    return ski_plan_create(plan, weights, d, sharing, coeffs, method, 0);
+}
+
+int skit_ski_plan_create_f32(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
+                             skit_toeplitz_sharing sharing, const double *coeffs,
+                             skit_ski_method method)
+{
+    return ski_plan_create(plan, weights, d, sharing, coeffs, method, 1);
+}
+
+static int ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
+                           skit_toeplitz_sharing sharing, const double *coeffs, skit_ski_method method,
+                           int f32)
 {
     SKIT_REQUIRE_PTR(plan);
     *plan = NULL;
@@ -203,6 +240,8 @@ int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weight
         return SKIT_ERROR(SKIT_EINVAL, "sharing = %d unknown: need per-channel or shared", (int)sharing);
     if (method != SKIT_SKI_SPARSE_FFT && method != SKIT_SKI_DENSE)
         return SKIT_ERROR(SKIT_EINVAL, "method = %d unknown: need sparse-fft or dense", (int)method);
+    if (f32 && method != SKIT_SKI_SPARSE_FFT)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "method = dense: the float32 SKI plan runs sparse-fft only");
     size_t n = weights->n, r = weights->r;
     size_t count = sharing == SKIT_TOEPLITZ_SHARED ? 1 : d;
     size_t ncoef, rd, nr, rr, bytes;
@@ -232,7 +271,7 @@ int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weight
     if (status != SKIT_OK) goto fail;
     if (method == SKIT_SKI_SPARSE_FFT) {
         status = sparse_layout(p, weights);
-        if (status == SKIT_OK) status = toeplitz_plans(p, sharing, coeffs);
+        if (status == SKIT_OK) status = f32 ? float_layout(p, sharing, coeffs) : toeplitz_plans(p, sharing, coeffs);
         if (status != SKIT_OK) goto fail;
     } else {
         p->dense_w = skit_malloc(nr, sizeof *p->dense_w);
@@ -408,15 +447,28 @@ static void dense_apply(const skit_ski_plan *plan, const double *X, size_t ldx, 
                 plan->dense_w, (int)n, V, (int)r, 0.0, Y, (int)ldy);
 }
 
-int skit_ski_plan_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
-                          size_t ldy)
+/* The checks of both executes; f32: the call is the float32 one. */
+static int check_execute(const skit_ski_plan *plan, const void *X, size_t ldx, const void *Y, size_t ldy,
+                         int f32)
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(X);
     SKIT_REQUIRE_PTR(Y);
-    size_t n = plan->n, r = plan->r, d = plan->d;
-    if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
-    if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
+    if (!plan->planes32 != !f32)
+        return SKIT_ERROR(SKIT_EINVAL, "plan: a float%s SKI plan: use skit_ski_plan_execute%s",
+                          f32 ? "64" : "32", f32 ? "" : "_f32");
+    if (ldx < plan->n)
+        return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, plan->n);
+    if (ldy < plan->n)
+        return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, plan->n);
+    return SKIT_OK;
+}
+
+int skit_ski_plan_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
+                          size_t ldy)
+{
+    SKIT_TRY(check_execute(plan, X, ldx, Y, ldy, 0));
+    size_t r = plan->r, d = plan->d;
     double *U = skit_workspace_take(plan->workspace);
     if (!U) return SKIT_ENOMEM;
     double *V = U + r * d;
@@ -431,6 +483,64 @@ int skit_ski_plan_execute(const skit_ski_plan *plan, const double *X, size_t ldx
         dense_apply(plan, X, ldx, Y, ldy, U, V);
     }
     skit_workspace_give(plan->workspace, U);
+    return status;
+}
+
+/* ---- float32 ---------------------------------------------------------------- */
+
+/* u = W^T x in float, run by run (each run's partial sums, then added). */
+static void transpose_f32(const skit_ski_plan *p, const float *x, float *u)
+{
+    size_t n = p->n, width = p->W->width;
+    memset(u, 0, p->r * sizeof *u);
+    for (size_t q = 0; q < p->runs; q++) {
+        size_t b = p->run_begin[q], len = p->run_begin[q + 1] - b, s = p->run_start[q];
+        for (size_t k = 0; k < width; k++) {
+            const float *restrict w = p->planes32 + k * n + b, *restrict xb = x + b;
+            float a = 0.0f;
+            SKIT_SIMD_SUM(a)
+            for (size_t i = 0; i < len; i++) a += w[i] * xb[i];
+            u[s + k] += a;
+        }
+    }
+}
+
+/* y = W v in float: each row the width products of its window. */
+static void forward_f32(const skit_ski_plan *p, const float *v, float *y)
+{
+    size_t n = p->n, width = p->W->width;
+    for (size_t q = 0; q < p->runs; q++) {
+        size_t b = p->run_begin[q], len = p->run_begin[q + 1] - b;
+        const float *vs = v + p->run_start[q];
+        float *restrict yb = y + b;
+        for (size_t i = 0; i < len; i++) yb[i] = p->planes32[b + i] * vs[0];
+        for (size_t k = 1; k < width; k++) {
+            const float *restrict w = p->planes32 + k * n + b;
+            float vk = vs[k];
+            SKIT_SIMD
+            for (size_t i = 0; i < len; i++) yb[i] += w[i] * vk;
+        }
+    }
+}
+
+int skit_ski_plan_execute_f32(const skit_ski_plan *plan, const float *X, size_t ldx, float *Y,
+                              size_t ldy)
+{
+    SKIT_TRY(check_execute(plan, X, ldx, Y, ldy, 1));
+    size_t n = plan->n, r = plan->r, d = plan->d;
+    /* the workspace holds 2 r d doubles: U and V as floats fit in half */
+    float *U = (float *)skit_workspace_take(plan->workspace);
+    if (!U) return SKIT_ENOMEM;
+    float *V = U + r * d;
+    long dl = (long)d;
+#pragma omp parallel for schedule(static) if (d > 1 && n * d > 32768)
+    for (long c = 0; c < dl; c++) transpose_f32(plan, X + (size_t)c * ldx, U + (size_t)c * r);
+    int status = skit_toeplitz_plan_execute_f32(plan->toeplitz, U, r, V, r, NULL);
+    if (status == SKIT_OK) {
+#pragma omp parallel for schedule(static) if (d > 1 && n * d > 32768)
+        for (long c = 0; c < dl; c++) forward_f32(plan, V + (size_t)c * r, Y + (size_t)c * ldy);
+    }
+    skit_workspace_give(plan->workspace, (double *)U);
     return status;
 }
 

@@ -224,6 +224,66 @@ typedef struct skit_attention_options {
  * for bigbird, window = 1 (three blocks around the diagonal). */
 void skit_attention_options_init(skit_attention_options *options, skit_attention_method method);
 
+/* ---- float32 (issue 15: float32 end to end) ---------------------------- */
+
+/* skit_attention_exact and _masked on float arrays, computed in float32:
+ * the same tiled online softmax with sgemm for the logits and for E V,
+ * expf on the max-shifted logits, the row sums in double (so that their
+ * error does not grow with n). Arguments, layout and errors as the double
+ * forms; scale (double) is rounded to float (|scale| <= 3.4e38, else
+ * SKIT_EDOM). Against the float64 result on the same (float) inputs, every
+ * entry satisfies (tests/test_attention.c checks it)
+ *     |y32_ic - y64_ic| <= (2.1 eta_i + (n + 4) u) max_j |v_jc|,
+ *     eta_i = u ((d + 6) G_i + 3 ceil(n / t) + 4),
+ * u = 2^-24, G_i = |scale| max_j sum_c |q_ic k_jc| (bounds the logits of
+ * row i, whose range is <= 2 G_i), t >= 16 the tile side: each logit
+ * carries (d + 2) u G_i from sgemm and the rounded scale, the shift
+ * P - m <= 2 u G_i and expf 2 u, the rescalings of the running sums
+ * (exp(m_old - m_new), one per key tile) 2 u G_i + 3 u per tile in all,
+ * so every weight has relative error <= eta_i and the normalised weights
+ * move by <= 2 eta_i / (1 - eta_i) in l1; the numerator's float sum over
+ * n keys adds (n + 1) u max |v|, the division and rounding 2 u. A worst
+ * case: typical errors are far below it. (The float64 result's own error,
+ * the same with 2^-53, hides in the 2.1.) */
+int skit_attention_exact_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                             const float *k, size_t ldk, const float *v, size_t ldv, double scale,
+                             const unsigned char *mask, float *y, size_t ldy);
+int skit_attention_exact_masked_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                                    const float *k, size_t ldk, const float *v, size_t ldv,
+                                    double scale, const skit_attention_mask *mask, float *y,
+                                    size_t ldy);
+
+/* MRA-2 / MRA-2-s with R = {block, 1} on float arrays, computed in float32:
+ * block means, coarse logits (one sgemm) and the unrefined squares'
+ * contribution (one sgemm) in float, the refined squares by the float
+ * sweep of skit_attention_exact_f32, the two levels merged per token.
+ * options: as for skit_attention_plan_create with method mra2 or mra2s,
+ * levels 0 (or 2 with scales {block, 1}), block, blocks_per_row[0],
+ * selection, priors, causal and scale (0: 1/sqrt(d)); shift_bias is
+ * checked but not used. mask: padding (NULL: none), as the plans' execute.
+ * The squares refined are chosen by the double plans' rule (Algorithm 1,
+ * ties to the first square in row-major order) applied to the float
+ * coarse logits: where two scores of the float64 plan lie within about
+ * 2 (d + 2 block + 4) u G of each other (G = |scale| sum_c max_i |q_ic|
+ * max_j |k_jc|) the two precisions may refine different squares.
+ * refined (optional, (n/block)^2 bytes): 1 for the squares refined, square
+ * (x, y) (query block x, key block y) at x * (n/block) + y. Against the
+ * float64 MRA-2 with the same refined squares, every entry satisfies
+ *     |y32_ic - y64_ic| <= (2.1 eta + (n + 2 block + 4) u) max_j |v_jc|,
+ *     eta = u ((d + 2 block + 10) G + 3 n / block + 6)
+ * (the exact bound's terms with G for G_i and the block means' rounding,
+ * block u per mean, in the coarse logits and values).
+ * Allocates O(n (d + dv) / block + (n/block)^2 + n) scratch per call.
+ * Errors: as skit_attention_exact_f32; SKIT_EINVAL (NULL options, a method
+ * other than mra2/mra2s), SKIT_EDOM / SKIT_ESHAPE (the MRA options, as
+ * skit_attention_plan_create), SKIT_EUNSUPPORTED (more than two levels, a
+ * finest scale other than 1, a device other than the cpu),
+ * SKIT_ENONFINITE (a coarse logit beyond float32's range). */
+int skit_attention_mra_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                           const float *k, size_t ldk, const float *v, size_t ldv,
+                           const skit_attention_options *options, const unsigned char *mask,
+                           float *y, size_t ldy, unsigned char *refined);
+
 typedef struct skit_attention_plan skit_attention_plan;
 
 /* Plan one method for n tokens, head dimension d and value dimension dv.

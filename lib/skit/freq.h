@@ -61,6 +61,18 @@ typedef enum skit_hilbert_method {
 int skit_hilbert_transform(size_t n, const double *x, double *y, skit_hilbert_method method,
                            size_t lag_window);
 
+/* skit_hilbert_transform's FFT method in float32 on float arrays: the
+ * circular convolution with multiplier -i sign(q) on the float circulant
+ * engine (fftwf, the engine of FD-TNO's float path), the multiplier
+ * written exactly into its spectrum. Against the float64 transform of the
+ * same samples (tests/test_freq.c checks it)
+ *     ||y32 - y64||_2 <= 20 log2(2n) u ||x||_2,   u = 2^-24,
+ * the bound of skit_toeplitz_plan_execute_f32 with ||H||_2 = 1 (FFTW's
+ * transforms are backward stable with O(log n u) error; prime n runs
+ * FFTW's Rader/Bluestein transforms, also held to it by the tests).
+ * Errors: as skit_hilbert_transform (no method, no lag window). */
+int skit_hilbert_transform_f32(size_t n, const float *x, float *y);
+
 /* The causal spectrum from a real response: re = x, im = -H{x}, i.e.
  * k̂_causal = x - i·H{x}. x should be even (x[m] = x[n-m]) for the kernel
  * to be real; it need not be (then the kernel is complex, still causal up

@@ -82,6 +82,8 @@ int skit_npy_write_f32(const char *path, const float *data, size_t rows, size_t 
  * shape[ndim-1] (a 1-D array: rows = shape[0], cols = 1), ld >= rows.
  * Atomic. Errors: as skit_npy_write, SKIT_EDOM (ndim). */
 int skit_npy_write_nd(const char *path, const double *data, size_t ld, const size_t *shape, int ndim);
+/* The same as a float32 .npy ('<f4'). */
+int skit_npy_write_nd_f32(const char *path, const float *data, size_t ld, const size_t *shape, int ndim);
 
 /* ---- TSV ---------------------------------------------------------------- */
 

@@ -238,6 +238,30 @@ int skit_ski_plan_execute(const skit_ski_plan *plan, const double *X, size_t ldx
 size_t skit_ski_plan_bytes(const skit_ski_plan *plan);
 void skit_ski_plan_destroy(skit_ski_plan *plan);
 
+/* The same action in float32 (sparse-fft only; dense: SKIT_EUNSUPPORTED):
+ * the planes of W in float, U = W^T X and Y = W V in float and A_c by a
+ * float32 Toeplitz plan (fftwf; coeffs rounded to float once), channels
+ * W^T, A, W phase by phase. Execute with skit_ski_plan_execute_f32 on float
+ * arrays (the float64 execute refuses the plan, and the reverse, with
+ * SKIT_EINVAL); destroy and bytes as above. Against the float64 plan, per
+ * channel (tests/test_ski.c checks it), with u = 2^-24, |W| the
+ * entry-wise absolute value, a_c the 2r-1 coefficients, U = W^T x_c,
+ * V = A_c U:
+ *     ||y32 - y64||_2 <= 1.01 (||W||_2 (||a_c||_1 e_U + 20 log2(2N) u
+ *                        ||a_c||_1 (||U||_2 + e_U)) + (width + 1) u
+ *                        || |W| |V| ||_2),
+ *     e_U = (2 m + 1) u || |W|^T |x_c| ||_2,
+ * m the most rows whose window holds one inducing point, N the Toeplitz
+ * plan's FFT length: W^T's float sums (chains of at most 2m terms), the
+ * Toeplitz product's bound (skit_toeplitz_plan_execute_f32) on the rounded
+ * U, and W's width-term sums. Errors: as skit_ski_plan_create, and
+ * SKIT_EUNSUPPORTED (method dense). */
+int skit_ski_plan_create_f32(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
+                             skit_toeplitz_sharing sharing, const double *coeffs,
+                             skit_ski_method method);
+int skit_ski_plan_execute_f32(const skit_ski_plan *plan, const float *X, size_t ldx, float *Y,
+                              size_t ldy);
+
 /* Dense W A W^T (n x n, ldt >= n) for one coefficient vector (2r-1).
  * Errors as above plus SKIT_ESHAPE (ldt < n). */
 int skit_ski_dense(const skit_interp_weights *weights, const double *coeffs, double *T,

@@ -5,7 +5,9 @@
  * (Toeplitz, TNO), against the documented bound
  *     ||y32 - y64||_2 <= 20 log2(2N) 2^-24 ||k_c||_1 ||x_c||_2.
  * Operators: the Toeplitz FFT matvec (per-channel matrices), TNO and FD-TNO
- * (bidirectional and causal) execute and forward (update + execute). */
+ * (bidirectional and causal) execute and forward (update + execute), and
+ * exact attention (skit_attention_exact against _exact_f32, held to the
+ * entry-wise bound of skit/attention.h). */
 #include "config.h"
 
 #include <math.h>
@@ -26,6 +28,8 @@ static const char *usage =
     "  --d D               Toeplitz channels (default 64)\n"
     "  --shapes LIST       TNO shapes n:d:batch (default 512:512:4,2048:512:1,\n"
     "                      8192:128:1,32768:64:1)\n"
+    "  --attention LIST    exact attention n, head and value dimension 64 (default\n"
+    "                      1024,2048,4096)\n"
     "  --rounds R          interleaved rounds, median taken (default 7, <= 15)\n"
     "  --quick             one small size and shape, 3 rounds (a smoke run)\n" CLI_COMMON_HELP
     "  -h, --help          this message\n";
@@ -57,6 +61,23 @@ static void run_tno(void *p)
     else if (b->f32) skit_tno_plan_execute_f32(b->plan, b->x, b->y, NULL);
     else if (b->forward) skit_tno_plan_forward(b->plan, b->x, b->y);
     else skit_tno_plan_execute(b->plan, b->x, b->y, NULL);
+}
+
+typedef struct attention_body {
+    size_t n, d;
+    const void *q, *k, *v;
+    void *y;
+    int f32;
+} attention_body;
+
+static void run_attention(void *p)
+{
+    attention_body *b = p;
+    double scale = 1.0 / sqrt((double)b->d);
+    if (b->f32)
+        skit_attention_exact_f32(b->n, b->d, b->d, b->q, b->n, b->k, b->n, b->v, b->n, scale, NULL, b->y, b->n);
+    else
+        skit_attention_exact(b->n, b->d, b->d, b->q, b->n, b->k, b->n, b->v, b->n, scale, NULL, b->y, b->n);
 }
 
 /* max over channels (count of them, len values each, channel c at c*ld and
@@ -194,9 +215,62 @@ static int time_tno(cli_table *t, skit_tno_kind kind, skit_causality causality, 
     return status;
 }
 
+/* Largest |y32 - y64| over the entry-wise bound of skit_attention_exact_f32
+ * (skit/attention.h) with G_i <= scale ||q_i||_2 max_j ||k_j||_2 (Cauchy-
+ * Schwarz: a larger, still valid bound) and t >= 16. */
+static double attention_over_bound(size_t n, size_t d, const double *q, const double *k, const double *v,
+                                   const float *y32, const double *y64)
+{
+    double scale = 1.0 / sqrt((double)d), kmax = 0, over = 0;
+    for (size_t j = 0; j < n; j++) {
+        double s = 0;
+        for (size_t c = 0; c < d; c++) s += k[j + c * n] * k[j + c * n];
+        kmax = fmax(kmax, sqrt(s));
+    }
+    for (size_t i = 0; i < n; i++) {
+        double s = 0;
+        for (size_t c = 0; c < d; c++) s += q[i + c * n] * q[i + c * n];
+        double g = scale * sqrt(s) * kmax, eta = 0x1p-24 * (((double)d + 6) * g + 3.0 * (double)((n + 15) / 16) + 4);
+        for (size_t c = 0; c < d; c++) {
+            double vmax = 0;
+            for (size_t j = 0; j < n; j++) vmax = fmax(vmax, fabs(v[j + c * n]));
+            double bound = (2.1 * eta + ((double)n + 4) * 0x1p-24) * vmax;
+            over = fmax(over, fabs((double)y32[i + c * n] - y64[i + c * n]) / bound);
+        }
+    }
+    return over;
+}
+
+/* Exact attention at n tokens, d = dv = 64, random normal Q, K, V. */
+static int time_attention(cli_table *t, size_t n, size_t rounds, skit_rng *rng)
+{
+    const size_t d = 64, total = n * d;
+    double *x64 = skit_malloc(4 * total, sizeof(double));
+    float *x32 = skit_malloc(4 * total, sizeof(float));
+    if (!x64 || !x32) {
+        skit_free(x64);
+        skit_free(x32);
+        return SKIT_ENOMEM;
+    }
+    random_pair(rng, 3 * total, x32, x64); /* q, k, v; y after them */
+    attention_body b64 = {n, d, x64, x64 + total, x64 + 2 * total, x64 + 3 * total, 0};
+    attention_body b32 = {n, d, x32, x32 + total, x32 + 2 * total, x32 + 3 * total, 1};
+    bench_fn fns[2] = {run_attention, run_attention};
+    void *ctx[2] = {&b64, &b32};
+    double median[2], rel;
+    bench_measure_interleaved(fns, ctx, 2, 0.05, rounds, median);
+    double over = attention_over_bound(n, d, x64, x64 + total, x64 + 2 * total, x32 + 3 * total, x64 + 3 * total);
+    errors(x32 + 3 * total, x64 + 3 * total, x32, d, n, n, 1, NULL, 0, &rel, &(double){0});
+    cli_table_rowf(t, "attention\tbidirectional\texact\t%zu\t%zu\t1\t%.6g\t%.6g\t%.3f\t%.3g\t%.3g", n, d, median[0],
+                   median[1], median[0] / median[1], rel, over);
+    skit_free(x64);
+    skit_free(x32);
+    return SKIT_OK;
+}
+
 typedef struct precision_options {
     cli_common common;
-    size_t *sizes, nsizes, d, rounds;
+    size_t *sizes, nsizes, d, rounds, *attention, nattention;
     size_t shapes[8][3], nshapes;
 } precision_options;
 
@@ -221,15 +295,17 @@ static int parse_shapes(const char *text, precision_options *o)
 
 static int parse(int argc, char **argv, precision_options *o, int *help)
 {
-    enum { OPT_SIZES = 0x2000, OPT_D, OPT_SHAPES, OPT_ROUNDS, OPT_QUICK };
+    enum { OPT_SIZES = 0x2000, OPT_D, OPT_SHAPES, OPT_ROUNDS, OPT_QUICK, OPT_ATTENTION };
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
                                              {"sizes", required_argument, NULL, OPT_SIZES},
                                              {"d", required_argument, NULL, OPT_D},
                                              {"shapes", required_argument, NULL, OPT_SHAPES},
                                              {"rounds", required_argument, NULL, OPT_ROUNDS},
                                              {"quick", no_argument, NULL, OPT_QUICK},
+                                             {"attention", required_argument, NULL, OPT_ATTENTION},
                                              {NULL, 0, NULL, 0}};
-    const char *sizes = "2^10..2^18", *shapes = "512:512:4,2048:512:1,8192:128:1,32768:64:1";
+    const char *sizes = "2^10..2^18", *shapes = "512:512:4,2048:512:1,8192:128:1,32768:64:1",
+               *attention = "1024,2048,4096";
     int opt;
     optind = 1;
     opterr = 0;
@@ -241,6 +317,7 @@ static int parse(int argc, char **argv, precision_options *o, int *help)
         case 'h': *help = 1; return CLI_OK;
         case OPT_SIZES: sizes = optarg; break;
         case OPT_SHAPES: shapes = optarg; break;
+        case OPT_ATTENTION: attention = optarg; break;
         case OPT_D:
             if (cli_parse_size("--d", optarg, 1, 4096, &o->d) != CLI_OK) return CLI_USAGE;
             break;
@@ -250,6 +327,7 @@ static int parse(int argc, char **argv, precision_options *o, int *help)
         case OPT_QUICK:
             sizes = "2^10";
             shapes = "256:16:1";
+            attention = "256";
             o->rounds = 3;
             break;
         default:
@@ -260,6 +338,8 @@ static int parse(int argc, char **argv, precision_options *o, int *help)
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
     if (cli_parse_size_list("--sizes", sizes, 1, (size_t)1 << 24, &o->sizes, &o->nsizes) != CLI_OK) return CLI_USAGE;
     if (parse_shapes(shapes, o) != CLI_OK) return CLI_USAGE;
+    if (cli_parse_size_list("--attention", attention, 1, 16384, &o->attention, &o->nattention) != CLI_OK)
+        return CLI_USAGE;
     return cli_common_validate(&o->common) == CLI_OK ? CLI_OK : CLI_USAGE;
 }
 
@@ -271,6 +351,7 @@ int bench_precision(int argc, char **argv)
     if (rc != CLI_OK || help) {
         if (help) fputs(usage, stdout);
         free(o.sizes);
+        free(o.attention);
         return rc;
     }
     cli_apply_threads(&o.common);
@@ -286,7 +367,9 @@ int bench_precision(int argc, char **argv)
                       "f64 and f32 (seconds per call)", o.rounds);
     cli_table_comment(&t, "max_rel_error: max over channels of ||y32 - y64|| / ||y64||; error_over_bound: "
                       "||y32 - y64|| / (20 log2(2N) 2^-24 ||k||_1 ||x||), the float products' part of the documented "
-                      "bound (TNO's adds (h+1) 2^-24 and its float32 RPE's M_c: skit/tno.h; nan: kernel not known)");
+                      "bound (TNO's adds (h+1) 2^-24 and its float32 RPE's M_c: skit/tno.h; nan: kernel not known); "
+                      "attention: max entry |y32 - y64| over the entry-wise bound of skit_attention_exact_f32 (d = dv, "
+                      "d = 64 in the column d)");
     skit_rng rng;
     skit_rng_seed(&rng, o.common.seed);
     int status = SKIT_OK;
@@ -303,9 +386,14 @@ int bench_precision(int argc, char **argv)
                             o.shapes[s][0], o.shapes[s][1], o.shapes[s][2]);
                 status = time_tno(&t, kinds[k], causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL, o.shapes[s], o.rounds, &rng);
             }
+    for (size_t i = 0; i < o.nattention && status == SKIT_OK; i++) {
+        if (!o.common.quiet) fprintf(stderr, "%s: attention n = %zu\n", cli_context(), o.attention[i]);
+        status = time_attention(&t, o.attention[i], o.rounds, &rng);
+    }
     rc = status == SKIT_OK ? cli_table_emit(&t, &o.common, argc, argv, "seconds", NULL, NULL)
                            : cli_library_error(status);
     cli_table_free(&t);
     free(o.sizes);
+    free(o.attention);
     return rc;
 }

@@ -15,7 +15,7 @@ static const struct {
     {"ski", "SKI action vs FFT Toeplitz matvec, time vs n", bench_ski},
     {"tno", "TNO / SKI-TNO / FD-TNO vs the bare Toeplitz FFT matvec", bench_tno},
     {"mra", "MRA-2 / MRA-2-s vs exact attention and baselines", bench_mra},
-    {"precision", "float32 vs float64 plans: Toeplitz matvec, TNO, FD-TNO", bench_precision},
+    {"precision", "float32 vs float64: Toeplitz matvec, TNO, FD-TNO, exact attention", bench_precision},
     {"device", "CPU vs CUDA GPU: Toeplitz matvec, exact attention, MRA-2, bandwidth floor", bench_device},
     {NULL, NULL, NULL},
 };

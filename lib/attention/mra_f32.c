@@ -1,0 +1,230 @@
+/* mra_f32.c — MRA-2 / MRA-2-s (R = {b, 1}) in float32: block means and
+ * coarse logits in float (one sgemm), Algorithm 1's selection by the rule
+ * of the double plans (attn_mra_select, as the device plan uses it) on the
+ * float logits, the unrefined squares' contribution by one sgemm, the
+ * refined squares by the float sweep of exact_f32.c, and the merge of the
+ * two levels with one shift per token (in double: O(n dv) work). */
+#include "config.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#include "attention/attention_internal.h"
+
+/* Scratch of one call: floats, doubles and the selection's integers. */
+typedef struct mra_f32_work {
+    size_t rows;
+    float *qm, *km, *vm, *cnt, *logit, *m0, *num0, *mf, *wkey, *sweep;
+    double *den0, *denf, *dlogit, *score, *tmp;
+    uint32_t *ids, *row_ptr, *cols, *prow;
+    unsigned char *flags;
+    void *blocks[3];
+} mra_f32_work;
+
+static void work_free(mra_f32_work *w)
+{
+    for (int b = 0; b < 3; b++) skit_free(w->blocks[b]);
+}
+
+static int work_alloc(mra_f32_work *w, size_t n, size_t d, size_t dv, size_t b, int threads)
+{
+    size_t rows = n / b, r2, fl, db, ints, t;
+    memset(w, 0, sizeof *w);
+    w->rows = rows;
+    if (skit_size_mul(rows, rows, &r2)) return SKIT_ERROR(SKIT_EOVERFLOW, "MRA squares overflow");
+    /* floats: qm km (rows d) vm num0 (rows dv) cnt m0 (rows) logit (r2)
+     * mf wkey (n) sweep; doubles: den0 (rows) denf (n) dlogit score tmp
+     * (r2); ints: ids (rows) row_ptr (rows + 1) cols prow (r2) */
+    t = attn_sweep_f32_work(b, threads);
+    fl = 2 * rows * d + 2 * rows * dv + 2 * rows + r2 + 2 * n + t;
+    db = rows + n + 3 * r2;
+    ints = 2 * rows + 1 + 2 * r2;
+    if (r2 > SIZE_MAX / 32 || fl > SIZE_MAX / 8 || db > SIZE_MAX / 8)
+        return SKIT_ERROR(SKIT_EOVERFLOW, "MRA scratch size overflows size_t");
+    SKIT_TRY(skit_memory_check(fl * sizeof(float) + db * sizeof(double) + ints * 4 + rows,
+                               "float32 MRA scratch"));
+    float *f = w->blocks[0] = skit_malloc(fl, sizeof(float));
+    double *g = w->blocks[1] = skit_malloc(db, sizeof(double));
+    uint32_t *u = w->blocks[2] = skit_malloc(ints + rows / 4 + 1, sizeof(uint32_t));
+    if (!f || !g || !u) {
+        work_free(w);
+        return SKIT_ENOMEM;
+    }
+    w->qm = f, w->km = f + rows * d, w->vm = w->km + rows * d, w->num0 = w->vm + rows * dv;
+    w->cnt = w->num0 + rows * dv, w->m0 = w->cnt + rows, w->logit = w->m0 + rows;
+    w->mf = w->logit + r2, w->wkey = w->mf + n, w->sweep = w->wkey + n;
+    w->den0 = g, w->denf = g + rows, w->dlogit = w->denf + n, w->score = w->dlogit + r2;
+    w->tmp = w->score + r2;
+    w->ids = u, w->row_ptr = u + rows, w->cols = w->row_ptr + rows + 1, w->prow = w->cols + r2;
+    w->flags = (unsigned char *)(w->prow + r2);
+    return SKIT_OK;
+}
+
+/* Means over the valid tokens of each block of b rows (float sums; 0 for a
+ * block without one), and the blocks' valid counts. */
+static void block_means_f32(size_t n, size_t cols, const float *x, size_t ldx, size_t b,
+                            const unsigned char *mask, float *out, float *cnt)
+{
+    size_t rows = n / b;
+    for (size_t c = 0; c < cols; c++)
+        for (size_t X = 0; X < rows; X++) {
+            float sum = 0.0f;
+            size_t count = 0;
+            for (size_t i = X * b; i < X * b + b; i++)
+                if (!mask || mask[i]) {
+                    sum += x[i + c * ldx];
+                    count++;
+                }
+            out[X + c * rows] = count ? sum / (float)count : 0.0f;
+            if (cnt) cnt[X] = (float)count;
+        }
+}
+
+/* The unrefined squares of every query block: shift m0 = their largest
+ * logit, weights cnt_y exp(logit - m0) in place of the logits (refined and
+ * excluded squares 0), den0 their sum, num0 = weights x block means of V. */
+static void coarse_contribution(mra_f32_work *w, size_t dv)
+{
+    size_t rows = w->rows;
+    for (size_t x = 0; x < rows; x++) {
+        float *lg = w->logit + x * rows;
+        for (uint32_t p = w->row_ptr[x]; p < w->row_ptr[x + 1]; p++) lg[w->cols[p]] = -INFINITY;
+        float mx = -INFINITY;
+        for (size_t y = 0; y < rows; y++)
+            if (lg[y] > mx) mx = lg[y];
+        double sum = 0.0;
+        for (size_t y = 0; y < rows; y++) {
+            lg[y] = lg[y] == -INFINITY ? 0.0f : w->cnt[y] * expf(lg[y] - mx);
+            sum += lg[y];
+        }
+        w->m0[x] = mx;
+        w->den0[x] = sum;
+    }
+    cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)rows, (int)dv, (int)rows, 1.0f,
+                w->logit, (int)rows, w->vm, (int)rows, 0.0f, w->num0, (int)rows);
+}
+
+/* y = the merge of the fine sums (in y itself) and the coarse ones, one
+ * shift per token; masked rows and rows with no weight 0. */
+static void merge_levels(const mra_f32_work *w, size_t n, size_t dv, size_t b, int sparse,
+                         const unsigned char *mask, float *y, size_t ldy)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t x = i / b;
+        double m0 = sparse ? -INFINITY : w->m0[x], mf = w->mf[i];
+        double M = m0 > mf ? m0 : mf;
+        double w0 = m0 == -INFINITY ? 0.0 : exp(m0 - M), wf = mf == -INFINITY ? 0.0 : exp(mf - M);
+        double tot = w0 * (sparse ? 0.0 : w->den0[x]) + wf * w->denf[i];
+        int zero = tot == 0.0 || (mask && !mask[i]);
+        for (size_t c = 0; c < dv; c++) {
+            double val = wf * y[i + c * ldy] + (w0 != 0.0 ? w0 * w->num0[x + c * w->rows] : 0.0);
+            y[i + c * ldy] = zero ? 0.0f : (float)(val / tot);
+        }
+    }
+}
+
+/* The options this path takes: MRA-2 or -2-s, two levels {block, 1}, the
+ * CPU; scale 0 = 1/sqrt(d). *b receives the block. */
+static int check_options_f32(const skit_attention_options *o, size_t n, size_t d, size_t *b,
+                             double *scale)
+{
+    SKIT_REQUIRE_PTR(o);
+    if (o->method != SKIT_ATTENTION_MRA2 && o->method != SKIT_ATTENTION_MRA2_SPARSE)
+        return SKIT_ERROR(SKIT_EINVAL, "options->method = %d: the float32 MRA runs mra2 or mra2s",
+                          (int)o->method);
+    if (o->device != SKIT_DEVICE_CPU)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "options->device = %d: the float32 MRA runs on the cpu",
+                          (int)o->device);
+    if (!isfinite(o->scale) || o->scale < 0 || o->scale > 3.4e38)
+        return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need 0 <= scale <= 3.4e38 (float32)",
+                          o->scale);
+    if (o->causal != 0 && o->causal != 1)
+        return SKIT_ERROR(SKIT_EDOM, "causal = %d out of range: need 0 or 1", o->causal);
+    size_t scales[SKIT_MRA_MAX_LEVELS], L;
+    SKIT_TRY(attn_mra_levels(o, n, scales, &L));
+    if (L != 2 || scales[1] != 1)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED,
+                          "levels = %zu: the float32 MRA runs two levels R = {block, 1} (levels 0, "
+                          "or 2 with scales[1] = 1)",
+                          L);
+    if (n / scales[0] > 65535)
+        return SKIT_ERROR(SKIT_ETOOBIG,
+                          "n/block = %zu coarse blocks per row: need fewer than 65536 (use a larger block)",
+                          n / scales[0]);
+    *b = scales[0];
+    *scale = o->scale > 0 ? o->scale : 1.0 / sqrt((double)d);
+    return SKIT_OK;
+}
+
+/* Level 0: means, coarse logits (-inf: an empty block, or after the
+ * diagonal when causal), Algorithm 1's selection on them. */
+static int select_squares(mra_f32_work *w, const skit_attention_options *o, size_t n, size_t d,
+                          size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
+                          const float *v, size_t ldv, size_t b, float scale,
+                          const unsigned char *mask)
+{
+    size_t rows = w->rows, r2 = rows * rows;
+    block_means_f32(n, d, q, ldq, b, mask, w->qm, w->cnt);
+    block_means_f32(n, d, k, ldk, b, mask, w->km, NULL);
+    block_means_f32(n, dv, v, ldv, b, mask, w->vm, NULL);
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)rows, (int)rows, (int)d, scale, w->km,
+                (int)rows, w->qm, (int)rows, 0.0f, w->logit, (int)rows);
+    for (size_t x = 0; x < rows; x++)
+        for (size_t y = 0; y < rows; y++) {
+            float *lg = &w->logit[y + x * rows];
+            if (w->cnt[x] == 0.0f || w->cnt[y] == 0.0f || (o->causal && y > x)) *lg = -INFINITY;
+            else if (!isfinite(*lg))
+                return SKIT_ERROR(SKIT_ENONFINITE,
+                                  "coarse logit (%zu, %zu) overflows float32: scale the inputs "
+                                  "down or use the float64 plan",
+                                  x, y);
+        }
+    for (size_t i = 0; i < r2; i++) w->dlogit[i] = (double)w->logit[i];
+    size_t diag = o->causal && o->diagonal_prior < 1 ? 1 : o->diagonal_prior;
+    attn_mra_select(rows, w->dlogit, o->blocks_per_row[0], o->selection, diag,
+                    o->first_block_prior, w->score, w->tmp, w->ids, w->flags, w->row_ptr, w->cols,
+                    w->prow);
+    return SKIT_OK;
+}
+
+int skit_attention_mra_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                           const float *k, size_t ldk, const float *v, size_t ldv,
+                           const skit_attention_options *options, const unsigned char *mask,
+                           float *y, size_t ldy, unsigned char *refined)
+{
+    size_t b = 0;
+    double scale = 0;
+    SKIT_TRY(attn_check_inputs_f32(n, d, dv, q, ldq, k, ldk, v, ldv));
+    SKIT_TRY(check_options_f32(options, n, d, &b, &scale));
+    SKIT_TRY(attn_check_out(n, dv, (const double *)(const void *)y, ldy, "y"));
+    int threads = attn_max_threads();
+    mra_f32_work w;
+    SKIT_TRY(work_alloc(&w, n, d, dv, b, threads));
+    int st = select_squares(&w, options, n, d, dv, q, ldq, k, ldk, v, ldv, b, (float)scale, mask);
+    if (st != SKIT_OK) {
+        work_free(&w);
+        return st;
+    }
+    size_t rows = w.rows;
+    if (refined) {
+        memset(refined, 0, rows * rows);
+        for (size_t x = 0; x < rows; x++)
+            for (uint32_t p = w.row_ptr[x]; p < w.row_ptr[x + 1]; p++) refined[x * rows + w.cols[p]] = 1;
+    }
+    int sparse = options->method == SKIT_ATTENTION_MRA2_SPARSE;
+    if (!sparse) coarse_contribution(&w, dv);
+    if (mask)
+        for (size_t i = 0; i < n; i++) w.wkey[i] = mask[i] ? 1.0f : 0.0f;
+    attn_sweep_f32 s = {.n = n, .d = d, .dv = dv, .t = b, .q = q, .k = k, .v = v, .ldq = ldq,
+                        .ldk = ldk, .ldv = ldv, .scale = (float)scale,
+                        .key_weight = mask ? w.wkey : NULL, .causal = options->causal,
+                        .row_ptr = w.row_ptr, .cols = w.cols, .num = y, .ldnum = ldy, .m = w.mf,
+                        .den = w.denf, .work = w.sweep, .threads = threads,
+                        .parallel = (double)b * (double)b * (double)SKIT_MAX(d, dv) <=
+                                    ATTN_GEMM_SERIAL_LIMIT};
+    attn_sweep_f32_run(&s);
+    merge_levels(&w, n, dv, b, sparse, mask, y, ldy);
+    work_free(&w);
+    return SKIT_OK;
+}
