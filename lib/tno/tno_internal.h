@@ -78,6 +78,9 @@ struct tno_backward_ops {
     size_t (*workspace_doubles)(const skit_tno_plan *p);
     int (*run)(const skit_tno_plan *p, const double *x, const double *dy, double *dx, double *dparams,
                double *dlambda, double *work);
+    /* float32 plans (NULL: none): float data, float64 parameter gradients */
+    int (*run_f32)(const skit_tno_plan *p, const float *x, const float *dy, float *dx, double *dparams,
+                   double *dlambda, double *work);
 };
 
 extern const tno_backward_ops tno_spectral_backward, tno_ski_backward;
