@@ -313,6 +313,7 @@ static int mx_report(const gradcheck_options *o, mx_data *m, skit_tno_kind kind,
 {
     const size_t out = kind == SKIT_TNO_FD && !o->causal ? 2 * o->d : o->d;
     double bx, bk, ff[1 + 2 * (64 + 2)], ff_lambda;
+    if (o->rpe_layers > 64) return SKIT_EDOM; /* the CLI's range */
     mx_bounds(o, m, N, &bx, &bk);
     int status = mx_frobenius(o, m, out, ff, &ff_lambda);
     if (status != SKIT_OK) return status;

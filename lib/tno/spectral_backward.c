@@ -61,7 +61,7 @@ static int grad_create(skit_tno_plan *p)
     p->grad = g;
     const tno_spectral *s = p->op;
     const size_t N = skit_circulant_length(s->engine);
-    SKIT_TRY(skit_correlate_create(&g->correlate, p->n, p->n, N));
+    if (!is_f32(p) || is_fd(p)) SKIT_TRY(skit_correlate_create(&g->correlate, p->n, p->n, N)); /* FD: its DFT */
     return is_f32(p) ? skit_correlatef_create(&g->correlate_f, p->n, p->n, N) : SKIT_OK;
 }
 
