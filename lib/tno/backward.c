@@ -86,14 +86,11 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
 }
 
 /* dst (cols x rows) = src^T (rows x cols), float, for every sequence of
- * the batch: the ROWS layout to channels and back (O(n d), beside the
- * transforms' O(n d log n)) */
+ * the batch: the ROWS layout to channels and back */
 static void transpose_batch_f32(const skit_tno_plan *p, const float *src, size_t rows, size_t cols, float *dst)
 {
     const size_t block = rows * cols;
-    for (size_t b = 0; b < p->batch; b++)
-        for (size_t i = 0; i < rows; i++)
-            for (size_t j = 0; j < cols; j++) dst[b * block + j * rows + i] = src[b * block + i * cols + j];
+    for (size_t b = 0; b < p->batch; b++) tno_transpose_ld_f32(src + b * block, rows, cols, cols, dst + b * block, rows);
 }
 
 int skit_tno_plan_backward_f32(const skit_tno_plan *plan, const float *x, const float *dy, float *dx,
