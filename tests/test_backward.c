@@ -180,7 +180,22 @@ static void expect_gradcheck(const char *op, const gradcheck_options *o)
 static const size_t fd_sizes[] = {1, 2, 3, 5, 7, 16, 31, 64, 97, 128};
 #define NFD (sizeof fd_sizes / sizeof *fd_sizes)
 
-/* every size, both causalities; activations and norms cycle with the size */
+/* the sweeps' options at size index a: activations and norms cycle with the size */
+static void sweep_options(size_t a, int causal, uint64_t seed, gradcheck_options *o)
+{
+    gradcheck_options_default(o);
+    o->n = fd_sizes[a];
+    o->d = 1 + a % 4;
+    o->seed = seed + a;
+    o->causal = causal;
+    o->activation = (skit_activation)((a + causal) % 3);
+    o->norm = (skit_norm)(a % 3);
+    o->samples = 4;
+    o->rpe_width = 8;
+    o->rpe_layers = a % 3;
+}
+
+/* every size, both causalities */
 static void gradcheck_sweep(const char *op)
 {
     uint64_t seed = tu_seed();
@@ -188,16 +203,7 @@ static void gradcheck_sweep(const char *op)
         for (int causal = 0; causal < 2; causal++) {
             if (fd_sizes[a] < 2 && !strncmp(op, "ski", 3)) continue; /* SKI needs r >= 2 inducing points */
             gradcheck_options o;
-            gradcheck_options_default(&o);
-            o.n = fd_sizes[a];
-            o.d = 1 + a % 4;
-            o.seed = seed + a;
-            o.causal = causal;
-            o.activation = (skit_activation)((a + causal) % 3);
-            o.norm = (skit_norm)(a % 3);
-            o.samples = 4;
-            o.rpe_width = 8;
-            o.rpe_layers = a % 3;
+            sweep_options(a, causal, seed, &o);
             expect_gradcheck(op, &o);
         }
 }
@@ -229,17 +235,9 @@ static void gradcheck_sweep_f32(const char *op)
     for (size_t a = 0; a < NFD; a++)
         for (int causal = 0; causal < 2; causal++) {
             gradcheck_options o;
-            gradcheck_options_default(&o);
+            sweep_options(a, causal, seed, &o);
             o.f32 = 1;
-            o.n = fd_sizes[a];
-            o.d = 1 + a % 4;
             o.batch = 1 + a % 3;
-            o.seed = seed + a;
-            o.causal = causal;
-            o.activation = (skit_activation)((a + causal) % 3);
-            o.norm = (skit_norm)(a % 3);
-            o.rpe_width = 8;
-            o.rpe_layers = a % 3;
             gradcheck_result r;
             TU_EXPECT_OK(gradcheck_run(op, &o, &r));
             ck_assert_uint_ge(r.ngroups, 2);
