@@ -1,7 +1,9 @@
 # tests/cli_grad.sh — `skit grad-check`: every op with a backward passes
 # causal and bidirectional at an odd, a prime and a power-of-two n, and
 # TNO at n = 2048; a deliberately impossible tolerance fails with exit 1;
-# MRA-2 at even n; bad options exit 2 with one line.
+# MRA-2 at even n; --precision f32 (toeplitz, tno, fd) against the float64
+# backward with derived per-group tolerances; bad options exit 2 with one
+# line.
 . "$(dirname "$0")/cli_lib.sh"
 
 SEED=${SKIT_TEST_SEED:-$RANDOM}
@@ -38,6 +40,29 @@ if [ $rc -eq 1 ] && grep -q FAILED "$TMP/t.tsv"; then pass; else fail "impossibl
 "$SKIT" grad-check --op toeplitz --n 8 --tolerance 1e-300 -o "$TMP/t2.tsv" 2>"$TMP/stderr"
 rc=$?
 if [ $rc -eq 1 ] && [ ! -e "$TMP/t2.tsv" ]; then pass; else fail "impossible tolerance with -o: exit $rc"; fi
+
+# float32: every group within its derived tolerance, which must be below 1
+# (a bound as large as the group's largest gradient checks nothing; single
+# values such as lambda, a sum that may cancel, exempt); ops without a
+# float32 backward are refused
+for op in toeplitz tno fd; do
+  for n in 1 15 31 64; do
+    for dir in --causal --bidirectional; do
+      if expect_ok grad-check --op "$op" --precision f32 --n "$n" --d 3 --seed "$SEED" "$dir" -o "$TMP/g.tsv"; then
+        grep -q FAILED "$TMP/g.tsv" && fail "grad-check --op $op --precision f32 --n $n $dir: a group failed (seed $SEED)"
+        grep -q '^# precision f32' "$TMP/g.tsv" || fail "grad-check --precision f32: no f32 comment line"
+        awk -F'\t' '!/^#/ && $1 != "op" && $3 > 1 && !($7 + 0 < 1) {bad = 1} END {exit bad}' "$TMP/g.tsv" ||
+          fail "grad-check --op $op --precision f32 --n $n $dir: a tolerance >= 1 (seed $SEED)"
+        rows=$(grep -v '^#' "$TMP/g.tsv" | tail -n +2 | wc -l)
+        [ "$rows" -ge 2 ] || fail "grad-check --op $op --precision f32: $rows groups"
+      fi
+    done
+  done
+done
+expect_ok grad-check --op tno --precision f32 --n 33 --activation silu --norm layer --seed "$SEED"
+expect_ok grad-check --op fd --precision f32 --n 100 --d 2 --batch 3 --seed "$SEED" --causal
+expect_usage_error "--precision" grad-check --op attention --precision f32
+expect_usage_error "--precision" grad-check --op ski-tno --precision f32
 
 for n in 4 28 64; do
   expect_ok grad-check --op mra2 --n "$n" --d 3 --seed "$SEED" --samples 4

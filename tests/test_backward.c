@@ -77,6 +77,95 @@ START_TEST(test_toeplitz_backward_definition)
 }
 END_TEST
 
+/* ---- float32 ------------------------------------------------------------- */
+
+/* count normal values rounded to float: f, and w the same in double */
+static void random_rounded(skit_rng *rng, size_t count, float *f, double *w)
+{
+    skit_rng_fill_normal(rng, w, count);
+    for (size_t i = 0; i < count; i++) w[i] = f[i] = (float)w[i];
+}
+
+/* ||a32 - a64||_2 over count values (NaN: infinite) */
+static double f32_distance(const float *a32, const double *a64, size_t count)
+{
+    double s = 0;
+    for (size_t i = 0; i < count; i++) s += ((double)a32[i] - a64[i]) * ((double)a32[i] - a64[i]);
+    return isnan(s) ? INFINITY : sqrt(s);
+}
+
+/* A float32 Toeplitz plan's backward against the float64 plan's on the
+ * same (rounded) data, per channel within the bounds skit/toeplitz.h
+ * states: dx 20 log2(2N) u ||t_c||_1 ||dy_c||_2, dcoeffs (30 log2(2N) + J) u
+ * sum_j (||x_j||_1 ||dy_j||_2 + ||x_j||_2 ||dy_j||_1). */
+static void check_toeplitz_f32(skit_rng *rng, size_t m, size_t n, size_t d, int shared, int causal, uint64_t seed)
+{
+    skit_toeplitz_options opt;
+    skit_toeplitz_options_default(&opt);
+    opt.sharing = shared ? SKIT_TOEPLITZ_SHARED : SKIT_TOEPLITZ_PER_CHANNEL;
+    opt.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    const size_t per = m + n - 1, nmat = shared ? 1 : d;
+    float *xf = tu_alloc_f32(n * d), *dyf = tu_alloc_f32(m * d), *tf = tu_alloc_f32(nmat * per);
+    float *dxf = tu_alloc_f32(n * d), *dtf = tu_alloc_f32(nmat * per);
+    double *x = tu_alloc(n * d), *dy = tu_alloc(m * d), *t = tu_alloc(nmat * per), *dx = tu_alloc(n * d),
+           *dt = tu_alloc(nmat * per);
+    random_rounded(rng, n * d, xf, x);
+    random_rounded(rng, m * d, dyf, dy);
+    random_rounded(rng, nmat * per, tf, t);
+    skit_toeplitz_plan *p64, *p32;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&p64, m, n, d, &opt, t));
+    opt.precision = SKIT_PRECISION_F32;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&p32, m, n, d, &opt, t));
+    TU_EXPECT_OK(skit_toeplitz_plan_backward(p64, x, n, dy, m, dx, n, dt, NULL));
+    void *work = skit_malloc(skit_toeplitz_plan_backward_workspace_bytes(p32), 1);
+    TU_EXPECT_OK(skit_toeplitz_plan_backward_f32(p32, xf, n, dyf, m, dxf, n, dtf, work));
+    const double lg = log2(2.0 * (double)skit_toeplitz_plan_fft_length(p32));
+    const size_t first = causal ? n - 1 : 0;
+    double sums[256] = {0};
+    ck_assert_uint_le(nmat, 256);
+    for (size_t c = 0; c < d; c++) {
+        const double *tc = t + (shared ? 0 : c * per) + first;
+        double bound = 20.0 * lg * TU_U32 * gradcheck_norm1(tc, per - first) * gradcheck_norm2(dy + c * m, m);
+        double err = f32_distance(dxf + c * n, dx + c * n, n);
+        ck_assert_msg(err <= bound, "dx m=%zu n=%zu d=%zu shared=%d causal=%d channel %zu: %g > %g (seed %llu)", m,
+                      n, d, shared, causal, c, err, bound, (unsigned long long)seed);
+        sums[shared ? 0 : c] += gradcheck_norm1(x + c * n, n) * gradcheck_norm2(dy + c * m, m) +
+                                gradcheck_norm2(x + c * n, n) * gradcheck_norm1(dy + c * m, m);
+    }
+    for (size_t k = 0; k < nmat; k++) {
+        double bound = (30.0 * lg + (shared ? (double)d : 1.0)) * TU_U32 * sums[k];
+        double err = f32_distance(dtf + k * per, dt + k * per, per);
+        ck_assert_msg(err <= bound, "dcoeffs m=%zu n=%zu d=%zu shared=%d causal=%d matrix %zu: %g > %g (seed %llu)",
+                      m, n, d, shared, causal, k, err, bound, (unsigned long long)seed);
+        if (causal)
+            for (size_t i = 0; i + 1 < n; i++) ck_assert(dtf[k * per + i] == 0.0f); /* exactly, as float64 */
+    }
+    /* each precision's plan refuses the other's backward */
+    TU_EXPECT_STATUS(skit_toeplitz_plan_backward(p32, x, n, dy, m, dx, n, dt, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_backward_f32(p64, xf, n, dyf, m, dxf, n, dtf, NULL), SKIT_EINVAL);
+    skit_toeplitz_plan_destroy(p64);
+    skit_toeplitz_plan_destroy(p32);
+    skit_free(work);
+    skit_free(xf), skit_free(dyf), skit_free(tf), skit_free(dxf), skit_free(dtf);
+    skit_free(x), skit_free(dy), skit_free(t), skit_free(dx), skit_free(dt);
+}
+
+START_TEST(test_toeplitz_backward_f32)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 64, 97, 100, 127, 211, 331, 1000, 2039};
+    for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
+        for (int causal = 0; causal < 2; causal++)
+            for (int shared = 0; shared < 2; shared++) {
+                size_t n = sizes[a];
+                check_toeplitz_f32(&rng, n, n, 3, shared, causal, seed);
+                if (!causal) check_toeplitz_f32(&rng, n + 2, n, 2, shared, 0, seed); /* rectangular */
+            }
+}
+END_TEST
+
 static void expect_gradcheck(const char *op, const gradcheck_options *o)
 {
     gradcheck_result r;
@@ -91,7 +180,22 @@ static void expect_gradcheck(const char *op, const gradcheck_options *o)
 static const size_t fd_sizes[] = {1, 2, 3, 5, 7, 16, 31, 64, 97, 128};
 #define NFD (sizeof fd_sizes / sizeof *fd_sizes)
 
-/* every size, both causalities; activations and norms cycle with the size */
+/* the sweeps' options at size index a: activations and norms cycle with the size */
+static void sweep_options(size_t a, int causal, uint64_t seed, gradcheck_options *o)
+{
+    gradcheck_options_default(o);
+    o->n = fd_sizes[a];
+    o->d = 1 + a % 4;
+    o->seed = seed + a;
+    o->causal = causal;
+    o->activation = (skit_activation)((a + causal) % 3);
+    o->norm = (skit_norm)(a % 3);
+    o->samples = 4;
+    o->rpe_width = 8;
+    o->rpe_layers = a % 3;
+}
+
+/* every size, both causalities */
 static void gradcheck_sweep(const char *op)
 {
     uint64_t seed = tu_seed();
@@ -99,16 +203,7 @@ static void gradcheck_sweep(const char *op)
         for (int causal = 0; causal < 2; causal++) {
             if (fd_sizes[a] < 2 && !strncmp(op, "ski", 3)) continue; /* SKI needs r >= 2 inducing points */
             gradcheck_options o;
-            gradcheck_options_default(&o);
-            o.n = fd_sizes[a];
-            o.d = 1 + a % 4;
-            o.seed = seed + a;
-            o.causal = causal;
-            o.activation = (skit_activation)((a + causal) % 3);
-            o.norm = (skit_norm)(a % 3);
-            o.samples = 4;
-            o.rpe_width = 8;
-            o.rpe_layers = a % 3;
+            sweep_options(a, causal, seed, &o);
             expect_gradcheck(op, &o);
         }
 }
@@ -129,6 +224,104 @@ START_TEST(test_gradcheck_attention) { gradcheck_sweep("attention"); }
 END_TEST
 
 /* MRA-2 at even n (blocks of 2, 4 or 8), the selection held fixed */
+/* precision f32 (tools/gradcheck_f32.c): the float32 backward within its
+ * derived bound of the float64 one at every size, both causalities; a
+ * bound as large as the group's largest gradient would check nothing
+ * (single values are exempt: a sum such as dlambda may cancel to nearly
+ * zero, and the bound is relative to it) */
+static void gradcheck_sweep_f32(const char *op)
+{
+    uint64_t seed = tu_seed();
+    for (size_t a = 0; a < NFD; a++)
+        for (int causal = 0; causal < 2; causal++) {
+            gradcheck_options o;
+            sweep_options(a, causal, seed, &o);
+            o.f32 = 1;
+            o.batch = 1 + a % 3;
+            gradcheck_result r;
+            TU_EXPECT_OK(gradcheck_run(op, &o, &r));
+            ck_assert_uint_ge(r.ngroups, 2);
+            for (size_t k = 0; k < r.ngroups; k++) {
+                const gradcheck_group *g = &r.groups[k];
+                ck_assert_msg(g->error <= g->tolerance && (g->count == 1 || g->tolerance < 1),
+                              "f32 %s n=%zu d=%zu %s seed=%llu: group %s error %.3g, tolerance %.3g", op, o.n, o.d,
+                              causal ? "causal" : "bidirectional", (unsigned long long)o.seed, g->name, g->error,
+                              g->tolerance);
+            }
+        }
+}
+
+START_TEST(test_gradcheck_f32_toeplitz) { gradcheck_sweep_f32("toeplitz"); }
+END_TEST
+
+START_TEST(test_gradcheck_f32_tno) { gradcheck_sweep_f32("tno"); }
+END_TEST
+
+START_TEST(test_gradcheck_f32_fd) { gradcheck_sweep_f32("fd"); }
+END_TEST
+
+/* float32 TNO and FD-TNO: one const plan, many threads, each with its own
+ * work: the same bits; ROWS and CHANNELS give the same gradients */
+START_TEST(test_tno_backward_f32_threads)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (int kind = 0; kind < 4; kind++) {
+        const size_t n = 53, d = 5, batch = 3, total = n * d * batch;
+        skit_tno_options o;
+        skit_tno_options_default(&o, kind < 2 ? SKIT_TNO_FFT : SKIT_TNO_FD);
+        o.rpe_width = 8;
+        o.causality = kind % 2 ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+        o.precision = SKIT_PRECISION_F32;
+        skit_tno_plan *p, *q;
+        TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, batch, &o, NULL, 0));
+        size_t count = skit_tno_plan_parameter_count(p);
+        float *x = tu_alloc_f32(total), *dy = tu_alloc_f32(total), *dx0 = tu_alloc_f32(total);
+        double *xd = tu_alloc(total), *dyd = tu_alloc(total), *dp0 = tu_alloc(count), dl0 = NAN;
+        random_rounded(&rng, total, x, xd);
+        random_rounded(&rng, total, dy, dyd);
+        TU_EXPECT_OK(skit_tno_plan_backward_f32(p, x, dy, dx0, dp0, &dl0, NULL));
+        ck_assert(isfinite(dl0));
+        int bad = 0;
+#pragma omp parallel for num_threads(4) reduction(| : bad)
+        for (int t = 0; t < 8; t++) {
+            void *work = skit_malloc(skit_tno_plan_backward_workspace_bytes(p), 1);
+            float *dx = skit_malloc(total, sizeof(float));
+            double *dp = skit_malloc(count, sizeof(double)), dl;
+            if (skit_tno_plan_backward_f32(p, x, dy, dx, dp, &dl, work) != SKIT_OK || dl != dl0 ||
+                memcmp(dx, dx0, total * sizeof *dx) || memcmp(dp, dp0, count * sizeof *dp))
+                bad = 1;
+            skit_free(work), skit_free(dx), skit_free(dp);
+        }
+        ck_assert_msg(bad == 0, "kind %d: threads differ (seed %llu)", kind, (unsigned long long)seed);
+        /* the CHANNELS layout on the same sequences transposed: the same bits */
+        skit_tno_options oc = o;
+        oc.layout = SKIT_TNO_CHANNELS;
+        double *params = tu_alloc(count), *dp = tu_alloc(count), dl = NAN;
+        TU_EXPECT_OK(skit_tno_plan_get_parameters(p, params, count));
+        TU_EXPECT_OK(skit_tno_plan_create(&q, n, d, batch, &oc, params, count));
+        float *xc = tu_alloc_f32(total), *dyc = tu_alloc_f32(total), *dxc = tu_alloc_f32(total);
+        for (size_t b = 0; b < batch; b++)
+            for (size_t i = 0; i < n; i++)
+                for (size_t c = 0; c < d; c++) {
+                    xc[(b * d + c) * n + i] = x[(b * n + i) * d + c];
+                    dyc[(b * d + c) * n + i] = dy[(b * n + i) * d + c];
+                }
+        TU_EXPECT_OK(skit_tno_plan_backward_f32(q, xc, dyc, dxc, dp, &dl, NULL));
+        ck_assert(dl == dl0 && !memcmp(dp, dp0, count * sizeof *dp));
+        for (size_t b = 0; b < batch; b++)
+            for (size_t i = 0; i < n; i++)
+                for (size_t c = 0; c < d; c++) ck_assert(dxc[(b * d + c) * n + i] == dx0[(b * n + i) * d + c]);
+        skit_tno_plan_destroy(q);
+        skit_free(params), skit_free(dp), skit_free(xc), skit_free(dyc), skit_free(dxc);
+        TU_EXPECT_STATUS(skit_tno_plan_backward(p, xd, dyd, NULL, NULL, NULL, NULL), SKIT_EINVAL);
+        skit_tno_plan_destroy(p);
+        skit_free(x), skit_free(dy), skit_free(dx0), skit_free(xd), skit_free(dyd), skit_free(dp0);
+    }
+}
+END_TEST
+
 START_TEST(test_gradcheck_mra2)
 {
     static const size_t sizes[] = {4, 6, 10, 12, 16, 22, 28, 64, 96, 128};
@@ -352,6 +545,15 @@ START_TEST(test_backward_errors)
                      SKIT_EDOM);
     TU_EXPECT_STATUS(skit_mlp_backward(NULL, 1, x, dy, NULL, NULL, NULL, NULL), SKIT_EINVAL);
     ck_assert_uint_eq(skit_tno_plan_backward_workspace_bytes(NULL), 0);
+    double scale[2];
+    TU_EXPECT_STATUS(skit_tno_plan_f32_error_scale(NULL, scale, NULL), SKIT_EINVAL);
+    skit_tno_options_default(&o, SKIT_TNO_FFT);
+    o.rpe_width = 4;
+    TU_EXPECT_OK(skit_tno_plan_create(&p, 16, 2, 1, &o, NULL, 0));
+    TU_EXPECT_STATUS(skit_tno_plan_f32_error_scale(p, scale, NULL), SKIT_EINVAL); /* a float64 plan */
+    float xf[32] = {0}, dyf[32] = {0};
+    TU_EXPECT_STATUS(skit_tno_plan_backward_f32(p, xf, dyf, NULL, NULL, NULL, NULL), SKIT_EINVAL);
+    skit_tno_plan_destroy(p);
 }
 END_TEST
 
@@ -376,6 +578,14 @@ static Suite *suite_backward(void)
     tcase_add_test(tc, test_tno_set_decay);
     tcase_add_test(tc, test_backward_errors);
     suite_add_tcase(s, tc);
+    TCase *f32 = tcase_create("backward_f32"); /* CK_RUN_CASE=backward_f32 runs these alone */
+    tcase_set_timeout(f32, 300);
+    tcase_add_test(f32, test_toeplitz_backward_f32);
+    tcase_add_test(f32, test_gradcheck_f32_toeplitz);
+    tcase_add_test(f32, test_gradcheck_f32_tno);
+    tcase_add_test(f32, test_gradcheck_f32_fd);
+    tcase_add_test(f32, test_tno_backward_f32_threads);
+    suite_add_tcase(s, f32);
     return s;
 }
 

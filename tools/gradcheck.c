@@ -20,6 +20,7 @@
 
 const char *const gradcheck_ops[] = {"toeplitz", "mlp",     "decay",     "tno", "fd",
                                      "ski-tno",  "ski-causal", "attention", "mra2", NULL};
+const char *const gradcheck_ops_f32[] = {"toeplitz", "tno", "fd", NULL};
 
 void gradcheck_options_default(gradcheck_options *o)
 {
@@ -104,19 +105,31 @@ static double *gc_random_group(gc_problem *pb, const char *name, size_t count, d
     return v;
 }
 
+size_t gradcheck_mlp_group_count(size_t layers) { return 2 * (layers + 2); }
+
+void gradcheck_mlp_group(size_t g, size_t in, size_t w, size_t layers, size_t out, char *name, size_t size,
+                         const char *prefix, size_t *first, size_t *count)
+{
+    size_t off = 0, l = g / 2;
+    for (size_t k = 0; k < l; k++) {
+        size_t fi = k == 0 ? in : w, fo = k == layers + 1 ? out : w;
+        off += fo * (fi + 1);
+    }
+    size_t fi = l == 0 ? in : w, fo = l == layers + 1 ? out : w;
+    snprintf(name, size, "%s.%c%zu", prefix, g % 2 ? 'b' : 'W', l);
+    *first = g % 2 ? off + fo * fi : off;
+    *count = g % 2 ? fo : fo * fi;
+}
+
 /* The groups of an MLP's parameter vector: W<l> and b<l> per Linear layer. */
 static void gc_mlp_groups(gc_problem *pb, const char *prefix, size_t in, size_t w, size_t layers, size_t out,
                           double *params, double *grad)
 {
-    size_t off = 0;
-    for (size_t l = 0; l < layers + 2; l++) {
-        size_t fi = l == 0 ? in : w, fo = l == layers + 1 ? out : w;
+    for (size_t g = 0; g < gradcheck_mlp_group_count(layers); g++) {
         char name[32];
-        snprintf(name, sizeof name, "%s.W%zu", prefix, l);
-        gc_add_group(pb, name, params + off, grad + off, fo * fi);
-        snprintf(name, sizeof name, "%s.b%zu", prefix, l);
-        gc_add_group(pb, name, params + off + fo * fi, grad + off + fo * fi, fo);
-        off += fo * (fi + 1);
+        size_t first, count;
+        gradcheck_mlp_group(g, in, w, layers, out, name, sizeof name, prefix, &first, &count);
+        gc_add_group(pb, name, params + first, grad + first, count);
     }
 }
 
@@ -290,7 +303,7 @@ static void tno_destroy(gc_problem *pb)
     skit_tno_plan_destroy(s->plan);
 }
 
-static void mixer_options(const gradcheck_options *o, skit_tno_kind kind, skit_tno_options *opt)
+void gradcheck_mixer_options(const gradcheck_options *o, skit_tno_kind kind, skit_tno_options *opt)
 {
     skit_tno_options_default(opt, kind);
     opt->causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
@@ -312,7 +325,7 @@ static int setup_mixer(gc_problem *pb, skit_tno_kind kind, int force_causal)
     gc_tno *s = gc_state(pb, sizeof *s, tno_forward, tno_backward, o->batch * o->n * o->d);
     if (!s) return SKIT_ENOMEM;
     pb->destroy = tno_destroy;
-    mixer_options(o, kind, &s->opt);
+    gradcheck_mixer_options(o, kind, &s->opt);
     if (force_causal) s->opt.causality = SKIT_CAUSAL;
     int status = skit_tno_options_parameter_count(&s->opt, o->d, &s->count);
     if (status != SKIT_OK) return status;
@@ -542,6 +555,7 @@ static int check_group(gc_problem *pb, gc_group *g, gradcheck_group *out)
     out->checked = checks;
     out->max_grad = gmax;
     out->error = bad ? INFINITY : err;
+    out->tolerance = o->tolerance;
     return SKIT_OK;
 }
 
@@ -577,6 +591,7 @@ static int run_checks(gc_problem *pb, gradcheck_result *r)
 
 int gradcheck_run(const char *op, const gradcheck_options *o, gradcheck_result *r)
 {
+    if (o->f32) return gradcheck_run_f32(op, o, r);
     memset(r, 0, sizeof *r);
     gc_setup setup = setup_of(op);
     if (!setup) return SKIT_EINVAL;

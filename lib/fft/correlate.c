@@ -1,6 +1,9 @@
 /* correlate.c — FFT cross-correlations (fft/correlate.h). Spectra are
  * accumulated over the batch (and, shared, over the channels) before the
- * one inverse transform per output row. */
+ * one inverse transform per output row. In double precision; correlatef.c
+ * compiles this file again in single precision (fftwf plans, float
+ * buffers), as circulantf.c does the circulant engine: R the real type,
+ * X(name) the public name, FFTW(name) FFTW's, E the engine's type. */
 #include "config.h"
 
 #include <fftw3.h>
@@ -15,28 +18,40 @@
 #include "fft/planner.h"
 #include "skit/fft.h"
 
-struct skit_correlate {
+#ifdef SKIT_CORRELATE_SINGLE
+typedef float R;
+#define X(name) skit_correlatef_##name
+#define FFTW(name) fftwf_##name
+#define E skit_correlatef
+#else
+typedef double R;
+#define X(name) skit_correlate_##name
+#define FFTW(name) fftw_##name
+#define E skit_correlate
+#endif
+
+struct E {
     size_t m, n, N, half;
     int threads;
     size_t real_stride, cplx_stride, slice; /* one thread: real buffer, 3 spectra */
-    fftw_plan r2c, c2r;
+    FFTW(plan) r2c, c2r;
 };
 
 static size_t round8(size_t v) { return (v + 7) / 8 * 8; }
 
-size_t skit_correlate_length(const skit_correlate *e) { return e->N; }
-size_t skit_correlate_bytes(const skit_correlate *e) { return e ? sizeof *e : 0; }
-size_t skit_correlate_workspace_doubles(const skit_correlate *e) { return (size_t)e->threads * e->slice; }
+size_t X(length)(const E *e) { return e->N; }
+size_t X(bytes)(const E *e) { return e ? sizeof *e : 0; }
+size_t X(workspace_doubles)(const E *e) { return (size_t)e->threads * e->slice; }
 
-void skit_correlate_destroy(skit_correlate *e)
+void X(destroy)(E *e)
 {
     if (!e) return;
-    if (e->r2c) fftw_destroy_plan(e->r2c);
-    if (e->c2r) fftw_destroy_plan(e->c2r);
+    if (e->r2c) FFTW(destroy_plan)(e->r2c);
+    if (e->c2r) FFTW(destroy_plan)(e->c2r);
     skit_free(e);
 }
 
-int skit_correlate_create(skit_correlate **engine, size_t m, size_t n, size_t length)
+int X(create)(E **engine, size_t m, size_t n, size_t length)
 {
     *engine = NULL;
     size_t span, N = length;
@@ -45,7 +60,7 @@ int skit_correlate_create(skit_correlate **engine, size_t m, size_t n, size_t le
     if (N == 0) SKIT_TRY(skit_fft_good_length(span, &N));
     if (N > (size_t)INT_MAX / 2)
         return SKIT_ERROR(SKIT_ETOOBIG, "FFT length %zu for m = %zu, n = %zu exceeds FFTW's limit", N, m, n);
-    skit_correlate *e = skit_calloc(1, sizeof *e);
+    E *e = skit_calloc(1, sizeof *e);
     if (!e) return SKIT_ENOMEM;
     e->m = m;
     e->n = n;
@@ -55,25 +70,25 @@ int skit_correlate_create(skit_correlate **engine, size_t m, size_t n, size_t le
     e->real_stride = round8(N) + 8;
     e->cplx_stride = round8(2 * e->half);
     e->slice = e->real_stride + 3 * e->cplx_stride;
-    double *buf = skit_malloc(e->slice, sizeof(double));
+    R *buf = skit_malloc(e->slice, sizeof(R));
     if (!buf) {
         skit_free(e);
         return SKIT_ENOMEM;
     }
-    fftw_complex *z = (fftw_complex *)(buf + e->real_stride);
+    FFTW(complex) *z = (FFTW(complex) *)(buf + e->real_stride);
     skit_fftw_planner_init();
-    e->r2c = fftw_plan_dft_r2c_1d((int)N, buf, z, FFTW_ESTIMATE);
-    e->c2r = fftw_plan_dft_c2r_1d((int)N, z, buf, FFTW_ESTIMATE);
+    e->r2c = FFTW(plan_dft_r2c_1d)((int)N, buf, z, FFTW_ESTIMATE);
+    e->c2r = FFTW(plan_dft_c2r_1d)((int)N, z, buf, FFTW_ESTIMATE);
     skit_free(buf);
     if (!e->r2c || !e->c2r) {
-        skit_correlate_destroy(e);
+        X(destroy)(e);
         return SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a real FFT of length %zu", N);
     }
     *engine = e;
     return SKIT_OK;
 }
 
-static double *thread_slice(double *base, size_t stride)
+static R *thread_slice(R *base, size_t stride)
 {
     size_t id = 0;
 #ifdef _OPENMP
@@ -83,44 +98,42 @@ static double *thread_slice(double *base, size_t stride)
 }
 
 /* acc += DY .* conj(X) for one pair (h: the real buffer, zx, zy: spectra) */
-static void add_pair(const skit_correlate *e, const double *x, const double *dy, double *h, double *zx,
-                     double *zy, double *acc)
+static void add_pair(const E *e, const R *x, const R *dy, R *h, R *zx, R *zy, R *acc)
 {
     memcpy(h, x, e->n * sizeof *h);
     memset(h + e->n, 0, (e->N - e->n) * sizeof *h);
-    fftw_execute_dft_r2c(e->r2c, h, (fftw_complex *)zx);
+    FFTW(execute_dft_r2c)(e->r2c, h, (FFTW(complex) *)zx);
     memcpy(h, dy, e->m * sizeof *h);
     memset(h + e->m, 0, (e->N - e->m) * sizeof *h);
-    fftw_execute_dft_r2c(e->r2c, h, (fftw_complex *)zy);
+    FFTW(execute_dft_r2c)(e->r2c, h, (FFTW(complex) *)zy);
     for (size_t k = 0; k < e->half; k++) {
-        double xr = zx[2 * k], xi = zx[2 * k + 1], yr = zy[2 * k], yi = zy[2 * k + 1];
+        R xr = zx[2 * k], xi = zx[2 * k + 1], yr = zy[2 * k], yi = zy[2 * k + 1];
         acc[2 * k] += yr * xr + yi * xi;
         acc[2 * k + 1] += yi * xr - yr * xi;
     }
 }
 
 /* out (m+n-1, lag k at k + n - 1) from the accumulated spectrum (destroyed) */
-static void finish(const skit_correlate *e, double *acc, double *h, double *out)
+static void finish(const E *e, R *acc, R *h, R *out)
 {
-    fftw_execute_dft_c2r(e->c2r, (fftw_complex *)acc, h);
-    const double scale = 1.0 / (double)e->N;
+    FFTW(execute_dft_c2r)(e->c2r, (FFTW(complex) *)acc, h);
+    const R scale = (R)(1.0 / (double)e->N);
     for (size_t k = 0; k < e->m; k++) out[e->n - 1 + k] = h[k] * scale;
     for (size_t k = 1; k < e->n; k++) out[e->n - 1 - k] = h[e->N - k] * scale;
 }
 
-void skit_correlate_run(const skit_correlate *e, size_t channels, size_t batch, const double *x, size_t ldx,
-                        size_t x_stride, const double *dy, size_t lddy, size_t dy_stride, int shared,
-                        double *out, size_t ldo, double *work)
+void X(run)(const E *e, size_t channels, size_t batch, const R *x, size_t ldx, size_t x_stride, const R *dy,
+            size_t lddy, size_t dy_stride, int shared, R *out, size_t ldo, R *work)
 {
     const size_t half2 = 2 * e->half;
     long count = (long)channels;
     int threads = e->threads;
     if (shared)
         for (int t = 0; t < threads; t++) memset(work + (size_t)t * e->slice + e->real_stride + 2 * e->cplx_stride, 0,
-                                                  half2 * sizeof(double));
+                                                  half2 * sizeof(R));
 #pragma omp parallel for num_threads(threads) schedule(static) if (count > 1)
     for (long c = 0; c < count; c++) {
-        double *h = thread_slice(work, e->slice), *zx = h + e->real_stride, *zy = zx + e->cplx_stride,
+        R *h = thread_slice(work, e->slice), *zx = h + e->real_stride, *zy = zx + e->cplx_stride,
                *acc = zy + e->cplx_stride;
         if (!shared) memset(acc, 0, half2 * sizeof *acc);
         for (size_t b = 0; b < batch; b++)
@@ -128,15 +141,15 @@ void skit_correlate_run(const skit_correlate *e, size_t channels, size_t batch, 
         if (!shared) finish(e, acc, h, out + (size_t)c * ldo);
     }
     if (!shared) return;
-    double *acc0 = work + e->real_stride + 2 * e->cplx_stride;
+    R *acc0 = work + e->real_stride + 2 * e->cplx_stride;
     for (int t = 1; t < threads; t++) {
-        const double *acc = work + (size_t)t * e->slice + e->real_stride + 2 * e->cplx_stride;
+        const R *acc = work + (size_t)t * e->slice + e->real_stride + 2 * e->cplx_stride;
         for (size_t k = 0; k < half2; k++) acc0[k] += acc[k];
     }
     finish(e, acc0, work, out);
 }
 
-void skit_correlate_dft(const skit_correlate *e, const double *x, double *z)
+void X(dft)(const E *e, const R *x, R *z)
 {
-    fftw_execute_dft_r2c(e->r2c, (double *)x, (fftw_complex *)z); /* r2c keeps its input */
+    FFTW(execute_dft_r2c)(e->r2c, (R *)x, (FFTW(complex) *)z); /* r2c keeps its input */
 }

@@ -15,27 +15,33 @@
 
 #include "skit/core.h"
 
-typedef struct skit_correlate skit_correlate;
+/* The functions, declared once for each precision by SKIT_CORRELATE_API
+ * (E = skit_correlate with R = double; E = skit_correlatef with R = float,
+ * correlatef.c: correlate.c compiled with float and fftwf plans, whose
+ * workspace_doubles then counts floats):
+ *
+ * create: m outputs, n inputs per channel; length 0: the smallest
+ *   2^a 3^b 5^c 7^d >= m + n - 1. Errors: SKIT_EOVERFLOW, SKIT_ETOOBIG,
+ *   SKIT_ENOMEM, SKIT_ELIBRARY.
+ * run: for channels c = 0..channels-1: out + c ldo (m+n-1 values, skit's
+ *   Toeplitz order: lag k at k + n - 1) = sum over b < batch of the
+ *   correlation of dy + c lddy + b dy_stride (m values) with x + c ldx +
+ *   b x_stride (n values). shared: every channel sums into out (one row).
+ * dft: z (N/2+1 complex values, interleaved) = the DFT of x (N values); x
+ *   and z any two 64-byte aligned arrays (the alignment the plan was made
+ *   for). */
+#define SKIT_CORRELATE_API(E, R)                                                                          \
+    typedef struct E E;                                                                                   \
+    int E##_create(E **engine, size_t m, size_t n, size_t length);                                        \
+    void E##_destroy(E *engine);                                                                          \
+    size_t E##_length(const E *engine);                                                                   \
+    size_t E##_bytes(const E *engine);                                                                    \
+    size_t E##_workspace_doubles(const E *engine);                                                        \
+    void E##_run(const E *engine, size_t channels, size_t batch, const R *x, size_t ldx, size_t x_stride,  \
+                 const R *dy, size_t lddy, size_t dy_stride, int shared, R *out, size_t ldo, R *work);     \
+    void E##_dft(const E *engine, const R *x, R *z);
 
-/* m outputs, n inputs per channel; length 0: the smallest 2^a 3^b 5^c 7^d
- * >= m + n - 1. Errors: SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY. */
-int skit_correlate_create(skit_correlate **engine, size_t m, size_t n, size_t length);
-void skit_correlate_destroy(skit_correlate *engine);
-size_t skit_correlate_length(const skit_correlate *engine);
-size_t skit_correlate_bytes(const skit_correlate *engine);
-size_t skit_correlate_workspace_doubles(const skit_correlate *engine);
-
-/* For channels c = 0..channels-1: out + c ldo (m+n-1 values, skit's
- * Toeplitz order: lag k at k + n - 1) = sum over b < batch of the
- * correlation of dy + c lddy + b dy_stride (m values) with x + c ldx +
- * b x_stride (n values). shared: every channel sums into out (one row). */
-void skit_correlate_run(const skit_correlate *engine, size_t channels, size_t batch, const double *x,
-                        size_t ldx, size_t x_stride, const double *dy, size_t lddy, size_t dy_stride,
-                        int shared, double *out, size_t ldo, double *work);
-
-/* z (N/2+1 complex values, interleaved) = the DFT of x (N values); x and
- * z any two 64-byte aligned arrays (the alignment the plan was made
- * for). */
-void skit_correlate_dft(const skit_correlate *engine, const double *x, double *z);
+SKIT_CORRELATE_API(skit_correlate, double)
+SKIT_CORRELATE_API(skit_correlatef, float)
 
 #endif

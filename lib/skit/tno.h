@@ -153,10 +153,10 @@ typedef struct skit_tno_options {
      * transforms their h+1 rows with fftwf and FD-TNO takes them as they
      * are (causal: the Hilbert step with fftwf), and the output layer is
      * applied by sgemm straight into the float spectra (describe:
-     * spectra=features), whatever d is. No float64 spectra are kept:
-     * skit_tno_plan_backward refuses such a plan (SKIT_EUNSUPPORTED), and
-     * FD-TNO's coefficients come from the float spectra. SKI-TNO and device
-     * plans: SKIT_EUNSUPPORTED. */
+     * spectra=features), whatever d is. No float64 spectra are kept: the
+     * backward is skit_tno_plan_backward_f32, and FD-TNO's coefficients
+     * come from the float spectra. SKI-TNO and device plans:
+     * SKIT_EUNSUPPORTED. */
     skit_precision precision;
     /* How FFTW plans the CPU transforms of every kind (skit/fft.h; default
      * SKIT_PLANNER_DEFAULT, the process default). */
@@ -276,12 +276,43 @@ int skit_tno_plan_execute(const skit_tno_plan *plan, const double *x, double *y,
  * work: NULL (allocated for the call) or
  * skit_tno_plan_backward_workspace_bytes(plan) bytes from skit_malloc
  * (64-byte aligned). Thread-safe on a const plan; with work it allocates
- * nothing. Errors: SKIT_EINVAL (NULL plan, x or dy; misaligned work),
- * SKIT_EUNSUPPORTED (a device plan, or a float32 plan: it keeps only float
- * spectra), SKIT_ENOMEM (no work). */
+ * nothing. Errors: SKIT_EINVAL (NULL plan, x or dy; misaligned work; a
+ * float32 plan: use the _f32 form), SKIT_EUNSUPPORTED (a device plan),
+ * SKIT_ENOMEM (no work). */
 size_t skit_tno_plan_backward_workspace_bytes(const skit_tno_plan *plan);
 int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const double *dy, double *dx,
                            double *dparams, double *dlambda, void *work);
+
+/* The same on a float32 TNO or FD-TNO plan: x, dy and dx hold batch * n *
+ * d floats (the plan's layout); dparams and *dlambda stay float64, as the
+ * plan's parameters are. The two products over the batch run in float:
+ * dx = the transposed product on the float spectra, and the kernels'
+ * gradient dk by an fftwf cross-correlation; from dk (widened) on, the
+ * float64 backward (FD's DFT of dk, the decay's, the RPE MLP's), so
+ * against the float64 plan with the same parameters on the same inputs,
+ *   dx: per (sequence, channel) the bound of skit_tno_plan_execute_f32
+ *       with ||x_c||_2 replaced by ||dy_c||_2 (the transposed circulant has
+ *       the same norm; the spectra's rounding is the forward's);
+ *   dparams, dlambda: B (dk32 - dk64), B the linear map from the kernels'
+ *       gradient (d x (2n-1)) to them that the float64 backward applies,
+ *       where per channel ||dk32_c - dk64_c||_2 <= (30 log2(2N) + batch)
+ *       eps32 sum_b (||x_bc||_1 ||dy_bc||_2 + ||x_bc||_2 ||dy_bc||_1)
+ *       (the correlation's bound of skit_toeplitz_plan_backward_f32).
+ * tools/gradcheck.c (skit grad-check --precision f32) checks both, with
+ * ||B||_F measured column by column on the float64 plan. work:
+ * skit_tno_plan_backward_workspace_bytes(plan) bytes of this plan, as
+ * above. Errors: as skit_tno_plan_backward; SKIT_EUNSUPPORTED for float32
+ * SKI-TNO (it has no float32 plan); SKIT_EINVAL on a float64 plan. */
+int skit_tno_plan_backward_f32(const skit_tno_plan *plan, const float *x, const float *dy, float *dx,
+                               double *dparams, double *dlambda, void *work);
+
+/* The per-channel magnitude of the float32 bounds above and of
+ * skit_tno_plan_execute_f32's: scale[c] = ||C_c||_2 + M_c (d values),
+ * ||C_c||_2 measured on the plan's float spectra (the max |eigenvalue| of
+ * channel c's circulant), M_c from its RPE as the last update left it;
+ * *fft_length (may be NULL) = N. Error: SKIT_EINVAL (NULL; a plan that is
+ * not a float32 TNO or FD-TNO plan). */
+int skit_tno_plan_f32_error_scale(const skit_tno_plan *plan, double *scale, size_t *fft_length);
 
 /* The decay bias of TNO on its own (TNN §3.2): k[j d + c] = rpe[j d + c] *
  * lambda^|lags[j]| for count lags and d channels (lag-major), and its

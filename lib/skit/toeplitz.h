@@ -145,13 +145,33 @@ void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan);
  * work: skit_toeplitz_plan_backward_workspace_bytes(plan) bytes (any
  * alignment) or NULL (allocated for the call). Thread-safe on a const plan;
  * with work it allocates nothing (device plans: as execute).
- * Errors: SKIT_EINVAL (NULL plan, dy; x when dcoeffs), SKIT_ESHAPE (a
- * leading dimension too small), SKIT_EOVERFLOW, SKIT_ENOMEM (no work);
- * device plans also as execute. */
+ * Errors: SKIT_EINVAL (NULL plan, dy; x when dcoeffs; a float32 plan:
+ * use the _f32 form), SKIT_ESHAPE (a leading dimension too small),
+ * SKIT_EOVERFLOW, SKIT_ENOMEM (no work); device plans also as execute. */
 size_t skit_toeplitz_plan_backward_workspace_bytes(const skit_toeplitz_plan *plan);
 int skit_toeplitz_plan_backward(const skit_toeplitz_plan *plan, const double *x, size_t ldx,
                                 const double *dy, size_t ldy, double *dx, size_t lddx,
                                 double *dcoeffs, void *work);
+
+/* The same on a plan created with precision SKIT_PRECISION_F32, float
+ * arrays throughout (dcoeffs too), computed in float: dx by the plan's
+ * float transposed product (its bound above: 20 log2(2N) eps32 ||t_c||_1
+ * ||dy_c||_2), dcoeffs by an fftwf cross-correlation on the same length N.
+ * Against the float64 backward on the same (float) inputs, per matrix c
+ * (a shared matrix: summed over the channels j it serves, and the sums
+ * below over them),
+ *     ||dt32_c - dt64_c||_2 <= (30 log2(2N) + J) eps32
+ *                              sum_j (||x_j||_1 ||dy_j||_2 + ||x_j||_2 ||dy_j||_1),
+ * eps32 = 2^-24, J the channels summed: three transforms (X, DY, the
+ * inverse), each backward stable with error 10 log2(2N) eps32 relative to
+ * its input's 2-norm (as the product's bound counts two), a DFT's
+ * infinity-norm at most the 1-norm of its input (||X||_inf <= ||x||_1),
+ * and J accumulations of spectra (tests/test_toeplitz.c checks it).
+ * Errors: as the float64 form; SKIT_EINVAL also when the plan's precision
+ * is the other one. */
+int skit_toeplitz_plan_backward_f32(const skit_toeplitz_plan *plan, const float *x, size_t ldx,
+                                    const float *dy, size_t ldy, float *dx, size_t lddx,
+                                    float *dcoeffs, void *work);
 
 /* ---- solves (T3) ------------------------------------------------------ */
 

@@ -1,7 +1,8 @@
 /* backward.c — the vector–Jacobian product of a token-mixing plan
- * (skit_tno_plan_backward): the front that validates, converts the ROWS
- * layout to channels in the workspace and calls the operator's backward
- * (tno_backward_ops), and the decay bias's own product. */
+ * (skit_tno_plan_backward, and _f32 on float32 plans): the front that
+ * validates, converts the ROWS layout to channels in the workspace and
+ * calls the operator's backward (tno_backward_ops), and the decay bias's
+ * own product. */
 #include "config.h"
 
 #include <math.h>
@@ -10,30 +11,42 @@
 
 #include "tno/tno_internal.h"
 
-/* the front's regions: x, dy, dx in CHANNELS (ROWS plans only) */
+static int is_f32(const skit_tno_plan *p) { return p->opt.precision == SKIT_PRECISION_F32; }
+
+/* the front's regions: x, dy, dx in CHANNELS (ROWS plans only; float32
+ * plans' hold floats) */
+static size_t front_region(const skit_tno_plan *p)
+{
+    const size_t total = p->batch * p->n * p->d;
+    return tno_region(is_f32(p) ? (total + 1) / 2 : total);
+}
+
 static size_t front_doubles(const skit_tno_plan *p)
 {
-    return p->opt.layout == SKIT_TNO_ROWS ? 3 * tno_region(p->batch * p->n * p->d) : 0;
+    return p->opt.layout == SKIT_TNO_ROWS ? 3 * front_region(p) : 0;
 }
 
 size_t skit_tno_plan_backward_workspace_bytes(const skit_tno_plan *plan)
 {
     if (!plan || !plan->ops->backward || plan->opt.device != SKIT_DEVICE_CPU) return 0;
+    if (is_f32(plan) && !plan->ops->backward->run_f32) return 0;
     return (front_doubles(plan) + plan->ops->backward->workspace_doubles(plan)) * sizeof(double);
 }
 
-static int check_backward(const skit_tno_plan *p, const double *x, const double *dy, const void *work)
+static int check_backward(const skit_tno_plan *p, skit_precision precision, const void *x, const void *dy,
+                          const void *work)
 {
     SKIT_REQUIRE_PTR(p);
     SKIT_REQUIRE_PTR(x);
     SKIT_REQUIRE_PTR(dy);
-    if (!p->ops->backward)
-        return SKIT_ERROR(SKIT_EUNSUPPORTED, "backward: not implemented for %s operators",
-                          skit_tno_kind_name(p->opt.kind));
+    if (!p->ops->backward || (is_f32(p) && !p->ops->backward->run_f32))
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "backward: not implemented for %s%s operators",
+                          is_f32(p) ? "float32 " : "", skit_tno_kind_name(p->opt.kind));
     if (p->opt.device != SKIT_DEVICE_CPU)
         return SKIT_ERROR(SKIT_EUNSUPPORTED, "backward: CPU plans only (this plan runs on a device)");
-    if (p->opt.precision != SKIT_PRECISION_F64) /* its update writes the float spectra only */
-        return SKIT_ERROR(SKIT_EUNSUPPORTED, "backward: float64 plans only (this plan is float32)");
+    if (p->opt.precision != precision)
+        return SKIT_ERROR(SKIT_EINVAL, "plan computes in %s: use skit_tno_plan_backward%s",
+                          is_f32(p) ? "float32" : "float64", is_f32(p) ? "_f32" : "");
     if (work && (uintptr_t)work % 64)
         return SKIT_ERROR(SKIT_EINVAL, "work is not 64-byte aligned: use skit_malloc");
     return SKIT_OK;
@@ -42,7 +55,7 @@ static int check_backward(const skit_tno_plan *p, const double *x, const double 
 int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const double *dy, double *dx,
                            double *dparams, double *dlambda, void *work)
 {
-    SKIT_TRY(check_backward(plan, x, dy, work));
+    SKIT_TRY(check_backward(plan, SKIT_PRECISION_F64, x, dy, work));
     const skit_tno_plan *p = plan;
     const size_t n = p->n, d = p->d, total = p->batch * n * d;
     double *owned = NULL, *w = work;
@@ -68,6 +81,42 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
     int status = p->ops->backward->run(p, xc, dyc, dxc, dparams, dlambda, rest);
     if (status == SKIT_OK && dx && dxc != dx)
         for (size_t b = 0; b < p->batch; b++) tno_transpose(dxc + b * n * d, d, n, dx + b * n * d);
+    skit_free(owned);
+    return status;
+}
+
+/* dst (cols x rows) = src^T (rows x cols), float, for every sequence of
+ * the batch: the ROWS layout to channels and back */
+static void transpose_batch_f32(const skit_tno_plan *p, const float *src, size_t rows, size_t cols, float *dst)
+{
+    const size_t block = rows * cols;
+    for (size_t b = 0; b < p->batch; b++) tno_transpose_ld_f32(src + b * block, rows, cols, cols, dst + b * block, rows);
+}
+
+int skit_tno_plan_backward_f32(const skit_tno_plan *plan, const float *x, const float *dy, float *dx,
+                               double *dparams, double *dlambda, void *work)
+{
+    SKIT_TRY(check_backward(plan, SKIT_PRECISION_F32, x, dy, work));
+    const skit_tno_plan *p = plan;
+    const size_t n = p->n, d = p->d;
+    double *owned = NULL, *w = work;
+    if (!w && !(w = owned = skit_malloc(skit_tno_plan_backward_workspace_bytes(p), 1))) return SKIT_ENOMEM;
+    if (dlambda) *dlambda = 0;
+    const float *xc = x, *dyc = dy;
+    float *dxc = dx;
+    double *rest = w;
+    if (p->opt.layout == SKIT_TNO_ROWS) {
+        const size_t region = front_region(p);
+        float *bx = (float *)w, *bdy = (float *)(w + region), *bdx = (float *)(w + 2 * region);
+        transpose_batch_f32(p, x, n, d, bx);
+        transpose_batch_f32(p, dy, n, d, bdy);
+        xc = bx;
+        dyc = bdy;
+        dxc = dx ? bdx : NULL;
+        rest = w + front_doubles(p);
+    }
+    int status = p->ops->backward->run_f32(p, xc, dyc, dxc, dparams, dlambda, rest);
+    if (status == SKIT_OK && dx && dxc != dx) transpose_batch_f32(p, dxc, d, n, dx);
     skit_free(owned);
     return status;
 }
@@ -112,5 +161,52 @@ int skit_tno_decay_bias_backward(size_t count, const double *lags, size_t d, dou
         }
     }
     if (dlambda) *dlambda = sum;
+    return SKIT_OK;
+}
+
+/* ---- the magnitudes of the float32 bound ------------------------------------ */
+
+/* M_c (skit/tno.h): the output layer's magnitudes on F, as update left
+ * them. TNO: sum_j |[W b]_cj| ||F_j||_1 (F_j the decayed features at the
+ * N lags); FD: N max over the grid of sum_j |[W b]_rj| |F_j(w)| over the
+ * channel's output rows r (c, and d + c bidirectional; F_j carries 1/N). */
+static double output_magnitude(const skit_tno_plan *p, size_t c)
+{
+    const tno_rpe *r = &((const tno_spectral *)p->op)->rpe;
+    const size_t d = p->d, rows = r->width + 1, outs = r->outputs / d;
+    const int fd = p->opt.kind == SKIT_TNO_FD;
+    double best = 0;
+    for (size_t k = 0; k < (fd ? r->cols : 1); k++) {
+        double sum = 0;
+        for (size_t o = 0; o < outs; o++)
+            for (size_t j = 0; j < rows; j++) {
+                double f = 0;
+                if (fd) f = fabs(r->F[j * r->ld + k]);
+                else
+                    for (size_t q = 0; q < r->cols; q++) f += fabs(r->F[j * r->ld + q]);
+                sum += fabs(r->wb[(o * d + c) * rows + j]) * f;
+            }
+        best = fmax(best, sum);
+    }
+    return fd ? best * (double)(2 * (r->cols - 1)) : best;
+}
+
+int skit_tno_plan_f32_error_scale(const skit_tno_plan *plan, double *scale, size_t *fft_length)
+{
+    SKIT_REQUIRE_PTR(plan);
+    SKIT_REQUIRE_PTR(scale);
+    if (!is_f32(plan) || plan->opt.kind == SKIT_TNO_SKI)
+        return SKIT_ERROR(SKIT_EINVAL, "f32 error scale: a float32 TNO or FD-TNO plan only (this one is %s %s)",
+                          is_f32(plan) ? "float32" : "float64", skit_tno_kind_name(plan->opt.kind));
+    tno_spectral *s = plan->op;
+    const size_t N = skit_circulantf_length(s->engine_f), half = skit_circulantf_frequencies(s->engine_f);
+    const size_t ld = skit_circulantf_spectra_ld(s->engine_f);
+    const float *spectra = skit_circulantf_spectra(s->engine_f);
+    for (size_t c = 0; c < plan->d; c++) {
+        double norm = 0; /* ||C_c||_2 = max |eigenvalue|: the spectrum is stored split and scaled by 1/N */
+        for (size_t k = 0; k < half; k++) norm = fmax(norm, hypot(spectra[c * ld + k], spectra[c * ld + half + k]));
+        scale[c] = norm * (double)N + output_magnitude(plan, c);
+    }
+    if (fft_length) *fft_length = N;
     return SKIT_OK;
 }

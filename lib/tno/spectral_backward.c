@@ -13,7 +13,23 @@
  *         lags 0..N/2, 0 beyond), so dR is the same with dk replaced by
  *         w .* dk.
  * The gradients are those of the parameters the plan holds (the MLP's),
- * whatever path update took to the spectra. */
+ * whatever path update took to the spectra.
+ *
+ * Float32 plans (run_f32) do the two products of the batch in float: dx
+ * on the float engine, the kernels' gradient on the float correlation
+ * engine (both O(batch d N log N), the bulk of the work). The rest starts
+ * from that gradient widened to double and is the float64 code above:
+ * FD's DFT of dk (d transforms, not batch d), the decay's and the RPE
+ * MLP's backward. The MLP is small (count x h GEMMs, independent of the
+ * batch and of d but for the output layer), the forward evaluates its
+ * features in float64 too, and the plan's parameters are float64; kept in
+ * double, the map from the kernels' gradient to dparams is exactly the
+ * float64 plan's, so dparams's float32 error is that of the correlation
+ * pushed through it (skit/tno.h states the bound) and no second MLP
+ * backward exists to keep in step. The price: at small d x batch the MLP
+ * is most of a backward (default RPE 64 x 3, causal n = 2048, d = 64, one
+ * thread, loaded machine: full float32 backward 87 ms, dx alone 1.8 ms),
+ * so an sgemm MLP backward is where a faster float32 backward would start. */
 #include "config.h"
 
 #include <math.h>
@@ -23,8 +39,11 @@
 #include "tno/tno_internal.h"
 
 typedef struct spectral_grad {
-    skit_correlate *correlate;
+    skit_correlate *correlate;    /* float64 plans' correlation; FD's DFT of dk */
+    skit_correlatef *correlate_f; /* float32 plans' correlation */
 } spectral_grad;
+
+static int is_f32(const skit_tno_plan *p) { return p->opt.precision == SKIT_PRECISION_F32; }
 
 static int is_fd(const skit_tno_plan *p) { return p->opt.kind == SKIT_TNO_FD; }
 
@@ -44,30 +63,42 @@ static int grad_create(skit_tno_plan *p)
     if (!g) return SKIT_ENOMEM;
     p->grad = g;
     const tno_spectral *s = p->op;
-    return skit_correlate_create(&g->correlate, p->n, p->n, skit_circulant_length(s->engine));
+    const size_t N = skit_circulant_length(s->engine);
+    if (!is_f32(p) || is_fd(p)) SKIT_TRY(skit_correlate_create(&g->correlate, p->n, p->n, N)); /* FD: its DFT */
+    return is_f32(p) ? skit_correlatef_create(&g->correlate_f, p->n, p->n, N) : SKIT_OK;
 }
 
 static void grad_destroy(skit_tno_plan *p)
 {
     spectral_grad *g = p->grad;
     skit_correlate_destroy(g->correlate);
+    skit_correlatef_destroy(g->correlate_f);
     skit_free(g);
     p->grad = NULL;
 }
 
-/* engine | correlate | dcoeffs d(2n-1) | inputs | dout | dk | rpe (count x out each) | mlp | kernel N | DFT */
-enum { R_ENGINE, R_CORRELATE, R_DCOEFFS, R_INPUTS, R_DOUT, R_DK, R_RPE, R_MLP, R_KERNEL, R_DFT, R_COUNT };
+/* engine | correlate | dcoeffs d(2n-1) | inputs | dout | dk | rpe (count x out each) | mlp | kernel N | DFT |
+ * float32 plans: dcoeffs in float (the engine's and correlation's regions then hold floats) */
+enum { R_ENGINE, R_CORRELATE, R_DCOEFFS, R_INPUTS, R_DOUT, R_DK, R_RPE, R_MLP, R_KERNEL, R_DFT, R_DCOEFFS_F,
+       R_COUNT };
+
+/* doubles that hold `floats` floats */
+static size_t in_doubles(size_t floats) { return (floats + 1) / 2; }
 
 static size_t regions(const skit_tno_plan *p, double *base, double **r)
 {
     const tno_spectral *s = p->op;
     const spectral_grad *g = p->grad;
     const size_t count = input_count(p), co = tno_region(count * output_count(p)), N = skit_circulant_length(s->engine);
-    const size_t sizes[R_COUNT] = {tno_region(skit_circulant_workspace_doubles(s->engine, 0)),
-                                   tno_region(skit_correlate_workspace_doubles(g->correlate)),
-                                   tno_region(p->d * (2 * p->n - 1)), tno_region(count), co, co, co,
+    const size_t dcoeffs = p->d * (2 * p->n - 1);
+    const size_t engine = g->correlate_f ? in_doubles(skit_circulantf_workspace_doubles(s->engine_f, 0))
+                                         : skit_circulant_workspace_doubles(s->engine, 0);
+    const size_t correlate = g->correlate_f ? in_doubles(skit_correlatef_workspace_doubles(g->correlate_f))
+                                            : skit_correlate_workspace_doubles(g->correlate);
+    const size_t sizes[R_COUNT] = {tno_region(engine), tno_region(correlate), tno_region(dcoeffs),
+                                   tno_region(count), co, co, co,
                                    tno_region(skit_mlp_backward_workspace_size(s->rpe.mlp)), tno_region(N),
-                                   tno_region(N + 2)};
+                                   tno_region(N + 2), g->correlate_f ? tno_region(in_doubles(dcoeffs)) : 0};
     size_t off = 0;
     for (int i = 0; i < R_COUNT; i++) {
         if (base) r[i] = base + off;
@@ -125,18 +156,12 @@ static void fd_outputs(const skit_tno_plan *p, double **r)
     }
 }
 
-static int run(const skit_tno_plan *p, const double *x, const double *dy, double *dx, double *dparams,
-               double *dlambda, double *work)
+/* from the kernels' gradient (r[R_DCOEFFS]) on: the MLP's inputs and
+ * output gradient, its backward, and TNO's dlambda */
+static int rpe_backward(const skit_tno_plan *p, double *dparams, double *dlambda, double **r)
 {
     const tno_spectral *s = p->op;
-    const spectral_grad *g = p->grad;
-    const size_t n = p->n, d = p->d, count = input_count(p);
-    double *r[R_COUNT];
-    regions(p, work, r);
-    if (dx) skit_circulant_apply_channels(s->engine, 1, dy, n, dx, n, p->batch * d, r[R_ENGINE]);
-    if (!dparams && !dlambda) return SKIT_OK;
-    skit_correlate_run(g->correlate, d, p->batch, x, n, d * n, dy, n, d * n, 0, r[R_DCOEFFS], 2 * n - 1,
-                       r[R_CORRELATE]);
+    const size_t d = p->d, count = input_count(p);
     if (is_fd(p)) fd_outputs(p, r);
     else SKIT_TRY(tno_outputs(p, r));
     SKIT_TRY(skit_mlp_backward(s->rpe.mlp, count, r[R_INPUTS], r[R_DOUT], r[R_RPE], NULL, dparams, r[R_MLP]));
@@ -146,9 +171,42 @@ static int run(const skit_tno_plan *p, const double *x, const double *dy, double
     return SKIT_OK;
 }
 
+static int run(const skit_tno_plan *p, const double *x, const double *dy, double *dx, double *dparams,
+               double *dlambda, double *work)
+{
+    const tno_spectral *s = p->op;
+    const spectral_grad *g = p->grad;
+    const size_t n = p->n, d = p->d;
+    double *r[R_COUNT];
+    regions(p, work, r);
+    if (dx) skit_circulant_apply_channels(s->engine, 1, dy, n, dx, n, p->batch * d, r[R_ENGINE]);
+    if (!dparams && !dlambda) return SKIT_OK;
+    skit_correlate_run(g->correlate, d, p->batch, x, n, d * n, dy, n, d * n, 0, r[R_DCOEFFS], 2 * n - 1,
+                       r[R_CORRELATE]);
+    return rpe_backward(p, dparams, dlambda, r);
+}
+
+static int run_f32(const skit_tno_plan *p, const float *x, const float *dy, float *dx, double *dparams,
+                   double *dlambda, double *work)
+{
+    const tno_spectral *s = p->op;
+    const spectral_grad *g = p->grad;
+    const size_t n = p->n, d = p->d, total = d * (2 * n - 1);
+    double *r[R_COUNT];
+    regions(p, work, r);
+    if (dx) skit_circulantf_apply_channels(s->engine_f, 1, dy, n, dx, n, p->batch * d, (float *)r[R_ENGINE]);
+    if (!dparams && !dlambda) return SKIT_OK;
+    float *dcoeffs = (float *)r[R_DCOEFFS_F];
+    skit_correlatef_run(g->correlate_f, d, p->batch, x, n, d * n, dy, n, d * n, 0, dcoeffs, 2 * n - 1,
+                        (float *)r[R_CORRELATE]);
+    for (size_t i = 0; i < total; i++) r[R_DCOEFFS][i] = (double)dcoeffs[i];
+    return rpe_backward(p, dparams, dlambda, r);
+}
+
 const tno_backward_ops tno_spectral_backward = {
     .create = grad_create,
     .destroy = grad_destroy,
     .workspace_doubles = workspace_doubles,
     .run = run,
+    .run_f32 = run_f32,
 };

@@ -78,6 +78,9 @@ struct tno_backward_ops {
     size_t (*workspace_doubles)(const skit_tno_plan *p);
     int (*run)(const skit_tno_plan *p, const double *x, const double *dy, double *dx, double *dparams,
                double *dlambda, double *work);
+    /* float32 plans (NULL: none): float data, float64 parameter gradients */
+    int (*run_f32)(const skit_tno_plan *p, const float *x, const float *dy, float *dx, double *dparams,
+                   double *dlambda, double *work);
 };
 
 extern const tno_backward_ops tno_spectral_backward, tno_ski_backward;
@@ -205,6 +208,7 @@ int tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *wha
  * and OpenMP-parallel; the _ld form with leading dimensions. */
 void tno_transpose(const double *src, size_t rows, size_t cols, double *dst);
 void tno_transpose_ld(const double *src, size_t rows, size_t cols, size_t lds, double *dst, size_t ldd);
+void tno_transpose_ld_f32(const float *src, size_t rows, size_t cols, size_t lds, float *dst, size_t ldd);
 const char *tno_activation_name(skit_activation a);
 const char *tno_norm_name(skit_norm norm);
 size_t tno_round8(size_t v);

@@ -27,7 +27,8 @@ struct skit_toeplitz_plan {
     skit_circulantf *engine_f; /* CPU plans in float32 */
     skit_workspace *workspace; /* lent to an execute called without one */
     toeplitz_device *device;   /* device plans */
-    skit_correlate *correlate; /* the coefficient gradient (backward.c) */
+    skit_correlate *correlate; /* the coefficient gradient (backward.c), float64 plans */
+    skit_correlatef *correlate_f; /* float32 plans */
     size_t bytes;
 };
 
@@ -163,7 +164,9 @@ int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, siz
     } else {
         status = create_engine(p, coeffs);
     }
-    if (status == SKIT_OK) status = skit_correlate_create(&p->correlate, m, n, 0);
+    if (status == SKIT_OK)
+        status = p->precision == SKIT_PRECISION_F32 ? skit_correlatef_create(&p->correlate_f, m, n, 0)
+                                                    : skit_correlate_create(&p->correlate, m, n, 0);
     if (status != SKIT_OK) {
         skit_toeplitz_plan_destroy(p);
         return status;
@@ -276,6 +279,7 @@ void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan)
     skit_workspace_destroy(plan->workspace);
     toeplitz_device_destroy(plan->device);
     skit_correlate_destroy(plan->correlate);
+    skit_correlatef_destroy(plan->correlate_f);
     skit_free(plan);
 }
 
@@ -286,5 +290,7 @@ void toeplitz_plan_view(const skit_toeplitz_plan *p, toeplitz_view *v)
     v->d = p->d;
     v->shared = p->sharing == SKIT_TOEPLITZ_SHARED;
     v->causality = p->causality;
+    v->precision = p->precision;
     v->correlate = p->correlate;
+    v->correlate_f = p->correlate_f;
 }

@@ -40,11 +40,14 @@ int toeplitz_levinson_general(size_t n, const double *coeffs, size_t nrhs, doubl
 
 /* What the backward (backward.c) reads of a plan (fft.c). */
 typedef struct skit_correlate skit_correlate;
+typedef struct skit_correlatef skit_correlatef;
 typedef struct toeplitz_view {
     size_t m, n, d;
     int shared;
     skit_causality causality;
-    const skit_correlate *correlate;
+    skit_precision precision;
+    const skit_correlate *correlate;   /* float64 plans */
+    const skit_correlatef *correlate_f; /* float32 plans */
 } toeplitz_view;
 void toeplitz_plan_view(const skit_toeplitz_plan *p, toeplitz_view *v);
 

@@ -1,0 +1,361 @@
+/* gradcheck_f32.c — precision f32 of gradcheck.h: the float32 backward of
+ * an operator against the float64 backward of the same operator (same
+ * parameters, the same inputs rounded to float), each group held to a
+ * bound derived from the float32 error analyses of skit/toeplitz.h and
+ * skit/tno.h (eps32 = 2^-24):
+ *   a transposed product  dx_c:  G eps32 S_c ||dy_c||_2, with G = 20
+ *       log2(2N) and S_c = ||t_c||_1 (Toeplitz) or G = 20 log2(2N) + h + 1
+ *       and S_c = ||C_c||_2 + M_c (TNO, FD-TNO: skit_tno_plan_f32_error_scale);
+ *   the kernels' gradient dk_c by float cross-correlation:
+ *       (30 log2(2N) + batch) eps32 sum_b (||x_bc||_1 ||dy_bc||_2 +
+ *       ||x_bc||_2 ||dy_bc||_1);
+ *   an RPE's parameters (and TNO's lambda), which the float64 code computes
+ *       from the widened dk by a linear map B: ||B_g||_F ||dk32 - dk64||_2,
+ *       ||B_g||_F (the group's rows of B) measured column by column: the
+ *       float64 backward of a one-sequence plan with x and dy unit vectors
+ *       whose correlation is a single lag of a single channel.
+ * A 2-norm bound bounds every entry, so the group's bound on max |g32 -
+ * g64| is the largest over its channels (and sequences). */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gradcheck.h"
+
+#define EPS32 0x1p-24
+
+/* ---- the inputs and the groups' verdicts ------------------------------------ */
+
+/* count normal values rounded to float: f (float) and w (the same, double) */
+static void random_f32(skit_rng *rng, size_t count, double scale, float *f, double *w)
+{
+    skit_rng_fill_normal(rng, w, count);
+    for (size_t i = 0; i < count; i++) {
+        f[i] = (float)(w[i] * scale);
+        w[i] = (double)f[i];
+    }
+}
+
+static void widen(const float *f, size_t count, double *w)
+{
+    for (size_t i = 0; i < count; i++) w[i] = (double)f[i];
+}
+
+static void poison_f32(float *f, size_t count)
+{
+    for (size_t i = 0; i < count; i++) f[i] = NAN;
+}
+
+/* the group's row: error max |g32 - g64| / max |g64|, tolerance bound / max |g64| */
+static void add_result(gradcheck_result *r, const char *name, const double *g32, const double *g64, size_t count,
+                       double bound)
+{
+    if (r->ngroups == GRADCHECK_MAX_GROUPS) return;
+    gradcheck_group *g = &r->groups[r->ngroups++];
+    double gmax = 0, err = 0;
+    for (size_t i = 0; i < count; i++) {
+        double e = fabs(g32[i] - g64[i]);
+        err = isnan(e) || e > err ? e : err;
+        gmax = fmax(gmax, fabs(g64[i]));
+    }
+    double denom = gmax > 0 ? gmax : 1.0;
+    snprintf(g->name, sizeof g->name, "%s", name);
+    g->count = g->checked = count;
+    g->max_grad = gmax;
+    g->error = isnan(err) ? INFINITY : err / denom;
+    g->tolerance = bound / denom;
+    r->worst = isnan(g->error) || g->error > r->worst ? g->error : r->worst;
+}
+
+double gradcheck_norm1(const double *v, size_t count)
+{
+    double s = 0;
+    for (size_t i = 0; i < count; i++) s += fabs(v[i]);
+    return s;
+}
+
+double gradcheck_norm2(const double *v, size_t count)
+{
+    double s = 0;
+    for (size_t i = 0; i < count; i++) s += v[i] * v[i];
+    return sqrt(s);
+}
+
+/* the correlation's bound for one (sequence, channel) pair, before eps32
+ * and the growth factor */
+static double correlation_norms(const double *x, const double *dy, size_t n)
+{
+    return gradcheck_norm1(x, n) * gradcheck_norm2(dy, n) + gradcheck_norm2(x, n) * gradcheck_norm1(dy, n);
+}
+
+static double *alloc_doubles(size_t count) { return skit_malloc(count ? count : 1, sizeof(double)); }
+static float *alloc_floats(size_t count) { return skit_malloc(count ? count : 1, sizeof(float)); }
+
+/* ---- Toeplitz matvec, per channel --------------------------------------------- */
+
+typedef struct tz_data {
+    float *xf, *dyf, *dxf, *dtf;
+    double *x, *dy, *t, *dx64, *dt64, *dx32, *dt32;
+} tz_data;
+
+static void tz_free(tz_data *z)
+{
+    skit_free(z->xf), skit_free(z->dyf), skit_free(z->dxf), skit_free(z->dtf);
+    skit_free(z->x), skit_free(z->dy), skit_free(z->t), skit_free(z->dx64), skit_free(z->dt64);
+    skit_free(z->dx32), skit_free(z->dt32);
+}
+
+static int tz_alloc(tz_data *z, size_t nd, size_t nt)
+{
+    memset(z, 0, sizeof *z);
+    z->xf = alloc_floats(nd), z->dyf = alloc_floats(nd), z->dxf = alloc_floats(nd), z->dtf = alloc_floats(nt);
+    z->x = alloc_doubles(nd), z->dy = alloc_doubles(nd), z->t = alloc_doubles(nt);
+    z->dx64 = alloc_doubles(nd), z->dt64 = alloc_doubles(nt), z->dx32 = alloc_doubles(nd);
+    z->dt32 = alloc_doubles(nt);
+    return z->xf && z->dyf && z->dxf && z->dtf && z->x && z->dy && z->t && z->dx64 && z->dt64 && z->dx32 && z->dt32
+               ? SKIT_OK
+               : SKIT_ENOMEM;
+}
+
+/* the bounds of both groups, per channel, the largest kept */
+static void tz_bounds(const gradcheck_options *o, const tz_data *z, size_t N, double *bx, double *bt)
+{
+    const size_t n = o->n, per = 2 * n - 1, first = o->causal ? n - 1 : 0;
+    const double lg = log2(2.0 * (double)N);
+    *bx = *bt = 0;
+    for (size_t c = 0; c < o->d; c++) {
+        const double *x = z->x + c * n, *dy = z->dy + c * n;
+        double t1 = gradcheck_norm1(z->t + c * per + first, per - first);
+        *bx = fmax(*bx, 20.0 * lg * EPS32 * t1 * gradcheck_norm2(dy, n));
+        *bt = fmax(*bt, (30.0 * lg + 1.0) * EPS32 * correlation_norms(x, dy, n));
+    }
+}
+
+static int tz_backwards(const gradcheck_options *o, tz_data *z, size_t *N)
+{
+    const size_t n = o->n;
+    skit_toeplitz_options opt;
+    skit_toeplitz_options_default(&opt);
+    opt.causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    skit_toeplitz_plan *p64 = NULL, *p32 = NULL;
+    int status = skit_toeplitz_plan_create(&p64, n, n, o->d, &opt, z->t);
+    opt.precision = SKIT_PRECISION_F32;
+    if (status == SKIT_OK) status = skit_toeplitz_plan_create(&p32, n, n, o->d, &opt, z->t);
+    if (status == SKIT_OK) status = skit_toeplitz_plan_backward(p64, z->x, n, z->dy, n, z->dx64, n, z->dt64, NULL);
+    if (status == SKIT_OK)
+        status = skit_toeplitz_plan_backward_f32(p32, z->xf, n, z->dyf, n, z->dxf, n, z->dtf, NULL);
+    *N = skit_toeplitz_plan_fft_length(p32);
+    skit_toeplitz_plan_destroy(p64);
+    skit_toeplitz_plan_destroy(p32);
+    return status;
+}
+
+static int check_toeplitz(const gradcheck_options *o, skit_rng *rng, gradcheck_result *r)
+{
+    const size_t n = o->n, nd = n * o->d, nt = o->d * (2 * n - 1);
+    tz_data z;
+    int status = tz_alloc(&z, nd, nt);
+    if (status == SKIT_OK) {
+        float *tf = z.dtf; /* the coefficients rounded, before dtf is poisoned */
+        random_f32(rng, nd, 1.0, z.xf, z.x);
+        random_f32(rng, nt, 1.0 / sqrt((double)n), tf, z.t);
+        random_f32(rng, nd, 1.0, z.dyf, z.dy);
+        poison_f32(z.dxf, nd), poison_f32(z.dtf, nt);
+        size_t N = 0;
+        status = tz_backwards(o, &z, &N);
+        if (status == SKIT_OK) {
+            double bx, bt;
+            tz_bounds(o, &z, N, &bx, &bt);
+            widen(z.dxf, nd, z.dx32), widen(z.dtf, nt, z.dt32);
+            add_result(r, "x", z.dx32, z.dx64, nd, bx);
+            add_result(r, "coeffs", z.dt32, z.dt64, nt, bt);
+        }
+    }
+    tz_free(&z);
+    return status;
+}
+
+/* ---- TNO and FD-TNO ------------------------------------------------------------ */
+
+typedef struct mx_data {
+    skit_tno_options opt;
+    skit_tno_plan *p64, *p32, *probe;
+    size_t total, count;
+    float *xf, *dyf, *dxf;
+    double *x, *dy, *params, *dx64, *dp64, *dx32, *dp32, *scale, *col, *x1, *dy1;
+    double dl64, dl32;
+} mx_data;
+
+static void mx_free(mx_data *m)
+{
+    skit_tno_plan_destroy(m->p64), skit_tno_plan_destroy(m->p32), skit_tno_plan_destroy(m->probe);
+    skit_free(m->xf), skit_free(m->dyf), skit_free(m->dxf), skit_free(m->x), skit_free(m->dy);
+    skit_free(m->params), skit_free(m->dx64), skit_free(m->dp64), skit_free(m->dx32), skit_free(m->dp32);
+    skit_free(m->scale), skit_free(m->col), skit_free(m->x1), skit_free(m->dy1);
+}
+
+/* the float64 plan (parameters from the seed), the float32 one and the
+ * one-sequence CHANNELS probe with the same parameters */
+static int mx_plans(const gradcheck_options *o, mx_data *m)
+{
+    const size_t n = o->n, d = o->d;
+    int status = skit_tno_plan_create(&m->p64, n, d, o->batch, &m->opt, NULL, 0);
+    if (status != SKIT_OK) return status;
+    m->count = skit_tno_plan_parameter_count(m->p64);
+    if (!(m->params = alloc_doubles(m->count))) return SKIT_ENOMEM;
+    if ((status = skit_tno_plan_get_parameters(m->p64, m->params, m->count)) != SKIT_OK) return status;
+    skit_tno_options o32 = m->opt, o1 = m->opt;
+    o32.precision = SKIT_PRECISION_F32;
+    o1.layout = SKIT_TNO_CHANNELS;
+    status = skit_tno_plan_create(&m->p32, n, d, o->batch, &o32, m->params, m->count);
+    if (status == SKIT_OK) status = skit_tno_plan_create(&m->probe, n, d, 1, &o1, m->params, m->count);
+    return status;
+}
+
+static int mx_alloc(const gradcheck_options *o, mx_data *m)
+{
+    const size_t total = m->total, nd = o->n * o->d;
+    m->xf = alloc_floats(total), m->dyf = alloc_floats(total), m->dxf = alloc_floats(total);
+    m->x = alloc_doubles(total), m->dy = alloc_doubles(total), m->dx64 = alloc_doubles(total);
+    m->dx32 = alloc_doubles(total), m->dp64 = alloc_doubles(m->count), m->dp32 = alloc_doubles(m->count);
+    m->col = alloc_doubles(m->count), m->scale = alloc_doubles(o->d);
+    m->x1 = alloc_doubles(nd), m->dy1 = alloc_doubles(nd);
+    return m->xf && m->dyf && m->dxf && m->x && m->dy && m->dx64 && m->dx32 && m->dp64 && m->dp32 && m->col &&
+                   m->scale && m->x1 && m->dy1
+               ? SKIT_OK
+               : SKIT_ENOMEM;
+}
+
+/* index of token i, channel c of sequence b in the plan's layout */
+static size_t mx_index(const gradcheck_options *o, const mx_data *m, size_t b, size_t i, size_t c)
+{
+    return m->opt.layout == SKIT_TNO_ROWS ? (b * o->n + i) * o->d + c : (b * o->d + c) * o->n + i;
+}
+
+/* one (sequence, channel) gathered: v[i] = data at token i */
+static void mx_gather(const gradcheck_options *o, const mx_data *m, const double *data, size_t b, size_t c, double *v)
+{
+    for (size_t i = 0; i < o->n; i++) v[i] = data[mx_index(o, m, b, i, c)];
+}
+
+/* the dx bound (largest over sequences and channels) and ||dk32 - dk64||_2's */
+static void mx_bounds(const gradcheck_options *o, mx_data *m, size_t N, double *bx, double *bk)
+{
+    const size_t n = o->n;
+    const double lg = log2(2.0 * (double)N), h = (double)o->rpe_width;
+    double *xv = m->x1, *dv = m->dy1, kk = 0;
+    *bx = 0;
+    for (size_t c = 0; c < o->d; c++) {
+        double sum = 0;
+        for (size_t b = 0; b < o->batch; b++) {
+            mx_gather(o, m, m->x, b, c, xv);
+            mx_gather(o, m, m->dy, b, c, dv);
+            *bx = fmax(*bx, (20.0 * lg + h + 1.0) * EPS32 * m->scale[c] * gradcheck_norm2(dv, n));
+            sum += correlation_norms(xv, dv, n);
+        }
+        double bc = (30.0 * lg + (double)o->batch) * EPS32 * sum;
+        kk += bc * bc;
+    }
+    *bk = sqrt(kk);
+}
+
+/* the column of B for lag k of channel c: the probe's backward with the
+ * unit vectors whose correlation is that one lag (lag >= 0: x = e_0, dy =
+ * e_k; lag < 0: x = e_{-k}, dy = e_0); *dl its lambda entry */
+static int mx_column(const gradcheck_options *o, mx_data *m, size_t c, long lag, double *dl)
+{
+    const size_t n = o->n, nd = n * o->d;
+    memset(m->x1, 0, nd * sizeof *m->x1);
+    memset(m->dy1, 0, nd * sizeof *m->dy1);
+    m->x1[c * n + (lag < 0 ? (size_t)-lag : 0)] = 1.0;
+    m->dy1[c * n + (lag < 0 ? 0 : (size_t)lag)] = 1.0;
+    return skit_tno_plan_backward(m->probe, m->x1, m->dy1, NULL, m->col, dl, NULL);
+}
+
+/* per parameter group (whole, then the MLP's layers) and lambda: ||B_g||_F^2 */
+static int mx_frobenius(const gradcheck_options *o, mx_data *m, size_t out, double *ff, double *ff_lambda)
+{
+    const size_t groups = 1 + gradcheck_mlp_group_count(o->rpe_layers);
+    const long n = (long)o->n, lo = o->causal ? 0 : -(n - 1);
+    memset(ff, 0, groups * sizeof *ff);
+    *ff_lambda = 0;
+    for (size_t c = 0; c < o->d; c++)
+        for (long lag = lo; lag < n; lag++) {
+            double dl = 0;
+            int status = mx_column(o, m, c, lag, &dl);
+            if (status != SKIT_OK) return status;
+            *ff_lambda += dl * dl;
+            for (size_t g = 0; g < groups; g++) {
+                char name[32];
+                size_t first = 0, count = m->count;
+                if (g) gradcheck_mlp_group(g - 1, 1, o->rpe_width, o->rpe_layers, out, name, sizeof name, "rpe",
+                                           &first, &count);
+                for (size_t i = first; i < first + count; i++) ff[g] += m->col[i] * m->col[i];
+            }
+        }
+    return SKIT_OK;
+}
+
+static int mx_backwards(mx_data *m)
+{
+    for (size_t i = 0; i < m->count; i++) m->dp32[i] = NAN;
+    poison_f32(m->dxf, m->total);
+    m->dl32 = NAN;
+    int status = skit_tno_plan_backward(m->p64, m->x, m->dy, m->dx64, m->dp64, &m->dl64, NULL);
+    if (status == SKIT_OK) status = skit_tno_plan_backward_f32(m->p32, m->xf, m->dyf, m->dxf, m->dp32, &m->dl32, NULL);
+    if (status == SKIT_OK) widen(m->dxf, m->total, m->dx32);
+    return status;
+}
+
+static int mx_report(const gradcheck_options *o, mx_data *m, skit_tno_kind kind, size_t N, gradcheck_result *r)
+{
+    const size_t out = kind == SKIT_TNO_FD && !o->causal ? 2 * o->d : o->d;
+    double bx, bk, ff[1 + 2 * (64 + 2)], ff_lambda;
+    if (o->rpe_layers > 64) return SKIT_EDOM; /* the CLI's range */
+    mx_bounds(o, m, N, &bx, &bk);
+    int status = mx_frobenius(o, m, out, ff, &ff_lambda);
+    if (status != SKIT_OK) return status;
+    add_result(r, "x", m->dx32, m->dx64, m->total, bx);
+    if (kind == SKIT_TNO_FFT) add_result(r, "lambda", &m->dl32, &m->dl64, 1, sqrt(ff_lambda) * bk);
+    add_result(r, "params", m->dp32, m->dp64, m->count, sqrt(ff[0]) * bk);
+    for (size_t g = 0; g < gradcheck_mlp_group_count(o->rpe_layers); g++) {
+        char name[32];
+        size_t first, count;
+        gradcheck_mlp_group(g, 1, o->rpe_width, o->rpe_layers, out, name, sizeof name, "rpe", &first, &count);
+        add_result(r, name, m->dp32 + first, m->dp64 + first, count, sqrt(ff[g + 1]) * bk);
+    }
+    return SKIT_OK;
+}
+
+static int check_mixer(const gradcheck_options *o, skit_rng *rng, skit_tno_kind kind, gradcheck_result *r)
+{
+    mx_data m;
+    memset(&m, 0, sizeof m);
+    gradcheck_mixer_options(o, kind, &m.opt);
+    m.total = o->batch * o->n * o->d;
+    int status = mx_plans(o, &m);
+    if (status == SKIT_OK) status = mx_alloc(o, &m);
+    size_t N = 0;
+    if (status == SKIT_OK) status = skit_tno_plan_f32_error_scale(m.p32, m.scale, &N);
+    if (status == SKIT_OK) {
+        random_f32(rng, m.total, 1.0, m.xf, m.x);
+        random_f32(rng, m.total, 1.0, m.dyf, m.dy);
+        status = mx_backwards(&m);
+    }
+    if (status == SKIT_OK) status = mx_report(o, &m, kind, N, r);
+    mx_free(&m);
+    return status;
+}
+
+int gradcheck_run_f32(const char *op, const gradcheck_options *o, gradcheck_result *r)
+{
+    memset(r, 0, sizeof *r);
+    skit_rng rng;
+    skit_rng_seed(&rng, o->seed);
+    if (!strcmp(op, "toeplitz")) return check_toeplitz(o, &rng, r);
+    if (!strcmp(op, "tno")) return check_mixer(o, &rng, SKIT_TNO_FFT, r);
+    if (!strcmp(op, "fd")) return check_mixer(o, &rng, SKIT_TNO_FD, r);
+    return SKIT_EUNSUPPORTED;
+}
