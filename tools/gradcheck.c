@@ -493,7 +493,7 @@ static int central(gc_problem *pb, gc_group *g, size_t i, const double *v, doubl
  * identical, wrong quotients that agree perfectly (seen: 1.9e-6 off). */
 #define GC_STEPS 12
 
-static int derivative(gc_problem *pb, gc_group *g, size_t i, const double *v, double *R)
+static int derivative(gc_problem *pb, gc_group *g, size_t i, const double *v, double *R, double *resolution)
 {
     double h = 1e-3 * GC_MAX(1.0, v ? 1.0 : fabs(g->values[i])), D[GC_STEPS], E[GC_STEPS - 1];
     double noise[GC_STEPS];
@@ -511,8 +511,17 @@ static int derivative(gc_problem *pb, gc_group *g, size_t i, const double *v, do
         }
     }
     *R = E[best];
+    *resolution = best_score;
     return SKIT_OK;
 }
+
+/* A group whose gradient is far below what finite differences resolve is
+ * compared in absolute terms: the denominator is at least GC_RESOLVED times
+ * the difference's own resolution (the agreement of its extrapolations plus
+ * their rounding), so an error at that resolution reads 1e-7, below every
+ * tolerance (tools/train/check.c does the same; a saturated softmax gave a
+ * gradient group of 1e-21 there). */
+#define GC_RESOLVED 1e7
 
 static int check_group(gc_problem *pb, gc_group *g, gradcheck_group *out)
 {
@@ -523,13 +532,12 @@ static int check_group(gc_problem *pb, gc_group *g, gradcheck_group *out)
         if (!isfinite(g->grad[i])) bad = 1;
         gmax = GC_MAX(gmax, fabs(g->grad[i]));
     }
-    double denom = gmax > 0 ? gmax : 1.0;
     size_t checks = GC_MIN(g->count, o->samples);
     for (size_t k = 0; k < checks; k++) {
         size_t i = g->count <= o->samples ? k : (size_t)skit_rng_below(&pb->rng, g->count);
-        double R;
-        GC_TRY(derivative(pb, g, i, NULL, &R));
-        err = GC_MAX(err, fabs(g->grad[i] - R) / denom);
+        double R, resolution;
+        GC_TRY(derivative(pb, g, i, NULL, &R, &resolution));
+        err = GC_MAX(err, fabs(g->grad[i] - R) / GC_MAX(gmax, GC_MAX(GC_RESOLVED * resolution, 1e-300)));
     }
     double *v = malloc(g->count * sizeof *v);
     if (!v) return SKIT_ENOMEM;
@@ -540,13 +548,13 @@ static int check_group(gc_problem *pb, gc_group *g, gradcheck_group *out)
             dot += g->grad[i] * v[i];
             l1 += fabs(v[i]);
         }
-        double R;
-        int status = derivative(pb, g, 0, v, &R);
+        double R, resolution;
+        int status = derivative(pb, g, 0, v, &R, &resolution);
         if (status != SKIT_OK) {
             free(v);
             return status;
         }
-        err = GC_MAX(err, fabs(dot - R) / (denom * l1));
+        err = GC_MAX(err, fabs(dot - R) / GC_MAX(gmax * l1, GC_MAX(GC_RESOLVED * resolution, 1e-300)));
         checks++;
     }
     free(v);
