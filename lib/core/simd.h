@@ -24,13 +24,14 @@
 
 /* `omp simd` (OpenMP 4) lets the compiler vectorise a loop, reductions
  * included, without -ffast-math; a no-op without OpenMP. */
+/* SKIT_SIMD_SUM(a, b, ...): the loop's sums a, b, ... as reductions */
 #ifdef _OPENMP
 #define SKIT_PRAGMA(text) _Pragma(#text)
 #define SKIT_SIMD _Pragma("omp simd")
-#define SKIT_SIMD_SUM(var) SKIT_PRAGMA(omp simd reduction(+ : var))
+#define SKIT_SIMD_SUM(...) SKIT_PRAGMA(omp simd reduction(+ : __VA_ARGS__))
 #else
 #define SKIT_SIMD
-#define SKIT_SIMD_SUM(var)
+#define SKIT_SIMD_SUM(...)
 #endif
 
 #endif

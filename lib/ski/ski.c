@@ -81,11 +81,6 @@ int ski_check_weights(const skit_interp_weights *W)
 #define SKI_CHUNK 1024
 #define SKI_GROUP 4
 #define SKI_BLOCKS_PER_THREAD 4
-#ifdef _OPENMP
-#define SKI_SIMD_SUM2(a, b) SKIT_PRAGMA(omp simd reduction(+ : a, b))
-#else
-#define SKI_SIMD_SUM2(a, b)
-#endif
 
 struct skit_ski_plan {
     skit_interp_weights *W;
@@ -316,7 +311,7 @@ SKIT_MULTIVERSION static void transpose_group(const skit_ski_plan *p, const doub
             for (size_t g = 0; g < G; g++) {
                 const double *restrict xg = x[g] + b;
                 double sx = 0, sk = 0;
-                SKI_SIMD_SUM2(sx, sk)
+                SKIT_SIMD_SUM(sx, sk)
                 for (size_t k = 0; k < len; k++) {
                     sx += xg[k];
                     sk += ramp[k] * xg[k];

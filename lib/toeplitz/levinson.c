@@ -66,7 +66,7 @@ SKIT_MULTIVERSION static void dot2(const double *restrict a, const double *restr
                                    size_t n, double out[2])
 {
     double s0 = 0.0, s1 = 0.0;
-    SKIT_PRAGMA(omp simd reduction(+ : s0, s1))
+    SKIT_SIMD_SUM(s0, s1)
     for (size_t i = 0; i < n; i++) {
         s0 += a[i] * b[i];
         s1 += a[i] * c[i];
@@ -79,7 +79,7 @@ SKIT_MULTIVERSION static void dot3(const double *restrict a, const double *restr
                                    const double *restrict g, const double *restrict w, size_t n, double out[3])
 {
     double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-    SKIT_PRAGMA(omp simd reduction(+ : s0, s1, s2))
+    SKIT_SIMD_SUM(s0, s1, s2)
     for (size_t i = 0; i < n; i++) {
         s0 += a[i] * f[i];
         s1 += c[i] * g[i];
