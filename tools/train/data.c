@@ -178,13 +178,14 @@ static double markov_masked_loss(const train_task *t, size_t n, size_t C, const 
 }
 
 /* Masked LM: the exact floor, summed over the batch; NAN when a sequence's
- * n x V^k forward table would pass 2^24 doubles (128 MiB) or n < k. */
+ * n x V^k forward table would pass 2^24 doubles (128 MiB), n < k or V > 64
+ * (outside train_task_create's range). */
 static double markov_masked_oracle(const train_task *t, size_t batch, size_t n, const int *inputs,
                                    const int *targets, const double *weights)
 {
     size_t C = 1;
     for (size_t i = 0; i < t->order; i++) C *= t->vocab;
-    if (n < t->order || n > ((size_t)1 << 24) / C) return NAN;
+    if (t->vocab > 64 || n < t->order || n > ((size_t)1 << 24) / C) return NAN; /* post[64] below */
     double *alpha = malloc(n * C * sizeof(double)), *beta = malloc(2 * C * sizeof(double)), loss = 0;
     if (!alpha || !beta) loss = NAN;
     for (size_t r = 0; r < batch && !isnan(loss); r++)
