@@ -2,6 +2,9 @@
 TESTS += tests/cli_train.sh
 EXTRA_DIST += tests/cli_train.sh
 TESTS += tests/cli_train_torch.sh
+# --precision f32: against the float64 model, loss curves, unsupported mixers
+TESTS += tests/cli_train_f32.sh
+EXTRA_DIST += tests/cli_train_f32.sh
 EXTRA_DIST += tests/cli_train_torch.sh tests/train_torch_step.py
 # no allocation inside a training step after the first (a counting malloc)
 check_PROGRAMS += tests/test_train_alloc

@@ -140,10 +140,12 @@ int train_precision_check(train_model *m32, train_model *m64, const int *in, con
  * Every layer's rounding reaches a gradient through the forward and again
  * through the backward of each of the 2 layers + 1 sub-blocks (pre-norm
  * residual blocks and the head), to first order additively: depth
- * 2 (2 layers + 1). CONDITION (8) allows for the cancellation of |terms|
- * into the (group-max) scale they are measured against, which float32
- * cannot resolve below u |terms|: the gradients are means of signed
- * terms, so the ratio is a stated allowance, not a measured fit. */
+ * 2 (2 layers + 1). PRECISION_CONDITION (8, three bits, set before any
+ * run) allows for the cancellation of |terms| into the group-max scale the
+ * error is measured against, which float32 cannot resolve below u |terms|:
+ * the gradients are means of signed terms. The bound is a worst case
+ * (k u, not the sqrt(k) u of random rounding), so it sits far above the
+ * measured errors; a wrong term or index shows as O(1). */
 #define PRECISION_CONDITION 8.0
 
 double train_precision_tolerance(const train_config *c)
