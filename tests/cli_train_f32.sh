@@ -1,4 +1,5 @@
-# tests/cli_train_f32.sh — `skit train --precision f32` (tno, fd): the
+# tests/cli_train_f32.sh — `skit train --precision f32` (tno, fd,
+# attention): the
 # float32 model's loss and gradients against the float64 model's on the
 # same parameters and batch (--check-gradients, its bound derived in
 # tools/train/check.c), causal and masked, odd and prime n; the float32
@@ -12,7 +13,7 @@ echo "seed $SEED (set SKIT_TEST_SEED to repeat)"
 
 expect_ok train --help && grep -q -- "--precision" "$TMP/stdout" || fail "train --help lacks --precision"
 
-for m in tno fd; do
+for m in tno fd attention; do
   for obj in causal masked; do
     for n in 13 16; do
       expect_ok train --check-gradients --precision f32 --mixer "$m" --objective "$obj" --n "$n" --d 6 --batch 2 \
@@ -22,6 +23,11 @@ for m in tno fd; do
   done
   expect_ok train --check-gradients --precision f32 --mixer "$m" --n 12 --d 5 --batch 1 --norm layer --untied \
     --expand 2 --glu 7 --task recall --vocab 4 --objective masked --seed "$SEED"
+done
+# attention: several heads of odd width, rotary or learned positions
+for pos in rope learned; do
+  expect_ok train --check-gradients --precision f32 --mixer attention --heads 3 --expand 3 --d 5 --positions "$pos" \
+    --objective masked --n 11 --batch 2 --vocab 4 --seed "$SEED"
 done
 expect_ok train --check-gradients --precision f32 --learn-decay --decay 0.9 --n 17 --d 6 --batch 2 --vocab 5 \
   --rpe-width 8 --seed "$SEED"
@@ -34,7 +40,7 @@ grep -q "^layer0.decay_logit" "$TMP/stdout" || fail "--learn-decay f32: no decay
 # differences, so the losses (training and validation) agree within K times
 # it (+1e-6 at step 1: the log prints six decimals of a loss near 2).
 K=20
-for m in tno fd; do
+for m in tno fd attention; do
   for obj in causal masked; do
     common="--mixer $m --objective $obj --n 16 --d 8 --batch 4 --rpe-width 8 --seed $SEED"
     expect_ok train --check-gradients --precision f32 $common || continue
@@ -60,7 +66,7 @@ args=$(sed -n 's/.*load a mixer with: skit tno //p' "$TMP/ck/model.tsv" | sed "s
 [ -n "$args" ] || fail "f32 checkpoint: model.tsv does not say how to load a mixer"
 expect_ok tno $args --n 16 -o "$TMP/y.tsv"
 
-for m in ski attention mra; do
+for m in ski mra; do
   expect_usage_error "--precision" train --precision f32 --mixer "$m" --objective masked --n 16 --steps 2 \
     -o "$TMP/out.tsv" --save "$TMP/out.ck"
 done

@@ -4,8 +4,8 @@
  * memalign by counting wrappers of glibc's, which the library, FFTW and
  * OpenBLAS then call too), and steps 2..5 of every mixer's model (forward,
  * backward, clipping, AdamW, pushing the parameters into the plans; causal
- * and masked LM; with a learnable decay; float64 and, for tno and fd,
- * float32) must call none of them, apart from
+ * and masked LM; with a learnable decay; float64 and, for tno, fd and
+ * attention, float32) must call none of them, apart from
  * the OpenMP runtime's own bookkeeping (counted apart, printed) and, for
  * now, MRA-2's selection of refined blocks in the library (printed). */
 #define _GNU_SOURCE 1 /* dladdr */
@@ -169,10 +169,11 @@ START_TEST(test_steps_allocate_nothing)
         for (int causal = 0; causal < 2; causal++)
             check_steps_allocate_nothing((train_mixer)mixer, causal, 0, SKIT_PRECISION_F64);
     check_steps_allocate_nothing(TRAIN_MIXER_TNO, 1, 1, SKIT_PRECISION_F64);
-    /* float32 (tno, fd): float arenas and the library's float32 plans */
-    for (int mixer = TRAIN_MIXER_TNO; mixer <= TRAIN_MIXER_FD; mixer++)
+    /* float32 (tno, fd, attention): float arenas and the library's float32 plans */
+    static const train_mixer single[] = {TRAIN_MIXER_TNO, TRAIN_MIXER_FD, TRAIN_MIXER_ATTENTION};
+    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
         for (int causal = 0; causal < 2; causal++)
-            check_steps_allocate_nothing((train_mixer)mixer, causal, 0, SKIT_PRECISION_F32);
+            check_steps_allocate_nothing(single[i], causal, 0, SKIT_PRECISION_F32);
     check_steps_allocate_nothing(TRAIN_MIXER_TNO, 1, 1, SKIT_PRECISION_F32);
 }
 END_TEST

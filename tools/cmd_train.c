@@ -53,9 +53,9 @@ static const char *usage =
     "  --heads H           attention: heads (default 1; H divides expand * d)\n"
     "  --positions P       attention, mra: rope (default: rotary q, k) or learned\n"
     "                      (absolute positions added to the embedding, n x d)\n"
-    "  --precision P       f64 (default) or f32 (tno, fd): activations, gradients and\n"
-    "                      GEMMs in float32, the mixers on float32 plans; parameters,\n"
-    "                      AdamW and checkpoints stay float64 (mixed precision)\n"
+    "  --precision P       f64 (default) or f32 (tno, fd, attention): activations,\n"
+    "                      gradients and GEMMs in float32, tno and fd on float32 plans;\n"
+    "                      parameters, AdamW and checkpoints stay float64 (mixed)\n"
     "  --learn-decay       tno: train each block's lambda = sigmoid(theta) from --decay\n"
     "                      (< 1); checkpoints hold theta as layerL.decay_logit.npy\n"
     "optimisation:\n"
@@ -226,8 +226,9 @@ static int validate(args *a)
     if (m->heads > 1 && m->mixer != TRAIN_MIXER_ATTENTION) return cli_usage_error("--heads: needs --mixer attention");
     if (m->heads > 1 && (m->expand * m->d) % m->heads)
         return cli_usage_error("--heads: %zu does not divide the GTU width %zu", m->heads, m->expand * m->d);
-    if (m->precision == SKIT_PRECISION_F32 && m->mixer != TRAIN_MIXER_TNO && m->mixer != TRAIN_MIXER_FD)
-        return cli_usage_error("--precision f32: supports --mixer tno and fd only, not %s", train_mixer_names[m->mixer]);
+    if (m->precision == SKIT_PRECISION_F32 && (m->mixer == TRAIN_MIXER_SKI || m->mixer == TRAIN_MIXER_MRA))
+        return cli_usage_error("--precision f32: supports --mixer tno, fd and attention only, not %s",
+                               train_mixer_names[m->mixer]);
     if (m->learn_decay && m->mixer != TRAIN_MIXER_TNO) return cli_usage_error("--learn-decay: needs --mixer tno");
     if (m->learn_decay && m->tno.decay >= 1)
         return cli_usage_error("--learn-decay: the initial --decay must be in (0, 1), not 1");

@@ -82,6 +82,9 @@ static int mixer_forward_f32(train_model *m, size_t l, block_acts_f32 *a);
 static int mixer_backward_f32(train_model *m, size_t l, const block_acts_f32 *a, const float *dmix, float *dv,
                               float **s, float *dP);
 
+/* Width of one attention head (heads divide e). */
+static size_t head_width(const train_model *m) { return m->e / m->c.heads; }
+
 /* ---- the layers in double (plain names) and in float (_f32) ------------- */
 
 #define REAL double
@@ -113,9 +116,6 @@ static int mixer_backward_f32(train_model *m, size_t l, const block_acts_f32 *a,
  * q_i . k_j depends on i - j: "attend to the token t back" is one pattern
  * for every position, where learned absolute positions must learn it n times. */
 
-/* Width of one attention head (heads divide e). */
-static size_t head_width(const train_model *m) { return m->e / m->c.heads; }
-
 /* per head of width w: pairs c < w/2 at the angle i 10000^(-2c/w) */
 static void rope_tables(train_model *m)
 {
@@ -126,95 +126,6 @@ static void rope_tables(train_model *m)
             m->rope[i * half + c] = cos(angle);
             m->rope[(n + i) * half + c] = sin(angle);
         }
-}
-
-/* x (R x e rows) turned by +angle (sign 1) or back (sign -1, the transpose:
- * the backward), each head's channels on their own (an odd width's last
- * channel unturned) */
-static void rope_apply(const train_model *m, double *x, double sign)
-{
-    size_t n = m->c.n, e = m->e, w = head_width(m), half = w / 2;
-    for (size_t r = 0; r < m->R; r++) {
-        const double *cs = m->rope + (r % n) * half, *sn = m->rope + (n + r % n) * half;
-        for (size_t h = 0; h < m->c.heads; h++) {
-            double *row = x + r * e + h * w;
-            for (size_t c = 0; c < half; c++) {
-                double a = row[2 * c], b = row[2 * c + 1], s = sign * sn[c];
-                row[2 * c] = a * cs[c] - b * s;
-                row[2 * c + 1] = a * s + b * cs[c];
-            }
-        }
-    }
-}
-
-/* q = v Wq^T, k = v Wk^T, rotated with rope */
-static void query_key_forward(train_model *m, const block_params *bp, block_acts *a)
-{
-    linear_forward(m->R, m->e, m->e, a->v, m->params + bp->wq, a->q);
-    linear_forward(m->R, m->e, m->e, a->v, m->params + bp->wk, a->k);
-    if (m->c.rope) rope_apply(m, a->q, 1), rope_apply(m, a->k, 1);
-}
-
-/* dv += the gradient through q and k, given theirs (dq, dk overwritten) */
-static void query_key_backward(train_model *m, const block_params *bp, const block_acts *a, double *dq,
-                               double *dk, double *dv)
-{
-    if (m->c.rope) rope_apply(m, dq, -1), rope_apply(m, dk, -1);
-    linear_backward(m->R, m->e, m->e, a->v, m->params + bp->wq, dq, dv, 1.0, m->grads + bp->wq);
-    linear_backward(m->R, m->e, m->e, a->v, m->params + bp->wk, dk, dv, 1.0, m->grads + bp->wk);
-}
-
-/* ---- attention mixer: per head (channels h w .. (h+1) w - 1 of q, k, v),
- * y = softmax(q k^T / sqrt(w) [causal mask]) v, q = v Wq^T, k = v Wk^T */
-
-static void attention_forward(train_model *m, const block_params *bp, block_acts *a)
-{
-    size_t n = m->c.n, e = m->e, w = head_width(m), H = m->c.heads;
-    double scale = 1.0 / sqrt((double)w);
-    query_key_forward(m, bp, a);
-    for (size_t bh = 0; bh < m->c.batch * H; bh++) {
-        size_t o = (bh / H) * n * e + (bh % H) * w;
-        double *P = a->p + bh * n * n;
-        const double *q = a->q + o, *k = a->k + o, *v = a->v + o;
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)w, scale, q, (int)e, k,
-                    (int)e, 0.0, P, (int)n);
-        for (size_t i = 0; i < n; i++) {
-            double *row = P + i * n, mx = -INFINITY, sum = 0;
-            size_t valid = m->c.causal ? i + 1 : n;
-            for (size_t j = 0; j < valid; j++) mx = fmax(mx, row[j]);
-            for (size_t j = 0; j < valid; j++) sum += (row[j] = exp(row[j] - mx));
-            for (size_t j = 0; j < valid; j++) row[j] /= sum;
-            for (size_t j = valid; j < n; j++) row[j] = 0;
-        }
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, P, (int)n, v,
-                    (int)e, 0.0, a->mix + o, (int)e);
-    }
-}
-
-/* dv = (through P v, q and k) given dy; dP is n x n scratch, dq, dk R x e scratch. */
-static void attention_backward(train_model *m, const block_params *bp, const block_acts *a, const double *dy,
-                               double *dv, double *dq, double *dk, double *dP)
-{
-    size_t n = m->c.n, e = m->e, w = head_width(m), H = m->c.heads;
-    double scale = 1.0 / sqrt((double)w);
-    for (size_t bh = 0; bh < m->c.batch * H; bh++) {
-        size_t o = (bh / H) * n * e + (bh % H) * w;
-        const double *P = a->p + bh * n * n, *q = a->q + o, *k = a->k + o, *v = a->v + o, *g = dy + o;
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)w, 1.0, g, (int)e, v, (int)e,
-                    0.0, dP, (int)n);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, P, (int)n, g, (int)e,
-                    0.0, dv + o, (int)e);
-        for (size_t i = 0; i < n; i++) { /* softmax backward, scaled: dS = P (dP - <P, dP>) scale */
-            double dot = 0;
-            for (size_t j = 0; j < n; j++) dot += P[i * n + j] * dP[i * n + j];
-            for (size_t j = 0; j < n; j++) dP[i * n + j] = scale * P[i * n + j] * (dP[i * n + j] - dot);
-        }
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, dP, (int)n, k, (int)e,
-                    0.0, dq + o, (int)e);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1.0, dP, (int)n, q, (int)e,
-                    0.0, dk + o, (int)e);
-    }
-    query_key_backward(m, bp, a, dq, dk, dv);
 }
 
 /* ---- MRA-2 mixer: the library's MRA-2 approximation of the same attention */
@@ -309,16 +220,23 @@ static int mixer_backward(train_model *m, size_t l, const block_acts *a, const d
     return status;
 }
 
-/* float32: TNO and FD-TNO only (the library's float32 plans) */
+/* float32: attention, TNO and FD-TNO (the library's float32 plans) */
 static int mixer_forward_f32(train_model *m, size_t l, block_acts_f32 *a)
 {
+    if (m->c.mixer == TRAIN_MIXER_ATTENTION) {
+        attention_forward_f32(m, &m->bp[l], a);
+        return SKIT_OK;
+    }
     return skit_tno_plan_execute_f32(m->plans[l], a->v, a->mix, m->mixer_work);
 }
 
 static int mixer_backward_f32(train_model *m, size_t l, const block_acts_f32 *a, const float *dmix, float *dv,
                               float **s, float *dP)
 {
-    (void)s, (void)dP;
+    if (m->c.mixer == TRAIN_MIXER_ATTENTION) {
+        attention_backward_f32(m, &m->bp[l], a, dmix, dv, s[0], s[4], dP);
+        return SKIT_OK;
+    }
     double dlambda = 0;
     int status = skit_tno_plan_backward_f32(m->plans[l], a->v, dmix, dv, m->grads + m->bp[l].mixer,
                                             m->c.learn_decay ? &dlambda : NULL, m->mixer_work);
@@ -376,8 +294,7 @@ static void narrow_parameters(train_model *m)
 
 int train_model_sync(train_model *m)
 {
-    if (softmax_mixer(&m->c)) return SKIT_OK;
-    for (size_t l = 0; l < m->c.layers; l++) {
+    for (size_t l = 0; l < m->c.layers && !softmax_mixer(&m->c); l++) {
         int status = skit_tno_plan_set_parameters(m->plans[l], m->params + m->bp[l].mixer, m->bp[l].mixer_count);
         if (!status && m->c.learn_decay) status = skit_tno_plan_set_decay(m->plans[l], train_model_decay(m, l));
         if (status) return status;
@@ -594,8 +511,8 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         *why = "several heads need --mixer attention and heads dividing the GTU width expand * d";
         return SKIT_EUNSUPPORTED;
     }
-    if (c->precision == SKIT_PRECISION_F32 && c->mixer != TRAIN_MIXER_TNO && c->mixer != TRAIN_MIXER_FD) {
-        *why = "float32 training has the mixers tno and fd only (the library's float32 plans)";
+    if (c->precision == SKIT_PRECISION_F32 && (c->mixer == TRAIN_MIXER_SKI || c->mixer == TRAIN_MIXER_MRA)) {
+        *why = "float32 training has the mixers tno, fd and attention only (no float32 SKI plan or MRA-2 backward)";
         return SKIT_EUNSUPPORTED;
     }
     if (c->layers > 64) return SKIT_EDOM;

@@ -1,6 +1,6 @@
 /* model_real.h — the layers of model.c that run in either precision: the
- * norms, the linear layers, SiLU, GTU, GLU, cross-entropy and the whole
- * forward and backward. model.c includes it twice: REAL double with the
+ * norms, the linear layers, SiLU, softmax attention, GTU, GLU,
+ * cross-entropy and the whole forward and backward. model.c includes it twice: REAL double with the
  * plain names, REAL float with the _f32 names (SFX), GEMM/AXPY and
  * R_EXP the matching BLAS and libm calls. Not a header of its own.
  *
@@ -73,6 +73,99 @@ static void SFX(silu_backward)(size_t count, const REAL *x, const REAL *dy, REAL
         REAL s = SFX(sigmoid)(x[i]);
         dx[i] = dy[i] * s * (1 + x[i] * (1 - s));
     }
+}
+
+/* ---- attention (and MRA-2's q, k): rotary positions, q and k -------------- */
+
+/* x (R x e rows) turned by +angle (sign 1) or back (sign -1, the transpose:
+ * the backward), each head's channels on their own (an odd width's last
+ * channel unturned); the tables (model.c rope_tables) are double */
+static void SFX(rope_apply)(const train_model *m, REAL *x, double sign)
+{
+    size_t n = m->c.n, e = m->e, w = head_width(m), half = w / 2;
+    for (size_t r = 0; r < m->R; r++) {
+        const double *cs = m->rope + (r % n) * half, *sn = m->rope + (n + r % n) * half;
+        for (size_t h = 0; h < m->c.heads; h++) {
+            REAL *row = x + r * e + h * w;
+            for (size_t c = 0; c < half; c++) {
+                double a = row[2 * c], b = row[2 * c + 1], s = sign * sn[c];
+                row[2 * c] = (REAL)(a * cs[c] - b * s);
+                row[2 * c + 1] = (REAL)(a * s + b * cs[c]);
+            }
+        }
+    }
+}
+
+/* q = v Wq^T, k = v Wk^T, rotated with rope */
+static void SFX(query_key_forward)(train_model *m, const block_params *bp, SFX(block_acts) *a)
+{
+    SFX(linear_forward)(m->R, m->e, m->e, a->v, m->SFX(params) + bp->wq, a->q);
+    SFX(linear_forward)(m->R, m->e, m->e, a->v, m->SFX(params) + bp->wk, a->k);
+    if (m->c.rope) SFX(rope_apply)(m, a->q, 1), SFX(rope_apply)(m, a->k, 1);
+}
+
+/* dv += the gradient through q and k, given theirs (dq, dk overwritten) */
+static void SFX(query_key_backward)(train_model *m, const block_params *bp, const SFX(block_acts) *a, REAL *dq,
+                                    REAL *dk, REAL *dv)
+{
+    if (m->c.rope) SFX(rope_apply)(m, dq, -1), SFX(rope_apply)(m, dk, -1);
+    SFX(linear_backward)(m->R, m->e, m->e, a->v, m->SFX(params) + bp->wq, dq, dv, 1, m->SFX(grads) + bp->wq);
+    SFX(linear_backward)(m->R, m->e, m->e, a->v, m->SFX(params) + bp->wk, dk, dv, 1, m->SFX(grads) + bp->wk);
+}
+
+/* ---- attention mixer: per head (channels h w .. (h+1) w - 1 of q, k, v),
+ * y = softmax(q k^T / sqrt(w) [causal mask]) v, q = v Wq^T, k = v Wk^T;
+ * the softmax's normaliser and its backward's <P, dP> summed in double */
+
+static void SFX(attention_forward)(train_model *m, const block_params *bp, SFX(block_acts) *a)
+{
+    size_t n = m->c.n, e = m->e, w = head_width(m), H = m->c.heads;
+    REAL scale = (REAL)(1.0 / sqrt((double)w));
+    SFX(query_key_forward)(m, bp, a);
+    for (size_t bh = 0; bh < m->c.batch * H; bh++) {
+        size_t o = (bh / H) * n * e + (bh % H) * w;
+        REAL *P = a->p + bh * n * n;
+        const REAL *q = a->q + o, *k = a->k + o, *v = a->v + o;
+        GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)w, scale, q, (int)e, k, (int)e, 0, P,
+             (int)n);
+        for (size_t i = 0; i < n; i++) {
+            REAL *row = P + i * n, mx = -INFINITY;
+            double sum = 0;
+            size_t valid = m->c.causal ? i + 1 : n;
+            for (size_t j = 0; j < valid; j++) mx = row[j] > mx ? row[j] : mx;
+            for (size_t j = 0; j < valid; j++) sum += (row[j] = R_EXP(row[j] - mx));
+            for (size_t j = 0; j < valid; j++) row[j] = (REAL)(row[j] / sum);
+            for (size_t j = valid; j < n; j++) row[j] = 0;
+        }
+        GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1, P, (int)n, v, (int)e, 0,
+             a->mix + o, (int)e);
+    }
+}
+
+/* dv = (through P v, q and k) given dy; dP is n x n scratch, dq, dk R x e scratch. */
+static void SFX(attention_backward)(train_model *m, const block_params *bp, const SFX(block_acts) *a,
+                                    const REAL *dy, REAL *dv, REAL *dq, REAL *dk, REAL *dP)
+{
+    size_t n = m->c.n, e = m->e, w = head_width(m), H = m->c.heads;
+    double scale = 1.0 / sqrt((double)w);
+    for (size_t bh = 0; bh < m->c.batch * H; bh++) {
+        size_t o = (bh / H) * n * e + (bh % H) * w;
+        const REAL *P = a->p + bh * n * n, *q = a->q + o, *k = a->k + o, *v = a->v + o, *g = dy + o;
+        GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)w, 1, g, (int)e, v, (int)e, 0, dP,
+             (int)n);
+        GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1, P, (int)n, g, (int)e, 0, dv + o,
+             (int)e);
+        for (size_t i = 0; i < n; i++) { /* softmax backward, scaled: dS = P (dP - <P, dP>) scale */
+            double dot = 0;
+            for (size_t j = 0; j < n; j++) dot += (double)P[i * n + j] * dP[i * n + j];
+            for (size_t j = 0; j < n; j++) dP[i * n + j] = (REAL)(scale * P[i * n + j] * (dP[i * n + j] - dot));
+        }
+        GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1, dP, (int)n, k, (int)e, 0,
+             dq + o, (int)e);
+        GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1, dP, (int)n, q, (int)e, 0, dk + o,
+             (int)e);
+    }
+    SFX(query_key_backward)(m, bp, a, dq, dk, dv);
 }
 
 /* ---- GTU: out = Wo (silu(Wu h) * mixer(silu(Wv h))) ---------------------- */
