@@ -4,7 +4,8 @@
 # block (GTU with the mixer + GLU; embedding and a tiny head around it) and
 # the model's memory, per token mixer, RPE with 3 and 6 hidden layers, all
 # bidirectional (masked LM: the form every mixer, MRA-2 included, has),
-# float64, one thread; TNO and FD-TNO also in float32 (--precision f32).
+# float64, one thread; TNO, FD-TNO and attention also in float32
+# (--precision f32).
 # Claim: FD-TNO and SKI-TNO steps are faster than TNO's. Where /usr/bin/python3 imports torch, the same step of the same
 # model in PyTorch (bench/peers/train_torch.py: TNO and FD-TNO, float32 and
 # float64, one thread) in the same run: issue 16's target is a step >= 3x
@@ -22,7 +23,7 @@ LOAD_SKIT=$(cut -d' ' -f1-3 /proc/loadavg)
 # MRA-2's library backward is a row-by-row reference: over a minute per step at
 # the full shape, so it is timed in the quick run only
 for cfg in tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 $(pick mra:0:f64 "") \
-           tno:3:f32 tno:6:f32 fd:3:f32 fd:6:f32; do
+           tno:3:f32 tno:6:f32 fd:3:f32 fd:6:f32 attention:0:f32; do
   m=${cfg%%:*} L=${cfg#*:} p=${cfg##*:} L=${L%:*}
   log="$DATA/log_${m}_${L}_$p.tsv"
   $SKIT train --mixer "$m" --rpe-layers "$([ "$L" = 0 ] && echo 3 || echo "$L")" --objective masked --layers 1 \
