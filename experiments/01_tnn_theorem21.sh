@@ -6,6 +6,7 @@
 # product's grows like n^2 (fitted log-log slopes, one thread).
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=TNN
+ONE_RUN="every case"
 
 ACC="$DATA/accuracy.tsv"
 TIME="$DATA/timing.tsv"

@@ -11,6 +11,7 @@
 # The direct computations are written out here (awk, double precision).
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=TNN
+ONE_RUN=deterministic
 
 N=$(pick 64 512)
 E=5      # CNN taps

@@ -7,6 +7,7 @@
 # proof's chain, and reports how loose the bound is and which step makes it so.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=SKI-TNN
+ONE_RUN="every case"
 
 # REPORT.md is a markdown table: no '|' inside a claim's fields
 eval "_claim_raw() $(declare -f claim | tail -n +2)"

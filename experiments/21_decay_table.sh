@@ -5,6 +5,7 @@
 # polynomial exponent and which theorem's claim the data support.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=SKI-TNN
+ONE_RUN="every case"
 
 N=$(pick 2048 8192)
 B=$((N / 16))

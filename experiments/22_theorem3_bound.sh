@@ -5,6 +5,7 @@
 # from exact Taylor-mode derivatives integrated by the midpoint rule.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=SKI-TNN
+ONE_RUN="every case"
 
 N=$(pick 2048 8192)
 B=$((N / 16))

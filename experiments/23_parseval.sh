@@ -6,6 +6,7 @@
 source "$SKIT_DATADIR/experiments/common.sh"
 
 PAPER=SKI-TNN
+ONE_RUN="every case"
 
 N=$(pick 2048 8192)
 REPL=1

@@ -5,6 +5,7 @@
 # linear interpolant through them.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=SKI-TNN
+ONE_RUN="every case"
 
 REPL=$(pick 2 5)
 P="$DATA/prop1.tsv"

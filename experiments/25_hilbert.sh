@@ -5,6 +5,7 @@
 # code do) and by Definition 1 (h[l] = 2/(pi l), l odd) truncated at |l| <= L.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=SKI-TNN
+ONE_RUN="every case"
 
 SIZES=$(pick "2^4..2^9" "2^4..2^12")
 PERIODS="1,8,64"

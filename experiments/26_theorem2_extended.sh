@@ -62,7 +62,7 @@ read -r nrates nbad afirst alast <<< "$res"
 dlast=$(awk -F'\t' 'NR > 1 { d = ($4 - $3) / $3; if (d < 0) d = -d; if (d > 0.1) { print $1; exit } } END { }' "$T")
 dlast=${dlast:-none}
 verdict=$([ "$nbad" -eq 0 ] && awk -v a="$afirst" -v b="$alast" 'BEGIN { exit !(b > a + 1) }' && echo holds || echo fails)
-claim "thm2-entire-extended-precision" \
+STABILITY=deterministic claim "thm2-entire-extended-precision" \
   "Theorem 2's conclusion for an entire 2pi-periodic response (closed form exp(cos w), k[n] = I_n(1)): k[n] = O(exp(-a n)) for every a, i.e. the rate a(n) = ln(k[n]/k[n+1]) grows without bound" \
   "a(n) rises at every step over n = 1..$NMAX: $(fmt "$afirst") to $(fmt "$alast") (80 digits, N = $N); double precision departs from I_n(1) by > 10% from n = $dlast" \
   "$verdict" "$nbad non-increasing steps (0 required); a($NMAX) - a(1) = $(awk -v a="$afirst" -v b="$alast" 'BEGIN { printf "%.3g", b - a }'); 80-digit DFT vs the series: max rel. difference $agree (read back in double)"
@@ -141,7 +141,7 @@ xmeasured() {
 # in a strip only, so a rise here is pre-asymptotic; reported, not a claim
 nlay=$(cat "$DATA"/extended_layer_w*.tsv | awk -F'\t' '/^#/ {next} /^seed/ {for (i = 1; i <= NF; i++) c[$i] = i; next}
   {n++; if ($c["rise"] - 3 * $c["rise_se"] > 0) k++} END {printf "%d of %d\n", k, n}')
-check thm2-rise-layer-norm \
+STABILITY="every case" check thm2-rise-layer-norm \
   "the rise test on a GeLU MLP with LayerNorm, one hidden layer (branch point: analytic in a strip only): a rise is not a proof of entirety" \
   "$(xmeasured layer); channels with rise - 3 s.e. > 0: $nlay" \
   informative "informative: pre-asymptotic rise of a response whose decay is exponential in the limit"

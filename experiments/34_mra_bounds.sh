@@ -6,6 +6,7 @@
 # on i.i.d. inputs over several temperatures, square sides and budgets.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=MRA
+ONE_RUN="every case"
 
 N=$(pick 256 1024)
 BLOCKS=$(pick 4,16 4,16,32)

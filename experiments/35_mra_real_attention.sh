@@ -10,6 +10,7 @@
 # `error` row in the report: no verdict is invented).
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=MRA
+ONE_RUN="fixed data"
 
 PY=${SKIT_PYTHON:-/usr/bin/python3}
 EXTRACT="$SKIT_DATADIR/scripts/minilm-attention.py"

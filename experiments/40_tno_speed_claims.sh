@@ -186,7 +186,7 @@ for sh in ${PSHAPES//,/ }; do
   IFS=: read -r n d b <<< "$sh"
   want=$([ "$n" = 512 ] && echo 0.17 || echo 0.42)
   red=$(calc "1 - $(mem_of "$n" ski) / $(mem_of "$n" tno)")
-  claim "ski-memory-n$n" \
+  STABILITY=deterministic claim "ski-memory-n$n" \
     "SKI-TNN needs about $(pct "$want" | tr -d +) less memory than the 6-layer-RPE TNN at n = $n (App. F.1.2, Fig. 10b; paper: GPU memory of whole training steps)" \
     "operator memory (plan + input + output, one forward, d = $d, batch $b): SKI-TNO $(mem_of "$n" ski) MiB vs TNO $(mem_of "$n" tno) MiB: $(pct "$red" | tr -d +) less" \
     "$(verdict_ge "$red" "$want" reproduced "not reproduced")" "reduction $(pct "$red") vs the claimed $(pct "$want"); $CAVEAT_SHAPES"
@@ -221,7 +221,7 @@ rm -f "$DATA/y.npy" "$DATA/stats.tsv"
 res=$(awk -F'\t' 'NR > 1 { k++; r = $4 / $5; if (!(r <= w)) { w = r; at = $1 " " $2 " n=" $3 }; if ($4 > e) e = $4; if (!($4 <= $5)) bad++ }
   END { printf "%d %d %.3g %.3g %s\n", k, bad + 0, e, w, at }' "$E")
 read -r ecount ebad emax eworst eat <<< "$res"
-check "tno-equivalence" \
+STABILITY="every case" check "tno-equivalence" \
   "Each fast operator equals its dense reference to rounding: TNO = Toeplitz(RPE(t) lambda^|t|), SKI-TNO = band + W A W^T, FD-TNO = Toeplitz(own impulse response), causal SKI by cumulative sums = lower triangle" \
   "max |y - dense| / max(|T||x|) = $emax over $ecount cases (3 operators x 2 causalities x n in {${ESIZES// /, }}, d = 4, batch 2)" \
   "$([ "$ebad" -eq 0 ] && [ "$ecount" -gt 0 ] && echo holds || echo fails)" \

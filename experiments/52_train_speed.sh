@@ -5,8 +5,8 @@
 # the model's memory, per token mixer, RPE with 3 and 6 hidden layers, all
 # bidirectional (masked LM: the form every mixer, MRA-2 included, has),
 # float64, one thread; TNO, FD-TNO and attention also in float32
-# (--precision f32).
-# Claim: FD-TNO and SKI-TNO steps are faster than TNO's. Where /usr/bin/python3 imports torch, the same step of the same
+# (--precision f32). Claim: FD-TNO and SKI-TNO steps are faster than
+# TNO's. Where /usr/bin/python3 imports torch, the same step of the same
 # model in PyTorch (bench/peers/train_torch.py: TNO and FD-TNO, float32 and
 # float64, one thread) in the same run: issue 16's target is a step >= 3x
 # faster than PyTorch's float32 step at (2048, 512, 1), compared with
@@ -17,81 +17,118 @@ PAPER=SKI-TNN
 N=$(pick 256 2048)
 D=$(pick 32 512)
 STEPS=$(pick 8 8)
+# Timing claims: the whole measurement (every mixer, then the PyTorch peer)
+# runs REPEATS times; each repeat decides each claim once ("k of m"), and
+# the tables give the median over repeats.
 T="$DATA/speed.tsv"
-printf 'mixer\trpe_layers\tprecision\tn\td\tstep_seconds\tmodel_bytes\tpeak_rss_bytes\n' > "$T"
+P="$DATA/torch.tsv"
+printf 'rep\tmixer\trpe_layers\tprecision\tn\td\tstep_seconds\tmodel_bytes\tpeak_rss_bytes\n' > "$T"
 LOAD_SKIT=$(cut -d' ' -f1-3 /proc/loadavg)
+PEER="$SKIT_DATADIR/bench/peers/train_torch.py"
+HAVE_TORCH=0
+[ -f "$PEER" ] && /usr/bin/python3 -c 'import torch' 2>/dev/null && HAVE_TORCH=1
+: > "$P"
+for rep in $(repeats); do
 # MRA-2's library backward is a row-by-row reference: over a minute per step at
 # the full shape, so it is timed in the quick run only
 for cfg in tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 $(pick mra:0:f64 "") \
            tno:3:f32 tno:6:f32 fd:3:f32 fd:6:f32 attention:0:f32; do
   m=${cfg%%:*} L=${cfg#*:} p=${cfg##*:} L=${L%:*}
-  log="$DATA/log_${m}_${L}_$p.tsv"
+  log="$DATA/log_${m}_${L}_${p}_r$rep.tsv"
   $SKIT train --mixer "$m" --rpe-layers "$([ "$L" = 0 ] && echo 3 || echo "$L")" --objective masked --layers 1 \
     --precision "$p" --n "$N" --d "$D" --batch 1 --steps "$STEPS" --warmup 1 --eval-batches 1 --threads 1 \
     --quiet -o "$log"
   # min over the steps 2..S-1 (the first touches the memory, the last also validates)
   step=$(awk -F'\t' '/^#/ || $1 == "step" {next} {s[$1] = $7} END {m = 1e300; for (i = 2; i < '"$STEPS"'; i++) if (s[i] - s[i-1] < m) m = s[i] - s[i-1]; printf "%.6f\n", m}' "$log")
   bytes=$(sed -n 's/.*model arenas and plans \([0-9]*\) bytes; peak RSS \([0-9]*\) bytes.*/\1\t\2/p' "$log")
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$L" "$p" "$N" "$D" "$step" "$bytes" >> "$T"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$rep" "$m" "$L" "$p" "$N" "$D" "$step" "$bytes" >> "$T"
 done
-sec() { rows "$T" "mixer=$1 rpe_layers=$2 precision=${3:-f64}" step_seconds; }
-P="$DATA/torch.tsv"
-PEER="$SKIT_DATADIR/bench/peers/train_torch.py"
-if [ -f "$PEER" ] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-  /usr/bin/python3 "$PEER" --n "$N" --d "$D" --steps "$STEPS" -o "$P"
-else
-  : > "$P"
+if [ "$HAVE_TORCH" = 1 ]; then
+  /usr/bin/python3 "$PEER" --n "$N" --d "$D" --steps "$STEPS" -o "$DATA/torch_r$rep.tsv"
+  # one table over the repeats: the header once, each row tagged with its repeat
+  awk -F'\t' -v r="$rep" -v first="$([ -s "$P" ] && echo 0 || echo 1)" \
+    '/^#/ {if (first) print; next} !h {h = 1; if (first) print "rep\t" $0; next} {print r "\t" $0}' \
+    "$DATA/torch_r$rep.tsv" >> "$P"
 fi
+done
 LOAD_TORCH=$(cut -d' ' -f1-3 /proc/loadavg)
-peer() { [ -s "$P" ] && rows "$P" "mixer=$1 rpe_layers=$2 dtype=$3" step_seconds; }
+# sec MIXER LAYERS [REP] [PRECISION]: skit's step time in one repeat (REP
+# empty: the median), float64 unless PRECISION is f32
+sec() {
+  local sel="mixer=$1 rpe_layers=$2 precision=${4:-f64}"
+  if [ -n "${3:-}" ]; then rows "$T" "rep=$3 $sel" step_seconds; else rows "$T" "$sel" step_seconds | stat median; fi
+}
+peer() { [ -s "$P" ] || return 0; if [ -n "${4:-}" ]; then rows "$P" "rep=$4 mixer=$1 rpe_layers=$2 dtype=$3" step_seconds; else rows "$P" "mixer=$1 rpe_layers=$2 dtype=$3" step_seconds | stat median; fi; }
+for rep in $(repeats); do
+  for L in 3 6; do
+    r=$(ratio "$(sec tno $L $rep)" "$(sec fd $L $rep)")
+    trial "train-step-fd-$L" "$(verdict_ge "$r" 1 reproduced "not reproduced")" "$r"
+  done
+  r=$(ratio "$(sec tno 3 $rep)" "$(sec ski 0 $rep)")
+  trial train-step-ski "$(verdict_ge "$r" 1 reproduced "not reproduced")" "$r"
+  [ "$HAVE_TORCH" = 1 ] || continue
+  for cfg in tno:3 tno:6 fd:3 fd:6; do
+    m=${cfg%:*} L=${cfg#*:}
+    r=$(ratio "$(peer "$m" "$L" float32 $rep)" "$(sec "$m" "$L" $rep)")
+    trial "train-step-torch-$m-$L" "$(verdict_ge "$r" 3 reproduced "not reproduced")" "$r"
+    r=$(ratio "$(peer "$m" "$L" float32 $rep)" "$(sec "$m" "$L" $rep f32)")
+    trial "train-step-torch-f32-$m-$L" "$(verdict_ge "$r" 3 reproduced "not reproduced")" "$r"
+  done
+done
 for cfg in tno:3 tno:6 fd:3 fd:6; do
   m=${cfg%:*} L=${cfg#*:}
-  if [ -z "$(peer "$m" "$L" float32)" ]; then
-    check "train-step-torch-$m-$L" "a $m training step (RPE $L layers) is >= 3x faster than PyTorch's float32 step (issue 16 target)" \
+  if [ "$HAVE_TORCH" != 1 ]; then
+    STABILITY=deterministic check "train-step-torch-$m-$L" "a $m training step (RPE $L layers) is >= 3x faster than PyTorch's float32 step (issue 16 target)" \
+      "PyTorch not importable by /usr/bin/python3" informative "not measured"
+    STABILITY=deterministic check "train-step-torch-f32-$m-$L" "a $m float32 training step (RPE $L layers) is >= 3x faster than PyTorch's float32 step (issue 16 target)" \
       "PyTorch not importable by /usr/bin/python3" informative "not measured"
     continue
   fi
   r32=$(ratio "$(peer "$m" "$L" float32)" "$(sec "$m" "$L")") r64=$(ratio "$(peer "$m" "$L" float64)" "$(sec "$m" "$L")")
-  check "train-step-torch-$m-$L" "a $m training step (RPE $L layers, skit float64) is >= 3x faster than PyTorch's float32 step at ($N, $D, 1), 1 thread (issue 16 target)" \
-    "PyTorch f32 / skit f64 time = $r32 (PyTorch f64 / skit f64 = $r64)" "$(verdict_ge "$r32" 3 reproduced "not reproduced")" "ratio >= 3"
-  s32=$(ratio "$(peer "$m" "$L" float32)" "$(sec "$m" "$L" f32)")
-  check "train-step-torch-f32-$m-$L" "a $m training step (RPE $L layers, skit float32) is >= 3x faster than PyTorch's float32 step at ($N, $D, 1), 1 thread (issue 16 target, like for like)" \
-    "PyTorch f32 / skit f32 time = $s32" "$(verdict_ge "$s32" 3 reproduced "not reproduced")" "ratio >= 3"
+  SOURCE=skit claim_trials "train-step-torch-$m-$L" "a $m training step (RPE $L layers, skit float64) is >= 3x faster than PyTorch's float32 step at ($N, $D, 1), 1 thread (issue 16 target)" \
+    "medians over $REPEATS repeats: PyTorch f32 / skit f64 time = $r32 (PyTorch f64 / skit f64 = $r64)" "ratio >= 3" \
+    "PyTorch f32 / skit time per repeat"
+  s32=$(ratio "$(peer "$m" "$L" float32)" "$(sec "$m" "$L" "" f32)")
+  SOURCE=skit claim_trials "train-step-torch-f32-$m-$L" "a $m training step (RPE $L layers, skit float32) is >= 3x faster than PyTorch's float32 step at ($N, $D, 1), 1 thread (issue 16 target, like for like)" \
+    "medians over $REPEATS repeats: PyTorch f32 / skit f32 time = $s32" "ratio >= 3" "PyTorch f32 / skit f32 time per repeat"
 done
 for L in 3 6; do
-  r=$(ratio "$(sec tno $L)" "$(sec fd $L)")
-  claim "train-step-fd-$L" "an FD-TNO training step is faster than a TNO step (RPE $L layers; SKI-TNN Figs. 10, 11)" \
-    "TNO / FD time = $r" "$(verdict_ge "$r" 1 reproduced "not reproduced")" "ratio >= 1"
+  claim_trials "train-step-fd-$L" "an FD-TNO training step is faster than a TNO step (RPE $L layers; SKI-TNN Figs. 10, 11)" \
+    "TNO / FD time (medians over $REPEATS repeats) = $(ratio "$(sec tno $L)" "$(sec fd $L)")" "ratio >= 1" "TNO / FD time per repeat"
 done
-r=$(ratio "$(sec tno 3)" "$(sec ski 0)")
-claim "train-step-ski" "a SKI-TNO training step is faster than a TNO step (RPE 3 layers; SKI-TNN Fig. 1b)" \
-  "TNO / SKI time = $r" "$(verdict_ge "$r" 1 reproduced "not reproduced")" "ratio >= 1"
+claim_trials train-step-ski "a SKI-TNO training step is faster than a TNO step (RPE 3 layers; SKI-TNN Fig. 1b)" \
+  "TNO / SKI time (medians over $REPEATS repeats) = $(ratio "$(sec tno 3)" "$(sec ski 0)")" "ratio >= 1" "TNO / SKI time per repeat"
 
 {
-  echo "One block (GTU + GLU, e = d, GLU 2d) at (n, d, batch) = ($N, $D, 1), 1 thread, min over steps 2..$((STEPS - 1));"
+  echo "One block (GTU + GLU, e = d, GLU 2d) at (n, d, batch) = ($N, $D, 1), 1 thread, min over steps 2..$((STEPS - 1)), median over $REPEATS repeats;"
   echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'). Memory: the model's arenas, plans"
   echo "and workspaces (allocated once, before the first step) and the process's peak RSS."
   echo
   echo "| mixer | RPE layers | precision | step (s) | model bytes | peak RSS bytes |"
   echo "|---|---|---|---|---|---|"
-  awk -F'\t' 'NR > 1 {printf "| %s | %s | %s | %.4g | %s | %s |\n", $1, ($2 == 0 ? "-" : $2), $3, $6, $7, $8}' "$T"
+  for cfg in tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 $(pick mra:0:f64 "") \
+             tno:3:f32 tno:6:f32 fd:3:f32 fd:6:f32 attention:0:f32; do
+    m=${cfg%%:*} L=${cfg#*:} p=${cfg##*:} L=${L%:*}
+    sel="mixer=$m rpe_layers=$L precision=$p"
+    echo "| $m | $([ "$L" = 0 ] && echo - || echo "$L") | $p | $(fmt "$(sec "$m" "$L" "" "$p")") | $(rows "$T" "rep=1 $sel" model_bytes) | $(rows "$T" "$sel" peak_rss_bytes | stat max) |"
+  done
   echo
   [ "$SKIT_QUICK" = 1 ] || echo "MRA-2 is not timed at this shape: its library backward (row by row) took over a minute per step."
   echo
   if [ -s "$P" ]; then
     echo "PyTorch peer (bench/peers/train_torch.py, $(sed -n 's/^# PyTorch \([^ ]*\).*/\1/p' "$P")): the same block, forward + backward +"
-    echo "clipping + AdamW, 1 thread, min over steps 2..$STEPS. Load average (1, 5, 15 min) before skit's runs"
+    echo "clipping + AdamW, 1 thread, min over steps 2..$STEPS, median over $REPEATS repeats. Load average (1, 5, 15 min) before skit's runs"
     echo "$LOAD_SKIT, after PyTorch's $LOAD_TORCH: a shared machine makes these timings noisy."
     echo
     echo "| mixer | RPE layers | skit f64 (s) | skit f32 (s) | PyTorch f32 (s) | PyTorch f64 (s) | PyTorch f32 / skit f32 | PyTorch f64 / skit f64 |"
     echo "|---|---|---|---|---|---|---|---|"
     for cfg in tno:3 tno:6 fd:3 fd:6; do
-      m=${cfg%:*} L=${cfg#*:} a=$(sec "$m" "$L") a32=$(sec "$m" "$L" f32) b=$(peer "$m" "$L" float32) c=$(peer "$m" "$L" float64)
+      m=${cfg%:*} L=${cfg#*:} a=$(sec "$m" "$L") a32=$(sec "$m" "$L" "" f32) b=$(peer "$m" "$L" float32) c=$(peer "$m" "$L" float64)
       echo "| $m | $L | $(fmt "$a") | $(fmt "$a32") | $(fmt "$b") | $(fmt "$c") | $(ratio "$b" "$a32") | $(ratio "$c" "$a") |"
     done
     echo
     echo "skit f32 is --precision f32: activations, gradients and GEMMs in float32, the mixer on the library's"
-    echo "float32 plans; parameters and AdamW in float64 (mixed precision), as PyTorch AMP keeps master weights."
+    echo "float32 plans; parameters and AdamW in float64 (mixed precision, as PyTorch AMP's master weights)."
   else
     echo "No PyTorch peer: /usr/bin/python3 cannot import torch (Debian python3-torch; scripts/setup-and-run bench"
     echo "installs it) or $PEER is missing. The issue's target (>= 3x faster than PyTorch at (2048, 512, 1), float32, 1 thread) is not measured."

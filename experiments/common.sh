@@ -48,14 +48,26 @@ printf '%s\n' "$CLAIMS_HEADER" > "$CLAIMS_TMP"
 # claim ID "claim in one line" "measured" VERDICT "margin"
 # Source column: $SOURCE if set (check sets "skit"), else $PAPER (each
 # script sets PAPER to TNN, SKI-TNN or MRA). Stability column: $STABILITY if
-# set (claim_trials sets it), else "single run".
+# set (claim_trials sets it), else $ONE_RUN: a claim decided by one run must
+# say why one suffices (REPORT.md's legend defines these):
+#   deterministic  no random input, or an identity checked to rounding
+#   every case     a universal statement checked on every case of a sweep of
+#                  random inputs (the measured column counts the cases)
+#   fixed data     measured over a fixed real dataset (its heads, its texts)
+# A timing or data-dependent claim is never one run: use trial/claim_trials.
+ONE_RUN=
 claim() {
   local f source=${SOURCE:-${PAPER:?set PAPER=TNN, SKI-TNN or MRA before the first claim}}
   [ "$#" -eq 5 ] || { echo "claim $1: expected 5 fields, got $#" >&2; return 1; }
   case "|$VERDICTS|" in *"|$4|"*) ;; *) echo "claim $1: verdict '$4' is not one of: $VERDICTS" >&2; return 1;; esac
   for f in "$@"; do case "$f" in *$'\t'*|*$'\n'*) echo "claim: field has a tab or newline: $f" >&2; return 1;; esac; done
+  case "${STABILITY:-$ONE_RUN}" in
+    "") echo "claim $1: one run, but neither STABILITY nor ONE_RUN says why one run suffices" >&2; return 1;;
+    deterministic|"every case"|"fixed data"|*" of "*) ;;
+    *) echo "claim $1: stability '${STABILITY:-$ONE_RUN}' is not deterministic, every case, fixed data or k of m" >&2; return 1;;
+  esac
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$source" "$2" "$3" "$4" "$5" \
-    "${STABILITY:-single run}" >> "$CLAIMS_TMP"
+    "${STABILITY:-$ONE_RUN}" >> "$CLAIMS_TMP"
 }
 # check ID "..." "measured" VERDICT "margin": skit's own check (not a paper's
 # claim); counted apart from the papers' scoreboards

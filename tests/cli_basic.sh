@@ -64,6 +64,6 @@ rm -f "$api/out/claims/01_bad.tsv"
 [ -s "$api/out/verdicts.json" ] || fail "no verdicts.json"
 grep -q '"verdict": "fails"' "$api/out/verdicts.json" || fail "verdicts.json lacks the verdict"
 grep -q '^| TNN | 1 |' "$api/out/REPORT.md" || fail "REPORT.md has no TNN scoreboard row"
-sed -i 's/	fails	-	unstable[^	]*$/	holds	-	single run/' "$api/out/claims/02_fails.tsv"
+sed -i 's/	fails	-	unstable[^	]*$/	holds	-	deterministic/' "$api/out/claims/02_fails.tsv"
 "$SKIT" reproduce --merge --allow-partial --strict --out "$api/out" >/dev/null 2>&1 || fail "--strict failed with no failing paper claim"
 finish

@@ -827,6 +827,64 @@ static int product_with(skit_planner planner, size_t n, const double *coeffs, co
     return SKIT_OK;
 }
 
+/* Engines of one FFT length share one FFTW plan pair (fft/planner.c):
+ * 40 plans of 40 lengths alive at once (more lengths than the cache's 32
+ * slots, so some pairs are the callers' own), two plans per length with
+ * different coefficients, half of them destroyed and created again while
+ * the others live: every product still matches the dense one. */
+static double shared_plan_error(const skit_toeplitz_plan *plan, size_t n, const double *coeffs,
+                                const double *x)
+{
+    double y[2 * 64], ref[2 * 64];
+    tu_poison(y, 2 * n);
+    TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, n, y, n, NULL));
+    double err = 0, scale = 0;
+    for (size_t c = 0; c < 2; c++) {
+        TU_EXPECT_OK(skit_toeplitz_matvec_dense(n, n, coeffs + c * (2 * n - 1), SKIT_BIDIRECTIONAL, 0,
+                                                x + c * n, ref + c * n));
+        for (size_t i = 0; i < n; i++) {
+            err = fmax(err, fabs(y[c * n + i] - ref[c * n + i]));
+            scale = fmax(scale, fabs(ref[c * n + i]));
+        }
+    }
+    return scale > 0 ? err / scale : err;
+}
+
+START_TEST(test_shared_fft_pairs)
+{
+    enum { LENGTHS = 40, MAXN = 64 };
+    uint64_t seed = seed_for("shared");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static double coeffs[2][LENGTHS][2 * (2 * MAXN - 1)], x[LENGTHS][2 * MAXN];
+    skit_toeplitz_plan *plans[2][LENGTHS] = {{NULL}};
+    for (size_t l = 0; l < LENGTHS; l++) {
+        size_t n = l + 1;
+        for (size_t i = 0; i < 2 * n; i++) x[l][i] = skit_rng_normal(&rng);
+        for (int k = 0; k < 2; k++) {
+            for (size_t i = 0; i < 2 * (2 * n - 1); i++) coeffs[k][l][i] = skit_rng_normal(&rng);
+            TU_EXPECT_OK(skit_toeplitz_plan_create(&plans[k][l], n, n, 2, NULL, coeffs[k][l]));
+        }
+    }
+    for (int round = 0; round < 2; round++) {
+        for (size_t l = 0; l < LENGTHS; l++)
+            for (int k = 0; k < 2; k++) {
+                double e = shared_plan_error(plans[k][l], l + 1, coeffs[k][l], x[l]);
+                ck_assert_msg(e <= FFT_TOL, "n=%zu plan %d round %d: rel error %g (seed %llu)", l + 1, k,
+                              round, e, (unsigned long long)seed);
+            }
+        for (size_t l = 0; l < LENGTHS; l += 2) { /* plan 0 of every other length anew */
+            skit_toeplitz_plan_destroy(plans[0][l]);
+            plans[0][l] = NULL;
+        }
+        for (size_t l = 0; l < LENGTHS; l += 2)
+            TU_EXPECT_OK(skit_toeplitz_plan_create(&plans[0][l], l + 1, l + 1, 2, NULL, coeffs[0][l]));
+    }
+    for (size_t l = 0; l < LENGTHS; l++)
+        for (int k = 0; k < 2; k++) skit_toeplitz_plan_destroy(plans[k][l]);
+}
+END_TEST
+
 /* Every planner gives the product of the dense reference to FFT rounding
  * (different FFTW algorithms, different rounding: not bit-equal), over
  * odd, prime and 7-smooth n. MEASURE and PATIENT run under a 20 ms time
@@ -1688,6 +1746,7 @@ static Suite *suite_toeplitz(void)
     tcase_add_test(fft, test_fft_good_length);
     tcase_add_test(fft, test_planner_results_agree);
     tcase_add_test(fft, test_wisdom_round_trip);
+    tcase_add_test(fft, test_shared_fft_pairs);
     suite_add_tcase(s, fft);
     TCase *solve = tcase_create("solve");
     tcase_set_timeout(solve, 60);

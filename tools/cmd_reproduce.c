@@ -496,7 +496,7 @@ static int run_experiment(const char *exp_dir, const char *file, const char *abs
         int slot = cli_temp_register(tmp);
         fprintf(c,
                 CLAIMS_HEADER "\nscript\t" CLAIM_SOURCE_RUN "\texperiment script ran to "
-                              "completion\texit status %d after %.1f s (logs/%s.log)\terror\t-\tsingle run\n",
+                              "completion\texit status %d after %.1f s (logs/%s.log)\terror\t-\t-\n",
                 rc, dt, name);
         /* the error row is this experiment's complete record */
         if (skit_atomic_commit(c, tmp, claims) == SKIT_OK) set_done_marker(abs_out, name, 1);

@@ -214,8 +214,13 @@ static void write_vocabulary(FILE *f)
           "(data-dependent claims) or settings (deterministic claims decided per kernel "
           "setting, e.g. each lengthscale) gave the verdict, with the spread of the deciding number; "
           "\"unstable\" marks a verdict whose repeats disagree (the verdict shown is the "
-          "majority's). \"single run\": a deterministic computation, or one not yet "
-          "repeated.\n\n",
+          "majority's). Timing and data-dependent claims are always repeated. A claim decided by "
+          "one run says why one suffices: \"deterministic\" (no random input, or an identity "
+          "checked to rounding), \"every case\" (a universal statement checked on every case of "
+          "a sweep of random inputs, whose count the measured column gives: one counterexample "
+          "would decide \"fails\"), \"fixed data\" (measured over a fixed real dataset, e.g. "
+          "a trained model's attention heads; the fraction over its items is in the measured "
+          "column).\n\n",
           f);
 }
 

@@ -36,15 +36,15 @@ typedef float R;
 #define X(name) skit_circulantf_##name
 #define FFTW(name) fftwf_##name
 #define E skit_circulantf
-#define PLAN_REAL_PAIR skit_fftwf_plan_real_pair
-#define PLAN_DESTROY skit_fftwf_destroy
+#define PAIR_ACQUIRE skit_fftwf_pair_acquire
+#define PAIR_RELEASE skit_fftwf_pair_release
 #else
 typedef double R;
 #define X(name) skit_circulant_##name
 #define FFTW(name) fftw_##name
 #define E skit_circulant
-#define PLAN_REAL_PAIR skit_fftw_plan_real_pair
-#define PLAN_DESTROY skit_fftw_destroy
+#define PAIR_ACQUIRE skit_fftw_pair_acquire
+#define PAIR_RELEASE skit_fftw_pair_release
 #endif
 #define LINE (64 / sizeof(R))
 
@@ -113,8 +113,7 @@ size_t X(workspace_doubles)(const E *e, int rows_layout)
 void X(destroy)(E *e)
 {
     if (!e) return;
-    PLAN_DESTROY(e->r2c);
-    PLAN_DESTROY(e->c2r);
+    PAIR_RELEASE(e->r2c, e->c2r);
     skit_free(e->spectra);
     skit_free(e->basis);
     skit_free(e);
@@ -182,16 +181,13 @@ int X(create)(E **engine, const skit_circulant_shape *s)
     }
     e->spectra = skit_calloc(e->nspec * 2 * e->half, sizeof(R));
     e->basis = e->basis_rows ? skit_calloc(e->basis_rows * 2 * e->half, sizeof(R)) : NULL;
-    /* FFTW plans on buffers of the alignment every workspace slice has
-     * (skit_malloc: 64 bytes); MEASURE and above overwrite them */
-    R *buf = skit_malloc(e->slice, sizeof(R));
-    if (!e->spectra || !buf || (e->basis_rows && !e->basis)) {
-        skit_free(buf);
+    if (!e->spectra || (e->basis_rows && !e->basis)) {
         X(destroy)(e);
         return SKIT_ENOMEM;
     }
-    status = PLAN_REAL_PAIR(e->N, buf, buf + e->real_stride, flags, &e->r2c, &e->c2r);
-    skit_free(buf);
+    /* shared with every engine of this length and planner: planned on
+     * buffers of the alignment and layout every workspace slice has */
+    status = PAIR_ACQUIRE(e->N, flags, &e->r2c, &e->c2r);
     if (status != SKIT_OK) {
         X(destroy)(e);
         return status;

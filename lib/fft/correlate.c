@@ -23,12 +23,17 @@ typedef float R;
 #define X(name) skit_correlatef_##name
 #define FFTW(name) fftwf_##name
 #define E skit_correlatef
+#define PAIR_ACQUIRE skit_fftwf_pair_acquire
+#define PAIR_RELEASE skit_fftwf_pair_release
 #else
 typedef double R;
 #define X(name) skit_correlate_##name
 #define FFTW(name) fftw_##name
 #define E skit_correlate
+#define PAIR_ACQUIRE skit_fftw_pair_acquire
+#define PAIR_RELEASE skit_fftw_pair_release
 #endif
+#define LINE (64 / sizeof(R))
 
 struct E {
     size_t m, n, N, half;
@@ -37,7 +42,9 @@ struct E {
     FFTW(plan) r2c, c2r;
 };
 
-static size_t round8(size_t v) { return (v + 7) / 8 * 8; }
+/* slices in whole 64-byte lines: every buffer keeps the alignment and
+ * layout the shared FFTW pair was planned with (fft/planner.h) */
+static size_t round_line(size_t v) { return (v + LINE - 1) / LINE * LINE; }
 
 size_t X(length)(const E *e) { return e->N; }
 size_t X(bytes)(const E *e) { return e ? sizeof *e : 0; }
@@ -46,8 +53,7 @@ size_t X(workspace_doubles)(const E *e) { return (size_t)e->threads * e->slice; 
 void X(destroy)(E *e)
 {
     if (!e) return;
-    if (e->r2c) FFTW(destroy_plan)(e->r2c);
-    if (e->c2r) FFTW(destroy_plan)(e->c2r);
+    PAIR_RELEASE(e->r2c, e->c2r);
     skit_free(e);
 }
 
@@ -67,22 +73,13 @@ int X(create)(E **engine, size_t m, size_t n, size_t length)
     e->N = N;
     e->half = N / 2 + 1;
     e->threads = skit_max_threads();
-    e->real_stride = round8(N) + 8;
-    e->cplx_stride = round8(2 * e->half);
+    e->real_stride = round_line(N) + LINE;
+    e->cplx_stride = round_line(2 * e->half);
     e->slice = e->real_stride + 3 * e->cplx_stride;
-    R *buf = skit_malloc(e->slice, sizeof(R));
-    if (!buf) {
+    int status = PAIR_ACQUIRE(N, FFTW_ESTIMATE, &e->r2c, &e->c2r);
+    if (status != SKIT_OK) {
         skit_free(e);
-        return SKIT_ENOMEM;
-    }
-    FFTW(complex) *z = (FFTW(complex) *)(buf + e->real_stride);
-    skit_fftw_planner_init();
-    e->r2c = FFTW(plan_dft_r2c_1d)((int)N, buf, z, FFTW_ESTIMATE);
-    e->c2r = FFTW(plan_dft_c2r_1d)((int)N, z, buf, FFTW_ESTIMATE);
-    skit_free(buf);
-    if (!e->r2c || !e->c2r) {
-        X(destroy)(e);
-        return SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a real FFT of length %zu", N);
+        return status;
     }
     *engine = e;
     return SKIT_OK;

@@ -134,6 +134,110 @@ static int pair_failed(unsigned flags, size_t N)
 SKIT_DEFINE_REAL_PAIR(skit_fftw_plan_real_pair, skit_fftw_destroy, double, fftw)
 SKIT_DEFINE_REAL_PAIR(skit_fftwf_plan_real_pair, skit_fftwf_destroy, float, fftwf)
 
+/* ---- shared pairs ---------------------------------------------------------
+ * Creating an FFTW plan costs far more than running a small one (wisdom
+ * lookup by md5 hashing, twiddle tables, allocations): a Toeplitz solve at
+ * n = 1024 spent a fifth of its time planning its residual product. Plans
+ * executed on new arrays are thread-safe and depend only on the length,
+ * the flags and the arrays' alignment, so circulant engines share them:
+ * SHARED_SLOTS pairs per precision, reference-counted, the least recently
+ * used unreferenced pair evicted when a new one needs its slot. Every
+ * shared pair is planned on buffers laid out as the engine's workspace
+ * slices (64-byte aligned; real part N rounded up to a line plus one line,
+ * then N/2+1 complex), the layout each execution uses. Forgetting wisdom
+ * drops the unreferenced pairs, so that planning after it (wisdom-only
+ * included) plans anew. */
+enum { SHARED_SLOTS = 32 };
+
+#define SKIT_DEFINE_SHARED_PAIR(ACQUIRE, RELEASE, FLUSH, R, P)                                        \
+    static struct {                                                                                   \
+        size_t N;                                                                                     \
+        unsigned flags, refs;                                                                         \
+        unsigned long long used;                                                                      \
+        P##_plan r2c, c2r;                                                                            \
+    } P##_shared[SHARED_SLOTS];                                                                       \
+    static unsigned long long P##_clock;                                                              \
+                                                                                                      \
+    /* the slot of (N, flags), else a free or evictable slot (evicted), else -1 */                    \
+    static int P##_slot(size_t N, unsigned flags, int *hit)                                           \
+    {                                                                                                 \
+        int empty = -1, idle = -1;                                                                    \
+        for (int i = 0; i < SHARED_SLOTS; i++) {                                                      \
+            if (!P##_shared[i].r2c) { if (empty < 0) empty = i; continue; }                           \
+            if (P##_shared[i].N == N && P##_shared[i].flags == flags) { *hit = 1; return i; }         \
+            if (!P##_shared[i].refs && (idle < 0 || P##_shared[i].used < P##_shared[idle].used))      \
+                idle = i;                                                                             \
+        }                                                                                             \
+        *hit = 0;                                                                                     \
+        int i = empty >= 0 ? empty : idle;                                                            \
+        if (i >= 0 && P##_shared[i].r2c) {                                                            \
+            P##_destroy_plan(P##_shared[i].r2c);                                                      \
+            P##_destroy_plan(P##_shared[i].c2r);                                                      \
+            P##_shared[i].r2c = P##_shared[i].c2r = NULL;                                             \
+        }                                                                                             \
+        return i;                                                                                     \
+    }                                                                                                 \
+                                                                                                      \
+    int ACQUIRE(size_t N, unsigned flags, P##_plan *r2c, P##_plan *c2r)                               \
+    {                                                                                                 \
+        *r2c = *c2r = NULL;                                                                           \
+        const size_t line = 64 / sizeof(R), real = (N + line - 1) / line * line + line;              \
+        R *buf = skit_malloc(real + 2 * (N / 2 + 1), sizeof(R));                                      \
+        if (!buf) return SKIT_ENOMEM;                                                                 \
+        skit_fftw_lock();                                                                             \
+        int hit, i = P##_slot(N, flags, &hit);                                                        \
+        if (!hit) {                                                                                   \
+            *r2c = P##_plan_dft_r2c_1d((int)N, buf, (P##_complex *)(buf + real), flags);              \
+            *c2r = P##_plan_dft_c2r_1d((int)N, (P##_complex *)(buf + real), buf, flags);              \
+            if (!*r2c || !*c2r) {                                                                     \
+                if (*r2c) P##_destroy_plan(*r2c);                                                     \
+                if (*c2r) P##_destroy_plan(*c2r);                                                     \
+                *r2c = *c2r = NULL;                                                                   \
+                i = -1;                                                                               \
+            } else if (i >= 0) { /* no slot: the caller owns an unshared pair */                      \
+                P##_shared[i].N = N, P##_shared[i].flags = flags, P##_shared[i].refs = 0;             \
+                P##_shared[i].r2c = *r2c, P##_shared[i].c2r = *c2r;                                   \
+            }                                                                                         \
+        }                                                                                             \
+        if (i >= 0) {                                                                                 \
+            P##_shared[i].refs++;                                                                     \
+            P##_shared[i].used = ++P##_clock;                                                         \
+            *r2c = P##_shared[i].r2c, *c2r = P##_shared[i].c2r;                                       \
+        }                                                                                             \
+        skit_fftw_unlock();                                                                           \
+        skit_free(buf);                                                                               \
+        return *r2c ? SKIT_OK : pair_failed(flags, N);                                                \
+    }                                                                                                 \
+                                                                                                      \
+    void RELEASE(P##_plan r2c, P##_plan c2r)                                                          \
+    {                                                                                                 \
+        if (!r2c) return;                                                                             \
+        skit_fftw_lock();                                                                             \
+        int i = 0;                                                                                    \
+        while (i < SHARED_SLOTS && P##_shared[i].r2c != r2c) i++;                                     \
+        if (i < SHARED_SLOTS) {                                                                       \
+            P##_shared[i].refs--;                                                                     \
+        } else {                                                                                      \
+            P##_destroy_plan(r2c);                                                                    \
+            P##_destroy_plan(c2r);                                                                    \
+        }                                                                                             \
+        skit_fftw_unlock();                                                                           \
+    }                                                                                                 \
+                                                                                                      \
+    /* drop the unreferenced pairs (the caller holds the lock) */                                     \
+    static void FLUSH(void)                                                                           \
+    {                                                                                                 \
+        for (int i = 0; i < SHARED_SLOTS; i++)                                                        \
+            if (P##_shared[i].r2c && !P##_shared[i].refs) {                                           \
+                P##_destroy_plan(P##_shared[i].r2c);                                                  \
+                P##_destroy_plan(P##_shared[i].c2r);                                                  \
+                P##_shared[i].r2c = P##_shared[i].c2r = NULL;                                         \
+            }                                                                                         \
+    }
+
+SKIT_DEFINE_SHARED_PAIR(skit_fftw_pair_acquire, skit_fftw_pair_release, flush_shared, double, fftw)
+SKIT_DEFINE_SHARED_PAIR(skit_fftwf_pair_acquire, skit_fftwf_pair_release, flush_shared_f, float, fftwf)
+
 /* The pair of one precision on the engine's buffers (real: N rounded up
  * to a 64-byte line and one line more, then N/2+1 complex), timed. */
 static int plan_length(size_t length, int single, skit_planner planner, double *seconds)
@@ -316,5 +420,7 @@ void skit_fft_wisdom_forget(void)
     skit_fftw_lock();
     fftw_forget_wisdom();
     fftwf_forget_wisdom();
+    flush_shared();
+    flush_shared_f();
     skit_fftw_unlock();
 }

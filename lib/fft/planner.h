@@ -34,4 +34,15 @@ int skit_fftwf_plan_real_pair(size_t N, float *real, float *complex_buf, unsigne
                               fftwf_plan *c2r);
 void skit_fftwf_destroy(fftwf_plan plan);
 
+/* A pair of length N for flags, shared between callers (planner.c says
+ * why): planned on 64-byte aligned buffers of the engine's slice layout
+ * (real part N rounded up to a 64-byte line plus one line, then N/2+1
+ * complex), so execute it only on arrays of that alignment. Release it
+ * with the release function, never with fftw_destroy_plan. Errors as
+ * skit_fftw_plan_real_pair, and SKIT_ENOMEM. */
+int skit_fftw_pair_acquire(size_t N, unsigned flags, fftw_plan *r2c, fftw_plan *c2r);
+void skit_fftw_pair_release(fftw_plan r2c, fftw_plan c2r);
+int skit_fftwf_pair_acquire(size_t N, unsigned flags, fftwf_plan *r2c, fftwf_plan *c2r);
+void skit_fftwf_pair_release(fftwf_plan r2c, fftwf_plan c2r);
+
 #endif
