@@ -50,7 +50,12 @@ runexp() { # NAME BODY: run a one-off experiment script; its exit status
 runexp 01_bad 'claim x "c" "m" violated "-"' && fail "common.sh accepted the verdict 'violated'"
 [ ! -e "$api/out/claims/01_bad.tsv" ] || fail "a failed experiment left claims"
 runexp 02_fails 'trial t holds 1; trial t fails 2; trial t fails 3; claim_trials t "c" "m" "-" value
-check s "c" "m" holds "-"' || fail "trials script failed: $(cat "$TMP/api.err")"
+STABILITY=deterministic check s "c" "m" holds "-"' || fail "trials script failed: $(cat "$TMP/api.err")"
+# a claim decided by one run must say why one run suffices
+runexp 01_bad 'claim x "c" "m" holds "-"' && fail "common.sh accepted a one-run claim without ONE_RUN"
+grep -q "ONE_RUN" "$TMP/api.err" || fail "the one-run refusal does not name ONE_RUN: $(cat "$TMP/api.err")"
+runexp 01_bad 'ONE_RUN=sometimes; claim x "c" "m" holds "-"' && fail "common.sh accepted ONE_RUN=sometimes"
+[ ! -e "$api/out/claims/01_bad.tsv" ] || fail "a refused one-run claim left claims"
 head -n 1 "$api/out/claims/02_fails.tsv" | grep -q '^id	source	claim	measured	verdict	margin	stability$' ||
   fail "claims file has no header row"
 grep -q '^t	TNN	c	m	fails	-	unstable: fails in 2 of 3; value 1..3$' "$api/out/claims/02_fails.tsv" ||

@@ -125,6 +125,7 @@ for e in 01_one 02_two 03_three; do
   cat > "$FAKE/experiments/$e.sh" <<'EOF'
 . "$SKIT_DATADIR/experiments/common.sh"
 PAPER=TNN
+ONE_RUN=deterministic
 [ -n "${SLOW_EXPERIMENT:-}" ] && [ "$EXP" = "$SLOW_EXPERIMENT" ] && sleep 30
 claim c1 "a claim" 1 holds "-"
 echo "note of $EXP" | note

@@ -203,10 +203,9 @@ START_TEST(test_tno_plans_two_threads)
                     skit_tno_plan_describe(plan, what, sizeof what);
                     check_two_threads(run_tno, plan, batch * n * d, batch * n * d, what);
                     skit_tno_plan_destroy(plan);
-                    if (kinds[k] == SKIT_TNO_SKI) continue; /* no float32 SKI-TNO */
                     o.precision = SKIT_PRECISION_F32;
                     TU_EXPECT_OK(skit_tno_plan_create(&plan, n, d, batch, &o, NULL, 0));
-                    check_two_threads(run_tno_f32, plan, batch * n * d, batch * n * d, "float32 TNO/FD-TNO");
+                    check_two_threads(run_tno_f32, plan, batch * n * d, batch * n * d, "float32 TNO/FD-TNO/SKI-TNO");
                     skit_tno_plan_destroy(plan);
                     o.precision = SKIT_PRECISION_F64;
                 }

@@ -932,10 +932,11 @@ START_TEST(test_f32_matches_f64)
                     skit_tno_plan_destroy(p64);
                     skit_tno_plan_destroy(p32);
                 }
-    /* SKI-TNO and device plans have no float32 path */
+    /* device plans have no float32 path (SKI-TNO's: tests/test_tno_f32.c) */
     skit_tno_options o;
-    skit_tno_options_default(&o, SKIT_TNO_SKI);
+    skit_tno_options_default(&o, SKIT_TNO_FFT);
     o.precision = SKIT_PRECISION_F32;
+    o.device = SKIT_DEVICE_CUDA;
     skit_tno_plan *p = NULL;
     TU_EXPECT_STATUS(skit_tno_plan_create(&p, 64, 4, 1, &o, NULL, 0), SKIT_EUNSUPPORTED);
     skit_tno_options_default(&o, SKIT_TNO_FFT);

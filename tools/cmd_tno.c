@@ -71,9 +71,9 @@ static const char *usage =
     "  --stats FILE        one-row TSV: operator, shape, plan bytes, seconds, error\n"
     "  --device D          cpu (default) or cuda: apply the operator on the GPU\n"
     "                      (float64, transfers included; tno, fd, bidirectional ski)\n"
-    "  --precision P       f64 (default) or f32 (tno, fd on the cpu): the products in\n"
-    "                      float32 on float32 x and y (a .npy x of '<f4' read as is,\n"
-    "                      y written '<f4'); the RPE and spectra in float64, rounded\n"
+    "  --precision P       f64 (default) or f32 (cpu): the operator in float32 on\n"
+    "                      float32 x and y (a .npy x of '<f4' read as is, y written\n"
+    "                      '<f4'); the RPE / knots evaluated in float64, rounded\n"
     "  -o, --output FILE   y as .npy ((batch*n) x d) or TSV (default: TSV on stdout)\n"
     "      --seed N        seed of generated parameters and input (default 1)\n"
     "      --threads N     OpenMP threads (default: all cores)\n"
@@ -230,11 +230,12 @@ static int check_args(args *a)
         return cli_usage_error("--causal-ski: only for --op ski --causal");
     if (o->kind != SKIT_TNO_FD && o->fft_length)
         return cli_usage_error("--fft-length: only for --op fd");
-    if (o->precision == SKIT_PRECISION_F32 && (o->kind == SKIT_TNO_SKI || o->device != SKIT_DEVICE_CPU))
-        return cli_usage_error("--precision f32: only --op tno and --op fd on the cpu");
+    if (o->precision == SKIT_PRECISION_F32 && o->device != SKIT_DEVICE_CPU)
+        return cli_usage_error("--precision f32: on the cpu only (--device cpu)");
     if (o->precision == SKIT_PRECISION_F32 && a->verify)
         return cli_usage_error("--precision f32: --verify checks float64 against the dense product; compare a "
-                               "float32 run with a --precision f64 one (tests/test_tno.c holds the bound)");
+                               "float32 run with a --precision f64 one (tests/test_tno.c and test_tno_f32.c "
+                               "hold the bounds)");
     if (cli_common_validate(&a->common) != CLI_OK) return CLI_USAGE;
     if (a->common.output && strcmp(a->common.output, "-") != 0 &&
         cli_check_data_path("-o", a->common.output, 1) != CLI_OK)

@@ -146,17 +146,23 @@ typedef struct skit_tno_options {
      * kernels stay on the CPU; update uploads the new kernels. */
     skit_device device;
     /* Arithmetic of execute (default SKIT_PRECISION_F64). SKIT_PRECISION_F32
-     * (TNO and FD-TNO, CPU): the products run on fftwf plans with float
-     * spectra, on float arrays (skit_tno_plan_execute_f32 / _forward_f32),
-     * and update makes those spectra in float32 from the RPE: the features
-     * entering the output layer are evaluated in float64 and rounded, TNO
-     * transforms their h+1 rows with fftwf and FD-TNO takes them as they
-     * are (causal: the Hilbert step with fftwf), and the output layer is
-     * applied by sgemm straight into the float spectra (describe:
-     * spectra=features), whatever d is. No float64 spectra are kept: the
-     * backward is skit_tno_plan_backward_f32, and FD-TNO's coefficients
-     * come from the float spectra. SKI-TNO and device plans:
-     * SKIT_EUNSUPPORTED. */
+     * (CPU): execute and forward take float arrays (skit_tno_plan_execute_f32
+     * / _forward_f32) and compute in float. TNO and FD-TNO: the products
+     * run on fftwf plans with float spectra, and update makes those
+     * spectra in float32 from the RPE: the features entering the output
+     * layer are evaluated in float64 and rounded, TNO transforms their h+1
+     * rows with fftwf and FD-TNO takes them as they are (causal: the
+     * Hilbert step with fftwf), and the output layer is applied by sgemm
+     * straight into the float spectra (describe: spectra=features),
+     * whatever d is. No float64 spectra are kept: the backward is
+     * skit_tno_plan_backward_f32, and FD-TNO's coefficients come from the
+     * float spectra. SKI-TNO (both forms, every causal_ski): update
+     * evaluates the knots into A's coefficients in float64 and rounds
+     * them, the taps and W's weights to float once; the band, W^T x, A's
+     * product (bidirectional: an fftwf circulant engine; causal: the
+     * running or blocked sums) and W v run in float, the same loops as
+     * the float64 plan's. It has no float32 backward (SKIT_EUNSUPPORTED).
+     * Device plans: SKIT_EUNSUPPORTED. */
     skit_precision precision;
     /* How FFTW plans the CPU transforms of every kind (skit/fft.h; default
      * SKIT_PLANNER_DEFAULT, the process default). */
@@ -302,16 +308,21 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
  * ||B||_F measured column by column on the float64 plan. work:
  * skit_tno_plan_backward_workspace_bytes(plan) bytes of this plan, as
  * above. Errors: as skit_tno_plan_backward; SKIT_EUNSUPPORTED for float32
- * SKI-TNO (it has no float32 plan); SKIT_EINVAL on a float64 plan. */
+ * SKI-TNO (its float32 plan runs forward only); SKIT_EINVAL on a float64
+ * plan. */
 int skit_tno_plan_backward_f32(const skit_tno_plan *plan, const float *x, const float *dy, float *dx,
                                double *dparams, double *dlambda, void *work);
 
 /* The per-channel magnitude of the float32 bounds above and of
- * skit_tno_plan_execute_f32's: scale[c] = ||C_c||_2 + M_c (d values),
- * ||C_c||_2 measured on the plan's float spectra (the max |eigenvalue| of
- * channel c's circulant), M_c from its RPE as the last update left it;
- * *fft_length (may be NULL) = N. Error: SKIT_EINVAL (NULL; a plan that is
- * not a float32 TNO or FD-TNO plan). */
+ * skit_tno_plan_execute_f32's: TNO and FD-TNO scale[c] = ||C_c||_2 + M_c
+ * (d values), ||C_c||_2 measured on the plan's float spectra (the max
+ * |eigenvalue| of channel c's circulant), M_c from its RPE as the last
+ * update left it, *fft_length (may be NULL) = N; SKI-TNO scale[c] =
+ * ||taps_c||_1 + ||W||_1 ||a_c||_1 (a_c A_c's coefficients, ||W||_1 the
+ * largest column sum of W: a bound of ||T_c||_2, as ||W||_2^2 <=
+ * ||W||_1 ||W||_inf = ||W||_1), *fft_length = A's FFT length
+ * (bidirectional) or 0 (causal: no transform). Error: SKIT_EINVAL (NULL;
+ * a float64 plan). */
 int skit_tno_plan_f32_error_scale(const skit_tno_plan *plan, double *scale, size_t *fft_length);
 
 /* The decay bias of TNO on its own (TNN §3.2): k[j d + c] = rpe[j d + c] *
@@ -342,8 +353,17 @@ int skit_tno_plan_forward(skit_tno_plan *plan, const double *x, double *y);
  * rows r of sum_j |W[r][j]| |z_j(w)| / N + |b[r]| / N. The first term is
  * the float products' (see skit_toeplitz_plan_execute_f32); M_c counts
  * the output layer's cancellation, which float32 cannot resolve below
- * (h + 1) 2^-24 of the magnitudes it sums. Errors: as the float64 forms,
- * and SKIT_EINVAL when the plan's precision is the other one. */
+ * (h + 1) 2^-24 of the magnitudes it sums. SKI-TNO (tests/test_tno_f32.c):
+ *     ||y32 - y64||_2 <= (20 log2(2N) + 2r + 2h + m + 12) 2^-24 s_c ||x_c||_2
+ * with s_c and N as skit_tno_plan_f32_error_scale gives (the log term 0
+ * when causal), h = (n-1)/(r-1) the inducing spacing: A's FFT product,
+ * W^T's sums of at most 2h + 3 terms, the causal forms' dot products of
+ * at most 2r, the band's chains of m + 1 (it adds onto the low-rank
+ * part), and the roundings of the data. update fails with
+ * SKIT_ENONFINITE when a channel's s_c exceeds float's range with room
+ * 4 L^2 for the FFT (L: A's FFT length, causal 2r - 1).
+ * Errors: as the float64 forms, and SKIT_EINVAL when the plan's precision
+ * is the other one. */
 int skit_tno_plan_execute_f32(const skit_tno_plan *plan, const float *x, float *y, void *work);
 int skit_tno_plan_forward_f32(skit_tno_plan *plan, const float *x, float *y);
 

@@ -195,9 +195,10 @@ int skit_tno_plan_f32_error_scale(const skit_tno_plan *plan, double *scale, size
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(scale);
-    if (!is_f32(plan) || plan->opt.kind == SKIT_TNO_SKI)
-        return SKIT_ERROR(SKIT_EINVAL, "f32 error scale: a float32 TNO or FD-TNO plan only (this one is %s %s)",
-                          is_f32(plan) ? "float32" : "float64", skit_tno_kind_name(plan->opt.kind));
+    if (!is_f32(plan))
+        return SKIT_ERROR(SKIT_EINVAL, "f32 error scale: a float32 plan only (this one is float64 %s)",
+                          skit_tno_kind_name(plan->opt.kind));
+    if (plan->opt.kind == SKIT_TNO_SKI) return tno_ski_f32_error_scale(plan, scale, fft_length);
     tno_spectral *s = plan->op;
     const size_t N = skit_circulantf_length(s->engine_f), half = skit_circulantf_frequencies(s->engine_f);
     const size_t ld = skit_circulantf_spectra_ld(s->engine_f);

@@ -101,10 +101,9 @@ static int validate_options(const skit_tno_options *o)
     if (o->precision != SKIT_PRECISION_F64 && o->precision != SKIT_PRECISION_F32)
         return SKIT_ERROR(SKIT_EINVAL, "precision = %d unknown: need SKIT_PRECISION_F64 or SKIT_PRECISION_F32",
                           (int)o->precision);
-    if (o->precision == SKIT_PRECISION_F32 && (o->kind == SKIT_TNO_SKI || o->device != SKIT_DEVICE_CPU))
-        return SKIT_ERROR(SKIT_EUNSUPPORTED, "precision = float32: TNO and FD-TNO on the cpu only (got %s%s)",
-                          o->kind == SKIT_TNO_SKI ? "SKI-TNO" : "device = ",
-                          o->kind == SKIT_TNO_SKI ? "" : skit_device_name(o->device));
+    if (o->precision == SKIT_PRECISION_F32 && o->device != SKIT_DEVICE_CPU)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "precision = float32: on the cpu only (got device = %s)",
+                          skit_device_name(o->device));
     if (o->kind == SKIT_TNO_FFT || o->kind == SKIT_TNO_FD) {
         if (o->rpe_width == 0 || o->rpe_width > 65536)
             return SKIT_ERROR(SKIT_EDOM, "rpe_width = %zu out of range: need 1 <= width <= 65536",
@@ -245,7 +244,10 @@ static int create_parts(skit_tno_plan *p, const double *params)
     if (!p->backup) return SKIT_ENOMEM;
     SKIT_TRY(p->ops->create(p, params));
     if (p->opt.precision == SKIT_PRECISION_F32) SKIT_TRY(p->ops->create_f32(p));
-    if (p->ops->backward && p->opt.device == SKIT_DEVICE_CPU) SKIT_TRY(p->ops->backward->create(p));
+    /* a float32 plan whose operator has no float32 backward keeps no gradient state */
+    if (p->ops->backward && p->opt.device == SKIT_DEVICE_CPU &&
+        (p->opt.precision != SKIT_PRECISION_F32 || p->ops->backward->run_f32))
+        SKIT_TRY(p->ops->backward->create(p));
     SKIT_TRY(skit_workspace_create(&p->workspace, p->ops->workspace_doubles(p)));
     SKIT_TRY(skit_tno_plan_update(p));
     if (p->opt.device == SKIT_DEVICE_CUDA) SKIT_TRY(tno_device_create(p));

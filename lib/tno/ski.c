@@ -1,28 +1,18 @@
 /* ski.c — SKI-TNO (ski-to-go-faster Algorithm 1): what both forms share
  * (parameters, interpolation weights, the knot positions of A's lags, the
- * band, the dense matrix) and the bidirectional operator
- * y = S x + W (A (W^T x)), A applied by the Toeplitz plan's FFT.
- *
- * In the ROWS layout ((batch, n, d), channel fastest) every step runs along
- * the contiguous channel index: W^T x adds w_ik * x[i, :] into row
- * start_i + k of an r x d block, W v and the band read whole rows, so no
- * n x d transpose is needed; only the r x d block is transposed for the
- * FFT of A. Channels are split into chunks (one per thread) where rows are
- * accumulated, and rows are split where they are written. */
+ * dense matrix, a float32 plan's rounded data) and the bidirectional
+ * operator's plan, y = S x + W (A (W^T x)) with A applied by FFT (the
+ * Toeplitz plan's, or a float32 plan's fftwf engine). The arithmetic of a
+ * call is ski_apply.c's, in both precisions. */
 #include "config.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tno/tno_internal.h"
-
-static inline void vscale(size_t len, double alpha, const double *restrict x, double *restrict y)
-{
-#pragma omp simd
-    for (size_t c = 0; c < len; c++) y[c] = alpha * x[c];
-}
 
 /* ---- parameters and the matrices A_c --------------------------------------- */
 
@@ -152,6 +142,7 @@ void tno_ski_destroy(skit_tno_plan *p)
     skit_toeplitz_plan_destroy(s->toeplitz);
     skit_free(s->group_token);
     skit_free(s->group_row);
+    tno_ski_destroy_f32(&s->f32);
     skit_free(s);
 }
 
@@ -167,7 +158,12 @@ void tno_ski_estimate_common(const skit_tno_plan *p, size_t *doubles, int *overf
                           {L / 2 + 1, 2 * d},            /* A's spectra */
                           {(size_t)p->threads, 2 * L + 16}};
     tno_add_terms(terms, 6, doubles, overflow);
+    /* float32: weights (n x 2), taps and A's coefficients twice, as floats */
+    size_t floats[3][2] = {{n, 1}, {p->opt.taps + 1, d}, {2 * r - 1, d}};
+    if (p->opt.precision == SKIT_PRECISION_F32) tno_add_terms(floats, 3, doubles, overflow);
 }
+
+static size_t bytes_f32(const skit_tno_plan *p);
 
 size_t tno_ski_bytes(const skit_tno_plan *p)
 {
@@ -180,7 +176,7 @@ size_t tno_ski_bytes(const skit_tno_plan *p)
     total += d * (2 * r - 1) * dbl * (s->a_coeffs_t ? 2 : 1);
     total += (s->m ? s->m : 1) * d * dbl;
     if (s->group_token) total += (2 * s->groups + 1) * sizeof(size_t);
-    return total;
+    return total + bytes_f32(p);
 }
 
 void tno_ski_describe(const skit_tno_plan *p, char *text, size_t size)
@@ -191,6 +187,113 @@ void tno_ski_describe(const skit_tno_plan *p, char *text, size_t size)
              o->causality != SKIT_CAUSAL ? ""
              : o->causal_ski == SKIT_TNO_CAUSAL_BLOCKED ? " blocked-sums"
                                                          : " cumulative-sums");
+}
+
+/* ---- float32 plans ------------------------------------------------------ */
+
+static void round_to_float(float *dst, const double *src, size_t count)
+{
+    for (size_t i = 0; i < count; i++) dst[i] = (float)src[i];
+}
+
+/* ||W||_1: W's largest column sum (its weights are >= 0) */
+static int weights_norm1(const skit_interp_weights *W, double *norm)
+{
+    double *col = skit_calloc(W->r, sizeof(double));
+    if (!col) return SKIT_ENOMEM;
+    for (size_t i = 0; i < W->n; i++)
+        for (size_t k = 0; k < W->width; k++) col[W->start[i] + k] += fabs(W->weights[i * W->width + k]);
+    *norm = 0;
+    for (size_t q = 0; q < W->r; q++) *norm = fmax(*norm, col[q]);
+    skit_free(col);
+    return SKIT_OK;
+}
+
+int tno_ski_create_f32(skit_tno_plan *p)
+{
+    tno_ski *s = p->op;
+    tno_ski_f32 *f = &s->f32;
+    const size_t n = p->n, d = p->d, per = 2 * s->r - 1, width = s->W->width, m = s->m ? s->m : 1;
+    f->weights = skit_malloc(n, width * sizeof(float));
+    f->taps = skit_malloc(d, m * sizeof(float));
+    f->taps_t = skit_malloc(m, d * sizeof(float));
+    f->a_coeffs = skit_malloc(d, per * sizeof(float));
+    if (!f->weights || !f->taps || !f->taps_t || !f->a_coeffs) return SKIT_ENOMEM;
+    if (p->opt.causality == SKIT_CAUSAL) {
+        if (!(f->a_coeffs_t = skit_malloc(per, d * sizeof(float)))) return SKIT_ENOMEM;
+    } else {
+        const skit_circulant_shape shape = {.rows = s->r, .cols = s->r, .channels = d, .spectra = d,
+                                            .what = "SKI-TNO float32 plan", .planner = p->opt.planner};
+        SKIT_TRY(skit_circulantf_create(&f->engine, &shape));
+    }
+    round_to_float(f->weights, s->W->weights, n * width);
+    return weights_norm1(s->W, &f->w_norm1);
+}
+
+void tno_ski_destroy_f32(tno_ski_f32 *f)
+{
+    skit_free(f->weights);
+    skit_free(f->taps);
+    skit_free(f->taps_t);
+    skit_free(f->a_coeffs);
+    skit_free(f->a_coeffs_t);
+    skit_circulantf_destroy(f->engine);
+}
+
+/* Each channel's ||a_c||_1 + ||taps_c||_1 (a_c: A's coefficients) */
+static double channel_magnitude(const tno_ski *s, size_t d, size_t c, double w_norm1)
+{
+    const size_t per = 2 * s->r - 1, m = s->m;
+    const double *a = s->a_coeffs + c * per, *taps = s->params + d * 2 * s->K + c * m;
+    double sa = 0, st = 0;
+    for (size_t q = 0; q < per; q++) sa += fabs(a[q]);
+    for (size_t k = 0; k < m; k++) st += fabs(taps[k]);
+    return st + w_norm1 * sa;
+}
+
+/* The float data from the float64 ones update_common (and, causal, the
+ * transpose) left. Checked first: each channel's ||taps_c||_1 + ||W||_1
+ * ||a_c||_1 bounds its operator's entries' sums, which must be finite in
+ * float with room 4 L^2 for A's transforms (L = 2r - 1 or the FFT
+ * length); else SKIT_ENONFINITE with the float data unchanged. */
+int tno_ski_update_f32(skit_tno_plan *p, float *work)
+{
+    tno_ski *s = p->op;
+    tno_ski_f32 *f = &s->f32;
+    const size_t d = p->d, m = s->m, per = 2 * s->r - 1;
+    const double L = (double)(f->engine ? skit_circulantf_length(f->engine) : per);
+    const double limit = FLT_MAX / (4.0 * L * L);
+    for (size_t c = 0; c < d; c++) {
+        double magnitude = channel_magnitude(s, d, c, f->w_norm1);
+        if (!(magnitude <= limit))
+            return SKIT_ERROR(SKIT_ENONFINITE, "SKI-TNO float32: channel %zu's ||taps||_1 + ||W||_1 ||a||_1 "
+                                               "= %g exceeds %g (float's range with room for the FFTs)",
+                              c, magnitude, limit);
+    }
+    round_to_float(f->taps, s->params + d * 2 * s->K, d * m);
+    round_to_float(f->taps_t, s->taps_t, m * d);
+    round_to_float(f->a_coeffs, s->a_coeffs, d * per);
+    if (f->a_coeffs_t) round_to_float(f->a_coeffs_t, s->a_coeffs_t, per * d);
+    if (f->engine) skit_circulantf_set_toeplitz(f->engine, f->a_coeffs, SKIT_BIDIRECTIONAL, work);
+    return SKIT_OK;
+}
+
+int tno_ski_f32_error_scale(const skit_tno_plan *p, double *scale, size_t *fft_length)
+{
+    const tno_ski *s = p->op;
+    for (size_t c = 0; c < p->d; c++) scale[c] = channel_magnitude(s, p->d, c, s->f32.w_norm1);
+    if (fft_length) *fft_length = s->f32.engine ? skit_circulantf_length(s->f32.engine) : 0;
+    return SKIT_OK;
+}
+
+static size_t bytes_f32(const skit_tno_plan *p)
+{
+    const tno_ski *s = p->op;
+    const size_t per = 2 * s->r - 1;
+    if (!s->f32.weights) return 0;
+    size_t floats = p->n * s->W->width + 2 * (s->m ? s->m : 1) * p->d + per * p->d;
+    if (s->f32.a_coeffs_t) floats += per * p->d;
+    return floats * sizeof(float) + skit_circulantf_bytes(s->f32.engine);
 }
 
 /* T = S + W A W^T for channel c (the front applies the causal mask) */
@@ -228,138 +331,18 @@ int tno_ski_dense(const skit_tno_plan *p, size_t c, double *T, size_t ldt)
     return status;
 }
 
-/* ---- the band ------------------------------------------------------------ */
-
-/* y[i, :] += sum_k taps(k) x[i - (k - half), :] over the valid k; `causal`
- * keeps the lags k - half >= 0 only. The sum over k is accumulated in
- * registers, 4 channels at a time, so y is read and written once per row
- * instead of once per tap. */
-void tno_ski_band_rows(const skit_tno_plan *p, const double *X, double *Y, size_t i0, size_t i1,
-                       int causal)
-{
-    const tno_ski *s = p->op;
-    const size_t n = p->n, d = p->d, m = s->m, half = m / 2;
-    const size_t d4 = d / 4 * 4;
-    const double *taps = s->taps_t;
-    for (size_t i = i0; i < i1; i++) {
-        /* taps k with source token j = i + half - k inside 0..n-1 */
-        size_t k0 = causal ? half : 0, k1 = m;
-        if (i + half + 1 > n && i + half + 1 - n > k0) k0 = i + half + 1 - n;
-        if (i + half + 1 < k1) k1 = i + half + 1;
-        if (k0 >= k1) continue;
-        double *restrict yi = Y + i * d;
-        for (size_t c = 0; c < d4; c += 4) {
-            double a0 = yi[c], a1 = yi[c + 1], a2 = yi[c + 2], a3 = yi[c + 3];
-            for (size_t k = k0; k < k1; k++) {
-                const double *t = taps + k * d + c, *xr = X + (i + half - k) * d + c;
-                a0 += t[0] * xr[0];
-                a1 += t[1] * xr[1];
-                a2 += t[2] * xr[2];
-                a3 += t[3] * xr[3];
-            }
-            yi[c] = a0;
-            yi[c + 1] = a1;
-            yi[c + 2] = a2;
-            yi[c + 3] = a3;
-        }
-        if (d4 < d)
-            for (size_t k = k0; k < k1; k++)
-                tno_vmul_add(d - d4, taps + k * d + d4, X + (i + half - k) * d + d4, yi + d4);
-    }
-}
-
-/* channel-major: y_c += sum_k taps_c(k) x_c[i - (k - half)] */
-void tno_ski_band_channel(const skit_tno_plan *p, const double *taps, const double *x, double *y,
-                          int causal)
-{
-    const tno_ski *s = p->op;
-    const size_t n = p->n, m = s->m, half = m / 2;
-    for (size_t k = causal ? half : 0; k < m; k++) {
-        /* y[i] += t x[i + half - k] for 0 <= i + half - k < n */
-        size_t i0 = k > half ? k - half : 0;
-        size_t i1 = k < half ? (n > half - k ? n - (half - k) : 0) : n;
-        if (i1 > i0) tno_vaxpy(i1 - i0, taps[k], x + i0 + half - k, y + i0);
-    }
-}
-
-/* ---- bidirectional ------------------------------------------------------ */
-
-/* ROWS: U = W^T X (r x d), V = A U by the FFT channel-major (ut, vt), Y =
- * W V + band. work: U, V, ut, vt (r x d each). */
-static void bidirectional_rows(const skit_tno_plan *p, const double *X, double *Y, double *work)
-{
-    const tno_ski *s = p->op;
-    const skit_interp_weights *W = s->W;
-    const size_t n = p->n, d = p->d, r = s->r, width = W->width, chunk = s->chunk;
-    const long chunks = (long)((d + chunk - 1) / chunk);
-    const size_t rd = tno_region(r * d);
-    double *U = work, *V = U + rd, *ut = V + rd, *vt = ut + rd;
-    /* U = W^T X, r x d: each chunk of channels owns its columns */
-#pragma omp parallel for schedule(static) if (n * d >= 16384)
-    for (long ch = 0; ch < chunks; ch++) {
-        size_t c0 = (size_t)ch * chunk, c1 = SKIT_MIN(c0 + chunk, d);
-        for (size_t q = 0; q < r; q++) memset(U + q * d + c0, 0, (c1 - c0) * sizeof *U);
-        for (size_t i = 0; i < n; i++) {
-            const double *w = W->weights + i * width, *xi = X + i * d;
-            for (size_t k = 0; k < width; k++) tno_vaxpy(c1 - c0, w[k], xi + c0, U + (W->start[i] + k) * d + c0);
-        }
-    }
-    /* V = A U, channel by channel by FFT (A_c is r x r) */
-    tno_transpose(U, r, d, ut);
-    skit_toeplitz_plan_execute(s->toeplitz, ut, r, vt, r, NULL);
-    tno_transpose(vt, d, r, V);
-    /* Y = W V + band */
-    const long blocks = (long)((n + 63) / 64);
-#pragma omp parallel for schedule(static) if (n * d >= 16384)
-    for (long bk = 0; bk < blocks; bk++) {
-        size_t i0 = (size_t)bk * 64, i1 = SKIT_MIN(i0 + 64, n);
-        for (size_t i = i0; i < i1; i++) {
-            const double *w = W->weights + i * width;
-            double *yi = Y + i * d;
-            const double *v0 = V + W->start[i] * d;
-            vscale(d, w[0], v0, yi);
-            for (size_t k = 1; k < width; k++) tno_vaxpy(d, w[k], v0 + k * d, yi);
-        }
-        if (s->m) tno_ski_band_rows(p, X, Y, i0, i1, 0);
-    }
-}
-
-/* CHANNELS: the same with skit/ski.h's interpolation; work: u, v (d x r) */
-static void bidirectional_channels(const skit_tno_plan *p, const double *X, double *Y, double *work)
-{
-    const tno_ski *s = p->op;
-    const size_t n = p->n, d = p->d, r = s->r;
-    double *u = work, *v = u + tno_region(r * d);
-    skit_interp_apply_transpose(s->W, d, X, n, u, r);
-    skit_toeplitz_plan_execute(s->toeplitz, u, r, v, r, NULL);
-    skit_interp_apply(s->W, d, v, r, Y, n);
-    if (!s->m) return;
-    const double *taps = s->params + d * 2 * s->K;
-    const long dl = (long)d;
-#pragma omp parallel for schedule(static) if (n * d >= 16384)
-    for (long c = 0; c < dl; c++)
-        tno_ski_band_channel(p, taps + (size_t)c * s->m, X + (size_t)c * n, Y + (size_t)c * n, 0);
-}
-
-static void execute(const skit_tno_plan *p, const double *x, double *y, double *work)
-{
-    const size_t block = p->n * p->d;
-    for (size_t b = 0; b < p->batch; b++) {
-        if (p->opt.layout == SKIT_TNO_ROWS) bidirectional_rows(p, x + b * block, y + b * block, work);
-        else bidirectional_channels(p, x + b * block, y + b * block, work);
-    }
-}
-
+/* the workspace in doubles (a float32 plan's floats rounded up) */
 static size_t workspace_doubles(const skit_tno_plan *p)
 {
-    const tno_ski *s = p->op;
-    return (p->opt.layout == SKIT_TNO_ROWS ? 4 : 2) * tno_region(s->r * p->d);
+    if (p->opt.precision == SKIT_PRECISION_F32) return (tno_ski_bidirectional_workspace_f32(p) + 1) / 2;
+    return tno_ski_bidirectional_workspace(p);
 }
 
 static int create(skit_tno_plan *p, const double *params)
 {
     SKIT_TRY(tno_ski_create_common(p, params));
     tno_ski *s = p->op;
+    if (p->opt.precision == SKIT_PRECISION_F32) return SKIT_OK; /* A's float engine: create_f32 */
     return skit_toeplitz_plan_create(&s->toeplitz, s->r, s->r, p->d,
                                      &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
                                                               .causality = SKIT_BIDIRECTIONAL,
@@ -369,9 +352,9 @@ static int create(skit_tno_plan *p, const double *params)
 
 static int update(skit_tno_plan *p, double *work)
 {
-    (void)work;
     tno_ski *s = p->op;
     SKIT_TRY(tno_ski_update_common(p));
+    if (p->opt.precision == SKIT_PRECISION_F32) return tno_ski_update_f32(p, (float *)work);
     return skit_toeplitz_plan_set_coeffs(s->toeplitz, s->a_coeffs);
 }
 
@@ -390,7 +373,9 @@ const tno_ops tno_ski_ops = {
     .put_parameters = tno_ski_put_parameters,
     .update = update,
     .workspace_doubles = workspace_doubles,
-    .execute = execute,
+    .execute = tno_ski_bidirectional_execute,
+    .create_f32 = tno_ski_create_f32,
+    .execute_f32 = tno_ski_bidirectional_execute_f32,
     .dense = tno_ski_dense,
     .bytes = tno_ski_bytes,
     .describe = tno_ski_describe,

@@ -225,6 +225,17 @@ static inline size_t tno_region(size_t doubles)
 /* widest interpolation stencil the blocked causal SKI handles (linear: 2) */
 #define SKIT_TNO_MAX_WIDTH 16
 
+/* A float32 SKI-TNO plan's data, rounded from the float64 ones once
+ * (weights at create, the rest at each update). */
+typedef struct tno_ski_f32 {
+    float *weights;         /* n x width */
+    float *taps, *taps_t;   /* d x m and m x d */
+    float *a_coeffs;        /* d x (2r-1) */
+    float *a_coeffs_t;      /* (2r-1) x d (causal) */
+    skit_circulantf *engine; /* bidirectional: A_c's spectra in float */
+    double w_norm1;         /* ||W||_1, the largest column sum */
+} tno_ski_f32;
+
 typedef struct tno_ski {
     double *params;     /* knots (d x 2K) then taps (d x m) */
     skit_interp_weights *W;
@@ -241,6 +252,7 @@ typedef struct tno_ski {
     size_t groups;       /* G */
     size_t *group_token; /* G + 1: first token of each group, then n */
     size_t *group_row;   /* G: first stencil row (inducing index) of each group */
+    tno_ski_f32 f32;     /* float32 plans */
 } tno_ski;
 
 /* The shared set-up of both forms (ski.c): create_common allocates the
@@ -256,37 +268,25 @@ int tno_ski_dense(const skit_tno_plan *p, size_t c, double *T, size_t ldt);
 size_t tno_ski_bytes(const skit_tno_plan *p);
 void tno_ski_estimate_common(const skit_tno_plan *p, size_t *doubles, int *overflow);
 void tno_ski_describe(const skit_tno_plan *p, char *text, size_t size);
-/* y[i, :] += band rows i0..i1-1 of one ROWS sequence (causal: lags >= 0) */
-void tno_ski_band_rows(const skit_tno_plan *p, const double *X, double *Y, size_t i0, size_t i1,
-                       int causal);
-/* channel-major: y_c += the band of channel c */
-void tno_ski_band_channel(const skit_tno_plan *p, const double *taps, const double *x, double *y,
-                          int causal);
-/* y += alpha x, y += a .* b, y += alpha a .* b over len values: inline,
- * since both SKI forms call them in their innermost loops on short runs of
- * channels; restrict and omp simd let them vectorise at -O2. */
-static inline void tno_vaxpy(size_t len, double alpha, const double *restrict x, double *restrict y)
-{
-#pragma omp simd
-    for (size_t c = 0; c < len; c++)
-        y[c] += alpha * x[c];
-}
-
-static inline void tno_vmul_add(size_t len, const double *restrict a, const double *restrict b,
-                                double *restrict y)
-{
-#pragma omp simd
-    for (size_t c = 0; c < len; c++)
-        y[c] += a[c] * b[c];
-}
-
-static inline void tno_vmul_axpy(size_t len, double alpha, const double *restrict a,
-                                 const double *restrict b, double *restrict y)
-{
-#pragma omp simd
-    for (size_t c = 0; c < len; c++)
-        y[c] += alpha * a[c] * b[c];
-}
+/* The arithmetic of a call (ski_apply.c, compiled for both precisions):
+ * the bidirectional and the causal forms on the plan's batch and layout,
+ * and the workspace each takes, in values of its precision. */
+void tno_ski_bidirectional_execute(const skit_tno_plan *p, const double *x, double *y, double *work);
+void tno_ski_bidirectional_execute_f32(const skit_tno_plan *p, const float *x, float *y, float *work);
+size_t tno_ski_bidirectional_workspace(const skit_tno_plan *p);
+size_t tno_ski_bidirectional_workspace_f32(const skit_tno_plan *p);
+void tno_ski_causal_execute(const skit_tno_plan *p, const double *x, double *y, double *work);
+void tno_ski_causal_execute_f32(const skit_tno_plan *p, const float *x, float *y, float *work);
+size_t tno_ski_causal_workspace(const skit_tno_plan *p);
+size_t tno_ski_causal_workspace_f32(const skit_tno_plan *p);
+/* Float32 plans: the float buffers (and, bidirectional, A's fftwf engine)
+ * after create; update_f32 rounds the float64 kernels update_common left
+ * (work: the plan's workspace, as floats); the magnitudes of
+ * skit_tno_plan_f32_error_scale. */
+int tno_ski_create_f32(skit_tno_plan *p);
+void tno_ski_destroy_f32(tno_ski_f32 *f);
+int tno_ski_update_f32(skit_tno_plan *p, float *work);
+int tno_ski_f32_error_scale(const skit_tno_plan *p, double *scale, size_t *fft_length);
 
 /* ---- the device side (device.c) -------------------------------------------
  * create runs after the CPU side is complete (kernels computed); update

@@ -3,9 +3,11 @@
  * interleaved: load changes hit both alike), with the float32 result's
  * error against the float64 one and, where the kernel is known exactly
  * (Toeplitz, TNO), against the documented bound
- *     ||y32 - y64||_2 <= 20 log2(2N) 2^-24 ||k_c||_1 ||x_c||_2.
- * Operators: the Toeplitz FFT matvec (per-channel matrices), TNO and FD-TNO
- * (bidirectional and causal) execute and forward (update + execute), and
+ *     ||y32 - y64||_2 <= 20 log2(2N) 2^-24 ||k_c||_1 ||x_c||_2,
+ * and for SKI-TNO against skit/tno.h's (skit_tno_plan_f32_error_scale).
+ * Operators: the Toeplitz FFT matvec (per-channel matrices), TNO, FD-TNO
+ * and SKI-TNO (bidirectional and causal) execute and forward (update +
+ * execute), and
  * exact attention (skit_attention_exact against _exact_f32, held to the
  * entry-wise bound of skit/attention.h). */
 #include "config.h"
@@ -22,8 +24,9 @@
 static const char *usage =
     "usage: skit bench precision [options]\n"
     "float32 vs float64 plans of the same operator, timed interleaved in one run:\n"
-    "the Toeplitz FFT matvec (d per-channel matrices) and TNO / FD-TNO (ROWS layout,\n"
-    "bidirectional and causal), execute and forward (update + execute).\n\n"
+    "the Toeplitz FFT matvec (d per-channel matrices) and TNO / FD-TNO / SKI-TNO (ROWS\n"
+    "layout, bidirectional and causal; SKI: r = min(64, n), 17 taps, 32 knots),\n"
+    "execute and forward (update + execute).\n\n"
     "  --sizes LIST        Toeplitz n (default 2^10..2^18)\n"
     "  --d D               Toeplitz channels (default 64)\n"
     "  --shapes LIST       TNO shapes n:d:batch (default 512:512:4,2048:512:1,\n"
@@ -81,10 +84,10 @@ static void run_attention(void *p)
 }
 
 /* max over channels (count of them, len values each, channel c at c*ld and
- * stride s) of ||y32 - y64|| / ||y64||, and of the error over the bound when
- * norms1 (||k_c||_1) is given */
+ * stride s) of ||y32 - y64|| / ||y64||, and of the error over the bound
+ * unit[c] ||x_c|| when unit is given */
 static void errors(const float *y32, const double *y64, const float *x, size_t count, size_t len, size_t ld,
-                   size_t stride, const double *norms1, size_t N, double *rel, double *over)
+                   size_t stride, const double *unit, double *rel, double *over)
 {
     *rel = *over = 0;
     for (size_t c = 0; c < count; c++) {
@@ -96,9 +99,15 @@ static void errors(const float *y32, const double *y64, const float *x, size_t c
             xx += (double)x[at] * x[at];
         }
         *rel = fmax(*rel, sqrt(e) / (r > 0 ? sqrt(r) : 1));
-        if (norms1) *over = fmax(*over, sqrt(e) / (20.0 * log2(2.0 * (double)N) * 0x1p-24 * norms1[c] * sqrt(xx)));
+        if (unit) *over = fmax(*over, sqrt(e) / (unit[c] * sqrt(xx)));
     }
-    if (!norms1) *over = NAN;
+    if (!unit) *over = NAN;
+}
+
+/* the float products' bound per unit ||x_c||: 20 log2(2N) 2^-24 ||k_c||_1 */
+static void fft_units(double *norms1, size_t count, size_t N)
+{
+    for (size_t c = 0; c < count; c++) norms1[c] *= 20.0 * log2(2.0 * (double)N) * 0x1p-24;
 }
 
 /* float x and its widened copy */
@@ -135,7 +144,8 @@ static int time_toeplitz(cli_table *t, size_t n, size_t d, size_t rounds, skit_r
             norms[c] = 0;
             for (size_t k = 0; k < per; k++) norms[c] += fabs(coeffs[c * per + k]);
         }
-        errors(y32, y64, x32, d, n, n, 1, norms, skit_toeplitz_plan_fft_length(p32), &rel, &over);
+        fft_units(norms, d, skit_toeplitz_plan_fft_length(p32));
+        errors(y32, y64, x32, d, n, n, 1, norms, &rel, &over);
         cli_table_rowf(t, "toeplitz\tbidirectional\texecute\t%zu\t%zu\t1\t%.6g\t%.6g\t%.3f\t%.3g\t%.3g", n, d, median[0],
                        median[1], median[0] / median[1], rel, over);
     }
@@ -150,10 +160,26 @@ static int time_toeplitz(cli_table *t, size_t n, size_t d, size_t rounds, skit_r
     return status;
 }
 
-/* ||k_c||_1 of a TNO plan (its kernel is exactly its 2n-1 coefficients);
- * FD-TNO's circulant kernel has N lags: no bound (norms stays NULL) */
-static double *tno_norms(skit_tno_plan *p, skit_tno_kind kind, size_t n, size_t d)
+/* The bound per unit ||x_c|| (NULL: none): TNO's float products' (its
+ * kernel is exactly its 2n-1 coefficients); SKI-TNO's whole bound,
+ * (20 log2(2N) + 2r + 2h + m + 12) 2^-24 s_c (skit/tno.h, the float32
+ * plan's scale); FD-TNO's circulant kernel has N lags: none. */
+static double *tno_units(skit_tno_plan *p, skit_tno_plan *p32, skit_tno_kind kind, size_t n, size_t d)
 {
+    if (kind == SKIT_TNO_SKI) {
+        const skit_tno_options *o = skit_tno_plan_options(p32);
+        double *unit = skit_calloc(d, sizeof(double));
+        size_t N = 0;
+        if (!unit || skit_tno_plan_f32_error_scale(p32, unit, &N) != SKIT_OK) {
+            skit_free(unit);
+            return NULL;
+        }
+        const double h = (double)(n - 1) / (double)(o->rank - 1);
+        const double growth = (N ? 20.0 * log2(2.0 * (double)N) : 0) + 2.0 * (double)o->rank + 2 * h +
+                              (double)o->taps + 12;
+        for (size_t c = 0; c < d; c++) unit[c] *= growth * 0x1p-24;
+        return unit;
+    }
     if (kind != SKIT_TNO_FFT) return NULL;
     const size_t per = 2 * n - 1;
     double *coeffs = skit_malloc(per * d, sizeof(double)), *norms = skit_calloc(d, sizeof(double));
@@ -165,6 +191,9 @@ static double *tno_norms(skit_tno_plan *p, skit_tno_kind kind, size_t n, size_t 
     for (size_t c = 0; c < d; c++)
         for (size_t k = 0; k < per; k++) norms[c] += fabs(coeffs[c * per + k]);
     skit_free(coeffs);
+    size_t N = 0;
+    skit_fft_good_length(2 * n - 1, &N); /* TNO's circulant length */
+    fft_units(norms, d, N);
     return norms;
 }
 
@@ -179,6 +208,7 @@ static int time_tno(cli_table *t, skit_tno_kind kind, skit_causality causality, 
     skit_tno_options o;
     skit_tno_options_default(&o, kind);
     o.causality = causality;
+    o.rank = o.rank < n ? o.rank : n;
     if (status == SKIT_OK) status = skit_tno_plan_create(&p64, n, d, batch, &o, NULL, 0);
     o.precision = SKIT_PRECISION_F32;
     if (status == SKIT_OK) status = skit_tno_plan_create(&p32, n, d, batch, &o, NULL, 0);
@@ -189,20 +219,18 @@ static int time_tno(cli_table *t, skit_tno_kind kind, skit_causality causality, 
         void *ctx[2] = {&b64, &b32};
         double median[2], rel, over;
         bench_measure_interleaved(fns, ctx, 2, 0.05, rounds, median);
-        double *norms = tno_norms(p64, kind, n, d);
-        size_t N = 0;
-        skit_fft_good_length(2 * n - 1, &N); /* TNO's circulant length */
+        double *units = tno_units(p64, p32, kind, n, d);
         rel = 0;
-        over = norms ? 0 : NAN;
+        over = units ? 0 : NAN;
         /* ROWS layout: channel c of sequence b at b*n*d + c, stride d */
         for (size_t s = 0; s < batch; s++) {
             double r, v;
-            errors(y32 + s * n * d, y64 + s * n * d, x32 + s * n * d, d, n, 1, d, norms, N, &r, &v);
+            errors(y32 + s * n * d, y64 + s * n * d, x32 + s * n * d, d, n, 1, d, units, &r, &v);
             rel = fmax(rel, r);
-            if (norms) over = fmax(over, v);
+            if (units) over = fmax(over, v);
         }
-        skit_free(norms);
-        cli_table_rowf(t, "%s\t%s\t%s\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.3f\t%.3g\t%.3g", kind == SKIT_TNO_FD ? "fd" : "tno",
+        skit_free(units);
+        cli_table_rowf(t, "%s\t%s\t%s\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.3f\t%.3g\t%.3g", skit_tno_kind_name(kind),
                        causality == SKIT_CAUSAL ? "causal" : "bidirectional", forward ? "forward" : "execute", n, d,
                        batch, median[0], median[1], median[0] / median[1], rel, over);
     }
@@ -260,7 +288,7 @@ static int time_attention(cli_table *t, size_t n, size_t rounds, skit_rng *rng)
     double median[2], rel;
     bench_measure_interleaved(fns, ctx, 2, 0.05, rounds, median);
     double over = attention_over_bound(n, d, x64, x64 + total, x64 + 2 * total, x32 + 3 * total, x64 + 3 * total);
-    errors(x32 + 3 * total, x64 + 3 * total, x32, d, n, n, 1, NULL, 0, &rel, &(double){0});
+    errors(x32 + 3 * total, x64 + 3 * total, x32, d, n, n, 1, NULL, &rel, &(double){0});
     cli_table_rowf(t, "attention\tbidirectional\texact\t%zu\t%zu\t1\t%.6g\t%.6g\t%.3f\t%.3g\t%.3g", n, d, median[0],
                    median[1], median[0] / median[1], rel, over);
     skit_free(x64);
@@ -367,7 +395,8 @@ int bench_precision(int argc, char **argv)
                       "f64 and f32 (seconds per call)", o.rounds);
     cli_table_comment(&t, "max_rel_error: max over channels of ||y32 - y64|| / ||y64||; error_over_bound: "
                       "||y32 - y64|| / (20 log2(2N) 2^-24 ||k||_1 ||x||), the float products' part of the documented "
-                      "bound (TNO's adds (h+1) 2^-24 and its float32 RPE's M_c: skit/tno.h; nan: kernel not known); "
+                      "bound (TNO's adds (h+1) 2^-24 and its float32 RPE's M_c: skit/tno.h; ski: its whole bound, "
+                      "(20 log2(2N) + 2r + 2h + m + 12) 2^-24 s_c ||x||, skit/tno.h; nan: kernel not known); "
                       "attention: max entry |y32 - y64| over the entry-wise bound of skit_attention_exact_f32 (d = dv, "
                       "d = 64 in the column d)");
     skit_rng rng;
@@ -377,10 +406,11 @@ int bench_precision(int argc, char **argv)
         if (!o.common.quiet) fprintf(stderr, "%s: toeplitz n = %zu\n", cli_context(), o.sizes[i]);
         status = time_toeplitz(&t, o.sizes[i], o.d, o.rounds, &rng);
     }
-    static const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD};
+    static const skit_tno_kind kinds[] = {SKIT_TNO_FFT, SKIT_TNO_FD, SKIT_TNO_SKI};
     for (size_t s = 0; s < o.nshapes && status == SKIT_OK; s++)
-        for (size_t k = 0; k < 2 && status == SKIT_OK; k++)
+        for (size_t k = 0; k < 3 && status == SKIT_OK; k++)
             for (int causal = 0; causal < 2 && status == SKIT_OK; causal++) {
+                if (kinds[k] == SKIT_TNO_SKI && o.shapes[s][0] < 2) continue; /* SKI needs r >= 2 tokens */
                 if (!o.common.quiet)
                     fprintf(stderr, "%s: %s %zu:%zu:%zu\n", cli_context(), skit_tno_kind_name(kinds[k]),
                             o.shapes[s][0], o.shapes[s][1], o.shapes[s][2]);

@@ -5,8 +5,7 @@
  * reports in the same run (same operator, shape, precision and threads),
  * and writes each pair with its ratio and the issue's target, skit float32
  * >= 5x the PyTorch float32 peer on one thread, judged per shape, as notes
- * of the table. SKI-TNO has no float32 plan: its float32 rows time skit's
- * float64 (marked). */
+ * of the table. */
 #include "config.h"
 
 #include <errno.h>
@@ -28,7 +27,6 @@ typedef struct peer_row {
     int causal, f32, threads;
     size_t n, d, batch;
     double torch_s, skit_s;
-    int skit_f64; /* float32 row timed with skit float64 (no float32 plan) */
 } peer_row;
 
 /* Runs argv with stdout and stderr to /dev/null; 0 when it exits 0. */
@@ -89,9 +87,8 @@ static int time_skit(peer_row *r, const skit_tno_options *base, double min_sampl
     o.kind = !strcmp(r->op, "fd") ? SKIT_TNO_FD : !strcmp(r->op, "ski") ? SKIT_TNO_SKI : SKIT_TNO_FFT;
     o.causality = r->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
     o.rank = o.rank < r->n ? o.rank : r->n;
-    r->skit_f64 = r->f32 && o.kind == SKIT_TNO_SKI;
-    o.precision = r->f32 && !r->skit_f64 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
-    const int f32 = o.precision == SKIT_PRECISION_F32;
+    o.precision = r->f32 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
+    const int f32 = r->f32;
 #ifdef _OPENMP
     omp_set_num_threads(r->threads); /* a plan keeps the threads of its creation */
 #endif
@@ -135,9 +132,8 @@ static void judge(cli_table *t, int quiet, const peer_row *rows, size_t count)
         worst = seen++ ? (ratio < worst ? ratio : worst) : ratio;
         met += ratio >= 5.0;
         if (len < sizeof list)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%.7s%s %zu:%zu:%zu %.2fx%s", len ? "; " : "",
-                                    r->op, r->causal ? " causal" : "", r->n, r->d, r->batch, ratio,
-                                    r->skit_f64 ? " (skit f64)" : "");
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%.7s%s %zu:%zu:%zu %.2fx", len ? "; " : "",
+                                    r->op, r->causal ? " causal" : "", r->n, r->d, r->batch, ratio);
     }
     if (!seen) return;
     snprintf(line, sizeof line, "target: skit float32 >= 5x the PyTorch float32 peer, one thread: %s (%zu of %zu "
@@ -176,10 +172,9 @@ int bench_tno_peer(const char *shapes, const skit_tno_options *base, uint64_t se
     for (size_t i = 0; i < count && status == SKIT_OK; i++) {
         peer_row *r = &rows[i];
         status = time_skit(r, base, 0.2, &rng);
-        snprintf(line, sizeof line, "peer: %.7s %s n=%zu d=%zu batch=%zu %s threads=%d: skit %.6g s%s, PyTorch %.6g s, "
+        snprintf(line, sizeof line, "peer: %.7s %s n=%zu d=%zu batch=%zu %s threads=%d: skit %.6g s, PyTorch %.6g s, "
                  "PyTorch / skit %.3gx", r->op, r->causal ? "causal" : "bidirectional", r->n, r->d, r->batch,
-                 r->f32 ? "float32" : "float64", r->threads, r->skit_s, r->skit_f64 ? " (float64: no float32 SKI-TNO)" : "",
-                 r->torch_s, r->torch_s / r->skit_s);
+                 r->f32 ? "float32" : "float64", r->threads, r->skit_s, r->torch_s, r->torch_s / r->skit_s);
         if (status == SKIT_OK) note(t, quiet, line);
     }
 #ifdef _OPENMP
