@@ -512,7 +512,7 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         return SKIT_EUNSUPPORTED;
     }
     if (c->precision == SKIT_PRECISION_F32 && (c->mixer == TRAIN_MIXER_SKI || c->mixer == TRAIN_MIXER_MRA)) {
-        *why = "float32 training has the mixers tno, fd and attention only (no float32 SKI plan or MRA-2 backward)";
+        *why = "float32 training has the mixers tno, fd and attention only (no float32 SKI-TNO or MRA-2 backward)";
         return SKIT_EUNSUPPORTED;
     }
     if (c->layers > 64) return SKIT_EDOM;
