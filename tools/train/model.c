@@ -72,9 +72,10 @@ static int softmax_mixer(const train_config *c)
 static int learned_positions(const train_config *c) { return softmax_mixer(c) && !c->rope; }
 
 /* The token mixer inside the GTU (model_real.h calls it): v -> mix, and
- * its backward dmix -> dv with the mixer's parameter gradients into the
- * float64 gradient arena (the plans' parameters are float64 in both
- * precisions); s: R x e scratch, s[0] and s[4..6] free; dP: n x n. */
+ * its backward dmix -> dv with the mixer's parameter gradients: a plan's
+ * (tno, fd, ski) into the float64 gradient arena in both precisions (the
+ * plans' parameters are float64), attention's wq, wk into the arena of the
+ * model's precision; s: R x e scratch, s[0] and s[4..6] free; dP: n x n. */
 static int mixer_forward(train_model *m, size_t l, block_acts *a);
 static int mixer_backward(train_model *m, size_t l, const block_acts *a, const double *dmix, double *dv,
                           double **s, double *dP);
