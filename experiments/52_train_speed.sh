@@ -4,11 +4,13 @@
 # block (GTU with the mixer + GLU; embedding and a tiny head around it) and
 # the model's memory, per token mixer, RPE with 3 and 6 hidden layers, all
 # bidirectional (masked LM: the form every mixer, MRA-2 included, has),
-# float64, one thread. Claim: FD-TNO and SKI-TNO steps are faster than
+# float64, one thread; TNO, FD-TNO and attention also in float32
+# (--precision f32). Claim: FD-TNO and SKI-TNO steps are faster than
 # TNO's. Where /usr/bin/python3 imports torch, the same step of the same
 # model in PyTorch (bench/peers/train_torch.py: TNO and FD-TNO, float32 and
 # float64, one thread) in the same run: issue 16's target is a step >= 3x
-# faster than PyTorch's float32 step at (2048, 512, 1).
+# faster than PyTorch's float32 step at (2048, 512, 1), compared with
+# skit's float64 step and, like for like, its float32 step.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=SKI-TNN
 
@@ -20,7 +22,7 @@ STEPS=$(pick 8 8)
 # the tables give the median over repeats.
 T="$DATA/speed.tsv"
 P="$DATA/torch.tsv"
-printf 'rep\tmixer\trpe_layers\tn\td\tstep_seconds\tmodel_bytes\tpeak_rss_bytes\n' > "$T"
+printf 'rep\tmixer\trpe_layers\tprecision\tn\td\tstep_seconds\tmodel_bytes\tpeak_rss_bytes\n' > "$T"
 LOAD_SKIT=$(cut -d' ' -f1-3 /proc/loadavg)
 PEER="$SKIT_DATADIR/bench/peers/train_torch.py"
 HAVE_TORCH=0
@@ -29,15 +31,17 @@ HAVE_TORCH=0
 for rep in $(repeats); do
 # MRA-2's library backward is a row-by-row reference: over a minute per step at
 # the full shape, so it is timed in the quick run only
-for cfg in tno:3 tno:6 fd:3 fd:6 ski:0 attention:0 $(pick mra:0 ""); do
-  m=${cfg%:*} L=${cfg#*:}
-  log="$DATA/log_${m}_${L}_r$rep.tsv"
+for cfg in tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 $(pick mra:0:f64 "") \
+           tno:3:f32 tno:6:f32 fd:3:f32 fd:6:f32 attention:0:f32; do
+  m=${cfg%%:*} L=${cfg#*:} p=${cfg##*:} L=${L%:*}
+  log="$DATA/log_${m}_${L}_${p}_r$rep.tsv"
   $SKIT train --mixer "$m" --rpe-layers "$([ "$L" = 0 ] && echo 3 || echo "$L")" --objective masked --layers 1 \
-    --n "$N" --d "$D" --batch 1 --steps "$STEPS" --warmup 1 --eval-batches 1 --threads 1 --quiet -o "$log"
+    --precision "$p" --n "$N" --d "$D" --batch 1 --steps "$STEPS" --warmup 1 --eval-batches 1 --threads 1 \
+    --quiet -o "$log"
   # min over the steps 2..S-1 (the first touches the memory, the last also validates)
   step=$(awk -F'\t' '/^#/ || $1 == "step" {next} {s[$1] = $7} END {m = 1e300; for (i = 2; i < '"$STEPS"'; i++) if (s[i] - s[i-1] < m) m = s[i] - s[i-1]; printf "%.6f\n", m}' "$log")
   bytes=$(sed -n 's/.*model arenas and plans \([0-9]*\) bytes; peak RSS \([0-9]*\) bytes.*/\1\t\2/p' "$log")
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$rep" "$m" "$L" "$N" "$D" "$step" "$bytes" >> "$T"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$rep" "$m" "$L" "$p" "$N" "$D" "$step" "$bytes" >> "$T"
 done
 if [ "$HAVE_TORCH" = 1 ]; then
   /usr/bin/python3 "$PEER" --n "$N" --d "$D" --steps "$STEPS" -o "$DATA/torch_r$rep.tsv"
@@ -48,8 +52,12 @@ if [ "$HAVE_TORCH" = 1 ]; then
 fi
 done
 LOAD_TORCH=$(cut -d' ' -f1-3 /proc/loadavg)
-# sec MIXER LAYERS [REP]: skit's step time in one repeat, or the median
-sec() { if [ -n "${3:-}" ]; then rows "$T" "rep=$3 mixer=$1 rpe_layers=$2" step_seconds; else rows "$T" "mixer=$1 rpe_layers=$2" step_seconds | stat median; fi; }
+# sec MIXER LAYERS [REP] [PRECISION]: skit's step time in one repeat (REP
+# empty: the median), float64 unless PRECISION is f32
+sec() {
+  local sel="mixer=$1 rpe_layers=$2 precision=${4:-f64}"
+  if [ -n "${3:-}" ]; then rows "$T" "rep=$3 $sel" step_seconds; else rows "$T" "$sel" step_seconds | stat median; fi
+}
 peer() { [ -s "$P" ] || return 0; if [ -n "${4:-}" ]; then rows "$P" "rep=$4 mixer=$1 rpe_layers=$2 dtype=$3" step_seconds; else rows "$P" "mixer=$1 rpe_layers=$2 dtype=$3" step_seconds | stat median; fi; }
 for rep in $(repeats); do
   for L in 3 6; do
@@ -63,6 +71,8 @@ for rep in $(repeats); do
     m=${cfg%:*} L=${cfg#*:}
     r=$(ratio "$(peer "$m" "$L" float32 $rep)" "$(sec "$m" "$L" $rep)")
     trial "train-step-torch-$m-$L" "$(verdict_ge "$r" 3 reproduced "not reproduced")" "$r"
+    r=$(ratio "$(peer "$m" "$L" float32 $rep)" "$(sec "$m" "$L" $rep f32)")
+    trial "train-step-torch-f32-$m-$L" "$(verdict_ge "$r" 3 reproduced "not reproduced")" "$r"
   done
 done
 for cfg in tno:3 tno:6 fd:3 fd:6; do
@@ -70,12 +80,17 @@ for cfg in tno:3 tno:6 fd:3 fd:6; do
   if [ "$HAVE_TORCH" != 1 ]; then
     STABILITY=deterministic check "train-step-torch-$m-$L" "a $m training step (RPE $L layers) is >= 3x faster than PyTorch's float32 step (issue 16 target)" \
       "PyTorch not importable by /usr/bin/python3" informative "not measured"
+    STABILITY=deterministic check "train-step-torch-f32-$m-$L" "a $m float32 training step (RPE $L layers) is >= 3x faster than PyTorch's float32 step (issue 16 target)" \
+      "PyTorch not importable by /usr/bin/python3" informative "not measured"
     continue
   fi
   r32=$(ratio "$(peer "$m" "$L" float32)" "$(sec "$m" "$L")") r64=$(ratio "$(peer "$m" "$L" float64)" "$(sec "$m" "$L")")
   SOURCE=skit claim_trials "train-step-torch-$m-$L" "a $m training step (RPE $L layers, skit float64) is >= 3x faster than PyTorch's float32 step at ($N, $D, 1), 1 thread (issue 16 target)" \
     "medians over $REPEATS repeats: PyTorch f32 / skit f64 time = $r32 (PyTorch f64 / skit f64 = $r64)" "ratio >= 3" \
     "PyTorch f32 / skit time per repeat"
+  s32=$(ratio "$(peer "$m" "$L" float32)" "$(sec "$m" "$L" "" f32)")
+  SOURCE=skit claim_trials "train-step-torch-f32-$m-$L" "a $m training step (RPE $L layers, skit float32) is >= 3x faster than PyTorch's float32 step at ($N, $D, 1), 1 thread (issue 16 target, like for like)" \
+    "medians over $REPEATS repeats: PyTorch f32 / skit f32 time = $s32" "ratio >= 3" "PyTorch f32 / skit f32 time per repeat"
 done
 for L in 3 6; do
   claim_trials "train-step-fd-$L" "an FD-TNO training step is faster than a TNO step (RPE $L layers; SKI-TNN Figs. 10, 11)" \
@@ -85,15 +100,17 @@ claim_trials train-step-ski "a SKI-TNO training step is faster than a TNO step (
   "TNO / SKI time (medians over $REPEATS repeats) = $(ratio "$(sec tno 3)" "$(sec ski 0)")" "ratio >= 1" "TNO / SKI time per repeat"
 
 {
-  echo "One block (GTU + GLU, e = d, GLU 2d) at (n, d, batch) = ($N, $D, 1), float64, 1 thread, min over steps 2..$((STEPS - 1)), median over $REPEATS repeats;"
+  echo "One block (GTU + GLU, e = d, GLU 2d) at (n, d, batch) = ($N, $D, 1), 1 thread, min over steps 2..$((STEPS - 1)), median over $REPEATS repeats;"
   echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'). Memory: the model's arenas, plans"
   echo "and workspaces (allocated once, before the first step) and the process's peak RSS."
   echo
-  echo "| mixer | RPE layers | step (s) | model bytes | peak RSS bytes |"
-  echo "|---|---|---|---|---|"
-  for cfg in tno:3 tno:6 fd:3 fd:6 ski:0 attention:0 $(pick mra:0 ""); do
-    m=${cfg%:*} L=${cfg#*:}
-    echo "| $m | $([ "$L" = 0 ] && echo - || echo "$L") | $(fmt "$(sec "$m" "$L")") | $(rows "$T" "rep=1 mixer=$m rpe_layers=$L" model_bytes) | $(rows "$T" "mixer=$m rpe_layers=$L" peak_rss_bytes | stat max) |"
+  echo "| mixer | RPE layers | precision | step (s) | model bytes | peak RSS bytes |"
+  echo "|---|---|---|---|---|---|"
+  for cfg in tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 $(pick mra:0:f64 "") \
+             tno:3:f32 tno:6:f32 fd:3:f32 fd:6:f32 attention:0:f32; do
+    m=${cfg%%:*} L=${cfg#*:} p=${cfg##*:} L=${L%:*}
+    sel="mixer=$m rpe_layers=$L precision=$p"
+    echo "| $m | $([ "$L" = 0 ] && echo - || echo "$L") | $p | $(fmt "$(sec "$m" "$L" "" "$p")") | $(rows "$T" "rep=1 $sel" model_bytes) | $(rows "$T" "$sel" peak_rss_bytes | stat max) |"
   done
   echo
   [ "$SKIT_QUICK" = 1 ] || echo "MRA-2 is not timed at this shape: its library backward (row by row) took over a minute per step."
@@ -103,15 +120,15 @@ claim_trials train-step-ski "a SKI-TNO training step is faster than a TNO step (
     echo "clipping + AdamW, 1 thread, min over steps 2..$STEPS, median over $REPEATS repeats. Load average (1, 5, 15 min) before skit's runs"
     echo "$LOAD_SKIT, after PyTorch's $LOAD_TORCH: a shared machine makes these timings noisy."
     echo
-    echo "| mixer | RPE layers | skit f64 (s) | PyTorch f32 (s) | PyTorch f64 (s) | PyTorch f32 / skit | PyTorch f64 / skit |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| mixer | RPE layers | skit f64 (s) | skit f32 (s) | PyTorch f32 (s) | PyTorch f64 (s) | PyTorch f32 / skit f32 | PyTorch f64 / skit f64 |"
+    echo "|---|---|---|---|---|---|---|---|"
     for cfg in tno:3 tno:6 fd:3 fd:6; do
-      m=${cfg%:*} L=${cfg#*:} a=$(sec "$m" "$L") b=$(peer "$m" "$L" float32) c=$(peer "$m" "$L" float64)
-      echo "| $m | $L | $(fmt "$a") | $(fmt "$b") | $(fmt "$c") | $(ratio "$b" "$a") | $(ratio "$c" "$a") |"
+      m=${cfg%:*} L=${cfg#*:} a=$(sec "$m" "$L") a32=$(sec "$m" "$L" "" f32) b=$(peer "$m" "$L" float32) c=$(peer "$m" "$L" float64)
+      echo "| $m | $L | $(fmt "$a") | $(fmt "$a32") | $(fmt "$b") | $(fmt "$c") | $(ratio "$b" "$a32") | $(ratio "$c" "$a") |"
     done
     echo
-    echo "skit's training step is float64 only (the library's backward passes are float64), so the float32"
-    echo "comparison sets skit's float64 against PyTorch's float32."
+    echo "skit f32 is --precision f32: activations, gradients and GEMMs in float32, the mixer on the library's"
+    echo "float32 plans; parameters and AdamW in float64 (mixed precision, as PyTorch AMP's master weights)."
   else
     echo "No PyTorch peer: /usr/bin/python3 cannot import torch (Debian python3-torch; scripts/setup-and-run bench"
     echo "installs it) or $PEER is missing. The issue's target (>= 3x faster than PyTorch at (2048, 512, 1), float32, 1 thread) is not measured."

@@ -4,7 +4,8 @@
  * memalign by counting wrappers of glibc's, which the library, FFTW and
  * OpenBLAS then call too), and steps 2..5 of every mixer's model (forward,
  * backward, clipping, AdamW, pushing the parameters into the plans; causal
- * and masked LM; with a learnable decay) must call none of them, apart from
+ * and masked LM; with a learnable decay; float64 and, for tno, fd and
+ * attention, float32) must call none of them, apart from
  * the OpenMP runtime's own bookkeeping (counted apart, printed) and, for
  * now, MRA-2's selection of refined blocks in the library (printed). */
 #define _GNU_SOURCE 1 /* dladdr */
@@ -122,13 +123,14 @@ static int step(train_model *m, train_task *task, skit_rng *rng, train_adamw *op
     return status ? status : isfinite(loss) ? SKIT_OK : SKIT_ENONFINITE;
 }
 
-static void check_steps_allocate_nothing(train_mixer mixer, int causal, int learn_decay)
+static void check_steps_allocate_nothing(train_mixer mixer, int causal, int learn_decay, skit_precision precision)
 {
     train_config c;
     memset(&c, 0, sizeof c);
     c.vocab = 9, c.out_vocab = 8, c.n = 16, c.batch = 2, c.d = 8, c.expand = 1, c.glu_hidden = 16, c.layers = 2;
     c.mixer = mixer, c.causal = causal, c.norm = SKIT_NORM_RMS, c.tied = 1, c.rope = 1, c.seed = tu_seed();
     c.learn_decay = learn_decay;
+    c.precision = precision;
     skit_tno_options_default(&c.tno, SKIT_TNO_FFT);
     c.tno.rpe_width = 8;
     c.tno.rank = 8, c.tno.taps = 5, c.tno.knots = 4;
@@ -152,8 +154,9 @@ static void check_steps_allocate_nothing(train_mixer mixer, int causal, int lear
     for (size_t t = 1; t < 5 && !status; t++) status = step(m, &task, &rng, &opt, t, in, tg, w, decayed);
     size_t counted = counter_stop();
     TU_EXPECT_OK(status);
-    fprintf(stderr, "mixer %s %s%s: steps 2..5 allocated %zu times (the OpenMP runtime's teams: %zu)\n",
-           train_mixer_names[mixer], causal ? "causal" : "masked", learn_decay ? " learned decay" : "", counted, runtime);
+    fprintf(stderr, "mixer %s %s%s%s: steps 2..5 allocated %zu times (the OpenMP runtime's teams: %zu)\n",
+           train_mixer_names[mixer], causal ? "causal" : "masked", learn_decay ? " learned decay" : "",
+           precision == SKIT_PRECISION_F32 ? " float32" : "", counted, runtime);
     ck_assert_uint_eq(counted, 0);
     free(in), free(tg), free(w), free(decayed), free(opt.m), free(opt.v);
     train_model_destroy(m);
@@ -164,8 +167,14 @@ START_TEST(test_steps_allocate_nothing)
 {
     for (int mixer = TRAIN_MIXER_TNO; mixer <= TRAIN_MIXER_MRA; mixer++)
         for (int causal = 0; causal < 2; causal++)
-            check_steps_allocate_nothing((train_mixer)mixer, causal, 0);
-    check_steps_allocate_nothing(TRAIN_MIXER_TNO, 1, 1);
+            check_steps_allocate_nothing((train_mixer)mixer, causal, 0, SKIT_PRECISION_F64);
+    check_steps_allocate_nothing(TRAIN_MIXER_TNO, 1, 1, SKIT_PRECISION_F64);
+    /* float32 (tno, fd, attention): float arenas and the library's float32 plans */
+    static const train_mixer single[] = {TRAIN_MIXER_TNO, TRAIN_MIXER_FD, TRAIN_MIXER_ATTENTION};
+    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+        for (int causal = 0; causal < 2; causal++)
+            check_steps_allocate_nothing(single[i], causal, 0, SKIT_PRECISION_F32);
+    check_steps_allocate_nothing(TRAIN_MIXER_TNO, 1, 1, SKIT_PRECISION_F32);
 }
 END_TEST
 

@@ -2,11 +2,14 @@
 TESTS += tests/cli_train.sh
 EXTRA_DIST += tests/cli_train.sh
 TESTS += tests/cli_train_torch.sh
+# --precision f32: against the float64 model, loss curves, unsupported mixers
+TESTS += tests/cli_train_f32.sh
+EXTRA_DIST += tests/cli_train_f32.sh
 EXTRA_DIST += tests/cli_train_torch.sh tests/train_torch_step.py
 # no allocation inside a training step after the first (a counting malloc)
 check_PROGRAMS += tests/test_train_alloc
 tests_test_train_alloc_SOURCES = tests/test_train_alloc.c tests/check_util.h tools/train/model.c \
-	tools/train/model.h tools/train/data.c tools/train/data.h tools/train/optim.c tools/train/optim.h
+	tools/train/model.h tools/train/model_real.h tools/train/data.c tools/train/data.h tools/train/optim.c tools/train/optim.h
 tests_test_train_alloc_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/tools
 tests_test_train_alloc_LDADD = $(TEST_LDADD)
 TESTS += tests/test_train_alloc

@@ -53,6 +53,9 @@ static const char *usage =
     "  --heads H           attention: heads (default 1; H divides expand * d)\n"
     "  --positions P       attention, mra: rope (default: rotary q, k) or learned\n"
     "                      (absolute positions added to the embedding, n x d)\n"
+    "  --precision P       f64 (default) or f32 (tno, fd, attention): activations,\n"
+    "                      gradients and GEMMs in float32, tno and fd on float32 plans;\n"
+    "                      parameters, AdamW and checkpoints stay float64 (mixed)\n"
     "  --learn-decay       tno: train each block's lambda = sigmoid(theta) from --decay\n"
     "                      (< 1); checkpoints hold theta as layerL.decay_logit.npy\n"
     "optimisation:\n"
@@ -70,7 +73,9 @@ static const char *usage =
     "                      'skit tno --params' reads them) and model.tsv; DIR must\n"
     "                      not exist\n"
     "  --check-gradients   only check every parameter group's gradient of the loss\n"
-    "                      against central finite differences; exit 1 above 1e-6\n"
+    "                      against central finite differences; exit 1 above 1e-6;\n"
+    "                      with --precision f32: against the float64 model's on the\n"
+    "                      same parameters and batch, exit 1 above a float32 bound\n"
     "  --dump-step DIR     only one step, with what a reference implementation needs to\n"
     "                      repeat it: DIR/before, DIR/gradients (before clipping),\n"
     "                      DIR/after (checkpoints), DIR/batch.npy (inputs, targets,\n"
@@ -89,7 +94,8 @@ static const char *usage =
 enum { OPT_TASK = 0x2000, OPT_VOCAB, OPT_ORDER, OPT_TEXT, OPT_OBJECTIVE, OPT_MIXER, OPT_N, OPT_BATCH, OPT_D,
        OPT_EXPAND, OPT_GLU, OPT_LAYERS, OPT_NORM, OPT_UNTIED, OPT_RPE_WIDTH, OPT_RPE_LAYERS, OPT_ACTIVATION,
        OPT_DECAY, OPT_STEPS, OPT_LR, OPT_WARMUP, OPT_WEIGHT_DECAY, OPT_CLIP, OPT_EVAL_BATCHES, OPT_EVAL_EVERY,
-       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY, OPT_POSITIONS, OPT_HEADS };
+       OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY, OPT_POSITIONS, OPT_HEADS,
+       OPT_PRECISION };
 
 typedef struct args {
     cli_common common;
@@ -158,6 +164,7 @@ static int parse_model_option(args *a, int opt, const char *arg)
     case OPT_DECAY: return cli_parse_double("--decay", arg, 0, 1, 1, 0, &m->tno.decay);
     case OPT_LEARN_DECAY: m->learn_decay = 1; return CLI_OK;
     case OPT_HEADS: return cli_parse_size("--heads", arg, 1, 64, &m->heads);
+    case OPT_PRECISION: return cli_parse_precision(arg, &m->precision);
     case OPT_POSITIONS:
         if (cli_parse_choice("--positions", arg, positions, &idx)) return CLI_USAGE;
         m->rope = idx == 0;
@@ -219,6 +226,9 @@ static int validate(args *a)
     if (m->heads > 1 && m->mixer != TRAIN_MIXER_ATTENTION) return cli_usage_error("--heads: needs --mixer attention");
     if (m->heads > 1 && (m->expand * m->d) % m->heads)
         return cli_usage_error("--heads: %zu does not divide the GTU width %zu", m->heads, m->expand * m->d);
+    if (m->precision == SKIT_PRECISION_F32 && (m->mixer == TRAIN_MIXER_SKI || m->mixer == TRAIN_MIXER_MRA))
+        return cli_usage_error("--precision f32: supports --mixer tno, fd and attention only, not %s",
+                               train_mixer_names[m->mixer]);
     if (m->learn_decay && m->mixer != TRAIN_MIXER_TNO) return cli_usage_error("--learn-decay: needs --mixer tno");
     if (m->learn_decay && m->tno.decay >= 1)
         return cli_usage_error("--learn-decay: the initial --decay must be in (0, 1), not 1");
@@ -258,7 +268,7 @@ static int parse_args(int argc, char **argv, args *a)
         {"rpe-layers", required_argument, NULL, OPT_RPE_LAYERS},
         {"activation", required_argument, NULL, OPT_ACTIVATION}, {"decay", required_argument, NULL, OPT_DECAY},
         {"learn-decay", no_argument, NULL, OPT_LEARN_DECAY}, {"positions", required_argument, NULL, OPT_POSITIONS},
-        {"heads", required_argument, NULL, OPT_HEADS},
+        {"heads", required_argument, NULL, OPT_HEADS}, {"precision", required_argument, NULL, OPT_PRECISION},
         {"steps", required_argument, NULL, OPT_STEPS}, {"lr", required_argument, NULL, OPT_LR},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"weight-decay", required_argument, NULL, OPT_WEIGHT_DECAY},
@@ -478,8 +488,40 @@ static void describe_mixer(const args *a, const run *r, char *text, size_t size)
     }
 }
 
+/* --check-gradients --precision f32: the float32 gradients against the
+ * float64 model's on the same parameters and batch. */
+static int check_precision(const args *a, run *r)
+{
+    args a64 = *a;
+    a64.model.precision = SKIT_PRECISION_F64;
+    train_model *m64 = NULL;
+    size_t G = train_model_group_count(r->model);
+    double *worst = calloc(G, sizeof(double)), max = 0, loss_error = NAN;
+    double tol = train_precision_tolerance(train_model_config(r->model));
+    int rc = worst ? make_model(&a64, r, a->model.n, a->model.batch, r->model, &m64) : cli_failure("out of memory");
+    train_task_batch(&r->task, &r->data_rng, 0, a->model.batch, a->model.n, r->inputs, r->targets, r->weights);
+    int status = rc ? SKIT_OK : train_precision_check(r->model, m64, r->inputs, r->targets, r->weights, &loss_error, worst);
+    if (status) rc = cli_library_error(status);
+    if (rc == CLI_OK) {
+        printf("group\trelative_error_f32\ttolerance\n");
+        printf("loss\t%.3g\t%.3g\n", loss_error, tol);
+        for (size_t g = 0; g < G; g++) {
+            printf("%s\t%.3g\t%.3g\n", train_model_group(r->model, g)->name, worst[g], tol);
+            max = fmax(max, worst[g]);
+        }
+        max = fmax(max, loss_error);
+        if (!(max <= tol)) rc = cli_failure("float32 check: worst relative error %.3g above %.3g", max, tol);
+        else if (!a->common.quiet)
+            fprintf(stderr, "%s: float32 check: worst relative error %.3g (<= %.3g): ok\n", cli_context(), max, tol);
+    }
+    train_model_destroy(m64);
+    free(worst);
+    return rc;
+}
+
 static int check_gradients(const args *a, run *r)
 {
+    if (a->model.precision == SKIT_PRECISION_F32) return check_precision(a, r);
     size_t G = train_model_group_count(r->model);
     double *worst = calloc(G, sizeof(double)), max = 0;
     if (!worst) return cli_failure("out of memory");

@@ -107,6 +107,71 @@ int train_gradient_check(train_model *m, const int *in, const int *tg, const dou
     return status;
 }
 
+/* A float32 sum of k products carries at most k u relative error of the sum
+ * of their magnitudes (u = 2^-24; Higham, Thm. 3.5, to first order); the
+ * longest here: a weight gradient's sum over the R = batch n rows, the
+ * GEMMs' over d, e, the GLU width and the vocabulary, and the mixer's
+ * (20 log2(2N) + h + 1) u of skit_tno_plan_execute_f32 (tno.h, N <= 4n;
+ * attention's sums run over n and the head width, within R and e).
+ * Every layer's rounding reaches a gradient through the forward and again
+ * through the backward of each of the 2 layers + 1 sub-blocks (pre-norm
+ * residual blocks and the head), to first order additively: depth
+ * 2 (2 layers + 1). PRECISION_CONDITION (8, three bits, set before any
+ * run) allows for the cancellation of |terms| into the group-max scale the
+ * error is measured against, which float32 cannot resolve below u |terms|:
+ * the gradients are means of signed terms. The bound is a worst case
+ * (k u, not the sqrt(k) u of random rounding), so it sits far above the
+ * measured errors; a wrong term or index shows as O(1). */
+#define PRECISION_CONDITION 8.0
+
+/* k u, k the longest float32 sum of the model */
+static double longest_sum(const train_config *c)
+{
+    double longest = (double)(c->batch * c->n);
+    double widths[] = {(double)c->d, (double)(c->expand * c->d), (double)c->glu_hidden, (double)c->vocab,
+                       20 * log2(8.0 * (double)c->n) + (double)c->tno.rpe_width + 1};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) longest = fmax(longest, widths[i]);
+    return longest * ldexp(1.0, -24);
+}
+
+double train_precision_tolerance(const train_config *c)
+{
+    return PRECISION_CONDITION * 2 * (2 * (double)c->layers + 1) * longest_sum(c);
+}
+
+int train_precision_check(train_model *m32, train_model *m64, const int *in, const int *tg, const double *w,
+                          double *loss_error, double *worst)
+{
+    size_t P = train_model_parameter_count(m32);
+    memcpy(train_model_parameters(m64), train_model_parameters(m32), P * sizeof(double));
+    double loss32 = 0, loss64 = 0;
+    int status = loss_at(m32, in, tg, w, &loss32);
+    if (!status) status = loss_at(m64, in, tg, w, &loss64);
+    if (!status) status = train_model_backward(m32);
+    if (!status) status = train_model_backward(m64);
+    if (status) return status;
+    *loss_error = fabs(loss32 - loss64) / fabs(loss64);
+    const double *g32 = train_model_gradients(m32), *g64 = train_model_gradients(m64);
+    /* A group whose gradient lies below float32's resolution, k u of the
+     * model's largest gradient (k the longest sum, as in the bound), is
+     * compared against that resolution in absolute terms. Seen: attention's
+     * wq, wk at 1e-21 under saturated softmax rows (P = 1 - 1e-12 is 1 in
+     * float32), against float32's 1e-12, which no saturation makes smaller. */
+    double largest = 0;
+    for (size_t i = 0; i < P; i++) largest = fmax(largest, fabs(g64[i]));
+    double resolution = longest_sum(train_model_config(m32)) * largest;
+    for (size_t g = 0; g < train_model_group_count(m32); g++) {
+        const train_group *gr = train_model_group(m32, g);
+        double scale = resolution, error = 0;
+        for (size_t i = gr->offset; i < gr->offset + gr->rows * gr->cols; i++) {
+            scale = fmax(scale, fabs(g64[i]));
+            error = fmax(error, fabs(g32[i] - g64[i]));
+        }
+        worst[g] = error / fmax(scale, 1e-300);
+    }
+    return SKIT_OK;
+}
+
 /* Copy a rows x cols row-major matrix to column-major for skit_npy_write. */
 static int write_group(const double *values, const train_group *g, const char *dir)
 {

@@ -15,6 +15,18 @@
 int train_gradient_check(train_model *model, const int *inputs, const int *targets, const double *weights,
                          size_t probes, uint64_t seed, double *worst);
 
+/* The float32 model's loss and gradients against the float64 model's on
+ * the same parameters (model32's, copied into model64) and batch: per
+ * group max |g32 - g64| over the group's max |g64| (at least float32's
+ * resolution of the largest gradient, check.c) into worst[group], and
+ * |loss32 - loss64| / loss64 into *loss_error. Returns a library status. */
+int train_precision_check(train_model *model32, train_model *model64, const int *inputs, const int *targets,
+                          const double *weights, double *loss_error, double *worst);
+
+/* The tolerance of train_precision_check for a configuration, derived in
+ * check.c from float32's unit roundoff, the longest sums and the depth. */
+double train_precision_tolerance(const train_config *config);
+
 /* Write every parameter group as DIR/<name>.npy (matrices rows x cols,
  * mixers 1-D) and DIR/model.tsv (group, shape, and `description`, the
  * settings to load the mixers with), into a temporary directory renamed
