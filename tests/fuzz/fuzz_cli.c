@@ -292,6 +292,13 @@ static const struct {
     {"mra", "workload", "--n 64 --d 8 --block 8 --targets 0.1"},
     {"mra", "bounds", "--n 64 --d 8"},
     {"mra", "frame", "--n 8 --d 8 --subsets 2"},
+    /* its default plans 2^11..2^21 with MEASURE in both precisions: tens of
+     * seconds (a libFuzzer timeout in CI on "-o FILE" alone) */
+    {"wisdom", NULL, "--sizes 16,32 --plan-seconds 0.05"},
+    /* its default run (300 steps) took 35 s in the sanitizer build */
+    {"train", NULL, "--steps 3 --n 16 --d 8 --batch 2 --eval-batches 1"},
+    /* 7.5 s by default in the sanitizer build */
+    {"analytic", NULL, "--width 8 --layers 1 --points 64"},
 };
 
 /* ski-bound selects its mode with --study X anywhere */
