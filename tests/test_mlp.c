@@ -675,7 +675,7 @@ START_TEST(test_eval_complex_real_axis_and_derivative)
             ck_assert_msg(e < 1e-12 && imax == 0, "%s/%s: real-axis error %g, max |Im| %g (seed %llu)", act_name[act],
                           norm_name[norm], e, imax, (unsigned long long)seed);
             if (act != SKIT_ACTIVATION_RELU) {
-                double h = 1e-4, d[2 * 8], worst = 0, scale = 0;
+                double h = 1e-20, d[2 * 8], worst = 0, scale = 0;
                 for (size_t k = 0; k < 5; k++) {
                     double zz[2] = {x[k], h}, f[2 * 8];
                     TU_EXPECT_OK(skit_mlp_eval_complex(m, 1, zz, f));
@@ -685,7 +685,7 @@ START_TEST(test_eval_complex_real_axis_and_derivative)
                         scale = fmax(scale, fabs(d[out + j]));
                     }
                 }
-                ck_assert_msg(worst <= 1e-6 * (1 + scale), "%s/%s: Im f(x+ih)/h vs f'(x): %g (scale %g, seed %llu)",
+                ck_assert_msg(worst <= 1e-10 * (1 + scale), "%s/%s: Im f(x+ih)/h vs f'(x): %g (scale %g, seed %llu)",
                               act_name[act], norm_name[norm], worst, scale, (unsigned long long)seed);
             }
             skit_free(x);
