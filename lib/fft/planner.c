@@ -182,10 +182,13 @@ enum { SHARED_SLOTS = 32 };
     {                                                                                                 \
         *r2c = *c2r = NULL;                                                                           \
         const size_t line = 64 / sizeof(R), real = (N + line - 1) / line * line + line;              \
-        R *buf = skit_malloc(real + 2 * (N / 2 + 1), sizeof(R));                                      \
-        if (!buf) return SKIT_ENOMEM;                                                                 \
+        R *buf = NULL; /* a planning buffer only on a miss */                                         \
         skit_fftw_lock();                                                                             \
         int hit, i = P##_slot(N, flags, &hit);                                                        \
+        if (!hit && !(buf = skit_malloc(real + 2 * (N / 2 + 1), sizeof(R)))) {                        \
+            skit_fftw_unlock();                                                                       \
+            return SKIT_ENOMEM;                                                                       \
+        }                                                                                             \
         if (!hit) {                                                                                   \
             *r2c = P##_plan_dft_r2c_1d((int)N, buf, (P##_complex *)(buf + real), flags);              \
             *c2r = P##_plan_dft_c2r_1d((int)N, (P##_complex *)(buf + real), buf, flags);              \
