@@ -23,6 +23,8 @@ except ImportError as e:  # the bench reports the peer as skipped
     print(f"# torch not importable ({e}): PyTorch peer skipped")
     sys.exit(0)
 
+from blas_threads import set_threads  # noqa: E402  (beside this file: python puts its folder on the path)
+
 
 class Rpe(torch.nn.Module):
     """Linear(1, h), layers x [norm, act, Linear(h, h)], norm, act, Linear(h, out)."""
@@ -158,11 +160,11 @@ def main():
                     model = ops[name](n, d, causal, dtype)
                     x = torch.randn(batch, n, d, dtype=dtype)
                     for threads in sorted({1, all_threads}):
-                        torch.set_num_threads(threads)
+                        set_threads(threads)
                         s = seconds(model, x)
                         print(f"{name}\t{int(causal)}\t{n}\t{d}\t{batch}\t{str(dtype)[6:]}\t{threads}\t{s:.6g}",
                               file=out, flush=True)
-                    torch.set_num_threads(all_threads)
+                    set_threads(all_threads)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ except ImportError as e:  # the experiment reports the peer as skipped
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tno_torch import Rpe  # noqa: E402  (the RPE of the forward-only peer)
+from blas_threads import set_threads  # noqa: E402
 
 
 def rms(z, eps=1e-5):
@@ -96,6 +97,32 @@ def step_seconds(kind, rpe_layers, n, d, batch, dtype, steps):
     return min(times[1:]) if len(times) > 1 else times[0]
 
 
+def gemm_floor_seconds(n, d, batch, dtype, rounds):
+    """The block's matrix products alone, at their shapes, on the BLAS that
+    PyTorch (and skit) call: GTU's three d x d linears and GLU's d -> 2d,
+    d -> 2d, 2d -> d, each once forward (Y = X W^T) and twice backward
+    (dX = dY W, dW = dY^T X); the embedding head's d x vocab products are
+    left out (under 1% at d = 512). No step of this block on this BLAS can
+    be faster: it is the floor for skit's step as for PyTorch's. Min over
+    rounds."""
+    rows = n * batch
+    shapes = [(d, d)] * 3 + [(d, 2 * d), (d, 2 * d), (2 * d, d)]  # (in, out)
+    calls = []
+    for fan_in, fan_out in shapes:
+        x, w = torch.randn(rows, fan_in, dtype=dtype), torch.randn(fan_out, fan_in, dtype=dtype)
+        y, dx, dw = (torch.empty(rows, fan_out, dtype=dtype), torch.empty(rows, fan_in, dtype=dtype),
+                     torch.empty(fan_out, fan_in, dtype=dtype))
+        dy = torch.randn(rows, fan_out, dtype=dtype)
+        calls += [(x, w.t(), y), (dy, w, dx), (dy.t(), x, dw)]
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for a, b, c in calls:
+            torch.mm(a, b, out=c)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=2048)
@@ -106,10 +133,14 @@ def main():
     ap.add_argument("-o", "--output")
     a = ap.parse_args()
     out = open(a.output, "w") if a.output else sys.stdout
-    torch.set_num_threads(1)
+    blas = set_threads(1)
     print(f"# PyTorch {torch.__version__} peer of skit train's one-block step (forward + backward + clip + "
-          f"AdamW), 1 thread; min over steps 2..{a.steps}", file=out)
+          f"AdamW), 1 thread (torch and OpenBLAS: {blas}); min over steps 2..{a.steps}; mixer 'gemm': the "
+          f"block's matrix products alone (the floor of any step on this BLAS)", file=out)
     print("mixer\trpe_layers\tn\td\tbatch\tdtype\tstep_seconds", file=out)
+    for dtype in (torch.float32, torch.float64):
+        s = gemm_floor_seconds(a.n, a.d, a.batch, dtype, max(a.steps, 3))
+        print(f"gemm\t0\t{a.n}\t{a.d}\t{a.batch}\t{str(dtype)[6:]}\t{s:.6g}", file=out, flush=True)
     for cfg in a.configs.split(","):
         kind, layers = cfg.split(":")
         for dtype in (torch.float32, torch.float64):

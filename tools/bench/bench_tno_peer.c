@@ -5,7 +5,10 @@
  * reports in the same run (same operator, shape, precision and threads),
  * and writes each pair with its ratio and the issue's target, skit float32
  * >= 5x the PyTorch float32 peer on one thread, judged per shape, as notes
- * of the table. */
+ * of the table. Beside each forward, skit's apply with the kernels cached
+ * (no RPE, no kernel transforms): the ratio PyTorch / apply is what the
+ * forward would reach if the RPE cost nothing, so a shape where it is
+ * under 5x cannot meet the target by a faster RPE alone. */
 #include "config.h"
 
 #include <errno.h>
@@ -26,7 +29,7 @@ typedef struct peer_row {
     char op[8];
     int causal, f32, threads;
     size_t n, d, batch;
-    double torch_s, skit_s;
+    double torch_s, skit_s, apply_s; /* apply_s: skit's execute with the kernels cached */
 } peer_row;
 
 /* Runs argv with stdout and stderr to /dev/null; 0 when it exits 0. */
@@ -80,6 +83,13 @@ static void run_forward(void *ctx)
     else skit_tno_plan_forward(b->plan, b->x, b->y);
 }
 
+static void run_apply(void *ctx)
+{
+    forward_body *b = ctx;
+    if (b->f32) skit_tno_plan_execute_f32(b->plan, b->x, b->y, NULL);
+    else skit_tno_plan_execute(b->plan, b->x, b->y, NULL);
+}
+
 /* skit's forward of the row's operator with its precision and threads */
 static int time_skit(peer_row *r, const skit_tno_options *base, double min_sample, skit_rng *rng)
 {
@@ -105,6 +115,7 @@ static int time_skit(peer_row *r, const skit_tno_options *base, double min_sampl
         forward_body b = {plan, x, y, f32};
         run_forward(&b); /* warm-up */
         r->skit_s = bench_call_median(run_forward, &b, min_sample);
+        r->apply_s = bench_call_median(run_apply, &b, min_sample);
     }
     skit_tno_plan_destroy(plan);
     skit_free(x);
@@ -123,12 +134,14 @@ static void judge(cli_table *t, int quiet, const peer_row *rows, size_t count)
 {
     char list[1400], line[1600];
     size_t len = 0, met = 0, seen = 0;
-    double worst = 0;
+    double worst = 0, reach = 0;
     list[0] = '\0';
     for (size_t i = 0; i < count; i++) {
         const peer_row *r = &rows[i];
         if (!r->f32 || r->threads != 1 || !(r->skit_s > 0)) continue;
         double ratio = r->torch_s / r->skit_s;
+        double bound = r->torch_s / r->apply_s;
+        reach = seen ? (bound < reach ? bound : reach) : bound;
         worst = seen++ ? (ratio < worst ? ratio : worst) : ratio;
         met += ratio >= 5.0;
         if (len < sizeof list)
@@ -137,7 +150,8 @@ static void judge(cli_table *t, int quiet, const peer_row *rows, size_t count)
     }
     if (!seen) return;
     snprintf(line, sizeof line, "target: skit float32 >= 5x the PyTorch float32 peer, one thread: %s (%zu of %zu "
-             "operator shapes; worst %.2fx): %s", met == seen ? "met" : "not met", met, seen, worst, list);
+             "operator shapes; worst %.2fx; with the kernels cached, i.e. a free RPE, the worst would be %.2fx): %s",
+             met == seen ? "met" : "not met", met, seen, worst, reach, list);
     note(t, quiet, line);
 }
 
@@ -173,8 +187,9 @@ int bench_tno_peer(const char *shapes, const skit_tno_options *base, uint64_t se
         peer_row *r = &rows[i];
         status = time_skit(r, base, 0.2, &rng);
         snprintf(line, sizeof line, "peer: %.7s %s n=%zu d=%zu batch=%zu %s threads=%d: skit %.6g s, PyTorch %.6g s, "
-                 "PyTorch / skit %.3gx", r->op, r->causal ? "causal" : "bidirectional", r->n, r->d, r->batch,
-                 r->f32 ? "float32" : "float64", r->threads, r->skit_s, r->torch_s, r->torch_s / r->skit_s);
+                 "PyTorch / skit %.3gx (PyTorch / skit's apply with cached kernels %.3gx)", r->op,
+                 r->causal ? "causal" : "bidirectional", r->n, r->d, r->batch, r->f32 ? "float32" : "float64",
+                 r->threads, r->skit_s, r->torch_s, r->torch_s / r->skit_s, r->torch_s / r->apply_s);
         if (status == SKIT_OK) note(t, quiet, line);
     }
 #ifdef _OPENMP
