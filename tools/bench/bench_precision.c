@@ -375,6 +375,7 @@ int bench_precision(int argc, char **argv)
 {
     precision_options o = {.d = 64, .rounds = 7};
     cli_common_init(&o.common);
+    bench_planner_defaults(&o.common); /* the plans are reused: MEASURE, as every bench */
     int help = 0, rc = parse(argc, argv, &o, &help);
     if (rc != CLI_OK || help) {
         if (help) fputs(usage, stdout);
@@ -391,8 +392,8 @@ int bench_precision(int argc, char **argv)
     bench_cpu_description(model, sizeof model, isa, sizeof isa);
     cli_table_comment(&t, "machine: %s; ISA: %s; %d threads of %d cores; load average %.2f at the start", model, isa,
                       bench_threads(), bench_cores(), bench_load_average());
-    cli_table_comment(&t, "planner: FFTW_ESTIMATE (fftw and fftwf); times: median over %zu interleaved rounds of "
-                      "f64 and f32 (seconds per call)", o.rounds);
+    cli_table_comment(&t, "planner: %s (fftw and fftwf alike); times: median over %zu interleaved rounds of "
+                      "f64 and f32 (seconds per call)", bench_planner_text(&o.common), o.rounds);
     cli_table_comment(&t, "max_rel_error: max over channels of ||y32 - y64|| / ||y64||; error_over_bound: "
                       "||y32 - y64|| / (20 log2(2N) 2^-24 ||k||_1 ||x||), the float products' part of the documented "
                       "bound (TNO's adds (h+1) 2^-24 and its float32 RPE's M_c: skit/tno.h; ski: its whole bound, "
