@@ -29,9 +29,7 @@ HAVE_TORCH=0
 [ -f "$PEER" ] && /usr/bin/python3 -c 'import torch' 2>/dev/null && HAVE_TORCH=1
 : > "$P"
 for rep in $(repeats); do
-# MRA-2's library backward is a row-by-row reference: over a minute per step at
-# the full shape, so it is timed in the quick run only
-for cfg in tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 $(pick mra:0:f64 "") \
+for cfg in tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 mra:0:f64 \
            tno:3:f32 tno:6:f32 fd:3:f32 fd:6:f32 attention:0:f32; do
   m=${cfg%%:*} L=${cfg#*:} p=${cfg##*:} L=${L%:*}
   log="$DATA/log_${m}_${L}_${p}_r$rep.tsv"
@@ -109,14 +107,12 @@ claim_trials train-step-ski "a SKI-TNO training step is faster than a TNO step (
   echo
   echo "| mixer | RPE layers | precision | step (s) | model bytes | peak RSS bytes |"
   echo "|---|---|---|---|---|---|"
-  for cfg in tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 $(pick mra:0:f64 "") \
+  for cfg in tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 mra:0:f64 \
              tno:3:f32 tno:6:f32 fd:3:f32 fd:6:f32 attention:0:f32; do
     m=${cfg%%:*} L=${cfg#*:} p=${cfg##*:} L=${L%:*}
     sel="mixer=$m rpe_layers=$L precision=$p"
     echo "| $m | $([ "$L" = 0 ] && echo - || echo "$L") | $p | $(fmt "$(sec "$m" "$L" "" "$p")") | $(rows "$T" "rep=1 $sel" model_bytes) | $(rows "$T" "$sel" peak_rss_bytes | stat max) |"
   done
-  echo
-  [ "$SKIT_QUICK" = 1 ] || echo "MRA-2 is not timed at this shape: its library backward (row by row) took over a minute per step."
   echo
   if [ -s "$P" ]; then
     echo "PyTorch peer (bench/peers/train_torch.py, $(sed -n 's/^# PyTorch \([^ ]*\).*/\1/p' "$P")): the same block, forward + backward +"

@@ -7,7 +7,8 @@ noinst_HEADERS += lib/attention/attention_internal.h
 libskit_la_SOURCES += lib/attention/exact.c lib/attention/plan.c lib/attention/mra.c \
 	lib/attention/baselines.c lib/attention/frame.c lib/attention/bounds.c \
 	lib/attention/synthetic.c lib/attention/device.c lib/attention/mra_select.c
-libskit_la_SOURCES += lib/attention/budget.c lib/attention/backward.c lib/attention/mra_backward.c
+libskit_la_SOURCES += lib/attention/budget.c lib/attention/backward.c lib/attention/mra_backward.c \
+	lib/attention/mra_backward_blocked.c
 # float32 exact attention and MRA-2 (sgemm, float tiles)
 libskit_la_SOURCES += lib/attention/exact_f32.c lib/attention/mra_f32.c
 # App. A.5 / A.2 evaluators (MRA's appendix)

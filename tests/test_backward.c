@@ -6,12 +6,14 @@
  * NaN-poisoned first, so an unwritten gradient fails. */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+#include "attention/attention_internal.h"
 #include "check_util.h"
 #include "gradcheck.h"
 
@@ -373,6 +375,56 @@ START_TEST(test_mra2_backward_all_refined_is_exact)
 END_TEST
 
 /* every activation x norm of the MLP at one size */
+/* skit_mra2_backward (by query blocks, on GEMMs) against the row-by-row
+ * reference attn_mra2_backward_rows: same atoms, same softmax, sums in
+ * another order. An entry of either is a sum over K <= n + rows atoms of
+ * products of sums of d or dv terms; reordering such sums moves each by at
+ * most about 2 (K + d + dv) u times the sum of its terms' magnitudes
+ * (Higham, Accuracy and Stability, 3.1), and on these inputs (standard
+ * normal q, k, v, dy; scale 0.7) no term exceeds a few times the largest
+ * entry of its group, so the groups are held to 16 (K + d + dv) u of their
+ * largest entry. Random refined squares (the diagonal always, causal),
+ * n with odd and prime block counts, outputs NaN-poisoned, dk omitted once. */
+START_TEST(test_mra2_backward_blocked_matches_rows)
+{
+    const uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t shapes[][4] = {{8, 2, 3, 2}, {12, 3, 2, 5}, {30, 5, 4, 4}, {49, 7, 5, 3},
+                                       {64, 8, 8, 8}, {96, 16, 6, 7}, {130, 13, 9, 4}, {256, 32, 16, 16}};
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
+        for (int causal = 0; causal < 2; causal++) {
+            const size_t n = shapes[t][0], b = shapes[t][1], d = shapes[t][2], dv = shapes[t][3], rows = n / b;
+            double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv),
+                   *dy = tu_random(&rng, n * dv);
+            double *g1 = tu_alloc(n * (2 * d + dv)), *g2 = tu_alloc(n * (2 * d + dv));
+            unsigned char *refined = skit_malloc(rows * rows, 1);
+            ck_assert_ptr_nonnull(refined);
+            for (size_t x = 0; x < rows; x++)
+                for (size_t y = 0; y < rows; y++)
+                    refined[x + y * rows] = (causal && x == y) || skit_rng_uniform(&rng) < 0.4;
+            const int drop_dk = t == 3;
+            attn_mra2_backward_args a = {n, d, dv, b, causal, 0.7, q, k, v, dy, n, n, n, n, refined,
+                                         g2, drop_dk ? NULL : g2 + n * d, g2 + 2 * n * d, n, n, n};
+            TU_EXPECT_OK(attn_mra2_backward_rows(&a, NULL));
+            TU_EXPECT_OK((causal ? skit_mra2_backward_causal : skit_mra2_backward)(
+                n, d, dv, q, n, k, n, v, n, 0.7, b, refined, dy, n, g1, n, drop_dk ? NULL : g1 + n * d, n,
+                g1 + 2 * n * d, n, NULL));
+            const double tol = 16.0 * (double)(n + rows + d + dv) * DBL_EPSILON / 2;
+            const size_t off[3] = {0, n * d, 2 * n * d}, len[3] = {n * d, n * d, n * dv};
+            for (int g = 0; g < 3; g++) {
+                if (g == 1 && drop_dk) continue;
+                double err = tu_rel_error(g1 + off[g], g2 + off[g], len[g]);
+                ck_assert_msg(err <= tol, "n=%zu b=%zu d=%zu dv=%zu %s group %d: blocked vs rows %g > %g (seed %llu)",
+                              n, b, d, dv, causal ? "causal" : "bidirectional", g, err, tol,
+                              (unsigned long long)seed);
+            }
+            skit_free(q), skit_free(k), skit_free(v), skit_free(dy), skit_free(g1), skit_free(g2);
+            skit_free(refined);
+        }
+}
+END_TEST
+
 START_TEST(test_mlp_every_activation_and_norm)
 {
     for (int act = 0; act < 3; act++)
@@ -572,6 +624,7 @@ static Suite *suite_backward(void)
     tcase_add_test(tc, test_gradcheck_attention);
     tcase_add_test(tc, test_gradcheck_mra2);
     tcase_add_test(tc, test_mra2_backward_all_refined_is_exact);
+    tcase_add_test(tc, test_mra2_backward_blocked_matches_rows);
     tcase_add_test(tc, test_mlp_every_activation_and_norm);
     tcase_add_test(tc, test_attention_backward_mask);
     tcase_add_test(tc, test_tno_backward_threads);

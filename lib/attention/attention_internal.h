@@ -193,6 +193,34 @@ size_t attn_mra_select(size_t rows, const double *logit, size_t per_row,
 void attn_block_means(size_t n, size_t d, const double *x, size_t ldx, size_t s,
                       const unsigned char *mask, int sums, double *out, double *counts);
 
+/* ---- MRA-2's backward (mra_backward.c, mra_backward_blocked.c) ----------- */
+
+/* The arguments of skit_mra2_backward(_causal), checked */
+typedef struct attn_mra2_backward_args {
+    size_t n, d, dv, block;
+    int causal;
+    double scale;
+    const double *q, *k, *v, *dy;
+    size_t ldq, ldk, ldv, lddy;
+    const unsigned char *refined;
+    double *dq, *dk, *dvv; /* each may be NULL */
+    size_t lddq, lddk, lddv;
+} attn_mra2_backward_args;
+
+/* The blocked backward's share of skit_mra2_backward_workspace (doubles),
+ * and the backward itself: the atoms' gradients of every query block, the
+ * fine ones added to dq, dk, dvv (zeroed by the caller), the coarse ones
+ * to dC (rows x rows) and dvm (rows x dv, ld rows); C (rows x rows) gets
+ * the coarse logits. qm, km, vm: the block means (ld rows). */
+size_t attn_mra2_blocked_doubles(size_t n, size_t d, size_t dv, size_t block);
+void attn_mra2_backward_blocks(const attn_mra2_backward_args *a, const double *qm, const double *km,
+                               const double *vm, double *C, double *dC, double *dvm, double *work);
+
+/* The row-by-row reference of the same backward (every atom a scalar
+ * loop; the tests hold the blocked form to it); same contract as
+ * skit_mra2_backward(_causal), work as there or NULL. */
+int attn_mra2_backward_rows(const attn_mra2_backward_args *a, double *work);
+
 /* ---- float32 (exact_f32.c, mra_f32.c) ------------------------------------ */
 
 /* The float32 sweep: for every query tile X (rows X*t .. X*t+t-1, the last

@@ -7,8 +7,10 @@
  * Qm Km^T on the block means), value Vm_y; that is what lib/attention/mra.c
  * computes. The backward is softmax attention's over the atoms, the coarse
  * atoms' gradients then spread evenly over their blocks (the means' adjoint).
- * Row by row, O(n (n/b + refined keys) (d + dv)): a reference-speed
- * implementation, not the plan's tiled sweep. */
+ * skit_mra2_backward runs it by query blocks on GEMMs
+ * (mra_backward_blocked.c); attn_mra2_backward_rows, row by row with a
+ * scalar loop per atom, O(n (n/b + refined keys) (d + dv)), is the
+ * reference the tests hold that one to. */
 #include "config.h"
 
 #include <cblas.h>
@@ -97,8 +99,10 @@ size_t skit_mra2_backward_workspace(size_t n, size_t d, size_t dv, size_t block)
 {
     size_t rows = block ? n / block : 0;
     /* means and their gradients (Qm, Km: rows x d; Vm: rows x dv), the
-     * coarse logits' gradient (rows x rows), one row's atoms (n + rows) twice */
-    return 2 * rows * (2 * d + dv) + rows * rows + 2 * (n + rows);
+     * coarse logits' gradient (rows x rows), one row's atoms (n + rows) twice
+     * (the reference), the coarse logits (rows x rows) and the blocked
+     * form's tiles */
+    return 2 * rows * (2 * d + dv) + 2 * rows * rows + 2 * (n + rows) + attn_mra2_blocked_doubles(n, d, dv, block);
 }
 
 static double dot_rows(const double *a, size_t lda, size_t i, const double *b, size_t ldb, size_t j, size_t d)
@@ -189,74 +193,56 @@ static void zero_cols(size_t rows, size_t cols, double *a, size_t lda)
     for (size_t c = 0; c < cols; c++) memset(a + c * lda, 0, rows * sizeof *a);
 }
 
-/* the coarse logits' gradient through C = scale Qm Km^T and the means */
+/* the coarse logits' gradient through C = scale Qm Km^T (dQm = scale dC
+ * Km, dKm = scale dC^T Qm) and the means (each token carries 1/b of its
+ * block's), column by column */
 static void coarse_backward(const mra2_shape *s, double scale, double *dq, size_t lddq, double *dk, size_t lddk,
                             double *dvv, size_t lddv, const mra2_work *w)
 {
-    const size_t rows = s->rows, b = s->b;
-    for (size_t x = 0; x < rows; x++)
-        for (size_t y = 0; y < rows; y++) {
-            double g = scale * w->dC[x + y * rows];
-            for (size_t c = 0; c < s->d; c++) {
-                w->dqm[x + c * rows] += g * w->km[y + c * rows];
-                w->dkm[y + c * rows] += g * w->qm[x + c * rows];
-            }
+    const int rows = (int)s->rows;
+    const size_t b = s->b;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, (int)s->d, rows, scale, w->dC, rows, w->km, rows,
+                1.0, w->dqm, rows);
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, rows, (int)s->d, rows, scale, w->dC, rows, w->qm, rows,
+                1.0, w->dkm, rows);
+    for (size_t c = 0; c < s->d; c++)
+        for (size_t i = 0; i < s->n; i++) {
+            if (dq) dq[i + c * lddq] += w->dqm[i / b + c * s->rows] / (double)b;
+            if (dk) dk[i + c * lddk] += w->dkm[i / b + c * s->rows] / (double)b;
         }
-    for (size_t i = 0; i < s->n; i++) { /* each token carries 1/b of its block's mean */
-        for (size_t c = 0; c < s->d; c++) {
-            if (dq) dq[i + c * lddq] += w->dqm[i / b + c * rows] / (double)b;
-            if (dk) dk[i + c * lddk] += w->dkm[i / b + c * rows] / (double)b;
-        }
-        if (dvv)
-            for (size_t c = 0; c < s->dv; c++) dvv[i + c * lddv] += w->dvm[i / b + c * rows] / (double)b;
-    }
+    for (size_t c = 0; dvv && c < s->dv; c++)
+        for (size_t i = 0; i < s->n; i++) dvv[i + c * lddv] += w->dvm[i / b + c * s->rows] / (double)b;
 }
 
-static int mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k, size_t ldk,
-                         const double *v, size_t ldv, double scale, size_t block, int causal,
-                         const unsigned char *refined, const double *dy, size_t lddy, double *dq, size_t lddq,
-                         double *dk, size_t lddk, double *dvv, size_t lddv, double *work);
-
-int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k, size_t ldk,
-                       const double *v, size_t ldv, double scale, size_t block, const unsigned char *refined,
-                       const double *dy, size_t lddy, double *dq, size_t lddq, double *dk, size_t lddk, double *dvv,
-                       size_t lddv, double *work)
+static int check_args(const attn_mra2_backward_args *a)
 {
-    return mra2_backward(n, d, dv, q, ldq, k, ldk, v, ldv, scale, block, 0, refined, dy, lddy, dq, lddq, dk, lddk,
-                         dvv, lddv, work);
-}
-
-int skit_mra2_backward_causal(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k,
-                              size_t ldk, const double *v, size_t ldv, double scale, size_t block,
-                              const unsigned char *refined, const double *dy, size_t lddy, double *dq, size_t lddq,
-                              double *dk, size_t lddk, double *dvv, size_t lddv, double *work)
-{
-    return mra2_backward(n, d, dv, q, ldq, k, ldk, v, ldv, scale, block, 1, refined, dy, lddy, dq, lddq, dk, lddk,
-                         dvv, lddv, work);
-}
-
-static int mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k, size_t ldk,
-                         const double *v, size_t ldv, double scale, size_t block, int causal,
-                         const unsigned char *refined, const double *dy, size_t lddy, double *dq, size_t lddq,
-                         double *dk, size_t lddk, double *dvv, size_t lddv, double *work)
-{
-    SKIT_REQUIRE_PTR(q);
-    SKIT_REQUIRE_PTR(k);
-    SKIT_REQUIRE_PTR(v);
-    SKIT_REQUIRE_PTR(dy);
-    SKIT_REQUIRE_PTR(refined);
-    SKIT_TRY(check_shape(n, d, dv, block));
-    if (!isfinite(scale)) return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need a finite value", scale);
-    if (ldq < n || ldk < n || ldv < n || lddy < n || (dq && lddq < n) || (dk && lddk < n) || (dvv && lddv < n))
+    SKIT_REQUIRE_PTR(a->q);
+    SKIT_REQUIRE_PTR(a->k);
+    SKIT_REQUIRE_PTR(a->v);
+    SKIT_REQUIRE_PTR(a->dy);
+    SKIT_REQUIRE_PTR(a->refined);
+    SKIT_TRY(check_shape(a->n, a->d, a->dv, a->block));
+    const size_t n = a->n, rows = n / a->block;
+    if (!isfinite(a->scale)) return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need a finite value", a->scale);
+    if (a->ldq < n || a->ldk < n || a->ldv < n || a->lddy < n || (a->dq && a->lddq < n) || (a->dk && a->lddk < n) ||
+        (a->dvv && a->lddv < n))
         return SKIT_ERROR(SKIT_ESHAPE, "a leading dimension is < n = %zu", n);
-    const mra2_shape s = {n, d, dv, block, n / block, causal};
-    const size_t rows = s.rows;
-    for (size_t x = 0; causal && x < rows; x++)
-        if (!refined[x + x * rows])
+    for (size_t x = 0; a->causal && x < rows; x++)
+        if (!a->refined[x + x * rows])
             return SKIT_ERROR(SKIT_EINVAL, "refined: causal MRA-2 refines every diagonal square; (%zu, %zu) is not", x,
                               x);
+    return SKIT_OK;
+}
+
+/* Both forms: the means, the outputs zeroed, the atoms' gradients (by
+ * blocks, or row by row), then the coarse logits' back through the means */
+static int mra2_backward(const attn_mra2_backward_args *a, int blocked, double *work)
+{
+    SKIT_TRY(check_args(a));
+    const mra2_shape s = {a->n, a->d, a->dv, a->block, a->n / a->block, a->causal};
+    const size_t n = a->n, d = a->d, dv = a->dv, rows = s.rows;
     double *owned = NULL;
-    if (!work && !(work = owned = skit_malloc(skit_mra2_backward_workspace(n, d, dv, block), sizeof(double))))
+    if (!work && !(work = owned = skit_malloc(skit_mra2_backward_workspace(n, d, dv, a->block), sizeof(double))))
         return SKIT_ENOMEM;
     mra2_work w = {.qm = work};
     w.km = w.qm + rows * d;
@@ -267,18 +253,45 @@ static int mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t 
     w.dC = w.dvm + rows * dv;
     w.logit = w.dC + rows * rows;
     w.weight = w.logit + n + rows;
+    double *C = w.weight + n + rows, *tiles = C + rows * rows;
     memset(w.dqm, 0, (rows * (2 * d + dv) + rows * rows) * sizeof(double));
-    attn_block_means(n, d, q, ldq, block, NULL, 0, w.qm, NULL);
-    attn_block_means(n, d, k, ldk, block, NULL, 0, w.km, NULL);
-    attn_block_means(n, dv, v, ldv, block, NULL, 0, w.vm, NULL);
-    if (dq) zero_cols(n, d, dq, lddq);
-    if (dk) zero_cols(n, d, dk, lddk);
-    if (dvv) zero_cols(n, dv, dvv, lddv);
-    for (size_t i = 0; i < n; i++) {
-        row_atoms(&s, q, ldq, k, ldk, scale, refined, i, &w);
-        row_backward(&s, q, ldq, k, ldk, v, ldv, scale, refined, i, dy, lddy, dq, lddq, dk, lddk, dvv, lddv, &w);
-    }
-    coarse_backward(&s, scale, dq, lddq, dk, lddk, dvv, lddv, &w);
+    attn_block_means(n, d, a->q, a->ldq, a->block, NULL, 0, w.qm, NULL);
+    attn_block_means(n, d, a->k, a->ldk, a->block, NULL, 0, w.km, NULL);
+    attn_block_means(n, dv, a->v, a->ldv, a->block, NULL, 0, w.vm, NULL);
+    if (a->dq) zero_cols(n, d, a->dq, a->lddq);
+    if (a->dk) zero_cols(n, d, a->dk, a->lddk);
+    if (a->dvv) zero_cols(n, dv, a->dvv, a->lddv);
+    if (blocked)
+        attn_mra2_backward_blocks(a, w.qm, w.km, w.vm, C, w.dC, w.dvm, tiles);
+    else
+        for (size_t i = 0; i < n; i++) {
+            row_atoms(&s, a->q, a->ldq, a->k, a->ldk, a->scale, a->refined, i, &w);
+            row_backward(&s, a->q, a->ldq, a->k, a->ldk, a->v, a->ldv, a->scale, a->refined, i, a->dy, a->lddy,
+                         a->dq, a->lddq, a->dk, a->lddk, a->dvv, a->lddv, &w);
+        }
+    coarse_backward(&s, a->scale, a->dq, a->lddq, a->dk, a->lddk, a->dvv, a->lddv, &w);
     skit_free(owned);
     return SKIT_OK;
+}
+
+int attn_mra2_backward_rows(const attn_mra2_backward_args *a, double *work) { return mra2_backward(a, 0, work); }
+
+int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k, size_t ldk,
+                       const double *v, size_t ldv, double scale, size_t block, const unsigned char *refined,
+                       const double *dy, size_t lddy, double *dq, size_t lddq, double *dk, size_t lddk, double *dvv,
+                       size_t lddv, double *work)
+{
+    const attn_mra2_backward_args a = {n, d, dv, block, 0, scale, q, k, v, dy, ldq, ldk, ldv, lddy,
+                                       refined, dq, dk, dvv, lddq, lddk, lddv};
+    return mra2_backward(&a, 1, work);
+}
+
+int skit_mra2_backward_causal(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k,
+                              size_t ldk, const double *v, size_t ldv, double scale, size_t block,
+                              const unsigned char *refined, const double *dy, size_t lddy, double *dq, size_t lddq,
+                              double *dk, size_t lddk, double *dvv, size_t lddv, double *work)
+{
+    const attn_mra2_backward_args a = {n, d, dv, block, 1, scale, q, k, v, dy, ldq, ldk, ldv, lddy,
+                                       refined, dq, dk, dvv, lddq, lddk, lddv};
+    return mra2_backward(&a, 1, work);
 }

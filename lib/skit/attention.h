@@ -357,8 +357,10 @@ int skit_mra2_selection(size_t n, size_t d, const double *q, size_t ldq, const d
  * with the refined squares held fixed (the selection passes no gradient,
  * as in the authors' code): through the exact logits of the refined
  * squares and through the coarse term (block means of q, k, v) of the
- * others. Each gradient may be NULL. Row by row (a reference-speed
- * implementation). work: skit_mra2_backward_workspace doubles or NULL
+ * others. Each gradient may be NULL. By query blocks: each block row's
+ * refined squares as one GEMM per product (O(n (refined keys per row +
+ * n/block) (d + dv)) flops), checked against a row-by-row reference in
+ * tests/test_backward.c. work: skit_mra2_backward_workspace doubles or NULL
  * (allocated); with work it allocates nothing and is thread-safe.
  * Errors: SKIT_EINVAL (NULL), SKIT_EDOM (a size 0, scale not finite),
  * SKIT_ESHAPE (block < 2 or not dividing n, a leading dimension < n),
