@@ -165,8 +165,8 @@ static int parse_args(int argc, char **argv, gc_args *a)
         return cli_usage_error("--n %zu: mra2 needs an even n >= 4 (blocks of 8, 4 or 2 tokens, two at least)",
                                a->o.n);
     if (a->o.f32 && !op_has_f32(a->op))
-        return cli_usage_error("--precision f32 with --op %s: float32 backward passes exist for toeplitz, tno and fd",
-                               a->op);
+        return cli_usage_error("--precision f32 with --op %s: float32 backward passes exist for toeplitz, tno, fd, "
+                               "ski-tno and ski-causal", a->op);
     a->o.seed = a->common.seed;
     return CLI_OK;
 }
