@@ -1,11 +1,11 @@
-# tests/cli_train_f32.sh — `skit train --precision f32` (tno, fd,
+# tests/cli_train_f32.sh — `skit train --precision f32` (tno, fd, ski,
 # attention): the
 # float32 model's loss and gradients against the float64 model's on the
 # same parameters and batch (--check-gradients, its bound derived in
 # tools/train/check.c), causal and masked, odd and prime n; the float32
 # loss curve tracks the float64 one; a float32 checkpoint is float64 .npy
-# that `skit tno --params` loads; the other mixers exit 2 with one line
-# and write nothing.
+# that `skit tno --params` loads (tno and ski); mra exits 2 with one line
+# and writes nothing.
 . "$(dirname "$0")/cli_lib.sh"
 
 SEED=${SKIT_TEST_SEED:-$RANDOM}
@@ -13,7 +13,7 @@ echo "seed $SEED (set SKIT_TEST_SEED to repeat)"
 
 expect_ok train --help && grep -q -- "--precision" "$TMP/stdout" || fail "train --help lacks --precision"
 
-for m in tno fd attention; do
+for m in tno fd ski attention; do
   for obj in causal masked; do
     for n in 13 16; do
       expect_ok train --check-gradients --precision f32 --mixer "$m" --objective "$obj" --n "$n" --d 6 --batch 2 \
@@ -40,7 +40,7 @@ grep -q "^layer0.decay_logit" "$TMP/stdout" || fail "--learn-decay f32: no decay
 # differences, so the losses (training and validation) agree within K times
 # it (+1e-6 at step 1: the log prints six decimals of a loss near 2).
 K=20
-for m in tno fd attention; do
+for m in tno fd ski attention; do
   for obj in causal masked; do
     common="--mixer $m --objective $obj --n 16 --d 8 --batch 4 --rpe-width 8 --seed $SEED"
     expect_ok train --check-gradients --precision f32 $common || continue
@@ -65,10 +65,12 @@ head -c 64 "$TMP/ck/layer0.glu.w1.npy" | grep -q "'<f8'" || fail "f32 checkpoint
 args=$(sed -n 's/.*load a mixer with: skit tno //p' "$TMP/ck/model.tsv" | sed "s|DIR/layerL|$TMP/ck/layer1|")
 [ -n "$args" ] || fail "f32 checkpoint: model.tsv does not say how to load a mixer"
 expect_ok tno $args --n 16 -o "$TMP/y.tsv"
+expect_ok train --precision f32 --mixer ski --steps 3 --n 16 --d 8 --batch 2 --quiet -o /dev/null --save "$TMP/cs"
+args=$(sed -n 's/.*load a mixer with: skit tno //p' "$TMP/cs/model.tsv" | sed "s|DIR/layerL|$TMP/cs/layer1|")
+[ -n "$args" ] || fail "f32 ski checkpoint: model.tsv does not say how to load a mixer"
+expect_ok tno $args --n 16 -o "$TMP/ys.tsv"
 
-for m in ski mra; do
-  expect_usage_error "--precision" train --precision f32 --mixer "$m" --objective masked --n 16 --steps 2 \
-    -o "$TMP/out.tsv" --save "$TMP/out.ck"
-done
+expect_usage_error "--precision" train --precision f32 --mixer mra --objective masked --n 16 --steps 2 \
+  -o "$TMP/out.tsv" --save "$TMP/out.ck"
 expect_usage_error "--precision" train --precision f16
 finish

@@ -1,8 +1,9 @@
-/* test_tno_f32.c — float32 SKI-TNO (skit_tno_plan_execute_f32 and
- * _forward_f32 on kind SKI) against the float64 plan of the same
- * parameters on the same (float) inputs: bidirectional and both causal
- * algorithms, both layouts, odd and prime n, batch 1 and 3, d 1 and 5,
- * outputs poisoned with NaN; and the float32 plan's errors. (TNO's and
+/* test_tno_f32.c — float32 SKI-TNO (skit_tno_plan_execute_f32,
+ * _forward_f32 and _backward_f32 on kind SKI) against the float64 plan of
+ * the same parameters on the same (float) inputs: bidirectional and both
+ * causal algorithms, both layouts, odd and prime n, batch 1 and 3, d 1 and
+ * 5, outputs and gradients poisoned with NaN; and the float32 plan's
+ * errors. (TNO's and
  * FD-TNO's float32 tests are in test_tno.c.) */
 #include "config.h"
 
@@ -107,7 +108,13 @@ static void ski_options(skit_tno_options *o, size_t s, size_t n, int variant, in
     o->seed = seed;
 }
 
-START_TEST(test_ski_f32_matches_f64)
+/* What a case checks: p64 and p32 hold the same parameters; batch x n x d
+ * values in the plans' layout. */
+typedef void (*ski_case)(skit_tno_plan *p64, skit_tno_plan *p32, skit_rng *rng, const char *what, uint64_t seed);
+
+/* every variant, layout, size (odd and prime n among them), batch 1 and 3
+ * and d 1 and 5: the float64 plan and the float32 one of its parameters */
+static void for_each_ski_case(ski_case check)
 {
     uint64_t seed = tu_seed();
     skit_rng rng;
@@ -118,42 +125,177 @@ START_TEST(test_ski_f32_matches_f64)
         for (int layout = 0; layout < 2; layout++)
             for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++)
                 for (size_t bd = 0; bd < 4; bd++) {
-                    const size_t n = ns[s], batch = batches[bd / 2], d = ds[bd % 2], total = batch * n * d;
+                    const size_t n = ns[s], batch = batches[bd / 2], d = ds[bd % 2];
                     skit_tno_options o;
                     ski_options(&o, s, n, variant, layout, seed + 4 * s + bd);
                     skit_tno_plan *p64 = NULL, *p32 = NULL;
                     TU_EXPECT_OK(skit_tno_plan_create(&p64, n, d, batch, &o, NULL, 0));
                     o.precision = SKIT_PRECISION_F32;
                     TU_EXPECT_OK(skit_tno_plan_create(&p32, n, d, batch, &o, NULL, 0));
-                    float *x = tu_alloc_f32(total), *y32 = tu_alloc_f32(total); /* NaN-poisoned */
-                    double *x64 = tu_alloc(total), *y64 = tu_alloc(total);
-                    for (size_t i = 0; i < total; i++) x64[i] = x[i] = (float)skit_rng_normal(&rng);
-                    TU_EXPECT_OK(skit_tno_plan_execute(p64, x64, y64, NULL));
-                    /* the caller's workspace: execute allocates nothing */
-                    void *work = skit_malloc(skit_tno_plan_workspace_bytes(p32) + 1, 1);
-                    ck_assert_ptr_nonnull(work);
-                    TU_EXPECT_OK(skit_tno_plan_execute_f32(p32, x, y32, work));
                     char what[64];
                     snprintf(what, sizeof what, "%s %s batch %zu", variant_name(variant),
                              layout ? "channels" : "rows", batch);
-                    expect_close(p32, x, y32, y64, what, seed);
-                    /* forward recomputes the float kernels from the parameters */
-                    for (size_t i = 0; i < total; i++) y32[i] = NAN;
-                    TU_EXPECT_OK(skit_tno_plan_forward_f32(p32, x, y32));
-                    expect_close(p32, x, y32, y64, what, seed);
-                    TU_EXPECT_STATUS(skit_tno_plan_execute(p32, x64, y64, NULL), SKIT_EINVAL);
-                    TU_EXPECT_STATUS(skit_tno_plan_execute_f32(p64, x, y32, NULL), SKIT_EINVAL);
-                    TU_EXPECT_STATUS(skit_tno_plan_backward_f32(p32, x, x, NULL, NULL, NULL, NULL),
-                                     SKIT_EUNSUPPORTED);
-                    skit_free(work);
-                    skit_free(x);
-                    skit_free(y32);
-                    skit_free(x64);
-                    skit_free(y64);
+                    check(p64, p32, &rng, what, seed);
                     skit_tno_plan_destroy(p64);
                     skit_tno_plan_destroy(p32);
                 }
 }
+
+static size_t total_of(const skit_tno_plan *p)
+{
+    return skit_tno_plan_batch(p) * skit_tno_plan_n(p) * skit_tno_plan_d(p);
+}
+
+static void check_forward(skit_tno_plan *p64, skit_tno_plan *p32, skit_rng *rng, const char *what, uint64_t seed)
+{
+    const size_t total = total_of(p32);
+    float *x = tu_alloc_f32(total), *y32 = tu_alloc_f32(total); /* NaN-poisoned */
+    double *x64 = tu_alloc(total), *y64 = tu_alloc(total);
+    for (size_t i = 0; i < total; i++) x64[i] = x[i] = (float)skit_rng_normal(rng);
+    TU_EXPECT_OK(skit_tno_plan_execute(p64, x64, y64, NULL));
+    /* the caller's workspace: execute allocates nothing */
+    void *work = skit_malloc(skit_tno_plan_workspace_bytes(p32) + 1, 1);
+    ck_assert_ptr_nonnull(work);
+    TU_EXPECT_OK(skit_tno_plan_execute_f32(p32, x, y32, work));
+    expect_close(p32, x, y32, y64, what, seed);
+    /* forward recomputes the float kernels from the parameters */
+    for (size_t i = 0; i < total; i++) y32[i] = NAN;
+    TU_EXPECT_OK(skit_tno_plan_forward_f32(p32, x, y32));
+    expect_close(p32, x, y32, y64, what, seed);
+    TU_EXPECT_STATUS(skit_tno_plan_execute(p32, x64, y64, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_execute_f32(p64, x, y32, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_tno_plan_backward_f32(p64, x, x, NULL, NULL, NULL, NULL), SKIT_EINVAL);
+    skit_free(work);
+    skit_free(x);
+    skit_free(y32);
+    skit_free(x64);
+    skit_free(y64);
+}
+
+START_TEST(test_ski_f32_matches_f64) { for_each_ski_case(check_forward); }
+END_TEST
+
+/* ---- the backward ------------------------------------------------------------ */
+
+/* ||.||_1 and ||.||_2 of sequence b, channel c of v */
+static void seq_norms(skit_tno_layout layout, size_t n, size_t d, size_t b, size_t c, const float *v, double *n1,
+                      double *n2)
+{
+    double s1 = 0, s2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = v[index_of(layout, n, d, b, i, c)];
+        s1 += fabs(e);
+        s2 += e * e;
+    }
+    *n1 = s1;
+    *n2 = sqrt(s2);
+}
+
+typedef struct bw_result {
+    const float *dx32;
+    const double *dx64, *dp32, *dp64;
+} bw_result;
+
+/* ||e||_2 of count differences (NaN: Inf) */
+static double diff_norm(const double *a, const double *b, size_t count)
+{
+    double e = 0;
+    for (size_t i = 0; i < count; i++) e += (a[i] - b[i]) * (a[i] - b[i]);
+    return isnan(e) ? INFINITY : sqrt(e);
+}
+
+/* skit/tno.h's float32 SKI backward bounds, per (sequence, channel) for dx
+ * and per channel for the knots (2-norm) and the taps (every entry) */
+static void expect_backward_close(const skit_tno_plan *p32, const float *x, const float *dy, const bw_result *g,
+                                  const char *what, uint64_t seed)
+{
+    const skit_tno_options *o = skit_tno_plan_options(p32);
+    const size_t n = skit_tno_plan_n(p32), d = skit_tno_plan_d(p32), batch = skit_tno_plan_batch(p32);
+    const size_t r = o->rank, K = o->knots, m = o->taps;
+    const int causal = o->causality == SKIT_CAUSAL;
+    double *scale = tu_alloc(d), *dx = tu_alloc(n);
+    size_t N;
+    TU_EXPECT_OK(skit_tno_plan_f32_error_scale(p32, scale, &N));
+    const double h = (double)(n - 1) / (double)(r - 1), lg = N ? log2(2.0 * (double)N) : 0.0;
+    const double ga = causal ? 2 * h + 6 : 30 * lg + (double)batch + 2 * h + 6, bn = (double)(batch * n) + 1;
+    for (size_t c = 0; c < d; c++) {
+        double corr = 0, ones = 0, twos = 0;
+        for (size_t b = 0; b < batch; b++) {
+            double x1, x2, d1, d2, e = 0;
+            seq_norms(o->layout, n, d, b, c, x, &x1, &x2);
+            seq_norms(o->layout, n, d, b, c, dy, &d1, &d2);
+            for (size_t i = 0; i < n; i++) {
+                size_t at = index_of(o->layout, n, d, b, i, c);
+                dx[i] = (double)g->dx32[at] - g->dx64[at];
+                e += dx[i] * dx[i];
+            }
+            e = isnan(e) ? INFINITY : sqrt(e);
+            double bound = ski_growth(o, n, N) * TU_U32 * scale[c] * d2;
+            ck_assert_msg(e <= bound, "%s n=%zu d=%zu r=%zu m=%zu sequence %zu channel %zu: ||dx32 - dx64|| = %g > %g "
+                          "(seed %llu)", what, n, d, r, m, b, c, e, bound, (unsigned long long)seed);
+            corr += x1 * d2 + x2 * d1;
+            ones += x1 * d1;
+            twos += x2 * d2;
+        }
+        double da = ga * TU_U32 * sqrt(h + 2) * corr + (causal ? bn * 0x1p-51 * ones : 0.0);
+        double ek = diff_norm(g->dp32 + c * 2 * K, g->dp64 + c * 2 * K, 2 * K), bk = sqrt(2.0 * r - 1) * da;
+        ck_assert_msg(ek <= bk, "%s n=%zu r=%zu K=%zu channel %zu: ||dknots32 - dknots64|| = %g > %g (seed %llu)",
+                      what, n, r, K, c, ek, bk, (unsigned long long)seed);
+        for (size_t k = 0; k < m; k++) {
+            size_t at = d * 2 * K + c * m + k;
+            double et = fabs(g->dp32[at] - g->dp64[at]), bt = 2 * bn * 0x1p-53 * twos;
+            ck_assert_msg(et <= bt, "%s n=%zu m=%zu channel %zu tap %zu: |dtap32 - dtap64| = %g > %g (seed %llu)",
+                          what, n, m, c, k, et, bt, (unsigned long long)seed);
+        }
+    }
+    skit_free(scale);
+    skit_free(dx);
+}
+
+/* dx alone and dparams alone give the same numbers as both at once */
+static void expect_parts_equal(const skit_tno_plan *p32, const float *x, const float *dy, const bw_result *g,
+                               void *work, const char *what, uint64_t seed)
+{
+    const size_t total = skit_tno_plan_batch(p32) * skit_tno_plan_n(p32) * skit_tno_plan_d(p32);
+    const size_t count = skit_tno_plan_parameter_count(p32);
+    float *dx = tu_alloc_f32(total);
+    double *dp = tu_alloc(count);
+    TU_EXPECT_OK(skit_tno_plan_backward_f32(p32, x, dy, dx, NULL, NULL, work));
+    TU_EXPECT_OK(skit_tno_plan_backward_f32(p32, x, dy, NULL, dp, NULL, work));
+    for (size_t i = 0; i < total; i++)
+        ck_assert_msg(dx[i] == g->dx32[i], "%s: dx[%zu] alone %g, with dparams %g (seed %llu)", what, i, (double)dx[i],
+                      (double)g->dx32[i], (unsigned long long)seed);
+    for (size_t i = 0; i < count; i++)
+        ck_assert_msg(dp[i] == g->dp32[i], "%s: dparams[%zu] alone %g, with dx %g (seed %llu)", what, i, dp[i],
+                      g->dp32[i], (unsigned long long)seed);
+    skit_free(dx);
+    skit_free(dp);
+}
+
+static void check_backward(skit_tno_plan *p64, skit_tno_plan *p32, skit_rng *rng, const char *what, uint64_t seed)
+{
+    const size_t total = total_of(p32), count = skit_tno_plan_parameter_count(p32);
+    float *x = tu_alloc_f32(total), *dy = tu_alloc_f32(total), *dx32 = tu_alloc_f32(total);
+    double *x64 = tu_alloc(total), *dy64 = tu_alloc(total), *dx64 = tu_alloc(total);
+    double *dp64 = tu_alloc(count), *dp32 = tu_alloc(count); /* NaN-poisoned */
+    for (size_t i = 0; i < total; i++) x64[i] = x[i] = (float)skit_rng_normal(rng);
+    for (size_t i = 0; i < total; i++) dy64[i] = dy[i] = (float)skit_rng_normal(rng);
+    TU_EXPECT_OK(skit_tno_plan_backward(p64, x64, dy64, dx64, dp64, NULL, NULL));
+    /* the caller's workspace: the backward allocates nothing */
+    void *work = skit_malloc(skit_tno_plan_backward_workspace_bytes(p32) + 1, 1);
+    ck_assert_ptr_nonnull(work);
+    double dlambda = NAN;
+    TU_EXPECT_OK(skit_tno_plan_backward_f32(p32, x, dy, dx32, dp32, &dlambda, work));
+    ck_assert(dlambda == 0);
+    const bw_result g = {dx32, dx64, dp32, dp64};
+    expect_backward_close(p32, x, dy, &g, what, seed);
+    expect_parts_equal(p32, x, dy, &g, work, what, seed);
+    skit_free(work);
+    skit_free(x), skit_free(dy), skit_free(dx32);
+    skit_free(x64), skit_free(dy64), skit_free(dx64), skit_free(dp64), skit_free(dp32);
+}
+
+START_TEST(test_ski_f32_backward_matches_f64) { for_each_ski_case(check_backward); }
 END_TEST
 
 /* Knot values beyond float's range (with room for the FFTs) are refused
@@ -215,6 +357,10 @@ static Suite *tno_f32_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_ski_f32_matches_f64);
     tcase_add_test(tc, test_ski_f32_errors);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("ski_backward");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_ski_f32_backward_matches_f64);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -40,12 +40,14 @@ static const char *usage =
     "                      mra2 (MRA-2, selection held fixed: q, k, v; even n;\n"
     "                      --causal: the causal selection and mask)\n"
     "  --precision P       f64 (default: finite differences as above) or f32\n"
-    "                      (toeplitz, tno, fd): the float32 backward against the\n"
-    "                      float64 backward on the same inputs rounded to float;\n"
-    "                      error max |g32 - g64| / max |g64|, each group's\n"
-    "                      tolerance derived from 2^-24 times the growth factors\n"
-    "                      of skit/toeplitz.h and skit/tno.h (tno, fd: d(2n-1)\n"
-    "                      extra float64 backward calls measure the RPE's map)\n"
+    "                      (toeplitz, tno, fd, ski-tno, ski-causal): the float32\n"
+    "                      backward against the float64 backward on the same\n"
+    "                      inputs rounded to float; error max |g32 - g64| /\n"
+    "                      max |g64|, each group's tolerance derived from 2^-24\n"
+    "                      times the growth factors of skit/toeplitz.h and\n"
+    "                      skit/tno.h (tno, fd: d(2n-1) extra float64 backward\n"
+    "                      calls measure the RPE's map; ski-*: x, params,\n"
+    "                      knots, taps)\n"
     "  --n N --d D         tokens (default 64) and channels (default 4)\n"
     "  --batch B           sequences (tno, fd, ski-*; default 2)\n"
     "  --causal            causal operator; --bidirectional (default) the other\n"
@@ -163,8 +165,8 @@ static int parse_args(int argc, char **argv, gc_args *a)
         return cli_usage_error("--n %zu: mra2 needs an even n >= 4 (blocks of 8, 4 or 2 tokens, two at least)",
                                a->o.n);
     if (a->o.f32 && !op_has_f32(a->op))
-        return cli_usage_error("--precision f32 with --op %s: float32 backward passes exist for toeplitz, tno and fd",
-                               a->op);
+        return cli_usage_error("--precision f32 with --op %s: float32 backward passes exist for toeplitz, tno, fd, "
+                               "ski-tno and ski-causal", a->op);
     a->o.seed = a->common.seed;
     return CLI_OK;
 }
@@ -182,13 +184,14 @@ int cmd_grad_check(int argc, char **argv)
                                        "verdict", NULL};
     cli_table t;
     cli_table_init(&t, cols);
+    /* ski-causal is causal whatever --causal says */
+    const char *direction = a.o.causal || !strcmp(a.op, "ski-causal") ? "causal" : "bidirectional";
     if (a.o.f32)
         cli_table_comment(&t, "precision f32, n=%zu d=%zu batch=%zu %s; error = max |g32 - g64| / max |g64| per group, "
-                          "tolerance = the derived bound / max |g64|", a.o.n, a.o.d, a.o.batch,
-                          a.o.causal ? "causal" : "bidirectional");
+                          "tolerance = the derived bound / max |g64|", a.o.n, a.o.d, a.o.batch, direction);
     else
         cli_table_comment(&t, "precision f64, n=%zu d=%zu batch=%zu %s; error = max |g - fd| / max |g| per group",
-                          a.o.n, a.o.d, a.o.batch, a.o.causal ? "causal" : "bidirectional");
+                          a.o.n, a.o.d, a.o.batch, direction);
     const gradcheck_group *worst = NULL;
     for (size_t k = 0; k < r.ngroups; k++) {
         const gradcheck_group *g = &r.groups[k];

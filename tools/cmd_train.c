@@ -53,8 +53,9 @@ static const char *usage =
     "  --heads H           attention: heads (default 1; H divides expand * d)\n"
     "  --positions P       attention, mra: rope (default: rotary q, k) or learned\n"
     "                      (absolute positions added to the embedding, n x d)\n"
-    "  --precision P       f64 (default) or f32 (tno, fd, attention): activations,\n"
-    "                      gradients and GEMMs in float32, tno and fd on float32 plans;\n"
+    "  --precision P       f64 (default) or f32 (tno, fd, ski, attention): activations,\n"
+    "                      gradients and GEMMs in float32, tno, fd and ski on float32\n"
+    "                      plans;\n"
     "                      parameters, AdamW and checkpoints stay float64 (mixed)\n"
     "  --learn-decay       tno: train each block's lambda = sigmoid(theta) from --decay\n"
     "                      (< 1); checkpoints hold theta as layerL.decay_logit.npy\n"
@@ -226,8 +227,8 @@ static int validate(args *a)
     if (m->heads > 1 && m->mixer != TRAIN_MIXER_ATTENTION) return cli_usage_error("--heads: needs --mixer attention");
     if (m->heads > 1 && (m->expand * m->d) % m->heads)
         return cli_usage_error("--heads: %zu does not divide the GTU width %zu", m->heads, m->expand * m->d);
-    if (m->precision == SKIT_PRECISION_F32 && (m->mixer == TRAIN_MIXER_SKI || m->mixer == TRAIN_MIXER_MRA))
-        return cli_usage_error("--precision f32: supports --mixer tno, fd and attention only, not %s",
+    if (m->precision == SKIT_PRECISION_F32 && m->mixer == TRAIN_MIXER_MRA)
+        return cli_usage_error("--precision f32: supports --mixer tno, fd, ski and attention only, not %s",
                                train_mixer_names[m->mixer]);
     if (m->learn_decay && m->mixer != TRAIN_MIXER_TNO) return cli_usage_error("--learn-decay: needs --mixer tno");
     if (m->learn_decay && m->tno.decay >= 1)

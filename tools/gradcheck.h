@@ -16,7 +16,8 @@
  * largest gradient, so coordinates whose gradient is tiny do not divide
  * rounding by nearly zero.
  *
- * precision f32 (gradcheck_f32.c; ops toeplitz, tno, fd): finite
+ * precision f32 (gradcheck_f32.c; ops toeplitz, tno, fd, ski-tno,
+ * ski-causal): finite
  * differences in float say nothing about a float backward (their own
  * error, ~sqrt(eps32), swamps it), so the reference is the float64
  * backward of the same operator on the same inputs rounded to float. A

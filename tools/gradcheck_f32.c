@@ -9,6 +9,10 @@
  *   the kernels' gradient dk_c by float cross-correlation:
  *       (30 log2(2N) + batch) eps32 sum_b (||x_bc||_1 ||dy_bc||_2 +
  *       ||x_bc||_2 ||dy_bc||_1);
+ *   SKI-TNO (ski-tno, ski-causal): dx as the forward's SKI bound with
+ *       ||dy_c||_2, the knots through A's gradient (its own bound, times
+ *       sqrt(2r - 1) for the knots' map) and the taps (sums in double),
+ *       as skit/tno.h derives them;
  *   an RPE's parameters (and TNO's lambda), which the float64 code computes
  *       from the widened dk by a linear map B: ||B_g||_F ||dk32 - dk64||_2,
  *       ||B_g||_F (the group's rows of B) measured column by column: the
@@ -329,11 +333,57 @@ static int mx_report(const gradcheck_options *o, mx_data *m, skit_tno_kind kind,
     return SKIT_OK;
 }
 
-static int check_mixer(const gradcheck_options *o, skit_rng *rng, skit_tno_kind kind, gradcheck_result *r)
+/* ---- SKI-TNO ------------------------------------------------------------------- */
+
+/* The groups' bounds of skit/tno.h for float32 SKI-TNO, the largest over
+ * sequences and channels: dx per (sequence, channel); A's gradient da per
+ * channel, through the knots' map (2-norm <= sqrt(2r - 1)); the taps'
+ * (sums in double) per channel. */
+static void ski_bounds(const gradcheck_options *o, mx_data *m, size_t N, double *bx, double *bknots, double *btaps)
+{
+    const size_t n = o->n, r = m->opt.rank;
+    const int causal = m->opt.causality == SKIT_CAUSAL;
+    const double h = (double)(n - 1) / (double)(r - 1), omega = h + 2.0, lg = N ? log2(2.0 * (double)N) : 0.0;
+    const double batch = (double)o->batch, bn = batch * (double)n + 1.0;
+    const double gx = 20.0 * lg + 2.0 * (double)r + 2.0 * h + (double)m->opt.taps + 12.0;
+    const double ga = causal ? 2.0 * h + 6.0 : 30.0 * lg + batch + 2.0 * h + 6.0;
+    double *xv = m->x1, *dv = m->dy1;
+    *bx = *bknots = *btaps = 0;
+    for (size_t c = 0; c < o->d; c++) {
+        double corr = 0, ones = 0, twos = 0;
+        for (size_t b = 0; b < o->batch; b++) {
+            mx_gather(o, m, m->x, b, c, xv);
+            mx_gather(o, m, m->dy, b, c, dv);
+            *bx = fmax(*bx, gx * EPS32 * m->scale[c] * gradcheck_norm2(dv, n));
+            corr += correlation_norms(xv, dv, n);
+            ones += gradcheck_norm1(xv, n) * gradcheck_norm1(dv, n);
+            twos += gradcheck_norm2(xv, n) * gradcheck_norm2(dv, n);
+        }
+        double da = ga * EPS32 * sqrt(omega) * corr + (causal ? bn * 0x1p-51 * ones : 0.0);
+        *bknots = fmax(*bknots, sqrt(2.0 * (double)r - 1.0) * da);
+        *btaps = fmax(*btaps, 2.0 * bn * 0x1p-53 * twos);
+    }
+}
+
+static void ski_report(const gradcheck_options *o, mx_data *m, size_t N, gradcheck_result *r)
+{
+    const size_t nk = o->d * 2 * m->opt.knots;
+    double bx, bknots, btaps;
+    ski_bounds(o, m, N, &bx, &bknots, &btaps);
+    add_result(r, "x", m->dx32, m->dx64, m->total, bx);
+    add_result(r, "params", m->dp32, m->dp64, m->count, fmax(bknots, btaps));
+    add_result(r, "knots", m->dp32, m->dp64, nk, bknots);
+    add_result(r, "taps", m->dp32 + nk, m->dp64 + nk, m->count - nk, btaps);
+}
+
+/* TNO, FD-TNO, SKI-TNO (force_causal: causal whatever o says) */
+static int check_mixer(const gradcheck_options *o, skit_rng *rng, skit_tno_kind kind, int force_causal,
+                       gradcheck_result *r)
 {
     mx_data m;
     memset(&m, 0, sizeof m);
     gradcheck_mixer_options(o, kind, &m.opt);
+    if (force_causal) m.opt.causality = SKIT_CAUSAL;
     m.total = o->batch * o->n * o->d;
     int status = mx_plans(o, &m);
     if (status == SKIT_OK) status = mx_alloc(o, &m);
@@ -344,7 +394,8 @@ static int check_mixer(const gradcheck_options *o, skit_rng *rng, skit_tno_kind 
         random_f32(rng, m.total, 1.0, m.dyf, m.dy);
         status = mx_backwards(&m);
     }
-    if (status == SKIT_OK) status = mx_report(o, &m, kind, N, r);
+    if (status == SKIT_OK && kind == SKIT_TNO_SKI) ski_report(o, &m, N, r);
+    else if (status == SKIT_OK) status = mx_report(o, &m, kind, N, r);
     mx_free(&m);
     return status;
 }
@@ -355,7 +406,9 @@ int gradcheck_run_f32(const char *op, const gradcheck_options *o, gradcheck_resu
     skit_rng rng;
     skit_rng_seed(&rng, o->seed);
     if (!strcmp(op, "toeplitz")) return check_toeplitz(o, &rng, r);
-    if (!strcmp(op, "tno")) return check_mixer(o, &rng, SKIT_TNO_FFT, r);
-    if (!strcmp(op, "fd")) return check_mixer(o, &rng, SKIT_TNO_FD, r);
+    if (!strcmp(op, "tno")) return check_mixer(o, &rng, SKIT_TNO_FFT, 0, r);
+    if (!strcmp(op, "fd")) return check_mixer(o, &rng, SKIT_TNO_FD, 0, r);
+    if (!strcmp(op, "ski-tno")) return check_mixer(o, &rng, SKIT_TNO_SKI, 0, r);
+    if (!strcmp(op, "ski-causal")) return check_mixer(o, &rng, SKIT_TNO_SKI, 1, r);
     return SKIT_EUNSUPPORTED;
 }

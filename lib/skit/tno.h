@@ -161,7 +161,7 @@ typedef struct skit_tno_options {
      * them, the taps and W's weights to float once; the band, W^T x, A's
      * product (bidirectional: an fftwf circulant engine; causal: the
      * running or blocked sums) and W v run in float, the same loops as
-     * the float64 plan's. It has no float32 backward (SKIT_EUNSUPPORTED).
+     * the float64 plan's; its backward is skit_tno_plan_backward_f32.
      * Device plans: SKIT_EUNSUPPORTED. */
     skit_precision precision;
     /* How FFTW plans the CPU transforms of every kind (skit/fft.h; default
@@ -289,9 +289,10 @@ size_t skit_tno_plan_backward_workspace_bytes(const skit_tno_plan *plan);
 int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const double *dy, double *dx,
                            double *dparams, double *dlambda, void *work);
 
-/* The same on a float32 TNO or FD-TNO plan: x, dy and dx hold batch * n *
- * d floats (the plan's layout); dparams and *dlambda stay float64, as the
- * plan's parameters are. The two products over the batch run in float:
+/* The same on a float32 plan: x, dy and dx hold batch * n * d floats (the
+ * plan's layout); dparams and *dlambda stay float64, as the plan's
+ * parameters are. TNO and FD-TNO: the two products over the batch run in
+ * float:
  * dx = the transposed product on the float spectra, and the kernels'
  * gradient dk by an fftwf cross-correlation; from dk (widened) on, the
  * float64 backward (FD's DFT of dk, the decay's, the RPE MLP's), so
@@ -305,11 +306,51 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
  *       eps32 sum_b (||x_bc||_1 ||dy_bc||_2 + ||x_bc||_2 ||dy_bc||_1)
  *       (the correlation's bound of skit_toeplitz_plan_backward_f32).
  * tools/gradcheck.c (skit grad-check --precision f32) checks both, with
- * ||B||_F measured column by column on the float64 plan. work:
- * skit_tno_plan_backward_workspace_bytes(plan) bytes of this plan, as
- * above. Errors: as skit_tno_plan_backward; SKIT_EUNSUPPORTED for float32
- * SKI-TNO (its float32 plan runs forward only); SKIT_EINVAL on a float64
- * plan. */
+ * ||B||_F measured column by column on the float64 plan.
+ * SKI-TNO (both forms, every causal_ski): on the float data of the
+ * float32 forward (weights, taps and A's coefficients rounded once per
+ * update). dx = T^T dy in float, the forward's arithmetic transposed:
+ * bidirectional W^T dy, A^T on the forward's fftwf engine and W v over
+ * all batch x d sequences at once, then the band's S^T dy; causal (either
+ * causal_ski: one backward) Appendix B's running sums from the end,
+ * s'_j = sum_{i>=j} w_i dy_i, and dx_j = w_j^T A^T s'_j (dot products of
+ * at most r). A's gradient da (d x (2r-1)): bidirectional the fftwf
+ * cross-correlation of g = W^T dy with u = W^T x (both in float) summed
+ * over the batch, as TNO's kernel gradient; causal the float running sums
+ * s_i of the forward and the sum over the sequence of dy_i w_i[p] s_i[q]
+ * in double. The taps' gradient: sums over the sequence in double of the
+ * products of floats (exact in double). From da widened, the knots' map
+ * (the transpose of the linear interpolation of the knots) in double.
+ * Against the float64 plan with the same parameters on the same inputs,
+ * per (sequence, channel) and per channel (h = (n-1)/(r-1), s_c and N
+ * as skit_tno_plan_f32_error_scale gives, N = 0 causal, omega = ||W||_1
+ * <= h + 2):
+ *   dx: the bound of skit_tno_plan_execute_f32 for SKI-TNO with ||x_c||_2
+ *       replaced by ||dy_c||_2: the same growth factor 20 log2(2N) + 2r +
+ *       2h + m + 12 (the transposed pieces have the same norms and sums
+ *       of the same lengths: W^T dy at most 2h + 3 terms, A^T by the same
+ *       FFT or dot products of at most r, the band's chains of m + 1);
+ *   da: ||da32_c - da64_c||_2 <= G_a 2^-24 sqrt(omega) sum_b
+ *       (||x_bc||_1 ||dy_bc||_2 + ||x_bc||_2 ||dy_bc||_1) [+ causal:
+ *       (batch n + 1) 2^-51 sum_b ||x_bc||_1 ||dy_bc||_1, the double sums
+ *       of both backwards], with G_a = 30 log2(2N) + batch + 2h + 6
+ *       bidirectional (the correlation's bound of
+ *       skit_toeplitz_plan_backward_f32 on u and g, ||u||_1 <= ||x||_1
+ *       and ||u||_2 <= sqrt(omega) ||x||_2 as W >= 0 has rows summing to
+ *       1, plus the rounding of u and g, |du| <= (2h + 4) 2^-24 W^T |x|,
+ *       carried through the correlation by ||f * e||_2 <= ||f||_1
+ *       ||e||_2, and 2 for the float64 backward's own rounding and second
+ *       order terms) and G_a = 2h + 6 causal (s_i's rounding the same way);
+ *   knots: ||dknots32_c - dknots64_c||_2 <= sqrt(2r - 1) times da's bound
+ *       (the knots' map has columns of 1-norm <= 1 and rows of at most
+ *       2r - 1 entries in [0, 1], so its 2-norm is <= sqrt(2r - 1));
+ *   taps: every entry within 2 (batch n + 1) 2^-53 sum_b ||x_bc||_2
+ *       ||dy_bc||_2 (both sums in double; in practice the float64
+ *       backward's numbers, computed in the same order).
+ * tools/gradcheck_f32.c (skit grad-check --op ski-tno --precision f32)
+ * checks them. work: skit_tno_plan_backward_workspace_bytes(plan) bytes of
+ * this plan, as above. Errors: as skit_tno_plan_backward; SKIT_EINVAL on
+ * a float64 plan. */
 int skit_tno_plan_backward_f32(const skit_tno_plan *plan, const float *x, const float *dy, float *dx,
                                double *dparams, double *dlambda, void *work);
 

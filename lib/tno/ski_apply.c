@@ -91,16 +91,17 @@ static void apply_a(const skit_tno_plan *p, const R *u, R *v, R *work)
     skit_circulantf_apply_channels(s->f32.engine, 0, u, s->r, v, s->r, p->d, work);
 }
 
-/* Channel by channel, U = W^T X (transpose; in: X, out: U, d x r) or
- * Y = W V (in: V, out: Y, d x n): skit/ski.h's are float64. */
-static void interp(const skit_tno_plan *p, int transpose, const R *in, R *out)
+/* Channel by channel, U = W^T X (transpose; in: X, out: U, count x r) or
+ * Y = W V (in: V, out: Y, count x n): skit/ski.h's are float64. The
+ * backward (ski_backward.c) runs it on batch x d channels. */
+void tno_ski_interp_f32(const skit_tno_plan *p, int transpose, size_t count, const R *in, R *out)
 {
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
     const size_t n = p->n, r = s->r, width = W->width;
     const R *weights = s->f32.weights;
-    const long dl = (long)p->d;
-#pragma omp parallel for schedule(static) if (n * p->d >= 16384)
+    const long dl = (long)count;
+#pragma omp parallel for schedule(static) if (n * count >= 16384)
     for (long c = 0; c < dl; c++) {
         const R *a = in + (size_t)c * (transpose ? n : r);
         R *b = out + (size_t)c * (transpose ? r : n);
@@ -120,12 +121,12 @@ static void interp(const skit_tno_plan *p, int transpose, const R *in, R *out)
 
 static void interp_transpose(const skit_tno_plan *p, const R *X, R *U)
 {
-    interp(p, 1, X, U);
+    tno_ski_interp_f32(p, 1, p->d, X, U);
 }
 
 static void interp_apply(const skit_tno_plan *p, const R *V, R *Y)
 {
-    interp(p, 0, V, Y);
+    tno_ski_interp_f32(p, 0, p->d, V, Y);
 }
 #else
 static ski_data data_of(const skit_tno_plan *p)

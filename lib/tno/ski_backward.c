@@ -1,16 +1,34 @@
-/* ski_backward.c — SKI-TNO's backward, both forms, channel by channel in
- * the CHANNELS layout the front hands it (correctness first: no FFT, so
- * O(n m + n w r + r^2) per channel and sequence, w = 2 the stencil width).
- * With the band S (taps), A_c Toeplitz in its coefficients a (2r-1) and W
- * the interpolation weights:
+/* ski_backward.c — SKI-TNO's backward, both forms, in the CHANNELS layout
+ * the front hands it. With the band S (taps), A_c Toeplitz in its
+ * coefficients a (2r-1) and W the interpolation weights:
  *  band       dx += S^T dy;  dtap_l = sum_i dy_i x_{i-l}
  *  bidirect.  u = W^T x, g = W^T dy: dx += W A^T g;  da_k = sum_{p-q=k} g_p u_q
  *  causal     s_i = sum_{j<=i} w_j x_j, y_i += w_i^T A s_i: da_k = sum_i
- *             sum_{p-q=k} dy_i w_i[p] s_i[q];  dx_j = w_j^T sum_{i>=j} A^T w_i dy_i
- *             (a running sum from the end, as Appendix B's forward runs
- *             from the start)
+ *             sum_{p-q=k} dy_i w_i[p] s_i[q];  dx_j = w_j^T A^T s'_j with
+ *             s'_j = sum_{i>=j} w_i dy_i (Appendix B's running sums run
+ *             from the end: the transposed operator is upper triangular)
  *  knots      a_q = (1-f_q) f(z_j) + f_q f(z_{j+1}) (tno_ski_compute_a):
- *             its transpose, f(z_0) = 0 fixed. */
+ *             its transpose, f(z_0) = 0 fixed.
+ * Compiled as is (R = double: the float64 plans', channel by channel, no
+ * FFT: O(n m + n w r + r^2) per channel and sequence, w = 2 the stencil
+ * width) and again by ski_backwardf.c (R = float: run_f32) on the float
+ * data of the float32 forward (tno_ski_f32), as ski_apply.c is. In float:
+ *  - the products over the batch are the forward's arithmetic transposed:
+ *    bidirectional g = W^T dy, A^T g on the forward's fftwf engine
+ *    (transposed) and W v over all batch x d sequences at once; causal the
+ *    reverse running sums s' (each entry a sum of at most 2h + 3 terms, as
+ *    the forward's s) and dot products of at most r; the band's S^T dy;
+ *  - A's gradient da: bidirectional the float cross-correlation of g and
+ *    u = W^T x summed over the batch (fft/correlate.h, as TNO's kernel
+ *    gradient); causal the running sums s_i in float, the sum over the
+ *    sequence in double (it has n w r terms per channel, each product of
+ *    floats exact in double);
+ *  - the taps' gradient: sums over the sequence in double of products of
+ *    floats (exact), so the same numbers as the float64 backward's on the
+ *    same inputs;
+ *  - from da (widened) on the float64 code: the knots' transpose, into the
+ *    float64 dparams.
+ * skit/tno.h states the bounds. */
 #include "config.h"
 
 #include <string.h>
@@ -18,27 +36,64 @@
 #include <omp.h>
 #endif
 
+#include "fft/correlate.h"
 #include "tno/tno_internal.h"
 
-static int grad_create(skit_tno_plan *p)
+#ifdef TNO_SKI_SINGLE
+typedef float R;
+#else
+typedef double R;
+#endif
+/* values of R in a 64-byte line */
+#define LINE (64 / sizeof(R))
+
+/* float32 bidirectional plans: A's gradient by float cross-correlation */
+typedef struct ski_grad {
+    skit_correlatef *correlate;
+} ski_grad;
+
+/* whole lines and one more, in values of R */
+static size_t region(size_t values) { return (values + LINE - 1) / LINE * LINE + LINE; }
+
+/* doubles that hold `values` values of R */
+static size_t as_doubles(size_t values) { return values * sizeof(R) / sizeof(double); }
+
+/* What a call reads, in R: W's weights (n x width), taps (d x m) and A's
+ * coefficients (d x (2r-1)). */
+typedef struct ski_data {
+    const R *weights, *taps, *a;
+} ski_data;
+
+static ski_data data_of(const skit_tno_plan *p)
 {
-    (void)p;
-    return SKIT_OK;
+    const tno_ski *s = p->op;
+#ifdef TNO_SKI_SINGLE
+    return (ski_data){s->f32.weights, s->f32.taps, s->f32.a_coeffs};
+#else
+    return (ski_data){s->W->weights, s->params + p->d * 2 * s->K, s->a_coeffs};
+#endif
 }
 
-static void grad_destroy(skit_tno_plan *p) { p->grad = NULL; }
-
-/* per thread: u, g, s (r each), da (2r-1) */
-static size_t slice_doubles(const tno_ski *s) { return 3 * tno_region(s->r) + tno_region(2 * s->r - 1); }
-
-static size_t workspace_doubles(const skit_tno_plan *p)
+/* per thread of the channel loop: da (2r-1 doubles), then u, g, s (r
+ * values of R each) */
+static size_t slice_doubles(const tno_ski *s)
 {
-    return (size_t)p->threads * slice_doubles(p->op);
+    return tno_region(2 * s->r - 1) + as_doubles(3 * region(s->r));
 }
 
-/* the band's backward for one channel and sequence */
-static void band_backward(const skit_tno_plan *p, const double *taps, const double *x, const double *dy,
-                          double *dx, double *dtaps, int causal)
+static double *thread_slice(const skit_tno_plan *p, double *work)
+{
+    size_t id = 0;
+#ifdef _OPENMP
+    id = (size_t)omp_get_thread_num();
+#endif
+    return work + id * slice_doubles(p->op);
+}
+
+/* the band's backward for one channel and sequence: dx += S^T dy, dtaps +=
+ * the sums over the sequence in double */
+static void band_backward(const skit_tno_plan *p, const R *taps, const R *x, const R *dy, R *dx, double *dtaps,
+                          int causal)
 {
     const tno_ski *s = p->op;
     const size_t n = p->n, m = s->m, half = m / 2;
@@ -49,12 +104,53 @@ static void band_backward(const skit_tno_plan *p, const double *taps, const doub
         double acc = 0;
         for (size_t i = i0; i < i1; i++) {
             if (dx) dx[i + half - k] += taps[k] * dy[i];
-            acc += dy[i] * x[i + half - k];
+            acc += (double)dy[i] * x[i + half - k];
         }
         if (dtaps) dtaps[k] += acc;
     }
 }
 
+/* causal low rank: the running sums s_i from the start for da (summed in
+ * double), those of w_i dy_i from the end for dx */
+static void lowrank_causal(const skit_tno_plan *p, const R *a, const R *x, const R *dy, R *dx, double *da, R *run)
+{
+    const tno_ski *s = p->op;
+    const skit_interp_weights *W = s->W;
+    const R *weights = data_of(p).weights;
+    const size_t r = s->r, n = p->n, w = W->width;
+    size_t filled = 0; /* run is zero from filled on */
+    memset(run, 0, r * sizeof *run);
+    for (size_t i = 0; i < n; i++) {
+        const R *wi = weights + i * w;
+        const size_t si = W->start[i];
+        for (size_t k = 0; k < w; k++) run[si + k] += wi[k] * x[i];
+        if (si + w > filled) filled = si + w;
+        for (size_t k = 0; k < w; k++) {
+            const double f = (double)dy[i] * wi[k];
+            double *dak = da + si + k + r - 1; /* lag si + k - q at dak[-q] */
+            for (size_t q = 0; q < filled; q++) dak[-(long)q] += f * run[q];
+        }
+    }
+    if (!dx) return;
+    size_t low = r; /* run is zero below low */
+    memset(run, 0, r * sizeof *run);
+    for (size_t i = n; i-- > 0;) {
+        const R *wi = weights + i * w;
+        const size_t si = W->start[i];
+        for (size_t k = 0; k < w; k++) run[si + k] += wi[k] * dy[i];
+        if (si < low) low = si;
+        R acc = 0;
+        for (size_t k = 0; k < w; k++) {
+            const R *ak = a + (r - 1) - (si + k); /* A(q, si + k) = ak[q] */
+            R dot = 0;
+            for (size_t q = low; q < r; q++) dot += ak[q] * run[q];
+            acc += wi[k] * dot;
+        }
+        dx[i] += acc;
+    }
+}
+
+#ifndef TNO_SKI_SINGLE
 /* u = W^T x (r values) */
 static void interp_transpose(const skit_interp_weights *W, const double *x, double *u)
 {
@@ -70,7 +166,7 @@ static void lowrank_bidirectional(const skit_tno_plan *p, const double *a, const
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
     const size_t r = s->r, n = p->n, w = W->width;
-    double *u = buf, *g = buf + tno_region(r), *v = g + tno_region(r);
+    double *u = buf, *g = buf + region(r), *v = g + region(r);
     interp_transpose(W, x, u);
     interp_transpose(W, dy, g);
     for (size_t pp = 0; pp < r; pp++)
@@ -85,38 +181,7 @@ static void lowrank_bidirectional(const skit_tno_plan *p, const double *a, const
         for (size_t k = 0; k < w; k++) dx[i] += W->weights[i * w + k] * v[W->start[i] + k];
 }
 
-/* causal low rank by the running sums: forward pass for da, backward pass for dx */
-static void lowrank_causal(const skit_tno_plan *p, const double *a, const double *x, const double *dy, double *dx,
-                           double *da, double *buf)
-{
-    const tno_ski *s = p->op;
-    const skit_interp_weights *W = s->W;
-    const size_t r = s->r, n = p->n, w = W->width;
-    double *run = buf, *t = buf + tno_region(r);
-    memset(run, 0, r * sizeof *run);
-    for (size_t i = 0; i < n; i++) {
-        const double *wi = W->weights + i * w;
-        const size_t si = W->start[i];
-        for (size_t k = 0; k < w; k++) run[si + k] += wi[k] * x[i];
-        for (size_t k = 0; k < w; k++)
-            for (size_t q = 0; q < r; q++) da[si + k - q + r - 1] += dy[i] * wi[k] * run[q];
-    }
-    if (!dx) return;
-    memset(t, 0, r * sizeof *t);
-    for (size_t i = n; i-- > 0;) {
-        const double *wi = W->weights + i * w;
-        const size_t si = W->start[i];
-        for (size_t q = 0; q < r; q++) { /* t += A^T w_i dy_i */
-            double acc = 0;
-            for (size_t k = 0; k < w; k++) acc += a[si + k - q + r - 1] * wi[k];
-            t[q] += acc * dy[i];
-        }
-        for (size_t k = 0; k < w; k++) dx[i] += wi[k] * t[si + k];
-    }
-}
-
-/* dknots (2K) += the transpose of tno_ski_compute_a for one channel */
-static void knots_backward(const tno_ski *s, const double *da, double *dknots)
+void tno_ski_knots_backward(const tno_ski *s, const double *da, double *dknots)
 {
     const size_t per = 2 * s->r - 1;
     const long K = (long)s->K;
@@ -130,42 +195,160 @@ static void knots_backward(const tno_ski *s, const double *da, double *dknots)
         }
     }
 }
-
-static double *thread_slice(const skit_tno_plan *p, double *work)
-{
-    size_t id = 0;
-#ifdef _OPENMP
-    id = (size_t)omp_get_thread_num();
 #endif
-    return work + id * slice_doubles(p->op);
+
+/* Channel by channel over the threads (float64 plans, and causal float32
+ * ones): the band's and the low rank part's backward of every sequence,
+ * then the knots' from the channel's da. */
+static void channels_backward(const skit_tno_plan *p, const R *x, const R *dy, R *dx, double *dparams,
+                              double *work)
+{
+    const tno_ski *s = p->op;
+    const ski_data D = data_of(p);
+    const size_t n = p->n, d = p->d, r = s->r, m = s->m, K = s->K, per = 2 * r - 1;
+    const int causal = p->opt.causality == SKIT_CAUSAL;
+    const long channels = (long)d;
+#pragma omp parallel for num_threads(p->threads) schedule(static)
+    for (long cl = 0; cl < channels; cl++) {
+        const size_t c = (size_t)cl;
+        double *da = thread_slice(p, work);
+        R *buf = (R *)(da + tno_region(per));
+        memset(da, 0, per * sizeof *da);
+        for (size_t b = 0; b < p->batch; b++) {
+            const size_t off = (b * d + c) * n;
+            R *dxc = dx ? dx + off : NULL;
+            if (m) band_backward(p, D.taps + c * m, x + off, dy + off, dxc, dparams ? dparams + d * 2 * K + c * m : NULL,
+                                 causal);
+#ifdef TNO_SKI_SINGLE
+            lowrank_causal(p, D.a + c * per, x + off, dy + off, dxc, da, buf);
+#else
+            if (causal) lowrank_causal(p, D.a + c * per, x + off, dy + off, dxc, da, buf);
+            else lowrank_bidirectional(p, D.a + c * per, x + off, dy + off, dxc, da, buf);
+#endif
+        }
+        if (dparams) tno_ski_knots_backward(s, da, dparams + c * 2 * K);
+    }
+}
+
+#ifdef TNO_SKI_SINGLE
+/* ---- float32 bidirectional: the whole batch at once ----------------------- */
+
+/* the regions of work: A's engine's and the correlation's scratch, u, g,
+ * v (batch x d x r floats each), da in float and in double (d x (2r-1)) */
+enum { B_ENGINE, B_CORRELATE, B_U, B_G, B_V, B_DAF, B_DA, B_COUNT };
+
+static size_t bidirectional_regions(const skit_tno_plan *p, double *base, double **at)
+{
+    const tno_ski *s = p->op;
+    const ski_grad *g = p->grad;
+    const size_t rd = region(p->batch * p->d * s->r), ad = p->d * (2 * s->r - 1);
+    const size_t sizes[B_COUNT] = {as_doubles(region(skit_circulantf_workspace_doubles(s->f32.engine, 0))),
+                                   as_doubles(region(skit_correlatef_workspace_doubles(g->correlate))),
+                                   as_doubles(rd), as_doubles(rd), as_doubles(rd), as_doubles(region(ad)),
+                                   tno_region(ad)};
+    size_t off = 0;
+    for (int i = 0; i < B_COUNT; i++) {
+        if (base) at[i] = base + off;
+        off += sizes[i];
+    }
+    return off;
+}
+
+/* dtaps and dx's band, channel by channel (dx already holds W A^T g) */
+static void band_channels(const skit_tno_plan *p, const R *x, const R *dy, R *dx, double *dparams)
+{
+    const tno_ski *s = p->op;
+    const size_t n = p->n, d = p->d, m = s->m;
+    const R *taps = data_of(p).taps;
+    const long channels = (long)d;
+    if (!m) return;
+#pragma omp parallel for num_threads(p->threads) schedule(static)
+    for (long cl = 0; cl < channels; cl++) {
+        const size_t c = (size_t)cl;
+        double *dtaps = dparams ? dparams + d * 2 * s->K + c * m : NULL;
+        for (size_t b = 0; b < p->batch; b++) {
+            const size_t off = (b * d + c) * n;
+            band_backward(p, taps + c * m, x + off, dy + off, dx ? dx + off : NULL, dtaps, 0);
+        }
+    }
+}
+
+static void bidirectional_f32(const skit_tno_plan *p, const R *x, const R *dy, R *dx, double *dparams,
+                              double *work)
+{
+    const tno_ski *s = p->op;
+    const ski_grad *grad = p->grad;
+    const size_t d = p->d, r = s->r, per = 2 * r - 1, count = p->batch * d;
+    double *at[B_COUNT];
+    bidirectional_regions(p, work, at);
+    R *u = (R *)at[B_U], *g = (R *)at[B_G], *v = (R *)at[B_V], *daf = (R *)at[B_DAF];
+    tno_ski_interp_f32(p, 1, count, dy, g);
+    if (dx) {
+        skit_circulantf_apply_channels(s->f32.engine, 1, g, r, v, r, count, (R *)at[B_ENGINE]);
+        tno_ski_interp_f32(p, 0, count, v, dx);
+    }
+    band_channels(p, x, dy, dx, dparams);
+    if (!dparams) return;
+    tno_ski_interp_f32(p, 1, count, x, u);
+    skit_correlatef_run(grad->correlate, d, p->batch, u, r, d * r, g, r, d * r, 0, daf, per, (R *)at[B_CORRELATE]);
+    for (size_t i = 0; i < d * per; i++) at[B_DA][i] = (double)daf[i];
+    for (size_t c = 0; c < d; c++) tno_ski_knots_backward(s, at[B_DA] + c * per, dparams + c * 2 * s->K);
+}
+
+static int bidirectional(const skit_tno_plan *p) { return p->opt.causality != SKIT_CAUSAL; }
+
+size_t tno_ski_backward_workspace_f32(const skit_tno_plan *p)
+{
+    double *at[B_COUNT];
+    if (bidirectional(p)) return bidirectional_regions(p, NULL, at);
+    return (size_t)p->threads * slice_doubles(p->op);
+}
+
+int tno_ski_backward_run_f32(const skit_tno_plan *p, const R *x, const R *dy, R *dx, double *dparams,
+                             double *dlambda, double *work)
+{
+    (void)dlambda; /* the time warp's lambda is not a learnable bias */
+    if (dx) memset(dx, 0, p->batch * p->n * p->d * sizeof *dx);
+    if (dparams) memset(dparams, 0, p->param_count * sizeof *dparams);
+    if (bidirectional(p)) bidirectional_f32(p, x, dy, dx, dparams, work);
+    else channels_backward(p, x, dy, dx, dparams, work);
+    return SKIT_OK;
+}
+#else
+/* ---- the operator's backward (both precisions' entry points) ------------- */
+
+static int grad_create(skit_tno_plan *p)
+{
+    const tno_ski *s = p->op;
+    if (p->opt.precision != SKIT_PRECISION_F32 || p->opt.causality == SKIT_CAUSAL) return SKIT_OK;
+    ski_grad *g = skit_calloc(1, sizeof *g);
+    if (!g) return SKIT_ENOMEM;
+    p->grad = g;
+    /* the length of A's engine (>= 2r - 1): one FFT length in the bounds */
+    return skit_correlatef_create(&g->correlate, s->r, s->r, skit_circulantf_length(s->f32.engine));
+}
+
+static void grad_destroy(skit_tno_plan *p)
+{
+    ski_grad *g = p->grad;
+    if (g) skit_correlatef_destroy(g->correlate);
+    skit_free(g);
+    p->grad = NULL;
+}
+
+static size_t workspace_doubles(const skit_tno_plan *p)
+{
+    if (p->opt.precision == SKIT_PRECISION_F32) return tno_ski_backward_workspace_f32(p);
+    return (size_t)p->threads * slice_doubles(p->op);
 }
 
 static int run(const skit_tno_plan *p, const double *x, const double *dy, double *dx, double *dparams,
                double *dlambda, double *work)
 {
-    const tno_ski *s = p->op;
-    const size_t n = p->n, d = p->d, r = s->r, m = s->m, K = s->K, per = 2 * r - 1;
-    const int causal = p->opt.causality == SKIT_CAUSAL;
-    const double *taps = s->params + d * 2 * K;
     (void)dlambda; /* the time warp's lambda is not a learnable bias */
-    if (dx) memset(dx, 0, p->batch * n * d * sizeof *dx);
+    if (dx) memset(dx, 0, p->batch * p->n * p->d * sizeof *dx);
     if (dparams) memset(dparams, 0, p->param_count * sizeof *dparams);
-    long channels = (long)d;
-#pragma omp parallel for num_threads(p->threads) schedule(static)
-    for (long cl = 0; cl < channels; cl++) {
-        const size_t c = (size_t)cl;
-        double *buf = thread_slice(p, work), *da = buf + 3 * tno_region(r);
-        memset(da, 0, per * sizeof *da);
-        for (size_t b = 0; b < p->batch; b++) {
-            const size_t off = (b * d + c) * n;
-            double *dxc = dx ? dx + off : NULL;
-            if (m) band_backward(p, taps + c * m, x + off, dy + off, dxc, dparams ? dparams + d * 2 * K + c * m : NULL,
-                                 causal);
-            if (causal) lowrank_causal(p, s->a_coeffs + c * per, x + off, dy + off, dxc, da, buf);
-            else lowrank_bidirectional(p, s->a_coeffs + c * per, x + off, dy + off, dxc, da, buf);
-        }
-        if (dparams) knots_backward(s, da, dparams + c * 2 * K);
-    }
+    channels_backward(p, x, dy, dx, dparams, work);
     return SKIT_OK;
 }
 
@@ -174,4 +357,6 @@ const tno_backward_ops tno_ski_backward = {
     .destroy = grad_destroy,
     .workspace_doubles = workspace_doubles,
     .run = run,
+    .run_f32 = tno_ski_backward_run_f32,
 };
+#endif

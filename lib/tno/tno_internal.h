@@ -287,6 +287,16 @@ int tno_ski_create_f32(skit_tno_plan *p);
 void tno_ski_destroy_f32(tno_ski_f32 *f);
 int tno_ski_update_f32(skit_tno_plan *p, float *work);
 int tno_ski_f32_error_scale(const skit_tno_plan *p, double *scale, size_t *fft_length);
+/* U = W^T X (transpose) or Y = W V on count channel-major float sequences
+ * (n, or r, values each) with the float weights (ski_apply.c). */
+void tno_ski_interp_f32(const skit_tno_plan *p, int transpose, size_t count, const float *in, float *out);
+/* The backward (ski_backward.c, compiled again by ski_backwardf.c for the
+ * float32 plans' run_f32 and its workspace in doubles), and the transpose
+ * of tno_ski_compute_a for one channel: dknots (2K) += from da (2r-1). */
+int tno_ski_backward_run_f32(const skit_tno_plan *p, const float *x, const float *dy, float *dx, double *dparams,
+                             double *dlambda, double *work);
+size_t tno_ski_backward_workspace_f32(const skit_tno_plan *p);
+void tno_ski_knots_backward(const tno_ski *s, const double *da, double *dknots);
 
 /* ---- the device side (device.c) -------------------------------------------
  * create runs after the CPU side is complete (kernels computed); update

@@ -112,6 +112,7 @@ int train_gradient_check(train_model *m, const int *in, const int *tg, const dou
  * longest here: a weight gradient's sum over the R = batch n rows, the
  * GEMMs' over d, e, the GLU width and the vocabulary, and the mixer's
  * (20 log2(2N) + h + 1) u of skit_tno_plan_execute_f32 (tno.h, N <= 4n;
+ * SKI-TNO: ski_growth below;
  * attention's sums run over n and the head width, within R and e).
  * Every layer's rounding reaches a gradient through the forward and again
  * through the backward of each of the 2 layers + 1 sub-blocks (pre-norm
@@ -124,12 +125,24 @@ int train_gradient_check(train_model *m, const int *in, const int *tg, const dou
  * measured errors; a wrong term or index shows as O(1). */
 #define PRECISION_CONDITION 8.0
 
+/* SKI-TNO's float32 growth factors (skit/tno.h), the larger of the
+ * products' (forward and dx) and A's gradient's, with the plan's r and m as
+ * the model clamps them and N < 4r (A's FFT length, a good length below
+ * 2 (2r - 1)); 0 for the other mixers. */
+static double ski_growth(const train_config *c)
+{
+    if (c->mixer != TRAIN_MIXER_SKI || c->n < 2) return 0;
+    const double n = (double)c->n, r = fmin((double)c->tno.rank, n), m = fmin((double)c->tno.taps, 2 * n - 1);
+    const double h = (n - 1) / (r - 1), lg = log2(8.0 * r);
+    return fmax(20 * lg + 2 * r + 2 * h + m + 12, 30 * lg + (double)c->batch + 2 * h + 6);
+}
+
 /* k u, k the longest float32 sum of the model */
 static double longest_sum(const train_config *c)
 {
     double longest = (double)(c->batch * c->n);
     double widths[] = {(double)c->d, (double)(c->expand * c->d), (double)c->glu_hidden, (double)c->vocab,
-                       20 * log2(8.0 * (double)c->n) + (double)c->tno.rpe_width + 1};
+                       20 * log2(8.0 * (double)c->n) + (double)c->tno.rpe_width + 1, ski_growth(c)};
     for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) longest = fmax(longest, widths[i]);
     return longest * ldexp(1.0, -24);
 }

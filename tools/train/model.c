@@ -377,7 +377,7 @@ static int create_plans(train_model *m, const char **why)
     m->mixer_work = skit_malloc(work > bwork ? work : bwork, 1);
     if (!m->mixer_work) return SKIT_ENOMEM;
     m->bytes += (work > bwork ? work : bwork) + m->c.layers * skit_tno_plan_bytes(m->plans[0]);
-    if (single_precision(m)) return SKIT_OK; /* TNO and FD-TNO: both have a float32 backward */
+    if (single_precision(m)) return SKIT_OK; /* TNO, FD-TNO and SKI-TNO: each has a float32 backward */
     /* probe the library's backward once: a mixer without one is refused here */
     int status = skit_tno_plan_backward(m->plans[0], m->ba[0].v, m->ba[0].mix, NULL, NULL, NULL, m->mixer_work);
     if (status == SKIT_EUNSUPPORTED) {
@@ -512,8 +512,8 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         *why = "several heads need --mixer attention and heads dividing the GTU width expand * d";
         return SKIT_EUNSUPPORTED;
     }
-    if (c->precision == SKIT_PRECISION_F32 && (c->mixer == TRAIN_MIXER_SKI || c->mixer == TRAIN_MIXER_MRA)) {
-        *why = "float32 training has the mixers tno, fd and attention only (no float32 SKI-TNO or MRA-2 backward)";
+    if (c->precision == SKIT_PRECISION_F32 && c->mixer == TRAIN_MIXER_MRA) {
+        *why = "float32 training has the mixers tno, fd, ski and attention only (no float32 MRA-2 backward)";
         return SKIT_EUNSUPPORTED;
     }
     if (c->layers > 64) return SKIT_EDOM;

@@ -19,7 +19,7 @@
  * fixed; the causal forms for the causal objective). Loss: cross-entropy averaged over the positions with
  * weight 1. Tokens are rows of (batch * n) x d row-major activations, the
  * (B, N, D) layout of PyTorch and of SKIT_TNO_ROWS. The layers run in
- * float64 or (precision f32: tno, fd, attention) float32: model_real.h holds them
+ * float64 or (precision f32: tno, fd, ski, attention) float32: model_real.h holds them
  * once for both. */
 #ifndef SKIT_TRAIN_MODEL_H
 #define SKIT_TRAIN_MODEL_H
@@ -53,7 +53,7 @@ typedef struct train_config {
                              absolute positions added to the embedding */
     int learn_decay;      /* tno: each block's decay lambda = sigmoid(theta) is a parameter
                              (group layerL.decay_logit, 1 x 1, theta = logit(tno.decay) at start) */
-    skit_precision precision; /* SKIT_PRECISION_F32 (tno, fd, attention): activations, gradients and the
+    skit_precision precision; /* SKIT_PRECISION_F32 (tno, fd, ski, attention): activations, gradients and the
                                  float copies of the parameters in float, GEMMs by sgemm, the
                                  mixers on float32 plans; parameters, AdamW and the mixers'
                                  RPE gradients stay float64 (mixed precision) */
