@@ -1,7 +1,7 @@
 # tests/cli_grad.sh — `skit grad-check`: every op with a backward passes
 # causal and bidirectional at an odd, a prime and a power-of-two n, and
 # TNO at n = 2048; a deliberately impossible tolerance fails with exit 1;
-# MRA-2 at even n; --precision f32 (toeplitz, tno, fd) against the float64
+# MRA-2 at even n; --precision f32 (toeplitz, tno, fd, attention) against the float64
 # backward with derived per-group tolerances; bad options exit 2 with one
 # line.
 . "$(dirname "$0")/cli_lib.sh"
@@ -45,7 +45,7 @@ if [ $rc -eq 1 ] && [ ! -e "$TMP/t2.tsv" ]; then pass; else fail "impossible tol
 # (a bound as large as the group's largest gradient checks nothing; single
 # values such as lambda, a sum that may cancel, exempt); ops without a
 # float32 backward are refused
-for op in toeplitz tno fd; do
+for op in toeplitz tno fd attention; do
   for n in 1 15 31 64; do
     for dir in --causal --bidirectional; do
       if expect_ok grad-check --op "$op" --precision f32 --n "$n" --d 3 --seed "$SEED" "$dir" -o "$TMP/g.tsv"; then
@@ -61,7 +61,8 @@ for op in toeplitz tno fd; do
 done
 expect_ok grad-check --op tno --precision f32 --n 33 --activation silu --norm layer --seed "$SEED"
 expect_ok grad-check --op fd --precision f32 --n 100 --d 2 --batch 3 --seed "$SEED" --causal
-expect_usage_error "--precision" grad-check --op attention --precision f32
+expect_ok grad-check --op attention --precision f32 --n 131 --d 7 --seed "$SEED" --causal
+expect_usage_error "--precision" grad-check --op mra2 --precision f32
 expect_usage_error "--precision" grad-check --op ski-tno --precision f32
 
 for n in 4 28 64; do

@@ -260,6 +260,9 @@ END_TEST
 START_TEST(test_gradcheck_f32_fd) { gradcheck_sweep_f32("fd"); }
 END_TEST
 
+START_TEST(test_gradcheck_f32_attention) { gradcheck_sweep_f32("attention"); }
+END_TEST
+
 /* float32 TNO and FD-TNO: one const plan, many threads, each with its own
  * work: the same bits; ROWS and CHANNELS give the same gradients */
 START_TEST(test_tno_backward_f32_threads)
@@ -557,6 +560,190 @@ START_TEST(test_backward_errors)
 }
 END_TEST
 
+/* ---- float32 exact attention backward ------------------------------------- */
+
+/* one float32 attention backward problem and its float64 reference */
+typedef struct att32 {
+    size_t n, d, dv;
+    double scale;
+    skit_attention_mask mask;
+    float *qf, *kf, *vf, *dyf, *dqf, *dkf, *dvf;
+    double *q, *k, *v, *dy, *dq, *dk, *dv64, *S;
+} att32;
+
+static void att32_alloc(att32 *a, skit_rng *rng)
+{
+    const size_t n = a->n, nd = n * a->d, nv = n * a->dv;
+    a->qf = tu_alloc_f32(nd), a->kf = tu_alloc_f32(nd), a->vf = tu_alloc_f32(nv), a->dyf = tu_alloc_f32(nv);
+    a->dqf = tu_alloc_f32(nd), a->dkf = tu_alloc_f32(nd), a->dvf = tu_alloc_f32(nv);
+    a->q = tu_alloc(nd), a->k = tu_alloc(nd), a->v = tu_alloc(nv), a->dy = tu_alloc(nv);
+    a->dq = tu_alloc(nd), a->dk = tu_alloc(nd), a->dv64 = tu_alloc(nv), a->S = tu_alloc(n * n);
+    random_rounded(rng, nd, a->qf, a->q);
+    random_rounded(rng, nd, a->kf, a->k);
+    random_rounded(rng, nv, a->vf, a->v);
+    random_rounded(rng, nv, a->dyf, a->dy);
+}
+
+static void att32_free(att32 *a)
+{
+    float *f[] = {a->qf, a->kf, a->vf, a->dyf, a->dqf, a->dkf, a->dvf};
+    double *g[] = {a->q, a->k, a->v, a->dy, a->dq, a->dk, a->dv64, a->S};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) skit_free(f[i]);
+    for (size_t i = 0; i < sizeof g / sizeof *g; i++) skit_free(g[i]);
+}
+
+/* G = |scale| max_ij sum_c |q_ic k_jc| (the header's G) */
+static double att32_logit_bound(const att32 *a)
+{
+    double G = 0;
+    for (size_t i = 0; i < a->n; i++)
+        for (size_t j = 0; j < a->n; j++) {
+            double s = 0;
+            for (size_t c = 0; c < a->d; c++) s += fabs(a->q[i + c * a->n] * a->k[j + c * a->n]);
+            G = fmax(G, fabs(a->scale) * s);
+        }
+    return G;
+}
+
+/* entry (i, c) of a group: |g32 - g64| <= factor * bound, bound computed
+ * from the explicit S; returns max bound / max |g64| (0 if g64 = 0) */
+typedef double (*att32_entry)(const att32 *a, size_t i, size_t c);
+
+static double entry_dv(const att32 *a, size_t j, size_t c) /* (S^T |dY|)_jc */
+{
+    double s = 0;
+    for (size_t i = 0; i < a->n; i++) s += a->S[i + j * a->n] * fabs(a->dy[i + c * a->n]);
+    return s;
+}
+
+static double row_l1(const att32 *a, size_t i)
+{
+    double r = 0;
+    for (size_t c = 0; c < a->dv; c++) r += fabs(a->dy[i + c * a->n]);
+    return r;
+}
+
+static double entry_dq(const att32 *a, size_t i, size_t c) /* r_i (S |K|)_ic */
+{
+    double s = 0;
+    for (size_t j = 0; j < a->n; j++) s += a->S[i + j * a->n] * fabs(a->k[j + c * a->n]);
+    return row_l1(a, i) * s;
+}
+
+static double entry_dk(const att32 *a, size_t j, size_t c) /* (S^T (r o |Q|))_jc */
+{
+    double s = 0;
+    for (size_t i = 0; i < a->n; i++) s += a->S[i + j * a->n] * row_l1(a, i) * fabs(a->q[i + c * a->n]);
+    return s;
+}
+
+static void att32_check_group(const att32 *a, const char *name, const float *g32, const double *g64, size_t cols,
+                              double factor, att32_entry entry, uint64_t seed)
+{
+    const size_t n = a->n;
+    for (size_t c = 0; c < cols; c++)
+        for (size_t i = 0; i < n; i++) {
+            double bound = factor * entry(a, i, c), e = fabs((double)g32[i + c * n] - g64[i + c * n]);
+            ck_assert_msg(e <= bound, "f32 attention backward %s n=%zu d=%zu dv=%zu causal=%d padded=%d seed=%llu: "
+                          "entry (%zu, %zu) error %.3g above its bound %.3g", name, n, a->d, a->dv, a->mask.causal,
+                          a->mask.padding != NULL, (unsigned long long)seed, i, c, e, bound);
+        }
+}
+
+/* the header's bound, entry by entry */
+static void att32_check(const att32 *a, uint64_t seed)
+{
+    const double u = TU_U32, n = (double)a->n, G = att32_logit_bound(a);
+    double vmax = 0;
+    for (size_t i = 0; i < a->n * a->dv; i++) vmax = fmax(vmax, fabs(a->v[i]));
+    const double eS = 2.1 * u * (((double)a->d + 4) * G + 2) + 2 * u, eP = 2 * eS + ((double)a->dv + 1) * u;
+    const double g1 = (n + 1) * u / (1 - (n + 1) * u), g2 = (n + 2) * u / (1 - (n + 2) * u);
+    const double fqk = 2 * fabs(a->scale) * vmax * (eP + g2);
+    /* each bound is a small multiple of a majorant of its gradient (S^T
+     * |dY| >= |dV|, 2 |scale| vmax r_i (S |K|) >= |dQ|, ...): were the
+     * multiple near 1 the check would be vacuous */
+    ck_assert_msg(eS + g1 < 0.01 && eP + g2 < 0.01, "bound multipliers %.3g, %.3g", eS + g1, eP + g2);
+    att32_check_group(a, "dv", a->dvf, a->dv64, a->dv, eS + g1, entry_dv, seed);
+    att32_check_group(a, "dq", a->dqf, a->dq, a->d, fqk, entry_dq, seed);
+    att32_check_group(a, "dk", a->dkf, a->dk, a->d, fqk, entry_dk, seed);
+}
+
+static void att32_run(att32 *a, float *work, uint64_t seed)
+{
+    const size_t n = a->n, d = a->d, dv = a->dv;
+    TU_EXPECT_OK(skit_attention_exact_backward_masked(n, d, dv, a->q, n, a->k, n, a->v, n, a->scale, &a->mask, a->dy,
+                                                      n, a->dq, n, a->dk, n, a->dv64, n, NULL));
+    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, d, dv, a->qf, n, a->kf, n, a->vf, n, a->scale, &a->mask,
+                                                          a->dyf, n, a->dqf, n, a->dkf, n, a->dvf, n, work));
+    TU_EXPECT_OK(skit_attention_matrix_masked(n, d, a->q, n, a->k, n, a->scale, &a->mask, a->S, n));
+    att32_check(a, seed);
+}
+
+static const size_t att32_sizes[] = {1, 2, 3, 5, 7, 13, 31, 63, 64, 65, 97, 128, 131};
+#define NATT32 (sizeof att32_sizes / sizeof *att32_sizes)
+
+/* float32 against float64 over odd, prime and tile-edge n, causal or not,
+ * padded or not, several temperatures; outputs NaN-poisoned (tu_alloc_f32);
+ * work given or NULL */
+START_TEST(test_attention_backward_f32)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (size_t s = 0; s < NATT32; s++)
+        for (int variant = 0; variant < 4; variant++) {
+            att32 a = {.n = att32_sizes[s], .d = 1 + (s + variant) % 6, .dv = 1 + (2 * s + variant) % 5};
+            a.scale = (double)(float)((0.5 + (double)((s + variant) % 3)) / sqrt((double)a.d));
+            unsigned char *pad = malloc(a.n);
+            for (size_t i = 0; i < a.n; i++) pad[i] = (unsigned char)(i % 4 != 1);
+            a.mask.causal = variant & 1;
+            a.mask.padding = variant & 2 ? pad : NULL;
+            att32_alloc(&a, &rng);
+            float *work = variant < 2 ? skit_malloc(skit_attention_exact_backward_f32_workspace(a.n), sizeof(float))
+                                      : NULL;
+            att32_run(&a, work, seed);
+            for (size_t i = 0; a.mask.padding && i < a.n; i++)
+                for (size_t c = 0; !pad[i] && c < a.d; c++)
+                    ck_assert(a.dqf[i + c * a.n] == 0.0f && a.dkf[i + c * a.n] == 0.0f);
+            skit_free(work);
+            att32_free(&a);
+            free(pad);
+        }
+}
+END_TEST
+
+/* a gradient left NULL changes none of the others, bit for bit */
+START_TEST(test_attention_backward_f32_null_outputs)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    att32 a = {.n = 70, .d = 3, .dv = 4, .scale = 0.5, .mask = {NULL, 1}};
+    att32_alloc(&a, &rng);
+    const size_t n = a.n;
+    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, &a.mask,
+                                                          a.dyf, n, a.dqf, n, a.dkf, n, a.dvf, n, NULL));
+    float *only = tu_alloc_f32(n * a.d);
+    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, &a.mask,
+                                                          a.dyf, n, NULL, n, only, n, NULL, n, NULL));
+    ck_assert_msg(!memcmp(only, a.dkf, n * a.d * sizeof(float)), "dk alone differs (seed %llu)",
+                  (unsigned long long)seed);
+    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1e39, NULL, a.dyf,
+                                                       n, a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, NULL, n,
+                                                       a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, a.dyf, n,
+                                                       a.dqf, n - 1, NULL, n, NULL, n, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(0, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, a.dyf, n,
+                                                       a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EDOM);
+    a.dyf[5] = NAN;
+    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, a.dyf, n,
+                                                       a.dqf, n, NULL, n, NULL, n, NULL), SKIT_ENONFINITE);
+    skit_free(only);
+    att32_free(&a);
+}
+END_TEST
+
 static Suite *suite_backward(void)
 {
     Suite *s = suite_create("backward");
@@ -586,6 +773,12 @@ static Suite *suite_backward(void)
     tcase_add_test(f32, test_gradcheck_f32_fd);
     tcase_add_test(f32, test_tno_backward_f32_threads);
     suite_add_tcase(s, f32);
+    TCase *att = tcase_create("attention_f32"); /* CK_RUN_CASE=attention_f32 */
+    tcase_set_timeout(att, 300);
+    tcase_add_test(att, test_attention_backward_f32);
+    tcase_add_test(att, test_attention_backward_f32_null_outputs);
+    tcase_add_test(att, test_gradcheck_f32_attention);
+    suite_add_tcase(s, att);
     return s;
 }
 

@@ -20,7 +20,7 @@
 
 const char *const gradcheck_ops[] = {"toeplitz", "mlp",     "decay",     "tno", "fd",
                                      "ski-tno",  "ski-causal", "attention", "mra2", NULL};
-const char *const gradcheck_ops_f32[] = {"toeplitz", "tno", "fd", NULL};
+const char *const gradcheck_ops_f32[] = {"toeplitz", "tno", "fd", "attention", NULL};
 
 void gradcheck_options_default(gradcheck_options *o)
 {

@@ -16,14 +16,15 @@
  * largest gradient, so coordinates whose gradient is tiny do not divide
  * rounding by nearly zero.
  *
- * precision f32 (gradcheck_f32.c; ops toeplitz, tno, fd): finite
+ * precision f32 (gradcheck_f32.c; ops toeplitz, tno, fd, attention): finite
  * differences in float say nothing about a float backward (their own
  * error, ~sqrt(eps32), swamps it), so the reference is the float64
  * backward of the same operator on the same inputs rounded to float. A
  * group's error is max |g32 - g64| / max |g64|, and its tolerance a
  * derived bound on max |g32 - g64| over the same max |g64|: eps32 = 2^-24
- * times the growth factors skit/toeplitz.h and skit/tno.h state for the
- * float products and the float cross-correlation, times the norms of the
+ * times the growth factors skit/toeplitz.h, skit/tno.h and
+ * skit/attention.h state for the float products, the float
+ * cross-correlation and the float softmax, times the norms of the
  * inputs (and, for an RPE's parameters, times the Frobenius norm of the
  * map from the kernels' gradient to them, measured column by column on a
  * float64 plan: d (2n-1) backward calls). */

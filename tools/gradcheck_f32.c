@@ -15,7 +15,10 @@
  *       float64 backward of a one-sequence plan with x and dy unit vectors
  *       whose correlation is a single lag of a single channel.
  * A 2-norm bound bounds every entry, so the group's bound on max |g32 -
- * g64| is the largest over its channels (and sequences). */
+ * g64| is the largest over its channels (and sequences).
+ * Exact attention: the entry-wise bound of skit/attention.h for q, k and
+ * v, its largest entry per group (the unit tests check it entry by
+ * entry). */
 #include "config.h"
 
 #include <math.h>
@@ -349,6 +352,133 @@ static int check_mixer(const gradcheck_options *o, skit_rng *rng, skit_tno_kind 
     return status;
 }
 
+/* ---- exact attention -------------------------------------------------------- */
+
+/* The entry-wise bound of skit/attention.h for the float32 attention
+ * backward, its largest entry per group: dV (e_S + g(n+1)) S^T |dY|, dQ
+ * and dK 2 |scale| vmax (e_P + g(n+2)) times r_i (S |K|)_ic and
+ * (S^T (r o |Q|))_jc, the products with S evaluated by the float64
+ * forward (S |K|) and backward (its dV = S^T dY for dY = |dY| or r o |Q|). */
+enum { AT_Q, AT_K, AT_V, AT_DY, AT_DQ, AT_DK, AT_DV, AT_DQ32, AT_DK32, AT_DV32, AT_TMP, AT_B, AT_N };
+enum { AF_Q, AF_K, AF_V, AF_DY, AF_DQ, AF_DK, AF_DV, AF_N };
+
+typedef struct at_data {
+    size_t n, d;
+    double scale;
+    skit_attention_mask mask;
+    double *w[AT_N];
+    float *f[AF_N];
+} at_data;
+
+static double at_max_abs(const double *a, size_t count)
+{
+    double m = 0;
+    for (size_t i = 0; i < count; i++) m = fmax(m, fabs(a[i]));
+    return m;
+}
+
+/* G = |scale| max_ij sum_c |q_ic k_jc| */
+static double at_logit_bound(const at_data *a)
+{
+    const double *q = a->w[AT_Q], *k = a->w[AT_K];
+    double G = 0;
+    for (size_t i = 0; i < a->n; i++)
+        for (size_t j = 0; j < a->n; j++) {
+            double s = 0;
+            for (size_t c = 0; c < a->d; c++) s += fabs(q[i + c * a->n] * k[j + c * a->n]);
+            G = fmax(G, s);
+        }
+    return fabs(a->scale) * G;
+}
+
+/* max_jc (S^T x)_jc for x = w[AT_TMP] (n x d) */
+static int at_max_transposed(const at_data *a, double *out)
+{
+    const size_t n = a->n, d = a->d;
+    double *x = a->w[AT_TMP], *y = a->w[AT_B];
+    int status = skit_attention_exact_backward_masked(n, d, d, a->w[AT_Q], n, a->w[AT_K], n, x, n, a->scale,
+                                                      &a->mask, x, n, NULL, n, NULL, n, y, n, NULL);
+    *out = at_max_abs(y, n * d);
+    return status;
+}
+
+static double at_row_l1(const at_data *a, size_t i)
+{
+    double r = 0;
+    for (size_t c = 0; c < a->d; c++) r += fabs(a->w[AT_DY][i + c * a->n]);
+    return r;
+}
+
+/* the three groups' bounds: bq, bk, bv */
+static int at_bounds(const at_data *a, double *bq, double *bk, double *bv)
+{
+    const size_t n = a->n, d = a->d, nd = n * d;
+    const double u = EPS32, G = at_logit_bound(a), vmax = at_max_abs(a->w[AT_V], nd);
+    const double eS = 2.1 * u * (((double)d + 4) * G + 2) + 2 * u, eP = 2 * eS + ((double)d + 1) * u;
+    const double g1 = ((double)n + 1) * u / (1 - ((double)n + 1) * u), g2 = ((double)n + 2) * u / (1 - ((double)n + 2) * u);
+    const double fqk = 2 * fabs(a->scale) * vmax * (eP + g2);
+    double *t = a->w[AT_TMP], *b = a->w[AT_B], m;
+    for (size_t i = 0; i < nd; i++) t[i] = fabs(a->w[AT_DY][i]);
+    int status = at_max_transposed(a, &m);
+    *bv = (eS + g1) * m;
+    for (size_t i = 0; i < nd; i++) t[i] = fabs(a->w[AT_K][i]);
+    if (status == SKIT_OK)
+        status = skit_attention_exact_masked(n, d, d, a->w[AT_Q], n, a->w[AT_K], n, t, n, a->scale, &a->mask, b, n);
+    m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double r = at_row_l1(a, i);
+        for (size_t c = 0; c < d; c++) m = fmax(m, r * b[i + c * n]);
+    }
+    *bq = fqk * m;
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < d; c++) t[i + c * n] = at_row_l1(a, i) * fabs(a->w[AT_Q][i + c * n]);
+    if (status == SKIT_OK) status = at_max_transposed(a, &m);
+    *bk = fqk * m;
+    return status;
+}
+
+static int at_backwards(at_data *a)
+{
+    const size_t n = a->n, d = a->d;
+    double **w = a->w;
+    float **f = a->f;
+    int status = skit_attention_exact_backward_masked(n, d, d, w[AT_Q], n, w[AT_K], n, w[AT_V], n, a->scale, &a->mask,
+                                                      w[AT_DY], n, w[AT_DQ], n, w[AT_DK], n, w[AT_DV], n, NULL);
+    if (status == SKIT_OK)
+        status = skit_attention_exact_backward_masked_f32(n, d, d, f[AF_Q], n, f[AF_K], n, f[AF_V], n, a->scale,
+                                                          &a->mask, f[AF_DY], n, f[AF_DQ], n, f[AF_DK], n, f[AF_DV],
+                                                          n, NULL);
+    return status;
+}
+
+/* d = dv = the check's d; scale 1/sqrt(d) rounded to float (both run it) */
+static int check_attention(const gradcheck_options *o, skit_rng *rng, gradcheck_result *r)
+{
+    const size_t nd = o->n * o->d;
+    at_data a = {.n = o->n, .d = o->d, .scale = (double)(float)(1.0 / sqrt((double)o->d)), .mask = {NULL, o->causal}};
+    int status = SKIT_OK;
+    for (int i = 0; i < AT_N; i++)
+        if (!(a.w[i] = alloc_doubles(nd))) status = SKIT_ENOMEM;
+    for (int i = 0; i < AF_N; i++)
+        if (!(a.f[i] = alloc_floats(nd))) status = SKIT_ENOMEM;
+    if (status == SKIT_OK) {
+        for (int i = AF_Q; i <= AF_DY; i++) random_f32(rng, nd, 1.0, a.f[i], a.w[i]);
+        for (int i = AF_DQ; i < AF_N; i++) poison_f32(a.f[i], nd);
+        status = at_backwards(&a);
+    }
+    double bq, bk, bv;
+    if (status == SKIT_OK) status = at_bounds(&a, &bq, &bk, &bv);
+    if (status == SKIT_OK) {
+        widen(a.f[AF_DQ], nd, a.w[AT_DQ32]), widen(a.f[AF_DK], nd, a.w[AT_DK32]), widen(a.f[AF_DV], nd, a.w[AT_DV32]);
+        add_result(r, "q", a.w[AT_DQ32], a.w[AT_DQ], nd, bq);
+        add_result(r, "k", a.w[AT_DK32], a.w[AT_DK], nd, bk);
+        add_result(r, "v", a.w[AT_DV32], a.w[AT_DV], nd, bv);
+    }
+    for (int i = 0; i < AT_N; i++) skit_free(a.w[i]);
+    for (int i = 0; i < AF_N; i++) skit_free(a.f[i]);
+    return status;
+}
+
 int gradcheck_run_f32(const char *op, const gradcheck_options *o, gradcheck_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -357,5 +487,6 @@ int gradcheck_run_f32(const char *op, const gradcheck_options *o, gradcheck_resu
     if (!strcmp(op, "toeplitz")) return check_toeplitz(o, &rng, r);
     if (!strcmp(op, "tno")) return check_mixer(o, &rng, SKIT_TNO_FFT, r);
     if (!strcmp(op, "fd")) return check_mixer(o, &rng, SKIT_TNO_FD, r);
+    if (!strcmp(op, "attention")) return check_attention(o, &rng, r);
     return SKIT_EUNSUPPORTED;
 }

@@ -253,6 +253,54 @@ int skit_attention_exact_masked_f32(size_t n, size_t d, size_t dv, const float *
                                     double scale, const skit_attention_mask *mask, float *y,
                                     size_t ldy);
 
+/* Backward of skit_attention_exact_f32 / _masked_f32 (issue 16), computed
+ * in float32: skit_attention_exact_backward's query tiles (64 rows) on
+ * float arrays, sgemm for the logits, dS = dY V^T, dV += S^T dY, dQ =
+ * scale dP K and dK += scale dP^T Q; expf on the max-shifted logits; each
+ * softmax row's normaliser and the row sums <S_i, dS_i> in double (as the
+ * forward's normaliser), dP = S (dS - <S_i, dS_i>) formed in double and
+ * rounded once. Causal tiles stop at their last query's key. Arguments,
+ * layout and gradients as skit_attention_exact_backward(_masked) (each
+ * gradient may be NULL). work: skit_attention_exact_backward_f32_workspace
+ * (n) floats, or NULL (allocated for the call); with work it allocates
+ * nothing and is thread-safe.
+ * Bound. Against the float64 backward on the same (float) inputs, every
+ * entry satisfies, to first order in u = 2^-24, with S the softmax matrix,
+ * G = max_i G_i (G_i as for skit_attention_exact_f32), r_i = sum_c
+ * |dy_ic|, vmax = max_jc |v_jc|, g(m) = m u / (1 - m u):
+ *   |dv32_jc - dv64_jc| <= (e_S + g(n + 1)) (S^T |dY|)_jc,
+ *   |dq32_ic - dq64_ic| <= 2 |scale| vmax (e_P + g(n + 2)) r_i (S |K|)_ic,
+ *   |dk32_jc - dk64_jc| <= 2 |scale| vmax (e_P + g(n + 2)) (S^T (r o |Q|))_jc,
+ *   e_S = 2.1 u ((d + 4) G + 2) + 2 u,   e_P = 2 e_S + (dv + 1) u,
+ * (r o |Q|: row i of |Q| times r_i). Why: each logit carries (d + 2) u G
+ * (sgemm, the rounded scale), the shift 2 u G and expf 2 u, so after the
+ * normalisation (double, rounded once) every weight has relative error
+ * <= e_S (the 2.1 as the forward's, for exp(2 eta) - 1); dS carries
+ * dv u A_ij (sgemm; A_ij = sum_c |dy_ic v_jc| <= r_i vmax), so the row sum
+ * (double) carries (e_S + dv u) a_i, a_i = sum_j S_ij A_ij <= r_i vmax,
+ * and |dP32 - dP64|_ij <= e_P S_ij (A_ij + a_i) <= 2 e_P r_i vmax S_ij;
+ * the products over n keys (dQ) or n queries (dV, dK: sgemm and the float
+ * accumulation over query tiles) add g(n) and the scale's rounding u. A
+ * worst case; the float64 backward's own error (the same with 2^-53) is
+ * negligible beside it. tests/test_backward.c checks it over many sizes;
+ * `skit grad-check --op attention --precision f32` too.
+ * Errors: SKIT_EINVAL (NULL q, k, v, dy), SKIT_EDOM (n, d or dv = 0; scale
+ * not finite or |scale| > 3.4e38; a mask's causal flag not 0/1),
+ * SKIT_ESHAPE (a leading dimension < n), SKIT_ENONFINITE (NaN/Inf in q,
+ * k, v or dy), SKIT_ENOMEM. */
+size_t skit_attention_exact_backward_f32_workspace(size_t n);
+int skit_attention_exact_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                                      const float *k, size_t ldk, const float *v, size_t ldv,
+                                      double scale, const unsigned char *mask, const float *dy,
+                                      size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk,
+                                      float *dvv, size_t lddv, float *work);
+int skit_attention_exact_backward_masked_f32(size_t n, size_t d, size_t dv, const float *q,
+                                             size_t ldq, const float *k, size_t ldk,
+                                             const float *v, size_t ldv, double scale,
+                                             const skit_attention_mask *mask, const float *dy,
+                                             size_t lddy, float *dq, size_t lddq, float *dk,
+                                             size_t lddk, float *dvv, size_t lddv, float *work);
+
 /* MRA-2 / MRA-2-s with R = {block, 1} on float arrays, computed in float32:
  * block means, coarse logits (one sgemm) and the unrefined squares'
  * contribution (one sgemm) in float, the refined squares by the float
