@@ -1,7 +1,7 @@
 # tests/cli_grad.sh — `skit grad-check`: every op with a backward passes
 # causal and bidirectional at an odd, a prime and a power-of-two n, and
 # TNO at n = 2048; a deliberately impossible tolerance fails with exit 1;
-# MRA-2 at even n; --precision f32 (toeplitz, tno, fd, attention) against the float64
+# MRA-2 at even n; --precision f32 (toeplitz, tno, fd, attention, mra2) against the float64
 # backward with derived per-group tolerances; bad options exit 2 with one
 # line.
 . "$(dirname "$0")/cli_lib.sh"
@@ -62,7 +62,16 @@ done
 expect_ok grad-check --op tno --precision f32 --n 33 --activation silu --norm layer --seed "$SEED"
 expect_ok grad-check --op fd --precision f32 --n 100 --d 2 --batch 3 --seed "$SEED" --causal
 expect_ok grad-check --op attention --precision f32 --n 131 --d 7 --seed "$SEED" --causal
-expect_usage_error "--precision" grad-check --op mra2 --precision f32
+for n in 4 28 64; do
+  for dir in --causal --bidirectional; do
+    if expect_ok grad-check --op mra2 --precision f32 --n "$n" --d 3 --seed "$SEED" "$dir" -o "$TMP/g.tsv"; then
+      grep -q FAILED "$TMP/g.tsv" && fail "grad-check --op mra2 --precision f32 --n $n $dir: a group failed (seed $SEED)"
+      awk -F'\t' '!/^#/ && $1 != "op" && !($7 + 0 < 1) {bad = 1} END {exit bad}' "$TMP/g.tsv" ||
+        fail "grad-check --op mra2 --precision f32 --n $n $dir: a tolerance >= 1 (seed $SEED)"
+    fi
+  done
+done
+expect_usage_error "--n" grad-check --op mra2 --precision f32 --n 9
 expect_usage_error "--precision" grad-check --op ski-tno --precision f32
 
 for n in 4 28 64; do

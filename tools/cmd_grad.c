@@ -40,14 +40,15 @@ static const char *usage =
     "                      mra2 (MRA-2, selection held fixed: q, k, v; even n;\n"
     "                      --causal: the causal selection and mask)\n"
     "  --precision P       f64 (default: finite differences as above) or f32\n"
-    "                      (toeplitz, tno, fd, attention): the float32 backward\n"
-    "                      against the float64 backward on the same inputs\n"
-    "                      rounded to float; error max |g32 - g64| / max |g64|,\n"
-    "                      each group's tolerance derived from 2^-24 times the\n"
-    "                      growth factors of skit/toeplitz.h, skit/tno.h and\n"
+    "                      (toeplitz, tno, fd, attention, mra2): the float32\n"
+    "                      backward against the float64 backward on the same\n"
+    "                      inputs rounded to float (mra2: the same refined\n"
+    "                      squares); error max |g32 - g64| / max |g64|, each\n"
+    "                      group's tolerance derived from 2^-24 times the growth\n"
+    "                      factors of skit/toeplitz.h, skit/tno.h and\n"
     "                      skit/attention.h (tno, fd: d(2n-1) extra float64\n"
-    "                      backward calls measure the RPE's map; attention: the\n"
-    "                      largest entry of its entry-wise bound, d = dv)\n"
+    "                      backward calls measure the RPE's map; attention,\n"
+    "                      mra2: the largest entry of the entry-wise bound)\n"
     "  --n N --d D         tokens (default 64) and channels (default 4)\n"
     "  --batch B           sequences (tno, fd, ski-*; default 2)\n"
     "  --causal            causal operator; --bidirectional (default) the other\n"
@@ -165,8 +166,8 @@ static int parse_args(int argc, char **argv, gc_args *a)
         return cli_usage_error("--n %zu: mra2 needs an even n >= 4 (blocks of 8, 4 or 2 tokens, two at least)",
                                a->o.n);
     if (a->o.f32 && !op_has_f32(a->op))
-        return cli_usage_error("--precision f32 with --op %s: float32 backward passes exist for toeplitz, tno, fd and "
-                              "attention",
+        return cli_usage_error("--precision f32 with --op %s: float32 backward passes exist for toeplitz, tno, fd, "
+                              "attention and mra2",
                                a->op);
     a->o.seed = a->common.seed;
     return CLI_OK;

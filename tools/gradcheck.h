@@ -16,7 +16,7 @@
  * largest gradient, so coordinates whose gradient is tiny do not divide
  * rounding by nearly zero.
  *
- * precision f32 (gradcheck_f32.c; ops toeplitz, tno, fd, attention): finite
+ * precision f32 (gradcheck_f32.c; ops toeplitz, tno, fd, attention, mra2): finite
  * differences in float say nothing about a float backward (their own
  * error, ~sqrt(eps32), swamps it), so the reference is the float64
  * backward of the same operator on the same inputs rounded to float. A
@@ -87,6 +87,9 @@ void gradcheck_mixer_options(const gradcheck_options *o, skit_tno_kind kind, ski
 size_t gradcheck_mlp_group_count(size_t layers);
 void gradcheck_mlp_group(size_t g, size_t in, size_t w, size_t layers, size_t out, char *name, size_t size,
                          const char *prefix, size_t *first, size_t *count);
+/* MRA-2's block (the largest of 8, 4, 2 dividing n at least twice) and
+ * squares refined per row (a quarter); SKIT_ESHAPE for odd n or n < 4. */
+int gradcheck_mra_shape(size_t n, size_t *block, size_t *per_row);
 /* ||v||_1 and ||v||_2 (the float32 bounds' norms) */
 double gradcheck_norm1(const double *v, size_t count);
 double gradcheck_norm2(const double *v, size_t count);
