@@ -9,7 +9,8 @@ libskit_la_SOURCES += lib/attention/exact.c lib/attention/plan.c lib/attention/m
 	lib/attention/synthetic.c lib/attention/device.c lib/attention/mra_select.c
 libskit_la_SOURCES += lib/attention/budget.c lib/attention/backward.c lib/attention/mra_backward.c \
 	lib/attention/mra_backward_blocked.c
-# float32 exact attention and MRA-2 (sgemm, float tiles)
-libskit_la_SOURCES += lib/attention/exact_f32.c lib/attention/mra_f32.c
+# float32 exact attention and MRA-2 (sgemm, float tiles) and their backwards
+libskit_la_SOURCES += lib/attention/exact_f32.c lib/attention/mra_f32.c \
+	lib/attention/backward_f32.c lib/attention/mra_backward_f32.c
 # App. A.5 / A.2 evaluators (MRA's appendix)
 libskit_la_SOURCES += lib/attention/haar_bounds.c lib/attention/sparse_lowrank.c

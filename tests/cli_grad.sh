@@ -1,9 +1,9 @@
 # tests/cli_grad.sh — `skit grad-check`: every op with a backward passes
 # causal and bidirectional at an odd, a prime and a power-of-two n, and
 # TNO at n = 2048; a deliberately impossible tolerance fails with exit 1;
-# MRA-2 at even n; --precision f32 (toeplitz, tno, fd, ski-tno, ski-causal)
-# against the float64 backward with derived per-group tolerances; bad
-# options exit 2 with one line.
+# MRA-2 at even n; --precision f32 (toeplitz, tno, fd, ski-tno, ski-causal,
+# attention, mra2) against the float64 backward with derived per-group
+# tolerances; bad options exit 2 with one line.
 . "$(dirname "$0")/cli_lib.sh"
 
 SEED=${SKIT_TEST_SEED:-$RANDOM}
@@ -45,7 +45,7 @@ if [ $rc -eq 1 ] && [ ! -e "$TMP/t2.tsv" ]; then pass; else fail "impossible tol
 # (a bound as large as the group's largest gradient checks nothing; single
 # values such as lambda, a sum that may cancel, exempt); ops without a
 # float32 backward are refused
-for op in toeplitz tno fd ski-tno ski-causal; do
+for op in toeplitz tno fd ski-tno ski-causal attention; do
   for n in 1 15 31 64; do
     case "$op" in ski-*) [ "$n" -eq 1 ] && n=2 ;; esac # SKI needs r >= 2 tokens
     for dir in --causal --bidirectional; do
@@ -62,11 +62,20 @@ for op in toeplitz tno fd ski-tno ski-causal; do
 done
 expect_ok grad-check --op tno --precision f32 --n 33 --activation silu --norm layer --seed "$SEED"
 expect_ok grad-check --op fd --precision f32 --n 100 --d 2 --batch 3 --seed "$SEED" --causal
-expect_usage_error "--precision" grad-check --op attention --precision f32
 expect_ok grad-check --op ski-tno --precision f32 --n 97 --d 5 --batch 3 --seed "$SEED" --causal
 expect_ok grad-check --op ski-causal --precision f32 --n 251 --d 2 --batch 1 --seed "$SEED"
-expect_usage_error "--precision" grad-check --op mra2 --precision f32
 expect_usage_error "rank" grad-check --op ski-tno --precision f32 --n 1
+expect_ok grad-check --op attention --precision f32 --n 131 --d 7 --seed "$SEED" --causal
+for n in 4 28 64; do
+  for dir in --causal --bidirectional; do
+    if expect_ok grad-check --op mra2 --precision f32 --n "$n" --d 3 --seed "$SEED" "$dir" -o "$TMP/g.tsv"; then
+      grep -q FAILED "$TMP/g.tsv" && fail "grad-check --op mra2 --precision f32 --n $n $dir: a group failed (seed $SEED)"
+      awk -F'\t' '!/^#/ && $1 != "op" && !($7 + 0 < 1) {bad = 1} END {exit bad}' "$TMP/g.tsv" ||
+        fail "grad-check --op mra2 --precision f32 --n $n $dir: a tolerance >= 1 (seed $SEED)"
+    fi
+  done
+done
+expect_usage_error "--n" grad-check --op mra2 --precision f32 --n 9
 
 for n in 4 28 64; do
   expect_ok grad-check --op mra2 --n "$n" --d 3 --seed "$SEED" --samples 4

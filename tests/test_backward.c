@@ -262,6 +262,30 @@ END_TEST
 START_TEST(test_gradcheck_f32_fd) { gradcheck_sweep_f32("fd"); }
 END_TEST
 
+START_TEST(test_gradcheck_f32_attention) { gradcheck_sweep_f32("attention"); }
+END_TEST
+
+/* MRA-2 at even n >= 4 (blocks of 2, 4 or 8), the selection held fixed */
+START_TEST(test_gradcheck_f32_mra2)
+{
+    static const size_t sizes[] = {4, 6, 10, 12, 16, 22, 28, 64, 96, 128};
+    uint64_t seed = tu_seed();
+    for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
+        for (int causal = 0; causal < 2; causal++) {
+            gradcheck_options o;
+            gradcheck_options_default(&o);
+            o.n = sizes[a], o.d = 1 + a % 4, o.seed = seed + a, o.causal = causal, o.f32 = 1;
+            gradcheck_result r;
+            TU_EXPECT_OK(gradcheck_run("mra2", &o, &r));
+            ck_assert_uint_eq(r.ngroups, 3);
+            for (size_t k = 0; k < r.ngroups; k++)
+                ck_assert_msg(r.groups[k].error <= r.groups[k].tolerance && r.groups[k].tolerance < 1,
+                              "f32 mra2 n=%zu causal=%d seed=%llu: group %s error %.3g, tolerance %.3g", o.n, causal,
+                              (unsigned long long)o.seed, r.groups[k].name, r.groups[k].error, r.groups[k].tolerance);
+        }
+}
+END_TEST
+
 /* float32 TNO and FD-TNO: one const plan, many threads, each with its own
  * work: the same bits; ROWS and CHANNELS give the same gradients */
 START_TEST(test_tno_backward_f32_threads)
@@ -609,6 +633,434 @@ START_TEST(test_backward_errors)
 }
 END_TEST
 
+/* ---- float32 exact attention backward ------------------------------------- */
+
+/* one float32 attention backward problem and its float64 reference */
+typedef struct att32 {
+    size_t n, d, dv;
+    double scale;
+    skit_attention_mask mask;
+    float *qf, *kf, *vf, *dyf, *dqf, *dkf, *dvf;
+    double *q, *k, *v, *dy, *dq, *dk, *dv64, *S;
+} att32;
+
+static void att32_alloc(att32 *a, skit_rng *rng)
+{
+    const size_t n = a->n, nd = n * a->d, nv = n * a->dv;
+    a->qf = tu_alloc_f32(nd), a->kf = tu_alloc_f32(nd), a->vf = tu_alloc_f32(nv), a->dyf = tu_alloc_f32(nv);
+    a->dqf = tu_alloc_f32(nd), a->dkf = tu_alloc_f32(nd), a->dvf = tu_alloc_f32(nv);
+    a->q = tu_alloc(nd), a->k = tu_alloc(nd), a->v = tu_alloc(nv), a->dy = tu_alloc(nv);
+    a->dq = tu_alloc(nd), a->dk = tu_alloc(nd), a->dv64 = tu_alloc(nv), a->S = tu_alloc(n * n);
+    random_rounded(rng, nd, a->qf, a->q);
+    random_rounded(rng, nd, a->kf, a->k);
+    random_rounded(rng, nv, a->vf, a->v);
+    random_rounded(rng, nv, a->dyf, a->dy);
+}
+
+static void att32_free(att32 *a)
+{
+    float *f[] = {a->qf, a->kf, a->vf, a->dyf, a->dqf, a->dkf, a->dvf};
+    double *g[] = {a->q, a->k, a->v, a->dy, a->dq, a->dk, a->dv64, a->S};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) skit_free(f[i]);
+    for (size_t i = 0; i < sizeof g / sizeof *g; i++) skit_free(g[i]);
+}
+
+/* G = |scale| max_ij sum_c |q_ic k_jc| (the header's G) */
+static double att32_logit_bound(const att32 *a)
+{
+    double G = 0;
+    for (size_t i = 0; i < a->n; i++)
+        for (size_t j = 0; j < a->n; j++) {
+            double s = 0;
+            for (size_t c = 0; c < a->d; c++) s += fabs(a->q[i + c * a->n] * a->k[j + c * a->n]);
+            G = fmax(G, fabs(a->scale) * s);
+        }
+    return G;
+}
+
+/* entry (i, c) of a group: |g32 - g64| <= factor * bound, bound computed
+ * from the explicit S; returns max bound / max |g64| (0 if g64 = 0) */
+typedef double (*att32_entry)(const att32 *a, size_t i, size_t c);
+
+static double entry_dv(const att32 *a, size_t j, size_t c) /* (S^T |dY|)_jc */
+{
+    double s = 0;
+    for (size_t i = 0; i < a->n; i++) s += a->S[i + j * a->n] * fabs(a->dy[i + c * a->n]);
+    return s;
+}
+
+static double row_l1(const att32 *a, size_t i)
+{
+    double r = 0;
+    for (size_t c = 0; c < a->dv; c++) r += fabs(a->dy[i + c * a->n]);
+    return r;
+}
+
+static double entry_dq(const att32 *a, size_t i, size_t c) /* r_i (S |K|)_ic */
+{
+    double s = 0;
+    for (size_t j = 0; j < a->n; j++) s += a->S[i + j * a->n] * fabs(a->k[j + c * a->n]);
+    return row_l1(a, i) * s;
+}
+
+static double entry_dk(const att32 *a, size_t j, size_t c) /* (S^T (r o |Q|))_jc */
+{
+    double s = 0;
+    for (size_t i = 0; i < a->n; i++) s += a->S[i + j * a->n] * row_l1(a, i) * fabs(a->q[i + c * a->n]);
+    return s;
+}
+
+static void att32_check_group(const att32 *a, const char *name, const float *g32, const double *g64, size_t cols,
+                              double factor, att32_entry entry, uint64_t seed)
+{
+    const size_t n = a->n;
+    for (size_t c = 0; c < cols; c++)
+        for (size_t i = 0; i < n; i++) {
+            double bound = factor * entry(a, i, c), e = fabs((double)g32[i + c * n] - g64[i + c * n]);
+            ck_assert_msg(e <= bound, "f32 attention backward %s n=%zu d=%zu dv=%zu causal=%d padded=%d seed=%llu: "
+                          "entry (%zu, %zu) error %.3g above its bound %.3g", name, n, a->d, a->dv, a->mask.causal,
+                          a->mask.padding != NULL, (unsigned long long)seed, i, c, e, bound);
+        }
+}
+
+/* the header's bound, entry by entry */
+static void att32_check(const att32 *a, uint64_t seed)
+{
+    const double u = TU_U32, n = (double)a->n, G = att32_logit_bound(a);
+    double vmax = 0;
+    for (size_t i = 0; i < a->n * a->dv; i++) vmax = fmax(vmax, fabs(a->v[i]));
+    const double eS = 2.1 * u * (((double)a->d + 4) * G + 2) + 2 * u, eP = 2 * eS + ((double)a->dv + 1) * u;
+    const double g1 = (n + 1) * u / (1 - (n + 1) * u), g2 = (n + 2) * u / (1 - (n + 2) * u);
+    const double fqk = 2 * fabs(a->scale) * vmax * (eP + g2);
+    /* each bound is a small multiple of a majorant of its gradient (S^T
+     * |dY| >= |dV|, 2 |scale| vmax r_i (S |K|) >= |dQ|, ...): were the
+     * multiple near 1 the check would be vacuous */
+    ck_assert_msg(eS + g1 < 0.01 && eP + g2 < 0.01, "bound multipliers %.3g, %.3g", eS + g1, eP + g2);
+    att32_check_group(a, "dv", a->dvf, a->dv64, a->dv, eS + g1, entry_dv, seed);
+    att32_check_group(a, "dq", a->dqf, a->dq, a->d, fqk, entry_dq, seed);
+    att32_check_group(a, "dk", a->dkf, a->dk, a->d, fqk, entry_dk, seed);
+}
+
+static void att32_run(att32 *a, float *work, uint64_t seed)
+{
+    const size_t n = a->n, d = a->d, dv = a->dv;
+    TU_EXPECT_OK(skit_attention_exact_backward_masked(n, d, dv, a->q, n, a->k, n, a->v, n, a->scale, &a->mask, a->dy,
+                                                      n, a->dq, n, a->dk, n, a->dv64, n, NULL));
+    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, d, dv, a->qf, n, a->kf, n, a->vf, n, a->scale, &a->mask,
+                                                          a->dyf, n, a->dqf, n, a->dkf, n, a->dvf, n, work));
+    TU_EXPECT_OK(skit_attention_matrix_masked(n, d, a->q, n, a->k, n, a->scale, &a->mask, a->S, n));
+    att32_check(a, seed);
+}
+
+static const size_t att32_sizes[] = {1, 2, 3, 5, 7, 13, 31, 63, 64, 65, 97, 128, 131};
+#define NATT32 (sizeof att32_sizes / sizeof *att32_sizes)
+
+/* float32 against float64 over odd, prime and tile-edge n, causal or not,
+ * padded or not, several temperatures; outputs NaN-poisoned (tu_alloc_f32);
+ * work given or NULL */
+START_TEST(test_attention_backward_f32)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (size_t s = 0; s < NATT32; s++)
+        for (int variant = 0; variant < 4; variant++) {
+            att32 a = {.n = att32_sizes[s], .d = 1 + (s + variant) % 6, .dv = 1 + (2 * s + variant) % 5};
+            a.scale = (double)(float)((0.5 + (double)((s + variant) % 3)) / sqrt((double)a.d));
+            unsigned char *pad = malloc(a.n);
+            for (size_t i = 0; i < a.n; i++) pad[i] = (unsigned char)(i % 4 != 1);
+            a.mask.causal = variant & 1;
+            a.mask.padding = variant & 2 ? pad : NULL;
+            att32_alloc(&a, &rng);
+            float *work = variant < 2 ? skit_malloc(skit_attention_exact_backward_f32_workspace(a.n), sizeof(float))
+                                      : NULL;
+            att32_run(&a, work, seed);
+            for (size_t i = 0; a.mask.padding && i < a.n; i++)
+                for (size_t c = 0; !pad[i] && c < a.d; c++)
+                    ck_assert(a.dqf[i + c * a.n] == 0.0f && a.dkf[i + c * a.n] == 0.0f);
+            skit_free(work);
+            att32_free(&a);
+            free(pad);
+        }
+}
+END_TEST
+
+/* a gradient left NULL changes none of the others, bit for bit */
+START_TEST(test_attention_backward_f32_null_outputs)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    att32 a = {.n = 70, .d = 3, .dv = 4, .scale = 0.5, .mask = {NULL, 1}};
+    att32_alloc(&a, &rng);
+    const size_t n = a.n;
+    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, &a.mask,
+                                                          a.dyf, n, a.dqf, n, a.dkf, n, a.dvf, n, NULL));
+    float *only = tu_alloc_f32(n * a.d);
+    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, &a.mask,
+                                                          a.dyf, n, NULL, n, only, n, NULL, n, NULL));
+    ck_assert_msg(!memcmp(only, a.dkf, n * a.d * sizeof(float)), "dk alone differs (seed %llu)",
+                  (unsigned long long)seed);
+    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1e39, NULL, a.dyf,
+                                                       n, a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, NULL, n,
+                                                       a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, a.dyf, n,
+                                                       a.dqf, n - 1, NULL, n, NULL, n, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(0, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, a.dyf, n,
+                                                       a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EDOM);
+    a.dyf[5] = NAN;
+    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, a.dyf, n,
+                                                       a.dqf, n, NULL, n, NULL, n, NULL), SKIT_ENONFINITE);
+    skit_free(only);
+    att32_free(&a);
+}
+END_TEST
+
+/* ---- float32 MRA-2 backward --------------------------------------------- */
+
+/* MRA-2's effective matrix split (skit/attention.h): S holds Sf (the
+ * refined squares), Sc the rest, both from the float64 backward with dY =
+ * I (its dV = (Sf + Sc)^T) */
+typedef struct mra32t {
+    att32 a;
+    size_t b, rows;
+    unsigned char *refined;
+    double *Sc;
+} mra32t;
+
+static int mra32t_fine(const mra32t *m, size_t i, size_t j)
+{
+    return m->refined[i / m->b + (j / m->b) * m->rows];
+}
+
+static void mra32t_split(mra32t *m, int causal)
+{
+    const size_t n = m->a.n;
+    double *eye = tu_alloc(n * n), *t = tu_alloc(n * n);
+    for (size_t i = 0; i < n * n; i++) eye[i] = i % (n + 1) == 0;
+    TU_EXPECT_OK((causal ? skit_mra2_backward_causal : skit_mra2_backward)(
+        n, m->a.d, n, m->a.q, n, m->a.k, n, eye, n, m->a.scale, m->b, m->refined, eye, n, NULL, n, NULL, n, t, n,
+        NULL));
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            double s = t[j + i * n];
+            int fine = mra32t_fine(m, i, j);
+            m->a.S[i + j * n] = fine ? s : 0.0;
+            m->Sc[i + j * n] = fine ? 0.0 : s;
+        }
+    skit_free(eye);
+    skit_free(t);
+}
+
+static double mra_entry_dv(const mra32t *m, size_t j, size_t c) /* (S^T |dY|)_jc */
+{
+    const att32 *a = &m->a;
+    double s = 0;
+    for (size_t i = 0; i < a->n; i++) s += (a->S[i + j * a->n] + m->Sc[i + j * a->n]) * fabs(a->dy[i + c * a->n]);
+    return s;
+}
+
+/* mean of |x_jc| over the block of i */
+static double block_mean_abs(const mra32t *m, const double *x, size_t i, size_t c)
+{
+    double s = 0;
+    for (size_t j = i / m->b * m->b; j < (i / m->b + 1) * m->b; j++) s += fabs(x[j + c * m->a.n]);
+    return s / (double)m->b;
+}
+
+static double mra_entry_dq(const mra32t *m, size_t i, size_t c)
+{
+    const att32 *a = &m->a;
+    const size_t n = a->n;
+    double fine = 0, coarse = 0;
+    for (size_t j = 0; j < n; j++) fine += a->S[i + j * n] * fabs(a->k[j + c * n]);
+    for (size_t i2 = i / m->b * m->b; i2 < (i / m->b + 1) * m->b; i2++) {
+        double s = 0;
+        for (size_t j = 0; j < n; j++) s += m->Sc[i2 + j * n] * fabs(a->k[j + c * n]);
+        coarse += row_l1(a, i2) * s;
+    }
+    return row_l1(a, i) * fine + coarse / (double)m->b;
+}
+
+static double mra_entry_dk(const mra32t *m, size_t j, size_t c)
+{
+    const att32 *a = &m->a;
+    const size_t n = a->n;
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += row_l1(a, i) * (a->S[i + j * n] * fabs(a->q[i + c * n]) + m->Sc[i + j * n] * block_mean_abs(m, a->q, i, c));
+    return s;
+}
+
+typedef double (*mra_entry)(const mra32t *m, size_t i, size_t c);
+
+static void mra32t_check_group(const mra32t *m, const char *name, const float *g32, const double *g64, size_t cols,
+                               double factor, mra_entry entry, uint64_t seed)
+{
+    const size_t n = m->a.n;
+    for (size_t c = 0; c < cols; c++)
+        for (size_t i = 0; i < n; i++) {
+            double bound = factor * entry(m, i, c), e = fabs((double)g32[i + c * n] - g64[i + c * n]);
+            ck_assert_msg(e <= bound, "f32 MRA-2 backward %s n=%zu b=%zu d=%zu dv=%zu causal=%d seed=%llu: entry "
+                          "(%zu, %zu) error %.3g above its bound %.3g", name, n, m->b, m->a.d, m->a.dv,
+                          m->a.mask.causal, (unsigned long long)seed, i, c, e, bound);
+        }
+}
+
+static void mra32t_check(const mra32t *m, uint64_t seed)
+{
+    const att32 *a = &m->a;
+    const double u = TU_U32, n = (double)a->n, G = att32_logit_bound(a), L = log((double)m->b);
+    double vmax = 0;
+    for (size_t i = 0; i < a->n * a->dv; i++) vmax = fmax(vmax, fabs(a->v[i]));
+    const double eS = 2.1 * u * (((double)a->d + 7) * G + 2 * L + 2) + 2 * u, eP = 2 * eS + ((double)a->dv + 2) * u;
+    const double g3 = (n + 3) * u / (1 - (n + 3) * u), g4 = (n + 4) * u / (1 - (n + 4) * u);
+    const double F = 2 * fabs(a->scale) * vmax * (eP + g4);
+    ck_assert_msg(eS + g3 < 0.01 && eP + g4 < 0.01, "bound multipliers %.3g, %.3g", eS + g3, eP + g4);
+    mra32t_check_group(m, "dv", a->dvf, a->dv64, a->dv, eS + g3, mra_entry_dv, seed);
+    mra32t_check_group(m, "dq", a->dqf, a->dq, a->d, F, mra_entry_dq, seed);
+    mra32t_check_group(m, "dk", a->dkf, a->dk, a->d, F, mra_entry_dk, seed);
+}
+
+static void mra32t_run(mra32t *m, size_t per_row, int per_row_selection, float *work, uint64_t seed)
+{
+    att32 *a = &m->a;
+    const size_t n = a->n, d = a->d, dv = a->dv;
+    const int causal = a->mask.causal;
+    TU_EXPECT_OK(skit_mra2_select(n, d, a->q, n, a->k, n, a->scale, m->b, per_row,
+                                  per_row_selection ? SKIT_MRA_PER_ROW : SKIT_MRA_GLOBAL, causal, m->refined, NULL));
+    TU_EXPECT_OK((causal ? skit_mra2_backward_causal : skit_mra2_backward)(n, d, dv, a->q, n, a->k, n, a->v, n,
+                                                                           a->scale, m->b, m->refined, a->dy, n,
+                                                                           a->dq, n, a->dk, n, a->dv64, n, NULL));
+    TU_EXPECT_OK((causal ? skit_mra2_backward_causal_f32 : skit_mra2_backward_f32)(
+        n, d, dv, a->qf, n, a->kf, n, a->vf, n, a->scale, m->b, m->refined, a->dyf, n, a->dqf, n, a->dkf, n, a->dvf,
+        n, work));
+    mra32t_split(m, causal);
+    mra32t_check(m, seed);
+}
+
+/* (n, block): even and odd blocks, a prime number of blocks, b = n / 2 */
+static const size_t mra32_sizes[][2] = {{4, 2},  {6, 2},  {14, 2},  {21, 3}, {26, 13}, {35, 5},
+                                        {39, 3}, {64, 8}, {96, 8}, {128, 16}, {130, 2}};
+#define NMRA32 (sizeof mra32_sizes / sizeof *mra32_sizes)
+
+/* float32 against float64 with the same refined squares (Algorithm 1,
+ * global and per row, causal or not), outputs NaN-poisoned, work given or
+ * NULL */
+START_TEST(test_mra2_backward_f32)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (size_t s = 0; s < NMRA32; s++)
+        for (int variant = 0; variant < 4; variant++) {
+            mra32t m = {.a = {.n = mra32_sizes[s][0], .d = 1 + (s + variant) % 5, .dv = 1 + (2 * s + variant) % 4},
+                        .b = mra32_sizes[s][1]};
+            m.rows = m.a.n / m.b;
+            m.a.scale = (double)(float)((0.5 + (double)((s + variant) % 3)) / sqrt((double)m.a.d));
+            m.a.mask.causal = variant & 1;
+            att32_alloc(&m.a, &rng);
+            m.Sc = tu_alloc(m.a.n * m.a.n);
+            m.refined = malloc(m.rows * m.rows);
+            size_t per_row = 1 + (size_t)skit_rng_below(&rng, m.rows);
+            float *work = variant < 2 ? skit_malloc(skit_mra2_backward_f32_workspace(m.a.n, m.a.d, m.a.dv, m.b),
+                                                    sizeof(float))
+                                      : NULL;
+            mra32t_run(&m, per_row, variant >> 1, work, seed);
+            skit_free(work);
+            skit_free(m.Sc);
+            free(m.refined);
+            att32_free(&m.a);
+        }
+}
+END_TEST
+
+/* every square refined: the float32 MRA-2 backward is the float32 exact
+ * one up to rounding (both within their bounds of the same float64
+ * gradients); errors */
+START_TEST(test_mra2_backward_f32_errors)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    att32 a = {.n = 12, .d = 2, .dv = 3, .scale = 0.5};
+    att32_alloc(&a, &rng);
+    const size_t n = a.n;
+    unsigned char refined[36];
+    memset(refined, 0, sizeof refined);
+    TU_EXPECT_STATUS(skit_mra2_backward_causal_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, 2, refined, a.dyf, n,
+                                                   a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mra2_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, 5, refined, a.dyf, n, a.dqf,
+                                            n, NULL, n, NULL, n, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_mra2_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, 2, NULL, a.dyf, n, a.dqf, n,
+                                            NULL, n, NULL, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_mra2_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, INFINITY, 2, refined, a.dyf, n,
+                                            a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_mra2_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, 2, refined, a.dyf, n, a.dqf,
+                                            n - 1, NULL, n, NULL, n, NULL), SKIT_ESHAPE);
+    memset(refined, 1, sizeof refined);
+    float *g = tu_alloc_f32(3 * n * a.d);
+    TU_EXPECT_OK(skit_mra2_backward_causal_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, 4, refined, a.dyf, n,
+                                               g, n, g + n * a.d, n, a.dvf, n, NULL));
+    skit_attention_mask causal = {NULL, 1};
+    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, &causal,
+                                                          a.dyf, n, a.dqf, n, a.dkf, n, NULL, n, NULL));
+    for (size_t i = 0; i < n * a.d; i++)
+        ck_assert_msg(fabsf(g[i] - a.dqf[i]) < 1e-5f && fabsf(g[n * a.d + i] - a.dkf[i]) < 1e-5f,
+                      "all refined vs exact, entry %zu (seed %llu)", i, (unsigned long long)seed);
+    skit_free(g);
+    att32_free(&a);
+}
+END_TEST
+
+/* the float32 attention and MRA-2 backwards from many threads at once,
+ * each with its own work: the same bits as one call alone */
+static int att32_threads_differ(const att32 *a, size_t b, const unsigned char *refined, const float *ref)
+{
+    const size_t n = a->n, d = a->d, dv = a->dv, total = n * (2 * d + dv);
+    int bad = 0;
+#pragma omp parallel for num_threads(4) reduction(| : bad)
+    for (int t = 0; t < 8; t++) {
+        float *g = skit_malloc(total, sizeof(float)), *work;
+        if (b)
+            work = skit_malloc(skit_mra2_backward_f32_workspace(n, d, dv, b), sizeof(float));
+        else
+            work = skit_malloc(skit_attention_exact_backward_f32_workspace(n), sizeof(float));
+        int st = b ? skit_mra2_backward_f32(n, d, dv, a->qf, n, a->kf, n, a->vf, n, a->scale, b, refined, a->dyf, n,
+                                            g, n, g + n * d, n, g + 2 * n * d, n, work)
+                   : skit_attention_exact_backward_masked_f32(n, d, dv, a->qf, n, a->kf, n, a->vf, n, a->scale,
+                                                              &a->mask, a->dyf, n, g, n, g + n * d, n, g + 2 * n * d,
+                                                              n, work);
+        bad |= st != SKIT_OK || memcmp(g, ref, total * sizeof(float));
+        skit_free(g), skit_free(work);
+    }
+    return bad;
+}
+
+START_TEST(test_attention_backward_f32_threads)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    att32 a = {.n = 96, .d = 3, .dv = 2, .scale = 0.5, .mask = {NULL, 1}};
+    att32_alloc(&a, &rng);
+    const size_t n = a.n, b = 8, rows = n / b, total = n * (2 * a.d + a.dv);
+    unsigned char refined[144];
+    TU_EXPECT_OK(skit_mra2_select(n, a.d, a.q, n, a.k, n, a.scale, b, 3, SKIT_MRA_GLOBAL, 0, refined, NULL));
+    ck_assert_uint_le(rows * rows, sizeof refined);
+    float *g = tu_alloc_f32(total);
+    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, &a.mask,
+                                                          a.dyf, n, g, n, g + n * a.d, n, g + 2 * n * a.d, n, NULL));
+    ck_assert_msg(!att32_threads_differ(&a, 0, NULL, g), "exact: threads differ (seed %llu)", (unsigned long long)seed);
+    TU_EXPECT_OK(skit_mra2_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, b, refined, a.dyf, n, g, n,
+                                        g + n * a.d, n, g + 2 * n * a.d, n, NULL));
+    ck_assert_msg(!att32_threads_differ(&a, b, refined, g), "mra2: threads differ (seed %llu)", (unsigned long long)seed);
+    skit_free(g);
+    att32_free(&a);
+}
+END_TEST
+
 static Suite *suite_backward(void)
 {
     Suite *s = suite_create("backward");
@@ -639,6 +1091,16 @@ static Suite *suite_backward(void)
     tcase_add_test(f32, test_gradcheck_f32_fd);
     tcase_add_test(f32, test_tno_backward_f32_threads);
     suite_add_tcase(s, f32);
+    TCase *att = tcase_create("attention_f32"); /* CK_RUN_CASE=attention_f32 */
+    tcase_set_timeout(att, 300);
+    tcase_add_test(att, test_attention_backward_f32);
+    tcase_add_test(att, test_attention_backward_f32_null_outputs);
+    tcase_add_test(att, test_gradcheck_f32_attention);
+    tcase_add_test(att, test_mra2_backward_f32);
+    tcase_add_test(att, test_mra2_backward_f32_errors);
+    tcase_add_test(att, test_gradcheck_f32_mra2);
+    tcase_add_test(att, test_attention_backward_f32_threads);
+    suite_add_tcase(s, att);
     return s;
 }
 

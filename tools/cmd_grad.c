@@ -40,14 +40,16 @@ static const char *usage =
     "                      mra2 (MRA-2, selection held fixed: q, k, v; even n;\n"
     "                      --causal: the causal selection and mask)\n"
     "  --precision P       f64 (default: finite differences as above) or f32\n"
-    "                      (toeplitz, tno, fd, ski-tno, ski-causal): the float32\n"
-    "                      backward against the float64 backward on the same\n"
-    "                      inputs rounded to float; error max |g32 - g64| /\n"
+    "                      (toeplitz, tno, fd, ski-tno, ski-causal, attention,\n"
+    "                      mra2): the float32 backward against the float64\n"
+    "                      backward on the same inputs rounded to float (mra2:\n"
+    "                      the same refined squares); error max |g32 - g64| /\n"
     "                      max |g64|, each group's tolerance derived from 2^-24\n"
-    "                      times the growth factors of skit/toeplitz.h and\n"
-    "                      skit/tno.h (tno, fd: d(2n-1) extra float64 backward\n"
-    "                      calls measure the RPE's map; ski-*: x, params,\n"
-    "                      knots, taps)\n"
+    "                      times the growth factors of skit/toeplitz.h,\n"
+    "                      skit/tno.h and skit/attention.h (tno, fd: d(2n-1)\n"
+    "                      extra float64 backward calls measure the RPE's map;\n"
+    "                      ski-*: x, params, knots, taps; attention, mra2: the\n"
+    "                      largest entry of the entry-wise bound)\n"
     "  --n N --d D         tokens (default 64) and channels (default 4)\n"
     "  --batch B           sequences (tno, fd, ski-*; default 2)\n"
     "  --causal            causal operator; --bidirectional (default) the other\n"
@@ -166,7 +168,8 @@ static int parse_args(int argc, char **argv, gc_args *a)
                                a->o.n);
     if (a->o.f32 && !op_has_f32(a->op))
         return cli_usage_error("--precision f32 with --op %s: float32 backward passes exist for toeplitz, tno, fd, "
-                               "ski-tno and ski-causal", a->op);
+                               "ski-tno, ski-causal, attention and mra2",
+                               a->op);
     a->o.seed = a->common.seed;
     return CLI_OK;
 }

@@ -20,7 +20,8 @@
 
 const char *const gradcheck_ops[] = {"toeplitz", "mlp",     "decay",     "tno", "fd",
                                      "ski-tno",  "ski-causal", "attention", "mra2", NULL};
-const char *const gradcheck_ops_f32[] = {"toeplitz", "tno", "fd", "ski-tno", "ski-causal", NULL};
+const char *const gradcheck_ops_f32[] = {"toeplitz", "tno", "fd", "ski-tno", "ski-causal", "attention", "mra2",
+                                         NULL};
 
 void gradcheck_options_default(gradcheck_options *o)
 {
@@ -390,6 +391,15 @@ static int setup_attention(gc_problem *pb)
 
 /* ---- MRA-2 (block: the largest of 8, 4, 2 dividing n at least twice) ------------ */
 
+int gradcheck_mra_shape(size_t n, size_t *block, size_t *per_row)
+{
+    *block = n % 8 == 0 && n >= 16 ? 8 : n % 4 == 0 && n >= 8 ? 4 : 2;
+    if (n % *block || n < 2 * *block) return SKIT_ESHAPE;
+    size_t rows = n / *block;
+    *per_row = rows > 4 ? rows / 4 : 1; /* a quarter of the squares refined */
+    return SKIT_OK;
+}
+
 typedef struct gc_mra {
     skit_attention_plan *plan;
     size_t block, per_row;
@@ -431,10 +441,8 @@ static int setup_mra(gc_problem *pb)
     gc_mra *s = gc_state(pb, sizeof *s, mra_forward, mra_backward, o->n * o->d);
     if (!s) return SKIT_ENOMEM;
     pb->destroy = mra_destroy;
-    s->block = o->n % 8 == 0 && o->n >= 16 ? 8 : o->n % 4 == 0 && o->n >= 8 ? 4 : 2;
-    if (o->n % s->block || o->n < 2 * s->block) return SKIT_ESHAPE; /* the CLI says why */
+    if (gradcheck_mra_shape(o->n, &s->block, &s->per_row) != SKIT_OK) return SKIT_ESHAPE; /* the CLI says why */
     size_t rows = o->n / s->block;
-    s->per_row = rows > 4 ? rows / 4 : 1; /* a quarter of the squares refined */
     s->scale = 1.0 / sqrt((double)o->d);
     if (!(s->refined = malloc(rows * rows))) return SKIT_ENOMEM;
     const char *names[3] = {"q", "k", "v"};

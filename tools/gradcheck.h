@@ -17,14 +17,15 @@
  * rounding by nearly zero.
  *
  * precision f32 (gradcheck_f32.c; ops toeplitz, tno, fd, ski-tno,
- * ski-causal): finite
+ * ski-causal, attention, mra2): finite
  * differences in float say nothing about a float backward (their own
  * error, ~sqrt(eps32), swamps it), so the reference is the float64
  * backward of the same operator on the same inputs rounded to float. A
  * group's error is max |g32 - g64| / max |g64|, and its tolerance a
  * derived bound on max |g32 - g64| over the same max |g64|: eps32 = 2^-24
- * times the growth factors skit/toeplitz.h and skit/tno.h state for the
- * float products and the float cross-correlation, times the norms of the
+ * times the growth factors skit/toeplitz.h, skit/tno.h and
+ * skit/attention.h state for the float products, the float
+ * cross-correlation and the float softmax, times the norms of the
  * inputs (and, for an RPE's parameters, times the Frobenius norm of the
  * map from the kernels' gradient to them, measured column by column on a
  * float64 plan: d (2n-1) backward calls). */
@@ -87,6 +88,9 @@ void gradcheck_mixer_options(const gradcheck_options *o, skit_tno_kind kind, ski
 size_t gradcheck_mlp_group_count(size_t layers);
 void gradcheck_mlp_group(size_t g, size_t in, size_t w, size_t layers, size_t out, char *name, size_t size,
                          const char *prefix, size_t *first, size_t *count);
+/* MRA-2's block (the largest of 8, 4, 2 dividing n at least twice) and
+ * squares refined per row (a quarter); SKIT_ESHAPE for odd n or n < 4. */
+int gradcheck_mra_shape(size_t n, size_t *block, size_t *per_row);
 /* ||v||_1 and ||v||_2 (the float32 bounds' norms) */
 double gradcheck_norm1(const double *v, size_t count);
 double gradcheck_norm2(const double *v, size_t count);

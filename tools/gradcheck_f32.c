@@ -19,11 +19,16 @@
  *       float64 backward of a one-sequence plan with x and dy unit vectors
  *       whose correlation is a single lag of a single channel.
  * A 2-norm bound bounds every entry, so the group's bound on max |g32 -
- * g64| is the largest over its channels (and sequences). */
+ * g64| is the largest over its channels (and sequences).
+ * Exact attention and MRA-2: the entry-wise bounds of skit/attention.h
+ * for q, k and v, their largest entry per group (MRA-2's dq and dk
+ * majorised by row sums of 1, see at_bounds_mra; the unit tests check
+ * both bounds entry by entry). */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gradcheck.h"
@@ -400,6 +405,185 @@ static int check_mixer(const gradcheck_options *o, skit_rng *rng, skit_tno_kind 
     return status;
 }
 
+/* ---- exact attention -------------------------------------------------------- */
+
+/* The entry-wise bound of skit/attention.h for the float32 attention
+ * backward, its largest entry per group: dV (e_S + g(n+1)) S^T |dY|, dQ
+ * and dK 2 |scale| vmax (e_P + g(n+2)) times r_i (S |K|)_ic and
+ * (S^T (r o |Q|))_jc, the products with S evaluated by the float64
+ * forward (S |K|) and backward (its dV = S^T dY for dY = |dY| or r o |Q|). */
+enum { AT_Q, AT_K, AT_V, AT_DY, AT_DQ, AT_DK, AT_DV, AT_DQ32, AT_DK32, AT_DV32, AT_TMP, AT_B, AT_N };
+enum { AF_Q, AF_K, AF_V, AF_DY, AF_DQ, AF_DK, AF_DV, AF_N };
+
+typedef struct at_data {
+    size_t n, d;
+    double scale;
+    skit_attention_mask mask;
+    double *w[AT_N];
+    float *f[AF_N];
+    size_t block;            /* MRA-2: its block and refined squares; */
+    unsigned char *refined;  /* NULL: exact attention */
+} at_data;
+
+/* the float64 backward of the check's operator: exact attention or MRA-2 */
+static int at_backward64(const at_data *a, const double *v, const double *dy, double *dq, double *dk, double *dv)
+{
+    const size_t n = a->n, d = a->d;
+    const double *q = a->w[AT_Q], *k = a->w[AT_K];
+    if (!a->refined)
+        return skit_attention_exact_backward_masked(n, d, d, q, n, k, n, v, n, a->scale, &a->mask, dy, n, dq, n, dk, n,
+                                                    dv, n, NULL);
+    return (a->mask.causal ? skit_mra2_backward_causal : skit_mra2_backward)(n, d, d, q, n, k, n, v, n, a->scale,
+                                                                             a->block, a->refined, dy, n, dq, n, dk,
+                                                                             n, dv, n, NULL);
+}
+
+static double at_max_abs(const double *a, size_t count)
+{
+    double m = 0;
+    for (size_t i = 0; i < count; i++) m = fmax(m, fabs(a[i]));
+    return m;
+}
+
+/* G = |scale| max_ij sum_c |q_ic k_jc| */
+static double at_logit_bound(const at_data *a)
+{
+    const double *q = a->w[AT_Q], *k = a->w[AT_K];
+    double G = 0;
+    for (size_t i = 0; i < a->n; i++)
+        for (size_t j = 0; j < a->n; j++) {
+            double s = 0;
+            for (size_t c = 0; c < a->d; c++) s += fabs(q[i + c * a->n] * k[j + c * a->n]);
+            G = fmax(G, s);
+        }
+    return fabs(a->scale) * G;
+}
+
+/* max_jc (S^T x)_jc for x = w[AT_TMP] (n x d) */
+static int at_max_transposed(const at_data *a, double *out)
+{
+    const size_t n = a->n, d = a->d;
+    double *x = a->w[AT_TMP], *y = a->w[AT_B];
+    int status = at_backward64(a, x, x, NULL, NULL, y);
+    *out = at_max_abs(y, n * d);
+    return status;
+}
+
+static double at_row_l1(const at_data *a, size_t i)
+{
+    double r = 0;
+    for (size_t c = 0; c < a->d; c++) r += fabs(a->w[AT_DY][i + c * a->n]);
+    return r;
+}
+
+/* the three groups' bounds: bq, bk, bv */
+static int at_bounds(const at_data *a, double *bq, double *bk, double *bv)
+{
+    const size_t n = a->n, d = a->d, nd = n * d;
+    const double u = EPS32, G = at_logit_bound(a), vmax = at_max_abs(a->w[AT_V], nd);
+    const double eS = 2.1 * u * (((double)d + 4) * G + 2) + 2 * u, eP = 2 * eS + ((double)d + 1) * u;
+    const double g1 = ((double)n + 1) * u / (1 - ((double)n + 1) * u), g2 = ((double)n + 2) * u / (1 - ((double)n + 2) * u);
+    const double fqk = 2 * fabs(a->scale) * vmax * (eP + g2);
+    double *t = a->w[AT_TMP], *b = a->w[AT_B], m;
+    for (size_t i = 0; i < nd; i++) t[i] = fabs(a->w[AT_DY][i]);
+    int status = at_max_transposed(a, &m);
+    *bv = (eS + g1) * m;
+    for (size_t i = 0; i < nd; i++) t[i] = fabs(a->w[AT_K][i]);
+    if (status == SKIT_OK)
+        status = skit_attention_exact_masked(n, d, d, a->w[AT_Q], n, a->w[AT_K], n, t, n, a->scale, &a->mask, b, n);
+    m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double r = at_row_l1(a, i);
+        for (size_t c = 0; c < d; c++) m = fmax(m, r * b[i + c * n]);
+    }
+    *bq = fqk * m;
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < d; c++) t[i + c * n] = at_row_l1(a, i) * fabs(a->w[AT_Q][i + c * n]);
+    if (status == SKIT_OK) status = at_max_transposed(a, &m);
+    *bk = fqk * m;
+    return status;
+}
+
+static int at_backwards(at_data *a)
+{
+    const size_t n = a->n, d = a->d;
+    double **w = a->w;
+    float **f = a->f;
+    int status = at_backward64(a, w[AT_V], w[AT_DY], w[AT_DQ], w[AT_DK], w[AT_DV]);
+    if (status != SKIT_OK) return status;
+    if (!a->refined)
+        return skit_attention_exact_backward_masked_f32(n, d, d, f[AF_Q], n, f[AF_K], n, f[AF_V], n, a->scale,
+                                                        &a->mask, f[AF_DY], n, f[AF_DQ], n, f[AF_DK], n, f[AF_DV], n,
+                                                        NULL);
+    return (a->mask.causal ? skit_mra2_backward_causal_f32 : skit_mra2_backward_f32)(
+        n, d, d, f[AF_Q], n, f[AF_K], n, f[AF_V], n, a->scale, a->block, a->refined, f[AF_DY], n, f[AF_DQ], n,
+        f[AF_DK], n, f[AF_DV], n, NULL);
+}
+
+/* MRA-2's bound (skit/attention.h), its largest entry per group: dV as
+ * exact attention's with e_S's MRA form and g(n + 3); dQ <= F 2 max_i r_i
+ * max |k| (the rows of Sf + Sc sum to 1); dK <= F (S^T (r o Q*)), Q* =
+ * max(|Q|, Qb) entry by entry, S^T by the float64 MRA-2 backward */
+static int at_bounds_mra(const at_data *a, double *bq, double *bk, double *bv)
+{
+    const size_t n = a->n, d = a->d, nd = n * d, b = a->block;
+    const double u = EPS32, G = at_logit_bound(a), vmax = at_max_abs(a->w[AT_V], nd), L = log((double)b);
+    const double eS = 2.1 * u * (((double)d + 7) * G + 2 * L + 2) + 2 * u, eP = 2 * eS + ((double)d + 2) * u;
+    const double g3 = ((double)n + 3) * u / (1 - ((double)n + 3) * u), g4 = ((double)n + 4) * u / (1 - ((double)n + 4) * u);
+    const double F = 2 * fabs(a->scale) * vmax * (eP + g4);
+    double *t = a->w[AT_TMP], m, rmax = 0;
+    for (size_t i = 0; i < nd; i++) t[i] = fabs(a->w[AT_DY][i]);
+    int status = at_max_transposed(a, &m);
+    *bv = (eS + g3) * m;
+    for (size_t i = 0; i < n; i++) rmax = fmax(rmax, at_row_l1(a, i));
+    *bq = F * 2 * rmax * at_max_abs(a->w[AT_K], nd);
+    for (size_t c = 0; c < d; c++)
+        for (size_t x = 0; x < n / b; x++) {
+            const double *qc = a->w[AT_Q] + c * n;
+            double mean = gradcheck_norm1(qc + x * b, b) / (double)b;
+            for (size_t i = x * b; i < (x + 1) * b; i++) t[i + c * n] = at_row_l1(a, i) * fmax(fabs(qc[i]), mean);
+        }
+    if (status == SKIT_OK) status = at_max_transposed(a, &m);
+    *bk = F * m;
+    return status;
+}
+
+/* d = dv = the check's d; scale 1/sqrt(d) rounded to float (both run it);
+ * mra: MRA-2 with gradcheck_mra_shape's block, Algorithm 1's global
+ * selection (causal with --causal) on the rounded inputs, held fixed */
+static int check_attention(const gradcheck_options *o, skit_rng *rng, int mra, gradcheck_result *r)
+{
+    const size_t nd = o->n * o->d;
+    at_data a = {.n = o->n, .d = o->d, .scale = (double)(float)(1.0 / sqrt((double)o->d)), .mask = {NULL, o->causal}};
+    size_t per_row = 0;
+    int status = mra ? gradcheck_mra_shape(o->n, &a.block, &per_row) : SKIT_OK;
+    if (status == SKIT_OK && mra && !(a.refined = malloc((o->n / a.block) * (o->n / a.block)))) status = SKIT_ENOMEM;
+    for (int i = 0; i < AT_N; i++)
+        if (!(a.w[i] = alloc_doubles(nd))) status = SKIT_ENOMEM;
+    for (int i = 0; i < AF_N; i++)
+        if (!(a.f[i] = alloc_floats(nd))) status = SKIT_ENOMEM;
+    if (status == SKIT_OK) {
+        for (int i = AF_Q; i <= AF_DY; i++) random_f32(rng, nd, 1.0, a.f[i], a.w[i]);
+        for (int i = AF_DQ; i < AF_N; i++) poison_f32(a.f[i], nd);
+        if (mra)
+            status = skit_mra2_select(o->n, o->d, a.w[AT_Q], o->n, a.w[AT_K], o->n, a.scale, a.block, per_row,
+                                      SKIT_MRA_GLOBAL, o->causal, a.refined, NULL);
+        if (status == SKIT_OK) status = at_backwards(&a);
+    }
+    double bq, bk, bv;
+    if (status == SKIT_OK) status = (mra ? at_bounds_mra : at_bounds)(&a, &bq, &bk, &bv);
+    if (status == SKIT_OK) {
+        widen(a.f[AF_DQ], nd, a.w[AT_DQ32]), widen(a.f[AF_DK], nd, a.w[AT_DK32]), widen(a.f[AF_DV], nd, a.w[AT_DV32]);
+        add_result(r, "q", a.w[AT_DQ32], a.w[AT_DQ], nd, bq);
+        add_result(r, "k", a.w[AT_DK32], a.w[AT_DK], nd, bk);
+        add_result(r, "v", a.w[AT_DV32], a.w[AT_DV], nd, bv);
+    }
+    for (int i = 0; i < AT_N; i++) skit_free(a.w[i]);
+    for (int i = 0; i < AF_N; i++) skit_free(a.f[i]);
+    free(a.refined);
+    return status;
+}
+
 int gradcheck_run_f32(const char *op, const gradcheck_options *o, gradcheck_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -410,5 +594,7 @@ int gradcheck_run_f32(const char *op, const gradcheck_options *o, gradcheck_resu
     if (!strcmp(op, "fd")) return check_mixer(o, &rng, SKIT_TNO_FD, 0, r);
     if (!strcmp(op, "ski-tno")) return check_mixer(o, &rng, SKIT_TNO_SKI, 0, r);
     if (!strcmp(op, "ski-causal")) return check_mixer(o, &rng, SKIT_TNO_SKI, 1, r);
+    if (!strcmp(op, "attention")) return check_attention(o, &rng, 0, r);
+    if (!strcmp(op, "mra2")) return check_attention(o, &rng, 1, r);
     return SKIT_EUNSUPPORTED;
 }

@@ -253,6 +253,54 @@ int skit_attention_exact_masked_f32(size_t n, size_t d, size_t dv, const float *
                                     double scale, const skit_attention_mask *mask, float *y,
                                     size_t ldy);
 
+/* Backward of skit_attention_exact_f32 / _masked_f32 (issue 16), computed
+ * in float32: skit_attention_exact_backward's query tiles (64 rows) on
+ * float arrays, sgemm for the logits, dS = dY V^T, dV += S^T dY, dQ =
+ * scale dP K and dK += scale dP^T Q; expf on the max-shifted logits; each
+ * softmax row's normaliser and the row sums <S_i, dS_i> in double (as the
+ * forward's normaliser), dP = S (dS - <S_i, dS_i>) formed in double and
+ * rounded once. Causal tiles stop at their last query's key. Arguments,
+ * layout and gradients as skit_attention_exact_backward(_masked) (each
+ * gradient may be NULL). work: skit_attention_exact_backward_f32_workspace
+ * (n) floats, or NULL (allocated for the call); with work it allocates
+ * nothing and is thread-safe.
+ * Bound. Against the float64 backward on the same (float) inputs, every
+ * entry satisfies, to first order in u = 2^-24, with S the softmax matrix,
+ * G = max_i G_i (G_i as for skit_attention_exact_f32), r_i = sum_c
+ * |dy_ic|, vmax = max_jc |v_jc|, g(m) = m u / (1 - m u):
+ *   |dv32_jc - dv64_jc| <= (e_S + g(n + 1)) (S^T |dY|)_jc,
+ *   |dq32_ic - dq64_ic| <= 2 |scale| vmax (e_P + g(n + 2)) r_i (S |K|)_ic,
+ *   |dk32_jc - dk64_jc| <= 2 |scale| vmax (e_P + g(n + 2)) (S^T (r o |Q|))_jc,
+ *   e_S = 2.1 u ((d + 4) G + 2) + 2 u,   e_P = 2 e_S + (dv + 1) u,
+ * (r o |Q|: row i of |Q| times r_i). Why: each logit carries (d + 2) u G
+ * (sgemm, the rounded scale), the shift 2 u G and expf 2 u, so after the
+ * normalisation (double, rounded once) every weight has relative error
+ * <= e_S (the 2.1 as the forward's, for exp(2 eta) - 1); dS carries
+ * dv u A_ij (sgemm; A_ij = sum_c |dy_ic v_jc| <= r_i vmax), so the row sum
+ * (double) carries (e_S + dv u) a_i, a_i = sum_j S_ij A_ij <= r_i vmax,
+ * and |dP32 - dP64|_ij <= e_P S_ij (A_ij + a_i) <= 2 e_P r_i vmax S_ij;
+ * the products over n keys (dQ) or n queries (dV, dK: sgemm and the float
+ * accumulation over query tiles) add g(n) and the scale's rounding u. A
+ * worst case; the float64 backward's own error (the same with 2^-53) is
+ * negligible beside it. tests/test_backward.c checks it over many sizes;
+ * `skit grad-check --op attention --precision f32` too.
+ * Errors: SKIT_EINVAL (NULL q, k, v, dy), SKIT_EDOM (n, d or dv = 0; scale
+ * not finite or |scale| > 3.4e38; a mask's causal flag not 0/1),
+ * SKIT_ESHAPE (a leading dimension < n), SKIT_ENONFINITE (NaN/Inf in q,
+ * k, v or dy), SKIT_ENOMEM. */
+size_t skit_attention_exact_backward_f32_workspace(size_t n);
+int skit_attention_exact_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                                      const float *k, size_t ldk, const float *v, size_t ldv,
+                                      double scale, const unsigned char *mask, const float *dy,
+                                      size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk,
+                                      float *dvv, size_t lddv, float *work);
+int skit_attention_exact_backward_masked_f32(size_t n, size_t d, size_t dv, const float *q,
+                                             size_t ldq, const float *k, size_t ldk,
+                                             const float *v, size_t ldv, double scale,
+                                             const skit_attention_mask *mask, const float *dy,
+                                             size_t lddy, float *dq, size_t lddq, float *dk,
+                                             size_t lddk, float *dvv, size_t lddv, float *work);
+
 /* MRA-2 / MRA-2-s with R = {block, 1} on float arrays, computed in float32:
  * block means, coarse logits (one sgemm) and the unrefined squares'
  * contribution (one sgemm) in float, the refined squares by the float
@@ -387,6 +435,50 @@ int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ld
                        const unsigned char *refined, const double *dy, size_t lddy, double *dq,
                        size_t lddq, double *dk, size_t lddk, double *dvv, size_t lddv,
                        double *work);
+
+/* skit_mra2_backward and _causal on float arrays (issue 16), computed in
+ * float32 and blocked: for each query block, one sgemm per refined square
+ * and product (logits, dY V^T, dQ, dK, dV) and one for the coarse atoms
+ * (dY Vm^T, dVm); the block means in double, rounded once; each row's
+ * softmax normaliser and row sum <W_i, dW_i> over its atoms in double; C =
+ * scale Qm Km^T and its gradient by sgemm. The refined squares (same
+ * layout, from skit_mra2_select) are held fixed. Arguments and gradients
+ * as the double forms; work: skit_mra2_backward_f32_workspace floats
+ * (O(n (d + dv) / block + (n/block)^2 + block n)) or NULL (allocated);
+ * with work it allocates nothing and is thread-safe.
+ * Bound. Write S = Sf + Sc for MRA-2's effective n x n matrix (Y = S V):
+ * Sf the fine atoms' weights at their keys, Sc each coarse atom's weight
+ * spread evenly (1/block each) over its key block. Against the float64
+ * backward on the same (float) inputs and refined squares, every entry
+ * satisfies, to first order in u, with G, r_i, vmax and g as for
+ * skit_attention_exact_backward_f32, L = log(block), Qb_ic the mean of
+ * |q_jc| over i's block, mean_x the mean over the rows of i's block:
+ *   |dv32_jc - dv64_jc| <= (e_S + g(n + 3)) (S^T |dY|)_jc,
+ *   |dq32_ic - dq64_ic| <= F (r_i (Sf |K|)_ic + mean_x r_i' (Sc |K|)_i'c),
+ *   |dk32_jc - dk64_jc| <= F ((Sf^T (r o |Q|))_jc + (Sc^T (r o Qb))_jc),
+ *   e_S = 2.1 u ((d + 7) G + 2 L + 2) + 2 u,  e_P = 2 e_S + (dv + 2) u,
+ *   F = 2 |scale| vmax (e_P + g(n + 4)).
+ * Why: the exact backward's argument over atoms; a coarse atom's logit
+ * (from the rounded means: (d + 4) u G, as |Qm . Km| <= G) and its log b
+ * (u (G + L)) and shift (u (2 G + L)) add to e_S, its value Vm_y
+ * (rounded) u A_ij to dS; the coarse gradients dC (double sums), dQm =
+ * scale dC Km, dKm = scale dC^T Qm (sgemm over n / block terms), the
+ * division by block and the sums into dq, dk, dv add a few u more, all
+ * within g(n + 4) for n >= 4 (|Km_yc| <= the mean of |k_jc| over block y
+ * turns sums over coarse atoms into Sc products).
+ * Errors: as skit_mra2_backward, and SKIT_EDOM (|scale| > 3.4e38),
+ * SKIT_ENONFINITE (NaN/Inf in q, k, v or dy). */
+size_t skit_mra2_backward_f32_workspace(size_t n, size_t d, size_t dv, size_t block);
+int skit_mra2_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                           const float *k, size_t ldk, const float *v, size_t ldv, double scale,
+                           size_t block, const unsigned char *refined, const float *dy,
+                           size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk,
+                           float *dvv, size_t lddv, float *work);
+int skit_mra2_backward_causal_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                                  const float *k, size_t ldk, const float *v, size_t ldv,
+                                  double scale, size_t block, const unsigned char *refined,
+                                  const float *dy, size_t lddy, float *dq, size_t lddq,
+                                  float *dk, size_t lddk, float *dvv, size_t lddv, float *work);
 
 /* Coarse logits of MRA level s: C[x + y*ldc] = scale * Qs_x . Ks_y where Qs,
  * Ks are the means of the valid rows of each block of s consecutive tokens
