@@ -44,7 +44,7 @@ fi
 # the solve comparison over a list of sizes (not timed: residuals and the
 # rows only): SPD and general Levinson, scipy's solve_toeplitz when importable
 expect_usage_error "--solve-n" bench toeplitz --solve-n 64,1,9 -o "$TMP/out.tsv"
-if expect_ok bench toeplitz --quick --sizes 64 --scipy-sizes 64 --solve-n 64,101 --threads 1 --quiet \
+if expect_ok bench toeplitz --quick --sizes 64,100 --scipy-sizes 64,100 --solve-n 64,101 --threads 1 --quiet \
      -o "$TMP/solve.tsv" --json "$TMP/solve.json"; then
   [ "$(grep -c '^# solve n = ' "$TMP/solve.tsv")" -eq 2 ] || fail "solve: expected 2 solve notes"
   grep -q '^# target: Levinson SPD and general solves >= 4x' "$TMP/solve.tsv" || grep -q '^# target: Levinson >= 4x scipy solve_toeplitz: scipy not measured' "$TMP/solve.tsv" ||
@@ -57,6 +57,22 @@ for v in s:
     for k in ('residual_levinson', 'residual_general'):
         assert v[k] < 1e-12, (k, v[k])
 " "$TMP/solve.json" || fail "solve: JSON rows or residuals wrong"
+  # the python peers (one process each, a request per size) answered
+  # every size: times positive, scipy's residuals those of a solve
+  if /usr/bin/python3 -c 'import scipy.linalg' 2>/dev/null; then
+    python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d['rows']:
+    for k in ('numpy_s', 'scipy_s'):
+        assert isinstance(r[k], float) and r[k] > 0, (r['n'], k, r[k])
+for v in d['solve']:
+    for k in ('scipy_solve_toeplitz_s', 'scipy_solve_toeplitz_general_s'):
+        assert isinstance(v[k], float) and v[k] > 0, (v['n'], k, v[k])
+    for k in ('residual_scipy', 'residual_scipy_general'):
+        assert isinstance(v[k], float) and v[k] < 1e-12, (v['n'], k, v[k])
+" "$TMP/solve.json" || fail "solve: a python peer did not answer every size"
+  fi
   pass
 fi
 finish

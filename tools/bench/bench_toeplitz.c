@@ -204,107 +204,136 @@ static void run_dense(void *p)
                                    c->x + (size_t)k * n, c->y + (size_t)k * n);
 }
 
+/* x and status: those of the last call (every call solves the same system) */
 typedef struct solve_ctx {
     size_t n;
     const double *t, *coeffs, *b;
     double *x;
+    int status;
 } solve_ctx;
 
 static void run_levinson(void *p)
 {
     solve_ctx *c = p;
-    skit_toeplitz_solve_spd(c->n, c->t, 1, c->b, c->n, c->x, c->n);
+    c->status = skit_toeplitz_solve_spd(c->n, c->t, 1, c->b, c->n, c->x, c->n);
 }
 
 static void run_general(void *p)
 {
     solve_ctx *c = p;
-    skit_toeplitz_solve(c->n, c->coeffs, 1, c->b, c->n, c->x, c->n);
+    c->status = skit_toeplitz_solve(c->n, c->coeffs, 1, c->b, c->n, c->x, c->n);
 }
 
 /* ---- peers ------------------------------------------------------------------ */
 
+/* The python peers run as bench_peers: one interpreter per peer for the
+ * whole run, a request "n d reps seed" (solves: "n rho,rho_r reps seed")
+ * per size. */
+
 /* Builds d different n x n matrices (own c, r each) and times one
- * matmul_toeplitz per matrix; prints the median seconds for all d. */
+ * matmul_toeplitz per matrix; answers the median seconds for all d. */
 static const char *scipy_matmul_script =
     "import sys, time\n"
     "import numpy as np\n"
     "from scipy.linalg import matmul_toeplitz\n"
-    "n, d, reps, seed = (int(a) for a in sys.argv[1:5])\n"
-    "rng = np.random.default_rng(seed)\n"
-    "C = rng.standard_normal((d, n)); R = rng.standard_normal((d, n)); R[:, 0] = C[:, 0]\n"
-    "X = rng.standard_normal((d, n))\n"
-    "def run():\n"
-    "    for k in range(d):\n"
-    "        matmul_toeplitz((C[k], R[k]), X[k])\n"
-    "def timed():\n"
-    "    t0 = time.perf_counter(); run(); return time.perf_counter() - t0\n"
-    "ts = [timed()]\n"
-    "if ts[0] < 0.2:\n"
-    "    ts = []  # the first run was a warm-up\n"
-    "while len(ts) < reps and sum(ts) < 1.0:  # a second per size at most: an API peer\n"
-    "    ts.append(timed())\n"
-    "ts.sort()\n"
-    "print(repr(ts[len(ts) // 2]))\n";
+    "def measure(n, d, reps, seed):\n"
+    "    n, d, reps, seed = int(n), int(d), int(reps), int(seed)\n"
+    "    rng = np.random.default_rng(seed)\n"
+    "    C = rng.standard_normal((d, n)); R = rng.standard_normal((d, n)); R[:, 0] = C[:, 0]\n"
+    "    X = rng.standard_normal((d, n))\n"
+    "    def run():\n"
+    "        for k in range(d):\n"
+    "            matmul_toeplitz((C[k], R[k]), X[k])\n"
+    "    def timed():\n"
+    "        t0 = time.perf_counter(); run(); return time.perf_counter() - t0\n"
+    "    ts = [timed()]\n"
+    "    if ts[0] < 0.2:\n"
+    "        ts = []  # the first run was a warm-up\n"
+    "    while len(ts) < reps and sum(ts) < 1.0:  # a second per size at most: an API peer\n"
+    "        ts.append(timed())\n"
+    "    ts.sort()\n"
+    "    return ts[len(ts) // 2]\n"
+    BENCH_PEER_SERVE;
 
 /* numpy's FFT with the kernel spectra cached: d kernels of FFT length L
  * (the same 7-smooth length skit chooses), one rfft / irfft over all d
- * channels at once; median seconds for all d. */
+ * channels at once; answers the median seconds for all d. */
 static const char *numpy_matmul_script =
     "import sys, time\n"
     "import numpy as np\n"
-    "n, d, reps, seed = (int(a) for a in sys.argv[1:5])\n"
-    "L = 2 * n - 1\n"
     "def smooth(m):\n"
     "    for p in (2, 3, 5, 7):\n"
     "        while m % p == 0: m //= p\n"
     "    return m == 1\n"
-    "while not smooth(L): L += 1\n"
-    "rng = np.random.default_rng(seed)\n"
-    "K = np.fft.rfft(rng.standard_normal((d, L)), axis=1)\n"
-    "X = rng.standard_normal((d, n))\n"
-    "def timed():\n"
-    "    t0 = time.perf_counter()\n"
-    "    np.fft.irfft(np.fft.rfft(X, L, axis=1) * K, L, axis=1)[:, :n]\n"
-    "    return time.perf_counter() - t0\n"
-    "timed()\n"
-    "ts = []\n"
-    "while len(ts) < max(reps, 3) and sum(ts) < 0.5:\n"
-    "    ts.append(timed())\n"
-    "ts.sort()\n"
-    "print(repr(ts[len(ts) // 2]))\n";
+    "def measure(n, d, reps, seed):\n"
+    "    n, d, reps, seed = int(n), int(d), int(reps), int(seed)\n"
+    "    L = 2 * n - 1\n"
+    "    while not smooth(L): L += 1\n"
+    "    rng = np.random.default_rng(seed)\n"
+    "    K = np.fft.rfft(rng.standard_normal((d, L)), axis=1)\n"
+    "    X = rng.standard_normal((d, n))\n"
+    "    def timed():\n"
+    "        t0 = time.perf_counter()\n"
+    "        np.fft.irfft(np.fft.rfft(X, L, axis=1) * K, L, axis=1)[:, :n]\n"
+    "        return time.perf_counter() - t0\n"
+    "    timed()\n"
+    "    ts = []\n"
+    "    while len(ts) < max(reps, 3) and sum(ts) < 0.5:\n"
+    "        ts.append(timed())\n"
+    "    ts.sort()\n"
+    "    return ts[len(ts) // 2]\n"
+    BENCH_PEER_SERVE;
 
 /* The systems of the solve comparison: T(i, j) = t_{i-j} with t_k = rho^k
- * for k >= 0 and t_{-k} = rho_r^k (argv[2] = "rho,rho_r"; rho_r = rho: the
+ * for k >= 0 and t_{-k} = rho_r^k ("rho,rho_r"; rho_r = rho: the
  * symmetric Kac-Murdock-Szego matrix, solved as scipy's symmetric call),
- * b standard normal. The residual script prints ||T x - b|| / ||b|| with
- * T x by direct O(n^2) sums (np.convolve), as skit's residuals are; the
- * timing script the median seconds of solve_toeplitz. */
-#define SCIPY_SOLVE_SETUP                                                                   \
-    "import sys, time\n"                                                                    \
-    "import numpy as np\n"                                                                  \
-    "from scipy.linalg import solve_toeplitz\n"                                             \
-    "n, reps, seed = int(sys.argv[1]), int(sys.argv[3]), int(sys.argv[4])\n"                \
-    "rho, rho_r = (float(v) for v in sys.argv[2].split(','))\n"                             \
-    "c = rho ** np.arange(n)\n"                                                             \
-    "r = rho_r ** np.arange(n)\n"                                                           \
-    "b = np.random.default_rng(seed).standard_normal(n)\n"                                  \
-    "solve = (lambda: solve_toeplitz(c, b)) if rho == rho_r else (lambda: solve_toeplitz((c, r), b))\n"
-
-static const char *scipy_solve_residual_script =
-    SCIPY_SOLVE_SETUP
-    "x = solve()\n"
-    "k = np.concatenate((r[:0:-1], c))  # t_{-(n-1)}..t_{n-1}\n"
-    "print(repr(np.linalg.norm(np.convolve(k, x)[n - 1:2 * n - 1] - b) / np.linalg.norm(b)))\n";
-
+ * b standard normal. Answers the median seconds of solve_toeplitz and
+ * ||T x - b|| / ||b|| of the last timed call's x (the same inputs give the
+ * same x: no extra solve), T x by direct O(n^2) sums (np.convolve), as
+ * skit's residuals are. Only the interpreter's first request has an untimed
+ * warm-up: solve_toeplitz keeps nothing per n (a first call at a new n was
+ * within the spread of the next three, faster as often as slower), and the
+ * warm-ups took about 1.5 s of a default run. */
 static const char *scipy_solve_script =
-    SCIPY_SOLVE_SETUP
-    "solve()\n"
-    "ts = []\n"
-    "for _ in range(reps):\n"
-    "    t0 = time.perf_counter(); solve(); ts.append(time.perf_counter() - t0)\n"
-    "ts.sort()\n"
-    "print(repr(ts[len(ts) // 2]))\n";
+    "import sys, time\n"
+    "import numpy as np\n"
+    "from scipy.linalg import solve_toeplitz\n"
+    "warmed = []\n"
+    "def measure(n, rhos, reps, seed):\n"
+    "    n, reps, seed = int(n), int(reps), int(seed)\n"
+    "    rho, rho_r = (float(v) for v in rhos.split(','))\n"
+    "    c = rho ** np.arange(n)\n"
+    "    r = rho_r ** np.arange(n)\n"
+    "    b = np.random.default_rng(seed).standard_normal(n)\n"
+    "    solve = (lambda: solve_toeplitz(c, b)) if rho == rho_r else (lambda: solve_toeplitz((c, r), b))\n"
+    "    if not warmed:\n"
+    "        solve(); warmed.append(n)\n"
+    "    ts = []\n"
+    "    for _ in range(reps):\n"
+    "        t0 = time.perf_counter(); x = solve(); ts.append(time.perf_counter() - t0)\n"
+    "    ts.sort()\n"
+    "    k = np.concatenate((r[:0:-1], c))  # t_{-(n-1)}..t_{n-1}\n"
+    "    return ts[len(ts) // 2], np.linalg.norm(np.convolve(k, x)[n - 1:2 * n - 1] - b) / np.linalg.norm(b)\n"
+    BENCH_PEER_SERVE;
+
+/* The three peers of a run; NULL where python/scipy is not used. */
+typedef struct python_peers {
+    bench_peer numpy, matmul, solve;
+} python_peers;
+
+static void python_peers_init(python_peers *p)
+{
+    bench_peer_init(&p->numpy, numpy_matmul_script);
+    bench_peer_init(&p->matmul, scipy_matmul_script);
+    bench_peer_init(&p->solve, scipy_solve_script);
+}
+
+static void python_peers_close(python_peers *p)
+{
+    bench_peer_close(&p->numpy);
+    bench_peer_close(&p->matmul);
+    bench_peer_close(&p->solve);
+}
 
 #define MIN_SIZE(a, b) ((a) < (b) ? (a) : (b))
 
@@ -314,6 +343,25 @@ static double *random_array(skit_rng *rng, size_t count)
 {
     double *p = skit_malloc(count ? count : 1, sizeof(double));
     if (p) skit_rng_fill_normal(rng, p, count);
+    return p;
+}
+
+/* d channels of `per` standard normals, channel k from stream k of a seed
+ * drawn from rng: the same data at any thread count, filled in parallel
+ * (filled in sequence, the 2^23 values of each of the largest sizes took
+ * 0.3-0.5 s, about 3 s of a default run). */
+static double *random_channels(skit_rng *rng, size_t per, size_t d)
+{
+    double *p = skit_malloc(per * d > 0 ? per * d : 1, sizeof(double));
+    if (!p) return NULL;
+    const uint64_t seed = skit_rng_u64(rng);
+    const long count = (long)d;
+#pragma omp parallel for schedule(static)
+    for (long k = 0; k < count; k++) {
+        skit_rng stream;
+        skit_rng_seed_stream(&stream, seed, (uint64_t)k);
+        skit_rng_fill_normal(&stream, p + (size_t)k * per, per);
+    }
     return p;
 }
 
@@ -407,8 +455,10 @@ static int time_fft_and_loops(const options *o, bench_matvec *fc, const double *
         r->loop_measure_s = other ? med[3] / (double)d : r->loop_s;
         r->fft_over_loop = r->fft_s / r->loop_s;
         r->fft_over_loop_measure = r->fft_s / r->loop_measure_s;
-        run_fftw_loop(&same.ctx);
-        bench_run_matvec(fc);
+        /* the timed calls left their products in yl and fc->y (the same x
+         * each call): no second run, except that with a second planner the
+         * MEASURE loop wrote yl last */
+        if (other) run_fftw_loop(&same.ctx);
         r->loop_agreement = bench_max_relative_error(yl, fc->y, fc->n * d);
     }
     loop_peer_destroy(&same);
@@ -442,27 +492,29 @@ static int time_dense(const options *o, size_t n, size_t d, const double *coeffs
 }
 
 /* A python peer's seconds for all d channels, per channel. */
-static double python_per_channel(const options *o, const char *script, size_t n, size_t d)
+static double python_per_channel(const options *o, bench_peer *peer, size_t n, size_t d)
 {
-    char n_text[32], d_text[32];
-    snprintf(n_text, sizeof n_text, "%zu", n);
-    snprintf(d_text, sizeof d_text, "%zu", d);
-    return bench_python_seconds(script, n_text, d_text, o->quick ? 1 : 3, o->common.seed) / (double)d;
+    char request[128];
+    snprintf(request, sizeof request, "%zu %zu %d %llu", n, d, o->quick ? 1 : 3, (unsigned long long)o->common.seed);
+    double seconds;
+    bench_peer_ask(peer, request, &seconds, 1);
+    return seconds / (double)d;
 }
 
 /* numpy_s (every size) and scipy_s (--scipy-sizes) on the d channels skit ran. */
-static void time_python_peers(const options *o, size_t n, size_t d, row *r)
+static void time_python_peers(const options *o, python_peers *peers, size_t n, size_t d, row *r)
 {
     cli_progress("n = %zu: numpy FFT, cached spectra (%zu channels)", n, d);
-    r->numpy_s = python_per_channel(o, numpy_matmul_script, n, d);
+    r->numpy_s = python_per_channel(o, &peers->numpy, n, d);
     r->numpy_over_fft = r->numpy_s / r->fft_s;
     if (!in_list(n, o->scipy_sizes, o->nscipy)) return;
     cli_progress("n = %zu: scipy matmul_toeplitz (%zu matrices)", n, d);
-    r->scipy_s = python_per_channel(o, scipy_matmul_script, n, d);
+    r->scipy_s = python_per_channel(o, &peers->matmul, n, d);
     r->scipy_over_fft = r->scipy_s / r->fft_s;
 }
 
-static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng, row *r)
+/* peers: NULL when python is not run (--no-scipy, or scipy missing) */
+static int time_one_size(const options *o, size_t n, python_peers *peers, skit_rng *rng, row *r)
 {
     int threads = bench_threads();
     skit_causality causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
@@ -478,7 +530,7 @@ static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng
 
     *r = (row){(double)n, (double)L, (double)d, NAN, NAN, NAN, NAN, NAN, NAN,
                NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
-    double *coeffs = random_array(rng, per * d), *x = random_array(rng, n * d);
+    double *coeffs = random_channels(rng, per, d), *x = random_channels(rng, n, d);
     double *y = skit_malloc(n * d, sizeof(double));
     skit_toeplitz_plan *plan = NULL;
     status = coeffs && x && y ? SKIT_OK : SKIT_ENOMEM;
@@ -494,7 +546,7 @@ static int time_one_size(const options *o, size_t n, int scipy_ok, skit_rng *rng
     bench_matvec fc = {plan, x, y, n};
     if (status == SKIT_OK) status = time_fft_and_loops(o, &fc, coeffs, L, d, r);
     if (status == SKIT_OK && n <= o->dense_max) status = time_dense(o, n, d, coeffs, x, y, r);
-    if (status == SKIT_OK && scipy_ok && o->scipy) time_python_peers(o, n, d, r);
+    if (status == SKIT_OK && peers) time_python_peers(o, peers, n, d, r);
     skit_toeplitz_plan_destroy(plan);
     skit_free(coeffs);
     skit_free(x);
@@ -540,19 +592,22 @@ static int time_dgesv(size_t n, const double *coeffs, const double *b, double *x
 }
 
 /* scipy's solve_toeplitz on the system with these rhos: seconds, residual */
-static void time_scipy_solve(const options *o, size_t n, double rho_r, double *seconds, double *residual)
+static void time_scipy_solve(const options *o, bench_peer *peer, size_t n, double rho_r, double *seconds,
+                             double *residual)
 {
-    char n_text[32], rho_text[64];
-    snprintf(n_text, sizeof n_text, "%zu", n);
-    snprintf(rho_text, sizeof rho_text, "%.17g,%.17g", SOLVE_RHO, rho_r);
-    cli_progress("solve n = %zu: scipy solve_toeplitz (%s)", n, rho_r == SOLVE_RHO ? "symmetric" : "general");
+    char request[160];
     /* O(n^2) in Cython: above 4096 three repeats keep the default run short */
-    *seconds = bench_python_seconds(scipy_solve_script, n_text, rho_text, o->quick || n > 4096 ? 3 : 5,
-                                    o->common.seed);
-    *residual = bench_python_seconds(scipy_solve_residual_script, n_text, rho_text, 1, o->common.seed);
+    snprintf(request, sizeof request, "%zu %.17g,%.17g %d %llu", n, SOLVE_RHO, rho_r, o->quick || n > 4096 ? 3 : 5,
+             (unsigned long long)o->common.seed);
+    cli_progress("solve n = %zu: scipy solve_toeplitz (%s)", n, rho_r == SOLVE_RHO ? "symmetric" : "general");
+    double answer[2];
+    bench_peer_ask(peer, request, answer, 2);
+    *seconds = answer[0];
+    *residual = answer[1];
 }
 
-static int time_solve(const options *o, size_t n, int scipy_ok, skit_rng *rng, solve_result *s)
+/* peers: as for time_one_size */
+static int time_solve(const options *o, size_t n, python_peers *peers, skit_rng *rng, solve_result *s)
 {
     *s = (solve_result){(double)n, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     double *t = skit_malloc(n, sizeof(double)), *coeffs = skit_malloc(2 * n - 1, sizeof(double));
@@ -570,16 +625,17 @@ static int time_solve(const options *o, size_t n, int scipy_ok, skit_rng *rng, s
         }
         const double min_sample = o->quick ? 0.01 : 0.05;
         bench_timing tm;
-        solve_ctx spd = {n, t, coeffs, b, x}, gen = {n, t, general, b, x};
+        solve_ctx spd = {n, t, coeffs, b, x, SKIT_OK}, gen = {n, t, general, b, x, SKIT_OK};
         cli_progress("solve n = %zu: Levinson", n);
+        /* the residuals are those of the timed solves' x: no extra solve */
         bench_measure(run_levinson, &spd, min_sample, o->quick ? 3 : 5, &tm);
         s->levinson_s = tm.median;
-        status = skit_toeplitz_solve_spd(n, t, 1, b, n, x, n);
+        status = spd.status;
         if (status == SKIT_OK) s->residual_levinson = solve_residual(n, coeffs, x, b, scratch);
         if (status == SKIT_OK) {
             bench_measure(run_general, &gen, min_sample, o->quick ? 3 : 5, &tm);
             s->general_s = tm.median;
-            status = skit_toeplitz_solve(n, general, 1, b, n, x, n);
+            status = gen.status;
         }
         if (status == SKIT_OK) s->residual_general = solve_residual(n, general, x, b, scratch);
     }
@@ -587,9 +643,9 @@ static int time_solve(const options *o, size_t n, int scipy_ok, skit_rng *rng, s
         skit_memory_check(n * n * sizeof(double), "dense solve reference") == SKIT_OK)
         status = time_dgesv(n, coeffs, b, x, scratch, &s->dgesv_s, &s->residual_dgesv);
     s->speedup = s->dgesv_s / s->levinson_s;
-    if (status == SKIT_OK && scipy_ok && o->scipy) {
-        time_scipy_solve(o, n, SOLVE_RHO, &s->scipy_s, &s->residual_scipy);
-        time_scipy_solve(o, n, SOLVE_RHO_ROW, &s->scipy_general_s, &s->residual_scipy_general);
+    if (status == SKIT_OK && peers) {
+        time_scipy_solve(o, &peers->solve, n, SOLVE_RHO, &s->scipy_s, &s->residual_scipy);
+        time_scipy_solve(o, &peers->solve, n, SOLVE_RHO_ROW, &s->scipy_general_s, &s->residual_scipy_general);
     }
     skit_free(t);
     skit_free(coeffs);
@@ -823,13 +879,13 @@ static void timing_notes(cli_table *t, const options *o, const row *rows, const 
 }
 
 /* Every size, then the solve comparison; 0 or CLI_FAILED (reported). */
-static int timing_measure(const options *o, int scipy_ok, cli_table *t, row *rows, solve_result *solves)
+static int timing_measure(const options *o, python_peers *peers, cli_table *t, row *rows, solve_result *solves)
 {
     skit_rng rng;
     skit_rng_seed(&rng, o->common.seed);
     cli_progress_start(&o->common);
     for (size_t i = 0; i < o->nsizes; i++) {
-        int status = time_one_size(o, o->sizes[i], scipy_ok, &rng, &rows[i]);
+        int status = time_one_size(o, o->sizes[i], peers, &rng, &rows[i]);
         if (status != CLI_OK) return status; /* a refusal (too large) stays exit 2 */
         const double *v = (const double *)&rows[i];
         for (size_t k = 0; k < ROW_FIELDS; k++) cli_table_cell(t, "%.17g", v[k]);
@@ -841,7 +897,7 @@ static int timing_measure(const options *o, int scipy_ok, cli_table *t, row *row
     openblas_set_num_threads(bench_threads());
 #endif
     for (size_t i = 0; i < o->nsolve; i++)
-        if (time_solve(o, o->solve_sizes[i], scipy_ok, &rng, &solves[i]) != CLI_OK) return CLI_FAILED;
+        if (time_solve(o, o->solve_sizes[i], peers, &rng, &solves[i]) != CLI_OK) return CLI_FAILED;
     cli_progress_done();
     return CLI_OK;
 }
@@ -858,7 +914,10 @@ static int run_timing(const options *o)
     cli_table_init(&t, row_names);
     timing_header(&t, o);
     solve_result solves[8];
-    int status = timing_measure(o, scipy_ok, &t, rows, solves);
+    python_peers peers;
+    python_peers_init(&peers);
+    int status = timing_measure(o, scipy_ok ? &peers : NULL, &t, rows, solves);
+    python_peers_close(&peers);
     if (status == CLI_OK) {
         timing_notes(&t, o, rows, solves, o->nsolve);
         target targets[3];

@@ -4,10 +4,12 @@
 
 #include <cblas.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -180,6 +182,119 @@ double bench_python_seconds(const char *script, const char *a1, const char *a2, 
     const char *argv[] = {BENCH_PYTHON, "-c", script, a1, a2, reps_text, seed_text, NULL};
     double seconds;
     return bench_run_peer(argv, &seconds) == 0 ? seconds : NAN;
+}
+
+/* send() without SIGPIPE when the peer has died: the write fails instead */
+#ifdef MSG_NOSIGNAL
+#define PEER_SEND_FLAGS MSG_NOSIGNAL
+#else
+#define PEER_SEND_FLAGS 0
+#endif
+
+void bench_peer_init(bench_peer *peer, const char *script)
+{
+    *peer = (bench_peer){script, 0, -1, 0};
+}
+
+void bench_peer_close(bench_peer *peer)
+{
+    if (peer->fd >= 0) close(peer->fd); /* end of input: the peer's loop ends */
+    peer->fd = -1;
+    if (peer->pid > 0) {
+        int wstatus;
+        while (waitpid((pid_t)peer->pid, &wstatus, 0) < 0 && errno == EINTR) {}
+    }
+    peer->pid = 0;
+}
+
+static int peer_start(bench_peer *peer)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return -1;
+    (void)fcntl(sv[0], F_SETFD, FD_CLOEXEC); /* later peers must not hold this one's input open */
+#ifdef SO_NOSIGPIPE
+    int one = 1;
+    (void)setsockopt(sv[0], SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#endif
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(sv[1], STDIN_FILENO);
+        dup2(sv[1], STDOUT_FILENO);
+        if (sv[1] > STDOUT_FILENO) close(sv[1]);
+        close(sv[0]);
+        execl(BENCH_PYTHON, BENCH_PYTHON, "-c", peer->script, (char *)NULL);
+        _exit(127);
+    }
+    close(sv[1]);
+    peer->pid = (long)pid;
+    peer->fd = sv[0];
+    return 0;
+}
+
+static int peer_send_line(int fd, const char *request)
+{
+    char line[512];
+    int len = snprintf(line, sizeof line, "%s\n", request);
+    if (len < 0 || (size_t)len >= sizeof line) return -1;
+    for (size_t sent = 0; sent < (size_t)len;) {
+        ssize_t w = send(fd, line + sent, (size_t)len - sent, PEER_SEND_FLAGS);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        sent += (size_t)w;
+    }
+    return 0;
+}
+
+/* One answer line into buf (without its newline); the peer writes nothing
+ * until asked, so nothing follows the newline. */
+static int peer_read_line(int fd, char *buf, size_t size)
+{
+    size_t got = 0;
+    while (got + 1 < size) {
+        ssize_t r = read(fd, buf + got, size - 1 - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        got += (size_t)r;
+        buf[got] = '\0';
+        char *newline = strchr(buf, '\n');
+        if (newline) {
+            *newline = '\0';
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int bench_peer_ask(bench_peer *peer, const char *request, double *out, size_t count)
+{
+    enum { MAX_NUMBERS = 8 };
+    for (size_t i = 0; i < count; i++) out[i] = NAN;
+    if (count > MAX_NUMBERS) return -1;
+    if (peer->failed || (peer->pid == 0 && peer_start(peer) != 0)) {
+        peer->failed = 1;
+        return -1;
+    }
+    char answer[512];
+    if (peer_send_line(peer->fd, request) != 0 || peer_read_line(peer->fd, answer, sizeof answer) != 0) {
+        bench_peer_close(peer); /* it died (or exec failed): no more requests */
+        peer->failed = 1;
+        return -1;
+    }
+    double values[MAX_NUMBERS];
+    const char *p = answer;
+    for (size_t i = 0; i < count; i++) {
+        char *end;
+        values[i] = strtod(p, &end);
+        if (end == p || !isfinite(values[i])) return -1;
+        p = end;
+    }
+    memcpy(out, values, count * sizeof *out);
+    return 0;
 }
 
 /* ---- floors ------------------------------------------------------------ */

@@ -84,6 +84,38 @@ int bench_python_has(const char *module);
 double bench_python_seconds(const char *script, const char *a1, const char *a2, size_t reps,
                             unsigned long long seed);
 
+/* A python peer kept running across requests, so that the interpreter
+ * starts and imports once per run rather than once per size (0.1-0.3 s
+ * each). `script` defines measure(*words) — returning one number or a
+ * tuple — and ends with BENCH_PEER_SERVE: each request line is split into
+ * words and answered with one line of numbers (nan when measure raised;
+ * the error goes to stderr). The peer blocks on its input between
+ * requests, so it takes no CPU from what skit times meanwhile. */
+typedef struct bench_peer {
+    const char *script;
+    long pid;   /* 0: not started */
+    int fd;     /* socket to the peer's stdin and stdout; -1 when closed */
+    int failed; /* it could not start or it died: every answer is NaN */
+} bench_peer;
+
+#define BENCH_PEER_SERVE                                                            \
+    "for line in iter(sys.stdin.readline, ''):\n"                                   \
+    "    try:\n"                                                                    \
+    "        out = measure(*line.split())\n"                                        \
+    "    except Exception as e:\n"                                                  \
+    "        print('peer: %r' % e, file=sys.stderr)\n"                              \
+    "        out = float('nan')\n"                                                  \
+    "    print(*(repr(float(v)) for v in (out if isinstance(out, tuple) else (out,))), flush=True)\n"
+
+/* Only records the script: the peer starts at its first request. */
+void bench_peer_init(bench_peer *peer, const char *script);
+/* Sends `request` (one line without its newline; the peer is started first
+ * if needed) and reads the `count` numbers of its answer into out[0..count);
+ * 0, or -1 with out all NaN if the peer failed or a number is not finite. */
+int bench_peer_ask(bench_peer *peer, const char *request, double *out, size_t count);
+/* Ends the peer (end of input) and waits for it; harmless if never started. */
+void bench_peer_close(bench_peer *peer);
+
 /* ---- floors ------------------------------------------------------------ */
 
 /* Bare FFTW transforms of one length, planned as asked (out of place), with one set of buffers per OpenMP thread:
