@@ -10,13 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "check_util.h"
-#include "skit/tno.h"
-
-static size_t index_of(skit_tno_layout layout, size_t n, size_t d, size_t b, size_t i, size_t c)
-{
-    return layout == SKIT_TNO_ROWS ? (b * n + i) * d + c : (b * d + c) * n + i;
-}
+#include "tno_util.h"
 
 /* The growth factor of skit/tno.h's float32 SKI bound,
  *     ||y32 - y64||_2 <= G 2^-24 scale[c] ||x_c||_2,
@@ -55,9 +49,9 @@ static void expect_scale_bounded(const skit_tno_plan *p, const double *scale, ui
 }
 
 /* every (sequence, channel) of y32 within the bound above of y64 */
-static void expect_close(const skit_tno_plan *p32, const float *x, const float *y32, const double *y64,
-                         const char *what, uint64_t seed)
+static void expect_close(const tu_tno_pair *t, const char *what, uint64_t seed)
 {
+    const skit_tno_plan *p32 = t->p32;
     const skit_tno_options *o = skit_tno_plan_options(p32);
     const size_t n = skit_tno_plan_n(p32), d = skit_tno_plan_d(p32), batch = skit_tno_plan_batch(p32);
     double *scale = tu_alloc(d);
@@ -68,15 +62,8 @@ static void expect_close(const skit_tno_plan *p32, const float *x, const float *
     const double growth = ski_growth(o, n, N);
     for (size_t b = 0; b < batch; b++)
         for (size_t c = 0; c < d; c++) {
-            double err = 0, xx = 0;
-            for (size_t i = 0; i < n; i++) {
-                size_t at = index_of(o->layout, n, d, b, i, c);
-                double e = (double)y32[at] - y64[at];
-                err += e * e;
-                xx += (double)x[at] * x[at];
-            }
-            err = isnan(err) ? INFINITY : sqrt(err);
-            double bound = growth * TU_U32 * scale[c] * sqrt(xx);
+            double x_norm, err = tu_tno_pair_error(t, b, c, &x_norm);
+            double bound = growth * TU_U32 * scale[c] * x_norm;
             ck_assert_msg(err <= bound,
                           "%s n=%zu d=%zu r=%zu m=%zu sequence %zu channel %zu: ||y32 - y64|| = %g > %g (seed %llu)",
                           what, n, d, o->rank, o->taps, b, c, err, bound, (unsigned long long)seed);
@@ -118,40 +105,23 @@ START_TEST(test_ski_f32_matches_f64)
         for (int layout = 0; layout < 2; layout++)
             for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++)
                 for (size_t bd = 0; bd < 4; bd++) {
-                    const size_t n = ns[s], batch = batches[bd / 2], d = ds[bd % 2], total = batch * n * d;
+                    const size_t n = ns[s], batch = batches[bd / 2], d = ds[bd % 2];
                     skit_tno_options o;
                     ski_options(&o, s, n, variant, layout, seed + 4 * s + bd);
-                    skit_tno_plan *p64 = NULL, *p32 = NULL;
-                    TU_EXPECT_OK(skit_tno_plan_create(&p64, n, d, batch, &o, NULL, 0));
-                    o.precision = SKIT_PRECISION_F32;
-                    TU_EXPECT_OK(skit_tno_plan_create(&p32, n, d, batch, &o, NULL, 0));
-                    float *x = tu_alloc_f32(total), *y32 = tu_alloc_f32(total); /* NaN-poisoned */
-                    double *x64 = tu_alloc(total), *y64 = tu_alloc(total);
-                    for (size_t i = 0; i < total; i++) x64[i] = x[i] = (float)skit_rng_normal(&rng);
-                    TU_EXPECT_OK(skit_tno_plan_execute(p64, x64, y64, NULL));
+                    tu_tno_pair t;
+                    tu_tno_pair_create(&t, n, d, batch, &o, &rng);
                     /* the caller's workspace: execute allocates nothing */
-                    void *work = skit_malloc(skit_tno_plan_workspace_bytes(p32) + 1, 1);
+                    void *work = skit_malloc(skit_tno_plan_workspace_bytes(t.p32) + 1, 1);
                     ck_assert_ptr_nonnull(work);
-                    TU_EXPECT_OK(skit_tno_plan_execute_f32(p32, x, y32, work));
+                    TU_EXPECT_OK(skit_tno_plan_execute_f32(t.p32, t.x, t.y32, work));
                     char what[64];
                     snprintf(what, sizeof what, "%s %s batch %zu", variant_name(variant),
                              layout ? "channels" : "rows", batch);
-                    expect_close(p32, x, y32, y64, what, seed);
-                    /* forward recomputes the float kernels from the parameters */
-                    for (size_t i = 0; i < total; i++) y32[i] = NAN;
-                    TU_EXPECT_OK(skit_tno_plan_forward_f32(p32, x, y32));
-                    expect_close(p32, x, y32, y64, what, seed);
-                    TU_EXPECT_STATUS(skit_tno_plan_execute(p32, x64, y64, NULL), SKIT_EINVAL);
-                    TU_EXPECT_STATUS(skit_tno_plan_execute_f32(p64, x, y32, NULL), SKIT_EINVAL);
-                    TU_EXPECT_STATUS(skit_tno_plan_backward_f32(p32, x, x, NULL, NULL, NULL, NULL),
+                    tu_tno_pair_check_forward(&t, expect_close, what, seed);
+                    TU_EXPECT_STATUS(skit_tno_plan_backward_f32(t.p32, t.x, t.x, NULL, NULL, NULL, NULL),
                                      SKIT_EUNSUPPORTED);
                     skit_free(work);
-                    skit_free(x);
-                    skit_free(y32);
-                    skit_free(x64);
-                    skit_free(y64);
-                    skit_tno_plan_destroy(p64);
-                    skit_tno_plan_destroy(p32);
+                    tu_tno_pair_destroy(&t);
                 }
 }
 END_TEST
