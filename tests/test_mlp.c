@@ -34,11 +34,14 @@ static const char *norm_name[] = {"none", "layer", "rms"};
  *  - RMS y = h / r, r = sqrt(mean h^2) + 1e-8: Jacobian 2-norm <= 2 / r,
  *    rounding |y_i| gamma_(w+5);
  *  - activation: Lipschitz 1 (ReLU, exact), 1.13 (SiLU's and GeLU's
- *    derivatives peak at 1.10 and 1.129), plus 16 u |v| for SiLU and GeLU
- *    (exp, erf, erfc within 5 ulps, glibc's documented maxima; either
- *    formula, erf or erfc, stays within about 8 u |v|).
- * Two evaluations then differ by at most 2 e; the neglected second-order
- * terms are O(e M / s), below 1e-6 e here. */
+ *    derivatives peak at 1.10 and 1.129), plus 16 u |v| for SiLU and GeLU:
+ *    with exp, erf and erfc within 5 ulps either formula (ref_act's or
+ *    skit_mlp_activate's) is within about 8 u |v|; against mpmath at 40000
+ *    points in [-40, 40] with glibc 2.36 all four were within 1.9 u |v|.
+ * Two evaluations then differ by at most 2 e, asserted per output. The
+ * second-order terms left out are smaller than e by a factor of about
+ * ||e||_2 / s (or / r), which stayed below 1e-6 in this test (seeds 1 to
+ * 1000). */
 #define REF_U 0x1p-53
 static double ref_gamma(size_t k) { return (double)k * REF_U / (1 - (double)k * REF_U); }
 
