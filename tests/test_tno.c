@@ -18,7 +18,7 @@
 
 #include <cblas.h>
 
-#include "check_util.h"
+#include "tno_util.h"
 #include "tno/tno_internal.h" /* the plan's spectra, poisoned below */
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -38,11 +38,6 @@ static const size_t sizes[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,  12, 
                                19, 23, 31, 32, 33, 47, 64, 97, 100, 127, 128, 211, 256, 331, 499, 512};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
-static size_t index_of(skit_tno_layout layout, size_t n, size_t d, size_t b, size_t i, size_t c)
-{
-    return layout == SKIT_TNO_ROWS ? (b * n + i) * d + c : (b * d + c) * n + i;
-}
-
 /* err = max |y - ref| / max (|T| |x|) with T given per channel as dense
  * n x n column-major matrices (lower triangle only if causal). */
 static double error_vs_matrices(size_t n, size_t d, size_t batch, skit_tno_layout layout,
@@ -55,11 +50,11 @@ static double error_vs_matrices(size_t n, size_t d, size_t batch, skit_tno_layou
                 double acc = 0, mag = 0;
                 for (size_t j = 0; j < n; j++) {
                     if (causal && j > i) break;
-                    double t = T[c][i + j * n], xj = x[index_of(layout, n, d, b, j, c)];
+                    double t = T[c][i + j * n], xj = x[tu_tno_index(layout, n, d, b, j, c)];
                     acc += t * xj;
                     mag += fabs(t * xj);
                 }
-                double e = fabs(y[index_of(layout, n, d, b, i, c)] - acc);
+                double e = fabs(y[tu_tno_index(layout, n, d, b, i, c)] - acc);
                 if (!(e <= worst)) worst = e;
                 if (mag > scale) scale = mag;
             }
@@ -170,11 +165,11 @@ static void check_tno(size_t n, size_t d, size_t batch, skit_causality causality
         for (size_t i = 0; i < n; i++) {
             double acc = 0, mag = 0;
             for (size_t j = 0; j < n; j++) {
-                double t = a[c * 2 * n + (i + 2 * n - j) % (2 * n)], xj = x[index_of(layout, n, d, 0, j, c)];
+                double t = a[c * 2 * n + (i + 2 * n - j) % (2 * n)], xj = x[tu_tno_index(layout, n, d, 0, j, c)];
                 acc += t * xj;
                 mag += fabs(t * xj);
             }
-            worst = fmax(worst, fabs(acc - y[index_of(layout, n, d, 0, i, c)]));
+            worst = fmax(worst, fabs(acc - y[tu_tno_index(layout, n, d, 0, i, c)]));
             scale = fmax(scale, mag);
         }
     }
@@ -619,11 +614,11 @@ static void check_fd_act(size_t n, size_t d, size_t batch, skit_causality causal
     double *xc = tu_alloc(n * d), *yc = tu_alloc(n * d);
     for (size_t b = 0; b < batch; b++) {
         for (size_t c = 0; c < d; c++)
-            for (size_t i = 0; i < n; i++) xc[c * n + i] = x[index_of(layout, n, d, b, i, c)];
+            for (size_t i = 0; i < n; i++) xc[c * n + i] = x[tu_tno_index(layout, n, d, b, i, c)];
         TU_EXPECT_OK(skit_fdtno_plan_execute(fd, xc, n, yc, n, NULL));
         for (size_t c = 0; c < d; c++)
             for (size_t i = 0; i < n; i++)
-                ck_assert_msg(fabs(yc[c * n + i] - y[index_of(layout, n, d, b, i, c)]) <= 1e-14 * (1 + fabs(yc[c * n + i])),
+                ck_assert_msg(fabs(yc[c * n + i] - y[tu_tno_index(layout, n, d, b, i, c)]) <= 1e-14 * (1 + fabs(yc[c * n + i])),
                               "FD vs skit_fdtno b=%zu", b);
     }
     if (causal) {
@@ -803,27 +798,19 @@ END_TEST
  * skit_tno_plan_execute_f32 of y64:
  *     (20 log2(2N) + h + 1) u (||C_c||_2 + M_c) ||x_c||_2
  * (tu_f32_bound with the factor widened by h + 1 and M_c added) */
-static void expect_f32_close(skit_tno_plan *p64, skit_tno_plan *p32, const float *x, const float *y32,
-                             const double *y64, const char *what, uint64_t seed)
+static void expect_f32_close(const tu_tno_pair *t, const char *what, uint64_t seed)
 {
+    const skit_tno_plan *p64 = t->p64;
     const size_t n = skit_tno_plan_n(p64), d = skit_tno_plan_d(p64), batch = skit_tno_plan_batch(p64);
-    const skit_tno_layout layout = p64->opt.layout;
     const double h = (double)p64->opt.rpe_width;
     double *scale = tu_alloc(d); /* ||C_c||_2 + M_c, the magnitudes skit/tno.h's bound names */
     size_t N;
-    TU_EXPECT_OK(skit_tno_plan_f32_error_scale(p32, scale, &N));
+    TU_EXPECT_OK(skit_tno_plan_f32_error_scale(t->p32, scale, &N));
     const double widen = (20.0 * log2(2.0 * (double)N) + h + 1) / (20.0 * log2(2.0 * (double)N));
     for (size_t b = 0; b < batch; b++)
         for (size_t c = 0; c < d; c++) {
-            double err = 0, xx = 0;
-            for (size_t i = 0; i < n; i++) {
-                size_t at = index_of(layout, n, d, b, i, c);
-                double e = (double)y32[at] - y64[at];
-                err += e * e;
-                xx += (double)x[at] * x[at];
-            }
-            err = isnan(err) ? INFINITY : sqrt(err);
-            double bound = widen * tu_f32_bound(N, scale[c], sqrt(xx));
+            double x_norm, err = tu_tno_pair_error(t, b, c, &x_norm);
+            double bound = widen * tu_f32_bound(N, scale[c], x_norm);
             ck_assert_msg(err <= bound, "%s n=%zu d=%zu sequence %zu channel %zu: ||y32 - y64|| = %g > %g (seed %llu)",
                           what, n, d, b, c, err, bound, (unsigned long long)seed);
         }
@@ -893,7 +880,7 @@ START_TEST(test_f32_matches_f64)
         for (int causal = 0; causal < 2; causal++)
             for (int layout = 0; layout < 2; layout++)
                 for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++) {
-                    const size_t n = ns[s], d = ds[s % 3], total = batch * n * d;
+                    const size_t n = ns[s], d = ds[s % 3];
                     skit_tno_options o;
                     skit_tno_options_default(&o, fd ? SKIT_TNO_FD : SKIT_TNO_FFT);
                     o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
@@ -906,39 +893,23 @@ START_TEST(test_f32_matches_f64)
                      * float64 sweep's kernels (per channel); GELU there the layers */
                     o.activation = s % 2 && s % 8 != 3 ? SKIT_ACTIVATION_GELU : SKIT_ACTIVATION_RELU;
                     o.seed = seed + s;
-                    skit_tno_plan *p64 = NULL, *p32 = NULL;
-                    TU_EXPECT_OK(skit_tno_plan_create(&p64, n, d, batch, &o, NULL, 0));
-                    o.precision = SKIT_PRECISION_F32;
-                    TU_EXPECT_OK(skit_tno_plan_create(&p32, n, d, batch, &o, NULL, 0));
+                    tu_tno_pair t;
+                    tu_tno_pair_create(&t, n, d, batch, &o, &rng);
                     if (!fd && s == 11) { /* the float32 sweep path is the one tested here */
                         char desc[256];
-                        skit_tno_plan_describe(p32, desc, sizeof desc);
+                        skit_tno_plan_describe(t.p32, desc, sizeof desc);
                         ck_assert_msg(strstr(desc, "spectra=channels") && strstr(desc, "eval=sweep"),
                                       "n = %zu relu 64 x 3: expected the per-channel sweep, got %s", n, desc);
                     }
-                    float *x = tu_alloc_f32(total), *y32 = tu_alloc_f32(total);
-                    double *x64 = tu_alloc(total), *y64 = tu_alloc(total);
-                    for (size_t i = 0; i < total; i++) x64[i] = x[i] = (float)skit_rng_normal(&rng);
-                    TU_EXPECT_OK(skit_tno_plan_execute(p64, x64, y64, NULL));
-                    TU_EXPECT_OK(skit_tno_plan_execute_f32(p32, x, y32, NULL));
+                    TU_EXPECT_OK(skit_tno_plan_execute_f32(t.p32, t.x, t.y32, NULL));
                     char what[96];
                     snprintf(what, sizeof what, "%s %s %s", fd ? "fd" : "tno", causal ? "causal" : "bidirectional",
                              layout ? "channels" : "rows");
-                    expect_f32_close(p64, p32, x, y32, y64, what, seed);
-                    /* forward recomputes the float spectra from the parameters */
-                    for (size_t i = 0; i < total; i++) y32[i] = NAN;
-                    TU_EXPECT_OK(skit_tno_plan_forward_f32(p32, x, y32));
-                    expect_f32_close(p64, p32, x, y32, y64, what, seed);
-                    TU_EXPECT_STATUS(skit_tno_plan_execute(p32, x64, y64, NULL), SKIT_EINVAL);
-                    TU_EXPECT_STATUS(skit_tno_plan_execute_f32(p64, x, y32, NULL), SKIT_EINVAL);
+                    tu_tno_pair_check_forward(&t, expect_f32_close, what, seed);
                     /* a float32 plan's backward is the _f32 form */
-                    TU_EXPECT_STATUS(skit_tno_plan_backward(p32, x64, y64, NULL, NULL, NULL, NULL), SKIT_EINVAL);
-                    skit_free(x);
-                    skit_free(y32);
-                    skit_free(x64);
-                    skit_free(y64);
-                    skit_tno_plan_destroy(p64);
-                    skit_tno_plan_destroy(p32);
+                    TU_EXPECT_STATUS(skit_tno_plan_backward(t.p32, t.x64, t.y64, NULL, NULL, NULL, NULL),
+                                     SKIT_EINVAL);
+                    tu_tno_pair_destroy(&t);
                 }
     /* device plans have no float32 path (SKI-TNO's: tests/test_tno_f32.c) */
     skit_tno_options o;
@@ -978,14 +949,14 @@ START_TEST(test_causality)
             TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
             for (size_t b = 0; b < batch; b++)
                 for (size_t c = 0; c < d; c++)
-                    for (size_t i = k0; i < n; i++) x[index_of(o.layout, n, d, b, i, c)] += 100.0 * skit_rng_normal(&rng);
+                    for (size_t i = k0; i < n; i++) x[tu_tno_index(o.layout, n, d, b, i, c)] += 100.0 * skit_rng_normal(&rng);
             TU_EXPECT_OK(skit_tno_plan_execute(p, x, y2, NULL));
             double scale = 0, worst = 0;
             for (size_t k = 0; k < total; k++) scale = fmax(scale, fabs(y2[k]));
             for (size_t b = 0; b < batch; b++)
                 for (size_t c = 0; c < d; c++)
                     for (size_t i = 0; i < k0; i++) {
-                        size_t at = index_of(o.layout, n, d, b, i, c);
+                        size_t at = tu_tno_index(o.layout, n, d, b, i, c);
                         worst = fmax(worst, fabs(y2[at] - y[at]));
                     }
             ck_assert_msg(worst <= 1e-13 * scale, "%s causal: past outputs moved by %g (relative)",
@@ -1027,15 +998,15 @@ START_TEST(test_layout_batch)
             for (size_t b = 0; b < batch; b++)
                 for (size_t i = 0; i < n; i++)
                     for (size_t c = 0; c < d; c++)
-                        xc[index_of(SKIT_TNO_CHANNELS, n, d, b, i, c)] = x[index_of(SKIT_TNO_ROWS, n, d, b, i, c)];
+                        xc[tu_tno_index(SKIT_TNO_CHANNELS, n, d, b, i, c)] = x[tu_tno_index(SKIT_TNO_ROWS, n, d, b, i, c)];
             TU_EXPECT_OK(skit_tno_plan_execute(rows, x, y, NULL));
             TU_EXPECT_OK(skit_tno_plan_execute(chan, xc, yc, NULL));
             double worst = 0, scale = 0;
             for (size_t b = 0; b < batch; b++)
                 for (size_t i = 0; i < n; i++)
                     for (size_t c = 0; c < d; c++) {
-                        double a = y[index_of(SKIT_TNO_ROWS, n, d, b, i, c)];
-                        double e = yc[index_of(SKIT_TNO_CHANNELS, n, d, b, i, c)];
+                        double a = y[tu_tno_index(SKIT_TNO_ROWS, n, d, b, i, c)];
+                        double e = yc[tu_tno_index(SKIT_TNO_CHANNELS, n, d, b, i, c)];
                         worst = fmax(worst, fabs(a - e));
                         scale = fmax(scale, fabs(a));
                     }
