@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/simd.h"
 #include "mlp/batch.h"
 #include "tno/tno_internal.h"
 
@@ -72,35 +71,6 @@ static int rpe_coeffs(const skit_tno_plan *p, double *coeffs)
     return SKIT_OK;
 }
 
-/* Kernel row c rounded to float (zeros included, as they stay zero) */
-SKIT_MULTIVERSION static void round_kernel(const double *restrict from, float *restrict to, size_t count)
-{
-    for (size_t k = 0; k < count; k++) to[k] = (float)from[k];
-}
-
-/* Float32 per channel with the sweep: the float64 path's kernels (the
- * RPE's outputs by the sweep, in circulant order) rounded once to float,
- * then d float transforms. At d <= 2 (h+1) this is cheaper than the
- * features' sweep, their rounding and the output layer's sgemm of the
- * pushdown (tno_pushdown's rule, the same in both precisions), and the
- * kernels carry one rounding instead of the sgemm's sums. */
-static int kernels_f32_by_sweep(skit_tno_plan *p, float *work)
-{
-    tno_spectral *s = p->op;
-    const size_t d = p->d, L = tno_length(p->n), ld = kernels_ld(p);
-    const size_t lo[2] = {L - (p->n - 1), 0};
-    SKIT_TRY(coeffs_by_sweep(p, s->kernels, ld, lo));
-    /* float transforms: every spectrum value, and its product with x's, finite (as tno_rpe_round_f32) */
-    SKIT_TRY(tno_rpe_check_rows(&s->rpe, d, FLT_MAX / (4.0 * (double)L * (double)L * sqrt((double)L)),
-                                "RPE coefficients (float32)"));
-    const long channels = (long)d;
-#pragma omp parallel for schedule(static) if (d * L >= 65536)
-    for (long c = 0; c < channels; c++)
-        round_kernel(s->kernels + (size_t)c * ld, s->kernels_f + (size_t)c * s->kernels_f_ld, L);
-    skit_circulantf_set_kernels(s->engine_f, s->kernels_f, s->kernels_f_ld, work);
-    return SKIT_OK;
-}
-
 /* Float32 plans: the features (float64, the sweep's or the layers')
  * rounded, then [W b] applied by sgemm either to their h+1 spectra (the
  * pushdown, transformed by the float engine) straight into the float
@@ -113,7 +83,6 @@ static int update_f32(skit_tno_plan *p, tno_rpe *r, float *work)
 {
     tno_spectral *s = p->op;
     const size_t h = r->width, L = tno_length(p->n), ls = skit_circulantf_spectra_ld(s->engine_f);
-    if (s->kernels) return kernels_f32_by_sweep(p, work);
     SKIT_TRY(tno_rpe_features(r));
     tno_rpe_fill_wb(r);
     SKIT_TRY(tno_rpe_round_f32(r, (double)L, "RPE kernel spectra"));
@@ -282,23 +251,23 @@ static void describe(const skit_tno_plan *p, char *text, size_t size)
              s->coeffs || s->kernels || s->kernels_f ? "channels" : "features", tno_rpe_sweeps(&s->rpe) ? "sweep" : "layers");
 }
 
-/* Per channel (kernels_f) where float64 would be: with the sweep, or
- * causal, at d <= 2 (h+1) (tno_pushdown); the sweep's kernels come in
- * float64 (kernels) and are rounded, the layers' by the sgemm. */
+/* Per channel (kernels_f) causal at d <= 2 (h+1), the features' spectra
+ * otherwise (update_f32). Following float64's rule instead (per channel
+ * from the float64 sweep's outputs, rounded, wherever d <= 2 (h+1)) was
+ * measured slower, one thread, quiet machine: forward float32 speedup
+ * over float64 at (8192, 128, 1) 1.33 against 1.80 bidirectional, 1.53
+ * against 1.78 causal; no gain at (32768, 64, 1) (1.41, 1.44): the
+ * outputs' sweep costs more than the features' sweep and the sgemm. */
 static int create_f32(skit_tno_plan *p)
 {
     tno_spectral *s = p->op;
     const size_t h = p->opt.rpe_width;
-    const int sweeps = tno_rpe_sweeps(&s->rpe);
-    const int per_channel = (p->opt.causality == SKIT_CAUSAL || sweeps) && p->d <= 2 * (h + 1);
+    const int per_channel = p->opt.causality == SKIT_CAUSAL && p->d <= 2 * (h + 1);
     SKIT_TRY(tno_spectral_create_f32(p, per_channel ? 0 : h + 1));
     if (!per_channel) return SKIT_OK;
     s->kernels_f_ld = (tno_length(p->n) + 15) / 16 * 16; /* rows 64-byte aligned, as FFTW planned */
     s->kernels_f = skit_calloc(p->d, s->kernels_f_ld * sizeof(float));
-    if (!s->kernels_f) return SKIT_ENOMEM;
-    if (!sweeps) return SKIT_OK;
-    s->kernels = skit_calloc(p->d, kernels_ld(p) * sizeof(double)); /* the zeros stay */
-    return s->kernels ? SKIT_OK : SKIT_ENOMEM;
+    return s->kernels_f ? SKIT_OK : SKIT_ENOMEM;
 }
 
 const tno_ops tno_fft_ops = {

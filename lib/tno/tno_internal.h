@@ -128,10 +128,10 @@ typedef struct tno_spectral {
     double *coeffs;         /* d x (2n-1), skit's layout (per-channel device plans, and CPU
                              * plans whose RPE takes the layers' path) */
     double *kernels;        /* d x round8(N): circulant order (per-channel CPU plans with the
-                             * RPE by the sweep: FFT'd in place of a copy; float32 ones round it) */
+                             * RPE by the sweep: FFT'd in place of a copy) */
     int outputs_by_layers;  /* FD: the last outputs sweep saw masks change often */
-    float *kernels_f;       /* float32 TNO at d <= 2(h+1), causal or with the sweep: d x
-                             * kernels_f_ld kernels in circulant order (the zeros stay) */
+    float *kernels_f;       /* float32 causal TNO at d <= 2(h+1): d x kernels_f_ld kernels in
+                             * circulant order (lags 0..n-1; the zeros stay) */
     size_t kernels_f_ld;
 } tno_spectral;
 
