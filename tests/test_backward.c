@@ -620,6 +620,20 @@ START_TEST(test_backward_errors)
                                                    NULL, 1, NULL),
                      SKIT_EDOM);
     TU_EXPECT_STATUS(skit_mlp_backward(NULL, 1, x, dy, NULL, NULL, NULL, NULL), SKIT_EINVAL);
+    /* the float64 attention backwards scan q, k, v and dy as the forward does */
+    unsigned char refined[4] = {1, 1, 1, 1};
+    double g[32];
+    for (int bad = 0; bad < 4; bad++) {
+        double *in[4] = {x, x + 8, x + 16, dy};
+        in[bad][3] = bad % 2 ? INFINITY : NAN;
+        TU_EXPECT_STATUS(skit_attention_exact_backward(4, 2, 2, x, 4, x + 8, 4, x + 16, 4, 1.0, NULL, dy, 4, g, 4,
+                                                       NULL, 1, NULL, 1, NULL),
+                         SKIT_ENONFINITE);
+        TU_EXPECT_STATUS(skit_mra2_backward(4, 2, 2, x, 4, x + 8, 4, x + 16, 4, 1.0, 2, refined, dy, 4, g, 4, NULL,
+                                            1, NULL, 1, NULL),
+                         SKIT_ENONFINITE);
+        in[bad][3] = 0;
+    }
     ck_assert_uint_eq(skit_tno_plan_backward_workspace_bytes(NULL), 0);
     double scale[2];
     TU_EXPECT_STATUS(skit_tno_plan_f32_error_scale(NULL, scale, NULL), SKIT_EINVAL);
@@ -678,12 +692,57 @@ static double att32_logit_bound(const att32 *a)
     return G;
 }
 
-/* entry (i, c) of a group: |g32 - g64| <= factor * bound, bound computed
- * from the explicit S; returns max bound / max |g64| (0 if g64 = 0) */
-typedef double (*att32_entry)(const att32 *a, size_t i, size_t c);
+/* entry (i, c) of a gradient's bound, computed from the explicit S, for
+ * the problem ctx (an att32, or an mra32t) */
+typedef double (*f32_entry)(const void *ctx, size_t i, size_t c);
 
-static double entry_dv(const att32 *a, size_t j, size_t c) /* (S^T |dY|)_jc */
+/* the three gradients of a float32 backward against float64, entry by
+ * entry: |g32 - g64| <= factor * entry; what and b name the case */
+typedef struct f32_case {
+    const char *what;
+    const att32 *a;
+    size_t b;
+    const void *ctx;
+    uint64_t seed;
+} f32_case;
+
+static void check_group_f32(const f32_case *k, const char *name, const float *g32, const double *g64, size_t cols,
+                            double factor, f32_entry entry)
 {
+    const att32 *a = k->a;
+    const size_t n = a->n;
+    for (size_t c = 0; c < cols; c++)
+        for (size_t i = 0; i < n; i++) {
+            double bound = factor * entry(k->ctx, i, c), e = fabs((double)g32[i + c * n] - g64[i + c * n]);
+            ck_assert_msg(e <= bound, "f32 %s backward %s n=%zu b=%zu d=%zu dv=%zu causal=%d padded=%d seed=%llu: "
+                          "entry (%zu, %zu) error %.3g above its bound %.3g", k->what, name, n, k->b, a->d, a->dv,
+                          a->mask.causal, a->mask.padding != NULL, (unsigned long long)k->seed, i, c, e, bound);
+        }
+}
+
+/* dv within (eS + gamma_m) S^T |dY|, dq and dk within 2 |scale| max|v|
+ * (eP + gamma_{m+1}) times their majorants (the headers' bounds; m = n +
+ * extra, gamma_m = m u / (1 - m u)); entries: dv, dq, dk */
+static void check_gradients_f32(const f32_case *k, double eS, double eP, size_t extra, const f32_entry entries[3])
+{
+    const att32 *a = k->a;
+    const double u = TU_U32, m = (double)(a->n + extra);
+    const double gA = m * u / (1 - m * u), gB = (m + 1) * u / (1 - (m + 1) * u);
+    double vmax = 0;
+    for (size_t i = 0; i < a->n * a->dv; i++) vmax = fmax(vmax, fabs(a->v[i]));
+    /* each bound is a small multiple of a majorant of its gradient (S^T
+     * |dY| >= |dV|, 2 |scale| vmax r_i (S |K|) >= |dQ|, ...): were the
+     * multiple near 1 the check would be vacuous */
+    ck_assert_msg(eS + gA < 0.01 && eP + gB < 0.01, "bound multipliers %.3g, %.3g", eS + gA, eP + gB);
+    const double F = 2 * fabs(a->scale) * vmax * (eP + gB);
+    check_group_f32(k, "dv", a->dvf, a->dv64, a->dv, eS + gA, entries[0]);
+    check_group_f32(k, "dq", a->dqf, a->dq, a->d, F, entries[1]);
+    check_group_f32(k, "dk", a->dkf, a->dk, a->d, F, entries[2]);
+}
+
+static double entry_dv(const void *ctx, size_t j, size_t c) /* (S^T |dY|)_jc */
+{
+    const att32 *a = ctx;
     double s = 0;
     for (size_t i = 0; i < a->n; i++) s += a->S[i + j * a->n] * fabs(a->dy[i + c * a->n]);
     return s;
@@ -696,49 +755,30 @@ static double row_l1(const att32 *a, size_t i)
     return r;
 }
 
-static double entry_dq(const att32 *a, size_t i, size_t c) /* r_i (S |K|)_ic */
+static double entry_dq(const void *ctx, size_t i, size_t c) /* r_i (S |K|)_ic */
 {
+    const att32 *a = ctx;
     double s = 0;
     for (size_t j = 0; j < a->n; j++) s += a->S[i + j * a->n] * fabs(a->k[j + c * a->n]);
     return row_l1(a, i) * s;
 }
 
-static double entry_dk(const att32 *a, size_t j, size_t c) /* (S^T (r o |Q|))_jc */
+static double entry_dk(const void *ctx, size_t j, size_t c) /* (S^T (r o |Q|))_jc */
 {
+    const att32 *a = ctx;
     double s = 0;
     for (size_t i = 0; i < a->n; i++) s += a->S[i + j * a->n] * row_l1(a, i) * fabs(a->q[i + c * a->n]);
     return s;
 }
 
-static void att32_check_group(const att32 *a, const char *name, const float *g32, const double *g64, size_t cols,
-                              double factor, att32_entry entry, uint64_t seed)
-{
-    const size_t n = a->n;
-    for (size_t c = 0; c < cols; c++)
-        for (size_t i = 0; i < n; i++) {
-            double bound = factor * entry(a, i, c), e = fabs((double)g32[i + c * n] - g64[i + c * n]);
-            ck_assert_msg(e <= bound, "f32 attention backward %s n=%zu d=%zu dv=%zu causal=%d padded=%d seed=%llu: "
-                          "entry (%zu, %zu) error %.3g above its bound %.3g", name, n, a->d, a->dv, a->mask.causal,
-                          a->mask.padding != NULL, (unsigned long long)seed, i, c, e, bound);
-        }
-}
-
 /* the header's bound, entry by entry */
 static void att32_check(const att32 *a, uint64_t seed)
 {
-    const double u = TU_U32, n = (double)a->n, G = att32_logit_bound(a);
-    double vmax = 0;
-    for (size_t i = 0; i < a->n * a->dv; i++) vmax = fmax(vmax, fabs(a->v[i]));
+    const double u = TU_U32, G = att32_logit_bound(a);
     const double eS = 2.1 * u * (((double)a->d + 4) * G + 2) + 2 * u, eP = 2 * eS + ((double)a->dv + 1) * u;
-    const double g1 = (n + 1) * u / (1 - (n + 1) * u), g2 = (n + 2) * u / (1 - (n + 2) * u);
-    const double fqk = 2 * fabs(a->scale) * vmax * (eP + g2);
-    /* each bound is a small multiple of a majorant of its gradient (S^T
-     * |dY| >= |dV|, 2 |scale| vmax r_i (S |K|) >= |dQ|, ...): were the
-     * multiple near 1 the check would be vacuous */
-    ck_assert_msg(eS + g1 < 0.01 && eP + g2 < 0.01, "bound multipliers %.3g, %.3g", eS + g1, eP + g2);
-    att32_check_group(a, "dv", a->dvf, a->dv64, a->dv, eS + g1, entry_dv, seed);
-    att32_check_group(a, "dq", a->dqf, a->dq, a->d, fqk, entry_dq, seed);
-    att32_check_group(a, "dk", a->dkf, a->dk, a->d, fqk, entry_dk, seed);
+    static const f32_entry entries[3] = {entry_dv, entry_dq, entry_dk};
+    f32_case k = {"attention", a, 0, a, seed};
+    check_gradients_f32(&k, eS, eP, 1, entries);
 }
 
 static void att32_run(att32 *a, float *work, uint64_t seed)
@@ -853,8 +893,9 @@ static void mra32t_split(mra32t *m, int causal)
     skit_free(t);
 }
 
-static double mra_entry_dv(const mra32t *m, size_t j, size_t c) /* (S^T |dY|)_jc */
+static double mra_entry_dv(const void *ctx, size_t j, size_t c) /* (S^T |dY|)_jc */
 {
+    const mra32t *m = ctx;
     const att32 *a = &m->a;
     double s = 0;
     for (size_t i = 0; i < a->n; i++) s += (a->S[i + j * a->n] + m->Sc[i + j * a->n]) * fabs(a->dy[i + c * a->n]);
@@ -869,8 +910,9 @@ static double block_mean_abs(const mra32t *m, const double *x, size_t i, size_t 
     return s / (double)m->b;
 }
 
-static double mra_entry_dq(const mra32t *m, size_t i, size_t c)
+static double mra_entry_dq(const void *ctx, size_t i, size_t c)
 {
+    const mra32t *m = ctx;
     const att32 *a = &m->a;
     const size_t n = a->n;
     double fine = 0, coarse = 0;
@@ -883,8 +925,9 @@ static double mra_entry_dq(const mra32t *m, size_t i, size_t c)
     return row_l1(a, i) * fine + coarse / (double)m->b;
 }
 
-static double mra_entry_dk(const mra32t *m, size_t j, size_t c)
+static double mra_entry_dk(const void *ctx, size_t j, size_t c)
 {
+    const mra32t *m = ctx;
     const att32 *a = &m->a;
     const size_t n = a->n;
     double s = 0;
@@ -893,34 +936,14 @@ static double mra_entry_dk(const mra32t *m, size_t j, size_t c)
     return s;
 }
 
-typedef double (*mra_entry)(const mra32t *m, size_t i, size_t c);
-
-static void mra32t_check_group(const mra32t *m, const char *name, const float *g32, const double *g64, size_t cols,
-                               double factor, mra_entry entry, uint64_t seed)
-{
-    const size_t n = m->a.n;
-    for (size_t c = 0; c < cols; c++)
-        for (size_t i = 0; i < n; i++) {
-            double bound = factor * entry(m, i, c), e = fabs((double)g32[i + c * n] - g64[i + c * n]);
-            ck_assert_msg(e <= bound, "f32 MRA-2 backward %s n=%zu b=%zu d=%zu dv=%zu causal=%d seed=%llu: entry "
-                          "(%zu, %zu) error %.3g above its bound %.3g", name, n, m->b, m->a.d, m->a.dv,
-                          m->a.mask.causal, (unsigned long long)seed, i, c, e, bound);
-        }
-}
-
 static void mra32t_check(const mra32t *m, uint64_t seed)
 {
     const att32 *a = &m->a;
-    const double u = TU_U32, n = (double)a->n, G = att32_logit_bound(a), L = log((double)m->b);
-    double vmax = 0;
-    for (size_t i = 0; i < a->n * a->dv; i++) vmax = fmax(vmax, fabs(a->v[i]));
+    const double u = TU_U32, G = att32_logit_bound(a), L = log((double)m->b);
     const double eS = 2.1 * u * (((double)a->d + 7) * G + 2 * L + 2) + 2 * u, eP = 2 * eS + ((double)a->dv + 2) * u;
-    const double g3 = (n + 3) * u / (1 - (n + 3) * u), g4 = (n + 4) * u / (1 - (n + 4) * u);
-    const double F = 2 * fabs(a->scale) * vmax * (eP + g4);
-    ck_assert_msg(eS + g3 < 0.01 && eP + g4 < 0.01, "bound multipliers %.3g, %.3g", eS + g3, eP + g4);
-    mra32t_check_group(m, "dv", a->dvf, a->dv64, a->dv, eS + g3, mra_entry_dv, seed);
-    mra32t_check_group(m, "dq", a->dqf, a->dq, a->d, F, mra_entry_dq, seed);
-    mra32t_check_group(m, "dk", a->dkf, a->dk, a->d, F, mra_entry_dk, seed);
+    static const f32_entry entries[3] = {mra_entry_dv, mra_entry_dq, mra_entry_dk};
+    f32_case k = {"MRA-2", a, m->b, m, seed};
+    check_gradients_f32(&k, eS, eP, 3, entries);
 }
 
 static void mra32t_run(mra32t *m, size_t per_row, int per_row_selection, float *work, uint64_t seed)

@@ -216,17 +216,17 @@ static void coarse_backward(const mra2_shape *s, double scale, double *dq, size_
 
 static int check_args(const attn_mra2_backward_args *a)
 {
-    SKIT_REQUIRE_PTR(a->q);
-    SKIT_REQUIRE_PTR(a->k);
-    SKIT_REQUIRE_PTR(a->v);
     SKIT_REQUIRE_PTR(a->dy);
     SKIT_REQUIRE_PTR(a->refined);
     SKIT_TRY(check_shape(a->n, a->d, a->dv, a->block));
     const size_t n = a->n, rows = n / a->block;
-    if (!isfinite(a->scale)) return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need a finite value", a->scale);
+    SKIT_TRY(attn_check_scale(a->scale));
+    SKIT_TRY(attn_check_qk(n, a->d, a->q, a->ldq, a->k, a->ldk));
+    SKIT_TRY(attn_check_v(n, a->dv, a->v, a->ldv));
     if (a->ldq < n || a->ldk < n || a->ldv < n || a->lddy < n || (a->dq && a->lddq < n) || (a->dk && a->lddk < n) ||
         (a->dvv && a->lddv < n))
         return SKIT_ERROR(SKIT_ESHAPE, "a leading dimension is < n = %zu", n);
+    SKIT_TRY(skit_check_finite_matrix(a->dy, n, a->dv, a->lddy, "dY"));
     for (size_t x = 0; a->causal && x < rows; x++)
         if (!a->refined[x + x * rows])
             return SKIT_ERROR(SKIT_EINVAL, "refined: causal MRA-2 refines every diagonal square; (%zu, %zu) is not", x,

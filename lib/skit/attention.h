@@ -63,7 +63,8 @@ int skit_attention_exact(size_t n, size_t d, size_t dv, const double *q, size_t 
  * skit_attention_exact_backward_workspace(n) doubles, or NULL (allocated
  * for the call); with work it allocates nothing and is thread-safe.
  * Errors: SKIT_EINVAL (NULL q, k, v, dy), SKIT_EDOM (n, d or dv = 0; scale
- * not finite), SKIT_ESHAPE (a leading dimension < n), SKIT_ENOMEM. */
+ * not finite), SKIT_ESHAPE (a leading dimension < n), SKIT_ENONFINITE
+ * (NaN/Inf in q, k, v or dy), SKIT_ENOMEM. */
 size_t skit_attention_exact_backward_workspace(size_t n);
 int skit_attention_exact_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq,
                                   const double *k, size_t ldk, const double *v, size_t ldv,
@@ -412,7 +413,7 @@ int skit_mra2_selection(size_t n, size_t d, const double *q, size_t ldq, const d
  * (allocated); with work it allocates nothing and is thread-safe.
  * Errors: SKIT_EINVAL (NULL), SKIT_EDOM (a size 0, scale not finite),
  * SKIT_ESHAPE (block < 2 or not dividing n, a leading dimension < n),
- * SKIT_ENOMEM. */
+ * SKIT_ENONFINITE (NaN/Inf in q, k, v or dy), SKIT_ENOMEM. */
 size_t skit_mra2_backward_workspace(size_t n, size_t d, size_t dv, size_t block);
 /* skit_mra2_selection in general: causal (options.causal = 1: the squares
  * after the diagonal masked, the diagonal ones refined first, as a causal
