@@ -15,6 +15,7 @@
 
 #include "attention/attention_internal.h"
 #include "check_util.h"
+#include "fdiff.h"
 #include "gradcheck.h"
 
 /* dcoeffs by the definition: dt_k = sum_i dy_i x_{i-k} */
@@ -209,6 +210,44 @@ static void gradcheck_sweep(const char *op)
             expect_gradcheck(op, &o);
         }
 }
+
+/* fdiff_pick on ladders known in closed form: L(x) = g x + c x^3 + J
+ * max(0, x - delta) has D(h) = g + c h^2 + J max(0, h - delta) / 2h. A
+ * kink between two steps of the ladder biases every larger step by about
+ * J/2, and those steps agree with each other: the pick must take the
+ * steps below the kink (the best agreement alone took the large ones, off
+ * by J/2), and claim a resolution no smaller than its error. The rounding
+ * added is what the model says, u |L| / 2h, with the smallest steps' pair
+ * agreeing exactly, as seen at n = 2048; kinks down to steps of 1e-8,
+ * where that rounding still allows 1e-6. */
+START_TEST(test_fdiff_pick_kink)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    for (int trial = 0; trial < 200; trial++) {
+        const double g = 2 * skit_rng_uniform(&rng) - 1, c = 10 * skit_rng_uniform(&rng);
+        const double J = (skit_rng_uniform(&rng) < 0.5 ? -1 : 1) * (0.01 + skit_rng_uniform(&rng));
+        const int kink = 2 + trial % 6; /* delta between steps kink and kink + 1 */
+        const double delta = 1e-3 * pow(4.0, -(kink + skit_rng_uniform(&rng) * 0.8 + 0.1));
+        const double loss = 10 + skit_rng_uniform(&rng); /* |L|: what the rounding scales with */
+        double D[FDIFF_MAX_STEPS], model[FDIFF_MAX_STEPS], h = 1e-3;
+        for (int k = 0; k < FDIFF_MAX_STEPS; k++, h /= 4) {
+            model[k] = DBL_EPSILON * loss / h;
+            double rounding = model[k] * (2 * skit_rng_uniform(&rng) - 1);
+            D[k] = g + c * h * h + J * fmax(0.0, h - delta) / (2 * h) + rounding;
+        }
+        D[FDIFF_MAX_STEPS - 1] = D[FDIFF_MAX_STEPS - 2]; /* a coincidence of the smallest steps */
+        double estimate, resolution;
+        fdiff_pick(FDIFF_MAX_STEPS, D, model, &estimate, &resolution);
+        ck_assert_msg(fabs(estimate - g) <= 1e-6 * fmax(1.0, fabs(g)),
+                      "trial %d (kink after step %d, J %.3g): estimate %.17g, g %.17g (seed %llu)", trial, kink, J,
+                      estimate, g, (unsigned long long)seed);
+        ck_assert_msg(fabs(estimate - g) <= resolution, "trial %d: error %.3g beyond the resolution %.3g claimed",
+                      trial, fabs(estimate - g), resolution);
+    }
+}
+END_TEST
 
 START_TEST(test_gradcheck_toeplitz) { gradcheck_sweep("toeplitz"); }
 END_TEST
@@ -1090,6 +1129,7 @@ static Suite *suite_backward(void)
     TCase *tc = tcase_create("backward");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_toeplitz_backward_definition);
+    tcase_add_test(tc, test_fdiff_pick_kink);
     tcase_add_test(tc, test_gradcheck_toeplitz);
     tcase_add_test(tc, test_gradcheck_mlp);
     tcase_add_test(tc, test_gradcheck_decay);

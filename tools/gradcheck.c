@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fdiff.h"
 #include "gradcheck.h"
 
 #define GC_MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -460,66 +461,55 @@ static int setup_mra(gc_problem *pb)
 
 /* ---- finite differences ------------------------------------------------------- */
 
-static int loss(gc_problem *pb, double *L)
+/* L = <dy, f(p)>, and *size = ||dy|| ||f(p)||, what its rounding scales
+ * with: the outputs' rounding is relative to their norm, and L, a sum of
+ * terms of both signs, can be far smaller (at n = 2048 its rounding
+ * reached 1000 eps |L|) */
+static int loss(gc_problem *pb, double *L, double *size)
 {
     GC_TRY(pb->forward(pb, pb->y));
-    double s = 0;
-    for (size_t i = 0; i < pb->ny; i++) s += pb->dy[i] * pb->y[i];
+    double s = 0, yy = 0, gg = 0;
+    for (size_t i = 0; i < pb->ny; i++) {
+        s += pb->dy[i] * pb->y[i];
+        yy += pb->y[i] * pb->y[i];
+        gg += pb->dy[i] * pb->dy[i];
+    }
     *L = s;
+    *size = sqrt(yy * gg);
     return SKIT_OK;
 }
 
 /* (L(p + h v) - L(p - h v)) / 2h along v over the group (v NULL: e_i);
- * *noise: the rounding of that quotient, eps (|L+| + |L-|) / 2h */
+ * *noise: the rounding of that quotient, eps (size+ + size-) / 2h */
 static int central(gc_problem *pb, gc_group *g, size_t i, const double *v, double h, double *D,
                    double *noise)
 {
-    double Lp, Lm, saved = v ? 0 : g->values[i];
+    double Lp, Lm, Sp = 0, Sm = 0, saved = v ? 0 : g->values[i];
     size_t count = v ? g->count : 1;
     double *base = v ? g->values : g->values + i;
     for (size_t k = 0; k < count; k++) base[k] += h * (v ? v[k] : 1.0);
-    int status = loss(pb, &Lp);
+    int status = loss(pb, &Lp, &Sp);
     for (size_t k = 0; k < count; k++) base[k] -= 2 * h * (v ? v[k] : 1.0);
-    if (status == SKIT_OK) status = loss(pb, &Lm);
+    if (status == SKIT_OK) status = loss(pb, &Lm, &Sm);
     for (size_t k = 0; k < count; k++) base[k] += h * (v ? v[k] : 1.0);
     if (!v) g->values[i] = saved; /* exact restore */
     *D = (Lp - Lm) / (2 * h);
-    *noise = DBL_EPSILON * (fabs(Lp) + fabs(Lm)) / (2 * h);
+    *noise = DBL_EPSILON * (Sp + Sm) / (2 * h);
     return status;
 }
 
-/* Central differences on a ladder of steps h_k = 1e-3 4^-k max(1, |p_i|),
- * k = 0..5 (0..11 through a ReLU, whose kinks lie densely among the many
- * pre-activations of a large operator: only steps of 1e-8 or so miss
- * them), each consecutive pair extrapolated (Richardson, for
- * a step ratio of 4), and the estimate kept that agrees best with the next
- * one, counting the rounding of the smallest step involved: large steps
- * lose to truncation (raw lags make some parameters very sensitive) or to a
- * ReLU kink within the step, small ones to rounding; consecutive estimates
- * agree only where neither dominates. Without the rounding term, steps so
- * small that L(p + h v) and L(p - h v) no longer change between them give
- * identical, wrong quotients that agree perfectly (seen: 1.9e-6 off). */
-#define GC_STEPS 12
+/* The derivative from central differences at h_k = 1e-3 4^-k max(1, |p_i|),
+ * k = 0..5, picked by fdiff.c's rule; 0..11 through a ReLU, whose kinks
+ * lie densely among the many pre-activations of a large operator: only
+ * steps of 1e-8 or so miss them. */
+#define GC_STEPS FDIFF_MAX_STEPS
 
 static int derivative(gc_problem *pb, gc_group *g, size_t i, const double *v, double *R, double *resolution)
 {
-    double h = 1e-3 * GC_MAX(1.0, v ? 1.0 : fabs(g->values[i])), D[GC_STEPS], E[GC_STEPS - 1];
-    double noise[GC_STEPS];
+    double h = 1e-3 * GC_MAX(1.0, v ? 1.0 : fabs(g->values[i])), D[GC_STEPS], noise[GC_STEPS];
     const int steps = pb->o->activation == SKIT_ACTIVATION_RELU ? GC_STEPS : GC_STEPS / 2;
     for (int k = 0; k < steps; k++, h /= 4) GC_TRY(central(pb, g, i, v, h, &D[k], &noise[k]));
-    for (int k = 0; k + 1 < steps; k++) E[k] = (16 * D[k + 1] - D[k]) / 15;
-    int best = 0;
-    double best_score = INFINITY;
-    for (int k = 0; k + 1 < steps - 1; k++) {
-        /* E[k+1] uses D[k+2]: 16/15 of its rounding */
-        double score = fabs(E[k] - E[k + 1]) + 16.0 / 15.0 * noise[k + 2];
-        if (score < best_score) {
-            best_score = score;
-            best = k;
-        }
-    }
-    *R = E[best];
-    *resolution = best_score;
+    fdiff_pick(steps, D, noise, R, resolution);
     return SKIT_OK;
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "../fdiff.h"
 
 /* out = dir/name; -1 if it does not fit */
 static int join(char *out, size_t size, const char *dir, const char *name)
@@ -29,7 +30,8 @@ static int loss_at(train_model *m, const int *in, const int *tg, const double *w
 #define FD_STEPS 5
 
 /* central difference of the loss in *param with step h, and its rounding
- * error (a few ulps of the losses over 2h) */
+ * error (a few ulps of the losses over 2h: a mean of positive terms, the
+ * loss does not cancel) */
 static int central(train_model *m, const int *in, const int *tg, const double *w, double *param, double h,
                    double *slope, double *noise)
 {
@@ -44,27 +46,20 @@ static int central(train_model *m, const int *in, const int *tg, const double *w
     return status;
 }
 
-/* The derivative as tools/gradcheck.c's derivative() takes it: central
- * differences at h = 1e-3 |p|, h/4, h/16, ...; Richardson's extrapolation
- * of neighbours (error O(h^4)); the pair of extrapolations that agree best,
- * counting the rounding of the finer one, wins. A tiny gradient group (its
- * scale far below the loss's) needs the large steps; a sharply curved loss
- * the small ones. */
+/* The derivative as `skit grad-check` takes it (tools/fdiff.c): central
+ * differences at h = 1e-3 |p|, h/4, h/16, ..., Richardson's extrapolation
+ * of neighbours, the pair that agrees best among those the smaller steps
+ * confirm. A tiny gradient group (its scale far below the loss's) needs
+ * the large steps; a sharply curved loss the small ones. */
 static int derivative(train_model *m, const int *in, const int *tg, const double *w, double *param,
                       double *slope, double *resolution)
 {
-    double h = 1e-3 * fmax(1.0, fabs(*param)), D[FD_STEPS], noise[FD_STEPS], E[FD_STEPS - 1];
+    double h = 1e-3 * fmax(1.0, fabs(*param)), D[FD_STEPS], noise[FD_STEPS];
     for (int k = 0; k < FD_STEPS; k++, h /= 4) {
         int status = central(m, in, tg, w, param, h, &D[k], &noise[k]);
         if (status) return status;
     }
-    for (int k = 0; k + 1 < FD_STEPS; k++) E[k] = (16 * D[k + 1] - D[k]) / 15;
-    double best = INFINITY;
-    for (int k = 0; k + 2 < FD_STEPS; k++) {
-        double score = fabs(E[k] - E[k + 1]) + 16.0 / 15.0 * noise[k + 2];
-        if (score < best) best = score, *slope = E[k];
-    }
-    *resolution = best;
+    fdiff_pick(FD_STEPS, D, noise, slope, resolution);
     return SKIT_OK;
 }
 
