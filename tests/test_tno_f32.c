@@ -13,11 +13,7 @@
 
 #include "check_util.h"
 #include "skit/tno.h"
-
-static size_t index_of(skit_tno_layout layout, size_t n, size_t d, size_t b, size_t i, size_t c)
-{
-    return layout == SKIT_TNO_ROWS ? (b * n + i) * d + c : (b * d + c) * n + i;
-}
+#include "tno_util.h"
 
 /* The growth factor of skit/tno.h's float32 SKI bound,
  *     ||y32 - y64||_2 <= G 2^-24 scale[c] ||x_c||_2,
@@ -56,9 +52,9 @@ static void expect_scale_bounded(const skit_tno_plan *p, const double *scale, ui
 }
 
 /* every (sequence, channel) of y32 within the bound above of y64 */
-static void expect_close(const skit_tno_plan *p32, const float *x, const float *y32, const double *y64,
-                         const char *what, uint64_t seed)
+static void expect_close(const tu_tno_pair *t, const char *what, uint64_t seed)
 {
+    const skit_tno_plan *p32 = t->p32;
     const skit_tno_options *o = skit_tno_plan_options(p32);
     const size_t n = skit_tno_plan_n(p32), d = skit_tno_plan_d(p32), batch = skit_tno_plan_batch(p32);
     double *scale = tu_alloc(d);
@@ -69,15 +65,8 @@ static void expect_close(const skit_tno_plan *p32, const float *x, const float *
     const double growth = ski_growth(o, n, N);
     for (size_t b = 0; b < batch; b++)
         for (size_t c = 0; c < d; c++) {
-            double err = 0, xx = 0;
-            for (size_t i = 0; i < n; i++) {
-                size_t at = index_of(o->layout, n, d, b, i, c);
-                double e = (double)y32[at] - y64[at];
-                err += e * e;
-                xx += (double)x[at] * x[at];
-            }
-            err = isnan(err) ? INFINITY : sqrt(err);
-            double bound = growth * TU_U32 * scale[c] * sqrt(xx);
+            double x_norm, err = tu_tno_pair_error(t, b, c, &x_norm);
+            double bound = growth * TU_U32 * scale[c] * x_norm;
             ck_assert_msg(err <= bound,
                           "%s n=%zu d=%zu r=%zu m=%zu sequence %zu channel %zu: ||y32 - y64|| = %g > %g (seed %llu)",
                           what, n, d, o->rank, o->taps, b, c, err, bound, (unsigned long long)seed);
@@ -108,12 +97,13 @@ static void ski_options(skit_tno_options *o, size_t s, size_t n, int variant, in
     o->seed = seed;
 }
 
-/* What a case checks: p64 and p32 hold the same parameters; batch x n x d
- * values in the plans' layout. */
-typedef void (*ski_case)(skit_tno_plan *p64, skit_tno_plan *p32, skit_rng *rng, const char *what, uint64_t seed);
+/* What a case checks: the float64 and float32 plans of options o (the same
+ * parameters) on the same float input, t's batch x n x d values in the
+ * plans' layout. */
+typedef void (*ski_case)(tu_tno_pair *t, skit_rng *rng, const char *what, uint64_t seed);
 
 /* every variant, layout, size (odd and prime n among them), batch 1 and 3
- * and d 1 and 5: the float64 plan and the float32 one of its parameters */
+ * and d 1 and 5 */
 static void for_each_ski_case(ski_case check)
 {
     uint64_t seed = tu_seed();
@@ -128,48 +118,26 @@ static void for_each_ski_case(ski_case check)
                     const size_t n = ns[s], batch = batches[bd / 2], d = ds[bd % 2];
                     skit_tno_options o;
                     ski_options(&o, s, n, variant, layout, seed + 4 * s + bd);
-                    skit_tno_plan *p64 = NULL, *p32 = NULL;
-                    TU_EXPECT_OK(skit_tno_plan_create(&p64, n, d, batch, &o, NULL, 0));
-                    o.precision = SKIT_PRECISION_F32;
-                    TU_EXPECT_OK(skit_tno_plan_create(&p32, n, d, batch, &o, NULL, 0));
+                    tu_tno_pair t;
+                    tu_tno_pair_create(&t, n, d, batch, &o, &rng);
                     char what[64];
                     snprintf(what, sizeof what, "%s %s batch %zu", variant_name(variant),
                              layout ? "channels" : "rows", batch);
-                    check(p64, p32, &rng, what, seed);
-                    skit_tno_plan_destroy(p64);
-                    skit_tno_plan_destroy(p32);
+                    check(&t, &rng, what, seed);
+                    tu_tno_pair_destroy(&t);
                 }
 }
 
-static size_t total_of(const skit_tno_plan *p)
+static void check_forward(tu_tno_pair *t, skit_rng *rng, const char *what, uint64_t seed)
 {
-    return skit_tno_plan_batch(p) * skit_tno_plan_n(p) * skit_tno_plan_d(p);
-}
-
-static void check_forward(skit_tno_plan *p64, skit_tno_plan *p32, skit_rng *rng, const char *what, uint64_t seed)
-{
-    const size_t total = total_of(p32);
-    float *x = tu_alloc_f32(total), *y32 = tu_alloc_f32(total); /* NaN-poisoned */
-    double *x64 = tu_alloc(total), *y64 = tu_alloc(total);
-    for (size_t i = 0; i < total; i++) x64[i] = x[i] = (float)skit_rng_normal(rng);
-    TU_EXPECT_OK(skit_tno_plan_execute(p64, x64, y64, NULL));
+    (void)rng;
     /* the caller's workspace: execute allocates nothing */
-    void *work = skit_malloc(skit_tno_plan_workspace_bytes(p32) + 1, 1);
+    void *work = skit_malloc(skit_tno_plan_workspace_bytes(t->p32) + 1, 1);
     ck_assert_ptr_nonnull(work);
-    TU_EXPECT_OK(skit_tno_plan_execute_f32(p32, x, y32, work));
-    expect_close(p32, x, y32, y64, what, seed);
-    /* forward recomputes the float kernels from the parameters */
-    for (size_t i = 0; i < total; i++) y32[i] = NAN;
-    TU_EXPECT_OK(skit_tno_plan_forward_f32(p32, x, y32));
-    expect_close(p32, x, y32, y64, what, seed);
-    TU_EXPECT_STATUS(skit_tno_plan_execute(p32, x64, y64, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_plan_execute_f32(p64, x, y32, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_tno_plan_backward_f32(p64, x, x, NULL, NULL, NULL, NULL), SKIT_EINVAL);
+    TU_EXPECT_OK(skit_tno_plan_execute_f32(t->p32, t->x, t->y32, work));
+    tu_tno_pair_check_forward(t, expect_close, what, seed);
+    TU_EXPECT_STATUS(skit_tno_plan_backward_f32(t->p64, t->x, t->x, NULL, NULL, NULL, NULL), SKIT_EINVAL);
     skit_free(work);
-    skit_free(x);
-    skit_free(y32);
-    skit_free(x64);
-    skit_free(y64);
 }
 
 START_TEST(test_ski_f32_matches_f64) { for_each_ski_case(check_forward); }
@@ -183,7 +151,7 @@ static void seq_norms(skit_tno_layout layout, size_t n, size_t d, size_t b, size
 {
     double s1 = 0, s2 = 0;
     for (size_t i = 0; i < n; i++) {
-        double e = v[index_of(layout, n, d, b, i, c)];
+        double e = v[tu_tno_index(layout, n, d, b, i, c)];
         s1 += fabs(e);
         s2 += e * e;
     }
@@ -225,7 +193,7 @@ static void expect_backward_close(const skit_tno_plan *p32, const float *x, cons
             seq_norms(o->layout, n, d, b, c, x, &x1, &x2);
             seq_norms(o->layout, n, d, b, c, dy, &d1, &d2);
             for (size_t i = 0; i < n; i++) {
-                size_t at = index_of(o->layout, n, d, b, i, c);
+                size_t at = tu_tno_index(o->layout, n, d, b, i, c);
                 dx[i] = (double)g->dx32[at] - g->dx64[at];
                 e += dx[i] * dx[i];
             }
@@ -272,27 +240,27 @@ static void expect_parts_equal(const skit_tno_plan *p32, const float *x, const f
     skit_free(dp);
 }
 
-static void check_backward(skit_tno_plan *p64, skit_tno_plan *p32, skit_rng *rng, const char *what, uint64_t seed)
+static void check_backward(tu_tno_pair *t, skit_rng *rng, const char *what, uint64_t seed)
 {
-    const size_t total = total_of(p32), count = skit_tno_plan_parameter_count(p32);
-    float *x = tu_alloc_f32(total), *dy = tu_alloc_f32(total), *dx32 = tu_alloc_f32(total);
-    double *x64 = tu_alloc(total), *dy64 = tu_alloc(total), *dx64 = tu_alloc(total);
+    skit_tno_plan *p32 = t->p32;
+    const size_t total = t->total, count = skit_tno_plan_parameter_count(p32);
+    float *dy = tu_alloc_f32(total), *dx32 = tu_alloc_f32(total);
+    double *dy64 = tu_alloc(total), *dx64 = tu_alloc(total);
     double *dp64 = tu_alloc(count), *dp32 = tu_alloc(count); /* NaN-poisoned */
-    for (size_t i = 0; i < total; i++) x64[i] = x[i] = (float)skit_rng_normal(rng);
     for (size_t i = 0; i < total; i++) dy64[i] = dy[i] = (float)skit_rng_normal(rng);
-    TU_EXPECT_OK(skit_tno_plan_backward(p64, x64, dy64, dx64, dp64, NULL, NULL));
+    TU_EXPECT_OK(skit_tno_plan_backward(t->p64, t->x64, dy64, dx64, dp64, NULL, NULL));
     /* the caller's workspace: the backward allocates nothing */
     void *work = skit_malloc(skit_tno_plan_backward_workspace_bytes(p32) + 1, 1);
     ck_assert_ptr_nonnull(work);
     double dlambda = NAN;
-    TU_EXPECT_OK(skit_tno_plan_backward_f32(p32, x, dy, dx32, dp32, &dlambda, work));
+    TU_EXPECT_OK(skit_tno_plan_backward_f32(p32, t->x, dy, dx32, dp32, &dlambda, work));
     ck_assert(dlambda == 0);
     const bw_result g = {dx32, dx64, dp32, dp64};
-    expect_backward_close(p32, x, dy, &g, what, seed);
-    expect_parts_equal(p32, x, dy, &g, work, what, seed);
+    expect_backward_close(p32, t->x, dy, &g, what, seed);
+    expect_parts_equal(p32, t->x, dy, &g, work, what, seed);
     skit_free(work);
-    skit_free(x), skit_free(dy), skit_free(dx32);
-    skit_free(x64), skit_free(dy64), skit_free(dx64), skit_free(dp64), skit_free(dp32);
+    skit_free(dy), skit_free(dx32);
+    skit_free(dy64), skit_free(dx64), skit_free(dp64), skit_free(dp32);
 }
 
 START_TEST(test_ski_f32_backward_matches_f64) { for_each_ski_case(check_backward); }
