@@ -193,33 +193,38 @@ static int parse_options(int argc, char **argv, options *o)
  * softmax(Q K^T / sqrt(d)) V in row blocks of 1024 (the n x n matrix
  * does not fit at n = 2^14), each block two GEMMs (numpy on OpenBLAS, its
  * default threads) and a max-subtracted exp; median seconds per call. */
+/* The numpy peer (bench_peer: one interpreter for the run): exact
+ * attention in 1024-row query tiles on float64 inputs, as skit's exact
+ * rows compute it; the median of up to reps timed calls (5 s at most). */
 static const char *numpy_exact_script =
     "import sys, time\n"
     "import numpy as np\n"
-    "n, d, reps, seed = (int(a) for a in sys.argv[1:5])\n"
-    "rng = np.random.default_rng(seed)\n"
-    "Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))\n"
-    "def attend():\n"
-    "    Y = np.empty((n, d))\n"
-    "    for b in range(0, n, 1024):\n"
-    "        S = Q[b:b + 1024] @ K.T * (1.0 / np.sqrt(d))\n"
-    "        S = np.exp(S - S.max(axis=1, keepdims=True))\n"
-    "        Y[b:b + 1024] = (S @ V) / S.sum(axis=1, keepdims=True)\n"
-    "    return Y\n"
-    "attend()\n"
-    "ts = []\n"
-    "while len(ts) < reps and sum(ts) < 5.0:\n"
-    "    t0 = time.perf_counter(); attend(); ts.append(time.perf_counter() - t0)\n"
-    "ts.sort()\n"
-    "print(repr(ts[len(ts) // 2]))\n";
+    "def measure(n, d, reps, seed):\n"
+    "    n, d, reps, seed = int(n), int(d), int(reps), int(seed)\n"
+    "    rng = np.random.default_rng(seed)\n"
+    "    Q, K, V = (rng.standard_normal((n, d)) for _ in range(3))\n"
+    "    def attend():\n"
+    "        Y = np.empty((n, d))\n"
+    "        for b in range(0, n, 1024):\n"
+    "            S = Q[b:b + 1024] @ K.T * (1.0 / np.sqrt(d))\n"
+    "            S = np.exp(S - S.max(axis=1, keepdims=True))\n"
+    "            Y[b:b + 1024] = (S @ V) / S.sum(axis=1, keepdims=True)\n"
+    "        return Y\n"
+    "    attend()\n"
+    "    ts = []\n"
+    "    while len(ts) < reps and sum(ts) < 5.0:\n"
+    "        t0 = time.perf_counter(); attend(); ts.append(time.perf_counter() - t0)\n"
+    "    ts.sort()\n"
+    "    return ts[len(ts) // 2]\n"
+    BENCH_PEER_SERVE;
 
 /* The numpy peer at n (a row "numpy_exact"; its min and max are the median). */
-static void time_numpy_exact(const options *o, size_t n, row *r)
+static void time_numpy_exact(const options *o, bench_peer *peer, size_t n, row *r)
 {
-    char n_text[32], d_text[32];
-    snprintf(n_text, sizeof n_text, "%zu", n);
-    snprintf(d_text, sizeof d_text, "%zu", o->d);
-    double s = bench_python_seconds(numpy_exact_script, n_text, d_text, o->samples, o->common.seed);
+    char request[128];
+    snprintf(request, sizeof request, "%zu %zu %zu %llu", n, o->d, o->samples, (unsigned long long)o->common.seed);
+    double s;
+    bench_peer_ask(peer, request, &s, 1);
     *r = (row){"numpy_exact", n, o->d, 0, {s, s, s, 1, 1}, 0, 0};
 }
 
@@ -237,6 +242,8 @@ static int measure(const options *o, row *rows, size_t *count)
     spec.seed = o->common.seed;
     const int numpy = bench_python_has("numpy");
     if (!numpy) fprintf(stderr, "%s: numpy: not installed for %s; no numpy_exact rows\n", cli_context(), BENCH_PYTHON);
+    bench_peer peer;
+    bench_peer_init(&peer, numpy_exact_script);
     cli_progress_start(&o->common);
     for (size_t n = 4096; n <= max_n && status == CLI_OK; n *= 2) {
         int st = skit_attention_synthetic_generate(&spec, n, d, d, q, n, k, n, v, n);
@@ -252,11 +259,12 @@ static int measure(const options *o, row *rows, size_t *count)
             if (status == CLI_OK) (*count)++;
             if (status == CLI_OK && methods[m] == SKIT_ATTENTION_EXACT && numpy) {
                 cli_progress("n = %zu, numpy exact attention", n);
-                time_numpy_exact(o, n, &rows[(*count)++]);
+                time_numpy_exact(o, &peer, n, &rows[(*count)++]);
             }
         }
     }
     cli_progress_done();
+    bench_peer_close(&peer);
     free(q);
     return status;
 }

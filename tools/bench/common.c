@@ -131,7 +131,9 @@ void bench_run_matvec(void *matvec)
 
 /* ---- peers ------------------------------------------------------------- */
 
-int bench_run_peer(const char *const argv[], double *seconds)
+/* Runs argv (python3 -c ...) and reads the one number it prints; -1 if it
+ * is missing or failed. */
+static int run_once(const char *const argv[], double *seconds)
 {
     int fds[2];
     if (pipe(fds) != 0) return -1;
@@ -170,18 +172,7 @@ int bench_python_has(const char *module)
     snprintf(code, sizeof code, "import %s; print(0)", module);
     const char *const argv[] = {BENCH_PYTHON, "-c", code, NULL};
     double v;
-    return bench_run_peer(argv, &v) == 0;
-}
-
-double bench_python_seconds(const char *script, const char *a1, const char *a2, size_t reps,
-                            unsigned long long seed)
-{
-    char reps_text[32], seed_text[32];
-    snprintf(reps_text, sizeof reps_text, "%zu", reps);
-    snprintf(seed_text, sizeof seed_text, "%llu", seed);
-    const char *argv[] = {BENCH_PYTHON, "-c", script, a1, a2, reps_text, seed_text, NULL};
-    double seconds;
-    return bench_run_peer(argv, &seconds) == 0 ? seconds : NAN;
+    return run_once(argv, &v) == 0;
 }
 
 /* send() without SIGPIPE when the peer has died: the write fails instead */

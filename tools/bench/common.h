@@ -71,18 +71,8 @@ void bench_run_matvec(void *matvec);
 
 #define BENCH_PYTHON "/usr/bin/python3"
 
-/* Runs an external peer (e.g. python3 with scipy) and reads one number from
- * its stdout; returns 0 and sets *seconds, or -1 if the peer is missing or
- * failed (the caller reports "not installed"). */
-int bench_run_peer(const char *const argv[], double *seconds);
-
 /* 1 if BENCH_PYTHON can import `module`. */
 int bench_python_has(const char *module);
-
-/* Runs the python `script` with arguments a1, a2, reps, seed; the one
- * number it prints (seconds), NaN if it failed. */
-double bench_python_seconds(const char *script, const char *a1, const char *a2, size_t reps,
-                            unsigned long long seed);
 
 /* A python peer kept running across requests, so that the interpreter
  * starts and imports once per run rather than once per size (0.1-0.3 s
