@@ -36,6 +36,7 @@
 #include <omp.h>
 #endif
 
+#include "core/simd.h"
 #include "fft/correlate.h"
 #include "tno/tno_internal.h"
 
@@ -110,25 +111,48 @@ static void band_backward(const skit_tno_plan *p, const R *taps, const R *x, con
     }
 }
 
+/* da[-q] += f sums[q], q < count (da points at lag 0 of the run's last
+ * token: the lags run backwards); vectorised (omp simd, AVX2/AVX-512
+ * clones): these two loops are the causal backward's O(n w r) work */
+SKIT_MULTIVERSION static void add_scaled_reversed(double *restrict da, double f, const double *restrict sums,
+                                                 size_t count)
+{
+    SKIT_SIMD
+    for (size_t q = 0; q < count; q++) da[-(long)q] += f * sums[q];
+}
+
+/* sum of a[q] b[q] over lo <= q < hi, in lanes (any order: the bound of
+ * skit/tno.h holds for every summation order) */
+SKIT_MULTIVERSION static R dot_range(const R *restrict a, const R *restrict b, size_t lo, size_t hi)
+{
+    R dot = 0;
+    SKIT_SIMD_SUM(dot)
+    for (size_t q = lo; q < hi; q++) dot += a[q] * b[q];
+    return dot;
+}
+
 /* causal low rank: the running sums s_i from the start for da (summed in
  * double), those of w_i dy_i from the end for dx */
-static void lowrank_causal(const skit_tno_plan *p, const R *a, const R *x, const R *dy, R *dx, double *da, R *run)
+static void lowrank_causal(const skit_tno_plan *p, const R *a, const R *x, const R *dy, R *dx, double *da, R *run,
+                           double *sums)
 {
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
     const R *weights = data_of(p).weights;
     const size_t r = s->r, n = p->n, w = W->width;
-    size_t filled = 0; /* run is zero from filled on */
-    memset(run, 0, r * sizeof *run);
+    size_t filled = 0; /* sums is zero from filled on */
+    /* the running sums in double in both precisions: the da loop, the
+     * backward's O(n w r) part, then reads one type (in float it converted
+     * every term and ran 1.3x slower than float64's) */
+    memset(sums, 0, r * sizeof *sums);
     for (size_t i = 0; i < n; i++) {
         const R *wi = weights + i * w;
         const size_t si = W->start[i];
-        for (size_t k = 0; k < w; k++) run[si + k] += wi[k] * x[i];
+        for (size_t k = 0; k < w; k++) sums[si + k] += (double)wi[k] * x[i];
         if (si + w > filled) filled = si + w;
         for (size_t k = 0; k < w; k++) {
             const double f = (double)dy[i] * wi[k];
-            double *dak = da + si + k + r - 1; /* lag si + k - q at dak[-q] */
-            for (size_t q = 0; q < filled; q++) dak[-(long)q] += f * run[q];
+            add_scaled_reversed(da + si + k + r - 1, f, sums, filled); /* lag si + k - q at [-q] */
         }
     }
     if (!dx) return;
@@ -142,9 +166,7 @@ static void lowrank_causal(const skit_tno_plan *p, const R *a, const R *x, const
         R acc = 0;
         for (size_t k = 0; k < w; k++) {
             const R *ak = a + (r - 1) - (si + k); /* A(q, si + k) = ak[q] */
-            R dot = 0;
-            for (size_t q = low; q < r; q++) dot += ak[q] * run[q];
-            acc += wi[k] * dot;
+            acc += wi[k] * dot_range(ak, run, low, r);
         }
         dx[i] += acc;
     }
@@ -220,9 +242,10 @@ static void channels_backward(const skit_tno_plan *p, const R *x, const R *dy, R
             if (m) band_backward(p, D.taps + c * m, x + off, dy + off, dxc, dparams ? dparams + d * 2 * K + c * m : NULL,
                                  causal);
 #ifdef TNO_SKI_SINGLE
-            lowrank_causal(p, D.a + c * per, x + off, dy + off, dxc, da, buf);
+            /* the double sums after run's region: 2 region(r) floats hold r doubles */
+            lowrank_causal(p, D.a + c * per, x + off, dy + off, dxc, da, buf, (double *)(buf + region(r)));
 #else
-            if (causal) lowrank_causal(p, D.a + c * per, x + off, dy + off, dxc, da, buf);
+            if (causal) lowrank_causal(p, D.a + c * per, x + off, dy + off, dxc, da, buf, buf);
             else lowrank_bidirectional(p, D.a + c * per, x + off, dy + off, dxc, da, buf);
 #endif
         }
