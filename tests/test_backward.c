@@ -437,7 +437,6 @@ START_TEST(test_mra2_backward_all_refined_is_exact)
 }
 END_TEST
 
-/* every activation x norm of the MLP at one size */
 /* skit_mra2_backward (by query blocks, on GEMMs) against the row-by-row
  * reference attn_mra2_backward_rows: same atoms, same softmax, sums in
  * another order. An entry of either is a sum over K <= n + rows atoms of
@@ -488,6 +487,7 @@ START_TEST(test_mra2_backward_blocked_matches_rows)
 }
 END_TEST
 
+/* every activation x norm of the MLP at one size */
 START_TEST(test_mlp_every_activation_and_norm)
 {
     for (int act = 0; act < 3; act++)

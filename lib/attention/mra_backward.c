@@ -223,8 +223,7 @@ static int check_args(const attn_mra2_backward_args *a)
     SKIT_TRY(attn_check_scale(a->scale));
     SKIT_TRY(attn_check_qk(n, a->d, a->q, a->ldq, a->k, a->ldk));
     SKIT_TRY(attn_check_v(n, a->dv, a->v, a->ldv));
-    if (a->ldq < n || a->ldk < n || a->ldv < n || a->lddy < n || (a->dq && a->lddq < n) || (a->dk && a->lddk < n) ||
-        (a->dvv && a->lddv < n))
+    if (a->lddy < n || (a->dq && a->lddq < n) || (a->dk && a->lddk < n) || (a->dvv && a->lddv < n))
         return SKIT_ERROR(SKIT_ESHAPE, "a leading dimension is < n = %zu", n);
     SKIT_TRY(skit_check_finite_matrix(a->dy, n, a->dv, a->lddy, "dY"));
     for (size_t x = 0; a->causal && x < rows; x++)

@@ -23,6 +23,8 @@
 
 #include "attention/attention_internal.h"
 
+_Static_assert(sizeof(size_t) <= sizeof(double), "the workspace holds the squares' indices in doubles");
+
 /* The tiles of one block row, in the workspace */
 typedef struct block_row {
     size_t n, d, dv, b, rows;
@@ -58,7 +60,7 @@ static void carve(block_row *r, double *work)
     r->mx = r->dA + b * rows;
     r->l = r->mx + b;
     r->t = r->l + b;
-    r->ys = (size_t *)(r->t + b); /* sizeof(size_t) == sizeof(double) on every target skit builds for */
+    r->ys = (size_t *)(r->t + b); /* rows doubles hold rows size_t (asserted below) */
 }
 
 /* The refined squares of block row x (causal: none after the diagonal) */

@@ -316,9 +316,10 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
  * s'_j = sum_{i>=j} w_i dy_i, and dx_j = w_j^T A^T s'_j (dot products of
  * at most r). A's gradient da (d x (2r-1)): bidirectional the fftwf
  * cross-correlation of g = W^T dy with u = W^T x (both in float) summed
- * over the batch, as TNO's kernel gradient; causal the float running sums
- * s_i of the forward and the sum over the sequence of dy_i w_i[p] s_i[q]
- * in double. The taps' gradient: sums over the sequence in double of the
+ * over the batch, as TNO's kernel gradient; causal the running sums s_i
+ * of the float weights and x and the sum over the sequence of dy_i w_i[p]
+ * s_i[q], both in double (within the bound below, which allows s_i's
+ * rounding in float). The taps' gradient: sums over the sequence in double of the
  * products of floats (exact in double). From da widened, the knots' map
  * (the transpose of the linear interpolation of the knots) in double.
  * Against the float64 plan with the same parameters on the same inputs,

@@ -20,9 +20,9 @@
  *    the forward's s) and dot products of at most r; the band's S^T dy;
  *  - A's gradient da: bidirectional the float cross-correlation of g and
  *    u = W^T x summed over the batch (fft/correlate.h, as TNO's kernel
- *    gradient); causal the running sums s_i in float, the sum over the
- *    sequence in double (it has n w r terms per channel, each product of
- *    floats exact in double);
+ *    gradient); causal the running sums s_i and the sum over the
+ *    sequence both in double, from the float weights and data (n w r
+ *    terms per channel);
  *  - the taps' gradient: sums over the sequence in double of products of
  *    floats (exact), so the same numbers as the float64 backward's on the
  *    same inputs;
@@ -132,7 +132,8 @@ SKIT_MULTIVERSION static R dot_range(const R *restrict a, const R *restrict b, s
 }
 
 /* causal low rank: the running sums s_i from the start for da (summed in
- * double), those of w_i dy_i from the end for dx */
+ * double), those of w_i dy_i from the end for dx. sums (r doubles) may be
+ * run itself (float64 plans): the da pass is over before run is zeroed. */
 static void lowrank_causal(const skit_tno_plan *p, const R *a, const R *x, const R *dy, R *dx, double *da, R *run,
                            double *sums)
 {

@@ -513,7 +513,8 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         return SKIT_EUNSUPPORTED;
     }
     if (c->precision == SKIT_PRECISION_F32 && c->mixer == TRAIN_MIXER_MRA) {
-        *why = "float32 training has the mixers tno, fd, ski and attention only (no float32 MRA-2 backward)";
+        *why = "float32 training has the mixers tno, fd, ski and attention only (MRA-2's float32 forward "
+               "allocates per call, and the precision check has no rule for selections that differ at near ties)";
         return SKIT_EUNSUPPORTED;
     }
     if (c->layers > 64) return SKIT_EDOM;
