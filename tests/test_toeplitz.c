@@ -681,6 +681,127 @@ START_TEST(test_fft_f32_workspace_and_errors)
 }
 END_TEST
 
+/* Both forms of the engine's inverse (c2r and the Hartley form), forced,
+ * in both precisions, against the dense product: apply_channels
+ * (transposed too) on m x n blocks of odd, even and prime-factor lengths
+ * N, and apply_rows (m = n); outputs poisoned first. float64 is held to
+ * FFT_TOL, float32 to tu_f32_bound against the float64 dense product of
+ * the same float inputs. A measuring engine must report a form, and one
+ * made while the first holds the shared pair must report the same. */
+static double form_error(int f32, size_t N, const double *coeffs, size_t m, size_t n, skit_causality causality,
+                         int transpose, const double *x, const double *y)
+{
+    size_t nin = transpose ? m : n, nout = transpose ? n : m;
+    double *ref = tu_alloc(nout);
+    TU_EXPECT_OK(skit_toeplitz_matvec_dense(m, n, coeffs, causality, transpose, x, ref));
+    double err;
+    if (f32) {
+        float *yf = tu_alloc_f32(nout);
+        for (size_t i = 0; i < nout; i++) yf[i] = (float)y[i];
+        double l1 = 0;
+        for (size_t k = 0; k < m + n - 1; k++) l1 += fabs(coeffs[k]);
+        err = tu_diff_f32(yf, ref, nout) / tu_f32_bound(N, l1, norm2(x, nin)) * FFT_TOL;
+        skit_free(yf);
+    } else {
+        err = fft_error(y, ref, nout, coeffs, m, n, causality, x, nin);
+    }
+    skit_free(ref);
+    return err;
+}
+
+/* one engine of the given form and precision on count channels of random
+ * float-representable data; returns the worst form_error */
+static double check_form(skit_rng *rng, int f32, skit_circulant_inverse form, size_t N, size_t m, size_t n,
+                         skit_causality causality, int transpose, int rows)
+{
+    const size_t count = 3, per = m + n - 1, nin = transpose ? m : n, nout = transpose ? n : m;
+    const skit_circulant_shape shape = {.rows = m, .cols = n, .channels = count, .spectra = count, .length = N,
+                                        .rows_layout = rows, .what = "test", .inverse = form};
+    double *coeffs = tu_random(rng, per * count), *x = tu_random(rng, nin * count), *y = tu_alloc(nout * count);
+    for (size_t i = 0; i < per * count; i++) coeffs[i] = (float)coeffs[i];
+    for (size_t i = 0; i < nin * count; i++) x[i] = (float)x[i];
+    double *xr = tu_alloc(nin * count), *yr = tu_alloc(nout * count); /* (n, count) rows */
+    for (size_t c = 0; c < count; c++)
+        for (size_t i = 0; i < nin; i++) xr[i * count + c] = x[c * nin + i];
+    if (f32) {
+        skit_circulantf *e = NULL;
+        TU_EXPECT_OK(skit_circulantf_create(&e, &shape));
+        ck_assert_int_eq(skit_circulantf_inverse_c2r(e), form == SKIT_CIRCULANT_INVERSE_C2R);
+        float *w = tu_alloc_f32(skit_circulantf_workspace_doubles(e, rows)), *cf = tu_alloc_f32(per * count);
+        float *xf = tu_alloc_f32(nin * count), *yf = tu_alloc_f32(nout * count);
+        for (size_t i = 0; i < per * count; i++) cf[i] = (float)coeffs[i];
+        skit_circulantf_set_toeplitz(e, cf, causality, w);
+        for (size_t i = 0; i < nin * count; i++) xf[i] = (float)(rows ? xr[i] : x[i]);
+        if (rows) skit_circulantf_apply_rows(e, xf, yf, 1, w);
+        else skit_circulantf_apply_channels(e, transpose, xf, nin, yf, nout, count, w);
+        for (size_t i = 0; i < nout * count; i++) (rows ? yr : y)[i] = yf[i];
+        skit_circulantf_destroy(e);
+        skit_free(w);
+        skit_free(cf);
+        skit_free(xf);
+        skit_free(yf);
+    } else {
+        skit_circulant *e = NULL;
+        TU_EXPECT_OK(skit_circulant_create(&e, &shape));
+        ck_assert_int_eq(skit_circulant_inverse_c2r(e), form == SKIT_CIRCULANT_INVERSE_C2R);
+        double *w = tu_alloc(skit_circulant_workspace_doubles(e, rows));
+        skit_circulant_set_toeplitz(e, coeffs, causality, w);
+        if (rows) skit_circulant_apply_rows(e, xr, yr, 1, w);
+        else skit_circulant_apply_channels(e, transpose, x, nin, y, nout, count, w);
+        skit_circulant_destroy(e);
+        skit_free(w);
+    }
+    if (rows)
+        for (size_t c = 0; c < count; c++)
+            for (size_t i = 0; i < nout; i++) y[c * nout + i] = yr[i * count + c];
+    double worst = 0;
+    for (size_t c = 0; c < count; c++) {
+        double e = form_error(f32, N, coeffs + c * per, m, n, causality, transpose, x + c * nin, y + c * nout);
+        if (!(e <= worst)) worst = e;
+    }
+    skit_free(coeffs);
+    skit_free(x);
+    skit_free(y);
+    skit_free(xr);
+    skit_free(yr);
+    return worst;
+}
+
+START_TEST(test_circulant_inverse_forms)
+{
+    uint64_t seed = seed_for("inverse forms");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t lengths[] = {1, 2, 3, 15, 16, 27, 30, 105, 126, 210, 1024, 1215, 4096, 6000};
+    static const skit_circulant_inverse forms[] = {SKIT_CIRCULANT_INVERSE_HARTLEY, SKIT_CIRCULANT_INVERSE_C2R};
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
+        for (int f32 = 0; f32 < 2; f32++)
+            for (int fi = 0; fi < 2; fi++)
+                for (int mode = 0; mode < 3; mode++) { /* channels, transposed, rows */
+                    const size_t N = lengths[l];
+                    const int rows = mode == 2, transpose = mode == 1;
+                    /* m + n - 1 <= N: an odd split, and m = n for the rows apply */
+                    size_t n = rows ? (N + 1) / 2 : 1 + skit_rng_below(&rng, N);
+                    size_t m = rows ? n : N + 1 - n;
+                    skit_causality causality = causalities[skit_rng_below(&rng, 2)];
+                    double err = check_form(&rng, f32, forms[fi], N, m, n, causality, transpose, rows);
+                    ck_assert_msg(err <= FFT_TOL,
+                                  "seed %llu: N=%zu m=%zu n=%zu %s %s mode %d: off by %g of the tolerance",
+                                  (unsigned long long)seed, N, m, n, f32 ? "float32" : "float64",
+                                  fi ? "c2r" : "Hartley", mode, err / FFT_TOL);
+                }
+    /* a measuring engine chooses a form; the next one of that length reuses it */
+    const skit_circulant_shape shape = {.rows = 500, .cols = 500, .channels = 1, .spectra = 1,
+                                        .what = "test", .planner = SKIT_PLANNER_MEASURE};
+    skit_circulant *a = NULL, *b = NULL;
+    TU_EXPECT_OK(skit_circulant_create(&a, &shape));
+    TU_EXPECT_OK(skit_circulant_create(&b, &shape));
+    ck_assert_int_eq(skit_circulant_inverse_c2r(a), skit_circulant_inverse_c2r(b));
+    skit_circulant_destroy(a);
+    skit_circulant_destroy(b);
+}
+END_TEST
+
 /* The float32 engine's own steps against the float64 engine's: the causal
  * Hilbert step (FD-TNO's) on random responses, and a kernel's spectrum
  * and back. ||im32 - im64||_2 <= 20 log2(2N) u 4 ||re||_2: the step is a
@@ -1742,6 +1863,7 @@ static Suite *suite_toeplitz(void)
     tcase_add_test(fft, test_fft_f32_matches_f64);
     tcase_add_test(fft, test_fft_f32_workspace_and_errors);
     tcase_add_test(fft, test_circulant_f32_engine);
+    tcase_add_test(fft, test_circulant_inverse_forms);
     tcase_add_test(fft, test_plan_queries);
     tcase_add_test(fft, test_fft_good_length);
     tcase_add_test(fft, test_planner_results_agree);

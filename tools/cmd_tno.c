@@ -288,8 +288,9 @@ static int parse_args(int argc, char **argv, args *a)
     cli_common_init(&a->common);
     /* ESTIMATE, not MEASURE: skit tno's output is byte-identical from run
      * to run (tests/cli_determinism.sh), and MEASURE chooses FFTW's
-     * algorithms by timing them, so two runs may round differently. With
-     * --planner measure and --wisdom FILE the choice is fixed by the file;
+     * algorithms (and the circulant engine its form of the inverse) by
+     * timing them, so two runs may round differently. With --planner
+     * wisdom-only and --wisdom FILE every choice is fixed by the file;
      * --plan-seconds bounds a first MEASURE at long lengths. */
     a->common.planner_default = SKIT_PLANNER_ESTIMATE;
     a->common.plan_seconds = 2;

@@ -5,11 +5,16 @@
  * (skit_circulant_name or skit_circulantf_name), FFTW(name) FFTW's
  * (fftw_name or fftwf_name), E the engine's type.
  *
- * Why the inverse transform is a second r2c: with FFTW_ESTIMATE, FFTW's
- * c2r was measured 1.3-2x slower than its r2c of the same length at many
- * lengths (bench/fftw-alternatives has the programs), and the Hartley
- * identity of circulant.h needs only r2c's plus two O(N) passes. The 1/N
- * of the inverse is folded into the stored spectra.
+ * Why the inverse transform may be a second r2c: with FFTW_ESTIMATE,
+ * FFTW's c2r was measured 1.3-2x slower than its r2c of the same length
+ * at many lengths (bench/fftw-alternatives has the programs), and the
+ * Hartley identity of circulant.h needs only r2c's plus two O(N) passes.
+ * Under MEASURE the planned c2r is as fast as the r2c at some lengths and
+ * slower at others, and at lengths beyond the caches the Hartley passes'
+ * reversed stream costs more than c2r's plain copy: neither form wins
+ * everywhere (bench/results/session-1128e), so a measuring planner's
+ * engine times both, FFTW's own way of choosing. The 1/N of the inverse
+ * is folded into the stored spectra.
  *
  * Buffers are out of place, per thread one real buffer (N values, one
  * cache line longer so that the threads' buffers, a power of two apart
@@ -38,6 +43,8 @@ typedef float R;
 #define E skit_circulantf
 #define PAIR_ACQUIRE skit_fftwf_pair_acquire
 #define PAIR_RELEASE skit_fftwf_pair_release
+#define PAIR_CHOICE skit_fftwf_pair_choice
+#define PAIR_SET_CHOICE skit_fftwf_pair_set_choice
 #else
 typedef double R;
 #define X(name) skit_circulant_##name
@@ -45,6 +52,8 @@ typedef double R;
 #define E skit_circulant
 #define PAIR_ACQUIRE skit_fftw_pair_acquire
 #define PAIR_RELEASE skit_fftw_pair_release
+#define PAIR_CHOICE skit_fftw_pair_choice
+#define PAIR_SET_CHOICE skit_fftw_pair_set_choice
 #endif
 #define LINE (64 / sizeof(R))
 
@@ -74,6 +83,7 @@ struct E {
     size_t rows_slice;   /* one thread's scratch in the rows apply: the group's staging
                           * rows, one slice, then a Hartley buffer (0: no rows apply) */
     FFTW(plan) r2c, c2r;
+    int c2r_inverse;     /* the inverse by c2r (else by the Hartley form) */
     R *spectra;     /* nspec x 2 half: Re then Im, scaled by 1/N */
     R *basis;       /* basis_rows x 2 half, or NULL */
     size_t basis_rows;
@@ -94,6 +104,7 @@ static R *thread_slice(R *base, size_t stride)
 }
 
 size_t X(length)(const E *e) { return e->N; }
+int X(inverse_c2r)(const E *e) { return e->c2r_inverse; }
 size_t X(frequencies)(const E *e) { return e->half; }
 size_t X(spectra_ld)(const E *e) { return 2 * e->half; }
 size_t X(basis_rows)(const E *e) { return e->basis_rows; }
@@ -161,6 +172,8 @@ static int engine_sizes(E *e, const skit_circulant_shape *s)
     return SKIT_OK;
 }
 
+static int choose_inverse(E *e, skit_circulant_inverse inverse, unsigned flags);
+
 int X(create)(E **engine, const skit_circulant_shape *s)
 {
     *engine = NULL;
@@ -188,6 +201,7 @@ int X(create)(E **engine, const skit_circulant_shape *s)
     /* shared with every engine of this length and planner: planned on
      * buffers of the alignment and layout every workspace slice has */
     status = PAIR_ACQUIRE(e->N, flags, &e->r2c, &e->c2r);
+    if (status == SKIT_OK) status = choose_inverse(e, s->inverse, flags);
     if (status != SKIT_OK) {
         X(destroy)(e);
         return status;
@@ -336,15 +350,81 @@ SKIT_MULTIVERSION static void hartley_to_output(const R *restrict W, size_t N, s
 /* in[0..N) holds the zero-padded input (r2c leaves it as it is); out gets
  * the first nout outputs with spectrum s. z: the thread's complex buffer;
  * w (N values, may be in) takes the Hartley sequence. */
-static void convolve(const E *e, size_t s, int transpose, const R *in, R *z,
-                     R *w, size_t nout, R *out)
+SKIT_MULTIVERSION static void product_in_place(R *restrict z, const R *restrict kr,
+                                               const R *restrict ki, size_t half, R sign)
+{
+    SKIT_SIMD
+    for (size_t k = 0; k < half; k++) {
+        R a = z[2 * k], b = z[2 * k + 1], hr = kr[k], hi = sign * ki[k];
+        z[2 * k] = a * hr - b * hi;
+        z[2 * k + 1] = a * hi + b * hr;
+    }
+}
+
+static void convolve_in(const E *e, int c2r, const R *kr, int transpose, const R *in, R *z, R *w,
+                        size_t nout, R *out)
 {
     const size_t N = e->N, half = e->half;
-    const R *kr = e->spectra + s * 2 * half;
     FFTW(execute_dft_r2c)(e->r2c, (R *)in, (FFTW(complex) *)z);
+    if (c2r) {
+        product_in_place(z, kr, kr + half, half, transpose ? -1.0 : 1.0);
+        FFTW(execute_dft_c2r)(e->c2r, (FFTW(complex) *)z, w);
+        memcpy(out, w, nout * sizeof(R));
+        return;
+    }
     product_to_hartley(z, kr, kr + half, N, transpose ? -1.0 : 1.0, w);
     FFTW(execute_dft_r2c)(e->r2c, w, (FFTW(complex) *)z);
     hartley_to_output(z, N, nout, out);
+}
+
+/* the product with spectrum s, in the engine's form of the inverse */
+static void convolve(const E *e, size_t s, int transpose, const R *in, R *z, R *w, size_t nout, R *out)
+{
+    convolve_in(e, e->c2r_inverse, e->spectra + s * 2 * e->half, transpose, in, z, w, nout, out);
+}
+
+/* Seconds per product of the fastest of `rounds` samples of `calls`
+ * products each, in each form (best[0]: Hartley, best[1]: c2r), the
+ * forms alternating so that a load change hits both. */
+static void time_forms(const E *e, const R *kr, R *buf, size_t calls, int rounds, double best[2])
+{
+    R *z = buf + e->real_stride, *w = buf + e->slice;
+    best[0] = best[1] = 1e300;
+    for (int r = 0; r < rounds; r++)
+        for (int c2r = 0; c2r < 2; c2r++) {
+            double t0 = skit_clock_seconds();
+            for (size_t k = 0; k < calls; k++) convolve_in(e, c2r, kr, 0, buf, z, w, e->m, buf);
+            double t = (skit_clock_seconds() - t0) / (double)calls;
+            if (t < best[c2r]) best[c2r] = t;
+        }
+}
+
+/* The form of the inverse (circulant.h): forced; the Hartley form under
+ * ESTIMATE and wisdom-only (so that a wisdom file fixes every rounding);
+ * else timed on one channel (zeros: FFTW's time does not depend on the
+ * values) once per shared pair. */
+static int choose_inverse(E *e, skit_circulant_inverse inverse, unsigned flags)
+{
+    e->c2r_inverse = inverse == SKIT_CIRCULANT_INVERSE_C2R;
+    if (inverse != SKIT_CIRCULANT_INVERSE_AUTO || flags == FFTW_ESTIMATE || (flags & FFTW_WISDOM_ONLY))
+        return SKIT_OK;
+    int known = PAIR_CHOICE(e->r2c);
+    if (known >= 0) {
+        e->c2r_inverse = known;
+        return SKIT_OK;
+    }
+    R *buf = skit_calloc(e->channels_slice + 2 * e->half, sizeof(R));
+    if (!buf) return SKIT_ENOMEM;
+    const R *kr = buf + e->channels_slice; /* a zero spectrum */
+    double once[2], best[2];
+    time_forms(e, kr, buf, 1, 1, once); /* also brings the buffers in */
+    double per = SKIT_MIN(once[0], once[1]);
+    size_t calls = per > 1e-3 ? 1 : (size_t)(1e-3 / SKIT_MAX(per, 1e-7)) + 1;
+    time_forms(e, kr, buf, calls, 3, best);
+    e->c2r_inverse = best[1] < best[0];
+    PAIR_SET_CHOICE(e->r2c, e->c2r_inverse);
+    skit_free(buf);
+    return SKIT_OK;
 }
 
 void X(apply_channels)(const E *e, int transpose, const R *x, size_t ldx,

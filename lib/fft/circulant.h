@@ -22,11 +22,16 @@
  * directly (a linear layer applied after the transform) and let a "basis"
  * of extra rows (basis_rows) hold the transforms such a GEMM combines.
  *
- * The inverse transform is a second forward r2c through the Hartley
- * identity: with V = X .* K, w[k] = Re V[k] - Im V[k] (w[N-k] = Re V[k] +
- * Im V[k]) is the Hartley transform of y, and y_j = Re W[j] - Im W[j]
- * with W = DFT(w) (W[N-j] = conj W[j] for j > N/2). FFTW_ESTIMATE's c2r
- * is slower than its r2c at many lengths (lib/fft/circulant.c).
+ * The inverse transform is FFTW's c2r, or a second forward r2c through
+ * the Hartley identity: with V = X .* K, w[k] = Re V[k] - Im V[k]
+ * (w[N-k] = Re V[k] + Im V[k]) is the Hartley transform of y, and y_j =
+ * Re W[j] - Im W[j] with W = DFT(w) (W[N-j] = conj W[j] for j > N/2).
+ * FFTW_ESTIMATE's c2r is slower than its r2c at many lengths, so ESTIMATE
+ * and wisdom-only engines take the Hartley form; under a measuring
+ * planner (MEASURE, PATIENT, EXHAUSTIVE) the engine times both forms once
+ * per length and keeps the faster (lib/fft/circulant.c says why), so
+ * that, like FFTW's own algorithms then, the rounding may differ from run
+ * to run.
  *
  * Threads: the engine is created for OpenMP's maximum thread count at that
  * time and splits channels (or rows) over them. Every function takes its
@@ -50,6 +55,14 @@
 
 typedef struct skit_circulant skit_circulant;
 
+/* How the inverse transform runs (the paragraph above): AUTO chooses,
+ * the other two force a form (tests exercise both). */
+typedef enum skit_circulant_inverse {
+    SKIT_CIRCULANT_INVERSE_AUTO = 0,
+    SKIT_CIRCULANT_INVERSE_HARTLEY,
+    SKIT_CIRCULANT_INVERSE_C2R
+} skit_circulant_inverse;
+
 typedef struct skit_circulant_shape {
     size_t rows;       /* m: outputs of a product (inputs of the transposed one) */
     size_t cols;       /* n: inputs of a product (outputs of the transposed one) */
@@ -60,6 +73,7 @@ typedef struct skit_circulant_shape {
     int rows_layout;   /* also size the buffers of skit_circulant_apply_rows (m = n) */
     const char *what;  /* the front-end, for the memory check's message */
     skit_planner planner; /* how FFTW plans (skit/fft.h; 0: the process default) */
+    skit_circulant_inverse inverse; /* 0 (AUTO): chosen as above */
 } skit_circulant_shape;
 
 /* The functions, declared once for each precision by SKIT_CIRCULANT_API
@@ -70,7 +84,13 @@ typedef struct skit_circulant_shape {
  *   N above FFTW's int), SKIT_EINVAL (planner), SKIT_ENOMEM, SKIT_ELIBRARY
  *   (FFTW could not plan, or wisdom-only found no wisdom of the engine's
  *   precision: skit_fft_plan_length / _f32 make it).
+ *   With shape->inverse AUTO and a measuring planner, create
+ *   times a few products in each form of the inverse (one channel, about
+ *   a millisecond or three products of length N, whichever is longer) the
+ *   first time a length and planner are planned, while the FFTW pair
+ *   stays shared: engines made later reuse that choice.
  * length: N. frequencies: N/2 + 1. spectra_ld: 2 (N/2 + 1).
+ * inverse_c2r: 1 if the engine's inverse is c2r, 0 if the Hartley form.
  * bytes: bytes the engine holds (spectra, basis, the struct; no workspace).
  *
  * ---- setting spectra ----
@@ -107,6 +127,7 @@ typedef struct skit_circulant_shape {
     int E##_create(E **engine, const skit_circulant_shape *shape);                                        \
     void E##_destroy(E *engine);                                                                          \
     size_t E##_length(const E *engine);                                                                   \
+    int E##_inverse_c2r(const E *engine);                                                                 \
     size_t E##_frequencies(const E *engine);                                                              \
     size_t E##_spectra_ld(const E *engine);                                                               \
     size_t E##_basis_rows(const E *engine);                                                               \

@@ -149,10 +149,11 @@ SKIT_DEFINE_REAL_PAIR(skit_fftwf_plan_real_pair, skit_fftwf_destroy, float, fftw
  * included) plans anew. */
 enum { SHARED_SLOTS = 32 };
 
-#define SKIT_DEFINE_SHARED_PAIR(ACQUIRE, RELEASE, FLUSH, R, P)                                        \
+#define SKIT_DEFINE_SHARED_PAIR(ACQUIRE, RELEASE, CHOICE, SET_CHOICE, FLUSH, R, P)                       \
     static struct {                                                                                   \
         size_t N;                                                                                     \
         unsigned flags, refs;                                                                         \
+        int choice; /* a user's measured choice for this pair (-1: none yet) */                      \
         unsigned long long used;                                                                      \
         P##_plan r2c, c2r;                                                                            \
     } P##_shared[SHARED_SLOTS];                                                                       \
@@ -200,6 +201,7 @@ enum { SHARED_SLOTS = 32 };
             } else if (i >= 0) { /* no slot: the caller owns an unshared pair */                      \
                 P##_shared[i].N = N, P##_shared[i].flags = flags, P##_shared[i].refs = 0;             \
                 P##_shared[i].r2c = *r2c, P##_shared[i].c2r = *c2r;                                   \
+                P##_shared[i].choice = -1;                                                            \
             }                                                                                         \
         }                                                                                             \
         if (i >= 0) {                                                                                 \
@@ -227,6 +229,24 @@ enum { SHARED_SLOTS = 32 };
         skit_fftw_unlock();                                                                           \
     }                                                                                                 \
                                                                                                       \
+    int CHOICE(P##_plan r2c)                                                                          \
+    {                                                                                                 \
+        int choice = -1;                                                                              \
+        skit_fftw_lock();                                                                             \
+        for (int i = 0; i < SHARED_SLOTS; i++)                                                        \
+            if (r2c && P##_shared[i].r2c == r2c) choice = P##_shared[i].choice;                       \
+        skit_fftw_unlock();                                                                           \
+        return choice;                                                                                \
+    }                                                                                                 \
+                                                                                                      \
+    void SET_CHOICE(P##_plan r2c, int choice)                                                         \
+    {                                                                                                 \
+        skit_fftw_lock();                                                                             \
+        for (int i = 0; i < SHARED_SLOTS; i++)                                                        \
+            if (r2c && P##_shared[i].r2c == r2c) P##_shared[i].choice = choice;                       \
+        skit_fftw_unlock();                                                                           \
+    }                                                                                                 \
+                                                                                                      \
     /* drop the unreferenced pairs (the caller holds the lock) */                                     \
     static void FLUSH(void)                                                                           \
     {                                                                                                 \
@@ -238,8 +258,10 @@ enum { SHARED_SLOTS = 32 };
             }                                                                                         \
     }
 
-SKIT_DEFINE_SHARED_PAIR(skit_fftw_pair_acquire, skit_fftw_pair_release, flush_shared, double, fftw)
-SKIT_DEFINE_SHARED_PAIR(skit_fftwf_pair_acquire, skit_fftwf_pair_release, flush_shared_f, float, fftwf)
+SKIT_DEFINE_SHARED_PAIR(skit_fftw_pair_acquire, skit_fftw_pair_release, skit_fftw_pair_choice,
+                        skit_fftw_pair_set_choice, flush_shared, double, fftw)
+SKIT_DEFINE_SHARED_PAIR(skit_fftwf_pair_acquire, skit_fftwf_pair_release, skit_fftwf_pair_choice,
+                        skit_fftwf_pair_set_choice, flush_shared_f, float, fftwf)
 
 /* The pair of one precision on the engine's buffers (real: N rounded up
  * to a 64-byte line and one line more, then N/2+1 complex), timed. */

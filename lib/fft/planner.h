@@ -45,4 +45,14 @@ void skit_fftw_pair_release(fftw_plan r2c, fftw_plan c2r);
 int skit_fftwf_pair_acquire(size_t N, unsigned flags, fftwf_plan *r2c, fftwf_plan *c2r);
 void skit_fftwf_pair_release(fftwf_plan r2c, fftwf_plan c2r);
 
+/* A small integer a user of shared pairs measured once for the pair
+ * whose r2c this is (the circulant engine's choice of inverse), kept
+ * while the pair stays shared so that later users need not measure it
+ * again: choice answers -1 when none was set or the pair is not shared
+ * (then set_choice does nothing). */
+int skit_fftw_pair_choice(fftw_plan r2c);
+void skit_fftw_pair_set_choice(fftw_plan r2c, int choice);
+int skit_fftwf_pair_choice(fftwf_plan r2c);
+void skit_fftwf_pair_set_choice(fftwf_plan r2c, int choice);
+
 #endif
