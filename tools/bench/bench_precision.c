@@ -35,6 +35,7 @@ static const char *usage =
     "                      1024,2048,4096)\n"
     "  --rounds R          interleaved rounds, median taken (default 7, <= 15)\n"
     "  --quick             one small size and shape, 3 rounds (a smoke run)\n" CLI_COMMON_HELP
+        CLI_PLANNER_HELP("measure: the plan is reused")
     "  -h, --help          this message\n";
 
 typedef struct toeplitz_f32 {
@@ -325,6 +326,7 @@ static int parse(int argc, char **argv, precision_options *o, int *help)
 {
     enum { OPT_SIZES = 0x2000, OPT_D, OPT_SHAPES, OPT_ROUNDS, OPT_QUICK, OPT_ATTENTION };
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+                                             CLI_PLANNER_LONGOPTS,
                                              {"sizes", required_argument, NULL, OPT_SIZES},
                                              {"d", required_argument, NULL, OPT_D},
                                              {"shapes", required_argument, NULL, OPT_SHAPES},
