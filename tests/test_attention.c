@@ -8,6 +8,9 @@
 
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "check_util.h"
 
 /* ---- references ------------------------------------------------------------ */
@@ -2067,7 +2070,7 @@ static void mra2_given_selection(const mra_case *m, const double *q, const doubl
         double M = -INFINITY;
         /* lg[j]: entry logits of refined squares; lg[n + y]: coarse ones */
         for (size_t yb = 0; yb < rows; yb++) {
-            int ref = refined[x * rows + yb];
+            int ref = refined[x + yb * rows];
             lg[n + yb] = ref || m->sparse ? -INFINITY : C[x * rows + yb];
             for (size_t j = yb * b; j < yb * b + b; j++) {
                 double s = 0;
@@ -2123,7 +2126,7 @@ static void check_selection(const mra_case *m, const skit_attention_options *o, 
         double min_in = INFINITY, max_out = -INFINITY;
         size_t count = 0;
         for (size_t t = g * per; t < g * per + per; t++) {
-            if (refined[t]) count++, min_in = fmin(min_in, sc[t]);
+            if (refined[t / rows + t % rows * rows]) count++, min_in = fmin(min_in, sc[t]); /* sc row-major */
             else max_out = fmax(max_out, sc[t]);
         }
         ck_assert_msg(count == want, "n %zu b %zu: %zu squares refined in group %zu, want %zu, seed %llu",
@@ -2141,6 +2144,40 @@ static double logit_bound(size_t n, size_t d, const double *q, const double *k, 
     double g = 0;
     for (size_t c = 0; c < d; c++) g += max_abs_column(q, n, c) * max_abs_column(k, n, c);
     return fabs(scale) * g;
+}
+
+/* skit_attention_mra_f32_with_work on scratch full of garbage (all bits
+ * set: NaN as floats and doubles) gives the allocating call's output and
+ * selection bit for bit; `small`: a workspace of one thread's size */
+static void expect_same_with_work(size_t n, size_t d, size_t dv, const float *q, const float *k, const float *v,
+                                  const skit_attention_options *o, const unsigned char *pad, const float *y,
+                                  const unsigned char *refined, int small, uint64_t seed)
+{
+    size_t rows = n / o->block, bytes = skit_attention_mra_f32_workspace(n, d, dv, o->block);
+    ck_assert(bytes > 0);
+#ifdef _OPENMP
+    if (small) {
+        int threads = omp_get_max_threads();
+        omp_set_num_threads(1);
+        bytes = skit_attention_mra_f32_workspace(n, d, dv, o->block);
+        omp_set_num_threads(threads);
+    }
+#else
+    (void)small;
+#endif
+    void *work = skit_malloc(bytes, 1);
+    memset(work, 0xff, bytes);
+    float *y2 = tu_alloc_f32(n * dv);
+    unsigned char *r2 = malloc(rows * rows);
+    memset(r2, 7, rows * rows);
+    TU_EXPECT_OK(skit_attention_mra_f32_with_work(n, d, dv, q, n, k, n, v, n, o, pad, y2, n, r2, work, bytes));
+    ck_assert_msg(!memcmp(r2, refined, rows * rows), "n %zu: with_work refined other squares, seed %llu", n,
+                  (unsigned long long)seed);
+    ck_assert_msg(!memcmp(y2, y, n * dv * sizeof(float)), "n %zu: with_work's output differs, seed %llu", n,
+                  (unsigned long long)seed);
+    skit_free(work);
+    skit_free(y2);
+    free(r2);
 }
 
 START_TEST(test_mra_f32_matches_f64)
@@ -2175,6 +2212,7 @@ START_TEST(test_mra_f32_matches_f64)
             double *y64 = tu_alloc(n * dv), *eta = tu_alloc(n);
             float *y32 = tu_alloc_f32(n * dv);
             TU_EXPECT_OK(skit_attention_mra_f32(n, d, dv, q32, n, k32, n, v32, n, &o, pad, y32, n, refined));
+            expect_same_with_work(n, d, dv, q32, k32, v32, &o, pad, y32, refined, rep % 2, seed);
             mra2_given_selection(&m, q, k, v, refined, y64);
             double G = logit_bound(n, d, q, k, o.scale);
             for (size_t i = 0; i < n; i++)
@@ -2268,6 +2306,18 @@ START_TEST(test_f32_attention_errors)
     TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL), SKIT_EDOM);
     o.scale = 0;
     TU_EXPECT_OK(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL));
+    /* the caller's scratch: NULL, misaligned, too small */
+    size_t bytes = skit_attention_mra_f32_workspace(n, d, dv, 16);
+    ck_assert(bytes > 0 && skit_attention_mra_f32_workspace(n, d, dv, 0) == 0);
+    unsigned char *work = skit_malloc(bytes + 64, 1);
+    TU_EXPECT_STATUS(skit_attention_mra_f32_with_work(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL, NULL, bytes),
+                     SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_mra_f32_with_work(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL, work + 8,
+                                                      bytes), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_mra_f32_with_work(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL, work, 64),
+                     SKIT_EDOM);
+    TU_EXPECT_OK(skit_attention_mra_f32_with_work(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL, work, bytes));
+    skit_free(work);
 }
 END_TEST
 

@@ -8,57 +8,57 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "attention/attention_internal.h"
 
-/* Scratch of one call: floats, doubles and the selection's integers. */
+/* Scratch of one call: doubles, floats and the selection's integers,
+ * carved from one block (the caller's, or allocated for the call). */
 typedef struct mra_f32_work {
     size_t rows;
     float *qm, *km, *vm, *cnt, *logit, *m0, *num0, *mf, *wkey, *sweep;
     double *den0, *denf, *dlogit, *score, *tmp;
     uint32_t *ids, *row_ptr, *cols, *prow;
     unsigned char *flags;
-    void *blocks[3];
 } mra_f32_work;
 
-static void work_free(mra_f32_work *w)
-{
-    for (int b = 0; b < 3; b++) skit_free(w->blocks[b]);
-}
+static size_t round64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
-static int work_alloc(mra_f32_work *w, size_t n, size_t d, size_t dv, size_t b, int threads)
+/* Bytes of the scratch for `threads` sweep threads (0: overflow). doubles:
+ * den0 (rows) denf (n) dlogit score tmp (r2); floats: qm km (rows d) vm
+ * num0 (rows dv) cnt m0 (rows) logit (r2) mf wkey (n) sweep; ints: ids
+ * (rows) row_ptr (rows + 1) cols prow (r2); then rows flags. */
+static size_t work_bytes(size_t n, size_t d, size_t dv, size_t b, int threads)
 {
-    size_t rows = n / b, r2, fl, db, ints, t;
-    memset(w, 0, sizeof *w);
-    w->rows = rows;
-    if (skit_size_mul(rows, rows, &r2)) return SKIT_ERROR(SKIT_EOVERFLOW, "MRA squares overflow");
-    /* floats: qm km (rows d) vm num0 (rows dv) cnt m0 (rows) logit (r2)
-     * mf wkey (n) sweep; doubles: den0 (rows) denf (n) dlogit score tmp
-     * (r2); ints: ids (rows) row_ptr (rows + 1) cols prow (r2) */
-    t = attn_sweep_f32_work(b, threads);
-    fl = 2 * rows * d + 2 * rows * dv + 2 * rows + r2 + 2 * n + t;
+    size_t rows = n / b, r2, fl, db, ints;
+    if (skit_size_mul(rows, rows, &r2) || r2 > SIZE_MAX / 64 || d > SIZE_MAX / 8 / rows ||
+        dv > SIZE_MAX / 8 / rows || n > SIZE_MAX / 64)
+        return 0;
+    fl = 2 * rows * d + 2 * rows * dv + 2 * rows + r2 + 2 * n + attn_sweep_f32_work(b, threads);
     db = rows + n + 3 * r2;
     ints = 2 * rows + 1 + 2 * r2;
-    if (r2 > SIZE_MAX / 32 || fl > SIZE_MAX / 8 || db > SIZE_MAX / 8)
-        return SKIT_ERROR(SKIT_EOVERFLOW, "MRA scratch size overflows size_t");
-    SKIT_TRY(skit_memory_check(fl * sizeof(float) + db * sizeof(double) + ints * 4 + rows,
-                               "float32 MRA scratch"));
-    float *f = w->blocks[0] = skit_malloc(fl, sizeof(float));
-    double *g = w->blocks[1] = skit_malloc(db, sizeof(double));
-    uint32_t *u = w->blocks[2] = skit_malloc(ints + rows / 4 + 1, sizeof(uint32_t));
-    if (!f || !g || !u) {
-        work_free(w);
-        return SKIT_ENOMEM;
-    }
+    if (fl > SIZE_MAX / 16 || db > SIZE_MAX / 16) return 0;
+    return round64(db * sizeof(double)) + round64(fl * sizeof(float)) + round64(ints * 4) + round64(rows);
+}
+
+static void work_carve(mra_f32_work *w, size_t n, size_t d, size_t dv, size_t b, int threads, void *base)
+{
+    size_t rows = n / b, r2 = rows * rows;
+    size_t fl = 2 * rows * d + 2 * rows * dv + 2 * rows + r2 + 2 * n + attn_sweep_f32_work(b, threads);
+    size_t db = rows + n + 3 * r2, ints = 2 * rows + 1 + 2 * r2;
+    unsigned char *at = base;
+    double *g = (double *)at;
+    float *f = (float *)(at += round64(db * sizeof(double)));
+    uint32_t *u = (uint32_t *)(at += round64(fl * sizeof(float)));
+    w->flags = at + round64(ints * 4);
+    w->rows = rows;
+    w->den0 = g, w->denf = g + rows, w->dlogit = w->denf + n, w->score = w->dlogit + r2;
+    w->tmp = w->score + r2;
     w->qm = f, w->km = f + rows * d, w->vm = w->km + rows * d, w->num0 = w->vm + rows * dv;
     w->cnt = w->num0 + rows * dv, w->m0 = w->cnt + rows, w->logit = w->m0 + rows;
     w->mf = w->logit + r2, w->wkey = w->mf + n, w->sweep = w->wkey + n;
-    w->den0 = g, w->denf = g + rows, w->dlogit = w->denf + n, w->score = w->dlogit + r2;
-    w->tmp = w->score + r2;
     w->ids = u, w->row_ptr = u + rows, w->cols = w->row_ptr + rows + 1, w->prow = w->cols + r2;
-    w->flags = (unsigned char *)(w->prow + r2);
-    return SKIT_OK;
 }
 
 /* Means over the valid tokens of each block of b rows (float sums; 0 for a
@@ -188,29 +188,46 @@ static int select_squares(mra_f32_work *w, const skit_attention_options *o, size
     return SKIT_OK;
 }
 
-int skit_attention_mra_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                           const float *k, size_t ldk, const float *v, size_t ldv,
-                           const skit_attention_options *options, const unsigned char *mask,
-                           float *y, size_t ldy, unsigned char *refined)
+/* the arguments every entry point checks; b and scale: the block and the
+ * logits' scale */
+static int check_call(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
+                      const float *v, size_t ldv, const skit_attention_options *options, const float *y,
+                      size_t ldy, size_t *b, double *scale)
 {
-    size_t b = 0;
-    double scale = 0;
     SKIT_TRY(attn_check_inputs_f32(n, d, dv, q, ldq, k, ldk, v, ldv));
-    SKIT_TRY(check_options_f32(options, n, d, &b, &scale));
-    SKIT_TRY(attn_check_out(n, dv, (const double *)(const void *)y, ldy, "y"));
+    SKIT_TRY(check_options_f32(options, n, d, b, scale));
+    return attn_check_out(n, dv, (const double *)(const void *)y, ldy, "y");
+}
+
+size_t skit_attention_mra_f32_workspace(size_t n, size_t d, size_t dv, size_t block)
+{
+    if (block == 0 || block > n) return 0;
+    return work_bytes(n, d, dv, block, attn_max_threads());
+}
+
+/* The sweep's threads: OpenMP's maximum, fewer if work_size holds only
+ * fewer threads' scratch (0: not even one's) */
+static int threads_for(size_t n, size_t d, size_t dv, size_t b, size_t work_size)
+{
     int threads = attn_max_threads();
+    while (threads > 0 && (work_bytes(n, d, dv, b, threads) == 0 || work_bytes(n, d, dv, b, threads) > work_size))
+        threads--;
+    return threads;
+}
+
+static int mra_f32_run(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
+                       const float *v, size_t ldv, const skit_attention_options *options,
+                       const unsigned char *mask, float *y, size_t ldy, unsigned char *refined, size_t b,
+                       double scale, int threads, void *work)
+{
     mra_f32_work w;
-    SKIT_TRY(work_alloc(&w, n, d, dv, b, threads));
-    int st = select_squares(&w, options, n, d, dv, q, ldq, k, ldk, v, ldv, b, (float)scale, mask);
-    if (st != SKIT_OK) {
-        work_free(&w);
-        return st;
-    }
+    work_carve(&w, n, d, dv, b, threads, work);
+    SKIT_TRY(select_squares(&w, options, n, d, dv, q, ldq, k, ldk, v, ldv, b, (float)scale, mask));
     size_t rows = w.rows;
     if (refined) {
         memset(refined, 0, rows * rows);
         for (size_t x = 0; x < rows; x++)
-            for (uint32_t p = w.row_ptr[x]; p < w.row_ptr[x + 1]; p++) refined[x * rows + w.cols[p]] = 1;
+            for (uint32_t p = w.row_ptr[x]; p < w.row_ptr[x + 1]; p++) refined[x + w.cols[p] * rows] = 1;
     }
     int sparse = options->method == SKIT_ATTENTION_MRA2_SPARSE;
     if (!sparse) coarse_contribution(&w, dv);
@@ -225,6 +242,43 @@ int skit_attention_mra_f32(size_t n, size_t d, size_t dv, const float *q, size_t
                                     ATTN_GEMM_SERIAL_LIMIT};
     attn_sweep_f32_run(&s);
     merge_levels(&w, n, dv, b, sparse, mask, y, ldy);
-    work_free(&w);
     return SKIT_OK;
+}
+
+int skit_attention_mra_f32_with_work(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                                     const float *k, size_t ldk, const float *v, size_t ldv,
+                                     const skit_attention_options *options, const unsigned char *mask,
+                                     float *y, size_t ldy, unsigned char *refined, void *work,
+                                     size_t work_size)
+{
+    size_t b = 0;
+    double scale = 0;
+    SKIT_TRY(check_call(n, d, dv, q, ldq, k, ldk, v, ldv, options, y, ldy, &b, &scale));
+    if (!work) return SKIT_ERROR(SKIT_EINVAL, "work is NULL");
+    if ((uintptr_t)work % 64)
+        return SKIT_ERROR(SKIT_EINVAL, "work is not 64-byte aligned (allocate it with skit_malloc)");
+    int threads = threads_for(n, d, dv, b, work_size);
+    if (threads == 0)
+        return SKIT_ERROR(SKIT_EDOM, "work_size = %zu bytes: need at least %zu (skit_attention_mra_f32_workspace)",
+                          work_size, work_bytes(n, d, dv, b, 1));
+    return mra_f32_run(n, d, dv, q, ldq, k, ldk, v, ldv, options, mask, y, ldy, refined, b, scale, threads, work);
+}
+
+int skit_attention_mra_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                           const float *k, size_t ldk, const float *v, size_t ldv,
+                           const skit_attention_options *options, const unsigned char *mask,
+                           float *y, size_t ldy, unsigned char *refined)
+{
+    size_t b = 0;
+    double scale = 0;
+    SKIT_TRY(check_call(n, d, dv, q, ldq, k, ldk, v, ldv, options, y, ldy, &b, &scale));
+    int threads = attn_max_threads();
+    size_t bytes = work_bytes(n, d, dv, b, threads);
+    if (bytes == 0) return SKIT_ERROR(SKIT_EOVERFLOW, "MRA scratch size overflows size_t");
+    SKIT_TRY(skit_memory_check(bytes, "float32 MRA scratch"));
+    void *work = skit_malloc(bytes, 1);
+    if (!work) return SKIT_ENOMEM;
+    int status = mra_f32_run(n, d, dv, q, ldq, k, ldk, v, ldv, options, mask, y, ldy, refined, b, scale, threads, work);
+    skit_free(work);
+    return status;
 }

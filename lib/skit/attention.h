@@ -316,13 +316,15 @@ int skit_attention_exact_backward_masked_f32(size_t n, size_t d, size_t dv, cons
  * 2 (d + 2 block + 4) u G of each other (G = |scale| sum_c max_i |q_ic|
  * max_j |k_jc|) the two precisions may refine different squares.
  * refined (optional, (n/block)^2 bytes): 1 for the squares refined, square
- * (x, y) (query block x, key block y) at x * (n/block) + y. Against the
+ * (x, y) (query block x, key block y) at x + y * (n/block): the layout of
+ * skit_mra2_select, which skit_mra2_backward_f32 takes. Against the
  * float64 MRA-2 with the same refined squares, every entry satisfies
  *     |y32_ic - y64_ic| <= (2.1 eta + (n + 2 block + 4) u) max_j |v_jc|,
  *     eta = u ((d + 2 block + 10) G + 3 n / block + 6)
  * (the exact bound's terms with G for G_i and the block means' rounding,
  * block u per mean, in the coarse logits and values).
- * Allocates O(n (d + dv) / block + (n/block)^2 + n) scratch per call.
+ * Allocates O(n (d + dv) / block + (n/block)^2 + n) scratch per call;
+ * skit_attention_mra_f32_with_work takes it from the caller instead.
  * Errors: as skit_attention_exact_f32; SKIT_EINVAL (NULL options, a method
  * other than mra2/mra2s), SKIT_EDOM / SKIT_ESHAPE (the MRA options, as
  * skit_attention_plan_create), SKIT_EUNSUPPORTED (more than two levels, a
@@ -332,6 +334,20 @@ int skit_attention_mra_f32(size_t n, size_t d, size_t dv, const float *q, size_t
                            const float *k, size_t ldk, const float *v, size_t ldv,
                            const skit_attention_options *options, const unsigned char *mask,
                            float *y, size_t ldy, unsigned char *refined);
+/* The same with the caller's scratch, so that repeated calls (a training
+ * step) allocate nothing: work, 64-byte aligned (skit_malloc), of
+ * work_size >= skit_attention_mra_f32_workspace(n, d, dv, block) bytes,
+ * which sizes it for OpenMP's maximum thread count at that call (0: block
+ * 0 or above n, or the size overflows); a smaller work runs the refined
+ * squares' sweep on as many threads as it holds. Thread-safe with
+ * separate work. Errors: as skit_attention_mra_f32, and SKIT_EINVAL (work
+ * NULL or misaligned), SKIT_EDOM (work_size below one thread's scratch). */
+size_t skit_attention_mra_f32_workspace(size_t n, size_t d, size_t dv, size_t block);
+int skit_attention_mra_f32_with_work(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
+                                     const float *k, size_t ldk, const float *v, size_t ldv,
+                                     const skit_attention_options *options, const unsigned char *mask,
+                                     float *y, size_t ldy, unsigned char *refined, void *work,
+                                     size_t work_size);
 
 typedef struct skit_attention_plan skit_attention_plan;
 

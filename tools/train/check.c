@@ -108,7 +108,9 @@ int train_gradient_check(train_model *m, const int *in, const int *tg, const dou
  * GEMMs' over d, e, the GLU width and the vocabulary, and the mixer's
  * (20 log2(2N) + h + 1) u of skit_tno_plan_execute_f32 (tno.h, N <= 4n;
  * SKI-TNO: ski_growth below;
- * attention's sums run over n and the head width, within R and e).
+ * attention's sums run over n and the head width, within R and e, and so
+ * do MRA-2's: block means over a block, coarse and refined logits over e,
+ * the softmax over n, the coarse gradients over n / block).
  * Every layer's rounding reaches a gradient through the forward and again
  * through the backward of each of the 2 layers + 1 sub-blocks (pre-norm
  * residual blocks and the head), to first order additively: depth
@@ -148,7 +150,7 @@ double train_precision_tolerance(const train_config *c)
 }
 
 int train_precision_check(train_model *m32, train_model *m64, const int *in, const int *tg, const double *w,
-                          double *loss_error, double *worst)
+                          double *loss_error, double *worst, int *same_selection)
 {
     size_t P = train_model_parameter_count(m32);
     memcpy(train_model_parameters(m64), train_model_parameters(m32), P * sizeof(double));
@@ -158,6 +160,9 @@ int train_precision_check(train_model *m32, train_model *m64, const int *in, con
     if (!status) status = train_model_backward(m32);
     if (!status) status = train_model_backward(m64);
     if (status) return status;
+    size_t c32 = 0, c64 = 0;
+    const unsigned char *r32 = train_model_mra_refined(m32, &c32), *r64 = train_model_mra_refined(m64, &c64);
+    *same_selection = c32 == c64 && (!c32 || !memcmp(r32, r64, c32));
     *loss_error = fabs(loss32 - loss64) / fabs(loss64);
     const double *g32 = train_model_gradients(m32), *g64 = train_model_gradients(m64);
     /* A group whose gradient lies below float32's resolution, k u of the

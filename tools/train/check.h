@@ -19,9 +19,12 @@ int train_gradient_check(train_model *model, const int *inputs, const int *targe
  * the same parameters (model32's, copied into model64) and batch: per
  * group max |g32 - g64| over the group's max |g64| (at least float32's
  * resolution of the largest gradient, check.c) into worst[group], and
- * |loss32 - loss64| / loss64 into *loss_error. Returns a library status. */
+ * |loss32 - loss64| / loss64 into *loss_error. MRA-2: *same_selection 0
+ * if the two forwards refined different squares (scores within rounding
+ * of each other: the gradients then differ by more than rounding), else
+ * 1. Returns a library status. */
 int train_precision_check(train_model *model32, train_model *model64, const int *inputs, const int *targets,
-                          const double *weights, double *loss_error, double *worst);
+                          const double *weights, double *loss_error, double *worst, int *same_selection);
 
 /* The tolerance of train_precision_check for a configuration, derived in
  * check.c from float32's unit roundoff, the longest sums and the depth. */

@@ -43,10 +43,13 @@ struct train_model {
     block_params *bp;
     skit_tno_plan **plans;         /* one per block (tno, fd, ski) */
     skit_tno_options mixer_options;
-    skit_attention_plan *mra;      /* MRA-2 (one plan serves every block and sequence) */
+    skit_attention_plan *mra;      /* MRA-2 (one plan serves every block and sequence; f64) */
+    skit_attention_options mra_options;
     size_t mra_block, mra_squares, mra_per_row; /* its block, (n/block)^2, blocks refined per row */
     unsigned char *refined;        /* its refined squares, per block and sequence */
     double *mra_work;              /* skit_mra2_backward's and skit_mra2_select's workspace */
+    void *mra_work_f32;            /* f32: skit_attention_mra_f32_with_work's and the backward's */
+    size_t mra_work_bytes;
     double *params, *grads;        /* arenas: parameters and their gradients (f32: the master
                                       copies AdamW updates, gradients widened from float) */
     double *acts;                  /* arena: activations (f64) */
@@ -82,6 +85,16 @@ static int mixer_backward(train_model *m, size_t l, const block_acts *a, const d
 static int mixer_forward_f32(train_model *m, size_t l, block_acts_f32 *a);
 static int mixer_backward_f32(train_model *m, size_t l, const block_acts_f32 *a, const float *dmix, float *dv,
                               float **s, float *dP);
+
+/* MRA-2's library calls, in each precision (below) */
+static int mra_apply(train_model *m, size_t l, size_t b, const double *q, const double *k, const double *v,
+                     double *y);
+static int mra_apply_f32(train_model *m, size_t l, size_t b, const float *q, const float *k, const float *v,
+                         float *y);
+static int mra_gradients(train_model *m, size_t l, size_t b, const double *q, const double *k, const double *v,
+                         const double *dy, double *dq, double *dk, double *dv);
+static int mra_gradients_f32(train_model *m, size_t l, size_t b, const float *q, const float *k, const float *v,
+                             const float *dy, float *dq, float *dk, float *dv);
 
 /* Width of one attention head (heads divide e). */
 static size_t head_width(const train_model *m) { return m->e / m->c.heads; }
@@ -129,60 +142,51 @@ static void rope_tables(train_model *m)
         }
 }
 
-/* ---- MRA-2 mixer: the library's MRA-2 approximation of the same attention */
+/* ---- MRA-2 mixer (model_real.h): the library calls of each precision.
+ * float64: the plan, then the squares it refined (skit_mra2_select: the
+ * plan's rule on the same logits); float32: one call that returns them. */
 
-/* row-major (n x e) <-> column-major (n x e, ld n) */
-static void to_columns(size_t n, size_t e, const double *rows, double *cols)
+static unsigned char *mra_refined(train_model *m, size_t l, size_t b)
 {
-    for (size_t i = 0; i < n; i++)
-        for (size_t c = 0; c < e; c++) cols[i + c * n] = rows[i * e + c];
+    return m->refined + (l * m->c.batch + b) * m->mra_squares;
 }
 
-static void to_rows(size_t n, size_t e, const double *cols, double *rows)
+static int mra_apply(train_model *m, size_t l, size_t b, const double *q, const double *k, const double *v,
+                     double *y)
 {
-    for (size_t i = 0; i < n; i++)
-        for (size_t c = 0; c < e; c++) rows[i * e + c] = cols[i + c * n];
+    const skit_attention_options *o = &m->mra_options;
+    size_t n = m->c.n, e = m->e;
+    int status = skit_attention_plan_execute(m->mra, q, n, k, n, v, n, NULL, y, n, NULL);
+    if (!status)
+        status = skit_mra2_select(n, e, q, n, k, n, o->scale, o->block, o->blocks_per_row[0], o->selection,
+                                  o->causal, mra_refined(m, l, b), m->mra_work);
+    return status;
 }
 
-static int mra_forward(train_model *m, size_t l, const block_params *bp, block_acts *a)
-{
-    size_t n = m->c.n, e = m->e, bpr = m->mra_per_row;
-    double scale = 1.0 / sqrt((double)e);
-    query_key_forward(m, bp, a);
-    for (size_t b = 0; b < m->c.batch; b++) {
-        size_t o = b * n * e;
-        to_columns(n, e, a->q + o, a->qc + o);
-        to_columns(n, e, a->k + o, a->kc + o);
-        to_columns(n, e, a->v + o, a->vc + o);
-        int status = skit_attention_plan_execute(m->mra, a->qc + o, n, a->kc + o, n, a->vc + o, n, NULL, a->yc + o, n, NULL);
-        if (!status) /* the squares the plan refined, for the backward */
-            status = skit_mra2_select(n, e, a->qc + o, n, a->kc + o, n, scale, m->mra_block, bpr, SKIT_MRA_GLOBAL,
-                                      m->c.causal, m->refined + (l * m->c.batch + b) * m->mra_squares, m->mra_work);
-        if (status) return status;
-        to_rows(n, e, a->yc + o, a->mix + o);
-    }
-    return SKIT_OK;
-}
-
-/* As attention_backward; s4, s5: R x e scratch. */
-static int mra_backward(train_model *m, size_t l, const block_params *bp, const block_acts *a, const double *dy,
-                        double *dv, double *dq, double *dk, double *s4, double *s5)
+static int mra_apply_f32(train_model *m, size_t l, size_t b, const float *q, const float *k, const float *v,
+                         float *y)
 {
     size_t n = m->c.n, e = m->e;
-    double scale = 1.0 / sqrt((double)e), *dyc = s4, *dc = s5;
-    for (size_t b = 0; b < m->c.batch; b++) {
-        size_t o = b * n * e;
-        to_columns(n, e, dy + o, dyc);
-        int status = (m->c.causal ? skit_mra2_backward_causal : skit_mra2_backward)(
-            n, e, e, a->qc + o, n, a->kc + o, n, a->vc + o, n, scale, m->mra_block,
-            m->refined + (l * m->c.batch + b) * m->mra_squares, dyc, n, dq + o, n, dk + o, n, dc, n, m->mra_work);
-        if (status) return status;
-        to_rows(n, e, dc, dv + o);
-        to_rows(n, e, dq + o, dc), memcpy(dq + o, dc, n * e * sizeof(double));
-        to_rows(n, e, dk + o, dc), memcpy(dk + o, dc, n * e * sizeof(double));
-    }
-    query_key_backward(m, bp, a, dq, dk, dv);
-    return SKIT_OK;
+    return skit_attention_mra_f32_with_work(n, e, e, q, n, k, n, v, n, &m->mra_options, NULL, y, n,
+                                            mra_refined(m, l, b), m->mra_work_f32, m->mra_work_bytes);
+}
+
+static int mra_gradients(train_model *m, size_t l, size_t b, const double *q, const double *k, const double *v,
+                         const double *dy, double *dq, double *dk, double *dv)
+{
+    size_t n = m->c.n, e = m->e;
+    return (m->c.causal ? skit_mra2_backward_causal : skit_mra2_backward)(
+        n, e, e, q, n, k, n, v, n, m->mra_options.scale, m->mra_block, mra_refined(m, l, b), dy, n, dq, n, dk, n,
+        dv, n, m->mra_work);
+}
+
+static int mra_gradients_f32(train_model *m, size_t l, size_t b, const float *q, const float *k, const float *v,
+                             const float *dy, float *dq, float *dk, float *dv)
+{
+    size_t n = m->c.n, e = m->e;
+    return (m->c.causal ? skit_mra2_backward_causal_f32 : skit_mra2_backward_f32)(
+        n, e, e, q, n, k, n, v, n, m->mra_options.scale, m->mra_block, mra_refined(m, l, b), dy, n, dq, n, dk, n,
+        dv, n, (float *)m->mra_work_f32);
 }
 
 /* ---- the mixers ---------------------------------------------------------- */
@@ -221,13 +225,14 @@ static int mixer_backward(train_model *m, size_t l, const block_acts *a, const d
     return status;
 }
 
-/* float32: attention, TNO and FD-TNO (the library's float32 plans) */
+/* float32: attention, MRA-2 and the library's float32 TNO, FD-TNO and SKI-TNO plans */
 static int mixer_forward_f32(train_model *m, size_t l, block_acts_f32 *a)
 {
     if (m->c.mixer == TRAIN_MIXER_ATTENTION) {
         attention_forward_f32(m, &m->bp[l], a);
         return SKIT_OK;
     }
+    if (m->c.mixer == TRAIN_MIXER_MRA) return mra_forward_f32(m, l, &m->bp[l], a);
     return skit_tno_plan_execute_f32(m->plans[l], a->v, a->mix, m->mixer_work);
 }
 
@@ -238,6 +243,7 @@ static int mixer_backward_f32(train_model *m, size_t l, const block_acts_f32 *a,
         attention_backward_f32(m, &m->bp[l], a, dmix, dv, s[0], s[4], dP);
         return SKIT_OK;
     }
+    if (m->c.mixer == TRAIN_MIXER_MRA) return mra_backward_f32(m, l, &m->bp[l], a, dmix, dv, s[0], s[4], s[5], s[6]);
     double dlambda = 0;
     int status = skit_tno_plan_backward_f32(m->plans[l], a->v, dmix, dv, m->grads + m->bp[l].mixer,
                                             m->c.learn_decay ? &dlambda : NULL, m->mixer_work);
@@ -337,23 +343,32 @@ static void clamp_ski(skit_tno_options *o, size_t n)
 static int create_mra(train_model *m, const char **why)
 {
     size_t n = m->c.n, e = m->e;
-    skit_attention_options o;
-    skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
-    o.block = m->mra_block = n % 8 == 0 ? 8 : 4;
-    o.blocks_per_row[0] = m->mra_per_row = n / o.block / 2 ? n / o.block / 2 : 1;
-    o.scale = 1.0 / sqrt((double)e);
-    o.causal = m->c.causal; /* diagonal squares refined first, none after them */
-    m->mra_squares = (n / o.block) * (n / o.block);
-    int status = skit_attention_plan_create(&m->mra, n, e, e, &o);
-    if (status) return status;
+    skit_attention_options *o = &m->mra_options;
+    skit_attention_options_init(o, SKIT_ATTENTION_MRA2);
+    o->block = m->mra_block = n % 8 == 0 ? 8 : 4;
+    o->blocks_per_row[0] = m->mra_per_row = n / o->block / 2 ? n / o->block / 2 : 1;
+    o->scale = 1.0 / sqrt((double)e);
+    o->causal = m->c.causal; /* diagonal squares refined first, none after them */
+    m->mra_squares = (n / o->block) * (n / o->block);
     m->refined = skit_calloc(m->c.layers * m->c.batch, m->mra_squares);
-    size_t work = skit_mra2_backward_workspace(n, e, e, o.block), select = skit_mra2_select_workspace(n, e, o.block);
+    if (!m->refined) return SKIT_ENOMEM;
+    m->bytes += m->c.layers * m->c.batch * m->mra_squares;
+    (void)why;
+    if (single_precision(m)) { /* no plan: one call a sequence, on this scratch */
+        size_t forward = skit_attention_mra_f32_workspace(n, e, e, o->block);
+        size_t backward = skit_mra2_backward_f32_workspace(n, e, e, o->block) * sizeof(float);
+        m->mra_work_bytes = forward > backward ? forward : backward;
+        m->mra_work_f32 = skit_malloc(m->mra_work_bytes, 1);
+        m->bytes += m->mra_work_bytes;
+        return m->mra_work_f32 ? SKIT_OK : SKIT_ENOMEM;
+    }
+    int status = skit_attention_plan_create(&m->mra, n, e, e, o);
+    if (status) return status;
+    size_t work = skit_mra2_backward_workspace(n, e, e, o->block), select = skit_mra2_select_workspace(n, e, o->block);
     if (select > work) work = select;
     m->mra_work = skit_malloc(work, sizeof(double));
-    if (!m->refined || !m->mra_work) return SKIT_ENOMEM;
-    m->bytes += skit_attention_plan_bytes(m->mra) + m->c.layers * m->c.batch * m->mra_squares +
-                work * sizeof(double);
-    (void)why;
+    if (!m->mra_work) return SKIT_ENOMEM;
+    m->bytes += skit_attention_plan_bytes(m->mra) + work * sizeof(double);
     return SKIT_OK;
 }
 
@@ -512,11 +527,6 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         *why = "several heads need --mixer attention and heads dividing the GTU width expand * d";
         return SKIT_EUNSUPPORTED;
     }
-    if (c->precision == SKIT_PRECISION_F32 && c->mixer == TRAIN_MIXER_MRA) {
-        *why = "float32 training has the mixers tno, fd, ski and attention only (MRA-2's float32 forward "
-               "allocates per call, and the precision check has no rule for selections that differ at near ties)";
-        return SKIT_EUNSUPPORTED;
-    }
     if (c->layers > 64) return SKIT_EDOM;
     train_model *m = skit_calloc(1, sizeof *m);
     if (!m) return SKIT_ENOMEM;
@@ -576,6 +586,7 @@ void train_model_destroy(train_model *m)
     skit_attention_plan_destroy(m->mra);
     skit_free(m->refined);
     skit_free(m->mra_work);
+    skit_free(m->mra_work_f32);
     skit_free(m);
 }
 
@@ -591,4 +602,10 @@ const skit_tno_options *train_model_mixer_options(const train_model *m) { return
 double train_model_decay(const train_model *m, size_t layer)
 {
     return m->c.learn_decay ? sigmoid(m->params[m->bp[layer].decay]) : m->c.tno.decay;
+}
+
+const unsigned char *train_model_mra_refined(const train_model *m, size_t *count)
+{
+    *count = m->refined ? m->c.layers * m->c.batch * m->mra_squares : 0;
+    return m->refined;
 }

@@ -103,5 +103,9 @@ int train_model_backward(train_model *model);
 const skit_tno_options *train_model_mixer_options(const train_model *model);
 /* Block layer's decay lambda (the learned one with learn_decay). */
 double train_model_decay(const train_model *model, size_t layer);
+/* MRA-2: the squares the last forward refined, every block's and
+ * sequence's ((n/block)^2 bytes each; *count bytes in all); NULL for the
+ * other mixers. */
+const unsigned char *train_model_mra_refined(const train_model *model, size_t *count);
 
 #endif

@@ -168,6 +168,59 @@ static void SFX(attention_backward)(train_model *m, const block_params *bp, cons
     SFX(query_key_backward)(m, bp, a, dq, dk, dv);
 }
 
+/* ---- MRA-2 mixer: the library's MRA-2 approximation of the same attention,
+ * one head, on each sequence's q, k, v in column-major order (the
+ * library's layout); mra_apply and mra_gradients (model.c) make the
+ * precision's library calls */
+
+/* row-major (n x e) <-> column-major (n x e, ld n) */
+static void SFX(to_columns)(size_t n, size_t e, const REAL *rows, REAL *cols)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < e; c++) cols[i + c * n] = rows[i * e + c];
+}
+
+static void SFX(to_rows)(size_t n, size_t e, const REAL *cols, REAL *rows)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < e; c++) rows[i * e + c] = cols[i + c * n];
+}
+
+static int SFX(mra_forward)(train_model *m, size_t l, const block_params *bp, SFX(block_acts) *a)
+{
+    size_t n = m->c.n, e = m->e;
+    SFX(query_key_forward)(m, bp, a);
+    for (size_t b = 0; b < m->c.batch; b++) {
+        size_t o = b * n * e;
+        SFX(to_columns)(n, e, a->q + o, a->qc + o);
+        SFX(to_columns)(n, e, a->k + o, a->kc + o);
+        SFX(to_columns)(n, e, a->v + o, a->vc + o);
+        int status = SFX(mra_apply)(m, l, b, a->qc + o, a->kc + o, a->vc + o, a->yc + o);
+        if (status) return status;
+        SFX(to_rows)(n, e, a->yc + o, a->mix + o);
+    }
+    return SKIT_OK;
+}
+
+/* As attention_backward; s4, s5: R x e scratch. */
+static int SFX(mra_backward)(train_model *m, size_t l, const block_params *bp, const SFX(block_acts) *a,
+                             const REAL *dy, REAL *dv, REAL *dq, REAL *dk, REAL *s4, REAL *s5)
+{
+    size_t n = m->c.n, e = m->e;
+    REAL *dyc = s4, *dc = s5;
+    for (size_t b = 0; b < m->c.batch; b++) {
+        size_t o = b * n * e;
+        SFX(to_columns)(n, e, dy + o, dyc);
+        int status = SFX(mra_gradients)(m, l, b, a->qc + o, a->kc + o, a->vc + o, dyc, dq + o, dk + o, dc);
+        if (status) return status;
+        SFX(to_rows)(n, e, dc, dv + o);
+        SFX(to_rows)(n, e, dq + o, dc), memcpy(dq + o, dc, n * e * sizeof(REAL));
+        SFX(to_rows)(n, e, dk + o, dc), memcpy(dk + o, dc, n * e * sizeof(REAL));
+    }
+    SFX(query_key_backward)(m, bp, a, dq, dk, dv);
+    return SKIT_OK;
+}
+
 /* ---- GTU: out = Wo (silu(Wu h) * mixer(silu(Wv h))) ---------------------- */
 
 static int SFX(gtu_forward)(train_model *m, size_t l, REAL *out)
