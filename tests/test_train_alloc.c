@@ -169,8 +169,10 @@ START_TEST(test_steps_allocate_nothing)
         for (int causal = 0; causal < 2; causal++)
             check_steps_allocate_nothing((train_mixer)mixer, causal, 0, SKIT_PRECISION_F64);
     check_steps_allocate_nothing(TRAIN_MIXER_TNO, 1, 1, SKIT_PRECISION_F64);
-    /* float32 (tno, fd, attention): float arenas and the library's float32 plans */
-    static const train_mixer single[] = {TRAIN_MIXER_TNO, TRAIN_MIXER_FD, TRAIN_MIXER_ATTENTION};
+    /* float32, every mixer: float arenas, the library's float32 plans, and
+     * MRA-2's float32 forward and backward on the model's scratch */
+    static const train_mixer single[] = {TRAIN_MIXER_TNO, TRAIN_MIXER_FD, TRAIN_MIXER_SKI, TRAIN_MIXER_ATTENTION,
+                                         TRAIN_MIXER_MRA};
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
         for (int causal = 0; causal < 2; causal++)
             check_steps_allocate_nothing(single[i], causal, 0, SKIT_PRECISION_F32);
