@@ -347,9 +347,7 @@ SKIT_MULTIVERSION static void hartley_to_output(const R *restrict W, size_t N, s
     for (size_t j = half; j < nout; j++) y[j] = W[2 * (N - j)] + W[2 * (N - j) + 1];
 }
 
-/* in[0..N) holds the zero-padded input (r2c leaves it as it is); out gets
- * the first nout outputs with spectrum s. z: the thread's complex buffer;
- * w (N values, may be in) takes the Hartley sequence. */
+/* z (interleaved) = Z .* K (K split; conj(K) when sign = -1), for c2r */
 SKIT_MULTIVERSION static void product_in_place(R *restrict z, const R *restrict kr,
                                                const R *restrict ki, size_t half, R sign)
 {
@@ -361,6 +359,11 @@ SKIT_MULTIVERSION static void product_in_place(R *restrict z, const R *restrict 
     }
 }
 
+/* in[0..N) holds the zero-padded input (r2c leaves it as it is, and
+ * neither form writes it, so the padding outlives the call); out gets the
+ * first nout outputs with the spectrum at kr, by c2r or the Hartley form.
+ * z: the thread's complex buffer; w (N values, apart from in and z) takes
+ * c2r's output or the Hartley sequence. */
 static void convolve_in(const E *e, int c2r, const R *kr, int transpose, const R *in, R *z, R *w,
                         size_t nout, R *out)
 {
