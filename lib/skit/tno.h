@@ -313,8 +313,9 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
  * bidirectional W^T dy, A^T on the forward's fftwf engine and W v over
  * all batch x d sequences at once, then the band's S^T dy; causal (either
  * causal_ski: one backward) Appendix B's running sums from the end,
- * s'_j = sum_{i>=j} w_i dy_i, and dx_j = w_j^T A^T s'_j (dot products of
- * at most r). A's gradient da (d x (2r-1)): bidirectional the fftwf
+ * s'_j = sum_{i>=j} w_i dy_i, and dx_j = w_j^T A^T s'_j (per run of
+ * tokens with one stencil start, a dot product of at most r terms with
+ * the entries the run leaves fixed, plus w terms a token). A's gradient da (d x (2r-1)): bidirectional the fftwf
  * cross-correlation of g = W^T dy with u = W^T x (both in float) summed
  * over the batch, as TNO's kernel gradient; causal the running sums s_i
  * of the float weights and x and the sum over the sequence of dy_i w_i[p]

@@ -10,19 +10,19 @@
  *  knots      a_q = (1-f_q) f(z_j) + f_q f(z_{j+1}) (tno_ski_compute_a):
  *             its transpose, f(z_0) = 0 fixed.
  * Compiled as is (R = double: the float64 plans', channel by channel, no
- * FFT: O(n m + n w r + r^2) per channel and sequence, w = 2 the stencil
- * width) and again by ski_backwardf.c (R = float: run_f32) on the float
+ * FFT: O(n m + n w^2 + runs w r + r^2) per channel and sequence, w = 2
+ * the stencil width, runs about r the runs of tokens with one stencil
+ * start) and again by ski_backwardf.c (R = float: run_f32) on the float
  * data of the float32 forward (tno_ski_f32), as ski_apply.c is. In float:
  *  - the products over the batch are the forward's arithmetic transposed:
  *    bidirectional g = W^T dy, A^T g on the forward's fftwf engine
  *    (transposed) and W v over all batch x d sequences at once; causal the
  *    reverse running sums s' (each entry a sum of at most 2h + 3 terms, as
- *    the forward's s) and dot products of at most r; the band's S^T dy;
+ *    the forward's s) and dot products of at most r + w; the band's S^T dy;
  *  - A's gradient da: bidirectional the float cross-correlation of g and
  *    u = W^T x summed over the batch (fft/correlate.h, as TNO's kernel
  *    gradient); causal the running sums s_i and the sum over the
- *    sequence both in double, from the float weights and data (n w r
- *    terms per channel);
+ *    sequence both in double, from the float weights and data;
  *  - the taps' gradient: sums over the sequence in double of products of
  *    floats (exact), so the same numbers as the float64 backward's on the
  *    same inputs;
@@ -111,9 +111,9 @@ static void band_backward(const skit_tno_plan *p, const R *taps, const R *x, con
     }
 }
 
-/* da[-q] += f sums[q], q < count (da points at lag 0 of the run's last
- * token: the lags run backwards); vectorised (omp simd, AVX2/AVX-512
- * clones): these two loops are the causal backward's O(n w r) work */
+/* da[-q] += f sums[q], q < count (da points at lag 0 of a stencil row:
+ * the lags run backwards); vectorised (omp simd, AVX2/AVX-512 clones):
+ * these two loops are the causal backward's O(runs w r) work */
 SKIT_MULTIVERSION static void add_scaled_reversed(double *restrict da, double f, const double *restrict sums,
                                                  size_t count)
 {
@@ -131,9 +131,27 @@ SKIT_MULTIVERSION static R dot_range(const R *restrict a, const R *restrict b, s
     return dot;
 }
 
+/* stencil widths a run's scalars hold (skit/ski.h: at most Lagrange's
+ * SKIT_INTERP_MAX_DEGREE + 1) */
+#define MAX_STENCIL (SKIT_INTERP_MAX_DEGREE + 1)
+
+/* The end of the run of tokens from i0 that share W's stencil start */
+static size_t run_end(const skit_interp_weights *W, size_t i0)
+{
+    size_t i1 = i0 + 1;
+    while (i1 < W->n && W->start[i1] == W->start[i0]) i1++;
+    return i1;
+}
+
 /* causal low rank: the running sums s_i from the start for da (summed in
- * double), those of w_i dy_i from the end for dx. sums (r doubles) may be
- * run itself (float64 plans): the da pass is over before run is zeroed. */
+ * double), those of w_i dy_i from the end for dx, by runs of tokens with
+ * one stencil start s. Within a run only the entries s..s+w-1 of a
+ * running sum change, so a token's terms split into the run's fixed
+ * entries times the run's total weight (one pass of O(r) a run and
+ * stencil row, not a token) and its own O(w^2) terms on the changing
+ * entries: O(n w^2 + runs w r) a channel instead of O(n w r). sums (r
+ * doubles) may be run itself (float64 plans): the da pass is over before
+ * run is zeroed. */
 static void lowrank_causal(const skit_tno_plan *p, const R *a, const R *x, const R *dy, R *dx, double *da, R *run,
                            double *sums)
 {
@@ -142,34 +160,53 @@ static void lowrank_causal(const skit_tno_plan *p, const R *a, const R *x, const
     const R *weights = data_of(p).weights;
     const size_t r = s->r, n = p->n, w = W->width;
     size_t filled = 0; /* sums is zero from filled on */
-    /* the running sums in double in both precisions: the da loop, the
-     * backward's O(n w r) part, then reads one type (in float it converted
-     * every term and ran 1.3x slower than float64's) */
     memset(sums, 0, r * sizeof *sums);
-    for (size_t i = 0; i < n; i++) {
-        const R *wi = weights + i * w;
-        const size_t si = W->start[i];
-        for (size_t k = 0; k < w; k++) sums[si + k] += (double)wi[k] * x[i];
+    for (size_t i0 = 0, i1; i0 < n; i0 = i1) {
+        const size_t si = W->start[i0];
+        /* part[t]: the run's sum so far into entry si + t; F[k]: sum of
+         * dy_i w_i[k]; E[k][t]: sum of dy_i w_i[k] part[t] after token i */
+        double part[MAX_STENCIL] = {0}, F[MAX_STENCIL] = {0}, E[MAX_STENCIL][MAX_STENCIL] = {{0}};
+        i1 = run_end(W, i0);
+        for (size_t i = i0; i < i1; i++) {
+            const R *wi = weights + i * w;
+            for (size_t t = 0; t < w; t++) part[t] += (double)wi[t] * x[i];
+            for (size_t k = 0; k < w; k++) {
+                const double f = (double)dy[i] * wi[k];
+                F[k] += f;
+                for (size_t t = 0; t < w; t++) E[k][t] += f * part[t];
+            }
+        }
         if (si + w > filled) filled = si + w;
         for (size_t k = 0; k < w; k++) {
-            const double f = (double)dy[i] * wi[k];
-            add_scaled_reversed(da + si + k + r - 1, f, sums, filled); /* lag si + k - q at [-q] */
+            add_scaled_reversed(da + si + k + r - 1, F[k], sums, filled); /* lag si + k - q at [-q] */
+            for (size_t t = 0; t < w; t++) da[k - t + r - 1] += E[k][t]; /* q = si + t */
         }
+        for (size_t t = 0; t < w; t++) sums[si + t] += part[t];
     }
     if (!dx) return;
     size_t low = r; /* run is zero below low */
     memset(run, 0, r * sizeof *run);
-    for (size_t i = n; i-- > 0;) {
-        const R *wi = weights + i * w;
-        const size_t si = W->start[i];
-        for (size_t k = 0; k < w; k++) run[si + k] += wi[k] * dy[i];
+    for (size_t i1 = n, i0; i1 > 0; i1 = i0) {
+        const size_t si = W->start[i1 - 1];
+        i0 = i1 - 1;
+        while (i0 > 0 && W->start[i0 - 1] == si) i0--;
         if (si < low) low = si;
-        R acc = 0;
-        for (size_t k = 0; k < w; k++) {
-            const R *ak = a + (r - 1) - (si + k); /* A(q, si + k) = ak[q] */
-            acc += wi[k] * dot_range(ak, run, low, r);
+        /* base[k]: A's column si + k against the run's fixed entries; the
+         * changing ones, si + t, enter as A(si + t, si + k) part[t] */
+        R base[MAX_STENCIL], part[MAX_STENCIL] = {0};
+        for (size_t k = 0; k < w; k++) base[k] = dot_range(a + (r - 1) - (si + k), run, low, r);
+        for (size_t i = i1; i-- > i0;) {
+            const R *wi = weights + i * w;
+            for (size_t t = 0; t < w; t++) part[t] += wi[t] * dy[i];
+            R acc = 0;
+            for (size_t k = 0; k < w; k++) {
+                R col = base[k];
+                for (size_t t = 0; t < w; t++) col += a[r - 1 + t - k] * part[t];
+                acc += wi[k] * col;
+            }
+            dx[i] += acc;
         }
-        dx[i] += acc;
+        for (size_t t = 0; t < w; t++) run[si + t] += part[t];
     }
 }
 
