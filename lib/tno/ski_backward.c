@@ -24,8 +24,8 @@
  *    gradient); causal the running sums s_i and the sum over the
  *    sequence both in double, from the float weights and data;
  *  - the taps' gradient: sums over the sequence in double of products of
- *    floats (exact), so the same numbers as the float64 backward's on the
- *    same inputs;
+ *    floats (exact), so the float64 backward's numbers on the same inputs
+ *    up to the order of the double sums;
  *  - from da (widened) on the float64 code: the knots' transpose, into the
  *    float64 dparams.
  * skit/tno.h states the bounds. */
@@ -91,6 +91,21 @@ static double *thread_slice(const skit_tno_plan *p, double *work)
     return work + id * slice_doubles(p->op);
 }
 
+/* dx[i] += t dy[i] and the sum of dy[i] x[i] in double, i < count:
+ * vectorised (omp simd, AVX2/AVX-512 clones), the double sum in lanes */
+SKIT_MULTIVERSION static double tap_backward(R t, const R *restrict dy, const R *restrict x, R *restrict dx,
+                                             size_t count)
+{
+    double acc = 0;
+    if (dx) {
+        SKIT_SIMD
+        for (size_t i = 0; i < count; i++) dx[i] += t * dy[i];
+    }
+    SKIT_SIMD_SUM(acc)
+    for (size_t i = 0; i < count; i++) acc += (double)dy[i] * x[i];
+    return acc;
+}
+
 /* the band's backward for one channel and sequence: dx += S^T dy, dtaps +=
  * the sums over the sequence in double */
 static void band_backward(const skit_tno_plan *p, const R *taps, const R *x, const R *dy, R *dx, double *dtaps,
@@ -102,11 +117,9 @@ static void band_backward(const skit_tno_plan *p, const R *taps, const R *x, con
         /* forward: y[i] += taps[k] x[i + half - k] for 0 <= i + half - k < n */
         size_t i0 = k > half ? k - half : 0;
         size_t i1 = k < half ? (n > half - k ? n - (half - k) : 0) : n;
-        double acc = 0;
-        for (size_t i = i0; i < i1; i++) {
-            if (dx) dx[i + half - k] += taps[k] * dy[i];
-            acc += (double)dy[i] * x[i + half - k];
-        }
+        if (i1 <= i0) continue;
+        const size_t shift = i0 + half - k; /* x's and dx's index of i0 */
+        double acc = tap_backward(taps[k], dy + i0, x + shift, dx ? dx + shift : NULL, i1 - i0);
         if (dtaps) dtaps[k] += acc;
     }
 }
