@@ -250,8 +250,9 @@ def make_cli_experiments():
         "",
         "--study sparse-lowrank",
         "--study extrapolation --kernel matern52,tnn",
-        "--n 16,32 --r 2,4,16 --kernel gaussian,shifted-gaussian,matern52,exp-cosine,tnn,warped-linear "
-        "--interp linear,cubic,lagrange,authors-bracket,authors --degree 1,3",
+        # every kernel, then every scheme: within fuzz_cli.c's 8 sweep points
+        "--n 16 --r 4 --kernel gaussian,shifted-gaussian,matern52,exp-cosine,tnn,warped-linear --interp linear "
+        "--degree 1",
         "--kernel tnn --lambda 0.5 --rpe-width 8 --rpe-layers 1 --activation relu",
         "--norm lanczos --vs n --n 16,32 --r 4",
         "--interval 2:20 --gamma 0.5 --pinv-rtol 1e-8",
@@ -270,6 +271,7 @@ def make_cli_experiments():
         "--plot fig.png -o out.tsv",
         "--seed 3 --threads 2 --quiet -o out.tsv",
         "--help",
+        "--n 16 --r 4 --kernel tnn --interp linear,cubic,lagrange,authors-bracket,authors --degree 3",
     ])
     cli("hilbert", [
         "transform --spectrum cos:3 -n 16",
