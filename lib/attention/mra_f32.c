@@ -25,33 +25,39 @@ typedef struct mra_f32_work {
 
 static size_t round64(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
-/* Bytes of the scratch for `threads` sweep threads (0: overflow). doubles:
+/* The scratch's element counts for `threads` sweep threads. doubles:
  * den0 (rows) denf (n) dlogit score tmp (r2); floats: qm km (rows d) vm
  * num0 (rows dv) cnt m0 (rows) logit (r2) mf wkey (n) sweep; ints: ids
- * (rows) row_ptr (rows + 1) cols prow (r2); then rows flags. */
-static size_t work_bytes(size_t n, size_t d, size_t dv, size_t b, int threads)
+ * (rows) row_ptr (rows + 1) cols prow (r2); then rows flags. bytes: the
+ * whole block, each part 64-byte aligned (0: the size overflows). */
+typedef struct work_counts {
+    size_t rows, r2, db, fl, ints, bytes;
+} work_counts;
+
+static work_counts count_work(size_t n, size_t d, size_t dv, size_t b, int threads)
 {
-    size_t rows = n / b, r2, fl, db, ints;
-    if (skit_size_mul(rows, rows, &r2) || r2 > SIZE_MAX / 64 || d > SIZE_MAX / 8 / rows ||
+    work_counts c = {.rows = n / b};
+    size_t rows = c.rows;
+    if (skit_size_mul(rows, rows, &c.r2) || c.r2 > SIZE_MAX / 64 || d > SIZE_MAX / 8 / rows ||
         dv > SIZE_MAX / 8 / rows || n > SIZE_MAX / 64)
-        return 0;
-    fl = 2 * rows * d + 2 * rows * dv + 2 * rows + r2 + 2 * n + attn_sweep_f32_work(b, threads);
-    db = rows + n + 3 * r2;
-    ints = 2 * rows + 1 + 2 * r2;
-    if (fl > SIZE_MAX / 16 || db > SIZE_MAX / 16) return 0;
-    return round64(db * sizeof(double)) + round64(fl * sizeof(float)) + round64(ints * 4) + round64(rows);
+        return c;
+    c.fl = 2 * rows * d + 2 * rows * dv + 2 * rows + c.r2 + 2 * n + attn_sweep_f32_work(b, threads);
+    c.db = rows + n + 3 * c.r2;
+    c.ints = 2 * rows + 1 + 2 * c.r2;
+    if (c.fl > SIZE_MAX / 16 || c.db > SIZE_MAX / 16) return c;
+    c.bytes = round64(c.db * sizeof(double)) + round64(c.fl * sizeof(float)) + round64(c.ints * 4) + round64(rows);
+    return c;
 }
 
 static void work_carve(mra_f32_work *w, size_t n, size_t d, size_t dv, size_t b, int threads, void *base)
 {
-    size_t rows = n / b, r2 = rows * rows;
-    size_t fl = 2 * rows * d + 2 * rows * dv + 2 * rows + r2 + 2 * n + attn_sweep_f32_work(b, threads);
-    size_t db = rows + n + 3 * r2, ints = 2 * rows + 1 + 2 * r2;
+    const work_counts c = count_work(n, d, dv, b, threads);
+    const size_t rows = c.rows, r2 = c.r2;
     unsigned char *at = base;
     double *g = (double *)at;
-    float *f = (float *)(at += round64(db * sizeof(double)));
-    uint32_t *u = (uint32_t *)(at += round64(fl * sizeof(float)));
-    w->flags = at + round64(ints * 4);
+    float *f = (float *)(at += round64(c.db * sizeof(double)));
+    uint32_t *u = (uint32_t *)(at += round64(c.fl * sizeof(float)));
+    w->flags = at + round64(c.ints * 4);
     w->rows = rows;
     w->den0 = g, w->denf = g + rows, w->dlogit = w->denf + n, w->score = w->dlogit + r2;
     w->tmp = w->score + r2;
@@ -202,7 +208,7 @@ static int check_call(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
 size_t skit_attention_mra_f32_workspace(size_t n, size_t d, size_t dv, size_t block)
 {
     if (block == 0 || block > n) return 0;
-    return work_bytes(n, d, dv, block, attn_max_threads());
+    return count_work(n, d, dv, block, attn_max_threads()).bytes;
 }
 
 /* The sweep's threads: OpenMP's maximum, fewer if work_size holds only
@@ -210,8 +216,10 @@ size_t skit_attention_mra_f32_workspace(size_t n, size_t d, size_t dv, size_t bl
 static int threads_for(size_t n, size_t d, size_t dv, size_t b, size_t work_size)
 {
     int threads = attn_max_threads();
-    while (threads > 0 && (work_bytes(n, d, dv, b, threads) == 0 || work_bytes(n, d, dv, b, threads) > work_size))
-        threads--;
+    for (; threads > 0; threads--) {
+        size_t need = count_work(n, d, dv, b, threads).bytes;
+        if (need && need <= work_size) break;
+    }
     return threads;
 }
 
@@ -257,10 +265,12 @@ int skit_attention_mra_f32_with_work(size_t n, size_t d, size_t dv, const float 
     if (!work) return SKIT_ERROR(SKIT_EINVAL, "work is NULL");
     if ((uintptr_t)work % 64)
         return SKIT_ERROR(SKIT_EINVAL, "work is not 64-byte aligned (allocate it with skit_malloc)");
+    const size_t least = count_work(n, d, dv, b, 1).bytes;
+    if (least == 0) return SKIT_ERROR(SKIT_EOVERFLOW, "MRA scratch size overflows size_t");
     int threads = threads_for(n, d, dv, b, work_size);
     if (threads == 0)
         return SKIT_ERROR(SKIT_EDOM, "work_size = %zu bytes: need at least %zu (skit_attention_mra_f32_workspace)",
-                          work_size, work_bytes(n, d, dv, b, 1));
+                          work_size, least);
     return mra_f32_run(n, d, dv, q, ldq, k, ldk, v, ldv, options, mask, y, ldy, refined, b, scale, threads, work);
 }
 
@@ -273,7 +283,7 @@ int skit_attention_mra_f32(size_t n, size_t d, size_t dv, const float *q, size_t
     double scale = 0;
     SKIT_TRY(check_call(n, d, dv, q, ldq, k, ldk, v, ldv, options, y, ldy, &b, &scale));
     int threads = attn_max_threads();
-    size_t bytes = work_bytes(n, d, dv, b, threads);
+    size_t bytes = count_work(n, d, dv, b, threads).bytes;
     if (bytes == 0) return SKIT_ERROR(SKIT_EOVERFLOW, "MRA scratch size overflows size_t");
     SKIT_TRY(skit_memory_check(bytes, "float32 MRA scratch"));
     void *work = skit_malloc(bytes, 1);

@@ -341,7 +341,8 @@ int skit_attention_mra_f32(size_t n, size_t d, size_t dv, const float *q, size_t
  * 0 or above n, or the size overflows); a smaller work runs the refined
  * squares' sweep on as many threads as it holds. Thread-safe with
  * separate work. Errors: as skit_attention_mra_f32, and SKIT_EINVAL (work
- * NULL or misaligned), SKIT_EDOM (work_size below one thread's scratch). */
+ * NULL or misaligned), SKIT_EDOM (work_size below one thread's scratch),
+ * SKIT_EOVERFLOW (the scratch's size overflows size_t). */
 size_t skit_attention_mra_f32_workspace(size_t n, size_t d, size_t dv, size_t block);
 int skit_attention_mra_f32_with_work(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
                                      const float *k, size_t ldk, const float *v, size_t ldv,

@@ -148,12 +148,20 @@ SKIT_MULTIVERSION static R dot_range(const R *restrict a, const R *restrict b, s
  * SKIT_INTERP_MAX_DEGREE + 1) */
 #define MAX_STENCIL (SKIT_INTERP_MAX_DEGREE + 1)
 
-/* The end of the run of tokens from i0 that share W's stencil start */
-static size_t run_end(const skit_interp_weights *W, size_t i0)
+/* The run of tokens that share W's stencil start with token i: its end
+ * (one past its last token) from its first, its first from its last */
+static size_t run_end(const skit_interp_weights *W, size_t first)
 {
-    size_t i1 = i0 + 1;
-    while (i1 < W->n && W->start[i1] == W->start[i0]) i1++;
-    return i1;
+    size_t i = first + 1;
+    while (i < W->n && W->start[i] == W->start[first]) i++;
+    return i;
+}
+
+static size_t run_start(const skit_interp_weights *W, size_t last)
+{
+    size_t i = last;
+    while (i > 0 && W->start[i - 1] == W->start[last]) i--;
+    return i;
 }
 
 /* causal low rank: the running sums s_i from the start for da (summed in
@@ -201,8 +209,7 @@ static void lowrank_causal(const skit_tno_plan *p, const R *a, const R *x, const
     memset(run, 0, r * sizeof *run);
     for (size_t i1 = n, i0; i1 > 0; i1 = i0) {
         const size_t si = W->start[i1 - 1];
-        i0 = i1 - 1;
-        while (i0 > 0 && W->start[i0 - 1] == si) i0--;
+        i0 = run_start(W, i1 - 1);
         if (si < low) low = si;
         /* base[k]: A's column si + k against the run's fixed entries; the
          * changing ones, si + t, enter as A(si + t, si + k) part[t] */

@@ -45,7 +45,7 @@ struct train_model {
     skit_tno_options mixer_options;
     skit_attention_plan *mra;      /* MRA-2 (one plan serves every block and sequence; f64) */
     skit_attention_options mra_options;
-    size_t mra_block, mra_squares, mra_per_row; /* its block, (n/block)^2, blocks refined per row */
+    size_t mra_squares;            /* (n/block)^2 */
     unsigned char *refined;        /* its refined squares, per block and sequence */
     double *mra_work;              /* skit_mra2_backward's and skit_mra2_select's workspace */
     void *mra_work_f32;            /* f32: skit_attention_mra_f32_with_work's and the backward's */
@@ -176,7 +176,7 @@ static int mra_gradients(train_model *m, size_t l, size_t b, const double *q, co
 {
     size_t n = m->c.n, e = m->e;
     return (m->c.causal ? skit_mra2_backward_causal : skit_mra2_backward)(
-        n, e, e, q, n, k, n, v, n, m->mra_options.scale, m->mra_block, mra_refined(m, l, b), dy, n, dq, n, dk, n,
+        n, e, e, q, n, k, n, v, n, m->mra_options.scale, m->mra_options.block, mra_refined(m, l, b), dy, n, dq, n, dk, n,
         dv, n, m->mra_work);
 }
 
@@ -185,7 +185,7 @@ static int mra_gradients_f32(train_model *m, size_t l, size_t b, const float *q,
 {
     size_t n = m->c.n, e = m->e;
     return (m->c.causal ? skit_mra2_backward_causal_f32 : skit_mra2_backward_f32)(
-        n, e, e, q, n, k, n, v, n, m->mra_options.scale, m->mra_block, mra_refined(m, l, b), dy, n, dq, n, dk, n,
+        n, e, e, q, n, k, n, v, n, m->mra_options.scale, m->mra_options.block, mra_refined(m, l, b), dy, n, dq, n, dk, n,
         dv, n, (float *)m->mra_work_f32);
 }
 
@@ -345,8 +345,8 @@ static int create_mra(train_model *m, const char **why)
     size_t n = m->c.n, e = m->e;
     skit_attention_options *o = &m->mra_options;
     skit_attention_options_init(o, SKIT_ATTENTION_MRA2);
-    o->block = m->mra_block = n % 8 == 0 ? 8 : 4;
-    o->blocks_per_row[0] = m->mra_per_row = n / o->block / 2 ? n / o->block / 2 : 1;
+    o->block = n % 8 == 0 ? 8 : 4;
+    o->blocks_per_row[0] = n / o->block / 2 ? n / o->block / 2 : 1;
     o->scale = 1.0 / sqrt((double)e);
     o->causal = m->c.causal; /* diagonal squares refined first, none after them */
     m->mra_squares = (n / o->block) * (n / o->block);
