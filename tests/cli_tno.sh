@@ -52,8 +52,13 @@ done
 # causal SKI: the bracket-blocked sums compute the same product
 expect_ok tno --op ski --causal --causal-ski blocked --n 300 --d 3 --rank 20 --seed "$SEED" --verify --stats "$TMP/st.tsv" -o "$TMP/yb.tsv"
 grep -q "blocked-sums" "$TMP/st.tsv" || fail "tno --causal-ski blocked: not the blocked algorithm"
-expect_ok tno --op ski --causal --n 300 --d 3 --rank 20 --seed "$SEED" -o "$TMP/ya.tsv"
+expect_ok tno --op ski --causal --causal-ski cumsum --n 300 --d 3 --rank 20 --seed "$SEED" -o "$TMP/ya.tsv"
 expect_close "$TMP/yb.tsv" 2 "$TMP/ya.tsv" 2 1e-12 "tno --causal-ski blocked vs cumsum"
+# the default (auto) takes the blocked sums when n > 2r, the running sums otherwise
+expect_ok tno --op ski --causal --n 300 --d 3 --rank 20 --seed "$SEED" --stats "$TMP/st.tsv" -o "$TMP/yc.tsv"
+grep -q "blocked-sums" "$TMP/st.tsv" || fail "tno --causal (auto) at n = 300, r = 20: not the blocked sums"
+expect_ok tno --op ski --causal --n 40 --d 3 --rank 20 --seed "$SEED" --stats "$TMP/st.tsv" -o "$TMP/yc.tsv"
+grep -q "cumulative-sums" "$TMP/st.tsv" || fail "tno --causal (auto) at n = 40, r = 20: not the running sums"
 
 # --- TNO / FD-TNO equal skit toeplitz matvec with their own coefficients ---
 random_tsv "$TMP/x.tsv" 50 4 "$SEED"

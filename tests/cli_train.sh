@@ -81,6 +81,9 @@ expect_usage_error "--heads" train --heads 2 --mixer tno
 expect_usage_error "--heads" train --heads 3 --mixer attention --d 32
 expect_usage_error "--learn-decay" train --learn-decay --mixer fd
 expect_usage_error "--learn-decay" train --learn-decay --decay 1
+expect_usage_error "--causal-ski" train --causal-ski blocked --mixer tno
+expect_usage_error "--causal-ski" train --causal-ski blocked --mixer ski --objective masked
+expect_usage_error "--causal-ski" train --causal-ski sideways --mixer ski
 
 expect_usage_error "multiple of 4" train --mixer mra --objective masked --n 10
 expect_usage_error "--mixer" train --mixer nonsense

@@ -521,6 +521,44 @@ START_TEST(test_ski_settings)
 }
 END_TEST
 
+/* The default causal algorithm is picked by the plan: blocked sums when
+ * n > 2r, running sums otherwise; the plan's options say which, and its
+ * products are that algorithm's (bit for bit: the same code runs). */
+START_TEST(test_ski_auto)
+{
+    uint64_t seed = tu_seed();
+    const size_t shapes[][2] = {{8, 4}, {9, 4}, {64, 64}, {129, 64}, {331, 32}, {2, 2}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        const size_t n = shapes[k][0], r = shapes[k][1], d = 3;
+        skit_tno_options o;
+        skit_tno_options_default(&o, SKIT_TNO_SKI);
+        ck_assert_int_eq(o.causal_ski, SKIT_TNO_CAUSAL_AUTO);
+        o.causality = SKIT_CAUSAL;
+        o.rank = r;
+        o.taps = 1;
+        o.seed = seed + k;
+        const skit_tno_causal_ski want = n > 2 * r ? SKIT_TNO_CAUSAL_BLOCKED : SKIT_TNO_CAUSAL_CUMSUM;
+        skit_tno_plan *p = NULL, *q = NULL;
+        TU_EXPECT_OK(skit_tno_plan_create(&p, n, d, 1, &o, NULL, 0));
+        ck_assert_msg(skit_tno_plan_options(p)->causal_ski == want, "n=%zu r=%zu: auto chose %d", n, r,
+                      (int)skit_tno_plan_options(p)->causal_ski);
+        o.causal_ski = want;
+        TU_EXPECT_OK(skit_tno_plan_create(&q, n, d, 1, &o, NULL, 0));
+        skit_rng rng;
+        skit_rng_seed(&rng, seed ^ k);
+        double *x = tu_random(&rng, n * d), *y = tu_alloc(n * d), *z = tu_alloc(n * d);
+        TU_EXPECT_OK(skit_tno_plan_execute(p, x, y, NULL));
+        TU_EXPECT_OK(skit_tno_plan_execute(q, x, z, NULL));
+        ck_assert_msg(memcmp(y, z, n * d * sizeof(double)) == 0, "n=%zu r=%zu: auto differs", n, r);
+        skit_free(x);
+        skit_free(y);
+        skit_free(z);
+        skit_tno_plan_destroy(p);
+        skit_tno_plan_destroy(q);
+    }
+}
+END_TEST
+
 /* SKI's A coefficients are the warped kernel of skit/ski.h, and updates
  * through set_parameters take effect. */
 START_TEST(test_ski_parameters)
@@ -1359,6 +1397,7 @@ static Suite *tno_suite(void)
     tcase_add_test(tc, test_tno_properties);
     tcase_add_test(tc, test_ski_dense);
     tcase_add_test(tc, test_ski_settings);
+    tcase_add_test(tc, test_ski_auto);
     tcase_add_test(tc, test_ski_parameters);
     tcase_add_test(tc, test_fd_dense);
     tcase_add_test(tc, test_fd_output_layer_paths);

@@ -46,9 +46,10 @@ static const char *usage =
     "  --taps M            ski: sparse filter taps, odd or 0 (default 17, capped\n"
     "                      at 2n-1)\n"
     "  --knots K           ski: knots per side of the piecewise-linear RPE (default 32)\n"
-    "  --causal-ski A      causal ski: cumsum (default: the running sums of Appendix\n"
-    "                      B, O(n r) per channel) or blocked (the same product with\n"
-    "                      the sums grouped by interpolation bracket, O(n + r^2))\n"
+    "  --causal-ski A      causal ski: cumsum (the running sums of Appendix B, O(n r)\n"
+    "                      per channel), blocked (the same product with the sums\n"
+    "                      grouped by interpolation bracket, O(n + r^2)) or auto\n"
+    "                      (default: blocked when n > 2r, where it is faster)\n"
     "  --fft-length N      fd: FFT length, even and >= 2n (default: next power of two)\n"
     "  --params FILE       every parameter as one vector (.npy/TSV, flattened in C\n"
     "                      order): tno/fd the RPE MLP (each Linear's weight\n"
@@ -116,7 +117,7 @@ static int apply_option(args *a, int opt, const char *arg, const char *current)
     static const char *const acts[] = {"relu", "silu", "gelu", NULL};
     static const char *const norms[] = {"none", "layer", "rms", NULL};
     static const char *const layouts[] = {"skit", "reference", NULL};
-    static const char *const algorithms[] = {"cumsum", "blocked", NULL};
+    static const char *const algorithms[] = {"cumsum", "blocked", "auto", NULL}; /* enum order */
     static const char *const devices[] = {"cpu", "cuda", NULL};
     int idx;
     switch (opt) {

@@ -50,6 +50,8 @@ static const char *usage =
     "  --rpe-width W --rpe-layers L --activation A   RPE MLP of tno/fd (default 32,\n"
     "                      1, relu)\n"
     "  --decay LAMBDA      tno decay bias in (0, 1] (default 0.99; 1 = none)\n"
+    "  --causal-ski A      ski, causal objective: cumsum, blocked or auto (default);\n"
+    "                      the same operator (see 'skit tno --help')\n"
     "  --heads H           attention: heads (default 1; H divides expand * d)\n"
     "  --positions P       attention, mra: rope (default: rotary q, k) or learned\n"
     "                      (absolute positions added to the embedding, n x d)\n"
@@ -96,14 +98,14 @@ enum { OPT_TASK = 0x2000, OPT_VOCAB, OPT_ORDER, OPT_TEXT, OPT_OBJECTIVE, OPT_MIX
        OPT_EXPAND, OPT_GLU, OPT_LAYERS, OPT_NORM, OPT_UNTIED, OPT_RPE_WIDTH, OPT_RPE_LAYERS, OPT_ACTIVATION,
        OPT_DECAY, OPT_STEPS, OPT_LR, OPT_WARMUP, OPT_WEIGHT_DECAY, OPT_CLIP, OPT_EVAL_BATCHES, OPT_EVAL_EVERY,
        OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY, OPT_POSITIONS, OPT_HEADS,
-       OPT_PRECISION };
+       OPT_PRECISION, OPT_CAUSAL_SKI };
 
 typedef struct args {
     cli_common common;
     train_task_kind task;
     size_t vocab, order;
     const char *text;
-    int masked, have_glu, have_warmup, check;
+    int masked, have_glu, have_warmup, have_causal_ski, check;
     train_config model;
     train_adamw opt;
     size_t eval_batches, eval_every;
@@ -137,7 +139,7 @@ static void defaults(args *a)
 static int parse_model_option(args *a, int opt, const char *arg)
 {
     static const char *const norms[] = {"layer", "rms", NULL}, *const acts[] = {"relu", "silu", "gelu", NULL},
-                             *const positions[] = {"rope", "learned", NULL};
+                             *const positions[] = {"rope", "learned", NULL}, *const sums[] = {"cumsum", "blocked", "auto", NULL};
     train_config *m = &a->model;
     int idx = 0;
     switch (opt) {
@@ -164,6 +166,11 @@ static int parse_model_option(args *a, int opt, const char *arg)
         return CLI_OK;
     case OPT_DECAY: return cli_parse_double("--decay", arg, 0, 1, 1, 0, &m->tno.decay);
     case OPT_LEARN_DECAY: m->learn_decay = 1; return CLI_OK;
+    case OPT_CAUSAL_SKI:
+        if (cli_parse_choice("--causal-ski", arg, sums, &idx)) return CLI_USAGE;
+        m->tno.causal_ski = (skit_tno_causal_ski)idx; /* the names in the enum's order */
+        a->have_causal_ski = 1;
+        return CLI_OK;
     case OPT_HEADS: return cli_parse_size("--heads", arg, 1, 64, &m->heads);
     case OPT_PRECISION: return cli_parse_precision(arg, &m->precision);
     case OPT_POSITIONS:
@@ -230,6 +237,8 @@ static int validate(args *a)
     if (m->learn_decay && m->mixer != TRAIN_MIXER_TNO) return cli_usage_error("--learn-decay: needs --mixer tno");
     if (m->learn_decay && m->tno.decay >= 1)
         return cli_usage_error("--learn-decay: the initial --decay must be in (0, 1), not 1");
+    if (a->have_causal_ski && (m->mixer != TRAIN_MIXER_SKI || !m->causal))
+        return cli_usage_error("--causal-ski: needs --mixer ski and the causal objective");
     if (m->tno.decay >= 1 && m->mixer == TRAIN_MIXER_SKI)
         return cli_usage_error("--decay: ski needs a time warp in (0, 1)");
     if (a->nlengths && !m->rope && (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
@@ -266,6 +275,7 @@ static int parse_args(int argc, char **argv, args *a)
         {"rpe-layers", required_argument, NULL, OPT_RPE_LAYERS},
         {"activation", required_argument, NULL, OPT_ACTIVATION}, {"decay", required_argument, NULL, OPT_DECAY},
         {"learn-decay", no_argument, NULL, OPT_LEARN_DECAY}, {"positions", required_argument, NULL, OPT_POSITIONS},
+        {"causal-ski", required_argument, NULL, OPT_CAUSAL_SKI},
         {"heads", required_argument, NULL, OPT_HEADS}, {"precision", required_argument, NULL, OPT_PRECISION},
         {"steps", required_argument, NULL, OPT_STEPS}, {"lr", required_argument, NULL, OPT_LR},
         {"warmup", required_argument, NULL, OPT_WARMUP},

@@ -59,7 +59,8 @@
  *        s_i = s_{i-1} + w_i x_i, y_i = w_i^T A s_i: O(n r) per channel
  *        and sequential in i — the algorithm the paper measured; or, with
  *        causal_ski = SKIT_TNO_CAUSAL_BLOCKED, the same sums grouped by
- *        interpolation bracket: O(n + r^2) per channel.
+ *        interpolation bracket: O(n + r^2) per channel (the default,
+ *        SKIT_TNO_CAUSAL_AUTO, takes whichever is faster at the shape).
  *
  * Seeded parameters: the MLP gets PyTorch's default Linear initialisation
  * (skit_mlp_create with the seed); SKI knot values are uniform on [-1, 1]
@@ -106,7 +107,13 @@ typedef enum skit_tno_causal_ski {
     /* tokens grouped by interpolation bracket: within a bracket a running
      * sum over its w (= 2) stencil rows, across brackets (A S_g) on the
      * stencil once per bracket: O(n w^2 + r^2 w^2) per channel */
-    SKIT_TNO_CAUSAL_BLOCKED = 1
+    SKIT_TNO_CAUSAL_BLOCKED = 1,
+    /* the plan picks (skit_tno_options_default's choice): BLOCKED when
+     * n > 2r, else CUMSUM. Measured (bench/results/session-1128f):
+     * CUMSUM 1.0-1.9x faster at n = r, the two within 0.9-1.4x at n = 2r,
+     * BLOCKED 1.3-3.4x faster at n >= 8r. The plan's options
+     * (skit_tno_plan_options) then say which */
+    SKIT_TNO_CAUSAL_AUTO = 2
 } skit_tno_causal_ski;
 
 typedef struct skit_tno_options {
@@ -132,7 +139,7 @@ typedef struct skit_tno_options {
     size_t fft_length;
     /* Seed of the generated parameters. */
     uint64_t seed;
-    /* Causal SKI-TNO algorithm (default SKIT_TNO_CAUSAL_CUMSUM). */
+    /* Causal SKI-TNO algorithm (default SKIT_TNO_CAUSAL_AUTO). */
     skit_tno_causal_ski causal_ski;
     /* Where execute runs (default SKIT_DEVICE_CPU). SKIT_DEVICE_CUDA applies
      * the operator on the GPU in float64 (skit/cuda.h) through the same

@@ -31,6 +31,7 @@ void skit_tno_options_default(skit_tno_options *o, skit_tno_kind kind)
     o->knots = 32;
     o->fft_length = 0;
     o->seed = 1;
+    o->causal_ski = SKIT_TNO_CAUSAL_AUTO;
 }
 
 const char *skit_tno_kind_name(skit_tno_kind kind)
@@ -134,9 +135,10 @@ static int validate_options(const skit_tno_options *o)
                               o->taps);
         if (o->rank < 2)
             return SKIT_ERROR(SKIT_EDOM, "rank = %zu out of range: need 2 <= r <= n", o->rank);
-        if (o->causal_ski != SKIT_TNO_CAUSAL_CUMSUM && o->causal_ski != SKIT_TNO_CAUSAL_BLOCKED)
-            return SKIT_ERROR(SKIT_EINVAL, "causal_ski = %d unknown: need SKIT_TNO_CAUSAL_CUMSUM or "
-                                           "SKIT_TNO_CAUSAL_BLOCKED", (int)o->causal_ski);
+        if (o->causal_ski != SKIT_TNO_CAUSAL_CUMSUM && o->causal_ski != SKIT_TNO_CAUSAL_BLOCKED &&
+            o->causal_ski != SKIT_TNO_CAUSAL_AUTO)
+            return SKIT_ERROR(SKIT_EINVAL, "causal_ski = %d unknown: need SKIT_TNO_CAUSAL_CUMSUM, "
+                                           "SKIT_TNO_CAUSAL_BLOCKED or SKIT_TNO_CAUSAL_AUTO", (int)o->causal_ski);
     }
     return SKIT_OK;
 }
@@ -281,6 +283,8 @@ int skit_tno_plan_create(skit_tno_plan **plan, size_t n, size_t d, size_t batch,
     skit_tno_plan *p = skit_calloc(1, sizeof *p);
     if (!p) return SKIT_ENOMEM;
     p->opt = *o;
+    if (o->causal_ski == SKIT_TNO_CAUSAL_AUTO) /* the crossover measured in skit/tno.h */
+        p->opt.causal_ski = n > 2 * o->rank ? SKIT_TNO_CAUSAL_BLOCKED : SKIT_TNO_CAUSAL_CUMSUM;
     p->n = n;
     p->d = d;
     p->batch = batch;

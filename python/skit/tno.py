@@ -32,7 +32,7 @@ from .toeplitz import DEVICES
 
 KINDS = {"tno": 0, "ski": 1, "fd": 2}
 LAYOUTS = {"rows": 0, "channels": 1}
-CAUSAL_SKI = {"cumsum": 0, "blocked": 1}
+CAUSAL_SKI = {"cumsum": 0, "blocked": 1, "auto": 2}
 _Z = ctypes.c_size_t
 
 
