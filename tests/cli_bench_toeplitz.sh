@@ -17,6 +17,7 @@ expect_usage_error "--threads" bench toeplitz --threads 0 -o "$TMP/out.tsv"
 expect_usage_error "--json" bench toeplitz --json /nonexistent/dir/out.json -o "$TMP/out.tsv"
 expect_usage_error "--plot" bench toeplitz --plot "$TMP/out.gif" -o "$TMP/out.tsv"
 expect_usage_error "-o" bench toeplitz -o /nonexistent/dir/out.tsv
+expect_usage_error "--inverse" bench toeplitz --inverse fast -o "$TMP/out.tsv"
 expect_usage_error "unknown option" bench toeplitz --frobnicate
 expect_usage_error "unexpected argument" bench toeplitz extra
 
@@ -34,6 +35,20 @@ if expect_ok bench toeplitz --check --sizes 1,2,3,17,97,128 -o "$TMP/check.tsv" 
       || fail "check: JSON does not parse or has the wrong row count"
   fi
   pass
+fi
+# a forced inverse form is the one the timing rows name, and the check
+# sweep stays within tolerance with either form
+for form in hartley c2r; do
+  if expect_ok bench toeplitz --check --sizes 1,2,17,97,128 --inverse "$form" -o "$TMP/check_$form.tsv"; then
+    grep -q 'within tolerance' "$TMP/check_$form.tsv" || fail "check --inverse $form: not within tolerance"
+  fi
+done
+if expect_ok bench toeplitz --quick --sizes 64,97 --no-scipy --no-solve --dense-max 97 --inverse c2r \
+     --planner estimate -o "$TMP/t_c2r.tsv"; then
+  col=$(grep -v '^#' "$TMP/t_c2r.tsv" | head -1 | tr '\t' '\n' | grep -n '^inverse$' | cut -d: -f1)
+  [ -n "$col" ] || fail "bench toeplitz: no inverse column"
+  forms=$(grep -v '^#' "$TMP/t_c2r.tsv" | tail -n +2 | cut -f"${col:-1}" | sort -u)
+  [ "$forms" = c2r ] || fail "bench toeplitz --inverse c2r: rows name '$forms'"
 fi
 # same seed, same bytes (apart from nothing: the check mode has no timings)
 if expect_ok bench toeplitz --check --sizes 1,2,3,17,97,128 -o "$TMP/check2.tsv" --seed 7; then

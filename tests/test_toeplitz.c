@@ -711,7 +711,7 @@ static double form_error(int f32, size_t N, const double *coeffs, size_t m, size
 
 /* one engine of the given form and precision on count channels of random
  * float-representable data; returns the worst form_error */
-static double check_form(skit_rng *rng, int f32, skit_circulant_inverse form, size_t N, size_t m, size_t n,
+static double check_form(skit_rng *rng, int f32, skit_fft_inverse form, size_t N, size_t m, size_t n,
                          skit_causality causality, int transpose, int rows)
 {
     const size_t count = 3, per = m + n - 1, nin = transpose ? m : n, nout = transpose ? n : m;
@@ -726,7 +726,7 @@ static double check_form(skit_rng *rng, int f32, skit_circulant_inverse form, si
     if (f32) {
         skit_circulantf *e = NULL;
         TU_EXPECT_OK(skit_circulantf_create(&e, &shape));
-        ck_assert_int_eq(skit_circulantf_inverse_c2r(e), form == SKIT_CIRCULANT_INVERSE_C2R);
+        ck_assert_int_eq(skit_circulantf_inverse_c2r(e), form == SKIT_FFT_INVERSE_C2R);
         float *w = tu_alloc_f32(skit_circulantf_workspace_doubles(e, rows)), *cf = tu_alloc_f32(per * count);
         float *xf = tu_alloc_f32(nin * count), *yf = tu_alloc_f32(nout * count);
         for (size_t i = 0; i < per * count; i++) cf[i] = (float)coeffs[i];
@@ -743,7 +743,7 @@ static double check_form(skit_rng *rng, int f32, skit_circulant_inverse form, si
     } else {
         skit_circulant *e = NULL;
         TU_EXPECT_OK(skit_circulant_create(&e, &shape));
-        ck_assert_int_eq(skit_circulant_inverse_c2r(e), form == SKIT_CIRCULANT_INVERSE_C2R);
+        ck_assert_int_eq(skit_circulant_inverse_c2r(e), form == SKIT_FFT_INVERSE_C2R);
         double *w = tu_alloc(skit_circulant_workspace_doubles(e, rows));
         skit_circulant_set_toeplitz(e, coeffs, causality, w);
         if (rows) skit_circulant_apply_rows(e, xr, yr, 1, w);
@@ -773,7 +773,7 @@ START_TEST(test_circulant_inverse_forms)
     skit_rng rng;
     skit_rng_seed(&rng, seed);
     static const size_t lengths[] = {1, 2, 3, 15, 16, 27, 30, 105, 126, 210, 1024, 1215, 4096, 6000};
-    static const skit_circulant_inverse forms[] = {SKIT_CIRCULANT_INVERSE_HARTLEY, SKIT_CIRCULANT_INVERSE_C2R};
+    static const skit_fft_inverse forms[] = {SKIT_FFT_INVERSE_HARTLEY, SKIT_FFT_INVERSE_C2R};
     for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
         for (int f32 = 0; f32 < 2; f32++)
             for (int fi = 0; fi < 2; fi++)
@@ -1003,6 +1003,70 @@ START_TEST(test_shared_fft_pairs)
     }
     for (size_t l = 0; l < LENGTHS; l++)
         for (int k = 0; k < 2; k++) skit_toeplitz_plan_destroy(plans[k][l]);
+}
+END_TEST
+
+/* The plan's inverse option reaches the engine: a forced form is the form
+ * the plan reports, and its product is the dense one's to FFT rounding
+ * (float32: check_f32_shape's bound), in both precisions; AUTO under
+ * ESTIMATE is the Hartley form; unknown forms are refused. */
+START_TEST(test_plan_inverse_option)
+{
+    uint64_t seed = seed_for("inverse");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t n = 211, d = 2;
+    double *coeffs = tu_random(&rng, d * (2 * n - 1)), *x = tu_random(&rng, d * n);
+    double *y = tu_alloc(d * n), *ref = tu_alloc(d * n);
+    float *xf = tu_alloc_f32(d * n), *yf = tu_alloc_f32(d * n);
+    for (size_t i = 0; i < d * n; i++) x[i] = xf[i] = (float)x[i]; /* both precisions, one input */
+    for (size_t c = 0; c < d; c++)
+        TU_EXPECT_OK(skit_toeplitz_matvec_dense(n, n, coeffs + c * (2 * n - 1), SKIT_BIDIRECTIONAL, 0, x + c * n,
+                                                ref + c * n));
+    static const skit_fft_inverse forms[] = {SKIT_FFT_INVERSE_AUTO, SKIT_FFT_INVERSE_HARTLEY, SKIT_FFT_INVERSE_C2R};
+    for (int f32 = 0; f32 < 2; f32++)
+        for (size_t k = 0; k < 3; k++) {
+            skit_toeplitz_options o;
+            skit_toeplitz_options_default(&o);
+            ck_assert_int_eq(o.inverse, SKIT_FFT_INVERSE_AUTO);
+            o.inverse = forms[k];
+            o.planner = SKIT_PLANNER_ESTIMATE;
+            o.precision = f32 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
+            skit_toeplitz_plan *plan = NULL;
+            TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, n, n, d, &o, coeffs));
+            ck_assert_int_eq(skit_toeplitz_plan_inverse(plan), k ? forms[k] : SKIT_FFT_INVERSE_HARTLEY);
+            tu_poison(y, d * n);
+            for (size_t i = 0; i < d * n; i++) yf[i] = NAN;
+            if (f32) TU_EXPECT_OK(skit_toeplitz_plan_execute_f32(plan, xf, n, yf, n, NULL));
+            else TU_EXPECT_OK(skit_toeplitz_plan_execute(plan, x, n, y, n, NULL));
+            const size_t N = skit_toeplitz_plan_fft_length(plan);
+            for (size_t c = 0; c < d; c++) {
+                const double *t = coeffs + c * (2 * n - 1);
+                double e = f32 ? tu_diff_f32(yf + c * n, ref + c * n, n)
+                               : fft_error(y + c * n, ref + c * n, n, t, n, n, SKIT_BIDIRECTIONAL, x + c * n, n);
+                double tol = f32 ? tu_f32_bound(N, used_norm1(t, n, n, SKIT_BIDIRECTIONAL), tu_norm_f32(xf + c * n, n))
+                                 : FFT_TOL;
+                ck_assert_msg(e <= tol, "inverse %s %s c=%zu: error %g > %g (seed %llu)",
+                              skit_fft_inverse_name(forms[k]), f32 ? "f32" : "f64", c, e, tol,
+                              (unsigned long long)seed);
+            }
+            skit_toeplitz_plan_destroy(plan);
+        }
+    skit_toeplitz_options bad;
+    skit_toeplitz_options_default(&bad);
+    bad.inverse = (skit_fft_inverse)3;
+    skit_toeplitz_plan *plan = NULL;
+    TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, n, n, d, &bad, coeffs), SKIT_EINVAL);
+    ck_assert_ptr_null(plan);
+    ck_assert_int_eq(skit_toeplitz_plan_inverse(NULL), SKIT_FFT_INVERSE_AUTO);
+    ck_assert_str_eq(skit_fft_inverse_name(SKIT_FFT_INVERSE_C2R), "c2r");
+    ck_assert_ptr_null(skit_fft_inverse_name((skit_fft_inverse)3));
+    skit_free(coeffs);
+    skit_free(x);
+    skit_free(y);
+    skit_free(ref);
+    skit_free(xf);
+    skit_free(yf);
 }
 END_TEST
 
@@ -1865,6 +1929,7 @@ static Suite *suite_toeplitz(void)
     tcase_add_test(fft, test_circulant_f32_engine);
     tcase_add_test(fft, test_circulant_inverse_forms);
     tcase_add_test(fft, test_plan_queries);
+    tcase_add_test(fft, test_plan_inverse_option);
     tcase_add_test(fft, test_fft_good_length);
     tcase_add_test(fft, test_planner_results_agree);
     tcase_add_test(fft, test_wisdom_round_trip);

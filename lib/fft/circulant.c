@@ -172,7 +172,7 @@ static int engine_sizes(E *e, const skit_circulant_shape *s)
     return SKIT_OK;
 }
 
-static int choose_inverse(E *e, skit_circulant_inverse inverse, unsigned flags);
+static int choose_inverse(E *e, skit_fft_inverse inverse, unsigned flags);
 
 int X(create)(E **engine, const skit_circulant_shape *s)
 {
@@ -406,10 +406,10 @@ static void time_forms(const E *e, const R *kr, R *buf, size_t calls, int rounds
  * ESTIMATE and wisdom-only (so that a wisdom file fixes every rounding);
  * else timed on one channel (zeros: FFTW's time does not depend on the
  * values) once per shared pair. */
-static int choose_inverse(E *e, skit_circulant_inverse inverse, unsigned flags)
+static int choose_inverse(E *e, skit_fft_inverse inverse, unsigned flags)
 {
-    e->c2r_inverse = inverse == SKIT_CIRCULANT_INVERSE_C2R;
-    if (inverse != SKIT_CIRCULANT_INVERSE_AUTO || flags == FFTW_ESTIMATE || (flags & FFTW_WISDOM_ONLY))
+    e->c2r_inverse = inverse == SKIT_FFT_INVERSE_C2R;
+    if (inverse != SKIT_FFT_INVERSE_AUTO || flags == FFTW_ESTIMATE || (flags & FFTW_WISDOM_ONLY))
         return SKIT_OK;
     int known = PAIR_CHOICE(e->r2c);
     if (known >= 0) {

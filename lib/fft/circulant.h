@@ -55,14 +55,6 @@
 
 typedef struct skit_circulant skit_circulant;
 
-/* How the inverse transform runs (the paragraph above): AUTO chooses,
- * the other two force a form (tests exercise both). */
-typedef enum skit_circulant_inverse {
-    SKIT_CIRCULANT_INVERSE_AUTO = 0,
-    SKIT_CIRCULANT_INVERSE_HARTLEY,
-    SKIT_CIRCULANT_INVERSE_C2R
-} skit_circulant_inverse;
-
 typedef struct skit_circulant_shape {
     size_t rows;       /* m: outputs of a product (inputs of the transposed one) */
     size_t cols;       /* n: inputs of a product (outputs of the transposed one) */
@@ -73,7 +65,7 @@ typedef struct skit_circulant_shape {
     int rows_layout;   /* also size the buffers of skit_circulant_apply_rows (m = n) */
     const char *what;  /* the front-end, for the memory check's message */
     skit_planner planner; /* how FFTW plans (skit/fft.h; 0: the process default) */
-    skit_circulant_inverse inverse; /* 0 (AUTO): chosen as above */
+    skit_fft_inverse inverse; /* skit/fft.h; 0 (AUTO): chosen as above */
 } skit_circulant_shape;
 
 /* The functions, declared once for each precision by SKIT_CIRCULANT_API

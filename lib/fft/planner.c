@@ -74,6 +74,16 @@ const char *skit_planner_name(skit_planner planner)
     return names[planner];
 }
 
+const char *skit_fft_inverse_name(skit_fft_inverse inverse)
+{
+    switch (inverse) {
+    case SKIT_FFT_INVERSE_AUTO: return "auto";
+    case SKIT_FFT_INVERSE_HARTLEY: return "hartley";
+    case SKIT_FFT_INVERSE_C2R: return "c2r";
+    }
+    return NULL;
+}
+
 int skit_planner_parse(const char *name, skit_planner *planner)
 {
     SKIT_REQUIRE_PTR(planner);

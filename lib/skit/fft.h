@@ -53,6 +53,23 @@ const char *skit_planner_name(skit_planner planner);
  * names) for any other text. */
 int skit_planner_parse(const char *name, skit_planner *planner);
 
+/* How a circulant product's inverse transform runs (skit/toeplitz.h's
+ * plans, and every operator built on them). FFTW's c2r, or a second r2c
+ * through the Hartley identity: under ESTIMATE FFTW's c2r is slower than
+ * its r2c at many lengths, under MEASURE neither form wins at every
+ * length (bench/results/session-1128e). AUTO: the Hartley form under
+ * ESTIMATE and WISDOM_ONLY; under MEASURE, PATIENT and EXHAUSTIVE each
+ * form is timed once per length and the faster kept. The two forced
+ * forms are for comparing them; the results agree to rounding. */
+typedef enum skit_fft_inverse {
+    SKIT_FFT_INVERSE_AUTO = 0,
+    SKIT_FFT_INVERSE_HARTLEY = 1,
+    SKIT_FFT_INVERSE_C2R = 2
+} skit_fft_inverse;
+
+/* "auto", "hartley", "c2r"; NULL for an unknown value. */
+const char *skit_fft_inverse_name(skit_fft_inverse inverse);
+
 /* Wisdom: FFTW's memory of the plans it measured, for this machine and
  * FFTW build. Importing adds to what the process knows; plans made after
  * it with any planner use it. All wisdom calls and every plan of the

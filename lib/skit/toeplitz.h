@@ -60,6 +60,10 @@ typedef struct skit_toeplitz_options {
      * SKIT_PLANNER_DEFAULT, the process default: ESTIMATE unless set).
      * MEASURE pays planning once for faster executes: for plans reused. */
     skit_planner planner;
+    /* The CPU product's inverse transform (skit/fft.h; default
+     * SKIT_FFT_INVERSE_AUTO: chosen by the planner, timed under MEASURE);
+     * skit_toeplitz_plan_inverse says which form a plan took. */
+    skit_fft_inverse inverse;
 } skit_toeplitz_options;
 
 /* The defaults above. Does nothing if options is NULL. */
@@ -126,6 +130,11 @@ int skit_toeplitz_plan_execute_transpose_f32(const skit_toeplitz_plan *plan, con
                                              size_t ldx, float *y, size_t ldy, void *work);
 /* The plan's precision (SKIT_PRECISION_F64 for NULL). */
 skit_precision skit_toeplitz_plan_precision(const skit_toeplitz_plan *plan);
+
+/* The form of the inverse transform the plan's CPU product uses:
+ * SKIT_FFT_INVERSE_HARTLEY or SKIT_FFT_INVERSE_C2R (SKIT_FFT_INVERSE_AUTO
+ * for NULL and for device plans, whose transforms are cuFFT's). */
+skit_fft_inverse skit_toeplitz_plan_inverse(const skit_toeplitz_plan *plan);
 
 /* The FFT length the plan chose, and its memory footprint in bytes. */
 size_t skit_toeplitz_plan_fft_length(const skit_toeplitz_plan *plan);

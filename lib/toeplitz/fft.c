@@ -23,6 +23,7 @@ struct skit_toeplitz_plan {
     skit_causality causality;
     skit_precision precision;
     skit_planner planner;
+    skit_fft_inverse inverse; /* as asked (the engine reports what it took) */
     skit_circulant *engine;    /* CPU plans in float64 */
     skit_circulantf *engine_f; /* CPU plans in float32 */
     skit_workspace *workspace; /* lent to an execute called without one */
@@ -77,6 +78,7 @@ void skit_toeplitz_options_default(skit_toeplitz_options *options)
     options->device = SKIT_DEVICE_CPU;
     options->precision = SKIT_PRECISION_F64;
     options->planner = SKIT_PLANNER_DEFAULT;
+    options->inverse = SKIT_FFT_INVERSE_AUTO;
 }
 
 static int validate_shape(size_t m, size_t n, size_t d, const skit_toeplitz_options *o)
@@ -101,6 +103,9 @@ static int validate_shape(size_t m, size_t n, size_t d, const skit_toeplitz_opti
         return SKIT_ERROR(SKIT_EINVAL,
                           "precision = %d unknown: need SKIT_PRECISION_F64 or SKIT_PRECISION_F32",
                           (int)o->precision);
+    if (!skit_fft_inverse_name(o->inverse))
+        return SKIT_ERROR(SKIT_EINVAL, "inverse = %d unknown: need SKIT_FFT_INVERSE_AUTO, _HARTLEY or _C2R",
+                          (int)o->inverse);
     if (o->precision == SKIT_PRECISION_F32 && o->device == SKIT_DEVICE_CUDA)
         return SKIT_ERROR(SKIT_EUNSUPPORTED,
                           "precision = float32 with device = cuda: the CUDA plan computes in float64 only");
@@ -120,7 +125,8 @@ static int create_engine(skit_toeplitz_plan *p, const double *coeffs)
                                         .channels = p->d,
                                         .spectra = p->nmat,
                                         .what = "Toeplitz FFT plan",
-                                        .planner = p->planner};
+                                        .planner = p->planner,
+                                        .inverse = p->inverse};
     size_t doubles;
     if (p->precision == SKIT_PRECISION_F32) {
         SKIT_TRY(skit_circulantf_create(&p->engine_f, &shape));
@@ -157,6 +163,7 @@ int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, siz
     p->causality = o.causality;
     p->precision = o.precision;
     p->planner = o.planner;
+    p->inverse = o.inverse;
     int status;
     if (o.device == SKIT_DEVICE_CUDA) {
         status = toeplitz_device_create(&p->device, m, n, d, &o, coeffs);
@@ -267,6 +274,13 @@ size_t skit_toeplitz_plan_fft_length(const skit_toeplitz_plan *plan)
     return plan->device ? toeplitz_device_fft_length(plan->device)
                         : plan->engine_f ? skit_circulantf_length(plan->engine_f)
                                          : skit_circulant_length(plan->engine);
+}
+
+skit_fft_inverse skit_toeplitz_plan_inverse(const skit_toeplitz_plan *plan)
+{
+    if (!plan || plan->device) return SKIT_FFT_INVERSE_AUTO;
+    int c2r = plan->engine_f ? skit_circulantf_inverse_c2r(plan->engine_f) : skit_circulant_inverse_c2r(plan->engine);
+    return c2r ? SKIT_FFT_INVERSE_C2R : SKIT_FFT_INVERSE_HARTLEY;
 }
 
 size_t skit_toeplitz_plan_bytes(const skit_toeplitz_plan *plan) { return plan ? plan->bytes : 0; }

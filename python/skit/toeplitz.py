@@ -21,7 +21,8 @@ DEVICES = {"cpu": 0, "cuda": 1}
 
 class _ToeplitzOptions(ctypes.Structure):
     _fields_ = [("sharing", ctypes.c_int), ("causality", ctypes.c_int), ("device", ctypes.c_int),
-                ("precision", ctypes.c_int), ("planner", ctypes.c_int)]
+                ("precision", ctypes.c_int), ("planner", ctypes.c_int),
+                ("inverse", ctypes.c_int)]
 
 
 def from_scipy(c, r=None):

@@ -60,12 +60,15 @@ static const char *usage =
     "                      product against the dense one for every n in --sizes\n"
     "                      (default 1..64 and primes/powers up to 8192)\n"
     "  --quick             a few seconds: small sizes, fewer samples\n"
+    "  --inverse F         skit's inverse transform: auto (default: the faster form,\n"
+    "                      timed under a measuring planner), hartley or c2r (for\n"
+    "                      comparing the two; the column 'inverse' says which ran)\n"
     "  --json FILE         also write the results as JSON\n" CLI_COMMON_HELP CLI_PLANNER_HELP("measure: the plan is reused")
     "\nexample:\n"
     "  skit bench toeplitz -o toeplitz.tsv --plot toeplitz.png\n";
 
 enum { OPT_SIZES = 1, OPT_DENSE_MAX, OPT_CHANNELS, OPT_CAUSAL, OPT_SCIPY_SIZES, OPT_NO_SCIPY,
-       OPT_SOLVE_N, OPT_NO_SOLVE, OPT_CHECK, OPT_QUICK, OPT_JSON };
+       OPT_SOLVE_N, OPT_NO_SOLVE, OPT_CHECK, OPT_QUICK, OPT_JSON, OPT_INVERSE };
 
 typedef struct options {
     cli_common common;
@@ -74,6 +77,7 @@ typedef struct options {
     size_t dense_max, channels;
     size_t solve_sizes[8], nsolve;
     int causal, scipy, check, quick;
+    skit_fft_inverse inverse;
     const char *json;
     int argc;
     char **argv;
@@ -92,7 +96,7 @@ static const char *const row_names[] = {
     "n",           "fft_length",     "channels",       "plan_s",          "fft_s",
     "loop_s",      "loop_measure_s", "floor_1t_s",     "fft_over_loop",   "fft_over_loop_measure",
     "numpy_s",     "numpy_over_fft", "scipy_s",        "scipy_over_fft",  "dense_s",
-    "dense_over_fft", "rel_error",   "loop_agreement", "planner",         NULL};
+    "dense_over_fft", "rel_error",   "loop_agreement", "planner",         "inverse", NULL};
 
 #define TIMING_UNITS "seconds per channel (time for d channels / d); ratios dimensionless"
 #define CHECK_UNITS "errors dimensionless: max|fft - dense| / (||h||_2 ||x||_2)"
@@ -514,7 +518,8 @@ static void time_python_peers(const options *o, python_peers *peers, size_t n, s
 }
 
 /* peers: NULL when python is not run (--no-scipy, or scipy missing) */
-static int time_one_size(const options *o, size_t n, python_peers *peers, skit_rng *rng, row *r)
+static int time_one_size(const options *o, size_t n, python_peers *peers, skit_rng *rng, row *r,
+                         skit_fft_inverse *form)
 {
     int threads = bench_threads();
     skit_causality causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
@@ -539,9 +544,11 @@ static int time_one_size(const options *o, size_t n, python_peers *peers, skit_r
         double t0 = skit_clock_seconds();
         status = skit_toeplitz_plan_create(
             &plan, n, n, d,
-            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL, .causality = causality},
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL, .causality = causality,
+                                     .inverse = o->inverse},
             coeffs);
         r->plan_s = skit_clock_seconds() - t0;
+        *form = skit_toeplitz_plan_inverse(plan);
     }
     bench_matvec fc = {plan, x, y, n};
     if (status == SKIT_OK) status = time_fft_and_loops(o, &fc, coeffs, L, d, r);
@@ -770,6 +777,8 @@ static int write_json(const options *o, const char *mode, const char *units, con
     cli_json_unsigned(&j, (unsigned long long)bench_threads());
     cli_json_key(&j, "planner");
     cli_json_string(&j, bench_planner_text(&o->common));
+    cli_json_key(&j, "inverse");
+    cli_json_string(&j, skit_fft_inverse_name(o->inverse));
     cli_json_key(&j, "units");
     cli_json_string(&j, units);
     cli_json_key(&j, "rows");
@@ -833,7 +842,11 @@ static void timing_header(cli_table *t, const options *o)
                          "length in the process; loop_s: the plain FFTW loop (copy in, r2c, product with the "
                          "cached spectrum, c2r, copy out) per channel, same threads and planner; "
                          "loop_measure_s: the same loop planned with MEASURE (= loop_s when the planner is "
-                         "MEASURE); floor_1t_s: one r2c alone on one thread");
+                         "MEASURE); floor_1t_s: one r2c alone on one thread; inverse: the form of skit's "
+                         "inverse transform (c2r, or a second r2c by the Hartley identity), %s",
+                      o->inverse == SKIT_FFT_INVERSE_AUTO ? "the faster one timed under a measuring planner, "
+                                                            "else hartley (--inverse auto)"
+                                                          : "forced by --inverse");
     cli_table_comment(t, "numpy_s: numpy.fft rfft/irfft over all channels, kernel spectra cached, python3, one "
                          "thread; scipy_s: scipy.linalg.matmul_toeplitz, one call per channel (FFT of length "
                          "2n-1 and of the kernel every call: an API peer), same channels, one thread");
@@ -885,11 +898,13 @@ static int timing_measure(const options *o, python_peers *peers, cli_table *t, r
     skit_rng_seed(&rng, o->common.seed);
     cli_progress_start(&o->common);
     for (size_t i = 0; i < o->nsizes; i++) {
-        int status = time_one_size(o, o->sizes[i], peers, &rng, &rows[i]);
+        skit_fft_inverse form = SKIT_FFT_INVERSE_AUTO;
+        int status = time_one_size(o, o->sizes[i], peers, &rng, &rows[i], &form);
         if (status != CLI_OK) return status; /* a refusal (too large) stays exit 2 */
         const double *v = (const double *)&rows[i];
         for (size_t k = 0; k < ROW_FIELDS; k++) cli_table_cell(t, "%.17g", v[k]);
         cli_table_cell(t, "%s", skit_planner_name(SKIT_PLANNER_DEFAULT));
+        cli_table_cell(t, "%s", skit_fft_inverse_name(form));
         cli_table_end_row(t);
     }
 #ifdef OPENBLAS_VERSION
@@ -964,7 +979,7 @@ static double normwise(const double *y, const double *ref, size_t nout, double h
     return scale > 0 ? worst / scale : worst;
 }
 
-static int check_one_size(size_t n, skit_rng *rng, check_row *r)
+static int check_one_size(const options *o, size_t n, skit_rng *rng, check_row *r)
 {
     size_t L;
     if (skit_fft_good_length(2 * n - 1, &L) != SKIT_OK) return cli_library_error(SKIT_EOVERFLOW);
@@ -979,7 +994,8 @@ static int check_one_size(size_t n, skit_rng *rng, check_row *r)
         skit_toeplitz_plan *plan = NULL;
         status = skit_toeplitz_plan_create(
             &plan, n, n, 1,
-            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = causality},
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_SHARED, .causality = causality,
+                                     .inverse = o->inverse},
             coeffs);
         if (status != SKIT_OK) break;
         status = transpose ? skit_toeplitz_plan_execute_transpose(plan, x, n, y, n, NULL)
@@ -1018,7 +1034,7 @@ static int run_check(const options *o)
     double worst = 0, worst_ratio = 0, worst_n = 0;
     for (size_t i = 0; i < o->nsizes; i++) {
         cli_progress("n = %zu", o->sizes[i]);
-        if (check_one_size(o->sizes[i], &rng, &rows[i]) != CLI_OK) {
+        if (check_one_size(o, o->sizes[i], &rng, &rows[i]) != CLI_OK) {
             cli_table_free(&out);
             free(rows);
             return CLI_FAILED;
@@ -1073,6 +1089,7 @@ static int parse_options(options *o, int argc, char **argv, int *help)
         {"check", no_argument, NULL, OPT_CHECK},
         {"quick", no_argument, NULL, OPT_QUICK},
         {"json", required_argument, NULL, OPT_JSON},
+        {"inverse", required_argument, NULL, OPT_INVERSE},
         {NULL, 0, NULL, 0}};
     const char *sizes_text = NULL, *scipy_text = NULL, *dense_text = NULL, *solve_text = NULL,
                *channels_text = NULL;
@@ -1097,6 +1114,13 @@ static int parse_options(options *o, int argc, char **argv, int *help)
         case OPT_CHECK: o->check = 1; break;
         case OPT_QUICK: o->quick = 1; break;
         case OPT_JSON: o->json = optarg; break;
+        case OPT_INVERSE: {
+            static const char *const forms[] = {"auto", "hartley", "c2r", NULL}; /* skit_fft_inverse's order */
+            int idx = 0;
+            if (cli_parse_choice("--inverse", optarg, forms, &idx) != CLI_OK) return CLI_USAGE;
+            o->inverse = (skit_fft_inverse)idx;
+            break;
+        }
         default:
             return cli_usage_error("unknown option '%s' (see 'skit bench toeplitz --help')",
                                    argv[optind - 1]);
