@@ -845,6 +845,10 @@ static void expect_f32_close(const tu_tno_pair *t, const char *what, uint64_t se
     size_t N;
     TU_EXPECT_OK(skit_tno_plan_f32_error_scale(t->p32, scale, &N));
     const double widen = (20.0 * log2(2.0 * (double)N) + h + 1) / (20.0 * log2(2.0 * (double)N));
+    /* the library's own factor (skit_tno_plan_f32_growth) is this one */
+    const double growth = skit_tno_plan_f32_growth(t->p32), want = 20.0 * log2(2.0 * (double)N) + h + 1;
+    ck_assert_msg(fabs(growth - want) <= 1e-12 * want, "%s: f32 growth %g, want %g", what, growth, want);
+    ck_assert(skit_tno_plan_f32_growth(p64) == 0);
     for (size_t b = 0; b < batch; b++)
         for (size_t c = 0; c < d; c++) {
             double x_norm, err = tu_tno_pair_error(t, b, c, &x_norm);

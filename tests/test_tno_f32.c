@@ -63,6 +63,9 @@ static void expect_close(const tu_tno_pair *t, const char *what, uint64_t seed)
     ck_assert_msg((N == 0) == (o->causality == SKIT_CAUSAL), "%s: FFT length %zu", what, N);
     expect_scale_bounded(p32, scale, seed);
     const double growth = ski_growth(o, n, N);
+    /* the library's own factor (skit_tno_plan_f32_growth) is this one */
+    ck_assert_msg(fabs(skit_tno_plan_f32_growth(p32) - growth) <= 1e-12 * growth, "%s: f32 growth %g, want %g", what,
+                  skit_tno_plan_f32_growth(p32), growth);
     for (size_t b = 0; b < batch; b++)
         for (size_t c = 0; c < d; c++) {
             double x_norm, err = tu_tno_pair_error(t, b, c, &x_norm);
@@ -314,6 +317,8 @@ START_TEST(test_ski_f32_errors)
     TU_EXPECT_OK(skit_tno_plan_create(&p, 16, 2, 1, &o, NULL, 0));
     double scale[2];
     TU_EXPECT_STATUS(skit_tno_plan_f32_error_scale(p, scale, NULL), SKIT_EINVAL);
+    ck_assert(skit_tno_plan_f32_growth(p) == 0);
+    ck_assert(skit_tno_plan_f32_growth(NULL) == 0);
     skit_tno_plan_destroy(p);
 }
 END_TEST

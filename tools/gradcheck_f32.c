@@ -253,7 +253,7 @@ static void mx_gather(const gradcheck_options *o, const mx_data *m, const double
 static void mx_bounds(const gradcheck_options *o, mx_data *m, size_t N, double *bx, double *bk)
 {
     const size_t n = o->n;
-    const double lg = log2(2.0 * (double)N), h = (double)o->rpe_width;
+    const double lg = log2(2.0 * (double)N), gx = skit_tno_plan_f32_growth(m->p32);
     double *xv = m->x1, *dv = m->dy1, kk = 0;
     *bx = 0;
     for (size_t c = 0; c < o->d; c++) {
@@ -261,7 +261,7 @@ static void mx_bounds(const gradcheck_options *o, mx_data *m, size_t N, double *
         for (size_t b = 0; b < o->batch; b++) {
             mx_gather(o, m, m->x, b, c, xv);
             mx_gather(o, m, m->dy, b, c, dv);
-            *bx = fmax(*bx, (20.0 * lg + h + 1.0) * EPS32 * m->scale[c] * gradcheck_norm2(dv, n));
+            *bx = fmax(*bx, gx * EPS32 * m->scale[c] * gradcheck_norm2(dv, n));
             sum += correlation_norms(xv, dv, n);
         }
         double bc = (30.0 * lg + (double)o->batch) * EPS32 * sum;
@@ -350,7 +350,7 @@ static void ski_bounds(const gradcheck_options *o, mx_data *m, size_t N, double 
     const int causal = m->opt.causality == SKIT_CAUSAL;
     const double h = (double)(n - 1) / (double)(r - 1), omega = h + 2.0, lg = N ? log2(2.0 * (double)N) : 0.0;
     const double batch = (double)o->batch, bn = batch * (double)n + 1.0;
-    const double gx = 20.0 * lg + 2.0 * (double)r + 2.0 * h + (double)m->opt.taps + 12.0;
+    const double gx = skit_tno_plan_f32_growth(m->p32); /* the forward's: dx's sums are as long (tno.h) */
     const double ga = causal ? 2.0 * h + 6.0 : 30.0 * lg + batch + 2.0 * h + 6.0;
     double *xv = m->x1, *dv = m->dy1;
     *bx = *bknots = *btaps = 0;

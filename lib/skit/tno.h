@@ -374,6 +374,12 @@ int skit_tno_plan_backward_f32(const skit_tno_plan *plan, const float *x, const 
  * (bidirectional) or 0 (causal: no transform). Error: SKIT_EINVAL (NULL;
  * a float64 plan). */
 int skit_tno_plan_f32_error_scale(const skit_tno_plan *plan, double *scale, size_t *fft_length);
+/* The growth factor G of skit_tno_plan_execute_f32's bound,
+ * ||y32 - y64||_2 <= G 2^-24 scale[c] ||x_c||_2 with scale[c] as above:
+ * TNO and FD-TNO 20 log2(2N) + h + 1, SKI-TNO 20 log2(2N) + 2r + 2h + m
+ * + 12 (the log term 0 when causal), with the plan's N, r, m and
+ * h = (n-1)/(r-1). 0 for NULL and for a float64 plan. */
+double skit_tno_plan_f32_growth(const skit_tno_plan *plan);
 
 /* The decay bias of TNO on its own (TNN §3.2): k[j d + c] = rpe[j d + c] *
  * lambda^|lags[j]| for count lags and d channels (lag-major), and its

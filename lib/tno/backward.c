@@ -211,3 +211,19 @@ int skit_tno_plan_f32_error_scale(const skit_tno_plan *plan, double *scale, size
     if (fft_length) *fft_length = N;
     return SKIT_OK;
 }
+
+double skit_tno_plan_f32_growth(const skit_tno_plan *plan)
+{
+    if (!plan || !is_f32(plan)) return 0;
+    size_t N = 0;
+    const skit_tno_options *o = &plan->opt;
+    if (o->kind != SKIT_TNO_SKI) {
+        const tno_spectral *s = plan->op;
+        N = skit_circulantf_length(s->engine_f);
+        return 20.0 * log2(2.0 * (double)N) + (double)o->rpe_width + 1.0;
+    }
+    const tno_ski *s = plan->op;
+    const double lg = s->f32.engine ? log2(2.0 * (double)skit_circulantf_length(s->f32.engine)) : 0.0;
+    const double h = (double)(plan->n - 1) / (double)(s->r - 1);
+    return 20.0 * lg + 2.0 * (double)s->r + 2.0 * h + (double)s->m + 12.0;
+}

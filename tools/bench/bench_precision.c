@@ -168,16 +168,12 @@ static int time_toeplitz(cli_table *t, size_t n, size_t d, size_t rounds, skit_r
 static double *tno_units(skit_tno_plan *p, skit_tno_plan *p32, skit_tno_kind kind, size_t n, size_t d)
 {
     if (kind == SKIT_TNO_SKI) {
-        const skit_tno_options *o = skit_tno_plan_options(p32);
         double *unit = skit_calloc(d, sizeof(double));
-        size_t N = 0;
-        if (!unit || skit_tno_plan_f32_error_scale(p32, unit, &N) != SKIT_OK) {
+        if (!unit || skit_tno_plan_f32_error_scale(p32, unit, NULL) != SKIT_OK) {
             skit_free(unit);
             return NULL;
         }
-        const double h = (double)(n - 1) / (double)(o->rank - 1);
-        const double growth = (N ? 20.0 * log2(2.0 * (double)N) : 0) + 2.0 * (double)o->rank + 2 * h +
-                              (double)o->taps + 12;
+        const double growth = skit_tno_plan_f32_growth(p32);
         for (size_t c = 0; c < d; c++) unit[c] *= growth * 0x1p-24;
         return unit;
     }
