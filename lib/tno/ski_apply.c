@@ -14,8 +14,10 @@
  * accumulated, and rows are split where they are written. */
 #include "config.h"
 
+#include <stddef.h>
 #include <string.h>
 
+#include "core/simd.h"
 #include "tno/tno_internal.h"
 
 #ifdef TNO_SKI_SINGLE
@@ -164,39 +166,66 @@ static void interp_apply(const skit_tno_plan *p, const R *V, R *Y)
 
 /* ---- the band ------------------------------------------------------------ */
 
+/* The band's sum over the taps runs on blocks of BAND_VECS vectors of 32
+ * bytes (8 floats or 4 doubles) of channels held in registers: eight
+ * independent chains of multiply-adds, enough to cover their latency on
+ * AVX2 (two FMA units, 4 cycles), where four scalar chains left the loop
+ * latency-bound (it was 70 % of a float32 SKI-TNO forward at (8192, 128)).
+ * The function is cloned for AVX2 and AVX-512 (core/simd.h); the per-row
+ * order of the sum (y, then the taps in order) is the same in every form.
+ * aligned(sizeof(R)): rows start anywhere. */
+#define BAND_VLEN (32 / sizeof(R))
+#define BAND_VECS 8
+typedef R band_vec __attribute__((vector_size(32), aligned(sizeof(R))));
+
+/* y[c] += sum_{k0 <= k < k1} taps[k d + c] x[(half - k) d + c] for one row:
+ * xi points at row i of X, taps at the first channel */
+SKIT_MULTIVERSION static void band_row(size_t d, size_t k0, size_t k1, size_t half, const R *restrict taps,
+                                       const R *restrict xi, R *restrict yi)
+{
+    const size_t block = BAND_VECS * BAND_VLEN;
+    size_t c = 0;
+    for (; c + block <= d; c += block) {
+        band_vec acc[BAND_VECS];
+#pragma GCC unroll 8
+        for (size_t u = 0; u < BAND_VECS; u++) acc[u] = *(const band_vec *)(yi + c + u * BAND_VLEN);
+        for (size_t k = k0; k < k1; k++) {
+            const R *t = taps + k * d + c, *xr = xi + ((ptrdiff_t)half - (ptrdiff_t)k) * (ptrdiff_t)d + c;
+#pragma GCC unroll 8
+            for (size_t u = 0; u < BAND_VECS; u++)
+                acc[u] += *(const band_vec *)(t + u * BAND_VLEN) * *(const band_vec *)(xr + u * BAND_VLEN);
+        }
+#pragma GCC unroll 8
+        for (size_t u = 0; u < BAND_VECS; u++) *(band_vec *)(yi + c + u * BAND_VLEN) = acc[u];
+    }
+    for (; c + BAND_VLEN <= d; c += BAND_VLEN) {
+        band_vec acc = *(const band_vec *)(yi + c);
+        for (size_t k = k0; k < k1; k++)
+            acc += *(const band_vec *)(taps + k * d + c) *
+                   *(const band_vec *)(xi + ((ptrdiff_t)half - (ptrdiff_t)k) * (ptrdiff_t)d + c);
+        *(band_vec *)(yi + c) = acc;
+    }
+    for (; c < d; c++) {
+        R acc = yi[c];
+        for (size_t k = k0; k < k1; k++) acc += taps[k * d + c] * xi[((ptrdiff_t)half - (ptrdiff_t)k) * (ptrdiff_t)d + c];
+        yi[c] = acc;
+    }
+}
+
 /* y[i, :] += sum_k taps(k) x[i - (k - half), :] over the valid k; `causal`
- * keeps the lags k - half >= 0 only. The sum over k is accumulated in
- * registers, 4 channels at a time, so y is read and written once per row
- * instead of once per tap. */
+ * keeps the lags k - half >= 0 only. Each row of y is read and written
+ * once (band_row). */
 static void band_rows(const skit_tno_plan *p, const R *X, R *Y, size_t i0, size_t i1, int causal)
 {
     const tno_ski *s = p->op;
     const size_t n = p->n, d = p->d, m = s->m, half = m / 2;
-    const size_t d4 = d / 4 * 4;
     const R *taps = data_of(p).taps_t;
     for (size_t i = i0; i < i1; i++) {
         /* taps k with source token j = i + half - k inside 0..n-1 */
         size_t k0 = causal ? half : 0, k1 = m;
         if (i + half + 1 > n && i + half + 1 - n > k0) k0 = i + half + 1 - n;
         if (i + half + 1 < k1) k1 = i + half + 1;
-        if (k0 >= k1) continue;
-        R *restrict yi = Y + i * d;
-        for (size_t c = 0; c < d4; c += 4) {
-            R a0 = yi[c], a1 = yi[c + 1], a2 = yi[c + 2], a3 = yi[c + 3];
-            for (size_t k = k0; k < k1; k++) {
-                const R *t = taps + k * d + c, *xr = X + (i + half - k) * d + c;
-                a0 += t[0] * xr[0];
-                a1 += t[1] * xr[1];
-                a2 += t[2] * xr[2];
-                a3 += t[3] * xr[3];
-            }
-            yi[c] = a0;
-            yi[c + 1] = a1;
-            yi[c + 2] = a2;
-            yi[c + 3] = a3;
-        }
-        if (d4 < d)
-            for (size_t k = k0; k < k1; k++) vmul_add(d - d4, taps + k * d + d4, X + (i + half - k) * d + d4, yi + d4);
+        if (k0 < k1) band_row(d, k0, k1, half, taps, X + i * d, Y + i * d);
     }
 }
 
@@ -237,6 +266,34 @@ static void band_channels(const skit_tno_plan *p, const R *X, R *Y, int causal)
         band_channel(p, taps + (size_t)c * s->m, X + (size_t)c * n, Y + (size_t)c * n, causal);
 }
 
+/* ---- the interpolation, ROWS ----------------------------------------------- */
+
+/* U[start_i + k, :len] += w_ik X[i, :len] for the rows i in [i0, i1) (X and
+ * U rows of d values, both already offset to the first channel). Cloned
+ * like band_row: the axpys are a quarter of a float32 forward. */
+SKIT_MULTIVERSION static void interp_t_rows(const skit_interp_weights *W, const R *weights, size_t i0, size_t i1,
+                                            const R *X, size_t d, size_t len, R *U)
+{
+    const size_t width = W->width;
+    for (size_t i = i0; i < i1; i++) {
+        const R *w = weights + i * width, *xi = X + i * d;
+        for (size_t k = 0; k < width; k++) vaxpy(len, w[k], xi, U + (W->start[i] + k) * d);
+    }
+}
+
+/* Y[i, :] = sum_k w_ik V[start_i + k, :] for the rows i in [i0, i1) */
+SKIT_MULTIVERSION static void interp_rows(const skit_interp_weights *W, const R *weights, size_t i0, size_t i1,
+                                          const R *V, size_t d, R *Y)
+{
+    const size_t width = W->width;
+    for (size_t i = i0; i < i1; i++) {
+        const R *w = weights + i * width, *v0 = V + W->start[i] * d;
+        R *yi = Y + i * d;
+        vscale(d, w[0], v0, yi);
+        for (size_t k = 1; k < width; k++) vaxpy(d, w[k], v0 + k * d, yi);
+    }
+}
+
 /* ---- bidirectional ------------------------------------------------------ */
 
 /* ROWS: U = W^T X (r x d), V = A U by the FFT channel-major (ut, vt), Y =
@@ -246,7 +303,7 @@ static void bidirectional_rows(const skit_tno_plan *p, const R *X, R *Y, R *work
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
     const R *weights = data_of(p).weights;
-    const size_t n = p->n, d = p->d, r = s->r, width = W->width, chunk = s->chunk;
+    const size_t n = p->n, d = p->d, r = s->r, chunk = s->chunk;
     const long chunks = (long)((d + chunk - 1) / chunk);
     const size_t rd = region(r * d);
     R *U = work + a_workspace(p), *V = U + rd, *ut = V + rd, *vt = ut + rd;
@@ -255,10 +312,7 @@ static void bidirectional_rows(const skit_tno_plan *p, const R *X, R *Y, R *work
     for (long ch = 0; ch < chunks; ch++) {
         size_t c0 = (size_t)ch * chunk, c1 = SKIT_MIN(c0 + chunk, d);
         for (size_t q = 0; q < r; q++) memset(U + q * d + c0, 0, (c1 - c0) * sizeof *U);
-        for (size_t i = 0; i < n; i++) {
-            const R *w = weights + i * width, *xi = X + i * d;
-            for (size_t k = 0; k < width; k++) vaxpy(c1 - c0, w[k], xi + c0, U + (W->start[i] + k) * d + c0);
-        }
+        interp_t_rows(W, weights, 0, n, X + c0, d, c1 - c0, U + c0);
     }
     /* V = A U, channel by channel by FFT (A_c is r x r) */
     TRANSPOSE(U, r, d, d, ut, r);
@@ -269,13 +323,7 @@ static void bidirectional_rows(const skit_tno_plan *p, const R *X, R *Y, R *work
 #pragma omp parallel for schedule(static) if (n * d >= 16384)
     for (long bk = 0; bk < blocks; bk++) {
         size_t i0 = (size_t)bk * 64, i1 = SKIT_MIN(i0 + 64, n);
-        for (size_t i = i0; i < i1; i++) {
-            const R *w = weights + i * width;
-            R *yi = Y + i * d;
-            const R *v0 = V + W->start[i] * d;
-            vscale(d, w[0], v0, yi);
-            for (size_t k = 1; k < width; k++) vaxpy(d, w[k], v0 + k * d, yi);
-        }
+        interp_rows(W, weights, i0, i1, V, d, Y);
         if (s->m) band_rows(p, X, Y, i0, i1, 0);
     }
 }
@@ -314,32 +362,41 @@ size_t X(bidirectional_workspace)(const skit_tno_plan *p)
  * product of length `filled`: O(n r / 2) per channel on average, and each
  * step depends on the previous one — the sequential cumulative sum the
  * paper found slower than FFT. S: r x d. */
-static void cumsum_rows(const skit_tno_plan *p, const R *X, R *Y, R *S)
+/* One chunk of channels [c0, c0 + len) of cumsum_rows (cloned like
+ * band_row: its axpys are the whole cost) */
+SKIT_MULTIVERSION static void cumsum_chunk(const skit_tno_plan *p, const R *X, R *Y, R *S, size_t c0, size_t len)
 {
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
     const ski_data D = data_of(p);
-    const size_t n = p->n, d = p->d, r = s->r, width = W->width, chunk = s->chunk;
-    const long chunks = (long)((d + chunk - 1) / chunk);
+    const size_t n = p->n, d = p->d, r = s->r, width = W->width;
     const R *AT = D.a_t; /* lag q - (r-1) at row q, channel fastest */
+    for (size_t q = 0; q < r; q++) memset(S + q * d + c0, 0, len * sizeof *S);
+    size_t filled = 0;
+    for (size_t i = 0; i < n; i++) {
+        const R *w = D.weights + i * width, *xi = X + i * d;
+        size_t start = W->start[i];
+        for (size_t k = 0; k < width; k++) vaxpy(len, w[k], xi + c0, S + (start + k) * d + c0);
+        if (start + width > filled) filled = start + width;
+        R *yi = Y + i * d + c0;
+        memset(yi, 0, len * sizeof *yi);
+        for (size_t k = 0; k < width; k++) {
+            size_t row = start + k; /* A(row, q) = a_{row - q} */
+            for (size_t q = 0; q < filled; q++)
+                vmul_axpy(len, w[k], AT + (row + r - 1 - q) * d + c0, S + q * d + c0, yi);
+        }
+    }
+}
+
+static void cumsum_rows(const skit_tno_plan *p, const R *X, R *Y, R *S)
+{
+    const tno_ski *s = p->op;
+    const size_t n = p->n, d = p->d, chunk = s->chunk;
+    const long chunks = (long)((d + chunk - 1) / chunk);
 #pragma omp parallel for schedule(static) if (n * d >= 4096)
     for (long ch = 0; ch < chunks; ch++) {
-        size_t c0 = (size_t)ch * chunk, c1 = SKIT_MIN(c0 + chunk, d);
-        for (size_t q = 0; q < r; q++) memset(S + q * d + c0, 0, (c1 - c0) * sizeof *S);
-        size_t filled = 0;
-        for (size_t i = 0; i < n; i++) {
-            const R *w = D.weights + i * width, *xi = X + i * d;
-            size_t start = W->start[i];
-            for (size_t k = 0; k < width; k++) vaxpy(c1 - c0, w[k], xi + c0, S + (start + k) * d + c0);
-            if (start + width > filled) filled = start + width;
-            R *yi = Y + i * d;
-            for (size_t c = c0; c < c1; c++) yi[c] = 0;
-            for (size_t k = 0; k < width; k++) {
-                size_t row = start + k; /* A(row, q) = a_{row - q} */
-                for (size_t q = 0; q < filled; q++)
-                    vmul_axpy(c1 - c0, w[k], AT + (row + r - 1 - q) * d + c0, S + q * d + c0, yi + c0);
-            }
-        }
+        size_t c0 = (size_t)ch * chunk;
+        cumsum_chunk(p, X, Y, S, c0, SKIT_MIN(c0 + chunk, d) - c0);
     }
     if (s->m) band_rows_parallel(p, X, Y, 1);
 }
@@ -434,48 +491,57 @@ static void blocked_channels(const skit_tno_plan *p, const R *X, R *Y, R *gv, R 
     }
 }
 
+/* One chunk of channels [c0, c0 + len) of blocked_rows (cloned like
+ * band_row) */
+SKIT_MULTIVERSION static void blocked_chunk(const skit_tno_plan *p, const R *X, R *Y, R *gv, R *gu, R *part,
+                                            size_t c0, size_t len)
+{
+    const tno_ski *s = p->op;
+    const ski_data D = data_of(p);
+    const size_t d = p->d, r = s->r, w = s->W->width, G = s->groups;
+    const R *AT = D.a_t + (r - 1) * d; /* lag l at AT + l*d */
+    for (size_t g = 0; g < G; g++) {
+        for (size_t k = 0; k < w; k++) memset(gv + (g * w + k) * d + c0, 0, len * sizeof(R));
+        for (size_t t = s->group_token[g]; t < s->group_token[g + 1]; t++)
+            for (size_t k = 0; k < w; k++) vaxpy(len, D.weights[t * w + k], X + t * d + c0, gv + (g * w + k) * d + c0);
+    }
+    for (size_t g = 0; g < G; g++)
+        for (size_t k = 0; k < w; k++) {
+            R *ug = gu + (g * w + k) * d + c0;
+            memset(ug, 0, len * sizeof(R));
+            long row = (long)(s->group_row[g] + k);
+            for (size_t h = 0; h < g; h++)
+                for (size_t k2 = 0; k2 < w; k2++)
+                    vmul_add(len, AT + (row - (long)(s->group_row[h] + k2)) * (long)d + c0, gv + (h * w + k2) * d + c0,
+                             ug);
+        }
+    for (size_t g = 0; g < G; g++) {
+        for (size_t k = 0; k < w; k++) memset(part + k * d + c0, 0, len * sizeof(R));
+        for (size_t t = s->group_token[g]; t < s->group_token[g + 1]; t++) {
+            const R *wt = D.weights + t * w;
+            R *yt = Y + t * d + c0;
+            for (size_t k = 0; k < w; k++) vaxpy(len, wt[k], X + t * d + c0, part + k * d + c0);
+            memset(yt, 0, len * sizeof(R));
+            for (size_t k = 0; k < w; k++) {
+                vaxpy(len, wt[k], gu + (g * w + k) * d + c0, yt);
+                for (size_t k2 = 0; k2 < w; k2++)
+                    vmul_axpy(len, wt[k], AT + ((long)k - (long)k2) * (long)d + c0, part + k2 * d + c0, yt);
+            }
+        }
+    }
+}
+
 /* ROWS: the same, vectorised over a chunk of channels; gv and gu are
  * (G w) x d, part is w x d. */
 static void blocked_rows(const skit_tno_plan *p, const R *X, R *Y, R *gv, R *gu, R *part)
 {
     const tno_ski *s = p->op;
-    const ski_data D = data_of(p);
-    const size_t n = p->n, d = p->d, r = s->r, w = s->W->width, G = s->groups, chunk = s->chunk;
+    const size_t n = p->n, d = p->d, chunk = s->chunk;
     const long chunks = (long)((d + chunk - 1) / chunk);
-    const R *AT = D.a_t + (r - 1) * d; /* lag l at AT + l*d */
 #pragma omp parallel for schedule(static) if (n * d >= 4096)
     for (long ch = 0; ch < chunks; ch++) {
-        size_t c0 = (size_t)ch * chunk, len = SKIT_MIN(c0 + chunk, d) - c0;
-        for (size_t g = 0; g < G; g++) {
-            for (size_t k = 0; k < w; k++) memset(gv + (g * w + k) * d + c0, 0, len * sizeof(R));
-            for (size_t t = s->group_token[g]; t < s->group_token[g + 1]; t++)
-                for (size_t k = 0; k < w; k++)
-                    vaxpy(len, D.weights[t * w + k], X + t * d + c0, gv + (g * w + k) * d + c0);
-        }
-        for (size_t g = 0; g < G; g++)
-            for (size_t k = 0; k < w; k++) {
-                R *ug = gu + (g * w + k) * d + c0;
-                memset(ug, 0, len * sizeof(R));
-                long row = (long)(s->group_row[g] + k);
-                for (size_t h = 0; h < g; h++)
-                    for (size_t k2 = 0; k2 < w; k2++)
-                        vmul_add(len, AT + (row - (long)(s->group_row[h] + k2)) * (long)d + c0,
-                                 gv + (h * w + k2) * d + c0, ug);
-            }
-        for (size_t g = 0; g < G; g++) {
-            for (size_t k = 0; k < w; k++) memset(part + k * d + c0, 0, len * sizeof(R));
-            for (size_t t = s->group_token[g]; t < s->group_token[g + 1]; t++) {
-                const R *wt = D.weights + t * w;
-                R *yt = Y + t * d + c0;
-                for (size_t k = 0; k < w; k++) vaxpy(len, wt[k], X + t * d + c0, part + k * d + c0);
-                memset(yt, 0, len * sizeof(R));
-                for (size_t k = 0; k < w; k++) {
-                    vaxpy(len, wt[k], gu + (g * w + k) * d + c0, yt);
-                    for (size_t k2 = 0; k2 < w; k2++)
-                        vmul_axpy(len, wt[k], AT + ((long)k - (long)k2) * (long)d + c0, part + k2 * d + c0, yt);
-                }
-            }
-        }
+        size_t c0 = (size_t)ch * chunk;
+        blocked_chunk(p, X, Y, gv, gu, part, c0, SKIT_MIN(c0 + chunk, d) - c0);
     }
     if (s->m) band_rows_parallel(p, X, Y, 1);
 }
