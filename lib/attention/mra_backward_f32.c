@@ -1,9 +1,14 @@
 /* mra_backward_f32.c — MRA-2's backward in float32, blocked: the atoms of
  * mra_backward.c (the fine keys of each refined square, one coarse atom
  * of logit C_xy + log b per unrefined square) for a whole query block at
- * once, with one sgemm per refined square and product (logits Q_x K_y^T,
- * dY_x V_y^T, dQ_x += G K_y, dK_y += G^T Q_x, dV_y += W^T dY_x) and one
- * per query block for the coarse atoms (dY_x Vm^T, dVm += Wc^T dY_x);
+ * once. The refined squares' keys and values of a block row are gathered
+ * first, as mra_backward_blocked.c does in float64, so that each product
+ * (logits Q_x K_s^T, dY_x V_s^T, dQ_x += G K_s, dK_s = G^T Q_x,
+ * dV_s = W^T dY_x) is one sgemm over all of them: one sgemm per square
+ * and product spent more time packing than multiplying (47 % of a
+ * float32 MRA-2 training step at n = 2048, d = 512, in OpenBLAS's copy
+ * routines). The coarse atoms take one sgemm per query block
+ * (dY_x Vm^T, dVm += Wc^T dY_x);
  * the coarse logits' gradient then goes through C = scale Qm Km^T (two
  * sgemms) and the means. The block means are taken in double and rounded
  * once; every softmax row's normaliser and its row sum <W_i, dW_i> are
@@ -27,12 +32,15 @@ typedef struct mra32 {
     /* one query block: fine logits / weights / gradients (b x n at most,
      * one b x b square after another), coarse ones (b x rows) */
     float *Wf, *Gf, *Wc, *Gc;
+    /* the block row's refined squares' keys and values gathered ((count b)
+     * x d, x dv, ld count b) and the gradients of those rows */
+    float *ks, *vs, *dks, *dvs;
 } mra32;
 
 size_t skit_mra2_backward_f32_workspace(size_t n, size_t d, size_t dv, size_t block)
 {
     size_t rows = block ? n / block : 0;
-    return 2 * rows * (2 * d + dv) + 2 * rows * rows + 2 * block * (n + rows);
+    return 2 * rows * (2 * d + dv) + 2 * rows * rows + 2 * block * (n + rows) + 2 * n * (d + dv);
 }
 
 /* square (x, y): 0 no atom (causal, after the diagonal), 1 coarse, 2 fine */
@@ -53,11 +61,38 @@ static void block_means_rounded(const mra32 *s, size_t cols, const float *x, siz
         }
 }
 
+/* Rows y b .. y b + b - 1 of x (n x cols, ld ldx) for each refined y of
+ * block row x, in order, to g ((count b) x cols, ld count b); or added
+ * back from g (scatter_add). */
+static void gather(const mra32 *s, size_t x, size_t count, size_t cols, const float *a, size_t lda, float *g)
+{
+    const size_t b = s->b, ld = count * b;
+    for (size_t y = 0, p = 0; y < s->rows; y++)
+        if (square_kind(s, x, y) == 2) {
+            for (size_t c = 0; c < cols; c++) memcpy(g + p * b + c * ld, a + y * b + c * lda, b * sizeof(float));
+            p++;
+        }
+}
+
+static void scatter_add(const mra32 *s, size_t x, size_t count, size_t cols, const float *g, float *a, size_t lda)
+{
+    const size_t b = s->b, ld = count * b;
+    for (size_t y = 0, p = 0; y < s->rows; y++)
+        if (square_kind(s, x, y) == 2) {
+            for (size_t c = 0; c < cols; c++) {
+                float *to = a + y * b + c * lda;
+                const float *from = g + p * b + c * ld;
+                for (size_t j = 0; j < b; j++) to[j] += from[j];
+            }
+            p++;
+        }
+}
+
 /* Block x's atoms: fine logits into Wf (square after square), coarse ones
  * into Wc (-inf where a square has no coarse atom), then softmax over each
  * row's atoms in place (causal: the diagonal square's keys after the
  * query excluded). */
-static void block_weights(const mra32 *s, size_t x, const float *q, size_t ldq, const float *k, size_t ldk)
+static size_t block_weights(const mra32 *s, size_t x, const float *q, size_t ldq, const float *k, size_t ldk)
 {
     const size_t b = s->b, rows = s->rows, i0 = x * b;
     size_t nf = 0, diag = SIZE_MAX;
@@ -66,10 +101,12 @@ static void block_weights(const mra32 *s, size_t x, const float *q, size_t ldq, 
         for (size_t r = 0; r < b; r++) s->Wc[r + y * b] = kind == 1 ? s->C[x + y * rows] + s->logb : -INFINITY;
         if (kind != 2) continue;
         if (y == x && s->causal) diag = nf;
-        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)b, (int)b, (int)s->d, s->scale, q + i0, (int)ldq,
-                    k + y * b, (int)ldk, 0.0f, s->Wf + nf * b * b, (int)b);
         nf++;
     }
+    gather(s, x, nf, s->d, k, ldk, s->ks);
+    if (nf)
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)b, (int)(nf * b), (int)s->d, s->scale, q + i0,
+                    (int)ldq, s->ks, (int)(nf * b), 0.0f, s->Wf, (int)b);
     for (size_t r = 0; diag != SIZE_MAX && r < b; r++)
         for (size_t c = r + 1; c < b; c++) s->Wf[diag * b * b + r + c * b] = -INFINITY;
     for (size_t r = 0; r < b; r++) {
@@ -83,19 +120,19 @@ static void block_weights(const mra32 *s, size_t x, const float *q, size_t ldq, 
         for (size_t a = 0; a < nf * b; a++) s->Wf[r + a * b] = (float)(s->Wf[r + a * b] * inv);
         for (size_t y = 0; y < rows; y++) s->Wc[r + y * b] = (float)(s->Wc[r + y * b] * inv);
     }
+    return nf;
 }
 
 /* Block x's atom gradients: dW = dy_i . value into Gf, Gc (sgemm), then
- * G = W (dW - <W_i, dW_i>), the row sums in double. Returns the number of
- * fine squares. */
-static size_t block_gradients(const mra32 *s, size_t x, const float *v, size_t ldv, const float *dy, size_t lddy)
+ * G = W (dW - <W_i, dW_i>), the row sums in double; nf fine squares. */
+static void block_gradients(const mra32 *s, size_t x, size_t nf, const float *v, size_t ldv, const float *dy,
+                            size_t lddy)
 {
     const size_t b = s->b, rows = s->rows, i0 = x * b;
-    size_t nf = 0;
-    for (size_t y = 0; y < rows; y++)
-        if (square_kind(s, x, y) == 2)
-            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)b, (int)b, (int)s->dv, 1.0f, dy + i0,
-                        (int)lddy, v + y * b, (int)ldv, 0.0f, s->Gf + b * b * nf++, (int)b);
+    gather(s, x, nf, s->dv, v, ldv, s->vs);
+    if (nf)
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)b, (int)(nf * b), (int)s->dv, 1.0f, dy + i0,
+                    (int)lddy, s->vs, (int)(nf * b), 0.0f, s->Gf, (int)b);
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)b, (int)rows, (int)s->dv, 1.0f, dy + i0, (int)lddy,
                 s->vm, (int)rows, 0.0f, s->Gc, (int)b);
     for (size_t r = 0; r < b; r++) {
@@ -107,31 +144,28 @@ static size_t block_gradients(const mra32 *s, size_t x, const float *v, size_t l
         for (size_t y = 0; y < rows; y++)
             s->Gc[r + y * b] = (float)((double)s->Wc[r + y * b] * ((double)s->Gc[r + y * b] - dot));
     }
-    return nf;
 }
 
-/* Block x's products: the fine squares' into dq, dk, dv; the coarse
- * atoms' into dC (row x) and dVm. */
-static void block_products(const mra32 *s, size_t x, const float *q, size_t ldq, const float *k, size_t ldk,
-                           const float *dy, size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk, float *dvv,
-                           size_t lddv)
+/* Block x's products: the nf fine squares' into dq, dk, dv (one sgemm
+ * each on the gathered rows, dk and dv added back to their blocks); the
+ * coarse atoms' into dC (row x) and dVm. */
+static void block_products(const mra32 *s, size_t x, size_t nf, const float *q, size_t ldq, const float *dy,
+                           size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk, float *dvv, size_t lddv)
 {
     const size_t b = s->b, rows = s->rows, i0 = x * b;
-    const int B = (int)b, D = (int)s->d, DV = (int)s->dv;
-    size_t p = 0;
-    for (size_t y = 0; y < rows; y++) {
-        if (square_kind(s, x, y) != 2) continue;
-        const float *G = s->Gf + b * b * p, *W = s->Wf + b * b * p;
-        p++;
-        if (dq)
-            cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, B, D, B, s->scale, G, B, k + y * b, (int)ldk,
-                        1.0f, dq + i0, (int)lddq);
-        if (dk)
-            cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, B, D, B, s->scale, G, B, q + i0, (int)ldq, 1.0f,
-                        dk + y * b, (int)lddk);
-        if (dvv)
-            cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, B, DV, B, 1.0f, W, B, dy + i0, (int)lddy, 1.0f,
-                        dvv + y * b, (int)lddv);
+    const int B = (int)b, D = (int)s->d, DV = (int)s->dv, M = (int)(nf * b);
+    if (nf && dq)
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, B, D, M, s->scale, s->Gf, B, s->ks, M, 1.0f, dq + i0,
+                    (int)lddq);
+    if (nf && dk) {
+        cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, M, D, B, s->scale, s->Gf, B, q + i0, (int)ldq, 0.0f,
+                    s->dks, M);
+        scatter_add(s, x, nf, s->d, s->dks, dk, lddk);
+    }
+    if (nf && dvv) {
+        cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, M, DV, B, 1.0f, s->Wf, B, dy + i0, (int)lddy, 0.0f,
+                    s->dvs, M);
+        scatter_add(s, x, nf, s->dv, s->dvs, dvv, lddv);
     }
     for (size_t y = 0; y < rows; y++) {
         double sum = 0;
@@ -203,7 +237,8 @@ static int mra2_backward_f32(size_t n, size_t d, size_t dv, const float *q, size
                .logb = (float)log((double)b), .refined = refined, .qm = work};
     s.km = s.qm + rows * d, s.dqm = s.km + rows * d, s.dkm = s.dqm + rows * d, s.vm = s.dkm + rows * d;
     s.dvm = s.vm + rows * dv, s.C = s.dvm + rows * dv, s.dC = s.C + rows * rows, s.Wf = s.dC + rows * rows;
-    s.Gf = s.Wf + b * n, s.Wc = s.Gf + b * n, s.Gc = s.Wc + b * rows;
+    s.Gf = s.Wf + b * n, s.Wc = s.Gf + b * n, s.Gc = s.Wc + b * rows, s.ks = s.Gc + b * rows;
+    s.vs = s.ks + n * d, s.dks = s.vs + n * dv, s.dvs = s.dks + n * d;
     block_means_rounded(&s, d, q, ldq, s.qm);
     block_means_rounded(&s, d, k, ldk, s.km);
     block_means_rounded(&s, dv, v, ldv, s.vm);
@@ -214,9 +249,9 @@ static int mra2_backward_f32(size_t n, size_t d, size_t dv, const float *q, size
     zero_cols_f32(n, d, dk, lddk);
     zero_cols_f32(n, dv, dvv, lddv);
     for (size_t x = 0; x < rows; x++) {
-        block_weights(&s, x, q, ldq, k, ldk);
-        block_gradients(&s, x, v, ldv, dy, lddy);
-        block_products(&s, x, q, ldq, k, ldk, dy, lddy, dq, lddq, dk, lddk, dvv, lddv);
+        const size_t nf = block_weights(&s, x, q, ldq, k, ldk);
+        block_gradients(&s, x, nf, v, ldv, dy, lddy);
+        block_products(&s, x, nf, q, ldq, dy, lddy, dq, lddq, dk, lddk, dvv, lddv);
     }
     coarse_backward(&s, dq, lddq, dk, lddk, dvv, lddv);
     skit_free(owned);

@@ -455,14 +455,15 @@ int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ld
                        double *work);
 
 /* skit_mra2_backward and _causal on float arrays (issue 16), computed in
- * float32 and blocked: for each query block, one sgemm per refined square
- * and product (logits, dY V^T, dQ, dK, dV) and one for the coarse atoms
- * (dY Vm^T, dVm); the block means in double, rounded once; each row's
+ * float32 and blocked: for each query block, one sgemm per product
+ * (logits, dY V^T, dQ, dK, dV) over its refined squares' keys and values
+ * gathered, and one for the coarse atoms (dY Vm^T, dVm); the block means
+ * in double, rounded once; each row's
  * softmax normaliser and row sum <W_i, dW_i> over its atoms in double; C =
  * scale Qm Km^T and its gradient by sgemm. The refined squares (same
  * layout, from skit_mra2_select) are held fixed. Arguments and gradients
  * as the double forms; work: skit_mra2_backward_f32_workspace floats
- * (O(n (d + dv) / block + (n/block)^2 + block n)) or NULL (allocated);
+ * (O(n (d + dv) + (n/block)^2 + block n)) or NULL (allocated);
  * with work it allocates nothing and is thread-safe.
  * Bound. Write S = Sf + Sc for MRA-2's effective n x n matrix (Y = S V):
  * Sf the fine atoms' weights at their keys, Sc each coarse atom's weight
