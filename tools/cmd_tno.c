@@ -117,7 +117,6 @@ static int apply_option(args *a, int opt, const char *arg, const char *current)
     static const char *const acts[] = {"relu", "silu", "gelu", NULL};
     static const char *const norms[] = {"none", "layer", "rms", NULL};
     static const char *const layouts[] = {"skit", "reference", NULL};
-    static const char *const algorithms[] = {"cumsum", "blocked", "auto", NULL}; /* enum order */
     static const char *const devices[] = {"cpu", "cuda", NULL};
     int idx;
     switch (opt) {
@@ -196,8 +195,7 @@ static int apply_option(args *a, int opt, const char *arg, const char *current)
         if (cli_parse_precision(arg, &a->op.precision) != CLI_OK) return CLI_USAGE;
         break;
     case OPT_CAUSAL_SKI:
-        if (cli_parse_choice("--causal-ski", arg, algorithms, &idx) != CLI_OK) return CLI_USAGE;
-        a->op.causal_ski = (skit_tno_causal_ski)idx;
+        if (cli_parse_causal_ski(arg, &a->op.causal_ski) != CLI_OK) return CLI_USAGE;
         a->have_algorithm = 1;
         break;
     default:

@@ -139,7 +139,7 @@ static void defaults(args *a)
 static int parse_model_option(args *a, int opt, const char *arg)
 {
     static const char *const norms[] = {"layer", "rms", NULL}, *const acts[] = {"relu", "silu", "gelu", NULL},
-                             *const positions[] = {"rope", "learned", NULL}, *const sums[] = {"cumsum", "blocked", "auto", NULL};
+                             *const positions[] = {"rope", "learned", NULL};
     train_config *m = &a->model;
     int idx = 0;
     switch (opt) {
@@ -167,8 +167,7 @@ static int parse_model_option(args *a, int opt, const char *arg)
     case OPT_DECAY: return cli_parse_double("--decay", arg, 0, 1, 1, 0, &m->tno.decay);
     case OPT_LEARN_DECAY: m->learn_decay = 1; return CLI_OK;
     case OPT_CAUSAL_SKI:
-        if (cli_parse_choice("--causal-ski", arg, sums, &idx)) return CLI_USAGE;
-        m->tno.causal_ski = (skit_tno_causal_ski)idx; /* the names in the enum's order */
+        if (cli_parse_causal_ski(arg, &m->tno.causal_ski)) return CLI_USAGE;
         a->have_causal_ski = 1;
         return CLI_OK;
     case OPT_HEADS: return cli_parse_size("--heads", arg, 1, 64, &m->heads);

@@ -266,6 +266,15 @@ int cli_parse_precision(const char *text, skit_precision *precision)
     return CLI_OK;
 }
 
+int cli_parse_causal_ski(const char *text, skit_tno_causal_ski *algorithm)
+{
+    static const char *const names[] = {"cumsum", "blocked", "auto", NULL}; /* the enum's order */
+    int choice = 0;
+    if (cli_parse_choice("--causal-ski", text, names, &choice) != CLI_OK) return CLI_USAGE;
+    *algorithm = (skit_tno_causal_ski)choice;
+    return CLI_OK;
+}
+
 int cli_check_data_path(const char *option, const char *path, int npy_allowed)
 {
     if (!path) return CLI_OK;

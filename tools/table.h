@@ -100,6 +100,9 @@ int cli_write_matrix_f32(const char *path, int argc, char **argv, int has_seed, 
                          const char *comment, size_t token_period);
 /* "--precision f32|f64": SKIT_PRECISION_F32 or _F64, or a usage error. */
 int cli_parse_precision(const char *text, skit_precision *precision);
+/* "--causal-ski cumsum|blocked|auto": the skit_tno_causal_ski of that name,
+ * or a usage error. */
+int cli_parse_causal_ski(const char *text, skit_tno_causal_ski *algorithm);
 
 /* ---- JSON ------------------------------------------------------------ */
 

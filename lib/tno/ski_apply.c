@@ -361,9 +361,9 @@ size_t X(bidirectional_workspace)(const skit_tno_plan *p)
  * largest inducing index touched so far (`filled`), so (A s_i)[q] is a dot
  * product of length `filled`: O(n r / 2) per channel on average, and each
  * step depends on the previous one — the sequential cumulative sum the
- * paper found slower than FFT. S: r x d. */
-/* One chunk of channels [c0, c0 + len) of cumsum_rows (cloned like
- * band_row: its axpys are the whole cost) */
+ * paper found slower than FFT. S: r x d. One chunk of channels
+ * [c0, c0 + len) of causal_rows (cloned like band_row: its axpys are the
+ * whole cost). */
 SKIT_MULTIVERSION static void cumsum_chunk(const skit_tno_plan *p, const R *X, R *Y, R *S, size_t c0, size_t len)
 {
     const tno_ski *s = p->op;
@@ -386,19 +386,6 @@ SKIT_MULTIVERSION static void cumsum_chunk(const skit_tno_plan *p, const R *X, R
                 vmul_axpy(len, w[k], AT + (row + r - 1 - q) * d + c0, S + q * d + c0, yi);
         }
     }
-}
-
-static void cumsum_rows(const skit_tno_plan *p, const R *X, R *Y, R *S)
-{
-    const tno_ski *s = p->op;
-    const size_t n = p->n, d = p->d, chunk = s->chunk;
-    const long chunks = (long)((d + chunk - 1) / chunk);
-#pragma omp parallel for schedule(static) if (n * d >= 4096)
-    for (long ch = 0; ch < chunks; ch++) {
-        size_t c0 = (size_t)ch * chunk;
-        cumsum_chunk(p, X, Y, S, c0, SKIT_MIN(c0 + chunk, d) - c0);
-    }
-    if (s->m) band_rows_parallel(p, X, Y, 1);
 }
 
 /* channel-major; S: d x r */
@@ -491,8 +478,8 @@ static void blocked_channels(const skit_tno_plan *p, const R *X, R *Y, R *gv, R 
     }
 }
 
-/* One chunk of channels [c0, c0 + len) of blocked_rows (cloned like
- * band_row) */
+/* One chunk of channels [c0, c0 + len) of causal_rows' blocked sums
+ * (cloned like band_row): gv and gu are (G w) x d, part is w x d */
 SKIT_MULTIVERSION static void blocked_chunk(const skit_tno_plan *p, const R *X, R *Y, R *gv, R *gu, R *part,
                                             size_t c0, size_t len)
 {
@@ -531,37 +518,39 @@ SKIT_MULTIVERSION static void blocked_chunk(const skit_tno_plan *p, const R *X, 
     }
 }
 
-/* ROWS: the same, vectorised over a chunk of channels; gv and gu are
- * (G w) x d, part is w x d. */
-static void blocked_rows(const skit_tno_plan *p, const R *X, R *Y, R *gv, R *gu, R *part)
-{
-    const tno_ski *s = p->op;
-    const size_t n = p->n, d = p->d, chunk = s->chunk;
-    const long chunks = (long)((d + chunk - 1) / chunk);
-#pragma omp parallel for schedule(static) if (n * d >= 4096)
-    for (long ch = 0; ch < chunks; ch++) {
-        size_t c0 = (size_t)ch * chunk;
-        blocked_chunk(p, X, Y, gv, gu, part, c0, SKIT_MIN(c0 + chunk, d) - c0);
-    }
-    if (s->m) band_rows_parallel(p, X, Y, 1);
-}
-
 static int blocked(const skit_tno_plan *p)
 {
     return p->opt.causal_ski == SKIT_TNO_CAUSAL_BLOCKED;
+}
+
+/* ROWS, either causal form, vectorised over chunks of channels (one per
+ * thread), each chunk by its cloned body: the running sums in work (r x
+ * d), or the groups' totals gv and (A S_g) gu ((G w) x d each) and the
+ * partial sums part (w x d); then the band. */
+static void causal_rows(const skit_tno_plan *p, const R *X, R *Y, R *work)
+{
+    const tno_ski *s = p->op;
+    const size_t n = p->n, d = p->d, chunk = s->chunk;
+    const size_t gw = blocked(p) ? region(s->groups * s->W->width * d) : 0;
+    const long chunks = (long)((d + chunk - 1) / chunk);
+#pragma omp parallel for schedule(static) if (n * d >= 4096)
+    for (long ch = 0; ch < chunks; ch++) {
+        size_t c0 = (size_t)ch * chunk, len = SKIT_MIN(c0 + chunk, d) - c0;
+        if (gw) blocked_chunk(p, X, Y, work, work + gw, work + 2 * gw, c0, len);
+        else cumsum_chunk(p, X, Y, work, c0, len);
+    }
+    if (s->m) band_rows_parallel(p, X, Y, 1);
 }
 
 void X(causal_execute)(const skit_tno_plan *p, const R *x, R *y, R *work)
 {
     const tno_ski *s = p->op;
     const size_t block = p->n * p->d, gw = region(s->groups * s->W->width * p->d);
-    const int rows = p->opt.layout == SKIT_TNO_ROWS;
     for (size_t b = 0; b < p->batch; b++) {
         const R *xb = x + b * block;
         R *yb = y + b * block;
-        if (blocked(p) && rows) blocked_rows(p, xb, yb, work, work + gw, work + 2 * gw);
+        if (p->opt.layout == SKIT_TNO_ROWS) causal_rows(p, xb, yb, work);
         else if (blocked(p)) blocked_channels(p, xb, yb, work, work + gw);
-        else if (rows) cumsum_rows(p, xb, yb, work);
         else cumsum_channels(p, xb, yb, work);
     }
 }

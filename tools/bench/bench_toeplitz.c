@@ -1115,7 +1115,9 @@ static int parse_options(options *o, int argc, char **argv, int *help)
         case OPT_QUICK: o->quick = 1; break;
         case OPT_JSON: o->json = optarg; break;
         case OPT_INVERSE: {
-            static const char *const forms[] = {"auto", "hartley", "c2r", NULL}; /* skit_fft_inverse's order */
+            const char *const forms[] = {skit_fft_inverse_name(SKIT_FFT_INVERSE_AUTO),
+                                         skit_fft_inverse_name(SKIT_FFT_INVERSE_HARTLEY),
+                                         skit_fft_inverse_name(SKIT_FFT_INVERSE_C2R), NULL};
             int idx = 0;
             if (cli_parse_choice("--inverse", optarg, forms, &idx) != CLI_OK) return CLI_USAGE;
             o->inverse = (skit_fft_inverse)idx;
