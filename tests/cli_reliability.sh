@@ -117,6 +117,42 @@ wait $pid; rc=$?
 [ $rc -eq 143 ] && pass || fail "SIGTERM while writing -o FILE: exit $rc, expected 143"
 empty_dir "$O" "SIGTERM while writing -o FILE"
 
+# SIGTERM while bench tno waits for its PyTorch peer (minutes in a real run):
+# the peer stops too, and its output's temporary goes. A stand-in peer
+# records its PID and sleeps; bench tno runs it only where torch imports.
+if /usr/bin/python3 -c "import torch" >/dev/null 2>&1; then
+  PD=$TMP/peerdir
+  mkdir -p "$PD/bench/peers" "$TMP/peertmp"
+  cat > "$PD/bench/peers/tno_torch.py" <<'EOF'
+import os, time
+with open(os.environ["PEER_PIDFILE"], "w") as f:
+    f.write(str(os.getpid()))
+time.sleep(60)
+EOF
+  fresh
+  PEER_PIDFILE=$TMP/peer.pid TMPDIR=$TMP/peertmp SKIT_DATADIR=$PD "$SKIT" bench tno --quick --no-sweep \
+      --threads 1 -o "$O/t.tsv" >"$TMP/stdout" 2>"$TMP/stderr" &
+  pid=$!
+  for _ in $(seq 1200); do [ -s "$TMP/peer.pid" ] && break; sleep 0.1; done
+  peer=$(cat "$TMP/peer.pid" 2>/dev/null || true)
+  kill -TERM $pid
+  wait $pid; rc=$?
+  if [ -z "$peer" ]; then fail "bench tno never started the stand-in PyTorch peer: $(tail -c 300 "$TMP/stderr")"
+  else
+    [ $rc -eq 143 ] && pass || fail "SIGTERM during the PyTorch peer: exit $rc, expected 143"
+    sleep 0.5
+    # a zombie is stopped (orphans wait for a reaper that a container may lack)
+    state=$(ps -o stat= -p "$peer" 2>/dev/null || true)
+    if [ -n "$state" ] && [ "${state#Z}" = "$state" ]; then
+      fail "SIGTERM during bench tno: its PyTorch peer still runs"; kill "$peer"
+    else pass; fi
+    empty_dir "$TMP/peertmp" "SIGTERM during the PyTorch peer (the peer's temporary output)"
+    empty_dir "$O" "SIGTERM during the PyTorch peer (-o FILE)"
+  fi
+else
+  echo "skipped: SIGTERM during the PyTorch peer (torch not importable)"
+fi
+
 # ---- reproduce: completion markers, --merge, --allow-partial, the lock --------
 FAKE=$TMP/datadir
 mkdir -p "$FAKE/experiments" "$FAKE/plots"

@@ -144,6 +144,12 @@ void cli_temp_release(int slot)
     if (slot >= 0 && slot < MAX_TEMPS) temp_used[slot] = 0;
 }
 
+const char *cli_temp_dir(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && *dir && strlen(dir) < 128 ? dir : "/tmp";
+}
+
 void cli_child_register(long pid)
 {
     for (int i = 0; i < MAX_CHILDREN; i++)

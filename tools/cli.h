@@ -65,6 +65,9 @@ const char *cli_output_stage(const char *path);
  * cli_temp_release (-1 if all slots are in use; then nothing is removed). */
 int cli_temp_register(const char *path);
 void cli_temp_release(int slot);
+/* The directory for temporary files: $TMPDIR when set (and under 128
+ * characters, so that names built on it fit their buffers), else /tmp. */
+const char *cli_temp_dir(void);
 /* A child process (group leader) to stop with SIGTERM if a signal arrives. */
 void cli_child_register(long pid);
 void cli_child_release(long pid);

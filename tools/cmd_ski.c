@@ -657,11 +657,13 @@ static int run_extrapolation(options *o)
         status = cli_table_emit(&t, &o->common, o->argc, o->argv,
                                 "errors relative to the target (dimensionless); lags in index units", NULL, NULL);
     /* the figure draws the curves: from --curves, or a temporary file */
-    char curves_tmp[128] = "";
+    char curves_tmp[256] = "";
     const char *curves_path = o->curves;
+    int curves_slot = -1; /* the temporary goes if a signal ends the run */
     if (!curves_path && o->common.plot) {
-        snprintf(curves_tmp, sizeof curves_tmp, "/tmp/skit-ski-curves-%ld.tsv", (long)getpid());
+        snprintf(curves_tmp, sizeof curves_tmp, "%s/skit-ski-curves-%ld.tsv", cli_temp_dir(), (long)getpid());
         curves_path = curves_tmp;
+        curves_slot = cli_temp_register(curves_tmp);
     }
     if (status == CLI_OK && curves_path)
         status = cli_table_save(&curves, curves_path, o->argc, o->argv, o->common.seed, "k(t) in kernel units, t in lags");
@@ -671,6 +673,7 @@ static int run_extrapolation(options *o)
         status = cli_plot("ski_extrapolation", curves_path, o->common.plot, vars);
     }
     if (curves_tmp[0]) unlink(curves_tmp);
+    cli_temp_release(curves_slot);
     cli_table_free(&t);
     cli_table_free(&curves);
     extrapolation_free(&x);

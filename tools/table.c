@@ -195,9 +195,7 @@ int cli_table_emit(const cli_table *t, const cli_common *common, int argc, char 
     if (status != CLI_OK || !common->plot || !script) return status;
     if (to_file) return cli_plot(script, common->output, common->plot, variables);
     char tmp[256];
-    const char *dir = getenv("TMPDIR");
-    snprintf(tmp, sizeof tmp, "%s/skit-%s-%ld.tsv", dir && *dir && strlen(dir) < 128 ? dir : "/tmp",
-             script, (long)getpid());
+    snprintf(tmp, sizeof tmp, "%s/skit-%s-%ld.tsv", cli_temp_dir(), script, (long)getpid());
     int slot = cli_temp_register(tmp);
     status = cli_table_save(t, tmp, argc, argv, common->seed, units);
     if (status == CLI_OK) status = cli_plot(script, tmp, common->plot, variables);

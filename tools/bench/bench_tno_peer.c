@@ -32,19 +32,26 @@ typedef struct peer_row {
     double torch_s, skit_s, apply_s; /* apply_s: skit's execute with the kernels cached */
 } peer_row;
 
-/* Runs argv with stdout and stderr to /dev/null; 0 when it exits 0. */
+/* Runs argv with stdout and stderr to /dev/null; 0 when it exits 0. The
+ * peer runs for minutes: in its own process group, registered, so that a
+ * signal ending skit stops it too (both sides set the group, so it is
+ * set before the parent can be signalled). */
 static int run_quietly(const char *const argv[])
 {
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        setpgid(0, 0);
         FILE *null = freopen("/dev/null", "w", stdout);
         if (null) dup2(STDOUT_FILENO, STDERR_FILENO);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
+    setpgid(pid, pid);
+    cli_child_register(pid);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    cli_child_release(pid);
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
@@ -157,7 +164,7 @@ static void judge(cli_table *t, int quiet, const peer_row *rows, size_t count)
 
 int bench_tno_peer(const char *shapes, const skit_tno_options *base, uint64_t seed, int quiet, cli_table *t)
 {
-    char script[4096], out[] = "/tmp/skit-tno-torch-XXXXXX", threads[16], line[1024];
+    char script[4096], out[256], threads[16], line[1024];
     snprintf(script, sizeof script, "%s/bench/peers/tno_torch.py", cli_datadir());
     if (access(script, R_OK) != 0 || !bench_python_has("torch")) {
         snprintf(line, sizeof line, "peer: PyTorch peer skipped (%s)",
@@ -167,15 +174,19 @@ int bench_tno_peer(const char *shapes, const skit_tno_options *base, uint64_t se
         return CLI_OK;
     }
     const int all = bench_threads();
+    snprintf(out, sizeof out, "%s/skit-tno-torch-XXXXXX", cli_temp_dir());
     int fd = mkstemp(out);
-    if (fd < 0) return cli_failure("cannot create a temporary file for the PyTorch peer: %s", strerror(errno));
+    if (fd < 0) return cli_failure("cannot create a temporary file for the PyTorch peer in %s: %s", cli_temp_dir(),
+                                   strerror(errno));
     close(fd);
+    int slot = cli_temp_register(out); /* removed if a signal ends the run */
     snprintf(threads, sizeof threads, "%d", all);
     if (!quiet) fprintf(stderr, "%s: PyTorch peer (%s) ...\n", cli_context(), script);
     const char *const argv[] = {BENCH_PYTHON, script, "--shapes", shapes, "--threads", threads, "-o", out, NULL};
     peer_row rows[256];
     size_t count = run_quietly(argv) == 0 ? read_rows(out, rows, 256) : 0;
     unlink(out);
+    cli_temp_release(slot);
     if (!count) {
         note(t, quiet, "peer: PyTorch peer failed (no rows from bench/peers/tno_torch.py)");
         return CLI_OK;

@@ -194,6 +194,7 @@ void bench_peer_close(bench_peer *peer)
     if (peer->pid > 0) {
         int wstatus;
         while (waitpid((pid_t)peer->pid, &wstatus, 0) < 0 && errno == EINTR) {}
+        cli_child_release(peer->pid);
     }
     peer->pid = 0;
 }
@@ -214,6 +215,7 @@ static int peer_start(bench_peer *peer)
         return -1;
     }
     if (pid == 0) {
+        setpgid(0, 0); /* its own group: a signal ending skit stops a long request too */
         dup2(sv[1], STDIN_FILENO);
         dup2(sv[1], STDOUT_FILENO);
         if (sv[1] > STDOUT_FILENO) close(sv[1]);
@@ -222,6 +224,8 @@ static int peer_start(bench_peer *peer)
         _exit(127);
     }
     close(sv[1]);
+    setpgid(pid, pid);
+    cli_child_register(pid);
     peer->pid = (long)pid;
     peer->fd = sv[0];
     return 0;
