@@ -204,6 +204,14 @@ if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
     fail "bench tno: no PyTorch peer row for tno causal float32 one thread"
   grep -q '^# target: skit float32 >= 5x the PyTorch float32 peer, one thread: ' "$TMP/b.tsv" ||
     fail "bench tno: no PyTorch target line"
+  # beside it, FFTW's bare float transforms at the plan's length (n = 64: 128 = 2n)
+  grep '^# peer: tno causal n=64 d=4 batch=2 float32 threads=1: ' "$TMP/b.tsv" |
+    grep -q "FFTW's bare r2c + c2r per channel at N = 128 [0-9.e+]*x)" ||
+    fail "bench tno: no bare-transform floor beside the tno causal float32 row"
+  grep '^# peer: ski .* float32 threads=1: ' "$TMP/b.tsv" | grep -q "FFTW's bare" &&
+    fail "bench tno: a bare-transform floor beside SKI-TNO (its FFTs are r long, not n)"
+  grep -q "^# floor: PyTorch float32 forward / FFTW's bare float r2c + c2r per channel .*: [0-9.]*-[0-9.]*x; under 5x, .* at [0-9]* of 4 shapes" "$TMP/b.tsv" ||
+    fail "bench tno: no bare-transform floor line over the 4 TNO / FD-TNO shapes"
 else
   grep -q '^# peer: PyTorch peer skipped' "$TMP/b.tsv" || fail "bench tno: torch missing, but no 'skipped' note"
 fi

@@ -97,7 +97,10 @@ static const char *usage =
     "                      default when /usr/bin/python3 imports torch: the same\n"
     "                      operators at the --shapes, float32 and float64, one\n"
     "                      thread and all, each beside skit's forward of the same\n"
-    "                      precision and threads, timed after it in this run)\n" CLI_COMMON_HELP CLI_PLANNER_HELP("measure: the plan is reused")
+    "                      precision and threads, timed after it in this run;\n"
+    "                      float32 TNO and FD-TNO on one thread also beside\n"
+    "                      FFTW's bare float r2c + c2r per channel at the plan's\n"
+    "                      FFT length, which no FFT implementation goes under)\n" CLI_COMMON_HELP CLI_PLANNER_HELP("measure: the plan is reused")
     "\nThe papers' numbers come from full training steps on A100 GPUs; these are\n"
     "single operators on this CPU, so a claim marked 'not reproduced' says what\n"
     "the operators cost here, not that the papers' measurements are wrong.\n\n"

@@ -313,6 +313,14 @@ void bench_fftw_destroy(bench_fftw *f)
     memset(f, 0, sizeof *f);
 }
 
+unsigned bench_fftw_flags(skit_planner planner)
+{
+    static const unsigned flags[] = {FFTW_ESTIMATE, FFTW_ESTIMATE, FFTW_MEASURE, FFTW_PATIENT, FFTW_EXHAUSTIVE,
+                                     FFTW_WISDOM_ONLY | FFTW_ESTIMATE};
+    if (planner == SKIT_PLANNER_DEFAULT) planner = skit_fft_default_planner();
+    return flags[planner];
+}
+
 int bench_fftw_create(bench_fftw *f, size_t length, skit_planner planner)
 {
     memset(f, 0, sizeof *f);
@@ -328,13 +336,10 @@ int bench_fftw_create(bench_fftw *f, size_t length, skit_planner planner)
         bench_fftw_destroy(f);
         return SKIT_ENOMEM;
     }
-    static const unsigned flags[] = {FFTW_ESTIMATE, FFTW_ESTIMATE, FFTW_MEASURE, FFTW_PATIENT, FFTW_EXHAUSTIVE,
-                                     FFTW_WISDOM_ONLY | FFTW_ESTIMATE};
-    if (planner == SKIT_PLANNER_DEFAULT) planner = skit_fft_default_planner();
     /* this process plans on one thread; FFTW's time limit and wisdom are
      * those skit set (skit_fft_set_time_limit, skit_fft_wisdom_*) */
-    f->r2c = fftw_plan_dft_r2c_1d((int)length, f->real, f->spectrum, flags[planner]);
-    f->c2r = fftw_plan_dft_c2r_1d((int)length, f->spectrum, f->back, flags[planner]);
+    f->r2c = fftw_plan_dft_r2c_1d((int)length, f->real, f->spectrum, bench_fftw_flags(planner));
+    f->c2r = fftw_plan_dft_c2r_1d((int)length, f->spectrum, f->back, bench_fftw_flags(planner));
     if (!f->r2c || !f->c2r) {
         bench_fftw_destroy(f);
         return SKIT_ELIBRARY;

@@ -123,6 +123,8 @@ typedef struct bench_fftw {
  * zeroed. SKIT_OK, SKIT_ENOMEM, or SKIT_ELIBRARY when FFTW cannot plan
  * (nothing is left allocated). */
 int bench_fftw_create(bench_fftw *f, size_t length, skit_planner planner);
+/* FFTW's planner flags for a skit planner (DEFAULT: skit's default) */
+unsigned bench_fftw_flags(skit_planner planner);
 void bench_fftw_destroy(bench_fftw *f);
 /* count r2c (pairs: each followed by a c2r, as a matvec or a Hilbert step
  * runs them) over `threads` OpenMP threads (<= f->buffers), each on its own
