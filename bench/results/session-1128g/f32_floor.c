@@ -4,7 +4,7 @@
  * the floor of any FFTW implementation of the same forward: the plain
  * per-channel loop of FFTW float transforms at the peer's length 2n
  * (copy x_c into a zero-padded buffer, r2c, product with a cached
- * spectrum, c2r, copy n outputs), planned FFTW_PATIENT, on channel-major
+ * spectrum, c2r, copy n outputs), planned FFTW_PATIENT (or MEASURE: FLOOR below), on channel-major
  * data (no transpose counted), the kernels' computation not counted.
  * Also the bare transforms alone (one r2c and one c2r a channel, no
  * copies, no product): a lower bound on any implementation by FFTW's
@@ -12,10 +12,12 @@
  * against a direct sum on its first channel, so the floor computes the
  * product it claims.
  *   gcc -O2 -I lib -I build f32_floor.c -o f32_floor -L build/.libs -lskit -lfftw3f -lm
- *   ./f32_floor OP CAUSAL N D BATCH [PLANNER [LAYOUT]]
- * OP tno | fd; skit's PLANNER measure (default, at 0.25 s per transform,
- * as skit bench tno) or patient (no time limit); LAYOUT rows (default)
- * or channels.
+ *   ./f32_floor OP CAUSAL N D BATCH [PLANNER [LAYOUT [FLOOR]]]
+ * OP tno | fd; CAUSAL 0 | 1; skit's PLANNER measure (default, at 0.25 s
+ * per transform, as skit bench tno), measure-nolimit or patient (no time
+ * limit); LAYOUT rows (default) or channels; FLOOR, the floor loop's and
+ * bare transforms' planner: patient (default, no time limit) or measure
+ * (at 0.25 s per transform, as skit's default).
  * prints: skit_forward_s skit_apply_s floor_s transforms_s check */
 #include <fftw3.h>
 #include <math.h>
@@ -99,18 +101,27 @@ static double loop_check(loop *l, const float *k)
 
 int main(int argc, char **argv)
 {
-    if (argc < 6 || argc > 8) {
-        fprintf(stderr, "usage: f32_floor tno|fd CAUSAL N D BATCH [measure|patient [rows|channels]]\n");
+    const char *usage = "usage: f32_floor tno|fd 0|1 N D BATCH [measure|measure-nolimit|patient [rows|channels "
+                        "[patient|measure]]]; N >= 2, D, BATCH >= 1\n";
+    const char *planner = argc > 6 ? argv[6] : "measure", *layout = argc > 7 ? argv[7] : "rows",
+               *floor_planner = argc > 8 ? argv[8] : "patient";
+    const long nl = argc > 5 ? atol(argv[3]) : 0, dl = argc > 5 ? atol(argv[4]) : 0, bl = argc > 5 ? atol(argv[5]) : 0;
+    if (argc < 6 || argc > 9 || (strcmp(argv[1], "tno") && strcmp(argv[1], "fd")) ||
+        (strcmp(argv[2], "0") && strcmp(argv[2], "1")) || nl < 2 || nl > (1L << 24) || dl < 1 || bl < 1 ||
+        (strcmp(planner, "measure") && strcmp(planner, "measure-nolimit") && strcmp(planner, "patient")) ||
+        (strcmp(layout, "rows") && strcmp(layout, "channels")) ||
+        (strcmp(floor_planner, "patient") && strcmp(floor_planner, "measure"))) {
+        fputs(usage, stderr);
         return 2;
     }
-    const int fd = strcmp(argv[1], "fd") == 0, causal = atoi(argv[2]);
-    const size_t n = (size_t)atol(argv[3]), d = (size_t)atol(argv[4]), batch = (size_t)atol(argv[5]);
+    const int fd = strcmp(argv[1], "fd") == 0, causal = argv[2][0] == '1';
+    const size_t n = (size_t)nl, d = (size_t)dl, batch = (size_t)bl;
     const size_t L = 2 * n, half = L / 2 + 1, T = n * d * batch;
 
     /* skit, by default as skit bench tno plans it: MEASURE, 0.25 s per transform */
-    const int patient = argc > 6 && strcmp(argv[6], "patient") == 0;
-    const int channels = argc > 7 && strcmp(argv[7], "channels") == 0;
-    skit_fft_set_time_limit(patient ? -1.0 : 0.25);
+    const int patient = strcmp(planner, "patient") == 0, nolimit = strcmp(planner, "measure-nolimit") == 0;
+    const int channels = strcmp(layout, "channels") == 0, floor_measure = strcmp(floor_planner, "measure") == 0;
+    skit_fft_set_time_limit(patient || nolimit ? -1.0 : 0.25);
     skit_tno_options o;
     skit_tno_options_default(&o, fd ? SKIT_TNO_FD : SKIT_TNO_FFT);
     o.causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
@@ -128,14 +139,14 @@ int main(int argc, char **argv)
 
     /* the floor loop: batch x d channels, random kernels' spectra */
     loop l = {.n = n, .L = L, .channels = batch * d};
-    fftwf_set_timelimit(-1);
+    fftwf_set_timelimit(floor_measure ? 0.25 : -1.0);
     l.buf = fftwf_alloc_real(L);
     l.z = fftwf_alloc_complex(half);
     l.spectra = fftwf_alloc_complex(half * l.channels);
     l.x = x;
     l.y = malloc(T * sizeof(float));
-    l.r2c = fftwf_plan_dft_r2c_1d((int)L, l.buf, l.z, FFTW_PATIENT);
-    l.c2r = fftwf_plan_dft_c2r_1d((int)L, l.z, l.buf, FFTW_PATIENT);
+    l.r2c = fftwf_plan_dft_r2c_1d((int)L, l.buf, l.z, floor_measure ? FFTW_MEASURE : FFTW_PATIENT);
+    l.c2r = fftwf_plan_dft_c2r_1d((int)L, l.z, l.buf, floor_measure ? FFTW_MEASURE : FFTW_PATIENT);
     float *k0 = malloc(L * sizeof(float));
     for (size_t c = 0; c < l.channels; c++) {
         for (size_t i = 0; i < L; i++) l.buf[i] = (float)((rand() / (double)RAND_MAX - 0.5) / (1.0 + (double)i));
