@@ -32,7 +32,7 @@ for m in $mixers; do
     --glu 7 --task recall --vocab 4 --objective masked --activation silu --seed "$SEED"
 done
 # ReLU RPEs (n = 13 above) have kinks that central differences straddle;
-# the check's ladder (tools/fdiff.c's rule, 8 steps down from 1e-3 |p|)
+# the check's ladder (cli/fdiff.c's rule, 8 steps down from 1e-3 |p|)
 # reaches below them: 0 of 234 ReLU runs failed, 2 with 5 steps
 expect_ok train --check-gradients --task copy --n 17 --d 4 --batch 2 --activation silu --seed "$SEED"
 expect_ok train --check-gradients --task text --n 9 --d 4 --batch 2 --layers 1 --activation silu --seed "$SEED"

@@ -1,7 +1,7 @@
 # tests/cli_train_f32.sh — `skit train --precision f32` (tno, fd, ski,
 # attention, mra): the float32 model's loss and gradients against the
 # float64 model's on the same parameters and batch (--check-gradients, its
-# bound derived in tools/train/check.c), causal and masked, odd and prime n
+# bound derived in train/check.c), causal and masked, odd and prime n
 # (mra: multiples of 4); the float32 loss curve tracks the float64 one; a
 # float32 checkpoint is float64 .npy that `skit tno --params` loads (tno
 # and ski); an mra run trains and saves.

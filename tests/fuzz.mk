@@ -25,12 +25,15 @@
 # ---- corpus replay (gcc build, part of make check) ------------------------
 check_PROGRAMS += tests/test_fuzz_replay
 tests_test_fuzz_replay_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_io.c tests/fuzz/fuzz_cli.c \
-	tests/fuzz/fuzz.h tests/fuzz/tool_main.h $(tools_skit_SOURCES)
-# tools/skit.c brings cli_commands[] and its main(), renamed here
+	tests/fuzz/fuzz.h tests/fuzz/tool_main.h $(fuzz_skit_sources)
+# every command of skit in one process: tools/skit.c brings cli_commands[]
+# and its main(), renamed here; `train` and `bench` call skit-train's and
+# skit-bench's code directly instead of running those programs
+fuzz_skit_sources = $(tools_skit_SOURCES) $(cli_libskitcli_la_SOURCES) $(SKIT_TRAIN_SOURCES) $(SKIT_BENCH_SOURCES)
 tests_test_fuzz_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -Dmain=skit_tool_main \
-	-include $(top_srcdir)/tests/fuzz/tool_main.h
+	-DSKIT_ALIASES_IN_PROCESS -include $(top_srcdir)/tests/fuzz/tool_main.h
 tests_test_fuzz_replay_CFLAGS = $(AM_CFLAGS)
-tests_test_fuzz_replay_LDADD = $(tools_skit_LDADD)
+tests_test_fuzz_replay_LDADD = libskit.la $(SKIT_DEP_LIBS)
 TESTS += tests/test_fuzz_replay tests/cli_badinput.sh tests/cli_determinism.sh
 # (tests/fuzz file by file: a build directory's tests/fuzz/ holds objects
 # that `make dist` would copy along with the directory)
@@ -44,7 +47,7 @@ FUZZ_CC = clang
 FUZZ_SANITIZE = address,undefined
 # memory requests above this many bytes are refused inside fuzz-cli
 FUZZ_MEMORY_CAP = 134217728
-FUZZ_DEFS = -I$(top_srcdir)/lib -I$(top_srcdir)/tools -I$(top_srcdir)/tests/fuzz -I$(top_builddir) \
+FUZZ_DEFS = -I$(top_srcdir)/lib -I$(top_srcdir) -I$(top_srcdir)/tools -I$(top_srcdir)/tests/fuzz -I$(top_builddir) \
 	-DSKIT_SOURCE_DIR='"$(abs_top_srcdir)"' -DSKIT_BUILD_DIR='"$(abs_top_builddir)"' \
 	-DSKIT_PKGDATADIR='"$(pkgdatadir)"' -DSKIT_FUZZ_MEMORY_CAP=$(FUZZ_MEMORY_CAP) -DSKIT_FUZZ_HOOKS \
 	$(FFTW_CFLAGS) $(OPENBLAS_CFLAGS) $(LAPACKE_CFLAGS)
@@ -54,24 +57,24 @@ FUZZ_LINK_FLAGS = -fsanitize=fuzzer,$(FUZZ_SANITIZE)
 FUZZ_LIBS = $(FFTW_LIBS) $(LAPACKE_LIBS) $(OPENBLAS_LIBS) -lm
 # serial build (no OpenMP) with the CUDA stub, whatever configure found
 fuzz_lib_sources = $(sort $(filter-out lib/cuda/loader.c,$(filter %.c,$(libskit_la_SOURCES))) lib/cuda/stub.c)
-fuzz_tool_sources = $(filter %.c,$(tools_skit_SOURCES))
+fuzz_tool_sources = $(filter %.c,$(fuzz_skit_sources))
 fuzz_lib_objects = $(patsubst %.c,tests/fuzz/obj/%.o,$(fuzz_lib_sources))
 fuzz_tool_objects = $(patsubst %.c,tests/fuzz/obj/%.o,$(fuzz_tool_sources))
-fuzz_headers = $(wildcard $(top_srcdir)/lib/*.h $(top_srcdir)/lib/*/*.h $(top_srcdir)/tools/*.h \
-	$(top_srcdir)/tests/fuzz/*.h) config.h
+fuzz_headers = $(wildcard $(top_srcdir)/lib/*.h $(top_srcdir)/lib/*/*.h $(top_srcdir)/tools/*.h $(top_srcdir)/cli/*.h \
+	$(top_srcdir)/train/*.h $(top_srcdir)/bench/*.h $(top_srcdir)/tests/fuzz/*.h) config.h
 FUZZ_TARGETS = tests/fuzz/fuzz-npy tests/fuzz/fuzz-tsv tests/fuzz/fuzz-cli
 
-# memory.c: skit_memory_check and cli.c: cli_apply_threads are replaced by
+# memory.c: skit_memory_check and cli/cli.c: cli_apply_threads are replaced by
 # the hooks in tests/fuzz/hooks.c
 tests/fuzz/obj/lib/core/memory.o: $(top_srcdir)/lib/core/memory.c $(fuzz_headers)
 	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_DEFS) $(FUZZ_COMPILE_FLAGS) -Dskit_memory_check=skit_memory_check_uncapped -c -o $@ $<
-tests/fuzz/obj/tools/cli.o: $(top_srcdir)/tools/cli.c $(fuzz_headers)
+tests/fuzz/obj/cli/cli.o: $(top_srcdir)/cli/cli.c $(fuzz_headers)
 	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_DEFS) $(FUZZ_COMPILE_FLAGS) -Dcli_apply_threads=cli_apply_threads_real -c -o $@ $<
 tests/fuzz/obj/tools/skit.o: $(top_srcdir)/tools/skit.c $(fuzz_headers)
 	@$(MKDIR_P) $(@D)
-	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_DEFS) $(FUZZ_COMPILE_FLAGS) -Dmain=skit_tool_main \
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_DEFS) $(FUZZ_COMPILE_FLAGS) -Dmain=skit_tool_main -DSKIT_ALIASES_IN_PROCESS \
 	  -include $(top_srcdir)/tests/fuzz/tool_main.h -c -o $@ $<
 tests/fuzz/obj/%.o: $(top_srcdir)/%.c $(fuzz_headers)
 	@$(MKDIR_P) $(@D)

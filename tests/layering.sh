@@ -10,7 +10,14 @@
 #      call goes up or sideways, so no call loop between modules);
 #   2. includes: no file includes another module's *_internal.h, and a
 #      library-internal interface header "B/x.h" only from a higher module;
-#   3. the library never includes the umbrella header skit.h.
+#   3. the library never includes the umbrella header skit.h;
+#   4. the programs sit on top, in ranks of their own:
+#        lib (the public API, skit.h) < cli (the command-line kit)
+#        < tools (skit), train (skit-train), bench (skit-benchmarks)
+#      a program includes from lib/ only the public headers (skit.h,
+#      skit/*.h), from the kit anything, and nothing of another program
+#      (`skit train` and `skit bench` run the other programs, they do not
+#      link them); the kit includes no program's header.
 set -u
 top=${SKIT_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${SKIT_BUILDDIR_ABS:-$(pwd)}
@@ -71,5 +78,23 @@ while IFS= read -r f; do
     done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
 done < <(find "$top/lib" -mindepth 2 \( -name '*.c' -o -name '*.h' -o -name '*.cu' \))
 
-[ $fail -eq 0 ] && echo "layering: modules point down (${#owner[@]} symbols checked)"
+# ---- 4. the programs ---------------------------------------------------------
+programs=0
+for area in cli tools train bench; do
+    while IFS= read -r f; do
+        programs=$((programs + 1))
+        rel=${f#"$top"/}
+        while IFS= read -r inc; do
+            case $inc in
+            config.h | skit.h | skit/*) ;;
+            cli/*) [ "$area" != cli ] || complain "$rel includes $inc: the kit includes its own headers by name" ;;
+            */*) complain "$rel includes $inc: a program uses the library's public headers and the kit only" ;;
+            *) [ -f "$(dirname "$f")/$inc" ] || complain "$rel includes $inc, not a header of $area/" ;;
+            esac
+        done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
+    done < <(find "$top/$area" -maxdepth 1 \( -name '*.c' -o -name '*.h' \))
+done
+[ $programs -gt 0 ] || complain "no program sources found under $top/{cli,tools,train,bench}"
+
+[ $fail -eq 0 ] && echo "layering: modules point down (${#owner[@]} symbols checked; $programs program files)"
 exit $fail

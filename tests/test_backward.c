@@ -15,7 +15,7 @@
 
 #include "attention/attention_internal.h"
 #include "check_util.h"
-#include "fdiff.h"
+#include "cli/fdiff.h"
 #include "gradcheck.h"
 
 /* dcoeffs by the definition: dt_k = sum_i dy_i x_{i-k} */

@@ -105,7 +105,7 @@ static size_t counter_stop(void)
     return __atomic_load_n(&allocations, __ATOMIC_RELAXED);
 }
 
-/* One training step as `skit train` takes it (tools/cmd_train.c train_step);
+/* One training step as `skit train` takes it (train/cmd_train.c train_step);
  * no ck_assert inside (check's bookkeeping of a passed assertion allocates).
  * Returns a library status, SKIT_ENONFINITE for a loss not finite. */
 static int step(train_model *m, train_task *task, skit_rng *rng, train_adamw *opt, size_t t, int *in, int *tg,

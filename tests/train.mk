@@ -8,14 +8,14 @@ EXTRA_DIST += tests/cli_train_f32.sh
 EXTRA_DIST += tests/cli_train_torch.sh tests/train_torch_step.py
 # no allocation inside a training step after the first (a counting malloc)
 check_PROGRAMS += tests/test_train_alloc
-tests_test_train_alloc_SOURCES = tests/test_train_alloc.c tests/check_util.h tools/train/model.c \
-	tools/train/model.h tools/train/model_real.h tools/train/data.c tools/train/data.h tools/train/optim.c tools/train/optim.h
+tests_test_train_alloc_SOURCES = tests/test_train_alloc.c tests/check_util.h train/model.c \
+	train/model.h train/model_real.h train/data.c train/data.h train/optim.c train/optim.h
 tests_test_train_alloc_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/tools
 tests_test_train_alloc_LDADD = $(TEST_LDADD)
 TESTS += tests/test_train_alloc
 # the Markov task's exact masked-LM floor against enumeration
 check_PROGRAMS += tests/test_train_data
-tests_test_train_data_SOURCES = tests/test_train_data.c tests/check_util.h tools/train/data.c tools/train/data.h
+tests_test_train_data_SOURCES = tests/test_train_data.c tests/check_util.h train/data.c train/data.h
 tests_test_train_data_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/tools
 tests_test_train_data_LDADD = $(TEST_LDADD)
 TESTS += tests/test_train_data

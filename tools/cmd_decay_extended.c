@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "table.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "cli/table.h"
 
 static const char *const act_names[] = {"relu", "silu", "gelu", NULL};
 static const char *const norm_names[] = {"none", "layer", "rms", NULL};

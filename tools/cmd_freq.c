@@ -14,8 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "table.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "cli/table.h"
 
 /* Widest row: impulse with 64 channels has 1 + 2*64 columns. */
 #define MAX_COLUMNS 160

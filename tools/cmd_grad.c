@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
+#include "commands.h"
 #include "gradcheck.h"
-#include "table.h"
+#include "cli/table.h"
 
 #define SKIT_CLI_TRY(expr)          \
     do {                            \

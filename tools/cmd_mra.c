@@ -25,8 +25,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "table.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "cli/table.h"
 
 /* The table with its comment lines (NULL-terminated) to -o or stdout, and
  * with --plot the figure. */

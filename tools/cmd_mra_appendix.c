@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "table.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "cli/table.h"
 
 static const char *const pattern_names[] = {"diagonal", "vertical", "block", "random", NULL};
 

@@ -29,7 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
+#include "commands.h"
 #include "reproduce_report.h"
 
 #define MAX_EXPERIMENTS 256

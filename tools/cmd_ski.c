@@ -12,8 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "table.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "cli/table.h"
 
 static const char *usage =
     "usage: skit ski-bound [--study theorem1|sparse-lowrank|extrapolation] [options]\n"

@@ -17,8 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "table.h"
+#include "cli/cli.h"
+#include "commands.h"
+#include "cli/table.h"
 
 static const char *usage_main =
     "usage: skit toeplitz <matvec|solve> [options]     skit toeplitz <matvec|solve> --help\n"

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
+#include "commands.h"
 
 static const char *usage =
     "usage: skit wisdom -o FILE [--sizes LIST] [--planner P] [--precision P]\n"

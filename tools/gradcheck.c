@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fdiff.h"
+#include "cli/fdiff.h"
 #include "gradcheck.h"
 
 #define GC_MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -517,7 +517,7 @@ static int derivative(gc_problem *pb, gc_group *g, size_t i, const double *v, do
  * compared in absolute terms: the denominator is at least GC_RESOLVED times
  * the difference's own resolution (the agreement of its extrapolations plus
  * their rounding), so an error at that resolution reads 1e-7, below every
- * tolerance (tools/train/check.c does the same; a saturated softmax gave a
+ * tolerance (train/check.c does the same; a saturated softmax gave a
  * gradient group of 1e-21 there). */
 #define GC_RESOLVED 1e7
 

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "table.h"
+#include "cli/cli.h"
+#include "cli/table.h"
 
 /* The vocabulary, in scoreboard order; "error" is no verdict an experiment
  * can give: skit reproduce records it for a script that failed. */

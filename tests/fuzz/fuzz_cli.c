@@ -47,7 +47,7 @@
 #include <omp.h>
 #endif
 
-#include "cli.h"
+#include "commands.h"
 #include "fuzz.h"
 
 #define FUZZ_INT_CAP 64
@@ -61,7 +61,7 @@
 
 /* ---- stopping `skit bench` before its measurements (libFuzzer builds) ------
  * Every bench target calls cli_apply_threads() after its last check and
- * before its first measurement; tools/cli.c is compiled there with
+ * before its first measurement; cli/cli.c is compiled there with
  * -Dcli_apply_threads=cli_apply_threads_real, and while stop_armed is set
  * the call jumps back to skit_fuzz_cli: the whole validation is fuzzed, no
  * timing loop runs. (The replay build has no such hook: there bench gets the

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "commands.h"
 #include "fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

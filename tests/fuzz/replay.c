@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "commands.h"
 #include "fuzz.h"
 
 static int compare_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

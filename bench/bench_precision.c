@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "common.h"
-#include "../cli.h"
-#include "../table.h"
+#include "cli/cli.h"
+#include "cli/table.h"
 
 static const char *usage =
     "usage: skit bench precision [options]\n"

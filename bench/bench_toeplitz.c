@@ -33,8 +33,8 @@
 #endif
 
 #include "common.h"
-#include "../cli.h"
-#include "../table.h"
+#include "cli/cli.h"
+#include "cli/table.h"
 
 static const char *usage =
     "usage: skit bench toeplitz [options]\n"

@@ -55,6 +55,14 @@ int cli_write_error(int status);
 
 /* Run a subcommand with that engine around it (tools/skit.c, fuzz harness). */
 int cli_run_command(const cli_command *command, int argc, char **argv);
+/* A command built as a program of its own (skit-train, skit-bench): its
+ * main(). Messages and provenance headers name it $SKIT_COMMAND_NAME when
+ * the `skit` alias set it (e.g. "skit train"), else `name`. */
+int cli_program_main(const cli_command *command, const char *name, int argc, char **argv);
+/* `skit <name>` for such a program: run `program` with argv[1..] (the build
+ * tree's <subdir>/<program> for a skit run from its build tree, else the
+ * program beside the skit binary). Returns only when it cannot be run. */
+int cli_exec_program(const char *subdir, const char *program, int argc, char **argv);
 /* Claim `path` for `option` (NULL or "-": nothing). CLI_USAGE if another
  * option already claimed the same file. */
 int cli_claim_output(const char *option, const char *path);
@@ -196,24 +204,5 @@ void cli_progress_done(void);
 
 /* Apply --threads. */
 void cli_apply_threads(const cli_common *common);
-
-/* All subcommands (tools/skit.c). */
-extern const cli_command cli_commands[];
-
-/* Subcommand entry points. */
-int cmd_toeplitz(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_reproduce(int argc, char **argv);
-int cmd_ski_bound(int argc, char **argv); /* tools/cmd_ski.c */
-int cmd_hilbert(int argc, char **argv);   /* tools/cmd_freq.c */
-int cmd_decay(int argc, char **argv);     /* tools/cmd_freq.c */
-int cmd_decay_extended(int argc, char **argv); /* tools/cmd_decay_extended.c */
-int cmd_analytic(int argc, char **argv);  /* tools/cmd_analytic.c */
-int cmd_mra_appendix(int argc, char **argv); /* tools/cmd_mra_appendix.c */
-int cmd_mra(int argc, char **argv);       /* tools/cmd_mra.c */
-int cmd_tno(int argc, char **argv);       /* tools/cmd_tno.c */
-int cmd_grad_check(int argc, char **argv); /* tools/cmd_grad.c */
-int cmd_train(int argc, char **argv);      /* tools/cmd_train.c */
-int cmd_wisdom(int argc, char **argv);    /* tools/cmd_wisdom.c */
 
 #endif

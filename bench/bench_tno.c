@@ -52,8 +52,8 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "../cli.h"
-#include "../table.h"
+#include "cli/cli.h"
+#include "cli/table.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -22,8 +22,8 @@
 #endif
 
 #include "common.h"
-#include "../cli.h"
-#include "../table.h"
+#include "cli/cli.h"
+#include "cli/table.h"
 
 typedef struct peer_row {
     char op[8];

@@ -1,5 +1,5 @@
 /* cmd_train.c — `skit train`: train the TNN-style language model of
- * tools/train/model.h on a synthetic task or a byte-level text, with
+ * train/model.h on a synthetic task or a byte-level text, with
  * AdamW, warm-up + cosine decay and clipping; report the validation loss
  * against the task's floor, optionally at other lengths (extrapolation),
  * save a checkpoint directory of .npy files; or check every gradient of a
@@ -15,12 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "table.h"
-#include "train/check.h"
-#include "train/data.h"
-#include "train/model.h"
-#include "train/optim.h"
+#include "cli/cli.h"
+#include "cli/table.h"
+#include "check.h"
+#include "data.h"
+#include "model.h"
+#include "train.h"
+#include "optim.h"
 
 #define DEFAULT_TEXT "/usr/share/common-licenses/GPL-3"
 

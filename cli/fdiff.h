@@ -1,6 +1,6 @@
 /* fdiff.h — one derivative from a ladder of central differences, shared by
  * `skit grad-check` (tools/gradcheck.c) and `skit train --check-gradients`
- * (tools/train/check.c). */
+ * (train/check.c). */
 #ifndef SKIT_TOOLS_FDIFF_H
 #define SKIT_TOOLS_FDIFF_H
 

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "../cli.h"
-#include "../table.h"
+#include "cli/cli.h"
+#include "cli/table.h"
 
 static const char *usage =
     "usage: skit bench mra [options]\n"

@@ -855,3 +855,34 @@ void cli_apply_threads(const cli_common *common)
     (void)common;
 #endif
 }
+
+int cli_program_main(const cli_command *command, const char *name, int argc, char **argv)
+{
+    static char program[64];
+    const char *alias = getenv("SKIT_COMMAND_NAME");
+    snprintf(program, sizeof program, "%s", alias && *alias ? alias : name);
+    unsetenv("SKIT_COMMAND_NAME"); /* not for the processes this one starts */
+    cli_set_context(program);
+    argv[0] = program; /* the provenance header records the command as typed */
+    int status = cli_run_command(command, argc, argv);
+    return status == CLI_OK ? cli_planner_finish() : status;
+}
+
+int cli_exec_program(const char *subdir, const char *program, int argc, char **argv)
+{
+    char path[PATH_MAX + 64];
+    const char *source = cli_source_tree();
+    if (source) snprintf(path, sizeof path, "%s/%s/%s", SKIT_BUILD_DIR, subdir, program);
+    else snprintf(path, sizeof path, "%s/%s", binary_dir(), program);
+    char **args = calloc((size_t)argc + 1, sizeof *args);
+    if (!args) return cli_failure("out of memory");
+    args[0] = path;
+    for (int i = 1; i < argc; i++) args[i] = argv[i];
+    setenv("SKIT_COMMAND_NAME", cli_context(), 1);
+    fflush(NULL);
+    execv(path, args);
+    int err = errno;
+    free(args);
+    unsetenv("SKIT_COMMAND_NAME");
+    return cli_failure("cannot run %s: %s (it is built and installed beside skit)", path, strerror(err));
+}

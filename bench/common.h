@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 #include "skit.h"
-#include "../cli.h"
-#include "../table.h"
+#include "cli/cli.h"
+#include "cli/table.h"
 
 /* ---- timing ------------------------------------------------------------ */
 
@@ -162,15 +162,18 @@ double bench_load_average(void);  /* 1-minute load average, NaN if unknown */
 
 /* ---- the targets of `skit bench`, one per area ------------------------- */
 
-int bench_toeplitz(int argc, char **argv); /* tools/bench/bench_toeplitz.c */
-int bench_ski(int argc, char **argv);      /* tools/bench/bench_ski.c */
-int bench_mra(int argc, char **argv);      /* tools/bench/bench_mra.c */
-int bench_tno(int argc, char **argv);      /* tools/bench/bench_tno.c */
-int bench_device(int argc, char **argv);   /* tools/bench/bench_device.c */
-int bench_precision(int argc, char **argv); /* tools/bench/bench_precision.c */
+/* skit-bench (`skit bench`): dispatch to a target (bench/cmd_bench.c). */
+int cmd_bench(int argc, char **argv);
+
+int bench_toeplitz(int argc, char **argv); /* bench/bench_toeplitz.c */
+int bench_ski(int argc, char **argv);      /* bench/bench_ski.c */
+int bench_mra(int argc, char **argv);      /* bench/bench_mra.c */
+int bench_tno(int argc, char **argv);      /* bench/bench_tno.c */
+int bench_device(int argc, char **argv);   /* bench/bench_device.c */
+int bench_precision(int argc, char **argv); /* bench/bench_precision.c */
 /* The PyTorch peer of `skit bench tno` at the shapes (its --shapes text),
  * skit's plans from `base` (kind, causality, precision set per row); notes
- * (and stderr unless quiet) in t (tools/bench/bench_tno_peer.c). */
+ * (and stderr unless quiet) in t (bench/bench_tno_peer.c). */
 int bench_tno_peer(const char *shapes, const skit_tno_options *base, uint64_t seed, int quiet, cli_table *t);
 
 #endif

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "../fdiff.h"
+#include "cli/fdiff.h"
 
 /* out = dir/name; -1 if it does not fit */
 static int join(char *out, size_t size, const char *dir, const char *name)
@@ -49,7 +49,7 @@ static int central(train_model *m, const int *in, const int *tg, const double *w
     return status;
 }
 
-/* The derivative as `skit grad-check` takes it (tools/fdiff.c): central
+/* The derivative as `skit grad-check` takes it (cli/fdiff.c): central
  * differences at h = 1e-3 |p|, h/4, h/16, ..., Richardson's extrapolation
  * of neighbours, the pair that agrees best among those the smaller steps
  * confirm. A tiny gradient group (its scale far below the loss's) needs

@@ -25,8 +25,8 @@
 
 
 #include "common.h"
-#include "../cli.h"
-#include "../table.h"
+#include "cli/cli.h"
+#include "cli/table.h"
 
 static const char *usage =
     "usage: skit bench ski [options]\n"

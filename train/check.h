@@ -10,7 +10,7 @@
 /* For every parameter group: up to `probes` entries (seeded choice), the
  * analytic gradient of the loss of (inputs, targets, weights) against
  * central differences (L(p + h) - L(p - h)) / 2h at h = 1e-3 max(1, |p|),
- * h/4, ... (check.c), extrapolated and picked by tools/fdiff.c; the worst error
+ * h/4, ... (check.c), extrapolated and picked by cli/fdiff.c; the worst error
  * relative to max(the group's largest |gradient|, 1e-12) per group into
  * worst[group] (train_model_group_count entries). Returns a library status. */
 int train_gradient_check(train_model *model, const int *inputs, const int *targets, const double *weights,

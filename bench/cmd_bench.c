@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "../cli.h"
+#include "cli/cli.h"
 
 static const struct {
     const char *name, *summary;
