@@ -9,8 +9,12 @@ set -euo pipefail
 : "${SKIT:?run experiments through 'skit reproduce'}" "${SKIT_OUT:?}" "${SKIT_DATADIR:?}"
 SKIT_QUICK=${SKIT_QUICK:-0}
 EXP=$(basename "$0" .sh)
-DATA="$SKIT_OUT/data/$EXP"
-FIGURES="$SKIT_OUT/figures"
+# Run inside the output directory with relative names, so that the command
+# lines recorded in the tables' headers carry no machine's absolute path.
+mkdir -p "$SKIT_OUT"
+cd "$SKIT_OUT"
+DATA="data/$EXP"
+FIGURES="figures"
 mkdir -p "$DATA" "$FIGURES" "$SKIT_OUT/claims" "$SKIT_OUT/notes"
 # per-process temporary names: two runs never share one
 CLAIMS_TMP="$SKIT_OUT/claims/.$EXP.tsv.tmp.$$"
@@ -118,9 +122,9 @@ repeats() { seq 1 "$REPEATS"; }
 # note: append markdown (from stdin) to this experiment's section of REPORT.md
 note() { cat >> "$NOTES_TMP"; }
 
-# figure NAME: markdown link lines for figures/NAME.{png,svg,pdf,eps}
-figure() { printf '![%s](figures/%s.png) ([svg](figures/%s.svg), [pdf](figures/%s.pdf), [eps](figures/%s.eps))\n\n' \
-  "$1" "$1" "$1" "$1" "$1" | note; }
+# figure NAME: the markdown line for figures/NAME.png (its SVG, PDF and EPS
+# lie beside it in a run's output; the committed report keeps the PNG)
+figure() { printf '![%s](figures/%s.png)\n\n' "$1" "$1" | note; }
 
 # plot SCRIPT DATAFILE NAME [gnuplot-assignments]: draw plots/SCRIPT.gp from
 # DATAFILE into figures/NAME.{png,svg,pdf,eps} (PNG for screens, the others

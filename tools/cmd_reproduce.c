@@ -13,13 +13,14 @@
  * shards' output directories are copied together, --merge writes REPORT.md
  * from claims/ and notes/.
  * Output: --out DIR, by default build/paper_figures for a skit run from its
- * build tree; the tracked paper_figures/ of the source tree is written only
- * with --paper-figures. */
+ * build tree; the committed paper_figures/ of the source tree is replaced
+ * (its report, not the data) only with --paper-figures. */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,16 +39,19 @@
 static const char *usage =
     "usage: skit reproduce [options]\n"
     "Run every experiment in experiments/ (scripts NN_name.sh), write data, figures\n"
-    "(PNG and SVG) and REPORT.md into the output directory, print the verdict table.\n\n"
+    "(PNG, SVG, PDF, EPS) and REPORT.md into the output directory, print the verdict\n"
+    "table and the verdicts that differ from the committed report.\n\n"
     "options:\n"
     "  --out DIR        output directory (default: paper_figures/ in the build tree for a\n"
     "                   skit run from its build tree, else ./skit-reproduce)\n"
-    "  --paper-figures  write into the source tree's tracked paper_figures/ instead\n"
-    "                   (what scripts/setup-and-run reproduce does)\n"
+    "  --paper-figures  after a complete run (no --quick, --only or --shard), replace\n"
+    "                   the source tree's committed paper_figures/ by its report:\n"
+    "                   REPORT.md, verdicts.json, claims/, notes/ and figures/*.png\n"
     "  --strict         exit 1 if a paper's claim within its hypotheses fails (verdict\n"
     "                   'fails') or an experiment does not finish (for CI)\n"
-    "  --compare DIR    list the verdicts that differ from the run in DIR (default with\n"
-    "                   --quick: the source tree's paper_figures/, if a full run)\n"
+    "  --compare DIR    list the verdicts that differ from the run in DIR (default: the\n"
+    "                   source tree's committed paper_figures/, for a skit run from its\n"
+    "                   build tree)\n"
     "  --only LIST      run only these experiments (comma-separated names or numbers)\n"
     "  --shard I/N      run experiments whose index = I-1 mod N; no report is written\n"
     "  --merge          write REPORT.md from DIR/claims and DIR/notes only (after shards);\n"
@@ -418,7 +422,11 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
     }
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
     if (o->paper_figures && o->out)
-        return cli_usage_error("--paper-figures and --out: give one output directory");
+        return cli_usage_error("--paper-figures and --out: the committed report is refreshed from a "
+                               "run into the build tree's paper_figures/ (drop --out)");
+    if (o->paper_figures && (o->quick || o->only || o->shard_count > 1 || o->merge))
+        return cli_usage_error("--paper-figures: only a complete full run replaces the committed "
+                               "report (not with --quick, --only, --shard or --merge)");
     if (o->paper_figures && !cli_source_tree())
         return cli_usage_error("--paper-figures: only a skit run from its build tree knows the "
                                "source tree's paper_figures/ (use --out)");
@@ -456,7 +464,10 @@ static int prepare_output(const char *out_dir, int quick, char *abs_out, size_t 
     if (!realpath(out_dir, abs_out)) snprintf(abs_out, size, "%s", out_dir);
     setenv("SKIT", self, 1);
     setenv("SKIT_OUT", abs_out, 1);
-    setenv("SKIT_DATADIR", cli_datadir(), 1);
+    /* absolute: the scripts run inside the output directory */
+    char datadir[4096];
+    if (!realpath(cli_datadir(), datadir)) snprintf(datadir, sizeof datadir, "%s", cli_datadir());
+    setenv("SKIT_DATADIR", datadir, 1);
     setenv("SKIT_QUICK", quick ? "1" : "0", 1);
     char marker[4200];
     snprintf(marker, sizeof marker, "%s/claims/.quick", abs_out);
@@ -508,17 +519,15 @@ static int run_experiment(const char *exp_dir, const char *file, const char *abs
 
 /* ---- output directory and report (verdict handling: reproduce_report.c) -- */
 
-/* --out, --paper-figures, or the default: under the build tree for a skit
- * run from it (the tracked paper_figures/ changes only on request), else
- * ./skit-reproduce (an installed skit's data directory is no place for
- * output). */
+/* --out, or the default: under the build tree for a skit run from it (the
+ * committed paper_figures/ changes only with --paper-figures, by
+ * publish_report), else ./skit-reproduce (an installed skit's data
+ * directory is no place for output). */
 static void output_dir(const reproduce_options *o, char *out, size_t size)
 {
     const char *source = cli_source_tree();
     if (o->out)
         snprintf(out, size, "%s", o->out);
-    else if (o->paper_figures)
-        snprintf(out, size, "%s/paper_figures", source);
     else if (source)
         snprintf(out, size, "%s/paper_figures", SKIT_BUILD_DIR);
     else
@@ -533,14 +542,14 @@ static int run_was_quick(const char *out_dir, int quick)
     return quick || access(marker, F_OK) == 0;
 }
 
-/* The run to compare verdicts with: --compare, or for a quick run the
- * source tree's paper_figures/ when that holds a full run. */
-static const char *comparison_dir(const reproduce_options *o, int quick, const char *out_dir,
-                                  char *buf, size_t size)
+/* The run to compare verdicts with: --compare, or the source tree's
+ * committed paper_figures/ when that holds a full run. */
+static const char *comparison_dir(const reproduce_options *o, const char *out_dir, char *buf,
+                                  size_t size)
 {
     if (o->compare) return o->compare;
     const char *source = cli_source_tree();
-    if (!quick || !source) return NULL;
+    if (!source) return NULL;
     snprintf(buf, size, "%s/paper_figures", source);
     char real_out[4096], real_cmp[4096];
     if (realpath(out_dir, real_out) && realpath(buf, real_cmp) && !strcmp(real_out, real_cmp))
@@ -558,7 +567,7 @@ static int finish_report(const char *out_dir, const reproduce_options *o, size_t
 {
     char cmp_buf[4200];
     report_options ro = {.quick = run_was_quick(out_dir, o->quick), .missing = missing};
-    ro.compare_dir = comparison_dir(o, ro.quick, out_dir, cmp_buf, sizeof cmp_buf);
+    ro.compare_dir = comparison_dir(o, out_dir, cmp_buf, sizeof cmp_buf);
     report_outcome outcome;
     int status = report_write(out_dir, &ro, &outcome);
     if (status != CLI_OK) return status;
@@ -574,6 +583,117 @@ static int finish_report(const char *out_dir, const reproduce_options *o, size_t
         return CLI_FAILED;
     }
     return failed ? CLI_FAILED : CLI_OK;
+}
+
+/* ---- --paper-figures: the committed copy of the report ----------------- */
+
+/* Copy the regular file `from` to `to` (created); 0 or -1 with errno. */
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb");
+    if (!in) return -1;
+    FILE *out = fopen(to, "wb");
+    if (!out) {
+        int err = errno;
+        fclose(in);
+        errno = err;
+        return -1;
+    }
+    char buf[65536];
+    size_t got;
+    int rc = 0;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, got, out) != got) rc = -1;
+    if (ferror(in)) rc = -1;
+    int err = errno;
+    fclose(in);
+    if (fclose(out) != 0) rc = -1;
+    errno = err ? err : EIO;
+    return rc;
+}
+
+/* Copy the files of from/sub whose names end in `suffix` (no hidden ones)
+ * into to/sub. */
+static int copy_matching(const char *from, const char *to, const char *sub, const char *suffix)
+{
+    char src[4400], dst[4400];
+    snprintf(src, sizeof src, "%s/%s", from, sub);
+    snprintf(dst, sizeof dst, "%s/%s", to, sub);
+    if (mkdir(dst, 0777) != 0) return -1;
+    DIR *dir = opendir(src);
+    if (!dir) return -1;
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(dir));) {
+        if (e->d_name[0] == '.' || !cli_ends_with(e->d_name, suffix)) continue;
+        char a[4700], b[4700];
+        snprintf(a, sizeof a, "%s/%s", src, e->d_name);
+        snprintf(b, sizeof b, "%s/%s", dst, e->d_name);
+        rc = copy_file(a, b);
+    }
+    closedir(dir);
+    return rc;
+}
+
+/* Remove `path` and, for a directory, what it holds (symbolic links are
+ * removed, not followed). */
+static void remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *dir = opendir(path);
+        for (struct dirent *e; dir && (e = readdir(dir));) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            char child[4700];
+            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+            remove_tree(child);
+        }
+        if (dir) closedir(dir);
+    }
+    remove(path);
+}
+
+/* What the repository tracks of a run: REPORT.md, verdicts.json, claims/,
+ * notes/ and the PNG figures (data, SVG/PDF/EPS and the completion markers
+ * are regenerated by every run). Written beside the committed copy, then
+ * swapped in by two renames with signals held, so an interrupted run never
+ * leaves the committed report half old, half new. */
+static int publish_report(const char *out_dir)
+{
+    char target[4200], staging[4300], old[4300];
+    snprintf(target, sizeof target, "%s/paper_figures", cli_source_tree());
+    snprintf(staging, sizeof staging, "%s.tmp.%ld", target, (long)getpid());
+    snprintf(old, sizeof old, "%s.old.%ld", target, (long)getpid());
+    sigset_t hold, saved;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGHUP);
+    sigprocmask(SIG_BLOCK, &hold, &saved);
+    char a[4400], b[4400];
+    int rc = mkdir(staging, 0777);
+    for (size_t i = 0; rc == 0 && i < 2; i++) {
+        const char *file = i ? "verdicts.json" : "REPORT.md";
+        snprintf(a, sizeof a, "%s/%s", out_dir, file);
+        snprintf(b, sizeof b, "%s/%s", staging, file);
+        rc = copy_file(a, b);
+    }
+    if (rc == 0) rc = copy_matching(out_dir, staging, "claims", ".tsv");
+    if (rc == 0) rc = copy_matching(out_dir, staging, "notes", ".md");
+    if (rc == 0) rc = copy_matching(out_dir, staging, "figures", ".png");
+    int err = errno;
+    if (rc == 0 && rename(target, old) != 0 && errno != ENOENT) rc = -1, err = errno;
+    if (rc == 0 && rename(staging, target) != 0) {
+        err = errno;
+        rename(old, target);
+        rc = -1;
+    }
+    remove_tree(rc == 0 ? old : staging);
+    sigprocmask(SIG_SETMASK, &saved, NULL);
+    if (rc != 0) return cli_failure("--paper-figures: cannot replace %s: %s", target, strerror(err));
+    fprintf(stderr, "report published to %s (REPORT.md, verdicts.json, claims/, notes/, figures/*.png)\n",
+            target);
+    return CLI_OK;
 }
 
 int cmd_reproduce(int argc, char **argv)
@@ -636,6 +756,9 @@ int cmd_reproduce(int argc, char **argv)
     if (o.shard_count == 1) {
         /* a run of some experiments (--only) says which others are missing */
         int rc = missing ? finish_report(abs_out, &o, failed, missing) : cli_failure("out of memory");
+        /* only a run in which every experiment finished replaces the
+         * committed report */
+        if (rc == CLI_OK && o.paper_figures) rc = publish_report(abs_out);
         free(missing);
         return rc;
     }
