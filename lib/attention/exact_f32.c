@@ -8,7 +8,7 @@
  * so a float sum would carry n u of error on its own; in double it costs
  * one conversion per weight and leaves the denominator exact to O(u) of
  * the output, so the error is the logits' and the numerator's alone (the
- * numerator is summed by sgemm, in float, as the issue asks). */
+ * numerator is summed by sgemm, in float). */
 #include "config.h"
 
 #include <cblas.h>

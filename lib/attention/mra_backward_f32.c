@@ -5,11 +5,9 @@
  * first, as mra_backward_blocked.c does in float64, so that each product
  * (logits Q_x K_s^T, dY_x V_s^T, dQ_x += G K_s, dK_s = G^T Q_x,
  * dV_s = W^T dY_x) is one sgemm over all of them: one sgemm per square
- * and product spent more time packing than multiplying (47 % of a
- * float32 MRA-2 training step at n = 2048, d = 512, in OpenBLAS's copy
- * routines). The coarse atoms take one sgemm per query block
- * (dY_x Vm^T, dVm += Wc^T dY_x);
- * the coarse logits' gradient then goes through C = scale Qm Km^T (two
+ * and product spent more time packing than multiplying. The coarse atoms
+ * take one sgemm per query block (dY_x Vm^T, dVm += Wc^T dY_x); the
+ * coarse logits' gradient then goes through C = scale Qm Km^T (two
  * sgemms) and the means. The block means are taken in double and rounded
  * once; every softmax row's normaliser and its row sum <W_i, dW_i> are
  * double, as in backward_f32.c. The selection is held fixed (the caller's

@@ -144,13 +144,12 @@ size_t skit_memory_available(void)
     return avail == SIZE_MAX ? 0 : avail;
 }
 
-/* Reading the limits costs several /proc and /sys reads (~0.1 ms), more
- * than a small plan's whole creation (a Toeplitz solve's residual plan at
- * n = 1024 spent 15% of the solve there). A reading taken within
- * RECHECK_NS that left at least RECHECK_MARGIN times the request free
- * answers without reading again; a request near the last reading, or an
- * older reading, reads anew. The cache is two relaxed atomics: a race
- * costs at most one extra reading. */
+/* Reading the limits costs several /proc and /sys reads, more than a
+ * small plan's whole creation. A reading taken within RECHECK_NS that
+ * left at least RECHECK_MARGIN times the request free answers without
+ * reading again; a request near the last reading, or an older reading,
+ * reads anew. The cache is two relaxed atomics: a race costs at most one
+ * extra reading. */
 #define RECHECK_NS 100000000LL /* 0.1 s */
 #define RECHECK_MARGIN 8
 static _Atomic long long last_reading_ns = -1;

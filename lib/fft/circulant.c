@@ -6,15 +6,12 @@
  * (fftw_name or fftwf_name), E the engine's type.
  *
  * Why the inverse transform may be a second r2c: with FFTW_ESTIMATE,
- * FFTW's c2r was measured 1.3-2x slower than its r2c of the same length
- * at many lengths (bench/fftw-alternatives has the programs), and the
- * Hartley identity of circulant.h needs only r2c's plus two O(N) passes.
- * Under MEASURE the planned c2r is as fast as the r2c at some lengths and
- * slower at others, and at lengths beyond the caches the Hartley passes'
- * reversed stream costs more than c2r's plain copy: neither form wins
- * everywhere (bench/results/session-1128e), so a measuring planner's
- * engine times both, FFTW's own way of choosing. The 1/N of the inverse
- * is folded into the stored spectra.
+ * FFTW's c2r is slower than its r2c of the same length at many lengths,
+ * and the Hartley identity of circulant.h needs only r2c's plus two O(N)
+ * passes. Under MEASURE neither form wins at every length (beyond the
+ * caches the Hartley passes' reversed stream costs more than c2r's plain
+ * copy), so a measuring planner's engine times both, FFTW's own way of
+ * choosing. The 1/N of the inverse is folded into the stored spectra.
  *
  * Buffers are out of place, per thread one real buffer (N values, one
  * cache line longer so that the threads' buffers, a power of two apart
@@ -65,8 +62,7 @@ typedef double R;
  * reads one 64-byte line of a 512-byte row and may find the next one
  * evicted when it comes back); the staging is compact (n values per
  * channel) and each channel goes through one FFT buffer, so the transforms
- * run in cache whatever the group's size. bench/results/ holds the
- * measurements behind these constants. */
+ * run in cache whatever the group's size. */
 #define MIN_WIDE_GROUP 64
 #define MAX_GROUP 128
 #define STAGE_BYTES ((size_t)1 << 20)

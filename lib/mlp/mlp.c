@@ -167,8 +167,8 @@ double skit_mlp_activate(skit_activation a, double v)
 }
 
 /* The activation over a contiguous span, in place. ReLU gets its own
- * vectorised loop (through activate() it cost as much as the GEMMs at
- * width 64); SiLU and GeLU call exp/erfc per element anyway. */
+ * vectorised loop, so that the cheapest activation costs next to nothing
+ * beside the GEMMs; SiLU and GeLU call exp/erfc per element anyway. */
 static void activate_span(skit_activation a, double *v, size_t count)
 {
     if (a == SKIT_ACTIVATION_RELU) {
@@ -532,8 +532,8 @@ SKIT_MULTIVERSION static void norm_activate_cols(const skit_mlp *m, size_t cols,
  * repeated inputs). */
 #define SWEEP_BLOCK 32
 /* Outputs on the basis are written a run of up to SWEEP_RUN inputs per
- * row at a time: a block's 32 values per row, for hundreds of rows, were
- * scattered writes at 6 cycles an output (n = 8193, 256 outputs). */
+ * row at a time: a block's 32 values per row, for hundreds of rows, are
+ * scattered writes. */
 #define SWEEP_RUN 256
 #define SWEEP_CR (SWEEP_RUN + SWEEP_BLOCK) /* a row of the run's coefficients, with a block's room */
 #if defined(__GNUC__) /* GCC's vector extension (GCC and clang); elsewhere the dense path runs */
@@ -686,9 +686,8 @@ static double sweep_one(const skit_mlp *m, double x, const sweep_state *st)
  * registers (as plain arrays they go through memory and the block loop is
  * latency-bound). Vectors of 4 doubles, the widest that every x86-64-v3
  * (AVX2) machine has: GCC lowers 8-double vectors on AVX2 to scalar
- * compares and stack traffic, slower than the dense path
- * (bench/rpe-sweep/ has the measurements). aligned(8): the workspace is
- * only double-aligned. */
+ * compares and stack traffic, slower than the dense path. aligned(8):
+ * the workspace is only double-aligned. */
 #define SWEEP_LANES 4
 #define SWEEP_VECS (SWEEP_BLOCK / SWEEP_LANES)
 /* vectors a pass of sweep_block_stage holds: acc, ss and bad of each,

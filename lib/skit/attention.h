@@ -225,7 +225,7 @@ typedef struct skit_attention_options {
  * for bigbird, window = 1 (three blocks around the diagonal). */
 void skit_attention_options_init(skit_attention_options *options, skit_attention_method method);
 
-/* ---- float32 (issue 15: float32 end to end) ---------------------------- */
+/* ---- float32 end to end ------------------------------------------------ */
 
 /* skit_attention_exact and _masked on float arrays, computed in float32:
  * the same tiled online softmax with sgemm for the logits and for E V,
@@ -254,8 +254,8 @@ int skit_attention_exact_masked_f32(size_t n, size_t d, size_t dv, const float *
                                     double scale, const skit_attention_mask *mask, float *y,
                                     size_t ldy);
 
-/* Backward of skit_attention_exact_f32 / _masked_f32 (issue 16), computed
- * in float32: skit_attention_exact_backward's query tiles (64 rows) on
+/* Backward of skit_attention_exact_f32 / _masked_f32, computed in
+ * float32: skit_attention_exact_backward's query tiles (64 rows) on
  * float arrays, sgemm for the logits, dS = dY V^T, dV += S^T dY, dQ =
  * scale dP K and dK += scale dP^T Q; expf on the max-shifted logits; each
  * softmax row's normaliser and the row sums <S_i, dS_i> in double (as the
@@ -454,8 +454,8 @@ int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ld
                        size_t lddq, double *dk, size_t lddk, double *dvv, size_t lddv,
                        double *work);
 
-/* skit_mra2_backward and _causal on float arrays (issue 16), computed in
- * float32 and blocked: for each query block, one sgemm per product
+/* skit_mra2_backward and _causal on float arrays, computed in float32
+ * and blocked: for each query block, one sgemm per product
  * (logits, dY V^T, dQ, dK, dV) over its refined squares' keys and values
  * gathered, and one for the coarse atoms (dY Vm^T, dVm); the block means
  * in double, rounded once; each row's

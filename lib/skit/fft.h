@@ -40,8 +40,8 @@ skit_planner skit_fft_default_planner(void);
 /* The most seconds MEASURE, PATIENT or EXHAUSTIVE spend planning one
  * transform (FFTW's fftw_set_timelimit: past it FFTW keeps the best plan
  * found so far); a negative value (the default) for no limit. MEASURE of
- * a length 2^21 takes tens of seconds on a quiet 2-core machine, minutes on
- * a loaded one: a limit bounds a first run, wisdom removes the cost.
+ * a long length can take a long time, more on a loaded machine: a limit
+ * bounds a first run, wisdom removes the cost.
  * Wisdom of a plan the limit cut short keeps that impatience: WISDOM_ONLY
  * does not accept it (plan wisdom for reuse without a limit). */
 void skit_fft_set_time_limit(double seconds);
@@ -57,10 +57,10 @@ int skit_planner_parse(const char *name, skit_planner *planner);
  * plans, and every operator built on them). FFTW's c2r, or a second r2c
  * through the Hartley identity: under ESTIMATE FFTW's c2r is slower than
  * its r2c at many lengths, under MEASURE neither form wins at every
- * length (bench/results/session-1128e). AUTO: the Hartley form under
- * ESTIMATE and WISDOM_ONLY; under MEASURE, PATIENT and EXHAUSTIVE each
- * form is timed once per length and the faster kept. The two forced
- * forms are for comparing them; the results agree to rounding. */
+ * length. AUTO: the Hartley form under ESTIMATE and WISDOM_ONLY; under
+ * MEASURE, PATIENT and EXHAUSTIVE each form is timed once per length and
+ * the faster kept. The two forced forms are for comparing them; the
+ * results agree to rounding. */
 typedef enum skit_fft_inverse {
     SKIT_FFT_INVERSE_AUTO = 0,
     SKIT_FFT_INVERSE_HARTLEY = 1,

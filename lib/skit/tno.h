@@ -109,9 +109,8 @@ typedef enum skit_tno_causal_ski {
      * stencil once per bracket: O(n w^2 + r^2 w^2) per channel */
     SKIT_TNO_CAUSAL_BLOCKED = 1,
     /* the plan picks (skit_tno_options_default's choice): BLOCKED when
-     * n > 2r, else CUMSUM. Measured (bench/results/session-1128f):
-     * CUMSUM 1.0-1.9x faster at n = r, the two within 0.9-1.4x at n = 2r,
-     * BLOCKED 1.3-3.4x faster at n >= 8r. The plan's options
+     * n > 2r, else CUMSUM, since the blocked form's O(r^2 w^2) per channel
+     * is amortised only once n outgrows r. The plan's options
      * (skit_tno_plan_options) then say which */
     SKIT_TNO_CAUSAL_AUTO = 2
 } skit_tno_causal_ski;

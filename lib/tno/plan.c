@@ -283,7 +283,7 @@ int skit_tno_plan_create(skit_tno_plan **plan, size_t n, size_t d, size_t batch,
     skit_tno_plan *p = skit_calloc(1, sizeof *p);
     if (!p) return SKIT_ENOMEM;
     p->opt = *o;
-    if (o->causal_ski == SKIT_TNO_CAUSAL_AUTO) /* the crossover measured in skit/tno.h */
+    if (o->causal_ski == SKIT_TNO_CAUSAL_AUTO) /* the crossover of skit/tno.h */
         p->opt.causal_ski = n > 2 * o->rank ? SKIT_TNO_CAUSAL_BLOCKED : SKIT_TNO_CAUSAL_CUMSUM;
     p->n = n;
     p->d = d;

@@ -71,10 +71,10 @@ static void gemm_rows(const tno_rpe *r, int single, size_t m, size_t cols, size_
                       const void *B, size_t ldb, void *C, size_t ldc)
 {
     /* each call packs all of B, so pieces are as tall as 8 of them allow
-     * (up to 4 PIECE_ROWS: at m = 512, 16-row pieces spent 10-14 % of a
-     * float64 update repacking B); float pieces twice as tall, since the
-     * float kernel is twice as fast and the packing then weighs twice as
-     * much. The size follows m only, never the thread count (above). */
+     * (up to 4 PIECE_ROWS: short pieces spend their time repacking B);
+     * float pieces twice as tall, since the float kernel does twice the
+     * work per instruction and the packing then weighs twice as much. The
+     * size follows m only, never the thread count (above). */
     size_t piece = SKIT_MIN(4 * PIECE_ROWS, SKIT_MAX(PIECE_ROWS, (m / 8 + PIECE_ROWS - 1) / PIECE_ROWS * PIECE_ROWS));
     if (single) piece *= 2;
     const long pieces = (long)pieces_of(m, piece);

@@ -170,10 +170,9 @@ static void interp_apply(const skit_tno_plan *p, const R *V, R *Y)
  * bytes (8 floats or 4 doubles) of channels held in registers: eight
  * independent chains of multiply-adds, enough to cover their latency on
  * AVX2 (two FMA units, 4 cycles), where four scalar chains left the loop
- * latency-bound (it was 70 % of a float32 SKI-TNO forward at (8192, 128)).
- * The function is cloned for AVX2 and AVX-512 (core/simd.h); the per-row
- * order of the sum (y, then the taps in order) is the same in every form.
- * aligned(sizeof(R)): rows start anywhere. */
+ * latency-bound. The function is cloned for AVX2 and AVX-512
+ * (core/simd.h); the per-row order of the sum (y, then the taps in order)
+ * is the same in every form. aligned(sizeof(R)): rows start anywhere. */
 #define BAND_VLEN (32 / sizeof(R))
 #define BAND_VECS 8
 typedef R band_vec __attribute__((vector_size(32), aligned(sizeof(R))));
@@ -270,7 +269,7 @@ static void band_channels(const skit_tno_plan *p, const R *X, R *Y, int causal)
 
 /* U[start_i + k, :len] += w_ik X[i, :len] for the rows i in [i0, i1) (X and
  * U rows of d values, both already offset to the first channel). Cloned
- * like band_row: the axpys are a quarter of a float32 forward. */
+ * like band_row: the axpys are a large share of a float32 forward. */
 SKIT_MULTIVERSION static void interp_t_rows(const skit_interp_weights *W, const R *weights, size_t i0, size_t i1,
                                             const R *X, size_t d, size_t len, R *U)
 {

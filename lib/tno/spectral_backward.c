@@ -27,9 +27,8 @@
  * float64 plan's, so dparams's float32 error is that of the correlation
  * pushed through it (skit/tno.h states the bound) and no second MLP
  * backward exists to keep in step. The price: at small d x batch the MLP
- * is most of a backward (default RPE 64 x 3, causal n = 2048, d = 64, one
- * thread, loaded machine: full float32 backward 87 ms, dx alone 1.8 ms),
- * so an sgemm MLP backward is where a faster float32 backward would start. */
+ * is most of a backward, so an sgemm MLP backward is where a faster
+ * float32 backward would start. */
 #include "config.h"
 
 #include <math.h>

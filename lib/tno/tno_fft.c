@@ -138,9 +138,8 @@ static int update(skit_tno_plan *p, double *work)
  * complex values, so the pushdown's GEMM is twice the output layer's: it
  * pays from d > 2 (h+1). With the RPE by the sweep the per-channel output
  * layer costs a few multiply-adds an output, and the trade is d FFTs
- * against h+1 FFTs and the spectra GEMM: also d > 2 (h+1) (measurements in
- * bench/results/). Device plans upload coefficients, so they keep the
- * per-channel path. */
+ * against h+1 FFTs and the spectra GEMM: also d > 2 (h+1). Device plans
+ * upload coefficients, so they keep the per-channel path. */
 static int tno_pushdown(const skit_tno_plan *p, const tno_rpe *r)
 {
     const size_t h = p->opt.rpe_width;
@@ -252,12 +251,9 @@ static void describe(const skit_tno_plan *p, char *text, size_t size)
 }
 
 /* Per channel (kernels_f) causal at d <= 2 (h+1), the features' spectra
- * otherwise (update_f32). Following float64's rule instead (per channel
- * from the float64 sweep's outputs, rounded, wherever d <= 2 (h+1)) was
- * measured slower, one thread, quiet machine: forward float32 speedup
- * over float64 at (8192, 128, 1) 1.33 against 1.80 bidirectional, 1.53
- * against 1.78 causal; no gain at (32768, 64, 1) (1.41, 1.44): the
- * outputs' sweep costs more than the features' sweep and the sgemm. */
+ * otherwise (update_f32). float64's rule (per channel from the float64
+ * sweep's outputs, rounded, wherever d <= 2 (h+1)) does not carry over:
+ * the outputs' sweep costs more than the features' sweep and the sgemm. */
 static int create_f32(skit_tno_plan *p)
 {
     tno_spectral *s = p->op;

@@ -119,7 +119,7 @@ SKIT_MULTIVERSION static void pair_then_axpy(double *restrict u, double *restric
 
 /* Coefficients below DBL_MIN (subnormal) are replaced by zero in the
  * working copies: they are 292 orders of magnitude below any rounding of
- * the result, but subnormal arithmetic runs ~100x slower on x86, and
+ * the result, but subnormal arithmetic is far slower on x86, and
  * exponentially decaying kernels (Kac-Murdock-Szego rho^k, TNN's decay
  * bias lambda^|t|) reach that range from n ~ 2000 on. */
 static double flush_subnormal(double v) { return fabs(v) < DBL_MIN ? 0.0 : v; }
@@ -127,8 +127,8 @@ static double flush_subnormal(double v) { return fabs(v) < DBL_MIN ? 0.0 : v; }
 /* The same holds for the rounding noise the recursion leaves in entries of
  * y, f and b that are zero in exact arithmetic (for Kac-Murdock-Szego
  * matrices all but two): it decays geometrically into the subnormal range
- * and made n = 4096 solves 5-10x slower. On x86 the solvers therefore run
- * with flush-to-zero and denormals-are-zero set in MXCSR, restored on exit
+ * and slows long solves down. On x86 the solvers therefore run with
+ * flush-to-zero and denormals-are-zero set in MXCSR, restored on exit
  * (the state is per thread; nothing else runs on it meanwhile). */
 typedef struct fp_mode {
     unsigned int saved;
