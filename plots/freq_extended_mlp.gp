@@ -23,10 +23,10 @@ stats silu using "abs_k" every ::0::0 nooutput
 s0 = STATS_max
 inrange(v) = column("valid") > 0 ? v : NaN
 # both panels: the valid lags and 10 more (the double-precision floor), a
-# margin left of lag 0
+# margin each side so that no point sits on the frame
 stats datafile using (column("valid") > 0 ? column("n") : NaN) nooutput
 xhi = STATS_max + 10
-set xrange [-0.04 * xhi:xhi]
+set xrange [-0.04 * xhi:1.04 * xhi]
 fit_axes = "y"
 set multiplot layout 1, 2 margins 0.09, 0.7, 0.12, 0.9 spacing 0.1, 0.1
 unset key
