@@ -5,18 +5,18 @@
 set datafile columnheaders
 if (!exists("plotdir")) plotdir = system("dirname '".ARG0."'")
 load plotdir."/style.gp"
-set datafile missing "nan"
 if (!exists("methods")) methods = "mra2 mra2s lowrank topk nystrom linformer performer window bigbird"
 if (!exists("bsel")) bsel = "0.1"
 set title sprintf("relative error per head at budget %s, heads by entropy", bsel)
-set logscale y
-set format y "10^{%L}"
+@logy
 set xlabel "mean row entropy of the head's softmax (nats)"
 set ylabel "||Y_{approx} - Y||_F / ||Y||_F"
 set grid
-set key outside right top
 pick(m) = (strcol("method") eq m && strcol("budget") eq bsel)
-# style.gp's colour, point type and label per method (as in every figure)
+# style.gp's colour, point type, size and label per method (as in every
+# figure): open markers larger, so a method under another shows around it
+@probe
 plot for [m in methods] datafile \
      using (pick(m) ? column("entropy") : NaN):(pick(m) ? column("rel_error") : NaN) \
-     with points pt mpt(m) ps 1.0 lc rgb mcolor(m) title mlabel(m)
+     with points pt mpt(m) ps mps(m) lc rgb mcolor(m) title mlabel(m)
+@fit

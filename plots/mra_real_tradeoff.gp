@@ -6,15 +6,17 @@ set datafile columnheaders
 if (!exists("plotdir")) plotdir = system("dirname '".ARG0."'")
 load plotdir."/style.gp"
 if (!exists("methods")) methods = "mra2 mra2s nystrom linformer performer window bigbird lowrank topk"
-set logscale xy
-set format y "10^{%L}"
+@logx
+@logy
 set xlabel "median CPU seconds per head (one thread)"
 set ylabel "median relative error"
 set grid
-set key outside right top
 pick(m) = (strcol("method") eq m)
-# style.gp's colour, point type and label per method; smooth unique joins a
-# method's points in time order across the other methods' (undefined) rows
+# style.gp's colour, point type, size, dash and label per method; smooth
+# unique joins a method's points in time order across the other methods'
+# (undefined) rows; @fit pads both axes, so no point sits on the frame
+@probe
 plot for [m in methods] datafile \
      using (pick(m) ? column("cpu_s") : NaN):(pick(m) ? column("rel_error") : NaN) \
-     smooth unique with linespoints lw 2 pt mpt(m) lc rgb mcolor(m) title mlabel(m)
+     smooth unique with linespoints lw 2 pt mpt(m) ps mps(m) dt mdt(m) lc rgb mcolor(m) title mlabel(m)
+@fit

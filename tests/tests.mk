@@ -23,6 +23,7 @@ tests_test_core_LDADD = $(TEST_LDADD)
 TESTS += tests/test_core
 
 include tests/cli.mk
+include tests/figures.mk
 include tests/io.mk
 include tests/toeplitz.mk
 include tests/spectral.mk
