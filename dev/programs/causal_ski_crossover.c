@@ -1,6 +1,6 @@
 /* Causal SKI-TNO execute, Appendix B running sums (CUMSUM) against the
  * bracket-blocked sums (BLOCKED), best of many calls, at n = r/2..16r.
- * gcc -O2 -I lib -I build bench/results/session-1128f/causal_ski_crossover.c \
+ * gcc -O2 -I lib -I build dev/programs/causal_ski_crossover.c \
  *     -o /tmp/ski_x -L build/.libs -lskit -lm
  * OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 LD_LIBRARY_PATH=build/.libs /tmp/ski_x D BATCH R */
 #include <stdio.h>

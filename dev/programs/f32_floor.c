@@ -11,7 +11,7 @@
  * transforms at that length. Median of REPS calls each, interleaved. The loop's output is checked
  * against a direct sum on its first channel, so the floor computes the
  * product it claims.
- *   gcc -O2 -I lib -I build f32_floor.c -o f32_floor -L build/.libs -lskit -lfftw3f -lm
+ *   gcc -O2 -I lib -I build dev/programs/f32_floor.c -o f32_floor -L build/.libs -lskit -lfftw3f -lm
  *   ./f32_floor OP CAUSAL N D BATCH [PLANNER [LAYOUT [FLOOR]]]
  * OP tno | fd; CAUSAL 0 | 1; skit's PLANNER measure (default, at 0.25 s
  * per transform, as skit bench tno), measure-nolimit or patient (no time

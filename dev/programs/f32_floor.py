@@ -7,17 +7,17 @@ its apply with the kernels cached, the plain FFTW float loop at the
 peer's length (the floor: no kernel computation, no transpose), and
 FFTW's bare r2c + c2r per channel alone (transforms). torch / transforms
 < 5 means no implementation by this machine's FFTW transforms at that
-length meets the issue's 5x target at that shape.
+length meets the 5x target at that shape.
 
   OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 LD_LIBRARY_PATH=build/.libs \
-    /usr/bin/python3 bench/results/session-1128g/f32_floor.py /tmp/t/f32_floor > out.tsv
+    /usr/bin/python3 dev/programs/f32_floor.py /tmp/t/f32_floor > out.tsv
 """
 import os
 import subprocess
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "..", "..", "peers"))
+sys.path.insert(0, os.path.join(here, "..", "..", "bench", "peers"))
 import torch  # noqa: E402
 from blas_threads import set_threads  # noqa: E402
 import tno_torch  # noqa: E402

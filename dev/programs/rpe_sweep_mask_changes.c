@@ -1,4 +1,4 @@
-/* mask_changes.c — how many of n inputs change a ReLU mask of the RPE
+/* rpe_sweep_mask_changes.c — how many of n inputs change a ReLU mask of the RPE
  * (width 64, 3 hidden layers, RMS norm, seed 2) against the input before:
  * the rebuilds the sweep does (lib/freq/mlp.c). Inputs: lags -(n/2)..
  * (grid = 0) or a grid on [0, pi] (grid = 1). Counted from the

@@ -1,8 +1,9 @@
-/* sweep_vs_dense.c — the RPE features (width 64, 3 hidden layers, ReLU) at
+/* rpe_sweep_sweep_vs_dense.c — the RPE features (width 64, 3 hidden layers, ReLU) at
  * n inputs, by layers of GEMMs (skit_mlp_features_dense) and by the sweep
  * (skit_mlp_features_sweep), one thread: best of 5 times each and the
  * largest difference. Inputs: lags -(n/2).. (grid = 0) or a grid on [0, pi]
- * (grid = 1). Not part of skit; see README.md here. */
+ * (grid = 1). Not part of skit; see
+ * dev/notes/rpe-sweep-vs-layers-2026-11-22.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

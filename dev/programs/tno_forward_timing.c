@@ -1,6 +1,6 @@
 /* Best-of-REPS update and execute of one TNO-family plan: n d f32(0|1)
  * causal(0|1) kind(0 TNO, 1 FD, 2 SKI) REPS batch. Build:
- * gcc -O2 -I lib -I build bench/results/session-1128f/tno_forward_timing.c \
+ * gcc -O2 -I lib -I build dev/programs/tno_forward_timing.c \
  *     -o /tmp/t/fwdb -L build/.libs -lskit -lm */
 #include <stdio.h>
 #include <stdlib.h>
