@@ -1,3 +1,5 @@
 # tests/cli.mk — CLI tests (tests/cli_*.sh), run with bash; $SKIT is the binary
 TESTS += tests/cli_basic.sh
 TESTS += tests/cli_reliability.sh
+# README.md and docs/cli.md: their examples run and print what they show
+TESTS += tests/readme.sh
