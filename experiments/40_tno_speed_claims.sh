@@ -257,7 +257,7 @@ outside the timer.
 |---|---|---|---|---|---|
 $table
 
-Targets of the issue, evaluated on these shapes (one thread):
+skit's own speed targets, evaluated on these shapes (one thread):
 
 $targets
 

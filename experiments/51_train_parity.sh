@@ -3,7 +3,7 @@
 # FD-TNO, SKI-TNO, exact attention and MRA-2 as the token mixer of the same
 # model, trained by `skit train` for equal steps on the order-2 Markov task,
 # causal and masked-LM, over seeds; relative validation-loss gaps to TNO
-# with their spread. Also the target of issue 16: on the Markov task with
+# with their spread. Also skit's own target: on the Markov task with
 # known entropy rate H the causal model's validation loss reaches <= 1.05 H
 # for every mixer within this budget.
 source "$SKIT_DATADIR/experiments/common.sh"
@@ -89,7 +89,7 @@ done
 for m in $mixers_causal; do
   worst=$(awk -F'\t' -v m="$m" '$1 == "causal" && $2 == m {r = $4 / $5; if (r > w) w = r} END {printf "%.4f\n", w}' "$T")
   excess=$(awk -F'\t' -v m="$m" '$1 == "causal" && $2 == m {r = $4 / $6; if (r > w) w = r} END {printf "%.4f\n", w}' "$T")
-  SOURCE=skit claim_trials "markov-floor-$m" "causal $m: validation loss <= 1.05 H on the Markov task within $STEPS steps of 8 x $N tokens (issue 16 target)" \
+  SOURCE=skit claim_trials "markov-floor-$m" "causal $m: validation loss <= 1.05 H on the Markov task within $STEPS steps of 8 x $N tokens (skit's own target)" \
     "worst val_loss / H over seeds = $worst (/ the chain's own loss on the same tokens = $excess)" "limit 1.05" \
     "val_loss / H over seeds ${SEEDS// /,}"
 done

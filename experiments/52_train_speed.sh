@@ -8,7 +8,7 @@
 # Claim: FD-TNO and SKI-TNO steps are faster than TNO's. Where
 # /usr/bin/python3 imports torch, the same step of the same model in
 # PyTorch (bench/peers/train_torch.py: TNO and FD-TNO, float32 and float64,
-# one thread) in the same run: issue 16's target is a step >= 3x faster
+# one thread) in the same run: skit's own target is a step >= 3x faster
 # than PyTorch's float32 step at (2048, 512, 1), compared with skit's
 # float64 step and, like for like, its float32 step.
 source "$SKIT_DATADIR/experiments/common.sh"
@@ -76,20 +76,20 @@ done
 for cfg in tno:3 tno:6 fd:3 fd:6; do
   m=${cfg%:*} L=${cfg#*:}
   if [ "$HAVE_TORCH" != 1 ]; then
-    STABILITY=deterministic check "train-step-torch-$m-$L" "a $m training step (RPE $L layers) is >= 3x faster than PyTorch's float32 step (issue 16 target)" \
+    STABILITY=deterministic check "train-step-torch-$m-$L" "a $m training step (RPE $L layers) is >= 3x faster than PyTorch's float32 step (skit's own target)" \
       "PyTorch not importable by /usr/bin/python3" informative "not measured"
-    STABILITY=deterministic check "train-step-torch-f32-$m-$L" "a $m float32 training step (RPE $L layers) is >= 3x faster than PyTorch's float32 step (issue 16 target)" \
+    STABILITY=deterministic check "train-step-torch-f32-$m-$L" "a $m float32 training step (RPE $L layers) is >= 3x faster than PyTorch's float32 step (skit's own target)" \
       "PyTorch not importable by /usr/bin/python3" informative "not measured"
     continue
   fi
   r32=$(ratio "$(peer "$m" "$L" float32)" "$(sec "$m" "$L")") r64=$(ratio "$(peer "$m" "$L" float64)" "$(sec "$m" "$L")")
-  SOURCE=skit claim_trials "train-step-torch-$m-$L" "a $m training step (RPE $L layers, skit float64) is >= 3x faster than PyTorch's float32 step at ($N, $D, 1), 1 thread (issue 16 target)" \
+  SOURCE=skit claim_trials "train-step-torch-$m-$L" "a $m training step (RPE $L layers, skit float64) is >= 3x faster than PyTorch's float32 step at ($N, $D, 1), 1 thread (skit's own target)" \
     "medians over $REPEATS repeats: PyTorch f32 / skit f64 time = $r32 (PyTorch f64 / skit f64 = $r64)" "ratio >= 3" \
     "PyTorch f32 / skit time per repeat"
   s32=$(ratio "$(peer "$m" "$L" float32)" "$(sec "$m" "$L" "" f32)")
   # the block's GEMMs alone bound every implementation on this BLAS
   reach=$(ratio "$(peer "$m" "$L" float32)" "$(peer gemm 0 float32)")
-  SOURCE=skit claim_trials "train-step-torch-f32-$m-$L" "a $m training step (RPE $L layers, skit float32) is >= 3x faster than PyTorch's float32 step at ($N, $D, 1), 1 thread (issue 16 target, like for like)" \
+  SOURCE=skit claim_trials "train-step-torch-f32-$m-$L" "a $m training step (RPE $L layers, skit float32) is >= 3x faster than PyTorch's float32 step at ($N, $D, 1), 1 thread (skit's own target, like for like)" \
     "medians over $REPEATS repeats: PyTorch f32 / skit f32 time = $s32; the block's float32 GEMMs alone take $(fmt "$(peer gemm 0 float32)") s, so no step on this BLAS beats PyTorch's by more than $reach x" \
     "ratio >= 3" "PyTorch f32 / skit f32 time per repeat"
 done
@@ -140,7 +140,7 @@ claim_trials train-step-ski "a SKI-TNO training step is faster than a TNO step (
     echo "float32 plans; parameters and AdamW in float64 (mixed precision, as PyTorch AMP's master weights)."
   else
     echo "No PyTorch peer: /usr/bin/python3 cannot import torch (Debian python3-torch; scripts/setup-and-run bench"
-    echo "installs it) or $PEER is missing. The issue's target (>= 3x faster than PyTorch at (2048, 512, 1), float32, 1 thread) is not measured."
+    echo "installs it) or $PEER is missing. skit's own target (>= 3x faster than PyTorch at (2048, 512, 1), float32, 1 thread) is not measured."
   fi
   echo
 } | note

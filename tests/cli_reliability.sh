@@ -1,6 +1,6 @@
 # tests/cli_reliability.sh — outputs that are never lost, half-written or
 # left behind, honest exit statuses, tolerant but never silent input
-# parsing (issue 18). Each block names the case it guards.
+# parsing. Each block names the case it guards.
 . "$(dirname "$0")/cli_lib.sh"
 
 D=$TMP/in

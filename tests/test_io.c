@@ -620,7 +620,7 @@ START_TEST(test_tsv_reader_accepts)
     double v[3] = {0.1, 1.0 / 3.0, -2.2250738585072014e-308};
     snprintf(text, sizeof text, "%.17g\n%.17g\n%.17g\n", v[0], v[1], v[2]);
     expect_tsv(text, 3, 1, v);
-    /* issue 18: a UTF-8 BOM, a lone CR as line end, fields longer than 128
+    /* inputs users send: a UTF-8 BOM, a lone CR as line end, fields longer than 128
      * characters, hex floats and underflow to zero */
     expect_tsv("\xEF\xBB\xBF" "1\t2\t3\n4\t5\t6\n", 2, 3, a23);
     expect_tsv("\xEF\xBB\xBF" "a\tb\tc\r\n1\t2\t3\r\n4\t5\t6\r\n", 2, 3, a23);

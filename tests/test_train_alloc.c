@@ -1,4 +1,4 @@
-/* test_train_alloc.c — issue 16's "no allocation inside a training step
+/* test_train_alloc.c — "no allocation inside a training step
  * after the first": the process's malloc family is counted (this program
  * replaces malloc, calloc, realloc, aligned_alloc, posix_memalign and
  * memalign by counting wrappers of glibc's, which the library, FFTW and
