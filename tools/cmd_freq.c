@@ -27,12 +27,6 @@ static const char *const activation_names[] = {"relu", "silu", "gelu", NULL};
 static const char *const norm_names[] = {"none", "layer", "rms", NULL};
 static const char *const construction_names[] = {"half", "full", "periodic", NULL};
 
-static int unknown_option(int argc, char **argv)
-{
-    const char *bad = (optind - 1 < argc && optind >= 1) ? argv[optind - 1] : "?";
-    return cli_usage_error("unknown option '%s' (see --help)", bad);
-}
-
 /* "A..B" with sizes: the fit range. */
 static int parse_range(const char *option, const char *text, size_t *lo, size_t *hi)
 {
@@ -100,6 +94,8 @@ typedef struct hilbert_options {
     double *periods;
     size_t nperiods;
     skit_matrix file;
+    const char *sizes_text, *periods_text; /* sweep's lists, parsed once the mode is known */
+    int spectrum_given;
 } hilbert_options;
 
 static int parse_spectrum(hilbert_options *o, const char *text)
@@ -354,10 +350,25 @@ static int hilbert_sweep_mode(hilbert_options *o, int argc, char **argv)
     return rc;
 }
 
-/* The options of `skit hilbert MODE` (argv2[0] is the mode); -1 after
- * --help. */
-static int hilbert_parse(int argc2, char **argv2, hilbert_options *o, const char **sizes_text,
-                         const char **periods_text, int *spectrum_given)
+/* One option of `skit hilbert MODE` (cli_options.apply). */
+static int hilbert_option(void *ctx, int opt, const char *arg)
+{
+    hilbert_options *o = ctx;
+    switch (opt) {
+    case 's':
+        o->spectrum_given = 1;
+        return parse_spectrum(o, arg);
+    case 'i': o->input = arg; return CLI_OK;
+    case 'n': return cli_parse_size("-n", arg, 2, (size_t)1 << 20, &o->n);
+    case 'L': return cli_parse_size("--lag-window", arg, 1, (size_t)1 << 32, &o->lag_window);
+    case 'S': o->sizes_text = arg; return CLI_OK;
+    case 'P': o->periods_text = arg; return CLI_OK;
+    }
+    return -1;
+}
+
+/* The options of `skit hilbert MODE` (argv2[0] is the mode). */
+static int hilbert_parse(int argc2, char **argv2, hilbert_options *o)
 {
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
@@ -367,45 +378,22 @@ static int hilbert_parse(int argc2, char **argv2, hilbert_options *o, const char
         {"sizes", required_argument, NULL, 'S'},
         {"periods", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0}};
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS "n:", longopts, NULL)) != -1) {
-        int r = cli_common_option(&o->common, opt, optarg);
-        if (r == CLI_USAGE) return CLI_USAGE;
-        if (r == CLI_OK) continue;
-        switch (opt) {
-        case 'h': fputs(hilbert_usage, stdout); return -1;
-        case 's':
-            *spectrum_given = 1;
-            if (parse_spectrum(o, optarg) != CLI_OK) return CLI_USAGE;
-            break;
-        case 'i': o->input = optarg; break;
-        case 'n':
-            if (cli_parse_size("-n", optarg, 2, (size_t)1 << 20, &o->n) != CLI_OK) return CLI_USAGE;
-            break;
-        case 'L':
-            if (cli_parse_size("--lag-window", optarg, 1, (size_t)1 << 32, &o->lag_window) != CLI_OK) return CLI_USAGE;
-            break;
-        case 'S': *sizes_text = optarg; break;
-        case 'P': *periods_text = optarg; break;
-        default: return unknown_option(argc2, argv2);
-        }
-    }
-    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
+    const cli_options parser = {.shortopts = CLI_COMMON_SHORTOPTS "n:", .longopts = longopts,
+                                .usage = hilbert_usage, .common = &o->common, .apply = hilbert_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc2, argv2);
+    if (rc != CLI_OK) return rc;
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
-    if (o->input && *spectrum_given) return cli_usage_error("--input and --spectrum: give one of them");
+    if (o->input && o->spectrum_given) return cli_usage_error("--input and --spectrum: give one of them");
     return CLI_OK;
 }
 
 /* sweep: its sizes and lag windows checked, then run. */
-static int hilbert_sweep(hilbert_options *o, const char *sizes_text, const char *periods_text, int argc,
-                         char **argv)
+static int hilbert_sweep(hilbert_options *o, int argc, char **argv)
 {
     if (o->input) return cli_usage_error("--input: sweep generates its spectra (sizes vary); use transform or causal");
-    if (cli_parse_size_list("--sizes", sizes_text, 4, (size_t)1 << 16, &o->sizes, &o->nsizes) != CLI_OK)
+    if (cli_parse_size_list("--sizes", o->sizes_text, 4, (size_t)1 << 16, &o->sizes, &o->nsizes) != CLI_OK)
         return CLI_USAGE;
-    int rc = cli_parse_double_list("--periods", periods_text, 1e-3, 1e6, &o->periods, &o->nperiods);
+    int rc = cli_parse_double_list("--periods", o->periods_text, 1e-3, 1e6, &o->periods, &o->nperiods);
     for (size_t i = 0; i < o->nsizes && rc == CLI_OK; i++)
         if (o->kind == SPEC_COS && 2 * o->q >= o->sizes[i])
             rc = cli_usage_error("--spectrum cos:q = %zu: need 2q < n for every size (smallest n = %zu)", o->q,
@@ -464,11 +452,11 @@ int cmd_hilbert(int argc, char **argv)
     o.q = 1;
     o.activation = SKIT_ACTIVATION_GELU;
     o.n = 256;
-    const char *sizes_text = "2^4..2^12", *periods_text = "1,8,64";
-    int spectrum_given = 0;
-    int rc = hilbert_parse(argc - 1, argv + 1, &o, &sizes_text, &periods_text, &spectrum_given);
-    if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
-    if (o.mode == 2) return hilbert_sweep(&o, sizes_text, periods_text, argc, argv);
+    o.sizes_text = "2^4..2^12";
+    o.periods_text = "1,8,64";
+    int rc = hilbert_parse(argc - 1, argv + 1, &o);
+    if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
+    if (o.mode == 2) return hilbert_sweep(&o, argc, argv);
     rc = hilbert_single(&o, modes[o.mode], argc, argv);
     skit_matrix_free(&o.file);
     return rc;
@@ -539,6 +527,8 @@ typedef struct decay_options {
     size_t *orders, norders, max_order;
     double floor;
     skit_matrix params; /* --params: the MLP's parameters instead of seeded ones */
+    int range_given;
+    const char *orders_text; /* --orders, parsed once --fft-size is known */
 } decay_options;
 
 static size_t count_selected(const int *sel)
@@ -897,8 +887,55 @@ static int decay_prop1_mode(const decay_options *o, int argc, char **argv)
     return rc;
 }
 
-/* The options of `skit decay MODE` (argv[0] is the mode); -1 after --help. */
-static int decay_parse(int argc2, char **argv2, decay_options *o, int *range_given, const char **orders_text)
+/* The choices of the MLPs: lists of activations, norms, constructions. */
+static int decay_choice_option(decay_options *o, int opt, const char *arg)
+{
+    switch (opt) {
+    case 'a':
+        memset(o->act, 0, sizeof o->act);
+        o->act_given = 1;
+        return cli_parse_choice_list("--activation", arg, activation_names, o->act);
+    case 'm':
+        memset(o->norm, 0, sizeof o->norm);
+        return cli_parse_choice_list("--norm", arg, norm_names, o->norm);
+    case 'c':
+        memset(o->con, 0, sizeof o->con);
+        o->con_given = 1;
+        return cli_parse_choice_list("--construction", arg, construction_names, o->con);
+    }
+    return -1;
+}
+
+/* One option of `skit decay MODE` (cli_options.apply). */
+static int decay_option(void *ctx, int opt, const char *arg)
+{
+    decay_options *o = ctx;
+    int rc = decay_choice_option(o, opt, arg);
+    if (rc != -1) return rc;
+    switch (opt) {
+    case 'r': return cli_parse_size("--replicates", arg, 1, 1000, &o->replicates);
+    case 'w': return cli_parse_size("--width", arg, 1, 4096, &o->width);
+    case 'l': return cli_parse_size("--layers", arg, 0, 64, &o->layers);
+    case 'd': return cli_parse_size("--channels", arg, 1, 64, &o->channels);
+    case 'N': return cli_parse_size("--fft-size", arg, 16, (size_t)1 << 22, &o->N);
+    case 'R':
+        o->range_given = 1;
+        return parse_range("--range", arg, &o->lo, &o->hi);
+    case 'O': o->orders_text = arg; return CLI_OK;
+    case 'M': return cli_parse_size("--nodes", arg, 16, (size_t)1 << 22, &o->nodes);
+    case 'F': return cli_parse_double("--floor", arg, 0, 1, 0, 1, &o->floor);
+    case 'K': return cli_parse_size("--lags", arg, 1, (size_t)1 << 20, &o->lags);
+    case 'P': return cli_parse_size("--points", arg, 2, (size_t)1 << 20, &o->points);
+    case 'C': return cli_parse_size("--channel", arg, 0, 63, &o->channel);
+    case 'p':
+        skit_matrix_free(&o->params);
+        return cli_read_matrix("--params", arg, &o->params);
+    }
+    return -1;
+}
+
+/* The options of `skit decay MODE` (argv[0] is the mode). */
+static int decay_parse(int argc2, char **argv2, decay_options *o)
 {
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
@@ -919,55 +956,9 @@ static int decay_parse(int argc2, char **argv2, decay_options *o, int *range_giv
         {"channel", required_argument, NULL, 'C'},
         {"params", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0}};
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc2, argv2, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        int r = cli_common_option(&o->common, opt, optarg);
-        if (r == CLI_USAGE) return CLI_USAGE;
-        if (r == CLI_OK) continue;
-        int bad = CLI_OK;
-        switch (opt) {
-        case 'h': fputs(decay_usage, stdout); return -1;
-        case 'a':
-            memset(o->act, 0, sizeof o->act);
-            bad = cli_parse_choice_list("--activation", optarg, activation_names, o->act);
-            o->act_given = 1;
-            break;
-        case 'm':
-            memset(o->norm, 0, sizeof o->norm);
-            bad = cli_parse_choice_list("--norm", optarg, norm_names, o->norm);
-            break;
-        case 'c':
-            memset(o->con, 0, sizeof o->con);
-            bad = cli_parse_choice_list("--construction", optarg, construction_names, o->con);
-            o->con_given = 1;
-            break;
-        case 'r': bad = cli_parse_size("--replicates", optarg, 1, 1000, &o->replicates); break;
-        case 'w': bad = cli_parse_size("--width", optarg, 1, 4096, &o->width); break;
-        case 'l': bad = cli_parse_size("--layers", optarg, 0, 64, &o->layers); break;
-        case 'd': bad = cli_parse_size("--channels", optarg, 1, 64, &o->channels); break;
-        case 'N': bad = cli_parse_size("--fft-size", optarg, 16, (size_t)1 << 22, &o->N); break;
-        case 'R':
-            bad = parse_range("--range", optarg, &o->lo, &o->hi);
-            *range_given = 1;
-            break;
-        case 'O': *orders_text = optarg; break;
-        case 'M': bad = cli_parse_size("--nodes", optarg, 16, (size_t)1 << 22, &o->nodes); break;
-        case 'F': bad = cli_parse_double("--floor", optarg, 0, 1, 0, 1, &o->floor); break;
-        case 'K': bad = cli_parse_size("--lags", optarg, 1, (size_t)1 << 20, &o->lags); break;
-        case 'P': bad = cli_parse_size("--points", optarg, 2, (size_t)1 << 20, &o->points); break;
-        case 'C': bad = cli_parse_size("--channel", optarg, 0, 63, &o->channel); break;
-        case 'p':
-            skit_matrix_free(&o->params);
-            bad = cli_read_matrix("--params", optarg, &o->params);
-            break;
-        default: return unknown_option(argc2, argv2);
-        }
-        if (bad != CLI_OK) return CLI_USAGE;
-    }
-    if (optind < argc2) return cli_usage_error("unexpected argument '%s'", argv2[optind]);
-    return CLI_OK;
+    const cli_options parser = {.longopts = longopts, .usage = decay_usage, .common = &o->common,
+                                .apply = decay_option, .ctx = o};
+    return cli_parse_options(&parser, argc2, argv2);
 }
 
 /* --params: one configuration, a scalar input, as many values as the MLP has. */
@@ -990,7 +981,7 @@ static int decay_check_params(const decay_options *o)
 
 /* Checks and the mode's defaults, before any work; o->orders is the
  * caller's to free (also on error). */
-static int decay_check(decay_options *o, int range_given, const char *orders_text, const char *mode)
+static int decay_check(decay_options *o, const char *mode)
 {
     if (cli_common_validate(&o->common) != CLI_OK ||
         cli_check_seed_range(o->common.seed, o->replicates) != CLI_OK)
@@ -1002,7 +993,7 @@ static int decay_check(decay_options *o, int range_given, const char *orders_tex
                                "above the limit 2^40 (about an hour on one core): reduce --fft-size or --width",
                                o->N, o->width, mlp_work);
     if (o->N % 2) return cli_usage_error("--fft-size = %zu out of range: need an even N", o->N);
-    if (!range_given && o->hi > o->N / 4) o->hi = o->N / 4;
+    if (!o->range_given && o->hi > o->N / 4) o->hi = o->N / 4;
     if (o->hi > o->N / 4)
         return cli_usage_error("--range %zu..%zu out of range: need B <= N/4 (= %zu) to keep aliasing small", o->lo,
                                o->hi, o->N / 4);
@@ -1010,7 +1001,7 @@ static int decay_check(decay_options *o, int range_given, const char *orders_tex
     if (o->lags >= o->N) return cli_usage_error("--lags = %zu out of range: need lags < N (= %zu)", o->lags, o->N);
     if (o->channel >= o->channels)
         return cli_usage_error("--channel = %zu out of range: need channel < channels (= %zu)", o->channel, o->channels);
-    if (cli_parse_size_list("--orders", orders_text, 0, 16, &o->orders, &o->norders) != CLI_OK) return CLI_USAGE;
+    if (cli_parse_size_list("--orders", o->orders_text, 0, 16, &o->orders, &o->norders) != CLI_OK) return CLI_USAGE;
     if (o->norders > 16) return cli_usage_error("--orders: at most 16 orders");
     for (size_t i = 0; i < o->norders; i++)
         if (o->orders[i] > o->max_order) o->max_order = o->orders[i];
@@ -1066,14 +1057,13 @@ int cmd_decay(int argc, char **argv)
     o.points = 512;
     o.floor = 1e-12;
     o.norm[0] = 1;
-    int range_given = 0;
-    const char *orders_text = "1,2,3,4,5,6";
-    int rc = decay_parse(argc - 1, argv + 1, &o, &range_given, &orders_text);
+    o.orders_text = "1,2,3,4,5,6";
+    int rc = decay_parse(argc - 1, argv + 1, &o);
     if (rc != CLI_OK) {
         skit_matrix_free(&o.params);
-        return rc < 0 ? CLI_OK : rc;
+        return rc == CLI_HELP ? CLI_OK : rc;
     }
-    rc = decay_check(&o, range_given, orders_text, modes[o.mode]);
+    rc = decay_check(&o, modes[o.mode]);
     if (rc != CLI_OK) {
         free(o.orders);
         skit_matrix_free(&o.params);

@@ -205,110 +205,115 @@ static const char *usage =
     "  skit mra workload --n 256..2048 --targets 0.05,0.1\n"
     "  skit mra bounds --n 1024 --block 8,32 --temperature 0.5,1,2\n";
 
-/* One option of the mode's (already checked to apply): its value into *o.
- * CLI_OK or CLI_USAGE (reported). */
-static int apply_option(options *o, int opt, const char *arg)
+/* An option of the inputs (synthetic generator, user files, masks):
+ * CLI_OK, CLI_USAGE (reported), -1 if not one. */
+static int apply_input_option(options *o, int opt, const char *arg)
+{
+    static const char *const mask_choices[] = {"none", "causal", NULL};
+    switch (opt) {
+    case OPT_N:
+        free(o->n);
+        return cli_parse_size_list("--n", arg, 1, (size_t)1 << 24, &o->n, &o->nn);
+    case OPT_D: return cli_parse_size("--d", arg, 1, 4096, &o->d);
+    case OPT_DV: return cli_parse_size("--dv", arg, 1, 4096, &o->dv);
+    case OPT_TEMPERATURE:
+        free(o->temperature);
+        return cli_parse_double_list("--temperature", arg, 1e-6, 1e6, &o->temperature, &o->ntemperature);
+    case OPT_ENTROPY:
+        free(o->entropy);
+        return cli_parse_double_list("--entropy", arg, 1e-3, 30, &o->entropy, &o->nentropy);
+    case OPT_BETA: return cli_parse_double("--beta", arg, 0, 1e6, 1, 0, &o->spec.inverse_temperature);
+    case OPT_LOCALITY: return cli_parse_double("--locality", arg, 0, 1e9, 0, 0, &o->spec.correlation_length);
+    case OPT_NOISE: return cli_parse_double("--noise", arg, 0, 1e6, 0, 0, &o->spec.noise);
+    case OPT_SINKS: return cli_parse_size("--sinks", arg, 0, (size_t)1 << 24, &o->spec.sinks);
+    case OPT_SINK_STRENGTH: return cli_parse_double("--sink-strength", arg, 0, 1e6, 0, 0, &o->spec.sink_strength);
+    case OPT_Q: o->qpath = arg; return CLI_OK;
+    case OPT_K: o->kpath = arg; return CLI_OK;
+    case OPT_V: o->vpath = arg; return CLI_OK;
+    case OPT_SCALE: return cli_parse_double("--scale", arg, 0, 1e6, 1, 0, &o->scale);
+    case OPT_SAVE_INPUTS: o->save_inputs = arg; return CLI_OK;
+    case OPT_PAD: return cli_parse_size("--pad", arg, 0, (size_t)1 << 24, &o->pad);
+    case OPT_MASK: return cli_parse_choice("--mask", arg, mask_choices, &o->causal);
+    case OPT_HEADS:
+        free(o->heads);
+        return cli_parse_size_list("--heads", arg, 0, (size_t)1 << 24, &o->heads, &o->nheads);
+    }
+    return -1;
+}
+
+/* The fractions of --keep (haar) and the errors of --targets (workload):
+ * lists of positive numbers up to `hi`. */
+static int parse_positive_list(const char *option, const char *arg, double hi, const char *what,
+                               double **values, size_t *count)
+{
+    free(*values);
+    int st = cli_parse_double_list(option, arg, 0, hi, values, count);
+    for (size_t i = 0; st == CLI_OK && i < *count; i++)
+        if (!((*values)[i] > 0))
+            st = cli_usage_error("%s: expected %s in (0, %g], got %g", option, what, hi, (*values)[i]);
+    return st;
+}
+
+/* An option of the methods and of what the modes measure: CLI_OK,
+ * CLI_USAGE (reported), -1 if not one. */
+static int apply_method_option(options *o, int opt, const char *arg)
 {
     static const char *const method_choices[] = {"exact", "mra2", "mra2s", "lowrank", "topk",
                                                  "nystrom", "linformer", "performer", "window",
                                                  "bigbird", NULL};
     static const char *const selection_choices[] = {"global", "row", NULL};
     static const char *const device_choices[] = {"cpu", "cuda", NULL};
-    static const char *const mask_choices[] = {"none", "causal", NULL};
-    double v;
-    int st = CLI_OK;
     switch (opt) {
     case OPT_METHODS:
         memset(o->methods, 0, sizeof o->methods);
-        st = cli_parse_choice_list("--methods", arg, method_choices, o->methods);
         o->methods_given = 1;
-        break;
-    case OPT_N:
-        free(o->n);
-        st = cli_parse_size_list("--n", arg, 1, (size_t)1 << 24, &o->n, &o->nn);
-        break;
-    case OPT_D: st = cli_parse_size("--d", arg, 1, 4096, &o->d); break;
-    case OPT_DV: st = cli_parse_size("--dv", arg, 1, 4096, &o->dv); break;
+        return cli_parse_choice_list("--methods", arg, method_choices, o->methods);
     case OPT_BUDGET:
         free(o->budget);
-        st = cli_parse_double_list_range("--budget", arg, 0, 1, 1, 0, &o->budget, &o->nbudget);
         o->budget_given = 1;
-        break;
-    case OPT_TEMPERATURE:
-        free(o->temperature);
-        st = cli_parse_double_list("--temperature", arg, 1e-6, 1e6, &o->temperature,
-                                   &o->ntemperature);
-        break;
-    case OPT_ENTROPY:
-        free(o->entropy);
-        st = cli_parse_double_list("--entropy", arg, 1e-3, 30, &o->entropy, &o->nentropy);
-        break;
-    case OPT_BETA:
-        st = cli_parse_double("--beta", arg, 0, 1e6, 1, 0, &v);
-        o->spec.inverse_temperature = v;
-        break;
-    case OPT_LOCALITY:
-        st = cli_parse_double("--locality", arg, 0, 1e9, 0, 0, &o->spec.correlation_length);
-        break;
-    case OPT_NOISE: st = cli_parse_double("--noise", arg, 0, 1e6, 0, 0, &o->spec.noise); break;
-    case OPT_SINKS: st = cli_parse_size("--sinks", arg, 0, (size_t)1 << 24, &o->spec.sinks); break;
-    case OPT_SINK_STRENGTH:
-        st = cli_parse_double("--sink-strength", arg, 0, 1e6, 0, 0, &o->spec.sink_strength);
-        break;
-    case OPT_Q: o->qpath = arg; break;
-    case OPT_K: o->kpath = arg; break;
-    case OPT_V: o->vpath = arg; break;
-    case OPT_SCALE: st = cli_parse_double("--scale", arg, 0, 1e6, 1, 0, &o->scale); break;
-    case OPT_BLOCK:
-        free(o->block);
-        st = cli_parse_size_list("--block", arg, 1, (size_t)1 << 20, &o->block, &o->nblock);
-        if (st == CLI_OK && o->mode != MODE_BOUNDS && o->nblock > 1)
-            st = cli_usage_error("--block: expected one block size, got a list '%s'", arg);
-        break;
-    case OPT_SCALES:
-        free(o->scales);
-        st = cli_parse_size_list("--scales", arg, 1, (size_t)1 << 20, &o->scales, &o->nscales);
-        break;
-    case OPT_SELECTION: st = cli_parse_choice("--selection", arg, selection_choices, &o->selection); break;
-    case OPT_DIAG: st = cli_parse_size("--diagonal-prior", arg, 0, (size_t)1 << 24, &o->diag); break;
-    case OPT_FIRST: o->first = 1; break;
-    case OPT_REPEAT: st = cli_parse_size("--repeat", arg, 1, 100, &o->repeat); break;
-    case OPT_KEEP:
-        free(o->keep);
-        st = cli_parse_double_list("--keep", arg, 0, 1, &o->keep, &o->nkeep);
-        for (size_t i = 0; st == CLI_OK && i < o->nkeep; i++)
-            if (!(o->keep[i] > 0))
-                st = cli_usage_error("--keep: expected fractions in (0, 1], got %g", o->keep[i]);
-        break;
-    case OPT_MATRIX_OUT: o->matrix_out = arg; break;
-    case OPT_HIST_OUT: o->hist_out = arg; break;
-    case OPT_TARGETS:
-        free(o->targets);
-        st = cli_parse_double_list("--targets", arg, 0, 10, &o->targets, &o->ntargets);
-        for (size_t i = 0; st == CLI_OK && i < o->ntargets; i++)
-            if (!(o->targets[i] > 0))
-                st = cli_usage_error("--targets: expected relative errors in (0, 10], got %g",
-                                     o->targets[i]);
-        break;
-    case OPT_SUBSETS: st = cli_parse_size("--subsets", arg, 1, 10000, &o->subsets); break;
-    case OPT_DEVICE: st = cli_parse_choice("--device", arg, device_choices, &o->device); break;
-    case OPT_Y_OUT: o->y_out = arg; break;
-    case OPT_SAVE_INPUTS: o->save_inputs = arg; break;
-    case OPT_THRESHOLD: st = cli_parse_double("--threshold", arg, 0, 1e6, 1, 0, &o->threshold); break;
-    case OPT_PAD: st = cli_parse_size("--pad", arg, 0, (size_t)1 << 24, &o->pad); break;
-    case OPT_MASK: st = cli_parse_choice("--mask", arg, mask_choices, &o->causal); break;
-    case OPT_PRECISION: st = cli_parse_precision(arg, &o->precision); break;
-    case OPT_HEADS:
-        free(o->heads);
-        st = cli_parse_size_list("--heads", arg, 0, (size_t)1 << 24, &o->heads, &o->nheads);
-        break;
+        return cli_parse_double_list_range("--budget", arg, 0, 1, 1, 0, &o->budget, &o->nbudget);
     case OPT_PER_ROW:
         free(o->per_row);
-        st = cli_parse_size_list("--per-row", arg, 1, (size_t)1 << 24, &o->per_row, &o->nper_row);
-        break;
-    default: break;
+        return cli_parse_size_list("--per-row", arg, 1, (size_t)1 << 24, &o->per_row, &o->nper_row);
+    case OPT_BLOCK:
+        free(o->block);
+        if (cli_parse_size_list("--block", arg, 1, (size_t)1 << 20, &o->block, &o->nblock) != CLI_OK)
+            return CLI_USAGE;
+        if (o->mode != MODE_BOUNDS && o->nblock > 1)
+            return cli_usage_error("--block: expected one block size, got a list '%s'", arg);
+        return CLI_OK;
+    case OPT_SCALES:
+        free(o->scales);
+        return cli_parse_size_list("--scales", arg, 1, (size_t)1 << 20, &o->scales, &o->nscales);
+    case OPT_SELECTION: return cli_parse_choice("--selection", arg, selection_choices, &o->selection);
+    case OPT_DIAG: return cli_parse_size("--diagonal-prior", arg, 0, (size_t)1 << 24, &o->diag);
+    case OPT_FIRST: o->first = 1; return CLI_OK;
+    case OPT_REPEAT: return cli_parse_size("--repeat", arg, 1, 100, &o->repeat);
+    case OPT_KEEP: return parse_positive_list("--keep", arg, 1, "fractions", &o->keep, &o->nkeep);
+    case OPT_TARGETS:
+        return parse_positive_list("--targets", arg, 10, "relative errors", &o->targets, &o->ntargets);
+    case OPT_MATRIX_OUT: o->matrix_out = arg; return CLI_OK;
+    case OPT_HIST_OUT: o->hist_out = arg; return CLI_OK;
+    case OPT_SUBSETS: return cli_parse_size("--subsets", arg, 1, 10000, &o->subsets);
+    case OPT_DEVICE: return cli_parse_choice("--device", arg, device_choices, &o->device);
+    case OPT_Y_OUT: o->y_out = arg; return CLI_OK;
+    case OPT_THRESHOLD: return cli_parse_double("--threshold", arg, 0, 1e6, 1, 0, &o->threshold);
+    case OPT_PRECISION: return cli_parse_precision(arg, &o->precision);
     }
-    return st == CLI_OK ? CLI_OK : CLI_USAGE;
+    return -1;
+}
+
+/* One option (cli_options.apply): refused unless the mode takes it;
+ * -1 for the common options. */
+static int apply_option(void *ctx, int opt, const char *arg)
+{
+    options *o = ctx;
+    if (opt < OPT_METHODS || opt >= OPT_LAST) return -1;
+    if (!(mode_options[o->mode] & BIT(opt)))
+        return cli_usage_error("option '%s' does not apply to 'skit mra %s' (see --help)", cli_option_name(),
+                               mode_names[o->mode]);
+    int st = apply_input_option(o, opt, arg);
+    return st != -1 ? st : apply_method_option(o, opt, arg);
 }
 
 static int parse_options(int argc, char **argv, options *o)
@@ -352,27 +357,10 @@ static int parse_options(int argc, char **argv, options *o)
         {"save-inputs", required_argument, NULL, OPT_SAVE_INPUTS},
         {"precision", required_argument, NULL, OPT_PRECISION},
         {NULL, 0, NULL, 0}};
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return -1;
-        }
-        int c = cli_common_option(&o->common, opt, optarg);
-        if (c == CLI_USAGE) return CLI_USAGE;
-        if (c == CLI_OK) continue;
-        if (opt == '?' || opt < OPT_METHODS || opt >= OPT_LAST)
-            return cli_usage_error("unknown option '%s' (see 'skit mra --help')", argv[optind - 1]);
-        if (!(mode_options[o->mode] & BIT(opt)))
-            return cli_usage_error("option '%s' does not apply to 'skit mra %s' (see --help)",
-                                   /* the option, not its separate value */
-                                   optarg && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1],
-                                   mode_names[o->mode]);
-        if (apply_option(o, opt, optarg) != CLI_OK) return CLI_USAGE;
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o->common,
+                                .apply = apply_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
     if (!o->methods_given) {
         memset(o->methods, 0, sizeof o->methods);
         if (o->mode == MODE_WORKLOAD) {
@@ -1772,7 +1760,7 @@ int cmd_mra(int argc, char **argv)
         cli_set_context(ctx);
     }
     int status = parse_options(argc - shift, argv + shift, &o);
-    if (status == -1) {
+    if (status == CLI_HELP) {
         status = CLI_OK;
         goto out;
     }
