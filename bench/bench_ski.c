@@ -53,7 +53,7 @@ enum { OPT_SIZES = 0x2100, OPT_R, OPT_CHANNELS, OPT_COMPARE_N, OPT_COMPARE_D, OP
 typedef struct options {
     cli_common common;
     size_t *sizes, nsizes, r, channels, compare_n, compare_d;
-    int quick;
+    int quick, sizes_given;
 } options;
 
 typedef struct ski_ctx {
@@ -192,6 +192,24 @@ static int measure(size_t n, size_t d, size_t r, int with_dense, int with_fft, i
     return st;
 }
 
+/* One option (cli_options.apply): -1 for the common ones. */
+static int apply_option(void *ctx, int opt, const char *arg)
+{
+    options *o = ctx;
+    switch (opt) {
+    case OPT_SIZES:
+        free(o->sizes);
+        o->sizes_given = 1;
+        return cli_parse_size_list("--sizes", arg, 2, (size_t)1 << 26, &o->sizes, &o->nsizes);
+    case OPT_R: return cli_parse_size("--r", arg, 2, (size_t)1 << 20, &o->r);
+    case OPT_CHANNELS: return cli_parse_size("--channels", arg, 1, 4096, &o->channels);
+    case OPT_COMPARE_N: return cli_parse_size("--compare-n", arg, 0, (size_t)1 << 24, &o->compare_n);
+    case OPT_COMPARE_D: return cli_parse_size("--compare-d", arg, 1, 4096, &o->compare_d);
+    case OPT_QUICK: o->quick = 1; return CLI_OK;
+    }
+    return -1;
+}
+
 static int parse(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS, CLI_PLANNER_LONGOPTS,
@@ -202,34 +220,11 @@ static int parse(int argc, char **argv, options *o)
                                              {"compare-d", required_argument, NULL, OPT_COMPARE_D},
                                              {"quick", no_argument, NULL, OPT_QUICK},
                                              {NULL, 0, NULL, 0}};
-    int opt, st, sizes_given = 0;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return -1;
-        }
-        st = cli_common_option(&o->common, opt, optarg);
-        if (st == CLI_USAGE) return CLI_USAGE;
-        if (st == CLI_OK) continue;
-        switch (opt) {
-        case OPT_SIZES:
-            free(o->sizes);
-            st = cli_parse_size_list("--sizes", optarg, 2, (size_t)1 << 26, &o->sizes, &o->nsizes);
-            sizes_given = 1;
-            break;
-        case OPT_R: st = cli_parse_size("--r", optarg, 2, (size_t)1 << 20, &o->r); break;
-        case OPT_CHANNELS: st = cli_parse_size("--channels", optarg, 1, 4096, &o->channels); break;
-        case OPT_COMPARE_N: st = cli_parse_size("--compare-n", optarg, 0, (size_t)1 << 24, &o->compare_n); break;
-        case OPT_COMPARE_D: st = cli_parse_size("--compare-d", optarg, 1, 4096, &o->compare_d); break;
-        case OPT_QUICK: o->quick = 1; st = CLI_OK; break; /* st still held cli_common_option's -1 */
-        default: return cli_usage_error("unknown option '%s' (see 'skit bench ski --help')", argv[optind - 1]);
-        }
-        if (st != CLI_OK) return CLI_USAGE;
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (!sizes_given) {
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o->common,
+                                .apply = apply_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
+    if (!o->sizes_given) {
         free(o->sizes);
         o->sizes = NULL;
         if (cli_parse_size_list("--sizes", o->quick ? "2^12..2^16" : "2^12..2^20", 2, (size_t)1 << 26,
@@ -265,7 +260,7 @@ int bench_ski(int argc, char **argv)
     int status = parse(argc, argv, &o);
     if (status != CLI_OK) {
         free(o.sizes);
-        return status < 0 ? CLI_OK : status;
+        return status == CLI_HELP ? CLI_OK : status;
     }
     cli_apply_threads(&o.common);
     size_t total = o.nsizes + 1;
