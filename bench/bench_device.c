@@ -1,6 +1,5 @@
 /* bench_device.c — `skit bench device`: the same operators and shapes on the
- * CPU and on a CUDA device, measured in one run (SPEC G, issue "CUDA
- * backend"):
+ * CPU and on a CUDA device, measured in one run:
  *  - toeplitz:  batched Toeplitz FFT matvec, d channels with their own
  *               matrices (the TNO case), n x n, bidirectional or --causal;
  *               CPU = skit_toeplitz_plan_execute (FFTW, OpenMP over channels),
@@ -561,7 +560,7 @@ static void output_row(cli_table *t, const result *r)
 
 /* ---- targets ---------------------------------------------------------------------------------------- */
 
-/* The issue's targets when a device is present, judged from this run. */
+/* The targets when a device is present, judged from this run. */
 static void report_targets(const options *o, cli_table *out, const result *rows, size_t nrows,
                            const char *cuda_line)
 {

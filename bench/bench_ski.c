@@ -12,7 +12,7 @@
  *               action (and any matvec) has to do. ski/floor says how close
  *               the SKI action is to memory speed, fft/floor how large a
  *               speed-up over the FFT matvec memory traffic allows at all.
- * Targets (issue 3): the SKI action's log-log slope in n at r = 64 is <= 1.15
+ * Targets: the SKI action's log-log slope in n at r = 64 is <= 1.15
  * over 2^12..2^20, and at n = 2^16, d = 64, r = 64 the SKI action is >= 10x
  * faster than the FFT matvec. */
 #include "config.h"

@@ -1,7 +1,7 @@
 /* bench_tno.c — `skit bench tno`: the token-mixing operators TNO, FD-TNO
  * and SKI-TNO (causal: cumulative sums) against the bare Toeplitz FFT
  * matvec of the same (n, d, batch), all measured in one run, with the
- * issue's targets and the papers' speed claims evaluated from the numbers.
+ * targets and the papers' speed claims evaluated from the numbers.
  *
  * What is timed (plans, parameters and random data are made outside the
  * timer; every figure is the median over interleaved rounds, each round

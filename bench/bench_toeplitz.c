@@ -295,9 +295,9 @@ static const char *numpy_matmul_script =
  * ||T x - b|| / ||b|| of the last timed call's x (the same inputs give the
  * same x: no extra solve), T x by direct O(n^2) sums (np.convolve), as
  * skit's residuals are. Only the interpreter's first request has an untimed
- * warm-up: solve_toeplitz keeps nothing per n (a first call at a new n was
- * within the spread of the next three, faster as often as slower), and the
- * warm-ups took about 1.5 s of a default run. */
+ * warm-up: solve_toeplitz keeps nothing per n, so a first call at a new n
+ * costs what the later ones do, and a warm-up per size would only lengthen
+ * the run. */
 static const char *scipy_solve_script =
     "import sys, time\n"
     "import numpy as np\n"
@@ -352,8 +352,7 @@ static double *random_array(skit_rng *rng, size_t count)
 
 /* d channels of `per` standard normals, channel k from stream k of a seed
  * drawn from rng: the same data at any thread count, filled in parallel
- * (filled in sequence, the 2^23 values of each of the largest sizes took
- * 0.3-0.5 s, about 3 s of a default run). */
+ * (the largest sizes hold 2^23 values per channel). */
 static double *random_channels(skit_rng *rng, size_t per, size_t d)
 {
     double *p = skit_malloc(per * d > 0 ? per * d : 1, sizeof(double));
