@@ -631,11 +631,11 @@ int cli_parse_options(const cli_options *options, int argc, char **argv)
     optind = 0; /* 0, not 1: glibc and musl then also forget a cluster of
                  * short options half read by an earlier parse */
     opterr = 0;
-    int opt, index;
-    while (index = -1, (opt = getopt_long(argc, argv, shortopts, options->longopts, &index)) != -1) {
+    int opt, longindex;
+    while (longindex = -1, (opt = getopt_long(argc, argv, shortopts, options->longopts, &longindex)) != -1) {
         if (opt == '?' || opt == ':') return refused_option(options->longopts, argv[optind - 1], opt == ':');
-        if (index >= 0 && check_spelled_out(options->longopts, index, argv) != CLI_OK) return CLI_USAGE;
-        if (index < 0) snprintf(option_name, sizeof option_name, "-%c", opt);
+        if (longindex >= 0 && check_spelled_out(options->longopts, longindex, argv) != CLI_OK) return CLI_USAGE;
+        if (longindex < 0) snprintf(option_name, sizeof option_name, "-%c", opt);
         if (opt == 'h') {
             if (options->usage) fputs(options->usage, stdout);
             return CLI_HELP;
