@@ -1,6 +1,5 @@
 /* bench_device.c — `skit bench device`: the same operators and shapes on the
- * CPU and on a CUDA device, measured in one run (SPEC G, issue "CUDA
- * backend"):
+ * CPU and on a CUDA device, measured in one run:
  *  - toeplitz:  batched Toeplitz FFT matvec, d channels with their own
  *               matrices (the TNO case), n x n, bidirectional or --causal;
  *               CPU = skit_toeplitz_plan_execute (FFTW, OpenMP over channels),
@@ -561,7 +560,7 @@ static void output_row(cli_table *t, const result *r)
 
 /* ---- targets ---------------------------------------------------------------------------------------- */
 
-/* The issue's targets when a device is present, judged from this run. */
+/* The targets when a device is present, judged from this run. */
 static void report_targets(const options *o, cli_table *out, const result *rows, size_t nrows,
                            const char *cuda_line)
 {
@@ -705,8 +704,27 @@ static int run(options *o, const char *cuda_line)
 
 /* The option values as given, parsed by device_options. */
 typedef struct option_texts {
+    options *o; /* the flags go here */
     const char *device, *ops, *sizes, *channels, *att, *head, *precision;
 } option_texts;
+
+/* One option (cli_options.apply): -1 for the common ones. */
+static int apply_option(void *ctx, int opt, const char *arg)
+{
+    option_texts *x = ctx;
+    switch (opt) {
+    case OPT_DEVICE: x->device = arg; return CLI_OK;
+    case OPT_OPS: x->ops = arg; return CLI_OK;
+    case OPT_SIZES: x->sizes = arg; return CLI_OK;
+    case OPT_CHANNELS: x->channels = arg; return CLI_OK;
+    case OPT_CAUSAL: x->o->causal = 1; return CLI_OK;
+    case OPT_ATT_SIZES: x->att = arg; return CLI_OK;
+    case OPT_HEAD_DIM: x->head = arg; return CLI_OK;
+    case OPT_PRECISION: x->precision = arg; return CLI_OK;
+    case OPT_QUICK: x->o->quick = 1; return CLI_OK;
+    }
+    return -1;
+}
 
 /* The lists and sizes (defaults where not given), and the memory of the
  * largest case before anything is allocated: Toeplitz coefficients + x +
@@ -801,35 +819,14 @@ int bench_device(int argc, char **argv)
     cli_common_init(&o.common);
     o.argc = argc;
     o.argv = argv;
-    option_texts x = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        int handled = cli_common_option(&o.common, opt, optarg);
-        if (handled == CLI_USAGE) return CLI_USAGE;
-        if (handled == CLI_OK) continue;
-        switch (opt) {
-        case 'h': fputs(usage, stdout); return CLI_OK;
-        case OPT_DEVICE: x.device = optarg; break;
-        case OPT_OPS: x.ops = optarg; break;
-        case OPT_SIZES: x.sizes = optarg; break;
-        case OPT_CHANNELS: x.channels = optarg; break;
-        case OPT_CAUSAL: o.causal = 1; break;
-        case OPT_ATT_SIZES: x.att = optarg; break;
-        case OPT_HEAD_DIM: x.head = optarg; break;
-        case OPT_PRECISION: x.precision = optarg; break;
-        case OPT_QUICK: o.quick = 1; break;
-        case '?':
-        default:
-            return cli_usage_error("unknown option '%s' (see 'skit bench device --help')", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("unexpected argument '%s' (see 'skit bench device --help')", argv[optind]);
+    option_texts x = {.o = &o};
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o.common,
+                                .apply = apply_option, .ctx = &x};
+    int status = cli_parse_options(&parser, argc, argv);
+    if (status != CLI_OK) return status == CLI_HELP ? CLI_OK : status;
     /* validate everything before any work or any file */
     char cuda_line[512];
-    int status = device_options(&o, &x);
+    status = device_options(&o, &x);
     if (status == CLI_OK) status = choose_devices(&o, cuda_line, sizeof cuda_line);
     if (status == CLI_OK) {
         o.min_sample_s = o.quick ? 0.02 : 0.1;

@@ -65,6 +65,7 @@ typedef struct row {
 typedef struct options {
     cli_common common;
     size_t d, bpr, max_n, exact_max, samples;
+    int quick, max_given, exact_given, samples_given; /* --quick sets the sizes not given */
 } options;
 
 /* Time one method at n. The budget of bpr blocks (of the default 32) per
@@ -121,10 +122,34 @@ static double time_at(const row *rows, size_t count, const char *method, size_t 
     return NAN;
 }
 
-/* Options, validated before any work; -1 after --help. */
+enum { OPT_D = 0x2000, OPT_BPR, OPT_MAXN, OPT_EXACT, OPT_SAMPLES, OPT_QUICK };
+
+/* One option (cli_options.apply): -1 for the common ones. */
+static int apply_option(void *ctx, int opt, const char *arg)
+{
+    options *o = ctx;
+    switch (opt) {
+    case OPT_D: return cli_parse_size("--d", arg, 1, 1024, &o->d);
+    case OPT_BPR: return cli_parse_size("--blocks-per-row", arg, 1, 128, &o->bpr);
+    case OPT_MAXN:
+        o->max_given = 1;
+        if (cli_parse_size("--max-n", arg, 4096, (size_t)1 << 20, &o->max_n) != CLI_OK) return CLI_USAGE;
+        if (o->max_n & (o->max_n - 1)) return cli_usage_error("--max-n: expected a power of two, got %zu", o->max_n);
+        return CLI_OK;
+    case OPT_EXACT:
+        o->exact_given = 1;
+        return cli_parse_size("--exact-max-n", arg, 4096, (size_t)1 << 20, &o->exact_max);
+    case OPT_SAMPLES:
+        o->samples_given = 1;
+        return cli_parse_size("--samples", arg, 1, 64, &o->samples);
+    case OPT_QUICK: o->quick = 1; return CLI_OK;
+    }
+    return -1;
+}
+
+/* Options, validated before any work; CLI_HELP after --help. */
 static int parse_options(int argc, char **argv, options *o)
 {
-    enum { OPT_D = 0x2000, OPT_BPR, OPT_MAXN, OPT_EXACT, OPT_SAMPLES, OPT_QUICK };
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"d", required_argument, NULL, OPT_D},
@@ -134,52 +159,21 @@ static int parse_options(int argc, char **argv, options *o)
         {"samples", required_argument, NULL, OPT_SAMPLES},
         {"quick", no_argument, NULL, OPT_QUICK},
         {NULL, 0, NULL, 0}};
+    memset(o, 0, sizeof *o);
     cli_common_init(&o->common);
     o->d = 64;
     o->bpr = 8;
     o->max_n = 65536;
     o->exact_max = 16384;
     o->samples = 5;
-    int quick = 0, max_given = 0, exact_given = 0, samples_given = 0, opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return -1;
-        }
-        int c = cli_common_option(&o->common, opt, optarg);
-        if (c == CLI_USAGE) return CLI_USAGE;
-        if (c == CLI_OK) continue;
-        int st = CLI_OK;
-        switch (opt) {
-        case OPT_D: st = cli_parse_size("--d", optarg, 1, 1024, &o->d); break;
-        case OPT_BPR: st = cli_parse_size("--blocks-per-row", optarg, 1, 128, &o->bpr); break;
-        case OPT_MAXN:
-            st = cli_parse_size("--max-n", optarg, 4096, (size_t)1 << 20, &o->max_n);
-            if (st == CLI_OK && (o->max_n & (o->max_n - 1)))
-                st = cli_usage_error("--max-n: expected a power of two, got %zu", o->max_n);
-            max_given = 1;
-            break;
-        case OPT_EXACT:
-            st = cli_parse_size("--exact-max-n", optarg, 4096, (size_t)1 << 20, &o->exact_max);
-            exact_given = 1;
-            break;
-        case OPT_SAMPLES:
-            st = cli_parse_size("--samples", optarg, 1, 64, &o->samples);
-            samples_given = 1;
-            break;
-        case OPT_QUICK: quick = 1; break;
-        default:
-            return cli_usage_error("unknown option '%s' (see 'skit bench mra --help')", argv[optind - 1]);
-        }
-        if (st != CLI_OK) return CLI_USAGE;
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (quick) {
-        if (!max_given) o->max_n = 16384;
-        if (!exact_given) o->exact_max = 8192;
-        if (!samples_given) o->samples = 3;
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o->common,
+                                .apply = apply_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
+    if (o->quick) {
+        if (!o->max_given) o->max_n = 16384;
+        if (!o->exact_given) o->exact_max = 8192;
+        if (!o->samples_given) o->samples = 3;
     }
     if (o->bpr > 4096 / 32)
         return cli_usage_error("--blocks-per-row = %zu out of range: need <= 128 (n/32 at n = 4096)", o->bpr);
@@ -317,7 +311,7 @@ int bench_mra(int argc, char **argv)
 {
     options o;
     int status = parse_options(argc, argv, &o);
-    if (status != CLI_OK) return status < 0 ? CLI_OK : status;
+    if (status != CLI_OK) return status == CLI_HELP ? CLI_OK : status;
     cli_apply_threads(&o.common);
     row rows[64];
     size_t count = 0;

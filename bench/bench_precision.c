@@ -297,6 +297,7 @@ typedef struct precision_options {
     cli_common common;
     size_t *sizes, nsizes, d, rounds, *attention, nattention;
     size_t shapes[8][3], nshapes;
+    const char *sizes_text, *shapes_text, *attention_text; /* the lists as given */
 } precision_options;
 
 /* n:d:batch,... */
@@ -318,9 +319,30 @@ static int parse_shapes(const char *text, precision_options *o)
     return CLI_OK;
 }
 
-static int parse(int argc, char **argv, precision_options *o, int *help)
+enum { OPT_SIZES = 0x2000, OPT_D, OPT_SHAPES, OPT_ROUNDS, OPT_QUICK, OPT_ATTENTION };
+
+/* One option (cli_options.apply): -1 for the common ones. */
+static int apply_option(void *ctx, int opt, const char *arg)
 {
-    enum { OPT_SIZES = 0x2000, OPT_D, OPT_SHAPES, OPT_ROUNDS, OPT_QUICK, OPT_ATTENTION };
+    precision_options *o = ctx;
+    switch (opt) {
+    case OPT_SIZES: o->sizes_text = arg; return CLI_OK;
+    case OPT_SHAPES: o->shapes_text = arg; return CLI_OK;
+    case OPT_ATTENTION: o->attention_text = arg; return CLI_OK;
+    case OPT_D: return cli_parse_size("--d", arg, 1, 4096, &o->d);
+    case OPT_ROUNDS: return cli_parse_size("--rounds", arg, 1, BENCH_MAX_ROUNDS, &o->rounds);
+    case OPT_QUICK:
+        o->sizes_text = "2^10";
+        o->shapes_text = "256:16:1";
+        o->attention_text = "256";
+        o->rounds = 3;
+        return CLI_OK;
+    }
+    return -1;
+}
+
+static int parse(int argc, char **argv, precision_options *o)
+{
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
                                              CLI_PLANNER_LONGOPTS,
                                              {"sizes", required_argument, NULL, OPT_SIZES},
@@ -330,38 +352,14 @@ static int parse(int argc, char **argv, precision_options *o, int *help)
                                              {"quick", no_argument, NULL, OPT_QUICK},
                                              {"attention", required_argument, NULL, OPT_ATTENTION},
                                              {NULL, 0, NULL, 0}};
-    const char *sizes = "2^10..2^18", *shapes = "512:512:4,2048:512:1,8192:128:1,32768:64:1",
-               *attention = "1024,2048,4096";
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        int rc = cli_common_option(&o->common, opt, optarg);
-        if (rc == CLI_USAGE) return CLI_USAGE;
-        if (rc == CLI_OK) continue;
-        switch (opt) {
-        case 'h': *help = 1; return CLI_OK;
-        case OPT_SIZES: sizes = optarg; break;
-        case OPT_SHAPES: shapes = optarg; break;
-        case OPT_ATTENTION: attention = optarg; break;
-        case OPT_D:
-            if (cli_parse_size("--d", optarg, 1, 4096, &o->d) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_ROUNDS:
-            if (cli_parse_size("--rounds", optarg, 1, BENCH_MAX_ROUNDS, &o->rounds) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_QUICK:
-            sizes = "2^10";
-            shapes = "256:16:1";
-            attention = "256";
-            o->rounds = 3;
-            break;
-        default:
-            return cli_usage_error("unknown option or missing value '%s' (see 'skit bench precision --help')",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    o->sizes_text = "2^10..2^18";
+    o->shapes_text = "512:512:4,2048:512:1,8192:128:1,32768:64:1";
+    o->attention_text = "1024,2048,4096";
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o->common,
+                                .apply = apply_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
+    const char *sizes = o->sizes_text, *shapes = o->shapes_text, *attention = o->attention_text;
     if (cli_parse_size_list("--sizes", sizes, 1, (size_t)1 << 24, &o->sizes, &o->nsizes) != CLI_OK) return CLI_USAGE;
     if (parse_shapes(shapes, o) != CLI_OK) return CLI_USAGE;
     if (cli_parse_size_list("--attention", attention, 1, 16384, &o->attention, &o->nattention) != CLI_OK)
@@ -374,12 +372,11 @@ int bench_precision(int argc, char **argv)
     precision_options o = {.d = 64, .rounds = 7};
     cli_common_init(&o.common);
     bench_planner_defaults(&o.common); /* the plans are reused: MEASURE, as every bench */
-    int help = 0, rc = parse(argc, argv, &o, &help);
-    if (rc != CLI_OK || help) {
-        if (help) fputs(usage, stdout);
+    int rc = parse(argc, argv, &o);
+    if (rc != CLI_OK) {
         free(o.sizes);
         free(o.attention);
-        return rc;
+        return rc == CLI_HELP ? CLI_OK : rc;
     }
     cli_apply_threads(&o.common);
     static const char *const names[] = {"operator", "causality", "call", "n", "d", "batch", "f64_s", "f32_s",

@@ -12,7 +12,7 @@
  *               action (and any matvec) has to do. ski/floor says how close
  *               the SKI action is to memory speed, fft/floor how large a
  *               speed-up over the FFT matvec memory traffic allows at all.
- * Targets (issue 3): the SKI action's log-log slope in n at r = 64 is <= 1.15
+ * Targets: the SKI action's log-log slope in n at r = 64 is <= 1.15
  * over 2^12..2^20, and at n = 2^16, d = 64, r = 64 the SKI action is >= 10x
  * faster than the FFT matvec. */
 #include "config.h"
@@ -53,7 +53,7 @@ enum { OPT_SIZES = 0x2100, OPT_R, OPT_CHANNELS, OPT_COMPARE_N, OPT_COMPARE_D, OP
 typedef struct options {
     cli_common common;
     size_t *sizes, nsizes, r, channels, compare_n, compare_d;
-    int quick;
+    int quick, sizes_given;
 } options;
 
 typedef struct ski_ctx {
@@ -104,6 +104,34 @@ static const char *const result_names[] = {"part", "n", "d", "r", "ski_s", "ski_
                                            "fft_s", "fft_over_ski", "ski_ns_per_point", "floor_s",
                                            "ski_over_floor", "fft_over_floor", NULL};
 
+/* The FFT matvec of the kernel's full n x n Toeplitz matrix (d channels) on
+ * x, timed into out against the SKI action and the floor measured before. */
+static int measure_fft(const skit_kernel *k, size_t n, size_t d, const double *x, double *y, double min_s,
+                       size_t samples, result *out)
+{
+    skit_toeplitz_plan *fft = NULL;
+    double *big = skit_malloc(d * (2 * n - 1), sizeof *big);
+    int st = big ? skit_kernel_toeplitz_coeffs(k, n, 1.0, big) : SKIT_ENOMEM;
+    if (st == SKIT_OK) {
+        for (size_t c = 1; c < d; c++) memcpy(big + c * (2 * n - 1), big, (2 * n - 1) * sizeof *big);
+        st = skit_toeplitz_plan_create(
+            &fft, n, n, d,
+            &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL, .causality = SKIT_BIDIRECTIONAL},
+            big);
+    }
+    if (st == SKIT_OK) {
+        bench_matvec c = {fft, x, y, n};
+        bench_timing t;
+        bench_measure(bench_run_matvec, &c, min_s, samples, &t);
+        out->fft_s = t.median;
+        out->fft_over_ski = out->fft_s / out->ski_s;
+        out->fft_over_floor = out->fft_s / out->floor_s;
+    }
+    skit_toeplitz_plan_destroy(fft);
+    skit_free(big);
+    return st;
+}
+
 /* Time the SKI action and the memory floor (and optionally the dense SKI and
  * the FFT matvec) at one size. */
 static int measure(size_t n, size_t d, size_t r, int with_dense, int with_fft, int quick,
@@ -119,8 +147,7 @@ static int measure(size_t n, size_t d, size_t r, int with_dense, int with_fft, i
     skit_kernel *k = NULL;
     skit_interp_weights *W = NULL;
     skit_ski_plan *plan = NULL, *dense = NULL;
-    skit_toeplitz_plan *fft = NULL;
-    double *coeffs = NULL, *big = NULL, *x = NULL, *y = NULL;
+    double *coeffs = NULL, *x = NULL, *y = NULL;
     skit_interp_options io;
     skit_interp_options_default(&io, n);
     int st = skit_kernel_matern52_create(&k, 1.0, (double)n / 16.0);
@@ -159,37 +186,33 @@ static int measure(size_t n, size_t d, size_t r, int with_dense, int with_fft, i
             out->ski_dense_s = t.median;
         }
     }
-    if (st == SKIT_OK && with_fft) {
-        big = skit_malloc(d * (2 * n - 1), sizeof *big);
-        if (!big) st = SKIT_ENOMEM;
-        if (st == SKIT_OK) st = skit_kernel_toeplitz_coeffs(k, n, 1.0, big);
-        if (st == SKIT_OK) {
-            for (size_t c = 1; c < d; c++) memcpy(big + c * (2 * n - 1), big, (2 * n - 1) * sizeof *big);
-            st = skit_toeplitz_plan_create(
-                &fft, n, n, d,
-                &(skit_toeplitz_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
-                                         .causality = SKIT_BIDIRECTIONAL},
-                big);
-        }
-        if (st == SKIT_OK) {
-            bench_matvec c = {fft, x, y, n};
-            bench_timing t;
-            bench_measure(bench_run_matvec, &c, min_s, samples, &t);
-            out->fft_s = t.median;
-            out->fft_over_ski = out->fft_s / out->ski_s;
-            out->fft_over_floor = out->fft_s / out->floor_s;
-        }
-    }
+    if (st == SKIT_OK && with_fft) st = measure_fft(k, n, d, x, y, min_s, samples, out);
     skit_kernel_destroy(k);
     skit_interp_weights_destroy(W);
     skit_ski_plan_destroy(plan);
     skit_ski_plan_destroy(dense);
-    skit_toeplitz_plan_destroy(fft);
     skit_free(coeffs);
-    skit_free(big);
     skit_free(x);
     skit_free(y);
     return st;
+}
+
+/* One option (cli_options.apply): -1 for the common ones. */
+static int apply_option(void *ctx, int opt, const char *arg)
+{
+    options *o = ctx;
+    switch (opt) {
+    case OPT_SIZES:
+        free(o->sizes);
+        o->sizes_given = 1;
+        return cli_parse_size_list("--sizes", arg, 2, (size_t)1 << 26, &o->sizes, &o->nsizes);
+    case OPT_R: return cli_parse_size("--r", arg, 2, (size_t)1 << 20, &o->r);
+    case OPT_CHANNELS: return cli_parse_size("--channels", arg, 1, 4096, &o->channels);
+    case OPT_COMPARE_N: return cli_parse_size("--compare-n", arg, 0, (size_t)1 << 24, &o->compare_n);
+    case OPT_COMPARE_D: return cli_parse_size("--compare-d", arg, 1, 4096, &o->compare_d);
+    case OPT_QUICK: o->quick = 1; return CLI_OK;
+    }
+    return -1;
 }
 
 static int parse(int argc, char **argv, options *o)
@@ -202,34 +225,11 @@ static int parse(int argc, char **argv, options *o)
                                              {"compare-d", required_argument, NULL, OPT_COMPARE_D},
                                              {"quick", no_argument, NULL, OPT_QUICK},
                                              {NULL, 0, NULL, 0}};
-    int opt, st, sizes_given = 0;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return -1;
-        }
-        st = cli_common_option(&o->common, opt, optarg);
-        if (st == CLI_USAGE) return CLI_USAGE;
-        if (st == CLI_OK) continue;
-        switch (opt) {
-        case OPT_SIZES:
-            free(o->sizes);
-            st = cli_parse_size_list("--sizes", optarg, 2, (size_t)1 << 26, &o->sizes, &o->nsizes);
-            sizes_given = 1;
-            break;
-        case OPT_R: st = cli_parse_size("--r", optarg, 2, (size_t)1 << 20, &o->r); break;
-        case OPT_CHANNELS: st = cli_parse_size("--channels", optarg, 1, 4096, &o->channels); break;
-        case OPT_COMPARE_N: st = cli_parse_size("--compare-n", optarg, 0, (size_t)1 << 24, &o->compare_n); break;
-        case OPT_COMPARE_D: st = cli_parse_size("--compare-d", optarg, 1, 4096, &o->compare_d); break;
-        case OPT_QUICK: o->quick = 1; st = CLI_OK; break; /* st still held cli_common_option's -1 */
-        default: return cli_usage_error("unknown option '%s' (see 'skit bench ski --help')", argv[optind - 1]);
-        }
-        if (st != CLI_OK) return CLI_USAGE;
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (!sizes_given) {
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o->common,
+                                .apply = apply_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
+    if (!o->sizes_given) {
         free(o->sizes);
         o->sizes = NULL;
         if (cli_parse_size_list("--sizes", o->quick ? "2^12..2^16" : "2^12..2^20", 2, (size_t)1 << 26,
@@ -252,6 +252,87 @@ static int parse(int argc, char **argv, options *o)
     return CLI_OK;
 }
 
+/* The sweep over --sizes (part 0) and the comparison at --compare-n (part
+ * 1) into res; *count: the rows. */
+static int measure_all(const options *o, result *res, size_t *count)
+{
+    int status = CLI_OK;
+    cli_progress_start(&o->common);
+    for (size_t i = 0; i < o->nsizes && status == CLI_OK; i++) {
+        cli_progress("sweep n = %zu", o->sizes[i]);
+        int st = measure(o->sizes[i], o->channels, o->r, o->sizes[i] <= ((size_t)1 << 14), 1, o->quick,
+                         o->common.seed, &res[*count]);
+        if (st != SKIT_OK) status = cli_library_error(st);
+        res[(*count)++].part = 0;
+    }
+    if (status == CLI_OK && o->compare_n > 0) {
+        cli_progress("comparison n = %zu, d = %zu", o->compare_n, o->compare_d);
+        int st = measure(o->compare_n, o->compare_d, o->r, 0, 1, o->quick, o->common.seed, &res[*count]);
+        if (st != SKIT_OK) status = cli_library_error(st);
+        res[(*count)++].part = 1;
+    }
+    cli_progress_done();
+    return status;
+}
+
+/* What the memory floor says about the 10x target, from this run's
+ * comparison row. */
+static void floor_note_text(const result *cmp, char *note, size_t size)
+{
+    if (cmp->fft_over_floor < 10)
+        snprintf(note, size,
+                 "memory floor (read x, write y once): fft/floor = %.2f < 10, so no SKI action that reads x and writes y can be 10x faster than the FFT matvec here; ski/floor = %.2f",
+                 cmp->fft_over_floor, cmp->ski_over_floor);
+    else
+        snprintf(note, size,
+                 "memory floor (read x, write y once): fft/floor = %.2f (room for >= 10x), ski/floor = %.2f",
+                 cmp->fft_over_floor, cmp->ski_over_floor);
+}
+
+/* The table with the targets' verdicts, and their summary on stderr. */
+static int emit_results(const options *o, const result *res, size_t count, int argc, char **argv)
+{
+    double *xs = malloc(o->nsizes * sizeof *xs), *ts = malloc(o->nsizes * sizeof *ts);
+    if (!xs || !ts) {
+        free(xs);
+        free(ts);
+        return cli_failure("out of memory");
+    }
+    for (size_t i = 0; i < o->nsizes; i++) {
+        xs[i] = res[i].n;
+        ts[i] = res[i].ski_s;
+    }
+    double slope = o->nsizes >= 2 ? bench_loglog_slope(xs, ts, o->nsizes) : NAN;
+    double ratio = o->compare_n > 0 ? res[count - 1].fft_over_ski : NAN;
+    free(xs);
+    free(ts);
+    char floor_note[256] = "";
+    if (o->compare_n > 0) floor_note_text(&res[count - 1], floor_note, sizeof floor_note);
+    cli_table t;
+    cli_table_init(&t, result_names);
+    bench_machine_header(&t, &o->common, "float64");
+    cli_table_comment(&t, "SKI action W A W^T x: linear W (2 nonzeros per row), inducing points "
+                          "uniform on [0, n-1], A = Matern-5/2 Toeplitz (r x r) applied by FFT; "
+                          "fft = skit_toeplitz_plan_execute of the n x n matrices");
+    cli_table_comment(&t, "part 0: time vs n at r = %zu, d = %zu; part 1: n = %zu, d = %zu, r = %zu", o->r, o->channels, o->compare_n, o->compare_d, o->r);
+    cli_table_comment(&t, "target: SKI log-log slope <= 1.15: measured %.3f over n = %zu..%zu (%s)", slope,
+                      o->sizes[0], o->sizes[o->nsizes - 1], isfinite(slope) ? (slope <= 1.15 ? "met" : "NOT met") : "n/a");
+    cli_table_comment(&t, "target: SKI >= 10x faster than the FFT matvec at n = %zu, d = %zu: measured %.2fx (%s)",
+                      o->compare_n, o->compare_d, ratio, isfinite(ratio) ? (ratio >= 10 ? "met" : "NOT met") : "n/a");
+    if (floor_note[0]) cli_table_comment(&t, "%s", floor_note);
+    for (size_t i = 0; i < count; i++) cli_table_row_numbers(&t, (const double *)&res[i], RESULT_FIELDS);
+    if (!o->common.quiet) {
+        fprintf(stderr, "skit bench ski: SKI action slope %.3f (target <= 1.15: %s); at n = %zu, d = %zu, r = %zu SKI is %.1fx faster than the FFT matvec (target >= 10: %s)\n",
+            slope, isfinite(slope) ? (slope <= 1.15 ? "met" : "NOT met") : "n/a", o->compare_n,
+            o->compare_d, o->r, ratio, isfinite(ratio) ? (ratio >= 10 ? "met" : "NOT met") : "n/a");
+        if (floor_note[0]) fprintf(stderr, "skit bench ski: %s\n", floor_note);
+    }
+    int status = cli_table_emit(&t, &o->common, argc, argv, "seconds per call (all d channels); ns per point = 1e9 s / (n d)",
+                                "ski_bench", NULL);
+    cli_table_free(&t);
+    return status;
+}
+
 int bench_ski(int argc, char **argv)
 {
     options o;
@@ -265,81 +346,13 @@ int bench_ski(int argc, char **argv)
     int status = parse(argc, argv, &o);
     if (status != CLI_OK) {
         free(o.sizes);
-        return status < 0 ? CLI_OK : status;
+        return status == CLI_HELP ? CLI_OK : status;
     }
     cli_apply_threads(&o.common);
-    size_t total = o.nsizes + 1;
-    result *res = calloc(total, sizeof *res);
-    if (!res) {
-        free(o.sizes);
-        return cli_failure("out of memory");
-    }
+    result *res = calloc(o.nsizes + 1, sizeof *res);
     size_t count = 0;
-    cli_progress_start(&o.common);
-    for (size_t i = 0; i < o.nsizes && status == CLI_OK; i++) {
-        cli_progress("sweep n = %zu", o.sizes[i]);
-        int st = measure(o.sizes[i], o.channels, o.r, o.sizes[i] <= ((size_t)1 << 14), 1, o.quick,
-                         o.common.seed, &res[count]);
-        if (st != SKIT_OK) status = cli_library_error(st);
-        res[count++].part = 0;
-    }
-    if (status == CLI_OK && o.compare_n > 0) {
-        cli_progress("comparison n = %zu, d = %zu", o.compare_n, o.compare_d);
-        int st = measure(o.compare_n, o.compare_d, o.r, 0, 1, o.quick, o.common.seed, &res[count]);
-        if (st != SKIT_OK) status = cli_library_error(st);
-        res[count++].part = 1;
-    }
-    cli_progress_done();
-    if (status != CLI_OK) {
-        free(res);
-        free(o.sizes);
-        return status;
-    }
-    double *xs = malloc(o.nsizes * sizeof *xs), *ts = malloc(o.nsizes * sizeof *ts);
-    for (size_t i = 0; i < o.nsizes; i++) {
-        xs[i] = res[i].n;
-        ts[i] = res[i].ski_s;
-    }
-    double slope = o.nsizes >= 2 ? bench_loglog_slope(xs, ts, o.nsizes) : NAN;
-    double ratio = o.compare_n > 0 ? res[count - 1].fft_over_ski : NAN;
-    /* what the floor says about the 10x target, from this run's numbers */
-    char floor_note[256] = "";
-    if (o.compare_n > 0) {
-        const result *cmp = &res[count - 1];
-        if (cmp->fft_over_floor < 10)
-            snprintf(floor_note, sizeof floor_note,
-                     "memory floor (read x, write y once): fft/floor = %.2f < 10, so no SKI action that reads x and writes y can be 10x faster than the FFT matvec here; ski/floor = %.2f",
-                     cmp->fft_over_floor, cmp->ski_over_floor);
-        else
-            snprintf(floor_note, sizeof floor_note,
-                     "memory floor (read x, write y once): fft/floor = %.2f (room for >= 10x), ski/floor = %.2f",
-                     cmp->fft_over_floor, cmp->ski_over_floor);
-    }
-    free(xs);
-    free(ts);
-
-    cli_table t;
-    cli_table_init(&t, result_names);
-    bench_machine_header(&t, &o.common, "float64");
-    cli_table_comment(&t, "SKI action W A W^T x: linear W (2 nonzeros per row), inducing points "
-                          "uniform on [0, n-1], A = Matern-5/2 Toeplitz (r x r) applied by FFT; "
-                          "fft = skit_toeplitz_plan_execute of the n x n matrices");
-    cli_table_comment(&t, "part 0: time vs n at r = %zu, d = %zu; part 1: n = %zu, d = %zu, r = %zu", o.r, o.channels, o.compare_n, o.compare_d, o.r);
-    cli_table_comment(&t, "target: SKI log-log slope <= 1.15: measured %.3f over n = %zu..%zu (%s)", slope,
-                      o.sizes[0], o.sizes[o.nsizes - 1], isfinite(slope) ? (slope <= 1.15 ? "met" : "NOT met") : "n/a");
-    cli_table_comment(&t, "target: SKI >= 10x faster than the FFT matvec at n = %zu, d = %zu: measured %.2fx (%s)",
-                      o.compare_n, o.compare_d, ratio, isfinite(ratio) ? (ratio >= 10 ? "met" : "NOT met") : "n/a");
-    if (floor_note[0]) cli_table_comment(&t, "%s", floor_note);
-    for (size_t i = 0; i < count; i++) cli_table_row_numbers(&t, (const double *)&res[i], RESULT_FIELDS);
-    if (!o.common.quiet) {
-        fprintf(stderr, "skit bench ski: SKI action slope %.3f (target <= 1.15: %s); at n = %zu, d = %zu, r = %zu SKI is %.1fx faster than the FFT matvec (target >= 10: %s)\n",
-            slope, isfinite(slope) ? (slope <= 1.15 ? "met" : "NOT met") : "n/a", o.compare_n,
-            o.compare_d, o.r, ratio, isfinite(ratio) ? (ratio >= 10 ? "met" : "NOT met") : "n/a");
-        if (floor_note[0]) fprintf(stderr, "skit bench ski: %s\n", floor_note);
-    }
-    status = cli_table_emit(&t, &o.common, argc, argv, "seconds per call (all d channels); ns per point = 1e9 s / (n d)",
-                            "ski_bench", NULL);
-    cli_table_free(&t);
+    status = res ? measure_all(&o, res, &count) : cli_failure("out of memory");
+    if (status == CLI_OK) status = emit_results(&o, res, count, argc, argv);
     free(res);
     free(o.sizes);
     return status;

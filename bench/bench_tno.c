@@ -1,7 +1,7 @@
 /* bench_tno.c — `skit bench tno`: the token-mixing operators TNO, FD-TNO
  * and SKI-TNO (causal: cumulative sums) against the bare Toeplitz FFT
  * matvec of the same (n, d, batch), all measured in one run, with the
- * issue's targets and the papers' speed claims evaluated from the numbers.
+ * targets and the papers' speed claims evaluated from the numbers.
  *
  * What is timed (plans, parameters and random data are made outside the
  * timer; every figure is the median over interleaved rounds, each round
@@ -119,7 +119,7 @@ typedef struct options {
     cli_common common;
     shape *shapes;
     size_t nshapes;
-    const char *shapes_text;
+    const char *shapes_text, *sweep_text; /* as given (NULL: the default) */
     int peer; /* run the PyTorch peer */
     size_t *sweep, nsweep, sweep_d;
     int do_sweep;
@@ -218,6 +218,58 @@ static void free_options(options *o)
     free(o->sweep);
 }
 
+/* An option of the operators timed: CLI_OK, CLI_USAGE (reported), -1 if
+ * not one. */
+static int apply_operator_option(options *o, int opt, const char *arg)
+{
+    static const char *const causalities[] = {"both", "bidirectional", "causal", NULL};
+    static const char *const layouts[] = {"rows", "channels", NULL};
+    int idx;
+    switch (opt) {
+    case OPT_CAUSALITY:
+        if (cli_parse_choice("--causality", arg, causalities, &idx) != CLI_OK) return CLI_USAGE;
+        o->causal[0] = idx != 2;
+        o->causal[1] = idx != 1;
+        return CLI_OK;
+    case OPT_LAYOUT:
+        if (cli_parse_choice("--layout", arg, layouts, &idx) != CLI_OK) return CLI_USAGE;
+        o->layout = idx ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS;
+        return CLI_OK;
+    case OPT_RPE_WIDTH: return cli_parse_size("--rpe-width", arg, 1, 1024, &o->rpe_width);
+    case OPT_RPE_LAYERS: return cli_parse_size("--rpe-layers", arg, 0, 16, &o->rpe_layers);
+    case OPT_RANK: return cli_parse_size("--rank", arg, 2, 4096, &o->rank);
+    case OPT_TAPS:
+        if (cli_parse_size("--taps", arg, 0, 1023, &o->taps) != CLI_OK) return CLI_USAGE;
+        if (o->taps % 2 == 0 && o->taps != 0)
+            return cli_usage_error("--taps: %zu out of range: need an odd number of taps (a centred "
+                                   "filter) or 0", o->taps);
+        return CLI_OK;
+    case OPT_KNOTS: return cli_parse_size("--knots", arg, 1, 4096, &o->knots);
+    case OPT_DECAY: return cli_parse_double("--decay", arg, 0, 1, 1, 1, &o->decay);
+    }
+    return -1;
+}
+
+/* One option (cli_options.apply): -1 for the common ones. The sizes
+ * and counts left 0 get their defaults (--quick's or the full run's). */
+static int apply_option(void *ctx, int opt, const char *arg)
+{
+    options *o = ctx;
+    int rc = apply_operator_option(o, opt, arg);
+    if (rc != -1) return rc;
+    switch (opt) {
+    case OPT_SHAPES: o->shapes_text = arg; return CLI_OK;
+    case OPT_SWEEP: o->sweep_text = arg; return CLI_OK;
+    case OPT_SWEEP_D: return cli_parse_size("--sweep-d", arg, 1, 4096, &o->sweep_d);
+    case OPT_NO_SWEEP: o->do_sweep = 0; return CLI_OK;
+    case OPT_SAMPLES: return cli_parse_size("--samples", arg, 1, 64, &o->samples);
+    case OPT_MIN_TIME: return cli_parse_double("--min-time", arg, 0, 10, 1, 0, &o->min_time);
+    case OPT_QUICK: o->quick = 1; return CLI_OK;
+    case OPT_NO_PEER: o->peer = 0; return CLI_OK;
+    }
+    return -1;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS, CLI_PLANNER_LONGOPTS,
@@ -238,8 +290,6 @@ static int parse_options(int argc, char **argv, options *o)
                                              {"quick", no_argument, NULL, OPT_QUICK},
                                              {"no-peer", no_argument, NULL, OPT_NO_PEER},
                                              {NULL, 0, NULL, 0}};
-    static const char *const causalities[] = {"both", "bidirectional", "causal", NULL};
-    static const char *const layouts[] = {"rows", "channels", NULL};
     memset(o, 0, sizeof *o);
     cli_common_init(&o->common);
     bench_planner_defaults(&o->common);
@@ -254,83 +304,21 @@ static int parse_options(int argc, char **argv, options *o)
     o->taps = 17;
     o->knots = 32;
     o->decay = 0.99;
-    const char *shapes_text = NULL, *sweep_text = NULL;
-    size_t samples = 0, sweep_d = 0;
-    double min_time = 0;
-    int opt, idx;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return -1;
-        }
-        int rc = cli_common_option(&o->common, opt, optarg);
-        if (rc == CLI_USAGE) return CLI_USAGE;
-        if (rc == CLI_OK) continue;
-        switch (opt) {
-        case OPT_SHAPES: shapes_text = optarg; break;
-        case OPT_SWEEP: sweep_text = optarg; break;
-        case OPT_SWEEP_D:
-            if (cli_parse_size("--sweep-d", optarg, 1, 4096, &sweep_d) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_NO_SWEEP: o->do_sweep = 0; break;
-        case OPT_CAUSALITY:
-            if (cli_parse_choice("--causality", optarg, causalities, &idx) != CLI_OK) return CLI_USAGE;
-            o->causal[0] = idx != 2;
-            o->causal[1] = idx != 1;
-            break;
-        case OPT_LAYOUT:
-            if (cli_parse_choice("--layout", optarg, layouts, &idx) != CLI_OK) return CLI_USAGE;
-            o->layout = idx ? SKIT_TNO_CHANNELS : SKIT_TNO_ROWS;
-            break;
-        case OPT_RPE_WIDTH:
-            if (cli_parse_size("--rpe-width", optarg, 1, 1024, &o->rpe_width) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_RPE_LAYERS:
-            if (cli_parse_size("--rpe-layers", optarg, 0, 16, &o->rpe_layers) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_RANK:
-            if (cli_parse_size("--rank", optarg, 2, 4096, &o->rank) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_TAPS:
-            if (cli_parse_size("--taps", optarg, 0, 1023, &o->taps) != CLI_OK) return CLI_USAGE;
-            if (o->taps % 2 == 0 && o->taps != 0)
-                return cli_usage_error("--taps: %zu out of range: need an odd number of taps (a centred "
-                                       "filter) or 0", o->taps);
-            break;
-        case OPT_KNOTS:
-            if (cli_parse_size("--knots", optarg, 1, 4096, &o->knots) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_DECAY:
-            if (cli_parse_double("--decay", optarg, 0, 1, 1, 1, &o->decay) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_SAMPLES:
-            if (cli_parse_size("--samples", optarg, 1, 64, &samples) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_MIN_TIME:
-            if (cli_parse_double("--min-time", optarg, 0, 10, 1, 0, &min_time) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_QUICK: o->quick = 1; break;
-        case OPT_NO_PEER: o->peer = 0; break;
-        default:
-            return cli_usage_error("unknown option or missing value '%s' (see 'skit bench tno --help')",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o->common,
+                                .apply = apply_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
-    if (!shapes_text)
-        shapes_text = o->quick ? "512:64:1,2048:64:1,8192:16:1" : "512:512:4,2048:512:1,8192:128:1,32768:64:1";
-    if (parse_shapes(shapes_text, &o->shapes, &o->nshapes) != CLI_OK) return CLI_USAGE;
-    o->shapes_text = shapes_text;
-    if (!sweep_text) sweep_text = o->quick ? "2^9..2^12" : "2^9..2^15";
+    if (!o->shapes_text)
+        o->shapes_text = o->quick ? "512:64:1,2048:64:1,8192:16:1" : "512:512:4,2048:512:1,8192:128:1,32768:64:1";
+    if (parse_shapes(o->shapes_text, &o->shapes, &o->nshapes) != CLI_OK) return CLI_USAGE;
+    if (!o->sweep_text) o->sweep_text = o->quick ? "2^9..2^12" : "2^9..2^15";
     if (o->do_sweep &&
-        cli_parse_size_list("--sweep", sweep_text, 2, (size_t)1 << 22, &o->sweep, &o->nsweep) != CLI_OK)
+        cli_parse_size_list("--sweep", o->sweep_text, 2, (size_t)1 << 22, &o->sweep, &o->nsweep) != CLI_OK)
         return CLI_USAGE;
-    o->sweep_d = sweep_d ? sweep_d : (o->quick ? 16 : 64);
-    o->samples = samples ? samples : (o->quick ? 3 : 5);
-    o->min_time = min_time > 0 ? min_time : (o->quick ? 0.01 : 0.05);
+    if (!o->sweep_d) o->sweep_d = o->quick ? 16 : 64;
+    if (!o->samples) o->samples = o->quick ? 3 : 5;
+    if (!(o->min_time > 0)) o->min_time = o->quick ? 0.01 : 0.05;
     return CLI_OK;
 }
 
@@ -680,10 +668,11 @@ static void shape_text(const result *r, char *text, size_t size)
     snprintf(text, size, "n=%zu d=%zu batch=%zu %s", r->n, r->d, r->batch, r->causal ? "causal" : "bidirectional");
 }
 
-static void evaluate(const result *res, size_t count, report *rep)
+/* The targets of TNO and FD-TNO over the --shapes rows, each with the
+ * measured floor of the same shapes. */
+static void evaluate_targets(const result *res, size_t count, report *rep)
 {
-    char where[96], list[400];
-    /* targets: over the --shapes rows */
+    char list[400];
     const struct {
         int op, causal; /* causal -1: both */
         int forward;
@@ -737,24 +726,31 @@ static void evaluate(const result *res, size_t count, report *rep)
                                      "and the spectra GEMM)",
             targets[t].limit, reachable, seen, list);
     }
-    {
-        size_t met = 0, seen = 0;
-        list[0] = '\0';
-        for (size_t i = 0; i < count; i++) {
-            const result *r = &res[i];
-            if (r->sweep || r->causal || r->n < 8192) continue;
-            double v = r->fwd_matvec[OP_SKI];
-            seen++;
-            met += v < 1;
-            size_t len = strlen(list);
-            snprintf(list + len, sizeof list - len, "%sn=%zu %.3fx", len ? ", " : "", r->n, v);
-        }
-        if (seen)
-            say(rep, "target: SKI-TNO bidirectional forward faster than the bare matvec at n >= 8192: %s (%zu of "
-                     "%zu; %s)", met == seen ? "met" : "not met", met, seen, list);
-    }
+}
 
-    /* claims (the papers' numbers: training steps on A100 GPUs) */
+/* SKI-TNO's target: faster than the bare matvec at the long --shapes. */
+static void evaluate_ski_target(const result *res, size_t count, report *rep)
+{
+    char list[400] = "";
+    size_t met = 0, seen = 0;
+    for (size_t i = 0; i < count; i++) {
+        const result *r = &res[i];
+        if (r->sweep || r->causal || r->n < 8192) continue;
+        double v = r->fwd_matvec[OP_SKI];
+        seen++;
+        met += v < 1;
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%sn=%zu %.3fx", len ? ", " : "", r->n, v);
+    }
+    if (seen)
+        say(rep, "target: SKI-TNO bidirectional forward faster than the bare matvec at n >= 8192: %s (%zu of "
+                 "%zu; %s)", met == seen ? "met" : "not met", met, seen, list);
+}
+
+/* The papers' claims (their numbers: training steps on A100 GPUs). */
+static void evaluate_claims(const result *res, size_t count, report *rep)
+{
+    char where[96];
     const result *c512 = find(res, count, 512, 1), *b512 = find(res, count, 512, 0);
     const result *b2048 = find(res, count, 2048, 0), *c2048 = find(res, count, 2048, 1);
     if (c512) {
@@ -790,6 +786,13 @@ static void evaluate(const result *res, size_t count, report *rep)
                  "channel) / TNO forward %.2fx (n=512), %.2fx (n=2048); / bare matvec %.2fx, %.2fx",
             c512->fwd_tno[OP_SKIB], c2048->fwd_tno[OP_SKIB], c512->fwd_matvec[OP_SKIB], c2048->fwd_matvec[OP_SKIB]);
     }
+}
+
+static void evaluate(const result *res, size_t count, report *rep)
+{
+    evaluate_targets(res, count, rep);
+    evaluate_ski_target(res, count, rep);
+    evaluate_claims(res, count, rep);
 }
 
 /* ---- output -------------------------------------------------------------------- */
@@ -932,7 +935,7 @@ int bench_tno(int argc, char **argv)
     int rc = parse_options(argc, argv, &o);
     if (rc != CLI_OK) {
         free_options(&o);
-        return rc < 0 ? CLI_OK : rc;
+        return rc == CLI_HELP ? CLI_OK : rc;
     }
 #ifdef OPENBLAS_VERSION
     /* one thread pool: the RPE's GEMMs are split over the OpenMP threads by

@@ -3,7 +3,7 @@
  * structure, float32 and float64, one thread and all threads) when
  * /usr/bin/python3 imports torch, times skit's forward of every row it
  * reports in the same run (same operator, shape, precision and threads),
- * and writes each pair with its ratio and the issue's target, skit float32
+ * and writes each pair with its ratio and the target, skit float32
  * >= 5x the PyTorch float32 peer on one thread, judged per shape, as notes
  * of the table. Beside each forward, skit's apply with the kernels cached
  * (no RPE, no kernel transforms): the ratio PyTorch / apply is what the

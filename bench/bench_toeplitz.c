@@ -295,9 +295,9 @@ static const char *numpy_matmul_script =
  * ||T x - b|| / ||b|| of the last timed call's x (the same inputs give the
  * same x: no extra solve), T x by direct O(n^2) sums (np.convolve), as
  * skit's residuals are. Only the interpreter's first request has an untimed
- * warm-up: solve_toeplitz keeps nothing per n (a first call at a new n was
- * within the spread of the next three, faster as often as slower), and the
- * warm-ups took about 1.5 s of a default run. */
+ * warm-up: solve_toeplitz keeps nothing per n, so a first call at a new n
+ * costs what the later ones do, and a warm-up per size would only lengthen
+ * the run. */
 static const char *scipy_solve_script =
     "import sys, time\n"
     "import numpy as np\n"
@@ -352,8 +352,7 @@ static double *random_array(skit_rng *rng, size_t count)
 
 /* d channels of `per` standard normals, channel k from stream k of a seed
  * drawn from rng: the same data at any thread count, filled in parallel
- * (filled in sequence, the 2^23 values of each of the largest sizes took
- * 0.3-0.5 s, about 3 s of a default run). */
+ * (the largest sizes hold 2^23 values per channel). */
 static double *random_channels(skit_rng *rng, size_t per, size_t d)
 {
     double *p = skit_malloc(per * d > 0 ? per * d : 1, sizeof(double));
@@ -1071,10 +1070,95 @@ static const size_t default_check_sizes[] = {97,   100,  127,  128,  211,  255, 
                                              512,  997,  1000, 1024, 2039, 2048, 3001, 4093, 4096,
                                              5000, 8191, 8192};
 
+/* The option values as given, parsed once all are known (--quick and
+ * --check change the defaults). */
+typedef struct option_texts {
+    options *o; /* the flags go here */
+    const char *sizes, *scipy, *dense, *solve, *channels;
+    int no_solve;
+} option_texts;
+
+/* One option (cli_options.apply): -1 for the common ones. */
+static int apply_option(void *ctx, int opt, const char *arg)
+{
+    option_texts *x = ctx;
+    options *o = x->o;
+    switch (opt) {
+    case OPT_SIZES: x->sizes = arg; return CLI_OK;
+    case OPT_DENSE_MAX: x->dense = arg; return CLI_OK;
+    case OPT_CHANNELS: x->channels = arg; return CLI_OK;
+    case OPT_CAUSAL: o->causal = 1; return CLI_OK;
+    case OPT_SCIPY_SIZES: x->scipy = arg; return CLI_OK;
+    case OPT_NO_SCIPY: o->scipy = 0; return CLI_OK;
+    case OPT_SOLVE_N: x->solve = arg; return CLI_OK;
+    case OPT_NO_SOLVE: x->no_solve = 1; return CLI_OK;
+    case OPT_CHECK: o->check = 1; return CLI_OK;
+    case OPT_QUICK: o->quick = 1; return CLI_OK;
+    case OPT_JSON: o->json = arg; return CLI_OK;
+    case OPT_INVERSE: {
+        const char *const forms[] = {skit_fft_inverse_name(SKIT_FFT_INVERSE_AUTO),
+                                     skit_fft_inverse_name(SKIT_FFT_INVERSE_HARTLEY),
+                                     skit_fft_inverse_name(SKIT_FFT_INVERSE_C2R), NULL};
+        int idx = 0;
+        if (cli_parse_choice("--inverse", arg, forms, &idx) != CLI_OK) return CLI_USAGE;
+        o->inverse = (skit_fft_inverse)idx;
+        return CLI_OK;
+    }
+    }
+    return -1;
+}
+
+/* The sizes of the solve section: --solve-n (0: none) or the default. */
+static int parse_solve_sizes(options *o, const option_texts *x)
+{
+    static const size_t default_solve[] = {1024, 2048, 4096, 8192, 16384};
+    o->nsolve = o->quick ? 1 : 5;
+    memcpy(o->solve_sizes, default_solve, sizeof default_solve);
+    if (x->solve && strcmp(x->solve, "0") != 0) {
+        size_t *list = NULL, count = 0;
+        if (cli_parse_size_list("--solve-n", x->solve, 2, (size_t)1 << 15, &list, &count) != CLI_OK) return CLI_USAGE;
+        if (count > 8) {
+            free(list);
+            return cli_usage_error("--solve-n: at most 8 sizes, got %zu", count);
+        }
+        memcpy(o->solve_sizes, list, count * sizeof *list);
+        o->nsolve = count;
+        free(list);
+    } else if (x->solve) {
+        o->nsolve = 0;
+    }
+    if (x->no_solve || o->check) o->nsolve = 0;
+    return CLI_OK;
+}
+
+/* The sizes of the sweep: --sizes, or the default of the timing run or of
+ * --check (1..64, then the awkward sizes of default_check_sizes). */
+static int parse_sweep_sizes(options *o, const char *sizes_text)
+{
+    if (sizes_text) {
+        int status = cli_parse_size_list("--sizes", sizes_text, 1, o->check ? (size_t)1 << 15 : (size_t)1 << 24,
+                                         &o->sizes, &o->nsizes);
+        if (status != CLI_OK) return status;
+        if (o->nsizes > 64) return cli_usage_error("--sizes: at most 64 sizes, got %zu", o->nsizes);
+        return CLI_OK;
+    }
+    if (!o->check)
+        return cli_parse_size_list("--sizes", o->quick ? "2^10..2^14" : "2^10..2^20", 1, (size_t)1 << 24, &o->sizes,
+                                   &o->nsizes);
+    size_t extra = sizeof default_check_sizes / sizeof default_check_sizes[0];
+    size_t top = o->quick ? 8 : extra; /* quick: up to 512 */
+    o->nsizes = 64 + top;
+    o->sizes = malloc(o->nsizes * sizeof *o->sizes);
+    if (!o->sizes) return cli_failure("out of memory");
+    for (size_t i = 0; i < 64; i++) o->sizes[i] = i + 1;
+    for (size_t i = 0; i < top; i++) o->sizes[64 + i] = default_check_sizes[i];
+    return CLI_OK;
+}
+
 /* Parses and validates every option before any work; o->sizes and
- * o->scipy_sizes (NULL-initialised) are the caller's to free. *help is set
- * when --help was given. */
-static int parse_options(options *o, int argc, char **argv, int *help)
+ * o->scipy_sizes (NULL-initialised) are the caller's to free. CLI_HELP
+ * after --help. */
+static int parse_options(options *o, int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS, CLI_PLANNER_LONGOPTS,
@@ -1091,92 +1175,21 @@ static int parse_options(options *o, int argc, char **argv, int *help)
         {"json", required_argument, NULL, OPT_JSON},
         {"inverse", required_argument, NULL, OPT_INVERSE},
         {NULL, 0, NULL, 0}};
-    const char *sizes_text = NULL, *scipy_text = NULL, *dense_text = NULL, *solve_text = NULL,
-               *channels_text = NULL;
-    int no_solve = 0, opt, status;
-    *help = 0;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        int handled = cli_common_option(&o->common, opt, optarg);
-        if (handled == CLI_USAGE) return CLI_USAGE;
-        if (handled == CLI_OK) continue;
-        switch (opt) {
-        case 'h': *help = 1; return CLI_OK;
-        case OPT_SIZES: sizes_text = optarg; break;
-        case OPT_DENSE_MAX: dense_text = optarg; break;
-        case OPT_CHANNELS: channels_text = optarg; break;
-        case OPT_CAUSAL: o->causal = 1; break;
-        case OPT_SCIPY_SIZES: scipy_text = optarg; break;
-        case OPT_NO_SCIPY: o->scipy = 0; break;
-        case OPT_SOLVE_N: solve_text = optarg; break;
-        case OPT_NO_SOLVE: no_solve = 1; break;
-        case OPT_CHECK: o->check = 1; break;
-        case OPT_QUICK: o->quick = 1; break;
-        case OPT_JSON: o->json = optarg; break;
-        case OPT_INVERSE: {
-            const char *const forms[] = {skit_fft_inverse_name(SKIT_FFT_INVERSE_AUTO),
-                                         skit_fft_inverse_name(SKIT_FFT_INVERSE_HARTLEY),
-                                         skit_fft_inverse_name(SKIT_FFT_INVERSE_C2R), NULL};
-            int idx = 0;
-            if (cli_parse_choice("--inverse", optarg, forms, &idx) != CLI_OK) return CLI_USAGE;
-            o->inverse = (skit_fft_inverse)idx;
-            break;
-        }
-        default:
-            return cli_usage_error("unknown option '%s' (see 'skit bench toeplitz --help')",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("unexpected argument '%s' (see 'skit bench toeplitz --help')",
-                               argv[optind]);
-
+    option_texts x = {.o = o};
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o->common,
+                                .apply = apply_option, .ctx = &x};
+    int status = cli_parse_options(&parser, argc, argv);
+    if (status != CLI_OK) return status;
     o->channels = 64;
     o->dense_max = o->quick ? 2048 : 8192;
-    static const size_t default_solve[] = {1024, 2048, 4096, 8192, 16384};
-    o->nsolve = o->quick ? 1 : 5;
-    memcpy(o->solve_sizes, default_solve, sizeof default_solve);
-    if (channels_text && cli_parse_size("--channels", channels_text, 1, 4096, &o->channels) != CLI_OK)
+    if (x.channels && cli_parse_size("--channels", x.channels, 1, 4096, &o->channels) != CLI_OK)
         return CLI_USAGE;
-    if (dense_text &&
-        cli_parse_size("--dense-max", dense_text, 0, (size_t)1 << 16, &o->dense_max) != CLI_OK)
+    if (x.dense && cli_parse_size("--dense-max", x.dense, 0, (size_t)1 << 16, &o->dense_max) != CLI_OK)
         return CLI_USAGE;
-    if (solve_text && strcmp(solve_text, "0") != 0) {
-        size_t *list = NULL, count = 0;
-        if (cli_parse_size_list("--solve-n", solve_text, 2, (size_t)1 << 15, &list, &count) != CLI_OK) return CLI_USAGE;
-        if (count > 8) {
-            free(list);
-            return cli_usage_error("--solve-n: at most 8 sizes, got %zu", count);
-        }
-        memcpy(o->solve_sizes, list, count * sizeof *list);
-        o->nsolve = count;
-        free(list);
-    } else if (solve_text) {
-        o->nsolve = 0;
-    }
-    if (no_solve || o->check) o->nsolve = 0;
-    if (sizes_text) {
-        status = cli_parse_size_list("--sizes", sizes_text, 1,
-                                     o->check ? (size_t)1 << 15 : (size_t)1 << 24, &o->sizes,
-                                     &o->nsizes);
-        if (status != CLI_OK) return status;
-        if (o->nsizes > 64) return cli_usage_error("--sizes: at most 64 sizes, got %zu", o->nsizes);
-    } else if (o->check) {
-        size_t extra = sizeof default_check_sizes / sizeof default_check_sizes[0];
-        size_t top = o->quick ? 8 : extra; /* quick: up to 512 */
-        o->nsizes = 64 + top;
-        o->sizes = malloc(o->nsizes * sizeof *o->sizes);
-        if (!o->sizes) return cli_failure("out of memory");
-        for (size_t i = 0; i < 64; i++) o->sizes[i] = i + 1;
-        for (size_t i = 0; i < top; i++) o->sizes[64 + i] = default_check_sizes[i];
-    } else {
-        status = cli_parse_size_list("--sizes", o->quick ? "2^10..2^14" : "2^10..2^20", 1,
-                                     (size_t)1 << 24, &o->sizes, &o->nsizes);
-        if (status != CLI_OK) return status;
-    }
-    status = cli_parse_size_list("--scipy-sizes",
-                                 scipy_text ? scipy_text : o->quick ? "2^12" : "2^12..2^16", 1,
+    if (parse_solve_sizes(o, &x) != CLI_OK) return CLI_USAGE;
+    status = parse_sweep_sizes(o, x.sizes);
+    if (status != CLI_OK) return status;
+    status = cli_parse_size_list("--scipy-sizes", x.scipy ? x.scipy : o->quick ? "2^12" : "2^12..2^16", 1,
                                  (size_t)1 << 24, &o->scipy_sizes, &o->nscipy);
     if (status != CLI_OK) return status;
     /* the accuracy sweep's output is the same bytes for the same seed:
@@ -1193,10 +1206,9 @@ int bench_toeplitz(int argc, char **argv)
     cli_common_init(&o.common);
     bench_planner_defaults(&o.common);
     o.scipy = 1;
-    int help = 0;
-    int status = parse_options(&o, argc, argv, &help);
-    if (status == CLI_OK && help) fputs(usage, stdout);
-    if (status == CLI_OK && !help) {
+    int status = parse_options(&o, argc, argv);
+    if (status == CLI_HELP) status = CLI_OK;
+    else if (status == CLI_OK) {
         /* the provenance header records the full command line */
         char **full = malloc(((size_t)argc + 3) * sizeof *full);
         if (!full) {

@@ -75,12 +75,12 @@ void bench_run_matvec(void *matvec);
 int bench_python_has(const char *module);
 
 /* A python peer kept running across requests, so that the interpreter
- * starts and imports once per run rather than once per size (0.1-0.3 s
- * each). `script` defines measure(*words) — returning one number or a
- * tuple — and ends with BENCH_PEER_SERVE: each request line is split into
- * words and answered with one line of numbers (nan when measure raised;
- * the error goes to stderr). The peer blocks on its input between
- * requests, so it takes no CPU from what skit times meanwhile. */
+ * starts and imports once per run rather than once per size. `script`
+ * defines measure(*words) — returning one number or a tuple — and ends
+ * with BENCH_PEER_SERVE: each request line is split into words and
+ * answered with one line of numbers (nan when measure raised; the error
+ * goes to stderr). The peer blocks on its input between requests, so it
+ * takes no CPU from what skit times meanwhile. */
 typedef struct bench_peer {
     const char *script;
     long pid;   /* 0: not started */

@@ -558,6 +558,98 @@ int cli_common_option(cli_common *common, int opt, const char *arg)
     }
 }
 
+/* ---- the option driver ------------------------------------------------ */
+
+static char option_name[80];
+
+const char *cli_option_name(void) { return option_name; }
+
+/* The long option named by the first `len` characters of `name`: the one
+ * spelled exactly so, else the only one it abbreviates (*exact = 0), else
+ * NULL (none, or several). */
+static const struct option *find_long(const struct option *longopts, const char *name, size_t len, int *exact)
+{
+    const struct option *prefix = NULL;
+    int prefixes = 0;
+    *exact = 0;
+    for (const struct option *o = longopts; o->name; o++) {
+        if (strncmp(o->name, name, len) != 0) continue;
+        if (o->name[len] == '\0') {
+            *exact = 1;
+            return o;
+        }
+        prefix = o;
+        prefixes++;
+    }
+    return prefixes == 1 ? prefix : NULL;
+}
+
+/* getopt_long refused argv's `token` ('?': unknown, or a value given to a
+ * flag; ':': its value is missing): say which, in one line. */
+static int refused_option(const struct option *longopts, const char *token, int missing)
+{
+    const char *ctx = cli_context();
+    if (strncmp(token, "--", 2) != 0) {
+        if (optopt > 0 && optopt < 128) { /* a short option, maybe inside a cluster */
+            if (missing) return cli_usage_error("missing value for '-%c' (see '%s --help')", optopt, ctx);
+            return cli_usage_error("unknown option '-%c' (see '%s --help')", optopt, ctx);
+        }
+        return cli_usage_error("unknown option '%s' (see '%s --help')", token, ctx);
+    }
+    const char *name = token + 2;
+    size_t len = strcspn(name, "=");
+    int exact;
+    const struct option *o = find_long(longopts, name, len, &exact);
+    if (o && !exact)
+        return cli_usage_error("unknown option '--%.*s' (did you mean --%s?)", (int)len, name, o->name);
+    if (o && missing) return cli_usage_error("missing value for '--%s' (see '%s --help')", o->name, ctx);
+    if (o && name[len] == '=' && o->has_arg == no_argument)
+        return cli_usage_error("option '--%s' takes no value, got '%s' (see '%s --help')", o->name, token, ctx);
+    return cli_usage_error("unknown option '--%.*s' (see '%s --help')", (int)len, name, ctx);
+}
+
+/* After getopt_long returned the long option longopts[index]: refuse it
+ * unless argv spelled its name out in full. */
+static int check_spelled_out(const struct option *longopts, int index, char **argv)
+{
+    /* the option's own word: the last one read, or the one before when its
+     * value was the next word */
+    const char *token = optarg && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
+    const char *name = token + 2;
+    size_t len = strcspn(name, "=");
+    const char *full = longopts[index].name;
+    snprintf(option_name, sizeof option_name, "--%s", full);
+    if (strncmp(token, "--", 2) == 0 && strlen(full) == len && strncmp(full, name, len) == 0) return CLI_OK;
+    return cli_usage_error("unknown option '--%.*s' (did you mean --%s?)", (int)len, name, full);
+}
+
+int cli_parse_options(const cli_options *options, int argc, char **argv)
+{
+    char shortopts[64];
+    /* the leading ':' makes a missing value ':' apart from an unknown '?' */
+    snprintf(shortopts, sizeof shortopts, ":%s", options->shortopts ? options->shortopts : CLI_COMMON_SHORTOPTS);
+    optind = 0; /* 0, not 1: glibc and musl then also forget a cluster of
+                 * short options half read by an earlier parse */
+    opterr = 0;
+    int opt, longindex;
+    while (longindex = -1, (opt = getopt_long(argc, argv, shortopts, options->longopts, &longindex)) != -1) {
+        if (opt == '?' || opt == ':') return refused_option(options->longopts, argv[optind - 1], opt == ':');
+        if (longindex >= 0 && check_spelled_out(options->longopts, longindex, argv) != CLI_OK) return CLI_USAGE;
+        if (longindex < 0) snprintf(option_name, sizeof option_name, "-%c", opt);
+        if (opt == 'h') {
+            if (options->usage) fputs(options->usage, stdout);
+            return CLI_HELP;
+        }
+        int rc = options->apply ? options->apply(options->ctx, opt, optarg) : -1;
+        if (rc == -1 && options->common) rc = cli_common_option(options->common, opt, optarg);
+        if (rc == -1) return cli_usage_error("unknown option '%s' (see '%s --help')", option_name, cli_context());
+        if (rc != CLI_OK) return CLI_USAGE;
+    }
+    option_name[0] = '\0';
+    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    return CLI_OK;
+}
+
 int cli_ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);

@@ -127,13 +127,15 @@ typedef struct cli_common {
 
 #define CLI_COMMON_SHORTOPTS "ho:"
 /* Long options for cli_common; put them in each subcommand's table. The
- * values 0x1000.. are reserved for them. */
-#define CLI_COMMON_LONGOPTS                                                     \
+ * values 0x1000.. are reserved for them. CLI_BASIC_LONGOPTS are those of a
+ * command that draws no figure and draws no random numbers. */
+#define CLI_BASIC_LONGOPTS                                                      \
     {"help", no_argument, NULL, 'h'}, {"output", required_argument, NULL, 'o'}, \
-        {"plot", required_argument, NULL, 0x1001},                               \
-        {"seed", required_argument, NULL, 0x1002},                               \
         {"threads", required_argument, NULL, 0x1003},                            \
         {"quiet", no_argument, NULL, 0x1004}
+#define CLI_COMMON_LONGOPTS                                                           \
+    CLI_BASIC_LONGOPTS, {"plot", required_argument, NULL, 0x1001},                    \
+        {"seed", required_argument, NULL, 0x1002}
 #define CLI_COMMON_HELP                                                            \
     "  -o, --output FILE   write the TSV table to FILE (default: stdout)\n"        \
     "      --plot FILE     also draw the figure (.png, .svg, .pdf or .eps; gnuplot)\n" \
@@ -171,6 +173,36 @@ void cli_common_init(cli_common *common);
 /* Handle one getopt result if it is a common option: returns CLI_OK if
  * handled, CLI_USAGE on a bad value, -1 if `opt` is not a common option. */
 int cli_common_option(cli_common *common, int opt, const char *arg);
+/* ---- options: one driver for every command ----------------------------
+ * A command gives its getopt tables and a function that applies one option
+ * to its own state; cli_parse_options does the rest, the same way for all. */
+typedef struct cli_options {
+    const char *shortopts;         /* getopt's short options (NULL: CLI_COMMON_SHORTOPTS) */
+    const struct option *longopts; /* ends with {NULL, 0, NULL, 0} */
+    const char *usage;             /* -h / --help print it on stdout (NULL: the caller does) */
+    cli_common *common;            /* receives the common options (NULL: the command has none) */
+    /* One option: its getopt value and its value (NULL for a flag). Returns
+     * CLI_OK, CLI_USAGE (reported), or -1 when the option is not one of the
+     * command's own: then cli_common_option takes it. */
+    int (*apply)(void *ctx, int opt, const char *arg);
+    void *ctx;
+} cli_options;
+
+/* cli_parse_options printed the usage (-h / --help): not an exit status,
+ * the command stops there and exits with CLI_OK. */
+#define CLI_HELP (-1)
+
+/* Parse argv[1..] in order: each option through `apply`, else the common
+ * options. Returns CLI_OK, CLI_HELP, or CLI_USAGE after one line on stderr
+ * naming the option: an unknown option, a missing value, a value given to a
+ * flag, an argument that is not an option ("unexpected argument"), or a long
+ * option not spelled out in full (getopt_long would take "--causal" for
+ * "--causal-ski"; here it is refused, naming the option it abbreviates). */
+int cli_parse_options(const cli_options *options, int argc, char **argv);
+/* While `apply` runs: the option as typed, without its value ("--n",
+ * "-o"), for messages about it. */
+const char *cli_option_name(void);
+
 /* Validate the -o / --plot paths before any work: the directory must be
  * writable and --plot must end in .png, .svg, .pdf or .eps. */
 int cli_common_validate(const cli_common *common);

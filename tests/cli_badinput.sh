@@ -306,6 +306,16 @@ for cmd in $("$SKIT" help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ 
     row "unwritable output path (no such directory)" "-o" "${words[@]}" -o "$O/no/such/dir/out.tsv"
   fi
 done
+# ---- abbreviated long options -------------------------------------------------
+# getopt_long takes a unique prefix for the option it abbreviates (--causal
+# for --causal-ski); skit refuses it, naming the option meant
+row "abbreviated option" "unknown option '--causal' (did you mean --causal-ski?)" train --causal cumsum -o "$O/t.tsv"
+row "abbreviated option" "unknown option '--coeff' (did you mean --coeffs?)" toeplitz matvec --coeff "$D/c.tsv" --x "$D/x.tsv" -o "$O/y.tsv"
+row "abbreviated option" "unknown option '--kee' (did you mean --keep?)" mra haar --kee=0.1 -o "$O/m.tsv"
+row "abbreviated option" "unknown option '--fft' (did you mean --fft-size?)" decay summary --fft 256 -o "$O/d.tsv"
+row "abbreviated option" "unknown option '--quic' (did you mean --quick?)" bench toeplitz --quic -o "$O/b.tsv"
+row "abbreviated option" "unknown option '--hel' (did you mean --help?)" tno --hel
+row "value given to a flag" "--quiet" tno --n 4 --d 1 --quiet=yes -o "$O/t.npy"
 row "missing subcommand" "subcommand" toeplitz
 row "unknown target" "unknown target" bench no-such-target
 row "unknown command" "unknown command" no-such-command

@@ -16,6 +16,26 @@ expect_usage_error "no experiment" reproduce --only no-such-experiment --out "$T
 expect_usage_error "unknown target" bench no-such-target
 expect_ok reproduce --list
 
+# Long options are matched exactly (getopt_long alone would take a unique
+# prefix, e.g. --causal for --causal-ski): a prefix is refused in one line
+# naming the option it abbreviates, for the programs of their own as for skit.
+expect_exact_error() { # MESSAGE skit-args...
+  local want=$1; shift
+  "$SKIT" "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+  local rc=$?
+  if [ $rc -ne 2 ] || [ "$(cat "$TMP/stderr")" != "$want" ] || [ -s "$TMP/stdout" ]; then
+    fail "skit $*: exit $rc, stderr '$(cat "$TMP/stderr")', expected 2 and '$want'"
+  else
+    pass
+  fi
+}
+expect_exact_error "skit train: unknown option '--causal' (did you mean --causal-ski?)" train --causal cumsum
+expect_exact_error "skit train: unknown option '--causal' (did you mean --causal-ski?)" train --causal=cumsum
+expect_exact_error "skit reproduce: unknown option '--qui' (did you mean --quick?)" reproduce --qui --list
+expect_exact_error "skit bench ski: unknown option '--compare' (see 'skit bench ski --help')" bench ski --compare 4
+expect_exact_error "skit train: missing value for '--causal-ski' (see 'skit train --help')" train --causal-ski
+expect_ok train --causal-ski cumsum --mixer ski --help
+
 # Sharded reproduce + merge: two quick experiments split over two shards give
 # the same claims as the report after --merge; a failing script shows as an
 # error row. (Both experiments take about a second with --quick.) Shards

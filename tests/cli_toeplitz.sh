@@ -144,6 +144,24 @@ awk -v n=$n -v s=$s 'BEGIN { srand(s); for (k = -(n - 1); k < n; k++) printf "%.
 expect_ok toeplitz solve --coeffs "$D/g.tsv" --b "$D/b.tsv" -o "$D/xg.npy"
 expect_ok toeplitz matvec --coeffs "$D/g.tsv" --x "$D/xg.npy" --method dense -o "$D/bg.tsv"
 expect_close "$D/bg.tsv" "$D/b.hdr" 1e-12 "general solve residual"
+# the common options, as every command takes them: --threads and --quiet
+# change nothing in the result; --quiet silences the solve's report on
+# stderr (written for a .npy, which has no header to hold it)
+expect_ok toeplitz solve --coeffs "$D/g.tsv" --b "$D/b.tsv" --threads 2 -o "$D/xq.npy"
+[ "$(wc -l < "$TMP/stderr")" -eq 1 ] || fail "solve to .npy: no report on stderr: $(cat "$TMP/stderr")"
+expect_ok toeplitz solve --coeffs "$D/g.tsv" --b "$D/b.tsv" --threads 2 --quiet -o "$D/xq.npy"
+[ ! -s "$TMP/stderr" ] || fail "solve --quiet wrote on stderr: $(cat "$TMP/stderr")"
+cmp -s "$D/xq.npy" "$D/xg.npy" || fail "solve --threads 2 --quiet changed x"
+expect_ok toeplitz matvec --coeffs "$D/g.tsv" --x "$D/xg.npy" --method dense --threads 1 --quiet -o "$D/bq.tsv"
+[ ! -s "$TMP/stderr" ] || fail "matvec --quiet wrote on stderr: $(cat "$TMP/stderr")"
+expect_close "$D/bq.tsv" "$D/bg.tsv" 0 "matvec --threads 1 --quiet"
+expect_ok toeplitz matvec --coeffs "$D/g.tsv" --x "$D/xg.npy" --threads=1 --quiet -o "$D/bf.tsv"
+expect_close "$D/bf.tsv" "$D/bg.tsv" 1e-12 "fft matvec --threads=1 --quiet"
+expect_usage_error "--threads" toeplitz solve --coeffs "$D/g.tsv" --b "$D/b.tsv" --threads 0 -o "$TMP/out.tsv"
+expect_usage_error "--quiet" toeplitz solve --coeffs "$D/g.tsv" --b "$D/b.tsv" --quiet=yes -o "$TMP/out.tsv"
+# no figure and no random numbers: --plot and --seed are not theirs
+expect_usage_error "unknown option '--plot'" toeplitz matvec --coeffs "$D/g.tsv" --x "$D/xg.npy" --plot "$TMP/out.png"
+expect_usage_error "unknown option '--seed'" toeplitz solve --coeffs "$D/g.tsv" --b "$D/b.tsv" --seed 2
 # t_0 = 0 breaks the recursion at order 1, but T is nonsingular: the dense
 # LU fallback answers, and the header says so
 printf '1\n1\n0\n1\n1\n' > "$D/brk.tsv"

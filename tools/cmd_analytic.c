@@ -58,6 +58,8 @@ typedef struct analytic_options {
     double *radii, *branch_radii;
     size_t nradii, nbranch;
     size_t *points, npoints;
+    /* the lists as given, parsed after the options */
+    const char *centers_text, *radii_text, *points_text, *branch_text;
 } analytic_options;
 
 /* "a:b,c:d" -> pairs */
@@ -85,6 +87,29 @@ bad:
     return cli_usage_error("--centers: '%s': need comma-separated re:im pairs, |re|, |im| <= 1000", text);
 }
 
+/* One option (cli_options.apply). */
+static int analytic_option(void *ctx, int opt, const char *arg)
+{
+    analytic_options *o = ctx;
+    switch (opt) {
+    case 'a':
+        memset(o->act, 0, sizeof o->act);
+        return cli_parse_choice_list("--activation", arg, act_names, o->act);
+    case 'm':
+        memset(o->norm, 0, sizeof o->norm);
+        return cli_parse_choice_list("--norm", arg, norm_names, o->norm);
+    case 'r': return cli_parse_size("--replicates", arg, 1, 1000, &o->replicates);
+    case 'w': return cli_parse_size("--width", arg, 1, 1024, &o->width);
+    case 'l': return cli_parse_size("--layers", arg, 0, 64, &o->layers);
+    case 'd': return cli_parse_size("--channels", arg, 1, 64, &o->channels);
+    case 'c': o->centers_text = arg; return CLI_OK;
+    case 'R': o->radii_text = arg; return CLI_OK;
+    case 'B': o->branch_text = arg; return CLI_OK;
+    case 'P': o->points_text = arg; return CLI_OK;
+    }
+    return -1;
+}
+
 static int analytic_parse(int argc, char **argv, analytic_options *o)
 {
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
@@ -99,40 +124,15 @@ static int analytic_parse(int argc, char **argv, analytic_options *o)
                                              {"branch-radii", required_argument, NULL, 'B'},
                                              {"points", required_argument, NULL, 'P'},
                                              {NULL, 0, NULL, 0}};
-    const char *centers = "0:0", *radii = "0.5,1,2", *points = "256,1024", *branch = NULL;
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        int r = cli_common_option(&o->common, opt, optarg);
-        if (r == CLI_USAGE) return CLI_USAGE;
-        if (r == CLI_OK) continue;
-        int bad = CLI_OK;
-        switch (opt) {
-        case 'h': fputs(usage, stdout); return -1;
-        case 'a':
-            memset(o->act, 0, sizeof o->act);
-            bad = cli_parse_choice_list("--activation", optarg, act_names, o->act);
-            break;
-        case 'm':
-            memset(o->norm, 0, sizeof o->norm);
-            bad = cli_parse_choice_list("--norm", optarg, norm_names, o->norm);
-            break;
-        case 'r': bad = cli_parse_size("--replicates", optarg, 1, 1000, &o->replicates); break;
-        case 'w': bad = cli_parse_size("--width", optarg, 1, 1024, &o->width); break;
-        case 'l': bad = cli_parse_size("--layers", optarg, 0, 64, &o->layers); break;
-        case 'd': bad = cli_parse_size("--channels", optarg, 1, 64, &o->channels); break;
-        case 'c': centers = optarg; break;
-        case 'R': radii = optarg; break;
-        case 'B': branch = optarg; break;
-        case 'P': points = optarg; break;
-        default:
-            return cli_usage_error("unknown option or missing value '%s' (see 'skit analytic --help')",
-                                   argv[optind - 1]);
-        }
-        if (bad != CLI_OK) return CLI_USAGE;
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    o->centers_text = "0:0";
+    o->radii_text = "0.5,1,2";
+    o->points_text = "256,1024";
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o->common,
+                                .apply = analytic_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
+    const char *centers = o->centers_text, *radii = o->radii_text, *points = o->points_text,
+               *branch = o->branch_text;
     if (parse_centers(centers, o) != CLI_OK) return CLI_USAGE;
     if (cli_parse_double_list_range("--radii", radii, 0, 100, 1, 0, &o->radii, &o->nradii) != CLI_OK)
         return CLI_USAGE;
@@ -213,5 +213,5 @@ int cmd_analytic(int argc, char **argv)
     free(o.radii);
     free(o.branch_radii);
     free(o.points);
-    return rc < 0 ? CLI_OK : rc;
+    return rc == CLI_HELP ? CLI_OK : rc;
 }

@@ -68,7 +68,29 @@ typedef struct extended_options {
     int act, norm, summary;
     size_t replicates, width, layers, channels, N, lags;
     double agree;
+    int lags_given;
 } extended_options;
+
+/* One option (cli_options.apply). */
+static int extended_option(void *ctx, int opt, const char *arg)
+{
+    extended_options *o = ctx;
+    switch (opt) {
+    case 'a': return cli_parse_choice("--activation", arg, act_names, &o->act);
+    case 'm': return cli_parse_choice("--norm", arg, norm_names, &o->norm);
+    case 'r': return cli_parse_size("--replicates", arg, 1, 1000, &o->replicates);
+    case 'w': return cli_parse_size("--width", arg, 1, 1024, &o->width);
+    case 'l': return cli_parse_size("--layers", arg, 0, 64, &o->layers);
+    case 'd': return cli_parse_size("--channels", arg, 1, 64, &o->channels);
+    case 'N': return cli_parse_size("--fft-size", arg, 16, (size_t)1 << 18, &o->N);
+    case 'K':
+        o->lags_given = 1;
+        return cli_parse_size("--lags", arg, 1, (size_t)1 << 17, &o->lags);
+    case 'A': return cli_parse_double("--agree", arg, 0, 1, 1, 1, &o->agree);
+    case 'S': o->summary = 1; return CLI_OK;
+    }
+    return -1;
+}
 
 static int extended_parse(int argc, char **argv, extended_options *o)
 {
@@ -84,35 +106,12 @@ static int extended_parse(int argc, char **argv, extended_options *o)
                                              {"agree", required_argument, NULL, 'A'},
                                              {"summary", no_argument, NULL, 'S'},
                                              {NULL, 0, NULL, 0}};
-    int lags_given = 0, opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        int r = cli_common_option(&o->common, opt, optarg);
-        if (r == CLI_USAGE) return CLI_USAGE;
-        if (r == CLI_OK) continue;
-        int bad = CLI_OK;
-        switch (opt) {
-        case 'h': fputs(usage, stdout); return -1;
-        case 'a': bad = cli_parse_choice("--activation", optarg, act_names, &o->act); break;
-        case 'm': bad = cli_parse_choice("--norm", optarg, norm_names, &o->norm); break;
-        case 'r': bad = cli_parse_size("--replicates", optarg, 1, 1000, &o->replicates); break;
-        case 'w': bad = cli_parse_size("--width", optarg, 1, 1024, &o->width); break;
-        case 'l': bad = cli_parse_size("--layers", optarg, 0, 64, &o->layers); break;
-        case 'd': bad = cli_parse_size("--channels", optarg, 1, 64, &o->channels); break;
-        case 'N': bad = cli_parse_size("--fft-size", optarg, 16, (size_t)1 << 18, &o->N); break;
-        case 'K': bad = cli_parse_size("--lags", optarg, 1, (size_t)1 << 17, &o->lags); lags_given = 1; break;
-        case 'A': bad = cli_parse_double("--agree", optarg, 0, 1, 1, 1, &o->agree); break;
-        case 'S': o->summary = 1; break;
-        default:
-            return cli_usage_error("unknown option or missing value '%s' (see 'skit decay extended --help')",
-                                   argv[optind - 1]);
-        }
-        if (bad != CLI_OK) return CLI_USAGE;
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o->common,
+                                .apply = extended_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
     if (o->N % 2) return cli_usage_error("--fft-size: %zu: need an even N, 16..2^18", o->N);
-    if (!lags_given) o->lags = o->N / 4;
+    if (!o->lags_given) o->lags = o->N / 4;
     if (o->lags >= o->N / 2)
         return cli_usage_error("--lags: %zu: need 1 <= K < N/2 = %zu (k[n] for n >= N/2 aliases k[n - N])",
                                o->lags, o->N / 2);
@@ -388,7 +387,7 @@ int cmd_decay_extended(int argc, char **argv)
     o.N = 512;
     o.agree = 1e-8;
     int rc = extended_parse(argc, argv, &o);
-    if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
+    if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
     cli_apply_threads(&o.common);
     return extended_run(&o, argc, argv);
 }

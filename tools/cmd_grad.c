@@ -85,8 +85,10 @@ static int op_has_f32(const char *op)
     return 0;
 }
 
-static int parse_one(gc_args *a, int opt, const char *arg)
+/* One option (cli_options.apply): -1 if not one of grad-check's own. */
+static int parse_one(void *ctx, int opt, const char *arg)
 {
+    gc_args *a = ctx;
     static const char *const precisions[] = {"f64", "f32", NULL}, *const acts[] = {"relu", "silu", "gelu", NULL},
                              *const norms[] = {"none", "layer", "rms", NULL};
     gradcheck_options *o = &a->o;
@@ -116,7 +118,7 @@ static int parse_one(gc_args *a, int opt, const char *arg)
     case OPT_SAMPLES: return cli_parse_size("--samples", arg, 1, (size_t)1 << 20, &o->samples);
     case OPT_TOL: return cli_parse_double("--tolerance", arg, 0, 1, 1, 0, &o->tolerance);
     }
-    return CLI_USAGE;
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, gc_args *a)
@@ -141,26 +143,12 @@ static int parse_args(int argc, char **argv, gc_args *a)
     memset(a, 0, sizeof *a);
     cli_common_init(&a->common);
     gradcheck_options_default(&a->o);
-    int opt;
-    optind = 1;
-    opterr = 0; /* our one-line message below, not getopt's */
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return -1;
-        }
-        if (opt == '?' && optopt > 0 && optopt < 128)
-            return cli_usage_error("unknown option or missing value '-%c' (see 'skit grad-check --help')", optopt);
-        if (opt == '?')
-            return cli_usage_error("unknown option or missing value '%s' (see 'skit grad-check --help')",
-                                   argv[optind - 1]);
-        int rc = cli_common_option(&a->common, opt, optarg);
-        if (rc == -1) rc = parse_one(a, opt, optarg);
-        if (rc != CLI_OK) return rc;
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &a->common,
+                                .apply = parse_one, .ctx = a};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
     if (a->common.plot) return cli_usage_error("--plot: grad-check draws no figure (its table is the result)");
-    int rc = cli_common_validate(&a->common);
+    rc = cli_common_validate(&a->common);
     if (rc != CLI_OK) return rc;
     if (!a->op)
         return cli_usage_error("--op is required: toeplitz, mlp, decay, tno, fd, ski-tno, ski-causal, attention or mra2");
@@ -179,7 +167,7 @@ int cmd_grad_check(int argc, char **argv)
 {
     gc_args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
+    if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
     cli_apply_threads(&a.common);
     gradcheck_result r;
     int status = gradcheck_run(a.op, &a.o, &r);

@@ -61,6 +61,7 @@ typedef struct appendix_options {
     double *p, *sparsity;
     size_t np, nsparsity;
     skit_matrix q, k;
+    const char *levels_text, *p_text, *sparsity_text; /* the lists as given */
 } appendix_options;
 
 /* --p: numbers >= 1 or "inf" */
@@ -337,6 +338,26 @@ static int refine_mode(const appendix_options *o, cli_table *t)
     return rc;
 }
 
+/* One option (cli_options.apply). */
+static int appendix_option(void *ctx, int opt, const char *arg)
+{
+    appendix_options *o = ctx;
+    switch (opt) {
+    case 'Q': o->q_path = arg; return CLI_OK;
+    case 'K': o->k_path = arg; return CLI_OK;
+    case 'P': return cli_parse_choice("--pattern", arg, pattern_names, &o->pattern);
+    case 'n': return cli_parse_size("--n", arg, 2, 8192, &o->n);
+    case 'd': return cli_parse_size("--d", arg, 1, 4096, &o->d);
+    case 'b': return cli_parse_double("--beta", arg, 0, 1e4, 1, 0, &o->beta);
+    case 'L': o->levels_text = arg; return CLI_OK;
+    case 'p': o->p_text = arg; return CLI_OK;
+    case 'B': return cli_parse_size("--block", arg, 1, 8192, &o->block);
+    case 'S': o->sparsity_text = arg; return CLI_OK;
+    case 'O': o->supports = arg; return CLI_OK;
+    }
+    return -1;
+}
+
 static int appendix_parse(int argc, char **argv, appendix_options *o)
 {
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
@@ -352,35 +373,14 @@ static int appendix_parse(int argc, char **argv, appendix_options *o)
                                              {"sparsity", required_argument, NULL, 'S'},
                                              {"supports", required_argument, NULL, 'O'},
                                              {NULL, 0, NULL, 0}};
-    const char *levels = "1,2,3", *p = "1,2,inf", *sparsity = "0.8,0.9,0.95";
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        int r = cli_common_option(&o->common, opt, optarg);
-        if (r == CLI_USAGE) return CLI_USAGE;
-        if (r == CLI_OK) continue;
-        int bad = CLI_OK;
-        switch (opt) {
-        case 'h': fputs(usage, stdout); return -1;
-        case 'Q': o->q_path = optarg; break;
-        case 'K': o->k_path = optarg; break;
-        case 'P': bad = cli_parse_choice("--pattern", optarg, pattern_names, &o->pattern); break;
-        case 'n': bad = cli_parse_size("--n", optarg, 2, 8192, &o->n); break;
-        case 'd': bad = cli_parse_size("--d", optarg, 1, 4096, &o->d); break;
-        case 'b': bad = cli_parse_double("--beta", optarg, 0, 1e4, 1, 0, &o->beta); break;
-        case 'L': levels = optarg; break;
-        case 'p': p = optarg; break;
-        case 'B': bad = cli_parse_size("--block", optarg, 1, 8192, &o->block); break;
-        case 'S': sparsity = optarg; break;
-        case 'O': o->supports = optarg; break;
-        default:
-            return cli_usage_error("unknown option or missing value '%s' (see 'skit mra-appendix --help')",
-                                   argv[optind - 1]);
-        }
-        if (bad != CLI_OK) return CLI_USAGE;
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    o->levels_text = "1,2,3";
+    o->p_text = "1,2,inf";
+    o->sparsity_text = "0.8,0.9,0.95";
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o->common,
+                                .apply = appendix_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
+    const char *levels = o->levels_text, *p = o->p_text, *sparsity = o->sparsity_text;
     if (!o->q_path != !o->k_path) return cli_usage_error("--q and --k: give both or neither");
     if (cli_parse_size_list("--levels", levels, 1, 30, &o->levels, &o->nlevels) != CLI_OK) return CLI_USAGE;
     if (parse_p(p, o) != CLI_OK) return CLI_USAGE;
@@ -425,5 +425,5 @@ int cmd_mra_appendix(int argc, char **argv)
     free(o.levels);
     free(o.p);
     free(o.sparsity);
-    return rc < 0 ? CLI_OK : rc;
+    return rc == CLI_HELP ? CLI_OK : rc;
 }

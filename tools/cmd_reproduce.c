@@ -361,7 +361,26 @@ static int parse_shard(const char *arg, reproduce_options *o)
     return CLI_OK;
 }
 
-/* CLI_OK, CLI_USAGE, or -1 after --help */
+/* One option (cli_options.apply). */
+static int reproduce_option(void *ctx, int opt, const char *arg)
+{
+    reproduce_options *o = ctx;
+    switch (opt) {
+    case 'O': o->out = arg; return CLI_OK;
+    case 'y': o->only = arg; return CLI_OK;
+    case 's': return parse_shard(arg, o);
+    case 'm': o->merge = 1; return CLI_OK;
+    case 'q': o->quick = 1; return CLI_OK;
+    case 'l': o->list = 1; return CLI_OK;
+    case 'P': o->paper_figures = 1; return CLI_OK;
+    case 'S': o->strict = 1; return CLI_OK;
+    case 'C': o->compare = arg; return CLI_OK;
+    case 'A': o->allow_partial = 1; return CLI_OK;
+    }
+    return -1;
+}
+
+/* CLI_OK, CLI_USAGE, or CLI_HELP */
 static int parse_options(int argc, char **argv, reproduce_options *o)
 {
     /* clang-format off */
@@ -377,50 +396,10 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
         {NULL, 0, NULL, 0}};
     /* clang-format on */
     *o = (reproduce_options){.shard_index = 1, .shard_count = 1};
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'h':
-            fputs(usage, stdout);
-            return -1;
-        case 'O':
-            o->out = optarg;
-            break;
-        case 'y':
-            o->only = optarg;
-            break;
-        case 's':
-            if (parse_shard(optarg, o) != CLI_OK) return CLI_USAGE;
-            break;
-        case 'm':
-            o->merge = 1;
-            break;
-        case 'q':
-            o->quick = 1;
-            break;
-        case 'l':
-            o->list = 1;
-            break;
-        case 'P':
-            o->paper_figures = 1;
-            break;
-        case 'S':
-            o->strict = 1;
-            break;
-        case 'C':
-            o->compare = optarg;
-            break;
-        case 'A':
-            o->allow_partial = 1;
-            break;
-        default:
-            return cli_usage_error("unknown option '%s' (see 'skit reproduce --help')",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    const cli_options parser = {.shortopts = "h", .longopts = longopts, .usage = usage,
+                                .apply = reproduce_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
     if (o->paper_figures && o->out)
         return cli_usage_error("--paper-figures and --out: the committed report is refreshed from a "
                                "run into the build tree's paper_figures/ (drop --out)");
@@ -700,7 +679,7 @@ int cmd_reproduce(int argc, char **argv)
 {
     reproduce_options o;
     int status = parse_options(argc, argv, &o);
-    if (status != CLI_OK) return status < 0 ? CLI_OK : status;
+    if (status != CLI_OK) return status == CLI_HELP ? CLI_OK : status;
 
     char out_dir[4096], exp_dir[4096], abs_out[4096];
     output_dir(&o, out_dir, sizeof out_dir);

@@ -698,89 +698,95 @@ static int parse_interval(const char *text, double *lo, double *hi)
     return CLI_OK;
 }
 
-/* One option (`current` is its text, for the message of an unknown one):
- * its value into *o. CLI_OK or CLI_USAGE (reported). */
-static int apply_option(options *o, int opt, const char *arg, const char *current)
+/* What is swept (sizes, kernels, schemes) and how: CLI_OK, CLI_USAGE
+ * (reported), -1 if not such an option. */
+static int apply_sweep_option(options *o, int opt, const char *arg)
 {
-    int st = CLI_OK;
     switch (opt) {
     case OPT_N:
         free(o->n);
         o->n = NULL;
-        st = cli_parse_size_list("--n", arg, 2, 8192, &o->n, &o->nn);
-        break;
+        return cli_parse_size_list("--n", arg, 2, 8192, &o->n, &o->nn);
     case OPT_R:
         free(o->r);
         o->r = NULL;
-        st = cli_parse_size_list("--r", arg, 1, 8192, &o->r, &o->nr);
-        break;
+        return cli_parse_size_list("--r", arg, 1, 8192, &o->r, &o->nr);
     case OPT_DEGREE:
         free(o->degree);
         o->degree = NULL;
-        st = cli_parse_size_list("--degree", arg, 0, 1000, &o->degree, &o->ndegree);
-        break;
+        return cli_parse_size_list("--degree", arg, 0, 1000, &o->degree, &o->ndegree);
+    case OPT_KERNEL:
+        memset(o->kernels, 0, sizeof o->kernels);
+        return cli_parse_choice_list("--kernel", arg, kernel_names, o->kernels);
+    case OPT_INTERP:
+        memset(o->interps, 0, sizeof o->interps);
+        return cli_parse_choice_list("--interp", arg, interp_names, o->interps);
+    case OPT_STUDY: return cli_parse_choice("--study", arg, study_names, &o->study);
+    case OPT_VS:
+        o->vs_given = 1;
+        return cli_parse_choice("--vs", arg, vs_names, &o->vs);
+    case OPT_INTERVAL:
+        o->has_interval = 1;
+        return parse_interval(arg, &o->lo, &o->hi);
+    }
+    return -1;
+}
+
+/* The options of one study only (check_options refuses them in another):
+ * CLI_OK, CLI_USAGE (reported), -1 if not such an option. */
+static int apply_study_option(options *o, int opt, const char *arg)
+{
+    switch (opt) {
+    case OPT_PINV:
+        o->only_theorem1 = "--pinv-rtol";
+        return cli_parse_double("--pinv-rtol", arg, 0, 1, 0, 1, &o->pinv_rtol);
     case OPT_BAND:
         free(o->band);
         o->band = NULL;
-        st = cli_parse_size_list("--band", arg, 0, 16383, &o->band, &o->nband);
         o->only_sparse = "--band";
-        break;
-    case OPT_KERNEL:
-        memset(o->kernels, 0, sizeof o->kernels);
-        st = cli_parse_choice_list("--kernel", arg, kernel_names, o->kernels);
-        break;
-    case OPT_INTERP:
-        memset(o->interps, 0, sizeof o->interps);
-        st = cli_parse_choice_list("--interp", arg, interp_names, o->interps);
-        break;
-    case OPT_STUDY: st = cli_parse_choice("--study", arg, study_names, &o->study); break;
-    case OPT_VARIANCE: st = cli_parse_double("--variance", arg, 0, INFINITY, 1, 1, &o->variance); break;
-    case OPT_LENGTHSCALE: st = cli_parse_double("--lengthscale", arg, 0, INFINITY, 1, 1, &o->lengthscale); break;
-    case OPT_SHIFT: st = cli_parse_double("--shift", arg, -INFINITY, INFINITY, 1, 1, &o->shift); break;
-    case OPT_FREQUENCY: st = cli_parse_double("--frequency", arg, 0, INFINITY, 0, 1, &o->frequency); break;
-    case OPT_LAMBDA: st = cli_parse_double("--lambda", arg, 0, 1, 1, 1, &o->lambda); break;
-    case OPT_GAMMA: st = cli_parse_double("--gamma", arg, 0, 1, 1, 1, &o->gamma); break;
-    case OPT_PINV:
-        st = cli_parse_double("--pinv-rtol", arg, 0, 1, 0, 1, &o->pinv_rtol);
-        o->only_theorem1 = "--pinv-rtol";
-        break;
+        return cli_parse_size_list("--band", arg, 0, 16383, &o->band, &o->nband);
     case OPT_SPIKE_VARIANCE:
-        st = cli_parse_double("--spike-variance", arg, 0, INFINITY, 1, 1, &o->spike_variance);
         o->only_sparse = "--spike-variance";
-        break;
+        return cli_parse_double("--spike-variance", arg, 0, INFINITY, 1, 1, &o->spike_variance);
     case OPT_SPIKE_LENGTHSCALE:
-        st = cli_parse_double("--spike-lengthscale", arg, 0, INFINITY, 1, 1, &o->spike_lengthscale);
         o->only_sparse = "--spike-lengthscale";
-        break;
-    case OPT_KNOTS: st = cli_parse_size("--knots", arg, 1, 4096, &o->knots); break;
-    case OPT_RPE_WIDTH: st = cli_parse_size("--rpe-width", arg, 1, 1024, &o->rpe_width); break;
-    case OPT_RPE_LAYERS: st = cli_parse_size("--rpe-layers", arg, 0, 16, &o->rpe_layers); break;
+        return cli_parse_double("--spike-lengthscale", arg, 0, INFINITY, 1, 1, &o->spike_lengthscale);
     case OPT_N_TRAIN:
-        st = cli_parse_size("--n-train", arg, 8, 65536, &o->n_train);
         o->only_extrap = "--n-train";
-        break;
+        return cli_parse_size("--n-train", arg, 8, 65536, &o->n_train);
     case OPT_FACTOR:
-        st = cli_parse_size("--factor", arg, 2, 64, &o->factor);
         o->only_extrap = "--factor";
-        break;
+        return cli_parse_size("--factor", arg, 2, 64, &o->factor);
     case OPT_CURVES:
-        st = CLI_OK;
         o->curves = arg;
         o->only_extrap = "--curves";
-        break;
-    case OPT_ACTIVATION: st = cli_parse_choice("--activation", arg, activation_names, &o->activation); break;
-    case OPT_NORM: st = cli_parse_choice("--norm", arg, norm_names, &o->norm); break;
-    case OPT_VS:
-        st = cli_parse_choice("--vs", arg, vs_names, &o->vs);
-        o->vs_given = 1;
-        break;
-    case OPT_INTERVAL:
-        st = parse_interval(arg, &o->lo, &o->hi);
-        o->has_interval = 1;
-        break;
-    default: return cli_usage_error("unknown option '%s' (see 'skit ski-bound --help')", current);
+        return CLI_OK;
     }
-    return st == CLI_OK ? CLI_OK : CLI_USAGE;
+    return -1;
+}
+
+/* One option (cli_options.apply): CLI_OK, CLI_USAGE (reported), -1 if not
+ * one of ski-bound's own. The rest are the kernels' parameters. */
+static int apply_option(void *ctx, int opt, const char *arg)
+{
+    options *o = ctx;
+    int st = apply_sweep_option(o, opt, arg);
+    if (st == -1) st = apply_study_option(o, opt, arg);
+    if (st != -1) return st;
+    switch (opt) {
+    case OPT_VARIANCE: return cli_parse_double("--variance", arg, 0, INFINITY, 1, 1, &o->variance);
+    case OPT_LENGTHSCALE: return cli_parse_double("--lengthscale", arg, 0, INFINITY, 1, 1, &o->lengthscale);
+    case OPT_SHIFT: return cli_parse_double("--shift", arg, -INFINITY, INFINITY, 1, 1, &o->shift);
+    case OPT_FREQUENCY: return cli_parse_double("--frequency", arg, 0, INFINITY, 0, 1, &o->frequency);
+    case OPT_LAMBDA: return cli_parse_double("--lambda", arg, 0, 1, 1, 1, &o->lambda);
+    case OPT_GAMMA: return cli_parse_double("--gamma", arg, 0, 1, 1, 1, &o->gamma);
+    case OPT_KNOTS: return cli_parse_size("--knots", arg, 1, 4096, &o->knots);
+    case OPT_RPE_WIDTH: return cli_parse_size("--rpe-width", arg, 1, 1024, &o->rpe_width);
+    case OPT_RPE_LAYERS: return cli_parse_size("--rpe-layers", arg, 0, 16, &o->rpe_layers);
+    case OPT_ACTIVATION: return cli_parse_choice("--activation", arg, activation_names, &o->activation);
+    case OPT_NORM: return cli_parse_choice("--norm", arg, norm_names, &o->norm);
+    }
+    return -1;
 }
 
 /* The combinations of options and the sizes, before any work. */
@@ -871,20 +877,10 @@ static int parse_options(int argc, char **argv, options *o)
         {"factor", required_argument, NULL, OPT_FACTOR},
         {"curves", required_argument, NULL, OPT_CURVES},
         {NULL, 0, NULL, 0}};
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return -1;
-        }
-        int st = cli_common_option(&o->common, opt, optarg);
-        if (st == CLI_USAGE) return CLI_USAGE;
-        if (st == CLI_OK) continue;
-        if (apply_option(o, opt, optarg, argv[optind - 1]) != CLI_OK) return CLI_USAGE;
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &o->common,
+                                .apply = apply_option, .ctx = o};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
     return check_options(o);
 }
 
@@ -922,7 +918,7 @@ int cmd_ski_bound(int argc, char **argv)
     int status = parse_options(argc, argv, &o);
     if (status != CLI_OK) {
         free_options(&o);
-        return status < 0 ? CLI_OK : status;
+        return status == CLI_HELP ? CLI_OK : status;
     }
     cli_apply_threads(&o.common);
     if (o.study == STUDY_THEOREM1) status = run_theorem1(&o);

@@ -110,99 +110,95 @@ static void flatten_c(const skit_matrix *m, double *out)
         for (size_t j = 0; j < m->cols; j++) out[i * m->cols + j] = m->data[i + j * m->rows];
 }
 
-/* One option (`current` is its text, for the message of an unknown one):
- * its value into *a. CLI_OK or CLI_USAGE (reported). */
-static int apply_option(args *a, int opt, const char *arg, const char *current)
+/* An option of the operator itself (kind, RPE, SKI, FD, precision,
+ * device) into a->op: CLI_OK, CLI_USAGE (reported), -1 if not one. */
+static int apply_operator_option(args *a, int opt, const char *arg)
 {
     static const char *const ops[] = {"tno", "ski", "fd", NULL};
     static const char *const acts[] = {"relu", "silu", "gelu", NULL};
     static const char *const norms[] = {"none", "layer", "rms", NULL};
-    static const char *const layouts[] = {"skit", "reference", NULL};
     static const char *const devices[] = {"cpu", "cuda", NULL};
     int idx;
     switch (opt) {
     case OPT_OP:
         if (cli_parse_choice("--op", arg, ops, &idx) != CLI_OK) return CLI_USAGE;
         a->op.kind = (skit_tno_kind)idx;
-        break;
-    case OPT_CAUSAL: a->op.causality = SKIT_CAUSAL; break;
-    case OPT_X: a->x_path = arg; break;
-    case OPT_BATCH:
-        if (cli_parse_size("--batch", arg, 1, (size_t)1 << 20, &a->batch) != CLI_OK) return CLI_USAGE;
-        a->have_batch = 1;
-        break;
-    case OPT_N:
-        if (cli_parse_size("--n", arg, 1, (size_t)1 << 26, &a->n) != CLI_OK) return CLI_USAGE;
-        break;
-    case OPT_D:
-        if (cli_parse_size("--d", arg, 1, (size_t)1 << 16, &a->d) != CLI_OK) return CLI_USAGE;
-        break;
-    case OPT_RPE_WIDTH:
-        if (cli_parse_size("--rpe-width", arg, 1, 4096, &a->op.rpe_width) != CLI_OK) return CLI_USAGE;
-        break;
-    case OPT_RPE_LAYERS:
-        if (cli_parse_size("--rpe-layers", arg, 0, 64, &a->op.rpe_layers) != CLI_OK) return CLI_USAGE;
-        break;
+        return CLI_OK;
+    case OPT_CAUSAL: a->op.causality = SKIT_CAUSAL; return CLI_OK;
+    case OPT_RPE_WIDTH: return cli_parse_size("--rpe-width", arg, 1, 4096, &a->op.rpe_width);
+    case OPT_RPE_LAYERS: return cli_parse_size("--rpe-layers", arg, 0, 64, &a->op.rpe_layers);
     case OPT_ACTIVATION:
         if (cli_parse_choice("--activation", arg, acts, &idx) != CLI_OK) return CLI_USAGE;
         a->op.activation = (skit_activation)idx;
-        break;
+        return CLI_OK;
     case OPT_NORM:
         if (cli_parse_choice("--norm", arg, norms, &idx) != CLI_OK) return CLI_USAGE;
         a->op.norm = (skit_norm)idx;
-        break;
+        return CLI_OK;
     case OPT_DECAY:
-        if (cli_parse_double("--decay", arg, 0, 1, 1, 0, &a->op.decay) != CLI_OK) return CLI_USAGE;
         a->have_decay = 1;
-        break;
+        return cli_parse_double("--decay", arg, 0, 1, 1, 0, &a->op.decay);
     case OPT_RANK:
-        if (cli_parse_size("--rank", arg, 2, (size_t)1 << 20, &a->op.rank) != CLI_OK) return CLI_USAGE;
         a->have_rank = 1;
-        break;
+        return cli_parse_size("--rank", arg, 2, (size_t)1 << 20, &a->op.rank);
     case OPT_TAPS:
         if (cli_parse_size("--taps", arg, 0, (size_t)1 << 20, &a->op.taps) != CLI_OK) return CLI_USAGE;
         if (a->op.taps % 2 == 0 && a->op.taps)
             return cli_usage_error("--taps: %zu out of range: need an odd number (a centred filter) or 0",
                                    a->op.taps);
         a->have_taps = 1;
-        break;
+        return CLI_OK;
     case OPT_KNOTS:
-        if (cli_parse_size("--knots", arg, 1, (size_t)1 << 20, &a->op.knots) != CLI_OK) return CLI_USAGE;
         a->have_knots = 1;
-        break;
+        return cli_parse_size("--knots", arg, 1, (size_t)1 << 20, &a->op.knots);
     case OPT_FFT_LENGTH:
         if (cli_parse_size("--fft-length", arg, 2, (size_t)1 << 31, &a->op.fft_length) != CLI_OK)
             return CLI_USAGE;
         if (a->op.fft_length % 2)
             return cli_usage_error("--fft-length: %zu out of range: need an even length >= 2n",
                                    a->op.fft_length);
-        break;
-    case OPT_PARAMS: a->params_path = arg; break;
-    case OPT_KNOT_VALUES: a->knots_path = arg; break;
-    case OPT_FILTER: a->filter_path = arg; break;
-    case OPT_SAVE_PARAMS: a->save_params = arg; break;
-    case OPT_COEFFS: a->coeffs_path = arg; break;
-    case OPT_COEFF_LAYOUT:
-        if (cli_parse_choice("--coeff-layout", arg, layouts, &idx) != CLI_OK) return CLI_USAGE;
-        a->coeff_reference = idx;
-        break;
-    case OPT_VERIFY: a->verify = 1; break;
+        return CLI_OK;
     case OPT_DEVICE:
         if (cli_parse_choice("--device", arg, devices, &idx) != CLI_OK) return CLI_USAGE;
         a->op.device = idx ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
-        break;
-    case OPT_STATS: a->stats_path = arg; break;
-    case OPT_PRECISION:
-        if (cli_parse_precision(arg, &a->op.precision) != CLI_OK) return CLI_USAGE;
-        break;
+        return CLI_OK;
+    case OPT_PRECISION: return cli_parse_precision(arg, &a->op.precision);
     case OPT_CAUSAL_SKI:
-        if (cli_parse_causal_ski(arg, &a->op.causal_ski) != CLI_OK) return CLI_USAGE;
         a->have_algorithm = 1;
-        break;
-    default:
-        return cli_usage_error("unknown option or missing value '%s' (see 'skit tno --help')", current);
+        return cli_parse_causal_ski(arg, &a->op.causal_ski);
     }
-    return CLI_OK;
+    return -1;
+}
+
+/* One option (cli_options.apply): CLI_OK, CLI_USAGE (reported), -1 if
+ * not one of tno's own. */
+static int apply_option(void *ctx, int opt, const char *arg)
+{
+    static const char *const layouts[] = {"skit", "reference", NULL};
+    args *a = ctx;
+    int idx, rc = apply_operator_option(a, opt, arg);
+    if (rc != -1) return rc;
+    switch (opt) {
+    case 0x1001: return cli_usage_error("--plot: skit tno draws no figure");
+    case OPT_X: a->x_path = arg; return CLI_OK;
+    case OPT_BATCH:
+        a->have_batch = 1;
+        return cli_parse_size("--batch", arg, 1, (size_t)1 << 20, &a->batch);
+    case OPT_N: return cli_parse_size("--n", arg, 1, (size_t)1 << 26, &a->n);
+    case OPT_D: return cli_parse_size("--d", arg, 1, (size_t)1 << 16, &a->d);
+    case OPT_PARAMS: a->params_path = arg; return CLI_OK;
+    case OPT_KNOT_VALUES: a->knots_path = arg; return CLI_OK;
+    case OPT_FILTER: a->filter_path = arg; return CLI_OK;
+    case OPT_SAVE_PARAMS: a->save_params = arg; return CLI_OK;
+    case OPT_COEFFS: a->coeffs_path = arg; return CLI_OK;
+    case OPT_COEFF_LAYOUT:
+        if (cli_parse_choice("--coeff-layout", arg, layouts, &idx) != CLI_OK) return CLI_USAGE;
+        a->coeff_reference = idx;
+        return CLI_OK;
+    case OPT_VERIFY: a->verify = 1; return CLI_OK;
+    case OPT_STATS: a->stats_path = arg; return CLI_OK;
+    }
+    return -1;
 }
 
 /* The combinations of options, and every output path, before any work. */
@@ -296,23 +292,10 @@ static int parse_args(int argc, char **argv, args *a)
     a->common.plan_seconds = 2;
     skit_tno_options_default(&a->op, SKIT_TNO_FFT);
     a->batch = 1;
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return -1;
-        }
-        int rc = cli_common_option(&a->common, opt, optarg);
-        if (rc == CLI_USAGE) return CLI_USAGE;
-        if (rc == CLI_OK) {
-            if (opt == 0x1001) return cli_usage_error("--plot: skit tno draws no figure");
-            continue;
-        }
-        if (apply_option(a, opt, optarg, argv[optind - 1]) != CLI_OK) return CLI_USAGE;
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    const cli_options options = {.longopts = longopts, .usage = usage, .common = &a->common,
+                                 .apply = apply_option, .ctx = a};
+    int rc = cli_parse_options(&options, argc, argv);
+    if (rc != CLI_OK) return rc;
     return check_args(a);
 }
 
@@ -612,7 +595,7 @@ int cmd_tno(int argc, char **argv)
 {
     args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
+    if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
 #ifdef OPENBLAS_VERSION
     /* one thread pool: the RPE's GEMMs are split over the OpenMP threads by
      * the library (lib/tno/tno.c) instead of running on OpenBLAS's own

@@ -51,6 +51,7 @@ static const char *usage_matvec =
     "                    (a .npy x of '<f4' is read as is, y written '<f4'; the\n"
     "                    coefficients are rounded to float32; --method fft on the cpu)\n"
     "      --threads N   OpenMP threads for the FFT channels (default: all cores)\n"
+    "      --quiet       no progress messages on stderr\n"
     "      --device D    cpu (default) or cuda: the FFT product by cuFFT on the GPU\n"
     "                    (float64, transfers included; --method fft only)\n"
     CLI_PLANNER_HELP("estimate: one product per plan, see cmd_toeplitz.c")
@@ -69,6 +70,8 @@ static const char *usage_solve =
     "  --spd             T is symmetric positive definite: Levinson-Durbin\n"
     "                    (default: general Levinson-Trench recursion)\n"
     "  -o, --output FILE write x to FILE: .npy (float64) or .tsv; default: TSV on stdout\n"
+    "      --threads N   OpenMP threads (default: all cores)\n"
+    "      --quiet       with a .npy output, no report of the check on stderr\n"
     "  -h, --help        this message\n\n"
     "Every answer is checked: its backward error must be within 32 n eps (else the\n"
     "solve refines it, then falls back to dense LU for n <= 4096); the header gives\n"
@@ -179,150 +182,167 @@ static int check_x_shape(size_t rows, size_t k, size_t n, size_t d, size_t coeff
     return CLI_OK;
 }
 
-static int run_matvec(int argc, char **argv)
+enum { OPT_COEFFS = 0x2000, OPT_X, OPT_B, OPT_CAUSAL, OPT_TRANSPOSE, OPT_METHOD, OPT_DEVICE, OPT_PRECISION, OPT_SPD };
+enum { METHOD_FFT, METHOD_DENSE };
+static const char *const methods[] = {"fft", "dense", NULL};
+
+/* The options of matvec and solve (those of the other one stay unset). */
+typedef struct toeplitz_args {
+    cli_common common; /* -o, --threads, --quiet; matvec: the FFT planner */
+    const char *coeffs_path, *x_path, *b_path;
+    int causal, transpose, method, device, spd;
+    skit_precision precision;
+} toeplitz_args;
+
+/* One option (cli_options.apply): -1 for the common ones. */
+static int toeplitz_option(void *ctx, int opt, const char *arg)
 {
-    enum { OPT_COEFFS = 0x2000, OPT_X, OPT_CAUSAL, OPT_TRANSPOSE, OPT_METHOD, OPT_THREADS, OPT_DEVICE, OPT_PRECISION };
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
-                                             {"output", required_argument, NULL, 'o'},
+    static const char *const devices[] = {"cpu", "cuda", NULL};
+    toeplitz_args *t = ctx;
+    switch (opt) {
+    case OPT_COEFFS: t->coeffs_path = arg; return CLI_OK;
+    case OPT_X: t->x_path = arg; return CLI_OK;
+    case OPT_B: t->b_path = arg; return CLI_OK;
+    case OPT_CAUSAL: t->causal = 1; return CLI_OK;
+    case OPT_TRANSPOSE: t->transpose = 1; return CLI_OK;
+    case OPT_SPD: t->spd = 1; return CLI_OK;
+    case OPT_METHOD: return cli_parse_choice("--method", arg, methods, &t->method);
+    case OPT_DEVICE: return cli_parse_choice("--device", arg, devices, &t->device);
+    case OPT_PRECISION: return cli_parse_precision(arg, &t->precision);
+    }
+    return -1;
+}
+
+/* matvec's options and their combinations, before any file is read. */
+static int matvec_args(int argc, char **argv, toeplitz_args *t)
+{
+    static const struct option longopts[] = {CLI_BASIC_LONGOPTS,
+                                             CLI_PLANNER_LONGOPTS,
                                              {"coeffs", required_argument, NULL, OPT_COEFFS},
                                              {"x", required_argument, NULL, OPT_X},
                                              {"causal", no_argument, NULL, OPT_CAUSAL},
                                              {"transpose", no_argument, NULL, OPT_TRANSPOSE},
                                              {"method", required_argument, NULL, OPT_METHOD},
-                                             {"threads", required_argument, NULL, OPT_THREADS},
                                              {"device", required_argument, NULL, OPT_DEVICE},
                                              {"precision", required_argument, NULL, OPT_PRECISION},
-                                             CLI_PLANNER_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
-    static const char *const methods[] = {"fft", "dense", NULL};
-    /* One product per plan: ESTIMATE. MEASURE took 1-2 s to plan a length
-     * 2^12 (2^11..2^14 measured, loaded 2-core EPYC) while the product of
-     * d = 64 channels of n = 2^11 runs in milliseconds: it pays only for a
-     * plan reused many times, or with wisdom (--wisdom, skit wisdom). */
-    cli_common planning;
-    cli_common_init(&planning);
-    planning.planner_default = SKIT_PLANNER_ESTIMATE;
-    static const char *const devices[] = {"cpu", "cuda", NULL};
-    const char *coeffs_path = NULL, *x_path = NULL, *output = NULL;
-    int causal = 0, transpose = 0, method = 0, device = 0, opt;
-    size_t threads = 0;
-    skit_precision precision = SKIT_PRECISION_F64;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'h': fputs(usage_matvec, stdout); return CLI_OK;
-        case 'o': output = optarg; break;
-        case OPT_COEFFS: coeffs_path = optarg; break;
-        case OPT_X: x_path = optarg; break;
-        case OPT_CAUSAL: causal = 1; break;
-        case OPT_TRANSPOSE: transpose = 1; break;
-        case OPT_METHOD:
-            if (cli_parse_choice("--method", optarg, methods, &method) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_THREADS:
-            if (cli_parse_size("--threads", optarg, 1, 1024, &threads) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_DEVICE:
-            if (cli_parse_choice("--device", optarg, devices, &device) != CLI_OK) return CLI_USAGE;
-            break;
-        case OPT_PRECISION:
-            if (cli_parse_precision(optarg, &precision) != CLI_OK) return CLI_USAGE;
-            break;
-        case 0x1005:
-        case 0x1006:
-        case 0x1007:
-            if (cli_common_option(&planning, opt, optarg) != CLI_OK) return CLI_USAGE;
-            break;
-        default:
-            return cli_usage_error("unknown option or missing value '%s' (see 'skit toeplitz matvec --help')",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (!coeffs_path) return cli_usage_error("--coeffs: missing (the file of 2n-1 Toeplitz coefficients)");
-    if (!x_path) return cli_usage_error("--x: missing (the file of the vector or n x k array to multiply)");
-    if (validate_output(output) != CLI_OK) return CLI_USAGE;
-    if (cli_planner_setup(&planning) != CLI_OK) return CLI_USAGE;
-    if (device == 1 && method == 1)
+    /* One product per plan: ESTIMATE. MEASURE spends far longer planning a
+     * length than one product of it takes: it pays only for a plan reused
+     * many times, or with wisdom (--wisdom, skit wisdom). */
+    t->common.planner_default = SKIT_PLANNER_ESTIMATE;
+    const cli_options parser = {.longopts = longopts, .usage = usage_matvec, .common = &t->common,
+                                .apply = toeplitz_option, .ctx = t};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
+    if (!t->coeffs_path) return cli_usage_error("--coeffs: missing (the file of 2n-1 Toeplitz coefficients)");
+    if (!t->x_path) return cli_usage_error("--x: missing (the file of the vector or n x k array to multiply)");
+    if (validate_output(t->common.output) != CLI_OK) return CLI_USAGE;
+    if (cli_planner_setup(&t->common) != CLI_OK) return CLI_USAGE;
+    if (t->device == 1 && t->method == METHOD_DENSE)
         return cli_usage_error("--device cuda: runs --method fft only (the dense product is a CPU reference)");
-    const int f32 = precision == SKIT_PRECISION_F32;
-    if (f32 && (method == 1 || device == 1))
+    if (t->precision == SKIT_PRECISION_F32 && (t->method == METHOD_DENSE || t->device == 1))
         return cli_usage_error("--precision f32: runs --method fft on the cpu only (the dense product is a float64 "
                                "reference; the CUDA plan computes in float64)");
-    if (device == 1 && skit_device_check(SKIT_DEVICE_CUDA) != SKIT_OK)
+    if (t->device == 1 && skit_device_check(SKIT_DEVICE_CUDA) != SKIT_OK)
         return cli_usage_error("--device cuda: %s", skit_last_error());
+    return CLI_OK;
+}
 
-    skit_matrix C = {0}, X = {0};
-    skit_matrix_f32 X32 = {0};
-    int rc = cli_read_matrix("--coeffs", coeffs_path, &C);
-    size_t n = 0, d = 0, k = 0;
-    if (rc == CLI_OK) rc = order_from_coeffs("--coeffs", C.rows, &n);
-    if (rc == CLI_OK) {
-        d = C.ndim == 1 ? 1 : C.cols;
-        if (d == 0) rc = cli_usage_error("--coeffs: has 0 columns; need at least one matrix");
-    }
-    /* the dense matrix is refused before reading x */
-    if (rc == CLI_OK && method == 1) {
+/* matvec's inputs: the coefficients of d matrices of order n and x with k
+ * columns (float32 into X32 with --precision f32, else into X), shapes
+ * checked; the dense matrix is refused before x is read. */
+typedef struct matvec_inputs {
+    skit_matrix C, X;
+    skit_matrix_f32 X32;
+    size_t n, d, k;
+    int x_ndim;
+} matvec_inputs;
+
+static void matvec_inputs_free(matvec_inputs *in)
+{
+    skit_matrix_free(&in->C);
+    skit_matrix_free(&in->X);
+    skit_matrix_f32_free(&in->X32);
+}
+
+static int matvec_read(const toeplitz_args *t, matvec_inputs *in)
+{
+    const int f32 = t->precision == SKIT_PRECISION_F32;
+    int rc = cli_read_matrix("--coeffs", t->coeffs_path, &in->C);
+    if (rc == CLI_OK) rc = order_from_coeffs("--coeffs", in->C.rows, &in->n);
+    if (rc != CLI_OK) return rc;
+    in->d = in->C.ndim == 1 ? 1 : in->C.cols;
+    if (in->d == 0) return cli_usage_error("--coeffs: has 0 columns; need at least one matrix");
+    if (t->method == METHOD_DENSE) {
         size_t bytes;
-        if (skit_size_mul(n, n, &bytes) || skit_size_mul(bytes, sizeof(double), &bytes)) bytes = SIZE_MAX;
+        if (skit_size_mul(in->n, in->n, &bytes) || skit_size_mul(bytes, sizeof(double), &bytes)) bytes = SIZE_MAX;
         char what[96];
-        snprintf(what, sizeof what, "dense n = %zu (--method dense, an n x n matrix)", n);
-        if (skit_memory_check(bytes, what) != SKIT_OK) rc = cli_usage_error("%s", skit_last_error());
+        snprintf(what, sizeof what, "dense n = %zu (--method dense, an n x n matrix)", in->n);
+        if (skit_memory_check(bytes, what) != SKIT_OK) return cli_usage_error("%s", skit_last_error());
     }
-    if (rc == CLI_OK) rc = f32 ? cli_read_matrix_f32("--x", x_path, &X32) : cli_read_matrix("--x", x_path, &X);
-    const size_t x_rows = f32 ? X32.rows : X.rows;
-    const int x_ndim = f32 ? X32.ndim : X.ndim;
-    k = f32 ? X32.cols : X.cols;
-    if (rc == CLI_OK) rc = check_x_shape(x_rows, k, n, d, C.rows);
+    rc = f32 ? cli_read_matrix_f32("--x", t->x_path, &in->X32) : cli_read_matrix("--x", t->x_path, &in->X);
+    if (rc != CLI_OK) return rc;
+    in->x_ndim = f32 ? in->X32.ndim : in->X.ndim;
+    in->k = f32 ? in->X32.cols : in->X.cols;
+    return check_x_shape(f32 ? in->X32.rows : in->X.rows, in->k, in->n, in->d, in->C.rows);
+}
+
+/* What the output's header says of the product. */
+static void matvec_comment(const toeplitz_args *t, const matvec_inputs *in, size_t fft_length, char *comment,
+                           size_t size)
+{
+    int len = snprintf(comment, size, "toeplitz matvec: y = T%s x, n = %zu, %zu %s, k = %zu, %s, method %s%s%s",
+                       t->transpose ? "^T" : "", in->n, in->d,
+                       in->d == 1 ? "matrix" : "matrices (one per column)", in->k,
+                       t->causal ? "causal" : "bidirectional", methods[t->method], t->device ? " on cuda" : "",
+                       t->precision == SKIT_PRECISION_F32 ? " in float32" : "");
+    if (t->method == METHOD_FFT && len > 0 && (size_t)len < size)
+        snprintf(comment + len, size - (size_t)len, " (FFT length %zu)", fft_length);
+}
+
+static int run_matvec(int argc, char **argv)
+{
+    toeplitz_args t = {.precision = SKIT_PRECISION_F64};
+    cli_common_init(&t.common);
+    int rc = matvec_args(argc, argv, &t);
+    if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
+    matvec_inputs in = {0};
+    rc = matvec_read(&t, &in);
     if (rc != CLI_OK) {
-        skit_matrix_free(&C);
-        skit_matrix_free(&X);
-        skit_matrix_f32_free(&X32);
+        matvec_inputs_free(&in);
         return rc;
     }
-
-    if (threads) {
-        cli_common common;
-        cli_common_init(&common);
-        common.threads = (int)threads;
-        cli_apply_threads(&common);
-    }
-    void *Y = skit_malloc(n * k, f32 ? sizeof(float) : sizeof(double));
+    cli_apply_threads(&t.common);
+    const int f32 = t.precision == SKIT_PRECISION_F32;
+    void *Y = skit_malloc(in.n * in.k, f32 ? sizeof(float) : sizeof(double));
     int status = Y ? SKIT_OK : SKIT_ENOMEM;
     size_t fft_length = 0;
-    skit_causality causality = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
-    if (status == SKIT_OK)
-        status = method == 1 ? matvec_dense(n, d, k, C.data, causality, transpose, X.data, Y)
-                             : matvec_fft(n, d, k, C.data, causality,
-                                          device == 1 ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU, precision, transpose,
-                                          f32 ? (const void *)X32.data : X.data, Y, &fft_length);
+    skit_causality causality = t.causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    skit_device device = t.device == 1 ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
+    if (status == SKIT_OK && t.method == METHOD_DENSE)
+        status = matvec_dense(in.n, in.d, in.k, in.C.data, causality, t.transpose, in.X.data, Y);
+    else if (status == SKIT_OK)
+        status = matvec_fft(in.n, in.d, in.k, in.C.data, causality, device, t.precision, t.transpose,
+                            f32 ? (const void *)in.X32.data : in.X.data, Y, &fft_length);
     if (status == SKIT_OK) {
         char comment[256];
-        snprintf(comment, sizeof comment, "toeplitz matvec: y = T%s x, n = %zu, %zu %s, k = %zu, %s, method %s%s%s%s",
-                 transpose ? "^T" : "", n, d, d == 1 ? "matrix" : "matrices (one per column)", k,
-                 causal ? "causal" : "bidirectional", methods[method], device ? " on cuda" : "",
-                 f32 ? " in float32" : "", method == 0 ? " (FFT length " : "");
-        if (method == 0) {
-            size_t len = strlen(comment);
-            snprintf(comment + len, sizeof comment - len, "%zu)", fft_length);
-        }
-        rc = write_result(output, argc, argv, Y, f32, n, k, x_ndim, "y", comment);
+        matvec_comment(&t, &in, fft_length, comment, sizeof comment);
+        rc = write_result(t.common.output, argc, argv, Y, f32, in.n, in.k, in.x_ndim, "y", comment);
     } else {
         rc = cli_library_error(status);
     }
     skit_free(Y);
-    skit_matrix_free(&C);
-    skit_matrix_free(&X);
-    skit_matrix_f32_free(&X32);
+    matvec_inputs_free(&in);
     return rc;
 }
 
 /* The solve's own check, for the output's header (and stderr for .npy,
  * which has no place for it). */
-static int write_solution(const char *output, int argc, char **argv, const double *X, size_t n, size_t k,
-                          int ndim, int spd, const skit_toeplitz_solve_info *info)
+static int write_solution(const toeplitz_args *t, int argc, char **argv, const double *X, size_t n, size_t k,
+                          int ndim, const skit_toeplitz_solve_info *info)
 {
+    const char *output = t->common.output;
+    const int spd = t->spd;
     static const char *const solver_names[] = {"Levinson", "Levinson + iterative refinement",
                                                "dense LU (LAPACK dgesv): Levinson was inaccurate"};
     char comment[640];
@@ -335,83 +355,89 @@ static int write_solution(const char *output, int argc, char **argv, const doubl
              solver_names[info->solver], info->refinement_steps, info->refinement_steps == 1 ? "" : "s",
              info->backward_error, info->tolerance, 1.0 / info->rcond, 2.0 * info->backward_error / info->rcond);
     size_t len = output ? strlen(output) : 0;
-    if (len > 4 && !strcmp(output + len - 4, ".npy"))
+    if (len > 4 && !strcmp(output + len - 4, ".npy") && !t->common.quiet)
         fprintf(stderr, "skit toeplitz solve: %s, backward error %.3g (tolerance %.3g), condition estimate %.3g\n",
                 solver_names[info->solver], info->backward_error, info->tolerance, 1.0 / info->rcond);
     return write_result(output, argc, argv, X, 0, n, k, ndim, "x", comment);
 }
 
-static int run_solve(int argc, char **argv)
+/* solve's options, before any file is read. */
+static int solve_args(int argc, char **argv, toeplitz_args *t)
 {
-    enum { OPT_COEFFS = 0x2000, OPT_B, OPT_SPD };
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
-                                             {"output", required_argument, NULL, 'o'},
+    static const struct option longopts[] = {CLI_BASIC_LONGOPTS,
                                              {"coeffs", required_argument, NULL, OPT_COEFFS},
                                              {"b", required_argument, NULL, OPT_B},
                                              {"spd", no_argument, NULL, OPT_SPD},
                                              {NULL, 0, NULL, 0}};
-    const char *coeffs_path = NULL, *b_path = NULL, *output = NULL;
-    int spd = 0, opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'h': fputs(usage_solve, stdout); return CLI_OK;
-        case 'o': output = optarg; break;
-        case OPT_COEFFS: coeffs_path = optarg; break;
-        case OPT_B: b_path = optarg; break;
-        case OPT_SPD: spd = 1; break;
-        default:
-            return cli_usage_error("unknown option or missing value '%s' (see 'skit toeplitz solve --help')",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (!coeffs_path) return cli_usage_error("--coeffs: missing (the file of Toeplitz coefficients)");
-    if (!b_path) return cli_usage_error("--b: missing (the file of the right-hand side)");
-    if (validate_output(output) != CLI_OK) return CLI_USAGE;
+    const cli_options parser = {.longopts = longopts, .usage = usage_solve, .common = &t->common,
+                                .apply = toeplitz_option, .ctx = t};
+    int rc = cli_parse_options(&parser, argc, argv);
+    if (rc != CLI_OK) return rc;
+    if (!t->coeffs_path) return cli_usage_error("--coeffs: missing (the file of Toeplitz coefficients)");
+    if (!t->b_path) return cli_usage_error("--b: missing (the file of the right-hand side)");
+    return validate_output(t->common.output);
+}
 
-    skit_matrix C = {0}, B = {0};
-    int rc = cli_read_matrix("--coeffs", coeffs_path, &C);
-    if (rc == CLI_OK && C.ndim == 2 && C.cols != 1)
-        rc = cli_usage_error("--coeffs: is a %zu x %zu array; solve takes one matrix: a 1-D array", C.rows, C.cols);
-    if (rc == CLI_OK) rc = cli_read_matrix("--b", b_path, &B);
-    size_t n = B.rows, L = C.rows;
-    const double *t = NULL; /* first column for --spd */
-    if (rc == CLI_OK) {
-        if (n == 0 || B.cols == 0) {
-            rc = cli_usage_error("--b: is empty (%zu x %zu)", B.rows, B.cols);
-        } else if (spd && L == n) {
-            t = C.data;
-        } else if (L != 2 * n - 1) {
-            rc = spd ? cli_usage_error("--coeffs: has %zu values but --b has n = %zu rows: need n (first column) "
-                                       "or 2n-1 = %zu",
-                                       L, n, 2 * n - 1)
-                     : cli_usage_error("--coeffs: has %zu values but --b has n = %zu rows: need 2n-1 = %zu", L, n,
-                                       2 * n - 1);
-        } else if (spd) {
-            /* 2n-1 coefficients for a symmetric matrix: t_{-k} must equal t_k */
-            double scale = 0;
-            for (size_t i = 0; i < L; i++) scale = fmax(scale, fabs(C.data[i]));
-            for (size_t j = 1; j < n && rc == CLI_OK; j++)
-                if (fabs(C.data[n - 1 - j] - C.data[n - 1 + j]) > 1e-12 * scale)
-                    rc = cli_usage_error("--coeffs: --spd needs a symmetric matrix but t_{-%zu} = %.17g != t_%zu = %.17g",
-                                         j, C.data[n - 1 - j], j, C.data[n - 1 + j]);
-            t = C.data + (n - 1);
-        }
+/* --spd with 2n-1 coefficients: the matrix must be symmetric, t_{-k} = t_k. */
+static int check_symmetric(const double *c, size_t n)
+{
+    double scale = 0;
+    for (size_t i = 0; i < 2 * n - 1; i++) scale = fmax(scale, fabs(c[i]));
+    for (size_t j = 1; j < n; j++)
+        if (fabs(c[n - 1 - j] - c[n - 1 + j]) > 1e-12 * scale)
+            return cli_usage_error("--coeffs: --spd needs a symmetric matrix but t_{-%zu} = %.17g != t_%zu = %.17g",
+                                   j, c[n - 1 - j], j, c[n - 1 + j]);
+    return CLI_OK;
+}
+
+/* solve's inputs: C and B read, their sizes checked; *t_spd: the first
+ * column for --spd. */
+static int solve_read(const toeplitz_args *t, skit_matrix *C, skit_matrix *B, const double **t_spd)
+{
+    int rc = cli_read_matrix("--coeffs", t->coeffs_path, C);
+    if (rc == CLI_OK && C->ndim == 2 && C->cols != 1)
+        rc = cli_usage_error("--coeffs: is a %zu x %zu array; solve takes one matrix: a 1-D array", C->rows, C->cols);
+    if (rc == CLI_OK) rc = cli_read_matrix("--b", t->b_path, B);
+    if (rc != CLI_OK) return rc;
+    size_t n = B->rows, L = C->rows;
+    if (n == 0 || B->cols == 0) return cli_usage_error("--b: is empty (%zu x %zu)", B->rows, B->cols);
+    if (t->spd && L == n) {
+        *t_spd = C->data;
+        return CLI_OK;
     }
+    if (L != 2 * n - 1)
+        return t->spd ? cli_usage_error("--coeffs: has %zu values but --b has n = %zu rows: need n (first column) "
+                                        "or 2n-1 = %zu",
+                                        L, n, 2 * n - 1)
+                      : cli_usage_error("--coeffs: has %zu values but --b has n = %zu rows: need 2n-1 = %zu", L, n,
+                                        2 * n - 1);
+    if (t->spd && check_symmetric(C->data, n) != CLI_OK) return CLI_USAGE;
+    if (t->spd) *t_spd = C->data + (n - 1);
+    return CLI_OK;
+}
+
+static int run_solve(int argc, char **argv)
+{
+    toeplitz_args t = {.precision = SKIT_PRECISION_F64};
+    cli_common_init(&t.common);
+    int rc = solve_args(argc, argv, &t);
+    if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
+    skit_matrix C = {0}, B = {0};
+    const double *first_column = NULL;
+    rc = solve_read(&t, &C, &B, &first_column);
     if (rc != CLI_OK) {
         skit_matrix_free(&C);
         skit_matrix_free(&B);
         return rc;
     }
-    size_t k = B.cols;
+    cli_apply_threads(&t.common);
+    size_t n = B.rows, k = B.cols;
     double *X = skit_malloc(n * k, sizeof(double));
     int status = X ? SKIT_OK : SKIT_ENOMEM;
     skit_toeplitz_solve_info info;
     if (status == SKIT_OK)
-        status = spd ? skit_toeplitz_solve_spd_with_info(n, t, k, B.data, n, X, n, &info)
-                     : skit_toeplitz_solve_with_info(n, C.data, k, B.data, n, X, n, &info);
+        status = t.spd ? skit_toeplitz_solve_spd_with_info(n, first_column, k, B.data, n, X, n, &info)
+                       : skit_toeplitz_solve_with_info(n, C.data, k, B.data, n, X, n, &info);
     if (status != SKIT_OK)
         rc = cli_library_error(status);
     else if (info.rcond < DBL_EPSILON)
@@ -419,7 +445,7 @@ static int run_solve(int argc, char **argv)
                          "digit of x can be trusted (backward error %.3g); nothing written",
                          1.0 / info.rcond, 1.0 / DBL_EPSILON, info.backward_error);
     else
-        rc = write_solution(output, argc, argv, X, n, k, B.ndim, spd, &info);
+        rc = write_solution(&t, argc, argv, X, n, k, B.ndim, &info);
     skit_free(X);
     skit_matrix_free(&C);
     skit_matrix_free(&B);

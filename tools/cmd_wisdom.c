@@ -35,6 +35,53 @@ static const char *usage =
     "  skit wisdom -o ~/.skit-wisdom --sizes 2^11..2^21 --planner measure\n"
     "  SKIT_WISDOM=~/.skit-wisdom skit bench toeplitz\n";
 
+typedef struct wisdom_options {
+    cli_common common;
+    const char *sizes_text;
+    skit_planner planner;
+    int f64, f32; /* which engines' transforms */
+} wisdom_options;
+
+/* One option (cli_options.apply): -1 for the common ones. */
+static int wisdom_option(void *ctx, int opt, const char *arg)
+{
+    wisdom_options *w = ctx;
+    switch (opt) {
+    case 0x2001: w->sizes_text = arg; return CLI_OK;
+    case 0x2002:
+        if (cli_parse_planner("--planner", arg, &w->planner) != CLI_OK) return CLI_USAGE;
+        if (w->planner == SKIT_PLANNER_ESTIMATE || w->planner == SKIT_PLANNER_WISDOM_ONLY)
+            return cli_usage_error("--planner: '%s' adds no wisdom: need measure, patient or exhaustive", arg);
+        return CLI_OK;
+    case 0x2003:
+        w->f64 = !strcmp(arg, "both") || !strcmp(arg, "f64");
+        w->f32 = !strcmp(arg, "both") || !strcmp(arg, "f32");
+        if (!w->f64 && !w->f32) return cli_usage_error("--precision: '%s' unknown: need both, f64 or f32", arg);
+        return CLI_OK;
+    }
+    return -1;
+}
+
+/* Plans every length in both precisions asked for, one row each. */
+static int plan_lengths(const wisdom_options *w, const size_t *sizes, size_t count)
+{
+    printf("# skit wisdom: FFTW planner %s, real r2c + c2r pairs\nfft_length\tprecision\tplan_s\n",
+           skit_planner_name(w->planner));
+    for (size_t i = 0; i < 2 * count; i++) {
+        const int single = (int)(i % 2);
+        if (!(single ? w->f32 : w->f64)) continue;
+        const size_t N = sizes[i / 2];
+        if (!w->common.quiet)
+            fprintf(stderr, "%s: planning length %zu (%s) ...\n", cli_context(), N, single ? "f32" : "f64");
+        double seconds = 0;
+        int st = single ? skit_fft_plan_length_f32(N, w->planner, &seconds)
+                        : skit_fft_plan_length(N, w->planner, &seconds);
+        if (st != SKIT_OK) return cli_library_error(st);
+        printf("%zu\t%s\t%.6g\n", N, single ? "f32" : "f64", seconds);
+    }
+    return CLI_OK;
+}
+
 int cmd_wisdom(int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -46,59 +93,24 @@ int cmd_wisdom(int argc, char **argv)
                                              {"plan-seconds", required_argument, NULL, 0x1007},
                                              {"precision", required_argument, NULL, 0x2003},
                                              {NULL, 0, NULL, 0}};
-    cli_common common;
-    cli_common_init(&common);
-    const char *sizes_text = "2^11..2^21";
-    skit_planner planner = SKIT_PLANNER_MEASURE;
-    int f64 = 1, f32 = 1, opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        int handled = cli_common_option(&common, opt, optarg);
-        if (handled == CLI_USAGE) return CLI_USAGE;
-        if (handled == CLI_OK) continue;
-        switch (opt) {
-        case 'h': fputs(usage, stdout); return CLI_OK;
-        case 0x2001: sizes_text = optarg; break;
-        case 0x2002:
-            if (cli_parse_planner("--planner", optarg, &planner) != CLI_OK) return CLI_USAGE;
-            if (planner == SKIT_PLANNER_ESTIMATE || planner == SKIT_PLANNER_WISDOM_ONLY)
-                return cli_usage_error("--planner: '%s' adds no wisdom: need measure, patient or exhaustive",
-                                       optarg);
-            break;
-        case 0x2003:
-            f64 = !strcmp(optarg, "both") || !strcmp(optarg, "f64");
-            f32 = !strcmp(optarg, "both") || !strcmp(optarg, "f32");
-            if (!f64 && !f32) return cli_usage_error("--precision: '%s' unknown: need both, f64 or f32", optarg);
-            break;
-        default: return cli_usage_error("unknown option or missing value '%s' (see 'skit wisdom --help')",
-                                        argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
-    if (!common.output) return cli_usage_error("-o: missing (the wisdom file to write)");
-    if (cli_check_output_path("-o", common.output) != CLI_OK) return CLI_USAGE;
+    wisdom_options w = {.sizes_text = "2^11..2^21", .planner = SKIT_PLANNER_MEASURE, .f64 = 1, .f32 = 1};
+    cli_common_init(&w.common);
+    const cli_options parser = {.longopts = longopts, .usage = usage, .common = &w.common,
+                                .apply = wisdom_option, .ctx = &w};
+    int status = cli_parse_options(&parser, argc, argv);
+    if (status != CLI_OK) return status == CLI_HELP ? CLI_OK : status;
+    if (!w.common.output) return cli_usage_error("-o: missing (the wisdom file to write)");
+    if (cli_check_output_path("-o", w.common.output) != CLI_OK) return CLI_USAGE;
     size_t *sizes = NULL, count = 0;
-    if (cli_parse_size_list("--sizes", sizes_text, 2, (size_t)1 << 30, &sizes, &count) != CLI_OK) return CLI_USAGE;
+    if (cli_parse_size_list("--sizes", w.sizes_text, 2, (size_t)1 << 30, &sizes, &count) != CLI_OK)
+        return CLI_USAGE;
     /* reads $SKIT_WISDOM and the file itself, which cli_planner_finish
      * writes back with the new lengths */
-    common.planner = common.planner_default = planner;
-    common.wisdom = common.output;
-    int status = cli_planner_setup(&common);
-    cli_apply_threads(&common);
-    if (status == CLI_OK) printf("# skit wisdom: FFTW planner %s, real r2c + c2r pairs\nfft_length\tprecision\tplan_s\n",
-                                 skit_planner_name(planner));
-    for (size_t i = 0; status == CLI_OK && i < 2 * count; i++) {
-        const int single = (int)(i % 2);
-        if (!(single ? f32 : f64)) continue;
-        const size_t N = sizes[i / 2];
-        if (!common.quiet)
-            fprintf(stderr, "%s: planning length %zu (%s) ...\n", cli_context(), N, single ? "f32" : "f64");
-        double seconds = 0;
-        int st = single ? skit_fft_plan_length_f32(N, planner, &seconds) : skit_fft_plan_length(N, planner, &seconds);
-        if (st != SKIT_OK) status = cli_library_error(st);
-        else printf("%zu\t%s\t%.6g\n", N, single ? "f32" : "f64", seconds);
-    }
+    w.common.planner = w.common.planner_default = w.planner;
+    w.common.wisdom = w.common.output;
+    status = cli_planner_setup(&w.common);
+    cli_apply_threads(&w.common);
+    if (status == CLI_OK) status = plan_lengths(&w, sizes, count);
     free(sizes);
     return status;
 }

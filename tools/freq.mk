@@ -1,2 +1,2 @@
 # tools/freq.mk — subcommands of this area
-tools_skit_SOURCES += tools/cmd_freq.c tools/cmd_analytic.c tools/cmd_decay_extended.c
+tools_skit_SOURCES += tools/cmd_hilbert.c tools/cmd_decay.c tools/cmd_decay_extended.c tools/cmd_analytic.c

@@ -181,9 +181,11 @@ static int parse_model_option(args *a, int opt, const char *arg)
     return -1;
 }
 
-static int parse_option(args *a, int opt, const char *arg)
+/* One option (cli_options.apply): -1 if not one of train's own. */
+static int parse_option(void *ctx, int opt, const char *arg)
 {
     static const char *const objectives[] = {"causal", "masked", NULL};
+    args *a = ctx;
     int idx = 0, rc = parse_model_option(a, opt, arg);
     if (rc != -1) return rc;
     switch (opt) {
@@ -213,7 +215,7 @@ static int parse_option(args *a, int opt, const char *arg)
     case OPT_CHECK: a->check = 1; return CLI_OK;
     case OPT_DUMP_STEP: a->dump = arg; return CLI_OK;
     }
-    return cli_usage_error("unknown option or missing value (see 'skit train --help')");
+    return -1;
 }
 
 /* Combinations, paths and sizes, before any work. */
@@ -288,21 +290,10 @@ static int parse_args(int argc, char **argv, args *a)
         {"check-gradients", no_argument, NULL, OPT_CHECK}, {"dump-step", required_argument, NULL, OPT_DUMP_STEP},
         {NULL, 0, NULL, 0}};
     defaults(a);
-    int opt;
-    opterr = 0;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs(usage, stdout);
-            return -1;
-        }
-        if (opt == '?' || opt == ':')
-            return cli_usage_error("unknown option or missing value '%s' (see 'skit train --help')", argv[optind - 1]);
-        int rc = cli_common_option(&a->common, opt, optarg);
-        if (rc == -1) rc = parse_option(a, opt, optarg);
-        if (rc != CLI_OK) return rc;
-    }
-    if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
+    const cli_options options = {.longopts = longopts, .usage = usage, .common = &a->common,
+                                 .apply = parse_option, .ctx = a};
+    int rc = cli_parse_options(&options, argc, argv);
+    if (rc != CLI_OK) return rc;
     return validate(a);
 }
 
@@ -630,7 +621,7 @@ int cmd_train(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc != CLI_OK) {
         free(a.lengths);
-        return rc < 0 ? CLI_OK : rc;
+        return rc == CLI_HELP ? CLI_OK : rc;
     }
 #ifdef OPENBLAS_VERSION
     openblas_set_num_threads(1); /* one thread pool (OpenMP), as skit tno */

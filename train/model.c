@@ -396,7 +396,7 @@ static int create_plans(train_model *m, const char **why)
     /* probe the library's backward once: a mixer without one is refused here */
     int status = skit_tno_plan_backward(m->plans[0], m->ba[0].v, m->ba[0].mix, NULL, NULL, NULL, m->mixer_work);
     if (status == SKIT_EUNSUPPORTED) {
-        *why = "the library has no backward for this mixer yet (issue 16 item 1)";
+        *why = "the library has no backward for this mixer yet";
         return SKIT_EUNSUPPORTED;
     }
     return status;
