@@ -547,6 +547,9 @@ static int finish_report(const char *out_dir, const reproduce_options *o, size_t
     char cmp_buf[4200];
     report_options ro = {.quick = run_was_quick(out_dir, o->quick), .missing = missing};
     ro.compare_dir = comparison_dir(o, out_dir, cmp_buf, sizeof cmp_buf);
+    char label[4300];
+    snprintf(label, sizeof label, "`%s`", o->compare ? o->compare : "");
+    ro.compare_label = o->compare ? label : "the committed report (`paper_figures/` of the source tree)";
     report_outcome outcome;
     int status = report_write(out_dir, &ro, &outcome);
     if (status != CLI_OK) return status;

@@ -289,18 +289,18 @@ static const claim_row *find_claim(const claim_set *set, const claim_row *r)
 
 /* Lists the claims whose verdict differs from the run in `other_dir`;
  * returns how many differ (claims missing in either run are listed too). */
-static size_t write_comparison(FILE *f, const claim_set *set, const char *other_dir, int quick)
+static size_t write_comparison(FILE *f, const claim_set *set, const char *other_dir,
+                               const char *label, int quick)
 {
     claim_set other;
     if (claims_load(other_dir, &other) != 0) {
-        fprintf(f, "## Verdicts against %s\n\nNo claims could be read from %s.\n\n", other_dir,
-                other_dir);
+        fprintf(f, "## Verdicts against %s\n\nNo claims could be read from %s.\n\n", label, label);
         return 0;
     }
     size_t differ = 0, same = 0;
     fprintf(f, "## Verdicts against the %s run\n\n", quick ? "full" : "comparison");
-    fprintf(f, "Compared with the claims in `%s`%s. Rows whose verdict differs in kind:\n\n",
-            other_dir, other.skipped_files ? " (files without a header row skipped)" : "");
+    fprintf(f, "Compared with the claims in %s%s. Rows whose verdict differs in kind:\n\n",
+            label, other.skipped_files ? " (files without a header row skipped)" : "");
     fputs("| experiment | claim id | this run | other run | this run's stability |\n"
           "|---|---|---|---|---|\n",
           f);
@@ -462,14 +462,19 @@ int report_write(const char *out_dir, const report_options *options, report_outc
             "and `claims/*.tsv`; figures: `figures/*.png`. A run's output directory also holds each "
             "figure as SVG, PDF and EPS and the data behind every row in `data/<experiment>/` "
             "(not committed: `skit reproduce` regenerates them).\n\n",
-            skit_version(), options->quick ? " with **--quick sizes (smoke test)**" : "");
+            skit_version(),
+            options->quick ? " with **--quick sizes (smoke test)**: every row ran at the smaller sizes its measured column gives"
+                           : " at full size: every row ran at the sizes its measured column gives");
     if (set.skipped_files)
         fprintf(f, "%zu claims file(s) without the header row were skipped.\n\n",
                 set.skipped_files);
     write_vocabulary(f);
     write_scoreboard(f, &set, sources, nsources);
     if (options->compare_dir)
-        outcome->differ = write_comparison(f, &set, options->compare_dir, options->quick);
+        outcome->differ = write_comparison(f, &set, options->compare_dir,
+                                           options->compare_label ? options->compare_label
+                                                                  : options->compare_dir,
+                                           options->quick);
     for (size_t s = 0; s < nsources; s++)
         write_claim_table(f, &set, sources[s]);
     write_notes(f, out_dir, &set);

@@ -46,6 +46,8 @@ void claims_free(claim_set *set);
 typedef struct report_options {
     int quick;               /* this run used --quick sizes */
     const char *compare_dir; /* NULL, or a run to compare verdicts with */
+    const char *compare_label; /* how the report names it (no machine's
+                                  absolute path); NULL: compare_dir */
     const char *missing;     /* NULL or "": complete; else the experiments that
                                 did not run to completion, named first */
 } report_options;
