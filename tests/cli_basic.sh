@@ -58,7 +58,7 @@ expect_usage_error "--merge" reproduce --merge --out "$TMP/out.none"
 expect_usage_error "--paper-figures" reproduce --paper-figures --out "$TMP/out.dir"
 # only a complete full run replaces the committed report
 expect_usage_error "--paper-figures" reproduce --paper-figures --quick
-expect_usage_error "--paper-figures" reproduce --paper-figures --only 23
+expect_usage_error "--paper-figures" reproduce --paper-figures --merge
 expect_usage_error "--paper-figures" reproduce --paper-figures --shard 1/2
 expect_usage_error "--compare" reproduce --compare
 

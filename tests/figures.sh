@@ -9,12 +9,16 @@
 #     some hundred decades flattens the data that matter);
 #   * no point marker is centred on or beyond the frame (cut by it);
 #   * gnuplot did not warn of a series without data or a missing column.
+# A panel that draws a matrix as an image (heat maps) has no axes by design:
+# only its data is checked.
 # gnuplot's SVG: a labelled major tick is a path (its tick mark: vertical on
 # the x axis, horizontal on y) whose end is followed on the same line by the
 # <g> of its label, whose <text> is the next line; the frame is the closed path
 # (Z) drawn before the panel's plots; each plot is a <g id="gnuplot_plot_*">
 # group (nested <g> inside).
-# Without gnuplot: skipped (77). FIGURES_CHECK_ONLY=FILE.svg checks one file.
+# Without gnuplot: skipped (77). FIGURES_CHECK_ONLY=FILE.svg checks one file;
+# FIGURES_CHECK_DIR=DIR checks every DIR/*.svg (scripts/setup-and-run
+# reproduce runs it on every figure of the reproduction).
 set -u
 command -v gnuplot >/dev/null 2>&1 || { echo "figures.sh: gnuplot not found: skipped"; exit 77; }
 
@@ -27,6 +31,7 @@ check_svg() {
       if (p == 0) return
       if (groups[p] == 0) return
       if (inside[p] == 0) problem("no data inside the frame (empty plot)")
+      if (image[p]) return # a matrix drawn as an image: no axes by design
       for (k = 1; k <= 2; k++) {
         a = (k == 1) ? "x" : "y"
         if (labels[p, a] < 2) problem(a " axis: " labels[p, a] + 0 " labelled tick(s), need 2")
@@ -89,6 +94,7 @@ check_svg() {
       # the group ends where its nesting of <g> closes
       s = $0; depth += gsub(/<g[ >]/, "", s); s = $0; depth -= gsub(/<\/g>/, "", s)
       if (depth <= 0) { inplot = 0; next }
+      if ($0 ~ /<image /) { image[p] = 1; inside[p]++ }
       # point markers: centred inside the frame, not on it
       if (match($0, /<use xlink:href=.#gpPt[0-9]+. transform=.translate\([-0-9.]+,[-0-9.]+\)/)) {
         s = substr($0, RSTART, RLENGTH); sub(/.*translate\(/, "", s); sub(/\)$/, "", s)
@@ -113,6 +119,17 @@ check_svg() {
 
 if [ -n "${FIGURES_CHECK_ONLY:-}" ]; then
   check_svg "$FIGURES_CHECK_ONLY"
+  exit
+fi
+if [ -n "${FIGURES_CHECK_DIR:-}" ]; then
+  checked=0 bad=0
+  for f in "$FIGURES_CHECK_DIR"/*.svg; do
+    [ -f "$f" ] || continue
+    checked=$((checked + 1))
+    check_svg "$f" || bad=$((bad + 1))
+  done
+  echo "figures.sh: $checked figures checked in $FIGURES_CHECK_DIR, $bad with problems"
+  [ "$checked" -gt 0 ] && [ "$bad" -eq 0 ]
   exit
 fi
 

@@ -44,9 +44,10 @@ static const char *usage =
     "options:\n"
     "  --out DIR        output directory (default: paper_figures/ in the build tree for a\n"
     "                   skit run from its build tree, else ./skit-reproduce)\n"
-    "  --paper-figures  after a complete run (no --quick, --only or --shard), replace\n"
-    "                   the source tree's committed paper_figures/ by its report:\n"
-    "                   REPORT.md, verdicts.json, claims/, notes/ and figures/*.png\n"
+    "  --paper-figures  when every experiment has finished at full size in the output\n"
+    "                   directory (in this run, or with --only in an earlier one),\n"
+    "                   replace the source tree's committed paper_figures/ by its\n"
+    "                   report: REPORT.md, verdicts.json, claims/, notes/, figures/*.png\n"
     "  --strict         exit 1 if a paper's claim within its hypotheses fails (verdict\n"
     "                   'fails') or an experiment does not finish (for CI)\n"
     "  --compare DIR    list the verdicts that differ from the run in DIR (default: the\n"
@@ -403,9 +404,9 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
     if (o->paper_figures && o->out)
         return cli_usage_error("--paper-figures and --out: the committed report is refreshed from a "
                                "run into the build tree's paper_figures/ (drop --out)");
-    if (o->paper_figures && (o->quick || o->only || o->shard_count > 1 || o->merge))
+    if (o->paper_figures && (o->quick || o->shard_count > 1 || o->merge))
         return cli_usage_error("--paper-figures: only a complete full run replaces the committed "
-                               "report (not with --quick, --only, --shard or --merge)");
+                               "report (not with --quick, --shard or --merge)");
     if (o->paper_figures && !cli_source_tree())
         return cli_usage_error("--paper-figures: only a skit run from its build tree knows the "
                                "source tree's paper_figures/ (use --out)");
@@ -719,6 +720,11 @@ int cmd_reproduce(int argc, char **argv)
         return cli_usage_error("--only/--shard: no experiment selected (see --list)");
     }
     status = lock_output_dir(out_dir, 1, o.shard_index, o.shard_count);
+    /* --paper-figures --only reruns some experiments of a full run: the
+     * rest must not be a --quick run's */
+    if (status == CLI_OK && o.paper_figures && o.only && run_was_quick(out_dir, 0))
+        status = cli_usage_error("--paper-figures: %s holds a --quick run; run every experiment at "
+                                 "full size first", out_dir);
     if (status == CLI_OK) status = prepare_output(out_dir, o.quick, abs_out, sizeof abs_out);
     if (status != CLI_OK) {
         free_names(names, count);
@@ -738,9 +744,14 @@ int cmd_reproduce(int argc, char **argv)
     if (o.shard_count == 1) {
         /* a run of some experiments (--only) says which others are missing */
         int rc = missing ? finish_report(abs_out, &o, failed, missing) : cli_failure("out of memory");
-        /* only a run in which every experiment finished replaces the
-         * committed report */
-        if (rc == CLI_OK && o.paper_figures) rc = publish_report(abs_out);
+        /* only a report in which every experiment finished (in this run
+         * or, with --only, in an earlier full run into the same directory)
+         * replaces the committed one */
+        if (rc == CLI_OK && o.paper_figures && missing && *missing)
+            rc = cli_failure("--paper-figures: the report in %s lacks %s; the committed report is "
+                             "unchanged", abs_out, missing);
+        else if (rc == CLI_OK && o.paper_figures)
+            rc = publish_report(abs_out);
         free(missing);
         return rc;
     }
