@@ -3,7 +3,8 @@
 #
 # Every example block of README.md and docs/cli.md whose first line starts
 # with "$ " is run, command by command, in one fresh directory per block
-# (stdout and stderr together, PATH leading to this build's skit), and its
+# (stdout and stderr together, less the progress lines a slow machine
+# prints; PATH leading to this build's skit), and its
 # output is compared with the lines shown under the command: word by word,
 # numbers to 6 significant digits, and numbers below 1e-10 in magnitude
 # (rounding-level errors, whose digits depend on the FFT plan) only to
@@ -38,6 +39,8 @@ def blocks(path):
         if cur is not None:
             cur.append(line)
     return out
+
+PROGRESS = re.compile(r"^skit[ a-z-]*: \[\d+ s\] ")
 
 def number(word):
     try:
@@ -77,6 +80,9 @@ for path in sys.argv[1:3]:
             r = subprocess.run(["bash", "-c", cmd], cwd=work,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             got = r.stdout.rstrip("\n").split("\n") if r.stdout.strip() else []
+            # progress lines ("skit CMD: [N s] ...", on stderr once a command
+            # has run for a second) depend on the machine's speed
+            got = [g for g in got if not PROGRESS.match(g)]
             want = [w for w in want if w.strip()]
             ok = r.returncode == 0 and len(got) == len(want) and all(map(same, want, got))
             if not ok:
