@@ -679,6 +679,23 @@ static int publish_report(const char *out_dir)
     return CLI_OK;
 }
 
+/* The end of a run that is not a shard: the report (a run of some
+ * experiments, --only, names the others missing), then with
+ * --paper-figures the committed copy, only from a report in which every
+ * experiment finished (in this run or, with --only, in an earlier full
+ * run into the same directory). */
+static int finish_unsharded(const char *abs_out, const reproduce_options *o, size_t failed,
+                            const char *missing)
+{
+    if (!missing) return cli_failure("out of memory");
+    int rc = finish_report(abs_out, o, failed, missing);
+    if (rc != CLI_OK || !o->paper_figures) return rc;
+    if (*missing)
+        return cli_failure("--paper-figures: the report in %s lacks %s; the committed report is "
+                           "unchanged", abs_out, missing);
+    return publish_report(abs_out);
+}
+
 int cmd_reproduce(int argc, char **argv)
 {
     reproduce_options o;
@@ -742,16 +759,7 @@ int cmd_reproduce(int argc, char **argv)
     fprintf(stderr, "%zu experiments in %.1f s, %zu failed\n", run, skit_clock_seconds() - t_all,
             failed);
     if (o.shard_count == 1) {
-        /* a run of some experiments (--only) says which others are missing */
-        int rc = missing ? finish_report(abs_out, &o, failed, missing) : cli_failure("out of memory");
-        /* only a report in which every experiment finished (in this run
-         * or, with --only, in an earlier full run into the same directory)
-         * replaces the committed one */
-        if (rc == CLI_OK && o.paper_figures && missing && *missing)
-            rc = cli_failure("--paper-figures: the report in %s lacks %s; the committed report is "
-                             "unchanged", abs_out, missing);
-        else if (rc == CLI_OK && o.paper_figures)
-            rc = publish_report(abs_out);
+        int rc = finish_unsharded(abs_out, &o, failed, missing);
         free(missing);
         return rc;
     }
