@@ -963,8 +963,9 @@ int cli_program_main(const cli_command *command, const char *name, int argc, cha
 int cli_exec_program(const char *subdir, const char *program, int argc, char **argv)
 {
     char path[PATH_MAX + 64];
-    const char *source = cli_source_tree();
-    if (source) snprintf(path, sizeof path, "%s/%s/%s", SKIT_BUILD_DIR, subdir, program);
+    const char *source = cli_source_tree(), *dir = getenv("SKIT_PROGRAM_DIR");
+    if (dir && *dir) snprintf(path, sizeof path, "%s/%s", dir, program); /* e.g. make memcheck */
+    else if (source) snprintf(path, sizeof path, "%s/%s/%s", SKIT_BUILD_DIR, subdir, program);
     else snprintf(path, sizeof path, "%s/%s", binary_dir(), program);
     char **args = calloc((size_t)argc + 1, sizeof *args);
     if (!args) return cli_failure("out of memory");

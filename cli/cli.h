@@ -59,9 +59,10 @@ int cli_run_command(const cli_command *command, int argc, char **argv);
  * main(). Messages and provenance headers name it $SKIT_COMMAND_NAME when
  * the `skit` alias set it (e.g. "skit train"), else `name`. */
 int cli_program_main(const cli_command *command, const char *name, int argc, char **argv);
-/* `skit <name>` for such a program: run `program` with argv[1..] (the build
- * tree's <subdir>/<program> for a skit run from its build tree, else the
- * program beside the skit binary). Returns only when it cannot be run. */
+/* `skit <name>` for such a program: run `program` with argv[1..] (from
+ * $SKIT_PROGRAM_DIR when set, else the build tree's <subdir>/<program> for
+ * a skit run from its build tree, else the program beside the skit binary).
+ * Returns only when it cannot be run. */
 int cli_exec_program(const char *subdir, const char *program, int argc, char **argv);
 /* Claim `path` for `option` (NULL or "-": nothing). CLI_USAGE if another
  * option already claimed the same file. */

@@ -104,7 +104,9 @@ clean-fuzz:
 
 # ---- valgrind memcheck ------------------------------------------------------
 # Every check program (CK_FORK=no, so valgrind sees the tests themselves)
-# and every CLI test ($SKIT is a wrapper that runs skit under valgrind).
+# and every CLI test ($SKIT is a wrapper that runs skit under valgrind, and
+# `skit train` / `skit bench` run the wrappers of skit-train / skit-bench
+# in $SKIT_PROGRAM_DIR).
 # Each process writes its report to tests/memcheck/<pid>.log; the run fails
 # on any error or definite leak in any of them.
 MEMCHECK_FLAGS = --tool=memcheck --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
@@ -114,12 +116,14 @@ memcheck: all $(check_PROGRAMS)
 	@if test -n "$(SKIT_SAN_CFLAGS)"; then \
 	  echo "memcheck: this build uses --enable-sanitizers; valgrind needs a build without them" >&2; exit 2; fi
 	rm -rf tests/memcheck && $(MKDIR_P) tests/memcheck
-	printf '#!/bin/sh\nexec $(abs_top_builddir)/libtool --mode=execute valgrind $(MEMCHECK_FLAGS) --log-file=$(abs_top_builddir)/tests/memcheck/%%p.log $(abs_top_builddir)/tools/skit "$$@"\n' \
-	  > tests/memcheck/skit && chmod +x tests/memcheck/skit
+	for p in tools/skit train/skit-train bench/skit-bench; do \
+	  printf '#!/bin/sh\nexec $(abs_top_builddir)/libtool --mode=execute valgrind $(MEMCHECK_FLAGS) --log-file=$(abs_top_builddir)/tests/memcheck/%%p.log $(abs_top_builddir)/%s "$$@"\n' $$p \
+	    > tests/memcheck/$${p#*/} && chmod +x tests/memcheck/$${p#*/} || exit 1; \
+	done
 	start=$$(date +%s); \
 	CK_FORK=no OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 SKIT_MEMCHECK=1 $(MAKE) $(AM_MAKEFLAGS) check \
 	  TEST_SUITE_LOG=tests/memcheck/test-suite.log \
-	  TESTS_ENVIRONMENT='SKIT=$(abs_top_builddir)/tests/memcheck/skit; export SKIT;' \
+	  TESTS_ENVIRONMENT='SKIT=$(abs_top_builddir)/tests/memcheck/skit; export SKIT; SKIT_PROGRAM_DIR=$(abs_top_builddir)/tests/memcheck; export SKIT_PROGRAM_DIR;' \
 	  LOG_COMPILER='$(abs_top_builddir)/libtool --mode=execute valgrind $(MEMCHECK_FLAGS) --log-file=$(abs_top_builddir)/tests/memcheck/%p.log'; \
 	rc=$$?; \
 	bad=$$(grep -l 'ERROR SUMMARY: [1-9]' tests/memcheck/*.log); \
