@@ -77,9 +77,15 @@ int cli_write_error(int status)
 
 enum { MAX_OUTPUTS = 16, MAX_TEMPS = 16, MAX_CHILDREN = 8 };
 
+/* An output that names a device, a FIFO or a socket (/dev/null) is
+ * written directly ("direct": never staged, renamed over or removed); a
+ * symbolic link is followed, so the commit replaces the file it names
+ * ("dest") and keeps the link. */
 typedef struct output_slot {
     const char *option;
+    int direct;
     char final[PATH_MAX];
+    char dest[PATH_MAX];
     char canonical[PATH_MAX];
     char stage[PATH_MAX + 40];
     char stage_tmp[PATH_MAX + 80]; /* the library's temporary name of stage */
@@ -97,6 +103,7 @@ static void on_fatal_signal(int sig)
 {
     int saved = errno;
     for (size_t i = 0, count = (size_t)output_count; i < count; i++) {
+        if (outputs[i].direct) continue;
         unlink(outputs[i].stage_tmp);
         unlink(outputs[i].stage);
     }
@@ -225,9 +232,21 @@ int cli_claim_output(const char *option, const char *path)
     slot->option = option;
     copy_text(slot->final, sizeof slot->final, path);
     copy_text(slot->canonical, sizeof slot->canonical, canonical);
-    long pid = (long)getpid();
-    snprintf(slot->stage, sizeof slot->stage, "%s.tmp.%ld.part", path, pid);
-    snprintf(slot->stage_tmp, sizeof slot->stage_tmp, "%s.tmp.%ld.part.tmp.%ld", path, pid, pid);
+    struct stat st;
+    slot->direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    if (slot->direct) {
+        copy_text(slot->dest, sizeof slot->dest, path);
+        copy_text(slot->stage, sizeof slot->stage, path);
+        slot->stage_tmp[0] = '\0';
+    } else {
+        char target[PATH_MAX];
+        int link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, target);
+        const char *dest = link ? target : path;
+        copy_text(slot->dest, sizeof slot->dest, dest);
+        long pid = (long)getpid();
+        snprintf(slot->stage, sizeof slot->stage, "%s.tmp.%ld.part", dest, pid);
+        snprintf(slot->stage_tmp, sizeof slot->stage_tmp, "%s.tmp.%ld.part.tmp.%ld", dest, pid, pid);
+    }
     output_count++;
     return CLI_OK;
 }
@@ -243,7 +262,8 @@ const char *cli_output_stage(const char *path)
 static void discard_outputs(sig_atomic_t renamed)
 {
     for (size_t i = 0, count = (size_t)output_count; i < count; i++) {
-        if ((sig_atomic_t)i < renamed) unlink(outputs[i].final);
+        if (outputs[i].direct) continue;
+        if ((sig_atomic_t)i < renamed) unlink(outputs[i].dest);
         unlink(outputs[i].stage_tmp);
         unlink(outputs[i].stage);
     }
@@ -254,8 +274,8 @@ static void discard_outputs(sig_atomic_t renamed)
 static int commit_outputs(void)
 {
     for (size_t i = 0, count = (size_t)output_count; i < count; i++) {
-        if (access(outputs[i].stage, F_OK) != 0) continue; /* not written (optional) */
-        if (rename(outputs[i].stage, outputs[i].final) != 0) {
+        if (outputs[i].direct || access(outputs[i].stage, F_OK) != 0) continue; /* written through, or not written (optional) */
+        if (rename(outputs[i].stage, outputs[i].dest) != 0) {
             int err = errno;
             discard_outputs((sig_atomic_t)i);
             fprintf(stderr, "%s: cannot rename into %s: %s (no output was kept)\n", context,
@@ -752,7 +772,10 @@ int cli_planner_setup(const cli_common *common)
     if (wisdom) {
         /* skit wisdom's -o is this file, already checked and claimed */
         if (wisdom != common->output && cli_check_output_path("--wisdom", wisdom) != CLI_OK) return CLI_USAGE;
-        if (access(wisdom, F_OK) == 0 && import_wisdom("--wisdom", wisdom) != CLI_OK) return CLI_USAGE;
+        /* a device or FIFO (/dev/null) is only written to, never read */
+        struct stat st;
+        if (stat(wisdom, &st) == 0 && S_ISREG(st.st_mode) && import_wisdom("--wisdom", wisdom) != CLI_OK)
+            return CLI_USAGE;
         wisdom_out = wisdom;
     }
     skit_fft_set_default_planner(common->planner != SKIT_PLANNER_DEFAULT ? common->planner

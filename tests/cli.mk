@@ -3,3 +3,5 @@ TESTS += tests/cli_basic.sh
 TESTS += tests/cli_reliability.sh
 # README.md and docs/cli.md: their examples run and print what they show
 TESTS += tests/readme.sh
+# outputs that are not regular files (-o /dev/null as root, FIFOs, links)
+TESTS += tests/cli_devnull.sh

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -416,11 +417,31 @@ char *skit_fft_wisdom_export_string(void)
     return copy;
 }
 
+/* Writes text to a device or FIFO (never renamed over: see lib/io/atomic.c). */
+static int wisdom_write_through(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    int bad = !f || fputs(text, f) < 0;
+    int err = errno;
+    if (f && fclose(f) != 0 && !bad) bad = 1, err = errno;
+    if (bad) return SKIT_ERROR(SKIT_EIO, "wisdom file '%s': cannot write (%s)", path, strerror(err));
+    return SKIT_OK;
+}
+
 int skit_fft_wisdom_export_file(const char *path)
 {
     SKIT_REQUIRE_PTR(path);
     char *text = skit_fft_wisdom_export_string();
     if (!text) return SKIT_ENOMEM;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        int status = wisdom_write_through(path, text);
+        skit_free(text);
+        return status;
+    }
+    /* a symbolic link is followed: the file it names is replaced */
+    char target[PATH_MAX];
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, target)) path = target;
     /* a name no other thread or process writes: pid and a counter */
     static unsigned serial;
     size_t size = strlen(path) + 48;

@@ -1,10 +1,17 @@
 /* atomic.c — write-to-temporary-then-rename, so an interrupted or failed
- * write never leaves a partial file under the final name. */
+ * write never leaves a partial file under the final name. Only regular
+ * files are replaced that way: a device, a FIFO or a socket is written
+ * directly (renaming over /dev/null as root would replace it for every
+ * process on the machine), and a symbolic link is followed, so that the
+ * file it names is replaced and the link stays. */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/internal.h"
@@ -17,7 +24,19 @@ int skit_atomic_open(const char *path, char *tmp_path, size_t tmp_size, FILE **s
     SKIT_REQUIRE_PTR(stream);
     *stream = NULL;
     if (!*path) return SKIT_ERROR(SKIT_EINVAL, "output path must not be empty");
-    int len = snprintf(tmp_path, tmp_size, "%s.tmp.%ld", path, (long)getpid());
+    if (tmp_size == 0) return SKIT_ERROR(SKIT_EINVAL, "output path '%s' is too long", path);
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        FILE *f = fopen(path, "wb"); /* written through: no temporary (empty name) */
+        if (!f) return SKIT_ERROR(SKIT_EIO, "cannot write %s: %s", path, strerror(errno));
+        tmp_path[0] = '\0';
+        *stream = f;
+        return SKIT_OK;
+    }
+    char target[PATH_MAX];
+    const char *final = path;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, target)) final = target;
+    int len = snprintf(tmp_path, tmp_size, "%s.tmp.%ld", final, (long)getpid());
     if (len < 0 || (size_t)len >= tmp_size)
         return SKIT_ERROR(SKIT_EINVAL, "output path '%s' is too long", path);
     FILE *f = fopen(tmp_path, "wb");
@@ -46,10 +65,20 @@ int skit_atomic_commit(FILE *stream, const char *tmp_path, const char *path)
     int err = write_error(stream);
     if (fclose(stream) != 0 && !err) err = errno ? errno : EIO;
     if (err) {
-        unlink(tmp_path);
+        if (*tmp_path) unlink(tmp_path);
         return SKIT_ERROR(SKIT_EIO, "error writing %s: %s", path, strerror(err));
     }
-    if (rename(tmp_path, path) != 0) {
+    if (!*tmp_path) return SKIT_OK; /* written through (a device, a FIFO) */
+    /* the final name is the temporary's without ".tmp.<pid>": the file a
+     * symbolic link named, or path itself */
+    char final[PATH_MAX + 64];
+    snprintf(final, sizeof final, "%s", tmp_path);
+    char *suffix = strrchr(final, '.');
+    if (suffix) *suffix = '\0';
+    suffix = strrchr(final, '.');
+    if (suffix && !strcmp(suffix, ".tmp")) *suffix = '\0';
+    else snprintf(final, sizeof final, "%s", path);
+    if (rename(tmp_path, final) != 0) {
         err = errno;
         unlink(tmp_path);
         return SKIT_ERROR(SKIT_EIO, "cannot rename into %s: %s", path, strerror(err));
@@ -60,5 +89,5 @@ int skit_atomic_commit(FILE *stream, const char *tmp_path, const char *path)
 void skit_atomic_discard(FILE *stream, const char *tmp_path)
 {
     if (stream) fclose(stream);
-    if (tmp_path) unlink(tmp_path);
+    if (tmp_path && *tmp_path) unlink(tmp_path);
 }

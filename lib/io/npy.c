@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -545,10 +546,11 @@ static int write_image(const char *path, const char *dict, int len, const void *
     memcpy(head + 10, dict, (size_t)len);
     head[10 + header_len - 1] = '\n';
 
-    char *tmp = malloc(strlen(path) + 32);
+    size_t tmp_size = strlen(path) + PATH_MAX + 32; /* room for a followed link */
+    char *tmp = malloc(tmp_size);
     if (!tmp) return SKIT_ERROR(SKIT_ENOMEM, "out of memory");
     FILE *f = NULL;
-    int status = skit_atomic_open(path, tmp, strlen(path) + 32, &f);
+    int status = skit_atomic_open(path, tmp, tmp_size, &f);
     if (status != SKIT_OK) {
         free(tmp);
         return status;

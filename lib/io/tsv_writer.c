@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ int skit_tsv_open(skit_tsv_writer **writer, const char *path, int argc, char *co
     if (path == NULL || strcmp(path, "-") == 0) {
         w->stream = stdout;
     } else {
-        size_t tmp_size = strlen(path) + 32;
+        size_t tmp_size = strlen(path) + PATH_MAX + 32; /* room for a followed link */
         w->path = strdup(path);
         w->tmp_path = malloc(tmp_size);
         if (!w->path || !w->tmp_path) {

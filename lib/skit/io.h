@@ -136,7 +136,12 @@ void skit_tsv_abort(skit_tsv_writer *writer);
 
 /* Atomic file creation for any writer: opens "<path>.tmp.<pid>" for
  * writing; skit_atomic_commit renames it to path, skit_atomic_discard
- * removes it. tmp_path must hold at least strlen(path) + 32 bytes. */
+ * removes it. A path that names a device, a FIFO or a socket (/dev/null,
+ * /dev/stdout) is opened and written directly, never renamed over
+ * (tmp_path is then set to ""); a symbolic link is followed: the file it
+ * names is replaced and the link kept. tmp_path must hold at least
+ * strlen(path) + 32 bytes, and PATH_MAX + 32 for a link to be followed (a
+ * shorter buffer gives SKIT_EINVAL for a link whose target is longer). */
 int skit_atomic_open(const char *path, char *tmp_path, size_t tmp_size, FILE **stream);
 int skit_atomic_commit(FILE *stream, const char *tmp_path, const char *path);
 void skit_atomic_discard(FILE *stream, const char *tmp_path);
