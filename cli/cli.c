@@ -216,6 +216,12 @@ static void copy_text(char *dst, size_t size, const char *text)
     dst[len] = '\0';
 }
 
+int cli_written_through(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 int cli_claim_output(const char *option, const char *path)
 {
     if (!path || !*path || !strcmp(path, "-")) return CLI_OK;
@@ -232,14 +238,14 @@ int cli_claim_output(const char *option, const char *path)
     slot->option = option;
     copy_text(slot->final, sizeof slot->final, path);
     copy_text(slot->canonical, sizeof slot->canonical, canonical);
-    struct stat st;
-    slot->direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    slot->direct = cli_written_through(path);
     if (slot->direct) {
         copy_text(slot->dest, sizeof slot->dest, path);
         copy_text(slot->stage, sizeof slot->stage, path);
         slot->stage_tmp[0] = '\0';
     } else {
         char target[PATH_MAX];
+        struct stat st;
         int link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, target);
         const char *dest = link ? target : path;
         copy_text(slot->dest, sizeof slot->dest, dest);
@@ -773,8 +779,8 @@ int cli_planner_setup(const cli_common *common)
         /* skit wisdom's -o is this file, already checked and claimed */
         if (wisdom != common->output && cli_check_output_path("--wisdom", wisdom) != CLI_OK) return CLI_USAGE;
         /* a device or FIFO (/dev/null) is only written to, never read */
-        struct stat st;
-        if (stat(wisdom, &st) == 0 && S_ISREG(st.st_mode) && import_wisdom("--wisdom", wisdom) != CLI_OK)
+        if (access(wisdom, F_OK) == 0 && !cli_written_through(wisdom) &&
+            import_wisdom("--wisdom", wisdom) != CLI_OK)
             return CLI_USAGE;
         wisdom_out = wisdom;
     }

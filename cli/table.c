@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "table.h"
@@ -278,9 +277,7 @@ int cli_check_data_path(const char *option, const char *path, int npy_allowed)
 {
     if (!path) return CLI_OK;
     /* a device or FIFO (/dev/null, /dev/stdout) takes TSV whatever its name */
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        return cli_check_output_path(option, path);
+    if (cli_written_through(path)) return cli_check_output_path(option, path);
     if (!(npy_allowed && cli_ends_with(path, ".npy")) && !cli_ends_with(path, ".tsv") &&
         !cli_ends_with(path, ".txt"))
         return cli_usage_error("%s: file name must end in %s.tsv (or .txt), got '%s'", option,
