@@ -58,6 +58,25 @@ size_t skit_mlp_outputs_workspace(const skit_mlp *mlp);
 int skit_mlp_outputs_sweep(const skit_mlp *mlp, size_t count, const double *x, const double *scale, double *out,
                            size_t ldo, size_t split, size_t part, double *row_ss, size_t *changes,
                            double *work);
+/* The same in float32 (the float32 token mixers): features and outputs
+ * by the sweep of sweep.c compiled for float (weights rounded once per
+ * skit_mlp_set_parameters, inputs and scales rounded as read, every sum in
+ * float but the norms' sums of squares and row_ss, in double), written as
+ * floats. skit_mlp_features_f32 takes the layers' path in double and
+ * rounds where the sweep does not apply; its work is
+ * skit_mlp_features_f32_workspace(mlp) doubles. skit_mlp_outputs_sweep_f32
+ * needs what the sweep needs, and work of skit_mlp_outputs_workspace(mlp)
+ * doubles. The features differ from the double sweep's by the float
+ * rounding of the same sums: first order, at most (s + 2 + w) 2^-24 of
+ * the magnitudes summed at stage s (the basis products and the norm's
+ * root), carried through the later stages' bases (tests/test_mlp.c
+ * compares them with the double sweep). */
+size_t skit_mlp_features_f32_workspace(const skit_mlp *mlp);
+int skit_mlp_features_f32(const skit_mlp *mlp, size_t count, const double *x, const double *scale, float *out,
+                          size_t ldo, double *work);
+int skit_mlp_outputs_sweep_f32(const skit_mlp *mlp, size_t count, const double *x, const double *scale,
+                               float *out, size_t ldo, size_t split, size_t part, double *row_ss,
+                               size_t *changes, double *work);
 /* The last Linear: weight out_dim x width row-major, then its bias. */
 void skit_mlp_output_layer(const skit_mlp *mlp, const double **weight, const double **bias);
 

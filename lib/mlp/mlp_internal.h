@@ -8,6 +8,51 @@
 #define LAYER_NORM_EPS 1e-5
 #define RMS_NORM_EPS 1e-8
 
+struct skit_mlp {
+    size_t in_dim, width, hidden_layers, out_dim;
+    size_t linear_count; /* hidden_layers + 2 */
+    skit_activation activation;
+    skit_norm norm;
+    size_t parameter_count;
+    double *params;
+    float *params_f; /* params rounded, kept in step (the float sweep's weights) */
+};
+
+static inline size_t mlp_layer_in(const skit_mlp *m, size_t l) { return l == 0 ? m->in_dim : m->width; }
+static inline size_t mlp_layer_out(const skit_mlp *m, size_t l)
+{
+    return l + 1 == m->linear_count ? m->out_dim : m->width;
+}
+
+/* Offset of layer l's weight in params; its bias follows the weight. */
+static inline size_t mlp_layer_offset(const skit_mlp *m, size_t l)
+{
+    size_t off = 0;
+    for (size_t i = 0; i < l; i++) off += mlp_layer_out(m, i) * (mlp_layer_in(m, i) + 1);
+    return off;
+}
+
+/* ---- the sweep (sweep.c; the _f32 forms sweepf.c) ------------------------
+ * Inputs a block of the sweep takes at once; the wrappers (mlp.c) take the
+ * sweep from one block of inputs on. eligible: ReLU, one input, the width
+ * for the bases; values: the sweep's state, in values of its precision
+ * (the callers' workspace is counted in doubles, which hold either);
+ * features / outputs: as skit_mlp_features_sweep / skit_mlp_outputs_sweep
+ * (outputs returns the mask changes). */
+#define MLP_SWEEP_BLOCK 32
+int mlp_sweep_eligible(const skit_mlp *m, size_t count);
+int mlp_sweep_eligible_f32(const skit_mlp *m, size_t count);
+size_t mlp_sweep_values(const skit_mlp *m);
+size_t mlp_sweep_values_f32(const skit_mlp *m);
+void mlp_sweep_features(const skit_mlp *m, size_t count, const double *x, const double *scale, double *out,
+                        size_t ldo, double *work);
+void mlp_sweep_features_f32(const skit_mlp *m, size_t count, const double *x, const double *scale, float *out,
+                            size_t ldo, double *work);
+size_t mlp_sweep_outputs(const skit_mlp *m, size_t count, const double *x, const double *scale, double *out,
+                         size_t ldo, size_t split, size_t part, double *row_ss, double *work);
+size_t mlp_sweep_outputs_f32(const skit_mlp *m, size_t count, const double *x, const double *scale, float *out,
+                             size_t ldo, size_t split, size_t part, double *row_ss, double *work);
+
 /* Number of activations the input passes through: (hidden_layers+1)*width. */
 size_t skit_mlp_preactivation_count(const skit_mlp *mlp);
 
