@@ -4,7 +4,7 @@
  * bound derived from the float32 error analyses of skit/toeplitz.h and
  * skit/tno.h (eps32 = 2^-24):
  *   a transposed product  dx_c:  G eps32 S_c ||dy_c||_2, with G = 20
- *       log2(2N) and S_c = ||t_c||_1 (Toeplitz) or G = 20 log2(2N) + h + 1
+ *       log2(2N) and S_c = ||t_c||_1 (Toeplitz) or G = skit_tno_plan_f32_growth
  *       and S_c = ||C_c||_2 + M_c (TNO, FD-TNO: skit_tno_plan_f32_error_scale);
  *   the kernels' gradient dk_c by float cross-correlation:
  *       (30 log2(2N) + batch) eps32 sum_b (||x_bc||_1 ||dy_bc||_2 +

@@ -63,15 +63,20 @@ int skit_mlp_outputs_sweep(const skit_mlp *mlp, size_t count, const double *x, c
  * skit_mlp_set_parameters, inputs and scales rounded as read, every sum in
  * float but the norms' sums of squares and row_ss, in double), written as
  * floats. skit_mlp_features_f32 takes the layers' path in double and
- * rounds where the sweep does not apply; its work is
- * skit_mlp_features_f32_workspace(mlp) doubles. skit_mlp_outputs_sweep_f32
- * needs what the sweep needs, and work of skit_mlp_outputs_workspace(mlp)
- * doubles. The features differ from the double sweep's by the float
+ * rounds where the sweep does not apply. Both need the float copy of the
+ * weights, which skit_mlp_keep_float_copy makes (and set_parameters then
+ * keeps in step; without it the float sweep does not apply): of the
+ * hidden layers for the features, of the output layer too (output_layer
+ * 1) for the outputs. The sweep takes any count here. Work:
+ * skit_mlp_features_f32_workspace(mlp) doubles for the features,
+ * skit_mlp_outputs_f32_workspace(mlp) for the outputs. The features differ from the double sweep's by the float
  * rounding of the same sums: first order, at most (s + 2 + w) 2^-24 of
  * the magnitudes summed at stage s (the basis products and the norm's
  * root), carried through the later stages' bases (tests/test_mlp.c
  * compares them with the double sweep). */
+int skit_mlp_keep_float_copy(skit_mlp *mlp, int output_layer);
 size_t skit_mlp_features_f32_workspace(const skit_mlp *mlp);
+size_t skit_mlp_outputs_f32_workspace(const skit_mlp *mlp);
 int skit_mlp_features_f32(const skit_mlp *mlp, size_t count, const double *x, const double *scale, float *out,
                           size_t ldo, double *work);
 int skit_mlp_outputs_sweep_f32(const skit_mlp *mlp, size_t count, const double *x, const double *scale,

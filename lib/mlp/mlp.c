@@ -22,7 +22,21 @@
 /* the float copy of the parameters the float sweep reads */
 static void round_params(skit_mlp *m)
 {
-    for (size_t i = 0; i < m->parameter_count; i++) m->params_f[i] = (float)m->params[i];
+    for (size_t i = 0; i < m->params_f_count; i++) m->params_f[i] = (float)m->params[i];
+}
+
+int skit_mlp_keep_float_copy(skit_mlp *mlp, int output_layer)
+{
+    const size_t count = output_layer ? mlp->parameter_count : mlp_layer_offset(mlp, mlp->linear_count - 1);
+    if (count > mlp->params_f_count) {
+        float *f = skit_malloc(count, sizeof(float));
+        if (!f) return SKIT_ENOMEM;
+        skit_free(mlp->params_f);
+        mlp->params_f = f;
+        mlp->params_f_count = count;
+    }
+    round_params(mlp);
+    return SKIT_OK;
 }
 
 int skit_mlp_create(skit_mlp **mlp, size_t in_dim, size_t width, size_t hidden_layers,
@@ -64,8 +78,7 @@ int skit_mlp_create(skit_mlp **mlp, size_t in_dim, size_t width, size_t hidden_l
     m->norm = norm;
     m->parameter_count = total;
     m->params = skit_malloc(total, sizeof(double));
-    m->params_f = skit_malloc(total, sizeof(float));
-    if (!m->params || !m->params_f) {
+    if (!m->params) {
         skit_mlp_destroy(m);
         return SKIT_ENOMEM;
     }
@@ -81,7 +94,6 @@ int skit_mlp_create(skit_mlp **mlp, size_t in_dim, size_t width, size_t hidden_l
         skit_rng_fill_uniform(&rng, p, fan_out * fan_in + fan_out, -bound, bound);
         p += fan_out * (fan_in + 1);
     }
-    round_params(m);
     *mlp = m;
     return SKIT_OK;
 }
@@ -549,16 +561,27 @@ int skit_mlp_outputs_sweep(const skit_mlp *mlp, size_t count, const double *x, c
     return SKIT_OK;
 }
 
+/* The float sweep takes any count (a short piece costs its one-off basis
+ * build, no more), so a plan on it needs only the sweep's state: floats,
+ * two to a double. */
 size_t skit_mlp_features_f32_workspace(const skit_mlp *mlp)
 {
+    if (mlp_sweep_eligible_f32(mlp, 1)) return (mlp_sweep_values_f32(mlp) + 1) / 2;
     return skit_mlp_features_workspace(mlp) + (size_t)FEATURE_BLOCK * mlp->width;
+}
+
+/* the outputs' sweep adds the output layer on the basis and a block's outputs */
+size_t skit_mlp_outputs_f32_workspace(const skit_mlp *mlp)
+{
+    const size_t A = mlp->hidden_layers + 1, extra = mlp->out_dim * (A + 2 + MLP_SWEEP_BLOCK);
+    return SKIT_MAX(skit_mlp_features_f32_workspace(mlp), (mlp_sweep_values_f32(mlp) + extra + 1) / 2);
 }
 
 int skit_mlp_features_f32(const skit_mlp *mlp, size_t count, const double *x, const double *scale, float *out,
                           size_t ldo, double *work)
 {
     const size_t w = mlp->width;
-    if (count >= MLP_SWEEP_BLOCK && mlp_sweep_eligible_f32(mlp, count)) {
+    if (mlp_sweep_eligible_f32(mlp, count)) {
         mlp_sweep_features_f32(mlp, count, x, scale, out, ldo, work);
         return SKIT_OK;
     }
@@ -577,7 +600,8 @@ int skit_mlp_outputs_sweep_f32(const skit_mlp *mlp, size_t count, const double *
                                float *out, size_t ldo, size_t split, size_t part, double *row_ss,
                                size_t *changes, double *work)
 {
-    if (!mlp_sweep_eligible_f32(mlp, count) || split == 0) return sweep_refused(mlp, count, split);
+    if (!mlp_sweep_eligible_f32(mlp, count) || split == 0 || mlp->params_f_count < mlp->parameter_count)
+        return sweep_refused(mlp, count, split);
     size_t cuts = mlp_sweep_outputs_f32(mlp, count, x, scale, out, ldo, split, part, row_ss, work);
     if (changes) *changes += cuts;
     return SKIT_OK;

@@ -16,6 +16,7 @@ struct skit_mlp {
     size_t parameter_count;
     double *params;
     float *params_f; /* params rounded, kept in step (the float sweep's weights) */
+    size_t params_f_count; /* how many: all, or all but the output layer */
 };
 
 static inline size_t mlp_layer_in(const skit_mlp *m, size_t l) { return l == 0 ? m->in_dim : m->width; }

@@ -110,6 +110,7 @@ static sweep_state sweep_layout(const skit_mlp *m, R *work)
  * right for any count. */
 static int sweep_eligible(const skit_mlp *m, size_t count)
 {
+    if (!PARAMS(m)) return 0; /* the float copy is kept only on request */
     const size_t A = sweep_stages(m);
     if (m->activation != SKIT_ACTIVATION_RELU || m->in_dim != 1 || count == 0) return 0;
     if (4 * (A + 1) > m->width) return 0;

@@ -155,12 +155,15 @@ typedef struct skit_tno_options {
      * (CPU): execute and forward take float arrays (skit_tno_plan_execute_f32
      * / _forward_f32) and compute in float. TNO and FD-TNO: the products
      * run on fftwf plans with float spectra, and update makes those
-     * spectra in float32 from the RPE: the features entering the output
-     * layer are evaluated in float64 and rounded, TNO transforms their h+1
-     * rows with fftwf and FD-TNO takes them as they are (causal: the
-     * Hilbert step with fftwf), and the output layer is applied by sgemm
-     * straight into the float spectra (describe: spectra=features),
-     * whatever d is. No float64 spectra are kept: the backward is
+     * spectra in float32 from the RPE, which a ReLU RPE evaluates in float
+     * too (the sweep of mlp/batch.h compiled for float; other activations
+     * in float64, rounded). TNO at d <= 2 (h+1) with a ReLU RPE takes the
+     * outputs per channel into kernels it transforms with fftwf
+     * (describe: spectra=channels); otherwise TNO transforms the h+1
+     * feature rows and FD-TNO takes them as they are (causal: the Hilbert
+     * step with fftwf), and the output layer is applied by sgemm straight
+     * into the float spectra (spectra=features). The plan builds no
+     * float64 engine or feature buffer: the backward is
      * skit_tno_plan_backward_f32, and FD-TNO's coefficients come from the
      * float spectra. SKI-TNO (both forms, every causal_ski): update
      * evaluates the knots into A's coefficients in float64 and rounds
@@ -375,7 +378,8 @@ int skit_tno_plan_backward_f32(const skit_tno_plan *plan, const float *x, const 
 int skit_tno_plan_f32_error_scale(const skit_tno_plan *plan, double *scale, size_t *fft_length);
 /* The growth factor G of skit_tno_plan_execute_f32's bound,
  * ||y32 - y64||_2 <= G 2^-24 scale[c] ||x_c||_2 with scale[c] as above:
- * TNO and FD-TNO 20 log2(2N) + h + 1, SKI-TNO 20 log2(2N) + 2r + 2h + m
+ * TNO and FD-TNO 20 log2(2N) + 2 (h + 1) + 4 (L + 3) (L the RPE's hidden
+ * layers), SKI-TNO 20 log2(2N) + 2r + 2h + m
  * + 12 (the log term 0 when causal), with the plan's N, r, m and
  * h = (n-1)/(r-1). 0 for NULL and for a float64 plan. */
 double skit_tno_plan_f32_growth(const skit_tno_plan *plan);
@@ -399,16 +403,23 @@ int skit_tno_plan_forward(skit_tno_plan *plan, const double *x, double *y);
  * hold batch * n * d floats; the spectra and products in float32. Per
  * channel, against the float64 plan with the same parameters
  * (tests/test_tno.c checks it),
- *     ||y32 - y64||_2 <= (20 log2(2N) + h + 1) 2^-24 (||k_c||_1 + M_c) ||x_c||_2
+ *     ||y32 - y64||_2 <= (20 log2(2N) + 2 (h + 1) + 4 (L + 3)) 2^-24 (||k_c||_1 + M_c) ||x_c||_2
  * with N the FFT length, k_c the channel's circulant kernel, h the RPE's
- * width, and M_c the magnitude the float32 output layer rounds: TNO
+ * width, L its hidden layers, and M_c the magnitude the float32 RPE
+ * rounds: TNO
  * ||kbar_c||_1, kbar_c(t) = sum_j |W[c][j]| |g_j(t)| + |b[c]| lambda^|t|
  * (the kernel of the output layer's absolute values on the decayed
  * features, >= |k_c(t)|); FD-TNO N max_w sum over the channel's output
  * rows r of sum_j |W[r][j]| |z_j(w)| / N + |b[r]| / N. The first term is
  * the float products' (see skit_toeplitz_plan_execute_f32); M_c counts
  * the output layer's cancellation, which float32 cannot resolve below
- * (h + 1) 2^-24 of the magnitudes it sums. SKI-TNO (tests/test_tno_f32.c):
+ * (h + 1) 2^-24 of the magnitudes it sums, and the features' own float
+ * rounding: the float sweep sums at most L + 3 basis products a unit and
+ * stage and the norm's h squares, so to first order each feature is
+ * within (h + 4 (L + 3)) 2^-24 of the magnitudes it sums (the features'
+ * term is not a proof for every input: near a ReLU kink the rounding can
+ * flip a unit, which moves a feature by about as much; tests/test_tno.c
+ * and `skit bench precision` measure the margin, error_over_bound). SKI-TNO (tests/test_tno_f32.c):
  *     ||y32 - y64||_2 <= (20 log2(2N) + 2r + 2h + m + 12) 2^-24 s_c ||x_c||_2
  * with s_c and N as skit_tno_plan_f32_error_scale gives (the log term 0
  * when causal), h = (n-1)/(r-1) the inducing spacing: A's FFT product,

@@ -181,10 +181,10 @@ static double output_magnitude(const skit_tno_plan *p, size_t c)
         for (size_t o = 0; o < outs; o++)
             for (size_t j = 0; j < rows; j++) {
                 double f = 0;
-                if (fd) f = fabs(r->F[j * r->ld + k]);
+                if (fd) f = fabs(r->Ff[j * r->ldf + k]);
                 else
-                    for (size_t q = 0; q < r->cols; q++) f += fabs(r->F[j * r->ld + q]);
-                sum += fabs(r->wb[(o * d + c) * rows + j]) * f;
+                    for (size_t q = 0; q < r->cols; q++) f += fabs(r->Ff[j * r->ldf + q]);
+                sum += fabs((double)r->wbf[(o * d + c) * rows + j]) * f;
             }
         best = fmax(best, sum);
     }
@@ -200,6 +200,12 @@ int skit_tno_plan_f32_error_scale(const skit_tno_plan *plan, double *scale, size
                           skit_tno_kind_name(plan->opt.kind));
     if (plan->opt.kind == SKIT_TNO_SKI) return tno_ski_f32_error_scale(plan, scale, fft_length);
     tno_spectral *s = plan->op;
+    /* per-channel plans with the RPE by the sweep keep no features: make
+     * them (Ff is theirs to use; update never reads it there) */
+    if (s->kernels_f && tno_rpe_sweeps(&s->rpe)) {
+        SKIT_TRY(tno_rpe_features(&s->rpe));
+        tno_rpe_fill_wb(&s->rpe);
+    }
     const size_t N = skit_circulantf_length(s->engine_f), half = skit_circulantf_frequencies(s->engine_f);
     const size_t ld = skit_circulantf_spectra_ld(s->engine_f);
     const float *spectra = skit_circulantf_spectra(s->engine_f);
@@ -220,7 +226,7 @@ double skit_tno_plan_f32_growth(const skit_tno_plan *plan)
     if (o->kind != SKIT_TNO_SKI) {
         const tno_spectral *s = plan->op;
         N = skit_circulantf_length(s->engine_f);
-        return 20.0 * log2(2.0 * (double)N) + (double)o->rpe_width + 1.0;
+        return 20.0 * log2(2.0 * (double)N) + 2.0 * ((double)o->rpe_width + 1.0) + 4.0 * ((double)o->rpe_layers + 3.0);
     }
     const tno_ski *s = plan->op;
     const double lg = s->f32.engine ? log2(2.0 * (double)skit_circulantf_length(s->f32.engine)) : 0.0;

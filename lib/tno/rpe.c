@@ -122,11 +122,21 @@ static void segment_piece(int nseg, const size_t *len, size_t i, int *seg, size_
     *count = SKIT_MIN(len[s] - *off, (size_t)PIECE_COLS);
 }
 
+/* doubles of one thread's MLP scratch: float64 plans the double sweep's
+ * (or the layers'), float32 plans the float sweep's */
+static size_t rpe_workspace(const tno_rpe *r)
+{
+    if (!r->single) return skit_mlp_outputs_workspace(r->mlp);
+    return r->outputs_f32 ? skit_mlp_outputs_f32_workspace(r->mlp) : skit_mlp_features_f32_workspace(r->mlp);
+}
+
 int tno_rpe_sweeps(const tno_rpe *r) { return r->mlp && skit_mlp_outputs_sweep_able(r->mlp, r->count); }
 
+/* Float32 plans evaluate the features in float (the float sweep, or the
+ * layers in double rounded) straight into Ff: they keep no float64 F. */
 int tno_rpe_features(const tno_rpe *r)
 {
-    const size_t ld = r->ld, ws = skit_mlp_outputs_workspace(r->mlp);
+    const size_t ld = r->Ff ? r->ldf : r->ld, ws = rpe_workspace(r);
     const long pieces = (long)segment_piece_count(r->nseg, r->len);
     int nt = pieces > 1 ? rpe_threads(r) : 1;
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
@@ -135,18 +145,33 @@ int tno_rpe_features(const tno_rpe *r)
         size_t off, count;
         segment_piece(r->nseg, r->len, (size_t)i, &seg, &off, &count);
         const size_t col = r->start[seg] + off;
-        skit_mlp_features(r->mlp, count, r->in + col, r->scale + col, r->F + col, ld,
-                          r->work + thread_id() * ws);
+        double *work = r->work + thread_id() * ws;
+        if (r->Ff) skit_mlp_features_f32(r->mlp, count, r->in + col, r->scale + col, r->Ff + col, ld, work);
+        else skit_mlp_features(r->mlp, count, r->in + col, r->scale + col, r->F + col, ld, work);
     }
     return SKIT_OK;
 }
 
+void tno_rpe_fill_scale_row(tno_rpe *r)
+{
+    const size_t h = r->width;
+    if (r->F) memcpy(r->F + h * r->ld, r->scale, r->cols * sizeof(double));
+    if (r->Ff)
+        for (size_t k = 0; k < r->cols; k++) r->Ff[h * r->ldf + k] = (float)r->scale[k];
+}
+
+/* float32 plans: straight to wbf (they keep no double copy) */
 void tno_rpe_fill_wb(tno_rpe *r)
 {
     const size_t h = r->width;
     const double *W, *bias;
     skit_mlp_output_layer(r->mlp, &W, &bias);
     for (size_t c = 0; c < r->outputs; c++) {
+        if (r->single) {
+            for (size_t j = 0; j < h; j++) r->wbf[c * (h + 1) + j] = (float)W[c * h + j];
+            r->wbf[c * (h + 1) + h] = (float)bias[c];
+            continue;
+        }
         memcpy(r->wb + c * (h + 1), W + c * h, h * sizeof(double));
         r->wb[c * (h + 1) + h] = bias[c];
     }
@@ -210,10 +235,11 @@ int tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *wha
     return SKIT_OK;
 }
 
-int tno_rpe_sweep(tno_rpe *r, int nseg, const size_t *start, const size_t *len, double *out, size_t ld,
-                  const size_t *lo, size_t split, size_t part, size_t *changes)
+/* out: floats when single (float32 plans' kernels), else doubles */
+static int rpe_sweep(tno_rpe *r, int single, int nseg, const size_t *start, const size_t *len, void *out,
+                     size_t ld, const size_t *lo, size_t split, size_t part, size_t *changes)
 {
-    const size_t ws = skit_mlp_outputs_workspace(r->mlp), rows = r->outputs;
+    const size_t ws = rpe_workspace(r), rows = r->outputs;
     const long pieces = (long)segment_piece_count(nseg, len);
     int nt = pieces > 1 ? rpe_threads(r) : 1, status = SKIT_OK, team = 1;
     size_t cuts = 0;
@@ -230,9 +256,12 @@ int tno_rpe_sweep(tno_rpe *r, int nseg, const size_t *start, const size_t *len, 
             size_t off, count;
             segment_piece(nseg, len, (size_t)i, &seg, &off, &count);
             const size_t col = start[seg] + off;
-            int st = skit_mlp_outputs_sweep(r->mlp, count, r->in + col, r->scale + col,
-                                            out + lo[seg] + off, ld, split, part, rss, &cuts,
-                                            r->work + thread_id() * ws);
+            double *work = r->work + thread_id() * ws;
+            const size_t at = lo[seg] + off;
+            int st = single ? skit_mlp_outputs_sweep_f32(r->mlp, count, r->in + col, r->scale + col,
+                                                         (float *)out + at, ld, split, part, rss, &cuts, work)
+                            : skit_mlp_outputs_sweep(r->mlp, count, r->in + col, r->scale + col,
+                                                     (double *)out + at, ld, split, part, rss, &cuts, work);
             if (st < status) status = st;
         }
     }
@@ -241,6 +270,18 @@ int tno_rpe_sweep(tno_rpe *r, int nseg, const size_t *start, const size_t *len, 
         for (size_t k = 0; k < rows; k++) r->row_ss[k] += r->row_ss[(size_t)t * rows + k];
     if (changes) *changes = cuts;
     return status;
+}
+
+int tno_rpe_sweep(tno_rpe *r, int nseg, const size_t *start, const size_t *len, double *out, size_t ld,
+                  const size_t *lo, size_t split, size_t part, size_t *changes)
+{
+    return rpe_sweep(r, 0, nseg, start, len, out, ld, lo, split, part, changes);
+}
+
+int tno_rpe_sweep_f32(tno_rpe *r, int nseg, const size_t *start, const size_t *len, float *out, size_t ld,
+                      const size_t *lo, size_t split, size_t part, size_t *changes)
+{
+    return rpe_sweep(r, 1, nseg, start, len, out, ld, lo, split, part, changes);
 }
 
 int tno_rpe_check_rows(const tno_rpe *r, size_t d, double limit, const char *what)
@@ -252,32 +293,27 @@ int tno_rpe_check_rows(const tno_rpe *r, size_t d, double limit, const char *wha
     return SKIT_OK;
 }
 
-/* Row j of F rounded to Ff; returns its ||F_j||_1 (NaN/Inf propagate). */
-SKIT_MULTIVERSION static double round_row(const double *restrict from, float *restrict to, size_t count)
+/* ||v||_1 of a float row, summed in double (NaN/Inf propagate) */
+SKIT_MULTIVERSION static double abs_sum_f32(const float *restrict v, size_t count)
 {
     double sum = 0;
     SKIT_SIMD_SUM(sum)
-    for (size_t k = 0; k < count; k++) {
-        to[k] = (float)from[k];
-        sum += fabs(from[k]);
-    }
+    for (size_t k = 0; k < count; k++) sum += fabs((double)v[k]);
     return sum;
 }
 
-int tno_rpe_round_f32(tno_rpe *r, double N, const char *what)
+int tno_rpe_check_f32(tno_rpe *r, double N, const char *what)
 {
     const size_t h = r->width, rows = h + 1, cols = r->cols;
     const double limit = FLT_MAX / (4.0 * N * N);
     double *l1 = r->work; /* free between evaluations */
     const long count = (long)rows;
-    /* the evaluated columns only: the others are zero in F and stay zero in Ff */
+    /* the evaluated columns only: the others are zero */
 #pragma omp parallel for schedule(static) if (rows * cols >= 65536)
     for (long j = 0; j < count; j++) {
-        const double *from = r->F + (size_t)j * r->ld;
-        float *to = r->Ff + (size_t)j * r->ldf;
+        const float *row = r->Ff + (size_t)j * r->ldf;
         l1[j] = 0;
-        for (int sg = 0; sg < r->nseg; sg++)
-            l1[j] += round_row(from + r->start[sg], to + r->start[sg], r->len[sg]);
+        for (int sg = 0; sg < r->nseg; sg++) l1[j] += abs_sum_f32(row + r->start[sg], r->len[sg]);
     }
     for (size_t j = 0; j < rows; j++)
         if (!(l1[j] <= limit))
@@ -285,12 +321,11 @@ int tno_rpe_round_f32(tno_rpe *r, double N, const char *what)
                                                "too large", what, j, l1[j]);
     for (size_t c = 0; c < r->outputs; c++) {
         double bound = 0;
-        for (size_t j = 0; j < rows; j++) bound += fabs(r->wb[c * rows + j]) * l1[j];
+        for (size_t j = 0; j < rows; j++) bound += fabs((double)r->wbf[c * rows + j]) * l1[j];
         if (!(bound <= limit))
             return SKIT_ERROR(SKIT_ENONFINITE, "%s of output %zu are NaN/Inf or bounded only by %g (too large "
                                                "for float32 transforms): parameters too large", what, c, bound);
     }
-    for (size_t i = 0; i < r->outputs * rows; i++) r->wbf[i] = (float)r->wb[i];
     return SKIT_OK;
 }
 
@@ -326,16 +361,29 @@ int tno_rpe_create(tno_rpe *r, const skit_tno_plan *p, const double *params, siz
     r->cols = cols;
     r->ld = ld;
     r->threads = p->threads;
+    r->single = o->precision == SKIT_PRECISION_F32;
     SKIT_TRY(skit_mlp_create(&r->mlp, 1, h, o->rpe_layers, outputs, o->activation, o->norm, o->seed));
+    r->features_params = skit_mlp_parameter_count(r->mlp) - outputs * (h + 1);
+    if (r->single) SKIT_TRY(skit_mlp_keep_float_copy(r->mlp, 0));
     if (params) SKIT_TRY(skit_mlp_set_parameters(r->mlp, params, p->param_count));
-    r->work = skit_malloc((size_t)p->threads, skit_mlp_outputs_workspace(r->mlp) * sizeof(double));
+    r->work = skit_malloc((size_t)p->threads, rpe_workspace(r) * sizeof(double));
     r->row_ss = skit_malloc((size_t)p->threads, outputs * sizeof(double));
     r->in = skit_calloc(cols, sizeof(double));
     r->scale = skit_calloc(cols, sizeof(double));
-    r->F = skit_calloc((h + 1) * ld + outputs * (h + 1), sizeof(double));
-    if (!r->work || !r->row_ss || !r->in || !r->scale || !r->F) return SKIT_ENOMEM;
-    r->wb = r->F + (h + 1) * ld;
-    return SKIT_OK;
+    if (!r->work || !r->row_ss || !r->in || !r->scale) return SKIT_ENOMEM;
+    if (r->single) return SKIT_OK; /* F and [W b] in float: Ff (tno_spectral_create_f32) */
+    r->F = skit_calloc((h + 1) * ld, sizeof(double));
+    r->wb = skit_calloc(outputs * (h + 1), sizeof(double));
+    return r->F && r->wb ? SKIT_OK : SKIT_ENOMEM;
+}
+
+int tno_rpe_keep_outputs_f32(tno_rpe *r)
+{
+    SKIT_TRY(skit_mlp_keep_float_copy(r->mlp, 1));
+    r->outputs_f32 = 1;
+    skit_free(r->work);
+    r->work = skit_malloc((size_t)r->threads, rpe_workspace(r) * sizeof(double));
+    return r->work ? SKIT_OK : SKIT_ENOMEM;
 }
 
 void tno_rpe_destroy(tno_rpe *r)
@@ -346,6 +394,7 @@ void tno_rpe_destroy(tno_rpe *r)
     skit_free(r->in);
     skit_free(r->scale);
     skit_free(r->F);
+    skit_free(r->wb);
     skit_free(r->Ff);
 }
 
@@ -354,8 +403,10 @@ size_t tno_rpe_bytes(const tno_rpe *r)
     if (!r->mlp) return 0;
     const size_t h = r->width, out = r->outputs, dbl = sizeof(double);
     size_t total = skit_mlp_parameter_count(r->mlp) * dbl;
-    total += (size_t)r->threads * (skit_mlp_outputs_workspace(r->mlp) + out) * dbl;
-    total += (2 * r->cols + (h + 1) * r->ld + out * (h + 1)) * dbl; /* inputs, scale, F, [W b] */
+    if (r->single) total += (r->outputs_f32 ? skit_mlp_parameter_count(r->mlp) : r->features_params) * sizeof(float);
+    total += (size_t)r->threads * (rpe_workspace(r) + out) * dbl;
+    total += 2 * r->cols * dbl; /* inputs, scale */
+    if (r->F) total += ((h + 1) * r->ld + out * (h + 1)) * dbl; /* F, [W b] */
     if (r->Ff) total += ((h + 1) * r->ldf + out * (h + 1)) * sizeof(float);
     return total;
 }
@@ -385,19 +436,64 @@ int tno_spectral_eval_rpe(skit_tno_plan *p, size_t *points)
     return SKIT_OK;
 }
 
+static size_t engine_workspace(const skit_tno_plan *p)
+{
+    const tno_spectral *s = p->op;
+    const int rows = p->opt.layout == SKIT_TNO_ROWS;
+    if (s->engine) return skit_circulant_workspace_doubles(s->engine, rows);
+    if (!s->engine_f) return 0; /* device plans */
+    /* float32 plans: update and execute use the float engine's (floats, two to a double) */
+    size_t floats = SKIT_MAX(skit_circulantf_workspace_doubles(s->engine_f, rows),
+                             skit_circulantf_workspace_doubles(s->engine_f, 0));
+    return (floats + 1) / 2;
+}
+
+/* The engine's buffers, then, for FD-TNO and float32 plans, room for one
+ * kernel (tno_spectral_coeffs; device plans take the Toeplitz form at
+ * every update, which allocates nothing). */
 size_t tno_spectral_workspace(const skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
-    if (!s->engine) return 0; /* device plans */
-    const int rows = p->opt.layout == SKIT_TNO_ROWS;
-    size_t doubles = skit_circulant_workspace_doubles(s->engine, rows);
-    /* float32 plans: update and execute use the float engine's (floats, two to a double) */
-    if (s->engine_f) {
-        size_t floats = SKIT_MAX(skit_circulantf_workspace_doubles(s->engine_f, rows),
-                                 skit_circulantf_workspace_doubles(s->engine_f, 0));
-        doubles = SKIT_MAX(doubles, (floats + 1) / 2);
+    const int kernel = p->opt.kind == SKIT_TNO_FD || p->opt.precision == SKIT_PRECISION_F32;
+    return engine_workspace(p) + (kernel ? tno_round8(s->length) : 0);
+}
+
+/* The Toeplitz form of the circular product: lag l at l mod N (the causal
+ * plan's negative lags are zero up to rounding, and set to 0). */
+/* Channel c's circulant kernel (N values) from the spectra update wrote:
+ * the float engine's on float32 plans, widened in place (the floats fill
+ * the first half of kernel; work holds the engine's scratch). */
+static void kernel_of(const skit_tno_plan *p, size_t c, double *kernel, double *work)
+{
+    const tno_spectral *s = p->op;
+    if (!s->engine_f) {
+        skit_circulant_kernel(s->engine, c, kernel, work);
+        return;
     }
-    return doubles;
+    const size_t N = skit_circulantf_length(s->engine_f);
+    float *kf = (float *)kernel;
+    skit_circulantf_kernel(s->engine_f, c, kf, (float *)work);
+    for (size_t q = N; q-- > 0;) kernel[q] = (double)kf[q];
+}
+
+int tno_spectral_coeffs(const skit_tno_plan *p, double *out)
+{
+    const tno_spectral *s = p->op;
+    const size_t n = p->n, d = p->d, per = 2 * n - 1, N = s->length;
+    double *work = skit_workspace_take(p->workspace);
+    if (!work) return SKIT_ENOMEM;
+    double *k = work + engine_workspace(p);
+    for (size_t c = 0; c < d; c++) {
+        kernel_of(p, c, k, work);
+        double *t = out + c * per;
+        for (size_t q = 0; q < per; q++) {
+            long lag = (long)q - (long)(n - 1);
+            if (lag < 0 && p->opt.causality == SKIT_CAUSAL) t[q] = 0.0;
+            else t[q] = k[lag < 0 ? N - (size_t)(-lag) : (size_t)lag];
+        }
+    }
+    skit_workspace_give(p->workspace, work);
+    return SKIT_OK;
 }
 
 int tno_spectral_create_f32(skit_tno_plan *p, size_t basis_rows)
@@ -405,7 +501,7 @@ int tno_spectral_create_f32(skit_tno_plan *p, size_t basis_rows)
     tno_spectral *s = p->op;
     tno_rpe *r = &s->rpe;
     const skit_circulant_shape shape = {.rows = p->n, .cols = p->n, .channels = p->d, .spectra = p->d,
-                                        .length = skit_circulant_length(s->engine), .basis_rows = basis_rows,
+                                        .length = s->length, .basis_rows = basis_rows,
                                         .rows_layout = p->opt.layout == SKIT_TNO_ROWS,
                                         .what = "token-mixing operator plan (float32)",
                                         .planner = p->opt.planner};
@@ -415,6 +511,7 @@ int tno_spectral_create_f32(skit_tno_plan *p, size_t basis_rows)
     r->Ff = skit_calloc((h + 1) * r->ldf + r->outputs * (h + 1), sizeof(float));
     if (!r->Ff) return SKIT_ENOMEM;
     r->wbf = r->Ff + (h + 1) * r->ldf;
+    tno_rpe_fill_scale_row(r);
     return SKIT_OK;
 }
 

@@ -50,7 +50,7 @@ static int is_fd(const skit_tno_plan *p) { return p->opt.kind == SKIT_TNO_FD; }
 static size_t input_count(const skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
-    if (is_fd(p)) return skit_circulant_frequencies(s->engine);
+    if (is_fd(p)) return s->length / 2 + 1;
     return p->opt.causality == SKIT_CAUSAL ? p->n : 2 * p->n - 1;
 }
 
@@ -62,7 +62,7 @@ static int grad_create(skit_tno_plan *p)
     if (!g) return SKIT_ENOMEM;
     p->grad = g;
     const tno_spectral *s = p->op;
-    const size_t N = skit_circulant_length(s->engine);
+    const size_t N = s->length;
     if (!is_f32(p) || is_fd(p)) SKIT_TRY(skit_correlate_create(&g->correlate, p->n, p->n, N)); /* FD: its DFT */
     return is_f32(p) ? skit_correlatef_create(&g->correlate_f, p->n, p->n, N) : SKIT_OK;
 }
@@ -88,7 +88,7 @@ static size_t regions(const skit_tno_plan *p, double *base, double **r)
 {
     const tno_spectral *s = p->op;
     const spectral_grad *g = p->grad;
-    const size_t count = input_count(p), co = tno_region(count * output_count(p)), N = skit_circulant_length(s->engine);
+    const size_t count = input_count(p), co = tno_region(count * output_count(p)), N = s->length;
     const size_t dcoeffs = p->d * (2 * p->n - 1);
     const size_t engine = g->correlate_f ? in_doubles(skit_circulantf_workspace_doubles(s->engine_f, 0))
                                          : skit_circulant_workspace_doubles(s->engine, 0);
@@ -131,7 +131,7 @@ static void fd_outputs(const skit_tno_plan *p, double **r)
 {
     const tno_spectral *s = p->op;
     const spectral_grad *g = p->grad;
-    const size_t n = p->n, d = p->d, per = 2 * n - 1, N = skit_circulant_length(s->engine), half = N / 2 + 1;
+    const size_t n = p->n, d = p->d, per = 2 * n - 1, N = s->length, half = N / 2 + 1;
     const size_t out = output_count(p);
     const int causal = p->opt.causality == SKIT_CAUSAL;
     double *dk = r[R_KERNEL], *z = r[R_DFT];

@@ -35,7 +35,7 @@ static size_t fd_length(const skit_tno_options *o, size_t n)
 static int outputs_by_sweep(const skit_tno_plan *p, const tno_spectral *s)
 {
     return tno_rpe_sweeps(&s->rpe) && !s->outputs_by_layers &&
-           (p->opt.causality == SKIT_BIDIRECTIONAL || !skit_circulant_basis_rows(s->engine));
+           (p->opt.causality == SKIT_BIDIRECTIONAL || !s->basis_rows);
 }
 
 /* Real parts (and, bidirectional, the imaginary parts: outputs d.. to the
@@ -66,8 +66,9 @@ static int update_by_sweep(skit_tno_plan *p, tno_spectral *s, double *work)
     return SKIT_OK;
 }
 
-/* Float32 plans: the features (float64) rounded, the output layer by
- * sgemm straight into the float spectra, and the causal Hilbert step on
+/* Float32 plans: the features by the float sweep (or the layers in
+ * double, rounded), the output layer by sgemm straight into the float
+ * spectra, and the causal Hilbert step on
  * the float engine, below the output layer when d >= 2h as in float64. */
 static int update_f32(skit_tno_plan *p, tno_spectral *s, float *work)
 {
@@ -77,7 +78,7 @@ static int update_f32(skit_tno_plan *p, tno_spectral *s, float *work)
     float *spec = skit_circulantf_spectra(e);
     SKIT_TRY(tno_rpe_features(r));
     tno_rpe_fill_wb(r);
-    SKIT_TRY(tno_rpe_round_f32(r, (double)skit_circulantf_length(e), "FD-TNO frequency responses"));
+    SKIT_TRY(tno_rpe_check_f32(r, (double)s->length, "FD-TNO frequency responses"));
     tno_sgemm_rows(r, d, half, h + 1, r->wbf, h + 1, r->Ff, r->ldf, spec, ls);
     if (p->opt.causality == SKIT_BIDIRECTIONAL) {
         tno_sgemm_rows(r, d, half, h + 1, r->wbf + d * (h + 1), h + 1, r->Ff, r->ldf, spec + half, ls);
@@ -136,12 +137,15 @@ static int create(skit_tno_plan *p, const double *params)
     /* The Hilbert step pushed below the output layer: h transforms instead
      * of d, but Im K then needs its own GEMM (d x h x N/2 multiply-adds,
      * while Re K's is the output layer itself): it pays from d >= 2h. */
+    s->length = N;
+    s->basis_rows = causal && d >= 2 * h ? h : 0;
     const skit_circulant_shape shape = {.rows = p->n, .cols = p->n, .channels = d, .spectra = d, .length = N,
-                                        .basis_rows = causal && d >= 2 * h ? h : 0,
+                                        .basis_rows = s->basis_rows,
                                         .rows_layout = p->opt.layout == SKIT_TNO_ROWS,
                                         .what = "token-mixing operator plan",
                                         .planner = p->opt.planner};
-    SKIT_TRY(skit_circulant_create(&s->engine, &shape));
+    /* a float32 plan's engine is float (create_f32) */
+    if (p->opt.precision != SKIT_PRECISION_F32) SKIT_TRY(skit_circulant_create(&s->engine, &shape));
     tno_rpe *r = &s->rpe;
     SKIT_TRY(tno_rpe_create(r, p, params, half, causal ? d : 2 * d));
     r->nseg = 1;
@@ -153,7 +157,7 @@ static int create(skit_tno_plan *p, const double *params)
         r->in[m] = 2 * M_PI * (double)m / (double)N;
         r->scale[m] = 1.0 / (double)N;
     }
-    memcpy(r->F + h * r->ld, r->scale, half * sizeof(double));
+    tno_rpe_fill_scale_row(r);
     return SKIT_OK;
 }
 
@@ -179,52 +183,6 @@ static int estimate(const skit_tno_plan *p, size_t *doubles)
     return overflow ? SKIT_EOVERFLOW : SKIT_OK;
 }
 
-/* The Toeplitz form of the circular product: lag l at l mod N (the causal
- * plan's negative lags are zero up to rounding, and set to 0). */
-/* The engine's buffers, then room for one kernel (coeffs below): device
- * plans take the Toeplitz form at every update, which allocates nothing. */
-static size_t workspace_doubles(const skit_tno_plan *p)
-{
-    const tno_spectral *s = p->op;
-    return tno_spectral_workspace(p) + tno_round8(skit_circulant_length(s->engine));
-}
-
-/* Channel c's circulant kernel (N values) from the spectra update wrote:
- * the float engine's on float32 plans, widened in place (the floats fill
- * the first half of kernel; work holds the engine's scratch). */
-static void kernel_of(const skit_tno_plan *p, size_t c, double *kernel, double *work)
-{
-    const tno_spectral *s = p->op;
-    if (!s->engine_f) {
-        skit_circulant_kernel(s->engine, c, kernel, work);
-        return;
-    }
-    const size_t N = skit_circulantf_length(s->engine_f);
-    float *kf = (float *)kernel;
-    skit_circulantf_kernel(s->engine_f, c, kf, (float *)work);
-    for (size_t q = N; q-- > 0;) kernel[q] = (double)kf[q];
-}
-
-static int coeffs(const skit_tno_plan *p, double *out)
-{
-    const tno_spectral *s = p->op;
-    const size_t n = p->n, d = p->d, per = 2 * n - 1, N = skit_circulant_length(s->engine);
-    double *work = skit_workspace_take(p->workspace);
-    if (!work) return SKIT_ENOMEM;
-    double *k = work + tno_spectral_workspace(p);
-    for (size_t c = 0; c < d; c++) {
-        kernel_of(p, c, k, work);
-        double *t = out + c * per;
-        for (size_t q = 0; q < per; q++) {
-            long lag = (long)q - (long)(n - 1);
-            if (lag < 0 && p->opt.causality == SKIT_CAUSAL) t[q] = 0.0;
-            else t[q] = k[lag < 0 ? N - (size_t)(-lag) : (size_t)lag];
-        }
-    }
-    skit_workspace_give(p->workspace, work);
-    return SKIT_OK;
-}
-
 static size_t bytes(const skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
@@ -236,9 +194,9 @@ static void describe(const skit_tno_plan *p, char *text, size_t size)
     const tno_spectral *s = p->op;
     const skit_tno_options *o = &p->opt;
     snprintf(text, size, " rpe=%zux%zu %s %s fft=%zu%s eval=%s", o->rpe_width, o->rpe_layers,
-             tno_activation_name(o->activation), tno_norm_name(o->norm), skit_circulant_length(s->engine),
+             tno_activation_name(o->activation), tno_norm_name(o->norm), s->length,
              o->causality != SKIT_CAUSAL ? ""
-             : skit_circulant_basis_rows(s->engine) ? " hilbert=features"
+             : s->basis_rows ? " hilbert=features"
                                                      : " hilbert=channels",
              tno_rpe_sweeps(&s->rpe) ? "sweep" : "layers");
 }
@@ -246,7 +204,7 @@ static void describe(const skit_tno_plan *p, char *text, size_t size)
 static int create_f32(skit_tno_plan *p)
 {
     const tno_spectral *s = p->op;
-    return tno_spectral_create_f32(p, skit_circulant_basis_rows(s->engine));
+    return tno_spectral_create_f32(p, s->basis_rows);
 }
 
 const tno_ops tno_fd_ops = {
@@ -257,11 +215,11 @@ const tno_ops tno_fd_ops = {
     .put_parameters = tno_spectral_put_parameters,
     .update = update,
     .eval_rpe = tno_spectral_eval_rpe,
-    .workspace_doubles = workspace_doubles,
+    .workspace_doubles = tno_spectral_workspace,
     .execute = tno_spectral_execute,
     .create_f32 = create_f32,
     .execute_f32 = tno_spectral_execute_f32,
-    .coeffs = coeffs,
+    .coeffs = tno_spectral_coeffs,
     .bytes = bytes,
     .describe = describe,
     .backward = &tno_spectral_backward,

@@ -53,6 +53,7 @@ static int coeffs_by_sweep(const skit_tno_plan *p, double *out, size_t ld, const
  * by the sweep, or by the output layer on the cached features */
 static int rpe_coeffs(const skit_tno_plan *p, double *coeffs)
 {
+    if (p->opt.precision == SKIT_PRECISION_F32) return tno_spectral_coeffs(p, coeffs);
     const tno_spectral *s = p->op;
     const tno_rpe *r = &s->rpe;
     const size_t n = p->n, d = p->d, per = 2 * n - 1, h = r->width;
@@ -71,21 +72,38 @@ static int rpe_coeffs(const skit_tno_plan *p, double *coeffs)
     return SKIT_OK;
 }
 
-/* Float32 plans: the features (float64, the sweep's or the layers')
- * rounded, then [W b] applied by sgemm either to their h+1 spectra (the
- * pushdown, transformed by the float engine) straight into the float
- * spectra, or, causal at d <= 2(h+1) (kernels_f), to the n causal lags
- * into per-channel kernels the float engine transforms: half the sgemm,
- * as tno_pushdown weighs it in float64. Either pays against float64's
- * per-channel path, whose RPE outputs (d x N, float64) and their rounding
- * cost more than the float transforms and the sgemm. */
+/* Float32 plans, per channel (kernels_f) with a ReLU RPE: the outputs by
+ * the float sweep straight into the kernels in circulant order, which the
+ * float engine transforms. Every spectrum value is at most sqrt(N)
+ * ||k_c||_2, and the product and its inverse transform grow it by up to
+ * 4 N^2 more: each kernel is checked for that room in float. */
+static int update_f32_by_sweep(skit_tno_plan *p, tno_rpe *r, float *work)
+{
+    tno_spectral *s = p->op;
+    const size_t n = p->n, L = s->length;
+    const int bi = p->opt.causality == SKIT_BIDIRECTIONAL && n > 1;
+    const size_t start[2] = {L - (n - 1), 0}, len[2] = {bi ? n - 1 : 0, n};
+    SKIT_TRY(tno_rpe_sweep_f32(r, 2, start, len, s->kernels_f, s->kernels_f_ld, start, p->d, 0, NULL));
+    const double room = 4.0 * (double)L * (double)L * sqrt((double)L);
+    SKIT_TRY(tno_rpe_check_rows(r, p->d, FLT_MAX / room, "RPE coefficients"));
+    skit_circulantf_set_kernels(s->engine_f, s->kernels_f, s->kernels_f_ld, work);
+    return SKIT_OK;
+}
+
+/* Float32 plans otherwise: the features by the float sweep (or the
+ * layers in double, rounded), then [W b] applied by sgemm either to their
+ * h+1 spectra (the pushdown, transformed by the float engine) straight
+ * into the float spectra, or, causal at d <= 2(h+1) (kernels_f), to the n
+ * causal lags into per-channel kernels the float engine transforms: half
+ * the sgemm, as tno_pushdown weighs it in float64. */
 static int update_f32(skit_tno_plan *p, tno_rpe *r, float *work)
 {
     tno_spectral *s = p->op;
-    const size_t h = r->width, L = tno_length(p->n), ls = skit_circulantf_spectra_ld(s->engine_f);
+    const size_t h = r->width, L = s->length, ls = skit_circulantf_spectra_ld(s->engine_f);
+    if (s->kernels_f && tno_rpe_sweeps(r)) return update_f32_by_sweep(p, r, work);
     SKIT_TRY(tno_rpe_features(r));
     tno_rpe_fill_wb(r);
-    SKIT_TRY(tno_rpe_round_f32(r, (double)L, "RPE kernel spectra"));
+    SKIT_TRY(tno_rpe_check_f32(r, (double)L, "RPE kernel spectra"));
     if (s->kernels_f) {
         tno_sgemm_rows(r, p->d, p->n, h + 1, r->wbf, h + 1, r->Ff, r->ldf, s->kernels_f, s->kernels_f_ld);
         skit_circulantf_set_kernels(s->engine_f, s->kernels_f, s->kernels_f_ld, work);
@@ -164,7 +182,7 @@ static void set_lags(const skit_tno_plan *p, tno_rpe *r, size_t L)
             r->in[col] = lag;
             r->scale[col] = pow(p->opt.decay, fabs(lag));
         }
-    memcpy(r->F + r->width * r->ld, r->scale, L * sizeof(double));
+    tno_rpe_fill_scale_row(r);
 }
 
 void tno_fft_set_decay(skit_tno_plan *p)
@@ -179,11 +197,13 @@ static int create(skit_tno_plan *p, const double *params)
     tno_spectral *s = skit_calloc(1, sizeof *s);
     if (!s) return SKIT_ENOMEM;
     p->op = s;
+    s->length = L;
     SKIT_TRY(tno_rpe_create(&s->rpe, p, params, L, d));
     set_lags(p, &s->rpe, L);
     const int pushdown = tno_pushdown(p, &s->rpe);
-    /* on the device the product runs on the GPU's plan (device.c) */
-    if (p->opt.device == SKIT_DEVICE_CPU) {
+    /* on the device the product runs on the GPU's plan (device.c); a
+     * float32 plan's engine is float (create_f32) */
+    if (p->opt.device == SKIT_DEVICE_CPU && p->opt.precision != SKIT_PRECISION_F32) {
         const skit_circulant_shape shape = {.rows = n, .cols = n, .channels = d, .spectra = d, .length = L,
                                             .basis_rows = pushdown ? h + 1 : 0,
                                             .rows_layout = p->opt.layout == SKIT_TNO_ROWS,
@@ -246,22 +266,34 @@ static void describe(const skit_tno_plan *p, char *text, size_t size)
      * layer by layer) */
     snprintf(text, size, " rpe=%zux%zu %s %s decay=%g fft=%zu spectra=%s eval=%s", o->rpe_width,
              o->rpe_layers, tno_activation_name(o->activation), tno_norm_name(o->norm), o->decay,
-             p->dev ? tno_device_fft_length(p) : skit_circulant_length(s->engine),
+             p->dev ? tno_device_fft_length(p) : s->length,
              s->coeffs || s->kernels || s->kernels_f ? "channels" : "features", tno_rpe_sweeps(&s->rpe) ? "sweep" : "layers");
 }
 
-/* Per channel (kernels_f) causal at d <= 2 (h+1), the features' spectra
- * otherwise (update_f32). float64's rule (per channel from the float64
- * sweep's outputs, rounded, wherever d <= 2 (h+1)) does not carry over:
- * the outputs' sweep costs more than the features' sweep and the sgemm. */
+/* Per channel (kernels_f) or by the features' spectra (update_f32).
+ * With a ReLU RPE the outputs come by the float sweep at (layers + 3)
+ * multiply-adds an output, so per channel costs the d kernel transforms
+ * against the features' h+1 and the spectra's sgemm (d x (h+1) x N):
+ * measured (one thread, AVX-512 EPYC, n = 512..32768), per channel is
+ * faster at d = 64 and 128 and slower at d = 512, as the float64 rule's
+ * d <= 2 (h+1) puts it. Without the sweep, the output layer is a
+ * GEMM either way: per channel causal at d <= 2 (h+1), as float64. */
+static int per_channel_f32(const skit_tno_plan *p)
+{
+    const size_t h = p->opt.rpe_width;
+    const tno_spectral *s = p->op;
+    return p->d <= 2 * (h + 1) && (tno_rpe_sweeps(&s->rpe) || p->opt.causality == SKIT_CAUSAL);
+}
+
 static int create_f32(skit_tno_plan *p)
 {
     tno_spectral *s = p->op;
     const size_t h = p->opt.rpe_width;
-    const int per_channel = p->opt.causality == SKIT_CAUSAL && p->d <= 2 * (h + 1);
+    const int per_channel = per_channel_f32(p);
     SKIT_TRY(tno_spectral_create_f32(p, per_channel ? 0 : h + 1));
     if (!per_channel) return SKIT_OK;
-    s->kernels_f_ld = (tno_length(p->n) + 15) / 16 * 16; /* rows 64-byte aligned, as FFTW planned */
+    if (tno_rpe_sweeps(&s->rpe)) SKIT_TRY(tno_rpe_keep_outputs_f32(&s->rpe));
+    s->kernels_f_ld = (s->length + 15) / 16 * 16; /* rows 64-byte aligned, as FFTW planned */
     s->kernels_f = skit_calloc(p->d, s->kernels_f_ld * sizeof(float));
     return s->kernels_f ? SKIT_OK : SKIT_ENOMEM;
 }

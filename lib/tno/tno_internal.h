@@ -110,20 +110,25 @@ typedef struct tno_rpe {
     size_t start[2], len[2];
     double *in;      /* cols: the lag or frequency of each column */
     double *scale;   /* cols: the column scale */
-    double *F;       /* (h+1) x ld, then [W b] (outputs x (h+1)) */
-    double *wb;
-    float *Ff;       /* float32 plans: F rounded, (h+1) x ldf, then [W b] rounded (wbf) */
+    double *F;       /* (h+1) x ld (float64 plans; NULL on float32 ones) */
+    double *wb;      /* [W b] (outputs x (h+1); float64 plans) */
+    float *Ff;       /* float32 plans: F in float, (h+1) x ldf, then [W b] rounded (wbf) */
     float *wbf;
     size_t ldf;
     double *work;    /* threads x the MLP's outputs workspace */
     double *row_ss;  /* threads x outputs: each row's sum of squares (the sweep's checks) */
     int threads;
+    int single;      /* a float32 plan's: F, [W b] and the MLP's sweep in float */
+    int outputs_f32; /* ... whose outputs come by the float sweep (tno_rpe_keep_outputs_f32) */
+    size_t features_params; /* the hidden layers' parameters (their float copy) */
 } tno_rpe;
 
 /* The state of a TNO or FD-TNO plan. */
 typedef struct tno_spectral {
     tno_rpe rpe;
-    skit_circulant *engine; /* NULL on TNO device plans */
+    size_t length;          /* N, the circulant length */
+    size_t basis_rows;      /* rows of the engines' basis (FD causal: the Hilbert images of F) */
+    skit_circulant *engine; /* NULL on TNO device plans and on float32 plans */
     skit_circulantf *engine_f; /* float32 plans: executes on the spectra rounded */
     double *coeffs;         /* d x (2n-1), skit's layout (per-channel device plans, and CPU
                              * plans whose RPE takes the layers' path) */
@@ -147,7 +152,8 @@ void tno_rpe_estimate(const skit_tno_plan *p, size_t cols, size_t outputs, size_
                       int *overflow);
 /* whether the MLP's outputs come by the sweep (ReLU, one input) */
 int tno_rpe_sweeps(const tno_rpe *rpe);
-/* F's rows 0..h-1 at every evaluated column (row h is constant) */
+/* F's rows 0..h-1 at every evaluated column (row h is constant); on
+ * float32 plans Ff's, by the float sweep */
 int tno_rpe_features(const tno_rpe *rpe);
 /* [W b] from the MLP's output layer */
 void tno_rpe_fill_wb(tno_rpe *rpe);
@@ -157,6 +163,9 @@ void tno_rpe_fill_wb(tno_rpe *rpe);
  * each row's sum of squares; *changes (NULL: none) the mask changes. */
 int tno_rpe_sweep(tno_rpe *rpe, int nseg, const size_t *start, const size_t *len, double *out, size_t ld,
                   const size_t *lo, size_t split, size_t part, size_t *changes);
+/* The same by the float sweep, to floats (float32 plans). */
+int tno_rpe_sweep_f32(tno_rpe *rpe, int nseg, const size_t *start, const size_t *len, float *out, size_t ld,
+                      const size_t *lo, size_t split, size_t part, size_t *changes);
 /* After tno_rpe_sweep: every row's 2-norm finite and <= limit, else
  * SKIT_ENONFINITE naming the channel (row % d). */
 int tno_rpe_check_rows(const tno_rpe *rpe, size_t d, double limit, const char *what);
@@ -175,15 +184,20 @@ void tno_gemm_rows(const tno_rpe *rpe, size_t m, size_t cols, size_t k, const do
                    const double *B, size_t ldb, double *C, size_t ldc);
 void tno_sgemm_rows(const tno_rpe *rpe, size_t m, size_t cols, size_t k, const float *A, size_t lda,
                     const float *B, size_t ldb, float *C, size_t ldc);
-/* Float32 plans, after tno_rpe_features and tno_rpe_fill_wb: F's h+1 rows
- * and [W b] rounded to Ff and wbf, the float RPE the float engine
- * transforms and sgemm combines. Checked first: each row's ||F_j||_1
+/* Float32 plans, after tno_rpe_features and tno_rpe_fill_wb: [W b]
+ * rounded to wbf, for the float engine's transforms of Ff's h+1 rows and
+ * sgemm to combine. Checked first: each row's ||F_j||_1
  * bounds its DFT (and, on FD's grid, its values), so sum_j |[W b]_cj|
  * ||F_j||_1 bounds output c's spectrum, which must be finite in float with
  * room 4 N^2 for the transforms (a Hilbert step's and the product's);
  * else SKIT_ENONFINITE (Ff is then scratch, the spectra unchanged). Uses
  * rpe->work. */
-int tno_rpe_round_f32(tno_rpe *rpe, double N, const char *what);
+int tno_rpe_check_f32(tno_rpe *rpe, double N, const char *what);
+/* A float32 plan that takes the outputs by the float sweep: the output
+ * layer's float copy and the outputs' scratch. */
+int tno_rpe_keep_outputs_f32(tno_rpe *rpe);
+/* Row h of F (float64 plans) or Ff (float32 plans): the column scale. */
+void tno_rpe_fill_scale_row(tno_rpe *rpe);
 
 /* The parameters (the MLP's), the RPE alone, and execute (the engine on
  * the plan's layout), shared by both. */
@@ -196,6 +210,9 @@ void tno_spectral_execute(const skit_tno_plan *p, const double *x, double *y, do
  * RPE's float buffers of a float32 plan. */
 int tno_spectral_create_f32(skit_tno_plan *p, size_t basis_rows);
 void tno_spectral_execute_f32(const skit_tno_plan *p, const float *x, float *y, float *work);
+/* d x (2n-1) coefficients (skit_tno_plan_coeffs) from the spectra the
+ * plan applies: FD-TNO's, and float32 TNO's. */
+int tno_spectral_coeffs(const skit_tno_plan *p, double *coeffs);
 /* The spectra and their total doubles (tests poison them). */
 double *tno_spectral_spectra(skit_tno_plan *p, size_t *doubles);
 
