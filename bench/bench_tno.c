@@ -72,7 +72,10 @@ static const char *usage =
     "in cache, plus a bare store of the d spectra the plan keeps; or below the\n"
     "RPE's output layer): a forward pass costs at least matvec + those (column\n"
     "floor_over_matvec, the RPE not counted), which shows where a target ratio is\n"
-    "out of reach; and the RPE's features alone (rpe_floor_over_matvec adds them).\n\n"
+    "out of reach; and the RPE's features alone (rpe_floor_over_matvec adds them).\n"
+    "At the --shapes it then times every float32 forward (TNO, FD-TNO, SKI-TNO,\n"
+    "both causalities, one thread) over FFTW's bare float r2c + c2r per channel at\n"
+    "the plan's FFT length (notes floor-row; target <= 1.5x, note floor target).\n\n"
     "options:\n"
     "  --shapes LIST       n:d:batch,... (default 512:512:4,2048:512:1,8192:128:1,\n"
     "                      32768:64:1; --quick 512:64:1,2048:64:1,8192:16:1)\n"
@@ -909,7 +912,8 @@ static int tno_measure(const options *o, cli_table *t, result *res, size_t *coun
     return CLI_OK;
 }
 
-/* The PyTorch peer at the --shapes, skit's plans with this run's settings
+/* The floor line of skit's float32 forwards, then (unless --no-peer) the
+ * PyTorch peer, at the --shapes, skit's plans with this run's settings
  * (the peer's own are TNN's defaults: RPE 64 x 3, decay 0.99, r = 64, 17
  * taps) */
 static int run_peer(const options *o, cli_table *t)
@@ -926,7 +930,8 @@ static int run_peer(const options *o, cli_table *t)
     if (o->rpe_width != 64 || o->rpe_layers != 3 || o->decay != 0.99 || o->rank != 64 || o->taps != 17)
         cli_table_note(t, "peer: the PyTorch peer uses RPE 64 x 3, decay 0.99, r = 64, 17 taps; this run's "
                           "settings differ, so its ratios compare different operators");
-    return bench_tno_peer(o->shapes_text, &base, o->common.seed, o->common.quiet, t);
+    int rc = bench_tno_floor(o->shapes_text, &base, o->common.seed, o->common.quiet, t);
+    return rc == CLI_OK && o->peer ? bench_tno_peer(o->shapes_text, &base, o->common.seed, o->common.quiet, t) : rc;
 }
 
 int bench_tno(int argc, char **argv)
@@ -965,7 +970,7 @@ int bench_tno(int argc, char **argv)
             cli_table_note(&t, "%s", rep.lines[i]);
             if (!o.common.quiet) fprintf(stderr, "%s: %s\n", cli_context(), rep.lines[i]);
         }
-        if (o.peer) rc = run_peer(&o, &t);
+        rc = run_peer(&o, &t);
     }
     if (rc == CLI_OK) {
         rc = cli_table_emit(&t, &o.common, argc, argv,

@@ -142,12 +142,19 @@ static double time_bare_transforms(size_t N, size_t channels, skit_planner plann
 }
 
 /* The plan's FFT length (float32 TNO and FD-TNO plans report it with
- * their error scale), and the bare transforms' time at it */
+ * their error scale; SKI-TNO's line is TNO's, the FFTW-friendly length >=
+ * 2n - 1 a per-channel FFT mixer of the shape transforms at), and the
+ * bare transforms' time at it */
 static int time_bare(peer_row *r, const skit_tno_plan *plan, skit_planner planner, double min_sample)
 {
-    double *scale = skit_malloc(r->d, sizeof(double));
-    int status = scale ? skit_tno_plan_f32_error_scale(plan, scale, &r->fft_length) : SKIT_ENOMEM;
-    skit_free(scale);
+    int status = SKIT_OK;
+    if (!strcmp(r->op, "ski")) {
+        status = skit_fft_good_length(2 * r->n - 1, &r->fft_length);
+    } else {
+        double *scale = skit_malloc(r->d, sizeof(double));
+        status = scale ? skit_tno_plan_f32_error_scale(plan, scale, &r->fft_length) : SKIT_ENOMEM;
+        skit_free(scale);
+    }
     if (status == SKIT_OK) r->bare_s = time_bare_transforms(r->fft_length, r->d * r->batch, planner, min_sample);
     return status;
 }
@@ -178,7 +185,7 @@ static int time_skit(peer_row *r, const skit_tno_options *base, double min_sampl
         run_forward(&b); /* warm-up */
         r->skit_s = bench_call_median(run_forward, &b, min_sample);
         r->apply_s = bench_call_median(run_apply, &b, min_sample);
-        if (f32 && r->threads == 1 && o.kind != SKIT_TNO_SKI) status = time_bare(r, plan, o.planner, min_sample);
+        if (f32 && r->threads == 1) status = time_bare(r, plan, o.planner, min_sample);
     }
     skit_tno_plan_destroy(plan);
     skit_free(x);
@@ -222,7 +229,7 @@ static void judge_floor(cli_table *t, int quiet, const peer_row *rows, size_t co
     }
     if (!seen) return;
     snprintf(line, sizeof line, "floor: PyTorch float32 forward / FFTW's bare float r2c + c2r per channel at the "
-             "plan's FFT length (every FFT implementation does these; this run's planner), TNO and FD-TNO, one "
+             "plan's FFT length (every FFT implementation does these; this run's planner), one "
              "thread: %.2f-%.2fx; under 5x, so out of the target's reach with this FFTW, at %zu of %zu shapes%s%s",
              lo, hi, under, seen, under ? ": " : "", list);
     note(t, quiet, line);
@@ -250,6 +257,61 @@ static void judge(cli_table *t, int quiet, const peer_row *rows, size_t count)
              "operator shapes; worst %.2fx; with the kernels cached, i.e. a free RPE, the worst would be %.2fx): %s",
              met == seen ? "met" : "not met", met, seen, worst, reach, list);
     note(t, quiet, line);
+}
+
+/* The floor line of skit's own float32 forwards, with or without the
+ * peer: at every --shapes shape, TNO, FD-TNO and SKI-TNO, both
+ * causalities, one thread, the forward (update + execute) over FFTW's
+ * bare float r2c + c2r per channel (time_bare), each in this run; the
+ * target, every forward within 1.5x of that line, as a note. */
+int bench_tno_floor(const char *shapes, const skit_tno_options *base, uint64_t seed, int quiet, cli_table *t)
+{
+    static const char *const ops[] = {"tno", "fd", "ski"};
+    peer_row rows[192];
+    size_t count = 0, n, d, batch;
+    for (const char *s = shapes; s && sscanf(s, "%zu:%zu:%zu", &n, &d, &batch) == 3;) {
+        for (int k = 0; k < 6 && count < sizeof rows / sizeof rows[0]; k++) {
+            rows[count] = (peer_row){.causal = k % 2, .f32 = 1, .threads = 1, .n = n, .d = d, .batch = batch};
+            snprintf(rows[count++].op, sizeof rows[0].op, "%s", ops[k / 2]);
+        }
+        s = strchr(s, ',');
+        if (s) s++;
+    }
+    const int all = bench_threads();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    char line[512], list[2400];
+    size_t len = 0, met = 0, seen = 0;
+    double worst = 0;
+    int status = SKIT_OK;
+    list[0] = '\0';
+    for (size_t i = 0; i < count && status == SKIT_OK; i++) {
+        peer_row *r = &rows[i];
+        if (!quiet) fprintf(stderr, "%s: floor %.7s %s %zu:%zu:%zu ...\n", cli_context(), r->op,
+                            r->causal ? "causal" : "bidirectional", r->n, r->d, r->batch);
+        status = time_skit(r, base, 0.2, &rng);
+        if (status != SKIT_OK || !(r->bare_s > 0)) continue;
+        const double ratio = r->skit_s / r->bare_s;
+        snprintf(line, sizeof line, "floor-row: %.7s %s n=%zu d=%zu batch=%zu float32 threads=1: forward %.6g s, apply "
+                 "%.6g s, FFTW's bare float r2c + c2r per channel at N = %zu %.6g s; forward / bare %.3fx (apply / "
+                 "bare %.3fx)", r->op, r->causal ? "causal" : "bidirectional", r->n, r->d, r->batch, r->skit_s,
+                 r->apply_s, r->fft_length, r->bare_s, ratio, r->apply_s / r->bare_s);
+        note(t, quiet, line);
+        worst = seen++ ? (ratio > worst ? ratio : worst) : ratio;
+        met += ratio <= 1.5;
+        append_shape(list, &len, sizeof list, r, ratio);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(all);
+#endif
+    if (status != SKIT_OK) return cli_library_error(status);
+    if (!seen) return CLI_OK;
+    char summary[2800];
+    snprintf(summary, sizeof summary, "floor target: every float32 forward (update + execute) <= 1.5x FFTW's bare "
+             "float r2c + c2r per channel, one thread: %s (%zu of %zu; worst %.2fx): %s",
+             met == seen ? "met" : "not met", met, seen, worst, list);
+    note(t, quiet, summary);
+    return CLI_OK;
 }
 
 int bench_tno_peer(const char *shapes, const skit_tno_options *base, uint64_t seed, int quiet, cli_table *t)

@@ -175,5 +175,8 @@ int bench_precision(int argc, char **argv); /* bench/bench_precision.c */
  * skit's plans from `base` (kind, causality, precision set per row); notes
  * (and stderr unless quiet) in t (bench/bench_tno_peer.c). */
 int bench_tno_peer(const char *shapes, const skit_tno_options *base, uint64_t seed, int quiet, cli_table *t);
+/* skit's float32 forwards over FFTW's bare transforms at the shapes, one
+ * thread, as notes of t (bench/bench_tno_peer.c), with or without torch. */
+int bench_tno_floor(const char *shapes, const skit_tno_options *base, uint64_t seed, int quiet, cli_table *t);
 
 #endif
