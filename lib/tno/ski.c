@@ -38,15 +38,16 @@ void tno_ski_compute_a(const skit_tno_plan *p, const double *knots, double *a_co
     }
 }
 
-int tno_ski_update_common(skit_tno_plan *p)
+int tno_ski_update_common(skit_tno_plan *p, double *a)
 {
     tno_ski *s = p->op;
     const size_t d = p->d, m = s->m, per = 2 * s->r - 1;
     const double *taps = s->params + d * 2 * s->K;
-    tno_ski_compute_a(p, s->params, s->a_coeffs);
-    for (size_t c = 0; c < d; c++)
-        for (size_t k = 0; k < m; k++) s->taps_t[k * d + c] = taps[c * m + k];
-    return tno_check_coeffs(s->a_coeffs, d, per, "coefficients of A");
+    tno_ski_compute_a(p, s->params, a);
+    if (s->taps_t) /* float64 plans' (float32 plans transpose as they round) */
+        for (size_t c = 0; c < d; c++)
+            for (size_t k = 0; k < m; k++) s->taps_t[k * d + c] = taps[c * m + k];
+    return tno_check_coeffs(a, d, per, "coefficients of A");
 }
 
 int tno_ski_get_parameters(const skit_tno_plan *p, double *params)
@@ -118,13 +119,17 @@ int tno_ski_create_common(skit_tno_plan *p, const double *params)
     SKIT_TRY(skit_interp_weights_create(&s->W, n, NULL, s->r, &io));
     s->spacing = (double)(n - 1) / (double)(s->r - 1);
     SKIT_TRY(locate_knots(p, s));
-    s->a_coeffs = skit_malloc(d, (2 * s->r - 1) * sizeof(double));
-    s->taps_t = skit_malloc(s->m ? s->m : 1, d * sizeof(double));
-    if (!s->a_coeffs || !s->taps_t) return SKIT_ENOMEM;
+    /* float32 plans keep A's coefficients and the taps in float only
+     * (tno_ski_update_f32: A's float64 ones pass through the workspace) */
+    if (p->opt.precision != SKIT_PRECISION_F32) {
+        s->a_coeffs = skit_malloc(d, (2 * s->r - 1) * sizeof(double));
+        s->taps_t = skit_malloc(s->m ? s->m : 1, d * sizeof(double));
+        if (!s->a_coeffs || !s->taps_t) return SKIT_ENOMEM;
+        tno_ski_compute_a(p, s->params, s->a_coeffs); /* A's Toeplitz plan is made from them */
+    }
     /* channel chunks of whole cache lines, about one per thread */
     size_t chunk = (d + (size_t)p->threads - 1) / (size_t)p->threads;
     s->chunk = SKIT_MAX((size_t)8, (chunk + 7) / 8 * 8);
-    tno_ski_compute_a(p, s->params, s->a_coeffs);
     return SKIT_OK;
 }
 
@@ -171,10 +176,11 @@ size_t tno_ski_bytes(const skit_tno_plan *p)
     const size_t n = p->n, d = p->d, r = s->r, dbl = sizeof(double);
     size_t total = sizeof *s + p->param_count * dbl;
     total += skit_toeplitz_plan_bytes(s->toeplitz);
-    total += n * (s->W->width * dbl + sizeof(size_t) + dbl) + r * dbl;
+    total += n * sizeof(size_t) + r * dbl;
+    if (s->W->weights) total += n * (s->W->width + 1) * dbl; /* weights, points: float64 plans */
     total += (2 * r - 1) * (sizeof(long) + dbl);
-    total += d * (2 * r - 1) * dbl * (s->a_coeffs_t ? 2 : 1);
-    total += (s->m ? s->m : 1) * d * dbl;
+    if (s->a_coeffs) total += d * (2 * r - 1) * dbl * (s->a_coeffs_t ? 2 : 1);
+    if (s->taps_t) total += (s->m ? s->m : 1) * d * dbl;
     if (s->group_token) total += (2 * s->groups + 1) * sizeof(size_t);
     return total + bytes_f32(p);
 }
@@ -227,7 +233,19 @@ int tno_ski_create_f32(skit_tno_plan *p)
         SKIT_TRY(skit_circulantf_create(&f->engine, &shape));
     }
     round_to_float(f->weights, s->W->weights, n * width);
-    return weights_norm1(s->W, &f->w_norm1);
+    SKIT_TRY(weights_norm1(s->W, &f->w_norm1));
+    /* the float weights are the plan's now; the float64 ones come back
+     * only for tno_ski_dense, which rebuilds them */
+    skit_free(s->W->weights);
+    skit_free(s->W->points);
+    s->W->weights = s->W->points = NULL;
+    return SKIT_OK;
+}
+
+size_t tno_ski_workspace_f32(const skit_tno_plan *p, size_t floats)
+{
+    const tno_ski *s = p->op;
+    return SKIT_MAX((floats + 1) / 2, p->d * (2 * s->r - 1));
 }
 
 void tno_ski_destroy_f32(tno_ski_f32 *f)
@@ -240,23 +258,25 @@ void tno_ski_destroy_f32(tno_ski_f32 *f)
     skit_circulantf_destroy(f->engine);
 }
 
-/* Each channel's ||a_c||_1 + ||taps_c||_1 (a_c: A's coefficients) */
-static double channel_magnitude(const tno_ski *s, size_t d, size_t c, double w_norm1)
+/* Each channel's ||taps_c||_1 + ||W||_1 ||a_c||_1 (a_c: A's coefficients,
+ * float64 during update, the float ones after: a or af) */
+static double channel_magnitude(const tno_ski *s, size_t d, size_t c, const double *a, const float *af)
 {
     const size_t per = 2 * s->r - 1, m = s->m;
-    const double *a = s->a_coeffs + c * per, *taps = s->params + d * 2 * s->K + c * m;
+    const double *taps = s->params + d * 2 * s->K + c * m;
     double sa = 0, st = 0;
-    for (size_t q = 0; q < per; q++) sa += fabs(a[q]);
+    for (size_t q = 0; q < per; q++) sa += fabs(a ? a[c * per + q] : (double)af[c * per + q]);
     for (size_t k = 0; k < m; k++) st += fabs(taps[k]);
-    return st + w_norm1 * sa;
+    return st + s->f32.w_norm1 * sa;
 }
 
-/* The float data from the float64 ones update_common (and, causal, the
- * transpose) left. Checked first: each channel's ||taps_c||_1 + ||W||_1
- * ||a_c||_1 bounds its operator's entries' sums, which must be finite in
- * float with room 4 L^2 for A's transforms (L = 2r - 1 or the FFT
- * length); else SKIT_ENONFINITE with the float data unchanged. */
-int tno_ski_update_f32(skit_tno_plan *p, float *work)
+/* The float data from A's float64 coefficients a (update_common's, in
+ * the workspace) and the taps. Checked first: each channel's
+ * ||taps_c||_1 + ||W||_1 ||a_c||_1 bounds its operator's entries' sums,
+ * which must be finite in float with room 4 L^2 for A's transforms (L =
+ * 2r - 1 or the FFT length); else SKIT_ENONFINITE with the float data
+ * unchanged. work: the workspace, free once a is rounded. */
+int tno_ski_update_f32(skit_tno_plan *p, const double *a, float *work)
 {
     tno_ski *s = p->op;
     tno_ski_f32 *f = &s->f32;
@@ -264,16 +284,20 @@ int tno_ski_update_f32(skit_tno_plan *p, float *work)
     const double L = (double)(f->engine ? skit_circulantf_length(f->engine) : per);
     const double limit = FLT_MAX / (4.0 * L * L);
     for (size_t c = 0; c < d; c++) {
-        double magnitude = channel_magnitude(s, d, c, f->w_norm1);
+        double magnitude = channel_magnitude(s, d, c, a, NULL);
         if (!(magnitude <= limit))
             return SKIT_ERROR(SKIT_ENONFINITE, "SKI-TNO float32: channel %zu's ||taps||_1 + ||W||_1 ||a||_1 "
                                                "= %g exceeds %g (float's range with room for the FFTs)",
                               c, magnitude, limit);
     }
-    round_to_float(f->taps, s->params + d * 2 * s->K, d * m);
-    round_to_float(f->taps_t, s->taps_t, m * d);
-    round_to_float(f->a_coeffs, s->a_coeffs, d * per);
-    if (f->a_coeffs_t) round_to_float(f->a_coeffs_t, s->a_coeffs_t, per * d);
+    const double *taps = s->params + d * 2 * s->K;
+    round_to_float(f->taps, taps, d * m);
+    for (size_t c = 0; c < d; c++)
+        for (size_t k = 0; k < m; k++) f->taps_t[k * d + c] = (float)taps[c * m + k];
+    round_to_float(f->a_coeffs, a, d * per);
+    if (f->a_coeffs_t)
+        for (size_t c = 0; c < d; c++)
+            for (size_t q = 0; q < per; q++) f->a_coeffs_t[q * d + c] = f->a_coeffs[c * per + q];
     if (f->engine) skit_circulantf_set_toeplitz(f->engine, f->a_coeffs, SKIT_BIDIRECTIONAL, work);
     return SKIT_OK;
 }
@@ -281,7 +305,7 @@ int tno_ski_update_f32(skit_tno_plan *p, float *work)
 int tno_ski_f32_error_scale(const skit_tno_plan *p, double *scale, size_t *fft_length)
 {
     const tno_ski *s = p->op;
-    for (size_t c = 0; c < p->d; c++) scale[c] = channel_magnitude(s, p->d, c, s->f32.w_norm1);
+    for (size_t c = 0; c < p->d; c++) scale[c] = channel_magnitude(s, p->d, c, NULL, s->f32.a_coeffs);
     if (fft_length) *fft_length = s->f32.engine ? skit_circulantf_length(s->f32.engine) : 0;
     return SKIT_OK;
 }
@@ -306,10 +330,13 @@ int tno_ski_dense(const skit_tno_plan *p, size_t c, double *T, size_t ldt)
     double *A = skit_malloc(r, r * sizeof(double));
     double *a = skit_malloc(p->d, per * sizeof(double));
     int status = (Wd && WA && A && a) ? SKIT_OK : SKIT_ENOMEM;
+    skit_interp_weights *W = NULL; /* float32 plans keep only float weights: W made again */
+    if (status == SKIT_OK && !s->W->weights) status = skit_interp_weights_create(&W, n, NULL, r, &s->W->options);
     if (status == SKIT_OK) {
         tno_ski_compute_a(p, s->params, a);
-        status = skit_interp_weights_dense(s->W, Wd, n);
+        status = skit_interp_weights_dense(W ? W : s->W, Wd, n);
     }
+    skit_interp_weights_destroy(W);
     if (status == SKIT_OK) status = skit_toeplitz_dense(r, r, a + c * per, SKIT_BIDIRECTIONAL, A, r);
     if (status == SKIT_OK) {
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)r, (int)r, 1.0, Wd, (int)n,
@@ -334,7 +361,7 @@ int tno_ski_dense(const skit_tno_plan *p, size_t c, double *T, size_t ldt)
 /* the workspace in doubles (a float32 plan's floats rounded up) */
 static size_t workspace_doubles(const skit_tno_plan *p)
 {
-    if (p->opt.precision == SKIT_PRECISION_F32) return (tno_ski_bidirectional_workspace_f32(p) + 1) / 2;
+    if (p->opt.precision == SKIT_PRECISION_F32) return tno_ski_workspace_f32(p, tno_ski_bidirectional_workspace_f32(p));
     return tno_ski_bidirectional_workspace(p);
 }
 
@@ -353,8 +380,11 @@ static int create(skit_tno_plan *p, const double *params)
 static int update(skit_tno_plan *p, double *work)
 {
     tno_ski *s = p->op;
-    SKIT_TRY(tno_ski_update_common(p));
-    if (p->opt.precision == SKIT_PRECISION_F32) return tno_ski_update_f32(p, (float *)work);
+    if (p->opt.precision == SKIT_PRECISION_F32) {
+        SKIT_TRY(tno_ski_update_common(p, work));
+        return tno_ski_update_f32(p, work, (float *)work);
+    }
+    SKIT_TRY(tno_ski_update_common(p, s->a_coeffs));
     return skit_toeplitz_plan_set_coeffs(s->toeplitz, s->a_coeffs);
 }
 

@@ -17,7 +17,7 @@ static int blocked(const skit_tno_plan *p)
 /* the workspace in doubles (a float32 plan's floats rounded up) */
 static size_t workspace_doubles(const skit_tno_plan *p)
 {
-    if (p->opt.precision == SKIT_PRECISION_F32) return (tno_ski_causal_workspace_f32(p) + 1) / 2;
+    if (p->opt.precision == SKIT_PRECISION_F32) return tno_ski_workspace_f32(p, tno_ski_causal_workspace_f32(p));
     return tno_ski_causal_workspace(p);
 }
 
@@ -45,17 +45,22 @@ static int create(skit_tno_plan *p, const double *params)
 {
     SKIT_TRY(tno_ski_create_common(p, params));
     tno_ski *s = p->op;
-    s->a_coeffs_t = skit_malloc(2 * s->r - 1, p->d * sizeof(double));
-    if (!s->a_coeffs_t) return SKIT_ENOMEM;
+    /* float32 plans keep the float transpose only (tno_ski_update_f32) */
+    if (p->opt.precision != SKIT_PRECISION_F32 && !(s->a_coeffs_t = skit_malloc(2 * s->r - 1, p->d * sizeof(double))))
+        return SKIT_ENOMEM;
     return blocked(p) ? group_tokens(p, s) : SKIT_OK;
 }
 
 static int update(skit_tno_plan *p, double *work)
 {
     tno_ski *s = p->op;
-    SKIT_TRY(tno_ski_update_common(p));
+    if (p->opt.precision == SKIT_PRECISION_F32) {
+        SKIT_TRY(tno_ski_update_common(p, work));
+        return tno_ski_update_f32(p, work, (float *)work);
+    }
+    SKIT_TRY(tno_ski_update_common(p, s->a_coeffs));
     tno_transpose(s->a_coeffs, p->d, 2 * s->r - 1, s->a_coeffs_t);
-    return p->opt.precision == SKIT_PRECISION_F32 ? tno_ski_update_f32(p, (float *)work) : SKIT_OK;
+    return SKIT_OK;
 }
 
 static int estimate(const skit_tno_plan *p, size_t *doubles)

@@ -260,8 +260,8 @@ typedef struct tno_ski {
     double spacing;     /* inducing spacing h = (n-1)/(r-1) */
     long *knot_index;   /* 2r-1: left knot j (-K..K-1) of lag (q - (r-1)) h */
     double *knot_frac;  /* 2r-1: position between knots j and j+1 */
-    double *a_coeffs;   /* d x (2r-1): A_c's coefficients, skit's layout */
-    double *a_coeffs_t; /* (2r-1) x d: the same, channel fastest (causal ROWS) */
+    double *a_coeffs;   /* d x (2r-1): A_c's coefficients, skit's layout (float64 plans) */
+    double *a_coeffs_t; /* (2r-1) x d: the same, channel fastest (causal ROWS; float64 plans) */
     double *taps_t;     /* m x d: taps, channel fastest (ROWS) */
     skit_toeplitz_plan *toeplitz; /* bidirectional: the r x r matrices A_c */
     size_t chunk;       /* channels per parallel chunk (ROWS) */
@@ -279,7 +279,8 @@ void tno_ski_destroy(skit_tno_plan *p);
 int tno_ski_get_parameters(const skit_tno_plan *p, double *params);
 int tno_ski_put_parameters(skit_tno_plan *p, const double *params);
 /* A_c's coefficients and the transposed taps from the parameters */
-int tno_ski_update_common(skit_tno_plan *p);
+/* a: d x (2r-1) doubles (the plan's a_coeffs; float32 plans' workspace) */
+int tno_ski_update_common(skit_tno_plan *p, double *a);
 void tno_ski_compute_a(const skit_tno_plan *p, const double *knots, double *a_coeffs);
 int tno_ski_dense(const skit_tno_plan *p, size_t c, double *T, size_t ldt);
 size_t tno_ski_bytes(const skit_tno_plan *p);
@@ -302,7 +303,10 @@ size_t tno_ski_causal_workspace_f32(const skit_tno_plan *p);
  * skit_tno_plan_f32_error_scale. */
 int tno_ski_create_f32(skit_tno_plan *p);
 void tno_ski_destroy_f32(tno_ski_f32 *f);
-int tno_ski_update_f32(skit_tno_plan *p, float *work);
+int tno_ski_update_f32(skit_tno_plan *p, const double *a, float *work);
+/* doubles of a float32 plan's workspace: the form's floats, and room for
+ * A's float64 coefficients during update */
+size_t tno_ski_workspace_f32(const skit_tno_plan *p, size_t floats);
 int tno_ski_f32_error_scale(const skit_tno_plan *p, double *scale, size_t *fft_length);
 /* U = W^T X (transpose) or Y = W V on count channel-major float sequences
  * (n, or r, values each) with the float weights (ski_apply.c). */
