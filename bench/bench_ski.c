@@ -164,7 +164,7 @@ static int measure(size_t n, size_t d, size_t r, int with_dense, int with_fft, i
         skit_rng rng;
         skit_rng_seed(&rng, seed);
         skit_rng_fill_normal(&rng, x, n * d);
-        st = skit_ski_plan_create(&plan, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT);
+        st = skit_ski_plan_create(&plan, W, d, NULL, coeffs);
     }
     if (st == SKIT_OK) {
         ski_ctx c = {plan, x, y, n};
@@ -178,7 +178,10 @@ static int measure(size_t n, size_t d, size_t r, int with_dense, int with_fft, i
         out->ski_over_floor = out->ski_s / out->floor_s;
     }
     if (st == SKIT_OK && with_dense) {
-        st = skit_ski_plan_create(&dense, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_DENSE);
+        skit_ski_options o;
+        skit_ski_options_default(&o);
+        o.method = SKIT_SKI_DENSE;
+        st = skit_ski_plan_create(&dense, W, d, &o, coeffs);
         if (st == SKIT_OK) {
             ski_ctx c = {dense, x, y, n};
             bench_timing t;

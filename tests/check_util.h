@@ -94,6 +94,28 @@ static inline double tu_norm_f32(const float *v, size_t n)
     return sqrt(s);
 }
 
+/* A float32 plan builds no float64 engine, spectra or scratch: at the
+ * shapes of a layer (n, d) and each of `variants` variants of the plan,
+ * bytes(n, d, variant, SKIT_PRECISION_F32) must be at most 0.55 x
+ * bytes(..., SKIT_PRECISION_F64) (bytes: create the plan, return its
+ * _plan_bytes, destroy it). The largest ratio goes to the test's log. */
+static inline void tu_f32_bytes_sweep(const char *what, int variants,
+                                      size_t (*bytes)(size_t n, size_t d, int variant, skit_precision precision))
+{
+    static const size_t shapes[][2] = {{1024, 64}, {1024, 128}, {4096, 64}, {4096, 128}, {16384, 64}, {16384, 128}};
+    double worst = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int v = 0; v < variants; v++) {
+            size_t n = shapes[s][0], d = shapes[s][1];
+            size_t b32 = bytes(n, d, v, SKIT_PRECISION_F32), b64 = bytes(n, d, v, SKIT_PRECISION_F64);
+            double ratio = (double)b32 / (double)b64;
+            ck_assert_msg(ratio <= 0.55, "%s n %zu d %zu variant %d: float32 plan %zu bytes, float64 %zu (%.3f)",
+                          what, n, d, v, b32, b64, ratio);
+            worst = fmax(worst, ratio);
+        }
+    fprintf(stderr, "%s plan bytes float32 / float64: at most %.3f\n", what, worst);
+}
+
 /* A fresh seed per run unless SKIT_TEST_SEED is set. Every fresh seed is
  * printed on stderr (the test's log), so that any failure, whether or not
  * its message names the seed, can be rerun. */

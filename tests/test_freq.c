@@ -216,6 +216,18 @@ END_TEST
 
 /* ---- FD-TNO ---- */
 
+/* skit_fdtno_plan_create with these options (the rest the defaults) */
+static int fdtno_create(skit_fdtno_plan **plan, size_t n, size_t d, skit_causality causality, size_t fft_length,
+                        skit_precision precision)
+{
+    skit_fdtno_options o;
+    skit_fdtno_options_default(&o);
+    o.causality = causality;
+    o.fft_length = fft_length;
+    o.precision = precision;
+    return skit_fdtno_plan_create(plan, n, d, &o);
+}
+
 /* y_i = Σ_j t_{i-j} x_j, with t_l = k[l mod N] for |l| < n (causal: l >= 0) */
 static void toeplitz_ref(size_t n, const double *k, size_t N, int causal, const double *x, double *y)
 {
@@ -233,7 +245,7 @@ static void toeplitz_ref(size_t n, const double *k, size_t N, int causal, const 
 static void run_fdtno_case(skit_rng *rng, size_t n, size_t d, skit_causality causality, size_t fft_len)
 {
     skit_fdtno_plan *plan;
-    TU_EXPECT_OK(skit_fdtno_plan_create(&plan, n, d, causality, fft_len));
+    TU_EXPECT_OK(fdtno_create(&plan, n, d, causality, fft_len, SKIT_PRECISION_F64));
     size_t N = skit_fdtno_plan_fft_length(plan), half = skit_fdtno_plan_grid_size(plan);
     size_t width = skit_fdtno_plan_response_width(plan);
     ck_assert_uint_eq(half, N / 2 + 1);
@@ -306,6 +318,133 @@ START_TEST(test_fdtno_equals_toeplitz_of_own_impulse)
 }
 END_TEST
 
+/* The float32 plan against the float64 plan of the same options and
+ * response on the same (float) x: the bound of skit_fdtno_plan_execute_f32
+ * per channel, the widened float kernels against the float64 ones (the
+ * spectra's rounding, (20 log2(2N) + 2) u ||k||_2 at most, causal, and the
+ * float inverse transform, 10 log2(2N) u ||k||_2), outputs poisoned, the
+ * caller's workspace and the plan's giving the same result, and the
+ * refusals of the other precision. */
+typedef struct f32_run {
+    uint64_t seed; /* for the messages */
+    skit_rng rng;
+} f32_run;
+
+static void run_fdtno_f32_case(f32_run *run, size_t n, size_t d, skit_causality causality, size_t fft_len,
+                               const skit_mlp *mlp)
+{
+    skit_rng *rng = &run->rng;
+    const uint64_t seed = run->seed;
+    skit_fdtno_plan *p64, *p32;
+    TU_EXPECT_OK(fdtno_create(&p64, n, d, causality, fft_len, SKIT_PRECISION_F64));
+    TU_EXPECT_OK(fdtno_create(&p32, n, d, causality, fft_len, SKIT_PRECISION_F32));
+    ck_assert_int_eq(skit_fdtno_plan_precision(p64), SKIT_PRECISION_F64);
+    ck_assert_int_eq(skit_fdtno_plan_precision(p32), SKIT_PRECISION_F32);
+    const size_t N = skit_fdtno_plan_fft_length(p64), half = skit_fdtno_plan_grid_size(p64);
+    const size_t width = skit_fdtno_plan_response_width(p64);
+    ck_assert_uint_eq(skit_fdtno_plan_fft_length(p32), N);
+    ck_assert_uint_eq(skit_fdtno_plan_grid_size(p32), half);
+    ck_assert_uint_eq(skit_fdtno_plan_response_width(p32), width);
+    double *resp = tu_random(rng, half * width);
+    if (mlp) {
+        TU_EXPECT_OK(skit_fdtno_plan_set_mlp(p64, mlp));
+        TU_EXPECT_OK(skit_fdtno_plan_set_mlp(p32, mlp));
+    } else {
+        TU_EXPECT_OK(skit_fdtno_plan_set_response(p64, resp));
+        TU_EXPECT_OK(skit_fdtno_plan_set_response(p32, resp));
+    }
+    double *k64 = tu_alloc(N * d), *k32 = tu_alloc(N * d);
+    TU_EXPECT_OK(skit_fdtno_plan_impulse(p64, k64, N));
+    TU_EXPECT_OK(skit_fdtno_plan_impulse(p32, k32, N));
+    const size_t ldx = n + 3, ldy = n + 1;
+    double *x = tu_random(rng, ldx * d), *y64 = tu_alloc(ldy * d);
+    float *x32 = tu_alloc_f32(ldx * d), *y32 = tu_alloc_f32(ldy * d), *z32 = tu_alloc_f32(ldy * d);
+    for (size_t i = 0; i < ldx * d; i++) x[i] = x32[i] = (float)x[i];
+    void *work = skit_malloc(skit_fdtno_plan_workspace_bytes(p32) + 1, 1);
+    ck_assert_ptr_nonnull(work);
+    ck_assert(skit_fdtno_plan_workspace_bytes(p32) <= skit_fdtno_plan_workspace_bytes(p64));
+    TU_EXPECT_OK(skit_fdtno_plan_execute(p64, x, ldx, y64, ldy, NULL));
+    TU_EXPECT_OK(skit_fdtno_plan_execute_f32(p32, x32, ldx, y32, ldy, work));
+    TU_EXPECT_OK(skit_fdtno_plan_execute_f32(p32, x32, ldx, z32, ldy, NULL));
+    const double u = TU_U32, lg = 20.0 * log2(2.0 * (double)N);
+    for (size_t c = 0; c < d; c++) {
+        const double *kc = k64 + c * N;
+        double k1 = 0, k2 = 0, xn = 0;
+        for (size_t t = 0; t < N; t++) k1 += fabs(kc[t]), k2 += kc[t] * kc[t];
+        k2 = sqrt(k2);
+        for (size_t i = 0; i < n; i++) xn += x[c * ldx + i] * x[c * ldx + i];
+        xn = sqrt(xn);
+        double S = causality == SKIT_CAUSAL ? (lg + 2) * sqrt((double)n) * k2 : k1;
+        double bound = u * (lg * k1 + S) * xn;
+        double err = tu_diff_f32(y32 + c * ldy, y64 + c * ldy, n);
+        ck_assert_msg(err <= bound, "n %zu d %zu N %zu %s%s channel %zu: ||y32 - y64|| = %g > bound %g, seed %llu",
+                      n, d, N, causality == SKIT_CAUSAL ? "causal" : "bidirectional", mlp ? " mlp" : "", c, err,
+                      bound, (unsigned long long)seed);
+        ck_assert(isnan(y32[c * ldy + n])); /* padding untouched */
+        ck_assert(memcmp(y32 + c * ldy, z32 + c * ldy, n * sizeof *y32) == 0);
+        double kerr = 0;
+        for (size_t t = 0; t < N; t++) kerr += (k32[c * N + t] - kc[t]) * (k32[c * N + t] - kc[t]);
+        kerr = sqrt(kerr);
+        ck_assert_msg(kerr <= (1.5 * lg + 2) * u * k2, "n %zu N %zu channel %zu: ||k32 - k64|| = %g > %g, seed %llu",
+                      n, N, c, kerr, (1.5 * lg + 2) * u * k2, (unsigned long long)seed);
+    }
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute(p32, x, ldx, y64, ldy, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute_f32(p64, x32, ldx, y32, ldy, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute_f32(p32, x32, n - 1, y32, ldy, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute_f32(p32, x32, ldx, y32, n - 1, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute_f32(p32, NULL, ldx, y32, ldy, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute_f32(NULL, x32, ldx, y32, ldy, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute_f32(p32, x32, ldx, y32, ldy, (char *)work + 4), SKIT_EINVAL);
+    skit_free(work);
+    skit_free(resp); skit_free(k64); skit_free(k32); skit_free(x); skit_free(y64);
+    skit_free(x32); skit_free(y32); skit_free(z32);
+    skit_fdtno_plan_destroy(p64);
+    skit_fdtno_plan_destroy(p32);
+}
+
+START_TEST(test_fdtno_f32_matches_f64)
+{
+    f32_run run = {.seed = tu_seed()};
+    skit_rng_seed(&run.rng, run.seed);
+    const size_t d_mlp = 6;
+    for (int causal = 0; causal < 2; causal++) {
+        const skit_causality cz = causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+        /* every n <= 64, the large sizes (odd, prime), a prime past them */
+        for (size_t i = 0; i < 64 + TU_NLARGE + 1; i++) {
+            size_t n = i < 64 ? i + 1 : i < 64 + TU_NLARGE ? tu_large_sizes[i - 64] : 4099;
+            run_fdtno_f32_case(&run, n, i < 64 ? 1 + n % 4 : 3, cz, 0, NULL);
+        }
+        run_fdtno_f32_case(&run, 37, 3, cz, 74, NULL);  /* N = 2n exactly */
+        run_fdtno_f32_case(&run, 37, 3, cz, 150, NULL); /* a non power of two */
+        run_fdtno_f32_case(&run, 331, 5, cz, 1386, NULL);
+        /* an RPE's smooth response, as a layer sets it */
+        skit_mlp *mlp = NULL;
+        TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 16, 2, causal ? d_mlp : 2 * d_mlp, SKIT_ACTIVATION_GELU,
+                                     SKIT_NORM_RMS, run.seed));
+        run_fdtno_f32_case(&run, 1000, d_mlp, cz, 0, mlp);
+        run_fdtno_f32_case(&run, 2039, d_mlp, cz, 0, mlp);
+        skit_mlp_destroy(mlp);
+    }
+}
+END_TEST
+
+/* A float32 plan holds the float engine alone (float spectra, fftwf
+ * scratch); variant 0 bidirectional, 1 causal. */
+static size_t fdtno_bytes(size_t n, size_t d, int variant, skit_precision precision)
+{
+    skit_fdtno_plan *plan;
+    TU_EXPECT_OK(fdtno_create(&plan, n, d, variant ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL, 0, precision));
+    size_t bytes = skit_fdtno_plan_bytes(plan);
+    skit_fdtno_plan_destroy(plan);
+    return bytes;
+}
+
+START_TEST(test_fdtno_f32_plan_bytes)
+{
+    tu_f32_bytes_sweep("FD-TNO", 2, fdtno_bytes);
+}
+END_TEST
+
 START_TEST(test_fdtno_causal_spectrum_is_hilbert)
 {
     /* The plan's causal kernel spectrum is R - i·H{R} of the even spectrum */
@@ -313,7 +452,7 @@ START_TEST(test_fdtno_causal_spectrum_is_hilbert)
     skit_rng_seed(&rng, tu_seed());
     size_t n = 50, d = 2;
     skit_fdtno_plan *plan;
-    TU_EXPECT_OK(skit_fdtno_plan_create(&plan, n, d, SKIT_CAUSAL, 0));
+    TU_EXPECT_OK(fdtno_create(&plan, n, d, SKIT_CAUSAL, 0, SKIT_PRECISION_F64));
     size_t N = skit_fdtno_plan_fft_length(plan), half = N / 2 + 1;
     double *resp = tu_random(&rng, half * d), *k = tu_alloc(N * d);
     TU_EXPECT_OK(skit_fdtno_plan_set_response(plan, resp));
@@ -342,7 +481,7 @@ START_TEST(test_fdtno_bidirectional_real_at_0_and_pi)
     skit_rng_seed(&rng, tu_seed());
     size_t n = 40, d = 3;
     skit_fdtno_plan *plan;
-    TU_EXPECT_OK(skit_fdtno_plan_create(&plan, n, d, SKIT_BIDIRECTIONAL, 0));
+    TU_EXPECT_OK(fdtno_create(&plan, n, d, SKIT_BIDIRECTIONAL, 0, SKIT_PRECISION_F64));
     size_t N = skit_fdtno_plan_fft_length(plan), half = N / 2 + 1, w = 2 * d;
     double *resp = tu_random(&rng, half * w), *k = tu_alloc(N * d);
     TU_EXPECT_OK(skit_fdtno_plan_set_response(plan, resp));
@@ -382,20 +521,30 @@ END_TEST
 START_TEST(test_fdtno_set_mlp_and_errors)
 {
     skit_fdtno_plan *plan = (skit_fdtno_plan *)1;
-    TU_EXPECT_STATUS(skit_fdtno_plan_create(NULL, 4, 1, SKIT_CAUSAL, 0), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 0, 1, SKIT_CAUSAL, 0), SKIT_EDOM);
+    TU_EXPECT_STATUS(fdtno_create(NULL, 4, 1, SKIT_CAUSAL, 0, SKIT_PRECISION_F64), SKIT_EINVAL);
+    TU_EXPECT_STATUS(fdtno_create(&plan, 0, 1, SKIT_CAUSAL, 0, SKIT_PRECISION_F64), SKIT_EDOM);
     ck_assert_ptr_null(plan);
-    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 4, 0, SKIT_CAUSAL, 0), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 4, 1, (skit_causality)5, 0), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 4, 1, SKIT_CAUSAL, 7), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 4, 1, SKIT_CAUSAL, 6), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 1u << 20, (size_t)1 << 30, SKIT_CAUSAL, 0),
+    TU_EXPECT_STATUS(fdtno_create(&plan, 4, 0, SKIT_CAUSAL, 0, SKIT_PRECISION_F64), SKIT_EDOM);
+    TU_EXPECT_STATUS(fdtno_create(&plan, 4, 1, (skit_causality)5, 0, SKIT_PRECISION_F64), SKIT_EINVAL);
+    TU_EXPECT_STATUS(fdtno_create(&plan, 4, 1, SKIT_CAUSAL, 7, SKIT_PRECISION_F64), SKIT_EDOM);
+    TU_EXPECT_STATUS(fdtno_create(&plan, 4, 1, SKIT_CAUSAL, 6, SKIT_PRECISION_F64), SKIT_EDOM);
+    TU_EXPECT_STATUS(fdtno_create(&plan, 4, 1, SKIT_CAUSAL, 0, (skit_precision)7), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 4, 1, &(skit_fdtno_options){.planner = (skit_planner)99}),
+                     SKIT_EINVAL);
+    ck_assert_ptr_null(plan);
+    skit_fdtno_options_default(NULL);
+    ck_assert_int_eq(skit_fdtno_plan_precision(NULL), SKIT_PRECISION_F64);
+    TU_EXPECT_OK(skit_fdtno_plan_create(&plan, 5, 2, NULL)); /* the defaults: bidirectional, N = 16 */
+    ck_assert_uint_eq(skit_fdtno_plan_response_width(plan), 4);
+    ck_assert_uint_eq(skit_fdtno_plan_fft_length(plan), 16);
+    skit_fdtno_plan_destroy(plan);
+    TU_EXPECT_STATUS(fdtno_create(&plan, 1u << 20, (size_t)1 << 30, SKIT_CAUSAL, 0, SKIT_PRECISION_F64),
                      SKIT_ETOOBIG);
-    TU_EXPECT_STATUS(skit_fdtno_plan_create(&plan, 4, SIZE_MAX / 4, SKIT_CAUSAL, 0),
+    TU_EXPECT_STATUS(fdtno_create(&plan, 4, SIZE_MAX / 4, SKIT_CAUSAL, 0, SKIT_PRECISION_F64),
                      SKIT_EOVERFLOW);
 
     size_t n = 20, d = 3;
-    TU_EXPECT_OK(skit_fdtno_plan_create(&plan, n, d, SKIT_BIDIRECTIONAL, 0));
+    TU_EXPECT_OK(fdtno_create(&plan, n, d, SKIT_BIDIRECTIONAL, 0, SKIT_PRECISION_F64));
     skit_mlp *mlp, *bad;
     TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 16, 2, 2 * d, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, tu_seed()));
     TU_EXPECT_OK(skit_mlp_create(&bad, 1, 16, 2, d, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, 1));
@@ -780,6 +929,8 @@ static Suite *suite_freq(void)
     tc = tcase_create("float32");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_hilbert_f32_matches_f64);
+    tcase_add_test(tc, test_fdtno_f32_matches_f64);
+    tcase_add_test(tc, test_fdtno_f32_plan_bytes);
     suite_add_tcase(s, tc);
     return s;
 }

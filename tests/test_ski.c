@@ -41,6 +41,17 @@ static skit_kernel *make_kernel(int which, skit_mlp **mlp_out)
 }
 #define NKERNELS 6
 
+/* SKI plan options: the defaults with these three fields */
+static skit_ski_options ski_options(skit_toeplitz_sharing sharing, skit_ski_method method, skit_precision precision)
+{
+    skit_ski_options o;
+    skit_ski_options_default(&o);
+    o.sharing = sharing;
+    o.method = method;
+    o.precision = precision;
+    return o;
+}
+
 static void naive_ski(const skit_interp_weights *W, const double *coeffs, const double *x, double *y)
 {
     size_t n = W->n, r = W->r;
@@ -522,14 +533,17 @@ START_TEST(test_ski_action_equals_dense)
                 for (size_t c = 0; c < d; c++) naive_ski(W, coeffs + c * (2 * r - 1), X + c * n, R + c * n);
                 for (int method = 0; method <= 1; method++) {
                     skit_ski_plan *p;
-                    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, (skit_ski_method)method));
+                    skit_ski_options o = ski_options(SKIT_TOEPLITZ_PER_CHANNEL, (skit_ski_method)method,
+                                                     SKIT_PRECISION_F64);
+                    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, &o, coeffs));
                     tu_poison(Y, n * d);
                     TU_EXPECT_OK(skit_ski_plan_execute(p, X, n, Y, n));
                     double e = tu_rel_error(Y, R, n * d);
                     ck_assert_msg(e < 1e-12, "n %zu r %zu scheme %d method %d: error %g", n, r, scheme, method, e);
                     skit_ski_plan_destroy(p);
                     /* shared: channel 0's matrix for every column */
-                    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_SHARED, coeffs, (skit_ski_method)method));
+                    o.sharing = SKIT_TOEPLITZ_SHARED;
+                    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, &o, coeffs));
                     tu_poison(Y, n * d);
                     TU_EXPECT_OK(skit_ski_plan_execute(p, X, n, Y, n));
                     for (size_t c = 0; c < d; c++) naive_ski(W, coeffs, X + c * n, R + c * n);
@@ -574,7 +588,7 @@ START_TEST(test_ski_action_arbitrary_points)
         double *Y = tu_alloc(n * d), *R = tu_alloc(n * d);
         for (size_t c = 0; c < d; c++) naive_ski(W, coeffs + c * (2 * r - 1), X + c * n, R + c * n);
         skit_ski_plan *p;
-        TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
+        TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, NULL, coeffs));
         TU_EXPECT_OK(skit_ski_plan_execute(p, X, n, Y, n));
         ck_assert_msg(tu_rel_error(Y, R, n * d) < 1e-12, "scheme %d: %g", scheme, tu_rel_error(Y, R, n * d));
         skit_ski_plan_destroy(p);
@@ -604,8 +618,9 @@ static void dense_ski(const skit_interp_weights *W, const double *coeffs, size_t
 
 /* The float32 SKI action against the float64 one on the same (float)
  * inputs, channel by channel within the bound of skit/ski.h, every scheme,
- * sizes incl. odd and prime n, d up to 9 (threads when n d > 32768),
- * outputs poisoned; and its refusals. */
+ * both sharings, sizes incl. odd and prime n, d up to 40 (threads, and the
+ * float64 plan's channel blocks, when n d > 32768), leading dimensions
+ * above n, outputs poisoned; and its refusals. */
 static double ski_f32_bound(const skit_interp_weights *W, const double *D, const double *a, const double *x,
                             size_t N)
 {
@@ -649,41 +664,80 @@ START_TEST(test_ski_f32_matches_f64)
     skit_rng rng;
     skit_rng_seed(&rng, seed);
     for (size_t a = 0; a < NOP; a++)
-        for (int scheme = 0; scheme <= 4; scheme++) {
-            size_t n = op_sizes[a], r = n < 3 ? n : 3 + skit_rng_below(&rng, n < 80 ? n - 2 : 78);
-            size_t d = 1 + skit_rng_below(&rng, n >= 1000 ? 40 : 9);
-            if (scheme == 1 && r < 3) continue;
-            skit_interp_weights *W = scheme_weights(n, r, scheme);
-            double *coeffs = tu_random(&rng, d * (2 * r - 1)), *X = tu_random(&rng, n * d), *Y = tu_alloc(n * d);
-            double *D = tu_alloc(n * r);
-            float *X32 = tu_alloc_f32(n * d), *Y32 = tu_alloc_f32(n * d);
-            for (size_t i = 0; i < n * d; i++) X[i] = X32[i] = (float)X[i];
-            /* the float plan rounds coeffs; the bound's 20 log2 term covers it */
-            TU_EXPECT_OK(skit_interp_weights_dense(W, D, n));
-            skit_ski_plan *p64, *p32;
-            TU_EXPECT_OK(skit_ski_plan_create(&p64, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
-            TU_EXPECT_OK(skit_ski_plan_create_f32(&p32, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
-            TU_EXPECT_OK(skit_ski_plan_execute(p64, X, n, Y, n));
-            TU_EXPECT_OK(skit_ski_plan_execute_f32(p32, X32, n, Y32, n));
-            size_t N = 0;
-            TU_EXPECT_OK(skit_fft_good_length(2 * r - 1, &N));
-            for (size_t c = 0; c < d; c++) {
-                double err = tu_diff_f32(Y32 + c * n, Y + c * n, n);
-                double bound = ski_f32_bound(W, D, coeffs + c * (2 * r - 1), X + c * n, N);
-                ck_assert_msg(err <= bound, "n %zu r %zu scheme %d c %zu: %g > bound %g, seed %llu", n, r, scheme,
-                              c, err, bound, (unsigned long long)seed);
+        for (int scheme = 0; scheme <= 4; scheme++)
+            for (int shared = 0; shared <= 1; shared++) {
+                size_t n = op_sizes[a], r = n < 3 ? n : 3 + skit_rng_below(&rng, n < 80 ? n - 2 : 78);
+                size_t d = 1 + skit_rng_below(&rng, n >= 1000 ? 40 : 9), ldx = n + 2, ldy = n + 1;
+                if (scheme == 1 && r < 3) continue;
+                skit_interp_weights *W = scheme_weights(n, r, scheme);
+                skit_toeplitz_sharing sharing = shared ? SKIT_TOEPLITZ_SHARED : SKIT_TOEPLITZ_PER_CHANNEL;
+                size_t per = shared ? 0 : 2 * r - 1;
+                double *coeffs = tu_random(&rng, (shared ? 1 : d) * (2 * r - 1)), *X = tu_random(&rng, ldx * d);
+                double *Y = tu_alloc(ldy * d), *D = tu_alloc(n * r);
+                float *X32 = tu_alloc_f32(ldx * d), *Y32 = tu_alloc_f32(ldy * d); /* Y32 NaN-filled */
+                for (size_t i = 0; i < ldx * d; i++) X[i] = X32[i] = (float)X[i];
+                /* the float plan rounds coeffs; the bound's 20 log2 term covers it */
+                TU_EXPECT_OK(skit_interp_weights_dense(W, D, n));
+                skit_ski_plan *p64, *p32;
+                skit_ski_options o64 = ski_options(sharing, SKIT_SKI_SPARSE_FFT, SKIT_PRECISION_F64);
+                skit_ski_options o32 = ski_options(sharing, SKIT_SKI_SPARSE_FFT, SKIT_PRECISION_F32);
+                TU_EXPECT_OK(skit_ski_plan_create(&p64, W, d, &o64, coeffs));
+                TU_EXPECT_OK(skit_ski_plan_create(&p32, W, d, &o32, coeffs));
+                ck_assert_int_eq(skit_ski_plan_precision(p64), SKIT_PRECISION_F64);
+                ck_assert_int_eq(skit_ski_plan_precision(p32), SKIT_PRECISION_F32);
+                TU_EXPECT_OK(skit_ski_plan_execute(p64, X, ldx, Y, ldy));
+                TU_EXPECT_OK(skit_ski_plan_execute_f32(p32, X32, ldx, Y32, ldy));
+                size_t N = 0;
+                TU_EXPECT_OK(skit_fft_good_length(2 * r - 1, &N));
+                double *xc = tu_alloc(n);
+                for (size_t c = 0; c < d; c++) {
+                    memcpy(xc, X + c * ldx, n * sizeof *xc);
+                    double err = tu_diff_f32(Y32 + c * ldy, Y + c * ldy, n);
+                    double bound = ski_f32_bound(W, D, coeffs + c * per, xc, N);
+                    ck_assert_msg(err <= bound, "n %zu r %zu scheme %d shared %d c %zu: %g > bound %g, seed %llu",
+                                  n, r, scheme, shared, c, err, bound, (unsigned long long)seed);
+                    ck_assert(isnan(Y32[c * ldy + n])); /* padding untouched */
+                }
+                TU_EXPECT_STATUS(skit_ski_plan_execute(p32, X, ldx, Y, ldy), SKIT_EINVAL);
+                TU_EXPECT_STATUS(skit_ski_plan_execute_f32(p64, X32, ldx, Y32, ldy), SKIT_EINVAL);
+                TU_EXPECT_STATUS(skit_ski_plan_execute_f32(p32, X32, n - 1, Y32, ldy), SKIT_ESHAPE);
+                TU_EXPECT_STATUS(skit_ski_plan_execute_f32(p32, X32, ldx, Y32, n - 1), SKIT_ESHAPE);
+                TU_EXPECT_STATUS(skit_ski_plan_execute_f32(p32, NULL, ldx, Y32, ldy), SKIT_EINVAL);
+                TU_EXPECT_STATUS(skit_ski_plan_execute_f32(NULL, X32, ldx, Y32, ldy), SKIT_EINVAL);
+                skit_ski_plan_destroy(p64);
+                skit_ski_plan_destroy(p32);
+                skit_interp_weights_destroy(W);
+                skit_free(coeffs); skit_free(X); skit_free(Y); skit_free(D); skit_free(X32); skit_free(Y32);
+                skit_free(xc);
             }
-            TU_EXPECT_STATUS(skit_ski_plan_execute(p32, X, n, Y, n), SKIT_EINVAL);
-            TU_EXPECT_STATUS(skit_ski_plan_execute_f32(p64, X32, n, Y32, n), SKIT_EINVAL);
-            TU_EXPECT_STATUS(skit_ski_plan_execute_f32(p32, X32, n - 1, Y32, n), SKIT_ESHAPE);
-            skit_ski_plan_destroy(p64);
-            skit_ski_plan_destroy(p32);
-            skit_ski_plan *bad = NULL;
-            TU_EXPECT_STATUS(skit_ski_plan_create_f32(&bad, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_DENSE),
-                             SKIT_EUNSUPPORTED);
-            skit_interp_weights_destroy(W);
-            skit_free(coeffs); skit_free(X); skit_free(Y); skit_free(D); skit_free(X32); skit_free(Y32);
-        }
+}
+END_TEST
+
+/* A float32 plan holds no float64 state (W's planes, A's spectra and FFT
+ * scratch, U and V all in float), against a float64 plan cut into channel
+ * blocks or not; variants: narrow (r = 64, linear) or wide (r = n/16,
+ * cubic) stencils, per-channel or shared A. */
+static size_t ski_bytes(size_t n, size_t d, int variant, skit_precision precision)
+{
+    int wide = variant % 2, shared = variant / 2;
+    size_t r = wide ? n / 16 : 64, count = (shared ? 1 : d) * (2 * r - 1);
+    skit_interp_weights *W = scheme_weights(n, r, wide ? SKIT_INTERP_CUBIC : SKIT_INTERP_LINEAR);
+    double *coeffs = tu_alloc(count);
+    for (size_t i = 0; i < count; i++) coeffs[i] = 1.0 / (1.0 + (double)i);
+    skit_ski_options o = ski_options(shared ? SKIT_TOEPLITZ_SHARED : SKIT_TOEPLITZ_PER_CHANNEL,
+                                     SKIT_SKI_SPARSE_FFT, precision);
+    skit_ski_plan *plan;
+    TU_EXPECT_OK(skit_ski_plan_create(&plan, W, d, &o, coeffs));
+    size_t bytes = skit_ski_plan_bytes(plan);
+    skit_ski_plan_destroy(plan);
+    skit_interp_weights_destroy(W);
+    skit_free(coeffs);
+    return bytes;
+}
+
+START_TEST(test_ski_f32_plan_bytes)
+{
+    tu_f32_bytes_sweep("SKI", 4, ski_bytes);
 }
 END_TEST
 
@@ -733,7 +787,7 @@ START_TEST(test_ski_action_threads_groups_and_long_runs)
                     double *Y = tu_alloc(ldy * d), *R = tu_alloc(n * d);
                     dense_ski(W, coeffs, d, X, ldx, R);
                     skit_ski_plan *p;
-                    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
+                    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, NULL, coeffs));
                     tu_poison(Y, ldy * d);
                     TU_EXPECT_OK(skit_ski_plan_execute(p, X, ldx, Y, ldy));
                     for (size_t c = 0; c < d; c++) {
@@ -775,7 +829,7 @@ START_TEST(test_ski_plan_leading_dimensions)
     double *coeffs = tu_random(&rng, d * (2 * r - 1)), *X = tu_random(&rng, ld * d);
     double *Y = tu_alloc(ld * d), *R = tu_alloc(n);
     skit_ski_plan *p;
-    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, SKIT_SKI_SPARSE_FFT));
+    TU_EXPECT_OK(skit_ski_plan_create(&p, W, d, NULL, coeffs));
     ck_assert(skit_ski_plan_bytes(p) > 0);
     TU_EXPECT_OK(skit_ski_plan_execute(p, X, ld, Y, ld));
     for (size_t c = 0; c < d; c++) {
@@ -1288,14 +1342,26 @@ START_TEST(test_config_errors)
     /* plans */
     double coeffs[7] = {1, 2, 3, 4, 3, 2, 1}, badc[7] = {1, 2, NAN, 4, 3, 2, 1};
     skit_ski_plan *p = NULL;
-    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 0, SKIT_TOEPLITZ_SHARED, coeffs, SKIT_SKI_SPARSE_FFT), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_ski_plan_create(&p, NULL, 1, SKIT_TOEPLITZ_SHARED, coeffs, SKIT_SKI_SPARSE_FFT), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, SKIT_TOEPLITZ_SHARED, NULL, SKIT_SKI_SPARSE_FFT), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, SKIT_TOEPLITZ_SHARED, badc, SKIT_SKI_DENSE), SKIT_ENONFINITE);
-    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, (skit_toeplitz_sharing)5, coeffs, SKIT_SKI_DENSE), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, SKIT_TOEPLITZ_SHARED, coeffs, (skit_ski_method)5), SKIT_EINVAL);
+    skit_ski_options so = ski_options(SKIT_TOEPLITZ_SHARED, SKIT_SKI_SPARSE_FFT, SKIT_PRECISION_F64);
+    skit_ski_options sd = ski_options(SKIT_TOEPLITZ_SHARED, SKIT_SKI_DENSE, SKIT_PRECISION_F64);
+    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 0, &so, coeffs), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_ski_plan_create(&p, NULL, 1, &so, coeffs), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, &so, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_ski_plan_create(NULL, W, 1, &so, coeffs), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, &sd, badc), SKIT_ENONFINITE);
+    skit_ski_options unknown[4] = {so, so, so, so}; /* one unknown field each */
+    unknown[0].sharing = (skit_toeplitz_sharing)5;
+    unknown[1].method = (skit_ski_method)5;
+    unknown[2].precision = (skit_precision)7;
+    unknown[3].planner = (skit_planner)99;
+    for (int i = 0; i < 4; i++) TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, &unknown[i], coeffs), SKIT_EINVAL);
+    sd.precision = SKIT_PRECISION_F32;
+    TU_EXPECT_STATUS(skit_ski_plan_create(&p, W, 1, &sd, coeffs), SKIT_EUNSUPPORTED);
     ck_assert_ptr_null(p);
-    TU_EXPECT_OK(skit_ski_plan_create(&p, W, 1, SKIT_TOEPLITZ_SHARED, coeffs, SKIT_SKI_SPARSE_FFT));
+    skit_ski_options_default(NULL);
+    ck_assert_int_eq(skit_ski_plan_precision(NULL), SKIT_PRECISION_F64);
+    ck_assert_uint_eq(skit_ski_plan_bytes(NULL), 0);
+    TU_EXPECT_OK(skit_ski_plan_create(&p, W, 1, &so, coeffs));
     TU_EXPECT_STATUS(skit_ski_plan_execute(p, Y, 9, Y, 10), SKIT_ESHAPE);
     TU_EXPECT_STATUS(skit_ski_plan_execute(p, Y, 10, NULL, 10), SKIT_EINVAL);
     skit_ski_plan_destroy(p);
@@ -1413,6 +1479,7 @@ static Suite *suite_ski(void)
     tc = tcase_create("float32");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_ski_f32_matches_f64);
+    tcase_add_test(tc, test_ski_f32_plan_bytes);
     suite_add_tcase(s, tc);
     return s;
 }

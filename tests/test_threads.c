@@ -138,7 +138,7 @@ END_TEST
 
 typedef struct fdtno_case {
     const skit_fdtno_plan *plan;
-    size_t n;
+    size_t n, d;
 } fdtno_case;
 
 static int run_fdtno(const void *arg, const double *x, double *y)
@@ -147,17 +147,36 @@ static int run_fdtno(const void *arg, const double *x, double *y)
     return skit_fdtno_plan_execute(c->plan, x, c->n, y, c->n, NULL);
 }
 
+static int call_fdtno_f32(const void *arg, const float *x, float *y)
+{
+    const fdtno_case *c = arg;
+    return skit_fdtno_plan_execute_f32(c->plan, x, c->n, y, c->n, NULL);
+}
+
+static int run_fdtno_f32(const void *arg, const double *x, double *y)
+{
+    const fdtno_case *c = arg;
+    return via_f32(call_fdtno_f32, arg, c->n * c->d, c->n * c->d, x, y);
+}
+
 START_TEST(test_fdtno_plan_two_threads)
 {
     const size_t n = 1500, d = 8;
     skit_mlp *mlp = NULL;
     TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 16, 2, d, SKIT_ACTIVATION_GELU, SKIT_NORM_RMS, tu_seed()));
-    skit_fdtno_plan *plan = NULL;
-    TU_EXPECT_OK(skit_fdtno_plan_create(&plan, n, d, SKIT_CAUSAL, 0));
-    TU_EXPECT_OK(skit_fdtno_plan_set_mlp(plan, mlp));
-    fdtno_case c = {plan, n};
-    check_two_threads(run_fdtno, &c, n * d, n * d, "FD-TNO plan");
-    skit_fdtno_plan_destroy(plan);
+    for (int f32 = 0; f32 < 2; f32++) {
+        skit_fdtno_options o;
+        skit_fdtno_options_default(&o);
+        o.causality = SKIT_CAUSAL;
+        o.precision = f32 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
+        skit_fdtno_plan *plan = NULL;
+        TU_EXPECT_OK(skit_fdtno_plan_create(&plan, n, d, &o));
+        TU_EXPECT_OK(skit_fdtno_plan_set_mlp(plan, mlp));
+        fdtno_case c = {plan, n, d};
+        check_two_threads(f32 ? run_fdtno_f32 : run_fdtno, &c, n * d, n * d,
+                          f32 ? "FD-TNO plan float32" : "FD-TNO plan");
+        skit_fdtno_plan_destroy(plan);
+    }
     skit_mlp_destroy(mlp);
 }
 END_TEST
@@ -230,6 +249,18 @@ static int run_ski(const void *arg, const double *x, double *y)
     return skit_sparse_lowrank_plan_execute(c->sparse, x, c->n, y, c->n);
 }
 
+static int call_ski_f32(const void *arg, const float *x, float *y)
+{
+    const ski_case *c = arg;
+    return skit_ski_plan_execute_f32(c->ski, x, c->n, y, c->n);
+}
+
+static int run_ski_f32(const void *arg, const double *x, double *y)
+{
+    const ski_case *c = arg;
+    return via_f32(call_ski_f32, arg, c->n * c->d, c->n * c->d, x, y);
+}
+
 START_TEST(test_ski_plans_two_threads)
 {
     skit_rng rng;
@@ -240,12 +271,16 @@ START_TEST(test_ski_plans_two_threads)
     skit_interp_weights *W = NULL;
     TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &io));
     double *coeffs = tu_random(&rng, d * (2 * r - 1)), *band = tu_random(&rng, d * m);
-    for (int method = 0; method < 2; method++) {
+    static const char *const names[] = {"SKI sparse-fft", "SKI dense", "SKI sparse-fft float32"};
+    for (int variant = 0; variant < 3; variant++) {
+        skit_ski_options o;
+        skit_ski_options_default(&o);
+        o.method = variant == 1 ? SKIT_SKI_DENSE : SKIT_SKI_SPARSE_FFT;
+        o.precision = variant == 2 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
         skit_ski_plan *ski = NULL;
-        TU_EXPECT_OK(skit_ski_plan_create(&ski, W, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs,
-                                          method ? SKIT_SKI_DENSE : SKIT_SKI_SPARSE_FFT));
+        TU_EXPECT_OK(skit_ski_plan_create(&ski, W, d, &o, coeffs));
         ski_case c = {.ski = ski, .n = n, .d = d};
-        check_two_threads(run_ski, &c, n * d, n * d, method ? "SKI dense" : "SKI sparse-fft");
+        check_two_threads(variant == 2 ? run_ski_f32 : run_ski, &c, n * d, n * d, names[variant]);
         skit_ski_plan_destroy(ski);
     }
     skit_sparse_lowrank_plan *sparse = NULL;

@@ -647,7 +647,8 @@ static void check_fd_act(size_t n, size_t d, size_t batch, skit_causality causal
     skit_mlp *mlp = NULL;
     skit_fdtno_plan *fd = NULL;
     TU_EXPECT_OK(skit_mlp_create(&mlp, 1, 16, 1, causal ? d : 2 * d, act, SKIT_NORM_RMS, seed));
-    TU_EXPECT_OK(skit_fdtno_plan_create(&fd, n, d, causality, fft_length));
+    TU_EXPECT_OK(skit_fdtno_plan_create(
+        &fd, n, d, &(skit_fdtno_options){.causality = causality, .fft_length = fft_length}));
     TU_EXPECT_OK(skit_fdtno_plan_set_mlp(fd, mlp));
     double *xc = tu_alloc(n * d), *yc = tu_alloc(n * d);
     for (size_t b = 0; b < batch; b++) {

@@ -83,12 +83,15 @@ int ski_check_weights(const skit_interp_weights *W)
 #define SKI_BLOCKS_PER_THREAD 4
 
 struct skit_ski_plan {
-    skit_interp_weights *W;
     size_t n, r, d, count; /* count: number of A matrices (d or 1) */
+    size_t width;          /* W's nonzeros per row */
     skit_ski_method method;
-    double *planes;        /* width x n */
+    skit_precision precision;
+    double *planes;        /* width x n (float64 sparse plans) */
+    float *planes32;       /* width x n (float32 plans) */
     int implicit;          /* linear W on the points 0..n-1 with lo, h of the options: the
-                              weights follow from i (no weight traffic; the Algorithm 1 case) */
+                              weights follow from i (no weight traffic; the Algorithm 1 case;
+                              float64 plans) */
     double lo, inv_h;
     double *ramp;          /* 0, 1, ..., SKI_CHUNK - 1 (implicit weights of a run) */
     size_t *run_begin;     /* runs + 1 row indices */
@@ -97,18 +100,18 @@ struct skit_ski_plan {
     skit_toeplitz_plan *toeplitz; /* all d channels (phased), or NULL */
     skit_toeplitz_plan **block;   /* blocks plans, block q for channels [d q/blocks, d (q+1)/blocks) */
     size_t blocks;                /* 0: phased */
-    skit_workspace *workspace; /* U and V (r x d each), lent to one execute at a time */
+    skit_workspace *workspace; /* U and V (r x d each, in the plan's precision), lent to one
+                                  execute at a time */
     double *dense_w; /* n x r (dense method) */
     double *dense_a; /* r x r x count (dense method) */
-    float *planes32; /* float32 plan (skit_ski_plan_create_f32): the planes in float */
     size_t bytes;
 };
 
 void skit_ski_plan_destroy(skit_ski_plan *plan)
 {
     if (!plan) return;
-    skit_interp_weights_destroy(plan->W);
     skit_free(plan->planes);
+    skit_free(plan->planes32);
     skit_free(plan->ramp);
     skit_free(plan->run_begin);
     skit_free(plan->run_start);
@@ -118,31 +121,50 @@ void skit_ski_plan_destroy(skit_ski_plan *plan)
     skit_workspace_destroy(plan->workspace);
     skit_free(plan->dense_w);
     skit_free(plan->dense_a);
-    skit_free(plan->planes32);
     skit_free(plan);
 }
 
-/* Planes, runs (cut at SKI_CHUNK rows) and the implicit-weight test. */
+/* Whether row i starts a run: a new window start, or SKI_CHUNK rows since
+ * the run's first row. */
+static int run_starts(const skit_interp_weights *weights, size_t i, size_t first)
+{
+    return i == 0 || weights->start[i] != weights->start[i - 1] || i - first == SKI_CHUNK;
+}
+
+/* Runs (cut at SKI_CHUNK rows; the tables sized to them, about r + n /
+ * SKI_CHUNK), the planes in the plan's precision and, for float64, the
+ * implicit-weight test. */
 static int sparse_layout(skit_ski_plan *p, const skit_interp_weights *weights)
 {
-    size_t n = p->n, width = weights->width;
-    p->planes = skit_malloc(n * width, sizeof *p->planes);
-    p->ramp = skit_malloc(SKI_CHUNK, sizeof *p->ramp);
-    /* every run holds at least one row, so there are at most n */
-    p->run_begin = skit_malloc(n + 1, sizeof *p->run_begin);
-    p->run_start = skit_malloc(n, sizeof *p->run_start);
-    if (!p->planes || !p->ramp || !p->run_begin || !p->run_start) return SKIT_ENOMEM;
+    size_t n = p->n, width = p->width, runs = 0;
+    for (size_t i = 0, first = 0; i < n; i++)
+        if (run_starts(weights, i, first)) runs++, first = i;
+    p->run_begin = skit_malloc(runs + 1, sizeof *p->run_begin);
+    p->run_start = skit_malloc(runs, sizeof *p->run_start);
+    if (!p->run_begin || !p->run_start) return SKIT_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < width; k++) p->planes[k * n + i] = weights->weights[i * width + k];
-    for (size_t k = 0; k < SKI_CHUNK; k++) p->ramp[k] = (double)k;
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || weights->start[i] != weights->start[i - 1] ||
-            i - p->run_begin[p->runs - 1] == SKI_CHUNK) {
+        if (run_starts(weights, i, p->runs ? p->run_begin[p->runs - 1] : 0)) {
             p->run_begin[p->runs] = i;
             p->run_start[p->runs] = weights->start[i];
             p->runs++;
         }
     p->run_begin[p->runs] = n;
+    p->bytes += (2 * runs + 1) * sizeof(size_t);
+    if (p->precision == SKIT_PRECISION_F32) {
+        p->planes32 = skit_malloc(n * width, sizeof *p->planes32);
+        if (!p->planes32) return SKIT_ENOMEM;
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < width; k++) p->planes32[k * n + i] = (float)weights->weights[i * width + k];
+        p->bytes += n * width * sizeof(float);
+        return SKIT_OK;
+    }
+    p->planes = skit_malloc(n * width, sizeof *p->planes);
+    p->ramp = skit_malloc(SKI_CHUNK, sizeof *p->ramp);
+    if (!p->planes || !p->ramp) return SKIT_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < width; k++) p->planes[k * n + i] = weights->weights[i * width + k];
+    for (size_t k = 0; k < SKI_CHUNK; k++) p->ramp[k] = (double)k;
+    p->bytes += (n * width + SKI_CHUNK) * sizeof(double);
     p->lo = weights->options.lo;
     p->inv_h = 1.0 / weights->spacing;
     p->implicit = weights->options.scheme == SKIT_INTERP_LINEAR;
@@ -151,25 +173,36 @@ static int sparse_layout(skit_ski_plan *p, const skit_interp_weights *weights)
     return SKIT_OK;
 }
 
-/* One Toeplitz plan per block of channels, or (blocks < 2, or their FFT
- * scratch larger than the planes) one for all channels. */
-static int toeplitz_plans(skit_ski_plan *p, skit_toeplitz_sharing sharing, const double *coeffs)
+/* A's Toeplitz plan for channels [c0, c0 + channels), in the plan's precision. */
+static int toeplitz_plan(const skit_ski_plan *p, const skit_ski_options *o, size_t c0, size_t channels,
+                         const double *coeffs, skit_toeplitz_plan **out)
 {
-    size_t d = p->d, r = p->r, threads = (size_t)skit_max_threads();
+    const double *cq = o->sharing == SKIT_TOEPLITZ_SHARED ? coeffs : coeffs + c0 * (2 * p->r - 1);
+    const skit_toeplitz_options to = {.sharing = o->sharing,
+                                      .causality = SKIT_BIDIRECTIONAL,
+                                      .device = SKIT_DEVICE_CPU,
+                                      .precision = o->precision,
+                                      .planner = o->planner,
+                                      .inverse = SKIT_FFT_INVERSE_AUTO};
+    return skit_toeplitz_plan_create(out, p->r, p->r, channels, &to, cq);
+}
+
+/* One Toeplitz plan per block of channels, or (float32, blocks < 2, or their
+ * FFT scratch larger than the planes) one for all channels. */
+static int toeplitz_plans(skit_ski_plan *p, const skit_ski_options *o, const double *coeffs)
+{
+    size_t d = p->d, threads = (size_t)skit_max_threads();
     size_t blocks = SKIT_MIN(d, SKIT_MAX((d + SKI_GROUP - 1) / SKI_GROUP, threads));
     blocks = SKIT_MIN(blocks, SKI_BLOCKS_PER_THREAD * threads);
-    if (blocks >= 2) {
+    if (blocks >= 2 && p->precision == SKIT_PRECISION_F64) {
         p->block = skit_calloc(blocks, sizeof *p->block);
         if (!p->block) return SKIT_ENOMEM;
         p->blocks = blocks;
         for (size_t q = 0; q < blocks; q++) {
             size_t c0 = d * q / blocks, c1 = d * (q + 1) / blocks;
-            const double *cq = sharing == SKIT_TOEPLITZ_SHARED ? coeffs : coeffs + c0 * (2 * r - 1);
-            SKIT_TRY(skit_toeplitz_plan_create(
-                &p->block[q], r, r, c1 - c0,
-                &(skit_toeplitz_options){.sharing = sharing, .causality = SKIT_BIDIRECTIONAL}, cq));
+            SKIT_TRY(toeplitz_plan(p, o, c0, c1 - c0, coeffs, &p->block[q]));
             if (q == 0 &&
-                blocks * skit_toeplitz_plan_workspace_bytes(p->block[0]) > p->n * p->W->width) {
+                blocks * skit_toeplitz_plan_workspace_bytes(p->block[0]) > p->n * p->width) {
                 skit_toeplitz_plan_destroy(p->block[0]);
                 skit_free(p->block);
                 p->block = NULL;
@@ -178,79 +211,74 @@ static int toeplitz_plans(skit_ski_plan *p, skit_toeplitz_sharing sharing, const
             }
             p->bytes += skit_toeplitz_plan_bytes(p->block[q]);
         }
-        if (p->blocks) return SKIT_OK;
+        if (p->blocks) {
+            p->bytes += blocks * sizeof *p->block;
+            return SKIT_OK;
+        }
     }
-    SKIT_TRY(skit_toeplitz_plan_create(
-        &p->toeplitz, r, r, d,
-        &(skit_toeplitz_options){.sharing = sharing, .causality = SKIT_BIDIRECTIONAL}, coeffs));
+    SKIT_TRY(toeplitz_plan(p, o, 0, d, coeffs, &p->toeplitz));
     p->bytes += skit_toeplitz_plan_bytes(p->toeplitz);
     return SKIT_OK;
 }
 
-/* float32: the planes in float (the double ones freed) and one float32
- * Toeplitz plan for all channels (the phased order of execute_f32). */
-static int float_layout(skit_ski_plan *p, skit_toeplitz_sharing sharing, const double *coeffs)
+void skit_ski_options_default(skit_ski_options *options)
 {
-    size_t count = p->n * p->W->width;
-    p->planes32 = skit_malloc(count, sizeof *p->planes32);
-    if (!p->planes32) return SKIT_ENOMEM;
-    for (size_t i = 0; i < count; i++) p->planes32[i] = (float)p->planes[i];
-    skit_free(p->planes);
-    p->planes = NULL;
-    skit_toeplitz_options o = {.sharing = sharing, .causality = SKIT_BIDIRECTIONAL,
-                               .precision = SKIT_PRECISION_F32};
-    SKIT_TRY(skit_toeplitz_plan_create(&p->toeplitz, p->r, p->r, p->d, &o, coeffs));
-    p->bytes += skit_toeplitz_plan_bytes(p->toeplitz);
-    return SKIT_OK;
+    if (!options) return;
+    options->sharing = SKIT_TOEPLITZ_PER_CHANNEL;
+    options->method = SKIT_SKI_SPARSE_FFT;
+    options->precision = SKIT_PRECISION_F64;
+    options->planner = SKIT_PLANNER_DEFAULT;
 }
 
-static int ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
-                           skit_toeplitz_sharing sharing, const double *coeffs, skit_ski_method method,
-                           int f32);
+static int check_options(const skit_ski_options *o)
+{
+    if (o->sharing != SKIT_TOEPLITZ_PER_CHANNEL && o->sharing != SKIT_TOEPLITZ_SHARED)
+        return SKIT_ERROR(SKIT_EINVAL, "sharing = %d unknown: need per-channel or shared", (int)o->sharing);
+    if (o->method != SKIT_SKI_SPARSE_FFT && o->method != SKIT_SKI_DENSE)
+        return SKIT_ERROR(SKIT_EINVAL, "method = %d unknown: need sparse-fft or dense", (int)o->method);
+    if (o->precision != SKIT_PRECISION_F64 && o->precision != SKIT_PRECISION_F32)
+        return SKIT_ERROR(SKIT_EINVAL,
+                          "precision = %d unknown: need SKIT_PRECISION_F64 or SKIT_PRECISION_F32",
+                          (int)o->precision);
+    if (!skit_planner_name(o->planner))
+        return SKIT_ERROR(SKIT_EINVAL,
+                          "planner = %d unknown: need SKIT_PLANNER_DEFAULT, _ESTIMATE, _MEASURE, "
+                          "_PATIENT, _EXHAUSTIVE or _WISDOM_ONLY",
+                          (int)o->planner);
+    if (o->precision == SKIT_PRECISION_F32 && o->method != SKIT_SKI_SPARSE_FFT)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "method = dense: the float32 SKI plan runs sparse-fft only");
+    return SKIT_OK;
+}
 
 int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
-                         skit_toeplitz_sharing sharing, const double *coeffs,
-                         skit_ski_method method)
-{
-    return ski_plan_create(plan, weights, d, sharing, coeffs, method, 0);
-}
-
-int skit_ski_plan_create_f32(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
-                             skit_toeplitz_sharing sharing, const double *coeffs,
-                             skit_ski_method method)
-{
-    return ski_plan_create(plan, weights, d, sharing, coeffs, method, 1);
-}
-
-static int ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
-                           skit_toeplitz_sharing sharing, const double *coeffs, skit_ski_method method,
-                           int f32)
+                         const skit_ski_options *options, const double *coeffs)
 {
     SKIT_REQUIRE_PTR(plan);
     *plan = NULL;
     SKIT_TRY(ski_check_weights(weights));
     SKIT_REQUIRE_PTR(coeffs);
+    skit_ski_options o;
+    skit_ski_options_default(&o);
+    if (options) o = *options;
     if (d == 0) return SKIT_ERROR(SKIT_EDOM, "d = 0 out of range: need d >= 1");
-    if (sharing != SKIT_TOEPLITZ_PER_CHANNEL && sharing != SKIT_TOEPLITZ_SHARED)
-        return SKIT_ERROR(SKIT_EINVAL, "sharing = %d unknown: need per-channel or shared", (int)sharing);
-    if (method != SKIT_SKI_SPARSE_FFT && method != SKIT_SKI_DENSE)
-        return SKIT_ERROR(SKIT_EINVAL, "method = %d unknown: need sparse-fft or dense", (int)method);
-    if (f32 && method != SKIT_SKI_SPARSE_FFT)
-        return SKIT_ERROR(SKIT_EUNSUPPORTED, "method = dense: the float32 SKI plan runs sparse-fft only");
+    SKIT_TRY(check_options(&o));
+    const skit_ski_method method = o.method;
+    const int f32 = o.precision == SKIT_PRECISION_F32;
     size_t n = weights->n, r = weights->r;
-    size_t count = sharing == SKIT_TOEPLITZ_SHARED ? 1 : d;
-    size_t ncoef, rd, nr, rr, bytes;
+    size_t count = o.sharing == SKIT_TOEPLITZ_SHARED ? 1 : d;
+    size_t ncoef, rd, nr, rr, estimate;
     if (skit_size_mul(2 * r - 1, count, &ncoef) || skit_size_mul(r, d, &rd) ||
         skit_size_mul(n, r, &nr) || skit_size_mul(r * r, count, &rr))
         return SKIT_ERROR(SKIT_EOVERFLOW, "SKI plan size (n = %zu, r = %zu, d = %zu) overflows", n, r, d);
     SKIT_TRY(skit_check_finite(coeffs, ncoef, "coeffs"));
-    bytes = (2 * rd + n * (weights->width + 3) + SKI_CHUNK) * sizeof(double);
+    /* U and V, planes, run tables, ramp: at most what a float64 plan takes */
+    estimate = (2 * rd + n * (weights->width + 3) + SKI_CHUNK) * sizeof(double);
     if (method == SKIT_SKI_DENSE) {
         if (nr > SIZE_MAX / 16 || rr > SIZE_MAX / 16)
             return SKIT_ERROR(SKIT_EOVERFLOW, "dense SKI plan size overflows");
-        bytes += (nr + rr) * sizeof(double);
+        estimate += (nr + rr) * sizeof(double);
     }
-    SKIT_TRY(skit_memory_check(bytes, "SKI plan"));
+    SKIT_TRY(skit_memory_check(estimate, "SKI plan"));
 
     skit_ski_plan *p = skit_calloc(1, sizeof *p);
     if (!p) return SKIT_ENOMEM;
@@ -258,15 +286,17 @@ static int ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weig
     p->r = r;
     p->d = d;
     p->count = count;
+    p->width = weights->width;
     p->method = method;
-    p->bytes = bytes;
-    int status = ski_weights_copy(weights, &p->W);
-    if (status != SKIT_OK) goto fail;
-    status = skit_workspace_create(&p->workspace, 2 * rd);
+    p->precision = o.precision;
+    /* U and V: 2 r d values of the plan's precision, in doubles */
+    size_t scratch = f32 ? rd : 2 * rd;
+    p->bytes = sizeof *p + scratch * sizeof(double);
+    int status = skit_workspace_create(&p->workspace, scratch);
     if (status != SKIT_OK) goto fail;
     if (method == SKIT_SKI_SPARSE_FFT) {
         status = sparse_layout(p, weights);
-        if (status == SKIT_OK) status = f32 ? float_layout(p, sharing, coeffs) : toeplitz_plans(p, sharing, coeffs);
+        if (status == SKIT_OK) status = toeplitz_plans(p, &o, coeffs);
         if (status != SKIT_OK) goto fail;
     } else {
         p->dense_w = skit_malloc(nr, sizeof *p->dense_w);
@@ -275,15 +305,21 @@ static int ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weig
             status = SKIT_ENOMEM;
             goto fail;
         }
-        skit_interp_weights_dense(p->W, p->dense_w, n);
+        skit_interp_weights_dense(weights, p->dense_w, n);
         for (size_t c = 0; c < count; c++)
             ski_toeplitz_fill(r, coeffs + c * (2 * r - 1), p->dense_a + c * r * r, r);
+        p->bytes += (nr + rr) * sizeof(double);
     }
     *plan = p;
     return SKIT_OK;
 fail:
     skit_ski_plan_destroy(p);
     return status;
+}
+
+skit_precision skit_ski_plan_precision(const skit_ski_plan *plan)
+{
+    return plan ? plan->precision : SKIT_PRECISION_F64;
 }
 
 /* Implicit linear weights of run q: W(i, s + 1) = w1(i) = (i - lo)/h - s =
@@ -299,7 +335,7 @@ static double implicit_base(const skit_ski_plan *p, size_t b, size_t s)
 SKIT_MULTIVERSION static void transpose_group(const skit_ski_plan *p, const double *const *x,
                                               double *const *u, size_t G)
 {
-    size_t n = p->n, width = p->W->width;
+    size_t n = p->n, width = p->width;
     const double *restrict ramp = p->ramp;
     double ih = p->inv_h;
     for (size_t g = 0; g < G; g++) memset(u[g], 0, p->r * sizeof *u[g]);
@@ -339,7 +375,7 @@ SKIT_MULTIVERSION static void transpose_group(const skit_ski_plan *p, const doub
 SKIT_MULTIVERSION static void forward_group(const skit_ski_plan *p, const double *const *v,
                                             double *const *y, size_t G)
 {
-    size_t n = p->n, width = p->W->width;
+    size_t n = p->n, width = p->width;
     const double *restrict ramp = p->ramp;
     double ih = p->inv_h;
     for (size_t q = 0; q < p->runs; q++) {
@@ -449,7 +485,7 @@ static int check_execute(const skit_ski_plan *plan, const void *X, size_t ldx, c
     SKIT_REQUIRE_PTR(plan);
     SKIT_REQUIRE_PTR(X);
     SKIT_REQUIRE_PTR(Y);
-    if (!plan->planes32 != !f32)
+    if ((plan->precision == SKIT_PRECISION_F32) != f32)
         return SKIT_ERROR(SKIT_EINVAL, "plan: a float%s SKI plan: use skit_ski_plan_execute%s",
                           f32 ? "64" : "32", f32 ? "" : "_f32");
     if (ldx < plan->n)
@@ -486,7 +522,7 @@ int skit_ski_plan_execute(const skit_ski_plan *plan, const double *X, size_t ldx
 /* u = W^T x in float, run by run (each run's partial sums, then added). */
 static void transpose_f32(const skit_ski_plan *p, const float *x, float *u)
 {
-    size_t n = p->n, width = p->W->width;
+    size_t n = p->n, width = p->width;
     memset(u, 0, p->r * sizeof *u);
     for (size_t q = 0; q < p->runs; q++) {
         size_t b = p->run_begin[q], len = p->run_begin[q + 1] - b, s = p->run_start[q];
@@ -503,7 +539,7 @@ static void transpose_f32(const skit_ski_plan *p, const float *x, float *u)
 /* y = W v in float: each row the width products of its window. */
 static void forward_f32(const skit_ski_plan *p, const float *v, float *y)
 {
-    size_t n = p->n, width = p->W->width;
+    size_t n = p->n, width = p->width;
     for (size_t q = 0; q < p->runs; q++) {
         size_t b = p->run_begin[q], len = p->run_begin[q + 1] - b;
         const float *vs = v + p->run_start[q];
@@ -523,7 +559,6 @@ int skit_ski_plan_execute_f32(const skit_ski_plan *plan, const float *X, size_t 
 {
     SKIT_TRY(check_execute(plan, X, ldx, Y, ldy, 1));
     size_t n = plan->n, r = plan->r, d = plan->d;
-    /* the workspace holds 2 r d doubles: U and V as floats fit in half */
     float *U = (float *)skit_workspace_take(plan->workspace);
     if (!U) return SKIT_ENOMEM;
     float *V = U + r * d;
@@ -755,7 +790,10 @@ int skit_sparse_lowrank_plan_create(skit_sparse_lowrank_plan **plan, size_t n, s
         else memcpy(p->band, band, dm * sizeof *band);
     }
     if (status == SKIT_OK && weights)
-        status = skit_ski_plan_create(&p->ski, weights, d, SKIT_TOEPLITZ_PER_CHANNEL, coeffs, method);
+        status = skit_ski_plan_create(&p->ski, weights, d,
+                                      &(skit_ski_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
+                                                          .method = method},
+                                      coeffs);
     if (status != SKIT_OK) {
         skit_sparse_lowrank_plan_destroy(p);
         return status;

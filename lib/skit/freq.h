@@ -111,15 +111,32 @@ int skit_causality_residual(size_t n, const double *k_re, const double *k_im,
  *    2d outputs: real parts first, then imaginary parts); I_c is forced to
  *    0 at ω = 0 and ω = π so that the kernel is real. The operator is the
  *    full Toeplitz matrix t_l = k_c[l mod N], |l| < n, k_c = irfft(R + iI).
- * fft_length: 0 selects the FD-TNO code's N = next power of two >= 2n;
- * otherwise an even N >= 2n.
- * Errors: SKIT_EINVAL (NULL, bad causality), SKIT_EDOM (n or d = 0,
- * fft_length odd or < 2n), SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM,
- * SKIT_ELIBRARY. The kernel starts as zero (set it before executing). */
+ * The kernel starts as zero (set it before executing). */
 typedef struct skit_fdtno_plan skit_fdtno_plan;
 
-int skit_fdtno_plan_create(skit_fdtno_plan **plan, size_t n, size_t d, skit_causality causality,
-                           size_t fft_length);
+typedef struct skit_fdtno_options {
+    skit_causality causality; /* default SKIT_BIDIRECTIONAL */
+    /* 0 (the default) selects the FD-TNO code's N = next power of two
+     * >= 2n; otherwise an even N >= 2n. */
+    size_t fft_length;
+    /* Arithmetic (default SKIT_PRECISION_F64). SKIT_PRECISION_F32: fftwf
+     * plans and float spectra only (no float64 engine); execute with
+     * skit_fdtno_plan_execute_f32. */
+    skit_precision precision;
+    /* How FFTW plans the transforms (skit/fft.h; default
+     * SKIT_PLANNER_DEFAULT, the process default). */
+    skit_planner planner;
+} skit_fdtno_options;
+
+/* The defaults above. Does nothing if options is NULL. */
+void skit_fdtno_options_default(skit_fdtno_options *options);
+
+/* options: NULL for the defaults.
+ * Errors: SKIT_EINVAL (NULL plan; unknown causality, precision or
+ * planner), SKIT_EDOM (n or d = 0, n > 2^30, fft_length odd or < 2n or
+ * > 2^31), SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY. */
+int skit_fdtno_plan_create(skit_fdtno_plan **plan, size_t n, size_t d,
+                           const skit_fdtno_options *options);
 void skit_fdtno_plan_destroy(skit_fdtno_plan *plan);
 
 size_t skit_fdtno_plan_fft_length(const skit_fdtno_plan *plan);
@@ -127,6 +144,8 @@ size_t skit_fdtno_plan_fft_length(const skit_fdtno_plan *plan);
 size_t skit_fdtno_plan_grid_size(const skit_fdtno_plan *plan);
 /* Values per frequency set_response expects: d (causal) or 2d. */
 size_t skit_fdtno_plan_response_width(const skit_fdtno_plan *plan);
+/* The plan's precision (SKIT_PRECISION_F64 for NULL). */
+skit_precision skit_fdtno_plan_precision(const skit_fdtno_plan *plan);
 /* The grid ω_m (grid_size values). Errors: SKIT_EINVAL (NULL). */
 int skit_fdtno_plan_grid(const skit_fdtno_plan *plan, double *omega);
 
@@ -134,7 +153,10 @@ int skit_fdtno_plan_grid(const skit_fdtno_plan *plan, double *omega);
  * response_width row-major (what skit_mlp_eval writes for the grid):
  * response[m*width + c] = R_c(ω_m); bidirectional: response[m*width + d + c]
  * = I_c(ω_m). Computes the kernel spectra (Hilbert step for causal);
- * allocates nothing. On error the previous kernels are kept.
+ * allocates nothing. A float32 plan takes the response in double too: its
+ * spectra are the response scaled by 1/N in double and rounded to float
+ * once, and a causal plan's Hilbert step runs on them in float (fftwf).
+ * On error the previous kernels are kept.
  * Errors: SKIT_EINVAL (NULL), SKIT_ENONFINITE. */
 int skit_fdtno_plan_set_response(skit_fdtno_plan *plan, const double *response);
 
@@ -145,11 +167,13 @@ int skit_fdtno_plan_set_mlp(skit_fdtno_plan *plan, const skit_mlp *mlp);
 
 /* The time-domain kernels the plan applies: k is N x d column-major
  * (ldk >= N), k[t + c*ldk] = kernel of channel c at circular lag t
- * (negative lag -l at t = N - l). Errors: SKIT_EINVAL, SKIT_ESHAPE. */
+ * (negative lag -l at t = N - l). A float32 plan gives its float kernels
+ * (the float inverse transform of its float spectra) widened to double.
+ * Errors: SKIT_EINVAL, SKIT_ESHAPE. */
 int skit_fdtno_plan_impulse(const skit_fdtno_plan *plan, double *k, size_t ldk);
 
 /* Bytes of the workspace execute may take from its caller, and the bytes
- * the plan holds. */
+ * the plan holds (a float32 plan's are about half a float64 plan's). */
 size_t skit_fdtno_plan_workspace_bytes(const skit_fdtno_plan *plan);
 size_t skit_fdtno_plan_bytes(const skit_fdtno_plan *plan);
 
@@ -162,10 +186,38 @@ size_t skit_fdtno_plan_bytes(const skit_fdtno_plan *plan);
  * a concurrent call allocates one for its duration; a call with work, or
  * alone, allocates nothing. NaN/Inf in x propagate to the same channel of
  * y. Not to be called while set_response or set_mlp runs on the plan.
- * Errors: SKIT_EINVAL (NULL, misaligned work), SKIT_ESHAPE (ldx or ldy < n),
- * SKIT_ENOMEM (a concurrent call without work). */
+ * Errors: SKIT_EINVAL (NULL, misaligned work; a float32 plan: use the _f32
+ * form), SKIT_ESHAPE (ldx or ldy < n), SKIT_ENOMEM (a concurrent call
+ * without work). */
 int skit_fdtno_plan_execute(const skit_fdtno_plan *plan, const double *x, size_t ldx, double *y,
                             size_t ldy, void *work);
+
+/* The same product on a plan created with precision SKIT_PRECISION_F32, on
+ * float arrays, computed in float (work: that plan's
+ * skit_fdtno_plan_workspace_bytes). Against the float64 plan with the same
+ * options and response on the same (float) x, per channel
+ * (tests/test_freq.c checks it), with u = 2^-24, k_c the float64 plan's
+ * kernel (skit_fdtno_plan_impulse) and N the FFT length,
+ *     ||y32 - y64||_2 <= u (20 log2(2N) ||k_c||_1 + S_c) ||x_c||_2,
+ *     S_c = ||k_c||_1                             (bidirectional),
+ *     S_c = (20 log2(2N) + 2) sqrt(n) ||k_c||_2   (causal).
+ * The first term is the float products' (skit_toeplitz_plan_execute_f32:
+ * FFTW's transforms are backward stable with error O(log2 N u), Higham,
+ * Accuracy and Stability, Thm 24.2, and the circulant's 2-norm is at most
+ * ||k_c||_1). S_c is the rounding of the spectra; with Δλ the difference
+ * of the two plans' eigenvalues (the N-point DFTs of their kernels) and R
+ * the real part on the whole circle: bidirectional, each spectrum value
+ * is rounded once, |Δλ_m| <= u |λ_m| <= u ||k_c||_1, and the operator's
+ * 2-norm is at most the circulant's, max |Δλ_m|. Causal: R rounded,
+ * u ||R||_2, and the Hilbert transform of that rounding, u ||R||_2, plus
+ * the float Hilbert step's own error, the bound of
+ * skit_hilbert_transform_f32 on the N-point circle, 20 log2(2N) u ||R||_2,
+ * where ||R||_2 <= ||λ||_2 = sqrt(N) ||k_c||_2 (Parseval); the n x n block
+ * of a circulant with kernel Δk has Frobenius norm at most sqrt(n)
+ * ||Δk||_2 = sqrt(n / N) ||Δλ||_2.
+ * Errors: as skit_fdtno_plan_execute; SKIT_EINVAL on a float64 plan. */
+int skit_fdtno_plan_execute_f32(const skit_fdtno_plan *plan, const float *x, size_t ldx, float *y,
+                                size_t ldy, void *work);
 
 /* ---- frequency responses of MLPs and their decay (D3, D4) -------------- */
 

@@ -221,32 +221,50 @@ typedef enum skit_ski_method {
 
 typedef struct skit_ski_plan skit_ski_plan;
 
+typedef struct skit_ski_options {
+    skit_toeplitz_sharing sharing; /* default SKIT_TOEPLITZ_PER_CHANNEL */
+    skit_ski_method method;        /* default SKIT_SKI_SPARSE_FFT */
+    /* Arithmetic (default SKIT_PRECISION_F64). SKIT_PRECISION_F32 (sparse-fft
+     * only): execute with skit_ski_plan_execute_f32, below. */
+    skit_precision precision;
+    /* How FFTW plans A's transforms (skit/fft.h; default
+     * SKIT_PLANNER_DEFAULT, the process default). */
+    skit_planner planner;
+} skit_ski_options;
+
+/* The defaults above. Does nothing if options is NULL. */
+void skit_ski_options_default(skit_ski_options *options);
+
 /* Plan Y(:, c) = W A_c W^T X(:, c), c = 0..d-1, A_c the r x r Toeplitz matrix
  * with coefficients coeffs + c*(2r-1) (sharing = SKIT_TOEPLITZ_PER_CHANNEL)
- * or coeffs for every channel (SKIT_TOEPLITZ_SHARED). W is copied.
- * Errors: SKIT_EINVAL, SKIT_EDOM (d = 0), SKIT_ENONFINITE, SKIT_EOVERFLOW,
- * SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY. */
+ * or coeffs for every channel (SKIT_TOEPLITZ_SHARED). options: NULL for the
+ * defaults. W and the coefficients are copied into the plan (as W's
+ * planes and A's spectra, in the plan's precision); the caller's arrays
+ * may be freed afterwards.
+ * Errors: SKIT_EINVAL (NULL plan, weights or coeffs; unknown sharing,
+ * method, precision or planner), SKIT_EDOM (d = 0), SKIT_ENONFINITE,
+ * SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY,
+ * SKIT_EUNSUPPORTED (precision float32 with method dense). */
 int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
-                         skit_toeplitz_sharing sharing, const double *coeffs,
-                         skit_ski_method method);
+                         const skit_ski_options *options, const double *coeffs);
 /* X is n x d (ldx >= n), Y is n x d (ldy >= n), no aliasing. Thread-safe:
  * the plan lends its scratch to one call at a time and a concurrent call
  * allocates its own (SKIT_ENOMEM if that fails); one call alone allocates
- * nothing. */
+ * nothing.
+ * Errors: SKIT_EINVAL (NULL; a float32 plan: use the _f32 form),
+ * SKIT_ESHAPE (ldx or ldy < n), SKIT_ENOMEM. */
 int skit_ski_plan_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
                           size_t ldy);
-size_t skit_ski_plan_bytes(const skit_ski_plan *plan);
-void skit_ski_plan_destroy(skit_ski_plan *plan);
 
-/* The same action in float32 (sparse-fft only; dense: SKIT_EUNSUPPORTED):
- * the planes of W in float, U = W^T X and Y = W V in float and A_c by a
- * float32 Toeplitz plan (fftwf; coeffs rounded to float once), channels
- * W^T, A, W phase by phase. Execute with skit_ski_plan_execute_f32 on float
- * arrays (the float64 execute refuses the plan, and the reverse, with
- * SKIT_EINVAL); destroy and bytes as above. Against the float64 plan, per
- * channel (tests/test_ski.c checks it), with u = 2^-24, |W| the
- * entry-wise absolute value, a_c the 2r-1 coefficients, U = W^T x_c,
- * V = A_c U:
+/* The same action on a plan created with precision SKIT_PRECISION_F32, on
+ * float arrays, computed in float: the planes of W in float (rounded once
+ * at create), U = W^T X and Y = W V in float and A_c by a float32 Toeplitz
+ * plan (fftwf; coeffs rounded to float once), channels W^T, A, W phase by
+ * phase. The plan holds no float64 copy of W, of A's spectra or of the
+ * scratch: skit_ski_plan_bytes is about half the float64 plan's.
+ * Against the float64 plan, per channel (tests/test_ski.c checks it), with
+ * u = 2^-24, |W| the entry-wise absolute value, a_c the 2r-1 coefficients,
+ * U = W^T x_c, V = A_c U:
  *     ||y32 - y64||_2 <= 1.01 (||W||_2 (||a_c||_1 e_U + 20 log2(2N) u
  *                        ||a_c||_1 (||U||_2 + e_U)) + (width + 1) u
  *                        || |W| |V| ||_2),
@@ -254,13 +272,16 @@ void skit_ski_plan_destroy(skit_ski_plan *plan);
  * m the most rows whose window holds one inducing point, N the Toeplitz
  * plan's FFT length: W^T's float sums (chains of at most 2m terms), the
  * Toeplitz product's bound (skit_toeplitz_plan_execute_f32) on the rounded
- * U, and W's width-term sums. Errors: as skit_ski_plan_create, and
- * SKIT_EUNSUPPORTED (method dense). */
-int skit_ski_plan_create_f32(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
-                             skit_toeplitz_sharing sharing, const double *coeffs,
-                             skit_ski_method method);
+ * U, and W's width-term sums.
+ * Errors: as skit_ski_plan_execute; SKIT_EINVAL on a float64 plan. */
 int skit_ski_plan_execute_f32(const skit_ski_plan *plan, const float *X, size_t ldx, float *Y,
                               size_t ldy);
+/* The plan's precision (SKIT_PRECISION_F64 for NULL). */
+skit_precision skit_ski_plan_precision(const skit_ski_plan *plan);
+/* Bytes the plan holds: W's planes, the run tables, the scratch it lends,
+ * A's Toeplitz plans (or the dense W and A). 0 for NULL. */
+size_t skit_ski_plan_bytes(const skit_ski_plan *plan);
+void skit_ski_plan_destroy(skit_ski_plan *plan);
 
 /* Dense W A W^T (n x n, ldt >= n) for one coefficient vector (2r-1).
  * Errors as above plus SKIT_ESHAPE (ldt < n). */

@@ -144,16 +144,20 @@ def as_blocks_input(x, name, dtype=F64, upcast=False):
     return b, ld, False
 
 
-def apply_blocks(x, name, rows_in, rows_out, call, channels=None):
+def apply_blocks(x, name, rows_in, rows_out, call, channels=None, dtype=F64):
     """y[..., :, :] = one C call per (rows_in, d) block of x (or per 1-D x):
     status = call(x_address, ldx, y_address, ldy, d) writes the (rows_out, d)
-    block of y. channels: the d the operator requires (None: any)."""
-    xb, ld, squeeze = as_blocks_input(x, name)
+    block of y. channels: the d the operator requires (None: any). dtype:
+    the arrays' type (F32 for a float32 plan: x must be float32 already)."""
+    if dtype == F32 and np.asarray(x).dtype != F32:
+        raise TypeError(f"skit: this plan computes in float32 (dtype=float32): {name} must be "
+                        f"float32, got {np.asarray(x).dtype}")
+    xb, ld, squeeze = as_blocks_input(x, name, dtype)
     if xb.shape[-2] != rows_in or (channels is not None and xb.shape[-1] != channels):
         want = f"(..., {rows_in}, {'d' if channels is None else channels})"
         raise ValueError(f"skit: {name} must have shape {want}, got {np.shape(x)}")
     d = xb.shape[-1]
-    y = empty_blocks(xb.shape[:-2], rows_out, d)
+    y = empty_blocks(xb.shape[:-2], rows_out, d, dtype)
     for px, py in zip(batch_pointers(xb), batch_pointers(y)):
         check(call(px, ld, py, rows_out, d))
     return y[..., 0] if squeeze else y

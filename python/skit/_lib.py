@@ -122,8 +122,11 @@ v skit_interp_weights_destroy p
 i skit_interp_weights_dense p p z
 i skit_interp_apply p z p z p z
 i skit_interp_apply_transpose p z p z p z
-i skit_ski_plan_create p p z i p i
+v skit_ski_options_default p
+i skit_ski_plan_create p p z p p
 i skit_ski_plan_execute p p z p z
+i skit_ski_plan_execute_f32 p p z p z
+i skit_ski_plan_precision p
 z skit_ski_plan_bytes p
 v skit_ski_plan_destroy p
 i skit_ski_dense p p p z
@@ -144,8 +147,12 @@ i skit_hilbert_transform z p p i z
 i skit_hilbert_causal_spectrum z p i z p p
 i skit_spectrum_impulse z p p p p
 i skit_causality_residual z p p p
-i skit_fdtno_plan_create p z z i z
+v skit_fdtno_options_default p
+i skit_fdtno_plan_create p z z p
 v skit_fdtno_plan_destroy p
+i skit_fdtno_plan_precision p
+z skit_fdtno_plan_workspace_bytes p
+z skit_fdtno_plan_bytes p
 z skit_fdtno_plan_fft_length p
 z skit_fdtno_plan_grid_size p
 z skit_fdtno_plan_response_width p
@@ -154,6 +161,7 @@ i skit_fdtno_plan_set_response p p
 i skit_fdtno_plan_set_mlp p p
 i skit_fdtno_plan_impulse p p z
 i skit_fdtno_plan_execute p p z p z p
+i skit_fdtno_plan_execute_f32 p p z p z p
 i skit_freq_response p i z p p
 i skit_freq_impulse p i z p p
 i skit_freq_energy p i z p

@@ -73,20 +73,37 @@ def causality_residual(k):
     return out.value
 
 
+class _FDTNOOptions(ctypes.Structure):
+    _fields_ = [("causality", ctypes.c_int), ("fft_length", ctypes.c_size_t),
+                ("precision", ctypes.c_int), ("planner", ctypes.c_int)]
+
+
 class FDTNOPlan(Handle):
     """FD-TNO for d channels of length n: the kernel given by its frequency
     response on the rfft grid (set_response or set_mlp). Call on x of shape
-    (..., n, d)."""
+    (..., n, d). dtype=float32: float spectra (the response rounded once)
+    and products in float; the plan then takes float32 x only."""
 
     _destroy = "skit_fdtno_plan_destroy"
 
-    def __init__(self, n, d, causal=False, fft_length=0):
+    def __init__(self, n, d, causal=False, fft_length=0, dtype=np.float64):
         super().__init__()
+        dtype = np.dtype(dtype)
+        if dtype not in (A.F64, A.F32):
+            raise TypeError(f"skit: dtype must be float64 or float32, got {dtype}")
+        opts = _FDTNOOptions()
+        lib.skit_fdtno_options_default(ctypes.byref(opts))
+        opts.causality = _CAUSALITY[bool(causal)]
+        opts.fft_length = int(fft_length)
+        opts.precision = int(dtype == A.F32)  # SKIT_PRECISION_F32
         cell = new_handle()
-        check(lib.skit_fdtno_plan_create(ctypes.byref(cell), int(n), int(d),
-                                         _CAUSALITY[bool(causal)], int(fft_length)))
+        check(lib.skit_fdtno_plan_create(ctypes.byref(cell), int(n), int(d), ctypes.byref(opts)))
         self._adopt(cell)
-        self.n, self.d, self.causal = int(n), int(d), bool(causal)
+        self.n, self.d, self.causal, self.dtype = int(n), int(d), bool(causal), dtype
+
+    @property
+    def nbytes(self):
+        return lib.skit_fdtno_plan_bytes(self)
 
     @property
     def fft_length(self):
@@ -125,8 +142,9 @@ class FDTNOPlan(Handle):
         return out
 
     def __call__(self, x):
+        fn = lib.skit_fdtno_plan_execute_f32 if self.dtype == A.F32 else lib.skit_fdtno_plan_execute
         return A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
-                              lib.skit_fdtno_plan_execute(self, px, ldx, py, ldy, None), self.d)
+                              fn(self, px, ldx, py, ldy, None), self.d, self.dtype)
 
 
 def frequency_response(mlp, construction="half", count=512):

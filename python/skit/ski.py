@@ -182,32 +182,47 @@ class InterpWeights(Handle):
         return self._apply(lib.skit_interp_apply_transpose, x, self.n, self.r)
 
 
+class _SKIOptions(ctypes.Structure):
+    _fields_ = [("sharing", ctypes.c_int), ("method", ctypes.c_int), ("precision", ctypes.c_int),
+                ("planner", ctypes.c_int)]
+
+
 class SKIPlan(Handle):
     """Y[:, c] = W A_c W^T X[:, c]; coeffs (d, 2r-1) per channel or (2r-1,)
-    shared (then the plan is made for d channels)."""
+    shared (then the plan is made for d channels). dtype=float32: W's
+    planes and A's spectra in float (method "fft" only); the plan then
+    takes float32 x only."""
 
     _destroy = "skit_ski_plan_destroy"
 
-    def __init__(self, weights, coeffs, d=None, method="fft"):
+    def __init__(self, weights, coeffs, d=None, method="fft", dtype=np.float64):
         super().__init__()
+        dtype = np.dtype(dtype)
+        if dtype not in (A.F64, A.F32):
+            raise TypeError(f"skit: dtype must be float64 or float32, got {dtype}")
         c = np.ascontiguousarray(coeffs, dtype=np.float64)
         shared = c.ndim == 1
         d = (1 if d is None else int(d)) if shared else c.shape[0]
+        opts = _SKIOptions()
+        lib.skit_ski_options_default(ctypes.byref(opts))
+        opts.sharing = int(shared)
+        opts.method = _choice(SKI_METHODS, method, "method")
+        opts.precision = int(dtype == A.F32)  # SKIT_PRECISION_F32
         cell = new_handle()
         check(lib.skit_ski_plan_create(ctypes.byref(cell), weights._as_parameter_, d,
-                                       int(shared), A.pointer(c),
-                                       _choice(SKI_METHODS, method, "method")))
+                                       ctypes.byref(opts), A.pointer(c)))
         self._adopt(cell)
         self._keep = weights
-        self.n, self.d = weights.n, d
+        self.n, self.d, self.dtype = weights.n, d, dtype
 
     @property
     def nbytes(self):
         return lib.skit_ski_plan_bytes(self)
 
     def __call__(self, x):
+        fn = lib.skit_ski_plan_execute_f32 if self.dtype == A.F32 else lib.skit_ski_plan_execute
         return A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
-                              lib.skit_ski_plan_execute(self, px, ldx, py, ldy), self.d)
+                              fn(self, px, ldx, py, ldy), self.d, self.dtype)
 
 
 def ski_dense(weights, coeffs):

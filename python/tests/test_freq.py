@@ -4,7 +4,7 @@ import scipy.signal
 
 import skit
 from skit import freq
-from conftest import SIZES, rel
+from conftest import SIZES, check_float32_plan, rel
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -48,6 +48,18 @@ def test_fdtno_is_the_toeplitz_of_its_impulse(rng, n, d, causal):
         if causal:
             T = np.tril(T)
         assert rel(y[..., c], x[..., c] @ T.T) < 1e-12
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_fdtno_float32(rng, causal):
+    n, d = 37, 2
+    plan = freq.FDTNOPlan(n, d, causal=causal)
+    plan32 = freq.FDTNOPlan(n, d, causal=causal, dtype=np.float32)
+    response = rng.standard_normal((plan.grid.shape[0], plan.response_width))
+    plan.set_response(response)
+    plan32.set_response(response)
+    assert rel(plan32.impulse(), plan.impulse()) < 1e-5
+    check_float32_plan(plan, plan32, rng.standard_normal((3, n, d)).astype(np.float32))
 
 
 def test_decay_tools():

@@ -4,7 +4,7 @@ import scipy.linalg as sl
 
 import skit
 from skit import ski
-from conftest import rel
+from conftest import check_float32_plan, rel
 
 
 def test_kernels_match_formulas(rng):
@@ -49,6 +49,19 @@ def test_interp_ski_nystrom(rng):
     lags = np.arange(n)[:, None] - np.arange(n)[None, :]
     S = np.where(np.abs(lags) <= 2, band[0][np.clip(lags + 2, 0, 4)], 0)
     assert rel(sl_plan(x)[..., 0], x[..., 0] @ (S + dense).T) < 1e-12
+
+
+def test_ski_plan_float32(rng):
+    n, r, d = 97, 11, 3
+    W = skit.InterpWeights(n, r)
+    coeffs = rng.standard_normal((d, 2 * r - 1))
+    x = rng.standard_normal((2, n, d)).astype(np.float32)
+    plan = skit.SKIPlan(W, coeffs)
+    check_float32_plan(plan, skit.SKIPlan(W, coeffs, dtype=np.float32), x)
+    with pytest.raises(TypeError, match="float32"):
+        plan(x)
+    with pytest.raises(NotImplementedError):
+        skit.SKIPlan(W, coeffs, method="dense", dtype=np.float32)
 
 
 def test_theorem1_on_a_kernel(rng):
