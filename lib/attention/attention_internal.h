@@ -122,6 +122,17 @@ double attn_kth_largest(double *a, size_t count, size_t k);
 
 #define ATTN_MAX_BLOCKS 160
 
+/* The arrays of one backward call (skit_attention_plan_backward(_f32)):
+ * double or float as the plan's precision; shapes checked by the front,
+ * which also refuses a mask for MRA plans and fills refined when NULL. */
+typedef struct attn_backward_call {
+    const void *q, *k, *v, *dy;
+    size_t ldq, ldk, ldv, lddy;
+    const unsigned char *mask, *refined;
+    void *dq, *dk, *dv; /* each may be NULL */
+    size_t lddq, lddk, lddv;
+} attn_backward_call;
+
 struct skit_attention_plan {
     skit_attention_options o;
     size_t n, d, dv;
@@ -136,10 +147,25 @@ struct skit_attention_plan {
     size_t nblocks;
     void *blocks[ATTN_MAX_BLOCKS];
     void *impl;
-    /* y and what the call did (stats, never NULL) */
+    /* y and what the call did (stats, never NULL): execute on a float64
+     * plan, execute_f32 on a float32 one (o.precision) */
     int (*execute)(const skit_attention_plan *plan, const double *q, size_t ldq, const double *k,
                    size_t ldk, const double *v, size_t ldv, const unsigned char *mask, double *y,
                    size_t ldy, skit_attention_stats *stats);
+    int (*execute_f32)(const skit_attention_plan *plan, const float *q, size_t ldq, const float *k,
+                       size_t ldk, const float *v, size_t ldv, const unsigned char *mask, float *y,
+                       size_t ldy, skit_attention_stats *stats);
+    /* the gradients, arrays of the plan's precision; NULL: the plan has no
+     * backward, and no_backward says why (a message naming the method) */
+    int (*backward)(const skit_attention_plan *plan, const struct attn_backward_call *call);
+    const char *no_backward;
+    /* MRA: level 0's refined squares for q, k (arrays of the plan's
+     * precision) and mask, by the execute's own selection; NULL otherwise */
+    int (*select)(const skit_attention_plan *plan, const void *q, size_t ldq, const void *k,
+                  size_t ldk, const unsigned char *mask, unsigned char *refined);
+    /* MRA plans with a backward: its squares when the caller gives none
+     * (the front selects them with select, then calls backward) */
+    unsigned char *refined;
     /* NULL, or frees what impl holds outside the plan's blocks (device plans) */
     void (*release)(skit_attention_plan *plan);
     /* the plan a caller holds: instances for concurrent executes (plan.c);
@@ -220,8 +246,34 @@ void attn_mra2_backward_blocks(const attn_mra2_backward_args *a, const double *q
  * loop; the tests hold the blocked form to it); same contract as
  * skit_mra2_backward(_causal), work as there or NULL. */
 int attn_mra2_backward_rows(const attn_mra2_backward_args *a, double *work);
+/* The blocked form (what skit_mra2_backward(_causal) run), for the plans */
+int attn_mra2_backward(const attn_mra2_backward_args *a, double *work);
 
-/* ---- float32 (exact_f32.c, mra_f32.c) ------------------------------------ */
+/* ---- float32 plans (exact_f32.c, mra_f32.c) ----------------------------- */
+
+/* The float32 plans of exact attention and MRA-2 / -2-s: fill impl,
+ * execute_f32, backward and select (arrays of float). */
+int attn_exact_create_f32(skit_attention_plan *plan);
+int attn_mra_create_f32(skit_attention_plan *plan);
+
+/* Exact attention's backward in float32 (backward.c compiled again): the
+ * checks and contract of skit_attention_exact_backward_masked on float
+ * arrays (|scale| <= 3.4e38 too), work of attn_exact_backward_f32_floats
+ * floats (required). */
+size_t attn_exact_backward_f32_floats(size_t n);
+int attn_exact_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
+                            const float *v, size_t ldv, double scale, const skit_attention_mask *mask,
+                            const float *dy, size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk,
+                            float *dvv, size_t lddv, float *work);
+
+/* MRA-2's backward in float32 (mra_backward_f32.c), the refined squares
+ * held fixed: skit_mra2_backward(_causal)'s checks and contract on float
+ * arrays, work of attn_mra2_backward_f32_floats floats (required). */
+size_t attn_mra2_backward_f32_floats(size_t n, size_t d, size_t dv, size_t block);
+int attn_mra2_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
+                           const float *v, size_t ldv, double scale, size_t block, int causal,
+                           const unsigned char *refined, const float *dy, size_t lddy, float *dq, size_t lddq,
+                           float *dk, size_t lddk, float *dvv, size_t lddv, float *work);
 
 /* The float32 sweep: for every query tile X (rows X*t .. X*t+t-1, the last
  * may be shorter) and each key tile in its list (CSR row_ptr/cols over

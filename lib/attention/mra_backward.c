@@ -274,6 +274,7 @@ static int mra2_backward(const attn_mra2_backward_args *a, int blocked, double *
 }
 
 int attn_mra2_backward_rows(const attn_mra2_backward_args *a, double *work) { return mra2_backward(a, 0, work); }
+int attn_mra2_backward(const attn_mra2_backward_args *a, double *work) { return mra2_backward(a, 1, work); }
 
 int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k, size_t ldk,
                        const double *v, size_t ldv, double scale, size_t block, const unsigned char *refined,

@@ -35,7 +35,7 @@ typedef struct mra32 {
     float *ks, *vs, *dks, *dvs;
 } mra32;
 
-size_t skit_mra2_backward_f32_workspace(size_t n, size_t d, size_t dv, size_t block)
+size_t attn_mra2_backward_f32_floats(size_t n, size_t d, size_t dv, size_t block)
 {
     size_t rows = block ? n / block : 0;
     return 2 * rows * (2 * d + dv) + 2 * rows * rows + 2 * block * (n + rows) + 2 * n * (d + dv);
@@ -219,17 +219,14 @@ static int check_args(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
     return SKIT_OK;
 }
 
-static int mra2_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
-                             const float *v, size_t ldv, double scale, size_t block, int causal,
-                             const unsigned char *refined, const float *dy, size_t lddy, float *dq, size_t lddq,
-                             float *dk, size_t lddk, float *dvv, size_t lddv, float *work)
+int attn_mra2_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
+                           const float *v, size_t ldv, double scale, size_t block, int causal,
+                           const unsigned char *refined, const float *dy, size_t lddy, float *dq, size_t lddq,
+                           float *dk, size_t lddk, float *dvv, size_t lddv, float *work)
 {
     SKIT_TRY(check_args(n, d, dv, q, ldq, k, ldk, v, ldv, scale, block, causal, refined, dy, lddy));
     if ((dq && lddq < n) || (dk && lddk < n) || (dvv && lddv < n))
         return SKIT_ERROR(SKIT_ESHAPE, "a gradient's leading dimension is < n = %zu", n);
-    float *owned = NULL;
-    if (!work && !(work = owned = skit_malloc(skit_mra2_backward_f32_workspace(n, d, dv, block), sizeof(float))))
-        return SKIT_ENOMEM;
     const size_t rows = n / block, b = block;
     mra32 s = {.n = n, .d = d, .dv = dv, .b = b, .rows = rows, .causal = causal, .scale = (float)scale,
                .logb = (float)log((double)b), .refined = refined, .qm = work};
@@ -252,24 +249,5 @@ static int mra2_backward_f32(size_t n, size_t d, size_t dv, const float *q, size
         block_products(&s, x, nf, q, ldq, dy, lddy, dq, lddq, dk, lddk, dvv, lddv);
     }
     coarse_backward(&s, dq, lddq, dk, lddk, dvv, lddv);
-    skit_free(owned);
     return SKIT_OK;
-}
-
-int skit_mra2_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
-                           const float *v, size_t ldv, double scale, size_t block, const unsigned char *refined,
-                           const float *dy, size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk, float *dvv,
-                           size_t lddv, float *work)
-{
-    return mra2_backward_f32(n, d, dv, q, ldq, k, ldk, v, ldv, scale, block, 0, refined, dy, lddy, dq, lddq, dk, lddk,
-                             dvv, lddv, work);
-}
-
-int skit_mra2_backward_causal_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k,
-                                  size_t ldk, const float *v, size_t ldv, double scale, size_t block,
-                                  const unsigned char *refined, const float *dy, size_t lddy, float *dq, size_t lddq,
-                                  float *dk, size_t lddk, float *dvv, size_t lddv, float *work)
-{
-    return mra2_backward_f32(n, d, dv, q, ldq, k, ldk, v, ldv, scale, block, 1, refined, dy, lddy, dq, lddq, dk, lddk,
-                             dvv, lddv, work);
 }
