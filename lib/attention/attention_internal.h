@@ -221,26 +221,53 @@ void attn_block_means(size_t n, size_t d, const double *x, size_t ldx, size_t s,
 
 /* ---- MRA-2's backward (mra_backward.c, mra_backward_blocked.c) ----------- */
 
-/* The arguments of skit_mra2_backward(_causal), checked */
-typedef struct attn_mra2_backward_args {
-    size_t n, d, dv, block;
-    int causal;
-    double scale;
-    const double *q, *k, *v, *dy;
-    size_t ldq, ldk, ldv, lddy;
-    const unsigned char *refined;
-    double *dq, *dk, *dvv; /* each may be NULL */
-    size_t lddq, lddk, lddv;
-} attn_mra2_backward_args;
+/* The arguments of skit_mra2_backward(_causal), checked; R the real type
+ * (double, or float for the float32 plans) */
+#define ATTN_MRA2_BACKWARD_ARGS(R)                                                                 \
+    {                                                                                              \
+        size_t n, d, dv, block;                                                                    \
+        int causal;                                                                                \
+        double scale;                                                                              \
+        const R *q, *k, *v, *dy;                                                                   \
+        size_t ldq, ldk, ldv, lddy;                                                                \
+        const unsigned char *refined;                                                              \
+        R *dq, *dk, *dvv; /* each may be NULL */                                                   \
+        size_t lddq, lddk, lddv;                                                                   \
+    }
+typedef struct attn_mra2_backward_args ATTN_MRA2_BACKWARD_ARGS(double) attn_mra2_backward_args;
+typedef struct attn_mra2_backward_args_f32 ATTN_MRA2_BACKWARD_ARGS(float) attn_mra2_backward_args_f32;
 
-/* The blocked backward's share of skit_mra2_backward_workspace (doubles),
- * and the backward itself: the atoms' gradients of every query block, the
- * fine ones added to dq, dk, dvv (zeroed by the caller), the coarse ones
- * to dC (rows x rows) and dvm (rows x dv, ld rows); C (rows x rows) gets
- * the coarse logits. qm, km, vm: the block means (ld rows). */
-size_t attn_mra2_blocked_doubles(size_t n, size_t d, size_t dv, size_t block);
-void attn_mra2_backward_blocks(const attn_mra2_backward_args *a, const double *qm, const double *km,
-                               const double *vm, double *C, double *dC, double *dvm, double *work);
+/* The coarse level of one backward: the block means (qm, km: rows x d;
+ * vm: rows x dv; ld rows), their gradients, the coarse logits C and dC
+ * (rows x rows, square (x, y) at x + y rows) */
+#define ATTN_MRA2_COARSE(R) { R *qm, *km, *vm, *dqm, *dkm, *dvm, *C, *dC; }
+typedef struct attn_mra2_coarse ATTN_MRA2_COARSE(double) attn_mra2_coarse;
+typedef struct attn_mra2_coarse_f32 ATTN_MRA2_COARSE(float) attn_mra2_coarse_f32;
+
+/* mra_backward_blocked.c, compiled for double and (mra_backward_f32.c)
+ * for float (the _f32 names). coarse_count and blocked_count: the R's of
+ * the coarse level and of the blocked atoms' tiles. backward_run: the
+ * whole backward on work (coarse_count R's, then the atoms' scratch):
+ * the means (double sums, rounded once), the outputs zeroed, atoms (the
+ * atoms' gradients: fine ones added to dq, dk, dvv, coarse ones to dC
+ * and dvm), then the coarse gradients through C and the means.
+ * backward_blocks: atoms by query blocks on GEMMs (it also fills C). */
+size_t attn_mra2_coarse_count(size_t n, size_t d, size_t dv, size_t block);
+size_t attn_mra2_blocked_count(size_t n, size_t d, size_t dv, size_t block);
+void attn_mra2_backward_blocks(const attn_mra2_backward_args *a, const attn_mra2_coarse *c, double *tiles);
+void attn_mra2_backward_run(const attn_mra2_backward_args *a, double *work,
+                            void (*atoms)(const attn_mra2_backward_args *, const attn_mra2_coarse *, double *));
+size_t attn_mra2_coarse_count_f32(size_t n, size_t d, size_t dv, size_t block);
+size_t attn_mra2_blocked_count_f32(size_t n, size_t d, size_t dv, size_t block);
+void attn_mra2_backward_blocks_f32(const attn_mra2_backward_args_f32 *a, const attn_mra2_coarse_f32 *c,
+                                   float *tiles);
+void attn_mra2_backward_run_f32(const attn_mra2_backward_args_f32 *a, float *work,
+                                void (*atoms)(const attn_mra2_backward_args_f32 *, const attn_mra2_coarse_f32 *,
+                                              float *));
+
+/* A causal MRA-2 refines every diagonal square: SKIT_EINVAL naming the
+ * first that is not */
+int attn_mra2_check_diagonal(size_t rows, int causal, const unsigned char *refined);
 
 /* The row-by-row reference of the same backward (every atom a scalar
  * loop; the tests hold the blocked form to it); same contract as
@@ -266,14 +293,12 @@ int attn_exact_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_
                             const float *dy, size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk,
                             float *dvv, size_t lddv, float *work);
 
-/* MRA-2's backward in float32 (mra_backward_f32.c), the refined squares
- * held fixed: skit_mra2_backward(_causal)'s checks and contract on float
- * arrays, work of attn_mra2_backward_f32_floats floats (required). */
+/* MRA-2's backward in float32, the refined squares held fixed: the
+ * blocked backward's checks (block, |scale| <= 3.4e38, causal diagonal;
+ * the arrays are the front's) and run, work of
+ * attn_mra2_backward_f32_floats floats. */
 size_t attn_mra2_backward_f32_floats(size_t n, size_t d, size_t dv, size_t block);
-int attn_mra2_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
-                           const float *v, size_t ldv, double scale, size_t block, int causal,
-                           const unsigned char *refined, const float *dy, size_t lddy, float *dq, size_t lddq,
-                           float *dk, size_t lddk, float *dvv, size_t lddv, float *work);
+int attn_mra2_backward_f32(const attn_mra2_backward_args_f32 *a, float *work);
 
 /* The float32 sweep: for every query tile X (rows X*t .. X*t+t-1, the last
  * may be shorter) and each key tile in its list (CSR row_ptr/cols over

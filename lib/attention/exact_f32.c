@@ -8,7 +8,13 @@
  * so a float sum would carry n u of error on its own; in double it costs
  * one conversion per weight and leaves the denominator exact to O(u) of
  * the output, so the error is the logits' and the numerator's alone (the
- * numerator is summed by sgemm, in float). */
+ * numerator is summed by sgemm, in float).
+ *
+ * Why not exact.c compiled again: its sweep keeps its state in one type
+ * and carries what window, BigBird, the entropies and MRA's key-major fine
+ * sweep need (packed tiles, band, shift bias, entropy sums); this one is
+ * the subset the float32 plans run, with mixed state (float maxima and
+ * numerators, double sums). */
 #include "config.h"
 
 #include <cblas.h>

@@ -3,7 +3,13 @@
  * of the double plans (attn_mra_select, as the device plan uses it) on the
  * float logits, the unrefined squares' contribution by one sgemm, the
  * refined squares by the float sweep of exact_f32.c, and the merge of the
- * two levels with one shift per token (in double: O(n dv) work). */
+ * two levels with one shift per token (in double: O(n dv) work).
+ *
+ * Why not mra.c compiled again: that is MRA with any number of levels,
+ * selecting by streaming radix passes over scores it never stores and
+ * sweeping the finest level key tile by key tile; the float32 plans run
+ * two levels {block, 1}, where one coarse logit matrix and the device
+ * plan's selection (attn_mra_select) on its double copy are simpler. */
 #include "config.h"
 
 #include <cblas.h>
@@ -215,9 +221,10 @@ static int mra_execute_f32(const skit_attention_plan *plan, const float *q, size
 static int mra_backward_f32(const skit_attention_plan *plan, const attn_backward_call *c)
 {
     const mra_f32_impl *im = plan->impl;
-    return attn_mra2_backward_f32(plan->n, plan->d, plan->dv, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, plan->scale,
-                                  im->b, plan->o.causal, c->refined, c->dy, c->lddy, c->dq, c->lddq, c->dk, c->lddk,
-                                  c->dv, c->lddv, im->work);
+    const attn_mra2_backward_args_f32 a = {plan->n, plan->d, plan->dv, im->b, plan->o.causal, plan->scale,
+                                           c->q, c->k, c->v, c->dy, c->ldq, c->ldk, c->ldv, c->lddy, c->refined,
+                                           c->dq, c->dk, c->dv, c->lddq, c->lddk, c->lddv};
+    return attn_mra2_backward_f32(&a, im->work);
 }
 
 /* MRA-2 / -2-s of two levels {block, 1}; the method, device, causal flag
@@ -234,8 +241,8 @@ int attn_mra_create_f32(skit_attention_plan *p)
                           L, skit_attention_method_name(p->o.method));
     const size_t b = scales[0], rows = n / b;
     if (rows > 65535)
-        return SKIT_ERROR(SKIT_ETOOBIG, "n/block = %zu coarse blocks per row: need fewer than 65536 (use a larger block)",
-                          rows);
+        return SKIT_ERROR(SKIT_ETOOBIG,
+                          "n/block = %zu coarse blocks per row: need fewer than 65536 (use a larger block)", rows);
     const size_t forward = count_work(n, d, dv, b, p->threads).bytes;
     const size_t backward = attn_mra2_backward_f32_floats(n, d, dv, b);
     if (forward == 0 || backward > SIZE_MAX / sizeof(float))
