@@ -2481,12 +2481,12 @@ START_TEST(test_f32_plan_bytes)
     uint64_t seed = tu_seed();
     skit_rng rng;
     skit_rng_seed(&rng, seed);
-    const size_t n = 512, d = 32, dv = 32;
+    const size_t n = 2048, d = 32, dv = 32;
     double *q, *k, *v, *dy;
     float *q32 = random_f32(&rng, n * d, &q), *k32 = random_f32(&rng, n * d, &k), *v32 = random_f32(&rng, n * dv, &v);
     float *dy32 = random_f32(&rng, n * dv, &dy), *y32 = tu_alloc_f32(3 * n * d);
     double *y = tu_alloc(3 * n * d);
-    unsigned char refined[256];
+    unsigned char refined[4096];
     const skit_attention_method methods[] = {SKIT_ATTENTION_EXACT, SKIT_ATTENTION_MRA2, SKIT_ATTENTION_MRA2_SPARSE};
     for (size_t m = 0; m < 3; m++) {
         skit_attention_options o;

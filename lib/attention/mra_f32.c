@@ -243,20 +243,25 @@ int attn_mra_create_f32(skit_attention_plan *p)
     if (rows > 65535)
         return SKIT_ERROR(SKIT_ETOOBIG,
                           "n/block = %zu coarse blocks per row: need fewer than 65536 (use a larger block)", rows);
+    const int has_backward = p->o.method == SKIT_ATTENTION_MRA2;
     const size_t forward = count_work(n, d, dv, b, p->threads).bytes;
-    const size_t backward = attn_mra2_backward_f32_floats(n, d, dv, b);
+    const size_t backward = has_backward ? attn_mra2_backward_f32_floats(n, d, dv, b) : 0;
     if (forward == 0 || backward > SIZE_MAX / sizeof(float))
         return SKIT_ERROR(SKIT_EOVERFLOW, "MRA scratch size overflows size_t");
     mra_f32_impl *im = attn_plan_alloc(p, 1, sizeof *im);
     if (!im) return p->alloc_status;
     im->b = b;
     im->work = attn_plan_alloc(p, SKIT_MAX(forward, backward * sizeof(float)), 1);
-    p->refined = attn_plan_alloc(p, rows * rows, 1);
-    if (!im->work || !p->refined) return p->alloc_status;
+    if (!im->work) return p->alloc_status;
     p->impl = im;
     p->execute_f32 = mra_execute_f32;
     p->select = mra_select_f32;
-    if (p->o.method == SKIT_ATTENTION_MRA2) p->backward = mra_backward_f32;
-    else p->no_backward = "method = mra2s: the backward runs exact and mra2 plans";
+    if (!has_backward) {
+        p->no_backward = "method = mra2s: the backward runs exact and mra2 plans";
+        return SKIT_OK;
+    }
+    p->refined = attn_plan_alloc(p, rows * rows, 1);
+    if (!p->refined) return p->alloc_status;
+    p->backward = mra_backward_f32;
     return SKIT_OK;
 }
