@@ -8,7 +8,7 @@
  * Operators: the Toeplitz FFT matvec (per-channel matrices), TNO, FD-TNO
  * and SKI-TNO (bidirectional and causal) execute and forward (update +
  * execute), and
- * exact attention (skit_attention_exact against _exact_f32, held to the
+ * exact attention (float64 and float32 attention plans, held to the
  * entry-wise bound of skit/attention.h). */
 #include "config.h"
 
@@ -68,7 +68,8 @@ static void run_tno(void *p)
 }
 
 typedef struct attention_body {
-    size_t n, d;
+    const skit_attention_plan *plan;
+    size_t n;
     const void *q, *k, *v;
     void *y;
     int f32;
@@ -77,11 +78,10 @@ typedef struct attention_body {
 static void run_attention(void *p)
 {
     attention_body *b = p;
-    double scale = 1.0 / sqrt((double)b->d);
     if (b->f32)
-        skit_attention_exact_f32(b->n, b->d, b->d, b->q, b->n, b->k, b->n, b->v, b->n, scale, NULL, b->y, b->n);
+        skit_attention_plan_execute_f32(b->plan, b->q, b->n, b->k, b->n, b->v, b->n, NULL, b->y, b->n, NULL);
     else
-        skit_attention_exact(b->n, b->d, b->d, b->q, b->n, b->k, b->n, b->v, b->n, scale, NULL, b->y, b->n);
+        skit_attention_plan_execute(b->plan, b->q, b->n, b->k, b->n, b->v, b->n, NULL, b->y, b->n, NULL);
 }
 
 /* max over channels (count of them, len values each, channel c at c*ld and
@@ -240,7 +240,7 @@ static int time_tno(cli_table *t, skit_tno_kind kind, skit_causality causality, 
     return status;
 }
 
-/* Largest |y32 - y64| over the entry-wise bound of skit_attention_exact_f32
+/* Largest |y32 - y64| over the entry-wise bound of a float32 exact plan
  * (skit/attention.h) with G_i <= scale ||q_i||_2 max_j ||k_j||_2 (Cauchy-
  * Schwarz: a larger, still valid bound) and t >= 16. */
 static double attention_over_bound(size_t n, size_t d, const double *q, const double *k, const double *v,
@@ -270,16 +270,24 @@ static double attention_over_bound(size_t n, size_t d, const double *q, const do
 static int time_attention(cli_table *t, size_t n, size_t rounds, skit_rng *rng)
 {
     const size_t d = 64, total = n * d;
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_EXACT);
+    skit_attention_plan *p64 = NULL, *p32 = NULL;
+    int status = skit_attention_plan_create(&p64, n, d, d, &o);
+    o.precision = SKIT_PRECISION_F32;
+    if (status == SKIT_OK) status = skit_attention_plan_create(&p32, n, d, d, &o);
     double *x64 = skit_malloc(4 * total, sizeof(double));
     float *x32 = skit_malloc(4 * total, sizeof(float));
-    if (!x64 || !x32) {
+    if (status != SKIT_OK || !x64 || !x32) {
+        skit_attention_plan_destroy(p64);
+        skit_attention_plan_destroy(p32);
         skit_free(x64);
         skit_free(x32);
-        return SKIT_ENOMEM;
+        return status != SKIT_OK ? status : SKIT_ENOMEM;
     }
     random_pair(rng, 3 * total, x32, x64); /* q, k, v; y after them */
-    attention_body b64 = {n, d, x64, x64 + total, x64 + 2 * total, x64 + 3 * total, 0};
-    attention_body b32 = {n, d, x32, x32 + total, x32 + 2 * total, x32 + 3 * total, 1};
+    attention_body b64 = {p64, n, x64, x64 + total, x64 + 2 * total, x64 + 3 * total, 0};
+    attention_body b32 = {p32, n, x32, x32 + total, x32 + 2 * total, x32 + 3 * total, 1};
     bench_fn fns[2] = {run_attention, run_attention};
     void *ctx[2] = {&b64, &b32};
     double median[2], rel;
@@ -288,6 +296,8 @@ static int time_attention(cli_table *t, size_t n, size_t rounds, skit_rng *rng)
     errors(x32 + 3 * total, x64 + 3 * total, x32, d, n, n, 1, NULL, &rel, &(double){0});
     cli_table_rowf(t, "attention\tbidirectional\texact\t%zu\t%zu\t1\t%.6g\t%.6g\t%.3f\t%.3g\t%.3g", n, d, median[0],
                    median[1], median[0] / median[1], rel, over);
+    skit_attention_plan_destroy(p64);
+    skit_attention_plan_destroy(p32);
     skit_free(x64);
     skit_free(x32);
     return SKIT_OK;
@@ -393,7 +403,7 @@ int bench_precision(int argc, char **argv)
                       "||y32 - y64|| / (20 log2(2N) 2^-24 ||k||_1 ||x||), the float products' part of the documented "
                       "bound (TNO's adds (h+1) 2^-24 and its float32 RPE's M_c: skit/tno.h; ski: its whole bound, "
                       "(20 log2(2N) + 2r + 2h + m + 12) 2^-24 s_c ||x||, skit/tno.h; nan: kernel not known); "
-                      "attention: max entry |y32 - y64| over the entry-wise bound of skit_attention_exact_f32 (d = dv, "
+                      "attention: max entry |y32 - y64| over the entry-wise bound of a float32 exact plan (d = dv, "
                       "d = 64 in the column d)");
     skit_rng rng;
     skit_rng_seed(&rng, o.common.seed);

@@ -1971,7 +1971,32 @@ static void exact_f32_eta(size_t n, size_t d, const double *q, const double *k, 
     }
 }
 
-START_TEST(test_exact_f32_matches_f64)
+/* Q, K, V in both precisions (random_f32) */
+static void free_inputs(double *q, double *k, double *v, float *q32, float *k32, float *v32)
+{
+    skit_free(q), skit_free(k), skit_free(v), skit_free(q32), skit_free(k32), skit_free(v32);
+}
+
+static void destroy_pair(skit_attention_plan *a, skit_attention_plan *b)
+{
+    skit_attention_plan_destroy(a);
+    skit_attention_plan_destroy(b);
+}
+
+/* The float64 and float32 plans of options o (o->precision ignored). */
+static void plan_pair(size_t n, size_t d, size_t dv, skit_attention_options *o, skit_attention_plan **p64,
+                      skit_attention_plan **p32)
+{
+    o->precision = SKIT_PRECISION_F64;
+    TU_EXPECT_OK(skit_attention_plan_create(p64, n, d, dv, o));
+    o->precision = SKIT_PRECISION_F32;
+    TU_EXPECT_OK(skit_attention_plan_create(p32, n, d, dv, o));
+}
+
+/* The float32 exact plan against the float64 one on the same (float)
+ * inputs, entry by entry under skit/attention.h's bound; outputs poisoned
+ * (NaN) before each call; padded and causal; stats as the float64 plan's */
+START_TEST(test_exact_f32_plan_matches_f64)
 {
     uint64_t seed = tu_seed();
     skit_rng rng;
@@ -1985,29 +2010,71 @@ START_TEST(test_exact_f32_matches_f64)
             double *q, *k, *v;
             float *q32 = random_f32(&rng, n * d, &q), *k32 = random_f32(&rng, n * d, &k),
                   *v32 = random_f32(&rng, n * dv, &v);
-            double scale = (0.25 + 2.0 * skit_rng_uniform(&rng)) / sqrt((double)d);
+            skit_attention_options o;
+            skit_attention_options_init(&o, SKIT_ATTENTION_EXACT);
+            o.scale = (0.25 + 2.0 * skit_rng_uniform(&rng)) / sqrt((double)d);
+            o.causal = rep != 0 && skit_rng_uniform(&rng) < 0.5;
             unsigned char *pad = rep == 1 ? random_mask(&rng, n, 0.8) : NULL;
-            skit_attention_mask mask = {pad, rep != 0 && skit_rng_uniform(&rng) < 0.5};
+            skit_attention_plan *p64, *p32;
+            plan_pair(n, d, dv, &o, &p64, &p32);
             double *y64 = tu_alloc(n * dv), *eta = tu_alloc(n);
             float *y32 = tu_alloc_f32(n * dv);
-            TU_EXPECT_OK(skit_attention_exact_masked(n, d, dv, q, n, k, n, v, n, scale, &mask, y64, n));
-            TU_EXPECT_OK(skit_attention_exact_masked_f32(n, d, dv, q32, n, k32, n, v32, n, scale, &mask,
-                                                         y32, n));
-            exact_f32_eta(n, d, q, k, scale, eta);
+            skit_attention_stats s64, s32;
+            TU_EXPECT_OK(skit_attention_plan_execute(p64, q, n, k, n, v, n, pad, y64, n, &s64));
+            TU_EXPECT_OK(skit_attention_plan_execute_f32(p32, q32, n, k32, n, v32, n, pad, y32, n, &s32));
+            ck_assert(s32.entries == s64.entries && s32.work_fraction == s64.work_fraction && s32.levels == 0);
+            exact_f32_eta(n, d, q, k, (double)(float)o.scale, eta);
             double r = f32_bound_ratio(n, dv, y32, y64, v, eta, 4);
-            ck_assert_msg(r <= 1, "n %zu d %zu dv %zu rep %d: error / bound %g, seed %llu", n, d, dv,
-                          rep, r, (unsigned long long)seed);
-            if (!pad && !mask.causal) { /* the unmasked form is the same call */
-                tu_poison(y64, n * dv);
-                float *y2 = tu_alloc_f32(n * dv);
-                TU_EXPECT_OK(skit_attention_exact_f32(n, d, dv, q32, n, k32, n, v32, n, scale, NULL, y2, n));
-                ck_assert(memcmp(y2, y32, n * dv * sizeof(float)) == 0);
-                skit_free(y2);
-            }
+            ck_assert_msg(r <= 1, "n %zu d %zu dv %zu rep %d causal %d: error / bound %g, seed %llu", n, d, dv, rep,
+                          o.causal, r, (unsigned long long)seed);
             free(pad);
-            skit_free(q); skit_free(k); skit_free(v); skit_free(q32); skit_free(k32); skit_free(v32);
+            destroy_pair(p64, p32);
+            free_inputs(q, k, v, q32, k32, v32);
             skit_free(y64); skit_free(y32); skit_free(eta);
         }
+}
+END_TEST
+
+/* Leading dimensions above n: only the n rows of y are written, and the
+ * plan reads q, k, v through their leading dimensions (the same result
+ * as contiguous arrays, bit for bit) */
+START_TEST(test_f32_plan_leading_dimensions)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t n = 48, d = 5, dv = 3, ld = 53;
+    double *q, *k, *v;
+    float *q32 = random_f32(&rng, n * d, &q), *k32 = random_f32(&rng, n * d, &k), *v32 = random_f32(&rng, n * dv, &v);
+    float *qs = tu_alloc_f32(ld * d), *ks = tu_alloc_f32(ld * d), *vs = tu_alloc_f32(ld * dv);
+    for (size_t c = 0; c < d; c++)
+        for (size_t i = 0; i < n; i++) qs[i + c * ld] = q32[i + c * n], ks[i + c * ld] = k32[i + c * n];
+    for (size_t c = 0; c < dv; c++)
+        for (size_t i = 0; i < n; i++) vs[i + c * ld] = v32[i + c * n];
+    const skit_attention_method methods[] = {SKIT_ATTENTION_EXACT, SKIT_ATTENTION_MRA2, SKIT_ATTENTION_MRA2_SPARSE};
+    for (size_t m = 0; m < 3; m++) {
+        skit_attention_options o;
+        skit_attention_options_init(&o, methods[m]);
+        o.precision = SKIT_PRECISION_F32;
+        o.block = 8;
+        o.blocks_per_row[0] = 2;
+        skit_attention_plan *p;
+        TU_EXPECT_OK(skit_attention_plan_create(&p, n, d, dv, &o));
+        float *y = tu_alloc_f32(n * dv), *ys = tu_alloc_f32(ld * dv);
+        for (size_t i = 0; i < ld * dv; i++) ys[i] = 7.0f;
+        TU_EXPECT_OK(skit_attention_plan_execute_f32(p, q32, n, k32, n, v32, n, NULL, y, n, NULL));
+        TU_EXPECT_OK(skit_attention_plan_execute_f32(p, qs, ld, ks, ld, vs, ld, NULL, ys, ld, NULL));
+        for (size_t c = 0; c < dv; c++)
+            for (size_t i = 0; i < ld; i++)
+                ck_assert_msg(i < n ? ys[i + c * ld] == y[i + c * n] : ys[i + c * ld] == 7.0f,
+                              "%s: entry (%zu, %zu) of the strided output", skit_attention_method_name(methods[m]), i,
+                              c);
+        skit_free(y);
+        skit_free(ys);
+        skit_attention_plan_destroy(p);
+    }
+    free_inputs(q, k, v, q32, k32, v32);
+    skit_free(qs); skit_free(ks); skit_free(vs);
 }
 END_TEST
 
@@ -2146,41 +2213,22 @@ static double logit_bound(size_t n, size_t d, const double *q, const double *k, 
     return fabs(scale) * g;
 }
 
-/* skit_attention_mra_f32_with_work on scratch full of garbage (all bits
- * set: NaN as floats and doubles) gives the allocating call's output and
- * selection bit for bit; `small`: a workspace of one thread's size */
-static void expect_same_with_work(size_t n, size_t d, size_t dv, const float *q, const float *k, const float *v,
-                                  const skit_attention_options *o, const unsigned char *pad, const float *y,
-                                  const unsigned char *refined, int small, uint64_t seed)
+/* squares refined in a selection of rows x rows */
+static size_t count_refined(const unsigned char *refined, size_t rows)
 {
-    size_t rows = n / o->block, bytes = skit_attention_mra_f32_workspace(n, d, dv, o->block);
-    ck_assert(bytes > 0);
-#ifdef _OPENMP
-    if (small) {
-        int threads = omp_get_max_threads();
-        omp_set_num_threads(1);
-        bytes = skit_attention_mra_f32_workspace(n, d, dv, o->block);
-        omp_set_num_threads(threads);
-    }
-#else
-    (void)small;
-#endif
-    void *work = skit_malloc(bytes, 1);
-    memset(work, 0xff, bytes);
-    float *y2 = tu_alloc_f32(n * dv);
-    unsigned char *r2 = malloc(rows * rows);
-    memset(r2, 7, rows * rows);
-    TU_EXPECT_OK(skit_attention_mra_f32_with_work(n, d, dv, q, n, k, n, v, n, o, pad, y2, n, r2, work, bytes));
-    ck_assert_msg(!memcmp(r2, refined, rows * rows), "n %zu: with_work refined other squares, seed %llu", n,
-                  (unsigned long long)seed);
-    ck_assert_msg(!memcmp(y2, y, n * dv * sizeof(float)), "n %zu: with_work's output differs, seed %llu", n,
-                  (unsigned long long)seed);
-    skit_free(work);
-    skit_free(y2);
-    free(r2);
+    size_t count = 0;
+    for (size_t i = 0; i < rows * rows; i++) count += refined[i] != 0;
+    return count;
 }
 
-START_TEST(test_mra_f32_matches_f64)
+/* The float32 MRA plan against float64: its selection (select_f32, the
+ * same count as its stats) is Algorithm 1's up to the coarse logits' float
+ * error; where the float64 plan selects the same squares, the two plans'
+ * outputs are held to skit/attention.h's bound, otherwise the float32
+ * output against a dense float64 MRA-2 on the float32 plan's squares.
+ * The float64 plan's own selection (select) is its execute's: its output
+ * equals the dense reference on those squares. Outputs poisoned. */
+START_TEST(test_mra_f32_plan_matches_f64)
 {
     uint64_t seed = tu_seed();
     skit_rng rng;
@@ -2189,6 +2237,7 @@ START_TEST(test_mra_f32_matches_f64)
     static const size_t cases[][2] = {{4, 2}, {26, 2}, {55, 5}, {56, 8}, {64, 8}, {91, 7},
                                       {96, 32}, {120, 8}, {128, 16}, {208, 16}, {343, 7},
                                       {256, 32}, {384, 64}};
+    size_t same = 0, total = 0;
     for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++)
         for (int rep = 0; rep < 8; rep++) {
             size_t n = cases[ci][0], b = cases[ci][1], rows = n / b;
@@ -2207,18 +2256,34 @@ START_TEST(test_mra_f32_matches_f64)
             o.causal = rep >= 4 && rep < 6;
             unsigned char *pad = rep % 3 == 2 ? random_mask(&rng, n, 0.85) : NULL;
             mra_case m = {n, d, dv, b, o.scale, pad, o.causal, rep % 2};
-            unsigned char *refined = malloc(rows * rows);
-            memset(refined, 7, rows * rows);
-            double *y64 = tu_alloc(n * dv), *eta = tu_alloc(n);
+            skit_attention_plan *p64, *p32;
+            plan_pair(n, d, dv, &o, &p64, &p32);
+            unsigned char *r32 = malloc(rows * rows), *r64 = malloc(rows * rows);
+            memset(r32, 7, rows * rows), memset(r64, 7, rows * rows);
+            double *y64 = tu_alloc(n * dv), *ref = tu_alloc(n * dv), *eta = tu_alloc(n);
             float *y32 = tu_alloc_f32(n * dv);
-            TU_EXPECT_OK(skit_attention_mra_f32(n, d, dv, q32, n, k32, n, v32, n, &o, pad, y32, n, refined));
-            expect_same_with_work(n, d, dv, q32, k32, v32, &o, pad, y32, refined, rep % 2, seed);
-            mra2_given_selection(&m, q, k, v, refined, y64);
+            skit_attention_stats s32, s64;
+            TU_EXPECT_OK(skit_attention_plan_execute_f32(p32, q32, n, k32, n, v32, n, pad, y32, n, &s32));
+            TU_EXPECT_OK(skit_attention_plan_select_f32(p32, q32, n, k32, n, pad, r32));
+            TU_EXPECT_OK(skit_attention_plan_execute(p64, q, n, k, n, v, n, pad, y64, n, &s64));
+            TU_EXPECT_OK(skit_attention_plan_select(p64, q, n, k, n, pad, r64));
+            ck_assert(s32.levels == 2 && s32.refined[0] == count_refined(r32, rows));
+            ck_assert(s64.refined[0] == count_refined(r64, rows));
+            ck_assert_msg(s32.entries == (double)(rows * rows) + (double)s32.refined[0] * (double)(b * b),
+                          "stats.entries %g", s32.entries);
+            mra2_given_selection(&m, q, k, v, r64, ref);
+            double e64;
+            TU_EXPECT_OK(skit_attention_relative_error(n, dv, y64, n, ref, n, &e64));
+            ck_assert_msg(e64 < 1e-12, "n %zu b %zu: the float64 plan's select is not its execute's (%g), seed %llu",
+                          n, b, e64, (unsigned long long)seed);
+            int agree = !memcmp(r32, r64, rows * rows);
+            same += agree, total++;
+            if (!agree) mra2_given_selection(&m, q, k, v, r32, ref);
             double G = logit_bound(n, d, q, k, o.scale);
             for (size_t i = 0; i < n; i++)
                 eta[i] = TU_U32 * (((double)d + 2.0 * (double)b + 10) * G + 3.0 * (double)rows + 6);
             ck_assert_msg(eta[0] < 0.04, "test inputs too large for the first-order bound");
-            double r = f32_bound_ratio(n, dv, y32, y64, v, eta, 2.0 * (double)b + 4);
+            double r = f32_bound_ratio(n, dv, y32, agree ? y64 : ref, v, eta, 2.0 * (double)b + 4);
             ck_assert_msg(r <= 1, "n %zu b %zu d %zu rep %d: error / bound %g, seed %llu", n, b, d, rep,
                           r, (unsigned long long)seed);
             /* the selection: coarse logits off by <= (d + 2b + 4) u G, a
@@ -2226,17 +2291,22 @@ START_TEST(test_mra_f32_matches_f64)
             double *qm = malloc(rows * d * sizeof *qm), *km = malloc(rows * d * sizeof *km),
                    *cnt = malloc(rows * sizeof *cnt), *C = malloc(rows * rows * sizeof *C);
             coarse_f64(&m, q, k, qm, km, cnt, C);
-            check_selection(&m, &o, C, refined, 4.0 * ((double)d + 2.0 * (double)b + 4) * TU_U32 * G, seed);
+            check_selection(&m, &o, C, r32, 4.0 * ((double)d + 2.0 * (double)b + 4) * TU_U32 * G, seed);
             free(qm); free(km); free(cnt); free(C);
-            free(pad); free(refined);
-            skit_free(q); skit_free(k); skit_free(v); skit_free(q32); skit_free(k32); skit_free(v32);
-            skit_free(y64); skit_free(y32); skit_free(eta);
+            free(pad); free(r32); free(r64);
+            destroy_pair(p64, p32);
+            free_inputs(q, k, v, q32, k32, v32);
+            skit_free(y64); skit_free(ref); skit_free(y32); skit_free(eta);
         }
+    /* near-ties are rare: most cases compare the two plans directly */
+    ck_assert_msg(2 * same > total, "the precisions selected alike in %zu of %zu cases, seed %llu", same, total,
+                  (unsigned long long)seed);
 }
 END_TEST
 
-/* With every square refined, the float32 MRA-2 is exact attention: held
- * to the MRA bound against float64 exact attention, at a prime row count. */
+/* With every square refined, the float32 MRA-2 plan is exact attention:
+ * held to the MRA bound against the float64 exact plan, at a prime row
+ * count. */
 START_TEST(test_mra_f32_full_budget_is_exact)
 {
     uint64_t seed = tu_seed();
@@ -2246,78 +2316,203 @@ START_TEST(test_mra_f32_full_budget_is_exact)
     double *q, *k, *v;
     float *q32 = random_f32(&rng, n * d, &q), *k32 = random_f32(&rng, n * d, &k),
           *v32 = random_f32(&rng, n * dv, &v);
-    skit_attention_options o;
+    skit_attention_options o, e;
     skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
     o.block = b;
     o.blocks_per_row[0] = n / b;
+    o.precision = SKIT_PRECISION_F32;
+    skit_attention_options_init(&e, SKIT_ATTENTION_EXACT);
+    skit_attention_plan *p32, *p64;
+    TU_EXPECT_OK(skit_attention_plan_create(&p32, n, d, dv, &o));
+    TU_EXPECT_OK(skit_attention_plan_create(&p64, n, d, dv, &e));
     float *y32 = tu_alloc_f32(n * dv);
     double *y64 = tu_alloc(n * dv), *eta = tu_alloc(n), scale = 1 / sqrt((double)d);
-    TU_EXPECT_OK(skit_attention_mra_f32(n, d, dv, q32, n, k32, n, v32, n, &o, NULL, y32, n, NULL));
-    TU_EXPECT_OK(skit_attention_exact(n, d, dv, q, n, k, n, v, n, scale, NULL, y64, n));
+    TU_EXPECT_OK(skit_attention_plan_execute_f32(p32, q32, n, k32, n, v32, n, NULL, y32, n, NULL));
+    TU_EXPECT_OK(skit_attention_plan_execute(p64, q, n, k, n, v, n, NULL, y64, n, NULL));
     double G = logit_bound(n, d, q, k, scale);
     for (size_t i = 0; i < n; i++)
         eta[i] = TU_U32 * (((double)d + 2.0 * (double)b + 10) * G + 3.0 * (double)(n / b) + 6);
     double r = f32_bound_ratio(n, dv, y32, y64, v, eta, 2.0 * (double)b + 4);
     ck_assert_msg(r <= 1, "error / bound %g, seed %llu", r, (unsigned long long)seed);
-    skit_free(q); skit_free(k); skit_free(v); skit_free(q32); skit_free(k32); skit_free(v32);
+    destroy_pair(p32, p64);
+    free_inputs(q, k, v, q32, k32, v32);
     skit_free(y32); skit_free(y64); skit_free(eta);
 }
 END_TEST
 
-START_TEST(test_f32_attention_errors)
+/* Each precision's forms refuse the other's plans; float32 plans only for
+ * exact, mra2, mra2s on the cpu with two MRA levels; argument errors of
+ * the _f32 forms */
+START_TEST(test_f32_plan_errors)
 {
     size_t n = 64, d = 4, dv = 2;
-    float q[64 * 4] = {0}, k[64 * 4] = {0}, v[64 * 2] = {0}, y[64 * 2];
-    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, NULL, n, k, n, v, n, 1, NULL, y, n), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, 1, NULL, NULL, n), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_attention_exact_f32(0, d, dv, q, n, k, n, v, n, 1, NULL, y, n), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, 0, q, n, k, n, v, n, 1, NULL, y, n), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, 1e39, NULL, y, n), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, NAN, NULL, y, n), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n - 1, k, n, v, n, 1, NULL, y, n), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, 1, NULL, y, 3), SKIT_ESHAPE);
-    skit_attention_mask bad = {NULL, 2};
-    TU_EXPECT_STATUS(skit_attention_exact_masked_f32(n, d, dv, q, n, k, n, v, n, 1, &bad, y, n), SKIT_EDOM);
-    q[5] = NAN;
-    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, 1, NULL, y, n), SKIT_ENONFINITE);
-    q[5] = 0;
-    v[7] = INFINITY;
-    TU_EXPECT_STATUS(skit_attention_exact_f32(n, d, dv, q, n, k, n, v, n, 1, NULL, y, n), SKIT_ENONFINITE);
-    v[7] = 0;
+    float q[64 * 4] = {0}, k[64 * 4] = {0}, v[64 * 2] = {0}, y[64 * 2], g[64 * 4];
+    double qd[64 * 4] = {0}, kd[64 * 4] = {0}, vd[64 * 2] = {0}, yd[64 * 2], gd[64 * 4];
+    unsigned char refined[16];
     skit_attention_options o;
+    skit_attention_plan *p32 = NULL, *p64 = NULL;
+    for (int m = 0; m < SKIT_ATTENTION_METHOD_COUNT; m++) { /* the methods without a float32 plan */
+        if (m == SKIT_ATTENTION_EXACT || m == SKIT_ATTENTION_MRA2 || m == SKIT_ATTENTION_MRA2_SPARSE) continue;
+        skit_attention_options_init(&o, (skit_attention_method)m);
+        o.precision = SKIT_PRECISION_F32;
+        o.block = 16;
+        TU_EXPECT_STATUS(skit_attention_plan_create(&p32, n, d, dv, &o), SKIT_EUNSUPPORTED);
+        ck_assert_ptr_null(p32);
+    }
     skit_attention_options_init(&o, SKIT_ATTENTION_MRA2);
     o.block = 16;
-    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, NULL, NULL, y, n, NULL), SKIT_EINVAL);
+    o.blocks_per_row[0] = 2;
+    o.precision = (skit_precision)7;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&p32, n, d, dv, &o), SKIT_EINVAL);
+    o.precision = SKIT_PRECISION_F32;
+    o.device = SKIT_DEVICE_CUDA;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&p32, n, d, dv, &o), SKIT_EUNSUPPORTED);
+    o.device = SKIT_DEVICE_CPU;
+    o.levels = 3, o.scales[0] = 16, o.scales[1] = 4, o.scales[2] = 1;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&p32, n, d, dv, &o), SKIT_EUNSUPPORTED);
+    o.levels = 2, o.scales[1] = 2; /* two levels, but not down to single tokens */
+    TU_EXPECT_STATUS(skit_attention_plan_create(&p32, n, d, dv, &o), SKIT_EUNSUPPORTED);
+    o.levels = 0;
+    o.scale = 1e39;
+    TU_EXPECT_STATUS(skit_attention_plan_create(&p32, n, d, dv, &o), SKIT_EDOM);
+    o.scale = 0;
     o.block = 24; /* does not divide n */
-    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_plan_create(&p32, n, d, dv, &o), SKIT_ESHAPE);
     o.block = 16;
     o.blocks_per_row[0] = 5;
-    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_plan_create(&p32, n, d, dv, &o), SKIT_EDOM);
     o.blocks_per_row[0] = 2;
-    o.levels = 3;
-    o.scales[0] = 16, o.scales[1] = 4, o.scales[2] = 1;
-    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL),
-                     SKIT_EUNSUPPORTED);
-    o.levels = 0;
-    o.method = SKIT_ATTENTION_EXACT;
-    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL), SKIT_EINVAL);
-    o.method = SKIT_ATTENTION_MRA2;
-    o.scale = -1;
-    TU_EXPECT_STATUS(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL), SKIT_EDOM);
-    o.scale = 0;
-    TU_EXPECT_OK(skit_attention_mra_f32(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL));
-    /* the caller's scratch: NULL, misaligned, too small */
-    size_t bytes = skit_attention_mra_f32_workspace(n, d, dv, 16);
-    ck_assert(bytes > 0 && skit_attention_mra_f32_workspace(n, d, dv, 0) == 0);
-    unsigned char *work = skit_malloc(bytes + 64, 1);
-    TU_EXPECT_STATUS(skit_attention_mra_f32_with_work(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL, NULL, bytes),
-                     SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_attention_mra_f32_with_work(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL, work + 8,
-                                                      bytes), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_attention_mra_f32_with_work(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL, work, 64),
-                     SKIT_EDOM);
-    TU_EXPECT_OK(skit_attention_mra_f32_with_work(n, d, dv, q, n, k, n, v, n, &o, NULL, y, n, NULL, work, bytes));
-    skit_free(work);
+    TU_EXPECT_OK(skit_attention_plan_create(&p32, n, d, dv, &o));
+    o.precision = SKIT_PRECISION_F64;
+    TU_EXPECT_OK(skit_attention_plan_create(&p64, n, d, dv, &o));
+    /* the other precision's forms: SKIT_EINVAL */
+    TU_EXPECT_STATUS(skit_attention_plan_execute(p32, qd, n, kd, n, vd, n, NULL, yd, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_execute_f32(p64, q, n, k, n, v, n, NULL, y, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_backward(p32, qd, n, kd, n, vd, n, NULL, NULL, vd, n, gd, n, NULL, n, NULL,
+                                                  n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_backward_f32(p64, q, n, k, n, v, n, NULL, NULL, v, n, g, n, NULL, n, NULL,
+                                                      n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_select(p32, qd, n, kd, n, NULL, refined), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_select_f32(p64, q, n, k, n, NULL, refined), SKIT_EINVAL);
+    /* arguments of the _f32 forms */
+    TU_EXPECT_STATUS(skit_attention_plan_execute_f32(NULL, q, n, k, n, v, n, NULL, y, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_execute_f32(p32, NULL, n, k, n, v, n, NULL, y, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_execute_f32(p32, q, n, k, n, v, n, NULL, NULL, n, NULL), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_execute_f32(p32, q, n - 1, k, n, v, n, NULL, y, n, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_plan_execute_f32(p32, q, n, k, n, v, n, NULL, y, 3, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_plan_select_f32(p32, q, n, k, n, NULL, NULL), SKIT_EINVAL);
+    q[5] = NAN;
+    TU_EXPECT_STATUS(skit_attention_plan_execute_f32(p32, q, n, k, n, v, n, NULL, y, n, NULL), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_attention_plan_select_f32(p32, q, n, k, n, NULL, refined), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_attention_plan_backward_f32(p32, q, n, k, n, v, n, NULL, NULL, v, n, g, n, NULL, n, NULL,
+                                                      n), SKIT_ENONFINITE);
+    q[5] = 0;
+    v[7] = INFINITY;
+    TU_EXPECT_STATUS(skit_attention_plan_execute_f32(p32, q, n, k, n, v, n, NULL, y, n, NULL), SKIT_ENONFINITE);
+    v[7] = 0;
+    TU_EXPECT_OK(skit_attention_plan_execute_f32(p32, q, n, k, n, v, n, NULL, y, n, NULL));
+    TU_EXPECT_STATUS(skit_attention_plan_backward_f32(p32, q, n, k, n, v, n, NULL, NULL, NULL, n, g, n, NULL, n, NULL,
+                                                      n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_backward_f32(p32, q, n, k, n, v, n, NULL, NULL, v, n - 1, g, n, NULL, n,
+                                                      NULL, n), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_plan_backward_f32(p32, q, n, k, n, v, n, NULL, NULL, v, n, g, n - 1, NULL, n,
+                                                      NULL, n), SKIT_ESHAPE);
+    unsigned char pad[64];
+    memset(pad, 1, sizeof pad);
+    TU_EXPECT_STATUS(skit_attention_plan_backward_f32(p32, q, n, k, n, v, n, pad, NULL, v, n, g, n, NULL, n, NULL, n),
+                     SKIT_EUNSUPPORTED); /* MRA-2's backward takes no padding */
+    TU_EXPECT_STATUS(skit_attention_plan_backward(p64, qd, n, kd, n, vd, n, pad, NULL, vd, n, gd, n, NULL, n, NULL,
+                                                  n), SKIT_EUNSUPPORTED);
+    destroy_pair(p32, p64);
+    /* a causal MRA-2 backward needs every diagonal square refined */
+    o.causal = 1;
+    for (int f32 = 0; f32 < 2; f32++) {
+        o.precision = f32 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
+        skit_attention_plan *p;
+        TU_EXPECT_OK(skit_attention_plan_create(&p, n, d, dv, &o));
+        memset(refined, 0, sizeof refined);
+        TU_EXPECT_STATUS(f32 ? skit_attention_plan_backward_f32(p, q, n, k, n, v, n, NULL, refined, v, n, g, n, NULL,
+                                                                n, NULL, n)
+                             : skit_attention_plan_backward(p, qd, n, kd, n, vd, n, NULL, refined, vd, n, gd, n, NULL,
+                                                            n, NULL, n),
+                         SKIT_EINVAL);
+        skit_attention_plan_destroy(p);
+    }
+    /* no backward: mra2s, more MRA levels, the baselines; no selection
+     * but MRA's */
+    const struct {
+        skit_attention_method method;
+        size_t levels;
+        skit_precision precision;
+    } none[] = {{SKIT_ATTENTION_MRA2_SPARSE, 0, SKIT_PRECISION_F32},
+                {SKIT_ATTENTION_MRA2_SPARSE, 0, SKIT_PRECISION_F64},
+                {SKIT_ATTENTION_MRA2, 3, SKIT_PRECISION_F64},
+                {SKIT_ATTENTION_LOWRANK, 0, SKIT_PRECISION_F64},
+                {SKIT_ATTENTION_WINDOW, 0, SKIT_PRECISION_F64}};
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+        skit_attention_options_init(&o, none[i].method);
+        o.block = 16, o.blocks_per_row[0] = o.blocks_per_row[1] = 2, o.rank = 8;
+        o.levels = none[i].levels, o.scales[0] = 16, o.scales[1] = 4, o.scales[2] = 1;
+        o.precision = none[i].precision;
+        skit_attention_plan *p;
+        TU_EXPECT_OK(skit_attention_plan_create(&p, n, d, dv, &o));
+        TU_EXPECT_STATUS(none[i].precision == SKIT_PRECISION_F32
+                             ? skit_attention_plan_backward_f32(p, q, n, k, n, v, n, NULL, NULL, v, n, g, n, NULL, n,
+                                                                NULL, n)
+                             : skit_attention_plan_backward(p, qd, n, kd, n, vd, n, NULL, NULL, vd, n, gd, n, NULL, n,
+                                                            NULL, n),
+                         SKIT_EUNSUPPORTED);
+        if (none[i].method == SKIT_ATTENTION_LOWRANK || none[i].method == SKIT_ATTENTION_WINDOW)
+            TU_EXPECT_STATUS(skit_attention_plan_select(p, qd, n, kd, n, NULL, refined), SKIT_EUNSUPPORTED);
+        skit_attention_plan_destroy(p);
+    }
+    skit_attention_options_init(&o, SKIT_ATTENTION_EXACT);
+    o.precision = SKIT_PRECISION_F32;
+    TU_EXPECT_OK(skit_attention_plan_create(&p32, n, d, dv, &o));
+    TU_EXPECT_STATUS(skit_attention_plan_select_f32(p32, q, n, k, n, NULL, refined), SKIT_EUNSUPPORTED);
+    skit_attention_plan_destroy(p32);
+}
+END_TEST
+
+/* A float32 plan's scratch is float: its memory well under the float64
+ * plan's of the same options; calls change no plan's memory */
+START_TEST(test_f32_plan_bytes)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t n = 2048, d = 32, dv = 32;
+    double *q, *k, *v, *dy;
+    float *q32 = random_f32(&rng, n * d, &q), *k32 = random_f32(&rng, n * d, &k), *v32 = random_f32(&rng, n * dv, &v);
+    float *dy32 = random_f32(&rng, n * dv, &dy), *y32 = tu_alloc_f32(3 * n * d);
+    double *y = tu_alloc(3 * n * d);
+    unsigned char refined[4096];
+    const skit_attention_method methods[] = {SKIT_ATTENTION_EXACT, SKIT_ATTENTION_MRA2, SKIT_ATTENTION_MRA2_SPARSE};
+    for (size_t m = 0; m < 3; m++) {
+        skit_attention_options o;
+        skit_attention_options_init(&o, methods[m]);
+        skit_attention_plan *p64, *p32;
+        plan_pair(n, d, dv, &o, &p64, &p32);
+        size_t b64 = skit_attention_plan_bytes(p64), b32 = skit_attention_plan_bytes(p32);
+        ck_assert_msg(b32 > 0 && 10 * b32 < 7 * b64, "%s: float32 plan %zu bytes, float64 %zu",
+                      skit_attention_method_name(methods[m]), b32, b64);
+        TU_EXPECT_OK(skit_attention_plan_execute(p64, q, n, k, n, v, n, NULL, y, n, NULL));
+        TU_EXPECT_OK(skit_attention_plan_execute_f32(p32, q32, n, k32, n, v32, n, NULL, y32, n, NULL));
+        if (methods[m] != SKIT_ATTENTION_EXACT) {
+            TU_EXPECT_OK(skit_attention_plan_select(p64, q, n, k, n, NULL, refined));
+            TU_EXPECT_OK(skit_attention_plan_select_f32(p32, q32, n, k32, n, NULL, refined));
+        }
+        if (methods[m] != SKIT_ATTENTION_MRA2_SPARSE) {
+            TU_EXPECT_OK(skit_attention_plan_backward(p64, q, n, k, n, v, n, NULL, NULL, dy, n, y, n, y + n * d, n,
+                                                      y + 2 * n * d, n));
+            TU_EXPECT_OK(skit_attention_plan_backward_f32(p32, q32, n, k32, n, v32, n, NULL, NULL, dy32, n, y32, n,
+                                                          y32 + n * d, n, y32 + 2 * n * d, n));
+        }
+        ck_assert(skit_attention_plan_bytes(p64) == b64 && skit_attention_plan_bytes(p32) == b32);
+        destroy_pair(p64, p32);
+    }
+    skit_free(q); skit_free(k); skit_free(v); skit_free(dy);
+    skit_free(q32); skit_free(k32); skit_free(v32); skit_free(dy32); skit_free(y32); skit_free(y);
 }
 END_TEST
 
@@ -2337,10 +2532,12 @@ static Suite *attention_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("float32");
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_exact_f32_matches_f64);
-    tcase_add_test(tc, test_mra_f32_matches_f64);
+    tcase_add_test(tc, test_exact_f32_plan_matches_f64);
+    tcase_add_test(tc, test_f32_plan_leading_dimensions);
+    tcase_add_test(tc, test_mra_f32_plan_matches_f64);
     tcase_add_test(tc, test_mra_f32_full_budget_is_exact);
-    tcase_add_test(tc, test_f32_attention_errors);
+    tcase_add_test(tc, test_f32_plan_errors);
+    tcase_add_test(tc, test_f32_plan_bytes);
     suite_add_tcase(s, tc);
     tc = tcase_create("mra");
     tcase_set_timeout(tc, 60);

@@ -820,23 +820,51 @@ static void att32_check(const att32 *a, uint64_t seed)
     check_gradients_f32(&k, eS, eP, 1, entries);
 }
 
-static void att32_run(att32 *a, float *work, uint64_t seed)
+/* the float64 and float32 plans of a problem: exact attention, or MRA-2
+ * (block > 0: its block, budget and selection rule) */
+static void att32_plans(const att32 *a, size_t block, size_t per_row, int per_row_selection, skit_attention_plan **p64,
+                        skit_attention_plan **p32)
 {
-    const size_t n = a->n, d = a->d, dv = a->dv;
-    TU_EXPECT_OK(skit_attention_exact_backward_masked(n, d, dv, a->q, n, a->k, n, a->v, n, a->scale, &a->mask, a->dy,
-                                                      n, a->dq, n, a->dk, n, a->dv64, n, NULL));
-    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, d, dv, a->qf, n, a->kf, n, a->vf, n, a->scale, &a->mask,
-                                                          a->dyf, n, a->dqf, n, a->dkf, n, a->dvf, n, work));
-    TU_EXPECT_OK(skit_attention_matrix_masked(n, d, a->q, n, a->k, n, a->scale, &a->mask, a->S, n));
+    skit_attention_options o;
+    skit_attention_options_init(&o, block ? SKIT_ATTENTION_MRA2 : SKIT_ATTENTION_EXACT);
+    o.scale = a->scale;
+    o.causal = a->mask.causal;
+    o.block = block;
+    o.blocks_per_row[0] = per_row;
+    o.selection = per_row_selection ? SKIT_MRA_PER_ROW : SKIT_MRA_GLOBAL;
+    TU_EXPECT_OK(skit_attention_plan_create(p64, a->n, a->d, a->dv, &o));
+    o.precision = SKIT_PRECISION_F32;
+    TU_EXPECT_OK(skit_attention_plan_create(p32, a->n, a->d, a->dv, &o));
+}
+
+/* both plans' backwards (refined: MRA-2's squares, for both) */
+static void att32_backwards(const att32 *a, const skit_attention_plan *p64, const skit_attention_plan *p32,
+                            const unsigned char *refined)
+{
+    const size_t n = a->n;
+    TU_EXPECT_OK(skit_attention_plan_backward(p64, a->q, n, a->k, n, a->v, n, a->mask.padding, refined, a->dy, n,
+                                              a->dq, n, a->dk, n, a->dv64, n));
+    TU_EXPECT_OK(skit_attention_plan_backward_f32(p32, a->qf, n, a->kf, n, a->vf, n, a->mask.padding, refined, a->dyf,
+                                                  n, a->dqf, n, a->dkf, n, a->dvf, n));
+}
+
+static void att32_run(att32 *a, uint64_t seed)
+{
+    skit_attention_plan *p64, *p32;
+    att32_plans(a, 0, 0, 0, &p64, &p32);
+    att32_backwards(a, p64, p32, NULL);
+    TU_EXPECT_OK(skit_attention_matrix_masked(a->n, a->d, a->q, a->n, a->k, a->n, a->scale, &a->mask, a->S, a->n));
     att32_check(a, seed);
+    skit_attention_plan_destroy(p64);
+    skit_attention_plan_destroy(p32);
 }
 
 static const size_t att32_sizes[] = {1, 2, 3, 5, 7, 13, 31, 63, 64, 65, 97, 128, 131};
 #define NATT32 (sizeof att32_sizes / sizeof *att32_sizes)
 
-/* float32 against float64 over odd, prime and tile-edge n, causal or not,
- * padded or not, several temperatures; outputs NaN-poisoned (tu_alloc_f32);
- * work given or NULL */
+/* the float32 exact plan's backward against the float64 plan's over odd,
+ * prime and tile-edge n, causal or not, padded or not, several
+ * temperatures; outputs NaN-poisoned (tu_alloc_f32) */
 START_TEST(test_attention_backward_f32)
 {
     uint64_t seed = tu_seed();
@@ -851,20 +879,17 @@ START_TEST(test_attention_backward_f32)
             a.mask.causal = variant & 1;
             a.mask.padding = variant & 2 ? pad : NULL;
             att32_alloc(&a, &rng);
-            float *work = variant < 2 ? skit_malloc(skit_attention_exact_backward_f32_workspace(a.n), sizeof(float))
-                                      : NULL;
-            att32_run(&a, work, seed);
+            att32_run(&a, seed);
             for (size_t i = 0; a.mask.padding && i < a.n; i++)
                 for (size_t c = 0; !pad[i] && c < a.d; c++)
                     ck_assert(a.dqf[i + c * a.n] == 0.0f && a.dkf[i + c * a.n] == 0.0f);
-            skit_free(work);
             att32_free(&a);
             free(pad);
         }
 }
 END_TEST
 
-/* a gradient left NULL changes none of the others, bit for bit */
+/* a gradient left NULL changes none of the others, bit for bit; errors */
 START_TEST(test_attention_backward_f32_null_outputs)
 {
     uint64_t seed = tu_seed();
@@ -873,24 +898,29 @@ START_TEST(test_attention_backward_f32_null_outputs)
     att32 a = {.n = 70, .d = 3, .dv = 4, .scale = 0.5, .mask = {NULL, 1}};
     att32_alloc(&a, &rng);
     const size_t n = a.n;
-    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, &a.mask,
-                                                          a.dyf, n, a.dqf, n, a.dkf, n, a.dvf, n, NULL));
+    skit_attention_plan *p64, *p32;
+    att32_plans(&a, 0, 0, 0, &p64, &p32);
+    TU_EXPECT_OK(skit_attention_plan_backward_f32(p32, a.qf, n, a.kf, n, a.vf, n, NULL, NULL, a.dyf, n, a.dqf, n,
+                                                  a.dkf, n, a.dvf, n));
     float *only = tu_alloc_f32(n * a.d);
-    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, &a.mask,
-                                                          a.dyf, n, NULL, n, only, n, NULL, n, NULL));
+    TU_EXPECT_OK(skit_attention_plan_backward_f32(p32, a.qf, n, a.kf, n, a.vf, n, NULL, NULL, a.dyf, n, NULL, n, only,
+                                                  n, NULL, n));
     ck_assert_msg(!memcmp(only, a.dkf, n * a.d * sizeof(float)), "dk alone differs (seed %llu)",
                   (unsigned long long)seed);
-    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1e39, NULL, a.dyf,
-                                                       n, a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, NULL, n,
-                                                       a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, a.dyf, n,
-                                                       a.dqf, n - 1, NULL, n, NULL, n, NULL), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(0, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, a.dyf, n,
-                                                       a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EDOM);
+    TU_EXPECT_STATUS(skit_attention_plan_backward_f32(p32, a.qf, n, a.kf, n, a.vf, n, NULL, NULL, NULL, n, a.dqf, n,
+                                                      NULL, n, NULL, n), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_attention_plan_backward_f32(p32, a.qf, n, a.kf, n, a.vf, n, NULL, NULL, a.dyf, n, a.dqf,
+                                                      n - 1, NULL, n, NULL, n), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_attention_plan_backward_f32(p32, a.qf, n - 1, a.kf, n, a.vf, n, NULL, NULL, a.dyf, n, a.dqf,
+                                                      n, NULL, n, NULL, n), SKIT_ESHAPE);
     a.dyf[5] = NAN;
-    TU_EXPECT_STATUS(skit_attention_exact_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, NULL, a.dyf, n,
-                                                       a.dqf, n, NULL, n, NULL, n, NULL), SKIT_ENONFINITE);
+    TU_EXPECT_STATUS(skit_attention_plan_backward_f32(p32, a.qf, n, a.kf, n, a.vf, n, NULL, NULL, a.dyf, n, a.dqf, n,
+                                                      NULL, n, NULL, n), SKIT_ENONFINITE);
+    a.dy[5] = NAN;
+    TU_EXPECT_STATUS(skit_attention_plan_backward(p64, a.q, n, a.k, n, a.v, n, NULL, NULL, a.dy, n, a.dq, n, NULL, n,
+                                                  NULL, n), SKIT_ENONFINITE);
+    skit_attention_plan_destroy(p64);
+    skit_attention_plan_destroy(p32);
     skit_free(only);
     att32_free(&a);
 }
@@ -985,21 +1015,38 @@ static void mra32t_check(const mra32t *m, uint64_t seed)
     check_gradients_f32(&k, eS, eP, 3, entries);
 }
 
-static void mra32t_run(mra32t *m, size_t per_row, int per_row_selection, float *work, uint64_t seed)
+/* The float64 plan's selection held fixed for both plans' backwards; and
+ * each plan's backward with refined NULL is its backward on its own
+ * selection (skit_attention_plan_select), bit for bit */
+static void mra32t_run(mra32t *m, size_t per_row, int per_row_selection, uint64_t seed)
 {
     att32 *a = &m->a;
-    const size_t n = a->n, d = a->d, dv = a->dv;
-    const int causal = a->mask.causal;
-    TU_EXPECT_OK(skit_mra2_select(n, d, a->q, n, a->k, n, a->scale, m->b, per_row,
-                                  per_row_selection ? SKIT_MRA_PER_ROW : SKIT_MRA_GLOBAL, causal, m->refined, NULL));
-    TU_EXPECT_OK((causal ? skit_mra2_backward_causal : skit_mra2_backward)(n, d, dv, a->q, n, a->k, n, a->v, n,
-                                                                           a->scale, m->b, m->refined, a->dy, n,
-                                                                           a->dq, n, a->dk, n, a->dv64, n, NULL));
-    TU_EXPECT_OK((causal ? skit_mra2_backward_causal_f32 : skit_mra2_backward_f32)(
-        n, d, dv, a->qf, n, a->kf, n, a->vf, n, a->scale, m->b, m->refined, a->dyf, n, a->dqf, n, a->dkf, n, a->dvf,
-        n, work));
-    mra32t_split(m, causal);
+    const size_t n = a->n, d = a->d, dv = a->dv, nd = n * d, nv = n * dv, rows = m->rows;
+    skit_attention_plan *p64, *p32;
+    att32_plans(a, m->b, per_row, per_row_selection, &p64, &p32);
+    TU_EXPECT_OK(skit_attention_plan_select(p64, a->q, n, a->k, n, NULL, m->refined));
+    att32_backwards(a, p64, p32, m->refined);
+    mra32t_split(m, a->mask.causal);
     mra32t_check(m, seed);
+    unsigned char *own = malloc(rows * rows);
+    float *g32 = tu_alloc_f32(2 * nd + nv), *h32 = tu_alloc_f32(2 * nd + nv);
+    double *g64 = tu_alloc(2 * nd + nv), *h64 = tu_alloc(2 * nd + nv);
+    TU_EXPECT_OK(skit_attention_plan_select_f32(p32, a->qf, n, a->kf, n, NULL, own));
+    TU_EXPECT_OK(skit_attention_plan_backward_f32(p32, a->qf, n, a->kf, n, a->vf, n, NULL, own, a->dyf, n, g32, n,
+                                                  g32 + nd, n, g32 + 2 * nd, n));
+    TU_EXPECT_OK(skit_attention_plan_backward_f32(p32, a->qf, n, a->kf, n, a->vf, n, NULL, NULL, a->dyf, n, h32, n,
+                                                  h32 + nd, n, h32 + 2 * nd, n));
+    ck_assert_msg(!memcmp(g32, h32, (2 * nd + nv) * sizeof(float)), "f32: refined NULL is not the plan's selection "
+                  "(seed %llu)", (unsigned long long)seed);
+    TU_EXPECT_OK(skit_attention_plan_backward(p64, a->q, n, a->k, n, a->v, n, NULL, NULL, a->dy, n, g64, n, g64 + nd, n,
+                                              g64 + 2 * nd, n));
+    ck_assert_msg(!memcmp(g64, a->dq, nd * sizeof(double)) && !memcmp(g64 + nd, a->dk, nd * sizeof(double)) &&
+                      !memcmp(g64 + 2 * nd, a->dv64, nv * sizeof(double)),
+                  "f64: refined NULL is not the plan's selection (seed %llu)", (unsigned long long)seed);
+    free(own);
+    skit_free(g32), skit_free(h32), skit_free(g64), skit_free(h64);
+    skit_attention_plan_destroy(p64);
+    skit_attention_plan_destroy(p32);
 }
 
 /* (n, block): even and odd blocks, a prime number of blocks, b = n / 2 */
@@ -1007,9 +1054,9 @@ static const size_t mra32_sizes[][2] = {{4, 2},  {6, 2},  {14, 2},  {21, 3}, {26
                                         {39, 3}, {64, 8}, {96, 8}, {128, 16}, {130, 2}};
 #define NMRA32 (sizeof mra32_sizes / sizeof *mra32_sizes)
 
-/* float32 against float64 with the same refined squares (Algorithm 1,
- * global and per row, causal or not), outputs NaN-poisoned, work given or
- * NULL */
+/* the float32 MRA-2 plan's backward against the float64 plan's with the
+ * same refined squares (Algorithm 1, global and per row, causal or not),
+ * outputs NaN-poisoned */
 START_TEST(test_mra2_backward_f32)
 {
     uint64_t seed = tu_seed();
@@ -1026,11 +1073,7 @@ START_TEST(test_mra2_backward_f32)
             m.Sc = tu_alloc(m.a.n * m.a.n);
             m.refined = malloc(m.rows * m.rows);
             size_t per_row = 1 + (size_t)skit_rng_below(&rng, m.rows);
-            float *work = variant < 2 ? skit_malloc(skit_mra2_backward_f32_workspace(m.a.n, m.a.d, m.a.dv, m.b),
-                                                    sizeof(float))
-                                      : NULL;
-            mra32t_run(&m, per_row, variant >> 1, work, seed);
-            skit_free(work);
+            mra32t_run(&m, per_row, variant >> 1, seed);
             skit_free(m.Sc);
             free(m.refined);
             att32_free(&m.a);
@@ -1040,62 +1083,49 @@ END_TEST
 
 /* every square refined: the float32 MRA-2 backward is the float32 exact
  * one up to rounding (both within their bounds of the same float64
- * gradients); errors */
-START_TEST(test_mra2_backward_f32_errors)
+ * gradients) */
+START_TEST(test_mra2_backward_f32_all_refined)
 {
     uint64_t seed = tu_seed();
     skit_rng rng;
     skit_rng_seed(&rng, seed);
-    att32 a = {.n = 12, .d = 2, .dv = 3, .scale = 0.5};
+    att32 a = {.n = 12, .d = 2, .dv = 3, .scale = 0.5, .mask = {NULL, 1}};
     att32_alloc(&a, &rng);
     const size_t n = a.n;
-    unsigned char refined[36];
-    memset(refined, 0, sizeof refined);
-    TU_EXPECT_STATUS(skit_mra2_backward_causal_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, 2, refined, a.dyf, n,
-                                                   a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_mra2_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, 5, refined, a.dyf, n, a.dqf,
-                                            n, NULL, n, NULL, n, NULL), SKIT_ESHAPE);
-    TU_EXPECT_STATUS(skit_mra2_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, 2, NULL, a.dyf, n, a.dqf, n,
-                                            NULL, n, NULL, n, NULL), SKIT_EINVAL);
-    TU_EXPECT_STATUS(skit_mra2_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, INFINITY, 2, refined, a.dyf, n,
-                                            a.dqf, n, NULL, n, NULL, n, NULL), SKIT_EDOM);
-    TU_EXPECT_STATUS(skit_mra2_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, 1, 2, refined, a.dyf, n, a.dqf,
-                                            n - 1, NULL, n, NULL, n, NULL), SKIT_ESHAPE);
+    unsigned char refined[9];
     memset(refined, 1, sizeof refined);
+    skit_attention_plan *m64, *m32, *e64, *e32;
+    att32_plans(&a, 4, 3, 0, &m64, &m32);
+    att32_plans(&a, 0, 0, 0, &e64, &e32);
     float *g = tu_alloc_f32(3 * n * a.d);
-    TU_EXPECT_OK(skit_mra2_backward_causal_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, 4, refined, a.dyf, n,
-                                               g, n, g + n * a.d, n, a.dvf, n, NULL));
-    skit_attention_mask causal = {NULL, 1};
-    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, &causal,
-                                                          a.dyf, n, a.dqf, n, a.dkf, n, NULL, n, NULL));
+    TU_EXPECT_OK(skit_attention_plan_backward_f32(m32, a.qf, n, a.kf, n, a.vf, n, NULL, refined, a.dyf, n, g, n,
+                                                  g + n * a.d, n, a.dvf, n));
+    TU_EXPECT_OK(skit_attention_plan_backward_f32(e32, a.qf, n, a.kf, n, a.vf, n, NULL, NULL, a.dyf, n, a.dqf, n,
+                                                  a.dkf, n, NULL, n));
     for (size_t i = 0; i < n * a.d; i++)
         ck_assert_msg(fabsf(g[i] - a.dqf[i]) < 1e-5f && fabsf(g[n * a.d + i] - a.dkf[i]) < 1e-5f,
                       "all refined vs exact, entry %zu (seed %llu)", i, (unsigned long long)seed);
+    skit_attention_plan_destroy(m64), skit_attention_plan_destroy(m32);
+    skit_attention_plan_destroy(e64), skit_attention_plan_destroy(e32);
     skit_free(g);
     att32_free(&a);
 }
 END_TEST
 
-/* the float32 attention and MRA-2 backwards from many threads at once,
- * each with its own work: the same bits as one call alone */
-static int att32_threads_differ(const att32 *a, size_t b, const unsigned char *refined, const float *ref)
+/* one plan's backward from many threads at once (concurrent calls run
+ * on copies of the plan; MRA-2 selects its squares again in each): the
+ * same bits as one call alone */
+static int att32_threads_differ(const att32 *a, const skit_attention_plan *p, const float *ref)
 {
     const size_t n = a->n, d = a->d, dv = a->dv, total = n * (2 * d + dv);
     int bad = 0;
 #pragma omp parallel for num_threads(4) reduction(| : bad)
     for (int t = 0; t < 8; t++) {
-        float *g = skit_malloc(total, sizeof(float)), *work;
-        if (b)
-            work = skit_malloc(skit_mra2_backward_f32_workspace(n, d, dv, b), sizeof(float));
-        else
-            work = skit_malloc(skit_attention_exact_backward_f32_workspace(n), sizeof(float));
-        int st = b ? skit_mra2_backward_f32(n, d, dv, a->qf, n, a->kf, n, a->vf, n, a->scale, b, refined, a->dyf, n,
-                                            g, n, g + n * d, n, g + 2 * n * d, n, work)
-                   : skit_attention_exact_backward_masked_f32(n, d, dv, a->qf, n, a->kf, n, a->vf, n, a->scale,
-                                                              &a->mask, a->dyf, n, g, n, g + n * d, n, g + 2 * n * d,
-                                                              n, work);
+        float *g = skit_malloc(total, sizeof(float));
+        int st = skit_attention_plan_backward_f32(p, a->qf, n, a->kf, n, a->vf, n, NULL, NULL, a->dyf, n, g, n,
+                                                  g + n * d, n, g + 2 * n * d, n);
         bad |= st != SKIT_OK || memcmp(g, ref, total * sizeof(float));
-        skit_free(g), skit_free(work);
+        skit_free(g);
     }
     return bad;
 }
@@ -1107,17 +1137,18 @@ START_TEST(test_attention_backward_f32_threads)
     skit_rng_seed(&rng, seed);
     att32 a = {.n = 96, .d = 3, .dv = 2, .scale = 0.5, .mask = {NULL, 1}};
     att32_alloc(&a, &rng);
-    const size_t n = a.n, b = 8, rows = n / b, total = n * (2 * a.d + a.dv);
-    unsigned char refined[144];
-    TU_EXPECT_OK(skit_mra2_select(n, a.d, a.q, n, a.k, n, a.scale, b, 3, SKIT_MRA_GLOBAL, 0, refined, NULL));
-    ck_assert_uint_le(rows * rows, sizeof refined);
+    const size_t n = a.n, total = n * (2 * a.d + a.dv);
     float *g = tu_alloc_f32(total);
-    TU_EXPECT_OK(skit_attention_exact_backward_masked_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, &a.mask,
-                                                          a.dyf, n, g, n, g + n * a.d, n, g + 2 * n * a.d, n, NULL));
-    ck_assert_msg(!att32_threads_differ(&a, 0, NULL, g), "exact: threads differ (seed %llu)", (unsigned long long)seed);
-    TU_EXPECT_OK(skit_mra2_backward_f32(n, a.d, a.dv, a.qf, n, a.kf, n, a.vf, n, a.scale, b, refined, a.dyf, n, g, n,
-                                        g + n * a.d, n, g + 2 * n * a.d, n, NULL));
-    ck_assert_msg(!att32_threads_differ(&a, b, refined, g), "mra2: threads differ (seed %llu)", (unsigned long long)seed);
+    for (size_t block = 0; block <= 8; block += 8) {
+        skit_attention_plan *p64, *p32;
+        att32_plans(&a, block, 3, 0, &p64, &p32);
+        TU_EXPECT_OK(skit_attention_plan_backward_f32(p32, a.qf, n, a.kf, n, a.vf, n, NULL, NULL, a.dyf, n, g, n,
+                                                      g + n * a.d, n, g + 2 * n * a.d, n));
+        ck_assert_msg(!att32_threads_differ(&a, p32, g), "%s: threads differ (seed %llu)", block ? "mra2" : "exact",
+                      (unsigned long long)seed);
+        skit_attention_plan_destroy(p64);
+        skit_attention_plan_destroy(p32);
+    }
     skit_free(g);
     att32_free(&a);
 }
@@ -1160,7 +1191,7 @@ static Suite *suite_backward(void)
     tcase_add_test(att, test_attention_backward_f32_null_outputs);
     tcase_add_test(att, test_gradcheck_f32_attention);
     tcase_add_test(att, test_mra2_backward_f32);
-    tcase_add_test(att, test_mra2_backward_f32_errors);
+    tcase_add_test(att, test_mra2_backward_f32_all_refined);
     tcase_add_test(att, test_gradcheck_f32_mra2);
     tcase_add_test(att, test_attention_backward_f32_threads);
     suite_add_tcase(s, att);

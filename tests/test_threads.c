@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check_util.h"
@@ -340,6 +341,74 @@ START_TEST(test_attention_plans_two_threads)
 }
 END_TEST
 
+/* float32 plans: x rounded to float (via_f32) */
+static int call_attention_f32(const void *arg, const float *x, float *y)
+{
+    const attention_case *c = arg;
+    const size_t n = c->n, block = n * c->d;
+    skit_attention_stats stats;
+    int status = skit_attention_plan_execute_f32(c->plan, x, n, x + block, n, x + 2 * block, n, NULL, y, n, &stats);
+    if (status == SKIT_OK && !(stats.entries > 0)) status = SKIT_EINVAL;
+    return status;
+}
+
+static int run_attention_f32(const void *arg, const double *x, double *y)
+{
+    const attention_case *c = arg;
+    return via_f32(call_attention_f32, arg, 3 * c->n * c->d, c->n * c->d, x, y);
+}
+
+/* the backward: x holds Q, K, V and dY, y receives dQ, dK and dV */
+static int run_attention_backward(const void *arg, const double *x, double *y)
+{
+    const attention_case *c = arg;
+    const size_t n = c->n, b = n * c->d;
+    return skit_attention_plan_backward(c->plan, x, n, x + b, n, x + 2 * b, n, NULL, NULL, x + 3 * b, n, y, n, y + b,
+                                        n, y + 2 * b, n);
+}
+
+static int call_attention_backward_f32(const void *arg, const float *x, float *y)
+{
+    const attention_case *c = arg;
+    const size_t n = c->n, b = n * c->d;
+    return skit_attention_plan_backward_f32(c->plan, x, n, x + b, n, x + 2 * b, n, NULL, NULL, x + 3 * b, n, y, n,
+                                            y + b, n, y + 2 * b, n);
+}
+
+static int run_attention_backward_f32(const void *arg, const double *x, double *y)
+{
+    const attention_case *c = arg;
+    return via_f32(call_attention_backward_f32, arg, 4 * c->n * c->d, 3 * c->n * c->d, x, y);
+}
+
+/* float32 plans' executes, and both precisions' backwards (exact; MRA-2,
+ * causal, selecting its squares again in every call) */
+START_TEST(test_attention_f32_and_backward_two_threads)
+{
+    const size_t n = 256, d = 8;
+    const skit_attention_method methods[] = {SKIT_ATTENTION_EXACT, SKIT_ATTENTION_MRA2, SKIT_ATTENTION_MRA2_SPARSE};
+    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
+        for (int f32 = 0; f32 < 2; f32++) {
+            skit_attention_options o;
+            skit_attention_options_init(&o, methods[k]);
+            o.precision = f32 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
+            o.causal = methods[k] == SKIT_ATTENTION_MRA2;
+            skit_attention_plan *plan = NULL;
+            TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, d, &o));
+            attention_case c = {plan, n, d};
+            char what[64];
+            snprintf(what, sizeof what, "%s %s", skit_attention_method_name(methods[k]), f32 ? "f32" : "f64");
+            if (f32) check_two_threads(run_attention_f32, &c, 3 * n * d, n * d, what);
+            if (methods[k] != SKIT_ATTENTION_MRA2_SPARSE) {
+                strcat(what, " backward");
+                check_two_threads(f32 ? run_attention_backward_f32 : run_attention_backward, &c, 4 * n * d, 3 * n * d,
+                                  what);
+            }
+            skit_attention_plan_destroy(plan);
+        }
+}
+END_TEST
+
 static Suite *suite_threads(void)
 {
     Suite *s = suite_create("threads");
@@ -350,6 +419,7 @@ static Suite *suite_threads(void)
     tcase_add_test(plans, test_tno_plans_two_threads);
     tcase_add_test(plans, test_ski_plans_two_threads);
     tcase_add_test(plans, test_attention_plans_two_threads);
+    tcase_add_test(plans, test_attention_f32_and_backward_two_threads);
     suite_add_tcase(s, plans);
     return s;
 }

@@ -423,19 +423,15 @@ typedef struct at_data {
     float *f[AF_N];
     size_t block;            /* MRA-2: its block and refined squares; */
     unsigned char *refined;  /* NULL: exact attention */
+    skit_attention_plan *p64, *p32; /* the operator's plans in each precision */
 } at_data;
 
 /* the float64 backward of the check's operator: exact attention or MRA-2 */
 static int at_backward64(const at_data *a, const double *v, const double *dy, double *dq, double *dk, double *dv)
 {
-    const size_t n = a->n, d = a->d;
-    const double *q = a->w[AT_Q], *k = a->w[AT_K];
-    if (!a->refined)
-        return skit_attention_exact_backward_masked(n, d, d, q, n, k, n, v, n, a->scale, &a->mask, dy, n, dq, n, dk, n,
-                                                    dv, n, NULL);
-    return (a->mask.causal ? skit_mra2_backward_causal : skit_mra2_backward)(n, d, d, q, n, k, n, v, n, a->scale,
-                                                                             a->block, a->refined, dy, n, dq, n, dk,
-                                                                             n, dv, n, NULL);
+    const size_t n = a->n;
+    return skit_attention_plan_backward(a->p64, a->w[AT_Q], n, a->w[AT_K], n, v, n, NULL, a->refined, dy, n, dq, n,
+                                        dk, n, dv, n);
 }
 
 static double at_max_abs(const double *a, size_t count)
@@ -506,18 +502,27 @@ static int at_bounds(const at_data *a, double *bq, double *bk, double *bv)
 
 static int at_backwards(at_data *a)
 {
-    const size_t n = a->n, d = a->d;
+    const size_t n = a->n;
     double **w = a->w;
     float **f = a->f;
     int status = at_backward64(a, w[AT_V], w[AT_DY], w[AT_DQ], w[AT_DK], w[AT_DV]);
     if (status != SKIT_OK) return status;
-    if (!a->refined)
-        return skit_attention_exact_backward_masked_f32(n, d, d, f[AF_Q], n, f[AF_K], n, f[AF_V], n, a->scale,
-                                                        &a->mask, f[AF_DY], n, f[AF_DQ], n, f[AF_DK], n, f[AF_DV], n,
-                                                        NULL);
-    return (a->mask.causal ? skit_mra2_backward_causal_f32 : skit_mra2_backward_f32)(
-        n, d, d, f[AF_Q], n, f[AF_K], n, f[AF_V], n, a->scale, a->block, a->refined, f[AF_DY], n, f[AF_DQ], n,
-        f[AF_DK], n, f[AF_DV], n, NULL);
+    return skit_attention_plan_backward_f32(a->p32, f[AF_Q], n, f[AF_K], n, f[AF_V], n, NULL, a->refined, f[AF_DY],
+                                            n, f[AF_DQ], n, f[AF_DK], n, f[AF_DV], n);
+}
+
+/* the operator's plan in each precision: exact attention, or MRA-2 with
+ * the check's block and budget (its backward then takes a->refined) */
+static int at_plans(at_data *a, int mra, size_t per_row)
+{
+    skit_attention_options o;
+    skit_attention_options_init(&o, mra ? SKIT_ATTENTION_MRA2 : SKIT_ATTENTION_EXACT);
+    o.scale = a->scale;
+    o.causal = a->mask.causal;
+    if (mra) o.block = a->block, o.blocks_per_row[0] = per_row;
+    int status = skit_attention_plan_create(&a->p64, a->n, a->d, a->d, &o);
+    o.precision = SKIT_PRECISION_F32;
+    return status == SKIT_OK ? skit_attention_plan_create(&a->p32, a->n, a->d, a->d, &o) : status;
 }
 
 /* MRA-2's bound (skit/attention.h), its largest entry per group: dV as
@@ -562,6 +567,7 @@ static int check_attention(const gradcheck_options *o, skit_rng *rng, int mra, g
         if (!(a.w[i] = alloc_doubles(nd))) status = SKIT_ENOMEM;
     for (int i = 0; i < AF_N; i++)
         if (!(a.f[i] = alloc_floats(nd))) status = SKIT_ENOMEM;
+    if (status == SKIT_OK) status = at_plans(&a, mra, per_row);
     if (status == SKIT_OK) {
         for (int i = AF_Q; i <= AF_DY; i++) random_f32(rng, nd, 1.0, a.f[i], a.w[i]);
         for (int i = AF_DQ; i < AF_N; i++) poison_f32(a.f[i], nd);
@@ -581,6 +587,8 @@ static int check_attention(const gradcheck_options *o, skit_rng *rng, int mra, g
     for (int i = 0; i < AT_N; i++) skit_free(a.w[i]);
     for (int i = 0; i < AF_N; i++) skit_free(a.f[i]);
     free(a.refined);
+    skit_attention_plan_destroy(a.p64);
+    skit_attention_plan_destroy(a.p32);
     return status;
 }
 

@@ -105,65 +105,34 @@ typedef struct sweep_point {
     double *y_all;  /* --y-out: every run's output, run r at rows r*n.. (ld y_rows) */
     size_t y_rows, run;
     float *q32, *k32, *v32, *y32; /* --precision f32: the inputs rounded, an output */
-    unsigned char *refined;       /* f32 MRA: its refined squares */
 } sweep_point;
 
-/* --precision f32: method m with options mo in float32 on p's float
- * inputs, --repeat times (the minimum wall and CPU time), into p->yh (as
- * doubles); stats: entries and work fraction. */
-static int sweep_f32(const mra_options *o, const sweep_point *p, int m, const skit_attention_options *mo,
-                     double *best, double *best_cpu, skit_attention_stats *stats)
-{
-    const mra_inputs *in = p->in;
-    size_t n = in->n, d = in->d, dv = in->dv, b = mo->levels ? mo->scales[0] : mo->block, rows = n / b;
-    skit_attention_mask mask = {in->mask, o->causal};
-    int st = SKIT_OK;
-    for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
-        double c0 = cpu_seconds(), s0 = skit_clock_seconds();
-        st = m == SKIT_ATTENTION_EXACT
-                 ? skit_attention_exact_masked_f32(n, d, dv, p->q32, n, p->k32, n, p->v32, n, mo->scale, &mask,
-                                                   p->y32, n)
-                 : skit_attention_mra_f32(n, d, dv, p->q32, n, p->k32, n, p->v32, n, mo, in->mask, p->y32, n,
-                                          p->refined);
-        *best = fmin(*best, skit_clock_seconds() - s0);
-        *best_cpu = fmin(*best_cpu, cpu_seconds() - c0);
-    }
-    if (st != SKIT_OK) return cli_library_error(st);
-    for (size_t i = 0; i < n * dv; i++) p->yh[i] = p->y32[i];
-    memset(stats, 0, sizeof *stats);
-    double entries = (double)n * (double)n;
-    if (m != SKIT_ATTENTION_EXACT) {
-        size_t squares = 0;
-        for (size_t i = 0; i < rows * rows; i++) squares += p->refined[i];
-        entries = (double)rows * (double)rows + (double)squares * (double)b * (double)b;
-    }
-    stats->entries = entries;
-    stats->work_fraction = entries / ((double)n * (double)n);
-    return CLI_OK;
-}
-
 /* The plan of options mo run --repeat times (the minimum wall and CPU
- * time) into p->yh; *bytes: the plan's memory. Library status. */
+ * time) into p->yh (a float32 plan on p's float inputs, its output
+ * widened); *bytes: the plan's memory. Library status. */
 static int sweep_plan(const mra_options *o, const sweep_point *p, const skit_attention_options *mo,
                       double *best, double *best_cpu, skit_attention_stats *stats, size_t *bytes)
 {
     const mra_inputs *in = p->in;
     size_t n = in->n;
+    const int f32 = mo->precision == SKIT_PRECISION_F32;
     skit_attention_plan *plan = NULL;
     int st = skit_attention_plan_create(&plan, n, in->d, in->dv, mo);
     for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
         double c0 = cpu_seconds(), s0 = skit_clock_seconds();
-        st = skit_attention_plan_execute(plan, in->q, n, in->k, n, in->v, n, in->mask, p->yh, n, stats);
+        st = f32 ? skit_attention_plan_execute_f32(plan, p->q32, n, p->k32, n, p->v32, n, in->mask, p->y32, n, stats)
+                 : skit_attention_plan_execute(plan, in->q, n, in->k, n, in->v, n, in->mask, p->yh, n, stats);
         *best = fmin(*best, skit_clock_seconds() - s0);
         *best_cpu = fmin(*best_cpu, cpu_seconds() - c0);
     }
+    for (size_t i = 0; f32 && st == SKIT_OK && i < n * in->dv; i++) p->yh[i] = p->y32[i];
     *bytes = skit_attention_plan_bytes(plan);
     skit_attention_plan_destroy(plan);
     return st;
 }
 
-/* The row of method m at budget fraction f: its plan (or, f32, its float
- * path) run --repeat times, its error against y. */
+/* The row of method m at budget fraction f: its plan (float32 with
+ * --precision f32) run --repeat times, its error against y. */
 static int sweep_row(const mra_options *o, cli_table *t, const sweep_point *p, int m, double f)
 {
     const mra_inputs *in = p->in;
@@ -173,18 +142,14 @@ static int sweep_row(const mra_options *o, cli_table *t, const sweep_point *p, i
     int st = mra_method_options(o, m, n, f, &mo, &param);
     mo.scale = p->scale;
     mo.device = o->device ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
+    mo.precision = o->precision;
     cli_progress("n = %zu, tau = %g, %s, budget %g", n, p->tau, skit_attention_method_name(m), f);
     if (st != SKIT_OK) return cli_library_error(st);
     double best = INFINITY, best_cpu = INFINITY;
     skit_attention_stats stats;
-    size_t bytes = 0; /* float32: no plan */
-    if (o->precision == SKIT_PRECISION_F32) {
-        int status = sweep_f32(o, p, m, &mo, &best, &best_cpu, &stats);
-        if (status != CLI_OK) return status;
-    } else {
-        st = sweep_plan(o, p, &mo, &best, &best_cpu, &stats, &bytes);
-        if (st != SKIT_OK) return cli_library_error(st);
-    }
+    size_t bytes = 0;
+    st = sweep_plan(o, p, &mo, &best, &best_cpu, &stats, &bytes);
+    if (st != SKIT_OK) return cli_library_error(st);
     double err;
     skit_attention_relative_error(n, dv, p->yh, n, p->y, n, &err);
     for (size_t c = 0; p->y_all && c < dv; c++)
@@ -235,17 +200,16 @@ static int sweep_temperature(const mra_options *o, cli_table *t, sweep_point *p,
 }
 
 /* Every temperature of run r (the inputs in); y_all, y_rows: see sweep_point. */
-/* --precision f32: p's float copies of the inputs, its float output and
- * the refined squares' flags (an MRA block divides n). CLI status. */
-static int sweep_f32_buffers(const mra_options *o, const mra_inputs *in, sweep_point *p)
+/* --precision f32: p's float copies of the inputs and its float output.
+ * CLI status. */
+static int sweep_f32_buffers(const mra_inputs *in, sweep_point *p)
 {
-    size_t n = in->n, d = in->d, dv = in->dv, rows = n / (o->nscales ? o->scales[0] : o->block[0]);
+    size_t n = in->n, d = in->d, dv = in->dv;
     p->q32 = malloc(n * d * sizeof(float));
     p->k32 = malloc(n * d * sizeof(float));
     p->v32 = malloc(n * dv * sizeof(float));
     p->y32 = malloc(n * dv * sizeof(float));
-    p->refined = malloc(rows * rows + 1);
-    if (!p->q32 || !p->k32 || !p->v32 || !p->y32 || !p->refined)
+    if (!p->q32 || !p->k32 || !p->v32 || !p->y32)
         return cli_failure("out of memory for the float32 inputs at n = %zu", n);
     for (size_t i = 0; i < n * d; i++) p->q32[i] = (float)in->q[i], p->k32[i] = (float)in->k[i];
     for (size_t i = 0; i < n * dv; i++) p->v32[i] = (float)in->v[i];
@@ -257,9 +221,9 @@ static int sweep_inputs(const mra_options *o, cli_table *t, const mra_inputs *in
 {
     size_t n = in->n, dv = in->dv;
     sweep_point p = {in, malloc(n * dv * sizeof(double)), malloc(n * dv * sizeof(double)), 0, 0, 0, 0,
-                     y_all, y_rows, r, NULL, NULL, NULL, NULL, NULL};
+                     y_all, y_rows, r, NULL, NULL, NULL, NULL};
     int status = p.y && p.yh ? CLI_OK : cli_failure("out of memory at n = %zu", n);
-    if (status == CLI_OK && o->precision == SKIT_PRECISION_F32) status = sweep_f32_buffers(o, in, &p);
+    if (status == CLI_OK && o->precision == SKIT_PRECISION_F32) status = sweep_f32_buffers(in, &p);
     for (size_t ti = 0; ti < nt && status == CLI_OK; ti++) {
         size_t rows = cli_table_rows(t);
         status = sweep_temperature(o, t, &p, ti);
@@ -271,7 +235,6 @@ static int sweep_inputs(const mra_options *o, cli_table *t, const mra_inputs *in
     free(p.k32);
     free(p.v32);
     free(p.y32);
-    free(p.refined);
     return status;
 }
 
@@ -300,7 +263,7 @@ static int sweep_emit(const mra_options *o, cli_table *t, int argc, char **argv,
                       o->spec.sink_strength, o->block[0]);
     if (o->precision == SKIT_PRECISION_F32)
         cli_table_comment(t, "precision: float32 (exact, mra2, mra2s on Q, K, V rounded to float; sgemm, "
-                             "float tiles, no plan: plan_bytes 0); rel_error and exact_time_s: float64 "
+                             "float tiles: float32 plans); rel_error and exact_time_s: float64 "
                              "exact attention");
     if (o->device) {
         char status_line[256];

@@ -43,13 +43,11 @@ struct train_model {
     block_params *bp;
     skit_tno_plan **plans;         /* one per block (tno, fd, ski) */
     skit_tno_options mixer_options;
-    skit_attention_plan *mra;      /* MRA-2 (one plan serves every block and sequence; f64) */
+    skit_attention_plan *mra;      /* MRA-2 (one plan, of the model's precision, serves every
+                                      block and sequence) */
     skit_attention_options mra_options;
     size_t mra_squares;            /* (n/block)^2 */
     unsigned char *refined;        /* its refined squares, per block and sequence */
-    double *mra_work;              /* skit_mra2_backward's and skit_mra2_select's workspace */
-    void *mra_work_f32;            /* f32: skit_attention_mra_f32_with_work's and the backward's */
-    size_t mra_work_bytes;
     double *params, *grads;        /* arenas: parameters and their gradients (f32: the master
                                       copies AdamW updates, gradients widened from float) */
     double *acts;                  /* arena: activations (f64) */
@@ -142,9 +140,9 @@ static void rope_tables(train_model *m)
         }
 }
 
-/* ---- MRA-2 mixer (model_real.h): the library calls of each precision.
- * float64: the plan, then the squares it refined (skit_mra2_select: the
- * plan's rule on the same logits); float32: one call that returns them. */
+/* ---- MRA-2 mixer (model_real.h): the plan's calls in each precision: the
+ * execute, then the squares it refined (the plan's selection on the same
+ * q, k), which the backward holds fixed. */
 
 static unsigned char *mra_refined(train_model *m, size_t l, size_t b)
 {
@@ -154,39 +152,33 @@ static unsigned char *mra_refined(train_model *m, size_t l, size_t b)
 static int mra_apply(train_model *m, size_t l, size_t b, const double *q, const double *k, const double *v,
                      double *y)
 {
-    const skit_attention_options *o = &m->mra_options;
-    size_t n = m->c.n, e = m->e;
+    size_t n = m->c.n;
     int status = skit_attention_plan_execute(m->mra, q, n, k, n, v, n, NULL, y, n, NULL);
-    if (!status)
-        status = skit_mra2_select(n, e, q, n, k, n, o->scale, o->block, o->blocks_per_row[0], o->selection,
-                                  o->causal, mra_refined(m, l, b), m->mra_work);
-    return status;
+    return status ? status : skit_attention_plan_select(m->mra, q, n, k, n, NULL, mra_refined(m, l, b));
 }
 
 static int mra_apply_f32(train_model *m, size_t l, size_t b, const float *q, const float *k, const float *v,
                          float *y)
 {
-    size_t n = m->c.n, e = m->e;
-    return skit_attention_mra_f32_with_work(n, e, e, q, n, k, n, v, n, &m->mra_options, NULL, y, n,
-                                            mra_refined(m, l, b), m->mra_work_f32, m->mra_work_bytes);
+    size_t n = m->c.n;
+    int status = skit_attention_plan_execute_f32(m->mra, q, n, k, n, v, n, NULL, y, n, NULL);
+    return status ? status : skit_attention_plan_select_f32(m->mra, q, n, k, n, NULL, mra_refined(m, l, b));
 }
 
 static int mra_gradients(train_model *m, size_t l, size_t b, const double *q, const double *k, const double *v,
                          const double *dy, double *dq, double *dk, double *dv)
 {
-    size_t n = m->c.n, e = m->e;
-    return (m->c.causal ? skit_mra2_backward_causal : skit_mra2_backward)(
-        n, e, e, q, n, k, n, v, n, m->mra_options.scale, m->mra_options.block, mra_refined(m, l, b), dy, n, dq, n, dk, n,
-        dv, n, m->mra_work);
+    size_t n = m->c.n;
+    return skit_attention_plan_backward(m->mra, q, n, k, n, v, n, NULL, mra_refined(m, l, b), dy, n, dq, n, dk, n,
+                                        dv, n);
 }
 
 static int mra_gradients_f32(train_model *m, size_t l, size_t b, const float *q, const float *k, const float *v,
                              const float *dy, float *dq, float *dk, float *dv)
 {
-    size_t n = m->c.n, e = m->e;
-    return (m->c.causal ? skit_mra2_backward_causal_f32 : skit_mra2_backward_f32)(
-        n, e, e, q, n, k, n, v, n, m->mra_options.scale, m->mra_options.block, mra_refined(m, l, b), dy, n, dq, n, dk, n,
-        dv, n, (float *)m->mra_work_f32);
+    size_t n = m->c.n;
+    return skit_attention_plan_backward_f32(m->mra, q, n, k, n, v, n, NULL, mra_refined(m, l, b), dy, n, dq, n, dk,
+                                            n, dv, n);
 }
 
 /* ---- the mixers ---------------------------------------------------------- */
@@ -354,21 +346,10 @@ static int create_mra(train_model *m, const char **why)
     if (!m->refined) return SKIT_ENOMEM;
     m->bytes += m->c.layers * m->c.batch * m->mra_squares;
     (void)why;
-    if (single_precision(m)) { /* no plan: one call a sequence, on this scratch */
-        size_t forward = skit_attention_mra_f32_workspace(n, e, e, o->block);
-        size_t backward = skit_mra2_backward_f32_workspace(n, e, e, o->block) * sizeof(float);
-        m->mra_work_bytes = forward > backward ? forward : backward;
-        m->mra_work_f32 = skit_malloc(m->mra_work_bytes, 1);
-        m->bytes += m->mra_work_bytes;
-        return m->mra_work_f32 ? SKIT_OK : SKIT_ENOMEM;
-    }
+    o->precision = single_precision(m) ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
     int status = skit_attention_plan_create(&m->mra, n, e, e, o);
     if (status) return status;
-    size_t work = skit_mra2_backward_workspace(n, e, e, o->block), select = skit_mra2_select_workspace(n, e, o->block);
-    if (select > work) work = select;
-    m->mra_work = skit_malloc(work, sizeof(double));
-    if (!m->mra_work) return SKIT_ENOMEM;
-    m->bytes += skit_attention_plan_bytes(m->mra) + work * sizeof(double);
+    m->bytes += skit_attention_plan_bytes(m->mra);
     return SKIT_OK;
 }
 
@@ -585,8 +566,6 @@ void train_model_destroy(train_model *m)
     skit_free(m->mixer_work);
     skit_attention_plan_destroy(m->mra);
     skit_free(m->refined);
-    skit_free(m->mra_work);
-    skit_free(m->mra_work_f32);
     skit_free(m);
 }
 

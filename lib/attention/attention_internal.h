@@ -122,6 +122,17 @@ double attn_kth_largest(double *a, size_t count, size_t k);
 
 #define ATTN_MAX_BLOCKS 160
 
+/* The arrays of one backward call (skit_attention_plan_backward(_f32)):
+ * double or float as the plan's precision; shapes checked by the front,
+ * which also refuses a mask for MRA plans and fills refined when NULL. */
+typedef struct attn_backward_call {
+    const void *q, *k, *v, *dy;
+    size_t ldq, ldk, ldv, lddy;
+    const unsigned char *mask, *refined;
+    void *dq, *dk, *dv; /* each may be NULL */
+    size_t lddq, lddk, lddv;
+} attn_backward_call;
+
 struct skit_attention_plan {
     skit_attention_options o;
     size_t n, d, dv;
@@ -136,10 +147,25 @@ struct skit_attention_plan {
     size_t nblocks;
     void *blocks[ATTN_MAX_BLOCKS];
     void *impl;
-    /* y and what the call did (stats, never NULL) */
+    /* y and what the call did (stats, never NULL): execute on a float64
+     * plan, execute_f32 on a float32 one (o.precision) */
     int (*execute)(const skit_attention_plan *plan, const double *q, size_t ldq, const double *k,
                    size_t ldk, const double *v, size_t ldv, const unsigned char *mask, double *y,
                    size_t ldy, skit_attention_stats *stats);
+    int (*execute_f32)(const skit_attention_plan *plan, const float *q, size_t ldq, const float *k,
+                       size_t ldk, const float *v, size_t ldv, const unsigned char *mask, float *y,
+                       size_t ldy, skit_attention_stats *stats);
+    /* the gradients, arrays of the plan's precision; NULL: the plan has no
+     * backward, and no_backward says why (a message naming the method) */
+    int (*backward)(const skit_attention_plan *plan, const struct attn_backward_call *call);
+    const char *no_backward;
+    /* MRA: level 0's refined squares for q, k (arrays of the plan's
+     * precision) and mask, by the execute's own selection; NULL otherwise */
+    int (*select)(const skit_attention_plan *plan, const void *q, size_t ldq, const void *k,
+                  size_t ldk, const unsigned char *mask, unsigned char *refined);
+    /* MRA plans with a backward: its squares when the caller gives none
+     * (the front selects them with select, then calls backward) */
+    unsigned char *refined;
     /* NULL, or frees what impl holds outside the plan's blocks (device plans) */
     void (*release)(skit_attention_plan *plan);
     /* the plan a caller holds: instances for concurrent executes (plan.c);
@@ -195,33 +221,84 @@ void attn_block_means(size_t n, size_t d, const double *x, size_t ldx, size_t s,
 
 /* ---- MRA-2's backward (mra_backward.c, mra_backward_blocked.c) ----------- */
 
-/* The arguments of skit_mra2_backward(_causal), checked */
-typedef struct attn_mra2_backward_args {
-    size_t n, d, dv, block;
-    int causal;
-    double scale;
-    const double *q, *k, *v, *dy;
-    size_t ldq, ldk, ldv, lddy;
-    const unsigned char *refined;
-    double *dq, *dk, *dvv; /* each may be NULL */
-    size_t lddq, lddk, lddv;
-} attn_mra2_backward_args;
+/* The arguments of skit_mra2_backward(_causal), checked; R the real type
+ * (double, or float for the float32 plans) */
+#define ATTN_MRA2_BACKWARD_ARGS(R)                                                                 \
+    {                                                                                              \
+        size_t n, d, dv, block;                                                                    \
+        int causal;                                                                                \
+        double scale;                                                                              \
+        const R *q, *k, *v, *dy;                                                                   \
+        size_t ldq, ldk, ldv, lddy;                                                                \
+        const unsigned char *refined;                                                              \
+        R *dq, *dk, *dvv; /* each may be NULL */                                                   \
+        size_t lddq, lddk, lddv;                                                                   \
+    }
+typedef struct attn_mra2_backward_args ATTN_MRA2_BACKWARD_ARGS(double) attn_mra2_backward_args;
+typedef struct attn_mra2_backward_args_f32 ATTN_MRA2_BACKWARD_ARGS(float) attn_mra2_backward_args_f32;
 
-/* The blocked backward's share of skit_mra2_backward_workspace (doubles),
- * and the backward itself: the atoms' gradients of every query block, the
- * fine ones added to dq, dk, dvv (zeroed by the caller), the coarse ones
- * to dC (rows x rows) and dvm (rows x dv, ld rows); C (rows x rows) gets
- * the coarse logits. qm, km, vm: the block means (ld rows). */
-size_t attn_mra2_blocked_doubles(size_t n, size_t d, size_t dv, size_t block);
-void attn_mra2_backward_blocks(const attn_mra2_backward_args *a, const double *qm, const double *km,
-                               const double *vm, double *C, double *dC, double *dvm, double *work);
+/* The coarse level of one backward: the block means (qm, km: rows x d;
+ * vm: rows x dv; ld rows), their gradients, the coarse logits C and dC
+ * (rows x rows, square (x, y) at x + y rows) */
+#define ATTN_MRA2_COARSE(R) { R *qm, *km, *vm, *dqm, *dkm, *dvm, *C, *dC; }
+typedef struct attn_mra2_coarse ATTN_MRA2_COARSE(double) attn_mra2_coarse;
+typedef struct attn_mra2_coarse_f32 ATTN_MRA2_COARSE(float) attn_mra2_coarse_f32;
+
+/* mra_backward_blocked.c, compiled for double and (mra_backward_f32.c)
+ * for float (the _f32 names). coarse_count and blocked_count: the R's of
+ * the coarse level and of the blocked atoms' tiles. backward_run: the
+ * whole backward on work (coarse_count R's, then the atoms' scratch):
+ * the means (double sums, rounded once), the outputs zeroed, atoms (the
+ * atoms' gradients: fine ones added to dq, dk, dvv, coarse ones to dC
+ * and dvm), then the coarse gradients through C and the means.
+ * backward_blocks: atoms by query blocks on GEMMs (it also fills C). */
+size_t attn_mra2_coarse_count(size_t n, size_t d, size_t dv, size_t block);
+size_t attn_mra2_blocked_count(size_t n, size_t d, size_t dv, size_t block);
+void attn_mra2_backward_blocks(const attn_mra2_backward_args *a, const attn_mra2_coarse *c, double *tiles);
+void attn_mra2_backward_run(const attn_mra2_backward_args *a, double *work,
+                            void (*atoms)(const attn_mra2_backward_args *, const attn_mra2_coarse *, double *));
+size_t attn_mra2_coarse_count_f32(size_t n, size_t d, size_t dv, size_t block);
+size_t attn_mra2_blocked_count_f32(size_t n, size_t d, size_t dv, size_t block);
+void attn_mra2_backward_blocks_f32(const attn_mra2_backward_args_f32 *a, const attn_mra2_coarse_f32 *c,
+                                   float *tiles);
+void attn_mra2_backward_run_f32(const attn_mra2_backward_args_f32 *a, float *work,
+                                void (*atoms)(const attn_mra2_backward_args_f32 *, const attn_mra2_coarse_f32 *,
+                                              float *));
+
+/* A causal MRA-2 refines every diagonal square: SKIT_EINVAL naming the
+ * first that is not */
+int attn_mra2_check_diagonal(size_t rows, int causal, const unsigned char *refined);
 
 /* The row-by-row reference of the same backward (every atom a scalar
  * loop; the tests hold the blocked form to it); same contract as
  * skit_mra2_backward(_causal), work as there or NULL. */
 int attn_mra2_backward_rows(const attn_mra2_backward_args *a, double *work);
+/* The blocked form (what skit_mra2_backward(_causal) run), for the plans */
+int attn_mra2_backward(const attn_mra2_backward_args *a, double *work);
 
-/* ---- float32 (exact_f32.c, mra_f32.c) ------------------------------------ */
+/* ---- float32 plans (exact_f32.c, mra_f32.c) ----------------------------- */
+
+/* The float32 plans of exact attention and MRA-2 / -2-s: fill impl,
+ * execute_f32, backward and select (arrays of float). */
+int attn_exact_create_f32(skit_attention_plan *plan);
+int attn_mra_create_f32(skit_attention_plan *plan);
+
+/* Exact attention's backward in float32 (backward.c compiled again): the
+ * checks and contract of skit_attention_exact_backward_masked on float
+ * arrays (|scale| <= 3.4e38 too), work of attn_exact_backward_f32_floats
+ * floats (required). */
+size_t attn_exact_backward_f32_floats(size_t n);
+int attn_exact_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
+                            const float *v, size_t ldv, double scale, const skit_attention_mask *mask,
+                            const float *dy, size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk,
+                            float *dvv, size_t lddv, float *work);
+
+/* MRA-2's backward in float32, the refined squares held fixed: the
+ * blocked backward's checks (block, |scale| <= 3.4e38, causal diagonal;
+ * the arrays are the front's) and run, work of
+ * attn_mra2_backward_f32_floats floats. */
+size_t attn_mra2_backward_f32_floats(size_t n, size_t d, size_t dv, size_t block);
+int attn_mra2_backward_f32(const attn_mra2_backward_args_f32 *a, float *work);
 
 /* The float32 sweep: for every query tile X (rows X*t .. X*t+t-1, the last
  * may be shorter) and each key tile in its list (CSR row_ptr/cols over

@@ -5,8 +5,9 @@
  *   dV = S^T dY,  dS = dY V^T,  dP = S .* (dS - rowsum(S .* dS)),
  *   dQ = scale dP K,  dK = scale dP^T Q.
  * One GEMM per product; causal tiles stop at the key of their last query.
- * Compiled twice: for double here, and with ATTN_BACKWARD_SINGLE for float
- * (backward_f32.c), where the sums that run over a whole row stay in
+ * Compiled twice: for double here (the public functions), and with
+ * ATTN_BACKWARD_SINGLE for float (backward_f32.c: the float32 plans'
+ * backward), where the sums that run over a whole row stay in
  * double: each softmax row's normaliser and the row sums <S_i, dS_i> of
  * the softmax backward, whose float error would otherwise grow with n and
  * be subtracted from every entry of the row; dP is formed in double and
@@ -21,13 +22,11 @@
 
 #ifdef ATTN_BACKWARD_SINGLE
 typedef float R;
-#define NAME(name) name##_f32
-#define WORKSPACE skit_attention_exact_backward_f32_workspace
+#define WORKSPACE attn_exact_backward_f32_floats
 #define GEMM cblas_sgemm
 #define EXP expf
 #else
 typedef double R;
-#define NAME(name) name
 #define WORKSPACE skit_attention_exact_backward_workspace
 #define GEMM cblas_dgemm
 #define EXP exp
@@ -97,20 +96,10 @@ static int check_args(size_t n, size_t d, size_t dv, const R *q, size_t ldq, con
 #endif
 }
 
-int NAME(skit_attention_exact_backward)(size_t n, size_t d, size_t dv, const R *q, size_t ldq, const R *k,
-                                        size_t ldk, const R *v, size_t ldv, double scale,
-                                        const unsigned char *mask, const R *dy, size_t lddy, R *dq, size_t lddq,
-                                        R *dk, size_t lddk, R *dvv, size_t lddv, R *work)
-{
-    skit_attention_mask m = {mask, 0};
-    return NAME(skit_attention_exact_backward_masked)(n, d, dv, q, ldq, k, ldk, v, ldv, scale, &m, dy, lddy, dq,
-                                                      lddq, dk, lddk, dvv, lddv, work);
-}
-
-int NAME(skit_attention_exact_backward_masked)(size_t n, size_t d, size_t dv, const R *q, size_t ldq, const R *k,
-                                               size_t ldk, const R *v, size_t ldv, double scale,
-                                               const skit_attention_mask *masks, const R *dy, size_t lddy, R *dq,
-                                               size_t lddq, R *dk, size_t lddk, R *dvv, size_t lddv, R *work)
+/* The backward proper (both precisions); work as the public forms */
+static int backward_masked(size_t n, size_t d, size_t dv, const R *q, size_t ldq, const R *k, size_t ldk,
+                           const R *v, size_t ldv, double scale, const skit_attention_mask *masks, const R *dy,
+                           size_t lddy, R *dq, size_t lddq, R *dk, size_t lddk, R *dvv, size_t lddv, R *work)
 {
     const unsigned char *mask = masks ? masks->padding : NULL;
     int causal = masks && masks->causal;
@@ -147,3 +136,34 @@ int NAME(skit_attention_exact_backward_masked)(size_t n, size_t d, size_t dv, co
     skit_free(owned);
     return SKIT_OK;
 }
+
+#ifdef ATTN_BACKWARD_SINGLE
+int attn_exact_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
+                            const float *v, size_t ldv, double scale, const skit_attention_mask *mask,
+                            const float *dy, size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk,
+                            float *dvv, size_t lddv, float *work)
+{
+    return backward_masked(n, d, dv, q, ldq, k, ldk, v, ldv, scale, mask, dy, lddy, dq, lddq, dk, lddk, dvv, lddv,
+                           work);
+}
+#else
+int skit_attention_exact_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k,
+                                  size_t ldk, const double *v, size_t ldv, double scale, const unsigned char *mask,
+                                  const double *dy, size_t lddy, double *dq, size_t lddq, double *dk, size_t lddk,
+                                  double *dvv, size_t lddv, double *work)
+{
+    skit_attention_mask m = {mask, 0};
+    return backward_masked(n, d, dv, q, ldq, k, ldk, v, ldv, scale, &m, dy, lddy, dq, lddq, dk, lddk, dvv, lddv,
+                           work);
+}
+
+int skit_attention_exact_backward_masked(size_t n, size_t d, size_t dv, const double *q, size_t ldq,
+                                         const double *k, size_t ldk, const double *v, size_t ldv, double scale,
+                                         const skit_attention_mask *mask, const double *dy, size_t lddy,
+                                         double *dq, size_t lddq, double *dk, size_t lddk, double *dvv,
+                                         size_t lddv, double *work)
+{
+    return backward_masked(n, d, dv, q, ldq, k, ldk, v, ldv, scale, mask, dy, lddy, dq, lddq, dk, lddk, dvv, lddv,
+                           work);
+}
+#endif

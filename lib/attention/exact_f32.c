@@ -8,7 +8,13 @@
  * so a float sum would carry n u of error on its own; in double it costs
  * one conversion per weight and leaves the denominator exact to O(u) of
  * the output, so the error is the logits' and the numerator's alone (the
- * numerator is summed by sgemm, in float). */
+ * numerator is summed by sgemm, in float).
+ *
+ * Why not exact.c compiled again: its sweep keeps its state in one type
+ * and carries what window, BigBird, the entropies and MRA's key-major fine
+ * sweep need (packed tiles, band, shift bias, entropy sums); this one is
+ * the subset the float32 plans run, with mixed state (float maxima and
+ * numerators, double sums). */
 #include "config.h"
 
 #include <cblas.h>
@@ -132,59 +138,68 @@ void attn_sweep_f32_run(const attn_sweep_f32 *s)
     }
 }
 
-/* ---- exact attention -------------------------------------------------------- */
+/* ---- the float32 exact plan ---------------------------------------------- */
 
-int skit_attention_exact_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                             const float *k, size_t ldk, const float *v, size_t ldv, double scale,
-                             const unsigned char *mask, float *y, size_t ldy)
-{
-    skit_attention_mask m = {mask, 0};
-    return skit_attention_exact_masked_f32(n, d, dv, q, ldq, k, ldk, v, ldv, scale, &m, y, ldy);
-}
-
-int skit_attention_exact_masked_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                                    const float *k, size_t ldk, const float *v, size_t ldv,
-                                    double scale, const skit_attention_mask *masks, float *y,
-                                    size_t ldy)
-{
-    const unsigned char *mask = masks ? masks->padding : NULL;
-    SKIT_TRY(attn_check_mask(masks));
-    SKIT_TRY(attn_check_scale(scale));
-    if (fabs(scale) > 3.4e38)
-        return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need |scale| <= 3.4e38 (float32)",
-                          scale);
-    SKIT_TRY(attn_check_inputs_f32(n, d, dv, q, ldq, k, ldk, v, ldv));
-    SKIT_TRY(attn_check_out(n, dv, (const double *)(const void *)y, ldy, "y"));
+/* The plan's scratch serves one call at a time, forward or backward:
+ * forward, den (n doubles), m and the key weights (n floats each), then
+ * the sweep's work; backward, the backward's tiles. */
+typedef struct exact_f32_impl {
+    size_t t;
     int parallel;
-    size_t t = attn_dense_tile(d, dv, &parallel);
-    int threads = attn_max_threads();
-    size_t work = attn_sweep_f32_work(t, threads), floats;
-    /* work, then m and the key weights (n each); den (n doubles) apart */
-    if (skit_size_add(work, 2 * n, &floats))
-        return SKIT_ERROR(SKIT_EOVERFLOW, "attention scratch size overflows size_t");
-    SKIT_TRY(skit_memory_check(floats * sizeof(float) + n * sizeof(double), "attention scratch"));
-    float *scratch = skit_malloc(floats, sizeof(float));
-    double *den = skit_malloc(n, sizeof(double));
-    if (!scratch || !den) {
-        skit_free(scratch);
-        skit_free(den);
-        return SKIT_ENOMEM;
-    }
-    float *mrow = scratch + work, *w = mrow + n;
+    float *scratch;
+    double entries;
+} exact_f32_impl;
+
+static int exact_execute_f32(const skit_attention_plan *plan, const float *q, size_t ldq, const float *k,
+                             size_t ldk, const float *v, size_t ldv, const unsigned char *mask, float *y,
+                             size_t ldy, skit_attention_stats *stats)
+{
+    const exact_f32_impl *im = plan->impl;
+    const size_t n = plan->n, dv = plan->dv;
+    double *den = (double *)(void *)im->scratch;
+    float *mrow = im->scratch + 2 * n, *w = mrow + n;
     if (mask)
         for (size_t i = 0; i < n; i++) w[i] = mask[i] ? 1.0f : 0.0f;
-    attn_sweep_f32 s = {.n = n, .d = d, .dv = dv, .t = t, .q = q, .k = k, .v = v, .ldq = ldq,
-                        .ldk = ldk, .ldv = ldv, .scale = (float)scale,
-                        .key_weight = mask ? w : NULL, .causal = masks && masks->causal,
-                        .num = y, .ldnum = ldy, .m = mrow, .den = den, .work = scratch,
-                        .threads = threads, .parallel = parallel};
+    attn_sweep_f32 s = {.n = n, .d = plan->d, .dv = dv, .t = im->t, .q = q, .k = k, .v = v, .ldq = ldq,
+                        .ldk = ldk, .ldv = ldv, .scale = (float)plan->scale, .key_weight = mask ? w : NULL,
+                        .causal = plan->o.causal, .num = y, .ldnum = ldy, .m = mrow, .den = den,
+                        .work = w + n, .threads = plan->threads, .parallel = im->parallel};
     attn_sweep_f32_run(&s);
     for (size_t c = 0; c < dv; c++) {
         float *col = y + c * ldy;
         for (size_t i = 0; i < n; i++)
             col[i] = den[i] == 0.0 || (mask && !mask[i]) ? 0.0f : (float)(col[i] / den[i]);
     }
-    skit_free(den);
-    skit_free(scratch);
+    stats->entries = im->entries;
+    stats->work_fraction = im->entries / ((double)n * (double)n);
+    stats->levels = 0;
+    return SKIT_OK;
+}
+
+static int exact_backward_f32(const skit_attention_plan *plan, const attn_backward_call *c)
+{
+    const exact_f32_impl *im = plan->impl;
+    const skit_attention_mask mask = {c->mask, plan->o.causal};
+    return attn_exact_backward_f32(plan->n, plan->d, plan->dv, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, plan->scale,
+                                   &mask, c->dy, c->lddy, c->dq, c->lddq, c->dk, c->lddk, c->dv, c->lddv,
+                                   im->scratch);
+}
+
+int attn_exact_create_f32(skit_attention_plan *p)
+{
+    const size_t n = p->n;
+    exact_f32_impl *im = attn_plan_alloc(p, 1, sizeof *im);
+    if (!im) return p->alloc_status;
+    im->t = attn_dense_tile(p->d, p->dv, &im->parallel);
+    size_t forward, backward = attn_exact_backward_f32_floats(n);
+    if (skit_size_add(attn_sweep_f32_work(im->t, p->threads), 4 * n, &forward))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "attention scratch size overflows size_t");
+    im->scratch = attn_plan_alloc(p, SKIT_MAX(forward, backward), sizeof(float));
+    if (!im->scratch) return p->alloc_status;
+    const double nn = (double)n;
+    im->entries = p->o.causal ? nn * (nn + 1) / 2 : nn * nn;
+    p->impl = im;
+    p->execute_f32 = exact_execute_f32;
+    p->backward = exact_backward_f32;
     return SKIT_OK;
 }

@@ -443,14 +443,14 @@ static size_t fill_row(const skit_attention_plan *plan, const mra_impl *im, size
 
 /* Algorithm 1 at level l: score = logit - row max (+ priors), keep the best
  * blocks_per_row per row or rows x blocks_per_row overall; writes the CSR of
- * refined squares and, when the level contributes, its unrefined part. */
-static void select_level(const skit_attention_plan *plan, mra_impl *im, size_t l)
+ * refined squares and, when the level contributes (MRA-2's execute, not a
+ * selection alone), its unrefined part. */
+static void select_level(const skit_attention_plan *plan, mra_impl *im, size_t l, int contributes)
 {
     mra_level *lv = &im->lv[l];
     size_t rows = lv->rows, N = level_candidates(im, l), nch = im->nchunks;
     size_t per_row = plan->o.blocks_per_row[l];
     int global = plan->o.selection == SKIT_MRA_GLOBAL;
-    int contributes = !im->sparse;
     int parallel = N >= MRA_PARALLEL_CANDIDATES && plan->threads > 1;
     mra_sel sel = {.l = l, .priors = 0, .bonus = 0.0, .thr = -INFINITY, .cut = 0};
     int priors = has_priors(plan);
@@ -698,6 +698,24 @@ static int all_finite(const double *a, size_t count)
     return ok;
 }
 
+/* Level 0's logits from its block means: logit[y + x*rows], -inf for an
+ * empty block and (causal) the squares after the diagonal, which never
+ * contribute nor get refined */
+static void level0_logits(const skit_attention_plan *plan, mra_impl *im, const unsigned char *mask)
+{
+    mra_level *l0 = &im->lv[0];
+    const size_t r0 = l0->rows;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)r0, (int)r0, (int)plan->d, plan->scale, l0->km,
+                (int)r0, l0->qm, (int)r0, 0.0, l0->logit, (int)r0);
+    if (mask)
+        for (size_t x = 0; x < r0; x++)
+            for (size_t y = 0; y < r0; y++)
+                if (l0->cnt[x] == 0.0 || l0->cnt[y] == 0.0) l0->logit[y + x * r0] = -INFINITY;
+    if (plan->o.causal)
+        for (size_t x = 0; x < r0; x++)
+            for (size_t y = x + 1; y < r0; y++) l0->logit[y + x * r0] = -INFINITY;
+}
+
 static int mra_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                        const double *k, size_t ldk, const double *v, size_t ldv,
                        const unsigned char *mask, double *y, size_t ldy,
@@ -734,22 +752,13 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
     if (mask)
         for (size_t i = 0; i < n; i++) im->mask_w[i] = mask[i] ? 1.0 : 0.0;
 
-    /* 2. level 0: every square, one GEMM: logit[y + x*rows] */
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)r0, (int)r0, (int)d, plan->scale,
-                l0->km, (int)r0, l0->qm, (int)r0, 0.0, l0->logit, (int)r0);
-    if (mask)
-        for (size_t x = 0; x < r0; x++)
-            for (size_t yy = 0; yy < r0; yy++)
-                if (l0->cnt[x] == 0.0 || l0->cnt[yy] == 0.0) l0->logit[yy + x * r0] = -INFINITY;
-    /* causal: squares after the diagonal never contribute nor get refined */
-    if (plan->o.causal)
-        for (size_t x = 0; x < r0; x++)
-            for (size_t yy = x + 1; yy < r0; yy++) l0->logit[yy + x * r0] = -INFINITY;
+    /* 2. level 0: every square, one GEMM */
+    level0_logits(plan, im, mask);
 
     /* 3. Algorithm 1: refine level by level; the unrefined squares'
      * contributions (MRA-2) come out of the same passes */
     for (size_t l = 0; l + 1 < L; l++) {
-        select_level(plan, im, l);
+        select_level(plan, im, l, !im->sparse);
         if (l + 2 < L) children_logits(plan, im, l + 1);
     }
 
@@ -780,6 +789,35 @@ static int mra_execute(const skit_attention_plan *plan, const double *q, size_t 
     st->entries = entries;
     st->work_fraction = entries / ((double)n * (double)n);
     return SKIT_OK;
+}
+
+/* ---- the selection alone, and MRA-2's backward ------------------------------ */
+
+/* Level 0's squares as mra_execute refines them: the same means, logits
+ * and selection passes (inputs checked by the caller) */
+static int mra_select(const skit_attention_plan *plan, const void *qv, size_t ldq, const void *kv, size_t ldk,
+                      const unsigned char *mask, unsigned char *refined)
+{
+    mra_impl *im = plan->impl;
+    mra_level *l0 = &im->lv[0];
+    const size_t n = plan->n, d = plan->d, rows = l0->rows;
+    attn_block_means(n, d, qv, ldq, l0->s, mask, 0, l0->qm, l0->cnt);
+    attn_block_means(n, d, kv, ldk, l0->s, mask, 0, l0->km, NULL);
+    level0_logits(plan, im, mask);
+    select_level(plan, im, 0, 0);
+    memset(refined, 0, rows * rows);
+    for (size_t p = 0; p < l0->nrefined; p++) refined[l0->prow[p] + (size_t)l0->cols[p] * rows] = 1;
+    return SKIT_OK;
+}
+
+/* MRA-2 (two levels {block, 1}) with the refined squares held fixed */
+static int mra_backward(const skit_attention_plan *plan, const attn_backward_call *c)
+{
+    const mra_impl *im = plan->impl;
+    const attn_mra2_backward_args a = {plan->n, plan->d, plan->dv, im->lv[0].s, plan->o.causal, plan->scale,
+                                       c->q, c->k, c->v, c->dy, c->ldq, c->ldk, c->ldv, c->lddy, c->refined,
+                                       c->dq, c->dk, c->dv, c->lddq, c->lddk, c->lddv};
+    return attn_mra2_backward(&a, im->sweep_work);
 }
 
 /* ---- create -------------------------------------------------------------- */
@@ -943,6 +981,13 @@ int attn_mra_create(skit_attention_plan *p)
         skit_size_mul(im->sweep_per, (size_t)p->threads, &per) || skit_size_add(work, per, &work) ||
         skit_size_mul(tiles + 1, (size_t)p->threads, &per))
         return SKIT_ERROR(SKIT_EOVERFLOW, "MRA sweep scratch overflows size_t");
+    /* MRA-2 of two levels {block, 1} has a backward, run on the sweep's
+     * scratch (one call at a time uses it) */
+    const int has_backward = !im->sparse && L == 2 && scales[1] == 1;
+    if (has_backward) {
+        work = SKIT_MAX(work, skit_mra2_backward_workspace(n, d, dv, scales[0]));
+        ALLOC(p->refined, im->lv[0].rows * im->lv[0].rows, unsigned char);
+    }
     ALLOC(im->sweep_work, work, double);
     ALLOC(im->sweep_count, per, size_t);
     ALLOC(im->sweep_order, im->lv[L - 2].ref_cap, uint32_t);
@@ -954,6 +999,10 @@ int attn_mra_create(skit_attention_plan *p)
     ALLOC(im->merge_w, im->merge_per * (size_t)p->threads, double);
     p->impl = im;
     p->execute = mra_execute;
+    p->select = mra_select;
+    if (has_backward) p->backward = mra_backward;
+    else if (im->sparse) p->no_backward = "method = mra2s: the backward runs exact and mra2 plans";
+    else p->no_backward = "levels: the mra2 backward runs two levels R = {block, 1}";
     p->checks_inputs = 1;
     return SKIT_OK;
 }

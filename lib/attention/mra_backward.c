@@ -98,11 +98,10 @@ int skit_mra2_select(size_t n, size_t d, const double *q, size_t ldq, const doub
 size_t skit_mra2_backward_workspace(size_t n, size_t d, size_t dv, size_t block)
 {
     size_t rows = block ? n / block : 0;
-    /* means and their gradients (Qm, Km: rows x d; Vm: rows x dv), the
-     * coarse logits' gradient (rows x rows), one row's atoms (n + rows) twice
-     * (the reference), the coarse logits (rows x rows) and the blocked
-     * form's tiles */
-    return 2 * rows * (2 * d + dv) + 2 * rows * rows + 2 * (n + rows) + attn_mra2_blocked_doubles(n, d, dv, block);
+    /* the coarse level (means, their gradients, C and dC), then the atoms'
+     * scratch: one row's atoms (n + rows) twice (the reference) and the
+     * blocked form's tiles */
+    return attn_mra2_coarse_count(n, d, dv, block) + 2 * (n + rows) + attn_mra2_blocked_count(n, d, dv, block);
 }
 
 static double dot_rows(const double *a, size_t lda, size_t i, const double *b, size_t ldb, size_t j, size_t d)
@@ -112,8 +111,10 @@ static double dot_rows(const double *a, size_t lda, size_t i, const double *b, s
     return s;
 }
 
+/* the coarse level, and one row's atoms' logits and weights (n + rows each) */
 typedef struct mra2_work {
-    double *qm, *km, *vm, *dqm, *dkm, *dvm, *dC, *logit, *weight;
+    const attn_mra2_coarse *c;
+    double *logit, *weight;
 } mra2_work;
 
 /* Square (x, y) in row i: 0 if it has no atom (causal, after the
@@ -141,7 +142,7 @@ static void row_atoms(const mra2_shape *s, const double *q, size_t ldq, const do
         if (kind == 2)
             for (size_t j = j0; j < j1; j++) w->logit[a++] = scale * dot_rows(q, ldq, i, k, ldk, j, s->d);
         else if (kind == 1)
-            w->logit[a++] = scale * dot_rows(w->qm, rows, x, w->km, rows, y, s->d) + log((double)s->b);
+            w->logit[a++] = scale * dot_rows(w->c->qm, rows, x, w->c->km, rows, y, s->d) + log((double)s->b);
     }
     for (size_t t = 0; t < a; t++) mx = fmax(mx, w->logit[t]);
     for (size_t t = 0; t < a; t++) sum += (w->weight[t] = exp(w->logit[t] - mx));
@@ -163,7 +164,7 @@ static void row_backward(const mra2_shape *s, const double *q, size_t ldq, const
         if (kind == 2)
             for (size_t j = j0; j < j1; j++, a++) w->logit[a] = dot_rows(dy, lddy, i, v, ldv, j, s->dv);
         else if (kind == 1)
-            w->logit[a++] = dot_rows(dy, lddy, i, w->vm, rows, y, s->dv);
+            w->logit[a++] = dot_rows(dy, lddy, i, w->c->vm, rows, y, s->dv);
     }
     for (size_t t = 0; t < a; t++) total += w->weight[t] * w->logit[t];
     a = 0;
@@ -181,37 +182,32 @@ static void row_backward(const mra2_shape *s, const double *q, size_t ldq, const
             }
         } else if (kind == 1) {
             double al = w->weight[a];
-            w->dC[x + y * rows] += al * (w->logit[a] - total);
-            for (size_t c = 0; c < s->dv; c++) w->dvm[y + c * rows] += al * dy[i + c * lddy];
+            w->c->dC[x + y * rows] += al * (w->logit[a] - total);
+            for (size_t c = 0; c < s->dv; c++) w->c->dvm[y + c * rows] += al * dy[i + c * lddy];
             a++;
         }
     }
 }
 
-static void zero_cols(size_t rows, size_t cols, double *a, size_t lda)
+/* the reference's atoms: row by row, a scalar loop per atom */
+static void rows_atoms(const attn_mra2_backward_args *a, const attn_mra2_coarse *c, double *scratch)
 {
-    for (size_t c = 0; c < cols; c++) memset(a + c * lda, 0, rows * sizeof *a);
+    const mra2_shape s = {a->n, a->d, a->dv, a->block, a->n / a->block, a->causal};
+    const mra2_work w = {c, scratch, scratch + a->n + s.rows};
+    for (size_t i = 0; i < a->n; i++) {
+        row_atoms(&s, a->q, a->ldq, a->k, a->ldk, a->scale, a->refined, i, &w);
+        row_backward(&s, a->q, a->ldq, a->k, a->ldk, a->v, a->ldv, a->scale, a->refined, i, a->dy, a->lddy, a->dq,
+                     a->lddq, a->dk, a->lddk, a->dvv, a->lddv, &w);
+    }
 }
 
-/* the coarse logits' gradient through C = scale Qm Km^T (dQm = scale dC
- * Km, dKm = scale dC^T Qm) and the means (each token carries 1/b of its
- * block's), column by column */
-static void coarse_backward(const mra2_shape *s, double scale, double *dq, size_t lddq, double *dk, size_t lddk,
-                            double *dvv, size_t lddv, const mra2_work *w)
+int attn_mra2_check_diagonal(size_t rows, int causal, const unsigned char *refined)
 {
-    const int rows = (int)s->rows;
-    const size_t b = s->b;
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, (int)s->d, rows, scale, w->dC, rows, w->km, rows,
-                1.0, w->dqm, rows);
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, rows, (int)s->d, rows, scale, w->dC, rows, w->qm, rows,
-                1.0, w->dkm, rows);
-    for (size_t c = 0; c < s->d; c++)
-        for (size_t i = 0; i < s->n; i++) {
-            if (dq) dq[i + c * lddq] += w->dqm[i / b + c * s->rows] / (double)b;
-            if (dk) dk[i + c * lddk] += w->dkm[i / b + c * s->rows] / (double)b;
-        }
-    for (size_t c = 0; dvv && c < s->dv; c++)
-        for (size_t i = 0; i < s->n; i++) dvv[i + c * lddv] += w->dvm[i / b + c * s->rows] / (double)b;
+    for (size_t x = 0; causal && x < rows; x++)
+        if (!refined[x + x * rows])
+            return SKIT_ERROR(SKIT_EINVAL, "refined: causal MRA-2 refines every diagonal square; (%zu, %zu) is not", x,
+                              x);
+    return SKIT_OK;
 }
 
 static int check_args(const attn_mra2_backward_args *a)
@@ -226,54 +222,26 @@ static int check_args(const attn_mra2_backward_args *a)
     if (a->lddy < n || (a->dq && a->lddq < n) || (a->dk && a->lddk < n) || (a->dvv && a->lddv < n))
         return SKIT_ERROR(SKIT_ESHAPE, "a leading dimension is < n = %zu", n);
     SKIT_TRY(skit_check_finite_matrix(a->dy, n, a->dv, a->lddy, "dY"));
-    for (size_t x = 0; a->causal && x < rows; x++)
-        if (!a->refined[x + x * rows])
-            return SKIT_ERROR(SKIT_EINVAL, "refined: causal MRA-2 refines every diagonal square; (%zu, %zu) is not", x,
-                              x);
-    return SKIT_OK;
+    return attn_mra2_check_diagonal(rows, a->causal, a->refined);
 }
 
-/* Both forms: the means, the outputs zeroed, the atoms' gradients (by
- * blocks, or row by row), then the coarse logits' back through the means */
+/* Both forms (mra_backward_blocked.c's run): the means, the outputs
+ * zeroed, the atoms' gradients (by blocks, or row by row), then the
+ * coarse logits' back through the means */
 static int mra2_backward(const attn_mra2_backward_args *a, int blocked, double *work)
 {
     SKIT_TRY(check_args(a));
-    const mra2_shape s = {a->n, a->d, a->dv, a->block, a->n / a->block, a->causal};
-    const size_t n = a->n, d = a->d, dv = a->dv, rows = s.rows;
     double *owned = NULL;
-    if (!work && !(work = owned = skit_malloc(skit_mra2_backward_workspace(n, d, dv, a->block), sizeof(double))))
+    if (!work &&
+        !(work = owned = skit_malloc(skit_mra2_backward_workspace(a->n, a->d, a->dv, a->block), sizeof(double))))
         return SKIT_ENOMEM;
-    mra2_work w = {.qm = work};
-    w.km = w.qm + rows * d;
-    w.vm = w.km + rows * d;
-    w.dqm = w.vm + rows * dv;
-    w.dkm = w.dqm + rows * d;
-    w.dvm = w.dkm + rows * d;
-    w.dC = w.dvm + rows * dv;
-    w.logit = w.dC + rows * rows;
-    w.weight = w.logit + n + rows;
-    double *C = w.weight + n + rows, *tiles = C + rows * rows;
-    memset(w.dqm, 0, (rows * (2 * d + dv) + rows * rows) * sizeof(double));
-    attn_block_means(n, d, a->q, a->ldq, a->block, NULL, 0, w.qm, NULL);
-    attn_block_means(n, d, a->k, a->ldk, a->block, NULL, 0, w.km, NULL);
-    attn_block_means(n, dv, a->v, a->ldv, a->block, NULL, 0, w.vm, NULL);
-    if (a->dq) zero_cols(n, d, a->dq, a->lddq);
-    if (a->dk) zero_cols(n, d, a->dk, a->lddk);
-    if (a->dvv) zero_cols(n, dv, a->dvv, a->lddv);
-    if (blocked)
-        attn_mra2_backward_blocks(a, w.qm, w.km, w.vm, C, w.dC, w.dvm, tiles);
-    else
-        for (size_t i = 0; i < n; i++) {
-            row_atoms(&s, a->q, a->ldq, a->k, a->ldk, a->scale, a->refined, i, &w);
-            row_backward(&s, a->q, a->ldq, a->k, a->ldk, a->v, a->ldv, a->scale, a->refined, i, a->dy, a->lddy,
-                         a->dq, a->lddq, a->dk, a->lddk, a->dvv, a->lddv, &w);
-        }
-    coarse_backward(&s, a->scale, a->dq, a->lddq, a->dk, a->lddk, a->dvv, a->lddv, &w);
+    attn_mra2_backward_run(a, work, blocked ? attn_mra2_backward_blocks : rows_atoms);
     skit_free(owned);
     return SKIT_OK;
 }
 
 int attn_mra2_backward_rows(const attn_mra2_backward_args *a, double *work) { return mra2_backward(a, 0, work); }
+int attn_mra2_backward(const attn_mra2_backward_args *a, double *work) { return mra2_backward(a, 1, work); }
 
 int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ldq, const double *k, size_t ldk,
                        const double *v, size_t ldv, double scale, size_t block, const unsigned char *refined,

@@ -3,7 +3,13 @@
  * of the double plans (attn_mra_select, as the device plan uses it) on the
  * float logits, the unrefined squares' contribution by one sgemm, the
  * refined squares by the float sweep of exact_f32.c, and the merge of the
- * two levels with one shift per token (in double: O(n dv) work). */
+ * two levels with one shift per token (in double: O(n dv) work).
+ *
+ * Why not mra.c compiled again: that is MRA with any number of levels,
+ * selecting by streaming radix passes over scores it never stores and
+ * sweeping the finest level key tile by key tile; the float32 plans run
+ * two levels {block, 1}, where one coarse logit matrix and the device
+ * plan's selection (attn_mra_select) on its double copy are simpler. */
 #include "config.h"
 
 #include <cblas.h>
@@ -130,51 +136,17 @@ static void merge_levels(const mra_f32_work *w, size_t n, size_t dv, size_t b, i
     }
 }
 
-/* The options this path takes: MRA-2 or -2-s, two levels {block, 1}, the
- * CPU; scale 0 = 1/sqrt(d). *b receives the block. */
-static int check_options_f32(const skit_attention_options *o, size_t n, size_t d, size_t *b,
-                             double *scale)
+/* Level 0: means of Q and K, coarse logits (-inf: an empty block, or
+ * after the diagonal when causal), Algorithm 1's selection on them by the
+ * plan's options (block, budget, selection, priors). */
+static int select_squares(mra_f32_work *w, const skit_attention_plan *plan, const float *q, size_t ldq,
+                          const float *k, size_t ldk, const unsigned char *mask)
 {
-    SKIT_REQUIRE_PTR(o);
-    if (o->method != SKIT_ATTENTION_MRA2 && o->method != SKIT_ATTENTION_MRA2_SPARSE)
-        return SKIT_ERROR(SKIT_EINVAL, "options->method = %d: the float32 MRA runs mra2 or mra2s",
-                          (int)o->method);
-    if (o->device != SKIT_DEVICE_CPU)
-        return SKIT_ERROR(SKIT_EUNSUPPORTED, "options->device = %d: the float32 MRA runs on the cpu",
-                          (int)o->device);
-    if (!isfinite(o->scale) || o->scale < 0 || o->scale > 3.4e38)
-        return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need 0 <= scale <= 3.4e38 (float32)",
-                          o->scale);
-    if (o->causal != 0 && o->causal != 1)
-        return SKIT_ERROR(SKIT_EDOM, "causal = %d out of range: need 0 or 1", o->causal);
-    size_t scales[SKIT_MRA_MAX_LEVELS], L;
-    SKIT_TRY(attn_mra_levels(o, n, scales, &L));
-    if (L != 2 || scales[1] != 1)
-        return SKIT_ERROR(SKIT_EUNSUPPORTED,
-                          "levels = %zu: the float32 MRA runs two levels R = {block, 1} (levels 0, "
-                          "or 2 with scales[1] = 1)",
-                          L);
-    if (n / scales[0] > 65535)
-        return SKIT_ERROR(SKIT_ETOOBIG,
-                          "n/block = %zu coarse blocks per row: need fewer than 65536 (use a larger block)",
-                          n / scales[0]);
-    *b = scales[0];
-    *scale = o->scale > 0 ? o->scale : 1.0 / sqrt((double)d);
-    return SKIT_OK;
-}
-
-/* Level 0: means, coarse logits (-inf: an empty block, or after the
- * diagonal when causal), Algorithm 1's selection on them. */
-static int select_squares(mra_f32_work *w, const skit_attention_options *o, size_t n, size_t d,
-                          size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
-                          const float *v, size_t ldv, size_t b, float scale,
-                          const unsigned char *mask)
-{
-    size_t rows = w->rows, r2 = rows * rows;
+    const skit_attention_options *o = &plan->o;
+    const size_t n = plan->n, d = plan->d, b = n / w->rows, rows = w->rows, r2 = rows * rows;
     block_means_f32(n, d, q, ldq, b, mask, w->qm, w->cnt);
     block_means_f32(n, d, k, ldk, b, mask, w->km, NULL);
-    block_means_f32(n, dv, v, ldv, b, mask, w->vm, NULL);
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)rows, (int)rows, (int)d, scale, w->km,
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)rows, (int)rows, (int)d, (float)plan->scale, w->km,
                 (int)rows, w->qm, (int)rows, 0.0f, w->logit, (int)rows);
     for (size_t x = 0; x < rows; x++)
         for (size_t y = 0; y < rows; y++) {
@@ -188,107 +160,108 @@ static int select_squares(mra_f32_work *w, const skit_attention_options *o, size
         }
     for (size_t i = 0; i < r2; i++) w->dlogit[i] = (double)w->logit[i];
     size_t diag = o->causal && o->diagonal_prior < 1 ? 1 : o->diagonal_prior;
-    attn_mra_select(rows, w->dlogit, o->blocks_per_row[0], o->selection, diag,
-                    o->first_block_prior, w->score, w->tmp, w->ids, w->flags, w->row_ptr, w->cols,
-                    w->prow);
+    attn_mra_select(rows, w->dlogit, o->blocks_per_row[0], o->selection, diag, o->first_block_prior, w->score,
+                    w->tmp, w->ids, w->flags, w->row_ptr, w->cols, w->prow);
     return SKIT_OK;
 }
 
-/* the arguments every entry point checks; b and scale: the block and the
- * logits' scale */
-static int check_call(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
-                      const float *v, size_t ldv, const skit_attention_options *options, const float *y,
-                      size_t ldy, size_t *b, double *scale)
-{
-    SKIT_TRY(attn_check_inputs_f32(n, d, dv, q, ldq, k, ldk, v, ldv));
-    SKIT_TRY(check_options_f32(options, n, d, b, scale));
-    return attn_check_out(n, dv, (const double *)(const void *)y, ldy, "y");
-}
+/* ---- the float32 MRA plan -------------------------------------------------- */
 
-size_t skit_attention_mra_f32_workspace(size_t n, size_t d, size_t dv, size_t block)
-{
-    if (block == 0 || block > n) return 0;
-    return count_work(n, d, dv, block, attn_max_threads()).bytes;
-}
+/* work serves one call at a time: an execute, a selection or a
+ * backward (a selection the backward needs goes to the plan's refined
+ * first) */
+typedef struct mra_f32_impl {
+    size_t b;
+    void *work;
+} mra_f32_impl;
 
-/* The sweep's threads: OpenMP's maximum, fewer if work_size holds only
- * fewer threads' scratch (0: not even one's) */
-static int threads_for(size_t n, size_t d, size_t dv, size_t b, size_t work_size)
+static int mra_select_f32(const skit_attention_plan *plan, const void *q, size_t ldq, const void *k, size_t ldk,
+                          const unsigned char *mask, unsigned char *refined)
 {
-    int threads = attn_max_threads();
-    for (; threads > 0; threads--) {
-        size_t need = count_work(n, d, dv, b, threads).bytes;
-        if (need && need <= work_size) break;
-    }
-    return threads;
-}
-
-static int mra_f32_run(size_t n, size_t d, size_t dv, const float *q, size_t ldq, const float *k, size_t ldk,
-                       const float *v, size_t ldv, const skit_attention_options *options,
-                       const unsigned char *mask, float *y, size_t ldy, unsigned char *refined, size_t b,
-                       double scale, int threads, void *work)
-{
+    const mra_f32_impl *im = plan->impl;
     mra_f32_work w;
-    work_carve(&w, n, d, dv, b, threads, work);
-    SKIT_TRY(select_squares(&w, options, n, d, dv, q, ldq, k, ldk, v, ldv, b, (float)scale, mask));
-    size_t rows = w.rows;
-    if (refined) {
-        memset(refined, 0, rows * rows);
-        for (size_t x = 0; x < rows; x++)
-            for (uint32_t p = w.row_ptr[x]; p < w.row_ptr[x + 1]; p++) refined[x + w.cols[p] * rows] = 1;
-    }
-    int sparse = options->method == SKIT_ATTENTION_MRA2_SPARSE;
+    work_carve(&w, plan->n, plan->d, plan->dv, im->b, plan->threads, im->work);
+    SKIT_TRY(select_squares(&w, plan, q, ldq, k, ldk, mask));
+    memset(refined, 0, w.rows * w.rows);
+    for (size_t x = 0; x < w.rows; x++)
+        for (uint32_t p = w.row_ptr[x]; p < w.row_ptr[x + 1]; p++) refined[x + w.cols[p] * w.rows] = 1;
+    return SKIT_OK;
+}
+
+static int mra_execute_f32(const skit_attention_plan *plan, const float *q, size_t ldq, const float *k,
+                           size_t ldk, const float *v, size_t ldv, const unsigned char *mask, float *y, size_t ldy,
+                           skit_attention_stats *stats)
+{
+    const mra_f32_impl *im = plan->impl;
+    const size_t n = plan->n, d = plan->d, dv = plan->dv, b = im->b;
+    mra_f32_work w;
+    work_carve(&w, n, d, dv, b, plan->threads, im->work);
+    SKIT_TRY(select_squares(&w, plan, q, ldq, k, ldk, mask));
+    block_means_f32(n, dv, v, ldv, b, mask, w.vm, NULL);
+    const int sparse = plan->o.method == SKIT_ATTENTION_MRA2_SPARSE;
     if (!sparse) coarse_contribution(&w, dv);
     if (mask)
         for (size_t i = 0; i < n; i++) w.wkey[i] = mask[i] ? 1.0f : 0.0f;
-    attn_sweep_f32 s = {.n = n, .d = d, .dv = dv, .t = b, .q = q, .k = k, .v = v, .ldq = ldq,
-                        .ldk = ldk, .ldv = ldv, .scale = (float)scale,
-                        .key_weight = mask ? w.wkey : NULL, .causal = options->causal,
-                        .row_ptr = w.row_ptr, .cols = w.cols, .num = y, .ldnum = ldy, .m = w.mf,
-                        .den = w.denf, .work = w.sweep, .threads = threads,
-                        .parallel = (double)b * (double)b * (double)SKIT_MAX(d, dv) <=
-                                    ATTN_GEMM_SERIAL_LIMIT};
+    attn_sweep_f32 s = {.n = n, .d = d, .dv = dv, .t = b, .q = q, .k = k, .v = v, .ldq = ldq, .ldk = ldk,
+                        .ldv = ldv, .scale = (float)plan->scale, .key_weight = mask ? w.wkey : NULL,
+                        .causal = plan->o.causal, .row_ptr = w.row_ptr, .cols = w.cols, .num = y, .ldnum = ldy,
+                        .m = w.mf, .den = w.denf, .work = w.sweep, .threads = plan->threads,
+                        .parallel = (double)b * (double)b * (double)SKIT_MAX(d, dv) <= ATTN_GEMM_SERIAL_LIMIT};
     attn_sweep_f32_run(&s);
     merge_levels(&w, n, dv, b, sparse, mask, y, ldy);
+    const size_t refined = w.row_ptr[w.rows];
+    memset(stats, 0, sizeof *stats);
+    stats->levels = 2;
+    stats->refined[0] = refined;
+    stats->entries = (double)w.rows * (double)w.rows + (double)refined * (double)b * (double)b;
+    stats->work_fraction = stats->entries / ((double)n * (double)n);
     return SKIT_OK;
 }
 
-int skit_attention_mra_f32_with_work(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                                     const float *k, size_t ldk, const float *v, size_t ldv,
-                                     const skit_attention_options *options, const unsigned char *mask,
-                                     float *y, size_t ldy, unsigned char *refined, void *work,
-                                     size_t work_size)
+static int mra_backward_f32(const skit_attention_plan *plan, const attn_backward_call *c)
 {
-    size_t b = 0;
-    double scale = 0;
-    SKIT_TRY(check_call(n, d, dv, q, ldq, k, ldk, v, ldv, options, y, ldy, &b, &scale));
-    if (!work) return SKIT_ERROR(SKIT_EINVAL, "work is NULL");
-    if ((uintptr_t)work % 64)
-        return SKIT_ERROR(SKIT_EINVAL, "work is not 64-byte aligned (allocate it with skit_malloc)");
-    const size_t least = count_work(n, d, dv, b, 1).bytes;
-    if (least == 0) return SKIT_ERROR(SKIT_EOVERFLOW, "MRA scratch size overflows size_t");
-    int threads = threads_for(n, d, dv, b, work_size);
-    if (threads == 0)
-        return SKIT_ERROR(SKIT_EDOM, "work_size = %zu bytes: need at least %zu (skit_attention_mra_f32_workspace)",
-                          work_size, least);
-    return mra_f32_run(n, d, dv, q, ldq, k, ldk, v, ldv, options, mask, y, ldy, refined, b, scale, threads, work);
+    const mra_f32_impl *im = plan->impl;
+    const attn_mra2_backward_args_f32 a = {plan->n, plan->d, plan->dv, im->b, plan->o.causal, plan->scale,
+                                           c->q, c->k, c->v, c->dy, c->ldq, c->ldk, c->ldv, c->lddy, c->refined,
+                                           c->dq, c->dk, c->dv, c->lddq, c->lddk, c->lddv};
+    return attn_mra2_backward_f32(&a, im->work);
 }
 
-int skit_attention_mra_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                           const float *k, size_t ldk, const float *v, size_t ldv,
-                           const skit_attention_options *options, const unsigned char *mask,
-                           float *y, size_t ldy, unsigned char *refined)
+/* MRA-2 / -2-s of two levels {block, 1}; the method, device, causal flag
+ * and scale are the front's (plan.c). */
+int attn_mra_create_f32(skit_attention_plan *p)
 {
-    size_t b = 0;
-    double scale = 0;
-    SKIT_TRY(check_call(n, d, dv, q, ldq, k, ldk, v, ldv, options, y, ldy, &b, &scale));
-    int threads = attn_max_threads();
-    size_t bytes = count_work(n, d, dv, b, threads).bytes;
-    if (bytes == 0) return SKIT_ERROR(SKIT_EOVERFLOW, "MRA scratch size overflows size_t");
-    SKIT_TRY(skit_memory_check(bytes, "float32 MRA scratch"));
-    void *work = skit_malloc(bytes, 1);
-    if (!work) return SKIT_ENOMEM;
-    int status = mra_f32_run(n, d, dv, q, ldq, k, ldk, v, ldv, options, mask, y, ldy, refined, b, scale, threads, work);
-    skit_free(work);
-    return status;
+    const size_t n = p->n, d = p->d, dv = p->dv;
+    size_t scales[SKIT_MRA_MAX_LEVELS], L;
+    SKIT_TRY(attn_mra_levels(&p->o, n, scales, &L));
+    if (L != 2 || scales[1] != 1)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED,
+                          "levels = %zu: a float32 %s plan runs two levels R = {block, 1} (levels 0, or 2 with "
+                          "scales[1] = 1)",
+                          L, skit_attention_method_name(p->o.method));
+    const size_t b = scales[0], rows = n / b;
+    if (rows > 65535)
+        return SKIT_ERROR(SKIT_ETOOBIG,
+                          "n/block = %zu coarse blocks per row: need fewer than 65536 (use a larger block)", rows);
+    const int has_backward = p->o.method == SKIT_ATTENTION_MRA2;
+    const size_t forward = count_work(n, d, dv, b, p->threads).bytes;
+    const size_t backward = has_backward ? attn_mra2_backward_f32_floats(n, d, dv, b) : 0;
+    if (forward == 0 || backward > SIZE_MAX / sizeof(float))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "MRA scratch size overflows size_t");
+    mra_f32_impl *im = attn_plan_alloc(p, 1, sizeof *im);
+    if (!im) return p->alloc_status;
+    im->b = b;
+    im->work = attn_plan_alloc(p, SKIT_MAX(forward, backward * sizeof(float)), 1);
+    if (!im->work) return p->alloc_status;
+    p->impl = im;
+    p->execute_f32 = mra_execute_f32;
+    p->select = mra_select_f32;
+    if (!has_backward) {
+        p->no_backward = "method = mra2s: the backward runs exact and mra2 plans";
+        return SKIT_OK;
+    }
+    p->refined = attn_plan_alloc(p, rows * rows, 1);
+    if (!p->refined) return p->alloc_status;
+    p->backward = mra_backward_f32;
+    return SKIT_OK;
 }

@@ -53,6 +53,7 @@ void skit_attention_options_init(skit_attention_options *o, skit_attention_metho
     o->linformer_projection = SKIT_LINFORMER_GAUSSIAN;
     o->performer_orthogonal = 1;
     o->device = SKIT_DEVICE_CPU;
+    o->precision = SKIT_PRECISION_F64;
 }
 
 void *attn_plan_alloc(skit_attention_plan *plan, size_t count, size_t size)
@@ -221,6 +222,30 @@ static int check_causal(const skit_attention_options *o)
     return SKIT_OK;
 }
 
+/* Float32 plans: exact attention and MRA-2 / -2-s on the CPU (the MRA
+ * plan checks its two levels); the scale must round to a finite float. */
+static int check_precision_option(const skit_attention_options *o)
+{
+    if (o->precision != SKIT_PRECISION_F64 && o->precision != SKIT_PRECISION_F32)
+        return SKIT_ERROR(SKIT_EINVAL, "precision = %d unknown: need SKIT_PRECISION_F64 or SKIT_PRECISION_F32",
+                          (int)o->precision);
+    if (o->precision == SKIT_PRECISION_F64) return SKIT_OK;
+    if (o->method != SKIT_ATTENTION_EXACT && o->method != SKIT_ATTENTION_MRA2 &&
+        o->method != SKIT_ATTENTION_MRA2_SPARSE)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED,
+                          "precision = float32: method %s computes in float64 only (float32 plans: exact, mra2, "
+                          "mra2s)",
+                          skit_attention_method_name(o->method));
+    if (o->device != SKIT_DEVICE_CPU)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "precision = float32: on the cpu only (got device = %s)",
+                          skit_device_name(o->device));
+    if (o->scale > 3.4e38)
+        return SKIT_ERROR(SKIT_EDOM, "scale = %g out of range: need scale <= 3.4e38 for a float32 plan", o->scale);
+    if (!isfinite(o->shift_bias))
+        return SKIT_ERROR(SKIT_EDOM, "shift_bias = %g out of range: need a finite value", o->shift_bias);
+    return SKIT_OK;
+}
+
 /* The plan proper: validation, the method's constructor. */
 static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t dv,
                           const skit_attention_options *o)
@@ -242,6 +267,7 @@ static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t
         return SKIT_ERROR(SKIT_EINVAL, "device = %d unknown: need SKIT_DEVICE_CPU (0) or "
                                        "SKIT_DEVICE_CUDA (1)", (int)o->device);
     SKIT_TRY(check_causal(o));
+    SKIT_TRY(check_precision_option(o));
     skit_attention_plan *p = skit_calloc(1, sizeof *p);
     if (!p) return SKIT_ENOMEM;
     p->o = *o;
@@ -254,7 +280,9 @@ static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t
     int status = SKIT_OK;
     if (o->device == SKIT_DEVICE_CUDA) {
         status = attn_device_create(p);
-    } else if (status == SKIT_OK) {
+    } else if (o->precision == SKIT_PRECISION_F32) {
+        status = o->method == SKIT_ATTENTION_EXACT ? attn_exact_create_f32(p) : attn_mra_create_f32(p);
+    } else {
         switch (o->method) {
         case SKIT_ATTENTION_EXACT: status = attn_exact_create(p); break;
         case SKIT_ATTENTION_MRA2:
@@ -277,29 +305,170 @@ static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t
     return SKIT_OK;
 }
 
+/* ---- the calls: checks, then the plan lends itself or a copy ------------- */
+
+/* SKIT_EINVAL naming the form of `op` that takes the plan's precision */
+static int check_precision(const skit_attention_plan *plan, skit_precision precision, const char *op)
+{
+    if (plan->o.precision == precision) return SKIT_OK;
+    const int f32 = plan->o.precision == SKIT_PRECISION_F32;
+    return SKIT_ERROR(SKIT_EINVAL, "plan computes in %s: use skit_attention_plan_%s%s", f32 ? "float32" : "float64",
+                      op, f32 ? "_f32" : "");
+}
+
+static int check_finite(skit_precision precision, const void *a, size_t rows, size_t cols, size_t ld,
+                        const char *what)
+{
+    return precision == SKIT_PRECISION_F32 ? attn_check_finite_f32(a, rows, cols, ld, what)
+                                           : skit_check_finite_matrix(a, rows, cols, ld, what);
+}
+
+/* q, k (and v unless NULL is allowed: v_cols 0) of the plan's shape;
+ * their NaN/Inf scan when scan (the shape checks never read the arrays,
+ * so they serve both precisions) */
+static int check_inputs(const skit_attention_plan *plan, skit_precision precision, const void *q, size_t ldq,
+                        const void *k, size_t ldk, const void *v, size_t ldv, int with_v, int scan)
+{
+    const size_t n = plan->n, d = plan->d, dv = plan->dv;
+    SKIT_TRY(attn_check_qk_shape(n, d, q, ldq, k, ldk));
+    if (with_v) SKIT_TRY(attn_check_v_shape(n, dv, v, ldv));
+    if (!scan) return SKIT_OK;
+    SKIT_TRY(check_finite(precision, q, n, d, ldq, "Q"));
+    SKIT_TRY(check_finite(precision, k, n, d, ldk, "K"));
+    return with_v ? check_finite(precision, v, n, dv, ldv, "V") : SKIT_OK;
+}
+
+/* One call on the plan or an idle copy: execute (y), backward (grads) or
+ * selection (refined), in the plan's precision. */
+typedef struct plan_call {
+    const void *q, *k, *v;
+    size_t ldq, ldk, ldv;
+    const unsigned char *mask;
+    void *y;
+    size_t ldy;
+    skit_attention_stats *stats;
+    const attn_backward_call *grads;
+    unsigned char *refined;
+} plan_call;
+
+static int lend(const skit_attention_plan *plan, const plan_call *c)
+{
+    if (!plan->pool) return SKIT_ERROR(SKIT_EINVAL, "plan is not one skit_attention_plan_create made");
+    skit_attention_plan *inst;
+    SKIT_TRY(take_instance(plan, &inst));
+    skit_attention_stats done = {0};
+    int status = SKIT_OK;
+    if (c->grads && inst->select && !c->grads->refined) { /* MRA-2: the squares of an execute on q, k */
+        attn_backward_call g = *c->grads;
+        status = inst->select(inst, g.q, g.ldq, g.k, g.ldk, NULL, inst->refined);
+        g.refined = inst->refined;
+        if (status == SKIT_OK) status = inst->backward(inst, &g);
+    } else if (c->grads) status = inst->backward(inst, c->grads);
+    else if (c->refined) status = inst->select(inst, c->q, c->ldq, c->k, c->ldk, c->mask, c->refined);
+    else if (plan->o.precision == SKIT_PRECISION_F32)
+        status = inst->execute_f32(inst, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, c->mask, c->y, c->ldy, &done);
+    else status = inst->execute(inst, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, c->mask, c->y, c->ldy, &done);
+    if (status == SKIT_OK && c->stats) *c->stats = done;
+    give_instance(plan, inst);
+    return status;
+}
+
+static int execute(const skit_attention_plan *plan, skit_precision precision, const plan_call *c)
+{
+    SKIT_REQUIRE_PTR(plan);
+    SKIT_TRY(check_precision(plan, precision, "execute"));
+    SKIT_TRY(check_inputs(plan, precision, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, 1, !plan->checks_inputs));
+    SKIT_TRY(attn_check_out(plan->n, plan->dv, c->y, c->ldy, "y"));
+    return lend(plan, c);
+}
+
 int skit_attention_plan_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                                 const double *k, size_t ldk, const double *v, size_t ldv,
                                 const unsigned char *mask, double *y, size_t ldy,
                                 skit_attention_stats *stats)
 {
+    const plan_call c = {.q = q, .k = k, .v = v, .ldq = ldq, .ldk = ldk, .ldv = ldv, .mask = mask, .y = y,
+                         .ldy = ldy, .stats = stats};
+    return execute(plan, SKIT_PRECISION_F64, &c);
+}
+
+int skit_attention_plan_execute_f32(const skit_attention_plan *plan, const float *q, size_t ldq, const float *k,
+                                    size_t ldk, const float *v, size_t ldv, const unsigned char *mask, float *y,
+                                    size_t ldy, skit_attention_stats *stats)
+{
+    const plan_call c = {.q = q, .k = k, .v = v, .ldq = ldq, .ldk = ldk, .ldv = ldv, .mask = mask, .y = y,
+                         .ldy = ldy, .stats = stats};
+    return execute(plan, SKIT_PRECISION_F32, &c);
+}
+
+static int backward(const skit_attention_plan *plan, skit_precision precision, const attn_backward_call *g)
+{
     SKIT_REQUIRE_PTR(plan);
-    if (plan->checks_inputs) {
-        SKIT_TRY(attn_check_qk_shape(plan->n, plan->d, q, ldq, k, ldk));
-        SKIT_TRY(attn_check_v_shape(plan->n, plan->dv, v, ldv));
-    } else {
-        SKIT_TRY(attn_check_qk(plan->n, plan->d, q, ldq, k, ldk));
-        SKIT_TRY(attn_check_v(plan->n, plan->dv, v, ldv));
+    SKIT_TRY(check_precision(plan, precision, "backward"));
+    if (!plan->backward) {
+        if (plan->no_backward) return SKIT_ERROR(SKIT_EUNSUPPORTED, "%s", plan->no_backward);
+        if (plan->o.device != SKIT_DEVICE_CPU)
+            return SKIT_ERROR(SKIT_EUNSUPPORTED, "device = %s: the backward runs on the cpu",
+                              skit_device_name(plan->o.device));
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "method = %s: the backward runs exact and mra2 plans",
+                          skit_attention_method_name(plan->o.method));
     }
-    SKIT_TRY(attn_check_out(plan->n, plan->dv, y, ldy, "y"));
-    if (!plan->pool)
-        return SKIT_ERROR(SKIT_EINVAL, "plan is not one skit_attention_plan_create made");
-    skit_attention_plan *inst;
-    SKIT_TRY(take_instance(plan, &inst));
-    skit_attention_stats done = {0};
-    int status = inst->execute(inst, q, ldq, k, ldk, v, ldv, mask, y, ldy, &done);
-    if (status == SKIT_OK && stats) *stats = done;
-    give_instance(plan, inst);
-    return status;
+    if (g->mask && plan->select)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "mask: the MRA-2 backward takes no padding mask (pass NULL)");
+    const size_t n = plan->n;
+    SKIT_TRY(check_inputs(plan, precision, g->q, g->ldq, g->k, g->ldk, g->v, g->ldv, 1, 1));
+    SKIT_REQUIRE_PTR(g->dy);
+    if (g->lddy < n) return SKIT_ERROR(SKIT_ESHAPE, "lddy = %zu too small: need lddy >= n (= %zu)", g->lddy, n);
+    SKIT_TRY(check_finite(precision, g->dy, n, plan->dv, g->lddy, "dY"));
+    if ((g->dq && g->lddq < n) || (g->dk && g->lddk < n) || (g->dv && g->lddv < n))
+        return SKIT_ERROR(SKIT_ESHAPE, "lddq, lddk, lddv = %zu, %zu, %zu: need each >= n (= %zu) where given",
+                          g->lddq, g->lddk, g->lddv, n);
+    const plan_call c = {.grads = g};
+    return lend(plan, &c);
+}
+
+int skit_attention_plan_backward(const skit_attention_plan *plan, const double *q, size_t ldq, const double *k,
+                                 size_t ldk, const double *v, size_t ldv, const unsigned char *mask,
+                                 const unsigned char *refined, const double *dy, size_t lddy, double *dq, size_t lddq,
+                                 double *dk, size_t lddk, double *dv, size_t lddv)
+{
+    const attn_backward_call g = {q, k, v, dy, ldq, ldk, ldv, lddy, mask, refined, dq, dk, dv, lddq, lddk, lddv};
+    return backward(plan, SKIT_PRECISION_F64, &g);
+}
+
+int skit_attention_plan_backward_f32(const skit_attention_plan *plan, const float *q, size_t ldq, const float *k,
+                                     size_t ldk, const float *v, size_t ldv, const unsigned char *mask,
+                                     const unsigned char *refined, const float *dy, size_t lddy, float *dq,
+                                     size_t lddq, float *dk, size_t lddk, float *dv, size_t lddv)
+{
+    const attn_backward_call g = {q, k, v, dy, ldq, ldk, ldv, lddy, mask, refined, dq, dk, dv, lddq, lddk, lddv};
+    return backward(plan, SKIT_PRECISION_F32, &g);
+}
+
+static int select_squares(const skit_attention_plan *plan, skit_precision precision, const plan_call *c)
+{
+    SKIT_REQUIRE_PTR(plan);
+    SKIT_TRY(check_precision(plan, precision, "select"));
+    if (!plan->select)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "method = %s (device = %s): the selection is an MRA plan's on the cpu",
+                          skit_attention_method_name(plan->o.method), skit_device_name(plan->o.device));
+    SKIT_REQUIRE_PTR(c->refined);
+    SKIT_TRY(check_inputs(plan, precision, c->q, c->ldq, c->k, c->ldk, NULL, 0, 0, 1));
+    return lend(plan, c);
+}
+
+int skit_attention_plan_select(const skit_attention_plan *plan, const double *q, size_t ldq, const double *k,
+                               size_t ldk, const unsigned char *mask, unsigned char *refined)
+{
+    const plan_call c = {.q = q, .k = k, .ldq = ldq, .ldk = ldk, .mask = mask, .refined = refined};
+    return select_squares(plan, SKIT_PRECISION_F64, &c);
+}
+
+int skit_attention_plan_select_f32(const skit_attention_plan *plan, const float *q, size_t ldq, const float *k,
+                                   size_t ldk, const unsigned char *mask, unsigned char *refined)
+{
+    const plan_call c = {.q = q, .k = k, .ldq = ldq, .ldk = ldk, .mask = mask, .refined = refined};
+    return select_squares(plan, SKIT_PRECISION_F32, &c);
 }
 
 /* ---- methods that are one sweep ------------------------------------------ */
@@ -337,8 +506,9 @@ static int sweep_execute(const skit_attention_plan *plan, const double *q, size_
     return SKIT_OK;
 }
 
-/* Shared setup: scratch for tile side t. */
-static int sweep_setup(skit_attention_plan *p, size_t t, int parallel, sweep_impl **out)
+/* Shared setup: scratch for tile side t, and at least `least` doubles of
+ * it (exact attention's backward runs on the sweep's scratch). */
+static int sweep_setup(skit_attention_plan *p, size_t t, int parallel, size_t least, sweep_impl **out)
 {
     if (!isfinite(p->o.shift_bias))
         return SKIT_ERROR(SKIT_EDOM, "shift_bias = %g out of range: need a finite value",
@@ -351,7 +521,7 @@ static int sweep_setup(skit_attention_plan *p, size_t t, int parallel, sweep_imp
     im->band = -1;
     size_t per;
     SKIT_TRY(attn_sweep_work_count(p->n, t, p->d, p->dv, p->threads, &per));
-    im->work = attn_plan_alloc(p, per, sizeof(double));
+    im->work = attn_plan_alloc(p, SKIT_MAX(per, least), sizeof(double));
     if (!im->work) return p->alloc_status;
     im->m = attn_plan_alloc(p, 3 * p->n, sizeof(double));
     if (!im->m) return p->alloc_status;
@@ -363,14 +533,24 @@ static int sweep_setup(skit_attention_plan *p, size_t t, int parallel, sweep_imp
     return SKIT_OK;
 }
 
+static int exact_backward(const skit_attention_plan *plan, const attn_backward_call *c)
+{
+    const sweep_impl *im = plan->impl;
+    const skit_attention_mask mask = {c->mask, plan->o.causal};
+    return skit_attention_exact_backward_masked(plan->n, plan->d, plan->dv, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv,
+                                                plan->scale, &mask, c->dy, c->lddy, c->dq, c->lddq, c->dk, c->lddk,
+                                                c->dv, c->lddv, im->work);
+}
+
 int attn_exact_create(skit_attention_plan *p)
 {
     int parallel;
     size_t t = attn_dense_tile(p->d, p->dv, &parallel);
     sweep_impl *im;
-    SKIT_TRY(sweep_setup(p, t, parallel, &im));
+    SKIT_TRY(sweep_setup(p, t, parallel, skit_attention_exact_backward_workspace(p->n), &im));
     double n = (double)p->n;
     im->entries = p->o.causal ? n * (n + 1) / 2 : n * n;
+    p->backward = exact_backward;
     return SKIT_OK;
 }
 
@@ -384,7 +564,7 @@ int attn_window_create(skit_attention_plan *p)
     int parallel;
     size_t t = attn_dense_tile(p->d, p->dv, &parallel);
     sweep_impl *im;
-    SKIT_TRY(sweep_setup(p, t, parallel, &im));
+    SKIT_TRY(sweep_setup(p, t, parallel, 0, &im));
     im->band = (long)w;
     double entries = 0;
     for (size_t i = 0; i < n; i++) {
@@ -414,7 +594,7 @@ int attn_bigbird_create(skit_attention_plan *p)
                           r, nb);
     int parallel = (double)b * (double)b * (double)SKIT_MAX(p->d, p->dv) <= ATTN_GEMM_SERIAL_LIMIT;
     sweep_impl *im;
-    SKIT_TRY(sweep_setup(p, b, parallel, &im));
+    SKIT_TRY(sweep_setup(p, b, parallel, 0, &im));
     /* global rows hold nb blocks, the others at most 2w+1+g+r */
     size_t per_row = SKIT_MIN(nb, 2 * w + 1 + g + r), cap, cap_global;
     if (skit_size_mul(nb - g, per_row, &cap) || skit_size_mul(g, nb, &cap_global) ||

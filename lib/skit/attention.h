@@ -219,136 +219,20 @@ typedef struct skit_attention_options {
      * runs two levels R = {block, 1} only, and exact attention ignores
      * shift_bias (its softmax is max-shifted per row on the device). */
     skit_device device;
+
+    /* Arithmetic [SKIT_PRECISION_F64]. SKIT_PRECISION_F32: exact, mra2
+     * and mra2s (two levels R = {block, 1}) on the CPU compute in float32
+     * on float arrays, through the _f32 forms of execute, backward and
+     * select (the float64 forms refuse such a plan with SKIT_EINVAL, and
+     * the _f32 forms a float64 plan); the scale is rounded to float
+     * (scale <= 3.4e38) and shift_bias is checked but not used. Other
+     * methods and devices: SKIT_EUNSUPPORTED. */
+    skit_precision precision;
 } skit_attention_options;
 
 /* Defaults for `method` (see the brackets above). For window, window = 64;
  * for bigbird, window = 1 (three blocks around the diagonal). */
 void skit_attention_options_init(skit_attention_options *options, skit_attention_method method);
-
-/* ---- float32 end to end ------------------------------------------------ */
-
-/* skit_attention_exact and _masked on float arrays, computed in float32:
- * the same tiled online softmax with sgemm for the logits and for E V,
- * expf on the max-shifted logits, the row sums in double (so that their
- * error does not grow with n). Arguments, layout and errors as the double
- * forms; scale (double) is rounded to float (|scale| <= 3.4e38, else
- * SKIT_EDOM). Against the float64 result on the same (float) inputs, every
- * entry satisfies (tests/test_attention.c checks it)
- *     |y32_ic - y64_ic| <= (2.1 eta_i + (n + 4) u) max_j |v_jc|,
- *     eta_i = u ((d + 6) G_i + 3 ceil(n / t) + 4),
- * u = 2^-24, G_i = |scale| max_j sum_c |q_ic k_jc| (bounds the logits of
- * row i, whose range is <= 2 G_i), t >= 16 the tile side: each logit
- * carries (d + 2) u G_i from sgemm and the rounded scale, the shift
- * P - m <= 2 u G_i and expf 2 u, the rescalings of the running sums
- * (exp(m_old - m_new), one per key tile) 2 u G_i + 3 u per tile in all,
- * so every weight has relative error <= eta_i and the normalised weights
- * move by <= 2 eta_i / (1 - eta_i) in l1; the numerator's float sum over
- * n keys adds (n + 1) u max |v|, the division and rounding 2 u. A worst
- * case: typical errors are far below it. (The float64 result's own error,
- * the same with 2^-53, hides in the 2.1.) */
-int skit_attention_exact_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                             const float *k, size_t ldk, const float *v, size_t ldv, double scale,
-                             const unsigned char *mask, float *y, size_t ldy);
-int skit_attention_exact_masked_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                                    const float *k, size_t ldk, const float *v, size_t ldv,
-                                    double scale, const skit_attention_mask *mask, float *y,
-                                    size_t ldy);
-
-/* Backward of skit_attention_exact_f32 / _masked_f32, computed in
- * float32: skit_attention_exact_backward's query tiles (64 rows) on
- * float arrays, sgemm for the logits, dS = dY V^T, dV += S^T dY, dQ =
- * scale dP K and dK += scale dP^T Q; expf on the max-shifted logits; each
- * softmax row's normaliser and the row sums <S_i, dS_i> in double (as the
- * forward's normaliser), dP = S (dS - <S_i, dS_i>) formed in double and
- * rounded once. Causal tiles stop at their last query's key. Arguments,
- * layout and gradients as skit_attention_exact_backward(_masked) (each
- * gradient may be NULL). work: skit_attention_exact_backward_f32_workspace
- * (n) floats, or NULL (allocated for the call); with work it allocates
- * nothing and is thread-safe.
- * Bound. Against the float64 backward on the same (float) inputs, every
- * entry satisfies, to first order in u = 2^-24, with S the softmax matrix,
- * G = max_i G_i (G_i as for skit_attention_exact_f32), r_i = sum_c
- * |dy_ic|, vmax = max_jc |v_jc|, g(m) = m u / (1 - m u):
- *   |dv32_jc - dv64_jc| <= (e_S + g(n + 1)) (S^T |dY|)_jc,
- *   |dq32_ic - dq64_ic| <= 2 |scale| vmax (e_P + g(n + 2)) r_i (S |K|)_ic,
- *   |dk32_jc - dk64_jc| <= 2 |scale| vmax (e_P + g(n + 2)) (S^T (r o |Q|))_jc,
- *   e_S = 2.1 u ((d + 4) G + 2) + 2 u,   e_P = 2 e_S + (dv + 1) u,
- * (r o |Q|: row i of |Q| times r_i). Why: each logit carries (d + 2) u G
- * (sgemm, the rounded scale), the shift 2 u G and expf 2 u, so after the
- * normalisation (double, rounded once) every weight has relative error
- * <= e_S (the 2.1 as the forward's, for exp(2 eta) - 1); dS carries
- * dv u A_ij (sgemm; A_ij = sum_c |dy_ic v_jc| <= r_i vmax), so the row sum
- * (double) carries (e_S + dv u) a_i, a_i = sum_j S_ij A_ij <= r_i vmax,
- * and |dP32 - dP64|_ij <= e_P S_ij (A_ij + a_i) <= 2 e_P r_i vmax S_ij;
- * the products over n keys (dQ) or n queries (dV, dK: sgemm and the float
- * accumulation over query tiles) add g(n) and the scale's rounding u. A
- * worst case; the float64 backward's own error (the same with 2^-53) is
- * negligible beside it. tests/test_backward.c checks it over many sizes;
- * `skit grad-check --op attention --precision f32` too.
- * Errors: SKIT_EINVAL (NULL q, k, v, dy), SKIT_EDOM (n, d or dv = 0; scale
- * not finite or |scale| > 3.4e38; a mask's causal flag not 0/1),
- * SKIT_ESHAPE (a leading dimension < n), SKIT_ENONFINITE (NaN/Inf in q,
- * k, v or dy), SKIT_ENOMEM. */
-size_t skit_attention_exact_backward_f32_workspace(size_t n);
-int skit_attention_exact_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                                      const float *k, size_t ldk, const float *v, size_t ldv,
-                                      double scale, const unsigned char *mask, const float *dy,
-                                      size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk,
-                                      float *dvv, size_t lddv, float *work);
-int skit_attention_exact_backward_masked_f32(size_t n, size_t d, size_t dv, const float *q,
-                                             size_t ldq, const float *k, size_t ldk,
-                                             const float *v, size_t ldv, double scale,
-                                             const skit_attention_mask *mask, const float *dy,
-                                             size_t lddy, float *dq, size_t lddq, float *dk,
-                                             size_t lddk, float *dvv, size_t lddv, float *work);
-
-/* MRA-2 / MRA-2-s with R = {block, 1} on float arrays, computed in float32:
- * block means, coarse logits (one sgemm) and the unrefined squares'
- * contribution (one sgemm) in float, the refined squares by the float
- * sweep of skit_attention_exact_f32, the two levels merged per token.
- * options: as for skit_attention_plan_create with method mra2 or mra2s,
- * levels 0 (or 2 with scales {block, 1}), block, blocks_per_row[0],
- * selection, priors, causal and scale (0: 1/sqrt(d)); shift_bias is
- * checked but not used. mask: padding (NULL: none), as the plans' execute.
- * The squares refined are chosen by the double plans' rule (Algorithm 1,
- * ties to the first square in row-major order) applied to the float
- * coarse logits: where two scores of the float64 plan lie within about
- * 2 (d + 2 block + 4) u G of each other (G = |scale| sum_c max_i |q_ic|
- * max_j |k_jc|) the two precisions may refine different squares.
- * refined (optional, (n/block)^2 bytes): 1 for the squares refined, square
- * (x, y) (query block x, key block y) at x + y * (n/block): the layout of
- * skit_mra2_select, which skit_mra2_backward_f32 takes. Against the
- * float64 MRA-2 with the same refined squares, every entry satisfies
- *     |y32_ic - y64_ic| <= (2.1 eta + (n + 2 block + 4) u) max_j |v_jc|,
- *     eta = u ((d + 2 block + 10) G + 3 n / block + 6)
- * (the exact bound's terms with G for G_i and the block means' rounding,
- * block u per mean, in the coarse logits and values).
- * Allocates O(n (d + dv) / block + (n/block)^2 + n) scratch per call;
- * skit_attention_mra_f32_with_work takes it from the caller instead.
- * Errors: as skit_attention_exact_f32; SKIT_EINVAL (NULL options, a method
- * other than mra2/mra2s), SKIT_EDOM / SKIT_ESHAPE (the MRA options, as
- * skit_attention_plan_create), SKIT_EUNSUPPORTED (more than two levels, a
- * finest scale other than 1, a device other than the cpu),
- * SKIT_ENONFINITE (a coarse logit beyond float32's range). */
-int skit_attention_mra_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                           const float *k, size_t ldk, const float *v, size_t ldv,
-                           const skit_attention_options *options, const unsigned char *mask,
-                           float *y, size_t ldy, unsigned char *refined);
-/* The same with the caller's scratch, so that repeated calls (a training
- * step) allocate nothing: work, 64-byte aligned (skit_malloc), of
- * work_size >= skit_attention_mra_f32_workspace(n, d, dv, block) bytes,
- * which sizes it for OpenMP's maximum thread count at that call (0: block
- * 0 or above n, or the size overflows); a smaller work runs the refined
- * squares' sweep on as many threads as it holds. Thread-safe with
- * separate work. Errors: as skit_attention_mra_f32, and SKIT_EINVAL (work
- * NULL or misaligned), SKIT_EDOM (work_size below one thread's scratch),
- * SKIT_EOVERFLOW (the scratch's size overflows size_t). */
-size_t skit_attention_mra_f32_workspace(size_t n, size_t d, size_t dv, size_t block);
-int skit_attention_mra_f32_with_work(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                                     const float *k, size_t ldk, const float *v, size_t ldv,
-                                     const skit_attention_options *options, const unsigned char *mask,
-                                     float *y, size_t ldy, unsigned char *refined, void *work,
-                                     size_t work_size);
 
 typedef struct skit_attention_plan skit_attention_plan;
 
@@ -369,7 +253,10 @@ typedef struct skit_attention_plan skit_attention_plan;
  * message "cuda: not built" / "cuda: no device (...)"; causal with
  * nystrom, linformer, performer or a device plan), SKIT_EDOM also for a
  * causal MRA whose finest scale is not 1; SKIT_EINVAL also
- * for an unknown device. The memory of a device plan
+ * for an unknown device or precision; precision = SKIT_PRECISION_F32:
+ * SKIT_EUNSUPPORTED for a method other than exact, mra2, mra2s, a device
+ * plan or MRA of other levels than {block, 1}, SKIT_EDOM for scale >
+ * 3.4e38. The memory of a device plan
  * (skit_attention_plan_bytes) includes the device memory it holds. */
 int skit_attention_plan_create(skit_attention_plan **plan, size_t n, size_t d, size_t dv,
                                const skit_attention_options *options);
@@ -393,13 +280,58 @@ typedef struct skit_attention_stats {
  * the plan made from the same options (the seeded projections and patterns
  * come out the same; made by the first call that needs it, kept until
  * destroy, so it can fail as create does). A call alone allocates nothing.
- * Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (ld < n), SKIT_ENONFINITE (NaN/Inf
+ * Errors: SKIT_EINVAL (NULL; a float32 plan: use the _f32 form), SKIT_ESHAPE
+ * (ld < n), SKIT_ENONFINITE (NaN/Inf
  * in q, k or v), SKIT_ELIBRARY (an SVD did not converge); a concurrent call
  * that needs a new copy also create's errors (SKIT_ENOMEM, SKIT_ETOOBIG). */
 int skit_attention_plan_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                                 const double *k, size_t ldk, const double *v, size_t ldv,
                                 const unsigned char *mask, double *y, size_t ldy,
                                 skit_attention_stats *stats);
+
+/* The same on a plan created with precision SKIT_PRECISION_F32 (exact,
+ * mra2, mra2s): float arrays, computed in float32; contract, arguments and
+ * errors as skit_attention_plan_execute, and SKIT_EINVAL for a float64
+ * plan (skit_attention_plan_execute refuses a float32 one the same way).
+ * Each method against the float64 plan of the same options on the same
+ * (float) inputs, entry by entry (u = 2^-24; tests/test_attention.c
+ * checks both bounds):
+ *
+ * exact: the tiled online softmax with sgemm for the logits and for E V,
+ * expf on the max-shifted logits, the row sums in double (so that their
+ * error does not grow with n):
+ *     |y32_ic - y64_ic| <= (2.1 eta_i + (n + 4) u) max_j |v_jc|,
+ *     eta_i = u ((d + 6) G_i + 3 ceil(n / t) + 4),
+ * G_i = |scale| max_j sum_c |q_ic k_jc| (bounds the logits of row i,
+ * whose range is <= 2 G_i), t >= 16 the tile side: each logit carries
+ * (d + 2) u G_i from sgemm and the rounded scale, the shift P - m <=
+ * 2 u G_i and expf 2 u, the rescalings of the running sums (exp(m_old -
+ * m_new), one per key tile) 2 u G_i + 3 u per tile in all, so every
+ * weight has relative error <= eta_i and the normalised weights move by
+ * <= 2 eta_i / (1 - eta_i) in l1; the numerator's float sum over n keys
+ * adds (n + 1) u max |v|, the division and rounding 2 u. A worst case:
+ * typical errors are far below it. (The float64 result's own error, the
+ * same with 2^-53, hides in the 2.1.)
+ *
+ * mra2, mra2s (two levels R = {block, 1}): block means, coarse logits
+ * (one sgemm) and the unrefined squares' contribution (one sgemm) in
+ * float, the refined squares by the float sweep of exact attention, the
+ * two levels merged per token. The squares refined are chosen by the
+ * float64 plans' rule (Algorithm 1, ties to the first square in row-major
+ * order) applied to the float coarse logits: where two scores of the
+ * float64 plan lie within about 2 (d + 2 block + 4) u G of each other
+ * (G = |scale| sum_c max_i |q_ic| max_j |k_jc|) the two precisions may
+ * refine different squares (skit_attention_plan_select(_f32) says which
+ * each refines). Against the float64 MRA-2 with the same refined squares,
+ *     |y32_ic - y64_ic| <= (2.1 eta + (n + 2 block + 4) u) max_j |v_jc|,
+ *     eta = u ((d + 2 block + 10) G + 3 n / block + 6)
+ * (the exact bound's terms with G for G_i and the block means' rounding,
+ * block u per mean, in the coarse logits and values). Errors also
+ * SKIT_ENONFINITE for a coarse logit beyond float32's range. */
+int skit_attention_plan_execute_f32(const skit_attention_plan *plan, const float *q, size_t ldq,
+                                    const float *k, size_t ldk, const float *v, size_t ldv,
+                                    const unsigned char *mask, float *y, size_t ldy,
+                                    skit_attention_stats *stats);
 
 /* Bytes of memory the plan owns (its scratch included; not the copies
  * concurrent executes made). 0 for NULL. */
@@ -454,24 +386,65 @@ int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ld
                        size_t lddq, double *dk, size_t lddk, double *dvv, size_t lddv,
                        double *work);
 
-/* skit_mra2_backward and _causal on float arrays, computed in float32
- * and blocked: for each query block, one sgemm per product
- * (logits, dY V^T, dQ, dK, dV) over its refined squares' keys and values
- * gathered, and one for the coarse atoms (dY Vm^T, dVm); the block means
- * in double, rounded once; each row's
- * softmax normaliser and row sum <W_i, dW_i> over its atoms in double; C =
- * scale Qm Km^T and its gradient by sgemm. The refined squares (same
- * layout, from skit_mra2_select) are held fixed. Arguments and gradients
- * as the double forms; work: skit_mra2_backward_f32_workspace floats
- * (O(n (d + dv) + (n/block)^2 + block n)) or NULL (allocated);
- * with work it allocates nothing and is thread-safe.
- * Bound. Write S = Sf + Sc for MRA-2's effective n x n matrix (Y = S V):
+/* ---- a plan's backward and its selection -------------------------------
+ * skit_attention_plan_backward (float64 plans) and _backward_f32 (float32
+ * plans; each form refuses the other precision with SKIT_EINVAL): the
+ * gradients dq, dk (n x d) and dv (n x dv) of <dy, Y> for the plan's
+ * output Y = execute(q, k, v, mask) at the same q, k, v and mask; dy: n x
+ * dv (lddy >= n); each gradient may be NULL (its ld >= n otherwise), and
+ * is fully written. The plan's scale and causal option apply.
+ *   exact: padding mask and causality honoured (masked rows contribute
+ *     nothing, masked keys get 0). float64: skit_attention_exact_backward
+ *     _masked; float32: the same 64-row query tiles with sgemm for the
+ *     logits, dS = dY V^T, dV += S^T dY, dQ = scale dP K and dK += scale
+ *     dP^T Q, expf on the max-shifted logits, each softmax row's
+ *     normaliser and the row sums <S_i, dS_i> in double, dP = S (dS -
+ *     <S_i, dS_i>) formed in double and rounded once.
+ *   mra2 of two levels R = {block, 1} (causal or not; mask must be NULL,
+ *     else SKIT_EUNSUPPORTED): the refined squares held fixed (the
+ *     selection passes no gradient, as in the authors' code). float64:
+ *     skit_mra2_backward(_causal); float32: blocked, for each query block
+ *     one sgemm per product (logits, dY V^T, dQ, dK, dV) over its refined
+ *     squares' keys and values gathered and one for the coarse atoms (dY
+ *     Vm^T, dVm); the block means in double, rounded once; each row's
+ *     softmax normaliser and row sum <W_i, dW_i> over its atoms in double;
+ *     C = scale Qm Km^T and its gradient by sgemm.
+ * refined (mra2; exact plans ignore it): the squares the forward refined,
+ * (n/block)^2 bytes, square (x, y) (query block x, key block y) at x + y
+ * (n/block), as skit_attention_plan_select writes them; or NULL: the plan
+ * selects them again from q and k with its execute's own code, so they
+ * are the squares its execute refined on these q and k. A plan keeps no
+ * forward's selection (one plan serves many sequences, and concurrent
+ * calls run on copies); selecting again costs O((n/block)^2 d + n d),
+ * little beside the backward. Giving refined holds any selection fixed,
+ * e.g. one selection for both precisions.
+ * Scratch: the plan's (sized at create, shared by its forward and
+ * backward), lent as execute lends it: a call alone allocates nothing,
+ * concurrent calls run on copies.
+ * Float32 bounds. Against the float64 plan's backward on the same (float)
+ * inputs (and, mra2, the same refined squares), every entry satisfies,
+ * to first order in u = 2^-24, with S the softmax matrix, G = max_i G_i
+ * (G_i as for skit_attention_plan_execute_f32's exact bound), r_i = sum_c
+ * |dy_ic|, vmax = max_jc |v_jc|, g(m) = m u / (1 - m u):
+ *   exact:
+ *   |dv32_jc - dv64_jc| <= (e_S + g(n + 1)) (S^T |dY|)_jc,
+ *   |dq32_ic - dq64_ic| <= 2 |scale| vmax (e_P + g(n + 2)) r_i (S |K|)_ic,
+ *   |dk32_jc - dk64_jc| <= 2 |scale| vmax (e_P + g(n + 2)) (S^T (r o |Q|))_jc,
+ *   e_S = 2.1 u ((d + 4) G + 2) + 2 u,   e_P = 2 e_S + (dv + 1) u,
+ * (r o |Q|: row i of |Q| times r_i). Why: each logit carries (d + 2) u G
+ * (sgemm, the rounded scale), the shift 2 u G and expf 2 u, so after the
+ * normalisation (double, rounded once) every weight has relative error
+ * <= e_S (the 2.1 as the forward's, for exp(2 eta) - 1); dS carries
+ * dv u A_ij (sgemm; A_ij = sum_c |dy_ic v_jc| <= r_i vmax), so the row sum
+ * (double) carries (e_S + dv u) a_i, a_i = sum_j S_ij A_ij <= r_i vmax,
+ * and |dP32 - dP64|_ij <= e_P S_ij (A_ij + a_i) <= 2 e_P r_i vmax S_ij;
+ * the products over n keys (dQ) or n queries (dV, dK: sgemm and the float
+ * accumulation over query tiles) add g(n) and the scale's rounding u.
+ *   mra2: write S = Sf + Sc for MRA-2's effective n x n matrix (Y = S V):
  * Sf the fine atoms' weights at their keys, Sc each coarse atom's weight
- * spread evenly (1/block each) over its key block. Against the float64
- * backward on the same (float) inputs and refined squares, every entry
- * satisfies, to first order in u, with G, r_i, vmax and g as for
- * skit_attention_exact_backward_f32, L = log(block), Qb_ic the mean of
- * |q_jc| over i's block, mean_x the mean over the rows of i's block:
+ * spread evenly (1/block each) over its key block; L = log(block), Qb_ic
+ * the mean of |q_jc| over i's block, mean_x the mean over the rows of i's
+ * block:
  *   |dv32_jc - dv64_jc| <= (e_S + g(n + 3)) (S^T |dY|)_jc,
  *   |dq32_ic - dq64_ic| <= F (r_i (Sf |K|)_ic + mean_x r_i' (Sc |K|)_i'c),
  *   |dk32_jc - dk64_jc| <= F ((Sf^T (r o |Q|))_jc + (Sc^T (r o Qb))_jc),
@@ -485,19 +458,42 @@ int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ld
  * division by block and the sums into dq, dk, dv add a few u more, all
  * within g(n + 4) for n >= 4 (|Km_yc| <= the mean of |k_jc| over block y
  * turns sums over coarse atoms into Sc products).
- * Errors: as skit_mra2_backward, and SKIT_EDOM (|scale| > 3.4e38),
- * SKIT_ENONFINITE (NaN/Inf in q, k, v or dy). */
-size_t skit_mra2_backward_f32_workspace(size_t n, size_t d, size_t dv, size_t block);
-int skit_mra2_backward_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                           const float *k, size_t ldk, const float *v, size_t ldv, double scale,
-                           size_t block, const unsigned char *refined, const float *dy,
-                           size_t lddy, float *dq, size_t lddq, float *dk, size_t lddk,
-                           float *dvv, size_t lddv, float *work);
-int skit_mra2_backward_causal_f32(size_t n, size_t d, size_t dv, const float *q, size_t ldq,
-                                  const float *k, size_t ldk, const float *v, size_t ldv,
-                                  double scale, size_t block, const unsigned char *refined,
-                                  const float *dy, size_t lddy, float *dq, size_t lddq,
-                                  float *dk, size_t lddk, float *dvv, size_t lddv, float *work);
+ * Both are worst cases; the float64 backward's own error (the same with
+ * 2^-53) is negligible beside them. tests/test_backward.c checks them
+ * entry by entry over many sizes; `skit grad-check --op attention|mra2
+ * --precision f32` their largest entry per group.
+ * Errors: SKIT_EINVAL (NULL plan, q, k, v or dy; the other precision's
+ * plan; causal mra2 with refined missing a diagonal square), SKIT_ESHAPE
+ * (a leading dimension < n), SKIT_ENONFINITE (NaN/Inf in q, k, v or dy),
+ * SKIT_EUNSUPPORTED (a method other than exact and mra2, MRA of more than
+ * two levels or a finest scale other than 1, a device plan, a mask with
+ * mra2), SKIT_ENOMEM (a concurrent call's copy). */
+int skit_attention_plan_backward(const skit_attention_plan *plan, const double *q, size_t ldq,
+                                 const double *k, size_t ldk, const double *v, size_t ldv,
+                                 const unsigned char *mask, const unsigned char *refined,
+                                 const double *dy, size_t lddy, double *dq, size_t lddq, double *dk,
+                                 size_t lddk, double *dv, size_t lddv);
+int skit_attention_plan_backward_f32(const skit_attention_plan *plan, const float *q, size_t ldq,
+                                     const float *k, size_t ldk, const float *v, size_t ldv,
+                                     const unsigned char *mask, const unsigned char *refined,
+                                     const float *dy, size_t lddy, float *dq, size_t lddq, float *dk,
+                                     size_t lddk, float *dv, size_t lddv);
+
+/* The squares an MRA plan's (mra2, mra2s; CPU) execute refines at level 0
+ * (side s_0 = block when levels = 0) for these q, k (n x d, ld >= n) and
+ * mask (NULL or n bytes): refined[x + y (n/s_0)] = 1 for square (x, y),
+ * 0 elsewhere; (n/s_0)^2 bytes. The execute's own code on the same
+ * inputs, so the same squares (float32 plans: the float coarse logits'
+ * choice, see skit_attention_plan_execute_f32). Scratch as execute's.
+ * Errors: SKIT_EINVAL (NULL; the other precision's plan), SKIT_ESHAPE,
+ * SKIT_ENONFINITE (NaN/Inf in q or k; float32: a coarse logit beyond
+ * float's range), SKIT_EUNSUPPORTED (other methods, device plans). */
+int skit_attention_plan_select(const skit_attention_plan *plan, const double *q, size_t ldq,
+                               const double *k, size_t ldk, const unsigned char *mask,
+                               unsigned char *refined);
+int skit_attention_plan_select_f32(const skit_attention_plan *plan, const float *q, size_t ldq,
+                                   const float *k, size_t ldk, const unsigned char *mask,
+                                   unsigned char *refined);
 
 /* Coarse logits of MRA level s: C[x + y*ldc] = scale * Qs_x . Ks_y where Qs,
  * Ks are the means of the valid rows of each block of s consecutive tokens

@@ -31,7 +31,8 @@ class _Options(ctypes.Structure):
                 ("diagonal_prior", _Z), ("first_block_prior", _I), ("shift_bias", _D),
                 ("rank", _Z), ("nonzeros", _Z), ("window", _Z), ("global_blocks", _Z),
                 ("random_blocks", _Z), ("pinv_iterations", _Z), ("linformer_projection", _I),
-                ("performer_orthogonal", _I), ("causal", _I), ("device", _I)]
+                ("performer_orthogonal", _I), ("causal", _I), ("device", _I),
+                ("precision", _I)]
 
 
 class _Mask(ctypes.Structure):
@@ -131,18 +132,23 @@ class AttentionPlan(Handle):
     selection, diagonal_prior, first_block_prior, rank, nonzeros, window,
     global_blocks, random_blocks, pinv_iterations, linformer_projection,
     performer_orthogonal, device, causal); budget: a fraction of the n^2 entries,
-    mapped to the method's size parameters by the library."""
+    mapped to the method's size parameters by the library. dtype=float32:
+    a float32 plan (exact, mra2, mra2s), called on float32 arrays only."""
 
     _destroy = "skit_attention_plan_destroy"
 
-    def __init__(self, method, n, d, dv=None, budget=None, **options):
+    def __init__(self, method, n, d, dv=None, budget=None, dtype=np.float64, **options):
         super().__init__()
+        dtype = np.dtype(dtype)
+        if dtype not in (A.F64, A.F32):
+            raise TypeError(f"skit: dtype must be float64 or float32, got {dtype}")
         o = _Options()
         lib.skit_attention_options_init(ctypes.byref(o), _choice(METHODS, method, "method"))
+        o.precision = int(dtype == A.F32)  # SKIT_PRECISION_F32
         tables = {"selection": SELECTIONS, "linformer_projection": PROJECTIONS,
                   "device": DEVICES}
         for name, value in options.items():
-            if not hasattr(o, name) or name == "method":
+            if not hasattr(o, name) or name in ("method", "precision"):
                 raise TypeError(f"skit: unknown attention option {name!r}")
             if name in ("scales", "blocks_per_row"):
                 values = [value] * len(getattr(o, name)) if np.isscalar(value) else list(value)
@@ -162,6 +168,7 @@ class AttentionPlan(Handle):
                                              ctypes.byref(o)))
         self._adopt(cell)
         self.method, self.n, self.d, self.dv = method, int(n), int(d), int(dv)
+        self.dtype = dtype
 
     @property
     def nbytes(self):
@@ -171,16 +178,26 @@ class AttentionPlan(Handle):
         """The approximate softmax(scale Q K^T) V; with return_stats also a
         dict of what the call did (entries evaluated, work fraction, MRA
         squares refined per level) -- for the last batch element."""
-        (qb, ldq), (kb, ldk), (vb, ldv) = _qkv(q, k, v, upcast)
-        if qb.shape[-2:] != (self.n, self.d) or vb.shape[-1] != self.dv:
+        f32 = self.dtype == A.F32
+        if f32:  # a float32 plan takes float32 data only
+            for name, a in (("q", q), ("k", k), ("v", v)):
+                if np.asarray(a).dtype != A.F32:
+                    raise TypeError(f"skit: this plan computes in float32 (dtype=float32): {name} "
+                                    f"must be float32, got {np.asarray(a).dtype}")
+            (qb, ldq), (kb, ldk), (vb, ldv) = (A.blocks(a, name, A.F32)
+                                               for name, a in (("q", q), ("k", k), ("v", v)))
+        else:
+            (qb, ldq), (kb, ldk), (vb, ldv) = _qkv(q, k, v, upcast)
+        if qb.shape[-2:] != (self.n, self.d) or kb.shape != qb.shape or \
+                vb.shape[:-1] != qb.shape[:-1] or vb.shape[-1] != self.dv:
             raise ValueError(f"skit: q, k must be (..., {self.n}, {self.d}) and v "
-                             f"(..., {self.n}, {self.dv}), got {qb.shape}, {vb.shape}")
+                             f"(..., {self.n}, {self.dv}), got {qb.shape}, {kb.shape}, {vb.shape}")
         _m, pm = _mask(mask, self.n)
-        y = A.empty_blocks(qb.shape[:-2], self.n, self.dv)
+        y = A.empty_blocks(qb.shape[:-2], self.n, self.dv, self.dtype)
         stats = _Stats()
+        execute = lib.skit_attention_plan_execute_f32 if f32 else lib.skit_attention_plan_execute
         for pq, pk, pv, py in zip(*(A.batch_pointers(a) for a in (qb, kb, vb, y))):
-            check(lib.skit_attention_plan_execute(self, pq, ldq, pk, ldk, pv, ldv, pm, py, self.n,
-                                                  ctypes.byref(stats)))
+            check(execute(self, pq, ldq, pk, ldk, pv, ldv, pm, py, self.n, ctypes.byref(stats)))
         y = _cast_like(y, q)
         if not return_stats:
             return y

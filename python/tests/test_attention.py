@@ -188,3 +188,20 @@ def test_float32_never_silent(rng):
     with pytest.raises(TypeError, match="float32"):
         skit.mra2(q, k, v, block=8, blocks_per_row=2)
     assert skit.mra2(q, k, v, block=8, blocks_per_row=2, upcast=True).dtype == np.float32
+
+
+def test_float32_plans(rng):
+    n, d, dv = 64, 8, 3
+    q, k = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(2))
+    v = rng.standard_normal((n, dv)).astype(np.float32)
+    for method, opts in (("exact", {}), ("mra2", {"block": 8, "blocks_per_row": 8})):
+        with skit.AttentionPlan(method, n, d, dv, dtype=np.float32, **opts) as p32, \
+                skit.AttentionPlan(method, n, d, dv, **opts) as p64:
+            y = p32(q, k, v)
+            assert y.dtype == np.float32
+            assert rel(y, p64(*(a.astype(np.float64) for a in (q, k, v)))) < 1e-5
+            assert p32.nbytes < p64.nbytes
+            with pytest.raises(TypeError, match="float32"):
+                p32(q.astype(np.float64), k, v)
+    with pytest.raises(NotImplementedError, match="float64 only"):
+        skit.AttentionPlan("lowrank", n, d, dtype=np.float32)
