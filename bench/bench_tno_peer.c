@@ -230,7 +230,7 @@ static void judge_floor(cli_table *t, int quiet, const peer_row *rows, size_t co
     if (!seen) return;
     snprintf(line, sizeof line, "floor: PyTorch float32 forward / FFTW's bare float r2c + c2r per channel at the "
              "plan's FFT length (every FFT implementation does these; this run's planner), one "
-             "thread: %.2f-%.2fx; under 5x, so out of the target's reach with this FFTW, at %zu of %zu shapes%s%s",
+             "thread: %.2f-%.2fx; under 5x, so out of the target's reach with this FFTW, at %zu of %zu operator shapes%s%s",
              lo, hi, under, seen, under ? ": " : "", list);
     note(t, quiet, line);
 }

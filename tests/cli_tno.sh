@@ -198,6 +198,11 @@ done
 rows=$(data_rows "$TMP/b.tsv" | wc -l)
 [ "$rows" -eq 18 ] || fail "bench tno: $rows rows, expected (1 shape + 1 sweep point) x (4 bidirectional + 5 causal operators) = 18"
 grep -q '^# target: TNO forward' "$TMP/b.tsv" || fail "bench tno: no target line in the TSV header"
+# every float32 forward over FFTW's bare transforms, torch or not: 3 operators x 2 causalities at the shape
+[ "$(grep -c "^# floor-row: [a-z]* [a-z]* n=64 d=4 batch=2 float32 threads=1: forward [0-9.e-]* s, .* forward / bare [0-9.]*x" "$TMP/b.tsv")" -eq 6 ] ||
+  fail "bench tno: not 6 floor-row lines"
+grep -q "^# floor target: every float32 forward (update + execute) <= 1.5x FFTW's bare float r2c + c2r per channel, one thread: \(met\|not met\) ([0-9]* of 6; worst [0-9.]*x)" "$TMP/b.tsv" ||
+  fail "bench tno: no floor target line"
 # the PyTorch peer: rows beside skit's and the 5x target when torch imports, else a note saying skipped
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   [ "$(grep -c '^# peer: tno causal n=64 d=4 batch=2 float32 threads=1: skit [0-9.e-]* s, PyTorch' "$TMP/b.tsv")" -eq 1 ] ||
@@ -208,10 +213,11 @@ if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   grep '^# peer: tno causal n=64 d=4 batch=2 float32 threads=1: ' "$TMP/b.tsv" |
     grep -q "FFTW's bare r2c + c2r per channel at N = 128 [0-9.e+]*x)" ||
     fail "bench tno: no bare-transform floor beside the tno causal float32 row"
-  grep '^# peer: ski .* float32 threads=1: ' "$TMP/b.tsv" | grep -q "FFTW's bare" &&
-    fail "bench tno: a bare-transform floor beside SKI-TNO (its FFTs are r long, not n)"
-  grep -q "^# floor: PyTorch float32 forward / FFTW's bare float r2c + c2r per channel .*: [0-9.]*-[0-9.]*x; under 5x, .* at [0-9]* of 4 shapes" "$TMP/b.tsv" ||
-    fail "bench tno: no bare-transform floor line over the 4 TNO / FD-TNO shapes"
+  # SKI-TNO's line is TNO's length at the shape (its own FFTs are r long)
+  grep '^# peer: ski .* float32 threads=1: ' "$TMP/b.tsv" | grep -q "FFTW's bare r2c + c2r per channel at N = 128 " ||
+    fail "bench tno: no bare-transform floor (TNO's length) beside SKI-TNO"
+  grep -q "^# floor: PyTorch float32 forward / FFTW's bare float r2c + c2r per channel .*: [0-9.]*-[0-9.]*x; under 5x, .* at [0-9]* of [0-9]* operator shapes" "$TMP/b.tsv" ||
+    fail "bench tno: no bare-transform floor line over the float32 one-thread rows"
 else
   grep -q '^# peer: PyTorch peer skipped' "$TMP/b.tsv" || fail "bench tno: torch missing, but no 'skipped' note"
 fi
