@@ -517,7 +517,12 @@ int skit_ski_plan_execute(const skit_ski_plan *plan, const double *X, size_t ldx
     return status;
 }
 
-/* ---- float32 ---------------------------------------------------------------- */
+/* ---- float32 ----------------------------------------------------------------
+ * Written apart from the float64 passes because the algorithm is simpler,
+ * not a copy: one channel at a time against the float planes, one float32
+ * Toeplitz plan for every channel, no channel groups, blocks or
+ * implicit-ramp form (the float64 plan's tunings, measured for its
+ * passes). */
 
 /* u = W^T x in float, run by run (each run's partial sums, then added). */
 static void transpose_f32(const skit_ski_plan *p, const float *x, float *u)

@@ -10,10 +10,6 @@
 
 #include "tno/tno_internal.h"
 
-/* Tile edge of the blocked transposes: 32 x 32 doubles (8 KiB) per tile
- * keeps source and destination lines in L1. */
-#define TILE 32
-
 void skit_tno_options_default(skit_tno_options *o, skit_tno_kind kind)
 {
     if (!o) return;
@@ -52,30 +48,6 @@ const char *tno_activation_name(skit_activation a)
 const char *tno_norm_name(skit_norm nm)
 {
     return nm == SKIT_NORM_RMS ? "rms" : nm == SKIT_NORM_LAYER ? "layer" : "none";
-}
-
-/* Tiles of TILE x TILE, so that both the reads and the strided writes
- * stay in cache; one body for both precisions. */
-#define TNO_TRANSPOSE_LD(name, R)                                                                   \
-    void name(const R *src, size_t rows, size_t cols, size_t lds, R *dst, size_t ldd)               \
-    {                                                                                               \
-        size_t tr = (rows + TILE - 1) / TILE, tc = (cols + TILE - 1) / TILE;                        \
-        long tiles = (long)(tr * tc);                                                               \
-        _Pragma("omp parallel for schedule(static) if (rows * cols >= 16384)")                      \
-        for (long t = 0; t < tiles; t++) {                                                          \
-            size_t i0 = (size_t)t / tc * TILE, j0 = (size_t)t % tc * TILE;                          \
-            size_t i1 = SKIT_MIN(i0 + TILE, rows), j1 = SKIT_MIN(j0 + TILE, cols);                  \
-            for (size_t j = j0; j < j1; j++)                                                        \
-                for (size_t i = i0; i < i1; i++) dst[j * ldd + i] = src[i * lds + j];               \
-        }                                                                                           \
-    }
-
-TNO_TRANSPOSE_LD(tno_transpose_ld, double)
-TNO_TRANSPOSE_LD(tno_transpose_ld_f32, float)
-
-void tno_transpose(const double *src, size_t rows, size_t cols, double *dst)
-{
-    tno_transpose_ld(src, rows, cols, cols, dst, rows);
 }
 
 /* ---- option validation and sizes --------------------------------------- */
