@@ -52,7 +52,7 @@ def _load():
                       "or install skit so that pkg-config finds it. Tried: " + "; ".join(tried))
 
 
-lib, path = _load()
+_cdll, path = _load()
 
 # Type codes of the declarations below.
 _T = {
@@ -76,6 +76,8 @@ i skit_toeplitz_plan_set_coeffs p p
 z skit_toeplitz_plan_workspace_bytes p
 i skit_toeplitz_plan_execute p p z p z p
 i skit_toeplitz_plan_execute_transpose p p z p z p
+i skit_toeplitz_plan_execute_f32 p p z p z p
+i skit_toeplitz_plan_execute_transpose_f32 p p z p z p
 z skit_toeplitz_plan_fft_length p
 z skit_toeplitz_plan_bytes p
 v skit_toeplitz_plan_destroy p
@@ -237,15 +239,42 @@ i skit_tno_plan_coeffs_reference p p
 """
 
 
-def _declare():
-    for line in _DECLARATIONS.strip().splitlines():
-        ret, name, *args = line.split()
-        fn = getattr(lib, name)
-        fn.restype = _T[ret]
-        fn.argtypes = [_T[a] for a in args]
+class _Declared:
+    """libskit's functions as the package may call them: only those declared
+    above. ctypes would call any other symbol with int arguments and an int
+    result, cutting 64-bit pointers to 32 bits (a crash, or worse, memory
+    written at the wrong address); here an undeclared name raises
+    AttributeError instead."""
+
+    def __init__(self, cdll, declarations):
+        self._functions = {}
+        for line in declarations.strip().splitlines():
+            ret, name, *args = line.split()
+            fn = getattr(cdll, name)
+            fn.restype = _T[ret]
+            fn.argtypes = [_T[a] for a in args]
+            self._functions[name] = fn
+
+    def __getattr__(self, name):
+        try:
+            return self._functions[name]
+        except KeyError:
+            raise AttributeError(f"skit: {name} is not declared in skit/_lib.py's _DECLARATIONS "
+                                 "(an undeclared ctypes call would pass its pointers as 32-bit ints)") from None
+
+    def declare(self, name, restype, argtypes):
+        """One function whose types the codes above cannot spell (a
+        callback type); returns it, declared."""
+        fn = getattr(_cdll, name)
+        fn.restype, fn.argtypes = restype, argtypes
+        self._functions[name] = fn
+        return fn
+
+    def declared(self):
+        return sorted(self._functions)
 
 
-_declare()
+lib = _Declared(_cdll, _DECLARATIONS)
 
 
 # Hot calls through cffi (ABI mode: nothing compiled) when it is importable:
@@ -318,18 +347,10 @@ def check(status):
 def has(name):
     """Whether this libskit exports `name` (float32 paths, backward passes)."""
     try:
-        getattr(lib, name)
+        getattr(_cdll, name)
         return True
     except AttributeError:
         return False
-
-
-def function(name):
-    """An exported function not declared above (None when absent)."""
-    try:
-        return getattr(lib, name)
-    except AttributeError:
-        return None
 
 
 def new_handle():

@@ -72,11 +72,10 @@ def pinv(a, rtol=-1.0):
 
 _LINOP = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
                           ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double))
-_lanczos = lib.skit_spectral_norm_lanczos
-_lanczos.restype = ctypes.c_int
-_lanczos.argtypes = [ctypes.c_size_t, ctypes.c_size_t, _LINOP, ctypes.c_void_p, ctypes.c_double,
-                     ctypes.c_size_t, ctypes.c_uint64, ctypes.POINTER(ctypes.c_double),
-                     ctypes.POINTER(ctypes.c_size_t)]
+_lanczos = lib.declare("skit_spectral_norm_lanczos", ctypes.c_int,
+                       [ctypes.c_size_t, ctypes.c_size_t, _LINOP, ctypes.c_void_p, ctypes.c_double,
+                        ctypes.c_size_t, ctypes.c_uint64, ctypes.POINTER(ctypes.c_double),
+                        ctypes.POINTER(ctypes.c_size_t)])
 
 
 def spectral_norm_lanczos(matvec, rmatvec, shape, tol=1e-10, max_iter=300, seed=1):
