@@ -59,11 +59,32 @@ def _tensor(a, like):
     return out if out.dtype == like.dtype else out.to(like.dtype)
 
 
+class _FirstDerivativeOnly(torch.autograd.Function):
+    """Identity on a gradient computed in libskit, linked to the incoming
+    gradient so that differentiating it again reaches this node and raises.
+    The backward runs in numpy, outside autograd: a second derivative taken
+    through it would treat the first as a constant and come out wrong with
+    no error (torch's once_differentiable only catches the paths through
+    its own fresh leaves, not these)."""
+
+    @staticmethod
+    def forward(ctx, gradient, incoming):
+        return gradient.clone()
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("skit.torch: second derivatives are not implemented (the backward runs in "
+                           "libskit, outside autograd); differentiate once, or use pure-PyTorch "
+                           "operators where a second derivative is needed")
+
+
 def _function(name, forward, backward):
     """A torch.autograd.Function whose forward(ctx, *tensors, options) calls
     forward(*arrays, **options) -> (output array, saved) and whose backward
     calls backward(saved, grad array, needs) -> gradient arrays (None where
-    needs[i] is False) for the tensor inputs."""
+    needs[i] is False) for the tensor inputs. Once differentiable: a
+    second derivative (create_graph=True, then grad again; gradgradcheck)
+    raises RuntimeError (_FirstDerivativeOnly)."""
 
     def fwd(ctx, options, *tensors):
         arrays = [_array(t, f"input {i}") for i, t in enumerate(tensors)]
@@ -75,8 +96,10 @@ def _function(name, forward, backward):
     def bwd(ctx, grad):
         needs = ctx.needs_input_grad[1:]
         grads = backward(ctx.saved, _array(grad, "grad"), needs)
-        return (None,) + tuple(None if g is None else _tensor(g, t)
-                               for g, t in zip(grads, ctx.like))
+        out = tuple(None if g is None else _tensor(g, t) for g, t in zip(grads, ctx.like))
+        if torch.is_grad_enabled() and grad.requires_grad:  # create_graph=True
+            out = tuple(None if g is None else _FirstDerivativeOnly.apply(g, grad) for g in out)
+        return (None,) + out
 
     return type(name, (torch.autograd.Function,),
                 {"forward": staticmethod(fwd), "backward": staticmethod(bwd)})

@@ -194,3 +194,29 @@ def test_torch_errors(rng):
         with pytest.raises(TypeError, match="upcast=True"):
             st.toeplitz(c32, x32)
     assert st.toeplitz(c32, x32, upcast=True).dtype == torch.float32
+
+
+def _second_derivative_raises(fn, inputs):
+    """d/dinputs of <grad fn, 1> must raise, not come out as if the first
+    derivative were constant."""
+    out = fn(*inputs)
+    # a loss whose gradient depends on the output, so the first derivative
+    # has a graph (a linear loss would leave nothing to differentiate)
+    grads = torch.autograd.grad((out ** 2).sum(), inputs, create_graph=True)
+    with pytest.raises(RuntimeError, match="second derivatives are not implemented"):
+        torch.autograd.grad(sum(g.sum() for g in grads if g is not None), inputs, allow_unused=True)
+
+
+def test_second_derivatives_raise(rng):
+    n, d = 6, 2
+    _second_derivative_raises(lambda c, x: st.toeplitz(c, x), (_t(rng, d, 2 * n - 1), _t(rng, n, d)))
+    q, k, v = _t(rng, n, 3), _t(rng, n, 3), _t(rng, n, 2)
+    _second_derivative_raises(lambda a, b, c: st.attention(a, b, c), (q, k, v))
+    _second_derivative_raises(lambda a, b, c: st.mra2(a, b, c, block=3, blocks_per_row=1), (q, k, v))
+    lags = np.arange(-3.0, 4.0)
+    decay = torch.tensor(0.8, dtype=torch.float64, requires_grad=True)
+    _second_derivative_raises(lambda r, lam: st.decay_bias(r, lags, lam), (_t(rng, lags.size, 2), decay))
+    net = skit.MLP(1, 4, 1, 2, seed=3)
+    _second_derivative_raises(lambda x: st.mlp(x, net), (_t(rng, 5, 1),))
+    plan = skit.TNOPlan(8, 2, kind="tno")
+    _second_derivative_raises(lambda x: st.tno(x, plan), (_t(rng, 8, 2),))
