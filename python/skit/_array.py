@@ -61,9 +61,17 @@ def refuse_float32(a, name, upcast=False):
         raise TypeError(f"skit: {name} is complex; skit takes real arrays")
 
 
+def real(x, name, dtype=F64):
+    """x as a contiguous real array of dtype; complex input raises
+    TypeError (numpy would drop the imaginary part with only a warning)."""
+    if np.iscomplexobj(x):
+        raise TypeError(f"skit: {name} is complex; skit takes real arrays")
+    return np.ascontiguousarray(x, dtype=dtype)
+
+
 def vector(x, name, dtype=F64, length=None):
     """A 1-D contiguous array of dtype (copied only if needed)."""
-    a = np.ascontiguousarray(x, dtype=dtype)
+    a = real(x, name, dtype)
     if a.ndim != 1:
         raise ValueError(f"skit: {name} must be 1-D, got shape {a.shape}")
     if length is not None and a.shape[0] != length:

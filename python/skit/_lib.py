@@ -10,6 +10,7 @@ ctypes.CDLL releases the GIL for the duration of every call, so a long
 execute lets other Python threads run.
 """
 import ctypes
+import numbers
 import os
 import subprocess
 import threading
@@ -54,11 +55,54 @@ def _load():
 
 _cdll, path = _load()
 
-# Type codes of the declarations below.
+def _integer(ctype, lo, hi, what):
+    """An argument type that refuses what ctypes would wrap silently: a
+    size of 2**64 + 64 becomes 64, a negative size 2**64 - 1, as plain
+    c_size_t does. Integers outside [lo, hi] raise OverflowError, other
+    types (float, bool, complex) TypeError."""
+
+    class Checked:
+        @classmethod
+        def from_param(cls, value):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                _refused.error = TypeError(f"skit: {what} argument must be an integer, got "
+                                           f"{type(value).__name__}")
+            elif not lo <= value <= hi:
+                _refused.error = OverflowError(f"skit: {value} out of range for a C {what} ({lo}..{hi})")
+            else:
+                return ctype(int(value))
+            raise _refused.error
+
+    return Checked
+
+
+# ctypes reports an argument's error as ctypes.ArgumentError; the calls
+# re-raise the OverflowError or TypeError from_param raised (per thread).
+_refused = threading.local()
+
+
+def _reraising(fn):
+    def call(*args):
+        _refused.error = None
+        try:
+            return fn(*args)
+        except ctypes.ArgumentError:
+            if _refused.error is not None:
+                raise _refused.error from None
+            raise
+    call.__name__ = fn.__name__
+    return call
+
+
+# Type codes of the declarations below (results: the ctypes types; the
+# integer arguments through _integer's checks).
 _T = {
     "i": ctypes.c_int, "z": ctypes.c_size_t, "d": ctypes.c_double, "p": ctypes.c_void_p,
     "u": ctypes.c_uint64, "s": ctypes.c_char_p, "v": None,
 }
+_ARG = dict(_T, i=_integer(ctypes.c_int, -2 ** 31, 2 ** 31 - 1, "int"),
+            z=_integer(ctypes.c_size_t, 0, 2 ** 64 - 1, "size_t"),
+            u=_integer(ctypes.c_uint64, 0, 2 ** 64 - 1, "uint64_t"))
 
 # return-type name argument-types; p is any pointer (arrays passed as ints).
 _DECLARATIONS = """
@@ -252,8 +296,8 @@ class _Declared:
             ret, name, *args = line.split()
             fn = getattr(cdll, name)
             fn.restype = _T[ret]
-            fn.argtypes = [_T[a] for a in args]
-            self._functions[name] = fn
+            fn.argtypes = [_ARG[a] for a in args]
+            self._functions[name] = _reraising(fn) if set(args) & {"i", "z", "u"} else fn
 
     def __getattr__(self, name):
         try:

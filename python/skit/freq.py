@@ -17,7 +17,7 @@ CONSTRUCTIONS = {"half": 0, "full": 1, "periodic": 2}
 def _rows(x, name):
     """x as a contiguous (..., n) float64 array (transform along the last axis)."""
     A.refuse_float32(np.asarray(x), name)
-    a = np.ascontiguousarray(x, dtype=np.float64)
+    a = A.real(x, "x")
     if a.ndim < 1 or a.shape[-1] == 0:
         raise ValueError(f"skit: {name} must have shape (..., n) with n >= 1, got {a.shape}")
     return a
@@ -123,7 +123,7 @@ class FDTNOPlan(Handle):
     def set_response(self, response):
         """response: (grid_size, d) real parts (causal) or (grid_size, 2d)
         real then imaginary parts (bidirectional)."""
-        r = np.ascontiguousarray(response, dtype=np.float64)
+        r = A.real(response, "response")
         want = (lib.skit_fdtno_plan_grid_size(self), self.response_width)
         if r.shape != want:
             raise ValueError(f"skit: response must have shape {want}, got {r.shape}")

@@ -76,7 +76,7 @@ class MLP(Handle):
         x = np.asarray(x)
         A.refuse_float32(x, "x")
         squeeze = x.ndim == 1
-        xx = np.ascontiguousarray(x[:, None] if squeeze else x, dtype=np.float64)
+        xx = A.real(x[:, None] if squeeze else x, "x")
         if xx.ndim != 2 or xx.shape[1] != self.in_dim:
             raise ValueError(f"skit: x must have shape (count, {self.in_dim}), got {x.shape}")
         return xx, squeeze
@@ -94,7 +94,7 @@ class MLP(Handle):
         out_dim) by skit_mlp_backward: dx shaped as x, dparams summed over
         the inputs in the layout of `parameters`."""
         xx, squeeze = self._rows(x)
-        g = np.ascontiguousarray(dy, dtype=np.float64)
+        g = A.real(dy, "dy")
         if g.shape != (xx.shape[0], self.out_dim):
             raise ValueError(f"skit: dy must have shape ({xx.shape[0]}, {self.out_dim}), "
                              f"got {g.shape}")

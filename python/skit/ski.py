@@ -93,7 +93,7 @@ class Kernel(Handle):
     def __call__(self, t):
         """k(t) elementwise (any shape)."""
         A.refuse_float32(np.asarray(t), "t")
-        tt = np.ascontiguousarray(t, dtype=np.float64)
+        tt = A.real(t, "t")
         out = np.empty_like(tt)
         check(lib.skit_kernel_eval(self, tt.size, A.pointer(tt), A.pointer(out)))
         return out
@@ -200,7 +200,7 @@ class SKIPlan(Handle):
         dtype = np.dtype(dtype)
         if dtype not in (A.F64, A.F32):
             raise TypeError(f"skit: dtype must be float64 or float32, got {dtype}")
-        c = np.ascontiguousarray(coeffs, dtype=np.float64)
+        c = A.real(coeffs, "coeffs")
         shared = c.ndim == 1
         d = (1 if d is None else int(d)) if shared else c.shape[0]
         opts = _SKIOptions()
@@ -268,8 +268,8 @@ class SparseLowRankPlan(Handle):
 
     def __init__(self, n, d, band=None, weights=None, coeffs=None, method="fft"):
         super().__init__()
-        b = None if band is None else np.ascontiguousarray(band, dtype=np.float64).reshape(d, -1)
-        c = None if coeffs is None else np.ascontiguousarray(coeffs, dtype=np.float64)
+        b = None if band is None else A.real(band, "band").reshape(d, -1)
+        c = None if coeffs is None else A.real(coeffs, "coeffs")
         cell = new_handle()
         check(lib.skit_sparse_lowrank_plan_create(
             ctypes.byref(cell), int(n), int(d), 0 if b is None else b.shape[1],

@@ -21,6 +21,7 @@ Parameters (one flat float64 vector, see parameters / set_parameters):
     flipped along its last axis, since Conv1d correlates).
 """
 import ctypes
+import operator
 
 import numpy as np
 
@@ -92,7 +93,7 @@ def rpe_parameters_from_state_dict(state_dict, prefix=""):
 
 
 def _decay_inputs(rpe, lags):
-    r = np.ascontiguousarray(rpe, dtype=np.float64)
+    r = A.real(rpe, "rpe")
     t = A.vector(lags, "lags")
     if r.ndim != 2 or r.shape[0] != t.size:
         raise ValueError(f"skit: rpe must have shape ({t.size}, d) for {t.size} lags, "
@@ -113,7 +114,7 @@ def decay_bias(rpe, lags, decay):
 def decay_bias_backward(rpe, lags, decay, dk):
     """(drpe, ddecay) of decay_bias for the output gradient dk."""
     r, t = _decay_inputs(rpe, lags)
-    g = np.ascontiguousarray(dk, dtype=np.float64)
+    g = A.real(dk, "dk")
     if g.shape != r.shape:
         raise ValueError(f"skit: dk must have shape {r.shape}, got {g.shape}")
     dr, dl = np.empty_like(r), ctypes.c_double()
@@ -142,7 +143,8 @@ class TNOPlan(Handle):
         o = _options(kind, causal, layout, **settings)
         p = None if params is None else A.vector(params, "params")
         cell = new_handle()
-        check(lib.skit_tno_plan_create(ctypes.byref(cell), int(n), int(d), int(batch),
+        n, d, batch = operator.index(n), operator.index(d), operator.index(batch)  # 8.5: TypeError
+        check(lib.skit_tno_plan_create(ctypes.byref(cell), n, d, batch,
                                        ctypes.byref(o), None if p is None else A.pointer(p),
                                        0 if p is None else p.size))
         self._adopt(cell)

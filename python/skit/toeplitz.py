@@ -89,7 +89,7 @@ class ToeplitzPlan(Handle):
             c = A.vector(c, "coeffs", length=width)
             d = 1
         else:
-            c = np.ascontiguousarray(c, dtype=np.float64)
+            c = A.real(c, "coeffs")
             if c.ndim != 2 or c.shape[1] != width:
                 raise ValueError(f"skit: per-channel coeffs must have shape (d, {width}), "
                                  f"got {c.shape}")
@@ -122,7 +122,7 @@ class ToeplitzPlan(Handle):
         """New coefficients of the same shape (spectra recomputed, no replanning).
         As in C, not while another thread executes this plan (calls of the
         plan itself may run in many threads at once)."""
-        c = np.ascontiguousarray(coeffs, dtype=np.float64)
+        c = A.real(coeffs, "coeffs")
         want = (self.m + self.n - 1,) if self.shared else (self.d, self.m + self.n - 1)
         if c.shape != want:
             raise ValueError(f"skit: coeffs must have shape {want}, got {c.shape}")
