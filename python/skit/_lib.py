@@ -81,8 +81,13 @@ def _integer(ctype, lo, hi, what):
 _refused = threading.local()
 
 
-def _reraising(fn):
+def _guarded(fn):
+    """fn, with the Handles among its arguments held for the call (close()
+    waits for it) and the integer checks' errors re-raised as themselves."""
     def call(*args):
+        held = [a for a in args if isinstance(a, Handle)]
+        for h in held:
+            h._acquire()
         _refused.error = None
         try:
             return fn(*args)
@@ -90,6 +95,9 @@ def _reraising(fn):
             if _refused.error is not None:
                 raise _refused.error from None
             raise
+        finally:
+            for h in held:
+                h._release()
     call.__name__ = fn.__name__
     return call
 
@@ -297,7 +305,7 @@ class _Declared:
             fn = getattr(cdll, name)
             fn.restype = _T[ret]
             fn.argtypes = [_ARG[a] for a in args]
-            self._functions[name] = _reraising(fn) if set(args) & {"i", "z", "u"} else fn
+            self._functions[name] = _guarded(fn)
 
     def __getattr__(self, name):
         try:
@@ -311,8 +319,8 @@ class _Declared:
         callback type); returns it, declared."""
         fn = getattr(_cdll, name)
         fn.restype, fn.argtypes = restype, argtypes
-        self._functions[name] = fn
-        return fn
+        self._functions[name] = _guarded(fn)
+        return self._functions[name]
 
     def declared(self):
         return sorted(self._functions)
@@ -404,7 +412,12 @@ def new_handle():
 
 # Plan-like objects share their life-cycle logic.
 class Handle:
-    """A C object owned by Python: freed by close(), `with` or garbage collection."""
+    """A C object owned by Python: freed by close(), `with` or garbage
+    collection. Every call of libskit that takes the object holds it
+    (_acquire / _release, done by the declared functions and the cffi
+    shortcuts): close() while another thread is inside such a call waits
+    for it to return, and a call after close() raises ValueError, so the
+    C object is never freed under a running call."""
 
     _destroy = None  # name of the C destroy function
     _hot = None      # the pointer as a cffi handle, for the hot calls
@@ -412,6 +425,20 @@ class Handle:
     def __init__(self):
         self._ptr = None
         self._lock = threading.Lock()
+        self._idle = threading.Condition()  # guards _users; signalled when it drops to 0
+        self._users = 0
+
+    def _acquire(self):
+        with self._idle:
+            if not self._ptr:
+                raise ValueError(f"skit: this {type(self).__name__} is closed")
+            self._users += 1
+
+    def _release(self):
+        with self._idle:
+            self._users -= 1
+            if not self._users:
+                self._idle.notify_all()
 
     @property
     def _as_parameter_(self):
@@ -425,8 +452,15 @@ class Handle:
             self._hot = hot_handle(self._ptr)
 
     def close(self):
-        """Free the C object now (idempotent)."""
-        ptr, self._ptr, self._hot = self._ptr, None, None
+        """Free the C object now (idempotent); waits for the calls running
+        on it in other threads."""
+        idle = getattr(self, "_idle", None)
+        if idle is None:  # __init__ did not get far
+            return
+        with idle:
+            ptr, self._ptr, self._hot = self._ptr, None, None
+            while self._users:
+                idle.wait()
         if ptr:
             getattr(lib, self._destroy)(ptr)
 

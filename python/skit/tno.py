@@ -240,8 +240,13 @@ class TNOPlan(Handle):
                 and x.shape == self._shape()[3 - x.ndim:] and (x.ndim == 3 or self.batch == 1):
             # C-contiguous (batch, n, d) or (n, d): the least Python work, through cffi
             y = np.empty(x.shape)
-            status = _lib.hot.skit_tno_plan_execute(self._hot, _lib.hot_buffer(x),
-                                                    _lib.hot_buffer(y, True), _lib.hot_null)
+            h = self._hot
+            self._acquire()  # close() waits for this call
+            try:
+                status = _lib.hot.skit_tno_plan_execute(h, _lib.hot_buffer(x), _lib.hot_buffer(y, True),
+                                                        _lib.hot_null)
+            finally:
+                self._release()
             if status:
                 check(status)
             return y

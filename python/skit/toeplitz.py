@@ -159,8 +159,12 @@ class ToeplitzPlan(Handle):
                 except ValueError:  # a read-only out: the general path says so
                     yb = None
                 if yb is not None:
-                    status = self._hot_execute(self._hot, _hot_buffer(x), self.n, yb, self.m,
-                                               _lib.hot_null)
+                    h = self._hot
+                    self._acquire()  # close() waits for this call
+                    try:
+                        status = self._hot_execute(h, _hot_buffer(x), self.n, yb, self.m, _lib.hot_null)
+                    finally:
+                        self._release()
                     if status:
                         check(status)
                     return y
@@ -240,7 +244,11 @@ class ToeplitzPlan(Handle):
             yb = _hot_buffer(y.T, True)
         except (TypeError, ValueError, BufferError):  # read-only out: the general path says so
             return None
-        status = fn(h, _hot_buffer(x), rows_in, yb, rows_out, _lib.hot_null)
+        self._acquire()  # close() waits for this call
+        try:
+            status = fn(h, _hot_buffer(x), rows_in, yb, rows_out, _lib.hot_null)
+        finally:
+            self._release()
         if status:
             check(status)
         return y
