@@ -441,17 +441,17 @@ void skit_mlp_output_layer(const skit_mlp *mlp, const double **weight, const dou
 
 /* out (width x cols, ld ldo) = act(norm(a + bias)) * scale, column by
  * column: a is width x cols (ld lda) without its bias (NULL: none), stats
- * 2 x FEATURE_BLOCK of scratch, scale one value per column (NULL: none).
+ * 2 x block of scratch (cols <= block), scale one value per column (NULL: none).
  * out may be a. The sums run over the rows in the order norm_stats uses.
  * Every loop is unit-stride over the columns, vectorised (omp simd, AVX2
  * and AVX-512 clones): at width 64 these passes cost as much as the GEMMs
  * when scalar. */
-SKIT_MULTIVERSION static void norm_activate_cols(const skit_mlp *m, size_t cols, const double *a,
+SKIT_MULTIVERSION static void norm_activate_cols(const skit_mlp *m, size_t block, size_t cols, const double *a,
                                                  size_t lda, const double *bias, const double *scale,
                                                  double *out, size_t ldo, double *stats)
 {
     const size_t w = m->width;
-    double *restrict shift = stats, *restrict inv = stats + FEATURE_BLOCK;
+    double *restrict shift = stats, *restrict inv = stats + block;
     for (size_t k = 0; k < cols; k++) {
         shift[k] = 0.0;
         inv[k] = m->norm == SKIT_NORM_NONE ? 1.0 : 0.0;
@@ -564,10 +564,18 @@ int skit_mlp_outputs_sweep(const skit_mlp *mlp, size_t count, const double *x, c
 /* The float sweep takes any count (a short piece costs its one-off basis
  * build, no more), so a plan on it needs only the sweep's state: floats,
  * two to a double. */
+static void features_dense(const skit_mlp *mlp, size_t block, size_t count, const double *x, const double *scale,
+                           double *out, size_t ldo, double *work);
+
+/* Without the sweep, the layers in double on blocks of F32_BLOCK inputs
+ * (a quarter of FEATURE_BLOCK: the float32 plan's scratch stays under the
+ * float64 plan's), each rounded into the float features. */
+#define F32_BLOCK 128
+
 size_t skit_mlp_features_f32_workspace(const skit_mlp *mlp)
 {
     if (mlp_sweep_eligible_f32(mlp, 1)) return (mlp_sweep_values_f32(mlp) + 1) / 2;
-    return skit_mlp_features_workspace(mlp) + (size_t)FEATURE_BLOCK * mlp->width;
+    return 3 * (size_t)F32_BLOCK * mlp->width + 2 * (size_t)F32_BLOCK;
 }
 
 /* the outputs' sweep adds the output layer on the basis and a block's outputs */
@@ -586,10 +594,10 @@ int skit_mlp_features_f32(const skit_mlp *mlp, size_t count, const double *x, co
         return SKIT_OK;
     }
     /* the layers' path in double, a block at a time, rounded */
-    double *block = work + skit_mlp_features_workspace(mlp);
-    for (size_t k0 = 0; k0 < count; k0 += FEATURE_BLOCK) {
-        const size_t cols = SKIT_MIN((size_t)FEATURE_BLOCK, count - k0);
-        skit_mlp_features_dense(mlp, cols, x + k0, scale ? scale + k0 : NULL, block, cols, work);
+    double *block = work + 2 * (size_t)F32_BLOCK * w + 2 * (size_t)F32_BLOCK;
+    for (size_t k0 = 0; k0 < count; k0 += F32_BLOCK) {
+        const size_t cols = SKIT_MIN((size_t)F32_BLOCK, count - k0);
+        features_dense(mlp, F32_BLOCK, cols, x + k0, scale ? scale + k0 : NULL, block, cols, work);
         for (size_t j = 0; j < w; j++)
             for (size_t k = 0; k < cols; k++) out[j * ldo + k0 + k] = (float)block[j * cols + k];
     }
@@ -607,14 +615,16 @@ int skit_mlp_outputs_sweep_f32(const skit_mlp *mlp, size_t count, const double *
     return SKIT_OK;
 }
 
-int skit_mlp_features_dense(const skit_mlp *mlp, size_t count, const double *x, const double *scale,
-                            double *out, size_t ldo, double *work)
+/* The layers on blocks of `block` inputs: work holds 2 block x w values
+ * (the layers' ping-pong) and the norms' 2 x block statistics. */
+static void features_dense(const skit_mlp *mlp, size_t block, size_t count, const double *x, const double *scale,
+                           double *out, size_t ldo, double *work)
 {
     const size_t w = mlp->width, in = mlp->in_dim;
-    double *stats = work + 2 * (size_t)FEATURE_BLOCK * w;
-    for (size_t k0 = 0; k0 < count; k0 += FEATURE_BLOCK) {
-        size_t cols = SKIT_MIN((size_t)FEATURE_BLOCK, count - k0);
-        double *a = work, *b = work + (size_t)FEATURE_BLOCK * w;
+    double *stats = work + 2 * block * w;
+    for (size_t k0 = 0; k0 < count; k0 += block) {
+        size_t cols = SKIT_MIN(block, count - k0);
+        double *a = work, *b = work + block * w;
         const double *w0 = mlp->params, *pending = w0 + w * in;
         /* the first Linear; its bias enters with the first norm */
         if (in == 1) {
@@ -626,7 +636,7 @@ int skit_mlp_features_dense(const skit_mlp *mlp, size_t count, const double *x, 
         }
         for (size_t l = 1; l + 1 < mlp->linear_count; l++) {
             const double *wl = mlp->params + mlp_layer_offset(mlp, l);
-            norm_activate_cols(mlp, cols, a, cols, pending, NULL, a, cols, stats);
+            norm_activate_cols(mlp, block, cols, a, cols, pending, NULL, a, cols, stats);
             cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)w, (int)cols, (int)w, 1.0, wl,
                         (int)w, a, (int)cols, 0.0, b, (int)cols);
             pending = wl + w * w;
@@ -634,7 +644,13 @@ int skit_mlp_features_dense(const skit_mlp *mlp, size_t count, const double *x, 
             a = b;
             b = t;
         }
-        norm_activate_cols(mlp, cols, a, cols, pending, scale ? scale + k0 : NULL, out + k0, ldo, stats);
+        norm_activate_cols(mlp, block, cols, a, cols, pending, scale ? scale + k0 : NULL, out + k0, ldo, stats);
     }
+}
+
+int skit_mlp_features_dense(const skit_mlp *mlp, size_t count, const double *x, const double *scale,
+                            double *out, size_t ldo, double *work)
+{
+    features_dense(mlp, FEATURE_BLOCK, count, x, scale, out, ldo, work);
     return SKIT_OK;
 }

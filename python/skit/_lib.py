@@ -235,6 +235,9 @@ i skit_tno_plan_update p
 z skit_tno_plan_workspace_bytes p
 i skit_tno_plan_execute p p p p
 i skit_tno_plan_forward p p p
+i skit_tno_plan_execute_f32 p p p p
+i skit_tno_plan_forward_f32 p p p
+i skit_tno_plan_backward_f32 p p p p p p p
 z skit_tno_plan_backward_workspace_bytes p
 i skit_tno_plan_backward p p p p p p p
 i skit_tno_decay_bias z p z d p p

@@ -133,14 +133,20 @@ class TNOPlan(Handle):
     the keyword settings are the fields of skit_tno_options (rpe_width,
     rpe_layers, activation, norm, decay, rank, taps, knots, fft_length,
     seed, causal_ski, device); params: the flat parameter vector (default:
-    generated from seed)."""
+    generated from seed). dtype=numpy.float32: a float32 plan
+    (skit_tno_options.precision; float spectra and data, parameters and
+    their gradient still float64), which takes float32 data only."""
 
     _destroy = "skit_tno_plan_destroy"
 
     def __init__(self, n, d, batch=1, kind="tno", causal=False, layout="rows", params=None,
-                 **settings):
+                 dtype=np.float64, **settings):
         super().__init__()
+        dtype = np.dtype(dtype)
+        if dtype not in (A.F64, A.F32):
+            raise TypeError(f"skit: dtype must be float64 or float32, got {dtype}")
         o = _options(kind, causal, layout, **settings)
+        o.precision = int(dtype == A.F32)  # SKIT_PRECISION_F32
         p = None if params is None else A.vector(params, "params")
         cell = new_handle()
         n, d, batch = operator.index(n), operator.index(d), operator.index(batch)  # 8.5: TypeError
@@ -151,7 +157,10 @@ class TNOPlan(Handle):
         self.n, self.d, self.batch = int(n), int(d), int(batch)
         self.kind, self.causal, self.layout = kind, bool(causal), layout
         self.decay = o.decay
+        self.dtype = dtype
         self._settings = settings
+        if dtype == A.F32:
+            self._hot = None  # the cffi shortcut is float64's
         self.generation = 0  # counts set_parameters calls (lets skit.torch detect reuse)
 
     def with_decay(self, decay):
@@ -159,7 +168,7 @@ class TNOPlan(Handle):
         decay lambda (a plan's lambda is fixed at creation)."""
         settings = dict(self._settings, decay=float(decay))
         return TNOPlan(self.n, self.d, self.batch, self.kind, self.causal, self.layout,
-                       params=self.parameters, **settings)
+                       params=self.parameters, dtype=self.dtype, **settings)
 
     @classmethod
     def from_state_dict(cls, state_dict, n, d, batch=1, prefix="", **kwargs):
@@ -210,10 +219,17 @@ class TNOPlan(Handle):
     def _c_strides(self, ndim):
         return (8 * self.n * self.d, 8 * self.d, 8)[3 - ndim:] if ndim in (2, 3) else None
 
-    def _input(self, x, name="x", upcast=False):
-        """x in the plan's layout, as (batch, n, d) view; squeeze flag."""
+    def _input(self, x, name="x", upcast=False, dtype=None):
+        """x in the plan's layout and precision (or dtype), as (batch, n, d)
+        view; squeeze flag."""
         a = np.asarray(x)
-        A.refuse_float32(a, name, upcast)
+        dtype = self.dtype if dtype is None else dtype
+        if dtype == A.F32:
+            if a.dtype != A.F32:
+                raise TypeError(f"skit: this plan computes in float32 (dtype=float32): {name} must be "
+                                f"float32, got {a.dtype}")
+        else:
+            A.refuse_float32(a, name, upcast)
         squeeze = a.ndim == 2 and self.batch == 1
         if squeeze:
             a = a[None]
@@ -222,15 +238,20 @@ class TNOPlan(Handle):
                              + (f" or {self._shape()[1:]}" if self.batch == 1 else "")
                              + f", got {np.shape(x)}")
         if self.layout == "rows":
-            a = np.ascontiguousarray(a, dtype=np.float64)
+            a = np.ascontiguousarray(a, dtype=dtype)
         else:
-            a = np.ascontiguousarray(a.swapaxes(-1, -2), dtype=np.float64).swapaxes(-1, -2)
+            a = np.ascontiguousarray(a.swapaxes(-1, -2), dtype=dtype).swapaxes(-1, -2)
         return a, squeeze
 
-    def _output(self):
+    def _output(self, dtype=None):
+        dtype = self.dtype if dtype is None else dtype
         if self.layout == "rows":
-            return np.empty(self._shape())
-        return np.empty((self.batch, self.d, self.n)).swapaxes(-1, -2)
+            return np.empty(self._shape(), dtype=dtype)
+        return np.empty((self.batch, self.d, self.n), dtype=dtype).swapaxes(-1, -2)
+
+    def _f32(self, name):
+        """The C function name of this plan's precision."""
+        return getattr(lib, name + ("_f32" if self.dtype == A.F32 else ""))
 
     def __call__(self, x, *, upcast=False):
         """y = TNO(x) with the cached kernels (thread-safe). float32 x: see
@@ -252,7 +273,7 @@ class TNOPlan(Handle):
             return y
         a, squeeze = self._input(x, upcast=upcast)
         y = self._output()
-        check(lib.skit_tno_plan_execute(self, A.pointer(a), A.pointer(y), None))
+        check(self._f32("skit_tno_plan_execute")(self, A.pointer(a), A.pointer(y), None))
         return _cast_like(y[0] if squeeze else y, x)
 
     def forward(self, x, *, upcast=False):
@@ -261,7 +282,7 @@ class TNOPlan(Handle):
         a, squeeze = self._input(x, upcast=upcast)
         y = self._output()
         with self._lock:
-            check(lib.skit_tno_plan_forward(self, A.pointer(a), A.pointer(y)))
+            check(self._f32("skit_tno_plan_forward")(self, A.pointer(a), A.pointer(y)))
         return _cast_like(y[0] if squeeze else y, x)
 
     def backward(self, x, dy):
@@ -269,13 +290,14 @@ class TNOPlan(Handle):
         dy (skit_tno_plan_backward): (dx, dparams, dlambda) with dx shaped as
         x, dparams in the layout of `parameters`, and dlambda the gradient
         w.r.t. TNO's decay lambda (0.0 for 'fd' and 'ski'), at the plan's
-        current parameters. float64 only."""
+        current parameters. A float32 plan takes and returns float32 x, dy
+        and dx (skit_tno_plan_backward_f32); dparams stay float64."""
         a, squeeze = self._input(x)
         g, _ = self._input(dy, "dy")
         dx, dp, dl = self._output(), np.empty(self.parameter_count), ctypes.c_double()
         with self._lock:
-            check(lib.skit_tno_plan_backward(self, A.pointer(a), A.pointer(g), A.pointer(dx),
-                                             A.pointer(dp), ctypes.byref(dl), None))
+            check(self._f32("skit_tno_plan_backward")(self, A.pointer(a), A.pointer(g), A.pointer(dx),
+                                                      A.pointer(dp), ctypes.byref(dl), None))
         return (dx[0] if squeeze else dx), dp, dl.value
 
     def coeffs(self):
@@ -315,8 +337,8 @@ class TNOPlan(Handle):
 
     def reference(self, x):
         """(y, |T| |x|) by the O(n^2) dense products."""
-        a, squeeze = self._input(x, upcast=True)  # a float64 reference in any case
-        y, mag = self._output(), self._output()
+        a, squeeze = self._input(x, upcast=True, dtype=A.F64)  # a float64 reference in any case
+        y, mag = self._output(A.F64), self._output(A.F64)
         with self._lock:
             check(lib.skit_tno_plan_reference(self, A.pointer(a), A.pointer(y), A.pointer(mag)))
         return (y[0], mag[0]) if squeeze else (y, mag)

@@ -114,3 +114,26 @@ def test_float32_never_silent(rng):
     assert y.dtype == np.float32 and rel(y, plan(x.astype(np.float64))) < 1e-6
     with pytest.raises(TypeError, match="float32"):
         skit.hilbert(np.ones(8, dtype=np.float32))
+
+
+@pytest.mark.parametrize("kind,n,settings", [("tno", 97, {}), ("tno", 64, dict(causal=True)),
+                                             ("fd", 61, {}), ("fd", 64, dict(causal=True)),
+                                             ("ski", 97, dict(rank=16)), ("ski", 64, dict(rank=16, causal=True))])
+def test_float32_plan(rng, kind, n, settings):
+    """dtype=float32: the library's float32 plan, forward and backward,
+    against the float64 plan with the same parameters (float32 bounds of
+    skit/tno.h are far below 1e-4 at these sizes)."""
+    from conftest import check_float32_plan
+    d, batch = 5, 2
+    plan = skit.TNOPlan(n, d, batch, kind=kind, rpe_width=8, rpe_layers=1, **settings)
+    plan32 = skit.TNOPlan(n, d, batch, kind=kind, rpe_width=8, rpe_layers=1, params=plan.parameters,
+                          dtype=np.float32, **settings)
+    x = rng.standard_normal((batch, n, d)).astype(np.float32)
+    check_float32_plan(plan, plan32, x)
+    dy = rng.standard_normal((batch, n, d)).astype(np.float32)
+    dx32, dp32, _ = plan32.backward(x, dy)
+    dx, dp, _ = plan.backward(x.astype(np.float64), dy.astype(np.float64))
+    assert dx32.dtype == np.float32 and dp32.dtype == np.float64
+    assert rel(dx32, dx) < 1e-4 and rel(dp32, dp) < 1e-4
+    y32 = plan32.forward(x)
+    assert y32.dtype == np.float32 and rel(y32, plan(x.astype(np.float64))) < 1e-4
