@@ -142,11 +142,21 @@ done
 expect_usage_error "--precision f32" tno --op ski --x "$TMP/x.tsv" --precision f32 --device cuda -o "$TMP/out.npy"
 expect_usage_error "--precision f32" tno --x "$TMP/x.tsv" --precision f32 --verify -o "$TMP/out.npy"
 expect_usage_error "--precision" tno --x "$TMP/x.tsv" --precision double -o "$TMP/out.npy"
-# skit bench precision: every row's float32 error within the documented bound (not a timing test)
+# skit bench precision: every row's float32 error within the documented bound, both plans'
+# bytes and their ratio on every row, every family present, the bytes target's note
+# (not a timing test; the target itself is reported, not required)
 expect_ok bench precision --quick --rounds 1 --quiet -o "$TMP/prec.tsv"
-grep -v '^#' "$TMP/prec.tsv" | awk -F'\t' 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next}
-  { n++; if ($c["error_over_bound"] != "nan" && !($c["error_over_bound"] <= 1)) bad = 1; if (!($c["max_rel_error"] < 1e-5)) bad = 1 }
-  END { exit bad || n != 14 }' || fail "bench precision: rows missing or a float32 error above its bound"
+grep -v '^#' "$TMP/prec.tsv" | awk -F'\t' 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i
+    if (!("f64_bytes" in c) || !("f32_bytes" in c) || !("bytes_ratio" in c)) exit 1; next}
+  { n++; if ($c["error_over_bound"] != "nan" && !($c["error_over_bound"] <= 1)) bad = 1; if (!($c["max_rel_error"] < 1e-5)) bad = 1
+    b64 = $c["f64_bytes"]; b32 = $c["f32_bytes"]; r = $c["bytes_ratio"]
+    if (!(b64 > 0 && b32 > 0) || !(r - b32 / b64 < 1e-3 && b32 / b64 - r < 1e-3)) bad = 1
+    seen[$c["operator"] " " $c["causality"] " " $c["call"]] = 1 }
+  END { exit bad || n != 18 || !seen["ski-plan bidirectional execute"] || !seen["fd-plan bidirectional execute"] ||
+    !seen["fd-plan causal execute"] || !seen["attention bidirectional mra2"] || !seen["attention bidirectional exact"] }' ||
+  fail "bench precision: rows, families or bytes columns missing, or a float32 error above its bound"
+grep -Eq "^# bytes target: every float32 plan <= 0\.55x the float64 plan's bytes: (met|not met) \([0-9]+ of 18 rows; worst [0-9.]+ at [a-z]" \
+  "$TMP/prec.tsv" && pass || fail "bench precision: no bytes target note"
 expect_usage_error "--shapes" bench precision --shapes 64:4 -o "$TMP/out.tsv"
 
 # --- bad input: one line, exit 2, no output file ---------------------------
