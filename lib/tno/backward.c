@@ -200,9 +200,9 @@ int skit_tno_plan_f32_error_scale(const skit_tno_plan *plan, double *scale, size
                           skit_tno_kind_name(plan->opt.kind));
     if (plan->opt.kind == SKIT_TNO_SKI) return tno_ski_f32_error_scale(plan, scale, fft_length);
     tno_spectral *s = plan->op;
-    /* per-channel plans with the RPE by the sweep keep no features: make
-     * them (Ff is theirs to use; update never reads it there) */
-    if (s->kernels_f && tno_rpe_sweeps(&s->rpe)) {
+    /* plans that take the RPE's outputs by the float sweep keep no
+     * features: make them (Ff is theirs to use; that update never reads it) */
+    if (s->rpe.outputs_f32) {
         SKIT_TRY(tno_rpe_features(&s->rpe));
         tno_rpe_fill_wb(&s->rpe);
     }

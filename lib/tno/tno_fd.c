@@ -66,9 +66,31 @@ static int update_by_sweep(skit_tno_plan *p, tno_spectral *s, double *work)
     return SKIT_OK;
 }
 
-/* Float32 plans: the features by the float sweep (or the layers in
- * double, rounded), the output layer by sgemm straight into the float
- * spectra, and the causal Hilbert step on
+/* The float32 form of update_by_sweep (float sweep, float spectra, the
+ * Hilbert step on the float engine), for plans that keep the output
+ * layer in float (create_f32) */
+static int update_f32_by_sweep(skit_tno_plan *p, tno_spectral *s, float *work)
+{
+    skit_circulantf *e = s->engine_f;
+    const size_t d = p->d, half = s->length / 2 + 1, ls = skit_circulantf_spectra_ld(e), start = 0, lo = 0;
+    float *spec = skit_circulantf_spectra(e);
+    const double N = (double)s->length;
+    size_t changes = 0;
+    SKIT_TRY(tno_rpe_sweep_f32(&s->rpe, 1, &start, &half, spec, ls, &lo, d, half, &changes));
+    s->outputs_by_layers = 64 * changes > half; /* as update_by_sweep */
+    SKIT_TRY(tno_rpe_check_rows(&s->rpe, d, FLT_MAX / (4.0 * N * N), "FD-TNO frequency responses"));
+    if (p->opt.causality == SKIT_BIDIRECTIONAL) {
+        for (size_t c = 0; c < d; c++) spec[c * ls + half] = spec[c * ls + half + half - 1] = 0.0f;
+        return SKIT_OK;
+    }
+    skit_circulantf_hilbert_rows(e, spec, ls, d, spec + half, ls, work);
+    return SKIT_OK;
+}
+
+/* Float32 plans: the outputs by the float sweep where the plan keeps the
+ * float output layer (create_f32) and the sweep pays, else the features
+ * by the float sweep (or the layers in double, rounded), the output layer
+ * by sgemm straight into the float spectra, and the causal Hilbert step on
  * the float engine, below the output layer when d >= 2h as in float64. */
 static int update_f32(skit_tno_plan *p, tno_spectral *s, float *work)
 {
@@ -76,6 +98,7 @@ static int update_f32(skit_tno_plan *p, tno_spectral *s, float *work)
     skit_circulantf *e = s->engine_f;
     const size_t h = r->width, d = p->d, half = skit_circulantf_frequencies(e), ls = skit_circulantf_spectra_ld(e);
     float *spec = skit_circulantf_spectra(e);
+    if (r->outputs_f32 && outputs_by_sweep(p, s)) return update_f32_by_sweep(p, s, work);
     SKIT_TRY(tno_rpe_features(r));
     tno_rpe_fill_wb(r);
     SKIT_TRY(tno_rpe_check_f32(r, (double)s->length, "FD-TNO frequency responses"));
@@ -201,10 +224,16 @@ static void describe(const skit_tno_plan *p, char *text, size_t size)
              tno_rpe_sweeps(&s->rpe) ? "sweep" : "layers");
 }
 
+/* The float output layer (and the outputs' sweep scratch) where the
+ * sweep can take the outputs straight into the spectra, at d <= 2 (h+1):
+ * at larger d its copy and scratch outweigh the features' sgemm they
+ * save (the float32 plan is held to about half the float64 plan's bytes). */
 static int create_f32(skit_tno_plan *p)
 {
-    const tno_spectral *s = p->op;
-    return tno_spectral_create_f32(p, s->basis_rows);
+    tno_spectral *s = p->op;
+    SKIT_TRY(tno_spectral_create_f32(p, s->basis_rows));
+    if (p->d <= 2 * (p->opt.rpe_width + 1) && outputs_by_sweep(p, s)) SKIT_TRY(tno_rpe_keep_outputs_f32(&s->rpe));
+    return SKIT_OK;
 }
 
 const tno_ops tno_fd_ops = {
