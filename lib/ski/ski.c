@@ -78,35 +78,6 @@ int ski_check_weights(const skit_interp_weights *W)
  * carries FFT scratch, so where that would outgrow the planes (r large
  * against n) the action falls back to one Toeplitz plan for all channels
  * between two parallel passes ("phased"). */
-#define SKI_CHUNK 1024
-#define SKI_GROUP 4
-#define SKI_BLOCKS_PER_THREAD 4
-
-struct skit_ski_plan {
-    size_t n, r, d, count; /* count: number of A matrices (d or 1) */
-    size_t width;          /* W's nonzeros per row */
-    skit_ski_method method;
-    skit_precision precision;
-    double *planes;        /* width x n (float64 sparse plans) */
-    float *planes32;       /* width x n (float32 plans) */
-    int implicit;          /* linear W on the points 0..n-1 with lo, h of the options: the
-                              weights follow from i (no weight traffic; the Algorithm 1 case;
-                              float64 plans) */
-    double lo, inv_h;
-    double *ramp;          /* 0, 1, ..., SKI_CHUNK - 1 (implicit weights of a run) */
-    size_t *run_begin;     /* runs + 1 row indices */
-    size_t *run_start;     /* window start of each run */
-    size_t runs;
-    skit_toeplitz_plan *toeplitz; /* all d channels (phased), or NULL */
-    skit_toeplitz_plan **block;   /* blocks plans, block q for channels [d q/blocks, d (q+1)/blocks) */
-    size_t blocks;                /* 0: phased */
-    skit_workspace *workspace; /* U and V (r x d each, in the plan's precision), lent to one
-                                  execute at a time */
-    double *dense_w; /* n x r (dense method) */
-    double *dense_a; /* r x r x count (dense method) */
-    size_t bytes;
-};
-
 void skit_ski_plan_destroy(skit_ski_plan *plan)
 {
     if (!plan) return;
@@ -187,8 +158,11 @@ static int toeplitz_plan(const skit_ski_plan *p, const skit_ski_options *o, size
     return skit_toeplitz_plan_create(out, p->r, p->r, channels, &to, cq);
 }
 
-/* One Toeplitz plan per block of channels, or (float32, blocks < 2, or their
- * FFT scratch larger than the planes) one for all channels. */
+/* One Toeplitz plan per block of channels, or (float32, blocks < 2, or
+ * their FFT scratch larger than the planes) one for all channels. Float32
+ * plans keep one: per-block plans carry fixed overheads that would take
+ * a float32 plan past half the float64 plan's bytes at d = 64, for a
+ * difference in time within the noise (one thread). */
 static int toeplitz_plans(skit_ski_plan *p, const skit_ski_options *o, const double *coeffs)
 {
     size_t d = p->d, threads = (size_t)skit_max_threads();
@@ -322,143 +296,6 @@ skit_precision skit_ski_plan_precision(const skit_ski_plan *plan)
     return plan ? plan->precision : SKIT_PRECISION_F64;
 }
 
-/* Implicit linear weights of run q: W(i, s + 1) = w1(i) = (i - lo)/h - s =
- * base + ramp[i - b] / h and W(i, s) = 1 - w1(i). Computing them from a
- * table of small integers keeps the loops free of integer-to-double
- * conversions, which baseline x86-64 cannot vectorise. */
-static double implicit_base(const skit_ski_plan *p, size_t b, size_t s)
-{
-    return ((double)b - p->lo) * p->inv_h - (double)s;
-}
-
-/* u_g = W^T x_g for the G <= SKI_GROUP channels of a group. */
-SKIT_MULTIVERSION static void transpose_group(const skit_ski_plan *p, const double *const *x,
-                                              double *const *u, size_t G)
-{
-    size_t n = p->n, width = p->width;
-    const double *restrict ramp = p->ramp;
-    double ih = p->inv_h;
-    for (size_t g = 0; g < G; g++) memset(u[g], 0, p->r * sizeof *u[g]);
-    for (size_t q = 0; q < p->runs; q++) {
-        size_t b = p->run_begin[q], len = p->run_begin[q + 1] - b, s = p->run_start[q];
-        if (p->implicit) {
-            /* sum w1 x = base sum x + (1/h) sum ramp x */
-            double base = implicit_base(p, b, s);
-            for (size_t g = 0; g < G; g++) {
-                const double *restrict xg = x[g] + b;
-                double sx = 0, sk = 0;
-                SKIT_SIMD_SUM(sx, sk)
-                for (size_t k = 0; k < len; k++) {
-                    sx += xg[k];
-                    sk += ramp[k] * xg[k];
-                }
-                double s1 = base * sx + ih * sk;
-                u[g][s] += sx - s1;
-                u[g][s + 1] += s1;
-            }
-            continue;
-        }
-        for (size_t g = 0; g < G; g++) {
-            const double *restrict xg = x[g] + b;
-            for (size_t k = 0; k < width; k++) {
-                const double *restrict w = p->planes + k * n + b;
-                double a = 0;
-                SKIT_SIMD_SUM(a)
-                for (size_t i = 0; i < len; i++) a += w[i] * xg[i];
-                u[g][s + k] += a;
-            }
-        }
-    }
-}
-
-/* y_g = W v_g for the G <= SKI_GROUP channels of a group. */
-SKIT_MULTIVERSION static void forward_group(const skit_ski_plan *p, const double *const *v,
-                                            double *const *y, size_t G)
-{
-    size_t n = p->n, width = p->width;
-    const double *restrict ramp = p->ramp;
-    double ih = p->inv_h;
-    for (size_t q = 0; q < p->runs; q++) {
-        size_t b = p->run_begin[q], len = p->run_begin[q + 1] - b, s = p->run_start[q];
-        if (p->implicit) {
-            /* y = v0 + w1 (v1 - v0) = (v0 + base dv) + ramp (dv / h) */
-            double base = implicit_base(p, b, s);
-            for (size_t g = 0; g < G; g++) {
-                double *restrict yg = y[g] + b;
-                double dv = v[g][s + 1] - v[g][s], a0 = v[g][s] + base * dv, a1 = ih * dv;
-                SKIT_SIMD
-                for (size_t k = 0; k < len; k++) yg[k] = a0 + ramp[k] * a1;
-            }
-            continue;
-        }
-        for (size_t g = 0; g < G; g++) {
-            double *restrict yg = y[g] + b;
-            const double *vg = v[g] + s;
-            const double *restrict w = p->planes + b;
-            double vk = vg[0];
-            SKIT_SIMD
-            for (size_t i = 0; i < len; i++) yg[i] = w[i] * vk;
-            for (size_t k = 1; k < width; k++) {
-                w = p->planes + k * n + b;
-                vk = vg[k];
-                SKIT_SIMD
-                for (size_t i = 0; i < len; i++) yg[i] += w[i] * vk;
-            }
-        }
-    }
-}
-
-/* U = W^T X (forward = 0) or Y = W V (forward = 1) for the channels
- * [c0, c1), in balanced groups of at most SKI_GROUP. */
-static void channel_range(const skit_ski_plan *p, const double *X, size_t ldx, double *Y,
-                          size_t ldy, double *U, const double *V, size_t c0, size_t c1, int forward)
-{
-    size_t r = p->r, groups = (c1 - c0 + SKI_GROUP - 1) / SKI_GROUP;
-    for (size_t q = 0; q < groups; q++) {
-        size_t c = c0 + (c1 - c0) * q / groups, G = c0 + (c1 - c0) * (q + 1) / groups - c;
-        const double *in[SKI_GROUP];
-        double *out[SKI_GROUP];
-        for (size_t g = 0; g < G; g++) {
-            in[g] = forward ? V + (c + g) * r : X + (c + g) * ldx;
-            out[g] = forward ? Y + (c + g) * ldy : U + (c + g) * r;
-        }
-        if (forward) forward_group(p, in, out, G);
-        else transpose_group(p, in, out, G);
-    }
-}
-
-/* Blocked: one parallel region, a block's W^T, A and W back to back. */
-static int sparse_blocked(const skit_ski_plan *p, const double *X, size_t ldx, double *Y, size_t ldy,
-                          double *U, double *V)
-{
-    size_t n = p->n, r = p->r, d = p->d, blocks = p->blocks;
-    int status = SKIT_OK;
-#pragma omp parallel for schedule(dynamic) if (n * d > 32768)
-    for (size_t q = 0; q < blocks; q++) {
-        size_t c0 = d * q / blocks, c1 = d * (q + 1) / blocks;
-        channel_range(p, X, ldx, NULL, 0, U, V, c0, c1, 0);
-        int st = skit_toeplitz_plan_execute(p->block[q], U + c0 * r, r, V + c0 * r, r, NULL);
-        if (st != SKIT_OK) {
-#pragma omp atomic write
-            status = st;
-        }
-        channel_range(p, NULL, 0, Y, ldy, U, V, c0, c1, 1);
-    }
-    return status;
-}
-
-/* Phased: one pass over all channels (groups at least one per thread, taken
- * dynamically), the Toeplitz product of all channels, the other pass. */
-static void sparse_pass(const skit_ski_plan *p, const double *X, size_t ldx, double *Y,
-                        size_t ldy, double *U, const double *V, int forward)
-{
-    size_t n = p->n, d = p->d;
-    size_t groups = SKIT_MAX((d + SKI_GROUP - 1) / SKI_GROUP, SKIT_MIN(d, (size_t)skit_max_threads()));
-#pragma omp parallel for schedule(dynamic) if (d > 1 && n * d > 32768)
-    for (size_t q = 0; q < groups; q++)
-        channel_range(p, X, ldx, Y, ldy, U, V, d * q / groups, d * (q + 1) / groups, forward);
-}
-
 /* dense: U = W^T X, V_c = A_c U_c, Y = W V */
 static void dense_apply(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y, size_t ldy,
                         double *U, double *V)
@@ -504,77 +341,20 @@ int skit_ski_plan_execute(const skit_ski_plan *plan, const double *X, size_t ldx
     if (!U) return SKIT_ENOMEM;
     double *V = U + r * d;
     int status = SKIT_OK;
-    if (plan->method == SKIT_SKI_SPARSE_FFT && plan->blocks) {
-        status = sparse_blocked(plan, X, ldx, Y, ldy, U, V);
-    } else if (plan->method == SKIT_SKI_SPARSE_FFT) {
-        sparse_pass(plan, X, ldx, NULL, 0, U, V, 0);
-        status = skit_toeplitz_plan_execute(plan->toeplitz, U, r, V, r, NULL);
-        if (status == SKIT_OK) sparse_pass(plan, NULL, 0, Y, ldy, U, V, 1);
-    } else {
-        dense_apply(plan, X, ldx, Y, ldy, U, V);
-    }
+    if (plan->method == SKIT_SKI_SPARSE_FFT) status = ski_sparse_run(plan, X, ldx, Y, ldy, U, V);
+    else dense_apply(plan, X, ldx, Y, ldy, U, V);
     skit_workspace_give(plan->workspace, U);
     return status;
-}
-
-/* ---- float32 ----------------------------------------------------------------
- * Written apart from the float64 passes because the algorithm is simpler,
- * not a copy: one channel at a time against the float planes, one float32
- * Toeplitz plan for every channel, no channel groups, blocks or
- * implicit-ramp form (the float64 plan's tunings, measured for its
- * passes). */
-
-/* u = W^T x in float, run by run (each run's partial sums, then added). */
-static void transpose_f32(const skit_ski_plan *p, const float *x, float *u)
-{
-    size_t n = p->n, width = p->width;
-    memset(u, 0, p->r * sizeof *u);
-    for (size_t q = 0; q < p->runs; q++) {
-        size_t b = p->run_begin[q], len = p->run_begin[q + 1] - b, s = p->run_start[q];
-        for (size_t k = 0; k < width; k++) {
-            const float *restrict w = p->planes32 + k * n + b, *restrict xb = x + b;
-            float a = 0.0f;
-            SKIT_SIMD_SUM(a)
-            for (size_t i = 0; i < len; i++) a += w[i] * xb[i];
-            u[s + k] += a;
-        }
-    }
-}
-
-/* y = W v in float: each row the width products of its window. */
-static void forward_f32(const skit_ski_plan *p, const float *v, float *y)
-{
-    size_t n = p->n, width = p->width;
-    for (size_t q = 0; q < p->runs; q++) {
-        size_t b = p->run_begin[q], len = p->run_begin[q + 1] - b;
-        const float *vs = v + p->run_start[q];
-        float *restrict yb = y + b;
-        for (size_t i = 0; i < len; i++) yb[i] = p->planes32[b + i] * vs[0];
-        for (size_t k = 1; k < width; k++) {
-            const float *restrict w = p->planes32 + k * n + b;
-            float vk = vs[k];
-            SKIT_SIMD
-            for (size_t i = 0; i < len; i++) yb[i] += w[i] * vk;
-        }
-    }
 }
 
 int skit_ski_plan_execute_f32(const skit_ski_plan *plan, const float *X, size_t ldx, float *Y,
                               size_t ldy)
 {
     SKIT_TRY(check_execute(plan, X, ldx, Y, ldy, 1));
-    size_t n = plan->n, r = plan->r, d = plan->d;
+    size_t r = plan->r, d = plan->d;
     float *U = (float *)skit_workspace_take(plan->workspace);
     if (!U) return SKIT_ENOMEM;
-    float *V = U + r * d;
-    long dl = (long)d;
-#pragma omp parallel for schedule(static) if (d > 1 && n * d > 32768)
-    for (long c = 0; c < dl; c++) transpose_f32(plan, X + (size_t)c * ldx, U + (size_t)c * r);
-    int status = skit_toeplitz_plan_execute_f32(plan->toeplitz, U, r, V, r, NULL);
-    if (status == SKIT_OK) {
-#pragma omp parallel for schedule(static) if (d > 1 && n * d > 32768)
-        for (long c = 0; c < dl; c++) forward_f32(plan, V + (size_t)c * r, Y + (size_t)c * ldy);
-    }
+    int status = ski_sparse_run_f32(plan, X, ldx, Y, ldy, U, U + r * d);
     skit_workspace_give(plan->workspace, (double *)U);
     return status;
 }
