@@ -150,6 +150,23 @@ START_TEST(test_rng_distributions)
 }
 END_TEST
 
+/* The struct sizes bindings check their mirrors against (python/skit):
+ * every module's table answers with sizeof, and 0 for other names. */
+START_TEST(test_struct_sizes)
+{
+    ck_assert_uint_eq(skit_toeplitz_struct_size("skit_toeplitz_options"), sizeof(skit_toeplitz_options));
+    ck_assert_uint_eq(skit_toeplitz_struct_size("skit_toeplitz_solve_info"), sizeof(skit_toeplitz_solve_info));
+    ck_assert_uint_eq(skit_tno_struct_size("skit_tno_options"), sizeof(skit_tno_options));
+    ck_assert_uint_eq(skit_ski_struct_size("skit_ski_options"), sizeof(skit_ski_options));
+    ck_assert_uint_eq(skit_ski_struct_size("skit_interp_options"), sizeof(skit_interp_options));
+    ck_assert_uint_eq(skit_freq_struct_size("skit_fdtno_options"), sizeof(skit_fdtno_options));
+    ck_assert_uint_eq(skit_attention_struct_size("skit_attention_options"), sizeof(skit_attention_options));
+    ck_assert_uint_eq(skit_attention_struct_size("skit_attention_stats"), sizeof(skit_attention_stats));
+    ck_assert_uint_eq(skit_tno_struct_size("skit_toeplitz_options"), 0); /* another module's */
+    ck_assert_uint_eq(skit_tno_struct_size(NULL), 0);
+}
+END_TEST
+
 START_TEST(test_check_finite)
 {
     double x[5] = {1, 2, 3, 4, 5};
@@ -177,6 +194,7 @@ static Suite *suite_core(void)
     tcase_add_test(tc, test_rng_xoshiro_matches_definition);
     tcase_add_test(tc, test_rng_distributions);
     tcase_add_test(tc, test_check_finite);
+    tcase_add_test(tc, test_struct_sizes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -46,6 +46,15 @@ void skit_workspace_give(skit_workspace *workspace, double *data);
  * what a plan sizes its per-thread buffers for at create time. */
 int skit_max_threads(void);
 
+/* The *_struct_size functions of the public headers: the size of the
+ * named struct from a module's table (0 if absent or name is NULL). */
+typedef struct skit_struct_entry {
+    const char *name;
+    size_t size;
+} skit_struct_entry;
+size_t skit_struct_size_of(const skit_struct_entry *table, size_t count, const char *name);
+#define SKIT_STRUCT(type) {#type, sizeof(type)}
+
 #define SKIT_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define SKIT_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <time.h>
 
 #ifdef _OPENMP
@@ -45,4 +46,11 @@ int skit_max_threads(void)
 #else
     return 1;
 #endif
+}
+
+size_t skit_struct_size_of(const skit_struct_entry *table, size_t count, const char *name)
+{
+    for (size_t i = 0; name && i < count; i++)
+        if (!strcmp(table[i].name, name)) return table[i].size;
+    return 0;
 }

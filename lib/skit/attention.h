@@ -757,5 +757,11 @@ int skit_mra_sparse_lowrank_evaluate(size_t n, size_t d, const double *q, size_t
                                      skit_mra_sparse_lowrank *result, unsigned char *proxy_support,
                                      unsigned char *optimal_support, unsigned char *entry_support);
 
+/* The size in bytes of this header's public struct `name` (e.g. "skit_attention_options"),
+ * 0 for any other name: bindings that mirror the structs (python/skit)
+ * check their layout against it when they load, so a field added here
+ * cannot shift theirs unnoticed. */
+size_t skit_attention_struct_size(const char *name);
+
 SKIT_END_DECLS
 #endif /* SKIT_ATTENTION_H */

@@ -362,5 +362,11 @@ const char *skit_decay_class_name(skit_decay_class c);
 int skit_parseval_difference(size_t N, const double *spec_re, const double *spec_im,
                              const double *k_re, const double *k_im, double *relative_difference);
 
+/* The size in bytes of this header's public struct `name` (e.g. "skit_fdtno_options"),
+ * 0 for any other name: bindings that mirror the structs (python/skit)
+ * check their layout against it when they load, so a field added here
+ * cannot shift theirs unnoticed. */
+size_t skit_freq_struct_size(const char *name);
+
 SKIT_END_DECLS
 #endif

@@ -485,5 +485,11 @@ int skit_theorem1_evaluate(skit_theorem1 *ctx, size_t r, const skit_interp_optio
                            double pinv_rtol, skit_theorem1_terms *terms);
 void skit_theorem1_destroy(skit_theorem1 *ctx);
 
+/* The size in bytes of this header's public struct `name` (e.g. "skit_derivative_bound"),
+ * 0 for any other name: bindings that mirror the structs (python/skit)
+ * check their layout against it when they load, so a field added here
+ * cannot shift theirs unnoticed. */
+size_t skit_ski_struct_size(const char *name);
+
 SKIT_END_DECLS
 #endif

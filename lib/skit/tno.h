@@ -477,5 +477,11 @@ int skit_tno_plan_dense(skit_tno_plan *plan, size_t channel, double *T, size_t l
  * SKIT_ENOMEM, SKIT_EOVERFLOW. */
 int skit_tno_plan_reference(skit_tno_plan *plan, const double *x, double *y, double *magnitude);
 
+/* The size in bytes of this header's public struct `name` (e.g. "skit_tno_options"),
+ * 0 for any other name: bindings that mirror the structs (python/skit)
+ * check their layout against it when they load, so a field added here
+ * cannot shift theirs unnoticed. */
+size_t skit_tno_struct_size(const char *name);
+
 SKIT_END_DECLS
 #endif

@@ -260,5 +260,11 @@ int skit_toeplitz_solve_with_info(size_t n, const double *coeffs, size_t nrhs,
                                      const double *B, size_t ldb, double *X, size_t ldx,
                                      skit_toeplitz_solve_info *info);
 
+/* The size in bytes of this header's public struct `name` (e.g. "skit_toeplitz_options"),
+ * 0 for any other name: bindings that mirror the structs (python/skit)
+ * check their layout against it when they load, so a field added here
+ * cannot shift theirs unnoticed. */
+size_t skit_toeplitz_struct_size(const char *name);
+
 SKIT_END_DECLS
 #endif

@@ -451,3 +451,11 @@ void skit_tno_plan_describe(const skit_tno_plan *p, char *text, size_t size)
         if (len + 1 < size) snprintf(text + len, size - len, " device=cuda");
     }
 }
+
+size_t skit_tno_struct_size(const char *name)
+{
+    static const skit_struct_entry table[] = {
+    SKIT_STRUCT(skit_tno_options),
+    };
+    return skit_struct_size_of(table, sizeof table / sizeof table[0], name);
+}

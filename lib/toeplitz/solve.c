@@ -353,3 +353,12 @@ int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const doubl
 {
     return skit_toeplitz_solve_with_info(n, coeffs, nrhs, B, ldb, X, ldx, NULL);
 }
+
+size_t skit_toeplitz_struct_size(const char *name)
+{
+    static const skit_struct_entry table[] = {
+    SKIT_STRUCT(skit_toeplitz_options),
+    SKIT_STRUCT(skit_toeplitz_solve_info),
+    };
+    return skit_struct_size_of(table, sizeof table / sizeof table[0], name);
+}

@@ -118,6 +118,11 @@ s skit_strerror i
 s skit_last_error
 s skit_last_error_location
 s skit_version
+z skit_toeplitz_struct_size s
+z skit_tno_struct_size s
+z skit_ski_struct_size s
+z skit_freq_struct_size s
+z skit_attention_struct_size s
 i skit_fft_good_length z p
 i skit_device_check i
 i skit_toeplitz_dense z z p i p z
@@ -364,6 +369,21 @@ try:
             return _ffi.cast("void *", address)
 except ImportError:
     hot = None
+
+
+checked_layouts = set()  # the mirrors check_layout has seen (the tests enumerate them)
+
+
+def check_layout(cls, module, name):
+    """ImportError unless the ctypes mirror cls of C's struct `name` (in
+    skit/<module>.h) has the size libskit reports: a field added in C
+    would otherwise shift every field after it, silently."""
+    c = getattr(lib, f"skit_{module}_struct_size")(name.encode())
+    checked_layouts.add(cls)
+    if c != ctypes.sizeof(cls):
+        raise ImportError(f"skit: {cls.__name__} mirrors {name} in {ctypes.sizeof(cls)} bytes but this libskit's is "
+                          f"{c} bytes: the binding and the library differ (reinstall them together)")
+    return cls
 
 
 def version():

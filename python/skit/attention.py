@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from . import _array as A
+from . import _lib
 from ._lib import Handle, check, lib, new_handle
 from .mlp import _choice
 from .toeplitz import DEVICES
@@ -35,14 +36,23 @@ class _Options(ctypes.Structure):
                 ("precision", _I)]
 
 
+_lib.check_layout(_Options, "attention", "skit_attention_options")
+
+
 class _Mask(ctypes.Structure):
     """skit_attention_mask: padding (n bytes or NULL) and causality."""
     _fields_ = [("padding", ctypes.c_void_p), ("causal", _I)]
 
 
+_lib.check_layout(_Mask, "attention", "skit_attention_mask")
+
+
 class _Stats(ctypes.Structure):
     _fields_ = [("entries", _D), ("work_fraction", _D), ("refined", _Z * MAX_LEVELS),
                 ("levels", _Z)]
+
+
+_lib.check_layout(_Stats, "attention", "skit_attention_stats")
 
 
 def _scale(scale, d):
@@ -279,9 +289,15 @@ class _Lemma41(ctypes.Structure):
                                      "mean_range", "max_range", "max_holder_range")])
 
 
+_lib.check_layout(_Lemma41, "attention", "skit_mra_lemma41")
+
+
 class _Prop45(ctypes.Structure):
     _fields_ = [("measured", _D), ("bound", _D), ("range", _D), ("log_delta", _D),
                 ("refined", _Z), ("holds", _I)]
+
+
+_lib.check_layout(_Prop45, "attention", "skit_mra_prop45")
 
 
 def lemma41(q, k, s, scale=None):
@@ -340,6 +356,9 @@ class _Synthetic(ctypes.Structure):
     _fields_ = [("correlation_length", _D), ("noise", _D), ("inverse_temperature", _D),
                 ("sinks", _Z), ("sink_strength", _D), ("value_correlation_length", _D),
                 ("value_mean", _D), ("seed", ctypes.c_uint64)]
+
+
+_lib.check_layout(_Synthetic, "attention", "skit_attention_synthetic")
 
 
 def synthetic(n, d, dv=None, entropy=None, **spec):

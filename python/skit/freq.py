@@ -6,6 +6,7 @@ import ctypes
 import numpy as np
 
 from . import _array as A
+from . import _lib
 from ._lib import Handle, check, lib, new_handle
 from .mlp import _choice
 from .toeplitz import _CAUSALITY
@@ -76,6 +77,9 @@ def causality_residual(k):
 class _FDTNOOptions(ctypes.Structure):
     _fields_ = [("causality", ctypes.c_int), ("fft_length", ctypes.c_size_t),
                 ("precision", ctypes.c_int), ("planner", ctypes.c_int)]
+
+
+_lib.check_layout(_FDTNOOptions, "freq", "skit_fdtno_options")
 
 
 class FDTNOPlan(Handle):
@@ -194,6 +198,9 @@ class _DecayFit(ctypes.Structure):
                                                   "poly_residual", "rate_first_half",
                                                   "rate_second_half", "exponent_first_half",
                                                   "exponent_second_half")])
+
+
+_lib.check_layout(_DecayFit, "freq", "skit_decay_fit")
 
 
 def decay_fit(magnitude, n_lo, n_hi, floor=0.0):

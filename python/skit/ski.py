@@ -7,6 +7,7 @@ import ctypes
 import numpy as np
 
 from . import _array as A
+from . import _lib
 from ._lib import Handle, check, lib, new_handle
 from .mlp import ACTIVATIONS, MLP, _choice
 
@@ -130,9 +131,15 @@ class _Bound(ctypes.Structure):
     _fields_ = [("value", ctypes.c_double), ("kind", ctypes.c_int), ("smooth", ctypes.c_int)]
 
 
+_lib.check_layout(_Bound, "ski", "skit_derivative_bound")
+
+
 class _InterpOptions(ctypes.Structure):
     _fields_ = [("scheme", ctypes.c_int), ("degree", ctypes.c_size_t), ("lo", ctypes.c_double),
                 ("hi", ctypes.c_double), ("gamma", ctypes.c_double)]
+
+
+_lib.check_layout(_InterpOptions, "ski", "skit_interp_options")
 
 
 def _interp_options(n, scheme="linear", degree=1, lo=None, hi=None, gamma=0.99):
@@ -185,6 +192,9 @@ class InterpWeights(Handle):
 class _SKIOptions(ctypes.Structure):
     _fields_ = [("sharing", ctypes.c_int), ("method", ctypes.c_int), ("precision", ctypes.c_int),
                 ("planner", ctypes.c_int)]
+
+
+_lib.check_layout(_SKIOptions, "ski", "skit_ski_options")
 
 
 class SKIPlan(Handle):
@@ -313,6 +323,9 @@ class _Theorem1Terms(ctypes.Structure):
                                      "holds", "loosest_step")])
 
 
+_lib.check_layout(_Theorem1Terms, "ski", "skit_theorem1_terms")
+
+
 def _struct_dict(s):
     out = {}
     for name, _ in s._fields_:
@@ -354,6 +367,9 @@ class Theorem1(Handle):
 class _SparseLowRankErrors(ctypes.Structure):
     _fields_ = [(f, _D) for f in ("t_norm", "band_only", "lowrank_only", "sparse_lowrank",
                                    "sparse_lowrank_fit", "spike_outside_band", "smooth_ski")]
+
+
+_lib.check_layout(_SparseLowRankErrors, "ski", "skit_sparse_lowrank_errors")
 
 
 def sparse_lowrank_study(smooth, spike, n, r, m, scheme="linear", degree=1, method="svd"):

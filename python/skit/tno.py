@@ -46,6 +46,9 @@ class _TNOOptions(ctypes.Structure):
                 ("precision", ctypes.c_int), ("planner", ctypes.c_int)]
 
 
+_lib.check_layout(_TNOOptions, "tno", "skit_tno_options")
+
+
 def _options(kind, causal, layout, **settings):
     o = _TNOOptions()
     lib.skit_tno_options_default(ctypes.byref(o), _choice(KINDS, kind, "kind"))

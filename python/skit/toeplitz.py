@@ -25,6 +25,9 @@ class _ToeplitzOptions(ctypes.Structure):
                 ("inverse", ctypes.c_int)]
 
 
+_lib.check_layout(_ToeplitzOptions, "toeplitz", "skit_toeplitz_options")
+
+
 def from_scipy(c, r=None):
     """skit coefficients of scipy.linalg.toeplitz(c, r): returns (coeffs, m, n).
     As in scipy, r defaults to c (symmetric) and r[0] is ignored."""
@@ -315,6 +318,9 @@ class _SolveInfo(ctypes.Structure):
                 ("levinson_completed", ctypes.c_int), ("levinson_backward_error", ctypes.c_double),
                 ("backward_error", ctypes.c_double), ("tolerance", ctypes.c_double),
                 ("rcond", ctypes.c_double)]
+
+
+_lib.check_layout(_SolveInfo, "toeplitz", "skit_toeplitz_solve_info")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,7 +2,9 @@
 types), so that no ctypes call passes a 64-bit pointer as a 32-bit int;
 and the float32 paths those declarations cover run (they crashed while
 undeclared)."""
+import ctypes
 import glob
+import importlib
 import os
 import re
 
@@ -59,3 +61,28 @@ def test_float32_toeplitz_plan_runs(rng, n):
                 np.linalg.norm(x.astype(np.float64), axis=0)
             err = np.linalg.norm(y32.astype(np.float64) - y64, axis=0)
             assert np.all(err <= bound), (err, bound)
+
+
+def test_every_struct_mirror_is_layout_checked():
+    """Each ctypes.Structure the package defines is checked against the
+    size libskit reports at import (skit_<module>_struct_size)."""
+    mirrors = set()
+    for path in glob.glob(os.path.join(PACKAGE, "*.py")):
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name == "torch":
+            continue  # imports torch; it defines no struct
+        module = importlib.import_module(f"skit.{name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, ctypes.Structure) and value.__module__ == module.__name__:
+                mirrors.add(value)
+    assert mirrors, "no ctypes.Structure found"
+    unchecked = sorted(c.__name__ for c in mirrors - _lib.checked_layouts)
+    assert not unchecked, f"struct mirrors not passed through _lib.check_layout: {unchecked}"
+
+
+def test_layout_mismatch_raises():
+    class Short(ctypes.Structure):
+        _fields_ = [("kind", ctypes.c_int)]
+    with pytest.raises(ImportError, match="skit_tno_options"):
+        _lib.check_layout(Short, "tno", "skit_tno_options")
+    assert _lib.lib.skit_tno_struct_size(b"no_such_struct") == 0
