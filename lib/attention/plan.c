@@ -643,15 +643,10 @@ int attn_bigbird_create(skit_attention_plan *p)
     return SKIT_OK;
 }
 
-size_t skit_attention_struct_size(const char *name)
-{
-    static const skit_struct_entry table[] = {
-    SKIT_STRUCT(skit_attention_options),
-    SKIT_STRUCT(skit_attention_mask),
-    SKIT_STRUCT(skit_attention_stats),
-    SKIT_STRUCT(skit_mra_lemma41),
-    SKIT_STRUCT(skit_mra_prop45),
-    SKIT_STRUCT(skit_attention_synthetic),
-    };
-    return skit_struct_size_of(table, sizeof table / sizeof table[0], name);
-}
+SKIT_DEFINE_STRUCT_SIZE(skit_attention_struct_size,
+                        SKIT_STRUCT(skit_attention_options),
+                        SKIT_STRUCT(skit_attention_mask),
+                        SKIT_STRUCT(skit_attention_stats),
+                        SKIT_STRUCT(skit_mra_lemma41),
+                        SKIT_STRUCT(skit_mra_prop45),
+                        SKIT_STRUCT(skit_attention_synthetic))

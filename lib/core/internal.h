@@ -54,6 +54,13 @@ typedef struct skit_struct_entry {
 } skit_struct_entry;
 size_t skit_struct_size_of(const skit_struct_entry *table, size_t count, const char *name);
 #define SKIT_STRUCT(type) {#type, sizeof(type)}
+/* fn(name): the lookup over the SKIT_STRUCT entries given */
+#define SKIT_DEFINE_STRUCT_SIZE(fn, ...)                                                  \
+    size_t fn(const char *name)                                                           \
+    {                                                                                     \
+        static const skit_struct_entry table[] = {__VA_ARGS__};                           \
+        return skit_struct_size_of(table, sizeof table / sizeof table[0], name);          \
+    }
 
 #define SKIT_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define SKIT_MAX(a, b) ((a) > (b) ? (a) : (b))

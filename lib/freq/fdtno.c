@@ -247,11 +247,6 @@ int skit_fdtno_plan_execute_f32(const skit_fdtno_plan *plan, const float *x, siz
     return SKIT_OK;
 }
 
-size_t skit_freq_struct_size(const char *name)
-{
-    static const skit_struct_entry table[] = {
-    SKIT_STRUCT(skit_fdtno_options),
-    SKIT_STRUCT(skit_decay_fit),
-    };
-    return skit_struct_size_of(table, sizeof table / sizeof table[0], name);
-}
+SKIT_DEFINE_STRUCT_SIZE(skit_freq_struct_size,
+                        SKIT_STRUCT(skit_fdtno_options),
+                        SKIT_STRUCT(skit_decay_fit))

@@ -617,14 +617,9 @@ int skit_sparse_lowrank_plan_execute(const skit_sparse_lowrank_plan *plan, const
     return SKIT_OK;
 }
 
-size_t skit_ski_struct_size(const char *name)
-{
-    static const skit_struct_entry table[] = {
-    SKIT_STRUCT(skit_derivative_bound),
-    SKIT_STRUCT(skit_interp_options),
-    SKIT_STRUCT(skit_ski_options),
-    SKIT_STRUCT(skit_sparse_lowrank_errors),
-    SKIT_STRUCT(skit_theorem1_terms),
-    };
-    return skit_struct_size_of(table, sizeof table / sizeof table[0], name);
-}
+SKIT_DEFINE_STRUCT_SIZE(skit_ski_struct_size,
+                        SKIT_STRUCT(skit_derivative_bound),
+                        SKIT_STRUCT(skit_interp_options),
+                        SKIT_STRUCT(skit_ski_options),
+                        SKIT_STRUCT(skit_sparse_lowrank_errors),
+                        SKIT_STRUCT(skit_theorem1_terms))

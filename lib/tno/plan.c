@@ -452,10 +452,5 @@ void skit_tno_plan_describe(const skit_tno_plan *p, char *text, size_t size)
     }
 }
 
-size_t skit_tno_struct_size(const char *name)
-{
-    static const skit_struct_entry table[] = {
-    SKIT_STRUCT(skit_tno_options),
-    };
-    return skit_struct_size_of(table, sizeof table / sizeof table[0], name);
-}
+SKIT_DEFINE_STRUCT_SIZE(skit_tno_struct_size,
+                        SKIT_STRUCT(skit_tno_options))

@@ -354,11 +354,6 @@ int skit_toeplitz_solve(size_t n, const double *coeffs, size_t nrhs, const doubl
     return skit_toeplitz_solve_with_info(n, coeffs, nrhs, B, ldb, X, ldx, NULL);
 }
 
-size_t skit_toeplitz_struct_size(const char *name)
-{
-    static const skit_struct_entry table[] = {
-    SKIT_STRUCT(skit_toeplitz_options),
-    SKIT_STRUCT(skit_toeplitz_solve_info),
-    };
-    return skit_struct_size_of(table, sizeof table / sizeof table[0], name);
-}
+SKIT_DEFINE_STRUCT_SIZE(skit_toeplitz_struct_size,
+                        SKIT_STRUCT(skit_toeplitz_options),
+                        SKIT_STRUCT(skit_toeplitz_solve_info))
