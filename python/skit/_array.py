@@ -61,6 +61,19 @@ def refuse_float32(a, name, upcast=False):
         raise TypeError(f"skit: {name} is complex; skit takes real arrays")
 
 
+def check_float32_result(y, inputs, what):
+    """FloatingPointError when a float32 result has NaN/Inf although its
+    inputs are finite (float32's range overflowed), as the CLI exits 1
+    there; y returned otherwise. The float64 sum of float32 values cannot
+    overflow, so one pass tells whether y is all finite."""
+    if np.isfinite(np.sum(y, dtype=np.float64)):
+        return y
+    if all(np.isfinite(np.asarray(a)).all() for a in inputs):
+        raise FloatingPointError(f"skit: {what}: the float32 result has NaN/Inf from finite input (float32's "
+                                 "range overflowed): scale the input down or compute in float64")
+    return y
+
+
 def real(x, name, dtype=F64):
     """x as a contiguous real array of dtype; complex input raises
     TypeError (numpy would drop the imaginary part with only a warning)."""

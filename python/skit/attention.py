@@ -208,6 +208,8 @@ class AttentionPlan(Handle):
         execute = lib.skit_attention_plan_execute_f32 if f32 else lib.skit_attention_plan_execute
         for pq, pk, pv, py in zip(*(A.batch_pointers(a) for a in (qb, kb, vb, y))):
             check(execute(self, pq, ldq, pk, ldk, pv, ldv, pm, py, self.n, ctypes.byref(stats)))
+        if f32:
+            A.check_float32_result(y, (q, k, v), "AttentionPlan")
         y = _cast_like(y, q)
         if not return_stats:
             return y

@@ -147,8 +147,9 @@ class FDTNOPlan(Handle):
 
     def __call__(self, x):
         fn = lib.skit_fdtno_plan_execute_f32 if self.dtype == A.F32 else lib.skit_fdtno_plan_execute
-        return A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
-                              fn(self, px, ldx, py, ldy, None), self.d, self.dtype)
+        y = A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
+                           fn(self, px, ldx, py, ldy, None), self.d, self.dtype)
+        return A.check_float32_result(y, (x,), "FDTNOPlan") if self.dtype == A.F32 else y
 
 
 def frequency_response(mlp, construction="half", count=512):

@@ -231,8 +231,9 @@ class SKIPlan(Handle):
 
     def __call__(self, x):
         fn = lib.skit_ski_plan_execute_f32 if self.dtype == A.F32 else lib.skit_ski_plan_execute
-        return A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
-                              fn(self, px, ldx, py, ldy), self.d, self.dtype)
+        y = A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
+                           fn(self, px, ldx, py, ldy), self.d, self.dtype)
+        return A.check_float32_result(y, (x,), "SKIPlan") if self.dtype == A.F32 else y
 
 
 def ski_dense(weights, coeffs):

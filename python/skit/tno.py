@@ -277,6 +277,8 @@ class TNOPlan(Handle):
         a, squeeze = self._input(x, upcast=upcast)
         y = self._output()
         check(self._f32("skit_tno_plan_execute")(self, A.pointer(a), A.pointer(y), None))
+        if self.dtype == A.F32:
+            A.check_float32_result(y, (a,), "TNOPlan")
         return _cast_like(y[0] if squeeze else y, x)
 
     def forward(self, x, *, upcast=False):
@@ -286,6 +288,8 @@ class TNOPlan(Handle):
         y = self._output()
         with self._lock:
             check(self._f32("skit_tno_plan_forward")(self, A.pointer(a), A.pointer(y)))
+        if self.dtype == A.F32:
+            A.check_float32_result(y, (a,), "TNOPlan.forward")
         return _cast_like(y[0] if squeeze else y, x)
 
     def backward(self, x, dy):

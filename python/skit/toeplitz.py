@@ -293,6 +293,8 @@ class ToeplitzPlan(Handle):
                     check(fn(self, px + c * step, ldx, py + c * ostep, ldy, None))
             else:
                 check(fn(self, px, ldx, py, ldy, None))
+        if dtype == A.F32:
+            A.check_float32_result(y, (xb,), "ToeplitzPlan")
         if cast_back:
             y = y.astype(A.F32)
             if out is not None:

@@ -33,3 +33,22 @@ def test_sizes_of_other_types_raise():
         skit.TNOPlan(8.5, 2, kind="tno")
     with skit.TNOPlan(np.int64(8), np.int32(2), kind="tno") as plan:  # numpy integers are integers
         assert plan.n == 8
+
+
+def test_float32_overflow_raises(rng):
+    """Finite float32 input whose result overflows float32 raises, as the
+    CLI exits 1; a NaN already in the input propagates without an error."""
+    n = 16
+    coeffs = np.full((1, 2 * n - 1), 1e30)
+    x = np.full((n, 1), 1e20, dtype=np.float32)  # products of 1e50: past float32's 3.4e38
+    with skit.ToeplitzPlan(coeffs, n, dtype=np.float32) as plan:
+        with pytest.raises(FloatingPointError, match="float32"):
+            plan(x)
+        x[3, 0] = np.nan
+        y = plan(x)
+        assert np.isnan(y).any()
+        ok = plan(np.ones((n, 1), dtype=np.float32) * 1e-10)
+        assert np.isfinite(ok).all()
+    with skit.TNOPlan(8, 2, kind="tno", rpe_width=4, rpe_layers=1, dtype=np.float32) as plan:
+        with pytest.raises(FloatingPointError, match="TNOPlan"):
+            plan(np.full((8, 2), 3e38, dtype=np.float32))
