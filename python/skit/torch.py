@@ -12,7 +12,8 @@ library provides takes a forward and a backward of a few lines each.
       of kind 'tno', 'fd' or 'ski'; gradients w.r.t. x, the plan's flat
       parameter vector and TNO's decay lambda, by skit_tno_plan_backward.
   TNOPlanModule(plan)                         an nn.Module holding a plan's
-      parameters (and lambda) as nn.Parameters; all of it computed in skit.
+      parameters (and lambda) as nn.Parameters; all of it computed in skit;
+      other lengths and batches run on plans of their shape (a few kept).
   mlp(x, net, params=None)                    an skit.MLP; gradients w.r.t. x
       and its flat parameters by skit_mlp_backward.
   decay_bias(rpe, lags, decay)                TNO's rpe * decay^|t|; gradients
@@ -22,13 +23,15 @@ library provides takes a forward and a backward of a few lines each.
   mra2(q, k, v, block, blocks_per_row, ...)   MRA-2 ({block, 1}); dq, dk,
       dv by skit_mra2_backward with the refined squares held fixed.
   TNO(n, d, ...)                              an nn.Module: TNN's RPE MLP and
-      decay in PyTorch, the Toeplitz product in skit; full backward.
+      decay in PyTorch, the Toeplitz product in skit; full backward; the
+      RPE is evaluated at the input's length, so any length runs.
 
 The TNO, MLP, decay, attention and MRA-2 functions take float64 tensors (their C
 backward passes are float64). toeplitz: float32 tensors run in float32 only where libskit has the float32 path;
 otherwise they raise TypeError unless upcast=True (float64 inside, float32
 out). A CUDA tensor raises ValueError: the device path is not measured yet.
 """
+import collections
 import threading
 
 import numpy as np
@@ -107,11 +110,19 @@ def _function(name, forward, backward):
 
 class _PlanCache:
     """Toeplitz plans reused across calls of the same shape; new coefficients
-    are loaded with set_coeffs (no FFT replanning)."""
+    are loaded with set_coeffs (no FFT replanning). The most recently used
+    `limit` shapes are kept, so a loop over many lengths (TNO evaluated at
+    every length of a curriculum) does not hold a plan per length forever.
+    An evicted plan is not closed: a pending backward may still hold it,
+    and garbage collection frees it after that."""
 
-    def __init__(self):
-        self._plans = {}
+    def __init__(self, limit=16):
+        self._plans = collections.OrderedDict()
+        self.limit = limit
         self.lock = threading.Lock()
+
+    def __len__(self):
+        return len(self._plans)
 
     def get(self, coeffs, m, n, causal, shared, upcast):
         key = (m, n, coeffs.shape, causal, shared, upcast)
@@ -119,7 +130,10 @@ class _PlanCache:
         if plan is None:
             plan = ToeplitzPlan(coeffs, m, n, causal=causal, shared=shared, upcast=upcast)
             self._plans[key] = plan
+            while len(self._plans) > self.limit:
+                self._plans.popitem(last=False)
         else:
+            self._plans.move_to_end(key)
             plan.set_coeffs(coeffs)
         return plan
 
@@ -213,18 +227,66 @@ def tno(x, plan, params=None, decay=None):
 class TNOPlanModule(torch.nn.Module):
     """An nn.Module around an skit.TNOPlan: its parameters (the flat vector
     of plan.parameters) and, for kind 'tno' with learn_decay, its decay
-    lambda are nn.Parameters; forward and backward both run in skit."""
+    lambda are nn.Parameters; forward and backward both run in skit.
 
-    def __init__(self, plan, learn_decay=True):
+    Any length and batch: x of shape (batch_x, n_x, d) (or (n_x, d)) other
+    than the plan's runs on a plan of that shape made from the same
+    settings (kind, causal, layout, rpe_width, ...) and the module's
+    parameters, built on first use and reused after. The parameters of a
+    kind do not depend on n, so the one nn.Parameter serves every length
+    and the gradients of all of them accumulate into it. A kind whose
+    settings do not fit another length (a SKI rank above n_x, a fixed
+    fft_length below it) raises the library's error at that length. The
+    constructor's plan is always kept; of the others, the max_plans most
+    recently used are (a loop over many lengths would otherwise hold one
+    plan per length). An evicted plan is not closed, since a pending
+    backward may still hold it; garbage collection frees it after."""
+
+    def __init__(self, plan, learn_decay=True, max_plans=4):
         super().__init__()
+        if int(max_plans) < 0:
+            raise ValueError(f"skit.torch.TNOPlanModule: max_plans must be >= 0, got {max_plans}")
         self.plan = plan
+        self.max_plans = int(max_plans)
+        self._plans = collections.OrderedDict()  # (n, batch) -> plan, the constructor's not included
         self.params = torch.nn.Parameter(torch.from_numpy(plan.parameters.copy()))
         learn = learn_decay and plan.kind == "tno"
         self.decay = torch.nn.Parameter(torch.tensor(plan.decay, dtype=torch.float64)) \
             if learn else None
 
+    @property
+    def cached_shapes(self):
+        """The (n, batch) of the plans held besides the constructor's, least
+        recently used first."""
+        return list(self._plans)
+
+    def plan_for(self, n, batch=1):
+        """The plan this module runs on (batch, n, d) inputs."""
+        base = self.plan
+        key = (int(n), int(batch))
+        if key == (base.n, base.batch):
+            return base
+        plan = self._plans.get(key)
+        if plan is None or plan.closed:
+            plan = _tno.TNOPlan(key[0], base.d, key[1], base.kind, base.causal, base.layout,
+                                params=self.params.detach().cpu().numpy(), dtype=base.dtype,
+                                **base._settings)
+            self._plans[key] = plan
+            while len(self._plans) > self.max_plans:
+                self._plans.popitem(last=False)
+        else:
+            self._plans.move_to_end(key)
+        return plan
+
     def forward(self, x):
-        return tno(x, self.plan, self.params, self.decay)
+        # a (n, d) input is batch 1; other ranks go to the plan, which names the shapes it takes
+        if x.dim() == 3:
+            plan = self.plan_for(x.shape[1], x.shape[0])
+        elif x.dim() == 2:
+            plan = self.plan_for(x.shape[0], 1)
+        else:
+            plan = self.plan
+        return tno(x, plan, self.params, self.decay)
 
 
 # ---- the MLP (skit_mlp_backward) and TNO's decay bias on their own ----
@@ -409,21 +471,40 @@ class RPE(torch.nn.Module):
 
 
 class TNO(torch.nn.Module):
-    """A Toeplitz neural operator for (B, n, d) inputs: k_c(t) = RPE_c(t)
+    """A Toeplitz neural operator for (..., n_x, d) inputs: k_c(t) = RPE_c(t)
     decay^|t| computed in PyTorch (float64), the per-channel Toeplitz
-    product and both of its gradients computed by skit."""
+    product and both of its gradients computed by skit.
+
+    n is the construction length: it sets the lags of coeffs() (and of the
+    lags / bias buffers). forward evaluates the RPE and the decay bias at
+    the lags of the input's own length n_x (any n_x >= 1), as TNN's layers
+    do, so a layer trained at n runs at 16 n with the same weights; a call
+    at n_x gives what a TNO built for n_x with these weights gives."""
 
     def __init__(self, n, d, width=64, layers=3, decay=0.99, causal=False):
         super().__init__()
         self.n, self.d, self.decay, self.causal = n, d, decay, causal
         self.rpe = RPE(d, width, layers)
-        lags = torch.arange(-(n - 1), n, dtype=torch.float64)
+        lags = self._lags(n)
         self.register_buffer("lags", lags)
         self.register_buffer("bias", decay ** lags.abs())
 
-    def coeffs(self):
-        """(d, 2n-1) Toeplitz coefficients (skit layout)."""
-        return (self.rpe(self.lags) * self.bias[:, None]).T
+    @staticmethod
+    def _lags(n):
+        return torch.arange(-(n - 1), n, dtype=torch.float64)
+
+    def coeffs(self, n=None):
+        """(d, 2n-1) Toeplitz coefficients (skit layout) at length n (None:
+        the construction length)."""
+        if n is None or int(n) == self.n:
+            lags, bias = self.lags, self.bias
+        else:
+            n = int(n)
+            if n < 1:
+                raise ValueError(f"skit.torch.TNO: the length must be >= 1, got {n}")
+            lags = self._lags(n).to(self.lags.device)
+            bias = self.decay ** lags.abs()
+        return (self.rpe(lags) * bias[:, None]).T
 
     def forward(self, x):
-        return toeplitz(self.coeffs(), x, causal=self.causal)
+        return toeplitz(self.coeffs(x.shape[-2]), x, causal=self.causal)
