@@ -21,7 +21,8 @@ library provides takes a forward and a backward of a few lines each.
   attention(q, k, v, scale=None, mask=None)   exact softmax attention;
       dq, dk, dv by skit_attention_exact_backward.
   mra2(q, k, v, block, blocks_per_row, ...)   MRA-2 ({block, 1}); dq, dk,
-      dv by skit_mra2_backward with the refined squares held fixed.
+      dv by skit_mra2_backward with the refined squares held fixed;
+      pad=True for an n that block does not divide (padding keys masked).
   TNO(n, d, ...)                              an nn.Module: TNN's RPE MLP and
       decay in PyTorch, the Toeplitz product in skit; full backward; the
       RPE is evaluated at the input's length, so any length runs.
@@ -432,17 +433,134 @@ def _mra2_backward(saved, g, needs):
 _MRA2Function = _function("MRA2Function", _mra2_forward, _mra2_backward)
 
 
-def mra2(q, k, v, block=32, blocks_per_row=8, selection="global", scale=None, causal=False):
-    """MRA-2 (two levels {block, 1}, no padding mask) on q, k: (..., n, d)
-    and v: (..., n, dv), differentiable w.r.t. q, k, v by
-    skit_mra2_backward with the refined squares held fixed (the selection
-    passes no gradient, as in the authors' code). block must divide n;
-    blocks_per_row <= n / block. causal: query i sees keys j <= i only
-    (diagonal squares always refined)."""
-    return _MRA2Function.apply(dict(scale=scale, block=int(block),
-                                    blocks_per_row=int(blocks_per_row), selection=selection,
-                                    causal=bool(causal)),
-                               q, k, v)
+def _padded(a, size):
+    """a (..., n, c) with zero rows appended up to (..., size, c)."""
+    extra = np.zeros(a.shape[:-2] + (size - a.shape[-2], a.shape[-1]))
+    return np.concatenate([a, extra], axis=-2)
+
+
+def _mra2_padded_forward(q, k, v, *, scale, block, blocks_per_row, selection, causal):
+    """MRA-2 on q, k, v padded with zero rows to a multiple of block, the
+    padding keys masked out of every softmax and out of the block means
+    (the plan's padding mask); the first n rows of its output."""
+    n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
+    size = -(-n // block) * block
+    qp, kp, vp = (_padded(a, size) for a in (q, k, v))
+    valid = np.arange(size) < n
+    mask = valid.astype(np.uint8)
+    with AttentionPlan("mra2", size, d, dv, scale=_scale(scale, d), block=block,
+                       blocks_per_row=blocks_per_row, selection=selection,
+                       causal=int(causal)) as plan:
+        y = plan(qp, kp, vp, mask=mask)
+        (qb, ldq), (kb, ldk) = _qkv(qp, kp)
+        rows = size // block
+        refined = []
+        for pq, pk in zip(_A.batch_pointers(qb), _A.batch_pointers(kb)):
+            chosen = np.zeros(rows * rows, dtype=np.uint8)
+            check(lib.skit_attention_plan_select(plan, pq, ldq, pk, ldk, _A.pointer(mask),
+                                                 _A.pointer(chosen)))
+            refined.append(chosen)
+    saved = (qp, kp, vp, _scale(scale, d), block, refined, causal, valid, n)
+    return y[..., :n, :], saved
+
+
+def _mra2_masked_gradients(q, k, v, g, valid, refined, block, scale, causal):
+    """dq, dk, dv of <g, Y> for one (size, d) problem of masked MRA-2 with
+    the refined squares fixed: a softmax over atoms per query row -- the
+    fine logits of the valid keys of its refined squares, one coarse atom
+    per other square (logit C_xy + log count_y on the means of the valid
+    rows, value the valid values' mean) -- as the plan's execute computes
+    it. Dense (size x size): the library's MRA-2 backward takes no mask."""
+    size = q.shape[0]
+    rows = size // block
+    blk = np.arange(size) // block
+    w = valid.astype(np.float64)
+    count = w.reshape(rows, block).sum(1)
+
+    def means(a):
+        return (a * w[:, None]).reshape(rows, block, -1).sum(1) / count[:, None]
+
+    qm, km, vm = means(q), means(k), means(v)
+    r = refined.reshape(rows, rows, order="F").astype(bool)  # r[x, y]: square (x, y) refined
+    fine = r[blk][:, blk] & valid[None, :]
+    coarse = ~r[blk]
+    if causal:
+        fine &= np.tri(size, dtype=bool)
+        coarse &= np.arange(rows)[None, :] < blk[:, None]
+    with np.errstate(divide="ignore"):
+        p = np.where(fine, scale * q @ k.T, -np.inf)
+        c = np.where(coarse, (scale * qm @ km.T)[blk] + np.log(count)[None, :], -np.inf)
+    shift = np.maximum(p.max(1), c.max(1))[:, None]
+    a, b = np.exp(p - shift), np.exp(c - shift)
+    z = (a.sum(1) + b.sum(1))[:, None]
+    a, b = a / z, b / z
+    g = g * w[:, None]  # the padding rows' output is 0, whatever their weights
+    da, db = g @ v.T, g @ vm.T
+    t = ((a * da).sum(1) + (b * db).sum(1))[:, None]
+    dp, dc = a * (da - t), b * (db - t)
+    dcx = dc.reshape(rows, block, rows).sum(1)
+    spread = (w / count[blk])[:, None]  # the adjoint of a mean over the valid rows
+    dq = scale * (dp @ k + spread * (dcx @ km)[blk])
+    dk = scale * (dp.T @ q + spread * (dcx.T @ qm)[blk])
+    dv = a.T @ g + spread * (b.T @ g)[blk]
+    return dq, dk, dv
+
+
+def _mra2_padded_backward(saved, g, needs):
+    qp, kp, vp, scale, block, refined, causal, valid, n = saved
+    batch = qp.shape[:-2]
+    size = qp.shape[-2]
+    gp = _padded(g, size)
+    flat = [a.reshape((-1,) + a.shape[-2:]) for a in (qp, kp, vp, gp)]
+    grads = [np.empty_like(a) for a in flat[:3]]
+    for index, chosen in enumerate(refined):
+        parts = _mra2_masked_gradients(*(a[index] for a in flat), valid, chosen, block, scale,
+                                       causal)
+        for out, part in zip(grads, parts):
+            out[index] = part
+    return tuple(out.reshape(batch + out.shape[-2:])[..., :n, :] if need else None
+                 for out, need in zip(grads, needs))
+
+
+_MRA2PaddedFunction = _function("MRA2PaddedFunction", _mra2_padded_forward,
+                                _mra2_padded_backward)
+
+
+def mra2(q, k, v, block=32, blocks_per_row=8, selection="global", scale=None, causal=False,
+         pad=False):
+    """MRA-2 (two levels {block, 1}) on q, k: (..., n, d) and v: (..., n,
+    dv), differentiable w.r.t. q, k, v with the refined squares held fixed
+    (the selection passes no gradient, as in the authors' code).
+    blocks_per_row <= ceil(n / block). causal: query i sees keys j <= i
+    only (diagonal squares always refined).
+
+    n a multiple of block: no mask, backward by skit_mra2_backward.
+    Otherwise pad=True is needed: q, k, v are padded at the end with zero
+    rows to the next multiple of block and the padding tokens are masked
+    (the plan's padding mask): no softmax gives them weight, the block
+    means of the last block are over its valid rows, and the output is the
+    first n rows. That is MRA-2 of the n tokens with a short last block,
+    exact attention when every square is refined. The library's MRA-2
+    backward takes no mask, so the padded backward runs in numpy over the
+    dense (n', n') logits of each (n, d) matrix: O(n'^2) memory, for
+    modest n only."""
+    n, block = q.shape[-2], int(block)
+    if block < 2:
+        raise ValueError(f"skit.torch.mra2: block must be >= 2, got block = {block}")
+    blocks = -(-n // block)
+    if not 1 <= int(blocks_per_row) <= blocks:
+        raise ValueError(f"skit.torch.mra2: blocks_per_row = {blocks_per_row} out of range: need "
+                         f"1 <= blocks_per_row <= ceil(n / block) = {blocks} (n = {n}, "
+                         f"block = {block})")
+    options = dict(scale=scale, block=block, blocks_per_row=int(blocks_per_row),
+                   selection=selection, causal=bool(causal))
+    if n % block == 0:
+        return _MRA2Function.apply(options, q, k, v)
+    if not pad:
+        raise ValueError(f"skit.torch.mra2: n = {n} is not a multiple of block = {block}: pass "
+                         f"pad=True (pads q, k, v to {blocks * block} rows, the padding "
+                         "keys masked) or choose a block that divides n")
+    return _MRA2PaddedFunction.apply(options, q, k, v)
 
 
 class RPE(torch.nn.Module):
