@@ -12,7 +12,8 @@ library provides takes a forward and a backward of a few lines each.
       of kind 'tno', 'fd' or 'ski'; gradients w.r.t. x, the plan's flat
       parameter vector and TNO's decay lambda, by skit_tno_plan_backward.
   TNOPlanModule(plan)                         an nn.Module holding a plan's
-      parameters (and lambda) as nn.Parameters; all of it computed in skit.
+      parameters (and lambda) as nn.Parameters; all of it computed in skit;
+      other lengths and batches run on plans of their shape (a few kept).
   mlp(x, net, params=None)                    an skit.MLP; gradients w.r.t. x
       and its flat parameters by skit_mlp_backward.
   decay_bias(rpe, lags, decay)                TNO's rpe * decay^|t|; gradients
@@ -20,15 +21,18 @@ library provides takes a forward and a backward of a few lines each.
   attention(q, k, v, scale=None, mask=None)   exact softmax attention;
       dq, dk, dv by skit_attention_exact_backward.
   mra2(q, k, v, block, blocks_per_row, ...)   MRA-2 ({block, 1}); dq, dk,
-      dv by skit_mra2_backward with the refined squares held fixed.
+      dv by skit_mra2_backward with the refined squares held fixed;
+      pad=True for an n that block does not divide (padding keys masked).
   TNO(n, d, ...)                              an nn.Module: TNN's RPE MLP and
-      decay in PyTorch, the Toeplitz product in skit; full backward.
+      decay in PyTorch, the Toeplitz product in skit; full backward; the
+      RPE is evaluated at the input's length, so any length runs.
 
 The TNO, MLP, decay, attention and MRA-2 functions take float64 tensors (their C
 backward passes are float64). toeplitz: float32 tensors run in float32 only where libskit has the float32 path;
 otherwise they raise TypeError unless upcast=True (float64 inside, float32
 out). A CUDA tensor raises ValueError: the device path is not measured yet.
 """
+import collections
 import threading
 
 import numpy as np
@@ -107,11 +111,19 @@ def _function(name, forward, backward):
 
 class _PlanCache:
     """Toeplitz plans reused across calls of the same shape; new coefficients
-    are loaded with set_coeffs (no FFT replanning)."""
+    are loaded with set_coeffs (no FFT replanning). The most recently used
+    `limit` shapes are kept, so a loop over many lengths (TNO evaluated at
+    every length of a curriculum) does not hold a plan per length forever.
+    An evicted plan is not closed: a pending backward may still hold it,
+    and garbage collection frees it after that."""
 
-    def __init__(self):
-        self._plans = {}
+    def __init__(self, limit=16):
+        self._plans = collections.OrderedDict()
+        self.limit = limit
         self.lock = threading.Lock()
+
+    def __len__(self):
+        return len(self._plans)
 
     def get(self, coeffs, m, n, causal, shared, upcast):
         key = (m, n, coeffs.shape, causal, shared, upcast)
@@ -119,7 +131,10 @@ class _PlanCache:
         if plan is None:
             plan = ToeplitzPlan(coeffs, m, n, causal=causal, shared=shared, upcast=upcast)
             self._plans[key] = plan
+            while len(self._plans) > self.limit:
+                self._plans.popitem(last=False)
         else:
+            self._plans.move_to_end(key)
             plan.set_coeffs(coeffs)
         return plan
 
@@ -213,18 +228,66 @@ def tno(x, plan, params=None, decay=None):
 class TNOPlanModule(torch.nn.Module):
     """An nn.Module around an skit.TNOPlan: its parameters (the flat vector
     of plan.parameters) and, for kind 'tno' with learn_decay, its decay
-    lambda are nn.Parameters; forward and backward both run in skit."""
+    lambda are nn.Parameters; forward and backward both run in skit.
 
-    def __init__(self, plan, learn_decay=True):
+    Any length and batch: x of shape (batch_x, n_x, d) (or (n_x, d)) other
+    than the plan's runs on a plan of that shape made from the same
+    settings (kind, causal, layout, rpe_width, ...) and the module's
+    parameters, built on first use and reused after. The parameters of a
+    kind do not depend on n, so the one nn.Parameter serves every length
+    and the gradients of all of them accumulate into it. A kind whose
+    settings do not fit another length (a SKI rank above n_x, a fixed
+    fft_length below it) raises the library's error at that length. The
+    constructor's plan is always kept; of the others, the max_plans most
+    recently used are (a loop over many lengths would otherwise hold one
+    plan per length). An evicted plan is not closed, since a pending
+    backward may still hold it; garbage collection frees it after."""
+
+    def __init__(self, plan, learn_decay=True, max_plans=4):
         super().__init__()
+        if int(max_plans) < 0:
+            raise ValueError(f"skit.torch.TNOPlanModule: max_plans must be >= 0, got {max_plans}")
         self.plan = plan
+        self.max_plans = int(max_plans)
+        self._plans = collections.OrderedDict()  # (n, batch) -> plan, the constructor's not included
         self.params = torch.nn.Parameter(torch.from_numpy(plan.parameters.copy()))
         learn = learn_decay and plan.kind == "tno"
         self.decay = torch.nn.Parameter(torch.tensor(plan.decay, dtype=torch.float64)) \
             if learn else None
 
+    @property
+    def cached_shapes(self):
+        """The (n, batch) of the plans held besides the constructor's, least
+        recently used first."""
+        return list(self._plans)
+
+    def plan_for(self, n, batch=1):
+        """The plan this module runs on (batch, n, d) inputs."""
+        base = self.plan
+        key = (int(n), int(batch))
+        if key == (base.n, base.batch):
+            return base
+        plan = self._plans.get(key)
+        if plan is None or plan.closed:
+            plan = _tno.TNOPlan(key[0], base.d, key[1], base.kind, base.causal, base.layout,
+                                params=self.params.detach().cpu().numpy(), dtype=base.dtype,
+                                **base._settings)
+            self._plans[key] = plan
+            while len(self._plans) > self.max_plans:
+                self._plans.popitem(last=False)
+        else:
+            self._plans.move_to_end(key)
+        return plan
+
     def forward(self, x):
-        return tno(x, self.plan, self.params, self.decay)
+        # a (n, d) input is batch 1; other ranks go to the plan, which names the shapes it takes
+        if x.dim() == 3:
+            plan = self.plan_for(x.shape[1], x.shape[0])
+        elif x.dim() == 2:
+            plan = self.plan_for(x.shape[0], 1)
+        else:
+            plan = self.plan
+        return tno(x, plan, self.params, self.decay)
 
 
 # ---- the MLP (skit_mlp_backward) and TNO's decay bias on their own ----
@@ -370,17 +433,134 @@ def _mra2_backward(saved, g, needs):
 _MRA2Function = _function("MRA2Function", _mra2_forward, _mra2_backward)
 
 
-def mra2(q, k, v, block=32, blocks_per_row=8, selection="global", scale=None, causal=False):
-    """MRA-2 (two levels {block, 1}, no padding mask) on q, k: (..., n, d)
-    and v: (..., n, dv), differentiable w.r.t. q, k, v by
-    skit_mra2_backward with the refined squares held fixed (the selection
-    passes no gradient, as in the authors' code). block must divide n;
-    blocks_per_row <= n / block. causal: query i sees keys j <= i only
-    (diagonal squares always refined)."""
-    return _MRA2Function.apply(dict(scale=scale, block=int(block),
-                                    blocks_per_row=int(blocks_per_row), selection=selection,
-                                    causal=bool(causal)),
-                               q, k, v)
+def _padded(a, size):
+    """a (..., n, c) with zero rows appended up to (..., size, c)."""
+    extra = np.zeros(a.shape[:-2] + (size - a.shape[-2], a.shape[-1]))
+    return np.concatenate([a, extra], axis=-2)
+
+
+def _mra2_padded_forward(q, k, v, *, scale, block, blocks_per_row, selection, causal):
+    """MRA-2 on q, k, v padded with zero rows to a multiple of block, the
+    padding keys masked out of every softmax and out of the block means
+    (the plan's padding mask); the first n rows of its output."""
+    n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
+    size = -(-n // block) * block
+    qp, kp, vp = (_padded(a, size) for a in (q, k, v))
+    valid = np.arange(size) < n
+    mask = valid.astype(np.uint8)
+    with AttentionPlan("mra2", size, d, dv, scale=_scale(scale, d), block=block,
+                       blocks_per_row=blocks_per_row, selection=selection,
+                       causal=int(causal)) as plan:
+        y = plan(qp, kp, vp, mask=mask)
+        (qb, ldq), (kb, ldk) = _qkv(qp, kp)
+        rows = size // block
+        refined = []
+        for pq, pk in zip(_A.batch_pointers(qb), _A.batch_pointers(kb)):
+            chosen = np.zeros(rows * rows, dtype=np.uint8)
+            check(lib.skit_attention_plan_select(plan, pq, ldq, pk, ldk, _A.pointer(mask),
+                                                 _A.pointer(chosen)))
+            refined.append(chosen)
+    saved = (qp, kp, vp, _scale(scale, d), block, refined, causal, valid, n)
+    return y[..., :n, :], saved
+
+
+def _mra2_masked_gradients(q, k, v, g, valid, refined, block, scale, causal):
+    """dq, dk, dv of <g, Y> for one (size, d) problem of masked MRA-2 with
+    the refined squares fixed: a softmax over atoms per query row -- the
+    fine logits of the valid keys of its refined squares, one coarse atom
+    per other square (logit C_xy + log count_y on the means of the valid
+    rows, value the valid values' mean) -- as the plan's execute computes
+    it. Dense (size x size): the library's MRA-2 backward takes no mask."""
+    size = q.shape[0]
+    rows = size // block
+    blk = np.arange(size) // block
+    w = valid.astype(np.float64)
+    count = w.reshape(rows, block).sum(1)
+
+    def means(a):
+        return (a * w[:, None]).reshape(rows, block, -1).sum(1) / count[:, None]
+
+    qm, km, vm = means(q), means(k), means(v)
+    r = refined.reshape(rows, rows, order="F").astype(bool)  # r[x, y]: square (x, y) refined
+    fine = r[blk][:, blk] & valid[None, :]
+    coarse = ~r[blk]
+    if causal:
+        fine &= np.tri(size, dtype=bool)
+        coarse &= np.arange(rows)[None, :] < blk[:, None]
+    with np.errstate(divide="ignore"):
+        p = np.where(fine, scale * q @ k.T, -np.inf)
+        c = np.where(coarse, (scale * qm @ km.T)[blk] + np.log(count)[None, :], -np.inf)
+    shift = np.maximum(p.max(1), c.max(1))[:, None]
+    a, b = np.exp(p - shift), np.exp(c - shift)
+    z = (a.sum(1) + b.sum(1))[:, None]
+    a, b = a / z, b / z
+    g = g * w[:, None]  # the padding rows' output is 0, whatever their weights
+    da, db = g @ v.T, g @ vm.T
+    t = ((a * da).sum(1) + (b * db).sum(1))[:, None]
+    dp, dc = a * (da - t), b * (db - t)
+    dcx = dc.reshape(rows, block, rows).sum(1)
+    spread = (w / count[blk])[:, None]  # the adjoint of a mean over the valid rows
+    dq = scale * (dp @ k + spread * (dcx @ km)[blk])
+    dk = scale * (dp.T @ q + spread * (dcx.T @ qm)[blk])
+    dv = a.T @ g + spread * (b.T @ g)[blk]
+    return dq, dk, dv
+
+
+def _mra2_padded_backward(saved, g, needs):
+    qp, kp, vp, scale, block, refined, causal, valid, n = saved
+    batch = qp.shape[:-2]
+    size = qp.shape[-2]
+    gp = _padded(g, size)
+    flat = [a.reshape((-1,) + a.shape[-2:]) for a in (qp, kp, vp, gp)]
+    grads = [np.empty_like(a) for a in flat[:3]]
+    for index, chosen in enumerate(refined):
+        parts = _mra2_masked_gradients(*(a[index] for a in flat), valid, chosen, block, scale,
+                                       causal)
+        for out, part in zip(grads, parts):
+            out[index] = part
+    return tuple(out.reshape(batch + out.shape[-2:])[..., :n, :] if need else None
+                 for out, need in zip(grads, needs))
+
+
+_MRA2PaddedFunction = _function("MRA2PaddedFunction", _mra2_padded_forward,
+                                _mra2_padded_backward)
+
+
+def mra2(q, k, v, block=32, blocks_per_row=8, selection="global", scale=None, causal=False,
+         pad=False):
+    """MRA-2 (two levels {block, 1}) on q, k: (..., n, d) and v: (..., n,
+    dv), differentiable w.r.t. q, k, v with the refined squares held fixed
+    (the selection passes no gradient, as in the authors' code).
+    blocks_per_row <= ceil(n / block). causal: query i sees keys j <= i
+    only (diagonal squares always refined).
+
+    n a multiple of block: no mask, backward by skit_mra2_backward.
+    Otherwise pad=True is needed: q, k, v are padded at the end with zero
+    rows to the next multiple of block and the padding tokens are masked
+    (the plan's padding mask): no softmax gives them weight, the block
+    means of the last block are over its valid rows, and the output is the
+    first n rows. That is MRA-2 of the n tokens with a short last block,
+    exact attention when every square is refined. The library's MRA-2
+    backward takes no mask, so the padded backward runs in numpy over the
+    dense (n', n') logits of each (n, d) matrix: O(n'^2) memory, for
+    modest n only."""
+    n, block = q.shape[-2], int(block)
+    if block < 2:
+        raise ValueError(f"skit.torch.mra2: block must be >= 2, got block = {block}")
+    blocks = -(-n // block)
+    if not 1 <= int(blocks_per_row) <= blocks:
+        raise ValueError(f"skit.torch.mra2: blocks_per_row = {blocks_per_row} out of range: need "
+                         f"1 <= blocks_per_row <= ceil(n / block) = {blocks} (n = {n}, "
+                         f"block = {block})")
+    options = dict(scale=scale, block=block, blocks_per_row=int(blocks_per_row),
+                   selection=selection, causal=bool(causal))
+    if n % block == 0:
+        return _MRA2Function.apply(options, q, k, v)
+    if not pad:
+        raise ValueError(f"skit.torch.mra2: n = {n} is not a multiple of block = {block}: pass "
+                         f"pad=True (pads q, k, v to {blocks * block} rows, the padding "
+                         "keys masked) or choose a block that divides n")
+    return _MRA2PaddedFunction.apply(options, q, k, v)
 
 
 class RPE(torch.nn.Module):
@@ -409,21 +589,40 @@ class RPE(torch.nn.Module):
 
 
 class TNO(torch.nn.Module):
-    """A Toeplitz neural operator for (B, n, d) inputs: k_c(t) = RPE_c(t)
+    """A Toeplitz neural operator for (..., n_x, d) inputs: k_c(t) = RPE_c(t)
     decay^|t| computed in PyTorch (float64), the per-channel Toeplitz
-    product and both of its gradients computed by skit."""
+    product and both of its gradients computed by skit.
+
+    n is the construction length: it sets the lags of coeffs() (and of the
+    lags / bias buffers). forward evaluates the RPE and the decay bias at
+    the lags of the input's own length n_x (any n_x >= 1), as TNN's layers
+    do, so a layer trained at n runs at 16 n with the same weights; a call
+    at n_x gives what a TNO built for n_x with these weights gives."""
 
     def __init__(self, n, d, width=64, layers=3, decay=0.99, causal=False):
         super().__init__()
         self.n, self.d, self.decay, self.causal = n, d, decay, causal
         self.rpe = RPE(d, width, layers)
-        lags = torch.arange(-(n - 1), n, dtype=torch.float64)
+        lags = self._lags(n)
         self.register_buffer("lags", lags)
         self.register_buffer("bias", decay ** lags.abs())
 
-    def coeffs(self):
-        """(d, 2n-1) Toeplitz coefficients (skit layout)."""
-        return (self.rpe(self.lags) * self.bias[:, None]).T
+    @staticmethod
+    def _lags(n):
+        return torch.arange(-(n - 1), n, dtype=torch.float64)
+
+    def coeffs(self, n=None):
+        """(d, 2n-1) Toeplitz coefficients (skit layout) at length n (None:
+        the construction length)."""
+        if n is None or int(n) == self.n:
+            lags, bias = self.lags, self.bias
+        else:
+            n = int(n)
+            if n < 1:
+                raise ValueError(f"skit.torch.TNO: the length must be >= 1, got {n}")
+            lags = self._lags(n).to(self.lags.device)
+            bias = self.decay ** lags.abs()
+        return (self.rpe(lags) * bias[:, None]).T
 
     def forward(self, x):
-        return toeplitz(self.coeffs(), x, causal=self.causal)
+        return toeplitz(self.coeffs(x.shape[-2]), x, causal=self.causal)

@@ -39,6 +39,91 @@ def test_tno_module_backward(rng):
     assert gradcheck(lambda xx, *p: module(xx), (x,) + params)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_tno_module_any_length(rng, causal):
+    # built at n = 16, run at 9, 16, 33: the same as a module built at that
+    # length with the same weights (the RPE and the bias at the input's lags)
+    torch.manual_seed(int(rng.integers(1 << 30)))
+    module = st.TNO(16, 3, width=4, layers=1, decay=0.9, causal=causal)
+    for n in (9, 16, 33):
+        other = st.TNO(n, 3, width=4, layers=1, decay=0.9, causal=causal)
+        other.rpe.load_state_dict(module.rpe.state_dict())
+        x = _t(rng, 2, n, 3)
+        assert torch.allclose(module(x), other(x), rtol=0, atol=1e-12)
+        assert torch.allclose(module.coeffs(n), other.coeffs(), rtol=0, atol=1e-12)
+    assert module.coeffs().shape == (3, 31)  # the construction length by default
+
+
+def test_tno_module_gradients_at_other_length(rng):
+    torch.manual_seed(int(rng.integers(1 << 30)))
+    module = st.TNO(16, 2, width=4, layers=1, decay=0.9)
+    other = st.TNO(33, 2, width=4, layers=1, decay=0.9)
+    other.rpe.load_state_dict(module.rpe.state_dict())
+    x = _t(rng, 2, 33, 2)
+    g = torch.randn(2, 33, 2, dtype=torch.float64)
+    module(x).backward(g)
+    other(x).backward(g)
+    for a, b in zip(module.rpe.parameters(), other.rpe.parameters()):
+        assert a.grad is not None and torch.allclose(a.grad, b.grad, rtol=0, atol=1e-12)
+    params = tuple(module.parameters())
+    assert gradcheck(lambda xx, *p: module(xx), (_t(rng, 5, 2),) + params)
+
+
+# plans of every kind at their length and at two others (SKI: rank <= n)
+PLAN_LENGTHS = [("tno", 9, (6, 14), dict(rpe_width=4, rpe_layers=1, decay=0.9)),
+                ("tno", 8, (5, 12), dict(rpe_width=3, rpe_layers=1, decay=0.8, causal=True)),
+                ("fd", 7, (4, 12), dict(rpe_width=4, rpe_layers=1)),
+                ("ski", 9, (6, 13), dict(rank=4, taps=3, knots=3, decay=0.9)),
+                ("ski", 11, (7, 16), dict(rank=5, taps=5, knots=2, decay=0.8, causal=True))]
+
+
+@pytest.mark.parametrize("kind,n,others,settings", PLAN_LENGTHS)
+def test_tno_plan_module_other_lengths(rng, kind, n, others, settings):
+    d = 3
+    module = st.TNOPlanModule(skit.TNOPlan(n, d, 2, kind=kind, seed=int(rng.integers(1 << 30)),
+                                           **settings))
+    xs = [_t(rng, 2, n, d)] + [_t(rng, 2, m, d) for m in others] + [_t(rng, others[0], d)]
+    gs = [torch.randn(x.shape, dtype=torch.float64) for x in xs]
+    # against plans built at each shape with the module's parameters, each
+    # with its own copy of them: the module's gradient is their sum
+    grads = []
+    for x, g in zip(xs, gs):
+        batch = x.shape[0] if x.dim() == 3 else 1
+        plan = skit.TNOPlan(x.shape[-2], d, batch, kind=kind,
+                            params=module.params.detach().numpy(), **settings)
+        p = module.params.detach().clone().requires_grad_(True)
+        y = st.tno(x, plan, p)
+        assert torch.allclose(module(x), y, rtol=0, atol=1e-12)
+        grads.append(torch.autograd.grad(y, p, g)[0])
+    loss = sum((module(x) * g).sum() for x, g in zip(xs, gs))
+    loss.backward()
+    assert torch.allclose(module.params.grad, sum(grads), rtol=0, atol=1e-10)
+    assert set(module.cached_shapes) == {(others[0], 2), (others[1], 2), (others[0], 1)}
+    m = others[1]
+    assert gradcheck(lambda xx, pp: st.tno(xx, module.plan_for(m, 1), pp),
+                     (_t(rng, 1, m, d), module.params.detach().clone().requires_grad_(True)))
+
+
+def test_tno_plan_cache_bound(rng):
+    module = st.TNOPlanModule(skit.TNOPlan(8, 2, kind="fd", rpe_width=4, rpe_layers=1),
+                              max_plans=3)
+    first = module.plan_for(5)
+    for n in range(4, 20):
+        module(_t(rng, 1, n, 2)).sum().backward()
+        assert len(module.cached_shapes) <= 3
+    assert module.cached_shapes == [(17, 1), (18, 1), (19, 1)]
+    assert module.plan_for(8) is module.plan  # the constructor's plan is never evicted
+    assert first.closed is False  # evicted, not closed: a pending backward may hold it
+    assert module.plan_for(19) is module.plan_for(19)
+    with pytest.raises(ValueError, match="max_plans"):
+        st.TNOPlanModule(module.plan, max_plans=-1)
+    # the Toeplitz plans behind st.TNO at many lengths are bounded too
+    tno = st.TNO(8, 2, width=4, layers=1)
+    for n in range(1, 3 * st._cache.limit):
+        tno(_t(rng, n, 2)).sum().backward()
+        assert len(st._cache) <= st._cache.limit
+
+
 # small plans of every kind (odd n included); SKI needs r <= n, odd taps
 KINDS = [("tno", 9, dict(rpe_width=4, rpe_layers=1, decay=0.9)),
          ("tno", 8, dict(rpe_width=3, rpe_layers=2, decay=0.8, causal=True)),
@@ -182,6 +267,52 @@ def test_causal_gradcheck(rng, n, block, per_row, selection):
     exact = torch.autograd.grad(st.attention(q, k, v, causal=True), (q, k, v), g)
     for a, b in zip(full, exact):
         assert torch.allclose(a, b, atol=1e-10)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("n,block,selection", [(10, 4, "global"), (7, 3, "per-row"),
+                                               (5, 4, "global")])
+def test_mra2_padded(rng, causal, n, block, selection):
+    d, dv = 3, 2
+    q, k, v = _t(rng, 2, n, d), _t(rng, 2, n, d), _t(rng, 2, n, dv)
+    blocks = -(-n // block)
+    # every square refined: the padding keys carry no weight, so padded
+    # MRA-2 is exact attention on the n tokens, and so are its gradients
+    full = st.mra2(q, k, v, block=block, blocks_per_row=blocks, selection=selection,
+                   causal=causal, pad=True)
+    exact = st.attention(q, k, v, causal=causal)
+    assert full.shape == (2, n, dv)
+    assert torch.allclose(full, exact, rtol=0, atol=1e-12)
+    g = torch.randn(2, n, dv, dtype=torch.float64)
+    for a, b in zip(torch.autograd.grad(full, (q, k, v), g),
+                    torch.autograd.grad(exact, (q, k, v), g)):
+        assert torch.allclose(a, b, rtol=0, atol=1e-12)
+    # coarse atoms in play (the last block's means over its valid rows):
+    # the numpy backward against the library's masked forward
+    assert gradcheck(lambda a, b, c: st.mra2(a, b, c, block=block, blocks_per_row=1,
+                                             selection=selection, causal=causal, pad=True),
+                     (q, k, v))
+    # the padded forward is the plan's masked MRA-2 on zero-padded inputs
+    size = blocks * block
+    arrays = [np.concatenate([a.detach().numpy(), np.zeros((2, size - n, a.shape[-1]))], axis=1)
+              for a in (q, k, v)]
+    mask = np.arange(size) < n
+    ref = skit.mra2(*arrays, block=block, blocks_per_row=1, selection=selection, causal=int(causal),
+                    mask=mask)[:, :n]
+    y = st.mra2(q, k, v, block=block, blocks_per_row=1, selection=selection, causal=causal,
+                pad=True)
+    assert np.allclose(y.detach().numpy(), ref, rtol=0, atol=1e-13)
+
+
+def test_mra2_errors_name_block(rng):
+    q = _t(rng, 10, 3)
+    with pytest.raises(ValueError, match=r"n = 10 is not a multiple of block = 4: pass pad=True"):
+        st.mra2(q, q, q, block=4, blocks_per_row=1)
+    with pytest.raises(ValueError, match=r"block = 4\)") as err:
+        st.mra2(q, q, q, block=4, blocks_per_row=4, pad=True)
+    assert "s_0" not in str(err.value)
+    with pytest.raises(ValueError, match="block must be >= 2"):
+        st.mra2(q, q, q, block=1, blocks_per_row=1)
 
 
 def test_torch_errors(rng):
