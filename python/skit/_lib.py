@@ -144,6 +144,7 @@ i skit_toeplitz_solve_spd_with_info z p z p z p z p
 i skit_toeplitz_solve_with_info z p z p z p z p
 z skit_toeplitz_plan_backward_workspace_bytes p
 i skit_toeplitz_plan_backward p p z p z p z p p
+i skit_toeplitz_plan_backward_f32 p p z p z p z p p
 i skit_svd z z p z p p z p z
 i skit_spectral_norm z z p z p
 i skit_svd_truncate z z p z z p z p

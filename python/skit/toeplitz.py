@@ -185,32 +185,42 @@ class ToeplitzPlan(Handle):
         the gradient w.r.t. the coefficients, shaped as the plan's (a
         shared plan's summed over the channels), summed over the batch axes
         (a causal plan gets 0 at its negative lags). dx=False or
-        dcoeffs=False skips one (None). float64 inside (float32 upcast)."""
-        xb, ldx, squeeze = A.as_blocks_input(x, "x", upcast=True)
-        gb, ldg, _ = A.as_blocks_input(dy, "dy", upcast=True)
+        dcoeffs=False skips one (None). A float64 plan computes in float64
+        (float32 data upcast); a float32 plan takes float32 x and dy and
+        returns float32 dx and dcoeffs (skit_toeplitz_plan_backward_f32;
+        the sum over the batch in float64)."""
+        f32 = self.dtype == A.F32
+        dt = A.F32 if f32 else A.F64
+        if f32 and (np.asarray(x).dtype != A.F32 or np.asarray(dy).dtype != A.F32):
+            raise TypeError("skit: this plan computes in float32 (dtype=float32): x and dy must be float32")
+        xb, ldx, squeeze = A.as_blocks_input(x, "x", dt, upcast=True)
+        gb, ldg, _ = A.as_blocks_input(dy, "dy", dt, upcast=True)
         if xb.shape[-2] != self.n or gb.shape != xb.shape[:-2] + (self.m, xb.shape[-1]):
             raise ValueError(f"skit: x must be (..., {self.n}, d) and dy (..., {self.m}, d) with "
                              f"the same batch axes and d, got {np.shape(x)} and {np.shape(dy)}")
         batch, d = xb.shape[:-2], xb.shape[-1]
         if not self.shared and d != self.d:
             raise ValueError(f"skit: x must have d = {self.d} channels (axis -1), got {d}")
-        gx = A.empty_blocks(batch, self.n, d) if dx else None
+        gx = A.empty_blocks(batch, self.n, d, dt) if dx else None
         width = self.m + self.n - 1
         total = np.zeros(width if self.shared else (d, width)) if dcoeffs else None
-        part = np.empty_like(total) if dcoeffs else None
+        part = np.empty(total.shape, dtype=dt) if dcoeffs else None
+        fn = lib.skit_toeplitz_plan_backward_f32 if f32 else lib.skit_toeplitz_plan_backward
+        size = dt.itemsize
         ppart = A.pointer(part) if dcoeffs else None
         # a shared plan (d = 1) runs once per channel, as in _apply
         channels = range(d) if self.shared else [0]
         pdxs = A.batch_pointers(gx) if dx else [None] * len(A.batch_pointers(xb))
         for px, pg, pdx in zip(A.batch_pointers(xb), A.batch_pointers(gb), pdxs):
             for c in channels:
-                check(lib.skit_toeplitz_plan_backward(
-                    self, px + 8 * c * ldx, ldx, pg + 8 * c * ldg, ldg,
-                    None if pdx is None else pdx + 8 * c * self.n, self.n, ppart, None))
+                check(fn(self, px + size * c * ldx, ldx, pg + size * c * ldg, ldg,
+                         None if pdx is None else pdx + size * c * self.n, self.n, ppart, None))
                 if dcoeffs:
                     total += part
         if dx and squeeze:
             gx = gx[..., 0]
+        if f32 and dcoeffs:
+            total = total.astype(A.F32)
         return total, gx
 
     def _hot_apply(self, x, out, transpose):

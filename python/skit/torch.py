@@ -125,11 +125,11 @@ class _PlanCache:
     def __len__(self):
         return len(self._plans)
 
-    def get(self, coeffs, m, n, causal, shared, upcast):
-        key = (m, n, coeffs.shape, causal, shared, upcast)
+    def get(self, coeffs, m, n, causal, shared, upcast, dtype=np.float64):
+        key = (m, n, coeffs.shape, causal, shared, upcast, np.dtype(dtype))
         plan = self._plans.get(key)
         if plan is None:
-            plan = ToeplitzPlan(coeffs, m, n, causal=causal, shared=shared, upcast=upcast)
+            plan = ToeplitzPlan(coeffs, m, n, causal=causal, shared=shared, upcast=upcast, dtype=dtype)
             self._plans[key] = plan
             while len(self._plans) > self.limit:
                 self._plans.popitem(last=False)
@@ -144,20 +144,22 @@ _cache = _PlanCache()
 
 def _toeplitz_forward(coeffs, x, m, n, causal, upcast):
     shared = coeffs.ndim == 1
+    # float32 x and coefficients: the library's float32 plan (unless upcast)
+    dtype = _A.F32 if x.dtype == _A.F32 and coeffs.dtype == _A.F32 and not upcast else _A.F64
     # the channel-major form the plans read, made once and kept for backward
-    xb, _ = _A.blocks(x, "x", upcast=upcast)
+    xb, _ = _A.blocks(x, "x", dtype, upcast=upcast)
     with _cache.lock:
-        plan = _cache.get(coeffs, m, n, causal, shared, upcast)
+        plan = _cache.get(coeffs, m, n, causal, shared, upcast, dtype)
         y = plan(xb, upcast=upcast)
-    return y, (coeffs, xb, m, n, causal, shared, upcast, plan, plan.generation)
+    return y, (coeffs, xb, m, n, causal, shared, upcast, dtype, plan, plan.generation)
 
 
 def _toeplitz_backward(saved, g, needs):
-    coeffs, xb, m, n, causal, shared, upcast, plan, generation = saved
+    coeffs, xb, m, n, causal, shared, upcast, dtype, plan, generation = saved
     with _cache.lock:
         if plan.closed or plan.generation != generation:  # reused since the forward
-            plan = _cache.get(coeffs, m, n, causal, shared, upcast)
-        return plan.backward(xb, g, dx=needs[1], dcoeffs=needs[0])
+            plan = _cache.get(coeffs, m, n, causal, shared, upcast, dtype)
+        return plan.backward(xb, g.astype(dtype, copy=False), dx=needs[1], dcoeffs=needs[0])
 
 
 _Toeplitz = _function("ToeplitzFunction", _toeplitz_forward, _toeplitz_backward)
@@ -166,7 +168,10 @@ _Toeplitz = _function("ToeplitzFunction", _toeplitz_forward, _toeplitz_backward)
 def toeplitz(coeffs, x, m=None, causal=False, upcast=False):
     """y[..., :, c] = T_c x[..., :, c] with autograd for coeffs and x.
     coeffs: (d, m+n-1) per channel or (m+n-1,) shared; x: (..., n, d);
-    m defaults to n (square)."""
+    m defaults to n (square). float32 coeffs and x run the library's
+    float32 plan, forward and backward (gradients float32, within
+    skit/toeplitz.h's float32 bounds); upcast=True computes float32 input
+    in float64 instead."""
     n = x.shape[-2]
     m = n if m is None else int(m)
     return _Toeplitz.apply(dict(m=m, n=n, causal=bool(causal), upcast=upcast), coeffs, x)

@@ -351,3 +351,27 @@ def test_second_derivatives_raise(rng):
     _second_derivative_raises(lambda x: st.mlp(x, net), (_t(rng, 5, 1),))
     plan = skit.TNOPlan(8, 2, kind="tno")
     _second_derivative_raises(lambda x: st.tno(x, plan), (_t(rng, 8, 2),))
+
+
+@pytest.mark.parametrize("causal,shared", [(False, False), (True, False), (False, True)])
+def test_toeplitz_float32(rng, causal, shared):
+    """float32 tensors run the library's float32 plan forward and backward:
+    float32 outputs and gradients, close to the float64 ones (the float32
+    bounds of skit/toeplitz.h are far below 1e-5 relative at n = 37)."""
+    n, d = 37, 3
+    c64 = _t(rng, 2 * n - 1) if shared else _t(rng, d, 2 * n - 1)
+    x64 = _t(rng, 2, n, d)
+    c32 = c64.detach().float().requires_grad_()
+    x32 = x64.detach().float().requires_grad_()
+    y32 = st.toeplitz(c32, x32, causal=causal)
+    y64 = st.toeplitz(c64, x64, causal=causal)
+    assert y32.dtype == torch.float32
+    g = torch.tensor(rng.standard_normal(y64.shape))
+    y32.backward(g.float())
+    y64.backward(g)
+    assert c32.grad.dtype == torch.float32 and x32.grad.dtype == torch.float32
+
+    def close(a, b):
+        return (a.double() - b).abs().max() <= 1e-5 * b.abs().max()
+    assert close(y32.detach(), y64.detach())
+    assert close(x32.grad, x64.grad) and close(c32.grad, c64.grad)
