@@ -171,7 +171,9 @@ def toeplitz(coeffs, x, m=None, causal=False, upcast=False):
     m defaults to n (square). float32 coeffs and x run the library's
     float32 plan, forward and backward (gradients float32, within
     skit/toeplitz.h's float32 bounds); upcast=True computes float32 input
-    in float64 instead."""
+    in float64 instead. A 1-D x (n,) is one channel: y is (m,)."""
+    if x.dim() == 1:
+        return toeplitz(coeffs, x[:, None], m, causal, upcast)[:, 0]
     n = x.shape[-2]
     m = n if m is None else int(m)
     return _Toeplitz.apply(dict(m=m, n=n, causal=bool(causal), upcast=upcast), coeffs, x)

@@ -375,3 +375,14 @@ def test_toeplitz_float32(rng, causal, shared):
         return (a.double() - b).abs().max() <= 1e-5 * b.abs().max()
     assert close(y32.detach(), y64.detach())
     assert close(x32.grad, x64.grad) and close(c32.grad, c64.grad)
+
+
+def test_toeplitz_vector(rng):
+    """A 1-D x is one channel (it raised IndexError)."""
+    n = 9
+    c, x = _t(rng, 2 * n - 1), _t(rng, n)
+    y = st.toeplitz(c, x)
+    assert y.shape == (n,)
+    T = skit.toeplitz.dense(c.detach().numpy(), n)
+    assert np.allclose(y.detach().numpy(), T @ x.detach().numpy(), atol=1e-12)
+    assert gradcheck(lambda cc, xx: st.toeplitz(cc, xx), (c, x))
