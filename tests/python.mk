@@ -1,6 +1,9 @@
 # tests/python.mk — the Python package (python/) and its pytest suite
 TESTS += tests/python.sh
-EXTRA_DIST += pyproject.toml python/pyproject.toml python/README.md \
+# pip install ./python in a venv, with the libskit it builds and bundles
+TESTS += tests/python_install.sh
+EXTRA_DIST += pyproject.toml setup.py python/pyproject.toml python/setup.py python/skit_build.py \
+	python/MANIFEST.in python/README.md \
 	python/skit/__init__.py python/skit/_array.py python/skit/_errors.py python/skit/_lib.py \
 	python/skit/attention.py python/skit/freq.py python/skit/mlp.py python/skit/ski.py \
 	python/skit/spectral.py python/skit/tno.py python/skit/toeplitz.py python/skit/torch.py \

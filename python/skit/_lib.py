@@ -2,10 +2,12 @@
 
 The library is found, in this order, at
   1. $SKIT_LIBRARY (a path to libskit.so; when set, the only place tried),
-  2. `pkg-config --variable=libdir skit` (an installed skit),
-  3. the build tree next to this source tree (../../build/.libs, for
+  2. _libs/libskit.so.1 beside this file, the copy `pip install ./python`
+     builds and bundles (python/skit_build.py),
+  3. `pkg-config --variable=libdir skit` (an installed skit),
+  4. the build tree next to this source tree (../../build/.libs, for
      development: `scripts/setup-and-run build` puts it there),
-  4. the dynamic loader's search for libskit.so.1 (LD_LIBRARY_PATH, ...).
+  5. the dynamic loader's search for libskit.so.1 (LD_LIBRARY_PATH, ...).
 ctypes.CDLL releases the GIL for the duration of every call, so a long
 execute lets other Python threads run.
 """
@@ -25,6 +27,11 @@ def _candidates():
     if env:
         return [("SKIT_LIBRARY", env)]
     found = []
+    # the bundled copy first: it was built from the same sources as this
+    # package, an installed skit may be older or newer
+    bundled = os.path.join(_HERE, "_libs", "libskit.so.1")
+    if os.path.exists(bundled):
+        found.append(("bundled", bundled))
     try:
         libdir = subprocess.run(["pkg-config", "--variable=libdir", "skit"],
                                 capture_output=True, text=True, timeout=10)
@@ -49,8 +56,9 @@ def _load():
             return ctypes.CDLL(path), path
         except OSError as error:
             tried.append(f"{origin}: {path} ({error})")
-    raise ImportError("skit: libskit not found; set SKIT_LIBRARY to the path of libskit.so "
-                      "or install skit so that pkg-config finds it. Tried: " + "; ".join(tried))
+    raise ImportError("skit: libskit not found; install the package with `pip install ./python` "
+                      "from a source tree (it bundles libskit), set SKIT_LIBRARY to the path of "
+                      "libskit.so or install skit so that pkg-config finds it. Tried: " + "; ".join(tried))
 
 
 _cdll, path = _load()
