@@ -3,6 +3,6 @@
 # the device side
 skitinclude_HEADERS += lib/skit/tno.h
 noinst_HEADERS += lib/tno/tno_internal.h
-libskit_la_SOURCES += lib/tno/plan.c lib/tno/transpose.c lib/tno/transposef.c lib/tno/rpe.c lib/tno/tno_fft.c lib/tno/tno_fd.c lib/tno/ski.c \
+libskit_la_SOURCES += lib/tno/plan.c lib/tno/rpe.c lib/tno/tno_fft.c lib/tno/tno_fd.c lib/tno/ski.c \
 	lib/tno/ski_causal.c lib/tno/ski_apply.c lib/tno/ski_applyf.c lib/tno/reference.c lib/tno/device.c \
 	lib/tno/backward.c lib/tno/spectral_backward.c lib/tno/ski_backward.c lib/tno/ski_backwardf.c

@@ -402,6 +402,90 @@ static void run_fdtno_f32_case(f32_run *run, size_t n, size_t d, skit_causality 
     skit_fdtno_plan_destroy(p32);
 }
 
+/* The rows layout against the columns layout (checked against the
+ * Toeplitz product of the plan's own impulse above) on the same response:
+ * both precisions and causalities, odd and prime n, rows with a leading
+ * dimension beyond d whose gaps must keep their poison, and in place. */
+static void fdtno_rows_case(skit_rng *rng, size_t n, size_t d, skit_causality causality, int f32)
+{
+    skit_fdtno_options o;
+    skit_fdtno_options_default(&o);
+    o.causality = causality;
+    o.precision = f32 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
+    skit_fdtno_plan *pc = NULL, *pr = NULL;
+    TU_EXPECT_OK(skit_fdtno_plan_create(&pc, n, d, &o));
+    o.layout = SKIT_LAYOUT_ROWS;
+    TU_EXPECT_OK(skit_fdtno_plan_create(&pr, n, d, &o));
+    double *resp = tu_random(rng, skit_fdtno_plan_grid_size(pc) * skit_fdtno_plan_response_width(pc));
+    TU_EXPECT_OK(skit_fdtno_plan_set_response(pc, resp));
+    TU_EXPECT_OK(skit_fdtno_plan_set_response(pr, resp));
+    const size_t ld = d + 2;
+    float *xc = tu_alloc_f32(n * d), *yc = tu_alloc_f32(n * d), *xr = tu_alloc_f32(n * ld), *yr = tu_alloc_f32(n * ld);
+    double *dxc = tu_random(rng, n * d), *dyc = tu_alloc(n * d), *dxr = tu_alloc(n * ld), *dyr = tu_alloc(n * ld);
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < d; c++) dxr[i * ld + c] = xr[i * ld + c] = xc[c * n + i] = (float)dxc[c * n + i];
+    for (size_t i = 0; i < n * d; i++) dxc[i] = xc[i];
+    if (f32) {
+        TU_EXPECT_OK(skit_fdtno_plan_execute_f32(pc, xc, n, yc, n, NULL));
+        TU_EXPECT_OK(skit_fdtno_plan_execute_f32(pr, xr, ld, yr, ld, NULL));
+        TU_EXPECT_OK(skit_fdtno_plan_execute_f32(pr, xr, ld, xr, ld, NULL)); /* in place */
+    } else {
+        TU_EXPECT_OK(skit_fdtno_plan_execute(pc, dxc, n, dyc, n, NULL));
+        TU_EXPECT_OK(skit_fdtno_plan_execute(pr, dxr, ld, dyr, ld, NULL));
+        TU_EXPECT_OK(skit_fdtno_plan_execute(pr, dxr, ld, dxr, ld, NULL));
+    }
+    double scale = 0, worst = 0;
+    for (size_t i = 0; i < n * d; i++) scale = fmax(scale, fabs(f32 ? yc[i] : dyc[i]));
+    for (size_t i = 0; i < n; i++) {
+        for (size_t c = 0; c < d; c++) {
+            double want = f32 ? yc[c * n + i] : dyc[c * n + i];
+            double got = f32 ? yr[i * ld + c] : dyr[i * ld + c], inplace = f32 ? xr[i * ld + c] : dxr[i * ld + c];
+            worst = fmax(worst, fmax(fabs(got - want), fabs(inplace - want)));
+            if (worst != worst) worst = INFINITY;
+        }
+        for (size_t c = d; c < ld; c++)
+            ck_assert_msg(f32 ? isnan(yr[i * ld + c]) : isnan(dyr[i * ld + c]), "n=%zu: a row gap was written", n);
+    }
+    ck_assert_msg(worst <= (f32 ? 1e-6 : 1e-14) * (double)n * fmax(scale, 1e-300),
+                  "n=%zu d=%zu %s f32=%d: rows off by %g of %g", n, d, causality == SKIT_CAUSAL ? "causal" : "bidir",
+                  f32, worst, scale);
+    skit_free(resp);
+    skit_free(xc);
+    skit_free(yc);
+    skit_free(xr);
+    skit_free(yr);
+    skit_free(dxc);
+    skit_free(dyc);
+    skit_free(dxr);
+    skit_free(dyr);
+    skit_fdtno_plan_destroy(pc);
+    skit_fdtno_plan_destroy(pr);
+}
+
+START_TEST(test_fdtno_rows_layout)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t sizes[][2] = {{1, 1}, {2, 3}, {7, 5}, {31, 8}, {64, 17}, {97, 4}, {257, 33}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int f32 = 0; f32 < 2; f32++)
+            for (int causal = 0; causal < 2; causal++)
+                fdtno_rows_case(&rng, sizes[s][0], sizes[s][1], causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL, f32);
+    skit_fdtno_plan *p = NULL;
+    skit_fdtno_options o;
+    skit_fdtno_options_default(&o);
+    o.layout = (skit_layout)5;
+    TU_EXPECT_STATUS(skit_fdtno_plan_create(&p, 4, 1, &o), SKIT_EINVAL);
+    o.layout = SKIT_LAYOUT_ROWS;
+    TU_EXPECT_OK(skit_fdtno_plan_create(&p, 4, 3, &o));
+    double x[12] = {0}, y[12];
+    TU_EXPECT_STATUS(skit_fdtno_plan_execute(p, x, 2, y, 3, NULL), SKIT_ESHAPE);
+    TU_EXPECT_OK(skit_fdtno_plan_execute(p, x, 3, y, 3, NULL));
+    skit_fdtno_plan_destroy(p);
+}
+END_TEST
+
 START_TEST(test_fdtno_f32_matches_f64)
 {
     f32_run run = {.seed = tu_seed()};
@@ -918,6 +1002,7 @@ static Suite *suite_freq(void)
     tcase_add_test(tc, test_fdtno_causal_spectrum_is_hilbert);
     tcase_add_test(tc, test_fdtno_bidirectional_real_at_0_and_pi);
     tcase_add_test(tc, test_fdtno_set_mlp_and_errors);
+    tcase_add_test(tc, test_fdtno_rows_layout);
     tcase_add_test(tc, test_freq_impulse_vs_naive_dft);
     tcase_add_test(tc, test_parseval_continuous_for_periodic);
     tcase_add_test(tc, test_derivative_norm_closed_forms);

@@ -683,8 +683,9 @@ END_TEST
 
 /* Both forms of the engine's inverse (c2r and the Hartley form), forced,
  * in both precisions, against the dense product: apply_channels
- * (transposed too) on m x n blocks of odd, even and prime-factor lengths
- * N, and apply_rows (m = n); outputs poisoned first. float64 is held to
+ * and apply_rows (both transposed too; rows with a leading dimension
+ * beyond d) on m x n blocks of odd, even and prime-factor lengths N;
+ * outputs poisoned first. float64 is held to
  * FFT_TOL, float32 to tu_f32_bound against the float64 dense product of
  * the same float inputs. A measuring engine must report a form, and one
  * made while the first holds the shared pair must report the same. */
@@ -720,21 +721,22 @@ static double check_form(skit_rng *rng, int f32, skit_fft_inverse form, size_t N
     double *coeffs = tu_random(rng, per * count), *x = tu_random(rng, nin * count), *y = tu_alloc(nout * count);
     for (size_t i = 0; i < per * count; i++) coeffs[i] = (float)coeffs[i];
     for (size_t i = 0; i < nin * count; i++) x[i] = (float)x[i];
-    double *xr = tu_alloc(nin * count), *yr = tu_alloc(nout * count); /* (n, count) rows */
+    const size_t ld = count + 2; /* rows: (n, count) in rows of ld, the gap poisoned */
+    double *xr = tu_alloc(nin * ld), *yr = tu_alloc(nout * ld);
     for (size_t c = 0; c < count; c++)
-        for (size_t i = 0; i < nin; i++) xr[i * count + c] = x[c * nin + i];
+        for (size_t i = 0; i < nin; i++) xr[i * ld + c] = x[c * nin + i];
     if (f32) {
         skit_circulantf *e = NULL;
         TU_EXPECT_OK(skit_circulantf_create(&e, &shape));
         ck_assert_int_eq(skit_circulantf_inverse_c2r(e), form == SKIT_FFT_INVERSE_C2R);
         float *w = tu_alloc_f32(skit_circulantf_workspace_doubles(e, rows)), *cf = tu_alloc_f32(per * count);
-        float *xf = tu_alloc_f32(nin * count), *yf = tu_alloc_f32(nout * count);
+        float *xf = tu_alloc_f32(nin * ld), *yf = tu_alloc_f32(nout * ld);
         for (size_t i = 0; i < per * count; i++) cf[i] = (float)coeffs[i];
         skit_circulantf_set_toeplitz(e, cf, causality, w);
-        for (size_t i = 0; i < nin * count; i++) xf[i] = (float)(rows ? xr[i] : x[i]);
-        if (rows) skit_circulantf_apply_rows(e, xf, yf, 1, w);
+        for (size_t i = 0; i < nin * (rows ? ld : count); i++) xf[i] = (float)(rows ? xr[i] : x[i]);
+        if (rows) skit_circulantf_apply_rows(e, transpose, xf, ld, yf, ld, 1, w);
         else skit_circulantf_apply_channels(e, transpose, xf, nin, yf, nout, count, w);
-        for (size_t i = 0; i < nout * count; i++) (rows ? yr : y)[i] = yf[i];
+        for (size_t i = 0; i < nout * (rows ? ld : count); i++) (rows ? yr : y)[i] = yf[i];
         skit_circulantf_destroy(e);
         skit_free(w);
         skit_free(cf);
@@ -746,14 +748,14 @@ static double check_form(skit_rng *rng, int f32, skit_fft_inverse form, size_t N
         ck_assert_int_eq(skit_circulant_inverse_c2r(e), form == SKIT_FFT_INVERSE_C2R);
         double *w = tu_alloc(skit_circulant_workspace_doubles(e, rows));
         skit_circulant_set_toeplitz(e, coeffs, causality, w);
-        if (rows) skit_circulant_apply_rows(e, xr, yr, 1, w);
+        if (rows) skit_circulant_apply_rows(e, transpose, xr, ld, yr, ld, 1, w);
         else skit_circulant_apply_channels(e, transpose, x, nin, y, nout, count, w);
         skit_circulant_destroy(e);
         skit_free(w);
     }
     if (rows)
         for (size_t c = 0; c < count; c++)
-            for (size_t i = 0; i < nout; i++) y[c * nout + i] = yr[i * count + c];
+            for (size_t i = 0; i < nout; i++) y[c * nout + i] = yr[i * ld + c];
     double worst = 0;
     for (size_t c = 0; c < count; c++) {
         double e = form_error(f32, N, coeffs + c * per, m, n, causality, transpose, x + c * nin, y + c * nout);
@@ -777,12 +779,12 @@ START_TEST(test_circulant_inverse_forms)
     for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
         for (int f32 = 0; f32 < 2; f32++)
             for (int fi = 0; fi < 2; fi++)
-                for (int mode = 0; mode < 3; mode++) { /* channels, transposed, rows */
+                for (int mode = 0; mode < 4; mode++) { /* channels, rows; each also transposed */
                     const size_t N = lengths[l];
-                    const int rows = mode == 2, transpose = mode == 1;
-                    /* m + n - 1 <= N: an odd split, and m = n for the rows apply */
-                    size_t n = rows ? (N + 1) / 2 : 1 + skit_rng_below(&rng, N);
-                    size_t m = rows ? n : N + 1 - n;
+                    const int rows = mode >= 2, transpose = mode & 1;
+                    /* m + n - 1 <= N: any split */
+                    size_t n = 1 + skit_rng_below(&rng, N);
+                    size_t m = N + 1 - n;
                     skit_causality causality = causalities[skit_rng_below(&rng, 2)];
                     double err = check_form(&rng, f32, forms[fi], N, m, n, causality, transpose, rows);
                     ck_assert_msg(err <= FFT_TOL,
@@ -905,6 +907,165 @@ START_TEST(test_fft_set_coeffs)
             skit_free(y1);
             skit_free(y2);
         }
+}
+END_TEST
+
+/* ---- the rows layout --------------------------------------------------
+ * A plan with layout SKIT_LAYOUT_ROWS against the same plan in columns
+ * (checked against the dense product above): products, transposed
+ * products and both gradients, in both precisions, per-channel and
+ * shared, causal and not, on rectangular m x n (odd and prime sizes too)
+ * with leading dimensions beyond d. Outputs poisoned first, and the gaps
+ * of the rows must stay poisoned. Both layouts run the same FFTs on the
+ * same values, so they agree to a few ulps of the output's scale. */
+typedef struct rows_case {
+    size_t m, n, d;
+    int shared, f32;
+    skit_causality causality;
+} rows_case;
+
+static skit_toeplitz_plan *layout_plan(const rows_case *c, skit_layout layout, const double *coeffs)
+{
+    skit_toeplitz_options o;
+    skit_toeplitz_options_default(&o);
+    o.sharing = c->shared ? SKIT_TOEPLITZ_SHARED : SKIT_TOEPLITZ_PER_CHANNEL;
+    o.causality = c->causality;
+    o.precision = c->f32 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
+    o.layout = layout;
+    skit_toeplitz_plan *p = NULL;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&p, c->m, c->n, c->d, &o, coeffs));
+    return p;
+}
+
+/* The plan's product (which: 0 product, 1 transposed, 2 backward: y = dx
+ * of dy = in, dc = dcoeffs with x = aux) on double arrays, the float32
+ * plans through float copies of the same values. */
+static void layout_call(const rows_case *c, const skit_toeplitz_plan *p, int which, const double *in, size_t ldi,
+                        size_t in_count, const double *aux, size_t lda, size_t aux_count, double *out,
+                        size_t ldo, size_t out_count, double *dc, size_t dc_count)
+{
+    if (!c->f32) {
+        if (which == 2) TU_EXPECT_OK(skit_toeplitz_plan_backward(p, aux, lda, in, ldi, out, ldo, dc, NULL));
+        else if (which == 1) TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose(p, in, ldi, out, ldo, NULL));
+        else TU_EXPECT_OK(skit_toeplitz_plan_execute(p, in, ldi, out, ldo, NULL));
+        return;
+    }
+    float *fi = tu_alloc_f32(in_count), *fa = tu_alloc_f32(aux_count ? aux_count : 1);
+    float *fo = tu_alloc_f32(out_count), *fd = tu_alloc_f32(dc_count ? dc_count : 1);
+    for (size_t i = 0; i < in_count; i++) fi[i] = (float)in[i];
+    for (size_t i = 0; i < aux_count; i++) fa[i] = (float)aux[i];
+    for (size_t i = 0; i < out_count; i++) fo[i] = (float)out[i]; /* keeps the poison */
+    if (which == 2) TU_EXPECT_OK(skit_toeplitz_plan_backward_f32(p, fa, lda, fi, ldi, fo, ldo, fd, NULL));
+    else if (which == 1) TU_EXPECT_OK(skit_toeplitz_plan_execute_transpose_f32(p, fi, ldi, fo, ldo, NULL));
+    else TU_EXPECT_OK(skit_toeplitz_plan_execute_f32(p, fi, ldi, fo, ldo, NULL));
+    for (size_t i = 0; i < out_count; i++) out[i] = fo[i];
+    for (size_t i = 0; i < dc_count; i++) dc[i] = fd[i];
+    skit_free(fi);
+    skit_free(fa);
+    skit_free(fo);
+    skit_free(fd);
+}
+
+/* rows (rows x d, leading dimension ld) of a column-major rows x d block */
+static double *to_rows(const double *col, size_t rows, size_t d, size_t ld)
+{
+    double *r = tu_alloc(rows * ld);
+    for (size_t i = 0; i < rows; i++)
+        for (size_t k = 0; k < d; k++) r[i * ld + k] = col[k * rows + i];
+    return r;
+}
+
+/* max |columns - rows| over the block, and whether the row gaps kept their poison */
+static double rows_diff(const double *col, const double *row, size_t rows, size_t d, size_t ld, int *gaps_ok)
+{
+    double worst = 0;
+    for (size_t i = 0; i < rows; i++) {
+        for (size_t k = 0; k < d; k++) {
+            double e = fabs(col[k * rows + i] - row[i * ld + k]);
+            if (!(e <= worst)) worst = e;
+        }
+        for (size_t k = d; k < ld; k++)
+            if (!isnan(row[i * ld + k])) *gaps_ok = 0;
+    }
+    return worst;
+}
+
+static double max_abs(const double *a, size_t count)
+{
+    double s = 0;
+    for (size_t i = 0; i < count; i++) s = fmax(s, fabs(a[i]));
+    return s;
+}
+
+static void check_rows_case(skit_rng *rng, const rows_case *c, uint64_t seed)
+{
+    const size_t m = c->m, n = c->n, d = c->d, per = m + n - 1, ld = d + 3;
+    double *coeffs = tu_random(rng, per * (c->shared ? 1 : d));
+    skit_toeplitz_plan *pc = layout_plan(c, SKIT_LAYOUT_COLUMNS, coeffs), *pr = layout_plan(c, SKIT_LAYOUT_ROWS, coeffs);
+    const double tol = (c->f32 ? 1e-6 : 1e-14) * (double)per;
+    for (int which = 0; which < 3; which++) {
+        const size_t nin = which ? m : n, nout = which ? n : m; /* backward: dy in, dx out */
+        double *x = tu_random(rng, nin * d), *aux = which == 2 ? tu_random(rng, n * d) : NULL;
+        double *xr = to_rows(x, nin, d, ld), *auxr = aux ? to_rows(aux, n, d, ld) : NULL;
+        double *yc = tu_alloc(nout * d), *yr = tu_alloc(nout * ld);
+        const size_t dcn = which == 2 ? per * (c->shared ? 1 : d) : 0;
+        double *dcc = tu_alloc(dcn ? dcn : 1), *dcr = tu_alloc(dcn ? dcn : 1);
+        layout_call(c, pc, which, x, nin, nin * d, aux, n, aux ? n * d : 0, yc, nout, nout * d, dcc, dcn);
+        layout_call(c, pr, which, xr, ld, nin * ld, auxr, ld, aux ? n * ld : 0, yr, ld, nout * ld, dcr, dcn);
+        int gaps_ok = 1;
+        double err = rows_diff(yc, yr, nout, d, ld, &gaps_ok) / fmax(max_abs(yc, nout * d), 1e-300);
+        ck_assert_msg(gaps_ok && err <= tol, "seed %llu: m=%zu n=%zu d=%zu shared=%d f32=%d causal=%d call %d: "
+                      "rows off by %g (tolerance %g)%s", (unsigned long long)seed, m, n, d, c->shared, c->f32,
+                      c->causality == SKIT_CAUSAL, which, err, tol, gaps_ok ? "" : ", wrote a row gap");
+        for (size_t i = 0; i < dcn; i++) {
+            double e = fabs(dcc[i] - dcr[i]) / fmax(max_abs(dcc, dcn), 1e-300);
+            ck_assert_msg(e <= tol, "seed %llu: m=%zu n=%zu d=%zu shared=%d f32=%d: dcoeffs[%zu] off by %g",
+                          (unsigned long long)seed, m, n, d, c->shared, c->f32, i, e);
+        }
+        skit_free(x);
+        skit_free(aux);
+        skit_free(xr);
+        skit_free(auxr);
+        skit_free(yc);
+        skit_free(yr);
+        skit_free(dcc);
+        skit_free(dcr);
+    }
+    skit_toeplitz_plan_destroy(pc);
+    skit_toeplitz_plan_destroy(pr);
+    skit_free(coeffs);
+}
+
+START_TEST(test_fft_rows_layout)
+{
+    uint64_t seed = seed_for("rows layout");
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t sizes[][3] = {{1, 1, 1}, {7, 7, 3},   {13, 5, 8},   {5, 13, 9},
+                                      {64, 64, 16}, {97, 31, 5}, {31, 97, 17}, {256, 200, 33}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int f32 = 0; f32 < 2; f32++)
+            for (int shared = 0; shared < 2; shared++) {
+                rows_case c = {.m = sizes[s][0], .n = sizes[s][1], .d = sizes[s][2], .shared = shared,
+                               .f32 = f32, .causality = causalities[skit_rng_below(&rng, 2)]};
+                check_rows_case(&rng, &c, seed);
+            }
+    /* a leading dimension below d, an unknown layout, rows on the GPU */
+    skit_toeplitz_plan *p = NULL;
+    double coeffs[5] = {1, 2, 3, 4, 5}, x[12] = {0}, y[12];
+    skit_toeplitz_options o;
+    skit_toeplitz_options_default(&o);
+    o.layout = SKIT_LAYOUT_ROWS;
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&p, 3, 3, 4, &o, (double[20]){0}));
+    ck_assert_int_eq(skit_toeplitz_plan_execute(p, x, 3, y, 4, NULL), SKIT_ESHAPE);
+    ck_assert_int_eq(skit_toeplitz_plan_execute(p, x, 4, y, 3, NULL), SKIT_ESHAPE);
+    ck_assert_int_eq(skit_toeplitz_plan_execute(p, x, 4, y, 4, NULL), SKIT_OK);
+    skit_toeplitz_plan_destroy(p);
+    o.layout = (skit_layout)7;
+    ck_assert_int_eq(skit_toeplitz_plan_create(&p, 3, 3, 1, &o, coeffs), SKIT_EINVAL);
+    o.layout = SKIT_LAYOUT_ROWS;
+    o.device = SKIT_DEVICE_CUDA;
+    ck_assert_int_eq(skit_toeplitz_plan_create(&p, 3, 3, 1, &o, coeffs), SKIT_EUNSUPPORTED);
 }
 END_TEST
 
@@ -1928,6 +2089,7 @@ static Suite *suite_toeplitz(void)
     tcase_add_test(fft, test_fft_f32_workspace_and_errors);
     tcase_add_test(fft, test_circulant_f32_engine);
     tcase_add_test(fft, test_circulant_inverse_forms);
+    tcase_add_test(fft, test_fft_rows_layout);
     tcase_add_test(fft, test_plan_queries);
     tcase_add_test(fft, test_plan_inverse_option);
     tcase_add_test(fft, test_fft_good_length);

@@ -152,8 +152,10 @@ static int engine_sizes(E *e, const skit_circulant_shape *s)
     e->real_stride = round_line(N) + LINE;
     e->slice = e->real_stride + round_line(2 * e->half);
     e->channels_slice = e->slice + e->real_stride;
-    e->group = rows_group(s->cols, s->channels, e->threads);
-    e->stage_stride = round_line(s->cols) + LINE;
+    /* a staging row holds a channel's inputs and then its outputs */
+    const size_t staged = SKIT_MAX(s->rows, s->cols);
+    e->group = rows_group(staged, s->channels, e->threads);
+    e->stage_stride = round_line(staged) + LINE;
     e->rows_slice = s->rows_layout ? e->group * e->stage_stride + e->slice + e->real_stride : 0;
     size_t spec, basis, apply, total;
     if (skit_size_mul(e->half, 2 * s->spectra, &spec) || skit_size_mul(e->half, 2 * s->basis_rows, &basis) ||
@@ -554,36 +556,39 @@ static void move_rows(R *rows, size_t d, R *buf, size_t rs, size_t n, size_t wid
     move_group(rows, d, buf, rs, done, n, width, to_buffers);
 }
 
-/* One group of up to e->group channels c0.. of one (n, d) sequence: rows
- * gathered into the thread's staging rows, each channel convolved in one
- * FFT buffer that stays in cache and its output written back over its
- * staging row, then all scattered to the rows of y: x and y are read and
- * written once. */
-static void apply_group(const E *e, const R *x, R *y, size_t c0, R *slice)
+/* One group of up to e->group channels c0.. of one sequence (rows ldx
+ * and ldy apart): rows gathered into the thread's staging rows, each
+ * channel convolved in one FFT buffer that stays in cache and its output
+ * written back over its staging row, then all scattered to the rows of y:
+ * x and y are read and written once. */
+static void apply_group(const E *e, int transpose, const R *x, size_t ldx, R *y, size_t ldy, size_t c0,
+                        R *slice)
 {
-    const size_t n = e->n, d = e->d, N = e->N, ss = e->stage_stride;
-    const size_t width = SKIT_MIN(e->group, d - c0);
+    const size_t nin = transpose ? e->m : e->n, nout = transpose ? e->n : e->m;
+    const size_t N = e->N, ss = e->stage_stride, width = SKIT_MIN(e->group, e->d - c0);
     R *buf = slice + e->group * ss, *z = buf + e->real_stride, *w = buf + e->slice;
-    move_rows((R *)(x + c0), d, slice, ss, n, width, 1); /* reads only, in this direction */
+    move_rows((R *)(x + c0), ldx, slice, ss, nin, width, 1); /* reads only, in this direction */
     /* the Hartley sequence goes to w, so buf's zero padding outlives the
      * channels and is written once per group */
-    memset(buf + n, 0, (N - n) * sizeof(R));
+    memset(buf + nin, 0, (N - nin) * sizeof(R));
     for (size_t k = 0; k < width; k++) {
-        memcpy(buf, slice + k * ss, n * sizeof(R));
-        convolve(e, c0 + k, 0, buf, z, w, n, slice + k * ss);
+        memcpy(buf, slice + k * ss, nin * sizeof(R));
+        convolve(e, (c0 + k) % e->nspec, transpose, buf, z, w, nout, slice + k * ss);
     }
-    move_rows(y + c0, d, slice, ss, n, width, 0);
+    move_rows(y + c0, ldy, slice, ss, nout, width, 0);
 }
 
-void X(apply_rows)(const E *e, const R *x, R *y, size_t batch, R *work)
+void X(apply_rows)(const E *e, int transpose, const R *x, size_t ldx, R *y, size_t ldy, size_t batch, R *work)
 {
-    const size_t n = e->n, d = e->d, groups = (d + e->group - 1) / e->group;
+    const size_t nin = transpose ? e->m : e->n, nout = transpose ? e->n : e->m;
+    const size_t groups = (e->d + e->group - 1) / e->group;
     long tasks = (long)(batch * groups);
 #pragma omp parallel for num_threads(e->threads) schedule(static) if (tasks > 1)
     for (long t = 0; t < tasks; t++) {
         /* channel groups outermost: each thread takes a contiguous range
          * of channels (the spectra GEMMs of lib/tno split theirs alike) */
         size_t g = (size_t)t / batch, b = (size_t)t % batch;
-        apply_group(e, x + b * n * d, y + b * n * d, g * e->group, thread_slice(work, e->rows_slice));
+        apply_group(e, transpose, x + b * nin * ldx, ldx, y + b * nout * ldy, ldy, g * e->group,
+                    thread_slice(work, e->rows_slice));
     }
 }

@@ -62,7 +62,7 @@ typedef struct skit_circulant_shape {
     size_t spectra;    /* d (a kernel per channel) or 1 (one for all) */
     size_t length;     /* N >= m + n - 1; 0: the smallest 2^a 3^b 5^c 7^d that is */
     size_t basis_rows; /* extra spectra rows for a GEMM to combine (0: none) */
-    int rows_layout;   /* also size the buffers of skit_circulant_apply_rows (m = n) */
+    int rows_layout;   /* also size the buffers of skit_circulant_apply_rows */
     const char *what;  /* the front-end, for the memory check's message */
     skit_planner planner; /* how FFTW plans (skit/fft.h; 0: the process default) */
     skit_fft_inverse inverse; /* skit/fft.h; 0 (AUTO): chosen as above */
@@ -110,10 +110,13 @@ typedef struct skit_circulant_shape {
  *   outputs at y + k ldy, channel k with spectrum k % spectra; transpose
  *   selects the transposed product (inputs rows, outputs cols). NaN/Inf in
  *   a channel propagate within it. x and y must not overlap.
- * apply_rows: (batch, n, d) rows, C order (m = n = cols, one spectrum per
- *   channel): each thread gathers a group of channels from the rows into
- *   its FFT buffers and scatters the outputs back, so no transposed copy of
- *   x or y is made. Needs rows_layout at create. */
+ * apply_rows: row-major data, C order: `batch` sequences of nin rows of
+ *   the engine's d channels, element (b, i, c) at x[(b nin + i) ldx + c]
+ *   (ldx >= d; nin = cols, or rows when transposed), outputs at
+ *   y[(b nout + i) ldy + c]; channel c with spectrum c % spectra. Each
+ *   thread gathers a group of channels from the rows into its FFT buffers
+ *   and scatters the outputs back, so no transposed copy of x or y is
+ *   made. Needs rows_layout at create. */
 #define SKIT_CIRCULANT_API(E, R)                                                                          \
     typedef struct E E;                                                                                   \
     int E##_create(E **engine, const skit_circulant_shape *shape);                                        \
@@ -135,7 +138,8 @@ typedef struct skit_circulant_shape {
     size_t E##_workspace_doubles(const E *engine, int rows_layout);                                       \
     void E##_apply_channels(const E *engine, int transpose, const R *x, size_t ldx, R *y, size_t ldy,     \
                             size_t count, R *work);                                                       \
-    void E##_apply_rows(const E *engine, const R *x, R *y, size_t batch, R *work);
+    void E##_apply_rows(const E *engine, int transpose, const R *x, size_t ldx, R *y, size_t ldy,         \
+                        size_t batch, R *work);
 
 SKIT_CIRCULANT_API(skit_circulant, double)
 SKIT_CIRCULANT_API(skit_circulantf, float)

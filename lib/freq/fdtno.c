@@ -20,6 +20,7 @@ struct skit_fdtno_plan {
     size_t n, d;
     skit_causality causality;
     skit_precision precision;
+    skit_layout layout;
     skit_circulant *engine;    /* float64 plans */
     skit_circulantf *engine_f; /* float32 plans */
     size_t N, half;
@@ -34,6 +35,7 @@ void skit_fdtno_options_default(skit_fdtno_options *options)
     options->fft_length = 0;
     options->precision = SKIT_PRECISION_F64;
     options->planner = SKIT_PLANNER_DEFAULT;
+    options->layout = SKIT_LAYOUT_COLUMNS;
 }
 
 size_t skit_fdtno_plan_fft_length(const skit_fdtno_plan *plan) { return plan ? plan->N : 0; }
@@ -51,8 +53,9 @@ skit_precision skit_fdtno_plan_precision(const skit_fdtno_plan *plan)
 size_t skit_fdtno_plan_workspace_bytes(const skit_fdtno_plan *plan)
 {
     if (!plan) return 0;
-    if (plan->engine_f) return skit_circulantf_workspace_doubles(plan->engine_f, 0) * sizeof(float);
-    return skit_circulant_workspace_doubles(plan->engine, 0) * sizeof(double);
+    const int rows = plan->layout == SKIT_LAYOUT_ROWS;
+    if (plan->engine_f) return skit_circulantf_workspace_doubles(plan->engine_f, rows) * sizeof(float);
+    return skit_circulant_workspace_doubles(plan->engine, rows) * sizeof(double);
 }
 
 size_t skit_fdtno_plan_bytes(const skit_fdtno_plan *plan)
@@ -80,6 +83,9 @@ static int check_options(size_t n, size_t d, const skit_fdtno_options *o)
         return SKIT_ERROR(SKIT_EINVAL,
                           "precision = %d unknown: need SKIT_PRECISION_F64 or SKIT_PRECISION_F32",
                           (int)o->precision);
+    if (o->layout != SKIT_LAYOUT_COLUMNS && o->layout != SKIT_LAYOUT_ROWS)
+        return SKIT_ERROR(SKIT_EINVAL, "layout = %d unknown: need SKIT_LAYOUT_COLUMNS or SKIT_LAYOUT_ROWS",
+                          (int)o->layout);
     if (n > ((size_t)1 << 30))
         return SKIT_ERROR(SKIT_EDOM, "n = %zu out of range: need n <= 2^30", n);
     const size_t N = o->fft_length;
@@ -106,13 +112,16 @@ int skit_fdtno_plan_create(skit_fdtno_plan **plan, size_t n, size_t d, const ski
     p->d = d;
     p->causality = o.causality;
     p->precision = o.precision;
+    p->layout = o.layout;
+    const int rows = o.layout == SKIT_LAYOUT_ROWS;
     const skit_circulant_shape shape = {.rows = n,
                                         .cols = n,
                                         .channels = d,
                                         .spectra = d,
                                         .length = N,
                                         .what = "FD-TNO plan",
-                                        .planner = o.planner};
+                                        .planner = o.planner,
+                                        .rows_layout = rows};
     int status;
     size_t engine_bytes = 0, doubles = 0;
     if (o.precision == SKIT_PRECISION_F32) {
@@ -122,7 +131,7 @@ int skit_fdtno_plan_create(skit_fdtno_plan **plan, size_t n, size_t d, const ski
             p->half = skit_circulantf_frequencies(p->engine_f);
             engine_bytes = skit_circulantf_bytes(p->engine_f);
             /* the float scratch, in doubles */
-            doubles = (skit_circulantf_workspace_doubles(p->engine_f, 0) + 1) / 2;
+            doubles = (skit_circulantf_workspace_doubles(p->engine_f, rows) + 1) / 2;
         }
     } else {
         status = skit_circulant_create(&p->engine, &shape);
@@ -130,7 +139,7 @@ int skit_fdtno_plan_create(skit_fdtno_plan **plan, size_t n, size_t d, const ski
             p->N = skit_circulant_length(p->engine);
             p->half = skit_circulant_frequencies(p->engine);
             engine_bytes = skit_circulant_bytes(p->engine);
-            doubles = skit_circulant_workspace_doubles(p->engine, 0);
+            doubles = skit_circulant_workspace_doubles(p->engine, rows);
         }
     }
     if (status == SKIT_OK) status = skit_workspace_create(&p->workspace, doubles);
@@ -216,9 +225,11 @@ static int check_execute(const skit_fdtno_plan *plan, const void *x, size_t ldx,
     if ((plan->precision == SKIT_PRECISION_F32) != f32)
         return SKIT_ERROR(SKIT_EINVAL, "plan: a float%s FD-TNO plan: use skit_fdtno_plan_execute%s",
                           f32 ? "64" : "32", f32 ? "" : "_f32");
-    size_t n = plan->n;
-    if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
-    if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
+    const int rows = plan->layout == SKIT_LAYOUT_ROWS;
+    const size_t need = rows ? plan->d : plan->n;
+    const char *what = rows ? "d" : "n";
+    if (ldx < need) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= %s (= %zu)", ldx, what, need);
+    if (ldy < need) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= %s (= %zu)", ldy, what, need);
     /* FFTW's new-array execute needs the alignment the engine planned with */
     if (work && fftw_alignment_of(work) != 0)
         return SKIT_ERROR(SKIT_EINVAL, "work is not 64-byte aligned: allocate it with skit_malloc");
@@ -231,7 +242,8 @@ int skit_fdtno_plan_execute(const skit_fdtno_plan *plan, const double *x, size_t
     SKIT_TRY(check_execute(plan, x, ldx, y, ldy, work, 0));
     double *buf = work ? work : skit_workspace_take(plan->workspace);
     if (!buf) return SKIT_ENOMEM;
-    skit_circulant_apply_channels(plan->engine, 0, x, ldx, y, ldy, plan->d, buf);
+    if (plan->layout == SKIT_LAYOUT_ROWS) skit_circulant_apply_rows(plan->engine, 0, x, ldx, y, ldy, 1, buf);
+    else skit_circulant_apply_channels(plan->engine, 0, x, ldx, y, ldy, plan->d, buf);
     if (!work) skit_workspace_give(plan->workspace, buf);
     return SKIT_OK;
 }
@@ -242,7 +254,9 @@ int skit_fdtno_plan_execute_f32(const skit_fdtno_plan *plan, const float *x, siz
     SKIT_TRY(check_execute(plan, x, ldx, y, ldy, work, 1));
     double *buf = work ? work : skit_workspace_take(plan->workspace);
     if (!buf) return SKIT_ENOMEM;
-    skit_circulantf_apply_channels(plan->engine_f, 0, x, ldx, y, ldy, plan->d, (float *)buf);
+    if (plan->layout == SKIT_LAYOUT_ROWS)
+        skit_circulantf_apply_rows(plan->engine_f, 0, x, ldx, y, ldy, 1, (float *)buf);
+    else skit_circulantf_apply_channels(plan->engine_f, 0, x, ldx, y, ldy, plan->d, (float *)buf);
     if (!work) skit_workspace_give(plan->workspace, buf);
     return SKIT_OK;
 }

@@ -82,6 +82,16 @@ typedef enum skit_precision {
     SKIT_PRECISION_F32 = 1  /* float32: about 2x the speed, eps = 2^-24 */
 } skit_precision;
 
+/* How a plan reads an n x d block of data (token i, channel c) with a
+ * leading dimension ld (the layout field of the Toeplitz and FD-TNO plans'
+ * options; the TNO plans have their own, skit/tno.h, which adds a batch).
+ * Both layouts are read and written in place: the rows form gathers each
+ * group of channels into the FFT buffers, it never transposes the block. */
+typedef enum skit_layout {
+    SKIT_LAYOUT_COLUMNS = 0, /* x[i + c*ld], ld >= n: column-major (BLAS, Fortran, numpy order 'F'); the default */
+    SKIT_LAYOUT_ROWS = 1     /* x[i*ld + c], ld >= d: row-major (C order: numpy's and PyTorch's (n, d)) */
+} skit_layout;
+
 /* Short description of a status code ("parameter out of range", ...). */
 const char *skit_strerror(int status);
 

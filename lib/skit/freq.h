@@ -126,14 +126,18 @@ typedef struct skit_fdtno_options {
     /* How FFTW plans the transforms (skit/fft.h; default
      * SKIT_PLANNER_DEFAULT, the process default). */
     skit_planner planner;
+    /* How execute reads x and writes y (skit/core.h; default
+     * SKIT_LAYOUT_COLUMNS). SKIT_LAYOUT_ROWS: row-major n x d data,
+     * ldx, ldy >= d, read and written in place. */
+    skit_layout layout;
 } skit_fdtno_options;
 
 /* The defaults above. Does nothing if options is NULL. */
 void skit_fdtno_options_default(skit_fdtno_options *options);
 
 /* options: NULL for the defaults.
- * Errors: SKIT_EINVAL (NULL plan; unknown causality, precision or
- * planner), SKIT_EDOM (n or d = 0, n > 2^30, fft_length odd or < 2n or
+ * Errors: SKIT_EINVAL (NULL plan; unknown causality, precision,
+ * planner or layout), SKIT_EDOM (n or d = 0, n > 2^30, fft_length odd or < 2n or
  * > 2^31), SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY. */
 int skit_fdtno_plan_create(skit_fdtno_plan **plan, size_t n, size_t d,
                            const skit_fdtno_options *options);
@@ -178,7 +182,8 @@ size_t skit_fdtno_plan_workspace_bytes(const skit_fdtno_plan *plan);
 size_t skit_fdtno_plan_bytes(const skit_fdtno_plan *plan);
 
 /* y(:, c) = T_c x(:, c), c = 0..d-1: x and y are n x d column-major with
- * leading dimensions ldx, ldy >= n; y may alias x when ldx == ldy.
+ * leading dimensions ldx, ldy >= n (rows layout: row-major, ldx, ldy >=
+ * d); y may alias x when ldx == ldy.
  * Channels run in parallel (OpenMP).
  * work: NULL, or skit_fdtno_plan_workspace_bytes(plan) bytes from
  * skit_malloc (64-byte aligned, as FFTW needs). Thread-safe either way:
@@ -187,7 +192,7 @@ size_t skit_fdtno_plan_bytes(const skit_fdtno_plan *plan);
  * alone, allocates nothing. NaN/Inf in x propagate to the same channel of
  * y. Not to be called while set_response or set_mlp runs on the plan.
  * Errors: SKIT_EINVAL (NULL, misaligned work; a float32 plan: use the _f32
- * form), SKIT_ESHAPE (ldx or ldy < n), SKIT_ENOMEM (a concurrent call
+ * form), SKIT_ESHAPE (ldx or ldy < n; rows layout: < d), SKIT_ENOMEM (a concurrent call
  * without work). */
 int skit_fdtno_plan_execute(const skit_fdtno_plan *plan, const double *x, size_t ldx, double *y,
                             size_t ldy, void *work);

@@ -64,6 +64,11 @@ typedef struct skit_toeplitz_options {
      * SKIT_FFT_INVERSE_AUTO: chosen by the planner, timed under MEASURE);
      * skit_toeplitz_plan_inverse says which form a plan took. */
     skit_fft_inverse inverse;
+    /* How execute and backward read x, y, dy and dx (skit/core.h; default
+     * SKIT_LAYOUT_COLUMNS). SKIT_LAYOUT_ROWS: the data are row-major, each
+     * leading dimension (ldx, ldy, lddx) the distance between rows, >= d.
+     * The coefficients keep their layout (below) in both. CPU only. */
+    skit_layout layout;
 } skit_toeplitz_options;
 
 /* The defaults above. Does nothing if options is NULL. */
@@ -72,15 +77,18 @@ void skit_toeplitz_options_default(skit_toeplitz_options *options);
 /* Plan y = T_c x_c for c = 0..d-1, with T_c m x n.
  * options: NULL for the defaults.
  * coeffs: (m+n-1) coefficients per matrix, matrix c at coeffs + c*(m+n-1)
- *         (only one matrix if sharing == SKIT_TOEPLITZ_SHARED). Copied into
+ *         (only one matrix if sharing == SKIT_TOEPLITZ_SHARED): the
+ *         (m+n-1) x d matrix of lags by channels, column-major, as the
+ *         CLI's files and the Python binding's arrays hold it row-major
+ *         (docs/layout.md). Copied into
  *         the plan as spectra; the caller's array may be freed afterwards.
  * The FFT length is the smallest 2^a 3^b 5^c 7^d >= m+n-1.
  * Errors: SKIT_EDOM (m, n or d = 0), SKIT_EINVAL (NULL plan or coeffs,
- *         unknown sharing, causality or device), SKIT_ENONFINITE,
+ *         unknown sharing, causality, device or layout), SKIT_ENONFINITE,
  *         SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY,
  *         SKIT_EUNSUPPORTED (device = SKIT_DEVICE_CUDA without a usable
  *         GPU: "cuda: not built", "cuda: no device (...)"; or with
- *         precision = SKIT_PRECISION_F32). */
+ *         precision = SKIT_PRECISION_F32 or layout = SKIT_LAYOUT_ROWS). */
 int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, size_t d,
                               const skit_toeplitz_options *options, const double *coeffs);
 
@@ -95,7 +103,8 @@ int skit_toeplitz_plan_set_coeffs(skit_toeplitz_plan *plan, const double *coeffs
 size_t skit_toeplitz_plan_workspace_bytes(const skit_toeplitz_plan *plan);
 
 /* y(:, c) = T_c x(:, c), c = 0..d-1. x is n x d (ldx >= n), y is m x d
- * (ldy >= m). Channels run in parallel (OpenMP).
+ * (ldy >= m); in the rows layout x[i*ldx + c] and y[i*ldy + c] with ldx,
+ * ldy >= d. Channels run in parallel (OpenMP).
  * work: skit_toeplitz_plan_workspace_bytes(plan) bytes (any alignment),
  * or NULL: the plan lends its own workspace to one call at a time, and a
  * call made while another holds it allocates one for its duration.
@@ -104,7 +113,7 @@ size_t skit_toeplitz_plan_workspace_bytes(const skit_toeplitz_plan *plan);
  * allocates nothing.
  * NaN/Inf in x propagate to the same channel of y.
  * Errors: SKIT_EINVAL (NULL plan, x or y; a float32 plan: use the _f32
- *         form), SKIT_ESHAPE (ldx < n or ldy < m),
+ *         form), SKIT_ESHAPE (ldx < n or ldy < m; rows layout: < d),
  *         SKIT_EOVERFLOW, SKIT_ENOMEM (only a concurrent call without
  *         work); device plans also SKIT_ELIBRARY (a CUDA call failed). */
 int skit_toeplitz_plan_execute(const skit_toeplitz_plan *plan, const double *x, size_t ldx,
@@ -150,7 +159,9 @@ void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan);
  * (m+n-1), or one row for a shared matrix, summed over the channels; may
  * be NULL): dt_k = sum_i dy_i x_{i-k}, an FFT cross-correlation; a causal
  * plan gets 0 at its negative lags. x (n x d, ldx >= n) is needed only for
- * dcoeffs. dcoeffs is computed on the CPU for device plans too.
+ * dcoeffs. dcoeffs is computed on the CPU for device plans too. In the
+ * rows layout x, dy and dx are row-major (leading dimensions >= d; the
+ * correlation reads transposed copies in work); dcoeffs keeps its layout.
  * work: skit_toeplitz_plan_backward_workspace_bytes(plan) bytes (any
  * alignment) or NULL (allocated for the call). Thread-safe on a const plan;
  * with work it allocates nothing (device plans: as execute).

@@ -70,8 +70,8 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
     if (p->opt.layout == SKIT_TNO_ROWS) {
         double *bx = w, *bdy = w + tno_region(total), *bdx = w + 2 * tno_region(total);
         for (size_t b = 0; b < p->batch; b++) {
-            tno_transpose(x + b * n * d, n, d, bx + b * n * d);
-            tno_transpose(dy + b * n * d, n, d, bdy + b * n * d);
+            skit_transpose(x + b * n * d, n, d, bx + b * n * d);
+            skit_transpose(dy + b * n * d, n, d, bdy + b * n * d);
         }
         xc = bx;
         dyc = bdy;
@@ -80,7 +80,7 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
     }
     int status = p->ops->backward->run(p, xc, dyc, dxc, dparams, dlambda, rest);
     if (status == SKIT_OK && dx && dxc != dx)
-        for (size_t b = 0; b < p->batch; b++) tno_transpose(dxc + b * n * d, d, n, dx + b * n * d);
+        for (size_t b = 0; b < p->batch; b++) skit_transpose(dxc + b * n * d, d, n, dx + b * n * d);
     skit_free(owned);
     return status;
 }
@@ -90,7 +90,7 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
 static void transpose_batch_f32(const skit_tno_plan *p, const float *src, size_t rows, size_t cols, float *dst)
 {
     const size_t block = rows * cols;
-    for (size_t b = 0; b < p->batch; b++) tno_transpose_ld_f32(src + b * block, rows, cols, cols, dst + b * block, rows);
+    for (size_t b = 0; b < p->batch; b++) skit_transpose_ld_f32(src + b * block, rows, cols, cols, dst + b * block, rows);
 }
 
 int skit_tno_plan_backward_f32(const skit_tno_plan *plan, const float *x, const float *dy, float *dx,

@@ -173,9 +173,9 @@ static int execute_locked(const skit_tno_plan *p, tno_device *dv, const double *
             SKIT_TRY(mix_one(p, dv, xb, yb));
             continue;
         }
-        tno_transpose(xb, n, d, dv->xt);
+        skit_transpose(xb, n, d, dv->xt);
         SKIT_TRY(mix_one(p, dv, dv->xt, dv->yt));
-        tno_transpose(dv->yt, d, n, yb);
+        skit_transpose(dv->yt, d, n, yb);
     }
     return SKIT_OK;
 }

@@ -518,14 +518,14 @@ int tno_spectral_create_f32(skit_tno_plan *p, size_t basis_rows)
 void tno_spectral_execute_f32(const skit_tno_plan *p, const float *x, float *y, float *work)
 {
     const tno_spectral *s = p->op;
-    if (p->opt.layout == SKIT_TNO_ROWS) skit_circulantf_apply_rows(s->engine_f, x, y, p->batch, work);
+    if (p->opt.layout == SKIT_TNO_ROWS) skit_circulantf_apply_rows(s->engine_f, 0, x, p->d, y, p->d, p->batch, work);
     else skit_circulantf_apply_channels(s->engine_f, 0, x, p->n, y, p->n, p->batch * p->d, work);
 }
 
 void tno_spectral_execute(const skit_tno_plan *p, const double *x, double *y, double *work)
 {
     const tno_spectral *s = p->op;
-    if (p->opt.layout == SKIT_TNO_ROWS) skit_circulant_apply_rows(s->engine, x, y, p->batch, work);
+    if (p->opt.layout == SKIT_TNO_ROWS) skit_circulant_apply_rows(s->engine, 0, x, p->d, y, p->d, p->batch, work);
     else skit_circulant_apply_channels(s->engine, 0, x, p->n, y, p->n, p->batch * p->d, work);
 }
 

@@ -23,11 +23,11 @@
 #ifdef TNO_SKI_SINGLE
 typedef float R;
 #define X(name) tno_ski_##name##_f32
-#define TRANSPOSE tno_transpose_ld_f32
+#define TRANSPOSE skit_transpose_ld_f32
 #else
 typedef double R;
 #define X(name) tno_ski_##name
-#define TRANSPOSE tno_transpose_ld
+#define TRANSPOSE skit_transpose_ld
 #endif
 /* values of R in a 64-byte line */
 #define LINE (64 / sizeof(R))

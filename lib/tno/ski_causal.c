@@ -59,7 +59,7 @@ static int update(skit_tno_plan *p, double *work)
         return tno_ski_update_f32(p, work, (float *)work);
     }
     SKIT_TRY(tno_ski_update_common(p, s->a_coeffs));
-    tno_transpose(s->a_coeffs, p->d, 2 * s->r - 1, s->a_coeffs_t);
+    skit_transpose(s->a_coeffs, p->d, 2 * s->r - 1, s->a_coeffs_t);
     return SKIT_OK;
 }
 

@@ -11,6 +11,7 @@
 #define SKIT_TNO_INTERNAL_H
 
 #include "core/internal.h"
+#include "core/transpose.h"
 #include "fft/circulant.h"
 #include "skit/ski.h"
 #include "skit/tno.h"
@@ -221,11 +222,6 @@ double *tno_spectral_spectra(skit_tno_plan *p, size_t *doubles);
 /* SKIT_ENONFINITE unless every channel's sum of |coeffs| (d x per
  * row-major) is finite: then so are the FFTs of the kernels. */
 int tno_check_coeffs(const double *coeffs, size_t d, size_t per, const char *what);
-/* dst (cols x rows, row-major) = src^T, src rows x cols row-major, blocked
- * and OpenMP-parallel; the _ld form with leading dimensions. */
-void tno_transpose(const double *src, size_t rows, size_t cols, double *dst);
-void tno_transpose_ld(const double *src, size_t rows, size_t cols, size_t lds, double *dst, size_t ldd);
-void tno_transpose_ld_f32(const float *src, size_t rows, size_t cols, size_t lds, float *dst, size_t ldd);
 const char *tno_activation_name(skit_activation a);
 const char *tno_norm_name(skit_norm norm);
 size_t tno_round8(size_t v);

@@ -24,6 +24,7 @@ struct skit_toeplitz_plan {
     skit_precision precision;
     skit_planner planner;
     skit_fft_inverse inverse; /* as asked (the engine reports what it took) */
+    skit_layout layout;
     skit_circulant *engine;    /* CPU plans in float64 */
     skit_circulantf *engine_f; /* CPU plans in float32 */
     skit_workspace *workspace; /* lent to an execute called without one */
@@ -79,6 +80,7 @@ void skit_toeplitz_options_default(skit_toeplitz_options *options)
     options->precision = SKIT_PRECISION_F64;
     options->planner = SKIT_PLANNER_DEFAULT;
     options->inverse = SKIT_FFT_INVERSE_AUTO;
+    options->layout = SKIT_LAYOUT_COLUMNS;
 }
 
 static int validate_shape(size_t m, size_t n, size_t d, const skit_toeplitz_options *o)
@@ -106,6 +108,12 @@ static int validate_shape(size_t m, size_t n, size_t d, const skit_toeplitz_opti
     if (!skit_fft_inverse_name(o->inverse))
         return SKIT_ERROR(SKIT_EINVAL, "inverse = %d unknown: need SKIT_FFT_INVERSE_AUTO, _HARTLEY or _C2R",
                           (int)o->inverse);
+    if (o->layout != SKIT_LAYOUT_COLUMNS && o->layout != SKIT_LAYOUT_ROWS)
+        return SKIT_ERROR(SKIT_EINVAL, "layout = %d unknown: need SKIT_LAYOUT_COLUMNS or SKIT_LAYOUT_ROWS",
+                          (int)o->layout);
+    if (o->layout == SKIT_LAYOUT_ROWS && o->device == SKIT_DEVICE_CUDA)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED,
+                          "layout = rows with device = cuda: the CUDA plan reads column-major data only");
     if (o->precision == SKIT_PRECISION_F32 && o->device == SKIT_DEVICE_CUDA)
         return SKIT_ERROR(SKIT_EUNSUPPORTED,
                           "precision = float32 with device = cuda: the CUDA plan computes in float64 only");
@@ -126,14 +134,16 @@ static int create_engine(skit_toeplitz_plan *p, const double *coeffs)
                                         .spectra = p->nmat,
                                         .what = "Toeplitz FFT plan",
                                         .planner = p->planner,
-                                        .inverse = p->inverse};
+                                        .inverse = p->inverse,
+                                        .rows_layout = p->layout == SKIT_LAYOUT_ROWS};
+    const int rows = p->layout == SKIT_LAYOUT_ROWS;
     size_t doubles;
     if (p->precision == SKIT_PRECISION_F32) {
         SKIT_TRY(skit_circulantf_create(&p->engine_f, &shape));
-        doubles = (skit_circulantf_workspace_doubles(p->engine_f, 0) + 1) / 2; /* floats, in doubles */
+        doubles = (skit_circulantf_workspace_doubles(p->engine_f, rows) + 1) / 2; /* floats, in doubles */
     } else {
         SKIT_TRY(skit_circulant_create(&p->engine, &shape));
-        doubles = skit_circulant_workspace_doubles(p->engine, 0);
+        doubles = skit_circulant_workspace_doubles(p->engine, rows);
     }
     SKIT_TRY(check_coeffs(p, coeffs));
     SKIT_TRY(skit_workspace_create(&p->workspace, doubles));
@@ -164,6 +174,7 @@ int skit_toeplitz_plan_create(skit_toeplitz_plan **plan, size_t m, size_t n, siz
     p->precision = o.precision;
     p->planner = o.planner;
     p->inverse = o.inverse;
+    p->layout = o.layout;
     int status;
     if (o.device == SKIT_DEVICE_CUDA) {
         status = toeplitz_device_create(&p->device, m, n, d, &o, coeffs);
@@ -195,14 +206,35 @@ int skit_toeplitz_plan_set_coeffs(skit_toeplitz_plan *plan, const double *coeffs
 size_t skit_toeplitz_plan_workspace_bytes(const skit_toeplitz_plan *plan)
 {
     if (!plan || plan->device) return 0;
+    const int rows = plan->layout == SKIT_LAYOUT_ROWS;
     /* ALIGN_BYTES of slack: a caller's array need only be 8-byte aligned */
-    if (plan->engine_f) return skit_circulantf_workspace_doubles(plan->engine_f, 0) * sizeof(float) + ALIGN_BYTES;
-    return skit_circulant_workspace_doubles(plan->engine, 0) * sizeof(double) + ALIGN_BYTES;
+    if (plan->engine_f) return skit_circulantf_workspace_doubles(plan->engine_f, rows) * sizeof(float) + ALIGN_BYTES;
+    return skit_circulant_workspace_doubles(plan->engine, rows) * sizeof(double) + ALIGN_BYTES;
 }
 
 skit_precision skit_toeplitz_plan_precision(const skit_toeplitz_plan *plan)
 {
     return plan ? plan->precision : SKIT_PRECISION_F64;
+}
+
+/* The leading dimensions of an n x d input and an m x d output (swapped
+ * when transposed) in the plan's layout: >= the rows of a column or the d
+ * values of a row, and the block's extent within size_t. */
+int toeplitz_check_lds(const skit_toeplitz_plan *p, int transpose, size_t ldx, size_t ldy)
+{
+    const size_t nin = transpose ? p->m : p->n, nout = transpose ? p->n : p->m;
+    const int rows = p->layout == SKIT_LAYOUT_ROWS;
+    const size_t min_x = rows ? p->d : nin, min_y = rows ? p->d : nout;
+    const char *what_x = rows ? "d, channels" : transpose ? "m, rows of T" : "n, columns of T";
+    const char *what_y = rows ? "d, channels" : transpose ? "n, columns of T" : "m, rows of T";
+    if (ldx < min_x) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu out of range: need ldx >= %zu (%s)", ldx, min_x, what_x);
+    if (ldy < min_y) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu out of range: need ldy >= %zu (%s)", ldy, min_y, what_y);
+    size_t extent_x, extent_y;
+    if (skit_size_mul(rows ? nin - 1 : p->d - 1, ldx, &extent_x) != SKIT_OK ||
+        skit_size_mul(rows ? nout - 1 : p->d - 1, ldy, &extent_y) != SKIT_OK)
+        return SKIT_ERROR(SKIT_EOVERFLOW, "leading dimension (ldx = %zu, ldy = %zu) times %s overflows size_t",
+                          ldx, ldy, rows ? "the rows" : "d");
+    return SKIT_OK;
 }
 
 /* y(:, c) = T_c x(:, c) (or T_c^T) for every channel; x and y are arrays of
@@ -217,19 +249,7 @@ static int apply(const skit_toeplitz_plan *p, skit_precision precision, int tran
         return SKIT_ERROR(SKIT_EINVAL, "plan computes in %s: execute it with skit_toeplitz_plan_execute%s%s",
                           p->precision == SKIT_PRECISION_F32 ? "float32" : "float64",
                           transpose ? "_transpose" : "", p->precision == SKIT_PRECISION_F32 ? "_f32" : "");
-    size_t nin = transpose ? p->m : p->n, nout = transpose ? p->n : p->m;
-    if (ldx < nin)
-        return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu out of range: need ldx >= %zu (%s)", ldx, nin,
-                          transpose ? "m, rows of T" : "n, columns of T");
-    if (ldy < nout)
-        return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu out of range: need ldy >= %zu (%s)", ldy, nout,
-                          transpose ? "n, columns of T" : "m, rows of T");
-    size_t extent_x, extent_y;
-    if (skit_size_mul(p->d - 1, ldx, &extent_x) != SKIT_OK ||
-        skit_size_mul(p->d - 1, ldy, &extent_y) != SKIT_OK)
-        return SKIT_ERROR(SKIT_EOVERFLOW,
-                          "leading dimension (ldx = %zu, ldy = %zu) times d = %zu overflows size_t",
-                          ldx, ldy, p->d);
+    SKIT_TRY(toeplitz_check_lds(p, transpose, ldx, ldy));
     if (p->device) return toeplitz_device_execute(p->device, transpose, x, ldx, y, ldy);
     double *base = work;
     if (work) {
@@ -238,8 +258,14 @@ static int apply(const skit_toeplitz_plan *p, skit_precision precision, int tran
     } else if (!(base = skit_workspace_take(p->workspace))) {
         return SKIT_ENOMEM;
     }
-    if (p->engine_f) skit_circulantf_apply_channels(p->engine_f, transpose, x, ldx, y, ldy, p->d, (float *)base);
-    else skit_circulant_apply_channels(p->engine, transpose, x, ldx, y, ldy, p->d, base);
+    if (p->layout == SKIT_LAYOUT_ROWS) {
+        if (p->engine_f) skit_circulantf_apply_rows(p->engine_f, transpose, x, ldx, y, ldy, 1, (float *)base);
+        else skit_circulant_apply_rows(p->engine, transpose, x, ldx, y, ldy, 1, base);
+    } else if (p->engine_f) {
+        skit_circulantf_apply_channels(p->engine_f, transpose, x, ldx, y, ldy, p->d, (float *)base);
+    } else {
+        skit_circulant_apply_channels(p->engine, transpose, x, ldx, y, ldy, p->d, base);
+    }
     if (!work) skit_workspace_give(p->workspace, base);
     return SKIT_OK;
 }
@@ -305,6 +331,7 @@ void toeplitz_plan_view(const skit_toeplitz_plan *p, toeplitz_view *v)
     v->shared = p->sharing == SKIT_TOEPLITZ_SHARED;
     v->causality = p->causality;
     v->precision = p->precision;
+    v->layout = p->layout;
     v->correlate = p->correlate;
     v->correlate_f = p->correlate_f;
 }

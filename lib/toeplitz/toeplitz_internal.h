@@ -46,9 +46,13 @@ typedef struct toeplitz_view {
     int shared;
     skit_causality causality;
     skit_precision precision;
+    skit_layout layout;
     const skit_correlate *correlate;   /* float64 plans */
     const skit_correlatef *correlate_f; /* float32 plans */
 } toeplitz_view;
 void toeplitz_plan_view(const skit_toeplitz_plan *p, toeplitz_view *v);
+/* SKIT_ESHAPE/SKIT_EOVERFLOW unless ldx and ldy fit the plan's layout for
+ * an input of the product (transpose 0) or of the transposed one. */
+int toeplitz_check_lds(const skit_toeplitz_plan *p, int transpose, size_t ldx, size_t ldy);
 
 #endif

@@ -1,13 +1,16 @@
 """numpy arrays to and from the C layouts, without copies where they fit.
 
-skit's multi-channel routines take column-major n x d blocks: channel c
-of length n at x + c*ld with unit stride. A numpy array of shape
-(..., n, d) fits as is (zero-copy) when its n axis has unit stride and its
-d axis a stride that is a multiple of the element size, at least n
-elements: an F-contiguous (n, d) array, any (..., n, 1) array, or the
-transposed view x.swapaxes(-1, -2) of a C-contiguous (..., d, n) array.
-Otherwise (e.g. a C-contiguous (n, d) array with d > 1) one copy is made.
-Outputs are allocated in the same form (unit stride along n).
+An (..., n, d) array is n tokens by d channels. The plans read it in one
+of two layouts (skit_layout, skit/core.h), each with a leading dimension:
+- rows (the plans' default here, numpy's and PyTorch's own order): token i
+  of channel c at x[i*ld + c]. Fits as is (zero-copy) when the d axis has
+  unit stride and the n axis a stride of at least d elements: any
+  C-contiguous (..., n, d) array, or a slice of rows or of leading columns
+  of one.
+- columns (the C library's default, BLAS's): channel c at x + c*ld with
+  unit stride along n. Fits an F-contiguous (n, d) array, any (..., n, 1)
+  array, or the view x.swapaxes(-1, -2) of a C-contiguous (..., d, n) array.
+Otherwise one copy is made. Outputs are allocated in the plan's layout.
 
 float32: a routine runs in float32 only where libskit exports its float32
 variant (the symbol with suffix _f32); otherwise a float32 data input
@@ -92,51 +95,73 @@ def vector(x, name, dtype=F64, length=None):
     return a
 
 
-def _fits(a, dtype):
-    """Whether every (n, d) slice of a is a column-major block; its ld."""
+def channel_major(coeffs, width):
+    """The (width, d) coefficient matrix (lags by channels) as the C plans
+    read it, each channel's lags contiguous: (d, width) C-contiguous (a
+    view when coeffs is F-ordered, else one copy of d*width values)."""
+    c = np.asarray(coeffs)
+    if c.ndim != 2 or c.shape[0] != width:
+        raise ValueError(f"skit: per-channel coeffs must have shape ({width}, d) (lags by channels), "
+                         f"got {c.shape}")
+    return real(c.T, "coeffs")
+
+
+def _fits(a, dtype, rows=False):
+    """Whether every (n, d) slice of a is a block of the layout; its ld."""
     if a.dtype != dtype or a.ndim < 2:
         return False, 0
     n, d = a.shape[-2], a.shape[-1]
+    if rows:
+        n, d = d, n  # the same test on the other axis
+        inner, outer = a.strides[-1], a.strides[-2]
+    else:
+        inner, outer = a.strides[-2], a.strides[-1]
     size = a.itemsize
-    if n > 1 and a.strides[-2] != size:
+    if n > 1 and inner != size:
         return False, 0
     if d <= 1:
         return True, max(n, 1)
-    s = a.strides[-1]
-    if s <= 0 or s % size or s // size < n:
+    if outer <= 0 or outer % size or outer // size < n:
         return False, 0
-    return True, s // size
+    return True, outer // size
 
 
-def blocks(x, name, dtype=F64, upcast=False):
-    """(array, ld) with x's values in column-major blocks: x itself when it
-    fits, else a copy. x must have at least 2 dimensions (..., n, d).
-    float32 data is refused unless upcast (see refuse_float32)."""
+def blocks(x, name, dtype=F64, upcast=False, rows=False):
+    """(array, ld) with x's values in blocks of the layout (rows, or
+    column-major): x itself when it fits, else a copy. x must have at least
+    2 dimensions (..., n, d). float32 data is refused unless upcast (see
+    refuse_float32)."""
     a = np.asarray(x)
     if dtype == F64:
         refuse_float32(a, name, upcast)
     if a.ndim < 2:
         raise ValueError(f"skit: {name} must have shape (..., n, d), got {a.shape}")
-    ok, ld = _fits(a, dtype)
+    ok, ld = _fits(a, dtype, rows)
     if ok:
         return a, ld
+    if rows:
+        return np.ascontiguousarray(a, dtype=dtype), a.shape[-1]
     c = np.ascontiguousarray(np.swapaxes(a, -1, -2), dtype=dtype)
     return np.swapaxes(c, -1, -2), a.shape[-2]
 
 
-def empty_blocks(batch, m, d, dtype=F64):
-    """An uninitialised (*batch, m, d) array of column-major blocks (ld = m)."""
+def empty_blocks(batch, m, d, dtype=F64, rows=False):
+    """An uninitialised (*batch, m, d) array of blocks of the layout (ld = d
+    for rows, m for columns)."""
+    if rows:
+        return np.empty(tuple(batch) + (m, d), dtype=dtype)
     return np.swapaxes(np.empty(tuple(batch) + (d, m), dtype=dtype), -1, -2)
 
 
-def check_out(out, shape, name, dtype=F64):
+def check_out(out, shape, name, dtype=F64, rows=False):
     """A caller-provided output must already have the block form."""
     if out.shape != tuple(shape):
         raise ValueError(f"skit: {name} must have shape {tuple(shape)}, got {out.shape}")
-    ok, ld = _fits(out, dtype)
+    ok, ld = _fits(out, dtype, rows)
     if not ok or not out.flags.writeable:
-        raise ValueError(f"skit: {name} must be writeable {dtype} with unit stride along n "
-                         "(e.g. numpy.empty((d, n)).T)")
+        hint = "unit stride along d (e.g. numpy.empty((n, d)))" if rows else \
+            "unit stride along n (e.g. numpy.empty((d, n)).T)"
+        raise ValueError(f"skit: {name} must be writeable {dtype} with {hint}")
     return ld
 
 
@@ -154,31 +179,33 @@ def batch_pointers(a):
     return [base + int(o) for o in offsets.ravel()]
 
 
-def as_blocks_input(x, name, dtype=F64, upcast=False):
+def as_blocks_input(x, name, dtype=F64, upcast=False, rows=False):
     """(blocks, ld, squeeze): a 1-D x of length n is one (n, 1) block."""
     a = np.asarray(x)
     if a.ndim == 1:
         if dtype == F64:
             refuse_float32(a, name, upcast)
-        return np.ascontiguousarray(a, dtype=dtype)[:, None], max(a.shape[0], 1), True
-    b, ld = blocks(a, name, dtype, upcast)
+        return np.ascontiguousarray(a, dtype=dtype)[:, None], 1 if rows else max(a.shape[0], 1), True
+    b, ld = blocks(a, name, dtype, upcast, rows)
     return b, ld, False
 
 
-def apply_blocks(x, name, rows_in, rows_out, call, channels=None, dtype=F64):
+def apply_blocks(x, name, rows_in, rows_out, call, channels=None, dtype=F64, rows=False):
     """y[..., :, :] = one C call per (rows_in, d) block of x (or per 1-D x):
     status = call(x_address, ldx, y_address, ldy, d) writes the (rows_out, d)
     block of y. channels: the d the operator requires (None: any). dtype:
-    the arrays' type (F32 for a float32 plan: x must be float32 already)."""
+    the arrays' type (F32 for a float32 plan: x must be float32 already).
+    rows: the blocks are in the rows layout (else columns)."""
     if dtype == F32 and np.asarray(x).dtype != F32:
         raise TypeError(f"skit: this plan computes in float32 (dtype=float32): {name} must be "
                         f"float32, got {np.asarray(x).dtype}")
-    xb, ld, squeeze = as_blocks_input(x, name, dtype)
+    xb, ld, squeeze = as_blocks_input(x, name, dtype, rows=rows)
     if xb.shape[-2] != rows_in or (channels is not None and xb.shape[-1] != channels):
         want = f"(..., {rows_in}, {'d' if channels is None else channels})"
         raise ValueError(f"skit: {name} must have shape {want}, got {np.shape(x)}")
     d = xb.shape[-1]
-    y = empty_blocks(xb.shape[:-2], rows_out, d, dtype)
+    y = empty_blocks(xb.shape[:-2], rows_out, d, dtype, rows)
+    ldy = d if rows else rows_out
     for px, py in zip(batch_pointers(xb), batch_pointers(y)):
-        check(call(px, ld, py, rows_out, d))
+        check(call(px, ld, py, ldy, d))
     return y[..., 0] if squeeze else y

@@ -9,7 +9,7 @@ from . import _array as A
 from . import _lib
 from ._lib import Handle, check, lib, new_handle
 from .mlp import _choice
-from .toeplitz import _CAUSALITY
+from .toeplitz import _CAUSALITY, LAYOUTS
 
 HILBERT_METHODS = {"fft": 0, "definition": 1}
 CONSTRUCTIONS = {"half": 0, "full": 1, "periodic": 2}
@@ -76,7 +76,8 @@ def causality_residual(k):
 
 class _FDTNOOptions(ctypes.Structure):
     _fields_ = [("causality", ctypes.c_int), ("fft_length", ctypes.c_size_t),
-                ("precision", ctypes.c_int), ("planner", ctypes.c_int)]
+                ("precision", ctypes.c_int), ("planner", ctypes.c_int),
+                ("layout", ctypes.c_int)]
 
 
 _lib.check_layout(_FDTNOOptions, "freq", "skit_fdtno_options")
@@ -86,11 +87,13 @@ class FDTNOPlan(Handle):
     """FD-TNO for d channels of length n: the kernel given by its frequency
     response on the rfft grid (set_response or set_mlp). Call on x of shape
     (..., n, d). dtype=float32: float spectra (the response rounded once)
-    and products in float; the plan then takes float32 x only."""
+    and products in float; the plan then takes float32 x only. layout:
+    'rows' (the default) reads and writes C-contiguous arrays in place,
+    'columns' F-ordered ones (skit._array); the other order is copied."""
 
     _destroy = "skit_fdtno_plan_destroy"
 
-    def __init__(self, n, d, causal=False, fft_length=0, dtype=np.float64):
+    def __init__(self, n, d, causal=False, fft_length=0, dtype=np.float64, layout="rows"):
         super().__init__()
         dtype = np.dtype(dtype)
         if dtype not in (A.F64, A.F32):
@@ -100,10 +103,14 @@ class FDTNOPlan(Handle):
         opts.causality = _CAUSALITY[bool(causal)]
         opts.fft_length = int(fft_length)
         opts.precision = int(dtype == A.F32)  # SKIT_PRECISION_F32
+        if layout not in LAYOUTS:
+            raise ValueError(f"skit: layout must be one of {sorted(LAYOUTS)}, got {layout!r}")
+        opts.layout = LAYOUTS[layout]
         cell = new_handle()
         check(lib.skit_fdtno_plan_create(ctypes.byref(cell), int(n), int(d), ctypes.byref(opts)))
         self._adopt(cell)
         self.n, self.d, self.causal, self.dtype = int(n), int(d), bool(causal), dtype
+        self.layout = layout
 
     @property
     def nbytes(self):
@@ -148,7 +155,8 @@ class FDTNOPlan(Handle):
     def __call__(self, x):
         fn = lib.skit_fdtno_plan_execute_f32 if self.dtype == A.F32 else lib.skit_fdtno_plan_execute
         y = A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
-                           fn(self, px, ldx, py, ldy, None), self.d, self.dtype)
+                           fn(self, px, ldx, py, ldy, None), self.d, self.dtype,
+                           rows=self.layout == "rows")
         return A.check_float32_result(y, (x,), "FDTNOPlan") if self.dtype == A.F32 else y
 
 

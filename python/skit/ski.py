@@ -198,8 +198,8 @@ _lib.check_layout(_SKIOptions, "ski", "skit_ski_options")
 
 
 class SKIPlan(Handle):
-    """Y[:, c] = W A_c W^T X[:, c]; coeffs (d, 2r-1) per channel or (2r-1,)
-    shared (then the plan is made for d channels). dtype=float32: W's
+    """Y[:, c] = W A_c W^T X[:, c]; coeffs (2r-1, d) per channel (lags by
+    channels) or (2r-1,) shared (then the plan is made for d channels). dtype=float32: W's
     planes and A's spectra in float (method "fft" only); the plan then
     takes float32 x only."""
 
@@ -212,6 +212,8 @@ class SKIPlan(Handle):
             raise TypeError(f"skit: dtype must be float64 or float32, got {dtype}")
         c = A.real(coeffs, "coeffs")
         shared = c.ndim == 1
+        if not shared:
+            c = A.channel_major(c, 2 * weights.r - 1)
         d = (1 if d is None else int(d)) if shared else c.shape[0]
         opts = _SKIOptions()
         lib.skit_ski_options_default(ctypes.byref(opts))
@@ -272,15 +274,18 @@ class NystromPlan(Handle):
 
 
 class SparseLowRankPlan(Handle):
-    """(band_c + W A_c W^T) x_c (SKI-TNN Algorithm 1): band (d, m) taps,
-    m odd (or None), coeffs (d, 2r-1) with weights (or None)."""
+    """(band_c + W A_c W^T) x_c (SKI-TNN Algorithm 1): band (m, d) taps,
+    m odd (or None), coeffs (2r-1, d) with weights (or None); lags by
+    channels, as every per-channel coefficient array of skit."""
 
     _destroy = "skit_sparse_lowrank_plan_destroy"
 
     def __init__(self, n, d, band=None, weights=None, coeffs=None, method="fft"):
         super().__init__()
-        b = None if band is None else A.real(band, "band").reshape(d, -1)
-        c = None if coeffs is None else A.real(coeffs, "coeffs")
+        b = None if band is None else A.real(np.reshape(band, (-1, d)).T, "band")
+        if coeffs is not None and weights is None:
+            raise ValueError("skit: coeffs need weights (the SKI part's interpolation)")
+        c = None if coeffs is None else A.channel_major(coeffs, 2 * weights.r - 1)
         cell = new_handle()
         check(lib.skit_sparse_lowrank_plan_create(
             ctypes.byref(cell), int(n), int(d), 0 if b is None else b.shape[1],

@@ -308,19 +308,20 @@ class TNOPlan(Handle):
         return (dx[0] if squeeze else dx), dp, dl.value
 
     def coeffs(self):
-        """(d, 2n-1) Toeplitz coefficients (skit layout) of every channel
-        ('tno' and 'fd'; 'ski' raises NotImplementedError: not Toeplitz)."""
+        """(2n-1, d) Toeplitz coefficients of every channel, lags by channels
+        as ToeplitzPlan takes them ('tno' and 'fd'; 'ski' raises
+        NotImplementedError: not Toeplitz)."""
         out = np.empty((self.d, 2 * self.n - 1))
         with self._lock:
             check(lib.skit_tno_plan_coeffs(self, A.pointer(out)))
-        return out
+        return out.T
 
     def coeffs_reference(self):
-        """(d, 2n) coefficients in the TNN code's FFT layout."""
+        """(2n, d) coefficients in the TNN code's FFT layout (lags by channels)."""
         out = np.empty((self.d, 2 * self.n))
         with self._lock:
             check(lib.skit_tno_plan_coeffs_reference(self, A.pointer(out)))
-        return out
+        return out.T
 
     def eval_rpe(self):
         """Evaluate only the RPE MLP (the forward pass's RPE floor); returns

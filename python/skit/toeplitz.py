@@ -22,10 +22,19 @@ DEVICES = {"cpu": 0, "cuda": 1}
 class _ToeplitzOptions(ctypes.Structure):
     _fields_ = [("sharing", ctypes.c_int), ("causality", ctypes.c_int), ("device", ctypes.c_int),
                 ("precision", ctypes.c_int), ("planner", ctypes.c_int),
-                ("inverse", ctypes.c_int)]
+                ("inverse", ctypes.c_int), ("layout", ctypes.c_int)]
+
+
+LAYOUTS = {"columns": 0, "rows": 1}  # skit_layout
 
 
 _lib.check_layout(_ToeplitzOptions, "toeplitz", "skit_toeplitz_options")
+
+
+def _channel_step(dtype, rows, ld):
+    """Bytes from channel c to c + 1 of a block: one value in rows, a
+    column (ld values) in columns."""
+    return np.dtype(dtype).itemsize * (1 if rows else ld)
 
 
 def from_scipy(c, r=None):
@@ -68,17 +77,21 @@ def matvec_dense(coeffs, x, m, n=None, causal=False, transpose=False):
 class ToeplitzPlan(Handle):
     """FFT plan for y[..., :, c] = T_c x[..., :, c] with m x n matrices T_c.
 
-    coeffs: (d, m+n-1) for d per-channel matrices, or (m+n-1,) for one
-    matrix shared by every channel (shared=True; then d is free at call
-    time). causal: lower-triangular operators (negative lags ignored).
-    Call with x of shape (..., n, d) (or (n,) for d = 1): returns
-    (..., m, d) (or (m,)). plan.transpose(x) applies T_c^T.
+    coeffs: (m+n-1, d) for d per-channel matrices (lags down, channels
+    across, as x is tokens by channels; the CLI's files hold the same
+    matrix), or (m+n-1,) for one matrix shared by every channel
+    (shared=True; then d is free at call time). causal: lower-triangular
+    operators (negative lags ignored). Call with x of shape (..., n, d) (or
+    (n,) for d = 1): returns (..., m, d) (or (m,)). plan.transpose(x)
+    applies T_c^T. layout: 'rows' (the default) reads and writes
+    C-contiguous (..., n, d) arrays in place, 'columns' F-ordered ones (see
+    skit._array); the other order is copied once per call.
     """
 
     _destroy = "skit_toeplitz_plan_destroy"
 
     def __init__(self, coeffs, m, n=None, *, causal=False, shared=None, device="cpu",
-                 upcast=False, dtype=np.float64):
+                 upcast=False, dtype=np.float64, layout="rows"):
         super().__init__()
         dtype = np.dtype(dtype)
         if dtype not in (A.F64, A.F32):
@@ -92,18 +105,20 @@ class ToeplitzPlan(Handle):
             c = A.vector(c, "coeffs", length=width)
             d = 1
         else:
-            c = A.real(c, "coeffs")
-            if c.ndim != 2 or c.shape[1] != width:
-                raise ValueError(f"skit: per-channel coeffs must have shape (d, {width}), "
-                                 f"got {c.shape}")
+            c = A.channel_major(c, width)
             d = c.shape[0]
         if device not in DEVICES:
             raise ValueError(f"skit: device must be one of {sorted(DEVICES)}, got {device!r}")
+        if layout not in LAYOUTS:
+            raise ValueError(f"skit: layout must be one of {sorted(LAYOUTS)}, got {layout!r}")
+        if layout == "rows" and device != "cpu":
+            layout = "columns"  # the CUDA plan reads column-major data only
         opts = _ToeplitzOptions()
         lib.skit_toeplitz_options_default(ctypes.byref(opts))
         opts.sharing, opts.causality = int(bool(shared)), _CAUSALITY[bool(causal)]
         opts.device = DEVICES[device]
         opts.precision = int(dtype == A.F32)  # SKIT_PRECISION_F32: fftwf plans, float spectra
+        opts.layout = LAYOUTS[layout]
         cell = new_handle()
         check(lib.skit_toeplitz_plan_create(ctypes.byref(cell), m, n, d, ctypes.byref(opts),
                                             A.pointer(c)))
@@ -112,10 +127,12 @@ class ToeplitzPlan(Handle):
         self.shared, self.causal, self.device = bool(shared), bool(causal), device
         self.upcast = upcast
         self.dtype = dtype
+        self.layout, self._rows = layout, layout == "rows"
         self.generation = 0  # counts set_coeffs calls (lets skit.torch reuse spectra)
         # the vector shapes of the shortest path (n = 1: any stride is unit)
         self._vector_in = (n,) if d == 1 else None
         self._vector_out = (m,)
+        self._vector_ld = (1, 1) if self._rows else (n, m)  # one channel: rows of 1 value
         if dtype == A.F32:
             self._hot = None  # the cffi shortcut is float64's
         if self._hot is not None:
@@ -125,10 +142,13 @@ class ToeplitzPlan(Handle):
         """New coefficients of the same shape (spectra recomputed, no replanning).
         As in C, not while another thread executes this plan (calls of the
         plan itself may run in many threads at once)."""
-        c = A.real(coeffs, "coeffs")
-        want = (self.m + self.n - 1,) if self.shared else (self.d, self.m + self.n - 1)
-        if c.shape != want:
-            raise ValueError(f"skit: coeffs must have shape {want}, got {c.shape}")
+        width = self.m + self.n - 1
+        if self.shared:
+            c = A.vector(coeffs, "coeffs", length=width)
+        else:
+            c = A.channel_major(coeffs, width)
+            if c.shape[0] != self.d:
+                raise ValueError(f"skit: coeffs must have shape ({width}, {self.d}), got {np.shape(coeffs)}")
         with self._lock:
             check(lib.skit_toeplitz_plan_set_coeffs(self, A.pointer(c)))
             self.generation += 1
@@ -165,7 +185,8 @@ class ToeplitzPlan(Handle):
                     h = self._hot
                     self._acquire()  # close() waits for this call
                     try:
-                        status = self._hot_execute(h, _hot_buffer(x), self.n, yb, self.m, _lib.hot_null)
+                        status = self._hot_execute(h, _hot_buffer(x), self._vector_ld[0], yb,
+                                                   self._vector_ld[1], _lib.hot_null)
                     finally:
                         self._release()
                     if status:
@@ -182,10 +203,10 @@ class ToeplitzPlan(Handle):
     def backward(self, x, dy, *, dx=True, dcoeffs=True):
         """(dcoeffs, dx) of y = plan(x) for an output gradient dy, by
         skit_toeplitz_plan_backward: dx = T_c^T dy_c, shaped as x; dcoeffs =
-        the gradient w.r.t. the coefficients, shaped as the plan's (a
-        shared plan's summed over the channels), summed over the batch axes
-        (a causal plan gets 0 at its negative lags). dx=False or
-        dcoeffs=False skips one (None). A float64 plan computes in float64
+        the gradient w.r.t. the coefficients, shaped as the plan's ((m+n-1,
+        d), or a shared plan's (m+n-1,) summed over the channels), summed
+        over the batch axes (a causal plan gets 0 at its negative lags).
+        dx=False or dcoeffs=False skips one (None). A float64 plan computes in float64
         (float32 data upcast); a float32 plan takes float32 x and dy and
         returns float32 dx and dcoeffs (skit_toeplitz_plan_backward_f32;
         the sum over the batch in float64)."""
@@ -193,59 +214,68 @@ class ToeplitzPlan(Handle):
         dt = A.F32 if f32 else A.F64
         if f32 and (np.asarray(x).dtype != A.F32 or np.asarray(dy).dtype != A.F32):
             raise TypeError("skit: this plan computes in float32 (dtype=float32): x and dy must be float32")
-        xb, ldx, squeeze = A.as_blocks_input(x, "x", dt, upcast=True)
-        gb, ldg, _ = A.as_blocks_input(dy, "dy", dt, upcast=True)
+        rows = self._rows
+        xb, ldx, squeeze = A.as_blocks_input(x, "x", dt, upcast=True, rows=rows)
+        gb, ldg, _ = A.as_blocks_input(dy, "dy", dt, upcast=True, rows=rows)
         if xb.shape[-2] != self.n or gb.shape != xb.shape[:-2] + (self.m, xb.shape[-1]):
             raise ValueError(f"skit: x must be (..., {self.n}, d) and dy (..., {self.m}, d) with "
                              f"the same batch axes and d, got {np.shape(x)} and {np.shape(dy)}")
         batch, d = xb.shape[:-2], xb.shape[-1]
         if not self.shared and d != self.d:
             raise ValueError(f"skit: x must have d = {self.d} channels (axis -1), got {d}")
-        gx = A.empty_blocks(batch, self.n, d, dt) if dx else None
+        gx = A.empty_blocks(batch, self.n, d, dt, rows) if dx else None
+        lddx = d if rows else self.n
         width = self.m + self.n - 1
         total = np.zeros(width if self.shared else (d, width)) if dcoeffs else None
         part = np.empty(total.shape, dtype=dt) if dcoeffs else None
         fn = lib.skit_toeplitz_plan_backward_f32 if f32 else lib.skit_toeplitz_plan_backward
-        size = dt.itemsize
         ppart = A.pointer(part) if dcoeffs else None
         # a shared plan (d = 1) runs once per channel, as in _apply
         channels = range(d) if self.shared else [0]
+        sx, sg, sdx = (_channel_step(dt, rows, ld) for ld in (ldx, ldg, lddx))
         pdxs = A.batch_pointers(gx) if dx else [None] * len(A.batch_pointers(xb))
         for px, pg, pdx in zip(A.batch_pointers(xb), A.batch_pointers(gb), pdxs):
             for c in channels:
-                check(fn(self, px + size * c * ldx, ldx, pg + size * c * ldg, ldg,
-                         None if pdx is None else pdx + size * c * self.n, self.n, ppart, None))
+                check(fn(self, px + sx * c, ldx, pg + sg * c, ldg,
+                         None if pdx is None else pdx + sdx * c, lddx, ppart, None))
                 if dcoeffs:
                     total += part
         if dx and squeeze:
             gx = gx[..., 0]
+        if dcoeffs and not self.shared:
+            total = total.T  # (width, d): lags by channels
         if f32 and dcoeffs:
             total = total.astype(A.F32)
         return total, gx
 
     def _hot_apply(self, x, out, transpose):
         """The common cases with the least Python work: one float64 vector
-        (n,) or one F-contiguous (n, d) matrix, through cffi (checked by
-        strides: ndarray.flags costs more than the rest). None: take the
-        general path."""
+        (n,) or one (n, d) matrix contiguous in the plan's layout (C order
+        for rows, F for columns), through cffi (checked by strides:
+        ndarray.flags costs more than the rest). None: take the general
+        path."""
         h = self._hot
         if h is None or type(x) is not np.ndarray or x.dtype is not A.F64:
             return None
         rows_in, rows_out = (self.m, self.n) if transpose else (self.n, self.m)
         d = self.d
         if x.shape == (rows_in,) and d == 1:
-            want, strides = (rows_out,), (8,)
+            want, strides, ldx, ldy = (rows_out,), (8,), 1 if self._rows else rows_in, \
+                1 if self._rows else rows_out
             if x.strides != (8,) and rows_in > 1:
                 return None
-        elif x.shape == (rows_in, d):
-            want, strides = (rows_out, d), (8, 8 * rows_out)
+        elif x.shape == (rows_in, d) and self._rows:  # C-contiguous (n, d)
+            want, strides, ldx, ldy = (rows_out, d), (8 * d, 8), d, d
+            if x.strides != (8 * d, 8):
+                return None
+        elif x.shape == (rows_in, d):  # F-contiguous (n, d)
+            want, strides, ldx, ldy = (rows_out, d), (8, 8 * rows_out), rows_in, rows_out
             if x.strides != (8, 8 * rows_in):
                 return None
-            x = x.T
         else:
             return None
         if out is None:
-            y = np.empty(want[::-1]).T
+            y = np.empty(want) if self._rows else np.empty(want[::-1]).T
         elif (type(out) is np.ndarray and out.dtype is A.F64 and out.shape == want
               and (out.strides == strides or rows_out == 1)):
             y = out
@@ -254,12 +284,12 @@ class ToeplitzPlan(Handle):
         fn = _lib.hot.skit_toeplitz_plan_execute_transpose if transpose else \
             _lib.hot.skit_toeplitz_plan_execute
         try:
-            yb = _hot_buffer(y.T, True)
+            yb = _hot_buffer(y if self._rows else y.T, True)
         except (TypeError, ValueError, BufferError):  # read-only out: the general path says so
             return None
         self._acquire()  # close() waits for this call
         try:
-            status = fn(h, _hot_buffer(x), rows_in, yb, rows_out, _lib.hot_null)
+            status = fn(h, _hot_buffer(x if self._rows else x.T), ldx, yb, ldy, _lib.hot_null)
         finally:
             self._release()
         if status:
@@ -277,7 +307,8 @@ class ToeplitzPlan(Handle):
             dtype = A.float_dtype((x,), None, self.upcast if upcast is None else upcast)
         fn = getattr(lib, name + ("_f32" if dtype == A.F32 else ""))
         rows_in, rows_out = (self.m, self.n) if transpose else (self.n, self.m)
-        xb, ldx, squeeze = A.as_blocks_input(x, "x", dtype, upcast=True)  # float_dtype decided
+        rows = self._rows
+        xb, ldx, squeeze = A.as_blocks_input(x, "x", dtype, upcast=True, rows=rows)  # float_dtype decided
         if xb.shape[-2] != rows_in:
             raise ValueError(f"skit: x must have {rows_in} rows (axis -2), got shape "
                              f"{np.shape(x)}")
@@ -287,16 +318,15 @@ class ToeplitzPlan(Handle):
         batch = xb.shape[:-2]
         cast_back = np.asarray(x).dtype == A.F32 and dtype == A.F64
         if out is None or cast_back:
-            y = A.empty_blocks(batch, rows_out, d, dtype)
-            ldy = rows_out
+            y = A.empty_blocks(batch, rows_out, d, dtype, rows)
+            ldy = d if rows else rows_out
         else:
             y = out[:, None] if squeeze and out.ndim == 1 else out
-            ldy = A.check_out(y, batch + (rows_out, d), "out", dtype)
+            ldy = A.check_out(y, batch + (rows_out, d), "out", dtype, rows)
         # a shared plan applies one matrix to any number of channels: one
         # call per channel block of d = 1 (the plan's d) when d > 1
-        size = np.dtype(dtype).itemsize
-        step = size * ldx if self.shared else 0
-        ostep = size * ldy if self.shared else 0
+        step = _channel_step(dtype, rows, ldx) if self.shared else 0
+        ostep = _channel_step(dtype, rows, ldy) if self.shared else 0
         for px, py in zip(A.batch_pointers(xb), A.batch_pointers(y)):
             if self.shared:
                 for c in range(d):

@@ -146,8 +146,9 @@ def _toeplitz_forward(coeffs, x, m, n, causal, upcast):
     shared = coeffs.ndim == 1
     # float32 x and coefficients: the library's float32 plan (unless upcast)
     dtype = _A.F32 if x.dtype == _A.F32 and coeffs.dtype == _A.F32 and not upcast else _A.F64
-    # the channel-major form the plans read, made once and kept for backward
-    xb, _ = _A.blocks(x, "x", dtype, upcast=upcast)
+    # the plans read (..., n, d) tensors' C order in place (layout 'rows');
+    # other strides are copied once here and kept for backward
+    xb, _ = _A.blocks(x, "x", dtype, upcast=upcast, rows=True)
     with _cache.lock:
         plan = _cache.get(coeffs, m, n, causal, shared, upcast, dtype)
         y = plan(xb, upcast=upcast)
@@ -167,7 +168,8 @@ _Toeplitz = _function("ToeplitzFunction", _toeplitz_forward, _toeplitz_backward)
 
 def toeplitz(coeffs, x, m=None, causal=False, upcast=False):
     """y[..., :, c] = T_c x[..., :, c] with autograd for coeffs and x.
-    coeffs: (d, m+n-1) per channel or (m+n-1,) shared; x: (..., n, d);
+    coeffs: (m+n-1, d) per channel (lags by channels, as x is tokens by
+    channels) or (m+n-1,) shared; x: (..., n, d);
     m defaults to n (square). float32 coeffs and x run the library's
     float32 plan, forward and backward (gradients float32, within
     skit/toeplitz.h's float32 bounds); upcast=True computes float32 input
@@ -619,8 +621,8 @@ class TNO(torch.nn.Module):
         return torch.arange(-(n - 1), n, dtype=torch.float64)
 
     def coeffs(self, n=None):
-        """(d, 2n-1) Toeplitz coefficients (skit layout) at length n (None:
-        the construction length)."""
+        """(2n-1, d) Toeplitz coefficients (lags by channels) at length n
+        (None: the construction length)."""
         if n is None or int(n) == self.n:
             lags, bias = self.lags, self.bias
         else:
@@ -629,7 +631,7 @@ class TNO(torch.nn.Module):
                 raise ValueError(f"skit.torch.TNO: the length must be >= 1, got {n}")
             lags = self._lags(n).to(self.lags.device)
             bias = self.decay ** lags.abs()
-        return (self.rpe(lags) * bias[:, None]).T
+        return self.rpe(lags) * bias[:, None]
 
     def forward(self, x):
         return toeplitz(self.coeffs(x.shape[-2]), x, causal=self.causal)

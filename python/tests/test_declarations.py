@@ -49,7 +49,7 @@ def test_undeclared_function_is_refused():
 @pytest.mark.parametrize("n", [1, 7, 64, 97])
 def test_float32_toeplitz_plan_runs(rng, n):
     d = 3
-    coeffs = rng.standard_normal((d, 2 * n - 1))
+    coeffs = rng.standard_normal((2 * n - 1, d))
     x = rng.standard_normal((n, d)).astype(np.float32)
     with skit.ToeplitzPlan(coeffs, n, dtype=np.float32) as p32, skit.ToeplitzPlan(coeffs, n) as p64:
         for transpose in (False, True):
@@ -57,7 +57,7 @@ def test_float32_toeplitz_plan_runs(rng, n):
             y64 = p64.transpose(x.astype(np.float64)) if transpose else p64(x.astype(np.float64))
             assert y32.dtype == np.float32
             # skit/toeplitz.h: 20 log2(2N) 2^-24 ||t_c||_1 ||x_c||_2 per channel, N <= 4n
-            bound = 20 * np.log2(8 * n) * 2.0 ** -24 * np.abs(coeffs).sum(axis=1) * \
+            bound = 20 * np.log2(8 * n) * 2.0 ** -24 * np.abs(coeffs).sum(axis=0) * \
                 np.linalg.norm(x.astype(np.float64), axis=0)
             err = np.linalg.norm(y32.astype(np.float64) - y64, axis=0)
             assert np.all(err <= bound), (err, bound)

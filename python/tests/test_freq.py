@@ -84,3 +84,26 @@ def test_circle_samples_and_parseval(rng):
     k = freq.frequency_impulse(mlp, "half", N)[:, 0]
     assert rel(np.fft.ifft(s), k) < 1e-12
     assert freq.parseval_difference(s, k) < 1e-12
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fdtno_rows_in_place(rng, monkeypatch, dtype):
+    """The rows layout (the default) hands the library C-ordered (..., n,
+    d) arrays as they are; the columns layout gives the same values."""
+    from skit import _array, _lib
+    n, d = 37, 5
+    name = "skit_fdtno_plan_execute" + ("_f32" if dtype == np.float32 else "")
+    rows, cols = freq.FDTNOPlan(n, d, dtype=dtype), freq.FDTNOPlan(n, d, dtype=dtype, layout="columns")
+    response = rng.standard_normal((len(rows.grid), rows.response_width))
+    rows.set_response(response)
+    cols.set_response(response)
+    seen = []
+    original = getattr(_lib.lib, name)
+    monkeypatch.setattr(_lib.lib, name, lambda *a: seen.append(a) or original(*a))
+    x = rng.standard_normal((2, n, d)).astype(dtype)
+    y = rows(x)
+    assert [s[1] for s in seen] == [_array.pointer(x) + x.itemsize * n * d * b for b in range(2)]
+    assert all(s[2] == d and s[4] == d for s in seen) and y.flags.c_contiguous
+    assert rel(y, cols(x)) <= (1e-6 if dtype == np.float32 else 1e-15)
+    with pytest.raises(ValueError, match="layout"):
+        freq.FDTNOPlan(n, d, layout="diagonal")

@@ -40,21 +40,21 @@ def test_interp_ski_nystrom(rng):
     A = sl.toeplitz(coeffs[r - 1:], coeffs[r - 1::-1])
     dense = ski.ski_dense(W, coeffs)
     assert rel(dense, D @ A @ D.T) < 1e-12
-    plan = skit.SKIPlan(W, np.tile(coeffs, (d, 1)))
+    plan = skit.SKIPlan(W, np.tile(coeffs[:, None], (1, d)))
     assert rel(plan(x), dense @ x) < 1e-12 and plan.nbytes > 0
     ny = skit.NystromPlan(k, n, r)
     assert rel(ny(x), ny.dense() @ x) < 1e-10
-    band = rng.standard_normal((d, 5))
-    sl_plan = ski.SparseLowRankPlan(n, d, band=band, weights=W, coeffs=np.tile(coeffs, (d, 1)))
+    band = rng.standard_normal((5, d))  # taps by channels
+    sl_plan = ski.SparseLowRankPlan(n, d, band=band, weights=W, coeffs=np.tile(coeffs[:, None], (1, d)))
     lags = np.arange(n)[:, None] - np.arange(n)[None, :]
-    S = np.where(np.abs(lags) <= 2, band[0][np.clip(lags + 2, 0, 4)], 0)
+    S = np.where(np.abs(lags) <= 2, band[:, 0][np.clip(lags + 2, 0, 4)], 0)
     assert rel(sl_plan(x)[..., 0], x[..., 0] @ (S + dense).T) < 1e-12
 
 
 def test_ski_plan_float32(rng):
     n, r, d = 97, 11, 3
     W = skit.InterpWeights(n, r)
-    coeffs = rng.standard_normal((d, 2 * r - 1))
+    coeffs = rng.standard_normal((2 * r - 1, d))
     x = rng.standard_normal((2, n, d)).astype(np.float32)
     plan = skit.SKIPlan(W, coeffs)
     check_float32_plan(plan, skit.SKIPlan(W, coeffs, dtype=np.float32), x)

@@ -11,7 +11,7 @@ import skit
 
 def _plans(rng):
     n, d = 4096, 16  # a call long enough to be caught running
-    coeffs = rng.standard_normal((d, 2 * n - 1))
+    coeffs = rng.standard_normal((2 * n - 1, d))
     yield "toeplitz", skit.ToeplitzPlan(coeffs, n), rng.standard_normal((n, d))
     yield "tno", skit.TNOPlan(n, d, kind="fd", rpe_width=8, rpe_layers=1), rng.standard_normal((n, d))
 

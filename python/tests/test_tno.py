@@ -21,7 +21,7 @@ def test_tno_against_dense_reference(rng, kind, causal):
             assert rel(y[..., c], x[..., c] @ plan.dense(c).T) < 1e-11
         if kind != "ski":
             coeffs = plan.coeffs()
-            T0 = skit.toeplitz.dense(coeffs[0], n, causal=causal)
+            T0 = skit.toeplitz.dense(coeffs[:, 0], n, causal=causal)
             assert rel(T0, plan.dense(0)) < 1e-12
         else:
             with pytest.raises(NotImplementedError):
@@ -97,9 +97,9 @@ def test_reference_layout_and_rpe(rng):
     n, d = 10, 2
     plan = skit.TNOPlan(n, d, rpe_width=8, rpe_layers=1)
     c, ref = plan.coeffs(), plan.coeffs_reference()
-    assert ref.shape == (d, 2 * n)
-    assert rel(ref[:, :n], c[:, n - 1:]) < 1e-15            # lags 0..n-1
-    assert rel(ref[:, n + 1:], c[:, :n - 1]) < 1e-15        # lags -(n-1)..-1
+    assert ref.shape == (2 * n, d)
+    assert rel(ref[:n], c[n - 1:]) < 1e-15            # lags 0..n-1
+    assert rel(ref[n + 1:], c[:n - 1]) < 1e-15        # lags -(n-1)..-1
     assert plan.eval_rpe() == 2 * n - 1
     plan.update()
     assert rel(plan.coeffs(), c) < 1e-15

@@ -30,9 +30,9 @@ def test_matmul_toeplitz_matches_scipy(rng, n, k):
 @pytest.mark.parametrize("m,n,d", [(16, 16, 1), (7, 13, 3), (31, 5, 2), (97, 97, 4)])
 @pytest.mark.parametrize("causal", [False, True])
 def test_plan_per_channel_batched(rng, m, n, d, causal):
-    coeffs = rng.standard_normal((d, m + n - 1))
+    coeffs = rng.standard_normal((m + n - 1, d))
     x = rng.standard_normal((2, 3, n, d))
-    mats = [skit.toeplitz.dense(coeffs[c], m, n, causal) for c in range(d)]
+    mats = [skit.toeplitz.dense(coeffs[:, c], m, n, causal) for c in range(d)]
     if causal:
         assert all(np.allclose(np.triu(M, 1), 0) for M in mats)
     with skit.ToeplitzPlan(coeffs, m, n, causal=causal) as plan:
@@ -79,33 +79,77 @@ def _recording(monkeypatch, name):
 
 
 def test_zero_copy_pointers(rng, monkeypatch):
+    """The rows layout (the default) reads and writes numpy's C order in
+    place; the columns layout F order. Either copies the other order."""
     n, d = 33, 4
-    coeffs = rng.standard_normal((d, 2 * n - 1))
+    coeffs = rng.standard_normal((2 * n - 1, d))
     plan = skit.ToeplitzPlan(coeffs, n)
+    assert plan.layout == "rows"
     plan._hot = None  # the general (ctypes) path; the cffi path is tested below
     seen = _recording(monkeypatch, "skit_toeplitz_plan_execute")
-    x_f = np.asfortranarray(rng.standard_normal((n, d)))
-    out = np.empty((d, n)).T
-    y = plan(x_f, out=out)
+    x_c = rng.standard_normal((n, d))
+    out = np.empty((n, d))
+    y = plan(x_c, out=out)
     assert y is out
-    assert seen[-1][1] == _array.pointer(x_f) and seen[-1][3] == _array.pointer(out)
-    # a transposed view of a C-contiguous (batch, d, n) array: every block in place
+    assert seen[-1][1] == _array.pointer(x_c) and seen[-1][3] == _array.pointer(out)
+    assert seen[-1][2] == d and seen[-1][4] == d  # leading dimensions: a row's d values
+    # a C-contiguous batch (3, n, d): every block in place; every other row
+    # of a taller array: in place, with a leading dimension of 2d
+    xb = rng.standard_normal((3, n, d))
+    seen.clear()
+    yb = plan(xb)
+    assert [s[1] for s in seen] == [_array.pointer(xb) + 8 * n * d * b for b in range(3)]
+    assert yb.flags.c_contiguous
+    tall = rng.standard_normal((2 * n, d))
+    seen.clear()
+    assert rel(plan(tall[::2]), plan(np.ascontiguousarray(tall[::2]))) == 0
+    assert seen[0][1] == _array.pointer(tall) and seen[0][2] == 2 * d
+    # an F-ordered (n, d) array with d > 1 is copied once, to the same result
+    x_f = np.asfortranarray(x_c)
+    seen.clear()
+    assert rel(plan(x_f), plan(x_c)) == 0
+    assert seen[0][1] != _array.pointer(x_f)
+    # the columns layout: F order in place, C order copied
+    pc = skit.ToeplitzPlan(coeffs, n, layout="columns")
+    pc._hot = None
+    out_f = np.empty((d, n)).T
+    seen.clear()
+    assert pc(x_f, out=out_f) is out_f and rel(out_f, plan(x_c)) < 1e-15
+    assert seen[0][1] == _array.pointer(x_f) and seen[0][3] == _array.pointer(out_f)
     xv = rng.standard_normal((3, d, n)).swapaxes(-1, -2)
     seen.clear()
-    plan(xv)
+    pc(xv)
     assert [s[1] for s in seen] == [_array.pointer(xv) + 8 * n * d * b for b in range(3)]
-    # a C-contiguous (n, d) array with d > 1 cannot be read in place: one copy
-    x_c = np.ascontiguousarray(x_f)
-    seen.clear()
-    assert rel(plan(x_c), plan(x_f)) == 0
-    assert seen[-1][1] != _array.pointer(x_c)
-    # d = 1: C order is column-major too
-    p1 = skit.ToeplitzPlan(coeffs[:1], n)
+    # a shared plan (one matrix, any d) reads each channel of the rows in place
+    p1 = skit.ToeplitzPlan(coeffs[:, 0], n)
     p1._hot = None
-    x1 = rng.standard_normal((n, 1))
     seen.clear()
-    p1(x1)
-    assert seen[-1][1] == _array.pointer(x1)
+    y1 = p1(x_c)
+    assert [s[1] for s in seen] == [_array.pointer(x_c) + 8 * c for c in range(d)]
+    assert rel(y1[:, 2], skit.toeplitz.dense(coeffs[:, 0], n) @ x_c[:, 2]) < 1e-12
+    with pytest.raises(ValueError, match="layout"):
+        skit.ToeplitzPlan(coeffs, n, layout="diagonal")
+
+
+def test_rows_call_allocates_nothing_of_its_size(rng):
+    """No copy of x or y: a call with out= in the plan's layout allocates
+    (numpy memory, as tracemalloc sees it) far less than x."""
+    import tracemalloc
+    n, d = 4096, 16
+    for layout in ("rows", "columns"):
+        with skit.ToeplitzPlan(rng.standard_normal((2 * n - 1, d)), n, layout=layout) as plan:
+            plan._hot = None
+            # (2, n, d) in the layout: C order, or each (n, d) block F-ordered
+            x = rng.standard_normal((2, n, d)) if layout == "rows" else \
+                rng.standard_normal((2, d, n)).swapaxes(-1, -2)
+            out = np.empty_like(x) if layout == "rows" else np.empty((2, d, n)).swapaxes(-1, -2)
+            plan(x, out=out)  # warm up
+            tracemalloc.start()
+            plan(x, out=out)
+            plan.transpose(x, out=out)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            assert peak < x.nbytes // 16, (layout, peak, x.nbytes)
 
 
 @pytest.mark.skipif(_lib.hot is None, reason="cffi not importable: no fast path")
@@ -121,21 +165,26 @@ def test_fast_path_zero_copy(rng, monkeypatch):
         return buf
     monkeypatch.setattr(skit.toeplitz, "_hot_buffer", recording)
     n, d = 29, 3
-    coeffs = rng.standard_normal((d, 2 * n - 1))
+    coeffs = rng.standard_normal((2 * n - 1, d))
     plan = skit.ToeplitzPlan(coeffs, n)
-    x = np.asfortranarray(rng.standard_normal((n, d)))
-    out = np.empty((d, n)).T
+    x = rng.standard_normal((n, d))
+    out = np.empty((n, d))
     assert plan(x, out=out) is out
     assert seen == [_array.pointer(out), _array.pointer(x)]
-    want = np.stack([skit.toeplitz.dense(coeffs[c], n) @ x[:, c] for c in range(d)], -1)
+    pc = skit.ToeplitzPlan(coeffs, n, layout="columns")
+    xf, out_f = np.asfortranarray(x), np.empty((d, n)).T
+    seen.clear()
+    assert pc(xf, out=out_f) is out_f and rel(out_f, out) < 1e-15
+    assert seen == [_array.pointer(out_f), _array.pointer(xf)]
+    want = np.stack([skit.toeplitz.dense(coeffs[:, c], n) @ x[:, c] for c in range(d)], -1)
     assert rel(out, want) < 1e-12
     assert rel(plan.transpose(x), np.stack(
-        [skit.toeplitz.dense(coeffs[c], n).T @ x[:, c] for c in range(d)], -1)) < 1e-12
-    p1 = skit.ToeplitzPlan(coeffs[0], n)
+        [skit.toeplitz.dense(coeffs[:, c], n).T @ x[:, c] for c in range(d)], -1)) < 1e-12
+    p1 = skit.ToeplitzPlan(coeffs[:, 0], n)
     v = rng.standard_normal(n)
     seen.clear()
     y = p1(v)
-    assert seen[1] == _array.pointer(v) and rel(y, skit.toeplitz.dense(coeffs[0], n) @ v) < 1e-12
+    assert seen[1] == _array.pointer(v) and rel(y, skit.toeplitz.dense(coeffs[:, 0], n) @ v) < 1e-12
     ro = np.empty(n)
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="writeable"):
@@ -180,19 +229,18 @@ def test_float32_is_never_silent(rng):
                                                  (13, 13, 2, True, False), (4, 9, 2, False, True),
                                                  (31, 31, 3, True, True)])
 def test_plan_backward_matches_dense(rng, m, n, d, causal, shared):
-    coeffs = rng.standard_normal(m + n - 1) if shared else rng.standard_normal((d, m + n - 1))
+    coeffs = rng.standard_normal(m + n - 1) if shared else rng.standard_normal((m + n - 1, d))
     x, dy = rng.standard_normal((2, n, d)), rng.standard_normal((2, m, d))
     want_dc = np.zeros((d, m + n - 1))
     want_dx = np.empty_like(x)
     for c in range(d):
-        T = skit.toeplitz.dense(coeffs if shared else coeffs[c], m, n, causal=causal)
+        T = skit.toeplitz.dense(coeffs if shared else coeffs[:, c], m, n, causal=causal)
         want_dx[..., c] = dy[..., c] @ T
         for i in range(m):
             for j in range(n):
                 if not causal or i >= j:  # dt_k = sum_i dy_i x_{i-k}, summed over the batch
                     want_dc[c, i - j + n - 1] += dy[:, i, c] @ x[:, j, c]
-    if shared:
-        want_dc = want_dc.sum(axis=0)
+    want_dc = want_dc.sum(axis=0) if shared else want_dc.T  # lags by channels
     with skit.ToeplitzPlan(coeffs, m, n, causal=causal, shared=shared) as plan:
         dc, dx = plan.backward(x, dy)
         assert rel(dx, want_dx) < 1e-12 and rel(dc, want_dc) < 1e-12
@@ -313,9 +361,9 @@ def test_gil_released_during_execute(rng):
     import threading
     import time
     n, d = 1 << 16, 32
-    plan = skit.ToeplitzPlan(rng.standard_normal((d, 2 * n - 1)), n)
-    x = np.asfortranarray(rng.standard_normal((n, d)))
-    out = np.empty((d, n)).T
+    plan = skit.ToeplitzPlan(rng.standard_normal((2 * n - 1, d)), n)
+    x = rng.standard_normal((n, d))
+    out = np.empty((n, d))
     done = threading.Event()
     ticks = [0]
 
@@ -348,3 +396,22 @@ def test_fft_good_length():
                 r //= p
         assert g >= n and r == 1
     assert skit.fft_good_length(11) == 12
+
+
+def test_one_coefficient_layout_with_the_cli(rng, tmp_path):
+    """The CLI's files and the binding's arrays hold the same (2n-1, d)
+    matrix, lags by channels (docs/layout.md): the arrays saved as they are
+    give the CLI the binding's product."""
+    import os
+    import subprocess
+    exe = os.environ.get("SKIT")
+    if not exe or not os.access(exe, os.X_OK):
+        pytest.skip("SKIT (the CLI binary) not set: make check sets it")
+    n, d = 23, 3
+    coeffs, x = rng.standard_normal((2 * n - 1, d)), rng.standard_normal((n, d))
+    np.save(tmp_path / "c.npy", coeffs)
+    np.save(tmp_path / "x.npy", x)
+    subprocess.run([exe, "toeplitz", "matvec", "--coeffs", str(tmp_path / "c.npy"), "--x",
+                    str(tmp_path / "x.npy"), "-o", str(tmp_path / "y.npy")], check=True)
+    with skit.ToeplitzPlan(coeffs, n) as plan:
+        assert rel(np.load(tmp_path / "y.npy"), plan(x)) < 1e-13

@@ -14,7 +14,7 @@ def _t(rng, *shape):
 @pytest.mark.parametrize("m,n,d,causal,shared", [(6, 6, 2, False, False), (5, 7, 3, True, False),
                                                  (9, 4, 1, False, True), (7, 7, 2, True, True)])
 def test_toeplitz_gradcheck(rng, m, n, d, causal, shared):
-    coeffs = _t(rng, m + n - 1) if shared else _t(rng, d, m + n - 1)
+    coeffs = _t(rng, m + n - 1) if shared else _t(rng, m + n - 1, d)
     x = _t(rng, 2, n, d)
     assert gradcheck(lambda c, xx: st.toeplitz(c, xx, m=m, causal=causal), (coeffs, x))
     y = st.toeplitz(coeffs, x, m=m, causal=causal)
@@ -23,10 +23,10 @@ def test_toeplitz_gradcheck(rng, m, n, d, causal, shared):
 
 def test_toeplitz_forward_matches_dense(rng):
     n, d = 11, 2
-    c, x = _t(rng, d, 2 * n - 1), _t(rng, n, d)
+    c, x = _t(rng, 2 * n - 1, d), _t(rng, n, d)
     y = st.toeplitz(c, x)
     for ch in range(d):
-        T = skit.toeplitz.dense(c[ch].detach().numpy(), n)
+        T = skit.toeplitz.dense(c[:, ch].detach().numpy(), n)
         assert np.allclose(y[:, ch].detach().numpy(), T @ x[:, ch].detach().numpy(),
                            atol=1e-12)
 
@@ -51,7 +51,7 @@ def test_tno_module_any_length(rng, causal):
         x = _t(rng, 2, n, 3)
         assert torch.allclose(module(x), other(x), rtol=0, atol=1e-12)
         assert torch.allclose(module.coeffs(n), other.coeffs(), rtol=0, atol=1e-12)
-    assert module.coeffs().shape == (3, 31)  # the construction length by default
+    assert module.coeffs().shape == (31, 3)  # the construction length by default
 
 
 def test_tno_module_gradients_at_other_length(rng):
@@ -340,7 +340,7 @@ def _second_derivative_raises(fn, inputs):
 
 def test_second_derivatives_raise(rng):
     n, d = 6, 2
-    _second_derivative_raises(lambda c, x: st.toeplitz(c, x), (_t(rng, d, 2 * n - 1), _t(rng, n, d)))
+    _second_derivative_raises(lambda c, x: st.toeplitz(c, x), (_t(rng, 2 * n - 1, d), _t(rng, n, d)))
     q, k, v = _t(rng, n, 3), _t(rng, n, 3), _t(rng, n, 2)
     _second_derivative_raises(lambda a, b, c: st.attention(a, b, c), (q, k, v))
     _second_derivative_raises(lambda a, b, c: st.mra2(a, b, c, block=3, blocks_per_row=1), (q, k, v))
@@ -359,7 +359,7 @@ def test_toeplitz_float32(rng, causal, shared):
     float32 outputs and gradients, close to the float64 ones (the float32
     bounds of skit/toeplitz.h are far below 1e-5 relative at n = 37)."""
     n, d = 37, 3
-    c64 = _t(rng, 2 * n - 1) if shared else _t(rng, d, 2 * n - 1)
+    c64 = _t(rng, 2 * n - 1) if shared else _t(rng, 2 * n - 1, d)
     x64 = _t(rng, 2, n, d)
     c32 = c64.detach().float().requires_grad_()
     x32 = x64.detach().float().requires_grad_()

@@ -9,7 +9,7 @@ import skit
 
 def test_complex_coefficients_raise(rng):
     n = 5
-    c = rng.standard_normal((2, 2 * n - 1)) + 1j
+    c = rng.standard_normal((2 * n - 1, 2)) + 1j
     with pytest.raises(TypeError, match="complex"):
         skit.ToeplitzPlan(c, n)
     with skit.ToeplitzPlan(c.real, n) as plan:
@@ -39,7 +39,7 @@ def test_float32_overflow_raises(rng):
     """Finite float32 input whose result overflows float32 raises, as the
     CLI exits 1; a NaN already in the input propagates without an error."""
     n = 16
-    coeffs = np.full((1, 2 * n - 1), 1e30)
+    coeffs = np.full((2 * n - 1, 1), 1e30)
     x = np.full((n, 1), 1e20, dtype=np.float32)  # products of 1e50: past float32's 3.4e38
     with skit.ToeplitzPlan(coeffs, n, dtype=np.float32) as plan:
         with pytest.raises(FloatingPointError, match="float32"):

@@ -1,16 +1,19 @@
-/* transpose.c — the blocked transposes of lib/tno (tno_internal.h) for one
+/* transpose.c — blocked out-of-place transposes (core/transpose.h) for one
  * precision: R = double here, R = float when transposef.c compiles this
- * file again with TNO_TRANSPOSE_SINGLE (float32 plans' layouts). */
+ * file again with SKIT_TRANSPOSE_SINGLE. Every change of data layout in
+ * the library (the TNO plans' rows and channels, the Toeplitz plans'
+ * rows-layout gradients) goes through them. */
 #include "config.h"
 
-#include "tno/tno_internal.h"
+#include "core/internal.h"
+#include "core/transpose.h"
 
-#ifdef TNO_TRANSPOSE_SINGLE
+#ifdef SKIT_TRANSPOSE_SINGLE
 typedef float R;
-#define TRANSPOSE_LD tno_transpose_ld_f32
+#define TRANSPOSE_LD skit_transpose_ld_f32
 #else
 typedef double R;
-#define TRANSPOSE_LD tno_transpose_ld
+#define TRANSPOSE_LD skit_transpose_ld
 #endif
 
 /* Tile edge: 32 x 32 doubles (8 KiB) per tile keeps source and
@@ -31,9 +34,9 @@ void TRANSPOSE_LD(const R *src, size_t rows, size_t cols, size_t lds, R *dst, si
     }
 }
 
-#ifndef TNO_TRANSPOSE_SINGLE
-void tno_transpose(const double *src, size_t rows, size_t cols, double *dst)
+#ifndef SKIT_TRANSPOSE_SINGLE
+void skit_transpose(const double *src, size_t rows, size_t cols, double *dst)
 {
-    tno_transpose_ld(src, rows, cols, cols, dst, rows);
+    skit_transpose_ld(src, rows, cols, cols, dst, rows);
 }
 #endif
