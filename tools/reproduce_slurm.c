@@ -473,16 +473,22 @@ static int submit_jobs(const reproduce_options *o, const char *out_dir, char *co
     snprintf(path, sizeof path, "%s/slurm/jobs", out_dir);
     status = write_lines(path, lines, 1); /* written even without a merge job: the array holds DIR */
     if (!merge) return CLI_FAILED;
-    fprintf(stderr,
-            "submitted %zu task(s) as Slurm array job %lu and the merge as job %lu; the report "
-            "will be %s/REPORT.md (task logs: %s/slurm/logs/)\n",
-            count, array, merge, out_dir, out_dir);
+    if (array)
+        fprintf(stderr, "submitted %zu task(s) as Slurm array job %lu and the merge as job %lu",
+                count, array, merge);
+    else
+        fprintf(stderr, "nothing to resubmit; submitted the merge as job %lu", merge);
+    fprintf(stderr, "; the report will be %s/REPORT.md (Slurm's logs: %s/slurm/logs/)\n", out_dir,
+            out_dir);
     return status;
 }
 
 int slurm_submit(const reproduce_options *o, const char *out_dir, char *const *run, size_t count)
 {
-    char abs[4096];
+    char abs[4096], record[PATH_SIZE];
+    snprintf(record, sizeof record, "%s/slurm/run", out_dir);
+    if (o->resume_missing && access(record, R_OK) != 0)
+        return cli_usage_error("--resume-missing: %s holds no Slurm run (no slurm/run)", out_dir);
     if (mkdir(out_dir, 0777) != 0 && errno != EEXIST)
         return cli_usage_error("--out: cannot create directory %s: %s", out_dir, strerror(errno));
     if (!realpath(out_dir, abs)) return cli_usage_error("--out: %s: %s", out_dir, strerror(errno));
