@@ -5,3 +5,6 @@ TESTS += tests/cli_reliability.sh
 TESTS += tests/readme.sh
 # outputs that are not regular files (-o /dev/null as root, FIFOs, links)
 TESTS += tests/cli_devnull.sh
+# skit reproduce --slurm on a single-node Slurm cluster started by the test
+# (root; installs Debian's slurmd, slurmctld, munge, slurm-client if missing)
+TESTS += tests/cli_slurm.sh

@@ -163,6 +163,7 @@ for e in 01_one 02_two 03_three; do
 PAPER=TNN
 ONE_RUN=deterministic
 [ -n "${SLOW_EXPERIMENT:-}" ] && [ "$EXP" = "$SLOW_EXPERIMENT" ] && sleep 30
+[ "${FAIL_EXPERIMENT:-}" = "$EXP" ] && exit 3
 claim c1 "a claim" 1 holds "-"
 echo "note of $EXP" | note
 EOF
@@ -220,6 +221,57 @@ leftover=$(find "$R2" -name '*.tmp*')
 [ -e "$R2/done/01_one" ] && [ ! -e "$R2/done/02_two" ] && pass || fail "markers after an interrupted run: $(ls "$R2/done")"
 SKIT_DATADIR=$FAKE run reproduce --out "$R2" --merge
 expect 1 "02_two" "--merge after an interrupted run"
+
+# ---- reproduce --slurm without a cluster: stand-ins for sbatch (records its
+# arguments, prints a job ID) and squeue (lists $QUEUED); the array tasks
+# run here by hand. tests/cli_slurm.sh runs a real cluster.
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\necho "$*" >> "$SBATCH_LOG"\necho $((100 + $(wc -l < "$SBATCH_LOG")))\n' > "$TMP/bin/sbatch"
+printf '#!/bin/sh\n[ -n "$QUEUED" ] && echo "$QUEUED"\nexit 0\n' > "$TMP/bin/squeue"
+chmod +x "$TMP/bin/sbatch" "$TMP/bin/squeue"
+S=$TMP/slurm-run
+slurm() { PATH=$TMP/bin:$PATH SBATCH_LOG=$TMP/sbatch.log QUEUED=${QUEUED:-} SKIT_DATADIR=$FAKE run "$@"; }
+task() { # I [VAR=VALUE...]: array task I of the latest submission
+  local i=$1; shift
+  env "$@" SLURM_ARRAY_TASK_ID="$i" SLURM_JOB_ID=$((500 + i)) SKIT_DATADIR="$FAKE" \
+    "$SKIT" reproduce --out "$S" --slurm-task "$(ls -d "$S"/slurm/tasks-* | tail -n 1)" >/dev/null 2>&1
+}
+slurm reproduce --slurm --out "$S" --slurm-opt=--partition=p --slurm-opt=--mem=1G
+expect 0 "array job 101 and the merge as job 102" "--slurm submission"
+grep -q -- "--array=1-3 --partition=p --mem=1G" "$TMP/sbatch.log" &&
+  grep -q -- "--dependency=afterany:101 --partition=p --mem=1G --wrap=.* --merge" "$TMP/sbatch.log" && pass ||
+  fail "sbatch arguments: $(cat "$TMP/sbatch.log")"
+QUEUED=101_1 slurm reproduce --out "$S"
+expect 2 "in use by Slurm jobs 101_1" "a run while the Slurm run's jobs are queued"
+task 1; task 2 FAIL_EXPERIMENT=02_two
+env SLOW_EXPERIMENT=03_three SLURM_ARRAY_TASK_ID=3 SLURM_JOB_ID=503 SKIT_DATADIR="$FAKE" \
+  "$SKIT" reproduce --out "$S" --slurm-task "$S/slurm/tasks-1" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do [ -e "$S/shards/.03_three.partial.503/logs/03_three.log" ] && break; sleep 0.1; done
+sleep 0.3
+kill -TERM $pid; wait $pid
+[ -d "$S/shards/01_one" ] && [ -d "$S/shards/02_two.failed" ] && [ ! -e "$S/shards/03_three" ] && pass ||
+  fail "shards after a failed and a killed task: $(ls -a "$S/shards")"
+slurm reproduce --merge --out "$S"
+expect 1 "missing (killed, or not run yet): 03_three; failed (logs in shards/NAME.failed/logs/): 02_two" \
+  "--merge of a Slurm run with a failed and a missing shard"
+slurm reproduce --merge --allow-partial --out "$S"
+expect 0 "" "--merge --allow-partial of a Slurm run"
+grep -q "^script.*error" "$S/claims/02_two.tsv" && [ ! -e "$S/claims/03_three.tsv" ] && pass ||
+  fail "partial Slurm report: $(ls "$S/claims")"
+slurm reproduce --slurm --resume-missing --out "$S"
+expect 0 "" "--resume-missing"
+[ "$(cat "$S/slurm/tasks-2")" = $'02_two\n03_three' ] && pass || fail "resubmitted: $(cat "$S/slurm/tasks-2")"
+task 1; task 2
+[ -z "$(ls -a "$S/shards" | grep -e partial -e failed)" ] && pass || fail "shards after resume: $(ls -a "$S/shards")"
+slurm reproduce --merge --out "$S"
+expect 0 "" "--merge after --resume-missing"
+grep -q "Partial" "$S/REPORT.md" && fail "complete Slurm report says partial" || pass
+slurm reproduce --slurm --resume-missing --out "$S"
+expect 0 "nothing to resubmit" "--resume-missing with nothing missing submits the merge alone"
+slurm reproduce --slurm --resume-missing --out "$TMP/none"
+expect 2 "holds no Slurm run" "--resume-missing without a run"
+[ ! -e "$TMP/none" ] && pass || fail "--resume-missing without a run created its --out"
 
 # ---- memory: RLIMIT_AS counts in the pre-check (exit 2, not a late exit 1) ----
 # AddressSanitizer reserves terabytes of address space for its shadow

@@ -33,8 +33,7 @@
 #include "cli/cli.h"
 #include "commands.h"
 #include "reproduce_report.h"
-
-#define MAX_EXPERIMENTS 256
+#include "reproduce_slurm.h"
 
 static const char *usage =
     "usage: skit reproduce [options]\n"
@@ -59,15 +58,31 @@ static const char *usage =
     "                   refused (exit 1) while a shard never started or an experiment of\n"
     "                   its plan (DIR/done/.plan-I-of-N) has no completion marker\n"
     "                   (DIR/done/NAME): it did not run or was interrupted\n"
-    "  --allow-partial  with --merge: write the report anyway; its first lines name the\n"
-    "                   missing experiments\n"
+    "  --allow-partial  with --merge (or --slurm, for its merge job): write the report\n"
+    "                   anyway; its first lines name the missing experiments\n"
+    "  --slurm          submit the run to Slurm: one job array, a task per experiment, and a\n"
+    "                   merge job after it (--dependency=afterany) that writes REPORT.md;\n"
+    "                   --out must be on a filesystem the nodes share. Task I writes only\n"
+    "                   DIR/shards/NAME (renamed into place when its experiment ends, so a\n"
+    "                   killed task leaves none); the merge copies the shards into DIR and\n"
+    "                   refuses missing or failed ones (unless --allow-partial). DIR/slurm/\n"
+    "                   holds the job IDs and Slurm's logs; while those jobs are queued or\n"
+    "                   running, any other run on DIR is refused\n"
+    "  --slurm-opt OPT  with --slurm: pass OPT to sbatch for every job (repeat it), e.g.\n"
+    "                   --slurm-opt=--partition=short --slurm-opt=--time=2:00:00\n"
+    "                   --slurm-opt=--cpus-per-task=4 --slurm-opt=--mem=8G --slurm-opt=--account=X\n"
+    "  --resume-missing with --slurm: resubmit only the experiments of the run in DIR whose\n"
+    "                   shard is missing (killed, timed out) or failed, and a new merge job\n"
+    "  --slurm-task FILE  (run by the array tasks) the experiment on line\n"
+    "                   $SLURM_ARRAY_TASK_ID of FILE, into DIR/shards/\n"
     "  --quick          smaller sizes, the same claims (the report says so)\n"
     "  --list           list the experiments and exit\n"
     "  -h, --help       this message\n\n"
     "Sharded runs, e.g. with GNU parallel on one machine:\n"
     "  parallel skit reproduce --out out --shard {}/4 ::: 1 2 3 4 && skit reproduce --out out "
     "--merge\n"
-    "or one Slurm array task per shard (--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT).\n"
+    "On a Slurm cluster: skit reproduce --slurm --out /shared/run [--slurm-opt=...]\n"
+    "and after a task was killed: skit reproduce --slurm --resume-missing --out /shared/run\n"
     "Shards of one run may share DIR; any other second run on DIR is refused while the\n"
     "first holds it (\"DIR is in use by PID\").\n";
 
@@ -98,7 +113,7 @@ static int list_experiments(const char *dir, char **names, size_t *count)
 }
 
 /* Name without ".sh". */
-static void stem(const char *file, char *out, size_t size)
+void reproduce_stem(const char *file, char *out, size_t size)
 {
     snprintf(out, size, "%.*s", (int)(strlen(file) - 3), file);
 }
@@ -151,12 +166,6 @@ static int run_script(const char *script, const char *log_path)
 }
 
 /* ---- completion markers, --merge, the output-directory lock ------------- */
-
-typedef struct reproduce_options {
-    const char *out, *only, *compare;
-    size_t shard_index, shard_count;
-    int merge, quick, list, paper_figures, strict, allow_partial;
-} reproduce_options;
 
 static int selected_experiment(const reproduce_options *o, const char *file, size_t i);
 
@@ -234,7 +243,7 @@ static char *missing_experiments(const char *out_dir, char *const *names, size_t
     }
     for (size_t i = 0; list && shards == 0 && i < count; i++) {
         char name[256], marker[4400];
-        stem(names[i], name, sizeof name);
+        reproduce_stem(names[i], name, sizeof name);
         snprintf(marker, sizeof marker, "%s/done/%s", out_dir, name);
         if (access(marker, F_OK) != 0 && append_item(&list, &size, name)) {
             free(list);
@@ -254,11 +263,14 @@ static int merge_report(const char *out_dir, const reproduce_options *o, char *c
 {
     char claims[4400];
     snprintf(claims, sizeof claims, "%s/claims", out_dir);
-    if (access(claims, F_OK) != 0)
+    char slurm_run[4400];
+    snprintf(slurm_run, sizeof slurm_run, "%s/slurm/run", out_dir);
+    if (access(claims, F_OK) != 0 && access(slurm_run, F_OK) != 0)
         return cli_usage_error("--merge: %s has no claims/ directory (run experiments first)", out_dir);
+    int status = slurm_gather(out_dir, o->allow_partial);
+    if (status != CLI_OK) return status;
     char *missing = missing_experiments(out_dir, names, count);
     if (!missing) return cli_failure("out of memory");
-    int status;
     if (*missing && !o->allow_partial)
         status = cli_failure("--merge: %s: experiments not completed (no marker in done/): %s; run "
                              "them, or pass --allow-partial for a report that says so",
@@ -271,7 +283,7 @@ static int merge_report(const char *out_dir, const reproduce_options *o, char *c
 
 /* Takes flock `how` on DIR/NAME without waiting, the PID written into it;
  * CLI_USAGE naming the holder's PID when another process has it. */
-static int lock_file(const char *out_dir, const char *name, int how)
+int reproduce_lock_file(const char *out_dir, const char *name, int how)
 {
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", out_dir, name);
@@ -299,18 +311,24 @@ static int lock_file(const char *out_dir, const char *name, int how)
  * or --merge holds DIR/.skit-reproduce.lock exclusively; shards of one
  * sharded run (--shard I/N, the documented way to run in parallel) share it
  * and each holds its own .skit-reproduce.lock.I-of-N. The kernel releases
- * the locks when the process ends. */
-static int lock_output_dir(const char *out_dir, int create, size_t shard, size_t shards)
+ * the locks when the process ends. A Slurm run outlives the process that
+ * submitted it: its jobs hold DIR while the scheduler lists them. */
+int reproduce_lock_output_dir(const char *out_dir, int create, size_t shard, size_t shards)
 {
     if (create && mkdir(out_dir, 0777) != 0 && errno != EEXIST)
         return cli_usage_error("--out: cannot create directory %s: %s", out_dir, strerror(errno));
     struct stat st;
     if (!create && stat(out_dir, &st) != 0) return CLI_OK; /* write_report says it is missing */
-    int status = lock_file(out_dir, ".skit-reproduce.lock", shards > 1 ? LOCK_SH : LOCK_EX);
+    int status = reproduce_lock_file(out_dir, ".skit-reproduce.lock", shards > 1 ? LOCK_SH : LOCK_EX);
+    char jobs[256];
+    if (status == CLI_OK && slurm_jobs_active(out_dir, jobs, sizeof jobs))
+        return cli_usage_error("--out: %s is in use by Slurm jobs %s (skit reproduce --slurm); wait "
+                               "for them, scancel them, or choose another --out",
+                               out_dir, jobs);
     if (status != CLI_OK || shards <= 1) return status;
     char name[64];
     snprintf(name, sizeof name, ".skit-reproduce.lock.%zu-of-%zu", shard, shards);
-    return lock_file(out_dir, name, LOCK_EX);
+    return reproduce_lock_file(out_dir, name, LOCK_EX);
 }
 
 /* Plans of another shard count belong to an older run of this directory. */
@@ -342,7 +360,7 @@ static void write_plan(const char *out_dir, const reproduce_options *o, char *co
     for (size_t i = 0; i < count; i++)
         if (selected_experiment(o, names[i], i)) {
             char name[256];
-            stem(names[i], name, sizeof name);
+            reproduce_stem(names[i], name, sizeof name);
             fprintf(f, "%s\n", name);
         }
     fclose(f);
@@ -377,8 +395,33 @@ static int reproduce_option(void *ctx, int opt, const char *arg)
     case 'S': o->strict = 1; return CLI_OK;
     case 'C': o->compare = arg; return CLI_OK;
     case 'A': o->allow_partial = 1; return CLI_OK;
+    case 'U': o->slurm = 1; return CLI_OK;
+    case 'R': o->resume_missing = 1; return CLI_OK;
+    case 'T': o->slurm_task = arg; return CLI_OK;
+    case 'W':
+        if (o->slurm_opt_count == MAX_SLURM_OPTS)
+            return cli_usage_error("--slurm-opt: at most %d options", MAX_SLURM_OPTS);
+        o->slurm_opts[o->slurm_opt_count++] = arg;
+        return CLI_OK;
     }
     return -1;
+}
+
+/* --slurm submits a whole run; the others go with it */
+static int check_slurm_options(const reproduce_options *o)
+{
+    if (o->slurm && (o->merge || o->shard_count > 1 || o->paper_figures || o->slurm_task))
+        return cli_usage_error("--slurm: submits a whole run (not with --merge, --shard, "
+                               "--paper-figures or --slurm-task)");
+    if ((o->slurm_opt_count || o->resume_missing) && !o->slurm)
+        return cli_usage_error("--%s needs --slurm", o->resume_missing ? "resume-missing" : "slurm-opt");
+    if (o->resume_missing && (o->only || o->quick))
+        return cli_usage_error("--resume-missing: the experiments and --quick are the recorded "
+                               "run's (drop --only and --quick)");
+    if (o->slurm_task && (o->merge || o->shard_count > 1 || o->only || o->paper_figures))
+        return cli_usage_error("--slurm-task: runs one array task of --slurm (not with --merge, "
+                               "--shard, --only or --paper-figures)");
+    return CLI_OK;
 }
 
 /* CLI_OK, CLI_USAGE, or CLI_HELP */
@@ -394,6 +437,10 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
         {"strict", no_argument, NULL, 'S'},
         {"compare", required_argument, NULL, 'C'},
         {"allow-partial", no_argument, NULL, 'A'},
+        {"slurm", no_argument, NULL, 'U'},
+        {"slurm-opt", required_argument, NULL, 'W'},
+        {"resume-missing", no_argument, NULL, 'R'},
+        {"slurm-task", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0}};
     /* clang-format on */
     *o = (reproduce_options){.shard_index = 1, .shard_count = 1};
@@ -410,14 +457,15 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
     if (o->paper_figures && !cli_source_tree())
         return cli_usage_error("--paper-figures: only a skit run from its build tree knows the "
                                "source tree's paper_figures/ (use --out)");
-    if (o->allow_partial && !o->merge) return cli_usage_error("--allow-partial needs --merge");
-    return CLI_OK;
+    if (o->allow_partial && !o->merge && !o->slurm)
+        return cli_usage_error("--allow-partial needs --merge or --slurm");
+    return check_slurm_options(o);
 }
 
 static int selected_experiment(const reproduce_options *o, const char *file, size_t i)
 {
     char name[256];
-    stem(file, name, sizeof name);
+    reproduce_stem(file, name, sizeof name);
     return selected_by_only(o->only, name) && i % o->shard_count == o->shard_index - 1;
 }
 
@@ -428,7 +476,7 @@ static void free_names(char **names, size_t count)
 }
 
 /* The output tree, and the environment the experiment scripts read. */
-static int prepare_output(const char *out_dir, int quick, char *abs_out, size_t size)
+int reproduce_prepare_output(const char *out_dir, int quick, char *abs_out, size_t size)
 {
     const char *subdirs[] = {"", "/data", "/figures", "/claims", "/notes", "/logs", "/done"};
     for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
@@ -462,11 +510,11 @@ static int prepare_output(const char *out_dir, int quick, char *abs_out, size_t 
 
 /* One experiment script; a failure is recorded as a claim row so that the
  * report cannot hide it. Returns 1 if it failed. */
-static int run_experiment(const char *exp_dir, const char *file, const char *abs_out, size_t run,
+int reproduce_run_experiment(const char *exp_dir, const char *file, const char *abs_out, size_t run,
                           size_t selected)
 {
     char name[256], script[4400], log_path[4400];
-    stem(file, name, sizeof name);
+    reproduce_stem(file, name, sizeof name);
     snprintf(script, sizeof script, "%s/%s", exp_dir, file);
     snprintf(log_path, sizeof log_path, "%s/logs/%s.log", abs_out, name);
     fprintf(stderr, "[%zu/%zu] %-32s ...", run, selected, name);
@@ -571,7 +619,7 @@ static int finish_report(const char *out_dir, const reproduce_options *o, size_t
 /* ---- --paper-figures: the committed copy of the report ----------------- */
 
 /* Copy the regular file `from` to `to` (created); 0 or -1 with errno. */
-static int copy_file(const char *from, const char *to)
+int reproduce_copy_file(const char *from, const char *to)
 {
     FILE *in = fopen(from, "rb");
     if (!in) return -1;
@@ -611,7 +659,7 @@ static int copy_matching(const char *from, const char *to, const char *sub, cons
         char a[4700], b[4700];
         snprintf(a, sizeof a, "%s/%s", src, e->d_name);
         snprintf(b, sizeof b, "%s/%s", dst, e->d_name);
-        rc = copy_file(a, b);
+        rc = reproduce_copy_file(a, b);
     }
     closedir(dir);
     return rc;
@@ -619,7 +667,7 @@ static int copy_matching(const char *from, const char *to, const char *sub, cons
 
 /* Remove `path` and, for a directory, what it holds (symbolic links are
  * removed, not followed). */
-static void remove_tree(const char *path)
+void reproduce_remove_tree(const char *path)
 {
     struct stat st;
     if (lstat(path, &st) != 0) return;
@@ -629,11 +677,21 @@ static void remove_tree(const char *path)
             if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
             char child[4700];
             snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            remove_tree(child);
+            reproduce_remove_tree(child);
         }
         if (dir) closedir(dir);
     }
     remove(path);
+}
+
+void reproduce_hold_signals(sigset_t *saved)
+{
+    sigset_t hold;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGHUP);
+    sigprocmask(SIG_BLOCK, &hold, saved);
 }
 
 /* What the repository tracks of a run: REPORT.md, verdicts.json, claims/,
@@ -647,19 +705,15 @@ static int publish_report(const char *out_dir)
     snprintf(target, sizeof target, "%s/paper_figures", cli_source_tree());
     snprintf(staging, sizeof staging, "%s.tmp.%ld", target, (long)getpid());
     snprintf(old, sizeof old, "%s.old.%ld", target, (long)getpid());
-    sigset_t hold, saved;
-    sigemptyset(&hold);
-    sigaddset(&hold, SIGINT);
-    sigaddset(&hold, SIGTERM);
-    sigaddset(&hold, SIGHUP);
-    sigprocmask(SIG_BLOCK, &hold, &saved);
+    sigset_t saved;
+    reproduce_hold_signals(&saved);
     char a[4400], b[4400];
     int rc = mkdir(staging, 0777);
     for (size_t i = 0; rc == 0 && i < 2; i++) {
         const char *file = i ? "verdicts.json" : "REPORT.md";
         snprintf(a, sizeof a, "%s/%s", out_dir, file);
         snprintf(b, sizeof b, "%s/%s", staging, file);
-        rc = copy_file(a, b);
+        rc = reproduce_copy_file(a, b);
     }
     if (rc == 0) rc = copy_matching(out_dir, staging, "claims", ".tsv");
     if (rc == 0) rc = copy_matching(out_dir, staging, "notes", ".md");
@@ -671,7 +725,7 @@ static int publish_report(const char *out_dir)
         rename(old, target);
         rc = -1;
     }
-    remove_tree(rc == 0 ? old : staging);
+    reproduce_remove_tree(rc == 0 ? old : staging);
     sigprocmask(SIG_SETMASK, &saved, NULL);
     if (rc != 0) return cli_failure("--paper-figures: cannot replace %s: %s", target, strerror(err));
     fprintf(stderr, "report published to %s (REPORT.md, verdicts.json, claims/, notes/, figures/*.png)\n",
@@ -696,6 +750,22 @@ static int finish_unsharded(const char *abs_out, const reproduce_options *o, siz
     return publish_report(abs_out);
 }
 
+/* --slurm (the experiments --only selects) or --slurm-task */
+static int run_on_slurm(const reproduce_options *o, const char *out_dir, const char *exp_dir,
+                        char **names, size_t count)
+{
+    if (o->slurm_task) return slurm_task(o, out_dir, exp_dir, names, count);
+    char *run[MAX_EXPERIMENTS];
+    size_t selected = 0;
+    for (size_t i = 0; i < count; i++)
+        if (selected_experiment(o, names[i], i)) {
+            run[selected] = names[i];
+            run[selected][strlen(run[selected]) - 3] = '\0'; /* its name: no ".sh" */
+            selected++;
+        }
+    return slurm_submit(o, out_dir, run, selected);
+}
+
 int cmd_reproduce(int argc, char **argv)
 {
     reproduce_options o;
@@ -718,7 +788,7 @@ int cmd_reproduce(int argc, char **argv)
     /* --merge only reads what the shards wrote: it creates nothing but the
      * report, and none while an experiment is missing (unless allowed) */
     if (o.merge) {
-        status = lock_output_dir(out_dir, 0, 1, 1);
+        status = reproduce_lock_output_dir(out_dir, 0, 1, 1);
         if (status == CLI_OK) status = merge_report(out_dir, &o, names, count);
         free_names(names, count);
         return status;
@@ -726,7 +796,7 @@ int cmd_reproduce(int argc, char **argv)
     size_t wanted = 0; /* by --only, over all shards */
     for (size_t i = 0; i < count; i++) {
         char name[256];
-        stem(names[i], name, sizeof name);
+        reproduce_stem(names[i], name, sizeof name);
         wanted += (size_t)selected_by_only(o.only, name);
         selected += (size_t)selected_experiment(&o, names[i], i);
     }
@@ -736,13 +806,18 @@ int cmd_reproduce(int argc, char **argv)
         free_names(names, count);
         return cli_usage_error("--only/--shard: no experiment selected (see --list)");
     }
-    status = lock_output_dir(out_dir, 1, o.shard_index, o.shard_count);
+    if (o.slurm || o.slurm_task) {
+        status = run_on_slurm(&o, out_dir, exp_dir, names, count);
+        free_names(names, count);
+        return status;
+    }
+    status = reproduce_lock_output_dir(out_dir, 1, o.shard_index, o.shard_count);
     /* --paper-figures --only reruns some experiments of a full run: the
      * rest must not be a --quick run's */
     if (status == CLI_OK && o.paper_figures && o.only && run_was_quick(out_dir, 0))
         status = cli_usage_error("--paper-figures: %s holds a --quick run; run every experiment at "
                                  "full size first", out_dir);
-    if (status == CLI_OK) status = prepare_output(out_dir, o.quick, abs_out, sizeof abs_out);
+    if (status == CLI_OK) status = reproduce_prepare_output(out_dir, o.quick, abs_out, sizeof abs_out);
     if (status != CLI_OK) {
         free_names(names, count);
         return status;
@@ -753,7 +828,7 @@ int cmd_reproduce(int argc, char **argv)
     double t_all = skit_clock_seconds();
     for (size_t i = 0; i < count; i++)
         if (selected_experiment(&o, names[i], i))
-            failed += (size_t)run_experiment(exp_dir, names[i], abs_out, ++run, selected);
+            failed += (size_t)reproduce_run_experiment(exp_dir, names[i], abs_out, ++run, selected);
     char *missing = o.shard_count == 1 ? missing_experiments(abs_out, names, count) : NULL;
     free_names(names, count);
     fprintf(stderr, "%zu experiments in %.1f s, %zu failed\n", run, skit_clock_seconds() - t_all,
