@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/checkpoint.h"
 #include "cli/cli.h"
 #include "commands.h"
 #include "cli/table.h"
@@ -56,7 +57,10 @@ static const char *usage =
     "                      order): tno/fd the RPE MLP (each Linear's weight\n"
     "                      (out x in) then bias, as torch.cat of p.flatten() over\n"
     "                      rpe.parameters()); ski the knot values (d x 2K) then\n"
-    "                      the taps (d x m)\n"
+    "                      the taps (d x m); a mixer of a 'skit train --save'\n"
+    "                      checkpoint (DIR/layerL.mixer.npy beside DIR/model.tsv)\n"
+    "                      is checked against its checksum and the options it was\n"
+    "                      trained with: a difference is refused, naming the option\n"
     "  --knot-values FILE  ski: the knot values alone, d x 2K (sets K)\n"
     "  --filter FILE       ski: the taps alone, d x m, tap k at lag k - (m-1)/2\n"
     "                      (sets m; a PyTorch Conv1d weight flipped per channel)\n"
@@ -360,6 +364,7 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
         int status = skit_tno_options_parameter_count(o, d, &need);
         if (status != SKIT_OK) rc = cli_library_error(status);
     }
+    if (rc == CLI_OK && a->params_path) rc = cli_checkpoint_check_mixer("--params", a->params_path, o, d);
     if (rc == CLI_OK && a->params_path) {
         rc = cli_read_matrix("--params", a->params_path, &P);
         if (rc == CLI_OK && P.rows * P.cols != need)
