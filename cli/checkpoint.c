@@ -223,91 +223,70 @@ int cli_checkpoint_open(const char *option, const char *dir, cli_fields *model, 
     return rc;
 }
 
-/* ---- skit tno --params DIR/layerL.mixer.npy ------------------------------ */
+/* ---- a mixer of a checkpoint, read by `skit tno` and `skit decay` ------- */
 
-/* A field against the value this run has, refused by name if they differ. */
-static int same_field(const char *option, const char *path, const cli_fields *model, const char *key,
-                      const char *tno_option, const char *ours)
+/* A field against the value this run has, refused by name if they differ;
+ * key may list alternatives "a|b" (the first present is compared). */
+static int same_field(const char *option, const char *path, const cli_fields *model, const cli_field_check *c)
 {
-    const char *theirs = cli_fields_get(model, key);
+    char key[64];
+    const char *theirs = NULL, *rest = c->key;
+    while (!theirs && *rest) {
+        size_t len = strcspn(rest, "|");
+        snprintf(key, sizeof key, "%.*s", (int)len, rest);
+        theirs = cli_fields_get(model, key);
+        rest += len + (rest[len] == '|');
+    }
     if (!theirs)
-        return cli_usage_error("%s: %s: the checkpoint's model.tsv lacks the field %s", option, path, key);
-    if (!strcmp(theirs, ours)) return CLI_OK;
-    return cli_usage_error("%s: %s is a mixer trained with %s %s; this run has %s %s (the checkpoint's "
-                           "model.tsv, field %s)", option, path, tno_option, theirs, tno_option, ours, key);
+        return cli_usage_error("%s: %s: the checkpoint's model.tsv lacks the field %s", option, path, c->key);
+    if (!strcmp(theirs, c->value)) return CLI_OK;
+    return cli_usage_error("%s: %s is a mixer trained with %s %s; this run has %s %s (the checkpoint's model.tsv, "
+                           "field %s)", option, path, c->option, theirs, c->option, c->value, key);
 }
 
-/* The decay field of this mixer: layerL.decay (learned) or tno.decay. */
-static const char *decay_key(const char *path, const cli_fields *model, char *key, size_t size)
+int cli_checkpoint_mixer_layer(const char *path)
 {
     const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
     unsigned layer;
-    if (sscanf(base, "layer%u.", &layer) == 1) {
-        snprintf(key, size, "layer%u.decay", layer);
-        if (cli_fields_get(model, key)) return key;
-    }
-    return "tno.decay";
+    return sscanf(base ? base + 1 : path, "layer%u.", &layer) == 1 && layer < 1000 ? (int)layer : -1;
 }
 
-static int check_operator(const char *option, const char *path, const cli_fields *model, const skit_tno_options *o,
-                          size_t d)
+/* 1 if path's directory holds a checkpoint's model.tsv (dir receives it). */
+static int in_checkpoint(const char *path, char *dir, size_t size)
 {
-    static const char *const ops[] = {"tno", "ski", "fd"}, *const acts[] = {"relu", "silu", "gelu"},
-                             *const norms[] = {"none", "layer", "rms"};
-    char text[64], key[48];
-    int rc = same_field(option, path, model, "tno.op", "--op", ops[o->kind]);
-    if (rc == CLI_OK)
-        rc = same_field(option, path, model, "tno.causal", "--causal", o->causality == SKIT_CAUSAL ? "yes" : "no");
-    snprintf(text, sizeof text, "%zu", d);
-    if (rc == CLI_OK) rc = same_field(option, path, model, "tno.d", "--d", text);
-    if (rc == CLI_OK) rc = same_field(option, path, model, "tno.norm", "--norm", norms[o->norm]);
-    cli_format_exact(o->decay, text, sizeof text);
-    if (rc == CLI_OK) rc = same_field(option, path, model, decay_key(path, model, key, sizeof key), "--decay", text);
-    if (o->kind == SKIT_TNO_SKI) {
-        snprintf(text, sizeof text, "%zu", o->rank);
-        if (rc == CLI_OK) rc = same_field(option, path, model, "tno.rank", "--rank", text);
-        snprintf(text, sizeof text, "%zu", o->taps);
-        if (rc == CLI_OK) rc = same_field(option, path, model, "tno.taps", "--taps", text);
-        snprintf(text, sizeof text, "%zu", o->knots);
-        if (rc == CLI_OK) rc = same_field(option, path, model, "tno.knots", "--knots", text);
-        return rc;
-    }
-    snprintf(text, sizeof text, "%zu", o->rpe_width);
-    if (rc == CLI_OK) rc = same_field(option, path, model, "tno.rpe-width", "--rpe-width", text);
-    snprintf(text, sizeof text, "%zu", o->rpe_layers);
-    if (rc == CLI_OK) rc = same_field(option, path, model, "tno.rpe-layers", "--rpe-layers", text);
-    if (rc == CLI_OK) rc = same_field(option, path, model, "tno.activation", "--activation", acts[o->activation]);
-    return rc;
-}
-
-int cli_checkpoint_check_mixer(const char *option, const char *path, const skit_tno_options *o, size_t d)
-{
-    char dir[4096], manifest[4200], head[sizeof CHECKPOINT_TITLE] = "";
+    char manifest[4200], head[sizeof CHECKPOINT_TITLE] = "";
     const char *slash = strrchr(path, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-    if (slash == path) snprintf(dir, sizeof dir, "/");
+    if (!slash) snprintf(dir, size, ".");
+    else if (slash == path) snprintf(dir, size, "/");
+    else snprintf(dir, size, "%.*s", (int)(slash - path), path);
     snprintf(manifest, sizeof manifest, "%s/model.tsv", dir);
     FILE *f = fopen(manifest, "rb");
-    if (!f) return CLI_OK; /* a vector of its own, not a checkpoint's */
+    if (!f) return 0; /* a vector of its own, not a checkpoint's */
     size_t got = fread(head, 1, sizeof head - 1, f);
     fclose(f);
     head[got] = '\0';
-    if (strcmp(head, CHECKPOINT_TITLE) != 0) return CLI_OK;
+    return strcmp(head, CHECKPOINT_TITLE) == 0;
+}
+
+int cli_checkpoint_check_mixer(const char *option, const char *path, const cli_field_check *checks, size_t count)
+{
+    char dir[4096];
+    if (!in_checkpoint(path, dir, sizeof dir)) return CLI_OK;
     cli_fields model, sums;
     int rc = cli_checkpoint_open(option, dir, &model, &sums);
     if (rc != CLI_OK) return rc;
-    const char *kind = cli_fields_get(&model, "kind");
+    const char *kind = cli_fields_get(&model, "kind"), *mixer = cli_fields_get(&model, "mixer");
     if (!kind || strcmp(kind, "parameters") != 0)
         rc = cli_usage_error("%s: %s: the checkpoint holds %s, not parameters", option, path, kind ? kind : "no kind field");
     if (rc == CLI_OK && !cli_fields_get(&model, "tno.op"))
         rc = cli_usage_error("%s: %s: the checkpoint's mixer is %s, not a skit tno operator", option, path,
-                             cli_fields_get(&model, "mixer") ? cli_fields_get(&model, "mixer") : "unknown");
+                             mixer ? mixer : "unknown");
     unsigned char *data = NULL;
     size_t size;
+    const char *slash = strrchr(path, '/');
     if (rc == CLI_OK) rc = cli_checkpoint_read_file(option, dir, &sums, slash ? slash + 1 : path, &data, &size);
     free(data);
-    if (rc == CLI_OK) rc = check_operator(option, path, &model, o, d);
+    for (size_t i = 0; rc == CLI_OK && i < count; i++) rc = same_field(option, path, &model, &checks[i]);
     cli_fields_free(&model);
     cli_fields_free(&sums);
     return rc;

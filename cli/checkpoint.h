@@ -69,11 +69,22 @@ int cli_checkpoint_open(const char *option, const char *dir, cli_fields *model, 
 int cli_checkpoint_read_file(const char *option, const char *dir, const cli_fields *sums, const char *name,
                              unsigned char **data, size_t *size);
 
-/* `skit tno --params PATH` where PATH's directory is a `skit train`
- * checkpoint: check PATH against its checksum and the operator options
- * `o` (d channels) against the mixer's (tno.*, and layerL.decay for a
- * learned decay), refusing a difference with one line naming the option
- * (CLI_USAGE). CLI_OK also when the directory is no checkpoint. */
-int cli_checkpoint_check_mixer(const char *option, const char *path, const skit_tno_options *o, size_t d);
+/* One option of a command that reads a checkpoint's mixer, against the
+ * checkpoint's field: key ("tno.d"; "a|b": the first present), the
+ * option's name for messages ("--d") and this run's value as the field
+ * would spell it ("32"; cli_format_exact for numbers). */
+typedef struct cli_field_check {
+    const char *key, *option;
+    char value[40];
+} cli_field_check;
+
+/* `skit tno --params PATH`, `skit decay --params PATH` where PATH's
+ * directory is a `skit train` checkpoint (its model.tsv says so): PATH
+ * checked against its checksum and every check against model.tsv, a
+ * difference refused with one line naming the option (CLI_USAGE). CLI_OK
+ * also when the directory is no checkpoint. */
+int cli_checkpoint_check_mixer(const char *option, const char *path, const cli_field_check *checks, size_t count);
+/* L of a file named layerL.*, else -1 (a learned decay is per layer). */
+int cli_checkpoint_mixer_layer(const char *path);
 
 #endif
