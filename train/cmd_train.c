@@ -935,6 +935,7 @@ static void summarise(const args *a, run *r, cli_table *log, double val_loss)
     cli_table_comment(log, "task %s vocab %zu%s; %s; final validation loss %.6f (%.4f x floor)",
                       train_task_names[a->task], r->task.vocab, a->masked ? " masked-LM" : " causal", stated,
                       val_loss, val_loss / floor);
+    snprintf(stated, sizeof stated, "no known floor");
     if (isfinite(r->oracle))
         cli_table_comment(log, "the chain's own loss on the same validation tokens %.6f; model / chain %.4f%s",
                           r->oracle, val_loss / r->oracle,
@@ -942,10 +943,11 @@ static void summarise(const args *a, run *r, cli_table *log, double val_loss)
     size_t peak = skit_memory_peak_rss();
     cli_table_comment(log, "parameters %zu; model arenas and plans %zu bytes; peak RSS %zu bytes",
                       train_model_parameter_count(r->model), train_model_bytes(r->model), peak);
+    if (isfinite(floor)) snprintf(stated, sizeof stated, "floor %.4f, ratio %.4f", floor, val_loss / floor);
     if (!a->common.quiet)
-        fprintf(stderr, "%s: validation loss %.4f nats/token (floor %.4f, ratio %.4f); %zu parameters, "
-                "arenas %.1f MiB, peak RSS %.1f MiB\n", cli_context(), val_loss, floor, val_loss / floor,
-                train_model_parameter_count(r->model), train_model_bytes(r->model) / 1048576.0, peak / 1048576.0);
+        fprintf(stderr, "%s: validation loss %.4f nats/token (%s); %zu parameters, arenas %.1f MiB, peak RSS "
+                "%.1f MiB\n", cli_context(), val_loss, stated, train_model_parameter_count(r->model),
+                train_model_bytes(r->model) / 1048576.0, peak / 1048576.0);
 }
 
 static int report(const args *a, run *r, cli_table *log, double val_loss, int argc, char **argv)
@@ -963,6 +965,22 @@ static int report(const args *a, run *r, cli_table *log, double val_loss, int ar
     cli_table_comment(log, "%s", mixer);
     int rc = cli_table_emit(log, &a->common, argc, argv, "nats/token; seconds", NULL, NULL);
     if (rc == CLI_OK && a->save) rc = save_checkpoint(a, r);
+    return rc;
+}
+
+int cmd_train_load_checkpoint(const char *dir)
+{
+    args a;
+    defaults(&a);
+    a.resume = dir;
+    int rc = resume_options(&a);
+    if (rc == CLI_OK) rc = validate(&a);
+    run r;
+    memset(&r, 0, sizeof r);
+    r.oracle = NAN;
+    if (rc == CLI_OK) rc = run_setup(&a, &r);
+    run_free(&r);
+    args_free(&a);
     return rc;
 }
 
