@@ -97,11 +97,52 @@ static volatile sig_atomic_t output_count;
 static char temps[MAX_TEMPS][PATH_MAX + 80];
 static volatile sig_atomic_t temp_used[MAX_TEMPS];
 static volatile pid_t children[MAX_CHILDREN];
+/* The temporary directory (cli_temp_dir_register): its path, the suffix
+ * ".tmp.PID" of the library's own temporaries, and the names of the files
+ * that may be in it, NUL-separated; names are appended before the count
+ * grows, so the handler never reads a half-written one. */
+enum { TEMP_DIR_NAMES = 1 << 16 };
+static char temp_dir_path[PATH_MAX], temp_dir_suffix[32], temp_dir_names[TEMP_DIR_NAMES];
+static volatile sig_atomic_t temp_dir_used, temp_dir_length;
+/* Deferred signals (cli_signals_defer): the first one is only recorded. */
+static volatile sig_atomic_t signals_deferred, signal_pending;
 
-/* Async-signal-safe: unlink, kill, sigaction and raise only. */
+/* Async-signal-safe: dir + "/" + name + suffix into out, cut to fit. */
+static void join_in_handler(char *out, size_t size, const char *dir, const char *name, const char *suffix)
+{
+    size_t used = 0;
+    const char *parts[] = {dir, "/", name, suffix};
+    for (size_t p = 0; p < 4; p++)
+        for (const char *c = parts[p]; *c && used + 1 < size; c++) out[used++] = *c;
+    out[used] = '\0';
+}
+
+/* Async-signal-safe: unlink and rmdir only. */
+static void remove_temp_dir(void)
+{
+    if (!temp_dir_used) return;
+    static char path[PATH_MAX + 128];
+    for (sig_atomic_t at = 0, end = temp_dir_length; at < end;) {
+        const char *name = temp_dir_names + at;
+        join_in_handler(path, sizeof path, temp_dir_path, name, "");
+        unlink(path);
+        join_in_handler(path, sizeof path, temp_dir_path, name, temp_dir_suffix);
+        unlink(path);
+        at += (sig_atomic_t)strlen(name) + 1;
+    }
+    rmdir(temp_dir_path);
+}
+
+/* Async-signal-safe: unlink, rmdir, kill, sigaction and raise only. */
 static void on_fatal_signal(int sig)
 {
     int saved = errno;
+    if (signals_deferred && !signal_pending) {
+        signal_pending = sig; /* the command stops at its next consistent point */
+        errno = saved;
+        return;
+    }
+    remove_temp_dir();
     for (size_t i = 0, count = (size_t)output_count; i < count; i++) {
         if (outputs[i].direct) continue;
         unlink(outputs[i].stage_tmp);
@@ -125,6 +166,7 @@ static void install_signal_handlers(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
+    sa.sa_flags = SA_RESTART; /* a deferred signal must not fail the writes it interrupts */
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) sigaddset(&sa.sa_mask, signals[i]);
     for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
@@ -149,6 +191,43 @@ int cli_temp_register(const char *path)
 void cli_temp_release(int slot)
 {
     if (slot >= 0 && slot < MAX_TEMPS) temp_used[slot] = 0;
+}
+
+int cli_temp_dir_register(const char *dir)
+{
+    if (temp_dir_used || strlen(dir) >= sizeof temp_dir_path) return -1;
+    snprintf(temp_dir_path, sizeof temp_dir_path, "%s", dir);
+    snprintf(temp_dir_suffix, sizeof temp_dir_suffix, ".tmp.%ld", (long)getpid());
+    temp_dir_length = 0;
+    temp_dir_used = 1;
+    return 0;
+}
+
+int cli_temp_dir_add(const char *name)
+{
+    size_t len = strlen(name) + 1, at = (size_t)temp_dir_length;
+    if (!temp_dir_used || at + len > sizeof temp_dir_names) return -1;
+    memcpy(temp_dir_names + at, name, len);
+    temp_dir_length = (sig_atomic_t)(at + len);
+    return 0;
+}
+
+void cli_temp_dir_release(void) { temp_dir_used = 0; }
+
+void cli_signals_defer(int on)
+{
+    signals_deferred = on;
+    if (!on && signal_pending) cli_signal_finish();
+}
+
+int cli_signal_pending(void) { return signal_pending; }
+
+void cli_signal_finish(void)
+{
+    int sig = signal_pending;
+    if (!sig) return;
+    signals_deferred = 0;
+    on_fatal_signal(sig);
 }
 
 const char *cli_temp_dir(void)
@@ -298,6 +377,9 @@ static void reset_outputs(void)
     output_count = 0;
     for (int i = 0; i < MAX_TEMPS; i++) temp_used[i] = 0;
     for (int i = 0; i < MAX_CHILDREN; i++) children[i] = 0;
+    temp_dir_used = 0;
+    signals_deferred = 0;
+    signal_pending = 0;
 }
 
 int cli_run_command(const cli_command *command, int argc, char **argv)
@@ -674,6 +756,14 @@ int cli_parse_options(const cli_options *options, int argc, char **argv)
     option_name[0] = '\0';
     if (optind < argc) return cli_usage_error("unexpected argument '%s'", argv[optind]);
     return CLI_OK;
+}
+
+void cli_format_exact(double x, char *out, size_t size)
+{
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(out, size, "%.*g", digits, x);
+        if (strtod(out, NULL) == x) return;
+    }
 }
 
 int cli_ends_with(const char *s, const char *suffix)

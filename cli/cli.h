@@ -78,6 +78,23 @@ const char *cli_output_stage(const char *path);
  * cli_temp_release (-1 if all slots are in use; then nothing is removed). */
 int cli_temp_register(const char *path);
 void cli_temp_release(int slot);
+/* A temporary directory to remove if a signal arrives (one at a time; -1
+ * if one is registered or the path is too long), and each file name a
+ * writer is about to create in it (-1 when the names fill 64 KiB): the
+ * handler removes those files, their ".tmp.PID" temporaries, and the
+ * directory. */
+int cli_temp_dir_register(const char *dir);
+int cli_temp_dir_add(const char *name);
+void cli_temp_dir_release(void);
+/* A command that can stop at a consistent point (a trainer between steps)
+ * defers SIGINT, SIGTERM and SIGHUP: the first is only recorded
+ * (cli_signal_pending returns it), a second one ends the process as
+ * usual. cli_signal_finish ends it now by the recorded signal, with the
+ * usual clean-up (nothing if none is pending); cli_signals_defer(0) stops
+ * deferring, and ends the process if a signal is pending. */
+void cli_signals_defer(int on);
+int cli_signal_pending(void);
+void cli_signal_finish(void);
 /* The directory for temporary files: $TMPDIR when set (and under 128
  * characters, so that names built on it fit their buffers), else /tmp. */
 const char *cli_temp_dir(void);
@@ -211,6 +228,9 @@ const char *cli_option_name(void);
 /* Validate the -o / --plot paths before any work: the directory must be
  * writable and --plot must end in .png, .svg, .pdf or .eps. */
 int cli_common_validate(const cli_common *common);
+
+/* The shortest "%.15g".."%.17g" text of x that reads back as x. */
+void cli_format_exact(double x, char *out, size_t size);
 
 /* 1 if s ends with suffix. */
 int cli_ends_with(const char *s, const char *suffix);

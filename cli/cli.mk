@@ -3,7 +3,8 @@
 # values, one-line errors, outputs that commit together, tables and JSON,
 # gnuplot figures, finite differences. A convenience library: not installed.
 noinst_LTLIBRARIES += cli/libskitcli.la
-cli_libskitcli_la_SOURCES = cli/cli.c cli/cli.h cli/table.c cli/table.h cli/fdiff.c cli/fdiff.h
+cli_libskitcli_la_SOURCES = cli/cli.c cli/cli.h cli/table.c cli/table.h cli/fdiff.c cli/fdiff.h \
+	cli/checkpoint.c cli/checkpoint.h
 # Every program of the project links the kit, the library and what the
 # library needs (Debian's libtool does not pass a library's dependencies on).
 SKIT_PROGRAM_LDADD = cli/libskitcli.la libskit.la $(SKIT_DEP_LIBS)

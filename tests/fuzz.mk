@@ -18,7 +18,8 @@
 # Fuzz targets (tests/fuzz/): fuzz-npy (skit_npy_parse), fuzz-tsv
 # (skit_tsv_parse), fuzz-cli (the command line of each subcommand,
 # SKIT_FUZZ_COMMAND=<name>; tests/fuzz/fuzz_cli.c explains its sandbox and
-# size caps). New corpus entries go to tests/fuzz/work/<target>/ of the build
+# size caps), fuzz-checkpoint (a checkpoint directory read as `skit train
+# --resume` reads it). New corpus entries go to tests/fuzz/work/<target>/ of the build
 # directory, crashes to tests/fuzz/crashes/; copy a crash input into
 # tests/fuzz/corpus/<target>/ to make it a regression test.
 
@@ -38,7 +39,8 @@ TESTS += tests/test_fuzz_replay tests/cli_badinput.sh tests/cli_determinism.sh
 # (tests/fuzz file by file: a build directory's tests/fuzz/ holds objects
 # that `make dist` would copy along with the directory)
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/hooks.c tests/fuzz/libfuzzer_cli.c \
-	tests/fuzz/libfuzzer_npy.c tests/fuzz/libfuzzer_tsv.c tests/fuzz/make-corpus.py \
+	tests/fuzz/libfuzzer_npy.c tests/fuzz/libfuzzer_tsv.c tests/fuzz/libfuzzer_checkpoint.c \
+	tests/fuzz/make-corpus.py tests/fuzz/make-checkpoint-corpus.sh \
 	tests/fuzz/run-fuzzers.sh tests/cli_badinput.sh tests/cli_determinism.sh tests/lsan.supp \
 	tests/valgrind.supp
 
@@ -62,7 +64,7 @@ fuzz_lib_objects = $(patsubst %.c,tests/fuzz/obj/%.o,$(fuzz_lib_sources))
 fuzz_tool_objects = $(patsubst %.c,tests/fuzz/obj/%.o,$(fuzz_tool_sources))
 fuzz_headers = $(wildcard $(top_srcdir)/lib/*.h $(top_srcdir)/lib/*/*.h $(top_srcdir)/tools/*.h $(top_srcdir)/cli/*.h \
 	$(top_srcdir)/train/*.h $(top_srcdir)/bench/*.h $(top_srcdir)/tests/fuzz/*.h) config.h
-FUZZ_TARGETS = tests/fuzz/fuzz-npy tests/fuzz/fuzz-tsv tests/fuzz/fuzz-cli
+FUZZ_TARGETS = tests/fuzz/fuzz-npy tests/fuzz/fuzz-tsv tests/fuzz/fuzz-cli tests/fuzz/fuzz-checkpoint
 
 # memory.c: skit_memory_check and cli/cli.c: cli_apply_threads are replaced by
 # the hooks in tests/fuzz/hooks.c
@@ -86,6 +88,9 @@ tests/fuzz/fuzz-tsv: tests/fuzz/obj/tests/fuzz/libfuzzer_tsv.o tests/fuzz/obj/te
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_LINK_FLAGS) -o $@ $^ $(FUZZ_LIBS)
 tests/fuzz/fuzz-cli: tests/fuzz/obj/tests/fuzz/libfuzzer_cli.o tests/fuzz/obj/tests/fuzz/fuzz_io.o tests/fuzz/obj/tests/fuzz/hooks.o \
 		tests/fuzz/obj/tests/fuzz/fuzz_cli.o $(fuzz_tool_objects) $(fuzz_lib_objects)
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_LINK_FLAGS) -o $@ $^ $(FUZZ_LIBS)
+tests/fuzz/fuzz-checkpoint: tests/fuzz/obj/tests/fuzz/libfuzzer_checkpoint.o tests/fuzz/obj/tests/fuzz/fuzz_io.o \
+		tests/fuzz/obj/tests/fuzz/hooks.o tests/fuzz/obj/tests/fuzz/fuzz_cli.o $(fuzz_tool_objects) $(fuzz_lib_objects)
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_LINK_FLAGS) -o $@ $^ $(FUZZ_LIBS)
 
 fuzz_seconds = $(if $(filter command line environment override,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),$(1))

@@ -2,6 +2,9 @@
 TESTS += tests/cli_train.sh
 EXTRA_DIST += tests/cli_train.sh
 TESTS += tests/cli_train_torch.sh
+# checkpoints: resume bit for bit, signals, damaged checkpoints, full disk
+TESTS += tests/cli_train_resume.sh
+EXTRA_DIST += tests/cli_train_resume.sh
 # --precision f32: against the float64 model, loss curves, unsupported mixers
 TESTS += tests/cli_train_f32.sh
 EXTRA_DIST += tests/cli_train_f32.sh

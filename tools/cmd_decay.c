@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/checkpoint.h"
 #include "cli/cli.h"
 #include "commands.h"
 #include "cli/table.h"
@@ -99,6 +100,7 @@ typedef struct decay_options {
     size_t *orders, norders, max_order;
     double floor;
     skit_matrix params; /* --params: the MLP's parameters instead of seeded ones */
+    const char *params_path;
     int range_given;
     const char *orders_text; /* --orders, parsed once --fft-size is known */
 } decay_options;
@@ -501,6 +503,7 @@ static int decay_option(void *ctx, int opt, const char *arg)
     case 'C': return cli_parse_size("--channel", arg, 0, 63, &o->channel);
     case 'p':
         skit_matrix_free(&o->params);
+        o->params_path = arg;
         return cli_read_matrix("--params", arg, &o->params);
     }
     return -1;
@@ -533,6 +536,21 @@ static int decay_parse(int argc2, char **argv2, decay_options *o)
     return cli_parse_options(&parser, argc2, argv2);
 }
 
+/* --params naming a mixer of a `skit train` checkpoint: an FD-TNO RPE of
+ * this width, depth, channel count, activation and norm. */
+static int check_checkpoint_mixer(const decay_options *o)
+{
+    cli_field_check c[] = {{"tno.op", "--op", "fd"}, {"tno.rpe-width", "--width", ""},
+                           {"tno.rpe-layers", "--layers", ""}, {"tno.d", "--channels", ""},
+                           {"tno.activation", "--activation", ""}, {"tno.norm", "--norm", ""}};
+    snprintf(c[1].value, sizeof c[1].value, "%zu", o->width);
+    snprintf(c[2].value, sizeof c[2].value, "%zu", o->layers);
+    snprintf(c[3].value, sizeof c[3].value, "%zu", o->channels);
+    snprintf(c[4].value, sizeof c[4].value, "%s", activation_names[first_selected(o->act)]);
+    snprintf(c[5].value, sizeof c[5].value, "%s", norm_names[first_selected(o->norm)]);
+    return cli_checkpoint_check_mixer("--params", o->params_path, c, sizeof c / sizeof *c);
+}
+
 /* --params: one configuration, a scalar input, as many values as the MLP has. */
 static int decay_check_params(const decay_options *o)
 {
@@ -548,7 +566,7 @@ static int decay_check_params(const decay_options *o)
     if (have != want)
         return cli_usage_error("--params: has %zu values; an MLP of --width %zu --layers %zu --channels %zu has %zu",
                                have, o->width, o->layers, o->channels, want);
-    return CLI_OK;
+    return check_checkpoint_mixer(o);
 }
 
 /* Checks and the mode's defaults, before any work; o->orders is the

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/checkpoint.h"
 #include "cli/cli.h"
 #include "commands.h"
 #include "cli/table.h"
@@ -56,7 +57,10 @@ static const char *usage =
     "                      order): tno/fd the RPE MLP (each Linear's weight\n"
     "                      (out x in) then bias, as torch.cat of p.flatten() over\n"
     "                      rpe.parameters()); ski the knot values (d x 2K) then\n"
-    "                      the taps (d x m)\n"
+    "                      the taps (d x m); a mixer of a 'skit train --save'\n"
+    "                      checkpoint (DIR/layerL.mixer.npy beside DIR/model.tsv)\n"
+    "                      is checked against its checksum and the options it was\n"
+    "                      trained with: a difference is refused, naming the option\n"
     "  --knot-values FILE  ski: the knot values alone, d x 2K (sets K)\n"
     "  --filter FILE       ski: the taps alone, d x m, tap k at lag k - (m-1)/2\n"
     "                      (sets m; a PyTorch Conv1d weight flipped per channel)\n"
@@ -332,6 +336,36 @@ static int write_matrix(const char *path, int argc, char **argv, uint64_t seed, 
     return cli_write_matrix(path, argc, argv, 1, seed, data, rows, cols, ndim, name, comment, period);
 }
 
+/* --params naming a mixer of a `skit train` checkpoint: the operator's
+ * options must be the ones it was trained with. */
+static int check_checkpoint_mixer(const args *a, size_t d)
+{
+    static const char *const ops[] = {"tno", "ski", "fd"}, *const acts[] = {"relu", "silu", "gelu"},
+                             *const norms[] = {"none", "layer", "rms"};
+    const skit_tno_options *o = &a->op;
+    char decay_key[48] = "tno.decay";
+    int layer = cli_checkpoint_mixer_layer(a->params_path);
+    if (layer >= 0) snprintf(decay_key, sizeof decay_key, "layer%d.decay|tno.decay", layer);
+    cli_field_check c[] = {{"tno.op", "--op", ""}, {"tno.causal", "--causal", ""}, {"tno.d", "--d", ""},
+                           {"tno.norm", "--norm", ""}, {decay_key, "--decay", ""}, {"tno.rank", "--rank", ""},
+                           {"tno.taps", "--taps", ""}, {"tno.knots", "--knots", ""},
+                           {"tno.rpe-width", "--rpe-width", ""}, {"tno.rpe-layers", "--rpe-layers", ""},
+                           {"tno.activation", "--activation", ""}};
+    snprintf(c[0].value, sizeof c[0].value, "%s", ops[o->kind]);
+    snprintf(c[1].value, sizeof c[1].value, "%s", o->causality == SKIT_CAUSAL ? "yes" : "no");
+    snprintf(c[2].value, sizeof c[2].value, "%zu", d);
+    snprintf(c[3].value, sizeof c[3].value, "%s", norms[o->norm]);
+    cli_format_exact(o->decay, c[4].value, sizeof c[4].value);
+    snprintf(c[5].value, sizeof c[5].value, "%zu", o->rank);
+    snprintf(c[6].value, sizeof c[6].value, "%zu", o->taps);
+    snprintf(c[7].value, sizeof c[7].value, "%zu", o->knots);
+    snprintf(c[8].value, sizeof c[8].value, "%zu", o->rpe_width);
+    snprintf(c[9].value, sizeof c[9].value, "%zu", o->rpe_layers);
+    snprintf(c[10].value, sizeof c[10].value, "%s", acts[o->activation]);
+    if (o->kind != SKIT_TNO_SKI) memmove(c + 5, c + 8, 3 * sizeof *c); /* the RPE's, not SKI's rank, taps, knots */
+    return cli_checkpoint_check_mixer("--params", a->params_path, c, 8);
+}
+
 /* Parameters from --params, or --knot-values / --filter (ski). *params is
  * NULL when everything is generated from the seed. */
 static int load_params(args *a, size_t d, double **params, size_t *count)
@@ -360,6 +394,7 @@ static int load_params(args *a, size_t d, double **params, size_t *count)
         int status = skit_tno_options_parameter_count(o, d, &need);
         if (status != SKIT_OK) rc = cli_library_error(status);
     }
+    if (rc == CLI_OK && a->params_path) rc = check_checkpoint_mixer(a, d);
     if (rc == CLI_OK && a->params_path) {
         rc = cli_read_matrix("--params", a->params_path, &P);
         if (rc == CLI_OK && P.rows * P.cols != need)

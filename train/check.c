@@ -1,25 +1,15 @@
-/* check.c — gradient check and checkpoints of check.h. */
+/* check.c — the gradient checks of check.h. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "check.h"
 #include "cli/fdiff.h"
-
-/* out = dir/name; -1 if it does not fit */
-static int join(char *out, size_t size, const char *dir, const char *name)
-{
-    int n = snprintf(out, size, "%s/%s", dir, name);
-    return n < 0 || (size_t)n >= size ? -1 : 0;
-}
 
 static int loss_at(train_model *m, const int *in, const int *tg, const double *w, double *loss)
 {
@@ -186,70 +176,4 @@ int train_precision_check(train_model *m32, train_model *m64, const int *in, con
         worst[g] = error / fmax(scale, 1e-300);
     }
     return SKIT_OK;
-}
-
-/* Copy a rows x cols row-major matrix to column-major for skit_npy_write. */
-static int write_group(const double *values, const train_group *g, const char *dir)
-{
-    char path[4096], name[64];
-    snprintf(name, sizeof name, "%s.npy", g->name);
-    if (join(path, sizeof path, dir, name)) return -1;
-    const double *p = values + g->offset;
-    if (g->cols == 1) return skit_npy_write(path, p, g->rows, 1, g->rows, 1) ? -1 : 0;
-    double *t = malloc(g->rows * g->cols * sizeof(double));
-    if (!t) return -1;
-    for (size_t i = 0; i < g->rows; i++)
-        for (size_t j = 0; j < g->cols; j++) t[i + j * g->rows] = p[i * g->cols + j];
-    int status = skit_npy_write(path, t, g->rows, g->cols, g->rows, 2);
-    free(t);
-    return status ? -1 : 0;
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        char path[4096];
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-                if (!join(path, sizeof path, dir, e->d_name)) unlink(path);
-            }
-        closedir(d);
-    }
-    rmdir(dir);
-}
-
-int train_checkpoint_save(train_model *m, const char *dir, const char *description)
-{
-    return train_checkpoint_save_values(m, train_model_parameters(m), dir, description);
-}
-
-int train_checkpoint_save_values(train_model *m, const double *values, const char *dir, const char *description)
-{
-    char tmp[4096], path[4096];
-    int len = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", dir, (long)getpid());
-    if (len < 0 || (size_t)len >= sizeof tmp || join(path, sizeof path, tmp, "model.tsv")) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    if (mkdir(tmp, 0777) != 0) return -1;
-    FILE *f = fopen(path, "w");
-    int rc = f ? 0 : -1;
-    if (f) {
-        fprintf(f, "# skit train checkpoint: %s\ngroup\trows\tcols\n", description);
-        for (size_t g = 0; g < train_model_group_count(m); g++) {
-            const train_group *gr = train_model_group(m, g);
-            fprintf(f, "%s\t%zu\t%zu\n", gr->name, gr->rows, gr->cols);
-        }
-        rc = fclose(f) ? -1 : 0;
-    }
-    for (size_t g = 0; g < train_model_group_count(m) && !rc; g++) rc = write_group(values, train_model_group(m, g), tmp);
-    if (!rc && rename(tmp, dir) != 0) rc = -1;
-    if (rc) {
-        int saved = errno;
-        remove_tree(tmp);
-        errno = saved;
-    }
-    return rc;
 }

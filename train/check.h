@@ -1,5 +1,5 @@
 /* check.h — the model's gradients against central finite differences, and
- * checkpoints (a directory of .npy files). */
+ * the float32 model's against the float64 model's. */
 #ifndef SKIT_TRAIN_CHECK_H
 #define SKIT_TRAIN_CHECK_H
 
@@ -30,13 +30,5 @@ int train_precision_check(train_model *model32, train_model *model64, const int 
 /* The tolerance of train_precision_check for a configuration, derived in
  * check.c from float32's unit roundoff, the longest sums and the depth. */
 double train_precision_tolerance(const train_config *config);
-
-/* Write every parameter group as DIR/<name>.npy (matrices rows x cols,
- * mixers 1-D) and DIR/model.tsv (group, shape, and `description`, the
- * settings to load the mixers with), into a temporary directory renamed
- * to dir at the end. Returns 0 or -1 (errno set, nothing left under dir). */
-int train_checkpoint_save(train_model *model, const char *dir, const char *description);
-/* The same for any array in the parameter layout (e.g. the gradients). */
-int train_checkpoint_save_values(train_model *model, const double *values, const char *dir, const char *description);
 
 #endif

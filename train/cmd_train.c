@@ -8,6 +8,8 @@
 
 #include <cblas.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "cli/cli.h"
 #include "cli/table.h"
 #include "check.h"
+#include "checkpoint.h"
 #include "data.h"
 #include "model.h"
 #include "train.h"
@@ -74,8 +77,21 @@ static const char *usage =
     "  --eval-lengths LIST also evaluate the trained model at these lengths\n"
     "  --eval-out FILE     their validation losses (TSV: n, loss, loss/floor)\n"
     "  --save DIR          checkpoint: one .npy per parameter group (mixers 1-D, as\n"
-    "                      'skit tno --params' reads them) and model.tsv; DIR must\n"
-    "                      not exist\n"
+    "                      'skit tno --params' reads them), model.tsv (format\n"
+    "                      version and every option above), the optimiser's state\n"
+    "                      and checksums; DIR must not exist (but may be --resume's);\n"
+    "                      written whole or not at all (DIR.tmp.PID, then one rename)\n"
+    "  --save-every S      also save DIR every S steps (replaced atomically); on\n"
+    "                      SIGINT/SIGTERM/SIGHUP with --save, the step under way\n"
+    "                      finishes, DIR is saved, and skit train ends by the signal\n"
+    "  --resume DIR        continue the run DIR was saved from: its model, data,\n"
+    "                      schedule, seed, parameters, AdamW moments, step, data\n"
+    "                      position and log; the result is bit for bit that of the\n"
+    "                      run never stopped. Options of the model, data or\n"
+    "                      optimisation come from DIR; one given with another value\n"
+    "                      is refused (exit 2, naming it)\n"
+    "  --stop-after K      stop after K steps of this run (the --steps schedule goes\n"
+    "                      on): with --save, a checkpoint to --resume from\n"
     "  --check-gradients   only check every parameter group's gradient of the loss\n"
     "                      against central finite differences; exit 1 above 1e-6;\n"
     "                      with --precision f32: against the float64 model's on the\n"
@@ -99,7 +115,8 @@ enum { OPT_TASK = 0x2000, OPT_VOCAB, OPT_ORDER, OPT_TEXT, OPT_OBJECTIVE, OPT_MIX
        OPT_EXPAND, OPT_GLU, OPT_LAYERS, OPT_NORM, OPT_UNTIED, OPT_RPE_WIDTH, OPT_RPE_LAYERS, OPT_ACTIVATION,
        OPT_DECAY, OPT_STEPS, OPT_LR, OPT_WARMUP, OPT_WEIGHT_DECAY, OPT_CLIP, OPT_EVAL_BATCHES, OPT_EVAL_EVERY,
        OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY, OPT_POSITIONS, OPT_HEADS,
-       OPT_PRECISION, OPT_CAUSAL_SKI };
+       OPT_PRECISION, OPT_CAUSAL_SKI, OPT_RESUME, OPT_SAVE_EVERY, OPT_STOP_AFTER, OPT_LAST };
+enum { OPT_SEED = 0x1002 }; /* cli.h's --seed */
 
 typedef struct args {
     cli_common common;
@@ -111,7 +128,11 @@ typedef struct args {
     train_adamw opt;
     size_t eval_batches, eval_every;
     size_t *lengths, nlengths;
-    const char *eval_out, *save, *dump;
+    const char *eval_out, *save, *dump, *resume;
+    size_t save_every, stop_after;
+    unsigned char given[OPT_LAST - OPT_TASK]; /* options on the command line (--resume compares them) */
+    int seed_given;
+    cli_fields manifest, sums; /* --resume: the checkpoint's model.tsv and checksums.tsv */
 } args;
 
 static void defaults(args *a)
@@ -137,10 +158,13 @@ static void defaults(args *a)
     a->eval_batches = 16;
 }
 
+/* skit_activation's and skit_norm's names, in their enums' order */
+static const char *const activation_names[] = {"relu", "silu", "gelu", NULL};
+static const char *const tno_norm_names[] = {"none", "layer", "rms", NULL};
+
 static int parse_model_option(args *a, int opt, const char *arg)
 {
-    static const char *const norms[] = {"layer", "rms", NULL}, *const acts[] = {"relu", "silu", "gelu", NULL},
-                             *const positions[] = {"rope", "learned", NULL};
+    static const char *const norms[] = {"layer", "rms", NULL}, *const positions[] = {"rope", "learned", NULL};
     train_config *m = &a->model;
     int idx = 0;
     switch (opt) {
@@ -162,7 +186,7 @@ static int parse_model_option(args *a, int opt, const char *arg)
     case OPT_RPE_WIDTH: return cli_parse_size("--rpe-width", arg, 1, 4096, &m->tno.rpe_width);
     case OPT_RPE_LAYERS: return cli_parse_size("--rpe-layers", arg, 0, 64, &m->tno.rpe_layers);
     case OPT_ACTIVATION:
-        if (cli_parse_choice("--activation", arg, acts, &idx)) return CLI_USAGE;
+        if (cli_parse_choice("--activation", arg, activation_names, &idx)) return CLI_USAGE;
         m->tno.activation = (skit_activation)idx;
         return CLI_OK;
     case OPT_DECAY: return cli_parse_double("--decay", arg, 0, 1, 1, 0, &m->tno.decay);
@@ -186,6 +210,8 @@ static int parse_option(void *ctx, int opt, const char *arg)
 {
     static const char *const objectives[] = {"causal", "masked", NULL};
     args *a = ctx;
+    if (opt >= OPT_TASK && opt < OPT_LAST) a->given[opt - OPT_TASK] = 1;
+    if (opt == OPT_SEED) a->seed_given = 1;
     int idx = 0, rc = parse_model_option(a, opt, arg);
     if (rc != -1) return rc;
     switch (opt) {
@@ -214,8 +240,225 @@ static int parse_option(void *ctx, int opt, const char *arg)
     case OPT_SAVE: a->save = arg; return CLI_OK;
     case OPT_CHECK: a->check = 1; return CLI_OK;
     case OPT_DUMP_STEP: a->dump = arg; return CLI_OK;
+    case OPT_RESUME: a->resume = arg; return CLI_OK;
+    case OPT_SAVE_EVERY: return cli_parse_size("--save-every", arg, 1, (size_t)1 << 30, &a->save_every);
+    case OPT_STOP_AFTER: return cli_parse_size("--stop-after", arg, 1, (size_t)1 << 30, &a->stop_after);
     }
     return -1;
+}
+
+/* ---- the options a checkpoint records (model.tsv) ----------------------- */
+
+/* Each field is the option of that name; its value reads back through
+ * parse_option, so a checkpoint's model is the one these options make. */
+typedef struct field {
+    const char *key;
+    int opt;
+} field;
+
+static const field fields[] = {
+    {"task", OPT_TASK}, {"vocab", OPT_VOCAB}, {"order", OPT_ORDER}, {"text", OPT_TEXT},
+    {"objective", OPT_OBJECTIVE}, {"mixer", OPT_MIXER}, {"n", OPT_N}, {"batch", OPT_BATCH}, {"d", OPT_D},
+    {"expand", OPT_EXPAND}, {"glu", OPT_GLU}, {"layers", OPT_LAYERS}, {"norm", OPT_NORM},
+    {"untied", OPT_UNTIED}, {"rpe-width", OPT_RPE_WIDTH}, {"rpe-layers", OPT_RPE_LAYERS},
+    {"activation", OPT_ACTIVATION}, {"decay", OPT_DECAY}, {"learn-decay", OPT_LEARN_DECAY},
+    {"causal-ski", OPT_CAUSAL_SKI}, {"heads", OPT_HEADS}, {"positions", OPT_POSITIONS},
+    {"precision", OPT_PRECISION}, {"steps", OPT_STEPS}, {"lr", OPT_LR}, {"warmup", OPT_WARMUP},
+    {"weight-decay", OPT_WEIGHT_DECAY}, {"clip", OPT_CLIP}, {"eval-batches", OPT_EVAL_BATCHES},
+    {"eval-every", OPT_EVAL_EVERY}, {"seed", OPT_SEED}};
+
+static int is_flag(int opt) { return opt == OPT_UNTIED || opt == OPT_LEARN_DECAY; }
+
+/* The text of a choice-valued option (NULL: not one). */
+static const char *choice_text(const args *a, int opt)
+{
+    static const char *const ski[] = {"cumsum", "blocked", "auto"};
+    const train_config *m = &a->model;
+    switch (opt) {
+    case OPT_TASK: return train_task_names[a->task];
+    case OPT_TEXT: return a->task == TRAIN_TASK_TEXT ? a->text : "";
+    case OPT_OBJECTIVE: return a->masked ? "masked" : "causal";
+    case OPT_MIXER: return train_mixer_names[m->mixer];
+    case OPT_NORM: return m->norm == SKIT_NORM_RMS ? "rms" : "layer";
+    case OPT_UNTIED: return m->tied ? "no" : "yes";
+    case OPT_ACTIVATION: return activation_names[m->tno.activation];
+    case OPT_LEARN_DECAY: return m->learn_decay ? "yes" : "no";
+    case OPT_CAUSAL_SKI: return a->have_causal_ski ? ski[m->tno.causal_ski] : "";
+    case OPT_POSITIONS: return m->rope ? "rope" : "learned";
+    case OPT_PRECISION: return m->precision == SKIT_PRECISION_F32 ? "f32" : "f64";
+    }
+    return NULL;
+}
+
+/* The value of option `opt` in a, as typed; "" for an optional one not set. */
+static void field_text(const args *a, int opt, char *out, size_t size)
+{
+    const train_config *m = &a->model;
+    const char *choice = choice_text(a, opt);
+    size_t count = 0;
+    double value = NAN;
+    switch (opt) {
+    case OPT_VOCAB: count = a->vocab; break;
+    case OPT_ORDER: count = a->order; break;
+    case OPT_N: count = m->n; break;
+    case OPT_BATCH: count = m->batch; break;
+    case OPT_D: count = m->d; break;
+    case OPT_EXPAND: count = m->expand; break;
+    case OPT_GLU: count = m->glu_hidden; break;
+    case OPT_LAYERS: count = m->layers; break;
+    case OPT_RPE_WIDTH: count = m->tno.rpe_width; break;
+    case OPT_RPE_LAYERS: count = m->tno.rpe_layers; break;
+    case OPT_HEADS: count = m->heads; break;
+    case OPT_STEPS: count = a->opt.steps; break;
+    case OPT_WARMUP: count = a->opt.warmup; break;
+    case OPT_EVAL_BATCHES: count = a->eval_batches; break;
+    case OPT_EVAL_EVERY: count = a->eval_every; break;
+    case OPT_DECAY: value = m->tno.decay; break;
+    case OPT_LR: value = a->opt.lr; break;
+    case OPT_WEIGHT_DECAY: value = a->opt.weight_decay; break;
+    case OPT_CLIP: value = a->opt.clip; break;
+    case OPT_SEED: snprintf(out, size, "%" PRIu64, a->common.seed); return;
+    }
+    if (choice) snprintf(out, size, "%s", choice);
+    else if (!isnan(value)) cli_format_exact(value, out, size);
+    else if (opt == OPT_EVAL_EVERY && !count) snprintf(out, size, "%s", "");
+    else snprintf(out, size, "%zu", count);
+}
+
+/* model.tsv's fields: the options, then the mixers' `skit tno` options. */
+static char *model_fields(const args *a, const train_model *model)
+{
+    size_t size = 8192 + 64 * a->model.layers, used = 0;
+    char *text = malloc(size), value[4200];
+    for (size_t i = 0; text && i < sizeof fields / sizeof *fields; i++) {
+        field_text(a, fields[i].opt, value, sizeof value);
+        if (*value) used += (size_t)snprintf(text + used, size - used, "%s\t%s\n", fields[i].key, value);
+    }
+    const skit_tno_options *o = train_model_mixer_options(model);
+    if (!text || a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) return text;
+    used += (size_t)snprintf(text + used, size - used,
+                             "tno.op\t%s\ntno.causal\t%s\ntno.d\t%zu\ntno.norm\t%s\ntno.rpe-width\t%zu\n"
+                             "tno.rpe-layers\t%zu\ntno.activation\t%s\n",
+                             train_mixer_names[a->model.mixer], o->causality == SKIT_CAUSAL ? "yes" : "no",
+                             a->model.expand * a->model.d, tno_norm_names[o->norm], o->rpe_width, o->rpe_layers,
+                             activation_names[o->activation]);
+    if (o->kind == SKIT_TNO_SKI)
+        used += (size_t)snprintf(text + used, size - used, "tno.rank\t%zu\ntno.taps\t%zu\ntno.knots\t%zu\n", o->rank,
+                                 o->taps, o->knots);
+    for (size_t l = 0; l < (a->model.learn_decay ? a->model.layers : 1); l++) {
+        cli_format_exact(train_model_decay(model, l), value, sizeof value);
+        if (a->model.learn_decay) used += (size_t)snprintf(text + used, size - used, "layer%zu.decay\t%s\n", l, value);
+        else used += (size_t)snprintf(text + used, size - used, "tno.decay\t%s\n", value);
+    }
+    return text;
+}
+
+/* A key model.tsv may hold besides the options. */
+static int known_key(const char *key)
+{
+    unsigned layer;
+    char rest[16];
+    return !strcmp(key, "format") || !strcmp(key, "kind") || !strncmp(key, "tno.", 4) ||
+           (sscanf(key, "layer%u.%15s", &layer, rest) == 2 && !strcmp(rest, "decay"));
+}
+
+/* One field's value into a, as if its option were given. */
+static int apply_field(args *a, const field *f, const char *value, const char *path)
+{
+    if (is_flag(f->opt)) {
+        if (!strcmp(value, "yes")) return parse_option(a, f->opt, NULL);
+        if (!strcmp(value, "no")) return CLI_OK;
+        return cli_usage_error("%s: field %s '%s': need yes or no", path, f->key, value);
+    }
+    int rc = parse_option(a, f->opt, value);
+    return rc == -1 ? cli_common_option(&a->common, f->opt, value) : rc;
+}
+
+/* The options the checkpoint's model.tsv records, into a (defaults first). */
+static int apply_fields(args *a, const cli_fields *model, const char *path)
+{
+    for (size_t i = 0; i < model->count; i++) {
+        int known = known_key(model->keys[i]);
+        for (size_t k = 0; !known && k < sizeof fields / sizeof *fields; k++) known = !strcmp(model->keys[i], fields[k].key);
+        if (!known) return cli_usage_error("--resume: %s: unknown field '%s'", path, model->keys[i]);
+    }
+    const char *kind = cli_fields_get(model, "kind");
+    if (!kind || strcmp(kind, "parameters"))
+        return cli_usage_error("--resume: %s: kind '%s': need parameters", path, kind ? kind : "(missing)");
+    char saved[128], context[4400];
+    snprintf(saved, sizeof saved, "%s", cli_context());
+    snprintf(context, sizeof context, "%s: --resume %s", saved, path);
+    cli_set_context(context); /* a value's own message then names the file */
+    int rc = CLI_OK;
+    for (size_t k = 0; rc == CLI_OK && k < sizeof fields / sizeof *fields; k++) {
+        const char *value = cli_fields_get(model, fields[k].key);
+        int optional = fields[k].opt == OPT_TEXT || fields[k].opt == OPT_CAUSAL_SKI || fields[k].opt == OPT_EVAL_EVERY;
+        if (value) rc = apply_field(a, &fields[k], value, path);
+        else if (!optional) rc = cli_usage_error("field %s missing", fields[k].key);
+    }
+    cli_set_context(saved);
+    return rc;
+}
+
+/* Every option given on this command line that the checkpoint also
+ * records must have the checkpoint's value. */
+static int check_given(const args *a, const args *ck, const char *path)
+{
+    for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
+        int opt = fields[k].opt;
+        if (opt == OPT_SEED ? !a->seed_given : !a->given[opt - OPT_TASK]) continue;
+        char ours[4200], theirs[4200];
+        field_text(a, opt, ours, sizeof ours);
+        field_text(ck, opt, theirs, sizeof theirs);
+        if (strcmp(ours, theirs) != 0)
+            return cli_usage_error("--%s: this run gives %s; the checkpoint's run has %s (%s, field %s): leave "
+                                   "--%s out to continue that run", fields[k].key, *ours ? ours : "none",
+                                   *theirs ? theirs : "none", path, fields[k].key, fields[k].key);
+    }
+    return CLI_OK;
+}
+
+/* The training settings of a come from the checkpoint ck. */
+static void adopt(args *a, const args *ck)
+{
+    a->task = ck->task, a->vocab = ck->vocab, a->order = ck->order, a->text = ck->text, a->masked = ck->masked;
+    a->have_glu = ck->have_glu, a->have_warmup = ck->have_warmup, a->have_causal_ski = ck->have_causal_ski;
+    a->model = ck->model, a->opt = ck->opt;
+    a->eval_batches = ck->eval_batches, a->eval_every = ck->eval_every;
+    a->common.seed = ck->common.seed;
+}
+
+/* --resume DIR: open the checkpoint (kept in a for loading), take its options. */
+static int resume_options(args *a)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/model.tsv", a->resume);
+    int rc = cli_checkpoint_open("--resume", a->resume, &a->manifest, &a->sums);
+    if (rc != CLI_OK) return rc;
+    if (!cli_fields_get(&a->sums, "state.tsv"))
+        return cli_usage_error("--resume: %s holds parameters only, no training state (a --dump-step directory?)",
+                               a->resume);
+    args ck;
+    defaults(&ck);
+    rc = apply_fields(&ck, &a->manifest, path);
+    if (rc == CLI_OK) rc = check_given(a, &ck, path);
+    if (rc == CLI_OK) adopt(a, &ck);
+    free(ck.lengths);
+    return rc;
+}
+
+static void args_free(args *a)
+{
+    free(a->lengths);
+    cli_fields_free(&a->manifest);
+    cli_fields_free(&a->sums);
+}
+
+/* 1 if both name the same existing directory. */
+static int same_directory(const char *x, const char *y)
+{
+    char rx[PATH_MAX], ry[PATH_MAX];
+    return x && y && realpath(x, rx) && realpath(y, ry) && !strcmp(rx, ry);
 }
 
 /* Combinations, paths and sizes, before any work. */
@@ -247,7 +490,10 @@ static int validate(args *a)
         return cli_usage_error("--eval-lengths: the attention model's learned positions exist for --n only");
     if (a->eval_out && !a->nlengths) return cli_usage_error("--eval-out: give --eval-lengths too");
     if (cli_common_validate(&a->common) || cli_check_data_path("--eval-out", a->eval_out, 0)) return CLI_USAGE;
-    if (a->save) {
+    if (a->save_every && !a->save) return cli_usage_error("--save-every: give --save DIR too");
+    if ((a->resume || a->save_every || a->stop_after) && (a->check || a->dump))
+        return cli_usage_error("--resume, --save-every, --stop-after: they train; not with --check-gradients or --dump-step");
+    if (a->save && !same_directory(a->save, a->resume)) {
         struct stat st;
         if (stat(a->save, &st) == 0) return cli_usage_error("--save: %s exists; give a new directory", a->save);
         if (cli_check_output_path("--save", a->save)) return CLI_USAGE;
@@ -288,18 +534,23 @@ static int parse_args(int argc, char **argv, args *a)
         {"eval-lengths", required_argument, NULL, OPT_EVAL_LENGTHS},
         {"eval-out", required_argument, NULL, OPT_EVAL_OUT}, {"save", required_argument, NULL, OPT_SAVE},
         {"check-gradients", no_argument, NULL, OPT_CHECK}, {"dump-step", required_argument, NULL, OPT_DUMP_STEP},
+        {"resume", required_argument, NULL, OPT_RESUME}, {"save-every", required_argument, NULL, OPT_SAVE_EVERY},
+        {"stop-after", required_argument, NULL, OPT_STOP_AFTER},
         {NULL, 0, NULL, 0}};
     defaults(a);
     const cli_options options = {.longopts = longopts, .usage = usage, .common = &a->common,
                                  .apply = parse_option, .ctx = a};
     int rc = cli_parse_options(&options, argc, argv);
-    if (rc != CLI_OK) return rc;
-    return validate(a);
+    if (rc == CLI_OK && a->resume) rc = resume_options(a);
+    return rc == CLI_OK ? validate(a) : rc;
 }
 
 /* ---- a training run ------------------------------------------------------ */
 
-typedef struct run {
+typedef struct run run;
+static void describe_mixer(const args *a, const run *r, char *text, size_t size);
+
+struct run {
     train_task task;
     train_model *model;
     int *inputs, *targets;
@@ -308,7 +559,9 @@ typedef struct run {
     skit_rng data_rng;
     double floor;
     double oracle; /* markov: the chain's own validation loss (masked: its exact posterior) */
-} run;
+    train_state state; /* AdamW's moments, steps done, the log so far (a checkpoint's training state) */
+    size_t history_rows; /* room in state.history */
+};
 
 static int batch_buffers(size_t rows, int **inputs, int **targets, double **weights)
 {
@@ -362,6 +615,18 @@ static int evaluate(const args *a, const run *r, train_model *m, size_t n, size_
     return CLI_OK;
 }
 
+/* --resume: parameters, moments, step, data position and log from the checkpoint. */
+static int resume_state(const args *a, run *r)
+{
+    int rc = train_checkpoint_load("--resume", a->resume, &a->sums, r->model, &r->state);
+    r->history_rows = r->state.step;
+    if (rc == CLI_OK && r->state.step >= a->opt.steps)
+        rc = cli_usage_error("--resume: %s: the run ended (step %zu of --steps %zu): nothing to resume", a->resume,
+                             r->state.step, a->opt.steps);
+    r->data_rng = r->state.rng;
+    return rc;
+}
+
 static int run_setup(const args *a, run *r)
 {
     int status = train_task_create(&r->task, a->task, a->vocab, a->order, a->text, a->masked, a->common.seed);
@@ -380,7 +645,11 @@ static int run_setup(const args *a, run *r)
         memset(r->decayed + gr->offset, gr->decayed, gr->rows * gr->cols);
     }
     skit_rng_seed_stream(&r->data_rng, a->common.seed, 0x747261696e); /* training stream */
-    return batch_buffers(a->model.batch * a->model.n, &r->inputs, &r->targets, &r->weights);
+    r->state.m = calloc(P, sizeof(double));
+    r->state.v = calloc(P, sizeof(double));
+    if (!r->state.m || !r->state.v) return cli_failure("out of memory");
+    if (a->resume) rc = resume_state(a, r);
+    return rc == CLI_OK ? batch_buffers(a->model.batch * a->model.n, &r->inputs, &r->targets, &r->weights) : rc;
 }
 
 static void run_free(run *r)
@@ -391,6 +660,9 @@ static void run_free(run *r)
     free(r->targets);
     free(r->weights);
     free(r->decayed);
+    free(r->state.m);
+    free(r->state.v);
+    free(r->state.history);
 }
 
 
@@ -413,33 +685,82 @@ static int train_step(const args *a, run *r, train_adamw *opt, size_t t, double 
     return status ? cli_library_error(status) : CLI_OK;
 }
 
+/* The log's row of step t (0-based) from the history. */
+static void log_row(cli_table *log, const double *h, size_t t)
+{
+    cli_table_rowf(log, "%zu\t%.6f\t%.6f\t%.6g\t%.6g\t%.0f\t%.6f", t + 1, h[0], h[1], h[2], h[3], h[4], h[5]);
+}
+
+/* Append step t's row to the history (grown as needed) and the log. */
+static int record_step(run *r, cli_table *log, size_t t, const double row[TRAIN_LOG_COLUMNS])
+{
+    if (t >= r->history_rows) {
+        size_t rows = 2 * t + 16;
+        double *grown = realloc(r->state.history, rows * TRAIN_LOG_COLUMNS * sizeof(double));
+        if (!grown) return cli_failure("out of memory");
+        r->state.history = grown, r->history_rows = rows;
+    }
+    memcpy(r->state.history + t * TRAIN_LOG_COLUMNS, row, TRAIN_LOG_COLUMNS * sizeof(double));
+    log_row(log, row, t);
+    return CLI_OK;
+}
+
+/* --save DIR now: parameters and the training state after r->state.step steps. */
+static int save_checkpoint(const args *a, run *r)
+{
+    char description[512];
+    describe_mixer(a, r, description, sizeof description);
+    char *text = model_fields(a, r->model);
+    r->state.rng = r->data_rng;
+    int rc = text ? train_checkpoint_write("--save", r->model, train_model_parameters(r->model), a->save,
+                                           "parameters", description, text, &r->state)
+                  : cli_failure("out of memory");
+    free(text);
+    return rc;
+}
+
+/* After step t: a periodic checkpoint, or the last one before a signal ends the run. */
+static int after_step(const args *a, run *r, size_t t)
+{
+    if (!a->save) return CLI_OK;
+    int periodic = a->save_every && (t + 1) % a->save_every == 0 && t + 1 < a->opt.steps;
+    int rc = periodic || cli_signal_pending() ? save_checkpoint(a, r) : CLI_OK;
+    if (rc == CLI_OK) cli_signal_finish(); /* returns only when no signal came */
+    return rc;
+}
+
+/* Steps from the checkpoint's (or 0) to the end of the schedule or
+ * --stop-after; *val_loss gets the last step's validation loss. */
 static int train_loop(const args *a, run *r, cli_table *log, double *val_loss)
 {
     train_adamw opt = a->opt;
-    size_t P = train_model_parameter_count(r->model), rows = a->model.batch * a->model.n;
-    opt.count = P;
-    opt.m = calloc(P, sizeof(double));
-    opt.v = calloc(P, sizeof(double));
-    int rc = opt.m && opt.v ? CLI_OK : cli_failure("out of memory");
+    size_t rows = a->model.batch * a->model.n, start = r->state.step;
+    size_t stop = a->stop_after && a->stop_after < opt.steps - start ? start + a->stop_after : opt.steps;
+    opt.count = train_model_parameter_count(r->model);
+    opt.m = r->state.m;
+    opt.v = r->state.v;
+    for (size_t t = 0; t < start; t++) log_row(log, r->state.history + t * TRAIN_LOG_COLUMNS, t);
+    double before = start ? r->state.history[(start - 1) * TRAIN_LOG_COLUMNS + 5] : 0;
+    int rc = CLI_OK;
     cli_progress_start(&a->common);
-    double t0 = skit_clock_seconds();
-    for (size_t t = 0; t < opt.steps && rc == CLI_OK; t++) {
+    double t0 = skit_clock_seconds() - before;
+    for (size_t t = start; t < stop && rc == CLI_OK; t++) {
         double loss = NAN, norm = NAN, val = NAN;
         rc = train_step(a, r, &opt, t, &loss, &norm);
         int last = t + 1 == opt.steps;
         if (rc == CLI_OK && (last || (a->eval_every && (t + 1) % a->eval_every == 0)))
             rc = evaluate(a, r, r->model, a->model.n, a->model.batch, r->inputs, r->targets, r->weights, &val,
                           &r->oracle);
-        double seconds = skit_clock_seconds() - t0, rate = (double)(rows * (t + 1)) / seconds;
-        cli_table_rowf(log, "%zu\t%.6f\t%.6f\t%.6g\t%.6g\t%.0f\t%.6f", t + 1, loss, val,
-                       train_adamw_rate(&opt, t), norm, rate, seconds);
+        double seconds = skit_clock_seconds() - t0, rate = (double)(rows * (t + 1 - start)) / (seconds - before);
+        const double row[TRAIN_LOG_COLUMNS] = {loss, val, train_adamw_rate(&opt, t), norm, rate, seconds};
+        if (rc == CLI_OK) rc = record_step(r, log, t, row);
+        r->state.step = t + 1;
         cli_progress("step %zu/%zu  loss %.4f  %.0f tokens/s  ETA %.0f s", t + 1, opt.steps, loss, rate,
-                     seconds / (double)(t + 1) * (double)(opt.steps - t - 1));
+                     (seconds - before) / (double)(t + 1 - start) * (double)(stop - t - 1));
         if (last) *val_loss = val;
+        if (rc == CLI_OK) rc = after_step(a, r, t);
     }
     cli_progress_done();
-    free(opt.m);
-    free(opt.v);
     return rc;
 }
 
@@ -466,24 +787,24 @@ static int eval_lengths(const args *a, run *r, cli_table *t)
 static void describe_mixer(const args *a, const run *r, char *text, size_t size)
 {
     const skit_tno_options *o = train_model_mixer_options(r->model);
-    static const char *const acts[] = {"relu", "silu", "gelu"}, *const norms[] = {"none", "layer", "rms"};
     if (a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) {
         snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu; heads %zu; positions %s",
                  train_mixer_names[a->model.mixer], a->model.expand * a->model.d, a->model.heads,
                  a->model.rope ? "rope" : "learned");
         return;
     }
-    char ski[128] = "";
+    char ski[128] = "", decay[32];
     if (o->kind == SKIT_TNO_SKI) snprintf(ski, sizeof ski, " --rank %zu --taps %zu --knots %zu", o->rank, o->taps, o->knots);
+    cli_format_exact(train_model_decay(r->model, 0), decay, sizeof decay); /* exact: skit tno compares it */
     snprintf(text, size, "load a mixer with: skit tno --op %s%s --d %zu --rpe-width %zu --rpe-layers %zu "
-             "--activation %s --norm %s --decay %g%s --params DIR/layerL.mixer.npy",
+             "--activation %s --norm %s --decay %s%s --params DIR/layerL.mixer.npy",
              train_mixer_names[a->model.mixer], o->causality == SKIT_CAUSAL ? " --causal" : "",
-             a->model.expand * a->model.d, o->rpe_width, o->rpe_layers, acts[o->activation], norms[o->norm],
-             a->model.learn_decay ? train_model_decay(r->model, 0) : o->decay, ski);
+             a->model.expand * a->model.d, o->rpe_width, o->rpe_layers, activation_names[o->activation],
+             tno_norm_names[o->norm], decay, ski);
     for (size_t l = 0; a->model.learn_decay && l < a->model.layers; l++) {
         size_t used = strlen(text);
-        snprintf(text + used, size - used, "%s layer%zu %.6g", l ? "," : "; learned decay lambda:", l,
-                 train_model_decay(r->model, l));
+        cli_format_exact(train_model_decay(r->model, l), decay, sizeof decay);
+        snprintf(text + used, size - used, "%s layer%zu %s", l ? "," : "; learned decay lambda:", l, decay);
     }
 }
 
@@ -553,6 +874,17 @@ static int dump_path(char *out, size_t size, const char *dir, const char *name)
     return n < 0 || (size_t)n >= size ? cli_usage_error("--dump-step: path too long") : CLI_OK;
 }
 
+/* One of --dump-step's checkpoints (no training state). */
+static int dump_arrays(const args *a, run *r, const double *values, const char *dir, const char *kind,
+                       const char *description)
+{
+    char *text = model_fields(a, r->model);
+    int rc = text ? train_checkpoint_write("--dump-step", r->model, values, dir, kind, description, text, NULL)
+                  : cli_failure("out of memory");
+    free(text);
+    return rc;
+}
+
 static int dump_step(const args *a, run *r)
 {
     char path[4096];
@@ -565,21 +897,20 @@ static int dump_step(const args *a, run *r)
     int rc = opt.m && opt.v && batch ? CLI_OK : cli_failure("out of memory");
     if (rc == CLI_OK && mkdir(a->dump, 0777) != 0) rc = cli_failure("--dump-step: cannot create %s: %s", a->dump, strerror(errno));
     if (rc == CLI_OK) rc = dump_path(path, sizeof path, a->dump, "before");
-    if (rc == CLI_OK && train_checkpoint_save(r->model, path, "parameters before the step")) rc = cli_failure("--dump-step: cannot write %s", path);
+    if (rc == CLI_OK) rc = dump_arrays(a, r, train_model_parameters(r->model), path, "parameters", "parameters before the step");
     train_task_batch(&r->task, &r->data_rng, 0, a->model.batch, a->model.n, r->inputs, r->targets, r->weights);
     int status = rc ? SKIT_OK : train_model_forward(r->model, r->inputs, r->targets, r->weights, &scalars[0], NULL);
     if (!status && !rc) status = train_model_backward(r->model);
     if (status) rc = cli_library_error(status);
     if (rc == CLI_OK) rc = dump_path(path, sizeof path, a->dump, "gradients");
-    if (rc == CLI_OK && train_checkpoint_save_values(r->model, train_model_gradients(r->model), path, "gradients"))
-        rc = cli_failure("--dump-step: cannot write %s", path);
+    if (rc == CLI_OK) rc = dump_arrays(a, r, train_model_gradients(r->model), path, "gradients", "gradients");
     if (rc == CLI_OK) {
         scalars[2] = train_clip(train_model_gradients(r->model), P, opt.clip);
         train_adamw_step(&opt, 0, train_model_parameters(r->model), train_model_gradients(r->model), r->decayed);
         if ((status = train_model_sync(r->model))) rc = cli_library_error(status);
     }
     if (rc == CLI_OK) rc = dump_path(path, sizeof path, a->dump, "after");
-    if (rc == CLI_OK && train_checkpoint_save(r->model, path, "parameters after the step")) rc = cli_failure("--dump-step: cannot write %s", path);
+    if (rc == CLI_OK) rc = dump_arrays(a, r, train_model_parameters(r->model), path, "parameters", "parameters after the step");
     for (size_t i = 0; i < R && rc == CLI_OK; i++)
         batch[i] = r->inputs[i], batch[R + i] = r->targets[i], batch[2 * R + i] = r->weights[i];
     if (rc == CLI_OK && !dump_path(path, sizeof path, a->dump, "batch.npy") && skit_npy_write(path, batch, R, 3, R, 2))
@@ -590,28 +921,66 @@ static int dump_step(const args *a, run *r)
     return rc;
 }
 
-static int report(const args *a, run *r, cli_table *log, double val_loss, int argc, char **argv)
+/* The loss floor the first summary line states: the task's (Markov: the
+ * entropy rate); masked LM: the chain's exact posterior loss on the
+ * validation tokens (computed by the last evaluation); NAN if none. */
+static double loss_floor(const args *a, const run *r) { return a->masked ? r->oracle : r->floor; }
+
+/* The log's summary of a finished run, and the line on stderr. */
+static void summarise(const args *a, run *r, cli_table *log, double val_loss)
 {
-    char mixer[512];
-    describe_mixer(a, r, mixer, sizeof mixer);
-    size_t peak = skit_memory_peak_rss();
-    cli_table_comment(log, "task %s vocab %zu%s; floor %.6f nats/token; final validation loss %.6f (%.4f x floor)",
-                      train_task_names[a->task], r->task.vocab, a->masked ? " masked-LM" : " causal", r->floor,
-                      val_loss, val_loss / r->floor);
+    double floor = loss_floor(a, r);
+    char stated[96] = "no known floor";
+    if (isfinite(floor)) snprintf(stated, sizeof stated, "floor %.6f nats/token", floor);
+    cli_table_comment(log, "task %s vocab %zu%s; %s; final validation loss %.6f (%.4f x floor)",
+                      train_task_names[a->task], r->task.vocab, a->masked ? " masked-LM" : " causal", stated,
+                      val_loss, val_loss / floor);
+    snprintf(stated, sizeof stated, "no known floor");
     if (isfinite(r->oracle))
         cli_table_comment(log, "the chain's own loss on the same validation tokens %.6f; model / chain %.4f%s",
                           r->oracle, val_loss / r->oracle,
                           a->masked ? " (masked: the chain's exact posterior given the visible tokens)" : "");
+    size_t peak = skit_memory_peak_rss();
     cli_table_comment(log, "parameters %zu; model arenas and plans %zu bytes; peak RSS %zu bytes",
                       train_model_parameter_count(r->model), train_model_bytes(r->model), peak);
-    cli_table_comment(log, "%s", mixer);
+    if (isfinite(floor)) snprintf(stated, sizeof stated, "floor %.4f, ratio %.4f", floor, val_loss / floor);
     if (!a->common.quiet)
-        fprintf(stderr, "%s: validation loss %.4f nats/token (floor %.4f, ratio %.4f); %zu parameters, "
-                "arenas %.1f MiB, peak RSS %.1f MiB\n", cli_context(), val_loss, r->floor, val_loss / r->floor,
-                train_model_parameter_count(r->model), train_model_bytes(r->model) / 1048576.0, peak / 1048576.0);
+        fprintf(stderr, "%s: validation loss %.4f nats/token (%s); %zu parameters, arenas %.1f MiB, peak RSS "
+                "%.1f MiB\n", cli_context(), val_loss, stated, train_model_parameter_count(r->model),
+                train_model_bytes(r->model) / 1048576.0, peak / 1048576.0);
+}
+
+static int report(const args *a, run *r, cli_table *log, double val_loss, int argc, char **argv)
+{
+    char mixer[4096];
+    describe_mixer(a, r, mixer, sizeof mixer);
+    if (r->state.step == a->opt.steps) summarise(a, r, log, val_loss);
+    else {
+        cli_table_comment(log, "stopped after step %zu of %zu (--stop-after)%s%s", r->state.step, a->opt.steps,
+                          a->save ? "; continue with --resume " : "", a->save ? a->save : "");
+        if (!a->common.quiet)
+            fprintf(stderr, "%s: stopped after step %zu of %zu%s%s\n", cli_context(), r->state.step, a->opt.steps,
+                    a->save ? "; continue with --resume " : "", a->save ? a->save : "");
+    }
+    cli_table_comment(log, "%s", mixer);
     int rc = cli_table_emit(log, &a->common, argc, argv, "nats/token; seconds", NULL, NULL);
-    if (rc == CLI_OK && a->save && train_checkpoint_save(r->model, a->save, mixer) != 0)
-        rc = cli_failure("--save: cannot write %s: %s", a->save, strerror(errno));
+    if (rc == CLI_OK && a->save) rc = save_checkpoint(a, r);
+    return rc;
+}
+
+int cmd_train_load_checkpoint(const char *dir)
+{
+    args a;
+    defaults(&a);
+    a.resume = dir;
+    int rc = resume_options(&a);
+    if (rc == CLI_OK) rc = validate(&a);
+    run r;
+    memset(&r, 0, sizeof r);
+    r.oracle = NAN;
+    if (rc == CLI_OK) rc = run_setup(&a, &r);
+    run_free(&r);
+    args_free(&a);
     return rc;
 }
 
@@ -620,7 +989,7 @@ int cmd_train(int argc, char **argv)
     args a;
     int rc = parse_args(argc, argv, &a);
     if (rc != CLI_OK) {
-        free(a.lengths);
+        args_free(&a);
         return rc == CLI_HELP ? CLI_OK : rc;
     }
 #ifdef OPENBLAS_VERSION
@@ -642,14 +1011,18 @@ int cmd_train(int argc, char **argv)
     if (rc == CLI_OK && a.check) rc = check_gradients(&a, &r);
     else if (rc == CLI_OK && a.dump) rc = dump_step(&a, &r);
     else if (rc == CLI_OK) {
+        if (a.save) cli_signals_defer(1); /* a signal then ends the run after a checkpoint */
         rc = train_loop(&a, &r, &log, &val_loss);
-        if (rc == CLI_OK) rc = eval_lengths(&a, &r, &ev);
-        if (rc == CLI_OK && a.eval_out) rc = cli_table_save(&ev, a.eval_out, argc, argv, a.common.seed, "nats/token");
+        int finished = r.state.step == a.opt.steps;
+        if (rc == CLI_OK && finished) rc = eval_lengths(&a, &r, &ev);
+        if (rc == CLI_OK && finished && a.eval_out)
+            rc = cli_table_save(&ev, a.eval_out, argc, argv, a.common.seed, "nats/token");
         if (rc == CLI_OK) rc = report(&a, &r, &log, val_loss, argc, argv);
+        cli_signals_defer(0); /* a signal that came meanwhile ends the run now, DIR saved */
     }
     cli_table_free(&log);
     cli_table_free(&ev);
     run_free(&r);
-    free(a.lengths);
+    args_free(&a);
     return rc;
 }

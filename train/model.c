@@ -478,11 +478,28 @@ static int allocate_arenas(train_model *m, size_t scratch)
     return SKIT_OK;
 }
 
-static int allocate(train_model *m)
+static size_t scratch_count(const train_model *m)
 {
     size_t wide = m->e > m->h ? m->e : m->h;
-    size_t scratch = 2 * m->R * m->c.d + m->c.n * m->c.n + 7 * m->R * wide;
-    int status = allocate_arenas(m, scratch);
+    return 2 * m->R * m->c.d + m->c.n * m->c.n + 7 * m->R * wide;
+}
+
+/* Refuse up front (SKIT_ETOOBIG, naming the options) what would not fit:
+ * parameters, gradients and AdamW's two moments, activations, scratch. */
+static int check_memory(const train_model *m)
+{
+    size_t element = single_precision(m) ? sizeof(float) : sizeof(double);
+    double bytes = 4.0 * (double)m->nparams * sizeof(double) +
+                   (double)(activation_count(m, 64 / element) + scratch_count(m)) * (double)element;
+    return skit_memory_check(bytes < 0x1p62 ? (size_t)bytes : SIZE_MAX,
+                             "the model's parameters, optimiser state and activations (--n, --batch, --d, --layers)");
+}
+
+static int allocate(train_model *m)
+{
+    int status = check_memory(m);
+    if (status) return status;
+    status = allocate_arenas(m, scratch_count(m));
     if (status) return status;
     size_t rope = m->c.rope && softmax_mixer(&m->c) ? m->c.n * (head_width(m) / 2) * 2 : 0;
     m->rope = rope ? skit_calloc(rope, sizeof(double)) : NULL;

@@ -11,14 +11,15 @@
  *                             out = W_o (u * mixer(v))    (e = expand * d)
  *     x = x + GLU(norm(x))    out = W_3 (silu(W_1 h) * (W_2 h))   (hidden g)
  *   logits = head(norm(x))    head = E (tied) or its own out_vocab x d
- * norm: RMS (x / sqrt(mean x^2 + 1e-8)) or LayerNorm, both without affine
- * parameters; no biases in the linear layers. Mixers: TNO, FD-TNO, SKI-TNO
- * (skit_tno plans with their library backward), softmax attention with
- * `heads` heads, q = W_q v, k = W_k v (dense n x n, causal by masking), MRA-2
- * (the library's plan forward, skit_mra2_backward with its selection held
- * fixed; the causal forms for the causal objective). Loss: cross-entropy averaged over the positions with
- * weight 1. Tokens are rows of (batch * n) x d row-major activations, the
- * (B, N, D) layout of PyTorch and of SKIT_TNO_ROWS. The layers run in
+ * norm: RMS (x / sqrt(mean x^2 + eps)) or LayerNorm ((x - mean) / sqrt(var +
+ * eps)), eps = 1e-5 (NORM_EPS, model.c), both without affine parameters; no
+ * biases in the linear layers. Mixers: TNO, FD-TNO, SKI-TNO (skit_tno plans
+ * with their library backward), softmax attention with `heads` heads, q = W_q
+ * v, k = W_k v (dense n x n, causal by masking), MRA-2 (the library's plan
+ * forward, skit_mra2_backward with its selection held fixed; the causal forms
+ * for the causal objective). Loss: cross-entropy averaged over the positions
+ * with weight 1. Tokens are rows of (batch * n) x d row-major activations,
+ * the (B, N, D) layout of PyTorch and of SKIT_TNO_ROWS. The layers run in
  * float64 or (precision f32: tno, fd, ski, attention) float32: model_real.h holds them
  * once for both. */
 #ifndef SKIT_TRAIN_MODEL_H

@@ -29,6 +29,10 @@ int skit_fuzz_cli(const char *command, const uint8_t *data, size_t size);
  * from the bytes (claims, notes, completion markers; see fuzz_cli.c). */
 int skit_fuzz_merge(const uint8_t *data, size_t size);
 
+/* What `skit train --resume DIR` does before training, over a checkpoint
+ * directory built from the bytes (see fuzz_cli.c). */
+int skit_fuzz_checkpoint(const uint8_t *data, size_t size);
+
 /* Prints an invariant violation with the input and aborts. */
 void skit_fuzz_fail(const char *target, const uint8_t *data, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 4, 5), noreturn));

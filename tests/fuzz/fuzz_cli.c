@@ -47,8 +47,10 @@
 #include <omp.h>
 #endif
 
+#include "cli/checkpoint.h"
 #include "commands.h"
 #include "fuzz.h"
+#include "train/train.h"
 
 #define FUZZ_INT_CAP 64
 /* Integers from here up are let through: sizes this large must be refused
@@ -552,6 +554,38 @@ int skit_fuzz_cli(const char *command, const uint8_t *data, size_t size)
     return 0;
 }
 
+/* run(ctx) with stdout and stderr captured in memory (free() both texts). */
+static int run_captured(int (*run)(void *), void *ctx, char **out_text, size_t *out_len, char **err_text,
+                        size_t *err_len)
+{
+    *out_text = *err_text = NULL;
+    *out_len = *err_len = 0;
+    FILE *saved_out = stdout, *saved_err = stderr;
+    FILE *out = open_memstream(out_text, out_len), *err = open_memstream(err_text, err_len);
+    if (!out || !err) abort();
+    stdout = out;
+    stderr = err;
+    int rc = run(ctx);
+    stdout = saved_out;
+    stderr = saved_err;
+    fclose(out);
+    fclose(err);
+    return rc;
+}
+
+typedef struct merge_call {
+    int argc;
+    char **argv;
+} merge_call;
+
+static int run_merge(void *ctx)
+{
+    merge_call *call = ctx;
+    return cli_run_command(find_command("reproduce"), call->argc, call->argv);
+}
+
+static int run_load_checkpoint(void *dir) { return cmd_train_load_checkpoint(dir); }
+
 /* ---- `skit reproduce --merge` over a fuzzed output directory -------------
  * The input describes the directory, one record a line: the first byte is
  * the kind, the second (mod 3) picks experiment 01_a, 02_b or 03_c, the
@@ -625,18 +659,10 @@ int skit_fuzz_merge(const uint8_t *data, size_t size)
     optind = 0;
     cli_set_context("skit reproduce");
     skit_clear_error();
-    char *out_text = NULL, *err_text = NULL;
-    size_t out_len = 0, err_len = 0;
-    FILE *saved_out = stdout, *saved_err = stderr;
-    FILE *out = open_memstream(&out_text, &out_len), *err = open_memstream(&err_text, &err_len);
-    if (!out || !err) abort();
-    stdout = out;
-    stderr = err;
-    int rc = cli_run_command(find_command("reproduce"), argc, argv);
-    stdout = saved_out;
-    stderr = saved_err;
-    fclose(out);
-    fclose(err);
+    merge_call call = {argc, argv};
+    char *out_text, *err_text;
+    size_t out_len, err_len;
+    int rc = run_captured(run_merge, &call, &out_text, &out_len, &err_text, &err_len);
     setenv("SKIT_DATADIR", saved, 1);
     const char *label = "reproduce --merge";
     FILE *report = fopen("out/REPORT.md", "r");
@@ -662,6 +688,99 @@ int skit_fuzz_merge(const uint8_t *data, size_t size)
     while (d && (e = readdir(d)))
         if (strstr(e->d_name, ".tmp."))
             skit_fuzz_fail(label, data, size, "left the temporary file '%s'", e->d_name);
+    if (d) closedir(d);
+    free(out_text);
+    free(err_text);
+    return 0;
+}
+
+/* ---- `skit train --resume` over a fuzzed checkpoint directory --------------
+ * The input holds the files of the directory, each as a line "@NAME", its
+ * bytes and a newline, up to the next line that starts with '@' (a plain
+ * NAME, at most 64 files). Unless the input holds a checksums.tsv, the harness
+ * writes one over every file given, so that mutations reach the parsers
+ * behind the checksum check. A model.tsv with a '/' is refused (its text
+ * field would name a file outside the sandbox). Runs what --resume does
+ * before its first step (cmd_train_load_checkpoint). Invariants: status 0,
+ * 1 (out of memory) or 2; 2 with exactly one line on stderr, naming skit
+ * train; 0 with nothing on stderr; no temporary left. */
+typedef struct ck_file {
+    char name[65];
+    const uint8_t *bytes;
+    size_t size;
+} ck_file;
+
+/* The input's files; -1 for an input the target refuses. */
+static int checkpoint_files(const uint8_t *data, size_t size, ck_file *files, size_t cap, int *with_sums)
+{
+    size_t count = 0, at = 0;
+    *with_sums = 0;
+    while (at < size) {
+        if (data[at] != '@' || count == cap) return -1;
+        const uint8_t *nl = memchr(data + at, '\n', size - at);
+        size_t name_len = nl ? (size_t)(nl - data) - at - 1 : 0;
+        if (!nl || name_len == 0 || name_len > 64) return -1;
+        ck_file *f = &files[count++];
+        memcpy(f->name, data + at + 1, name_len);
+        f->name[name_len] = '\0';
+        if (strchr(f->name, '/') || memchr(f->name, '\0', name_len) || f->name[0] == '.' || strstr(f->name, ".tmp."))
+            return -1; /* a plain name, never one a temporary could have */
+        size_t start = (size_t)(nl + 1 - data), end = start;
+        while (end < size && !(end > start && data[end] == '@' && data[end - 1] == '\n')) end++;
+        f->bytes = nl + 1;
+        f->size = end - start - (end > start && data[end - 1] == '\n'); /* less the separating newline */
+        at = end;
+        if (!strcmp(f->name, "checksums.tsv")) *with_sums = 1;
+        if (!strcmp(f->name, "model.tsv") && memchr(f->bytes, '/', f->size)) return -1;
+    }
+    return (int)count;
+}
+
+static void checkpoint_build(const ck_file *files, int count, int with_sums)
+{
+    mkdir("ck", 0777);
+    char path[8192], sum[64]; /* (gcc cannot bound the name here) */
+    FILE *sums = with_sums ? NULL : fopen("ck/checksums.tsv", "wb");
+    if (sums) fprintf(sums, "# skit train checksums\nfield\tvalue\n");
+    for (int i = 0; i < count; i++) {
+        snprintf(path, sizeof path, "ck/%s", files[i].name);
+        FILE *f = fopen(path, "wb");
+        if (!f) abort();
+        fwrite(files[i].bytes, 1, files[i].size, f);
+        fclose(f);
+        cli_digest_text(files[i].bytes, files[i].size, sum, sizeof sum);
+        if (sums) fprintf(sums, "%s\t%s\n", files[i].name, sum);
+    }
+    if (sums) fclose(sums);
+}
+
+int skit_fuzz_checkpoint(const uint8_t *data, size_t size)
+{
+    ck_file files[64];
+    int with_sums, count = checkpoint_files(data, size, files, 64, &with_sums);
+    if (count < 0) return -1;
+    init_once();
+    reset_workdir();
+    checkpoint_build(files, count, with_sums);
+    cli_set_context("skit train");
+    skit_clear_error();
+    char *out_text, *err_text;
+    size_t out_len, err_len;
+    int rc = run_captured(run_load_checkpoint, "ck", &out_text, &out_len, &err_text, &err_len);
+    const char *label = "train --resume";
+    size_t lines = 0;
+    for (size_t i = 0; i < err_len; i++) lines += err_text[i] == '\n';
+    if (rc != CLI_OK && rc != CLI_FAILED && rc != CLI_USAGE)
+        skit_fuzz_fail(label, data, size, "exit status %d (stderr: %s)", rc, err_text);
+    if (rc == CLI_USAGE && (lines != 1 || strncmp(err_text, "skit train: ", 12) != 0))
+        skit_fuzz_fail(label, data, size, "exit 2 with %zu lines on stderr, not one naming skit train: %s", lines, err_text);
+    if (rc == CLI_OK && err_len)
+        skit_fuzz_fail(label, data, size, "exit 0 with a message: %s", err_text);
+    if (out_len) skit_fuzz_fail(label, data, size, "wrote to stdout: %s", out_text);
+    DIR *d = opendir("ck");
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strstr(e->d_name, ".tmp.")) skit_fuzz_fail(label, data, size, "left the temporary file '%s'", e->d_name);
     if (d) closedir(d);
     free(out_text);
     free(err_text);

@@ -7,7 +7,8 @@
  *
  * Subdirectories: npy/ and tsv/ (the readers), cli-<command>/ (argument
  * words of `skit <command>`, one per line), cli-merge/ (output directories for
- * `skit reproduce --merge`). A broken invariant aborts. */
+ * `skit reproduce --merge`), checkpoint/ (checkpoint directories for `skit
+ * train --resume`). A broken invariant aborts. */
 #include "config.h"
 
 /* tools/skit.c is compiled into this program with -Dmain=skit_tool_main */
@@ -80,6 +81,7 @@ static long replay_dir(const char *dir, const char *target)
         if (!strcmp(target, "npy")) skit_fuzz_npy(data, size);
         else if (!strcmp(target, "tsv")) skit_fuzz_tsv(data, size);
         else if (!strcmp(target, "cli-merge")) skit_fuzz_merge(data, size);
+        else if (!strcmp(target, "checkpoint")) skit_fuzz_checkpoint(data, size);
         else skit_fuzz_cli(target + 4, data, size);
         free(data);
         free(names[i]);
@@ -120,7 +122,7 @@ int main(int argc, char **argv)
     int failed = 0;
     for (size_t i = 0; i < ntargets; i++) {
         const char *t = targets[i];
-        int known = !strcmp(t, "npy") || !strcmp(t, "tsv") || !strcmp(t, "cli-merge");
+        int known = !strcmp(t, "npy") || !strcmp(t, "tsv") || !strcmp(t, "cli-merge") || !strcmp(t, "checkpoint");
         for (const cli_command *c = cli_commands; !known && c->name; c++)
             known = !strncmp(t, "cli-", 4) && !strcmp(t + 4, c->name);
         if (!known) {
