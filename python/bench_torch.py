@@ -1,7 +1,6 @@
 """skit.torch's Toeplitz (or TNO plan) forward + backward against the same
 library calls made directly from numpy (the binding's and autograd's
-overhead, and the layout copies: Toeplitz plans read channel-major blocks,
-PyTorch's (B, n, d) tensors are row-major).
+overhead: the plans read PyTorch's row-major (B, n, d) tensors in place).
 
   /usr/bin/python3 python/bench_torch.py [--op toeplitz|tno] [--n 2048] [--d 512]
                                          [--batch 1] [--rounds 7]
@@ -14,9 +13,8 @@ settings: RPE width 64, 3 layers).
 Step = y = T x (per-channel T, coefficients and x requiring gradients),
 then backward: T^T g for x and the correlation of g and x for the
 coefficients (skit_toeplitz_plan_backward). The direct column makes the
-same set_coeffs, execute and backward through skit.ToeplitzPlan on arrays
-already in the plan's layout. float64 (the library has no float32 path
-yet); min over interleaved rounds.
+same set_coeffs, execute and backward through skit.ToeplitzPlan on the
+same arrays. float64; min over interleaved rounds.
 """
 import argparse
 import os
@@ -82,16 +80,15 @@ def _tno_steps(n, d, b):
 
 def _toeplitz_steps(n, d, b):
     rng = np.random.default_rng(1)
-    coeffs = rng.standard_normal((d, 2 * n - 1))
+    coeffs = rng.standard_normal((2 * n - 1, d))
     x = rng.standard_normal((b, n, d))
     g = rng.standard_normal((b, n, d))
     ct = torch.tensor(coeffs, requires_grad=True)
     xt = torch.tensor(x, requires_grad=True)
     gt = torch.tensor(g)
-    # direct: the plan and layout skit.torch uses, inputs already in place
+    # direct: the plan and layout (rows) skit.torch uses, on the same arrays
     plan = skit.ToeplitzPlan(coeffs, n)
-    xb = np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
-    gb = np.swapaxes(np.ascontiguousarray(np.swapaxes(g, -1, -2)), -1, -2)
+    xb, gb = x, g
 
     def direct():
         plan.set_coeffs(coeffs)  # a training step's coefficients are new

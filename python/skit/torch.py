@@ -33,6 +33,7 @@ otherwise they raise TypeError unless upcast=True (float64 inside, float32
 out). A CUDA tensor raises ValueError: the device path is not measured yet.
 """
 import collections
+import math
 import threading
 
 import numpy as np
@@ -95,7 +96,10 @@ def _function(name, forward, backward):
         out, saved = forward(*arrays, **options)
         ctx.saved = saved
         ctx.like = tensors
-        return _tensor(out, tensors[-1])
+        # a float32 computation (a float32 plan) gives a float32 tensor
+        # whatever its parameters' type; a float64 one the inputs' type
+        out = np.asarray(out)
+        return torch.from_numpy(out) if out.dtype == np.float32 else _tensor(out, tensors[-1])
 
     def bwd(ctx, grad):
         needs = ctx.needs_input_grad[1:]
@@ -236,8 +240,10 @@ def tno(x, plan, params=None, decay=None):
 
 class TNOPlanModule(torch.nn.Module):
     """An nn.Module around an skit.TNOPlan: its parameters (the flat vector
-    of plan.parameters) and, for kind 'tno' with learn_decay, its decay
-    lambda are nn.Parameters; forward and backward both run in skit.
+    of plan.parameters) and, for kind 'tno' with learn_decay and a decay
+    in (0, 1), the logit of its decay lambda (decay_logit; lambda =
+    sigmoid(decay_logit), the .decay property) are nn.Parameters; forward
+    and backward both run in skit.
 
     Any length and batch: x of shape (batch_x, n_x, d) (or (n_x, d)) other
     than the plan's runs on a plan of that shape made from the same
@@ -260,9 +266,18 @@ class TNOPlanModule(torch.nn.Module):
         self.max_plans = int(max_plans)
         self._plans = collections.OrderedDict()  # (n, batch) -> plan, the constructor's not included
         self.params = torch.nn.Parameter(torch.from_numpy(plan.parameters.copy()))
-        learn = learn_decay and plan.kind == "tno"
-        self.decay = torch.nn.Parameter(torch.tensor(plan.decay, dtype=torch.float64)) \
-            if learn else None
+        # lambda = sigmoid(theta), as skit train --learn-decay: an optimiser
+        # step cannot leave (0, 1), where the decay bias is defined (a
+        # lambda of 1, no decay, has no logit and stays fixed)
+        learn = learn_decay and plan.kind == "tno" and 0 < plan.decay < 1
+        self.decay_logit = torch.nn.Parameter(
+            torch.tensor(math.log(plan.decay / (1 - plan.decay)), dtype=torch.float64)) if learn else None
+
+    @property
+    def decay(self):
+        """TNO's lambda, sigmoid(decay_logit) (a tensor in the graph), or None
+        when it is not learnt."""
+        return None if self.decay_logit is None else torch.sigmoid(self.decay_logit)
 
     @property
     def cached_shapes(self):

@@ -194,6 +194,15 @@ def test_tno_plan_module_trains(rng):
         losses.append(loss.item())
     assert losses[-1] < losses[0]
     assert module.decay.item() != 0.9  # lambda learnt: a new plan made for it
+    # lambda = sigmoid(theta): steps that would carry a raw lambda past 1
+    # (the decay bias's range) keep it inside (0, 1)
+    near = st.TNOPlanModule(skit.TNOPlan(8, 2, 2, kind="tno", rpe_width=4, rpe_layers=1, decay=0.9999))
+    opt = torch.optim.SGD([near.decay_logit], lr=50.0)
+    for _ in range(5):
+        opt.zero_grad()
+        (-(near(x) ** 2).sum()).backward()  # grows with lambda
+        opt.step()
+        assert 0 < near.decay.item() < 1
     with pytest.raises(ValueError, match="kind 'tno' only"):
         st.tno(x, skit.TNOPlan(8, 2, 2, kind="fd", rpe_width=4, rpe_layers=1),
                decay=torch.tensor(0.5, dtype=torch.float64))
@@ -386,3 +395,35 @@ def test_toeplitz_vector(rng):
     T = skit.toeplitz.dense(c.detach().numpy(), n)
     assert np.allclose(y.detach().numpy(), T @ x.detach().numpy(), atol=1e-12)
     assert gradcheck(lambda cc, xx: st.toeplitz(cc, xx), (c, x))
+
+
+@pytest.mark.parametrize("kind", ["tno", "fd", "ski"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_tno_module_float32_against_float64(rng, kind, causal):
+    """A float32 plan under TNOPlanModule: float32 output and input
+    gradient, float64 parameter gradient, each within skit/tno.h's float32
+    growth factor, 20 log2(2N) + 2(h+1) + 4(L+3) (h, L: the RPE's width and
+    hidden layers; N <= 4n) times 2^-24, of the float64 plan's, measured
+    normwise against the float64 result (the header scales by ||k||_1
+    ||x||, which is larger: this is the stricter check). Any length: a
+    second call at another n runs a float32 plan made for it."""
+    n, d, width, layers = 97, 5, 8, 1
+    kw = dict(rpe_width=width, rpe_layers=layers) if kind != "ski" else {}
+    growth = 20 * np.log2(8 * n) + 2 * (width + 1) + 4 * (layers + 3)
+    p64 = skit.TNOPlan(n, d, kind=kind, causal=causal, **kw)
+    p32 = skit.TNOPlan(n, d, kind=kind, causal=causal, dtype=np.float32, params=p64.parameters, **kw)
+    m64, m32 = st.TNOPlanModule(p64), st.TNOPlanModule(p32)
+    for length in (n, 67):
+        x, g = rng.standard_normal((2, length, d)), rng.standard_normal((2, length, d))
+        x64 = torch.tensor(x, requires_grad=True)
+        x32 = torch.tensor(x, dtype=torch.float32, requires_grad=True)
+        m64.zero_grad()
+        m32.zero_grad()
+        y64, y32 = m64(x64), m32(x32)
+        assert y32.dtype == torch.float32 and y32.shape == (2, length, d)
+        (y64 * torch.tensor(g)).sum().backward()
+        (y32 * torch.tensor(g, dtype=torch.float32)).sum().backward()
+        assert x32.grad.dtype == torch.float32 and m32.params.grad.dtype == torch.float64
+        for got, want in ((y32.detach(), y64.detach()), (x32.grad, x64.grad), (m32.params.grad, m64.params.grad)):
+            err = float((got.double() - want).norm() / want.norm())
+            assert err <= growth * 2.0 ** -24, (length, err, growth * 2.0 ** -24)
