@@ -1,7 +1,10 @@
-"""Per-call overhead of the Python binding at n = 16 (a Toeplitz matvec),
-against the same execute called from C in a loop and against the CLI.
+"""Per-call overhead of the Python binding on a Toeplitz product (n = 16,
+d = 1 by default: the overhead alone), against the same execute called
+from C in a loop and against the CLI; --n 1024 --d 64 gives the ratio at a
+size where the product dominates (x a C-ordered (n, d) array, which the
+plan's rows layout reads in place).
 
-  /usr/bin/python3 python/bench_overhead.py [--rounds R] [--calls K] [--skit PATH]
+  /usr/bin/python3 python/bench_overhead.py [--n N] [--d D] [--rounds R] [--calls K] [--skit PATH]
 
 plan(x, out=y) and plan(x) take the cffi path when cffi is importable
 (see skit/_lib.py), the ctypes path otherwise. Each round times K calls of
@@ -31,11 +34,11 @@ from skit import _array, _lib  # noqa: E402
 
 C_LOOP = r"""
 #include "skit.h"
-double loop(const skit_toeplitz_plan *plan, const double *x, double *y, size_t n, long calls)
+double loop(const skit_toeplitz_plan *plan, const double *x, double *y, size_t ld, long calls)
 {
     double t0 = skit_clock_seconds();
     for (long i = 0; i < calls; i++)
-        if (skit_toeplitz_plan_execute(plan, x, n, y, n, NULL)) return -1;
+        if (skit_toeplitz_plan_execute(plan, x, ld, y, ld, NULL)) return -1;
     return (skit_clock_seconds() - t0) / (double)calls;
 }
 """
@@ -69,13 +72,15 @@ def main():
     ap.add_argument("--calls", type=int, default=20000)
     ap.add_argument("--cli-calls", type=int, default=20)
     ap.add_argument("--skit", default=os.path.join(HERE, "..", "build", "tools", "skit"))
+    ap.add_argument("--n", type=int, default=16)
+    ap.add_argument("--d", type=int, default=1)
     args = ap.parse_args()
-    n = 16
+    n, d = args.n, args.d
     rng = np.random.default_rng(1)
-    coeffs = rng.standard_normal(2 * n - 1)
-    x = rng.standard_normal(n)
-    y = np.empty(n)
-    plan = skit.ToeplitzPlan(coeffs, n)
+    coeffs = rng.standard_normal((2 * n - 1, d))
+    x = rng.standard_normal((n, d) if d > 1 else n)
+    y = np.empty_like(x)
+    plan = skit.ToeplitzPlan(coeffs, n)  # the rows layout: a row's d values, ld = d
     raw = _lib.lib.skit_toeplitz_plan_execute
     px, py, pp = _array.pointer(x), _array.pointer(y), plan._ptr
     tmp = tempfile.mkdtemp()
@@ -87,22 +92,23 @@ def main():
                os.path.join(tmp, "x.npy"), "--threads", "1", "-o", os.path.join(tmp, "y.npy")]
         have_cli = os.access(args.skit, os.X_OK)
         variants = {
-            "C loop (skit_toeplitz_plan_execute)": lambda: loop(pp, px, py, n, args.calls),
+            "C loop (skit_toeplitz_plan_execute)": lambda: loop(pp, px, py, d, args.calls),
             "ctypes call, raw pointers": lambda: per_call(
-                lambda: raw(pp, px, n, py, n, None), args.calls),
+                lambda: raw(pp, px, d, py, d, None), args.calls),
             "plan(x, out=y)": lambda: per_call(lambda: plan(x, out=y), args.calls),
             "plan(x)": lambda: per_call(lambda: plan(x), args.calls),
             "plan(x, out=y), ctypes path (no cffi)": lambda: per_call(
                 lambda: plan._apply(x, y, False, None), args.calls),
-            "matmul_toeplitz(c, x) (plan per call)": lambda: per_call(
-                lambda: skit.matmul_toeplitz((coeffs[n - 1:], coeffs[n - 1::-1]), x),
-                args.calls // 10),
         }
+        if d == 1:
+            variants["matmul_toeplitz(c, x) (plan per call)"] = lambda: per_call(
+                lambda: skit.matmul_toeplitz((coeffs[n - 1:, 0], coeffs[n - 1::-1, 0]), x),
+                max(args.calls // 10, 1))
         if _lib.hot is not None:
             cffi_exec, hh, null, buf = (_lib.hot.skit_toeplitz_plan_execute, plan._hot, _lib.hot_null,
                                  _lib.hot_buffer)
             variants["cffi call, from_buffer"] = lambda: per_call(
-                lambda: cffi_exec(hh, buf(x), n, buf(y, True), n, null), args.calls)
+                lambda: cffi_exec(hh, buf(x), d, buf(y, True), d, null), args.calls)
         if have_cli:
             variants["CLI: skit toeplitz matvec (process + files)"] = lambda: per_call(
                 lambda: subprocess.run(cli, check=True), args.cli_calls)
@@ -112,17 +118,18 @@ def main():
                 if name.startswith("CLI") and r >= 3:
                     continue  # 3 rounds of the CLI are enough at ~0.1 s a call
                 best[name] = min(best[name], fn())
-        assert np.allclose(plan(x), skit.toeplitz.dense(coeffs, n) @ x)
+        want = np.stack([skit.toeplitz.dense(coeffs[:, c], n) @ x.reshape(n, d)[:, c] for c in range(d)], -1)
+        assert np.allclose(plan(x).reshape(n, d), want)
     finally:
         shutil.rmtree(tmp)
     base = best["C loop (skit_toeplitz_plan_execute)"]
     print(f"# skit {skit.version()} Python {platform.python_version()} numpy {np.__version__}; "
           f"{platform.processor() or platform.machine()}; OMP_NUM_THREADS="
-          f"{os.environ['OMP_NUM_THREADS']}; n = {n}, d = 1, float64; min of {args.rounds} "
+          f"{os.environ['OMP_NUM_THREADS']}; n = {n}, d = {d}, float64; min of {args.rounds} "
           f"rounds x {args.calls} calls; load average {os.getloadavg()[0]:.1f}")
-    print(f"{'variant':46s} {'us/call':>10s} {'over C (us)':>12s}")
+    print(f"{'variant':46s} {'us/call':>10s} {'over C (us)':>12s} {'/ C':>7s}")
     for name, t in best.items():
-        print(f"{name:46s} {t * 1e6:10.2f} {(t - base) * 1e6:12.2f}")
+        print(f"{name:46s} {t * 1e6:10.2f} {(t - base) * 1e6:12.2f} {t / base:7.3f}")
 
 
 if __name__ == "__main__":
