@@ -281,6 +281,8 @@ i skit_attention_options_set_budget p z d p
 i skit_attention_plan_create p z z z p
 i skit_attention_plan_execute p p z p z p z p p z p
 i skit_attention_plan_execute_f32 p p z p z p z p p z p
+i skit_attention_plan_backward p p z p z p z p p p z p z p z p z
+i skit_attention_plan_backward_f32 p p z p z p z p p p z p z p z p z
 i skit_attention_plan_select p p z p z p p
 z skit_attention_plan_bytes p
 v skit_attention_plan_destroy p

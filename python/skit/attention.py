@@ -217,6 +217,35 @@ class AttentionPlan(Handle):
                    "refined": list(stats.refined[:stats.levels]), "levels": stats.levels}
 
 
+    def backward(self, q, k, v, dy, mask=None):
+        """(dq, dk, dv), the gradients of <dy, plan(q, k, v, mask)> by
+        skit_attention_plan_backward (methods 'exact' and 'mra2'; MRA-2
+        selects its squares again from q and k, as its execute did). A
+        float32 plan takes float32 arrays and returns float32 gradients
+        (skit_attention_plan_backward_f32, within skit/attention.h's
+        bounds)."""
+        dt = self.dtype
+        arrays = []
+        for name, a in (("q", q), ("k", k), ("v", v), ("dy", dy)):
+            if dt == A.F32 and np.asarray(a).dtype != A.F32:
+                raise TypeError(f"skit: this plan computes in float32 (dtype=float32): {name} "
+                                f"must be float32, got {np.asarray(a).dtype}")
+            arrays.append(A.blocks(a, name, dt))
+        (qb, ldq), (kb, ldk), (vb, ldv), (gb, ldg) = arrays
+        n, d, dv = self.n, self.d, self.dv
+        if qb.shape[-2:] != (n, d) or kb.shape != qb.shape or vb.shape != qb.shape[:-1] + (dv,) or \
+                gb.shape != vb.shape:
+            raise ValueError(f"skit: q, k must be (..., {n}, {d}) and v, dy (..., {n}, {dv}), got "
+                             f"{qb.shape}, {kb.shape}, {vb.shape}, {gb.shape}")
+        _m, pm = _mask(mask, n)
+        batch = qb.shape[:-2]
+        dq, dk, dvv = (A.empty_blocks(batch, n, c, dt) for c in (d, d, dv))
+        fn = lib.skit_attention_plan_backward_f32 if dt == A.F32 else lib.skit_attention_plan_backward
+        for pq, pk, pv, pg, pdq, pdk, pdv in zip(*(A.batch_pointers(a) for a in (qb, kb, vb, gb, dq, dk, dvv))):
+            check(fn(self, pq, ldq, pk, ldk, pv, ldv, pm, None, pg, ldg, pdq, n, pdk, n, pdv, n))
+        return dq, dk, dvv
+
+
 def mra2(q, k, v, block=32, blocks_per_row=8, sparse=False, mask=None, upcast=False,
          **options):
     """MRA-2 (or MRA-2-s with sparse=True) on your own Q, K, V."""

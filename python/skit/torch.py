@@ -388,12 +388,35 @@ def _attention_backward(q, k, v, g, needs, call):
     return tuple(out for out, _ in outs)
 
 
+def _float32(*arrays):
+    return all(a.dtype == np.float32 for a in arrays)
+
+
+def _plan_forward(method, q, k, v, mask, **options):
+    """Float32 q, k, v: the library's float32 attention plan, kept for the
+    backward (skit_attention_plan_backward_f32)."""
+    n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
+    plan = AttentionPlan(method, n, d, dv, dtype=np.float32, **options)
+    return plan(q, k, v, mask=mask), ("plan", plan, q, k, v, mask)
+
+
+def _plan_backward(saved, g, needs):
+    _, plan, q, k, v, mask = saved
+    with plan:
+        grads = plan.backward(q, k, v, g.astype(np.float32, copy=False), mask=mask)
+    return tuple(grad if need else None for grad, need in zip(grads, needs))
+
+
 def _exact_forward(q, k, v, *, scale, mask, causal):
+    if _float32(q, k, v):
+        return _plan_forward("exact", q, k, v, mask, scale=_scale(scale, q.shape[-1]), causal=int(causal))
     return (_attention(q, k, v, scale=scale, mask=mask, causal=causal),
             (q, k, v, scale, mask, causal))
 
 
 def _exact_backward(saved, g, needs):
+    if isinstance(saved[0], str):  # the float32 plan's
+        return _plan_backward(saved, g, needs)
     q, k, v, scale, mask, causal = saved
     n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
     s = _scale(scale, d)
@@ -412,7 +435,9 @@ def attention(q, k, v, scale=None, mask=None, causal=False):
     """softmax(scale Q K^T) V (skit.attention), differentiable w.r.t. q, k
     and v by skit_attention_exact_backward. q, k: (..., n, d); v: (...,
     n, dv); mask: None or n booleans (False = padding key and row);
-    causal: query i sees keys j <= i only."""
+    causal: query i sees keys j <= i only. Float32 q, k and v run the
+    library's float32 attention plan, forward and backward (float32
+    gradients within skit/attention.h's bounds)."""
     return _AttentionFunction.apply(dict(scale=scale, mask=mask, causal=bool(causal)), q, k, v)
 
 
@@ -434,6 +459,9 @@ def _mra2_selections(q, k, scale, block, blocks_per_row, selection, causal):
 
 def _mra2_forward(q, k, v, *, scale, block, blocks_per_row, selection, causal):
     n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
+    if _float32(q, k, v):
+        return _plan_forward("mra2", q, k, v, None, scale=_scale(scale, d), block=block,
+                             blocks_per_row=blocks_per_row, selection=selection, causal=int(causal))
     with AttentionPlan("mra2", n, d, dv, scale=_scale(scale, d), block=block,
                        blocks_per_row=blocks_per_row, selection=selection,
                        causal=int(causal)) as plan:
@@ -443,6 +471,8 @@ def _mra2_forward(q, k, v, *, scale, block, blocks_per_row, selection, causal):
 
 
 def _mra2_backward(saved, g, needs):
+    if isinstance(saved[0], str):  # the float32 plan's
+        return _plan_backward(saved, g, needs)
     q, k, v, scale, block, refined, causal = saved
     n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
     s = _scale(scale, d)
@@ -554,7 +584,9 @@ def mra2(q, k, v, block=32, blocks_per_row=8, selection="global", scale=None, ca
          pad=False):
     """MRA-2 (two levels {block, 1}) on q, k: (..., n, d) and v: (..., n,
     dv), differentiable w.r.t. q, k, v with the refined squares held fixed
-    (the selection passes no gradient, as in the authors' code).
+    (the selection passes no gradient, as in the authors' code). Float32
+    q, k, v (n a multiple of block) run the float32 MRA-2 plan, forward
+    and backward.
     blocks_per_row <= ceil(n / block). causal: query i sees keys j <= i
     only (diagonal squares always refined).
 

@@ -427,3 +427,24 @@ def test_tno_module_float32_against_float64(rng, kind, causal):
         for got, want in ((y32.detach(), y64.detach()), (x32.grad, x64.grad), (m32.params.grad, m64.params.grad)):
             err = float((got.double() - want).norm() / want.norm())
             assert err <= growth * 2.0 ** -24, (length, err, growth * 2.0 ** -24)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("which", ["attention", "mra2"])
+def test_attention_float32_against_float64(rng, which, causal):
+    """Float32 q, k, v run the float32 attention plan forward and backward:
+    float32 output and gradients, normwise within 2e-5 of float64 (skit's
+    own threshold, 100x what is measured; tests/test_attention.c holds the
+    float32 plans to skit/attention.h's entrywise bounds)."""
+    n, d = 64, 8
+    fn = (lambda a, b, c: st.attention(a, b, c, causal=causal)) if which == "attention" else \
+        (lambda a, b, c: st.mra2(a, b, c, block=8, blocks_per_row=3, causal=causal))
+    q, k, v = (_t(rng, 2, n, d) for _ in range(3))
+    q32, k32, v32 = (t.detach().float().requires_grad_(True) for t in (q, k, v))
+    g = torch.tensor(rng.standard_normal((2, n, d)))
+    y, y32 = fn(q, k, v), fn(q32, k32, v32)
+    y.backward(g)
+    y32.backward(g.float())
+    assert y32.dtype == torch.float32 and q32.grad.dtype == torch.float32
+    for got, want in ((y32.detach(), y.detach()), (q32.grad, q.grad), (k32.grad, k.grad), (v32.grad, v.grad)):
+        assert float((got.double() - want).norm() / want.norm()) <= 2e-5
