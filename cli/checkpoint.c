@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/checkpoint.h"
-#include "cli/cli.h"
+#include "checkpoint.h"
+#include "cli.h"
 
 #define CHECKPOINT_TITLE CLI_CHECKPOINT_TITLE
 #define CHECKSUMS_TITLE CLI_CHECKPOINT_SUMS_TITLE

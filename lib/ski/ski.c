@@ -202,10 +202,14 @@ void skit_ski_options_default(skit_ski_options *options)
     options->method = SKIT_SKI_SPARSE_FFT;
     options->precision = SKIT_PRECISION_F64;
     options->planner = SKIT_PLANNER_DEFAULT;
+    options->layout = SKIT_LAYOUT_COLUMNS;
 }
 
 static int check_options(const skit_ski_options *o)
 {
+    if (o->layout != SKIT_LAYOUT_COLUMNS && o->layout != SKIT_LAYOUT_ROWS)
+        return SKIT_ERROR(SKIT_EINVAL, "layout = %d unknown: need SKIT_LAYOUT_COLUMNS or SKIT_LAYOUT_ROWS",
+                          (int)o->layout);
     if (o->sharing != SKIT_TOEPLITZ_PER_CHANNEL && o->sharing != SKIT_TOEPLITZ_SHARED)
         return SKIT_ERROR(SKIT_EINVAL, "sharing = %d unknown: need per-channel or shared", (int)o->sharing);
     if (o->method != SKIT_SKI_SPARSE_FFT && o->method != SKIT_SKI_DENSE)
@@ -263,6 +267,7 @@ int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weight
     p->width = weights->width;
     p->method = method;
     p->precision = o.precision;
+    p->layout = o.layout;
     /* U and V: 2 r d values of the plan's precision, in doubles */
     size_t scratch = f32 ? rd : 2 * rd;
     p->bytes = sizeof *p + scratch * sizeof(double);
@@ -301,7 +306,9 @@ static void dense_apply(const skit_ski_plan *plan, const double *X, size_t ldx, 
                         double *U, double *V)
 {
     size_t n = plan->n, r = plan->r, d = plan->d;
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)r, (int)d, (int)n, 1.0,
+    /* rows: X is X^T column-major (d x n), and Y^T = V^T W^T */
+    const int rows = plan->layout == SKIT_LAYOUT_ROWS;
+    cblas_dgemm(CblasColMajor, CblasTrans, rows ? CblasTrans : CblasNoTrans, (int)r, (int)d, (int)n, 1.0,
                 plan->dense_w, (int)n, X, (int)ldx, 0.0, U, (int)r);
     if (plan->count == 1) {
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)d, (int)r, 1.0,
@@ -311,8 +318,12 @@ static void dense_apply(const skit_ski_plan *plan, const double *X, size_t ldx, 
             cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r, (int)r, 1.0, plan->dense_a + c * r * r,
                         (int)r, U + c * r, 1, 0.0, V + c * r, 1);
     }
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)d, (int)r, 1.0,
-                plan->dense_w, (int)n, V, (int)r, 0.0, Y, (int)ldy);
+    if (rows)
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasTrans, (int)d, (int)n, (int)r, 1.0, V, (int)r,
+                    plan->dense_w, (int)n, 0.0, Y, (int)ldy);
+    else
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)d, (int)r, 1.0,
+                    plan->dense_w, (int)n, V, (int)r, 0.0, Y, (int)ldy);
 }
 
 /* The checks of both executes; f32: the call is the float32 one. */
@@ -325,10 +336,11 @@ static int check_execute(const skit_ski_plan *plan, const void *X, size_t ldx, c
     if ((plan->precision == SKIT_PRECISION_F32) != f32)
         return SKIT_ERROR(SKIT_EINVAL, "plan: a float%s SKI plan: use skit_ski_plan_execute%s",
                           f32 ? "64" : "32", f32 ? "" : "_f32");
-    if (ldx < plan->n)
-        return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, plan->n);
-    if (ldy < plan->n)
-        return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, plan->n);
+    const int rows = plan->layout == SKIT_LAYOUT_ROWS;
+    const size_t need = rows ? plan->d : plan->n;
+    const char *what = rows ? "d" : "n";
+    if (ldx < need) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= %s (= %zu)", ldx, what, need);
+    if (ldy < need) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= %s (= %zu)", ldy, what, need);
     return SKIT_OK;
 }
 

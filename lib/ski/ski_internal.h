@@ -19,6 +19,7 @@ struct skit_ski_plan {
     size_t width;          /* W's nonzeros per row */
     skit_ski_method method;
     skit_precision precision;
+    skit_layout layout;    /* of X and Y (A's U and V are column-major r x d) */
     double *planes;        /* width x n (float64 sparse plans) */
     float *planes32;       /* width x n (float32 plans) */
     int implicit;          /* linear W on the points 0..n-1 with lo, h of the options: the

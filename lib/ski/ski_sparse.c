@@ -38,9 +38,12 @@ static double implicit_base(const skit_ski_plan *p, size_t b, size_t s)
     return ((double)b - p->lo) * p->inv_h - (double)s;
 }
 
-/* u_g = W^T x_g for the G <= SKI_GROUP channels of a group. */
-SKIT_MULTIVERSION static void transpose_group(const skit_ski_plan *p, const R *const *x,
-                                              R *const *u, size_t G)
+/* u_g = W^T x_g for the G <= SKI_GROUP channels of a group; token i of
+ * channel g at x[g][i * xs] (xs = 1: columns; the row length: rows). The
+ * body is inlined into a unit-stride and a strided function, so the
+ * columns loops keep their vector form. */
+static inline __attribute__((always_inline)) void transpose_body(const skit_ski_plan *p, const R *const *x,
+                                                                size_t xs, R *const *u, size_t G)
 {
     size_t n = p->n, width = p->width;
     const R *restrict ramp = RAMP(p);
@@ -52,12 +55,12 @@ SKIT_MULTIVERSION static void transpose_group(const skit_ski_plan *p, const R *c
             /* sum w1 x = base sum x + (1/h) sum ramp x */
             const R base = (R)implicit_base(p, b, s);
             for (size_t g = 0; g < G; g++) {
-                const R *restrict xg = x[g] + b;
+                const R *restrict xg = x[g] + b * xs;
                 R sx = 0, sk = 0;
                 SKIT_SIMD_SUM(sx, sk)
                 for (size_t k = 0; k < len; k++) {
-                    sx += xg[k];
-                    sk += ramp[k] * xg[k];
+                    sx += xg[k * xs];
+                    sk += ramp[k] * xg[k * xs];
                 }
                 R s1 = base * sx + ih * sk;
                 u[g][s] += sx - s1;
@@ -66,21 +69,33 @@ SKIT_MULTIVERSION static void transpose_group(const skit_ski_plan *p, const R *c
             continue;
         }
         for (size_t g = 0; g < G; g++) {
-            const R *restrict xg = x[g] + b;
+            const R *restrict xg = x[g] + b * xs;
             for (size_t k = 0; k < width; k++) {
                 const R *restrict w = PLANES(p) + k * n + b;
                 R a = 0;
                 SKIT_SIMD_SUM(a)
-                for (size_t i = 0; i < len; i++) a += w[i] * xg[i];
+                for (size_t i = 0; i < len; i++) a += w[i] * xg[i * xs];
                 u[g][s + k] += a;
             }
         }
     }
 }
 
-/* y_g = W v_g for the G <= SKI_GROUP channels of a group. */
-SKIT_MULTIVERSION static void forward_group(const skit_ski_plan *p, const R *const *v,
-                                            R *const *y, size_t G)
+SKIT_MULTIVERSION static void transpose_group(const skit_ski_plan *p, const R *const *x, R *const *u, size_t G)
+{
+    transpose_body(p, x, 1, u, G);
+}
+
+SKIT_MULTIVERSION static void transpose_group_strided(const skit_ski_plan *p, const R *const *x, size_t xs,
+                                                      R *const *u, size_t G)
+{
+    transpose_body(p, x, xs, u, G);
+}
+
+/* y_g = W v_g for the G <= SKI_GROUP channels of a group; token i of
+ * channel g at y[g][i * ys], inlined as transpose_body. */
+static inline __attribute__((always_inline)) void forward_body(const skit_ski_plan *p, const R *const *v,
+                                                              R *const *y, size_t ys, size_t G)
 {
     size_t n = p->n, width = p->width;
     const R *restrict ramp = RAMP(p);
@@ -91,28 +106,39 @@ SKIT_MULTIVERSION static void forward_group(const skit_ski_plan *p, const R *con
             /* y = v0 + w1 (v1 - v0) = (v0 + base dv) + ramp (dv / h) */
             const R base = (R)implicit_base(p, b, s);
             for (size_t g = 0; g < G; g++) {
-                R *restrict yg = y[g] + b;
+                R *restrict yg = y[g] + b * ys;
                 R dv = v[g][s + 1] - v[g][s], a0 = v[g][s] + base * dv, a1 = ih * dv;
                 SKIT_SIMD
-                for (size_t k = 0; k < len; k++) yg[k] = a0 + ramp[k] * a1;
+                for (size_t k = 0; k < len; k++) yg[k * ys] = a0 + ramp[k] * a1;
             }
             continue;
         }
         for (size_t g = 0; g < G; g++) {
-            R *restrict yg = y[g] + b;
+            R *restrict yg = y[g] + b * ys;
             const R *vg = v[g] + s;
             const R *restrict w = PLANES(p) + b;
             R vk = vg[0];
             SKIT_SIMD
-            for (size_t i = 0; i < len; i++) yg[i] = w[i] * vk;
+            for (size_t i = 0; i < len; i++) yg[i * ys] = w[i] * vk;
             for (size_t k = 1; k < width; k++) {
                 w = PLANES(p) + k * n + b;
                 vk = vg[k];
                 SKIT_SIMD
-                for (size_t i = 0; i < len; i++) yg[i] += w[i] * vk;
+                for (size_t i = 0; i < len; i++) yg[i * ys] += w[i] * vk;
             }
         }
     }
+}
+
+SKIT_MULTIVERSION static void forward_group(const skit_ski_plan *p, const R *const *v, R *const *y, size_t G)
+{
+    forward_body(p, v, y, 1, G);
+}
+
+SKIT_MULTIVERSION static void forward_group_strided(const skit_ski_plan *p, const R *const *v, R *const *y,
+                                                    size_t ys, size_t G)
+{
+    forward_body(p, v, y, ys, G);
 }
 
 /* U = W^T X (forward = 0) or Y = W V (forward = 1) for the channels
@@ -121,15 +147,20 @@ static void channel_range(const skit_ski_plan *p, const R *X, size_t ldx, R *Y,
                           size_t ldy, R *U, const R *V, size_t c0, size_t c1, int forward)
 {
     size_t r = p->r, groups = (c1 - c0 + SKI_GROUP - 1) / SKI_GROUP;
+    /* a channel of X or Y: a column (ld apart), or a row offset (rows ld apart) */
+    const int rows = p->layout == SKIT_LAYOUT_ROWS;
+    const size_t xc = rows ? 1 : ldx, yc = rows ? 1 : ldy;
     for (size_t q = 0; q < groups; q++) {
         size_t c = c0 + (c1 - c0) * q / groups, G = c0 + (c1 - c0) * (q + 1) / groups - c;
         const R *in[SKI_GROUP];
         R *out[SKI_GROUP];
         for (size_t g = 0; g < G; g++) {
-            in[g] = forward ? V + (c + g) * r : X + (c + g) * ldx;
-            out[g] = forward ? Y + (c + g) * ldy : U + (c + g) * r;
+            in[g] = forward ? V + (c + g) * r : X + (c + g) * xc;
+            out[g] = forward ? Y + (c + g) * yc : U + (c + g) * r;
         }
-        if (forward) forward_group(p, in, out, G);
+        if (forward && rows) forward_group_strided(p, in, out, ldy, G);
+        else if (forward) forward_group(p, in, out, G);
+        else if (rows) transpose_group_strided(p, in, ldx, out, G);
         else transpose_group(p, in, out, G);
     }
 }

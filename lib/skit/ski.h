@@ -230,6 +230,11 @@ typedef struct skit_ski_options {
     /* How FFTW plans A's transforms (skit/fft.h; default
      * SKIT_PLANNER_DEFAULT, the process default). */
     skit_planner planner;
+    /* How execute reads X and writes Y (skit/core.h; default
+     * SKIT_LAYOUT_COLUMNS). SKIT_LAYOUT_ROWS: row-major n x d, ldx, ldy >=
+     * d, read and written in place (W's passes walk the rows; the dense
+     * method's GEMMs take them transposed). */
+    skit_layout layout;
 } skit_ski_options;
 
 /* The defaults above. Does nothing if options is NULL. */
@@ -242,17 +247,18 @@ void skit_ski_options_default(skit_ski_options *options);
  * planes and A's spectra, in the plan's precision); the caller's arrays
  * may be freed afterwards.
  * Errors: SKIT_EINVAL (NULL plan, weights or coeffs; unknown sharing,
- * method, precision or planner), SKIT_EDOM (d = 0), SKIT_ENONFINITE,
+ * method, precision, planner or layout), SKIT_EDOM (d = 0), SKIT_ENONFINITE,
  * SKIT_EOVERFLOW, SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY,
  * SKIT_EUNSUPPORTED (precision float32 with method dense). */
 int skit_ski_plan_create(skit_ski_plan **plan, const skit_interp_weights *weights, size_t d,
                          const skit_ski_options *options, const double *coeffs);
-/* X is n x d (ldx >= n), Y is n x d (ldy >= n), no aliasing. Thread-safe:
+/* X is n x d (ldx >= n), Y is n x d (ldy >= n), no aliasing (rows layout:
+ * row-major, ldx, ldy >= d). Thread-safe:
  * the plan lends its scratch to one call at a time and a concurrent call
  * allocates its own (SKIT_ENOMEM if that fails); one call alone allocates
  * nothing.
  * Errors: SKIT_EINVAL (NULL; a float32 plan: use the _f32 form),
- * SKIT_ESHAPE (ldx or ldy < n), SKIT_ENOMEM. */
+ * SKIT_ESHAPE (ldx or ldy < n; rows layout: < d), SKIT_ENOMEM. */
 int skit_ski_plan_execute(const skit_ski_plan *plan, const double *X, size_t ldx, double *Y,
                           size_t ldy);
 

@@ -10,6 +10,7 @@ from . import _array as A
 from . import _lib
 from ._lib import Handle, check, lib, new_handle
 from .mlp import ACTIVATIONS, MLP, _choice
+from .toeplitz import LAYOUTS
 
 SCHEMES = {"linear": 0, "cubic": 1, "lagrange": 2, "authors-bracket": 3, "authors": 4}
 NORM_METHODS = {"svd": 0, "lanczos": 1}
@@ -191,7 +192,7 @@ class InterpWeights(Handle):
 
 class _SKIOptions(ctypes.Structure):
     _fields_ = [("sharing", ctypes.c_int), ("method", ctypes.c_int), ("precision", ctypes.c_int),
-                ("planner", ctypes.c_int)]
+                ("planner", ctypes.c_int), ("layout", ctypes.c_int)]
 
 
 _lib.check_layout(_SKIOptions, "ski", "skit_ski_options")
@@ -201,11 +202,12 @@ class SKIPlan(Handle):
     """Y[:, c] = W A_c W^T X[:, c]; coeffs (2r-1, d) per channel (lags by
     channels) or (2r-1,) shared (then the plan is made for d channels). dtype=float32: W's
     planes and A's spectra in float (method "fft" only); the plan then
-    takes float32 x only."""
+    takes float32 x only. layout: 'rows' (the default) reads and writes
+    C-ordered (..., n, d) arrays in place, 'columns' F-ordered ones."""
 
     _destroy = "skit_ski_plan_destroy"
 
-    def __init__(self, weights, coeffs, d=None, method="fft", dtype=np.float64):
+    def __init__(self, weights, coeffs, d=None, method="fft", dtype=np.float64, layout="rows"):
         super().__init__()
         dtype = np.dtype(dtype)
         if dtype not in (A.F64, A.F32):
@@ -220,12 +222,15 @@ class SKIPlan(Handle):
         opts.sharing = int(shared)
         opts.method = _choice(SKI_METHODS, method, "method")
         opts.precision = int(dtype == A.F32)  # SKIT_PRECISION_F32
+        if layout not in LAYOUTS:
+            raise ValueError(f"skit: layout must be one of {sorted(LAYOUTS)}, got {layout!r}")
+        opts.layout = LAYOUTS[layout]
         cell = new_handle()
         check(lib.skit_ski_plan_create(ctypes.byref(cell), weights._as_parameter_, d,
                                        ctypes.byref(opts), A.pointer(c)))
         self._adopt(cell)
         self._keep = weights
-        self.n, self.d, self.dtype = weights.n, d, dtype
+        self.n, self.d, self.dtype, self.layout = weights.n, d, dtype, layout
 
     @property
     def nbytes(self):
@@ -234,7 +239,7 @@ class SKIPlan(Handle):
     def __call__(self, x):
         fn = lib.skit_ski_plan_execute_f32 if self.dtype == A.F32 else lib.skit_ski_plan_execute
         y = A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
-                           fn(self, px, ldx, py, ldy), self.d, self.dtype)
+                           fn(self, px, ldx, py, ldy), self.d, self.dtype, rows=self.layout == "rows")
         return A.check_float32_result(y, (x,), "SKIPlan") if self.dtype == A.F32 else y
 
 

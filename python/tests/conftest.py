@@ -35,3 +35,20 @@ def check_float32_plan(plan, plan32, x):
     assert plan32.nbytes < plan.nbytes
     with pytest.raises(TypeError, match="float32"):
         plan32(x.astype(np.float64))
+
+
+def check_rows_in_place(monkeypatch, name, rows, cols, x):
+    """A plan in the rows layout (rows) hands the C function `name` every
+    (n, d) block of the C-ordered x at its own address with leading
+    dimension d, returns C order, and agrees with the columns-layout plan
+    (cols) on the same values."""
+    import numpy as np
+    from skit import _array, _lib
+    seen, original = [], getattr(_lib.lib, name)
+    monkeypatch.setattr(_lib.lib, name, lambda *a: seen.append(a) or original(*a))
+    n, d = x.shape[-2:]
+    y = rows(x)
+    batch = int(np.prod(x.shape[:-2], dtype=np.int64))
+    assert [s[1] for s in seen] == [_array.pointer(x) + x.itemsize * n * d * b for b in range(batch)]
+    assert all(s[2] == d and s[4] == d for s in seen) and y.flags.c_contiguous
+    assert rel(y, cols(x)) <= (1e-6 if x.dtype == np.float32 else 1e-15)

@@ -4,7 +4,7 @@ import scipy.signal
 
 import skit
 from skit import freq
-from conftest import SIZES, check_float32_plan, rel
+from conftest import SIZES, check_float32_plan, check_rows_in_place, rel
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -90,20 +90,12 @@ def test_circle_samples_and_parseval(rng):
 def test_fdtno_rows_in_place(rng, monkeypatch, dtype):
     """The rows layout (the default) hands the library C-ordered (..., n,
     d) arrays as they are; the columns layout gives the same values."""
-    from skit import _array, _lib
     n, d = 37, 5
     name = "skit_fdtno_plan_execute" + ("_f32" if dtype == np.float32 else "")
     rows, cols = freq.FDTNOPlan(n, d, dtype=dtype), freq.FDTNOPlan(n, d, dtype=dtype, layout="columns")
     response = rng.standard_normal((len(rows.grid), rows.response_width))
     rows.set_response(response)
     cols.set_response(response)
-    seen = []
-    original = getattr(_lib.lib, name)
-    monkeypatch.setattr(_lib.lib, name, lambda *a: seen.append(a) or original(*a))
-    x = rng.standard_normal((2, n, d)).astype(dtype)
-    y = rows(x)
-    assert [s[1] for s in seen] == [_array.pointer(x) + x.itemsize * n * d * b for b in range(2)]
-    assert all(s[2] == d and s[4] == d for s in seen) and y.flags.c_contiguous
-    assert rel(y, cols(x)) <= (1e-6 if dtype == np.float32 else 1e-15)
+    check_rows_in_place(monkeypatch, name, rows, cols, rng.standard_normal((2, n, d)).astype(dtype))
     with pytest.raises(ValueError, match="layout"):
         freq.FDTNOPlan(n, d, layout="diagonal")

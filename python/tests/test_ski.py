@@ -4,7 +4,7 @@ import scipy.linalg as sl
 
 import skit
 from skit import ski
-from conftest import check_float32_plan, rel
+from conftest import check_float32_plan, check_rows_in_place, rel
 
 
 def test_kernels_match_formulas(rng):
@@ -111,3 +111,17 @@ def test_device_check():
         skit.device_available("cuda")
     except NotImplementedError as e:
         assert str(e).startswith("cuda")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_ski_plan_rows_in_place(rng, monkeypatch, dtype):
+    """SKIPlan's rows layout (the default) hands the library C-ordered
+    (..., n, d) arrays as they are and agrees with the columns layout."""
+    n, r, d = 57, 9, 6
+    W = ski.InterpWeights(n, r)
+    coeffs = rng.standard_normal((2 * r - 1, d))
+    rows, cols = skit.SKIPlan(W, coeffs, dtype=dtype), skit.SKIPlan(W, coeffs, dtype=dtype, layout="columns")
+    name = "skit_ski_plan_execute" + ("_f32" if dtype == np.float32 else "")
+    check_rows_in_place(monkeypatch, name, rows, cols, rng.standard_normal((3, n, d)).astype(dtype))
+    with pytest.raises(ValueError, match="layout"):
+        skit.SKIPlan(W, coeffs, layout="diagonal")
