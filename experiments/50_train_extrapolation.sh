@@ -25,9 +25,10 @@ train_model() {
   if [ "$mix" = fd ]; then set -- "$@" --mixer fd; else set -- "$@" --mixer tno --decay "$lam"; fi
   $SKIT train $COMMON "${@:3}" --seed "$2" --eval-lengths "$LENGTHS" --eval-out "$out.tsv" -o "$out.log.tsv"
 }
-for seed in $SEEDS; do
-  for m in $MODELS; do train_model "$m" "$seed"; done
-done
+# one unit per model and seed, e.g. tno-0.9-s1 (the order of a whole run)
+units $(for seed in $SEEDS; do for m in $MODELS; do printf '%s-s%s ' "$m" "$seed"; done; done)
+train_unit() { train_model "${1%-s*}" "${1##*-s}"; }
+run_units train_unit
 # TABLE SEED: model, n, val_loss, ratio_to_floor of every model for one seed
 table() {
   printf 'model\tn\tval_loss\tratio_to_floor\n'

@@ -22,34 +22,56 @@ STEPS=$(pick 8 8)
 # the tables give the median over repeats.
 T="$DATA/speed.tsv"
 P="$DATA/torch.tsv"
-printf 'rep\tmixer\trpe_layers\tprecision\tn\td\tstep_seconds\tmodel_bytes\tpeak_rss_bytes\n' > "$T"
-LOAD_SKIT=$(cut -d' ' -f1-3 /proc/loadavg)
 PEER="$SKIT_DATADIR/bench/peers/train_torch.py"
-HAVE_TORCH=0
-[ -f "$PEER" ] && /usr/bin/python3 -c 'import torch' 2>/dev/null && HAVE_TORCH=1
+CONFIGS="tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 mra:0:f64
+         tno:3:f32 tno:6:f32 fd:3:f32 fd:6:f32 ski:0:f32 attention:0:f32 mra:0:f32"
+# One unit per repeat, rN: every mixer, then the peer, on one machine, so
+# that each repeat's ratios compare timings of one machine. Its step times
+# differ from run to run; its machine_rN.tsv records the load average before
+# and after it, the CPU, and whether the peer ran.
+units $(for rep in $(repeats); do echo "r$rep"; done)
+measure_repeat() {
+  local rep=${1#r} cfg m L p torch=0 load
+  load=$(cut -d' ' -f1-3 /proc/loadavg)
+  for cfg in $CONFIGS; do
+    m=${cfg%%:*} L=${cfg#*:} p=${cfg##*:} L=${L%:*}
+    $SKIT train --mixer "$m" --rpe-layers "$([ "$L" = 0 ] && echo 3 || echo "$L")" --objective masked --layers 1 \
+      --precision "$p" --n "$N" --d "$D" --batch 1 --steps "$STEPS" --warmup 1 --eval-batches 1 --threads 1 \
+      --quiet -o "$DATA/log_${m}_${L}_${p}_r$rep.tsv"
+  done
+  if [ -f "$PEER" ] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+    torch=1
+    /usr/bin/python3 "$PEER" --n "$N" --d "$D" --steps "$STEPS" -o "$DATA/torch_r$rep.tsv"
+  fi
+  printf 'load_before\tload_after\tcpu\ttorch\n%s\t%s\t%s\t%s\n' "$load" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+    "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$torch" > "$DATA/machine_r$rep.tsv"
+}
+run_units measure_repeat
+
+printf 'rep\tmixer\trpe_layers\tprecision\tn\td\tstep_seconds\tmodel_bytes\tpeak_rss_bytes\n' > "$T"
 : > "$P"
 for rep in $(repeats); do
-for cfg in tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 mra:0:f64 \
-           tno:3:f32 tno:6:f32 fd:3:f32 fd:6:f32 ski:0:f32 attention:0:f32 mra:0:f32; do
+for cfg in $CONFIGS; do
   m=${cfg%%:*} L=${cfg#*:} p=${cfg##*:} L=${L%:*}
   log="$DATA/log_${m}_${L}_${p}_r$rep.tsv"
-  $SKIT train --mixer "$m" --rpe-layers "$([ "$L" = 0 ] && echo 3 || echo "$L")" --objective masked --layers 1 \
-    --precision "$p" --n "$N" --d "$D" --batch 1 --steps "$STEPS" --warmup 1 --eval-batches 1 --threads 1 \
-    --quiet -o "$log"
   # min over the steps 2..S-1 (the first touches the memory, the last also validates)
   step=$(awk -F'\t' '/^#/ || $1 == "step" {next} {s[$1] = $7} END {m = 1e300; for (i = 2; i < '"$STEPS"'; i++) if (s[i] - s[i-1] < m) m = s[i] - s[i-1]; printf "%.6f\n", m}' "$log")
   bytes=$(sed -n 's/.*model arenas and plans \([0-9]*\) bytes; peak RSS \([0-9]*\) bytes.*/\1\t\2/p' "$log")
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$rep" "$m" "$L" "$p" "$N" "$D" "$step" "$bytes" >> "$T"
 done
-if [ "$HAVE_TORCH" = 1 ]; then
-  /usr/bin/python3 "$PEER" --n "$N" --d "$D" --steps "$STEPS" -o "$DATA/torch_r$rep.tsv"
+if [ -s "$DATA/torch_r$rep.tsv" ]; then
   # one table over the repeats: the header once, each row tagged with its repeat
   awk -F'\t' -v r="$rep" -v first="$([ -s "$P" ] && echo 0 || echo 1)" \
     '/^#/ {if (first) print; next} !h {h = 1; if (first) print "rep\t" $0; next} {print r "\t" $0}' \
     "$DATA/torch_r$rep.tsv" >> "$P"
 fi
 done
-LOAD_TORCH=$(cut -d' ' -f1-3 /proc/loadavg)
+# machine COLUMN: the column of every repeat's machine_rN.tsv, one per line
+machine() { for rep in $(repeats); do column "$DATA/machine_r$rep.tsv" "$1"; done; }
+LOAD_SKIT=$(machine load_before | sed -n 1p)
+LOAD_TORCH=$(machine load_after | tail -n 1)
+# the peer's claims need it in every repeat
+HAVE_TORCH=$(machine torch | grep -qvx 1 && echo 0 || echo 1)
 # sec MIXER LAYERS [REP] [PRECISION]: skit's step time in one repeat (REP
 # empty: the median), float64 unless PRECISION is f32
 sec() {
@@ -102,13 +124,12 @@ claim_trials train-step-ski "a SKI-TNO training step is faster than a TNO step (
 
 {
   echo "One block (GTU + GLU, e = d, GLU 2d) at (n, d, batch) = ($N, $D, 1), 1 thread, min over steps 2..$((STEPS - 1)), median over $REPEATS repeats;"
-  echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'). Memory: the model's arenas, plans"
+  echo "machine: $(machine cpu | awk '!seen[$0]++' | paste -sd ';' | sed 's/;/; /g'). Memory: the model's arenas, plans"
   echo "and workspaces (allocated once, before the first step) and the process's peak RSS."
   echo
   echo "| mixer | RPE layers | precision | step (s) | model bytes | peak RSS bytes |"
   echo "|---|---|---|---|---|---|"
-  for cfg in tno:3:f64 tno:6:f64 fd:3:f64 fd:6:f64 ski:0:f64 attention:0:f64 mra:0:f64 \
-             tno:3:f32 tno:6:f32 fd:3:f32 fd:6:f32 ski:0:f32 attention:0:f32 mra:0:f32; do
+  for cfg in $CONFIGS; do
     m=${cfg%%:*} L=${cfg#*:} p=${cfg##*:} L=${L%:*}
     sel="mixer=$m rpe_layers=$L precision=$p"
     echo "| $m | $([ "$L" = 0 ] && echo - || echo "$L") | $p | $(fmt "$(sec "$m" "$L" "" "$p")") | $(rows "$T" "rep=1 $sel" model_bytes) | $(rows "$T" "$sel" peak_rss_bytes | stat max) |"

@@ -23,19 +23,25 @@ med() { column "$1" "$2" | stat median; }
 # spikiness = median over channels of max|k| / mean|k| over the causal lags
 spiky() { awk -F'\t' -v n="$N" '/^#/ {next} !h {h = 1; next} {r++; if (r >= n) for (c = 1; c <= NF; c++) {a = ($c < 0 ? -$c : $c); s[c] += a; if (a > m[c]) m[c] = a}}
   END {for (c in s) print m[c] / (s[c] / n)}' "$1" | stat median; }
-for seed in $SEEDS; do
-  S="$DATA/s$seed"
+# one unit per seed, sSEED: its models and analyses in $DATA/sSEED/
+units $(for seed in $SEEDS; do echo "s$seed"; done)
+train_seed() {
+  local seed=${1#s} S="$DATA/$1"
   rm -rf "$S"; mkdir -p "$S"
   $SKIT train $COMMON --seed "$seed" --mixer fd -o "$S/log_fd.tsv" --save "$S/fd"
   $SKIT train $COMMON --seed "$seed" --mixer tno -o "$S/log_tno.tsv" --save "$S/tno"
   # FD: the response MLP (1 -> d, RPE width 32, 1 hidden layer, RMS norm) trained vs seeded
   $SKIT decay summary $DEC --params "$S/fd/layer0.mixer.npy" -o "$S/decay_trained.tsv"
   $SKIT decay summary $DEC --seed "$seed" -o "$S/decay_init.tsv"
-  w=$(colmax "$S/decay_trained.tsv" tail_end)
-  trial trained-fd-decay "$(verdict_le "$w" 1e-2 reproduced "not reproduced")" "$w"
   # TNO: kernels k_c(t), t = 0..n-1 (causal), trained vs seeded
   $SKIT tno $TNO_ARGS --params "$S/tno/layer0.mixer.npy" --coeffs "$S/k_trained.tsv" -o "$S/y.tsv" --quiet
   $SKIT tno $TNO_ARGS --seed "$seed" --coeffs "$S/k_init.tsv" -o "$S/y.tsv" --quiet
+}
+run_units train_seed
+for seed in $SEEDS; do
+  S="$DATA/s$seed"
+  w=$(colmax "$S/decay_trained.tsv" tail_end)
+  trial trained-fd-decay "$(verdict_le "$w" 1e-2 reproduced "not reproduced")" "$w"
   r=$(ratio "$(spiky "$S/k_trained.tsv")" "$(spiky "$S/k_init.tsv")")
   trial trained-tno-spiky "$(awk -v r="$r" 'BEGIN {print (r > 1) ? "reproduced" : "not reproduced"}')" "$r"
 done

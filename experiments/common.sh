@@ -1,5 +1,7 @@
 # experiments/common.sh — sourced by every experiment script (NN_name.sh).
-# `skit reproduce` sets SKIT, SKIT_OUT, SKIT_DATADIR and SKIT_QUICK.
+# `skit reproduce` sets SKIT, SKIT_OUT, SKIT_DATADIR and SKIT_QUICK; for an
+# experiment split into units (`units`, below) also SKIT_UNIT, SKIT_COMBINE
+# or SKIT_LIST_UNITS.
 # An experiment: runs skit subcommands into $DATA, draws figures with `plot`,
 # and records each claim with `claim` (a claim of the paper named by $PAPER)
 # or `check` (skit's own check, not a paper's claim), its verdict computed
@@ -9,6 +11,11 @@ set -euo pipefail
 : "${SKIT:?run experiments through 'skit reproduce'}" "${SKIT_OUT:?}" "${SKIT_DATADIR:?}"
 SKIT_QUICK=${SKIT_QUICK:-0}
 EXP=$(basename "$0" .sh)
+SKIT_UNIT=${SKIT_UNIT:-}
+SKIT_COMBINE=${SKIT_COMBINE:-0}
+SKIT_LIST_UNITS=${SKIT_LIST_UNITS:-0}
+# asked for its units, a script that declares none has none
+if [ "$SKIT_LIST_UNITS" = 1 ] && ! grep -q '^units ' "$0"; then exit 0; fi
 # Run inside the output directory with relative names, so that the command
 # lines recorded in the tables' headers carry no machine's absolute path.
 mkdir -p "$SKIT_OUT"
@@ -23,10 +30,12 @@ NOTES_TMP="$SKIT_OUT/notes/.$EXP.md.tmp.$$"
 : > "$NOTES_TMP"
 
 # Claims and notes appear only if the script finishes; a failing script is
-# reported by `skit reproduce` as an error row instead.
+# reported by `skit reproduce` as an error row instead. A unit's run (and a
+# listing of the units) leaves none: its experiment's claims come from the
+# combine step.
 _finish() {
   local rc=$?
-  if [ "$rc" -eq 0 ]; then
+  if [ "$rc" -eq 0 ] && [ -z "$SKIT_UNIT" ] && [ "$SKIT_LIST_UNITS" != 1 ]; then
     mv "$CLAIMS_TMP" "$SKIT_OUT/claims/$EXP.tsv"
     mv "$NOTES_TMP" "$SKIT_OUT/notes/$EXP.md"
   else
@@ -83,9 +92,12 @@ check() { SOURCE=skit claim "$@"; }
 # spread of the value; repeats that disagree are marked "unstable".
 REPEATS=${SKIT_REPEATS:-3}
 TRIALS="$SKIT_OUT/logs/.trials-$EXP"
-rm -rf "$TRIALS"; mkdir -p "$TRIALS"
+# units of one experiment may run at once in one directory: only a run that
+# records trials (the whole script, or its combine step) starts them afresh
+if [ -z "$SKIT_UNIT" ] && [ "$SKIT_LIST_UNITS" != 1 ]; then rm -rf "$TRIALS"; mkdir -p "$TRIALS"; fi
 # trial ID VERDICT VALUE: one repeat's (or seed's) verdict and key number
 trial() {
+  [ -z "$SKIT_UNIT" ] || { echo "trial $1: a unit records data only; decide trials after run_units" >&2; return 1; }
   case "|$VERDICTS|" in *"|$2|"*) ;; *) echo "trial $1: bad verdict '$2'" >&2; return 1;; esac
   printf '%s\t%s\n' "$2" "$3" >> "$TRIALS/$1"
 }
@@ -186,3 +198,40 @@ rows() {
 # stat max|min|median: of the numbers on stdin ("nan" if none)
 stat() { sort -g | awk -v s="$1" '{v[NR] = $1} END {if (!NR) {print "nan"; exit}
   if (s == "max") print v[NR]; else if (s == "min") print v[1]; else print v[int((NR + 1) / 2)]}'; }
+
+# Units: an experiment whose seeds or configurations train independently
+# splits into units, so that shards (--shard) and Slurm array tasks run them
+# apart and the merge combines them, with the data files of a run on one
+# machine. The script declares its units, names of [A-Za-z0-9._-], on a line
+# of its own starting with "units" (skit reproduce looks for that line), then
+# runs them:
+#   units NAME...          the list (SKIT_LIST_UNITS=1: print it, one
+#                          "skit-unit NAME" line each, and stop)
+#   run_units FUNCTION     FUNCTION NAME for every unit: all of them in a
+#                          whole run; only $SKIT_UNIT, then exit, in a unit's
+#                          run; none in the combine step (SKIT_COMBINE=1)
+# A unit writes only its own files under $DATA and never records trials,
+# claims or notes; everything after run_units (tables built from the units'
+# files, trials, claims, notes, figures) is the combine step, run after
+# every unit. What comes before `units` runs in every mode.
+UNITS=
+units() {
+  local u
+  [ "$#" -gt 0 ] || { echo "units: no unit named" >&2; return 1; }
+  for u in "$@"; do
+    case "$u" in *[!A-Za-z0-9._-]*) echo "units: '$u' is not a unit name ([A-Za-z0-9._-])" >&2; return 1;; esac
+  done
+  UNITS="$*"
+  # marked, apart from whatever else the script printed
+  if [ "$SKIT_LIST_UNITS" = 1 ]; then printf 'skit-unit %s\n' "$@"; exit 0; fi
+  if [ -n "$SKIT_UNIT" ]; then
+    case " $UNITS " in *" $SKIT_UNIT "*) ;; *) echo "SKIT_UNIT=$SKIT_UNIT: $EXP has the units: $UNITS" >&2; return 2;; esac
+  fi
+}
+run_units() {
+  local u
+  [ -n "$UNITS" ] || { echo "run_units: declare the units first (units NAME...)" >&2; return 1; }
+  if [ -n "$SKIT_UNIT" ]; then "$1" "$SKIT_UNIT"; exit 0; fi
+  [ "$SKIT_COMBINE" = 1 ] && return 0
+  for u in $UNITS; do "$1" "$u"; done
+}

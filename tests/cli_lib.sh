@@ -32,6 +32,32 @@ expect_ok() {
   pass
 }
 
+# untimed LOG: a `skit train` log without what differs between any two runs:
+# its tokens_per_s and seconds columns and the peak RSS
+untimed() {
+  awk -F'\t' -v OFS='\t' '/^# parameters/ {sub(/peak RSS [0-9]+/, "peak RSS -")} /^#/ {print; next}
+    !h {h = 1; for (i = 1; i <= NF; i++) drop[i] = ($i == "tokens_per_s" || $i == "seconds")}
+    {out = ""; for (i = 1; i <= NF; i++) if (!drop[i]) out = out (out == "" ? "" : OFS) $i; print out}' "$1"
+}
+# same_data DIR1 DIR2 WHAT: the data/ trees of two runs hold the same files
+# with the same bytes, training logs compared untimed
+same_data() {
+  local files f
+  files=$(cd "$1" && find data -type f | sort)
+  if [ "$files" != "$(cd "$2" && find data -type f | sort)" ]; then
+    fail "$3: data files differ: $(diff <(echo "$files") <(cd "$2" && find data -type f | sort) | head)"
+    return
+  fi
+  for f in $files; do
+    if grep -q $'^step\tloss' "$1/$f"; then
+      cmp -s <(untimed "$1/$f") <(untimed "$2/$f") || { fail "$3: $f differs (timings left out)"; continue; }
+    else
+      cmp -s "$1/$f" "$2/$f" || { fail "$3: $f differs"; continue; }
+    fi
+    pass
+  done
+}
+
 finish() {
   echo "$passes passed, $failures failed"
   [ "$failures" -eq 0 ]

@@ -92,8 +92,9 @@ done
 
 # ---- the run --------------------------------------------------------------
 # Quick experiments with deterministic claims (their verdicts.json is the
-# same on every run); 27 takes long enough (seconds) to be cancelled mid-run.
-EXPERIMENTS=02,23,24,27
+# same on every run); 27 takes long enough (seconds) to be cancelled mid-run;
+# 53 (training) runs as three units, one task each, combined by the merge.
+EXPERIMENTS=02,23,24,27,53
 SLOW=27_lemma3_analytic
 R=$TMP/run
 jobs_gone() { [ -z "$(squeue -h 2>/dev/null)" ]; }
@@ -107,7 +108,8 @@ expect_usage_error "--resume-missing" reproduce --slurm --resume-missing --quick
 expect_ok reproduce --quick --slurm --only "$EXPERIMENTS" --out "$R" --slurm-opt=--time=30 \
   --slurm-opt=--cpus-per-task=1
 read -r array merge < "$R/slurm/jobs"
-[ "$(wc -l < "$R/slurm/tasks-1")" -eq 4 ] && pass || fail "tasks-1: $(cat "$R/slurm/tasks-1")"
+[ "$(wc -l < "$R/slurm/tasks-1")" -eq 7 ] && grep -q '^53_train_responses@s3$' "$R/slurm/tasks-1" && pass ||
+  fail "tasks-1: $(cat "$R/slurm/tasks-1")"
 slow_task=$(grep -n "^$SLOW\$" "$R/slurm/tasks-1" | cut -d: -f1)
 # while the jobs are queued, other runs on the directory are refused
 "$SKIT" reproduce --quick --only 02 --out "$R" >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
@@ -148,8 +150,9 @@ wait_jobs
   fail "partial shards left: $(find "$R/shards" -name '.*.partial.*')"
 cmp -s "$R/verdicts.json" "$P/verdicts.json" && pass ||
   fail "verdicts.json of the Slurm run differs: $(diff "$R/verdicts.json" "$P/verdicts.json" | head; cat "$R/slurm/logs/merge-$merge.out")"
-for d in data claims notes; do
+for d in claims notes; do
   diff -r "$R/$d" "$P/$d" >/dev/null && pass || fail "$d/ of the Slurm run differs from the plain run's"
 done
+same_data "$R" "$P" "the Slurm run against the plain run"
 grep -q "Partial" "$R/REPORT.md" && fail "the final report says partial" || pass
 finish

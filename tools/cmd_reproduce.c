@@ -9,9 +9,13 @@
  *                per claim: id, source, claim, measured, verdict, margin,
  *                stability; docs/development.md),
  *                optionally $SKIT_OUT/notes/<name>.md (conventions, caveats).
- * Sharding (--shard i/N) runs every N-th script, writes no report; after the
- * shards' output directories are copied together, --merge writes REPORT.md
- * from claims/ and notes/.
+ *   units:       a script that declares units runs one of them with
+ *                SKIT_UNIT, its combine step with SKIT_COMBINE=1, lists them
+ *                with SKIT_LIST_UNITS=1 (tools/reproduce_units.c).
+ * Sharding (--shard i/N) runs every N-th item (an experiment, or a unit of
+ * one), writes no report; after the shards' output directories are copied
+ * together, --merge runs the combine steps and writes REPORT.md from
+ * claims/ and notes/.
  * Output: --out DIR, by default build/paper_figures for a skit run from its
  * build tree; the committed paper_figures/ of the source tree is replaced
  * (its report, not the data) only with --paper-figures. */
@@ -53,17 +57,22 @@ static const char *usage =
     "                   source tree's committed paper_figures/, for a skit run from its\n"
     "                   build tree)\n"
     "  --only LIST      run only these experiments (comma-separated names or numbers)\n"
-    "  --shard I/N      run experiments whose index = I-1 mod N; no report is written\n"
-    "  --merge          write REPORT.md from DIR/claims and DIR/notes only (after shards);\n"
-    "                   refused (exit 1) while a shard never started or an experiment of\n"
-    "                   its plan (DIR/done/.plan-I-of-N) has no completion marker\n"
-    "                   (DIR/done/NAME): it did not run or was interrupted\n"
+    "  --shard I/N      run the items whose index = I-1 mod N, no report: the experiments,\n"
+    "                   those split into units (the training experiments: one unit per\n"
+    "                   seed or configuration) as one item per unit, NAME@UNIT\n"
+    "  --merge          after shards: run the combine step of every experiment split into\n"
+    "                   units (its claims, notes and figures from its units' data), then\n"
+    "                   write REPORT.md from DIR/claims and DIR/notes; refused (exit 1)\n"
+    "                   while a shard never started or an item of its plan\n"
+    "                   (DIR/done/.plan-I-of-N) has no completion marker (DIR/done/NAME):\n"
+    "                   it did not run or was interrupted\n"
     "  --allow-partial  with --merge (or --slurm, for its merge job): write the report\n"
     "                   anyway; its first lines name the missing experiments\n"
-    "  --slurm          submit the run to Slurm: one job array, a task per experiment, and a\n"
-    "                   merge job after it (--dependency=afterany) that writes REPORT.md;\n"
+    "  --slurm          submit the run to Slurm: one job array, a task per item (experiment,\n"
+    "                   or unit, as for --shard), and a merge job after it\n"
+    "                   (--dependency=afterany) that combines units and writes REPORT.md;\n"
     "                   --out must be on a filesystem the nodes share. Task I writes only\n"
-    "                   DIR/shards/NAME (renamed into place when its experiment ends, so a\n"
+    "                   DIR/shards/NAME (renamed into place when its item ends, so a\n"
     "                   killed task leaves none); the merge copies the shards into DIR and\n"
     "                   refuses missing or failed ones (unless --allow-partial). DIR/slurm/\n"
     "                   holds the job IDs and Slurm's logs; while those jobs are queued or\n"
@@ -71,9 +80,9 @@ static const char *usage =
     "  --slurm-opt OPT  with --slurm: pass OPT to sbatch for every job (repeat it), e.g.\n"
     "                   --slurm-opt=--partition=short --slurm-opt=--time=2:00:00\n"
     "                   --slurm-opt=--cpus-per-task=4 --slurm-opt=--mem=8G --slurm-opt=--account=X\n"
-    "  --resume-missing with --slurm: resubmit only the experiments of the run in DIR whose\n"
+    "  --resume-missing with --slurm: resubmit only the items of the run in DIR whose\n"
     "                   shard is missing (killed, timed out) or failed, and a new merge job\n"
-    "  --slurm-task FILE  (run by the array tasks) the experiment on line\n"
+    "  --slurm-task FILE  (run by the array tasks) the item on line\n"
     "                   $SLURM_ARRAY_TASK_ID of FILE, into DIR/shards/\n"
     "  --quick          smaller sizes, the same claims (the report says so)\n"
     "  --list           list the experiments and exit\n"
@@ -84,7 +93,8 @@ static const char *usage =
     "On a Slurm cluster: skit reproduce --slurm --out /shared/run [--slurm-opt=...]\n"
     "and after a task was killed: skit reproduce --slurm --resume-missing --out /shared/run\n"
     "Shards of one run may share DIR; any other second run on DIR is refused while the\n"
-    "first holds it (\"DIR is in use by PID\").\n";
+    "first holds it (\"DIR is in use by PID\"). Units give the data files of a run on one\n"
+    "machine, byte for byte (timings aside).\n";
 
 static int is_experiment_name(const char *name)
 {
@@ -167,11 +177,12 @@ static int run_script(const char *script, const char *log_path)
 
 /* ---- completion markers, --merge, the output-directory lock ------------- */
 
-static int selected_experiment(const reproduce_options *o, const char *file, size_t i);
+static int run_was_quick(const char *out_dir, int quick);
 
 /* DIR/done/NAME exists once experiment NAME ran to its end (its claims, or
- * its error row, are complete). */
-static void set_done_marker(const char *out_dir, const char *name, int done)
+ * its error row, are complete); a unit's marker holds why it failed, if it
+ * did (its experiment's combine step turns that into the error row). */
+static void set_done_marker(const char *out_dir, const char *name, int done, const char *failure)
 {
     char marker[4400];
     snprintf(marker, sizeof marker, "%s/done/%s", out_dir, name);
@@ -179,8 +190,19 @@ static void set_done_marker(const char *out_dir, const char *name, int done)
         unlink(marker);
         return;
     }
-    int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd >= 0) close(fd);
+    if (!failure) {
+        int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (fd >= 0) close(fd);
+        return;
+    }
+    /* whole or absent: an empty marker would say the unit succeeded */
+    char tmp[4500];
+    FILE *f;
+    if (skit_atomic_open(marker, tmp, sizeof tmp, &f) != SKIT_OK) return;
+    int slot = cli_temp_register(tmp);
+    fprintf(f, "%s\n", failure);
+    skit_atomic_commit(f, tmp, marker);
+    cli_temp_release(slot);
 }
 
 /* Appends `item` to the comma-separated list *list (grown); -1 out of memory. */
@@ -258,8 +280,14 @@ static char *missing_experiments(const char *out_dir, char *const *names, size_t
 static int finish_report(const char *out_dir, const reproduce_options *o, size_t failed,
                          const char *missing);
 
-static int merge_report(const char *out_dir, const reproduce_options *o, char *const *names,
-                        size_t count)
+/* the combine steps of the experiments split into units; how many failed */
+static size_t combine_units(const char *out_dir, const char *exp_dir, const reproduce_options *o)
+{
+    return units_combine(out_dir, exp_dir, run_was_quick(out_dir, o->quick));
+}
+
+static int merge_report(const char *out_dir, const char *exp_dir, const reproduce_options *o,
+                        char *const *names, size_t count)
 {
     char claims[4400];
     snprintf(claims, sizeof claims, "%s/claims", out_dir);
@@ -276,7 +304,7 @@ static int merge_report(const char *out_dir, const reproduce_options *o, char *c
                              "them, or pass --allow-partial for a report that says so",
                              out_dir, missing);
     else
-        status = finish_report(out_dir, o, 0, missing);
+        status = finish_report(out_dir, o, combine_units(out_dir, exp_dir, o), missing);
     free(missing);
     return status;
 }
@@ -347,10 +375,10 @@ static void clear_plans(const char *out_dir, size_t shards)
     if (d) closedir(d);
 }
 
-/* done/.plan-I-of-N: the experiments shard I of N (1 of 1: a whole run) was
- * given, one per line, written before any runs: --merge expects exactly
- * these, and every shard of N. */
-static void write_plan(const char *out_dir, const reproduce_options *o, char *const *names,
+/* done/.plan-I-of-N: the items (experiments, units) shard I of N (1 of 1:
+ * a whole run) was given, one per line, written before any runs: --merge
+ * expects exactly these, and every shard of N. */
+static void write_plan(const char *out_dir, const reproduce_options *o, char *const *items,
                        size_t count)
 {
     char path[4400];
@@ -358,11 +386,7 @@ static void write_plan(const char *out_dir, const reproduce_options *o, char *co
     FILE *f = fopen(path, "w");
     if (!f) return;
     for (size_t i = 0; i < count; i++)
-        if (selected_experiment(o, names[i], i)) {
-            char name[256];
-            reproduce_stem(names[i], name, sizeof name);
-            fprintf(f, "%s\n", name);
-        }
+        fprintf(f, "%s\n", items[i]);
     fclose(f);
 }
 
@@ -462,17 +486,50 @@ static int parse_options(int argc, char **argv, reproduce_options *o)
     return check_slurm_options(o);
 }
 
-static int selected_experiment(const reproduce_options *o, const char *file, size_t i)
-{
-    char name[256];
-    reproduce_stem(file, name, sizeof name);
-    return selected_by_only(o->only, name) && i % o->shard_count == o->shard_index - 1;
-}
-
 static void free_names(char **names, size_t count)
 {
     for (size_t i = 0; i < count; i++)
         free(names[i]);
+}
+
+/* The run's items: the experiments --only selects, split into their units
+ * when `split` (a sharded or Slurm run, whose parts the merge combines);
+ * of those, shard I of N gets every N-th from the I-th. CLI_USAGE when
+ * --only selects nothing. */
+static int plan_items(const reproduce_options *o, const char *exp_dir, char *const *names,
+                      size_t count, int split, char **items, size_t *n_items)
+{
+    char *all[MAX_ITEMS];
+    size_t n_all = 0;
+    for (size_t i = 0; i < count && n_all < MAX_ITEMS; i++) {
+        char name[256];
+        reproduce_stem(names[i], name, sizeof name);
+        if (!selected_by_only(o->only, name)) continue;
+        if (split) units_expand(exp_dir, names[i], all, &n_all);
+        else all[n_all++] = strdup(name);
+    }
+    if (n_all == 0) return cli_usage_error("--only/--shard: no experiment selected (see --list)");
+    *n_items = 0;
+    for (size_t i = 0; i < n_all; i++)
+        if (i % o->shard_count == o->shard_index - 1) items[(*n_items)++] = all[i];
+        else free(all[i]);
+    return CLI_OK;
+}
+
+int reproduce_set_env(const char *abs_out, int quick)
+{
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return cli_failure("cannot locate the skit binary");
+    self[len] = '\0';
+    setenv("SKIT", self, 1);
+    setenv("SKIT_OUT", abs_out, 1);
+    /* absolute: the scripts run inside the output directory */
+    char datadir[4096];
+    if (!realpath(cli_datadir(), datadir)) snprintf(datadir, sizeof datadir, "%s", cli_datadir());
+    setenv("SKIT_DATADIR", datadir, 1);
+    setenv("SKIT_QUICK", quick ? "1" : "0", 1);
+    return CLI_OK;
 }
 
 /* The output tree, and the environment the experiment scripts read. */
@@ -485,18 +542,9 @@ int reproduce_prepare_output(const char *out_dir, int quick, char *abs_out, size
         if (make_dir(p) != 0)
             return cli_usage_error("--out: cannot create directory %s: %s", p, strerror(errno));
     }
-    char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) return cli_failure("cannot locate the skit binary");
-    self[len] = '\0';
     if (!realpath(out_dir, abs_out)) snprintf(abs_out, size, "%s", out_dir);
-    setenv("SKIT", self, 1);
-    setenv("SKIT_OUT", abs_out, 1);
-    /* absolute: the scripts run inside the output directory */
-    char datadir[4096];
-    if (!realpath(cli_datadir(), datadir)) snprintf(datadir, sizeof datadir, "%s", cli_datadir());
-    setenv("SKIT_DATADIR", datadir, 1);
-    setenv("SKIT_QUICK", quick ? "1" : "0", 1);
+    int status = reproduce_set_env(abs_out, quick);
+    if (status != CLI_OK) return status;
     char marker[4200];
     snprintf(marker, sizeof marker, "%s/claims/.quick", abs_out);
     if (quick) {
@@ -508,27 +556,8 @@ int reproduce_prepare_output(const char *out_dir, int quick, char *abs_out, size
     return CLI_OK;
 }
 
-/* One experiment script; a failure is recorded as a claim row so that the
- * report cannot hide it. Returns 1 if it failed. */
-int reproduce_run_experiment(const char *exp_dir, const char *file, const char *abs_out, size_t run,
-                          size_t selected)
+void reproduce_error_row(const char *abs_out, const char *name, const char *measured)
 {
-    char name[256], script[4400], log_path[4400];
-    reproduce_stem(file, name, sizeof name);
-    snprintf(script, sizeof script, "%s/%s", exp_dir, file);
-    snprintf(log_path, sizeof log_path, "%s/logs/%s.log", abs_out, name);
-    fprintf(stderr, "[%zu/%zu] %-32s ...", run, selected, name);
-    fflush(stderr);
-    set_done_marker(abs_out, name, 0); /* an older run's marker no longer holds */
-    double t0 = skit_clock_seconds();
-    int rc = run_script(script, log_path);
-    double dt = skit_clock_seconds() - t0;
-    if (rc == 0) {
-        fprintf(stderr, " done (%.1f s)\n", dt);
-        set_done_marker(abs_out, name, 1);
-        return 0;
-    }
-    fprintf(stderr, " FAILED (exit %d, %.1f s; see %s)\n", rc, dt, log_path);
     char claims[4400], tmp[4500];
     snprintf(claims, sizeof claims, "%s/claims/%s.tsv", abs_out, name);
     FILE *c;
@@ -536,12 +565,54 @@ int reproduce_run_experiment(const char *exp_dir, const char *file, const char *
         int slot = cli_temp_register(tmp);
         fprintf(c,
                 CLAIMS_HEADER "\nscript\t" CLAIM_SOURCE_RUN "\texperiment script ran to "
-                              "completion\texit status %d after %.1f s (logs/%s.log)\terror\t-\t-\n",
-                rc, dt, name);
+                              "completion\t%s\terror\t-\t-\n",
+                measured);
         /* the error row is this experiment's complete record */
-        if (skit_atomic_commit(c, tmp, claims) == SKIT_OK) set_done_marker(abs_out, name, 1);
+        if (skit_atomic_commit(c, tmp, claims) == SKIT_OK) set_done_marker(abs_out, name, 1, NULL);
         cli_temp_release(slot);
     }
+}
+
+/* The environment that tells a script which part of it to run: a unit
+ * (SKIT_UNIT), the combine step (SKIT_COMBINE) or, with neither, all. */
+static void set_unit_env(const char *unit, int combine)
+{
+    if (unit) setenv("SKIT_UNIT", unit, 1);
+    else unsetenv("SKIT_UNIT");
+    if (combine) setenv("SKIT_COMBINE", "1", 1);
+    else unsetenv("SKIT_COMBINE");
+    unsetenv("SKIT_LIST_UNITS");
+}
+
+/* One experiment script, one unit of it, or its combine step. A failure is
+ * recorded as a claim row so that the report cannot hide it (a unit's, in
+ * its marker, for the combine step). Returns 1 if it failed. */
+int reproduce_run_item(const char *exp_dir, const char *item, const char *abs_out, size_t run,
+                       size_t selected, int combine)
+{
+    char exp[256], script[4400], log_path[4400], failure[4600];
+    const char *unit = units_unit(item);
+    units_experiment(item, exp, sizeof exp);
+    snprintf(script, sizeof script, "%s/%s.sh", exp_dir, exp);
+    snprintf(log_path, sizeof log_path, "%s/logs/%s.log", abs_out, item);
+    char label[300];
+    snprintf(label, sizeof label, "%s%s", item, combine ? " (combine)" : "");
+    fprintf(stderr, "[%zu/%zu] %-32s ...", run, selected, label);
+    fflush(stderr);
+    set_done_marker(abs_out, item, 0, NULL); /* an older run's marker no longer holds */
+    set_unit_env(unit, combine);
+    double t0 = skit_clock_seconds();
+    int rc = run_script(script, log_path);
+    double dt = skit_clock_seconds() - t0;
+    if (rc == 0) {
+        fprintf(stderr, " done (%.1f s)\n", dt);
+        set_done_marker(abs_out, item, 1, NULL);
+        return 0;
+    }
+    fprintf(stderr, " FAILED (exit %d, %.1f s; see %s)\n", rc, dt, log_path);
+    snprintf(failure, sizeof failure, "exit status %d after %.1f s (logs/%s.log)", rc, dt, item);
+    if (unit) set_done_marker(abs_out, item, 1, failure);
+    else reproduce_error_row(abs_out, item, failure);
     return 1;
 }
 
@@ -750,20 +821,19 @@ static int finish_unsharded(const char *abs_out, const reproduce_options *o, siz
     return publish_report(abs_out);
 }
 
-/* --slurm (the experiments --only selects) or --slurm-task */
+/* --slurm (the experiments --only selects, in units) or --slurm-task */
 static int run_on_slurm(const reproduce_options *o, const char *out_dir, const char *exp_dir,
                         char **names, size_t count)
 {
     if (o->slurm_task) return slurm_task(o, out_dir, exp_dir, names, count);
-    char *run[MAX_EXPERIMENTS];
-    size_t selected = 0;
-    for (size_t i = 0; i < count; i++)
-        if (selected_experiment(o, names[i], i)) {
-            run[selected] = names[i];
-            run[selected][strlen(run[selected]) - 3] = '\0'; /* its name: no ".sh" */
-            selected++;
-        }
-    return slurm_submit(o, out_dir, run, selected);
+    char *run[MAX_ITEMS];
+    size_t n_run = 0;
+    int status = o->resume_missing ? CLI_OK : reproduce_set_env(out_dir, o->quick);
+    if (status == CLI_OK && !o->resume_missing)
+        status = plan_items(o, exp_dir, names, count, 1, run, &n_run);
+    if (status == CLI_OK) status = slurm_submit(o, out_dir, run, n_run);
+    free_names(run, n_run);
+    return status;
 }
 
 int cmd_reproduce(int argc, char **argv)
@@ -777,7 +847,7 @@ int cmd_reproduce(int argc, char **argv)
     snprintf(exp_dir, sizeof exp_dir, "%s/experiments", cli_datadir());
 
     char *names[MAX_EXPERIMENTS];
-    size_t count = 0, selected = 0;
+    size_t count = 0;
     if (list_experiments(exp_dir, names, &count) != CLI_OK) return CLI_USAGE;
     if (o.list) {
         for (size_t i = 0; i < count; i++)
@@ -789,7 +859,7 @@ int cmd_reproduce(int argc, char **argv)
      * report, and none while an experiment is missing (unless allowed) */
     if (o.merge) {
         status = reproduce_lock_output_dir(out_dir, 0, 1, 1);
-        if (status == CLI_OK) status = merge_report(out_dir, &o, names, count);
+        if (status == CLI_OK) status = merge_report(out_dir, exp_dir, &o, names, count);
         free_names(names, count);
         return status;
     }
@@ -798,11 +868,10 @@ int cmd_reproduce(int argc, char **argv)
         char name[256];
         reproduce_stem(names[i], name, sizeof name);
         wanted += (size_t)selected_by_only(o.only, name);
-        selected += (size_t)selected_experiment(&o, names[i], i);
     }
     /* a shard may be left with nothing when --only picks few: it still
      * records its (empty) plan for --merge */
-    if (wanted == 0 || (selected == 0 && o.shard_count == 1)) {
+    if (wanted == 0) {
         free_names(names, count);
         return cli_usage_error("--only/--shard: no experiment selected (see --list)");
     }
@@ -818,20 +887,25 @@ int cmd_reproduce(int argc, char **argv)
         status = cli_usage_error("--paper-figures: %s holds a --quick run; run every experiment at "
                                  "full size first", out_dir);
     if (status == CLI_OK) status = reproduce_prepare_output(out_dir, o.quick, abs_out, sizeof abs_out);
+    /* a shard runs units: the merge combines them */
+    char *items[MAX_ITEMS];
+    size_t n_items = 0, failed = 0;
+    if (status == CLI_OK)
+        status = plan_items(&o, exp_dir, names, count, o.shard_count > 1, items, &n_items);
     if (status != CLI_OK) {
         free_names(names, count);
         return status;
     }
     clear_plans(abs_out, o.shard_count);
-    write_plan(abs_out, &o, names, count);
-    size_t run = 0, failed = 0;
+    write_plan(abs_out, &o, items, n_items);
     double t_all = skit_clock_seconds();
-    for (size_t i = 0; i < count; i++)
-        if (selected_experiment(&o, names[i], i))
-            failed += (size_t)reproduce_run_experiment(exp_dir, names[i], abs_out, ++run, selected);
+    for (size_t i = 0; i < n_items; i++)
+        failed += (size_t)reproduce_run_item(exp_dir, items[i], abs_out, i + 1, n_items, 0);
+    free_names(items, n_items);
     char *missing = o.shard_count == 1 ? missing_experiments(abs_out, names, count) : NULL;
     free_names(names, count);
-    fprintf(stderr, "%zu experiments in %.1f s, %zu failed\n", run, skit_clock_seconds() - t_all,
+    fprintf(stderr, "%zu %s in %.1f s, %zu failed\n", n_items,
+            o.shard_count > 1 ? "experiments and units" : "experiments", skit_clock_seconds() - t_all,
             failed);
     if (o.shard_count == 1) {
         int rc = finish_unsharded(abs_out, &o, failed, missing);

@@ -1,18 +1,21 @@
 /* reproduce_slurm.c — `skit reproduce --slurm`: a run as one Slurm job array,
- * one task per experiment, and a merge job that runs after every task
- * (--dependency=afterany) and writes the report.
+ * one task per experiment or, for an experiment split into units, per unit
+ * (tools/reproduce_units.c), and a merge job that runs after every task
+ * (--dependency=afterany), combines the units and writes the report.
  *
  * DIR (--out, on a filesystem the nodes share):
- *   slurm/run            the run's experiments, one per line (slurm/quick: --quick)
- *   slurm/tasks-K        submission K's experiments: line I is array task I
+ *   slurm/run            the run's items (experiments, units), one per line
+ *                        (slurm/quick: --quick)
+ *   slurm/tasks-K        submission K's items: line I is array task I
  *   slurm/jobs           "ARRAY MERGE": the job IDs of the latest submission
  *   slurm/logs/          what Slurm captured of the tasks and merge jobs
- *   shards/NAME/         experiment NAME's output tree (NAME.failed/: its script failed)
+ *   shards/NAME/         item NAME's output tree (NAME.failed/: its script failed)
  *   shards/.NAME.partial.JOB/  a task at work, or one the scheduler killed
  * A task writes only its partial directory and renames it to shards/NAME at
  * its end, so a killed task leaves no shard that looks finished. The merge
  * copies every shard into DIR (data/, figures/, claims/, notes/, logs/,
- * done/) and writes REPORT.md as a run on one machine would. */
+ * done/), runs the combine step of every experiment split into units and
+ * writes REPORT.md as a run on one machine would. */
 #include "config.h"
 
 #include <dirent.h>
@@ -84,10 +87,7 @@ static int make_dirs(const char *base, const char *const *subdirs, size_t n)
     return CLI_OK;
 }
 
-/* Runs argv (stderr to /dev/null when quiet) with its stdout into out
- * (NUL-terminated, at most size - 1 bytes); its exit status, 127 when it
- * could not be started. */
-static int run_capture(char *const argv[], int quiet, char *out, size_t size)
+int reproduce_capture(char *const argv[], int quiet, char *out, size_t size)
 {
     int fds[2];
     if (pipe(fds) != 0) return 127;
@@ -148,7 +148,7 @@ int slurm_jobs_active(const char *out_dir, char *ids, size_t size)
     char *argv[] = {"squeue", "-h", "-o", "%i", "-t", "PENDING,RUNNING,SUSPENDED,CONFIGURING",
                     "-j", list, NULL};
     char out[4096];
-    if (run_capture(argv, 1, out, sizeof out) != 0 || !*out) return 0;
+    if (reproduce_capture(argv, 1, out, sizeof out) != 0 || !*out) return 0;
     for (char *c = out; *c; c++)
         if (*c == '\n') *c = c[1] ? ' ' : '\0';
     snprintf(ids, size, "%s", out);
@@ -204,17 +204,17 @@ static int commit_shard(const char *shards, const char *name, const char *partia
     return failed ? CLI_FAILED : CLI_OK;
 }
 
-/* The experiment on line $SLURM_ARRAY_TASK_ID of the task file. */
-static int task_experiment(const char *task_file, char *name, size_t size)
+/* The item on line $SLURM_ARRAY_TASK_ID of the task file. */
+static int task_item(const char *task_file, char *name, size_t size)
 {
     const char *id = getenv("SLURM_ARRAY_TASK_ID");
     size_t index;
-    if (!id || cli_parse_size("SLURM_ARRAY_TASK_ID", id, 1, MAX_EXPERIMENTS, &index) != CLI_OK)
+    if (!id || cli_parse_size("SLURM_ARRAY_TASK_ID", id, 1, MAX_ITEMS, &index) != CLI_OK)
         return cli_usage_error("--slurm-task: SLURM_ARRAY_TASK_ID is not set (the array tasks of "
                                "--slurm run this)");
-    char *lines[MAX_EXPERIMENTS];
+    char *lines[MAX_ITEMS];
     size_t count;
-    if (read_lines(task_file, lines, MAX_EXPERIMENTS, &count) != 0)
+    if (read_lines(task_file, lines, MAX_ITEMS, &count) != 0)
         return cli_usage_error("--slurm-task: cannot read %s: %s", task_file, strerror(errno));
     int status = index <= count ? CLI_OK
                                 : cli_usage_error("--slurm-task: %s has %zu lines, task %zu",
@@ -228,14 +228,16 @@ int slurm_task(const reproduce_options *o, const char *out_dir, const char *exp_
                char *const *names, size_t count)
 {
     char name[256], file[300] = "";
-    int status = task_experiment(o->slurm_task, name, sizeof name);
+    int status = task_item(o->slurm_task, name, sizeof name);
     if (status != CLI_OK) return status;
+    char exp[256];
+    units_experiment(name, exp, sizeof exp);
     for (size_t i = 0; i < count; i++) {
         char stem[256];
         reproduce_stem(names[i], stem, sizeof stem);
-        if (!strcmp(stem, name)) snprintf(file, sizeof file, "%s", names[i]);
+        if (!strcmp(stem, exp)) snprintf(file, sizeof file, "%s", names[i]);
     }
-    if (!*file) return cli_usage_error("--slurm-task: no experiment %s (see --list)", name);
+    if (!*file) return cli_usage_error("--slurm-task: no experiment %s (see --list)", exp);
     char shards[PATH_SIZE], partial[PATH_SIZE + 300], lock[300], abs[4096];
     snprintf(shards, sizeof shards, "%s/shards", out_dir);
     snprintf(lock, sizeof lock, ".%s.lock", name);
@@ -247,7 +249,7 @@ int slurm_task(const reproduce_options *o, const char *out_dir, const char *exp_
     remove_partials(shards, name);
     status = reproduce_prepare_output(partial, o->quick, abs, sizeof abs);
     if (status != CLI_OK) return status;
-    int failed = reproduce_run_experiment(exp_dir, file, abs, 1, 1);
+    int failed = reproduce_run_item(exp_dir, name, abs, 1, 1, 0);
     return commit_shard(shards, name, partial, failed);
 }
 
@@ -319,10 +321,10 @@ static int check_shards(const char *out_dir, char *const *run, size_t count, int
 
 int slurm_gather(const char *out_dir, int allow_partial)
 {
-    char path[PATH_SIZE], *run[MAX_EXPERIMENTS];
+    char path[PATH_SIZE], *run[MAX_ITEMS];
     size_t count;
     snprintf(path, sizeof path, "%s/slurm/run", out_dir);
-    if (read_lines(path, run, MAX_EXPERIMENTS, &count) != 0) return CLI_OK; /* no Slurm run */
+    if (read_lines(path, run, MAX_ITEMS, &count) != 0) return CLI_OK; /* no Slurm run */
     int status = check_shards(out_dir, run, count, allow_partial);
     /* claims, notes and markers come from this run's shards only */
     static const char *const regenerated[] = {"claims", "notes", "done"};
@@ -376,7 +378,7 @@ static unsigned long sbatch(const reproduce_options *o, const char *out_dir, con
     argv[n++] = wrap;
     argv[n] = NULL;
     char out[256];
-    int rc = run_capture(argv, 0, out, sizeof out);
+    int rc = reproduce_capture(argv, 0, out, sizeof out);
     unsigned long id = rc == 0 ? strtoul(out, NULL, 10) : 0;
     if (!id)
         cli_failure(rc == 127 ? "--slurm: cannot run sbatch (is Slurm installed and on PATH?)"
@@ -426,10 +428,10 @@ static int start_run(const reproduce_options *o, const char *out_dir, char *cons
 /* --resume-missing: the recorded run's experiments without a finished shard. */
 static int resume_run(const char *out_dir, char **todo, size_t *count, int *quick)
 {
-    char path[PATH_SIZE], *run[MAX_EXPERIMENTS];
+    char path[PATH_SIZE], *run[MAX_ITEMS];
     size_t n;
     snprintf(path, sizeof path, "%s/slurm/run", out_dir);
-    if (read_lines(path, run, MAX_EXPERIMENTS, &n) != 0)
+    if (read_lines(path, run, MAX_ITEMS, &n) != 0)
         return cli_usage_error("--resume-missing: %s holds no Slurm run (no slurm/run)", out_dir);
     *count = 0;
     for (size_t i = 0; i < n; i++)
@@ -495,7 +497,7 @@ int slurm_submit(const reproduce_options *o, const char *out_dir, char *const *r
     int status = reproduce_lock_output_dir(abs, 1, 1, 1);
     if (status != CLI_OK) return status;
     reproduce_options run_options = *o;
-    char *todo[MAX_EXPERIMENTS];
+    char *todo[MAX_ITEMS];
     size_t todo_count = 0;
     if (o->resume_missing) {
         status = resume_run(abs, todo, &todo_count, &run_options.quick);

@@ -5,7 +5,7 @@
 bin_PROGRAMS += tools/skit
 tools_skit_SOURCES += tools/skit.c tools/commands.h \
 	tools/cmd_reproduce.c tools/reproduce_report.c tools/reproduce_report.h \
-	tools/reproduce_slurm.c tools/reproduce_slurm.h tools/cmd_wisdom.c
+	tools/reproduce_slurm.c tools/reproduce_slurm.h tools/reproduce_units.c tools/cmd_wisdom.c
 tools_skit_LDADD = $(SKIT_PROGRAM_LDADD)
 tools_skit_LDFLAGS = $(SKIT_PROGRAM_LDFLAGS)
 include tools/toeplitz.mk
