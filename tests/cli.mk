@@ -1,6 +1,8 @@
 # tests/cli.mk — CLI tests (tests/cli_*.sh), run with bash; $SKIT is the binary
 TESTS += tests/cli_basic.sh
 TESTS += tests/cli_reliability.sh
+# long commands say their cost and show progress within 2 s
+TESTS += tests/cli_progress.sh
 # README.md and docs/cli.md: their examples run and print what they show
 TESTS += tests/readme.sh
 # outputs that are not regular files (-o /dev/null as root, FIFOs, links)

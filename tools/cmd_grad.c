@@ -207,7 +207,10 @@ int cmd_grad_check(int argc, char **argv)
     if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
     cli_apply_threads(&a.common);
     gradcheck_result r;
+    cli_progress_start(&a.common);
+    cli_progress("--op %s, n = %zu", a.op, a.o.n); /* the heartbeat shows it while the check runs */
     int status = gradcheck_run(a.op, &a.o, &r);
+    cli_progress_done();
     if (status == SKIT_EINVAL && a.o.inject.kind)
         return a.o.inject.kind == GRADCHECK_INJECT_TRANSPOSE
                    ? cli_usage_error("SKIT_GRADCHECK_INJECT: --op %s has no group %s of the output's size", a.op,
