@@ -6,12 +6,14 @@
 #include <limits.h>
 #include <signal.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -1024,38 +1026,116 @@ int cli_plot(const char *script, const char *datafile, const char *out, const ch
 
 /* ---- progress ---------------------------------------------------------- */
 
+/* The state the command's thread and the heartbeat share, under the lock. */
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
 static double progress_t0 = 0, progress_last = 0;
-static int progress_enabled = 0, progress_shown = 0;
+static int progress_enabled = 0, progress_shown = 0, progress_heartbeat = 0;
+static char progress_stage[256] = "";
+
+/* one line (a live one on a terminal); the lock held */
+static void progress_emit(double now)
+{
+    int tty = isatty(STDERR_FILENO);
+    fprintf(stderr, "%s%s: [%.0f s] %s", tty ? "\r\033[K" : "", context, now - progress_t0,
+            progress_stage[0] ? progress_stage : "running");
+    if (!tty) fputc('\n', stderr);
+    fflush(stderr);
+    progress_last = now;
+    progress_shown = 1;
+}
+
+/* A stage that calls back rarely (an exact reference, an SVD) still shows:
+ * the first line at 1.5 s, then the elapsed time every second on a
+ * terminal, or a line every 30 s otherwise. */
+static void *progress_heartbeat_loop(void *unused)
+{
+    (void)unused;
+    const struct timespec tick = {0, 250000000};
+    for (;;) {
+        nanosleep(&tick, NULL);
+        pthread_mutex_lock(&progress_lock);
+        double now = skit_clock_seconds(), quiet_for = now - progress_last;
+        if (progress_enabled && now - progress_t0 >= 1.5 &&
+            (!progress_shown || quiet_for >= (isatty(STDERR_FILENO) ? 1.0 : 30.0)))
+            progress_emit(now);
+        pthread_mutex_unlock(&progress_lock);
+    }
+    return NULL;
+}
 
 void cli_progress_start(const cli_common *common)
 {
+    pthread_mutex_lock(&progress_lock);
     progress_enabled = !(common && common->quiet);
     progress_t0 = skit_clock_seconds();
     progress_last = progress_t0;
     progress_shown = 0;
+    progress_stage[0] = '\0';
+    if (progress_enabled && !progress_heartbeat) {
+        pthread_t thread;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        /* without it, progress still shows at each call */
+        progress_heartbeat = pthread_create(&thread, &attr, progress_heartbeat_loop, NULL) == 0;
+        pthread_attr_destroy(&attr);
+        if (progress_heartbeat) atexit(cli_progress_done);
+    }
+    pthread_mutex_unlock(&progress_lock);
+}
+
+static void progress_set_stage(const char *fmt, va_list ap)
+{
+    vsnprintf(progress_stage, sizeof progress_stage, fmt, ap);
 }
 
 void cli_progress(const char *fmt, ...)
 {
-    if (!progress_enabled) return;
-    double now = skit_clock_seconds();
-    if (now - progress_t0 < 1.0 || now - progress_last < 0.25) return;
-    progress_last = now;
-    int tty = isatty(STDERR_FILENO);
+    pthread_mutex_lock(&progress_lock);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s%s: [%.0f s] ", tty ? "\r\033[K" : "", context, now - progress_t0);
-    vfprintf(stderr, fmt, ap);
+    progress_set_stage(fmt, ap);
     va_end(ap);
-    if (!tty) fputc('\n', stderr);
-    fflush(stderr);
-    progress_shown = 1;
+    double now = skit_clock_seconds();
+    if (progress_enabled && now - progress_t0 >= 1.0 && now - progress_last >= 0.25) progress_emit(now);
+    pthread_mutex_unlock(&progress_lock);
+}
+
+/* "40 s", "12 min", "3.5 h" */
+static const char *format_duration(double seconds, char *text, size_t size)
+{
+    if (seconds < 120) snprintf(text, size, "%.0f s", seconds);
+    else if (seconds < 7200) snprintf(text, size, "%.0f min", seconds / 60);
+    else snprintf(text, size, "%.1f h", seconds / 3600);
+    return text;
+}
+
+void cli_progress_cost(double flops, const char *fmt, ...)
+{
+    pthread_mutex_lock(&progress_lock);
+    va_list ap;
+    va_start(ap, fmt);
+    progress_set_stage(fmt, ap);
+    va_end(ap);
+    double seconds = flops / CLI_PROGRESS_FLOPS;
+    char duration[32];
+    if (progress_enabled && seconds >= 2.0) {
+        if (progress_shown && isatty(STDERR_FILENO)) fputc('\n', stderr);
+        fprintf(stderr, "%s: %s: ~%.2g flops, about %s at %.0f Gflop/s\n", context, progress_stage, flops,
+                format_duration(seconds, duration, sizeof duration), CLI_PROGRESS_FLOPS / 1e9);
+        fflush(stderr);
+        progress_shown = 0;
+    }
+    pthread_mutex_unlock(&progress_lock);
 }
 
 void cli_progress_done(void)
 {
+    pthread_mutex_lock(&progress_lock);
     if (progress_shown && isatty(STDERR_FILENO)) fputc('\n', stderr);
     progress_shown = 0;
+    progress_enabled = 0;
+    pthread_mutex_unlock(&progress_lock);
 }
 
 void cli_apply_threads(const cli_common *common)

@@ -253,10 +253,21 @@ const char *cli_datadir(void);
 /* The source tree when the running binary lies in its build tree, else NULL. */
 const char *cli_source_tree(void);
 
-/* Progress on stderr, only once the command has run for a second, at most a
- * few times a second, and not with --quiet. cli_progress_done ends the line. */
+/* Progress on stderr, not with --quiet: a live line on a terminal, lines
+ * otherwise. cli_progress names the stage and shows it once the command
+ * has run for a second, at most a few times a second; between calls a
+ * heartbeat thread shows the stage and the time so far, the first time by
+ * 1.5 s (then every second on a terminal, every 30 s otherwise), so a
+ * stage that calls back rarely is not silent. cli_progress_cost names a
+ * stage of about `flops` floating-point operations and, when that is 2 s
+ * or more at CLI_PROGRESS_FLOPS, says so at once ("exact reference, n =
+ * 65536: ~5.5e+11 flops, about 55 s at 10 Gflop/s"): a rough rate, so that
+ * a large request is seen to be large before it runs. cli_progress_done
+ * ends the line and the heartbeat (also at exit). */
+#define CLI_PROGRESS_FLOPS 1e10
 void cli_progress_start(const cli_common *common);
 void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_progress_cost(double flops, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_progress_done(void);
 
 /* Apply --threads. */

@@ -3,6 +3,8 @@ TESTS += tests/cli_basic.sh
 TESTS += tests/cli_reliability.sh
 # experiments split into units: shards and merge give a whole run's data
 TESTS += tests/cli_units.sh
+# long commands say their cost and show progress within 2 s
+TESTS += tests/cli_progress.sh
 # README.md and docs/cli.md: their examples run and print what they show
 TESTS += tests/readme.sh
 # outputs that are not regular files (-o /dev/null as root, FIFOs, links)

@@ -3,7 +3,11 @@
 # TNO at n = 2048; a deliberately impossible tolerance fails with exit 1;
 # MRA-2 at even n; --precision f32 (toeplitz, tno, fd, ski-tno, ski-causal,
 # attention, mra2) against the float64 backward with derived per-group
-# tolerances; bad options exit 2 with one line.
+# tolerances; bad options exit 2 with one line. The checker itself: errors
+# put into one group's gradient (SKIT_GRADCHECK_INJECT, read by the tool
+# for these tests only) must fail at the defaults: one row scaled by
+# 1 + 1e-4, one lag shifted, a forgotten transpose; --full checks every
+# coordinate.
 . "$(dirname "$0")/cli_lib.sh"
 
 SEED=${SKIT_TEST_SEED:-$RANDOM}
@@ -76,6 +80,66 @@ for n in 4 28 64; do
   done
 done
 expect_usage_error "--n" grad-check --op mra2 --precision f32 --n 9
+
+# expect_caught GROUP [SKIT_GRADCHECK_INJECT-value] skit-args...: exit 1 with GROUP FAILED
+expect_caught() {
+  local group=$1 inject=$2; shift 2
+  SKIT_GRADCHECK_INJECT=$inject "$SKIT" "$@" >"$TMP/c.tsv" 2>"$TMP/stderr"
+  local rc=$?
+  if [ $rc -eq 1 ] && awk -F'\t' -v g="$group" '$2 == g && $8 == "FAILED" {f = 1} END {exit !f}' "$TMP/c.tsv"; then
+    pass
+  else
+    fail "skit $* with SKIT_GRADCHECK_INJECT=$inject: exit $rc, group $group not failed (seed $SEED)"
+  fi
+}
+
+# one key row of the attention gradient off by 1e-4 (missed at the old
+# defaults on 6 of 6 seeds): caught at every row, in both precisions
+for row in 0 1 31 62 63; do
+  expect_caught k "scale:k:$row:1e-4" grad-check --op attention --seed "$SEED"
+  expect_caught v "scale:v:$row:1e-4" grad-check --op attention --seed "$SEED" --causal
+done
+# float32 against the float64 backward: a row of at least an eighth of the
+# group's largest is measured against itself, at the expected rounding
+# (~1e-5 here), far below the derived bounds (1e-4 to 1e-2)
+for row in 1 30 63; do
+  expect_caught v "scale:v:$row:1e-4" grad-check --op attention --precision f32 --seed "$SEED"
+  expect_caught x "scale:x:$row:1e-4" grad-check --op ski-tno --precision f32 --seed "$SEED"
+done
+expect_caught x "scale:x:77:1e-4" grad-check --op tno --seed "$SEED"
+expect_caught rpe.W1 "scale:rpe.W1:5:1e-4" grad-check --op tno --seed "$SEED"
+expect_caught knots "scale:knots:3:1e-4" grad-check --op ski-tno --seed "$SEED"
+expect_caught x "scale:x:9:1e-4" grad-check --op toeplitz --precision f32 --seed "$SEED"
+# one lag of the coefficients' gradient read from its neighbour, one key row likewise
+expect_caught coeffs "shift:coeffs:70" grad-check --op toeplitz --seed "$SEED"
+expect_caught coeffs "shift:coeffs:100" grad-check --op toeplitz --seed "$SEED" --causal
+expect_caught coeffs "shift:coeffs:70" grad-check --op toeplitz --precision f32 --seed "$SEED"
+expect_caught k "shift:k:20" grad-check --op attention --seed "$SEED"
+expect_caught rpe "shift:rpe:40" grad-check --op decay --seed "$SEED"
+# A dy where A^T dy belongs
+for op in toeplitz tno fd ski-tno ski-causal; do
+  expect_caught x "transpose:x" grad-check --op "$op" --seed "$SEED"
+done
+expect_caught v "transpose:v" grad-check --op attention --seed "$SEED"
+expect_caught v "transpose:v" grad-check --op mra2 --seed "$SEED"
+# the injection's own errors
+SKIT_GRADCHECK_INJECT=scale:k:64 expect_usage_error "row 64" grad-check --op attention
+SKIT_GRADCHECK_INJECT=scale:nonsense expect_usage_error "nonsense" grad-check --op attention
+SKIT_GRADCHECK_INJECT=transpose:k expect_usage_error "output's size" grad-check --op tno
+SKIT_GRADCHECK_INJECT=transpose:x expect_usage_error "f64" grad-check --op toeplitz --precision f32
+SKIT_GRADCHECK_INJECT=rotate:x expect_usage_error "SKIT_GRADCHECK_INJECT" grad-check --op toeplitz
+
+# --full: every coordinate of every group (the gathering "params" apart)
+for op in toeplitz attention tno; do
+  if expect_ok grad-check --op "$op" --full --n 6 --d 2 --batch 1 --rpe-width 4 --rpe-layers 1 --seed "$SEED" -o "$TMP/f.tsv"; then
+    awk -F'\t' '!/^#/ && $1 != "op" && $2 != "params" && $3 != $4 {bad = 1} END {exit bad}' "$TMP/f.tsv" ||
+      fail "grad-check --op $op --full: a group not checked at every coordinate"
+  fi
+done
+expect_caught k "scale:k:5:1e-4" grad-check --op attention --full --n 8 --d 2 --seed "$SEED"
+expect_usage_error "--full" grad-check --op attention --full --n 1024
+expect_usage_error "--full" grad-check --op attention --full --precision f32
+expect_usage_error "--blocks" grad-check --op attention --blocks 0
 
 for n in 4 28 64; do
   expect_ok grad-check --op mra2 --n "$n" --d 3 --seed "$SEED" --samples 4

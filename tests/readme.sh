@@ -65,7 +65,8 @@ def same(want, got):
 failures = ran = 0
 for path in sys.argv[1:3]:
     for start, lines in blocks(path):
-        work = os.path.join(sys.argv[3], "block%d" % start)
+        # README.md and docs/cli.md may both have a block at one line number
+        work = os.path.join(sys.argv[3], "%s-block%d" % (os.path.basename(path), start))
         os.makedirs(work)
         steps, i = [], 0
         while i < len(lines):

@@ -2,11 +2,19 @@
  * central finite differences (tools/gradcheck.h says how), or, --precision
  * f32, its float32 backward against its float64 one, one row per
  * parameter or input group; exit 1 when a group's error exceeds its
- * tolerance. */
+ * tolerance.
+ *
+ * For the checker's own tests (tests/cli_grad.sh), not for users: the
+ * environment variable SKIT_GRADCHECK_INJECT=KIND:GROUP[:ROW[:EPS]] puts a
+ * known error into one group's gradient after the backward (scale: row
+ * ROW times 1 + EPS, default 1e-4; shift: row ROW takes its neighbour's
+ * values; transpose: A dy for A^T dy), which the check must report. Only
+ * this command reads it; the library has no such hook. */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -25,9 +33,13 @@ static const char *usage =
     "Check an operator's backward pass (vector-Jacobian product) against central\n"
     "finite differences in float64 on fresh random inputs: for a random output\n"
     "gradient dy, the gradient of <dy, f(p)> w.r.t. every parameter and input\n"
-    "group at --samples coordinates and along 2 random directions, each by a\n"
-    "Richardson-extrapolated central difference. A group's error is the worst\n"
-    "|g_i - fd_i| over its checks divided by its largest |g_j|.\n\n"
+    "group: its rows (tokens, lags, a layer's outputs) in --blocks runs, each\n"
+    "along the gradient and a random direction confined to it, then --samples\n"
+    "coordinates and 2 random directions over the whole group; each derivative\n"
+    "a Richardson-extrapolated central difference. A check's error is\n"
+    "|<g, v> - fd_v| over the size <g, v> should have (tools/gradcheck.h), so an\n"
+    "error confined to one row is measured against that row's run, not the\n"
+    "whole group; a group's error is the worst over its checks.\n\n"
     "  --op OP             toeplitz (per-channel Toeplitz matvec: x, coeffs),\n"
     "                      mlp (the RPE MLP, 2 -> d at n inputs: x, each layer),\n"
     "                      decay (the decay bias rpe(t) lambda^|t|: rpe, lambda),\n"
@@ -58,7 +70,13 @@ static const char *usage =
     "  --norm N            rms (default), layer or none (mlp, tno)\n"
     "  --rpe-width W       MLP width (default 16); --rpe-layers L hidden layers (2)\n"
     "  --decay LAMBDA      decay bias in (0, 1) (default 0.9)\n"
-    "  --samples K         coordinates checked per group (default 12)\n"
+    "  --samples K         coordinates checked at random per group (default 12)\n"
+    "  --blocks B          row runs per group, two checks each (default 16; a\n"
+    "                      group with no more rows than B, one value per row,\n"
+    "                      is checked at every coordinate)\n"
+    "  --full              every coordinate of every group against its own central\n"
+    "                      difference (the whole gradient: for tiny shapes, at most\n"
+    "                      4096 coordinates in all; f64 only)\n"
     "  --tolerance T       largest error accepted (default 1e-6; f64 only)\n" CLI_COMMON_HELP;
 
 typedef struct gc_args {
@@ -68,7 +86,7 @@ typedef struct gc_args {
 } gc_args;
 
 enum { OPT_OP = 1, OPT_PRECISION, OPT_N, OPT_D, OPT_BATCH, OPT_CAUSAL, OPT_BIDI, OPT_ACT, OPT_NORM, OPT_WIDTH,
-       OPT_LAYERS, OPT_DECAY, OPT_SAMPLES, OPT_TOL };
+       OPT_LAYERS, OPT_DECAY, OPT_SAMPLES, OPT_BLOCKS, OPT_FULL, OPT_TOL };
 
 static int parse_op(gc_args *a, const char *text)
 {
@@ -116,9 +134,24 @@ static int parse_one(void *ctx, int opt, const char *arg)
     case OPT_LAYERS: return cli_parse_size("--rpe-layers", arg, 0, 64, &o->rpe_layers);
     case OPT_DECAY: return cli_parse_double("--decay", arg, 0, 1, 1, 1, &o->decay);
     case OPT_SAMPLES: return cli_parse_size("--samples", arg, 1, (size_t)1 << 20, &o->samples);
+    case OPT_BLOCKS: return cli_parse_size("--blocks", arg, 1, (size_t)1 << 20, &o->blocks);
+    case OPT_FULL: o->full = 1; return CLI_OK;
     case OPT_TOL: return cli_parse_double("--tolerance", arg, 0, 1, 1, 0, &o->tolerance);
     }
     return -1;
+}
+
+/* SKIT_GRADCHECK_INJECT (tests only, see the top of this file) */
+static int parse_injection(gradcheck_inject *inject, int f32)
+{
+    const char *text = getenv("SKIT_GRADCHECK_INJECT");
+    memset(inject, 0, sizeof *inject);
+    if (!text || !*text) return CLI_OK;
+    if (!gradcheck_inject_parse(text, inject))
+        return inject->kind == GRADCHECK_INJECT_TRANSPOSE && f32
+                   ? cli_usage_error("SKIT_GRADCHECK_INJECT=%s: transpose is for precision f64", text)
+                   : CLI_OK;
+    return cli_usage_error("SKIT_GRADCHECK_INJECT=%s: need scale, shift or transpose:GROUP[:ROW[:EPS]]", text);
 }
 
 static int parse_args(int argc, char **argv, gc_args *a)
@@ -138,6 +171,8 @@ static int parse_args(int argc, char **argv, gc_args *a)
         {"rpe-layers", required_argument, NULL, OPT_LAYERS},
         {"decay", required_argument, NULL, OPT_DECAY},
         {"samples", required_argument, NULL, OPT_SAMPLES},
+        {"blocks", required_argument, NULL, OPT_BLOCKS},
+        {"full", no_argument, NULL, OPT_FULL},
         {"tolerance", required_argument, NULL, OPT_TOL},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
@@ -159,8 +194,10 @@ static int parse_args(int argc, char **argv, gc_args *a)
         return cli_usage_error("--precision f32 with --op %s: float32 backward passes exist for toeplitz, tno, fd, "
                                "ski-tno, ski-causal, attention and mra2",
                                a->op);
+    if (a->o.full && a->o.f32)
+        return cli_usage_error("--full with --precision f32: the float32 check already compares every coordinate");
     a->o.seed = a->common.seed;
-    return CLI_OK;
+    return parse_injection(&a->o.inject, a->o.f32);
 }
 
 int cmd_grad_check(int argc, char **argv)
@@ -170,7 +207,19 @@ int cmd_grad_check(int argc, char **argv)
     if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
     cli_apply_threads(&a.common);
     gradcheck_result r;
+    cli_progress_start(&a.common);
+    cli_progress("--op %s, n = %zu", a.op, a.o.n); /* the heartbeat shows it while the check runs */
     int status = gradcheck_run(a.op, &a.o, &r);
+    cli_progress_done();
+    if (status == SKIT_EINVAL && a.o.inject.kind)
+        return a.o.inject.kind == GRADCHECK_INJECT_TRANSPOSE
+                   ? cli_usage_error("SKIT_GRADCHECK_INJECT: --op %s has no group %s of the output's size", a.op,
+                                     a.o.inject.group)
+                   : cli_usage_error("SKIT_GRADCHECK_INJECT: --op %s has no group %s with a row %zu", a.op,
+                                     a.o.inject.group, a.o.inject.row);
+    if (status == SKIT_ETOOBIG && a.o.full)
+        return cli_usage_error("--full: --op %s has %zu coordinates at these sizes, at most %d (smaller --n, --d, "
+                               "--batch or --rpe-width)", a.op, r.coordinates, GRADCHECK_FULL_MAX);
     if (status != SKIT_OK) return cli_library_error(status);
     static const char *const cols[] = {"op", "group", "count", "checked", "max_abs_grad", "rel_error", "tolerance",
                                        "verdict", NULL};
@@ -180,10 +229,12 @@ int cmd_grad_check(int argc, char **argv)
     const char *direction = a.o.causal || !strcmp(a.op, "ski-causal") ? "causal" : "bidirectional";
     if (a.o.f32)
         cli_table_comment(&t, "precision f32, n=%zu d=%zu batch=%zu %s; error = max |g32 - g64| / max |g64| per group, "
-                          "tolerance = the derived bound / max |g64|", a.o.n, a.o.d, a.o.batch, direction);
+                          "tolerance = the smaller of the derived bound / max |g64| and the expected rounding %.3g "
+                          "(single values: the bound)", a.o.n, a.o.d, a.o.batch, direction, gradcheck_rounding_level(&a.o));
     else
-        cli_table_comment(&t, "precision f64, n=%zu d=%zu batch=%zu %s; error = max |g - fd| / max |g| per group",
-                          a.o.n, a.o.d, a.o.batch, direction);
+        cli_table_comment(&t, "precision f64, n=%zu d=%zu batch=%zu %s; blocks %zu, samples %zu%s; error = the worst "
+                          "|<g, v> - fd_v| / the size of <g, v> over the checks",
+                          a.o.n, a.o.d, a.o.batch, direction, a.o.blocks, a.o.samples, a.o.full ? ", full" : "");
     const gradcheck_group *worst = NULL;
     for (size_t k = 0; k < r.ngroups; k++) {
         const gradcheck_group *g = &r.groups[k];

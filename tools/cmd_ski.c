@@ -324,7 +324,9 @@ static int theorem1_rows(const options *o, row *rows, size_t *count)
         st = make_kernel(o, kk, o->common.seed, &kernel, &mlp);
         for (size_t in = 0; in < o->nn && st == SKIT_OK; in++) {
             skit_theorem1 *ctx = NULL;
-            cli_progress("%s n = %zu: SVD of T", kernel_names[kk], o->n[in]);
+            /* a dense SVD: ~20 n^3 flops (Lanczos, --norm, far fewer) */
+            cli_progress_cost(o->norm ? 0.0 : 20.0 * (double)o->n[in] * (double)o->n[in] * (double)o->n[in],
+                              "%s n = %zu: SVD of T", kernel_names[kk], o->n[in]);
             st = skit_theorem1_create(&ctx, kernel, o->n[in], o->norm ? SKIT_NORM_LANCZOS : SKIT_NORM_DENSE_SVD);
             if (st == SKIT_OK) st = theorem1_at(o, kk, in, ctx, rows, count);
             skit_theorem1_destroy(ctx);

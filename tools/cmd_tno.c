@@ -655,7 +655,14 @@ int cmd_tno(int argc, char **argv)
         r.seconds = skit_clock_seconds() - t0;
         if (status != SKIT_OK) rc = cli_library_error(status);
     }
-    if (rc == CLI_OK && a.verify) rc = run_verify(&a, &r);
+    if (rc == CLI_OK && a.verify) {
+        cli_progress_start(&a.common);
+        /* named, not costed: the library may still refuse the dense matrix for
+         * its memory, and a refusal is one line */
+        cli_progress("--verify: the dense O(n^2) product, n = %zu", r.n);
+        rc = run_verify(&a, &r);
+        cli_progress_done();
+    }
     if (rc == CLI_OK) rc = run_extras(&a, &r);
     /* argv[0] is already "skit tno" (tools/skit.c): the command as typed */
     char description[512];

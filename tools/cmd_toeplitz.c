@@ -319,11 +319,14 @@ static int run_matvec(int argc, char **argv)
     size_t fft_length = 0;
     skit_causality causality = t.causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
     skit_device device = t.device == 1 ? SKIT_DEVICE_CUDA : SKIT_DEVICE_CPU;
-    if (status == SKIT_OK && t.method == METHOD_DENSE)
+    cli_progress_start(&t.common);
+    if (status == SKIT_OK && t.method == METHOD_DENSE) {
+        cli_progress_cost(2.0 * (double)in.n * (double)in.n * (double)in.k, "dense product, n = %zu", in.n);
         status = matvec_dense(in.n, in.d, in.k, in.C.data, causality, t.transpose, in.X.data, Y);
-    else if (status == SKIT_OK)
+    } else if (status == SKIT_OK)
         status = matvec_fft(in.n, in.d, in.k, in.C.data, causality, device, t.precision, t.transpose,
                             f32 ? (const void *)in.X32.data : in.X.data, Y, &fft_length);
+    cli_progress_done();
     if (status == SKIT_OK) {
         char comment[256];
         matvec_comment(&t, &in, fft_length, comment, sizeof comment);

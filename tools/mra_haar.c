@@ -125,6 +125,9 @@ static int haar_prepare(haar_work *w)
     if (!w->s || !w->c || !w->hat || !w->eye || !w->sv) return cli_failure("out of memory");
     const mra_inputs *in = w->in;
     skit_attention_mask mask = {in->mask, w->causal};
+    /* the matrix and its entropy (4 n^2 d), the Haar transform, the SVD (~20 n^3) */
+    cli_progress_cost(4.0 * (double)nn * (double)w->d + 20.0 * (double)nn * (double)n,
+                      "attention matrix and its SVD, n = %zu", n);
     int st = skit_attention_matrix_masked(n, w->d, in->q, n, in->k, n, w->scale, &mask, w->s, n);
     if (st == SKIT_OK)
         st = skit_attention_entropy_masked(n, w->d, in->q, n, in->k, n, w->scale, &mask, NULL, &w->entropy);

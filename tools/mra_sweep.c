@@ -27,6 +27,9 @@ static int temperature_for_entropy(const mra_inputs *in, double scale0, double t
                                    double *reached)
 {
     double hmax = log((double)in->n);
+    /* each bisection step is the entropy of every row: ~2 n^2 d flops, ~60 steps */
+    cli_progress_cost(120.0 * (double)in->n * (double)in->n * (double)in->d, "temperature for entropy %g, n = %zu",
+                      target, in->n);
     if (target >= hmax)
         return cli_usage_error("--entropy = %g out of range: need < log n (= %.4g) at n = %zu", target,
                                hmax, in->n);
@@ -177,6 +180,8 @@ static int sweep_temperature(const mra_options *o, cli_table *t, sweep_point *p,
     }
     p->scale = scale0 / p->tau;
     skit_attention_mask mask = {in->mask, o->causal};
+    /* the entropy (2 n^2 d) and the exact reference (2 n^2 (d + dv)): before the first method's line */
+    cli_progress_cost(2.0 * (double)n * (double)n * (double)(2 * d + dv), "exact reference, n = %zu, d = %zu", n, d);
     int st = skit_attention_entropy_masked(n, d, in->q, n, in->k, n, p->scale, &mask, NULL, &p->entropy);
     double t0 = skit_clock_seconds();
     if (st == SKIT_OK)
@@ -370,6 +375,8 @@ static int workload_mra(const mra_options *o, cli_table *t, const mra_inputs *in
                         double *y, double *yh)
 {
     size_t n = in->n, b = o->block[0];
+    cli_progress_cost(2.0 * (double)n * (double)n * (double)(in->d + in->dv), "exact reference, n = %zu, d = %zu", n,
+                      in->d);
     int st = skit_attention_exact(n, in->d, in->dv, in->q, n, in->k, n, in->v, n, scale, NULL, y, n);
     for (size_t t2 = 0; t2 < o->ntargets && st == SKIT_OK; t2++) {
         size_t rows = n / b, found = 0;
