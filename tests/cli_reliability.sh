@@ -78,6 +78,13 @@ run toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.tsv"
 "$SKIT" toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.tsv" >/dev/full 2>"$TMP/stderr"; rc=$?
 expect 3 "No space left on device" "stdout on /dev/full"
 
+# ---- a dangling symbolic link as -o: the file it names is created -----------
+fresh
+ln -s y-target.tsv "$O/y-link.tsv"
+run toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.tsv" -o "$O/y-link.tsv"
+expect 0 "" "-o LINK (dangling)"
+[ -L "$O/y-link.tsv" ] && [ -s "$O/y-target.tsv" ] && pass || fail "-o LINK (dangling): the link was replaced"
+
 # ---- --plot to a temporary file, checked, then renamed ------------------------
 if command -v gnuplot >/dev/null 2>&1; then
   for ext in png svg; do
@@ -243,6 +250,8 @@ if [ -z "${SKIT_SAN_CFLAGS:-}" ]; then
   (ulimit -v 2000000; timeout 60 "$SKIT" decay summary --fft-size 2^22 --width 4096 -o "$O/d.tsv" \
      >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
   expect 2 "2^40" "decay summary --fft-size 2^22 --width 4096"
+  (ulimit -v 2000000; "$SKIT" wisdom -o "$O/w.wis" --sizes 2^27 >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+  expect 2 "available" "wisdom --sizes 2^27 under ulimit -v 2000000"
   empty_dir "$O" "refusals under ulimit -v"
 else
   echo "ulimit -v cases skipped: sanitizer build"
