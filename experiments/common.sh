@@ -23,14 +23,21 @@ NOTES_TMP="$SKIT_OUT/notes/.$EXP.md.tmp.$$"
 : > "$NOTES_TMP"
 
 # Claims and notes appear only if the script finishes; a failing script is
-# reported by `skit reproduce` as an error row instead.
+# reported by `skit reproduce` as an error row instead. A script that
+# finished without recording a claim failed too: its experiment would
+# vanish from REPORT.md (`skit reproduce --merge` refuses such a file).
 _finish() {
   local rc=$?
+  if [ "$rc" -eq 0 ] && [ "$(wc -l < "$CLAIMS_TMP")" -lt 2 ]; then
+    echo "$EXP: finished without recording a claim (claim, check or claim_trials)" >&2
+    rc=1
+  fi
   if [ "$rc" -eq 0 ]; then
     mv "$CLAIMS_TMP" "$SKIT_OUT/claims/$EXP.tsv"
     mv "$NOTES_TMP" "$SKIT_OUT/notes/$EXP.md"
   else
     rm -f "$CLAIMS_TMP" "$NOTES_TMP"
+    exit "$rc"
   fi
 }
 trap _finish EXIT

@@ -174,15 +174,20 @@ claim c1 "a claim" 1 holds "-"
 echo "note of $EXP" | note
 EOF
 done
+# partial_merge DIR MISSING WHAT: --merge exits 1 naming MISSING and writes
+# no report; --allow-partial writes one whose first lines name MISSING
+partial_merge() {
+  SKIT_DATADIR=$FAKE run reproduce --out "$1" --merge
+  expect 1 "$2" "--merge: $3"
+  [ ! -e "$1/REPORT.md" ] && pass || fail "--merge wrote REPORT.md: $3"
+  SKIT_DATADIR=$FAKE run reproduce --out "$1" --merge --allow-partial
+  expect 0 "" "--merge --allow-partial: $3"
+  head -n 4 "$1/REPORT.md" | tr '\n' ' ' | grep -q "Partial report.*$2" && pass ||
+    fail "partial REPORT.md does not name $2 ($3): $(head -n 4 "$1/REPORT.md")"
+}
 R=$TMP/rep
 SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R" --shard 1/3 >"$TMP/stdout" 2>"$TMP/stderr" || fail "reproduce shard: $(cat "$TMP/stderr")"
-SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge
-expect 1 "shard 2/3, shard 3/3" "--merge after one of three shards"
-[ ! -e "$R/REPORT.md" ] && pass || fail "--merge wrote REPORT.md for an incomplete run"
-SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge --allow-partial
-expect 0 "" "--merge --allow-partial"
-head -n 4 "$R/REPORT.md" | tr '\n' ' ' | grep -q "Partial report.*shard 2/3, shard 3/3" && pass ||
-  fail "partial REPORT.md does not say which experiments are missing: $(head -n 3 "$R/REPORT.md")"
+partial_merge "$R" "shard 2/3, shard 3/3" "after one of three shards"
 # shards of one run may run at the same time (they share the directory lock)
 SKIT_DATADIR=$FAKE SLOW_EXPERIMENT=02_two "$SKIT" reproduce --out "$R" --shard 2/3 >/dev/null 2>&1 &
 pid=$!
@@ -227,6 +232,31 @@ leftover=$(find "$R2" -name '*.tmp*')
 [ -e "$R2/done/01_one" ] && [ ! -e "$R2/done/02_two" ] && pass || fail "markers after an interrupted run: $(ls "$R2/done")"
 SKIT_DATADIR=$FAKE run reproduce --out "$R2" --merge
 expect 1 "02_two" "--merge after an interrupted run"
+# a completion marker whose claims file was lost, emptied or cut short: exit
+# 1 naming it; --allow-partial lists it as missing and shows none of its rows
+R4=$TMP/rep4
+SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R4" >/dev/null 2>&1 || fail "reproduce into $R4"
+cp -r "$R4" "$TMP/rep4.orig"
+for damage in deleted empty truncated; do
+  rm -rf "$R4" && cp -r "$TMP/rep4.orig" "$R4"
+  case $damage in
+    deleted) rm "$R4/claims/02_two.tsv" ;;
+    empty) : > "$R4/claims/02_two.tsv" ;;
+    truncated) head -c 60 "$TMP/rep4.orig/claims/02_two.tsv" > "$R4/claims/02_two.tsv" ;;
+  esac
+  rm -f "$R4/REPORT.md"
+  partial_merge "$R4" "claims/02_two.tsv" "the claims file of a completed experiment $damage"
+  grep -q '\*\*\*\*\|\[02_two\]' "$R4/REPORT.md" && fail "--allow-partial ($damage): a row of 02_two in REPORT.md" || pass
+done
+# a script that finishes without a claim failed: an error row, not a gap
+FAKE2=$TMP/datadir2
+mkdir -p "$FAKE2/experiments" "$FAKE2/plots"
+cp "$FAKE/experiments/common.sh" "$FAKE2/experiments/"
+printf '. "$SKIT_DATADIR/experiments/common.sh"\necho "no claim" | note\n' > "$FAKE2/experiments/01_silent.sh"
+SKIT_DATADIR=$FAKE2 run reproduce --out "$TMP/rep5"
+expect 1 "" "reproduce of an experiment that records no claim"
+grep -q $'\terror\t' "$TMP/rep5/claims/01_silent.tsv" 2>/dev/null && pass ||
+  fail "an experiment without claims: no error row in claims/01_silent.tsv"
 
 # ---- memory: RLIMIT_AS counts in the pre-check (exit 2, not a late exit 1) ----
 # AddressSanitizer reserves terabytes of address space for its shadow

@@ -58,7 +58,8 @@ static const char *usage =
     "  --merge          write REPORT.md from DIR/claims and DIR/notes only (after shards);\n"
     "                   refused (exit 1) while a shard never started or an experiment of\n"
     "                   its plan (DIR/done/.plan-I-of-N) has no completion marker\n"
-    "                   (DIR/done/NAME): it did not run or was interrupted\n"
+    "                   (DIR/done/NAME): it did not run or was interrupted; and while a\n"
+    "                   completed experiment's claims file is missing or not well formed\n"
     "  --allow-partial  with --merge: write the report anyway; its first lines name the\n"
     "                   missing experiments\n"
     "  --quick          smaller sizes, the same claims (the report says so)\n"
@@ -257,15 +258,26 @@ static int merge_report(const char *out_dir, const reproduce_options *o, char *c
     if (access(claims, F_OK) != 0)
         return cli_usage_error("--merge: %s has no claims/ directory (run experiments first)", out_dir);
     char *missing = missing_experiments(out_dir, names, count);
-    if (!missing) return cli_failure("out of memory");
+    /* a marker vouches for a claims file that may since have been lost */
+    char *malformed = claims_check_completed(out_dir);
+    size_t size = missing ? strlen(missing) + 1 : 0;
     int status;
-    if (*missing && !o->allow_partial)
+    if (!missing || !malformed)
+        status = cli_failure("out of memory");
+    else if (*missing && !o->allow_partial)
         status = cli_failure("--merge: %s: experiments not completed (no marker in done/): %s; run "
                              "them, or pass --allow-partial for a report that says so",
                              out_dir, missing);
+    else if (*malformed && !o->allow_partial)
+        status = cli_failure("--merge: %s: completed experiments without a well-formed claims file: %s; "
+                             "run them again, or pass --allow-partial for a report that says so",
+                             out_dir, malformed);
+    else if (*malformed && append_item(&missing, &size, malformed) != 0)
+        status = cli_failure("out of memory");
     else
         status = finish_report(out_dir, o, 0, missing);
     free(missing);
+    free(malformed);
     return status;
 }
 
