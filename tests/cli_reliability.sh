@@ -258,6 +258,28 @@ expect 1 "" "reproduce of an experiment that records no claim"
 grep -q $'\terror\t' "$TMP/rep5/claims/01_silent.tsv" 2>/dev/null && pass ||
   fail "an experiment without claims: no error row in claims/01_silent.tsv"
 
+# ---- finite input, non-finite results: scaled inside, or exit 1 saying so ----
+fresh
+# samples near DBL_MAX: the FFT sums overflowed (H_fft inf, the agreement nan)
+printf '%s\n' 1e307 -1e307 1e308 5e305 > "$D/h-big.tsv"
+for mode in transform causal; do
+  run hilbert $mode --input "$D/h-big.tsv"
+  expect 0 "" "hilbert $mode near DBL_MAX"
+  grep -qi 'nan\|inf' "$TMP/stdout" && fail "hilbert $mode near DBL_MAX: $(grep -i 'nan\|inf' "$TMP/stdout" | head -2)" || pass
+done
+# a transform that does not fit in a double: exit 1, nothing written
+printf '%s\n' 1.7e308 1.7e308 1.7e308 -1.7e308 -1.7e308 -1.7e308 > "$D/h-over.tsv"
+run hilbert transform --input "$D/h-over.tsv" -o "$O/h.tsv"
+expect 1 "exceeds the double range" "hilbert transform beyond the double range"
+empty_dir "$O" "hilbert transform beyond the double range"
+# float32 attention of V near FLT_MAX: exit 1, not rel_error nan
+"$SKIT" mra --n 64 --d 8 --save-inputs "$D" --methods exact -o "$O/m.tsv" >/dev/null 2>&1 || fail "mra --save-inputs"
+{ head -c 128 "$D/v.npy"; for _ in $(seq 512); do printf '\x64\x24\x72\x05\x76\x08\xef\x47'; done; } > "$D/v-big.npy" # 3.3e38
+fresh
+run mra --q "$D/q.npy" --k "$D/k.npy" --v "$D/v-big.npy" --precision f32 --methods exact -o "$O/m.tsv"
+expect 1 "float32" "mra --precision f32 with V near FLT_MAX"
+empty_dir "$O" "mra --precision f32 with V near FLT_MAX"
+
 # ---- memory: RLIMIT_AS counts in the pre-check (exit 2, not a late exit 1) ----
 # AddressSanitizer reserves terabytes of address space for its shadow
 # memory, so a sanitizer build cannot start under `ulimit -v`: these cases
