@@ -49,6 +49,7 @@
 
 #include "commands.h"
 #include "fuzz.h"
+#include "reproduce_report.h"
 
 #define FUZZ_INT_CAP 64
 /* Integers from here up are let through: sizes this large must be refused
@@ -560,8 +561,9 @@ int skit_fuzz_cli(const char *command, const uint8_t *data, size_t size)
  *   q claims/.quick      j claims/<rest>.tsv (any name)   p --allow-partial
  * Invariants: status 0, 1 or 3 (2 only for a directory it cannot read);
  * REPORT.md exists exactly when the status is 0; without --allow-partial a
- * report needs every marker; a report with a missing experiment says so in
- * its first lines; no temporary file is left. */
+ * report needs every marker and, behind each, a well-formed claims file; a
+ * report with a missing experiment says so in its first lines; no
+ * temporary file is left. */
 static const char *const merge_experiments[] = {"01_a", "02_b", "03_c"};
 
 static void merge_write(const char *path, const char *text, size_t len)
@@ -599,6 +601,18 @@ static int merge_build(const char *data, size_t size, int done[3])
         merge_write(path, text, tlen);
     }
     return allow;
+}
+
+/* Every experiment has a marker and a well-formed claims file: what
+ * --merge needs for a complete report. */
+static int merge_complete(const int done[3])
+{
+    char path[128], why[256];
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "out/claims/%s.tsv", merge_experiments[i]);
+        if (!done[i] || claims_file_check(path, why, sizeof why) != 0) return 0;
+    }
+    return 1;
 }
 
 int skit_fuzz_merge(const uint8_t *data, size_t size)
@@ -644,19 +658,19 @@ int skit_fuzz_merge(const uint8_t *data, size_t size)
     size_t got = report ? fread(head, 1, sizeof head - 1, report) : 0;
     head[got] = '\0';
     if (report) fclose(report);
-    int complete = done[0] && done[1] && done[2];
+    int complete = merge_complete(done);
     if (rc != CLI_OK && rc != CLI_FAILED && rc != CLI_IO)
         skit_fuzz_fail(label, data, size, "exit status %d (stderr: %s)", rc, err_text);
     if ((rc == CLI_OK) != (report != NULL))
         skit_fuzz_fail(label, data, size, "exit %d %s REPORT.md", rc, report ? "but wrote" : "without");
     if (rc == CLI_OK && !complete && !allow)
-        skit_fuzz_fail(label, data, size, "a report although an experiment has no marker");
+        skit_fuzz_fail(label, data, size, "a report although an experiment has no marker or claims");
     if (rc == CLI_OK && !complete && !strstr(head, "Partial report"))
         skit_fuzz_fail(label, data, size, "a partial report that does not say so first: %.200s", head);
     if (rc == CLI_OK && complete && strstr(head, "Partial report"))
         skit_fuzz_fail(label, data, size, "a complete run reported as partial");
     if (rc == CLI_FAILED && complete)
-        skit_fuzz_fail(label, data, size, "exit 1 with every marker present (stderr: %s)", err_text);
+        skit_fuzz_fail(label, data, size, "exit 1 with every marker and claims file (stderr: %s)", err_text);
     DIR *d = opendir("out");
     struct dirent *e;
     while (d && (e = readdir(d)))
