@@ -325,10 +325,9 @@ int cli_claim_output(const char *option, const char *path)
         copy_text(slot->stage, sizeof slot->stage, path);
         slot->stage_tmp[0] = '\0';
     } else {
-        char target[PATH_MAX];
+        /* a link's target, resolved also when it does not exist yet */
         struct stat st;
-        int link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, target);
-        const char *dest = link ? target : path;
+        const char *dest = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? canonical : path;
         copy_text(slot->dest, sizeof slot->dest, dest);
         long pid = (long)getpid();
         snprintf(slot->stage, sizeof slot->stage, "%s.tmp.%ld.part", dest, pid);
@@ -887,8 +886,8 @@ int cli_planner_finish(void)
     if (!wisdom_out) return CLI_OK;
     const char *path = wisdom_out;
     wisdom_out = NULL;
-    if (skit_fft_wisdom_export_file(path) != SKIT_OK) return cli_failure("--wisdom: %s", skit_last_error());
-    return CLI_OK;
+    int status = skit_fft_wisdom_export_file(path);
+    return status == SKIT_OK ? CLI_OK : cli_write_error(status);
 }
 
 /* ---- plotting --------------------------------------------------------- */

@@ -57,7 +57,7 @@ int cli_write_error(int status);
 int cli_run_command(const cli_command *command, int argc, char **argv);
 /* 1 if `path` names an existing device, FIFO or socket (/dev/null,
  * /dev/stdout to a pipe): an output written through, never staged or
- * renamed over (lib/io/atomic.c does the same for the library's writers). */
+ * renamed over (lib/core/atomic.c does the same for the library's writers). */
 int cli_written_through(const char *path);
 /* A command built as a program of its own (skit-train, skit-bench): its
  * main(). Messages and provenance headers name it $SKIT_COMMAND_NAME when

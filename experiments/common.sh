@@ -32,14 +32,23 @@ NOTES_TMP="$SKIT_OUT/notes/.$EXP.md.tmp.$$"
 # Claims and notes appear only if the script finishes; a failing script is
 # reported by `skit reproduce` as an error row instead. A unit's run (and a
 # listing of the units) leaves none: its experiment's claims come from the
-# combine step.
+# combine step. A script that finished without recording a claim failed
+# too: its experiment would vanish from REPORT.md (`skit reproduce --merge`
+# refuses such a file).
 _finish() {
   local rc=$?
-  if [ "$rc" -eq 0 ] && [ -z "$SKIT_UNIT" ] && [ "$SKIT_LIST_UNITS" != 1 ]; then
+  local whole=0
+  [ -z "$SKIT_UNIT" ] && [ "$SKIT_LIST_UNITS" != 1 ] && whole=1
+  if [ "$rc" -eq 0 ] && [ "$whole" = 1 ] && [ "$(wc -l < "$CLAIMS_TMP")" -lt 2 ]; then
+    echo "$EXP: finished without recording a claim (claim, check or claim_trials)" >&2
+    rc=1
+  fi
+  if [ "$rc" -eq 0 ] && [ "$whole" = 1 ]; then
     mv "$CLAIMS_TMP" "$SKIT_OUT/claims/$EXP.tsv"
     mv "$NOTES_TMP" "$SKIT_OUT/notes/$EXP.md"
   else
     rm -f "$CLAIMS_TMP" "$NOTES_TMP"
+    exit "$rc"
   fi
 }
 trap _finish EXIT

@@ -110,6 +110,12 @@ row "size out of range" "--threads" "${M[@]}" --x "$D/x.tsv" --threads 2^40 -o "
 row "unknown FFTW planner" "--planner" "${M[@]}" --x "$D/x.tsv" --planner fast -o "$O/y.tsv"
 printf 'not wisdom\n' > "$D/bad.wisdom"
 row "malformed FFTW wisdom file" "--wisdom" "${M[@]}" --x "$D/x.tsv" --wisdom "$D/bad.wisdom" -o "$O/y.tsv"
+printf '(fftw-3.3.10 fftw_wisdom\0)\n' > "$D/nul.wisdom"
+row "FFTW wisdom file that is not text (NUL)" "nul.wisdom" "${M[@]}" --x "$D/x.tsv" --wisdom "$D/nul.wisdom" -o "$O/y.tsv"
+# flags wider than FFTW stores them: FFTW's own import would abort the process
+printf '(fftw-3.3.10 fftw_wisdom #x0 #x0 #x0 #x0\n  (fftw_codelet_r2cf_2 2 #x11bdd #x7fffffff #x0 #x0 #x0 #x0 #x0)\n)\n' \
+  > "$D/flags.wisdom"
+row "FFTW wisdom entry out of range" "flags.wisdom" "${M[@]}" --x "$D/x.tsv" --wisdom "$D/flags.wisdom" -o "$O/y.tsv"
 row "planning time limit out of range" "--plan-seconds" "${M[@]}" --x "$D/x.tsv" --plan-seconds 0 -o "$O/y.tsv"
 row "size out of range (even coefficient count)" "--coeffs" toeplitz matvec --coeffs "$D/c-even.tsv" --x "$D/x.tsv" -o "$O/y.tsv"
 row "shapes that do not match" "--x" "${M[@]}" --x "$D/x-2x2.npy" -o "$O/y.tsv"

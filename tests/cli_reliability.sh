@@ -78,6 +78,13 @@ run toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.tsv"
 "$SKIT" toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.tsv" >/dev/full 2>"$TMP/stderr"; rc=$?
 expect 3 "No space left on device" "stdout on /dev/full"
 
+# ---- a dangling symbolic link as -o: the file it names is created -----------
+fresh
+ln -s y-target.tsv "$O/y-link.tsv"
+run toeplitz matvec --coeffs "$D/c.tsv" --x "$D/x.tsv" -o "$O/y-link.tsv"
+expect 0 "" "-o LINK (dangling)"
+[ -L "$O/y-link.tsv" ] && [ -s "$O/y-target.tsv" ] && pass || fail "-o LINK (dangling): the link was replaced"
+
 # ---- --plot to a temporary file, checked, then renamed ------------------------
 if command -v gnuplot >/dev/null 2>&1; then
   for ext in png svg; do
@@ -168,15 +175,20 @@ claim c1 "a claim" 1 holds "-"
 echo "note of $EXP" | note
 EOF
 done
+# partial_merge DIR MISSING WHAT: --merge exits 1 naming MISSING and writes
+# no report; --allow-partial writes one whose first lines name MISSING
+partial_merge() {
+  SKIT_DATADIR=$FAKE run reproduce --out "$1" --merge
+  expect 1 "$2" "--merge: $3"
+  [ ! -e "$1/REPORT.md" ] && pass || fail "--merge wrote REPORT.md: $3"
+  SKIT_DATADIR=$FAKE run reproduce --out "$1" --merge --allow-partial
+  expect 0 "" "--merge --allow-partial: $3"
+  head -n 4 "$1/REPORT.md" | tr '\n' ' ' | grep -q "Partial report.*$2" && pass ||
+    fail "partial REPORT.md does not name $2 ($3): $(head -n 4 "$1/REPORT.md")"
+}
 R=$TMP/rep
 SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R" --shard 1/3 >"$TMP/stdout" 2>"$TMP/stderr" || fail "reproduce shard: $(cat "$TMP/stderr")"
-SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge
-expect 1 "shard 2/3, shard 3/3" "--merge after one of three shards"
-[ ! -e "$R/REPORT.md" ] && pass || fail "--merge wrote REPORT.md for an incomplete run"
-SKIT_DATADIR=$FAKE run reproduce --out "$R" --merge --allow-partial
-expect 0 "" "--merge --allow-partial"
-head -n 4 "$R/REPORT.md" | tr '\n' ' ' | grep -q "Partial report.*shard 2/3, shard 3/3" && pass ||
-  fail "partial REPORT.md does not say which experiments are missing: $(head -n 3 "$R/REPORT.md")"
+partial_merge "$R" "shard 2/3, shard 3/3" "after one of three shards"
 # shards of one run may run at the same time (they share the directory lock)
 SKIT_DATADIR=$FAKE SLOW_EXPERIMENT=02_two "$SKIT" reproduce --out "$R" --shard 2/3 >/dev/null 2>&1 &
 pid=$!
@@ -221,6 +233,53 @@ leftover=$(find "$R2" -name '*.tmp*')
 [ -e "$R2/done/01_one" ] && [ ! -e "$R2/done/02_two" ] && pass || fail "markers after an interrupted run: $(ls "$R2/done")"
 SKIT_DATADIR=$FAKE run reproduce --out "$R2" --merge
 expect 1 "02_two" "--merge after an interrupted run"
+# a completion marker whose claims file was lost, emptied or cut short: exit
+# 1 naming it; --allow-partial lists it as missing and shows none of its rows
+R4=$TMP/rep4
+SKIT_DATADIR=$FAKE "$SKIT" reproduce --out "$R4" >/dev/null 2>&1 || fail "reproduce into $R4"
+cp -r "$R4" "$TMP/rep4.orig"
+for damage in deleted empty truncated; do
+  rm -rf "$R4" && cp -r "$TMP/rep4.orig" "$R4"
+  case $damage in
+    deleted) rm "$R4/claims/02_two.tsv" ;;
+    empty) : > "$R4/claims/02_two.tsv" ;;
+    truncated) head -c 60 "$TMP/rep4.orig/claims/02_two.tsv" > "$R4/claims/02_two.tsv" ;;
+  esac
+  rm -f "$R4/REPORT.md"
+  partial_merge "$R4" "claims/02_two.tsv" "the claims file of a completed experiment $damage"
+  grep -q '\*\*\*\*\|\[02_two\]' "$R4/REPORT.md" && fail "--allow-partial ($damage): a row of 02_two in REPORT.md" || pass
+done
+# a script that finishes without a claim failed: an error row, not a gap
+FAKE2=$TMP/datadir2
+mkdir -p "$FAKE2/experiments" "$FAKE2/plots"
+cp "$FAKE/experiments/common.sh" "$FAKE2/experiments/"
+printf '. "$SKIT_DATADIR/experiments/common.sh"\necho "no claim" | note\n' > "$FAKE2/experiments/01_silent.sh"
+SKIT_DATADIR=$FAKE2 run reproduce --out "$TMP/rep5"
+expect 1 "" "reproduce of an experiment that records no claim"
+grep -q $'\terror\t' "$TMP/rep5/claims/01_silent.tsv" 2>/dev/null && pass ||
+  fail "an experiment without claims: no error row in claims/01_silent.tsv"
+
+# ---- finite input, non-finite results: scaled inside, or exit 1 saying so ----
+fresh
+# samples near DBL_MAX: the FFT sums overflowed (H_fft inf, the agreement nan)
+printf '%s\n' 1e307 -1e307 1e308 5e305 > "$D/h-big.tsv"
+for mode in transform causal; do
+  run hilbert $mode --input "$D/h-big.tsv"
+  expect 0 "" "hilbert $mode near DBL_MAX"
+  grep -qi 'nan\|inf' "$TMP/stdout" && fail "hilbert $mode near DBL_MAX: $(grep -i 'nan\|inf' "$TMP/stdout" | head -2)" || pass
+done
+# a transform that does not fit in a double: exit 1, nothing written
+printf '%s\n' 1.7e308 1.7e308 1.7e308 -1.7e308 -1.7e308 -1.7e308 > "$D/h-over.tsv"
+run hilbert transform --input "$D/h-over.tsv" -o "$O/h.tsv"
+expect 1 "exceeds the double range" "hilbert transform beyond the double range"
+empty_dir "$O" "hilbert transform beyond the double range"
+# float32 attention of V near FLT_MAX: exit 1, not rel_error nan
+"$SKIT" mra --n 64 --d 8 --save-inputs "$D" --methods exact -o "$O/m.tsv" >/dev/null 2>&1 || fail "mra --save-inputs"
+{ head -c 128 "$D/v.npy"; for _ in $(seq 512); do printf '\x64\x24\x72\x05\x76\x08\xef\x47'; done; } > "$D/v-big.npy" # 3.3e38
+fresh
+run mra --q "$D/q.npy" --k "$D/k.npy" --v "$D/v-big.npy" --precision f32 --methods exact -o "$O/m.tsv"
+expect 1 "float32" "mra --precision f32 with V near FLT_MAX"
+empty_dir "$O" "mra --precision f32 with V near FLT_MAX"
 
 # ---- reproduce --slurm without a cluster: stand-ins for sbatch (records its
 # arguments, prints a job ID) and squeue (lists $QUEUED); the array tasks
@@ -295,6 +354,8 @@ if [ -z "${SKIT_SAN_CFLAGS:-}" ]; then
   (ulimit -v 2000000; timeout 60 "$SKIT" decay summary --fft-size 2^22 --width 4096 -o "$O/d.tsv" \
      >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
   expect 2 "2^40" "decay summary --fft-size 2^22 --width 4096"
+  (ulimit -v 2000000; "$SKIT" wisdom -o "$O/w.wis" --sizes 2^27 >"$TMP/stdout" 2>"$TMP/stderr"); rc=$?
+  expect 2 "available" "wisdom --sizes 2^27 under ulimit -v 2000000"
   empty_dir "$O" "refusals under ulimit -v"
 else
   echo "ulimit -v cases skipped: sanitizer build"

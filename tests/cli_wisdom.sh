@@ -64,4 +64,73 @@ expect_usage_error "--planner" wisdom -o "$TMP/out.wis" --planner estimate
 expect_usage_error "--planner" wisdom -o "$TMP/out.wis" --planner sometimes
 expect_usage_error "-o" wisdom -o /nonexistent/dir/out.wis --sizes 96
 [ -e "$TMP/bad.wis" ] && grep -q 'not wisdom' "$TMP/bad.wis" && pass || fail "a bad wisdom file was overwritten"
+
+# ---- concurrent writers: each one's wisdom survives (locked, merged) --------
+# four writers of one file, one Toeplitz size each (FFT lengths 32, 96, 128,
+# 256); then a fresh process plans every size from the file, wisdom-only
+sizes_of() { case $1 in 16) echo 32 ;; 48) echo 96 ;; 64) echo 128 ;; 128) echo 256 ;; esac; }
+for m in 16 48 64 128; do
+  awk -v n=$m 'BEGIN { for (i = 0; i < 2 * n - 1; i++) print 0.5 }' > "$TMP/c$m.tsv"
+  awk -v n=$m 'BEGIN { for (i = 0; i < n; i++) print 1 }' > "$TMP/x$m.tsv"
+done
+pids=""
+for m in 16 48 64 128; do
+  "$SKIT" wisdom -o "$TMP/shared.wis" --sizes "$(sizes_of $m)" --precision f64 --quiet >/dev/null 2>"$TMP/err$m" &
+  pids="$pids $!"
+done
+for p in $pids; do wait "$p" || fail "concurrent wisdom writer $p: exit $? ($(cat "$TMP"/err*))"; done
+for m in 16 48 64 128; do
+  SKIT_WISDOM="$TMP/shared.wis" "$SKIT" toeplitz matvec --coeffs "$TMP/c$m.tsv" --x "$TMP/x$m.tsv" \
+    --planner wisdom-only -o "$TMP/y$m.tsv" 2>"$TMP/stderr" && pass ||
+    fail "concurrent writers: length $(sizes_of $m) lost from the wisdom file: $(cat "$TMP/stderr")"
+done
+ls "$TMP"/shared.wis.tmp* >/dev/null 2>&1 && fail "concurrent writers left a temporary" || pass
+
+# ---- a symbolic link is written through to its target, also a dangling one ---
+ln -s w-target.wis "$TMP/w-link.wis"
+expect_ok toeplitz matvec --coeffs "$TMP/c.tsv" --x "$TMP/x.tsv" --planner measure --wisdom "$TMP/w-link.wis" \
+  -o "$TMP/y_link.tsv"
+[ -L "$TMP/w-link.wis" ] && grep -q fftw_wisdom "$TMP/w-target.wis" && pass ||
+  fail "--wisdom LINK (dangling): the link was replaced ($(ls -l "$TMP"/w-*))"
+expect_ok wisdom -o "$TMP/w-link.wis" --sizes 96 --precision f64 --quiet
+[ -L "$TMP/w-link.wis" ] && pass || fail "wisdom -o LINK: the link was replaced"
+
+# ---- input that is not wisdom text: refused (exit 2, naming the file) ---------
+SKIT_WISDOM=/dev/zero expect_usage_error "/dev/zero" toeplitz matvec --coeffs "$TMP/c.tsv" --x "$TMP/x.tsv" \
+  -o "$TMP/out.tsv"
+grep -q "NUL" "$TMP/stderr" || fail "SKIT_WISDOM=/dev/zero: the message does not say NUL: $(cat "$TMP/stderr")"
+{ head -c 100 "$TMP/w.wis"; printf '\0'; tail -c +101 "$TMP/w.wis"; } > "$TMP/nul.wis"
+expect_usage_error "nul.wis" toeplitz matvec --coeffs "$TMP/c.tsv" --x "$TMP/x.tsv" --wisdom "$TMP/nul.wis" \
+  -o "$TMP/out.tsv"
+# flags wider than FFTW keeps them: FFTW itself would abort on them
+sed '0,/#x11bdd #x11bdd/s//#x11bdd #x7fffffff/' "$TMP/w64.wis" > "$TMP/flags.wis"
+cmp -s "$TMP/w64.wis" "$TMP/flags.wis" && fail "flags.wis: no entry to change in $TMP/w64.wis"
+expect_usage_error "flags.wis" toeplitz matvec --coeffs "$TMP/c.tsv" --x "$TMP/x.tsv" --wisdom "$TMP/flags.wis" \
+  -o "$TMP/out.tsv"
+# the cap is 16 MiB (docs): 17 MB of blanks before the wisdom
+{ head -c 17000000 /dev/zero | tr '\0' ' '; cat "$TMP/w.wis"; } > "$TMP/huge.wis"
+expect_usage_error "16 MiB" toeplitz matvec --coeffs "$TMP/c.tsv" --x "$TMP/x.tsv" --wisdom "$TMP/huge.wis" \
+  -o "$TMP/out.tsv"
+
+# ---- a full disk: exit 3 with the system's reason, the old file kept ----------
+"$SKIT" wisdom -o /dev/full --sizes 96 --precision f64 --quiet >/dev/null 2>"$TMP/stderr"; rc=$?
+[ $rc -eq 3 ] && grep -q "No space left on device" "$TMP/stderr" && pass ||
+  fail "wisdom -o /dev/full: exit $rc, expected 3 and the reason: $(cat "$TMP/stderr")"
+cp "$TMP/w64.wis" "$TMP/keep.wis"
+(trap '' XFSZ; ulimit -f 1; "$SKIT" wisdom -o "$TMP/keep.wis" --sizes 96,128 --quiet >/dev/null 2>"$TMP/stderr"); rc=$?
+[ $rc -eq 3 ] && grep -q "File too large" "$TMP/stderr" && pass ||
+  fail "wisdom -o FILE past ulimit -f: exit $rc, expected 3 and the reason: $(cat "$TMP/stderr")"
+cmp -s "$TMP/w64.wis" "$TMP/keep.wis" && pass || fail "wisdom -o FILE past ulimit -f: the old file changed"
+ls "$TMP"/keep.wis.tmp* >/dev/null 2>&1 && fail "wisdom -o FILE past ulimit -f: temporary left" || pass
+# as root, a real file system that fills up: a 16 KiB tmpfs
+mnt=$TMP/full
+if [ "$(id -u)" = 0 ] && mkdir -p "$mnt" && mount -t tmpfs -o size=16k tmpfs "$mnt" 2>/dev/null; then
+  head -c 16384 /dev/zero > "$mnt/filler" 2>/dev/null
+  "$SKIT" wisdom -o "$mnt/w.wis" --sizes 96 --precision f64 --quiet >/dev/null 2>"$TMP/stderr"; rc=$?
+  [ $rc -eq 3 ] && grep -q "No space left on device" "$TMP/stderr" && pass ||
+    fail "wisdom -o on a full tmpfs: exit $rc, expected 3: $(cat "$TMP/stderr")"
+  umount "$mnt"
+else
+  echo "skipped: full tmpfs (needs root and mount)"
+fi
 finish

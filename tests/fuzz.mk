@@ -16,7 +16,7 @@
 #                    --enable-sanitizers)
 #
 # Fuzz targets (tests/fuzz/): fuzz-npy (skit_npy_parse), fuzz-tsv
-# (skit_tsv_parse), fuzz-cli (the command line of each subcommand,
+# (skit_tsv_parse), fuzz-wisdom (skit_fft_wisdom_import_file), fuzz-cli (the command line of each subcommand,
 # SKIT_FUZZ_COMMAND=<name>; tests/fuzz/fuzz_cli.c explains its sandbox and
 # size caps), fuzz-checkpoint (a checkpoint directory read as `skit train
 # --resume` reads it). New corpus entries go to tests/fuzz/work/<target>/ of the build
@@ -25,7 +25,7 @@
 
 # ---- corpus replay (gcc build, part of make check) ------------------------
 check_PROGRAMS += tests/test_fuzz_replay
-tests_test_fuzz_replay_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_io.c tests/fuzz/fuzz_cli.c \
+tests_test_fuzz_replay_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_io.c tests/fuzz/fuzz_wisdom.c tests/fuzz/fuzz_cli.c \
 	tests/fuzz/fuzz.h tests/fuzz/tool_main.h $(fuzz_skit_sources)
 # every command of skit in one process: tools/skit.c brings cli_commands[]
 # and its main(), renamed here; `train` and `bench` call skit-train's and
@@ -39,8 +39,8 @@ TESTS += tests/test_fuzz_replay tests/cli_badinput.sh tests/cli_determinism.sh
 # (tests/fuzz file by file: a build directory's tests/fuzz/ holds objects
 # that `make dist` would copy along with the directory)
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/hooks.c tests/fuzz/libfuzzer_cli.c \
-	tests/fuzz/libfuzzer_npy.c tests/fuzz/libfuzzer_tsv.c tests/fuzz/libfuzzer_checkpoint.c \
-	tests/fuzz/make-corpus.py tests/fuzz/make-checkpoint-corpus.sh \
+	tests/fuzz/libfuzzer_npy.c tests/fuzz/libfuzzer_tsv.c tests/fuzz/libfuzzer_wisdom.c \
+	tests/fuzz/libfuzzer_checkpoint.c tests/fuzz/make-corpus.py tests/fuzz/make-checkpoint-corpus.sh \
 	tests/fuzz/run-fuzzers.sh tests/cli_badinput.sh tests/cli_determinism.sh tests/lsan.supp \
 	tests/valgrind.supp
 
@@ -64,7 +64,7 @@ fuzz_lib_objects = $(patsubst %.c,tests/fuzz/obj/%.o,$(fuzz_lib_sources))
 fuzz_tool_objects = $(patsubst %.c,tests/fuzz/obj/%.o,$(fuzz_tool_sources))
 fuzz_headers = $(wildcard $(top_srcdir)/lib/*.h $(top_srcdir)/lib/*/*.h $(top_srcdir)/tools/*.h $(top_srcdir)/cli/*.h \
 	$(top_srcdir)/train/*.h $(top_srcdir)/bench/*.h $(top_srcdir)/tests/fuzz/*.h) config.h
-FUZZ_TARGETS = tests/fuzz/fuzz-npy tests/fuzz/fuzz-tsv tests/fuzz/fuzz-cli tests/fuzz/fuzz-checkpoint
+FUZZ_TARGETS = tests/fuzz/fuzz-npy tests/fuzz/fuzz-tsv tests/fuzz/fuzz-wisdom tests/fuzz/fuzz-cli tests/fuzz/fuzz-checkpoint
 
 # memory.c: skit_memory_check and cli/cli.c: cli_apply_threads are replaced by
 # the hooks in tests/fuzz/hooks.c
@@ -85,6 +85,9 @@ tests/fuzz/obj/%.o: $(top_srcdir)/%.c $(fuzz_headers)
 tests/fuzz/fuzz-npy: tests/fuzz/obj/tests/fuzz/libfuzzer_npy.o tests/fuzz/obj/tests/fuzz/fuzz_io.o tests/fuzz/obj/tests/fuzz/hooks.o $(fuzz_lib_objects)
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_LINK_FLAGS) -o $@ $^ $(FUZZ_LIBS)
 tests/fuzz/fuzz-tsv: tests/fuzz/obj/tests/fuzz/libfuzzer_tsv.o tests/fuzz/obj/tests/fuzz/fuzz_io.o tests/fuzz/obj/tests/fuzz/hooks.o $(fuzz_lib_objects)
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_LINK_FLAGS) -o $@ $^ $(FUZZ_LIBS)
+tests/fuzz/fuzz-wisdom: tests/fuzz/obj/tests/fuzz/libfuzzer_wisdom.o tests/fuzz/obj/tests/fuzz/fuzz_wisdom.o \
+		tests/fuzz/obj/tests/fuzz/fuzz_io.o tests/fuzz/obj/tests/fuzz/hooks.o $(fuzz_lib_objects)
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_LINK_FLAGS) -o $@ $^ $(FUZZ_LIBS)
 tests/fuzz/fuzz-cli: tests/fuzz/obj/tests/fuzz/libfuzzer_cli.o tests/fuzz/obj/tests/fuzz/fuzz_io.o tests/fuzz/obj/tests/fuzz/hooks.o \
 		tests/fuzz/obj/tests/fuzz/fuzz_cli.o $(fuzz_tool_objects) $(fuzz_lib_objects)

@@ -1304,11 +1304,31 @@ START_TEST(test_wisdom_round_trip)
     fputs("(not wisdom", f);
     fclose(f);
     TU_EXPECT_STATUS(skit_fft_wisdom_import_file(path), SKIT_EFORMAT);
+    /* export merges what the file holds: a file that is not wisdom is
+     * refused and kept */
+    TU_EXPECT_STATUS(skit_fft_wisdom_export_file(path), SKIT_EFORMAT);
+    char kept[32] = "";
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(fgets(kept, sizeof kept, f));
+    fclose(f);
+    ck_assert_str_eq(kept, "(not wisdom");
+    /* ... and wisdom another writer left there survives the next export */
+    unlink(path);
+    TU_EXPECT_OK(skit_fft_wisdom_export_file(path)); /* length 80's */
+    skit_fft_wisdom_forget();
+    TU_EXPECT_OK(skit_fft_plan_length(96, SKIT_PLANNER_MEASURE, NULL));
+    TU_EXPECT_OK(skit_fft_wisdom_export_file(path));
+    skit_fft_wisdom_forget();
+    TU_EXPECT_OK(skit_fft_wisdom_import_file(path));
+    TU_EXPECT_OK(product_with(SKIT_PLANNER_WISDOM_ONLY, n, coeffs, x, y));
+    TU_EXPECT_OK(skit_fft_plan_length(96, SKIT_PLANNER_WISDOM_ONLY, NULL));
     unlink(path);
     TU_EXPECT_STATUS(skit_fft_wisdom_import_file(path), SKIT_EIO);
     TU_EXPECT_STATUS(skit_fft_wisdom_import_string("garbage"), SKIT_EFORMAT);
     TU_EXPECT_STATUS(skit_fft_wisdom_import_file(NULL), SKIT_EINVAL);
     TU_EXPECT_STATUS(skit_fft_wisdom_export_file("/nonexistent/dir/w"), SKIT_EIO);
+    TU_EXPECT_STATUS(skit_fft_wisdom_export_file(""), SKIT_EINVAL);
+    TU_EXPECT_STATUS(skit_fft_wisdom_export_file(NULL), SKIT_EINVAL);
     skit_free(text);
 
     TU_EXPECT_STATUS(product_with((skit_planner)99, n, coeffs, x, y), SKIT_EINVAL);

@@ -164,6 +164,26 @@ static void hilbert_conventions(cli_table *t, const hilbert_options *o, size_t n
 
 static double seconds_since(double t0) { return skit_clock_seconds() - t0; }
 
+/* max |hd - hf| / max |hf| (max |hd - hf| when hf is 0), halved inside:
+ * the difference of two values near DBL_MAX does not overflow. */
+static double relative_gap(size_t n, const double *hd, const double *hf)
+{
+    double gap = 0, top = 0;
+    for (size_t m = 0; m < n; m++) {
+        gap = fmax(gap, fabs(0.5 * hd[m] - 0.5 * hf[m]));
+        top = fmax(top, fabs(0.5 * hf[m]));
+    }
+    return top > 0 ? gap / top : 2 * gap;
+}
+
+/* A library status: a result beyond the double range is a failure of the
+ * computation (exit 1), the rest as cli_library_error. */
+static int hilbert_error(int status)
+{
+    if (status == SKIT_EOVERFLOW) return cli_failure("%s", skit_last_error());
+    return cli_library_error(status);
+}
+
 static int hilbert_transform_mode(hilbert_options *o, int argc, char **argv)
 {
     size_t n = o->n, L = o->lag_window ? o->lag_window : n / 2;
@@ -180,21 +200,19 @@ static int hilbert_transform_mode(hilbert_options *o, int argc, char **argv)
     if ((st = make_spectrum(o, n, x)) != SKIT_OK ||
         (st = skit_hilbert_transform(n, x, hf, SKIT_HILBERT_FFT, 0)) != SKIT_OK ||
         (st = skit_hilbert_transform(n, x, hd, SKIT_HILBERT_DEFINITION, L)) != SKIT_OK) {
-        rc = cli_library_error(st);
+        rc = hilbert_error(st);
         goto done;
     }
     has_exact = exact_hilbert(o, n, he);
     cli_table_init(&t, has_exact ? cols_exact : cols);
     hilbert_conventions(&t, o, n, L);
-    double dmax = 0, fmax_ = 0, emax = 0;
+    double emax = 0;
     for (size_t m = 0; m < n; m++) {
-        dmax = fmax(dmax, fabs(hd[m] - hf[m]));
-        fmax_ = fmax(fmax_, fabs(hf[m]));
         if (has_exact) emax = fmax(emax, fabs(hf[m] - he[m]));
         double row[6] = {(double)m, 2 * M_PI * (double)m / (double)n, x[m], hf[m], hd[m], has_exact ? he[m] : 0};
         cli_table_row_numbers(&t, row, has_exact ? 6 : 5);
     }
-    cli_table_comment(&t, "max |H_definition - H_fft| / max |H_fft| = %.3g", fmax_ > 0 ? dmax / fmax_ : dmax);
+    cli_table_comment(&t, "max |H_definition - H_fft| / max |H_fft| = %.3g", relative_gap(n, hd, hf));
     if (has_exact) cli_table_comment(&t, "max |H_fft - H_exact| = %.3g (aliasing of the sampled spectrum and rounding)", emax);
     rc = cli_table_emit(&t, &o->common, argc, argv, "dimensionless (spectrum values); omega in radians",
               "freq_hilbert_transform", has_exact ? "has_exact=1" : "has_exact=0");
@@ -231,7 +249,7 @@ static int hilbert_causal_mode(hilbert_options *o, int argc, char **argv)
         (st = causal_kernel(n, x, SKIT_HILBERT_FFT, 0, re, im, kfr, kfi, &res_fft)) != SKIT_OK ||
         (st = causal_kernel(n, x, SKIT_HILBERT_DEFINITION, L, re, im, kdr, kdi, &res_def)) != SKIT_OK ||
         (st = skit_spectrum_impulse(n, x, NULL, ker, kei)) != SKIT_OK) {
-        rc = cli_library_error(st);
+        rc = hilbert_error(st);
         goto done;
     }
     static const char *const cols[] = {"lag", "k_even", "k_fft", "k_fft_imag", "k_definition",
@@ -294,16 +312,11 @@ static int hilbert_sweep_mode(hilbert_options *o, int argc, char **argv)
             double sec_def = seconds_since(t0), res_def = 0;
             if (st == SKIT_OK) st = causal_kernel(n, x, SKIT_HILBERT_DEFINITION, L, re, im, kr, ki, &res_def);
             if (st != SKIT_OK) break;
-            double dmax = 0, fm = 0;
-            for (size_t m = 0; m < n; m++) {
-                dmax = fmax(dmax, fabs(hd[m] - hf[m]));
-                fm = fmax(fm, fabs(hf[m]));
-            }
-            double row[8] = {(double)n, o->periods[p], (double)L, fm > 0 ? dmax / fm : dmax, res_fft, res_def,
+            double row[8] = {(double)n, o->periods[p], (double)L, relative_gap(n, hd, hf), res_fft, res_def,
                              sec_fft, sec_def};
             cli_table_row_numbers(&t, row, 8);
         }
-        if (st != SKIT_OK) rc = cli_library_error(st);
+        if (st != SKIT_OK) rc = hilbert_error(st);
         free(buf);
     }
     cli_progress_done();

@@ -65,7 +65,8 @@ static const char *usage =
     "                   write REPORT.md from DIR/claims and DIR/notes; refused (exit 1)\n"
     "                   while a shard never started or an item of its plan\n"
     "                   (DIR/done/.plan-I-of-N) has no completion marker (DIR/done/NAME):\n"
-    "                   it did not run or was interrupted\n"
+    "                   it did not run or was interrupted; and while a completed\n"
+    "                   experiment's claims file is missing or not well formed\n"
     "  --allow-partial  with --merge (or --slurm, for its merge job): write the report\n"
     "                   anyway; its first lines name the missing experiments\n"
     "  --slurm          submit the run to Slurm: one job array, a task per item (experiment,\n"
@@ -299,13 +300,30 @@ static int merge_report(const char *out_dir, const char *exp_dir, const reproduc
     if (status != CLI_OK) return status;
     char *missing = missing_experiments(out_dir, names, count);
     if (!missing) return cli_failure("out of memory");
-    if (*missing && !o->allow_partial)
+    if (*missing && !o->allow_partial) {
         status = cli_failure("--merge: %s: experiments not completed (no marker in done/): %s; run "
                              "them, or pass --allow-partial for a report that says so",
                              out_dir, missing);
+        free(missing);
+        return status;
+    }
+    size_t failed = combine_units(out_dir, exp_dir, o);
+    /* a marker vouches for a claims file that may since have been lost
+     * (checked after the combine steps, which write their experiments') */
+    char *malformed = claims_check_completed(out_dir);
+    size_t size = strlen(missing) + 1;
+    if (!malformed)
+        status = cli_failure("out of memory");
+    else if (*malformed && !o->allow_partial)
+        status = cli_failure("--merge: %s: completed experiments without a well-formed claims file: %s; "
+                             "run them again, or pass --allow-partial for a report that says so",
+                             out_dir, malformed);
+    else if (*malformed && append_item(&missing, &size, malformed) != 0)
+        status = cli_failure("out of memory");
     else
-        status = finish_report(out_dir, o, combine_units(out_dir, exp_dir, o), missing);
+        status = finish_report(out_dir, o, failed, missing);
     free(missing);
+    free(malformed);
     return status;
 }
 

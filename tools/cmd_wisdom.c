@@ -17,7 +17,9 @@ static const char *usage =
     "Plan the real FFTs (r2c and c2r, out of place, 64-byte aligned: the\n"
     "transforms of skit's circulant engine) of every length in LIST with the\n"
     "planner P and write FFTW's wisdom to FILE (atomically; wisdom already in\n"
-    "FILE, and in $SKIT_WISDOM, is kept): double (fftw) and float (fftwf, the\n"
+    "FILE, and in $SKIT_WISDOM, is kept; concurrent writers of FILE take turns\n"
+    "and each keeps the others' wisdom; a symbolic link is written through):\n"
+    "double (fftw) and float (fftwf, the\n"
     "--precision f32 plans) wisdom, one after the other in the file. Prints\n"
     "each length's planning time.\n"
     "An n x n Toeplitz matvec uses the length 2n (n a power of two; else the\n"
@@ -82,6 +84,23 @@ static int plan_lengths(const wisdom_options *w, const size_t *sizes, size_t cou
     return CLI_OK;
 }
 
+/* Refuses up front (exit 2) a length whose planning would not fit in
+ * memory: the planner's buffer (N reals and N/2 + 1 complex) and as much
+ * again for FFTW's own scratch while it measures, in the wider precision
+ * asked for. */
+static int check_memory(const wisdom_options *w, const size_t *sizes, size_t count)
+{
+    size_t longest = 0;
+    for (size_t i = 0; i < count; i++) longest = sizes[i] > longest ? sizes[i] : longest;
+    const size_t width = w->f64 ? sizeof(double) : sizeof(float);
+    size_t bytes;
+    if (skit_size_mul(longest, 4 * width, &bytes)) bytes = SIZE_MAX;
+    char what[96];
+    snprintf(what, sizeof what, "--sizes: planning length %zu", longest);
+    if (skit_memory_check(bytes, what) != SKIT_OK) return cli_usage_error("%s", skit_last_error());
+    return CLI_OK;
+}
+
 int cmd_wisdom(int argc, char **argv)
 {
     static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
@@ -104,6 +123,10 @@ int cmd_wisdom(int argc, char **argv)
     size_t *sizes = NULL, count = 0;
     if (cli_parse_size_list("--sizes", w.sizes_text, 2, (size_t)1 << 30, &sizes, &count) != CLI_OK)
         return CLI_USAGE;
+    if (check_memory(&w, sizes, count) != CLI_OK) {
+        free(sizes);
+        return CLI_USAGE;
+    }
     /* reads $SKIT_WISDOM and the file itself, which cli_planner_finish
      * writes back with the new lengths */
     w.common.planner = w.common.planner_default = w.planner;

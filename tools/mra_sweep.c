@@ -136,6 +136,19 @@ static int sweep_plan(const mra_options *o, const sweep_point *p, const skit_att
 
 /* The row of method m at budget fraction f: its plan (float32 with
  * --precision f32) run --repeat times, its error against y. */
+/* A method's output from finite inputs must be finite: where it is not,
+ * the computation overflowed (float32's range is the usual reason), and
+ * its error against the reference would read nan. */
+static int check_output(const mra_options *o, int m, size_t n, size_t dv, const double *yh)
+{
+    for (size_t i = 0; i < n * dv; i++)
+        if (!isfinite(yh[i]))
+            return cli_failure("%s: the output has non-finite values (overflow): Q, K or V too large%s",
+                               skit_attention_method_name(m),
+                               o->precision == SKIT_PRECISION_F32 ? " for float32 (run with --precision f64)" : "");
+    return CLI_OK;
+}
+
 static int sweep_row(const mra_options *o, cli_table *t, const sweep_point *p, int m, double f)
 {
     const mra_inputs *in = p->in;
@@ -153,6 +166,7 @@ static int sweep_row(const mra_options *o, cli_table *t, const sweep_point *p, i
     size_t bytes = 0;
     st = sweep_plan(o, p, &mo, &best, &best_cpu, &stats, &bytes);
     if (st != SKIT_OK) return cli_library_error(st);
+    if (check_output(o, m, n, dv, p->yh) != CLI_OK) return CLI_FAILED;
     double err;
     skit_attention_relative_error(n, dv, p->yh, n, p->y, n, &err);
     for (size_t c = 0; p->y_all && c < dv; c++)

@@ -12,6 +12,7 @@
 #include "reproduce_report.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,10 +71,96 @@ static int push_row(claim_set *set, const char *experiment, char **cells)
     return ok ? 0 : -1;
 }
 
-/* One claims file; a file without the header row (an older skit) is
- * skipped and counted. */
+/* ---- checking a claims file --------------------------------------------- */
+
+/* Why one claim row (line `number`) is malformed, into why; else nothing. */
+static void check_row(const char *line, size_t number, char *why, size_t size)
+{
+    const char *cell[CLAIM_FIELDS + 1];
+    size_t cells = 0;
+    for (const char *p = line; p && cells <= CLAIM_FIELDS; cells++) {
+        cell[cells] = p;
+        p = strchr(p, '\t');
+        if (p) p++;
+    }
+    if (cells != CLAIM_FIELDS) {
+        snprintf(why, size, "line %zu has %s%zu fields, need %d", number, cells > CLAIM_FIELDS ? "more than " : "",
+                 cells > CLAIM_FIELDS ? (size_t)CLAIM_FIELDS : cells, CLAIM_FIELDS);
+        return;
+    }
+    char verdict[64];
+    snprintf(verdict, sizeof verdict, "%.*s", (int)strcspn(cell[CLAIM_VERDICT], "\t"), cell[CLAIM_VERDICT]);
+    if (cell[CLAIM_ID][0] == '\t') snprintf(why, size, "line %zu has an empty id", number);
+    else if (verdict_index(verdict) < 0) snprintf(why, size, "line %zu has the unknown verdict '%s'", number, verdict);
+}
+
+int claims_file_check(const char *path, char *why, size_t size)
+{
+    why[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(why, size, "%s", errno == ENOENT ? "missing" : strerror(errno));
+        return -1;
+    }
+    char line[16384];
+    size_t number = 0, rows = 0;
+    while (!why[0] && fgets(line, sizeof line, f)) {
+        number++;
+        size_t len = strlen(line);
+        if (line[len - 1] != '\n') { /* a write cut short, or no line of a claims file */
+            snprintf(why, size, "line %zu is cut short (no end of line)", number);
+            break;
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        if (number == 1) {
+            if (strcmp(line, CLAIMS_HEADER) != 0) snprintf(why, size, "no header row");
+        } else if (line[0] && line[0] != '#') {
+            check_row(line, number, why, size);
+            rows++;
+        }
+    }
+    if (!why[0] && ferror(f)) snprintf(why, size, "cannot be read");
+    fclose(f);
+    if (!why[0] && number == 0) snprintf(why, size, "empty");
+    else if (!why[0] && rows == 0) snprintf(why, size, "no claim rows");
+    return why[0] ? -1 : 0;
+}
+
+char *claims_check_completed(const char *dir)
+{
+    char *list = NULL, path[8400], why[256];
+    size_t length = 0;
+    FILE *out = open_memstream(&list, &length);
+    if (!out) return NULL;
+    snprintf(path, sizeof path, "%s/done", dir);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    const char *comma = "";
+    while (d && (e = readdir(d))) {
+        /* plans are not markers; a unit's marker (NAME@UNIT) vouches for
+         * data its experiment's combine step reads, not for a claims file */
+        if (e->d_name[0] == '.' || strchr(e->d_name, '@')) continue;
+        snprintf(path, sizeof path, "%s/claims/%s.tsv", dir, e->d_name);
+        if (claims_file_check(path, why, sizeof why) == 0) continue;
+        fprintf(out, "%s%s (claims/%s.tsv: %s)", comma, e->d_name, e->d_name, why);
+        comma = ", ";
+    }
+    if (d) closedir(d);
+    return fclose(out) == 0 ? list : (free(list), NULL);
+}
+
+/* ---- reading the claims files, once checked ------------------------------ */
+
+/* One claims file; a file that is not well formed (without the header
+ * row: an older skit; cut short, or with a malformed row) is skipped and
+ * counted. */
 static int load_file(const char *path, const char *experiment, claim_set *set)
 {
+    char why[256];
+    if (claims_file_check(path, why, sizeof why) != 0) {
+        set->skipped_files++;
+        return 0;
+    }
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     char line[16384];
@@ -300,7 +387,7 @@ static size_t write_comparison(FILE *f, const claim_set *set, const char *other_
     size_t differ = 0, same = 0;
     fprintf(f, "## Verdicts against the %s run\n\n", quick ? "full" : "comparison");
     fprintf(f, "Compared with the claims in %s%s. Rows whose verdict differs in kind:\n\n",
-            label, other.skipped_files ? " (files without a header row skipped)" : "");
+            label, other.skipped_files ? " (claims files that are not well formed skipped)" : "");
     fputs("| experiment | claim id | this run | other run | this run's stability |\n"
           "|---|---|---|---|---|\n",
           f);
@@ -455,7 +542,7 @@ int report_write(const char *out_dir, const report_options *options, report_outc
     if (options->missing && *options->missing) /* first, where no reader misses it */
         fprintf(f,
                 "> **Partial report.** These experiments did not run to completion (no marker in\n"
-                "> `done/`) and are missing below: %s.\n\n",
+                "> `done/`), or left no well-formed claims file, and are missing below: %s.\n\n",
                 options->missing);
     fprintf(f,
             "Generated by `skit reproduce` (skit %s)%s. Machine-readable verdicts: `verdicts.json` "
@@ -466,7 +553,8 @@ int report_write(const char *out_dir, const report_options *options, report_outc
             options->quick ? " with **--quick sizes (smoke test)**: every row ran at the smaller sizes its measured column gives"
                            : " at full size: every row ran at the sizes its measured column gives");
     if (set.skipped_files)
-        fprintf(f, "%zu claims file(s) without the header row were skipped.\n\n",
+        fprintf(f, "%zu claims file(s) that are not well formed (no header row, cut short, a malformed "
+                   "row) were skipped.\n\n",
                 set.skipped_files);
     write_vocabulary(f);
     write_scoreboard(f, &set, sources, nsources);

@@ -35,8 +35,18 @@ typedef struct claim_row {
 typedef struct claim_set {
     claim_row *rows;
     size_t count, cap;
-    size_t skipped_files; /* claims files without the header row */
+    size_t skipped_files; /* claims files that are not well formed */
 } claim_set;
+
+/* 0 if the claims file at `path` is well formed: the header row, at least
+ * one claim row, every row with its 7 fields, a known verdict and an id,
+ * every line ended. Else -1 and why (e.g. "missing", "empty", "line 3 is
+ * cut short (no end of line)") in why[0..size). */
+int claims_file_check(const char *path, char *why, size_t size);
+/* The experiments with a completion marker (DIR/done/NAME) whose claims
+ * file is not well formed, as "NAME (claims/NAME.tsv: why)", comma-
+ * separated ("" when none); NULL out of memory. Caller frees. */
+char *claims_check_completed(const char *dir);
 
 /* Reads the claims files (DIR/claims/NAME.tsv) in name order. Returns 0, or -1 if DIR has no
  * claims/ directory or memory ran out. */

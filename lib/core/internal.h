@@ -62,6 +62,12 @@ size_t skit_struct_size_of(const skit_struct_entry *table, size_t count, const c
         return skit_struct_size_of(table, sizeof table / sizeof table[0], name);          \
     }
 
+/* The file a write to `path` replaces (atomic.c): path itself, or, for a
+ * symbolic link (a chain of them), the file the last one names, also when
+ * that file does not exist yet. SKIT_EINVAL (not raised) if it does not
+ * fit in `size` bytes. */
+int skit_link_target(const char *path, char *out, size_t size);
+
 #define SKIT_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define SKIT_MAX(a, b) ((a) > (b) ? (a) : (b))
 

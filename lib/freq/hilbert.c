@@ -90,6 +90,45 @@ static int hilbert_definition(size_t n, const double *x, double *y, size_t L)
     return SKIT_OK;
 }
 
+/* Inputs near the top of the range overflow the unnormalised FFT sums
+ * (|X[q]| up to n max|x|): above this bound the samples are scaled by a
+ * power of two, exactly, and the result scaled back. */
+#define HILBERT_SCALE_ABOVE 0x1p900
+
+static int run_method(size_t n, const double *x, double *y, skit_hilbert_method method, size_t lag_window)
+{
+    if (method == SKIT_HILBERT_FFT) return hilbert_fft(n, x, y);
+    return hilbert_definition(n, x, y, lag_window ? lag_window : n / 2);
+}
+
+/* The result, scaled back by 2^e: SKIT_EOVERFLOW where it leaves the
+ * double range (|H{x}| exceeds max |x| by up to about (2/pi) ln n). */
+static int scale_back(size_t n, double *y, int e)
+{
+    for (size_t m = 0; m < n; m++) {
+        y[m] = ldexp(y[m], e);
+        if (!isfinite(y[m]))
+            return SKIT_ERROR(SKIT_EOVERFLOW, "H{x}[%zu] exceeds the double range: the spectrum's values "
+                                              "are too large", m);
+    }
+    return SKIT_OK;
+}
+
+static int transform_scaled(size_t n, const double *x, double *y, skit_hilbert_method method, size_t lag_window)
+{
+    double top = 0;
+    for (size_t m = 0; m < n; m++) top = fmax(top, fabs(x[m]));
+    if (top <= HILBERT_SCALE_ABOVE) return run_method(n, x, y, method, lag_window);
+    int e;
+    frexp(top, &e);
+    double *scaled = skit_malloc(n, sizeof(double));
+    if (!scaled) return SKIT_ENOMEM;
+    for (size_t m = 0; m < n; m++) scaled[m] = ldexp(x[m], -e);
+    int status = run_method(n, scaled, y, method, lag_window);
+    skit_free(scaled);
+    return status == SKIT_OK ? scale_back(n, y, e) : status;
+}
+
 int skit_hilbert_transform(size_t n, const double *x, double *y, skit_hilbert_method method,
                            size_t lag_window)
 {
@@ -108,8 +147,7 @@ int skit_hilbert_transform(size_t n, const double *x, double *y, skit_hilbert_me
         y[0] = 0;
         return SKIT_OK;
     }
-    if (method == SKIT_HILBERT_FFT) return hilbert_fft(n, x, y);
-    return hilbert_definition(n, x, y, lag_window ? lag_window : n / 2);
+    return transform_scaled(n, x, y, method, lag_window);
 }
 
 /* ---- float32 ------------------------------------------------------------- */
@@ -146,10 +184,25 @@ int skit_hilbert_transform_f32(size_t n, const float *x, float *y)
     size_t half = skit_circulantf_frequencies(e);
     float *im = skit_circulantf_spectra(e) + half;
     for (size_t q = 1; 2 * q < n; q++) im[q] = -1.0f / (float)n;
-    skit_circulantf_apply_channels(e, 0, x, n, y, n, 1, work);
+    /* as in double: samples near FLT_MAX are scaled by 2^-e, exactly, so
+     * that the FFT sums do not overflow; the result is scaled back */
+    float top = 0;
+    for (size_t m = 0; m < n; m++) top = fmaxf(top, fabsf(x[m]));
+    int exponent = 0;
+    if (top > 0x1p100f) frexpf(top, &exponent);
+    float *scaled = exponent ? skit_malloc(n, sizeof(float)) : NULL;
+    int status = SKIT_OK;
+    if (exponent && !scaled) status = SKIT_ENOMEM;
+    else if (scaled) for (size_t m = 0; m < n; m++) scaled[m] = ldexpf(x[m], -exponent);
+    if (status == SKIT_OK) skit_circulantf_apply_channels(e, 0, scaled ? scaled : x, n, y, n, 1, work);
+    for (size_t m = 0; status == SKIT_OK && exponent && m < n; m++)
+        if (!isfinite(y[m] = ldexpf(y[m], exponent)))
+            status = SKIT_ERROR(SKIT_EOVERFLOW, "H{x}[%zu] exceeds the float range: the spectrum's values "
+                                                "are too large", m);
+    skit_free(scaled);
     skit_free(work);
     skit_circulantf_destroy(e);
-    return SKIT_OK;
+    return status;
 }
 
 int skit_hilbert_causal_spectrum(size_t n, const double *x, skit_hilbert_method method,
@@ -182,18 +235,28 @@ int skit_spectrum_impulse(size_t n, const double *re, const double *im, double *
         skit_free(buf);
         return SKIT_ERROR(SKIT_ELIBRARY, "FFTW could not plan a length-%zu transform", n);
     }
+    /* samples near DBL_MAX: scaled by 2^-e (exactly) so that the sums do
+     * not overflow, the result scaled back */
+    double top = 0;
+    for (size_t m = 0; m < n; m++) top = fmax(top, fmax(fabs(re[m]), im ? fabs(im[m]) : 0.0));
+    int e = 0;
+    if (top > HILBERT_SCALE_ABOVE) frexp(top, &e);
     for (size_t m = 0; m < n; m++) {
-        buf[m][0] = re[m];
-        buf[m][1] = im ? im[m] : 0.0;
+        buf[m][0] = ldexp(re[m], -e);
+        buf[m][1] = im ? ldexp(im[m], -e) : 0.0;
     }
     fftw_execute(p);
+    int status = SKIT_OK;
     for (size_t t = 0; t < n; t++) {
-        k_re[t] = buf[t][0] / (double)n;
-        if (k_im) k_im[t] = buf[t][1] / (double)n;
+        k_re[t] = ldexp(buf[t][0] / (double)n, e);
+        if (k_im) k_im[t] = ldexp(buf[t][1] / (double)n, e);
+        if (status == SKIT_OK && (!isfinite(k_re[t]) || (k_im && !isfinite(k_im[t]))))
+            status = SKIT_ERROR(SKIT_EOVERFLOW, "impulse response[%zu] exceeds the double range: the "
+                                                "spectrum's values are too large", t);
     }
     fftw_destroy_plan(p);
     skit_free(buf);
-    return SKIT_OK;
+    return status;
 }
 
 int skit_causality_residual(size_t n, const double *k_re, const double *k_im, double *residual)
@@ -203,9 +266,14 @@ int skit_causality_residual(size_t n, const double *k_re, const double *k_im, do
     if (n == 0) return SKIT_ERROR(SKIT_EDOM, "n = 0 out of range: need n >= 1 lags");
     SKIT_TRY(skit_check_finite(k_re, n, "impulse response (real part)"));
     if (k_im) SKIT_TRY(skit_check_finite(k_im, n, "impulse response (imaginary part)"));
+    /* a ratio of energies: scaled by the largest |k| so that squares of
+     * values beyond 1e154 do not overflow */
+    double top = 0;
+    for (size_t t = 0; t < n; t++) top = fmax(top, fmax(fabs(k_re[t]), k_im ? fabs(k_im[t]) : 0.0));
+    const double s = top > 0 ? 1 / top : 1;
     double neg = 0, all = 0;
     for (size_t t = 0; t < n; t++) {
-        double e = k_re[t] * k_re[t] + (k_im ? k_im[t] * k_im[t] : 0.0);
+        double e = (s * k_re[t]) * (s * k_re[t]) + (k_im ? (s * k_im[t]) * (s * k_im[t]) : 0.0);
         all += e;
         if (2 * t > n) neg += e;
     }

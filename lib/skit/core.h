@@ -76,7 +76,15 @@ typedef enum skit_device {
  * float spectra and float workspaces, and is executed with the _f32 forms
  * of its execute functions, on float arrays; parameters and coefficients
  * are still given in double and rounded once, at create or update.
- * Theorem evaluators and reference paths compute in float64 only. */
+ * Theorem evaluators and reference paths compute in float64 only.
+ * Subnormals: every float32 bound in these headers is normwise (relative
+ * to ||x||, not to each element), and float has 2^-149 (about 1.4e-45)
+ * as its smallest subnormal: doubles below half of it round to zero when
+ * inputs are rounded to float, subnormals (below FLT_MIN, about 1.2e-38)
+ * keep only some of their bits, and an output element far below
+ * eps ||x|| (a subnormal beside normal values) can come back zero or off
+ * by a factor of two. No error is raised for this (it is not overflow);
+ * compute in float64 where such elements matter. */
 typedef enum skit_precision {
     SKIT_PRECISION_F64 = 0, /* the default (0, so zeroed options compute in double) */
     SKIT_PRECISION_F32 = 1  /* float32: about 2x the speed, eps = 2^-24 */

@@ -81,12 +81,23 @@ const char *skit_fft_inverse_name(skit_fft_inverse inverse);
  * followed by its float (fftwf) wisdom, the plans of float32 operators;
  * import takes either or both forms, each by its precision (a file of
  * double wisdom alone still imports).
+ * Every form is checked against the text FFTW writes before FFTW reads
+ * it (FFTW aborts the process on some malformed entries).
  * import_file: SKIT_EIO (cannot open or read) or SKIT_EFORMAT (not FFTW
- * wisdom, or wisdom of another FFTW build); nothing is imported then, or
- * only the forms before the bad one.
- * export_file writes what the process knows atomically (a temporary file
- * then rename): the file is whole, old or new, never half-written.
- * SKIT_EIO if it cannot. */
+ * wisdom, or wisdom of another FFTW build; not text: a NUL byte; larger
+ * than 16 MiB); nothing is imported then, or only the forms before the
+ * bad one. SKIT_ENOMEM.
+ * export_file writes what the process knows, merged with what the file
+ * already holds, atomically (a temporary file then rename): the file is
+ * whole, old or new, never half-written. Concurrent writers, threads or
+ * processes, take turns (an exclusive flock on the file's directory) and
+ * each merges the file its predecessor wrote, so none loses wisdom; the
+ * process imports the file's wisdom on the way. A symbolic link is
+ * followed (the file it names is replaced, also one that does not exist
+ * yet); a device or FIFO is written directly. SKIT_EIO if it cannot
+ * write (the message ends with the system's reason), SKIT_EFORMAT if the
+ * file holds something other than wisdom (it is kept), SKIT_EINVAL for
+ * an empty or too long name, SKIT_ENOMEM. */
 int skit_fft_wisdom_import_file(const char *path);
 int skit_fft_wisdom_export_file(const char *path);
 /* Wisdom as FFTW's text (caller frees with skit_free), NULL when out of

@@ -57,6 +57,9 @@ typedef enum skit_hilbert_method {
  * period, then O(n²) for the circular convolution. y may not alias x.
  * Errors: SKIT_EINVAL (NULL, unknown method), SKIT_EDOM (n = 0,
  * lag_window > SKIT_HILBERT_MAX_LAG_WINDOW), SKIT_ENONFINITE (x),
+ * SKIT_EOVERFLOW (an element of y beyond the double range: samples near
+ * DBL_MAX are scaled by a power of two inside, so only a result that
+ * cannot be represented fails),
  * SKIT_ETOOBIG, SKIT_ENOMEM, SKIT_ELIBRARY (FFTW planning failed). */
 int skit_hilbert_transform(size_t n, const double *x, double *y, skit_hilbert_method method,
                            size_t lag_window);
@@ -69,7 +72,9 @@ int skit_hilbert_transform(size_t n, const double *x, double *y, skit_hilbert_me
  *     ||y32 - y64||_2 <= 20 log2(2n) u ||x||_2,   u = 2^-24,
  * the bound of skit_toeplitz_plan_execute_f32 with ||H||_2 = 1 (FFTW's
  * transforms are backward stable with O(log n u) error; prime n runs
- * FFTW's Rader/Bluestein transforms, also held to it by the tests).
+ * FFTW's Rader/Bluestein transforms, also held to it by the tests). The
+ * bound is normwise: elements far below it, subnormals among them, may
+ * come back zero (skit_precision, skit/core.h).
  * Errors: as skit_hilbert_transform (no method, no lag window). */
 int skit_hilbert_transform_f32(size_t n, const float *x, float *y);
 

@@ -132,6 +132,8 @@ int skit_toeplitz_plan_execute_transpose(const skit_toeplitz_plan *plan, const d
  * per channel, eps32 = 2^-24, N the FFT length: FFTW's transforms are
  * backward stable with error O(log2 N eps) (Higham, Accuracy and
  * Stability, Thm 24.2) and the circulant's 2-norm is at most ||t_c||_1.
+ * The bound is normwise: elements far below it, subnormals among them,
+ * may come back zero (skit_precision, skit/core.h).
  * Errors: as the float64 forms; SKIT_EINVAL on a float64 plan. */
 int skit_toeplitz_plan_execute_f32(const skit_toeplitz_plan *plan, const float *x, size_t ldx,
                                    float *y, size_t ldy, void *work);

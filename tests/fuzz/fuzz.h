@@ -19,6 +19,10 @@ int skit_fuzz_npy(const uint8_t *data, size_t size);
 /* skit_tsv_parse on the bytes; a parsed table is printed and parsed again. */
 int skit_fuzz_tsv(const uint8_t *data, size_t size);
 
+/* skit_fft_wisdom_import_file on the bytes, written to a file; wisdom
+ * that imports is exported and imported again. */
+int skit_fuzz_wisdom(const uint8_t *data, size_t size);
+
 /* `skit <command> WORDS...`: the input is split into argv words at '\n' and
  * '\0'; command NULL means the first word names the subcommand. Runs in a
  * private temporary directory that holds small input files (see

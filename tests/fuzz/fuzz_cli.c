@@ -50,6 +50,7 @@
 #include "cli/checkpoint.h"
 #include "commands.h"
 #include "fuzz.h"
+#include "reproduce_report.h"
 #include "train/train.h"
 
 #define FUZZ_INT_CAP 64
@@ -594,8 +595,9 @@ static int run_load_checkpoint(void *dir) { return cmd_train_load_checkpoint(dir
  *   q claims/.quick      j claims/<rest>.tsv (any name)   p --allow-partial
  * Invariants: status 0, 1 or 3 (2 only for a directory it cannot read);
  * REPORT.md exists exactly when the status is 0; without --allow-partial a
- * report needs every marker; a report with a missing experiment says so in
- * its first lines; no temporary file is left. */
+ * report needs every marker and, behind each, a well-formed claims file; a
+ * report with a missing experiment says so in its first lines; no
+ * temporary file is left. */
 static const char *const merge_experiments[] = {"01_a", "02_b", "03_c"};
 
 static void merge_write(const char *path, const char *text, size_t len)
@@ -635,6 +637,18 @@ static int merge_build(const char *data, size_t size, int done[3])
     return allow;
 }
 
+/* Every experiment has a marker and a well-formed claims file: what
+ * --merge needs for a complete report. */
+static int merge_complete(const int done[3])
+{
+    char path[128], why[256];
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "out/claims/%s.tsv", merge_experiments[i]);
+        if (!done[i] || claims_file_check(path, why, sizeof why) != 0) return 0;
+    }
+    return 1;
+}
+
 int skit_fuzz_merge(const uint8_t *data, size_t size)
 {
     init_once();
@@ -670,19 +684,19 @@ int skit_fuzz_merge(const uint8_t *data, size_t size)
     size_t got = report ? fread(head, 1, sizeof head - 1, report) : 0;
     head[got] = '\0';
     if (report) fclose(report);
-    int complete = done[0] && done[1] && done[2];
+    int complete = merge_complete(done);
     if (rc != CLI_OK && rc != CLI_FAILED && rc != CLI_IO)
         skit_fuzz_fail(label, data, size, "exit status %d (stderr: %s)", rc, err_text);
     if ((rc == CLI_OK) != (report != NULL))
         skit_fuzz_fail(label, data, size, "exit %d %s REPORT.md", rc, report ? "but wrote" : "without");
     if (rc == CLI_OK && !complete && !allow)
-        skit_fuzz_fail(label, data, size, "a report although an experiment has no marker");
+        skit_fuzz_fail(label, data, size, "a report although an experiment has no marker or claims");
     if (rc == CLI_OK && !complete && !strstr(head, "Partial report"))
         skit_fuzz_fail(label, data, size, "a partial report that does not say so first: %.200s", head);
     if (rc == CLI_OK && complete && strstr(head, "Partial report"))
         skit_fuzz_fail(label, data, size, "a complete run reported as partial");
     if (rc == CLI_FAILED && complete)
-        skit_fuzz_fail(label, data, size, "exit 1 with every marker present (stderr: %s)", err_text);
+        skit_fuzz_fail(label, data, size, "exit 1 with every marker and claims file (stderr: %s)", err_text);
     DIR *d = opendir("out");
     struct dirent *e;
     while (d && (e = readdir(d)))

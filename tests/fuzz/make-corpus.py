@@ -6,6 +6,9 @@ tests/fuzz/corpus/ (run from anywhere; plain Python, no NumPy needed).
                   skit_npy_parse, truncations, NaN/Inf, huge shapes)
   tsv/            TSV tables: comments, header, tabs vs spaces, CRLF,
                   ragged rows, NaN/Inf/overflow, empty fields
+  wisdom/         FFTW wisdom files: whole (FFTW 3.3.10, as `skit wisdom
+                  --sizes 4` writes it), one form, truncated, unbalanced,
+                  with a NUL, not wisdom
   cli-<command>/  argument words of `skit <command>`, one per line; the
                   file names refer to the fixtures that tests/fuzz/fuzz_cli.c
                   writes into its working directory
@@ -367,9 +370,38 @@ def make_cli_experiments():
     ])
 
 
+# ---- wisdom -----------------------------------------------------------------
+
+WISDOM_F64 = """(fftw-3.3.10 fftw_wisdom #x458a31c8 #x92381c4c #x4f974889 #xcd46f97e
+  (fftw_codelet_r2cf_4 2 #x11bdd #x11bdd #x0 #xc801661e #xaa5a53a0 #xea70a545 #xd5e01ab8)
+  (fftw_codelet_r2cb_4 2 #x10bdd #x10bdd #x0 #x15694a5c #x14b75394 #x0fe63cfa #xf004fa19)
+)
+"""
+WISDOM_F32 = """(fftw-3.3.10 fftwf_wisdom #x9e7d4dee #xdb14fed1 #x34bf76a4 #xeb6e8fdf
+  (fftwf_codelet_r2cb_4 2 #x10bdd #x10bdd #x0 #xb0e62ccc #x7710800d #xe0126d6c #x24ecb756)
+  (fftwf_codelet_r2cf_4 2 #x11bdd #x11bdd #x0 #x10f36e9d #x373246ac #x9d22fced #xd1916133)
+)
+"""
+
+
+def make_wisdom():
+    both = WISDOM_F64 + WISDOM_F32
+    write("wisdom", "both.wis", both)
+    write("wisdom", "double-only.wis", WISDOM_F64)
+    write("wisdom", "float-only.wis", WISDOM_F32)
+    write("wisdom", "empty-forms.wis", "(fftw-3.3.10 fftw_wisdom #x458a31c8 #x92381c4c #x4f974889 #xcd46f97e\n)\n")
+    write("wisdom", "truncated.wis", both[: len(both) // 2])
+    write("wisdom", "unbalanced.wis", WISDOM_F64 + ")")
+    write("wisdom", "nul.wis", both[:100] + "\0" + both[100:])
+    write("wisdom", "crlf.wis", both.replace("\n", "\r\n"))
+    write("wisdom", "empty.wis", "")
+    write("wisdom", "not-wisdom.wis", "(hello world)\n")
+
+
 def main():
     make_npy()
     make_tsv()
+    make_wisdom()
     make_cli()
     make_cli_experiments()
     print("corpus written to", CORPUS, file=sys.stderr)

@@ -5,7 +5,7 @@
  *
  *   test_fuzz_replay [CORPUS_DIR]   (default $SKIT_DATADIR/tests/fuzz/corpus)
  *
- * Subdirectories: npy/ and tsv/ (the readers), cli-<command>/ (argument
+ * Subdirectories: npy/ and tsv/ (the readers), wisdom/ (wisdom files), cli-<command>/ (argument
  * words of `skit <command>`, one per line), cli-merge/ (output directories for
  * `skit reproduce --merge`), checkpoint/ (checkpoint directories for `skit
  * train --resume`). A broken invariant aborts. */
@@ -80,6 +80,7 @@ static long replay_dir(const char *dir, const char *target)
         fprintf(stderr, "%s\n", path); /* names the input if it crashes */
         if (!strcmp(target, "npy")) skit_fuzz_npy(data, size);
         else if (!strcmp(target, "tsv")) skit_fuzz_tsv(data, size);
+        else if (!strcmp(target, "wisdom")) skit_fuzz_wisdom(data, size);
         else if (!strcmp(target, "cli-merge")) skit_fuzz_merge(data, size);
         else if (!strcmp(target, "checkpoint")) skit_fuzz_checkpoint(data, size);
         else skit_fuzz_cli(target + 4, data, size);
@@ -122,7 +123,8 @@ int main(int argc, char **argv)
     int failed = 0;
     for (size_t i = 0; i < ntargets; i++) {
         const char *t = targets[i];
-        int known = !strcmp(t, "npy") || !strcmp(t, "tsv") || !strcmp(t, "cli-merge") || !strcmp(t, "checkpoint");
+        int known = !strcmp(t, "npy") || !strcmp(t, "tsv") || !strcmp(t, "wisdom") || !strcmp(t, "cli-merge") ||
+                    !strcmp(t, "checkpoint");
         for (const cli_command *c = cli_commands; !known && c->name; c++)
             known = !strncmp(t, "cli-", 4) && !strcmp(t + 4, c->name);
         if (!known) {

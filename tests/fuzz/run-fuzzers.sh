@@ -4,18 +4,19 @@
 #
 #   run-fuzzers.sh FUZZ_DIR CORPUS_DIR SECONDS [TARGET...]
 #
-# FUZZ_DIR holds fuzz-npy, fuzz-tsv, fuzz-cli and fuzz-checkpoint (built by
-# make fuzz-build); new corpus entries go to FUZZ_DIR/work/<target>, crash
-# inputs to FUZZ_DIR/crashes/<target>-*. Targets: npy, tsv, checkpoint and
-# cli-<command> for every subcommand that fuzz-cli knows (all of them by
-# default). The seed corpus CORPUS_DIR/<target> is only read. Exits 1 if any target found a crash,
+# FUZZ_DIR holds fuzz-npy, fuzz-tsv, fuzz-wisdom, fuzz-cli and
+# fuzz-checkpoint (built by make fuzz-build); new corpus entries go to
+# FUZZ_DIR/work/<target>, crash inputs to FUZZ_DIR/crashes/<target>-*.
+# Targets: npy, tsv, wisdom, checkpoint and cli-<command> for every
+# subcommand that fuzz-cli knows (all of them by default). The seed corpus
+# CORPUS_DIR/<target> is only read. Exits 1 if any target found a crash,
 # leak, timeout or out-of-memory.
 set -u
 dir=$1 corpus=$2 seconds=$3
 shift 3
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(npy tsv checkpoint)
+  targets=(npy tsv wisdom checkpoint)
   while read -r c; do targets+=("cli-$c"); done < <(SKIT_FUZZ_LIST_COMMANDS=1 "$dir/fuzz-cli" 2>/dev/null)
 fi
 
@@ -31,9 +32,10 @@ for t in "${targets[@]}"; do
   case $t in
     npy) bin=fuzz-npy; max_len=4096; cmd= ;;
     tsv) bin=fuzz-tsv; max_len=4096; cmd= ;;
+    wisdom) bin=fuzz-wisdom; max_len=8192; cmd= ;;
     checkpoint) bin=fuzz-checkpoint; max_len=16384; cmd= ;;
     cli-*) bin=fuzz-cli; max_len=512; cmd=${t#cli-} ;;
-    *) echo "run-fuzzers: unknown target '$t' (npy, tsv, checkpoint, cli-<command>)" >&2; exit 2 ;;
+    *) echo "run-fuzzers: unknown target '$t' (npy, tsv, wisdom, checkpoint, cli-<command>)" >&2; exit 2 ;;
   esac
   mkdir -p "$dir/work/$t"
   seeds=()

@@ -3,7 +3,8 @@
  * files are replaced that way: a device, a FIFO or a socket is written
  * directly (renaming over /dev/null as root would replace it for every
  * process on the machine), and a symbolic link is followed, so that the
- * file it names is replaced and the link stays. */
+ * file it names is replaced and the link stays. It sits in core, below
+ * every module that writes files (the .npy and TSV writers, FFTW wisdom). */
 #include "config.h"
 
 #include <errno.h>
@@ -16,6 +17,34 @@
 
 #include "core/internal.h"
 #include "skit/io.h"
+
+/* Where a symbolic link points, read relative to the link's directory. */
+static int follow_link(const char *link, const char *target, char *out, size_t size)
+{
+    const char *slash = strrchr(link, '/');
+    int len = target[0] == '/' || !slash ? snprintf(out, size, "%s", target)
+                                         : snprintf(out, size, "%.*s/%s", (int)(slash - link), link, target);
+    return len >= 0 && (size_t)len < size ? SKIT_OK : SKIT_EINVAL;
+}
+
+int skit_link_target(const char *path, char *out, size_t size)
+{
+    char current[PATH_MAX], target[PATH_MAX];
+    int len = snprintf(current, sizeof current, "%s", path);
+    if (len < 0 || (size_t)len >= sizeof current) return SKIT_EINVAL;
+    /* a chain of links, even one whose last target does not exist yet
+     * (realpath fails on that one, and the link would be renamed over) */
+    for (int hops = 0; hops < 40; hops++) {
+        ssize_t n = readlink(current, target, sizeof target - 1);
+        if (n < 0) break; /* not a link (or gone): the file to replace */
+        target[n] = '\0';
+        char next[PATH_MAX];
+        if (follow_link(current, target, next, sizeof next) != SKIT_OK) return SKIT_EINVAL;
+        memcpy(current, next, sizeof current);
+    }
+    len = snprintf(out, size, "%s", current);
+    return len >= 0 && (size_t)len < size ? SKIT_OK : SKIT_EINVAL;
+}
 
 int skit_atomic_open(const char *path, char *tmp_path, size_t tmp_size, FILE **stream)
 {
@@ -33,9 +62,9 @@ int skit_atomic_open(const char *path, char *tmp_path, size_t tmp_size, FILE **s
         *stream = f;
         return SKIT_OK;
     }
-    char target[PATH_MAX];
-    const char *final = path;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, target)) final = target;
+    char final[PATH_MAX];
+    if (skit_link_target(path, final, sizeof final) != SKIT_OK)
+        return SKIT_ERROR(SKIT_EINVAL, "output path '%s' is too long", path);
     int len = snprintf(tmp_path, tmp_size, "%s.tmp.%ld", final, (long)getpid());
     if (len < 0 || (size_t)len >= tmp_size)
         return SKIT_ERROR(SKIT_EINVAL, "output path '%s' is too long", path);
