@@ -280,6 +280,19 @@ fresh
 run mra --q "$D/q.npy" --k "$D/k.npy" --v "$D/v-big.npy" --precision f32 --methods exact -o "$O/m.tsv"
 expect 1 "float32" "mra --precision f32 with V near FLT_MAX"
 empty_dir "$O" "mra --precision f32 with V near FLT_MAX"
+# Q and K whose logits q.k pass DBL_MAX: the Haar and bounds analyses exit 1
+# (the attention matrix's softmax failed), nothing written; Q scaled to
+# 1e200 from the saved inputs (its header kept, every value 1e200)
+{ head -c 128 "$D/q.npy"; for _ in $(seq 512); do printf '\x5a\x62\xd7\xd7\x18\xe7\x74\x69'; done; } > "$D/q-big.npy"
+for m in haar bounds; do
+  fresh
+  run mra $m --q "$D/q-big.npy" --k "$D/q-big.npy" -o "$O/m.tsv"
+  expect 1 "overflow double precision" "mra $m with logits past DBL_MAX"
+  empty_dir "$O" "mra $m with logits past DBL_MAX"
+  run mra $m --q "$D/q.npy" --k "$D/k.npy" -o "$O/m.tsv"
+  expect 0 "" "mra $m on the same inputs unscaled"
+done
+fresh
 
 # ---- reproduce --slurm without a cluster: stand-ins for sbatch (records its
 # arguments, prints a job ID) and squeue (lists $QUEUED); the array tasks

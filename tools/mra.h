@@ -64,6 +64,10 @@ int mra_emit(cli_table *t, const cli_common *common, const char *units, const ch
 void mra_table_init(cli_table *t, const mra_options *o, const char *const *cols);
 /* The logit scale before the temperature: --scale, else 1/sqrt(d). */
 double mra_base_scale(const mra_options *o, size_t d);
+/* CLI_OK, or exit 1 naming `what` when one of the count values is NaN/Inf:
+ * from finite Q and K that is the logits scale q.k past double's range
+ * (the softmax of an infinite logit is NaN), never a result to print. */
+int mra_require_finite(const double *values, size_t count, const char *what);
 /* The options of `method` at budget fraction f of n^2 (library status);
  * *param (may be NULL): the method's own parameter. */
 int mra_method_options(const mra_options *o, int method, size_t n, double f, skit_attention_options *mo,

@@ -33,6 +33,10 @@ static int bounds_rows(const mra_options *o, cli_table *t, const mra_inputs *in,
         skit_mra_prop45 pr;
         st = skit_mra_prop45_evaluate(n, d, in->q, n, in->k, n, scale, b, m1, &pr);
         if (st != SKIT_OK) break;
+        const double measured[] = {lr.max_ratio, lr.max_ratio_holder, lr.mean_range, lr.max_range, pr.measured,
+                                   pr.bound};
+        int finite = mra_require_finite(measured, sizeof measured / sizeof measured[0], "a Lemma 4.1 / Prop. 4.5 term");
+        if (finite != CLI_OK) return finite;
         cli_table_rowf(t, "%zu\t%.6g\t%zu\t%.6g\t%zu\t%zu\t%zu\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%s%s", n,
                        tau, b, o->budget[fi], lr.blocks, lr.lower_violations, lr.upper_violations,
                        lr.holder_violations, lr.max_ratio, lr.max_ratio_holder, lr.mean_range, lr.max_range,

@@ -93,6 +93,9 @@ static int haar_row(const mra_options *o, haar_work *w, size_t ki, cli_table *t)
         st = haar_method_error(o, w, m ? SKIT_ATTENTION_MRA2_SPARSE : SKIT_ATTENTION_MRA2, f, &e_mra[m]);
     if (st != SKIT_OK) return cli_library_error(st);
     double a = w->norm;
+    const double errors[] = {e_haar, e_low, e_top, e_mra[0], e_mra[1]};
+    int finite = mra_require_finite(errors, sizeof errors / sizeof errors[0], "an approximation error");
+    if (finite != CLI_OK) return finite;
     cli_table_rowf(t, "%.6g\t%zu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g%s",
                    f, n, w->tau, w->entropy, e_haar, e_low, e_top, e_mra[0], e_mra[1], e_haar / a, e_low / a,
                    e_top / a, e_mra[0] / a, e_mra[1] / a, thr, w->small, w->in->label);
@@ -131,12 +134,19 @@ static int haar_prepare(haar_work *w)
     int st = skit_attention_matrix_masked(n, w->d, in->q, n, in->k, n, w->scale, &mask, w->s, n);
     if (st == SKIT_OK)
         st = skit_attention_entropy_masked(n, w->d, in->q, n, in->k, n, w->scale, &mask, NULL, &w->entropy);
-    if (st == SKIT_OK) st = skit_haar2d_forward(n, w->s, n, w->c, n);
+    if (st != SKIT_OK) return cli_library_error(st);
+    int finite = mra_require_finite(w->s, nn, "the attention matrix");
+    if (finite == CLI_OK) finite = mra_require_finite(&w->entropy, 1, "its entropy");
+    if (finite != CLI_OK) return finite;
+    st = skit_haar2d_forward(n, w->s, n, w->c, n);
     if (st == SKIT_OK) st = skit_svd(n, n, w->s, n, w->sv, NULL, n, NULL, n);
     if (st != SKIT_OK) return cli_library_error(st);
     double norm = 0;
     for (size_t i = 0; i < nn; i++) norm += w->s[i] * w->s[i];
     w->norm = sqrt(norm);
+    /* a row-stochastic matrix has ||S||_F >= 1 (each valid row's squares
+     * sum to at least 1/n); 0 means every row's softmax failed */
+    if (!(w->norm > 0)) return mra_require_finite(&(double){NAN}, 1, "the attention matrix's norm");
     for (size_t j = 0; j < n; j++) w->eye[j + j * n] = 1.0;
     return CLI_OK;
 }

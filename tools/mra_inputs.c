@@ -310,3 +310,12 @@ int mra_save_inputs(const mra_options *o)
     mra_inputs_free(&in);
     return st == SKIT_OK ? CLI_OK : cli_library_error(st);
 }
+
+int mra_require_finite(const double *values, size_t count, const char *what)
+{
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(values[i]))
+            return cli_failure("%s is not finite (%g): the logits scale q.k overflow double precision; "
+                               "scale Q and K down (or raise --temperature)", what, values[i]);
+    return CLI_OK;
+}
