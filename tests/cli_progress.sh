@@ -31,6 +31,20 @@ run_for_2s ski ski-bound --n 4096 --kernel gaussian -o "$TMP/ski.tsv"
 if grep -q 'SVD of T.*flops, about' "$TMP/ski.err"; then pass
 else fail "skit ski-bound --n 4096: no cost line within 2 s: $(cat "$TMP/ski.err")"; fi
 
+# FFTW's patient planner on one long prime length (tens of seconds), and
+# the contour integrals of nine MLPs on 2^20 nodes: their stage within 2 s
+run_for_2s wisdom wisdom --sizes 1048573 --planner patient -o "$TMP/w.wisdom"
+if grep -q '\[[0-9]* s\] planning length 1048573' "$TMP/wisdom.err"; then pass
+else fail "skit wisdom --planner patient: no progress line within 2 s: $(cat "$TMP/wisdom.err")"; fi
+[ ! -e "$TMP/w.wisdom" ] && pass || fail "skit wisdom stopped: left $TMP/w.wisdom"
+run_for_2s analytic analytic --points 1048576 -o "$TMP/a.tsv"
+if grep -q '\[[0-9]* s\] MLP [0-9]/9' "$TMP/analytic.err"; then pass
+else fail "skit analytic --points 2^20: no progress line within 2 s: $(cat "$TMP/analytic.err")"; fi
+
+run_for_2s appendix mra-appendix sparse-lowrank --n 8192 -o "$TMP/ma.tsv"
+if grep -q '\[[0-9]* s\] sparsity' "$TMP/appendix.err"; then pass
+else fail "skit mra-appendix sparse-lowrank --n 8192: no progress line within 2 s: $(cat "$TMP/appendix.err")"; fi
+
 # a small request states no cost
 expect_ok mra --n 256 --methods exact
 grep -q flops "$TMP/stderr" && fail "skit mra --n 256: a cost line for a small request: $(cat "$TMP/stderr")"

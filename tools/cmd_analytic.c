@@ -202,10 +202,14 @@ int cmd_analytic(int argc, char **argv)
         cli_table_comment(&t, "MLP 1 -> %zu x %zu hidden layers -> %zu, continued to complex omega; "
                               "integral and cauchy: 0 for an analytic response (rounding)",
                           o.width, o.layers, o.channels);
+        cli_progress_start(&o.common);
         for (int a = 0; rc == CLI_OK && a < 3; a++)
             for (int nm = 0; rc == CLI_OK && nm < 3; nm++)
-                for (size_t s = 0; rc == CLI_OK && s < o.replicates && o.act[a] && o.norm[nm]; s++)
+                for (size_t s = 0; rc == CLI_OK && s < o.replicates && o.act[a] && o.norm[nm]; s++) {
+                    cli_progress("MLP %d/%d, seed %llu", a * 3 + nm + 1, 9, (unsigned long long)(o.common.seed + s));
                     rc = one_mlp(&t, &o, a, nm, o.common.seed + s);
+                }
+        cli_progress_done();
         if (rc == CLI_OK) rc = cli_table_emit(&t, &o.common, argc, argv, NULL, NULL, NULL);
         cli_table_free(&t);
     }

@@ -162,6 +162,7 @@ static int haar_mode(const appendix_options *o, cli_table *t)
     for (size_t l = 0; rc == CLI_OK && l < o->nlevels; l++)
         for (size_t pi = 0; rc == CLI_OK && pi < o->np; pi++)
             for (int side = 0; rc == CLI_OK && side < 2; side++) {
+                cli_progress("level %zu, p = %g, %s", o->levels[l], o->p[pi], side ? "rows" : "columns");
                 int st = skit_mra_haar_bound(o->n, o->d, o->q.data, o->n, o->k.data, o->n, o->levels[l], o->p[pi],
                                              side, lhs, rhs);
                 if (st != SKIT_OK) {
@@ -215,6 +216,7 @@ static int sparse_mode(const appendix_options *o, cli_table *t, int argc, char *
     int rc = CLI_OK;
     for (size_t s = 0; rc == CLI_OK && s < o->nsparsity; s++) {
         size_t m = (size_t)llround((1 - o->sparsity[s]) * (double)(nb * nb));
+        cli_progress("sparsity %g (%zu of %zu squares)", o->sparsity[s], m, nb * nb);
         int first = s == 0 && sup;
         skit_mra_sparse_lowrank r;
         int st = skit_mra_sparse_lowrank_evaluate(o->n, o->d, o->q.data, o->n, o->k.data, o->n, 1 / sqrt((double)o->d),
@@ -411,7 +413,11 @@ int cmd_mra_appendix(int argc, char **argv)
     if (rc == CLI_OK) rc = make_inputs(&o);
     if (rc == CLI_OK) {
         cli_table t;
+        /* O(n^2 d) per stage: n = 16384 runs for minutes */
+        cli_progress_start(&o.common);
+        cli_progress("%s, n = %zu", o.mode == 0 ? "haar-bound" : o.mode == 1 ? "sparse-lowrank" : "refine", o.n);
         rc = o.mode == 0 ? haar_mode(&o, &t) : o.mode == 1 ? sparse_mode(&o, &t, argc, argv) : refine_mode(&o, &t);
+        cli_progress_done();
         if (rc == CLI_OK) {
             cli_table_comment(&t, "%s: n = %zu, d = %zu, %s%s, beta %g, scale 1/sqrt(d)", modes[o.mode], o.n, o.d,
                               o.q_path ? "user Q, K: " : "pattern ", o.q_path ? o.q_path : pattern_names[o.pattern],

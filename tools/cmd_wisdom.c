@@ -69,18 +69,21 @@ static int plan_lengths(const wisdom_options *w, const size_t *sizes, size_t cou
 {
     printf("# skit wisdom: FFTW planner %s, real r2c + c2r pairs\nfft_length\tprecision\tplan_s\n",
            skit_planner_name(w->planner));
+    /* a patient or exhaustive plan of one long length takes minutes: the
+     * heartbeat names it meanwhile */
+    cli_progress_start(&w->common);
     for (size_t i = 0; i < 2 * count; i++) {
         const int single = (int)(i % 2);
         if (!(single ? w->f32 : w->f64)) continue;
         const size_t N = sizes[i / 2];
-        if (!w->common.quiet)
-            fprintf(stderr, "%s: planning length %zu (%s) ...\n", cli_context(), N, single ? "f32" : "f64");
+        cli_progress("planning length %zu (%s)", N, single ? "f32" : "f64");
         double seconds = 0;
         int st = single ? skit_fft_plan_length_f32(N, w->planner, &seconds)
                         : skit_fft_plan_length(N, w->planner, &seconds);
         if (st != SKIT_OK) return cli_library_error(st);
         printf("%zu\t%s\t%.6g\n", N, single ? "f32" : "f64", seconds);
     }
+    cli_progress_done();
     return CLI_OK;
 }
 
