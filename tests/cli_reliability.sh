@@ -293,6 +293,16 @@ for m in haar bounds; do
   expect 0 "" "mra $m on the same inputs unscaled"
 done
 fresh
+# an MLP whose parameters (finite, 1e300) overflow its response: decay
+# summary exits 1 rather than printing rows of nan (a .npy of 160 doubles)
+header="{'descr': '<f8', 'fortran_order': False, 'shape': (160,), }"
+header=$(printf '%-117s' "$header")
+{ printf '\x93NUMPY\x01\x00\x76\x00%s\n' "$header"
+  for _ in $(seq 160); do printf '\x9c\x75\x00\x88\x3c\xe4\x37\x7e'; done; } > "$D/p-big.npy" # 1e300
+run decay summary --width 8 --layers 1 --channels 8 --activation relu --norm rms --construction half \
+  --params "$D/p-big.npy" -o "$O/d.tsv"
+expect 1 "overflowed double precision" "decay summary with parameters of 1e300"
+empty_dir "$O" "decay summary with parameters of 1e300"
 
 # ---- reproduce --slurm without a cluster: stand-ins for sbatch (records its
 # arguments, prints a job ID) and squeue (lists $QUEUED); the array tasks

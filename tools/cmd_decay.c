@@ -216,6 +216,10 @@ static void summary_bound_cells(cli_table *t, const decay_options *o, const summ
     cli_table_cell(t, "%zu", first);
 }
 
+/* summary_row's status for a response beyond double's range (library
+ * statuses are 0 and up) */
+#define DECAY_OVERFLOW (-1)
+
 /* The row of channel ch: decay fit, tails, Parseval, Theorem 3 margins. */
 static int summary_row(cli_table *t, const decay_options *o, int a, int nm, int c, uint64_t seed,
                        size_t ch, summary_work *w)
@@ -230,6 +234,10 @@ static int summary_row(cli_table *t, const decay_options *o, int a, int nm, int 
     if (st == SKIT_OK) st = skit_parseval_difference(N, w->samples + ch * N, NULL, w->kr + ch * N, w->ki + ch * N, &pd);
     if (st != SKIT_OK) return st;
     for (size_t tt = 0; tt < N; tt++) time_energy += mag[tt] * mag[tt];
+    /* finite parameters whose response's energy passes DBL_MAX (or whose
+     * norm layer overflowed: a zero response, Parseval 0/0): no row to print */
+    if (!isfinite(pd) || !isfinite(time_energy) || !isfinite(w->energy[ch]))
+        return DECAY_OVERFLOW;
     for (size_t n = 30; n <= N / 2; n++) tail30 = fmax(tail30, mag[n]);
     for (size_t n = o->hi + 1; n < N - o->hi; n++) energy_tail += mag[n] * mag[n];
     for (size_t n = o->hi / 2; n <= o->hi; n++) tail_end = fmax(tail_end, mag[n]);
@@ -277,7 +285,12 @@ static int decay_summary_mode(const decay_options *o, int argc, char **argv)
                                  (unsigned long long)seed);
                     int st = summary_responses(o, a, nm, c, seed, &w);
                     for (size_t ch = 0; ch < d && st == SKIT_OK; ch++) st = summary_row(&t, o, a, nm, c, seed, ch, &w);
-                    if (st != SKIT_OK) rc = cli_library_error(st);
+                    if (st == DECAY_OVERFLOW)
+                        rc = cli_failure("%s/%s/%s seed %llu: the frequency response or its energy overflowed "
+                                         "double precision: the MLP's parameters are too large",
+                                         activation_names[a], norm_names[nm], construction_names[c],
+                                         (unsigned long long)seed);
+                    else if (st != SKIT_OK) rc = cli_library_error(st);
                 }
             }
         }
