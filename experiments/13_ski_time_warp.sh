@@ -6,6 +6,9 @@
 # evaluated up to 4 n_train; compared with an MLP RPE x lambda^|t| (TNN form).
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=SKI-TNN
+# No negative control is measured here yet: its empirical claims are
+# recorded inconclusive (experiments/common.sh, "Controls").
+NO_CONTROL="no control measured"
 
 # REPORT.md is a markdown table: no '|' inside a claim's fields
 eval "_claim_raw() $(declare -f claim | tail -n +2)"

@@ -8,6 +8,9 @@
 source "$SKIT_DATADIR/experiments/common.sh"
 # the public ski-tnn code's behaviour (REFERENCE-NOTES), not the paper's text
 PAPER="SKI-TNN code"
+# No negative control is measured here yet: its empirical claims are
+# recorded inconclusive (experiments/common.sh, "Controls").
+NO_CONTROL="no control measured"
 # W and the Matern kernel have no random input; the warped-linear kernel's
 # knot values do: its claims are decided per seed (claim_trials)
 ONE_RUN=deterministic

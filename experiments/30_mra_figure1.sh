@@ -6,6 +6,9 @@
 # MRA-2-s at the same fraction of refined blocks.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=MRA
+# No negative control is measured here yet: its empirical claims are
+# recorded inconclusive (experiments/common.sh, "Controls").
+NO_CONTROL="no control measured"
 
 N=$(pick 128 256)
 B=$(pick 8 16)

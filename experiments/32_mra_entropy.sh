@@ -5,6 +5,9 @@
 # sparsity when it is spread (high entropy), MRA-2 should stay good across.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=MRA
+# No negative control is measured here yet: its empirical claims are
+# recorded inconclusive (experiments/common.sh, "Controls").
+NO_CONTROL="no control measured"
 
 N=$(pick 256 512)
 TAUS=$(pick 0.25,1,4 0.125,0.25,0.5,1,2,4)
