@@ -4,9 +4,9 @@
 # each point (weights (x - p_j)/h in (-1, 0] and 1 - that in [1, 2) instead
 # of weights in [0, 1]) and scales row i by gamma^(i n). This measures what
 # that does to SKI's low-rank term W A W^T compared with correct linear
-# weights, on the same kernels and inducing points (REFERENCE-NOTES.md).
+# weights, on the same kernels and inducing points (docs/reference-code.md).
 source "$SKIT_DATADIR/experiments/common.sh"
-# the public ski-tnn code's behaviour (REFERENCE-NOTES), not the paper's text
+# the public ski-tnn code's behaviour (docs/reference-code.md), not the paper's text
 PAPER="SKI-TNN code"
 # No negative control is measured here yet: its empirical claims are
 # recorded inconclusive (experiments/common.sh, "Controls").
@@ -45,7 +45,7 @@ val() { tsv "$1" "if (\$c[\"kernel\"] == \"$2\" && \$c[\"interp\"] == \"$3\" && 
 alive=$(val "$D" matern52 authors $N w_rows_alive)
 pred=$(awk -v n=$N -v g=$G 'BEGIN { printf "%d", 1 + int(log(1e6) / (n * -log(g))) }')
 claim "authors-w-rows-alive" \
-  "ski-tnn code (REFERENCE-NOTES): at n = 512, gamma = 0.99 only ~3 rows of its W stay above 1e-6 (rows scaled by gamma^(i n))" \
+  "ski-tnn code (docs/reference-code.md): at n = 512, gamma = 0.99 only ~3 rows of its W stay above 1e-6 (rows scaled by gamma^(i n))" \
   "$alive of $N rows have a weight > 1e-6 (r = $R); gamma^(i n) > 1e-6 predicts $pred" \
   "$([ "$alive" -ge 2 ] && [ "$alive" -le 4 ] && echo reproduced || echo "not reproduced")" \
   "abs(measured - 3) = $(awk -v a="$alive" 'BEGIN{d = a - 3; print (d < 0 ? -d : d)}') (<= 1 for reproduced)"
@@ -98,7 +98,7 @@ done
 plot ski_authors "$V" ski_authors_w "gamma=$G"
 
 note <<EOF
-**This section reproduces the behaviour of the public ski-tnn code (REFERENCE-NOTES.md), not a
+**This section reproduces the behaviour of the public ski-tnn code (docs/reference-code.md), not a
 claim of the paper.** skit implements correct weights (linear: the bracketing pair, weights in
 [0, 1], rows sum to 1) and offers the code's construction only as the schemes
 \`authors-bracket\` (upper bracket: for a point x it takes j = the first inducing index with

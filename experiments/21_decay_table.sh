@@ -59,7 +59,7 @@ for act in gelu silu relu; do for con in half full periodic; do
       if [ "$con" = half ]; then v="hypothesis not met"; m="$(hyp_not_met "$con"); measured: $npoly/$nall rows decay polynomially, p >= $(fmt "$p")"
       elif [ "$npoly" -gt 0 ]; then v="fails"; m="$(as_written "$con")$npoly/$nall rows decay polynomially, exponent p >= $(fmt "$p")"
       elif [ "$nsup" -eq "$nall" ]; then v="holds"; m="all rows super-exponential"
-      else v="informative"; m="undecided in double precision: exponential at rate a ~ $(fmt "$a") down to the rounding floor, consistent with but not showing faster-than-exponential decay (experiment 26 decides it in __float128)"; fi ;;
+      else v="inconclusive"; m="undecided in double precision: exponential at rate a ~ $(fmt "$a") down to the rounding floor, consistent with but not showing faster-than-exponential decay (experiment 26 decides it in __float128)"; fi ;;
     silu)
       text="Theorem 3: SiLU MLP DTFT => k[n] decays faster than any polynomial ($con construction)"
       if [ "$con" = half ]; then v="hypothesis not met"; m="$(hyp_not_met "$con"); measured: $npoly/$nall rows decay like n^-p, p ~ $(fmt "$pmed") (min $(fmt "$p"))"
