@@ -253,24 +253,44 @@ static const char *inconclusive_reason(const claim_row *r)
     for (size_t i = 0; i < sizeof reasons / sizeof *reasons; i++)
         if (!strncmp(r->field[CLAIM_MARGIN], reasons[i][0], strlen(reasons[i][0])))
             return reasons[i][1];
-    return "undecided (see the row)";
+    return "undecided: see the row";
 }
 
-/* One line per experiment: "- [exp](#exp): `id`, `id` (reason)". */
+/* The reason shared by every inconclusive row of experiment `exp` from row
+ * `from` on (rows of one experiment are adjacent), or NULL if they differ. */
+static const char *shared_reason(const claim_set *set, size_t from, const char *exp)
+{
+    const char *reason = NULL;
+    for (size_t i = from; i < set->count && !strcmp(set->rows[i].experiment, exp); i++) {
+        const claim_row *r = &set->rows[i];
+        if (!is_paper(r) || strcmp(r->field[CLAIM_VERDICT], "inconclusive")) continue;
+        const char *why = inconclusive_reason(r);
+        if (reason && strcmp(reason, why)) return NULL;
+        reason = why;
+    }
+    return reason;
+}
+
+/* One line per experiment: "- [exp](#exp): `id`, `id`", inconclusive rows
+ * with their reason (once, when the experiment's rows share it). */
 static size_t write_glance_verdict(FILE *f, const claim_set *set, const char *verdict)
 {
     size_t n = 0;
-    const char *last = NULL;
+    const char *last = NULL, *shared = NULL;
+    int inconclusive = !strcmp(verdict, "inconclusive");
     for (size_t i = 0; i < set->count; i++) {
         const claim_row *r = &set->rows[i];
         if (!is_paper(r) || strcmp(r->field[CLAIM_VERDICT], verdict)) continue;
         if (!n++) fprintf(f, "**%s**\n\n", verdict);
-        if (!last || strcmp(last, r->experiment))
-            fprintf(f, "%s- [%s](#%s): ", last ? "\n" : "", r->experiment, r->experiment);
-        else
+        if (!last || strcmp(last, r->experiment)) {
+            shared = inconclusive ? shared_reason(set, i, r->experiment) : NULL;
+            fprintf(f, "%s- [%s](#%s)", last ? "\n" : "", r->experiment, r->experiment);
+            if (shared) fprintf(f, " (%s)", shared);
+            fputs(": ", f);
+        } else
             fputs(", ", f);
         fprintf(f, "`%s`", r->field[CLAIM_ID]);
-        if (!strcmp(verdict, "inconclusive")) fprintf(f, " (%s)", inconclusive_reason(r));
+        if (inconclusive && !shared) fprintf(f, " (%s)", inconclusive_reason(r));
         last = r->experiment;
     }
     if (n) fputs("\n\n", f);
