@@ -145,5 +145,12 @@ grep -q '^| \*\*inconclusive\*\* | .*could not tell the claim from its control' 
 grep -q '^- \[03_controls\](#03_controls): `a` (the test could not tell the claim from its control), `c` (no control measured), `e` (loaded machine)$' "$API_OUT/REPORT.md" ||
   fail "the list at the top lacks the inconclusive claims: $(grep '03_controls' "$API_OUT/REPORT.md" | head -3)"
 grep -q '"control": "same operator twice → not reproduced"' "$API_OUT/verdicts.json" || fail "verdicts.json lacks the control"
+# an experiment whose inconclusive claims share a reason names it once
+runexp 04_shared 'NO_CONTROL="no control measured"; ONE_RUN="fixed data"
+claim g c m reproduced -
+claim h c m "not reproduced" -' || fail "shared-reason script failed: $(cat "$TMP/api.err")"
+"$SKIT" reproduce --merge --allow-partial --out "$API_OUT" >/dev/null 2>&1 || fail "--merge of the controls failed"
+grep -q '^- \[04_shared\](#04_shared) (no control measured): `g`, `h`$' "$API_OUT/REPORT.md" ||
+  fail "the list at the top does not group a shared reason: $(grep '04_shared' "$API_OUT/REPORT.md" | head -2)"
 unset API_OUT
 finish
