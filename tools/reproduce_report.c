@@ -35,8 +35,8 @@ static const char *const verdict_meaning[] = {
     "an empirical claim (a figure, a table, a speed-up) whose direction and size appear here too",
     "an empirical claim that the measurement here does not show",
     "a claim the test could not decide: the test could not tell the claim from its control "
-    "(the control got the same verdict), no control was measured, or a timing was measured on a "
-    "loaded machine; the margin says which, and the verdict measured",
+    "(the control got the same positive verdict), no control was measured, or a timing was "
+    "measured on a loaded machine; the margin says which, and the verdict measured",
     "a measurement reported for context; not a claim",
     "the experiment script did not finish; its log says why"};
 
