@@ -103,7 +103,7 @@ claim() {
     local machine; machine=$(machine_state)
     stability="$stability; $machine"
     if [ "$verdict" != informative ] && machine_loaded "$TIMING_CPUS"; then
-      margin="loaded machine ($machine; needs $TIMING_CPUS CPU(s)): measured verdict $verdict; $margin"
+      margin="loaded machine ($machine; needs $TIMING_CPUS CPU(s)): measured verdict $4; $margin"
       verdict=inconclusive
     fi
   fi
