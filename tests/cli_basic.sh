@@ -124,7 +124,9 @@ NO_CONTROL=
 ONE_RUN=deterministic
 claim d c m reproduced -
 TIMING_CPUS=100000 control e \"same operator twice\" \"not reproduced\"
-TIMING_CPUS=100000 claim e c m reproduced -" || fail "controls script failed: $(cat "$TMP/api.err")"
+TIMING_CPUS=100000 claim e c m reproduced -
+control i \"same operator twice\" reproduced
+TIMING_CPUS=100000 claim i c m reproduced -" || fail "controls script failed: $(cat "$TMP/api.err")"
 ctl="$API_OUT/claims/03_controls.tsv"
 head -n 1 "$ctl" | grep -q '	stability	control$' || fail "claims header has no control column"
 grep -q '^a	TNN	c	m	inconclusive	the test could not tell the claim from its control (both reproduced); -	reproduced in 3 of 3; value 1..3	same operator twice (reproduced in 3 of 3; ratio 1..3) → reproduced$' "$ctl" ||
@@ -137,12 +139,14 @@ grep -q '^c	TNN	c	m	inconclusive	no control measured: measured verdict reproduce
 grep -q '^d	TNN	c	m	reproduced	-	deterministic	$' "$ctl" || fail "an exact claim changed: $(grep '^d' "$ctl")"
 grep -q '^e	TNN	c	m	inconclusive	loaded machine (load .*needs 100000 CPU(s)): measured verdict reproduced; -	deterministic; load [0-9.]* (1 min), [0-9]* online CPUs, affinity ' "$ctl" ||
   fail "a timing claim short of CPUs was decided: $(grep '^e' "$ctl")"
+grep -q '^i	TNN	c	m	inconclusive	loaded machine (.*): measured verdict reproduced; the test could not tell the claim from its control (both reproduced); -	' "$ctl" ||
+  fail "a loaded-machine row does not name the verdict it measured: $(grep '^i' "$ctl")"
 "$SKIT" reproduce --merge --allow-partial --out "$API_OUT" >/dev/null 2>&1 || fail "--merge of the controls failed"
 grep -q '^| experiment | claim | measured | verdict | margin | stability | control |$' "$API_OUT/REPORT.md" ||
   fail "REPORT.md has no control column"
 grep -q '^| \*\*inconclusive\*\* | .*could not tell the claim from its control' "$API_OUT/REPORT.md" ||
   fail "the legend lacks inconclusive"
-grep -q '^- \[03_controls\](#03_controls): `a` (the test could not tell the claim from its control), `c` (no control measured), `e` (loaded machine)$' "$API_OUT/REPORT.md" ||
+grep -q '^- \[03_controls\](#03_controls): `a` (the test could not tell the claim from its control), `c` (no control measured), `e` (loaded machine), `i` (loaded machine)$' "$API_OUT/REPORT.md" ||
   fail "the list at the top lacks the inconclusive claims: $(grep '03_controls' "$API_OUT/REPORT.md" | head -3)"
 grep -q '"control": "same operator twice → not reproduced"' "$API_OUT/verdicts.json" || fail "verdicts.json lacks the control"
 # an experiment whose inconclusive claims share a reason names it once
