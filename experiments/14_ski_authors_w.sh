@@ -8,9 +8,6 @@
 source "$SKIT_DATADIR/experiments/common.sh"
 # the public ski-tnn code's behaviour (docs/reference-code.md), not the paper's text
 PAPER="SKI-TNN code"
-# No negative control is measured here yet: its empirical claims are
-# recorded inconclusive (experiments/common.sh, "Controls").
-NO_CONTROL="no control measured"
 # W and the Matern kernel have no random input; the warped-linear kernel's
 # knot values do: its claims are decided per seed (claim_trials)
 ONE_RUN=deterministic
@@ -68,7 +65,15 @@ for seed in $SEEDS; do
   f=$D; [ "$seed" = 1 ] || f="$DATA/authors_n512_seed$seed.tsv"
   x=$(kept_fraction "$f" warped-linear); trial authors-w-lowrank-warped-linear "$(kept_verdict "$x")" "$x"
   x=$(error_ratio "$f" warped-linear); trial authors-w-error-warped-linear "$(error_verdict "$x")" "$x"
+  # controls: the upper bracket without the falloff keeps the low-rank term;
+  # linear weights against themselves are not worse than linear weights
+  x=$(awk -v a="$(val "$f" warped-linear authors-bracket $N ski_norm)" -v b="$(val "$f" warped-linear linear $N ski_norm)" 'BEGIN { printf "%.3g", a / b }')
+  trial authors-w-lowrank-warped-linear.control "$(kept_verdict "$x")" "$x"
+  x=$(ratio "$(val "$f" warped-linear linear $N ski_error)" "$(val "$f" warped-linear linear $N ski_error)")
+  trial authors-w-error-warped-linear.control "$(error_verdict "$x")" "$x"
 done
+control_trials authors-w-lowrank-warped-linear "the upper-bracket W without the gamma^(i n) falloff, same threshold" "kept fraction"
+control_trials authors-w-error-warped-linear "linear weights against themselves (the same W twice), same rule" "error ratio"
 for k in warped-linear matern52; do
   kl=$(val "$D" $k linear $N ski_norm); ka=$(val "$D" $k authors $N ski_norm); kb=$(val "$D" $k authors-bracket $N ski_norm)
   tn=$(val "$D" $k linear $N t_norm)
