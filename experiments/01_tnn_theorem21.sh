@@ -79,17 +79,20 @@ for rep in $(repeats); do
   s1=$(slope "$t" fft_s "$FLO" "$FHI"); s2=$(slope "$t" dense_s "$DLO" "$DHI")
   trial thm21-fft-nlogn "$(verdict_le "$s1" 1.25)" "$s1"
   trial dense-n2 "$(awk -v s="$s2" 'BEGIN { print (s >= 1.8 && s <= 2.2) ? "holds" : "fails" }')" "$s2"
+  # control: the dense O(n^2) product judged by the same slope limit
+  trial thm21-fft-nlogn.control "$(verdict_le "$s2" 1.25)" "$s2"
 done
+control_trials thm21-fft-nlogn "the dense O(n^2) product's slope against the same limit 1.25" slope
 sf=$(trials_median thm21-fft-nlogn)
 sd=$(trials_median dense-n2)
 cross=$(awk -F'\t' '/^#/ {next} !h {for (i = 1; i <= NF; i++) { if ($i == "dense_s") d = i; if ($i == "fft_s") f = i }; h = 1; next}
   $d != "nan" && $d + 0 > $f + 0 && !c { c = $1 } END { print (c ? c : "none") }' "$TIME")
-claim_trials "thm21-fft-nlogn" \
+TIMING_CPUS=1 claim_trials "thm21-fft-nlogn" \
   "TNN Thm 2.1: the FFT Toeplitz matvec takes O(n log n) time" \
   "fitted log-log slope of time vs n (median of $REPEATS runs): $sf over n = $FLO..$FHI (n log n itself: $sref); one thread" \
   "slope $sf vs limit 1.25 (margin $(awk -v s="$sf" 'BEGIN{printf "%.3f", 1.25 - s}')); FFT faster than dense from n = $cross" \
   "slope"
-SOURCE=skit claim_trials "dense-n2" \
+TIMING_CPUS=1 SOURCE=skit claim_trials "dense-n2" \
   "reference: the dense Toeplitz matvec takes Theta(n^2) time" \
   "fitted log-log slope (median of $REPEATS runs) $sd over n = $DLO..$DHI; one thread" \
   "|slope - 2| = $(awk -v s="$sd" 'BEGIN{d = s - 2; if (d < 0) d = -d; printf "%.3f", d}') (limit 0.2)" "slope"

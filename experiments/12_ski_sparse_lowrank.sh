@@ -6,6 +6,9 @@
 # v exp(-|t|/l_s); errors ||T - approximation||_2 / ||T||_2 over r and m.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=SKI-TNN
+# No negative control is measured here yet: its empirical claims are
+# recorded inconclusive (experiments/common.sh, "Controls").
+NO_CONTROL="no control measured"
 
 # REPORT.md is a markdown table: no '|' inside a claim's fields
 eval "_claim_raw() $(declare -f claim | tail -n +2)"

@@ -4,9 +4,9 @@
 # each point (weights (x - p_j)/h in (-1, 0] and 1 - that in [1, 2) instead
 # of weights in [0, 1]) and scales row i by gamma^(i n). This measures what
 # that does to SKI's low-rank term W A W^T compared with correct linear
-# weights, on the same kernels and inducing points (REFERENCE-NOTES.md).
+# weights, on the same kernels and inducing points (docs/reference-code.md).
 source "$SKIT_DATADIR/experiments/common.sh"
-# the public ski-tnn code's behaviour (REFERENCE-NOTES), not the paper's text
+# the public ski-tnn code's behaviour (docs/reference-code.md), not the paper's text
 PAPER="SKI-TNN code"
 # W and the Matern kernel have no random input; the warped-linear kernel's
 # knot values do: its claims are decided per seed (claim_trials)
@@ -42,7 +42,7 @@ val() { tsv "$1" "if (\$c[\"kernel\"] == \"$2\" && \$c[\"interp\"] == \"$3\" && 
 alive=$(val "$D" matern52 authors $N w_rows_alive)
 pred=$(awk -v n=$N -v g=$G 'BEGIN { printf "%d", 1 + int(log(1e6) / (n * -log(g))) }')
 claim "authors-w-rows-alive" \
-  "ski-tnn code (REFERENCE-NOTES): at n = 512, gamma = 0.99 only ~3 rows of its W stay above 1e-6 (rows scaled by gamma^(i n))" \
+  "ski-tnn code (docs/reference-code.md): at n = 512, gamma = 0.99 only ~3 rows of its W stay above 1e-6 (rows scaled by gamma^(i n))" \
   "$alive of $N rows have a weight > 1e-6 (r = $R); gamma^(i n) > 1e-6 predicts $pred" \
   "$([ "$alive" -ge 2 ] && [ "$alive" -le 4 ] && echo reproduced || echo "not reproduced")" \
   "abs(measured - 3) = $(awk -v a="$alive" 'BEGIN{d = a - 3; print (d < 0 ? -d : d)}') (<= 1 for reproduced)"
@@ -65,7 +65,15 @@ for seed in $SEEDS; do
   f=$D; [ "$seed" = 1 ] || f="$DATA/authors_n512_seed$seed.tsv"
   x=$(kept_fraction "$f" warped-linear); trial authors-w-lowrank-warped-linear "$(kept_verdict "$x")" "$x"
   x=$(error_ratio "$f" warped-linear); trial authors-w-error-warped-linear "$(error_verdict "$x")" "$x"
+  # controls: the upper bracket without the falloff keeps the low-rank term;
+  # linear weights against themselves are not worse than linear weights
+  x=$(awk -v a="$(val "$f" warped-linear authors-bracket $N ski_norm)" -v b="$(val "$f" warped-linear linear $N ski_norm)" 'BEGIN { printf "%.3g", a / b }')
+  trial authors-w-lowrank-warped-linear.control "$(kept_verdict "$x")" "$x"
+  x=$(ratio "$(val "$f" warped-linear linear $N ski_error)" "$(val "$f" warped-linear linear $N ski_error)")
+  trial authors-w-error-warped-linear.control "$(error_verdict "$x")" "$x"
 done
+control_trials authors-w-lowrank-warped-linear "the upper-bracket W without the gamma^(i n) falloff, same threshold" "kept fraction"
+control_trials authors-w-error-warped-linear "linear weights against themselves (the same W twice), same rule" "error ratio"
 for k in warped-linear matern52; do
   kl=$(val "$D" $k linear $N ski_norm); ka=$(val "$D" $k authors $N ski_norm); kb=$(val "$D" $k authors-bracket $N ski_norm)
   tn=$(val "$D" $k linear $N t_norm)
@@ -95,7 +103,7 @@ done
 plot ski_authors "$V" ski_authors_w "gamma=$G"
 
 note <<EOF
-**This section reproduces the behaviour of the public ski-tnn code (REFERENCE-NOTES.md), not a
+**This section reproduces the behaviour of the public ski-tnn code (docs/reference-code.md), not a
 claim of the paper.** skit implements correct weights (linear: the bracketing pair, weights in
 [0, 1], rows sum to 1) and offers the code's construction only as the schemes
 \`authors-bracket\` (upper bracket: for a point x it takes j = the first inducing index with

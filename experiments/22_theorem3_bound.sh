@@ -42,10 +42,13 @@ for con in half full periodic; do
   if [ -z "$broke" ]; then v=holds; m="smallest bound/|k| over all n, N, seeds, channels, norms: $(fmt "$worst")"
   else v=fails; m="bound/|k| down to $(fmt "$worst"); first violating n:$firstn"; fi
   # Prop. 4's proof integrates by parts on [-pi, pi]: it needs the response
-  # and its first N-1 derivatives 2pi-periodic, which half and full are not
+  # and its first N-1 derivatives 2pi-periodic, which half and full are not;
+  # half is also outside the hypothesis as written (k' jumps inside)
   case $con in
     half) v="hypothesis not met"; m="MLP(|w|), the FD-TNO code's construction: k' jumps at w = 0, pi, so k' is not periodic-smooth and the bound for N >= 2 is outside Prop. 4's proof; measured: $m" ;;
-    full) v="hypothesis not met"; m="MLP(w) on [-pi, pi) meets Prop. 4's hypothesis as literally written (k^(N) exists, integrable) but is not 2pi-periodic; the bound fails anyway, so Prop. 4 needs a periodicity assumption (k, .., k^(N-1) 2pi-periodic); measured: $m" ;;
+    # full meets the hypothesis as written: a failure is a counterexample
+    # to the statement as written (it needs a periodicity assumption)
+    full) m="MLP(w) on [-pi, pi) meets Prop. 4's hypothesis as literally written (k^(N) exists, integrable) but is not 2pi-periodic$([ "$v" = fails ] && echo ": a counterexample to the statement as written, which needs a periodicity assumption (k, .., k^(N-1) 2pi-periodic)"); measured: $m" ;;
   esac
   claim "thm3-silu-$con" "Theorem 3: SiLU MLP DTFT => |k[n]| <= ||k^(N)||_1/(2 pi |n|^N) for all n != 0, N = 1..6 ($con construction)" \
     "holds at every measured n for N in {${held# }}; fails for N in {${broke# }}" "$v" "$m"

@@ -121,7 +121,7 @@ for cfg in one rpe silu; do
       if [ "$cfg" = silu ]; then
         trial thm2-control-silu "$([ "$rose" = 0 ] && echo holds || echo fails)" "$med"
       else
-        trial "thm2-mlp-$cfg" "$([ "$rose" = 1 ] && echo holds || echo informative)" "$med"
+        trial "thm2-mlp-$cfg" "$([ "$rose" = 1 ] && echo holds || echo inconclusive)" "$med"
       fi
     done
   done
@@ -149,12 +149,12 @@ STABILITY="every case" check thm2-rise-layer-norm \
 claim_trials thm2-mlp-one \
   "Theorem 2 for a GeLU MLP of (cos w, sin w) with one hidden GeLU layer (widths ${WIDTHS// /, }): k[n] decays faster than any exponential, i.e. a(n) rises without bound" \
   "$(xmeasured one)" \
-  "smallest rise - 3 s.e. $(fmt "$(xlow one)") (> 0 required); per seed and width: holds when every channel's rise - 3 s.e. > 0 and quad reaches >= 5 lags past double, else informative (undecided at 113 bits; an asymptotic claim cannot fail on finitely many lags); evidence, not proof: LayerNorm's strip-analytic response rises $(fmt "$(xsum layer rise median)") (median, check thm2-rise-layer-norm)" \
+  "smallest rise - 3 s.e. $(fmt "$(xlow one)") (> 0 required); per seed and width: holds when every channel's rise - 3 s.e. > 0 and quad reaches >= 5 lags past double, else inconclusive (undecided at 113 bits; an asymptotic claim cannot fail on finitely many lags); evidence, not proof: LayerNorm's strip-analytic response rises $(fmt "$(xsum layer rise median)") (median, check thm2-rise-layer-norm)" \
   "median rise"
 claim_trials thm2-mlp-rpe \
   "Theorem 2 for the RPE MLP itself (GeLU, 3 hidden layers, no norm, widths ${WIDTHS// /, }) of (cos w, sin w): k[n] decays faster than any exponential" \
   "$(xmeasured rpe)" \
-  "smallest rise - 3 s.e. $(fmt "$(xlow rpe)") (> 0 required for holds); informative: no rise of a(n) measurable over the lags that quad precision reaches" \
+  "smallest rise - 3 s.e. $(fmt "$(xlow rpe)") (> 0 required for holds); inconclusive: no rise of a(n) measurable over the lags that quad precision reaches" \
   "median rise"
 SOURCE=skit claim_trials thm2-control-silu \
   "control: the rise test stays silent on a SiLU MLP of (cos w, sin w), one hidden layer (poles at pre-activations i pi (2k+1): analytic in a strip only, exponential decay)" \
@@ -180,7 +180,7 @@ rise -> 1/2, since GeLU(A cos w) grows like exp(A^2 e^(2 Im w) / 8)); the SiLU c
 a strip only) shows no rise. The RPE MLP's 3 hidden GeLU layers compose that growth (exp of exp
 ...), so its rate can grow only like an iterated logarithm of n: over the lags that 113-bit
 arithmetic reaches, its k[n] decays at a constant exponential rate within the noise, and Theorem 2's
-conclusion, true for every entire response, is not observable there (verdict *informative*, not
+conclusion, true for every entire response, is not observable there (verdict *inconclusive*, not
 *fails*: an asymptotic statement cannot fail on finitely many lags). A rise alone does not prove
 entirety: a one-layer GeLU MLP with LayerNorm (a branch point, so exponential decay in the limit)
 shows a rise of $(fmt "$(xsum layer rise median)") (median) over the same lags, significant on $nlay channels

@@ -6,6 +6,9 @@
 # MRA-2-s at the same fraction of refined blocks.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=MRA
+# No negative control is measured here yet: its empirical claims are
+# recorded inconclusive (experiments/common.sh, "Controls").
+NO_CONTROL="no control measured"
 
 N=$(pick 128 256)
 B=$(pick 8 16)
@@ -72,7 +75,11 @@ note <<EOF
 inverse temperature β = $BETA; mean row entropy $(fmt "$entropy") nats; seed 1). The paper used
 a RoBERTa attention matrix, which is not available; its numbers are quoted for reference only.
 Budgets are equal fractions: Haar keeps the largest 5% / 10% of the n² orthonormal 2-D Haar
-coefficients (pyramid transform, as Fig. 2), low rank keeps 10% of the singular values
+coefficients of the *non-standard* (square-support) decomposition of Fig. 2: at each level one
+Haar step on the rows and one on the columns of the low-low quadrant, then recursion on that
+quadrant, so every basis function is supported on a dyadic square (the standard, tensor-product
+decomposition, a full 1-D transform of every row and then every column, has rectangular
+supports and gives other counts of small coefficients); low rank keeps 10% of the singular values
 (Eckart–Young), sparse keeps the 10% largest entries, MRA-2 / MRA-2-s refine that fraction
 of the (n/$B)² blocks (block $B) with Algorithm 1 and their matrix is read off by applying
 them to V = I. Errors are ‖Â − A‖_F / ‖A‖_F (the paper reports ‖Â − A‖_F; our A has unit

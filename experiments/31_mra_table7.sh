@@ -7,6 +7,9 @@
 # seconds, so that times measure work, not how busy the machine is.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=MRA
+# No negative control is measured here yet: its empirical claims are
+# recorded inconclusive (experiments/common.sh, "Controls").
+NO_CONTROL="no control measured"
 
 NS=$(pick 256..512 256..4096)
 PER_ROW=128,256,512

@@ -6,6 +6,9 @@
 # work; ideally work would be linear in n.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=MRA
+# No negative control is measured here yet: its empirical claims are
+# recorded inconclusive (experiments/common.sh, "Controls").
+NO_CONTROL="no control measured"
 
 NS=$(pick 64..256 128..2048)
 W="$DATA/workload.tsv"

@@ -10,6 +10,9 @@
 # `error` row in the report: no verdict is invented).
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=MRA
+# No negative control is measured here yet: its empirical claims are
+# recorded inconclusive (experiments/common.sh, "Controls").
+NO_CONTROL="no control measured"
 ONE_RUN="fixed data"
 
 PY=${SKIT_PYTHON:-/usr/bin/python3}

@@ -11,6 +11,9 @@
 #        block-constant L, rank <= n/b) is a reasonable solution of (9).
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=MRA
+# No negative control is measured here yet: its empirical claims are
+# recorded inconclusive (experiments/common.sh, "Controls").
+NO_CONTROL="no control measured"
 
 N=$(pick 256 512)
 BLOCK=16

@@ -13,6 +13,9 @@
 # float64 step and, like for like, its float32 step.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=SKI-TNN
+# No negative control is measured here yet: its empirical claims are
+# recorded inconclusive (experiments/common.sh, "Controls").
+NO_CONTROL="no control measured"
 
 N=$(pick 256 2048)
 D=$(pick 32 512)

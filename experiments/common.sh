@@ -62,9 +62,10 @@ pick() { if [ "$SKIT_QUICK" = 1 ]; then echo "$1"; else echo "$2"; fi; }
 # The one verdict vocabulary (REPORT.md defines it at its top):
 #   holds | fails | hypothesis not met       (theorems, lemmas, propositions)
 #   reproduced | not reproduced              (empirical claims, measurements)
+#   inconclusive                             (a claim the test could not decide)
 #   informative                              (measured, but not a claim)
-VERDICTS="holds|fails|hypothesis not met|reproduced|not reproduced|informative"
-CLAIMS_HEADER=$'id\tsource\tclaim\tmeasured\tverdict\tmargin\tstability'
+VERDICTS="holds|fails|hypothesis not met|reproduced|not reproduced|inconclusive|informative"
+CLAIMS_HEADER=$'id\tsource\tclaim\tmeasured\tverdict\tmargin\tstability\tcontrol'
 printf '%s\n' "$CLAIMS_HEADER" > "$CLAIMS_TMP"
 
 # claim ID "claim in one line" "measured" VERDICT "margin"
@@ -77,19 +78,120 @@ printf '%s\n' "$CLAIMS_HEADER" > "$CLAIMS_TMP"
 #                  random inputs (the measured column counts the cases)
 #   fixed data     measured over a fixed real dataset (its heads, its texts)
 # A timing or data-dependent claim is never one run: use trial/claim_trials.
+#
+# Controls. An empirical verdict (reproduced / not reproduced) that is not
+# deterministic or checked on every case could come out the same way whether
+# or not the claim is true; it needs a negative control: `control ID "what"
+# VERDICT` before the claim, measured in the same run with the same code and
+# threshold on a configuration where the claim is known to be false (true
+# for a "fails"-type claim). A positive verdict (reproduced, holds) that the
+# control gets too is "inconclusive": the test could not tell the claim from
+# its control. A negative verdict that agrees with the negative control
+# stands: the claim behaved like a configuration where it is false. A script
+# that has no control for such a claim says so with NO_CONTROL="reason": the
+# claim is then recorded "inconclusive".
+# Without either, claim refuses the row.
+#
+# Timing claims set TIMING_CPUS=N (the CPUs the measurement needs): claim
+# records the 1-minute load average and the CPU affinity, and a claim
+# measured on a loaded machine (load > online CPUs) or with fewer CPUs in its
+# affinity mask than it needs is "inconclusive" (loaded machine).
 ONE_RUN=
+NO_CONTROL=
+CONTROLS="$SKIT_OUT/logs/.controls-$EXP"
+rm -rf "$CONTROLS"; mkdir -p "$CONTROLS"
 claim() {
   local f source=${SOURCE:-${PAPER:?set PAPER=TNN, SKI-TNN or MRA before the first claim}}
   [ "$#" -eq 5 ] || { echo "claim $1: expected 5 fields, got $#" >&2; return 1; }
-  case "|$VERDICTS|" in *"|$4|"*) ;; *) echo "claim $1: verdict '$4' is not one of: $VERDICTS" >&2; return 1;; esac
+  is_verdict "$4" || { echo "claim $1: verdict '$4' is not one of: $VERDICTS" >&2; return 1; }
   for f in "$@"; do case "$f" in *$'\t'*|*$'\n'*) echo "claim: field has a tab or newline: $f" >&2; return 1;; esac; done
-  case "${STABILITY:-$ONE_RUN}" in
+  local stability=${STABILITY:-$ONE_RUN}
+  case "$stability" in
     "") echo "claim $1: one run, but neither STABILITY nor ONE_RUN says why one run suffices" >&2; return 1;;
     deterministic|"every case"|"fixed data"|*" of "*) ;;
-    *) echo "claim $1: stability '${STABILITY:-$ONE_RUN}' is not deterministic, every case, fixed data or k of m" >&2; return 1;;
+    *) echo "claim $1: stability '$stability' is not deterministic, every case, fixed data or k of m" >&2; return 1;;
   esac
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$source" "$2" "$3" "$4" "$5" \
-    "${STABILITY:-$ONE_RUN}" >> "$CLAIMS_TMP"
+  local verdict=$4 margin=$5 control
+  control=$(controlled "$1" "$4" "$stability") || return 1
+  if [ -n "$control" ]; then
+    verdict=${control%%$'\t'*}; control=${control#*$'\t'}
+    [ "$verdict" = "$4" ] || margin="$(control_reason "$4" "$control"); $margin"
+  fi
+  if [ -n "${TIMING_CPUS:-}" ]; then
+    local machine; machine=$(machine_state)
+    stability="$stability; $machine"
+    if [ "$verdict" != informative ] && machine_loaded "$TIMING_CPUS"; then
+      margin="loaded machine ($machine; needs $TIMING_CPUS CPU(s)): measured verdict $4; $margin"
+      verdict=inconclusive
+    fi
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$source" "$2" "$3" "$verdict" "$margin" \
+    "$stability" "$control" >> "$CLAIMS_TMP"
+}
+is_verdict() { case "|$VERDICTS|" in *"|$1|"*) return 0;; esac; return 1; }
+# control ID "what" VERDICT: the negative control of claim ID (see above)
+control() {
+  is_verdict "$3" || { echo "control $1: verdict '$3' is not one of: $VERDICTS" >&2; return 1; }
+  case "$2" in ""|*$'\t'*|*$'\n'*) echo "control $1: describe the control in one line" >&2; return 1;; esac
+  printf '%s\t%s\n' "$3" "$2" > "$CONTROLS/$1"
+}
+# control_trials ID "what" LABEL: the control of claim ID from the trials
+# recorded as `trial ID.control VERDICT VALUE` (majority, with its stability)
+control_trials() {
+  [ -s "$TRIALS/$1.control" ] || { echo "control_trials $1: no trials recorded for $1.control" >&2; return 1; }
+  control "$1" "$2 ($(trials_stability "$1.control" "$3"))" "$(trials_verdict "$1.control")"
+}
+# controlled ID VERDICT STABILITY: "FINAL_VERDICT<tab>control column", or
+# nothing for a claim that needs no control; fails for an empirical claim
+# without one
+controlled() {
+  local cv what
+  if [ -f "$CONTROLS/$1" ]; then
+    IFS=$'\t' read -r cv what < "$CONTROLS/$1"
+    rm -f "$CONTROLS/$1"
+    if [ "$cv" = "$2" ] && { [ "$2" = reproduced ] || [ "$2" = holds ]; }; then
+      printf 'inconclusive\t%s → %s\n' "$what" "$cv"
+    else
+      printf '%s\t%s → %s\n' "$2" "$what" "$cv"
+    fi
+  elif needs_control "$2" "$3"; then
+    [ -n "$NO_CONTROL" ] || { echo "claim $1: an empirical verdict ($2, $3) needs a control (control ID \"what\" VERDICT) or NO_CONTROL=\"reason\"" >&2; return 1; }
+    printf 'inconclusive\tnone: %s\n' "$NO_CONTROL"
+  fi
+}
+# needs_control VERDICT STABILITY: an empirical verdict that is neither
+# deterministic nor checked on every case
+needs_control() {
+  case "$1" in reproduced|"not reproduced") ;; *) return 1;; esac
+  case "$2" in deterministic|"every case") return 1;; esac
+}
+# control_reason CLAIM_VERDICT CONTROL: why the claim became inconclusive
+control_reason() {
+  case "$2" in
+    "none: "*) echo "no control measured: measured verdict $1" ;;
+    *) echo "the test could not tell the claim from its control (both $1)" ;;
+  esac
+}
+# machine_state: "load L (1 min), C online CPUs, affinity LIST (K)"
+machine_state() {
+  local load list
+  load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo nan)
+  list=$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status 2>/dev/null)
+  printf 'load %s (1 min), %s online CPUs, affinity %s (%s)\n' "$load" "$(getconf _NPROCESSORS_ONLN)" \
+    "${list:-unknown}" "$(affinity_cpus)"
+}
+# affinity_cpus: the CPUs this process may run on (its affinity mask, not
+# the machine's count: under taskset the mask is what a thread gets)
+affinity_cpus() {
+  awk '/^Cpus_allowed_list:/ { n = split($2, r, ","); for (i = 1; i <= n; i++) {
+      if (split(r[i], ab, "-") == 2) k += ab[2] - ab[1] + 1; else k++ }; print k; f = 1 }
+    END { if (!f) print 1 }' /proc/self/status 2>/dev/null || echo 1
+}
+# machine_loaded NEEDED: true if the 1-minute load exceeds the online CPUs
+# or the affinity mask holds fewer than NEEDED CPUs
+machine_loaded() {
+  awk -v load="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)" -v cpus="$(getconf _NPROCESSORS_ONLN)" \
+    -v mask="$(affinity_cpus)" -v need="$1" 'BEGIN { exit !(load + 0 > cpus + 0 || mask + 0 < need + 0) }'
 }
 # check ID "..." "measured" VERDICT "margin": skit's own check (not a paper's
 # claim); counted apart from the papers' scoreboards
@@ -107,7 +209,7 @@ if [ -z "$SKIT_UNIT" ] && [ "$SKIT_LIST_UNITS" != 1 ]; then rm -rf "$TRIALS"; mk
 # trial ID VERDICT VALUE: one repeat's (or seed's) verdict and key number
 trial() {
   [ -z "$SKIT_UNIT" ] || { echo "trial $1: a unit records data only; decide trials after run_units" >&2; return 1; }
-  case "|$VERDICTS|" in *"|$2|"*) ;; *) echo "trial $1: bad verdict '$2'" >&2; return 1;; esac
+  is_verdict "$2" || { echo "trial $1: bad verdict '$2'" >&2; return 1; }
   printf '%s\t%s\n' "$2" "$3" >> "$TRIALS/$1"
 }
 # trials_verdict ID: the majority verdict of the trials of ID (a tie goes to
@@ -115,7 +217,7 @@ trial() {
 trials_verdict() {
   awk -F'\t' '{c[$1]++} END {
     rank["fails"] = 5; rank["not reproduced"] = 4; rank["hypothesis not met"] = 3
-    rank["informative"] = 2; rank["holds"] = 1; rank["reproduced"] = 1
+    rank["inconclusive"] = 2.5; rank["informative"] = 2; rank["holds"] = 1; rank["reproduced"] = 1
     for (v in c) if (best == "" || c[v] > c[best] || (c[v] == c[best] && rank[v] > rank[best])) best = v
     print best }' "$TRIALS/$1"
 }

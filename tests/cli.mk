@@ -12,3 +12,6 @@ TESTS += tests/cli_devnull.sh
 # skit reproduce --slurm on a single-node Slurm cluster started by the test
 # (root; installs Debian's slurmd, slurmctld, munge, slurm-client if missing)
 TESTS += tests/cli_slurm.sh
+# the committed report obeys the verdict rule (controls) and matches a rerun
+# of the fast deterministic experiments
+TESTS += tests/report_committed.sh

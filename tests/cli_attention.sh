@@ -22,6 +22,9 @@ write_npy() {
 # ---- help ------------------------------------------------------------------------
 expect_ok mra --help && grep -q "haar" "$TMP/stdout" || fail "mra --help does not list the modes"
 for mode in sweep haar workload bounds frame; do expect_ok mra "$mode" --help; done
+# the count of small Haar coefficients depends on the 2-D decomposition: say which
+expect_ok mra haar --help && grep -q "non-standard (square-support) decomposition" "$TMP/stdout" ||
+  fail "mra haar --help does not name its 2-D Haar decomposition"
 expect_ok bench mra --help
 
 # ---- sweep: every method on a small problem ---------------------------------------

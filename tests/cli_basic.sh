@@ -69,7 +69,7 @@ mkdir -p "$api/experiments"
 cp "$SKIT_DATADIR/experiments/common.sh" "$api/experiments/"
 runexp() { # NAME BODY: run a one-off experiment script; its exit status
   printf 'source "$SKIT_DATADIR/experiments/common.sh"\nPAPER=TNN\n%s\n' "$2" > "$api/experiments/$1.sh"
-  SKIT="$SKIT" SKIT_OUT="$api/out" SKIT_DATADIR="$api" bash "$api/experiments/$1.sh" 2>"$TMP/api.err"
+  SKIT="$SKIT" SKIT_OUT="${API_OUT:-$api/out}" SKIT_DATADIR="$api" bash "$api/experiments/$1.sh" 2>"$TMP/api.err"
 }
 runexp 01_bad 'claim x "c" "m" violated "-"' && fail "common.sh accepted the verdict 'violated'"
 [ ! -e "$api/out/claims/01_bad.tsv" ] || fail "a failed experiment left claims"
@@ -80,9 +80,9 @@ runexp 01_bad 'claim x "c" "m" holds "-"' && fail "common.sh accepted a one-run 
 grep -q "ONE_RUN" "$TMP/api.err" || fail "the one-run refusal does not name ONE_RUN: $(cat "$TMP/api.err")"
 runexp 01_bad 'ONE_RUN=sometimes; claim x "c" "m" holds "-"' && fail "common.sh accepted ONE_RUN=sometimes"
 [ ! -e "$api/out/claims/01_bad.tsv" ] || fail "a refused one-run claim left claims"
-head -n 1 "$api/out/claims/02_fails.tsv" | grep -q '^id	source	claim	measured	verdict	margin	stability$' ||
+head -n 1 "$api/out/claims/02_fails.tsv" | grep -q '^id	source	claim	measured	verdict	margin	stability	control$' ||
   fail "claims file has no header row"
-grep -q '^t	TNN	c	m	fails	-	unstable: fails in 2 of 3; value 1..3$' "$api/out/claims/02_fails.tsv" ||
+grep -q '^t	TNN	c	m	fails	-	unstable: fails in 2 of 3; value 1..3	$' "$api/out/claims/02_fails.tsv" ||
   fail "trials: $(cat "$api/out/claims/02_fails.tsv")"
 grep -q '^s	skit	' "$api/out/claims/02_fails.tsv" || fail "check has no source skit"
 rm -f "$api/out/claims/01_bad.tsv"
@@ -93,6 +93,68 @@ rm -f "$api/out/claims/01_bad.tsv"
 [ -s "$api/out/verdicts.json" ] || fail "no verdicts.json"
 grep -q '"verdict": "fails"' "$api/out/verdicts.json" || fail "verdicts.json lacks the verdict"
 grep -q '^| TNN | 1 |' "$api/out/REPORT.md" || fail "REPORT.md has no TNN scoreboard row"
-sed -i 's/	fails	-	unstable[^	]*$/	holds	-	deterministic/' "$api/out/claims/02_fails.tsv"
+sed -i 's/	fails	-	unstable[^	]*	$/	holds	-	deterministic	/' "$api/out/claims/02_fails.tsv"
 "$SKIT" reproduce --merge --allow-partial --strict --out "$api/out" >/dev/null 2>&1 || fail "--strict failed with no failing paper claim"
+
+# Controls: an empirical verdict needs a negative control (or NO_CONTROL,
+# which makes it inconclusive); a control with the claim's own verdict makes
+# the claim inconclusive; an exact claim needs none; a timing claim needing
+# more CPUs than its affinity mask holds is inconclusive (loaded machine).
+export API_OUT="$api/controls"
+three() { printf 'trial %s %s 1; trial %s %s 2; trial %s %s 3\n' "$1" "$2" "$1" "$2" "$1" "$2"; }
+runexp 01_bad "$(three t reproduced | sed 's/\\"//g'); claim_trials t c m - value" &&
+  fail "common.sh accepted an empirical claim without a control"
+grep -q "control" "$TMP/api.err" || fail "the control refusal does not say so: $(cat "$TMP/api.err")"
+runexp 01_bad 'ONE_RUN="fixed data"; claim x "c" "m" "not reproduced" "-"' &&
+  fail "common.sh accepted a fixed-data empirical claim without a control"
+runexp 03_controls "$(three a reproduced)
+$(three a.control reproduced)
+control_trials a \"same operator twice\" ratio
+claim_trials a c m - value
+$(three b reproduced)
+control b \"same operator twice\" \"not reproduced\"
+claim_trials b c m - value
+trial f \"not reproduced\" 1; trial f \"not reproduced\" 2; trial f \"not reproduced\" 3
+control f \"same operator twice\" \"not reproduced\"
+claim_trials f c m - value
+NO_CONTROL=\"no control measured\"
+$(three c reproduced)
+claim_trials c c m - value
+NO_CONTROL=
+ONE_RUN=deterministic
+claim d c m reproduced -
+TIMING_CPUS=100000 control e \"same operator twice\" \"not reproduced\"
+TIMING_CPUS=100000 claim e c m reproduced -
+control i \"same operator twice\" reproduced
+TIMING_CPUS=100000 claim i c m reproduced -" || fail "controls script failed: $(cat "$TMP/api.err")"
+ctl="$API_OUT/claims/03_controls.tsv"
+head -n 1 "$ctl" | grep -q '	stability	control$' || fail "claims header has no control column"
+grep -q '^a	TNN	c	m	inconclusive	the test could not tell the claim from its control (both reproduced); -	reproduced in 3 of 3; value 1..3	same operator twice (reproduced in 3 of 3; ratio 1..3) → reproduced$' "$ctl" ||
+  fail "a control with the claim's verdict did not make it inconclusive: $(grep '^a' "$ctl")"
+grep -q '^b	TNN	c	m	reproduced	-	reproduced in 3 of 3; value 1..3	same operator twice → not reproduced$' "$ctl" ||
+  fail "a control with another verdict changed the claim: $(grep '^b' "$ctl")"
+grep -q '^f	TNN	c	m	not reproduced	-	' "$ctl" || fail "a negative verdict that agrees with its negative control changed: $(grep '^f' "$ctl")"
+grep -q '^c	TNN	c	m	inconclusive	no control measured: measured verdict reproduced; -	.*	none: no control measured$' "$ctl" ||
+  fail "NO_CONTROL did not make the claim inconclusive: $(grep '^c' "$ctl")"
+grep -q '^d	TNN	c	m	reproduced	-	deterministic	$' "$ctl" || fail "an exact claim changed: $(grep '^d' "$ctl")"
+grep -q '^e	TNN	c	m	inconclusive	loaded machine (load .*needs 100000 CPU(s)): measured verdict reproduced; -	deterministic; load [0-9.]* (1 min), [0-9]* online CPUs, affinity ' "$ctl" ||
+  fail "a timing claim short of CPUs was decided: $(grep '^e' "$ctl")"
+grep -q '^i	TNN	c	m	inconclusive	loaded machine (.*): measured verdict reproduced; the test could not tell the claim from its control (both reproduced); -	' "$ctl" ||
+  fail "a loaded-machine row does not name the verdict it measured: $(grep '^i' "$ctl")"
+"$SKIT" reproduce --merge --allow-partial --out "$API_OUT" >/dev/null 2>&1 || fail "--merge of the controls failed"
+grep -q '^| experiment | claim | measured | verdict | margin | stability | control |$' "$API_OUT/REPORT.md" ||
+  fail "REPORT.md has no control column"
+grep -q '^| \*\*inconclusive\*\* | .*could not tell the claim from its control' "$API_OUT/REPORT.md" ||
+  fail "the legend lacks inconclusive"
+grep -q '^- \[03_controls\](#03_controls): `a` (the test could not tell the claim from its control), `c` (no control measured), `e` (loaded machine), `i` (loaded machine)$' "$API_OUT/REPORT.md" ||
+  fail "the list at the top lacks the inconclusive claims: $(grep '03_controls' "$API_OUT/REPORT.md" | head -3)"
+grep -q '"control": "same operator twice → not reproduced"' "$API_OUT/verdicts.json" || fail "verdicts.json lacks the control"
+# an experiment whose inconclusive claims share a reason names it once
+runexp 04_shared 'NO_CONTROL="no control measured"; ONE_RUN="fixed data"
+claim g c m reproduced -
+claim h c m "not reproduced" -' || fail "shared-reason script failed: $(cat "$TMP/api.err")"
+"$SKIT" reproduce --merge --allow-partial --out "$API_OUT" >/dev/null 2>&1 || fail "--merge of the controls failed"
+grep -q '^- \[04_shared\](#04_shared) (no control measured): `g`, `h`$' "$API_OUT/REPORT.md" ||
+  fail "the list at the top does not group a shared reason: $(grep '04_shared' "$API_OUT/REPORT.md" | head -2)"
+unset API_OUT
 finish

@@ -24,7 +24,8 @@
 /* The vocabulary, in scoreboard order; "error" is no verdict an experiment
  * can give: skit reproduce records it for a script that failed. */
 static const char *const verdicts[] = {
-    "holds", "fails", "hypothesis not met", "reproduced", "not reproduced", "informative", "error"};
+    "holds",        "fails",       "hypothesis not met", "reproduced", "not reproduced",
+    "inconclusive", "informative", "error"};
 enum { NVERDICTS = sizeof verdicts / sizeof *verdicts };
 
 static const char *const verdict_meaning[] = {
@@ -34,6 +35,9 @@ static const char *const verdict_meaning[] = {
     "means for the code that builds it); nothing is concluded about the statement",
     "an empirical claim (a figure, a table, a speed-up) whose direction and size appear here too",
     "an empirical claim that the measurement here does not show",
+    "a claim the test could not decide: the test could not tell the claim from its control "
+    "(the control got the same positive verdict), no control was measured, or a timing was "
+    "measured on a loaded machine; the margin says which, and the verdict measured",
     "a measurement reported for context; not a claim",
     "the experiment script did not finish; its log says why"};
 
@@ -176,7 +180,7 @@ static int load_file(const char *path, const char *experiment, claim_set *set)
             continue;
         }
         if (line[0] == '\0' || line[0] == '#') continue;
-        char *cells[CLAIM_FIELDS] = {"", "", "", "", "", "", ""};
+        char *cells[CLAIM_FIELDS] = {"", "", "", "", "", "", "", ""};
         char *p = line;
         for (int k = 0; k < CLAIM_FIELDS && p; k++) {
             cells[k] = p;
@@ -307,8 +311,91 @@ static void write_vocabulary(FILE *f)
           "a sweep of random inputs, whose count the measured column gives: one counterexample "
           "would decide \"fails\"), \"fixed data\" (measured over a fixed real dataset, e.g. "
           "a trained model's attention heads; the fraction over its items is in the measured "
-          "column).\n\n",
+          "column).\n\n"
+          "The *control* column is the negative control of an empirical claim: a configuration "
+          "for which the claim is known to be false (true, for a claim that something fails), "
+          "measured in the same run with the same code and threshold, written \"what → verdict\". "
+          "If the control gets the claim's positive verdict (reproduced, holds), the test could "
+          "not tell the claim from its control and the claim is **inconclusive**; a negative "
+          "verdict that agrees with a negative control stands (the claim behaved like a "
+          "configuration where it is false). An empirical claim without a control is "
+          "inconclusive too (\"none: no control measured\"). \"-\" marks a row that needs none: "
+          "a verdict that is deterministic or checked on every case, a theorem's verdict, or a "
+          "measurement. Timing claims record the 1-minute load average and the CPU affinity in "
+          "their stability column; one measured with a load above the machine's CPUs, or with "
+          "fewer CPUs in its affinity mask than it needs, is inconclusive (loaded machine).\n\n",
           f);
+}
+
+/* ---- the list at the top: what fails, is not reproduced, is inconclusive -- */
+
+/* Why an inconclusive row is inconclusive: the reason its margin starts
+ * with (experiments/common.sh writes these prefixes). */
+static const char *inconclusive_reason(const claim_row *r)
+{
+    static const char *const reasons[][2] = {
+        {"the test could not tell", "the test could not tell the claim from its control"},
+        {"no control measured", "no control measured"},
+        {"loaded machine", "loaded machine"}};
+    for (size_t i = 0; i < sizeof reasons / sizeof *reasons; i++)
+        if (!strncmp(r->field[CLAIM_MARGIN], reasons[i][0], strlen(reasons[i][0])))
+            return reasons[i][1];
+    return "undecided: see the row";
+}
+
+/* The reason shared by every inconclusive row of experiment `exp` from row
+ * `from` on (rows of one experiment are adjacent), or NULL if they differ. */
+static const char *shared_reason(const claim_set *set, size_t from, const char *exp)
+{
+    const char *reason = NULL;
+    for (size_t i = from; i < set->count && !strcmp(set->rows[i].experiment, exp); i++) {
+        const claim_row *r = &set->rows[i];
+        if (!is_paper(r) || strcmp(r->field[CLAIM_VERDICT], "inconclusive")) continue;
+        const char *why = inconclusive_reason(r);
+        if (reason && strcmp(reason, why)) return NULL;
+        reason = why;
+    }
+    return reason;
+}
+
+/* One line per experiment: "- [exp](#exp): `id`, `id`", inconclusive rows
+ * with their reason (once, when the experiment's rows share it). */
+static size_t write_glance_verdict(FILE *f, const claim_set *set, const char *verdict)
+{
+    size_t n = 0;
+    const char *last = NULL, *shared = NULL;
+    int inconclusive = !strcmp(verdict, "inconclusive");
+    for (size_t i = 0; i < set->count; i++) {
+        const claim_row *r = &set->rows[i];
+        if (!is_paper(r) || strcmp(r->field[CLAIM_VERDICT], verdict)) continue;
+        if (!n++) fprintf(f, "**%s**\n\n", verdict);
+        if (!last || strcmp(last, r->experiment)) {
+            shared = inconclusive ? shared_reason(set, i, r->experiment) : NULL;
+            fprintf(f, "%s- [%s](#%s)", last ? "\n" : "", r->experiment, r->experiment);
+            if (shared) fprintf(f, " (%s)", shared);
+            fputs(": ", f);
+        } else
+            fputs(", ", f);
+        fprintf(f, "`%s`", r->field[CLAIM_ID]);
+        if (inconclusive && !shared) fprintf(f, " (%s)", inconclusive_reason(r));
+        last = r->experiment;
+    }
+    if (n) fputs("\n\n", f);
+    return n;
+}
+
+static void write_glance(FILE *f, const claim_set *set)
+{
+    fputs("## What fails, what is not reproduced, what is inconclusive\n\n"
+          "The papers' claims (by experiment and claim id; the rows are in the tables below) "
+          "whose verdict is not holds or reproduced:\n\n",
+          f);
+    size_t n = 0;
+    n += write_glance_verdict(f, set, "fails");
+    n += write_glance_verdict(f, set, "not reproduced");
+    n += write_glance_verdict(f, set, "inconclusive");
+    n += write_glance_verdict(f, set, "error");
+    if (!n) fputs("None.\n\n", f);
 }
 
 static void write_scoreboard(FILE *f, const claim_set *set, const char **sources, size_t nsources)
@@ -347,7 +434,7 @@ static void write_claim_table(FILE *f, const claim_set *set, const char *source)
 {
     fprintf(f,
             "## Claims: %s\n\n| experiment | claim | measured | verdict | margin | stability "
-            "|\n|---|---|---|---|---|---|\n",
+            "| control |\n|---|---|---|---|---|---|---|\n",
             source_title(source));
     for (size_t i = 0; i < set->count; i++) {
         const claim_row *r = &set->rows[i];
@@ -355,7 +442,7 @@ static void write_claim_table(FILE *f, const claim_set *set, const char *source)
         fprintf(f, "| [%s](#%s) | ", r->experiment, r->experiment);
         for (int k = CLAIM_TEXT; k < CLAIM_FIELDS; k++) {
             if (k == CLAIM_VERDICT) fputs("**", f);
-            put_table_cell(f, r->field[k]);
+            put_table_cell(f, k == CLAIM_CONTROL && !*r->field[k] ? "-" : r->field[k]);
             fputs(k == CLAIM_VERDICT ? "** | " : " | ", f);
         }
         fputc('\n', f);
@@ -427,8 +514,8 @@ static int write_json(const char *out_dir, const claim_set *set, int quick)
     for (int i = 0; i < NVERDICTS; i++)
         cli_json_string(&j, verdicts[i]);
     cli_json_end_array(&j);
-    static const char *const keys[CLAIM_FIELDS] = {"id",      "source", "claim",    "measured",
-                                                   "verdict", "margin", "stability"};
+    static const char *const keys[CLAIM_FIELDS] = {"id",      "source", "claim",     "measured",
+                                                   "verdict", "margin", "stability", "control"};
     cli_json_key(&j, "claims");
     cli_json_begin_array(&j, 0);
     for (size_t i = 0; i < set->count; i++) {
@@ -556,6 +643,7 @@ int report_write(const char *out_dir, const report_options *options, report_outc
         fprintf(f, "%zu claims file(s) that are not well formed (no header row, cut short, a malformed "
                    "row) were skipped.\n\n",
                 set.skipped_files);
+    write_glance(f, &set);
     write_vocabulary(f);
     write_scoreboard(f, &set, sources, nsources);
     if (options->compare_dir)

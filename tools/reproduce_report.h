@@ -1,6 +1,7 @@
 /* reproduce_report.h — the report of `skit reproduce`: the claims the
  * experiment scripts wrote (claims/<experiment>.tsv, a header row
- * "id source claim measured verdict margin stability", one row per claim,
+ * "id source claim measured verdict margin stability control", one row per
+ * claim,
  * see experiments/common.sh and docs/development.md) turned into REPORT.md,
  * verdicts.json and the terminal table. */
 #ifndef SKIT_REPRODUCE_REPORT_H
@@ -16,11 +17,12 @@ enum {
     CLAIM_VERDICT,
     CLAIM_MARGIN,
     CLAIM_STABILITY,
+    CLAIM_CONTROL, /* "what → verdict", "none: reason", or empty (exact claims) */
     CLAIM_FIELDS
 };
 
 /* The header row every claims file starts with. */
-#define CLAIMS_HEADER "id\tsource\tclaim\tmeasured\tverdict\tmargin\tstability"
+#define CLAIMS_HEADER "id\tsource\tclaim\tmeasured\tverdict\tmargin\tstability\tcontrol"
 /* Source of skit's own checks (not a paper's claim), and of the row that
  * records an experiment script that failed (verdict "error"). */
 #define CLAIM_SOURCE_SKIT "skit"

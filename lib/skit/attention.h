@@ -601,8 +601,9 @@ int skit_mra_frame_mu_form(size_t n, const double *a, size_t lda, const unsigned
 int skit_mra_observation_a1(size_t n, const double *a, size_t lda,
                             const unsigned char *subset, double *max_difference);
 
-/* Orthonormal 2-D Haar transform (standard pyramid: one step on rows and
- * columns, recurse on the low-low quadrant; the paper's Figure 2 basis) of
+/* Orthonormal 2-D Haar transform (the non-standard, square-support pyramid:
+ * one step on rows and columns, recurse on the low-low quadrant; the MRA
+ * paper's Figure 2 basis, not the tensor-product "standard" one) of
  * the n x n matrix A, n = 2^k. C: n x n (ldc >= n) in the usual layout (the
  * low-low coefficient at (0, 0), the three detail bands of level j in the
  * quadrants of the 2^j x 2^j corner). Parseval: ||C||_F = ||A||_F.

@@ -2,7 +2,7 @@
  * encoder (TNN RPE) and as a frequency response (FD-TNO), with exact
  * input derivatives by truncated Taylor (power-series) arithmetic.
  *
- * Architecture (TNN's RPE, see REFERENCE-NOTES.md):
+ * Architecture (TNN's RPE, see docs/reference-code.md):
  *   h = Linear(in, width)(x)
  *   repeat hidden_layers times: h = Linear(width, width)(act(norm(h)))
  *   y = Linear(width, out)(act(norm(h)))

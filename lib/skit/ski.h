@@ -142,7 +142,7 @@ typedef enum skit_interp_scheme {
     SKIT_INTERP_LINEAR = 0,   /* 2 nonzeros, weights in [0, 1] inside [lo, hi] */
     SKIT_INTERP_CUBIC = 1,    /* Keys cubic convolution, a = -0.5, 4 nonzeros */
     SKIT_INTERP_LAGRANGE = 2, /* degree N through the N+1 nearest inducing points */
-    /* Reproductions of the public ski-tnn code's W (REFERENCE-NOTES.md), for
+    /* Reproductions of the public ski-tnn code's W (docs/reference-code.md), for
      * experiments only: for point x it takes j = the first inducing index with
      * p_j >= x (the upper bracket, clamped to 0..r-2) and puts
      * (x - p_j)/h on p_j and 1 - (x - p_j)/h on p_{j+1}: weights in (-1, 0]
