@@ -23,6 +23,7 @@ cp "$(dirname "$0")/../experiments/common.sh" "$FAKE/experiments/"
 cat > "$FAKE/experiments/01_split.sh" <<'EOF'
 . "$SKIT_DATADIR/experiments/common.sh"
 PAPER=TNN
+NO_CONTROL="a stand-in experiment"
 echo "before units" > "$DATA/before.txt"
 echo "a script may print before its units"
 [ "$SKIT_LIST_UNITS" = 1 ] && [ -n "${UNLISTED:-}" ] && exit 4

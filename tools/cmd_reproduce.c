@@ -583,7 +583,7 @@ void reproduce_error_row(const char *abs_out, const char *name, const char *meas
         int slot = cli_temp_register(tmp);
         fprintf(c,
                 CLAIMS_HEADER "\nscript\t" CLAIM_SOURCE_RUN "\texperiment script ran to "
-                              "completion\t%s\terror\t-\t-\n",
+                              "completion\t%s\terror\t-\t-\t\n",
                 measured);
         /* the error row is this experiment's complete record */
         if (skit_atomic_commit(c, tmp, claims) == SKIT_OK) set_done_marker(abs_out, name, 1, NULL);
