@@ -103,9 +103,7 @@ class FDTNOPlan(Handle):
         opts.causality = _CAUSALITY[bool(causal)]
         opts.fft_length = int(fft_length)
         opts.precision = int(dtype == A.F32)  # SKIT_PRECISION_F32
-        if layout not in LAYOUTS:
-            raise ValueError(f"skit: layout must be one of {sorted(LAYOUTS)}, got {layout!r}")
-        opts.layout = LAYOUTS[layout]
+        opts.layout = _choice(LAYOUTS, layout, "layout")
         cell = new_handle()
         check(lib.skit_fdtno_plan_create(ctypes.byref(cell), int(n), int(d), ctypes.byref(opts)))
         self._adopt(cell)

@@ -222,9 +222,7 @@ class SKIPlan(Handle):
         opts.sharing = int(shared)
         opts.method = _choice(SKI_METHODS, method, "method")
         opts.precision = int(dtype == A.F32)  # SKIT_PRECISION_F32
-        if layout not in LAYOUTS:
-            raise ValueError(f"skit: layout must be one of {sorted(LAYOUTS)}, got {layout!r}")
-        opts.layout = LAYOUTS[layout]
+        opts.layout = _choice(LAYOUTS, layout, "layout")
         cell = new_handle()
         check(lib.skit_ski_plan_create(ctypes.byref(cell), weights._as_parameter_, d,
                                        ctypes.byref(opts), A.pointer(c)))
@@ -278,6 +276,18 @@ class NystromPlan(Handle):
         return out
 
 
+def _band(band, d):
+    """The (m, d) taps (lags by channels; (m,) for d = 1) channel-major, as
+    the C plan reads them. Any other shape is refused: a (d, m) band of the
+    former layout must not be reinterpreted silently."""
+    b = np.asarray(band)
+    if b.ndim == 1 and d == 1:
+        b = b[:, None]
+    if b.ndim != 2 or b.shape[1] != d:
+        raise ValueError(f"skit: band must have shape (m, {d}) (taps by channels), got {b.shape}")
+    return A.real(b.T, "band")
+
+
 class SparseLowRankPlan(Handle):
     """(band_c + W A_c W^T) x_c (SKI-TNN Algorithm 1): band (m, d) taps,
     m odd (or None), coeffs (2r-1, d) with weights (or None); lags by
@@ -287,7 +297,7 @@ class SparseLowRankPlan(Handle):
 
     def __init__(self, n, d, band=None, weights=None, coeffs=None, method="fft"):
         super().__init__()
-        b = None if band is None else A.real(np.reshape(band, (-1, d)).T, "band")
+        b = None if band is None else _band(band, int(d))
         if coeffs is not None and weights is None:
             raise ValueError("skit: coeffs need weights (the SKI part's interpolation)")
         c = None if coeffs is None else A.channel_major(coeffs, 2 * weights.r - 1)

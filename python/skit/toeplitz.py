@@ -12,6 +12,7 @@ import numpy as np
 from . import _array as A
 from . import _lib
 from ._lib import Handle, check, lib, new_handle
+from .mlp import _choice
 
 _CAUSALITY = {False: 0, True: 1}
 _ndarray, _empty, _F64, _S8 = np.ndarray, np.empty, A.F64, (8,)
@@ -109,8 +110,7 @@ class ToeplitzPlan(Handle):
             d = c.shape[0]
         if device not in DEVICES:
             raise ValueError(f"skit: device must be one of {sorted(DEVICES)}, got {device!r}")
-        if layout not in LAYOUTS:
-            raise ValueError(f"skit: layout must be one of {sorted(LAYOUTS)}, got {layout!r}")
+        _choice(LAYOUTS, layout, "layout")
         if layout == "rows" and device != "cpu":
             layout = "columns"  # the CUDA plan reads column-major data only
         opts = _ToeplitzOptions()

@@ -125,3 +125,15 @@ def test_ski_plan_rows_in_place(rng, monkeypatch, dtype):
     check_rows_in_place(monkeypatch, name, rows, cols, rng.standard_normal((3, n, d)).astype(dtype))
     with pytest.raises(ValueError, match="layout"):
         skit.SKIPlan(W, coeffs, layout="diagonal")
+
+
+def test_sparse_lowrank_band_shape_is_checked(rng):
+    """A band in any shape but (m, d) is refused, not reshaped: (d, m) of
+    the former layout would otherwise mix taps across channels."""
+    n, d = 20, 3
+    with pytest.raises(ValueError, match=r"band must have shape \(m, 3\)"):
+        ski.SparseLowRankPlan(n, d, band=rng.standard_normal((d, 5)))
+    with pytest.raises(ValueError, match="band must have shape"):
+        ski.SparseLowRankPlan(n, d, band=rng.standard_normal(15))
+    one = ski.SparseLowRankPlan(n, 1, band=rng.standard_normal(5))
+    assert one(rng.standard_normal(n)).shape == (n,)
