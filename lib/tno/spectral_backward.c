@@ -116,12 +116,9 @@ static size_t workspace_doubles(const skit_tno_plan *p)
 static int tno_outputs(const skit_tno_plan *p, double **r)
 {
     const size_t n = p->n, d = p->d, per = 2 * n - 1, count = input_count(p);
-    const int causal = p->opt.causality == SKIT_CAUSAL;
-    for (size_t j = 0; j < count; j++) {
-        size_t col = causal ? j + (n - 1) : j;
-        r[R_INPUTS][j] = (double)col - (double)(n - 1);
-        for (size_t c = 0; c < d; c++) r[R_DK][j * d + c] = r[R_DCOEFFS][c * per + col];
-    }
+    const size_t first = p->opt.causality == SKIT_CAUSAL ? n - 1 : 0; /* causal: lags 0..n-1 only */
+    for (size_t j = 0; j < count; j++) r[R_INPUTS][j] = (double)(j + first) - (double)(n - 1);
+    skit_transpose_ld(r[R_DCOEFFS] + first, d, count, per, r[R_DK], d);
     return skit_tno_decay_bias_backward(count, r[R_INPUTS], d, p->opt.decay, NULL, r[R_DK], r[R_DOUT], NULL);
 }
 
@@ -163,8 +160,11 @@ static int rpe_backward(const skit_tno_plan *p, double *dparams, double *dlambda
     const size_t d = p->d, count = input_count(p);
     if (is_fd(p)) fd_outputs(p, r);
     else SKIT_TRY(tno_outputs(p, r));
-    SKIT_TRY(skit_mlp_backward(s->rpe.mlp, count, r[R_INPUTS], r[R_DOUT], r[R_RPE], NULL, dparams, r[R_MLP]));
-    if (dlambda && !is_fd(p))
+    /* the MLP's outputs (one more output-layer GEMM) only for dlambda */
+    const int want_lambda = dlambda && !is_fd(p);
+    SKIT_TRY(skit_mlp_backward(s->rpe.mlp, count, r[R_INPUTS], r[R_DOUT], want_lambda ? r[R_RPE] : NULL, NULL,
+                               dparams, r[R_MLP]));
+    if (want_lambda)
         SKIT_TRY(skit_tno_decay_bias_backward(count, r[R_INPUTS], d, p->opt.decay, r[R_RPE], r[R_DK], NULL,
                                               dlambda));
     return SKIT_OK;

@@ -34,6 +34,14 @@ def pointer(a):
     return a.ctypes.data
 
 
+def aligned_bytes(count, alignment=64):
+    """A uint8 array of count bytes whose first byte is alignment-aligned
+    (the C workspaces' requirement, skit_malloc's alignment)."""
+    raw = np.empty(count + alignment, dtype=np.uint8)
+    start = -raw.ctypes.data % alignment
+    return raw[start:start + count]
+
+
 def float_dtype(arrays, f32_symbol=None, upcast=False):
     """The dtype a call runs in: float64, or float32 when every float input
     is float32 and libskit exports f32_symbol. Other inexact or integer

@@ -246,6 +246,7 @@ z skit_tno_plan_parameter_count p
 i skit_tno_plan_get_parameters p p z
 i skit_tno_plan_set_parameters p p z
 i skit_tno_plan_update p
+i skit_tno_plan_set_decay p d
 z skit_tno_plan_workspace_bytes p
 i skit_tno_plan_execute p p p p
 i skit_tno_plan_forward p p p

@@ -165,6 +165,7 @@ class TNOPlan(Handle):
         if dtype == A.F32:
             self._hot = None  # the cffi shortcut is float64's
         self.generation = 0  # counts set_parameters calls (lets skit.torch detect reuse)
+        self._work = None  # backward's workspace (_backward_work)
 
     def with_decay(self, decay):
         """A new plan like this one (same current parameters) with another
@@ -185,6 +186,15 @@ class TNOPlan(Handle):
         buf = ctypes.create_string_buffer(512)
         lib.skit_tno_plan_describe(self, buf, len(buf))
         return f"TNOPlan({buf.value.decode()})"
+
+    def set_decay(self, decay):
+        """TNO's decay lambda in (0, 1] (skit_tno_plan_set_decay: kernels
+        recomputed, no replanning); kind 'tno' only. As set_parameters, not
+        while another thread calls this plan."""
+        with self._lock:
+            check(lib.skit_tno_plan_set_decay(self, float(decay)))
+            self.decay = float(decay)
+            self.generation += 1
 
     @property
     def parameter_count(self):
@@ -292,20 +302,50 @@ class TNOPlan(Handle):
             A.check_float32_result(y, (a,), "TNOPlan.forward")
         return _cast_like(y[0] if squeeze else y, x)
 
-    def backward(self, x, dy):
+    def backward(self, x, dy, *, dx=True, dparams=True, dlambda=True):
         """The vector-Jacobian products of y = plan(x) for an output gradient
         dy (skit_tno_plan_backward): (dx, dparams, dlambda) with dx shaped as
         x, dparams in the layout of `parameters`, and dlambda the gradient
         w.r.t. TNO's decay lambda (0.0 for 'fd' and 'ski'), at the plan's
         current parameters. A float32 plan takes and returns float32 x, dy
-        and dx (skit_tno_plan_backward_f32); dparams stay float64."""
+        and dx (skit_tno_plan_backward_f32); dparams stay float64.
+        dx=False, dparams=False or dlambda=False skip that gradient (None
+        in its place): the library then skips its work (dlambda costs TNO's
+        backward one more GEMM of the RPE's output layer)."""
         a, squeeze = self._input(x)
         g, _ = self._input(dy, "dy")
-        dx, dp, dl = self._output(), np.empty(self.parameter_count), ctypes.c_double()
+        gx = self._output() if dx else None
+        gp = np.empty(self.parameter_count) if dparams else None
+        gl = ctypes.c_double() if dlambda else None
         with self._lock:
-            check(self._f32("skit_tno_plan_backward")(self, A.pointer(a), A.pointer(g), A.pointer(dx),
-                                                      A.pointer(dp), ctypes.byref(dl), None))
-        return (dx[0] if squeeze else dx), dp, dl.value
+            work = self._backward_work()
+            check(self._f32("skit_tno_plan_backward")(self, A.pointer(a), A.pointer(g),
+                                                      None if gx is None else A.pointer(gx),
+                                                      None if gp is None else A.pointer(gp),
+                                                      None if gl is None else ctypes.byref(gl),
+                                                      A.pointer(work)))
+        if gx is not None and squeeze:
+            gx = gx[0]
+        return gx, gp, None if gl is None else gl.value
+
+    def _backward_work(self):
+        """The backward's workspace, made on first use and kept (under
+        self._lock) until release_workspace() or close(): at training sizes
+        it is tens of MB, and a fresh one per call costs a page fault per
+        4 KiB, a third of a float32 layer's backward at (2048, 512, 1)."""
+        if self._work is None:
+            self._work = A.aligned_bytes(max(lib.skit_tno_plan_backward_workspace_bytes(self), 1))
+        return self._work
+
+    def release_workspace(self):
+        """Free the workspace backward keeps between calls
+        (backward_workspace_bytes); the next backward makes a new one."""
+        with self._lock:
+            self._work = None
+
+    @property
+    def backward_workspace_bytes(self):
+        return lib.skit_tno_plan_backward_workspace_bytes(self)
 
     def coeffs(self):
         """(2n-1, d) Toeplitz coefficients of every channel, lags by channels

@@ -188,17 +188,20 @@ def toeplitz(coeffs, x, m=None, causal=False, upcast=False):
 # ---- TNO / FD-TNO / SKI-TNO plans (skit_tno_plan_backward) ----
 
 def _plan_with_decay(plan, decay):
-    """plan itself, or (TNO's lambda is fixed at creation) a plan like it
-    with this decay, kept on plan for the next call with the same value."""
+    """plan itself, or a plan like it that runs with this decay: made once
+    (plan.with_decay) and kept on plan, its lambda set for each new value
+    (set_decay, no replanning: a learnt lambda changes every step)."""
     if decay is None or float(decay) == plan.decay:
         return plan
     if plan.kind != "tno":
         raise ValueError(f"skit.torch.tno: decay is a learnable bias of kind 'tno' only, "
                          f"not {plan.kind!r}")
     derived = getattr(plan, "_derived", None)
-    if derived is None or derived.closed or derived.decay != float(decay):
+    if derived is None or derived.closed:
         derived = plan.with_decay(float(decay))
         plan._derived = derived
+    elif derived.decay != float(decay):
+        derived.set_decay(float(decay))
     return derived
 
 
@@ -206,15 +209,18 @@ def _tno_forward(x, params, decay=None, *, plan):
     plan = _plan_with_decay(plan, decay)
     params = np.array(params, dtype=np.float64)  # a copy: an optimiser updates in place
     plan.set_parameters(params)
-    return plan(x), (plan, plan.generation, x, params)
+    return plan(x), (plan, plan.generation, x, params, plan.decay)
 
 
 def _tno_backward(saved, g, needs):
-    plan, generation, x, params = saved
-    if plan.generation != generation:  # the plan ran with other parameters since
+    plan, generation, x, params, decay = saved
+    if plan.generation != generation:  # the plan ran with another decay or parameters since
+        if plan.decay != decay:
+            plan.set_decay(decay)
         plan.set_parameters(params)
-    dx, dparams, dlambda = plan.backward(x, g)
-    grads = (dx, dparams, np.asarray(dlambda))[:len(needs)]
+    wants = tuple(needs) + (False,) * (3 - len(needs))  # no decay tensor: no dlambda
+    dx, dparams, dlambda = plan.backward(x, g, dx=wants[0], dparams=wants[1], dlambda=wants[2])
+    grads = (dx, dparams, None if dlambda is None else np.asarray(dlambda))[:len(needs)]
     return tuple(grad if need else None for grad, need in zip(grads, needs))
 
 

@@ -137,3 +137,22 @@ def test_float32_plan(rng, kind, n, settings):
     assert rel(dx32, dx) < 1e-4 and rel(dp32, dp) < 1e-4
     y32 = plan32.forward(x)
     assert y32.dtype == np.float32 and rel(y32, plan(x.astype(np.float64))) < 1e-4
+
+
+@pytest.mark.parametrize("kind,dtype", [("tno", np.float64), ("fd", np.float32), ("ski", np.float64)])
+def test_backward_reuses_its_workspace(rng, kind, dtype):
+    """backward keeps one workspace across calls; what a call leaves in it
+    does not leak into the next call's gradients."""
+    settings = dict(rank=4, taps=3, knots=3) if kind == "ski" else dict(rpe_width=4, rpe_layers=1)
+    plan = skit.TNOPlan(13, 3, 2, kind=kind, dtype=dtype, **settings)
+    fresh = skit.TNOPlan(13, 3, 2, kind=kind, dtype=dtype, params=plan.parameters, **settings)
+    x, dy, other = (rng.standard_normal((2, 13, 3)).astype(dtype) for _ in range(3))
+    plan.backward(other * 1e3, other)
+    work = plan._work
+    assert work is not None and work.nbytes == plan.backward_workspace_bytes
+    assert work.ctypes.data % 64 == 0
+    for got, want in zip(plan.backward(x, dy), fresh.backward(x, dy)):
+        assert np.array_equal(got, want)
+    assert plan._work is work
+    plan.release_workspace()
+    assert plan._work is None

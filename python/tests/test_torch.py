@@ -193,7 +193,7 @@ def test_tno_plan_module_trains(rng):
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < losses[0]
-    assert module.decay.item() != 0.9  # lambda learnt: a new plan made for it
+    assert module.decay.item() != 0.9  # lambda learnt
     # lambda = sigmoid(theta): steps that would carry a raw lambda past 1
     # (the decay bias's range) keep it inside (0, 1)
     near = st.TNOPlanModule(skit.TNOPlan(8, 2, 2, kind="tno", rpe_width=4, rpe_layers=1, decay=0.9999))
@@ -206,6 +206,29 @@ def test_tno_plan_module_trains(rng):
     with pytest.raises(ValueError, match="kind 'tno' only"):
         st.tno(x, skit.TNOPlan(8, 2, 2, kind="fd", rpe_width=4, rpe_layers=1),
                decay=torch.tensor(0.5, dtype=torch.float64))
+
+
+def test_learnt_decay_keeps_one_plan(rng):
+    """A new lambda each step runs on the one derived plan (set_decay, no
+    replanning), and a backward after another lambda's forward on that plan
+    still differentiates its own forward."""
+    plan = skit.TNOPlan(8, 2, 2, kind="tno", rpe_width=4, rpe_layers=1, decay=0.9, seed=3)
+    x = _t(rng, 2, 8, 2)
+    params = torch.from_numpy(plan.parameters.copy()).requires_grad_()
+    grads, derived = [], set()
+    for lam in (0.7, 0.8):
+        decay = torch.tensor(lam, dtype=torch.float64, requires_grad=True)
+        y = st.tno(x, plan, params, decay)
+        derived.add(id(plan._derived))
+        grads.append(torch.autograd.grad(y.sum(), (params, decay)))
+    assert len(derived) == 1 and plan._derived.decay == 0.8
+    a = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(0.8, dtype=torch.float64, requires_grad=True)
+    ya = st.tno(x, plan, params, a)
+    st.tno(x, plan, params, b)  # the derived plan now holds lambda = 0.8
+    again = torch.autograd.grad(ya.sum(), (params, a))
+    for want, got in zip(grads[0], again):
+        assert torch.equal(want, got)
 
 
 @pytest.mark.parametrize("in_dim,width,layers,out_dim,activation", [(1, 4, 1, 3, "relu"),
