@@ -156,14 +156,29 @@ static void block_forward(const skit_mlp *m, const mlp_dims *d, size_t rows, con
     if (y) linear_forward(m, d, d->stages, rows, s->a[d->stages - 1], y, d->out);
 }
 
+/* dots[r] = <dy_r, y_r> from the output layer's input a and its gradient
+ * g = dy W: <dy_r, a_r W^T + b> = <a_r, g_r> + <dy_r, b> */
+static void output_dots(const skit_mlp *m, const mlp_dims *d, size_t rows, const double *a, const double *g,
+                        const double *dy, double *dots)
+{
+    const double *b = skit_mlp_params_of(m) + layer_offset(d, d->stages) + d->out * d->w;
+    for (size_t r = 0; r < rows; r++) {
+        double sum = 0;
+        for (size_t j = 0; j < d->w; j++) sum += a[r * d->w + j] * g[r * d->w + j];
+        for (size_t c = 0; c < d->out; c++) sum += dy[r * d->out + c] * b[c];
+        dots[r] = sum;
+    }
+}
+
 static void block_backward(const skit_mlp *m, const mlp_dims *d, size_t rows, const double *x, const double *dy,
-                           double *dx, double *dparams, const block_store *s)
+                           double *dx, double *dparams, double *dots, const block_store *s)
 {
     skit_norm norm = skit_mlp_norm_of(m);
     skit_activation act = skit_mlp_activation_of(m);
     size_t w = d->w;
     double *g = s->g, *t = s->t;
     linear_backward(m, d, d->stages, rows, s->a[d->stages - 1], dy, g, dparams);
+    if (dots) output_dots(m, d, rows, s->a[d->stages - 1], g, dy, dots);
     for (size_t k = d->stages; k-- > 0;) {
         for (size_t r = 0; r < rows; r++) {
             double *gr = g + r * w;
@@ -183,6 +198,12 @@ static void block_backward(const skit_mlp *m, const mlp_dims *d, size_t rows, co
 
 int skit_mlp_backward(const skit_mlp *mlp, size_t count, const double *x, const double *dy, double *y,
                       double *dx, double *dparams, double *work)
+{
+    return skit_mlp_backward_dots(mlp, count, x, dy, y, dx, dparams, NULL, work);
+}
+
+int skit_mlp_backward_dots(const skit_mlp *mlp, size_t count, const double *x, const double *dy, double *y,
+                           double *dx, double *dparams, double *dots, double *work)
 {
     SKIT_REQUIRE_PTR(mlp);
     if (dparams) memset(dparams, 0, skit_mlp_parameter_count(mlp) * sizeof(double));
@@ -204,7 +225,8 @@ int skit_mlp_backward(const skit_mlp *mlp, size_t count, const double *x, const 
     for (size_t k0 = 0; k0 < count; k0 += BACKWARD_BLOCK) {
         size_t rows = SKIT_MIN((size_t)BACKWARD_BLOCK, count - k0);
         block_forward(mlp, &d, rows, x + k0 * d.in, y ? y + k0 * d.out : NULL, &s);
-        block_backward(mlp, &d, rows, x + k0 * d.in, dy + k0 * d.out, dx ? dx + k0 * d.in : NULL, dparams, &s);
+        block_backward(mlp, &d, rows, x + k0 * d.in, dy + k0 * d.out, dx ? dx + k0 * d.in : NULL, dparams,
+                       dots ? dots + k0 : NULL, &s);
     }
     skit_free(owned);
     return SKIT_OK;

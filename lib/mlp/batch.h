@@ -8,6 +8,14 @@
 
 #include "skit/mlp.h"
 
+/* skit_mlp_backward that also gives dots[k] = <dy_k, y_k> (count values;
+ * NULL: none), the outputs' product with their gradient, from the output
+ * layer's input and gradient (O(count (width + out_dim))) without
+ * evaluating y: what a caller scaling the outputs by a learnt factor
+ * needs for that factor's gradient. */
+int skit_mlp_backward_dots(const skit_mlp *mlp, size_t count, const double *x, const double *dy, double *y,
+                           double *dx, double *dparams, double *dots, double *work);
+
 /* Doubles of scratch skit_mlp_taylor_batch needs. */
 size_t skit_mlp_taylor_workspace(const skit_mlp *mlp, size_t points, size_t terms);
 

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "fft/correlate.h"
+#include "mlp/batch.h"
 #include "tno/tno_internal.h"
 
 typedef struct spectral_grad {
@@ -76,9 +77,9 @@ static void grad_destroy(skit_tno_plan *p)
     p->grad = NULL;
 }
 
-/* engine | correlate | dcoeffs d(2n-1) | inputs | dout | dk | rpe (count x out each) | mlp | kernel N | DFT |
+/* engine | correlate | dcoeffs d(2n-1) | inputs | dout | dk (count x out each) | dots (count) | mlp | kernel N | DFT |
  * float32 plans: dcoeffs in float (the engine's and correlation's regions then hold floats) */
-enum { R_ENGINE, R_CORRELATE, R_DCOEFFS, R_INPUTS, R_DOUT, R_DK, R_RPE, R_MLP, R_KERNEL, R_DFT, R_DCOEFFS_F,
+enum { R_ENGINE, R_CORRELATE, R_DCOEFFS, R_INPUTS, R_DOUT, R_DK, R_DOTS, R_MLP, R_KERNEL, R_DFT, R_DCOEFFS_F,
        R_COUNT };
 
 /* doubles that hold `floats` floats */
@@ -95,7 +96,7 @@ static size_t regions(const skit_tno_plan *p, double *base, double **r)
     const size_t correlate = g->correlate_f ? in_doubles(skit_correlatef_workspace_doubles(g->correlate_f))
                                             : skit_correlate_workspace_doubles(g->correlate);
     const size_t sizes[R_COUNT] = {tno_region(engine), tno_region(correlate), tno_region(dcoeffs),
-                                   tno_region(count), co, co, co,
+                                   tno_region(count), co, co, tno_region(count),
                                    tno_region(skit_mlp_backward_workspace_size(s->rpe.mlp)), tno_region(N),
                                    tno_region(N + 2), g->correlate_f ? tno_region(in_doubles(dcoeffs)) : 0};
     size_t off = 0;
@@ -153,20 +154,26 @@ static void fd_outputs(const skit_tno_plan *p, double **r)
 }
 
 /* from the kernels' gradient (r[R_DCOEFFS]) on: the MLP's inputs and
- * output gradient, its backward, and TNO's dlambda */
+ * output gradient, its backward, and TNO's dlambda. With dout = dk
+ * lambda^|t| (the decay's backward), dk . d(rpe lambda^|t|)/dlambda =
+ * (|t| / lambda) dout . rpe, and the MLP's backward gives dout_t . rpe_t
+ * from its output layer's input and gradient (skit_mlp_backward_dots), so
+ * no output-layer GEMM evaluates rpe and no lambda^-|t| (which underflows)
+ * appears. */
 static int rpe_backward(const skit_tno_plan *p, double *dparams, double *dlambda, double **r)
 {
     const tno_spectral *s = p->op;
-    const size_t d = p->d, count = input_count(p);
+    const size_t count = input_count(p);
     if (is_fd(p)) fd_outputs(p, r);
     else SKIT_TRY(tno_outputs(p, r));
-    /* the MLP's outputs (one more output-layer GEMM) only for dlambda */
     const int want_lambda = dlambda && !is_fd(p);
-    SKIT_TRY(skit_mlp_backward(s->rpe.mlp, count, r[R_INPUTS], r[R_DOUT], want_lambda ? r[R_RPE] : NULL, NULL,
-                               dparams, r[R_MLP]));
-    if (want_lambda)
-        SKIT_TRY(skit_tno_decay_bias_backward(count, r[R_INPUTS], d, p->opt.decay, r[R_RPE], r[R_DK], NULL,
-                                              dlambda));
+    SKIT_TRY(skit_mlp_backward_dots(s->rpe.mlp, count, r[R_INPUTS], r[R_DOUT], NULL, NULL, dparams,
+                                    want_lambda ? r[R_DOTS] : NULL, r[R_MLP]));
+    if (want_lambda) {
+        double sum = 0;
+        for (size_t j = 0; j < count; j++) sum += fabs(r[R_INPUTS][j]) * r[R_DOTS][j];
+        *dlambda = sum / p->opt.decay;
+    }
     return SKIT_OK;
 }
 
