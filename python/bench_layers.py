@@ -13,7 +13,12 @@ RPE MLP makes the kernel, then torch.fft products; SKI as its band conv +
 interpolation + FFT), float32, backward by autograd. Both bidirectional
 and causal (the SKI peer has no causal form: bidirectional only). The
 time of one step is the minimum over interleaved rounds; the ratio is
-peer / skit (> 1: skit faster). A benchmark, not a test: the numbers
+peer / skit (> 1: skit faster). The last three columns split skit's
+step at the numpy level (forward with the kernels' update; backward of
+x only; backward of the parameters only) and give, for scale, the
+float32 GEMMs alone of a backward through the RPE MLP (torch.mm on the
+peer's BLAS): a step can be no faster than its share of those unless the
+MLP's backward avoids multiplying out. A benchmark, not a test: the numbers
 depend on the machine named in the header."""
 import argparse
 import os
@@ -77,6 +82,55 @@ def step_time(module, x, params, rounds):
     return best
 
 
+def parts_time(plan, x, rounds):
+    """min over rounds of skit's pieces of a step on plan, numpy level:
+    (forward: set_parameters + plan(x), backward dx only, backward of the
+    parameters (and lambda) only) -- where the layer's time goes."""
+    xs = x.detach().numpy()
+    g = np.random.default_rng(0).standard_normal(xs.shape).astype(xs.dtype)
+    params = plan.parameters
+    pieces = (lambda: (plan.set_parameters(params), plan(xs)),
+              lambda: plan.backward(xs, g, dparams=False, dlambda=False),
+              lambda: plan.backward(xs, g, dx=False))
+    best = [float("inf")] * len(pieces)
+    for r in range(rounds + 1):
+        for i, piece in enumerate(pieces):
+            t0 = time.perf_counter()
+            piece()
+            if r:
+                best[i] = min(best[i], time.perf_counter() - t0)
+    return best
+
+
+def rpe_backward_gemm_time(plan, rounds):
+    """min over rounds of the float32 GEMMs (torch.mm, the peer's BLAS) that
+    a backward through the plan's RPE MLP performs when it multiplies the
+    MLP out, as the peer and skit's backward both do: the hidden layers'
+    forward recomputed, then each layer's weight and input gradients, at
+    the plan's RPE inputs (2n-1 or n lags, N/2+1 frequencies) and outputs.
+    0 for SKI (no RPE over the sequence)."""
+    if plan.kind == "ski":
+        return 0.0
+    width, hidden = (int(v) for v in repr(plan).split("rpe=")[1].split()[0].split("x"))
+    count = plan.eval_rpe()
+    out = plan.d * (2 if plan.kind == "fd" and not plan.causal else 1)
+    a, g = torch.randn(count, width), torch.randn(count, out)
+    w, w_out, gh = torch.randn(width, width), torch.randn(width, out), torch.randn(count, width)
+    def gemms():
+        for _ in range(hidden):
+            torch.mm(a, w)
+        torch.mm(g.t(), a), torch.mm(g, w_out.t())
+        for _ in range(hidden):
+            torch.mm(gh.t(), a), torch.mm(gh, w)
+    best = float("inf")
+    for r in range(rounds + 1):
+        t0 = time.perf_counter()
+        gemms()
+        if r:
+            best = min(best, time.perf_counter() - t0)
+    return best
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shapes", default="512:512:4,2048:512:1,8192:128:1,32768:64:1")
@@ -90,7 +144,8 @@ def main():
     print(f"# skit {skit.version()}, torch {torch.__version__}, numpy {np.__version__}; {machine()}; "
           f"float32; one layer forward + backward; seconds, min of {a.rounds} rounds after a warm-up; "
           f"all threads = {all_threads}; 1-minute load {os.getloadavg()[0]:.2f} at start", file=out)
-    print("op\tcausal\tn\td\tbatch\tthreads\tskit_s\tpeer_s\tpeer_over_skit", file=out, flush=True)
+    print("op\tcausal\tn\td\tbatch\tthreads\tskit_s\tpeer_s\tpeer_over_skit\tskit_fwd_s\tskit_bwd_dx_s"
+          "\tskit_bwd_params_s\trpe_bwd_gemm_f32_s", file=out, flush=True)
     peers = {"tno": tno_torch.Tno, "fd": tno_torch.FdTno, "ski": tno_torch.SkiTno}
     torch.manual_seed(1)
     for shape in a.shapes.split(","):
@@ -106,8 +161,10 @@ def main():
                     ours = st.TNOPlanModule(plan)
                     ts = step_time(ours, x, list(ours.parameters()), a.rounds)
                     tp = step_time(peer, x, list(peer.parameters()), a.rounds)
-                    print(f"{op}\t{int(causal)}\t{n}\t{d}\t{batch}\t{threads}\t{ts:.6g}\t{tp:.6g}\t{tp / ts:.3f}",
-                          file=out, flush=True)
+                    parts = "\t".join(f"{t:.6g}" for t in parts_time(plan, x, a.rounds)
+                                      + [rpe_backward_gemm_time(plan, a.rounds)])
+                    print(f"{op}\t{int(causal)}\t{n}\t{d}\t{batch}\t{threads}\t{ts:.6g}\t{tp:.6g}\t{tp / ts:.3f}"
+                          f"\t{parts}", file=out, flush=True)
                     plan.close()
                 set_threads(all_threads)
                 omp_threads(all_threads)
