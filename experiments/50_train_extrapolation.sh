@@ -4,12 +4,16 @@
 # validation loss flat when evaluated at up to 16n; without decay
 # (lambda = 1) it degrades. Trained here by `skit train` on the order-2
 # Markov task (loss floor H known), TNO with lambda in {0.9, 0.95, 0.99,
-# 0.999, 1} and FD-TNO (no decay bias), evaluated at 1, 2, 4, 8, 16 x n.
+# 0.999, 1} and FD-TNO (no decay bias), evaluated at 1, 2, 4, 8, 16 x n;
+# and lambda = 0.6^(1/n), the paper's regime: its lambda^n_train is
+# 0.999^512 ~ 0.60, where lambda = 0.999 at n = 64 leaves 0.94.
+# Controls, each under its claim's test: for "decay keeps the loss flat"
+# the model without decay (lambda = 1, which the paper says degrades); for
+# "no decay degrades" the model with the strongest decay (lambda = 0.9).
+# On this task the signal sits at lags 1-2, so a model that degrades
+# nowhere makes the decay rows inconclusive rather than reproduced.
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=TNN
-# No negative control is measured here yet: its empirical claims are
-# recorded inconclusive (experiments/common.sh, "Controls").
-NO_CONTROL="no control measured"
 
 NTRAIN=$(pick 32 64)
 STEPS=$(pick 150 600)
@@ -21,7 +25,10 @@ COMMON="--task markov --n $NTRAIN --d $D --batch 8 --steps $STEPS --eval-batches
 # Training depends on the seed: every verdict is decided per seed ("k of m");
 # the figure and the loss table show seed 1, the growth table every seed.
 SEEDS="1 2 3"
-MODELS="tno-0.9 tno-0.95 tno-0.99 tno-0.999 tno-1 fd"
+# lambda^n_train = 0.60, as 0.999^512 in the paper
+PAPER_LAMBDA=$(awk -v n="$NTRAIN" 'BEGIN { printf "%.4f", exp(log(0.6) / n) }')
+DECAYS="0.9 0.95 0.99 0.999 $PAPER_LAMBDA"
+MODELS="tno-0.9 tno-0.95 tno-0.99 tno-0.999 tno-$PAPER_LAMBDA tno-1 fd"
 # train_model MODEL SEED: train, evaluate at every length into $DATA/MODEL_sSEED.tsv
 train_model() {
   local mix=${1%%-*} lam=${1#*-} out="$DATA/$1_s$2"
@@ -46,19 +53,26 @@ plot train_extrapolation "$T" train_extrapolation "models='$models'; ntrain=$NTR
 growth() { awk -F'\t' -v lo="$NTRAIN" -v hi=$((16 * NTRAIN)) \
   '/^#/ || $1 == "n" {next} $1 == lo {a = $2} $1 == hi {b = $2} END {printf "%.4f\n", b / a}' "$DATA/$1_s$2.tsv"; }
 gs() { local s out=""; for s in $SEEDS; do out="$out${out:+, }$(growth "$1" "$s")"; done; echo "$out"; }
+flat() { verdict_le "$1" 1.05 reproduced "not reproduced"; }
+degrades() { awk -v g="$1" 'BEGIN {print (g > 1.05) ? "reproduced" : "not reproduced"}'; }
 for seed in $SEEDS; do
-  for lam in 0.9 0.95 0.99 0.999; do
-    g=$(growth "tno-$lam" "$seed"); trial "extrapolation-decay-$lam" "$(verdict_le "$g" 1.05 reproduced "not reproduced")" "$g"
+  for lam in $DECAYS; do
+    g=$(growth "tno-$lam" "$seed"); trial "extrapolation-decay-$lam" "$(flat "$g")" "$g"
+    g=$(growth tno-1 "$seed"); trial "extrapolation-decay-$lam.control" "$(flat "$g")" "$g"
   done
   g=$(growth tno-1 "$seed")
-  trial extrapolation-no-decay "$(awk -v g="$g" 'BEGIN {print (g > 1.05) ? "reproduced" : "not reproduced"}')" "$g"
+  trial extrapolation-no-decay "$(degrades "$g")" "$g"
+  g=$(growth tno-0.9 "$seed")
+  trial extrapolation-no-decay.control "$(degrades "$g")" "$g"
   trial extrapolation-fd informative "$(growth fd "$seed")"
 done
 LABEL="loss(16n)/loss(n) over seeds ${SEEDS// /,}"
-for lam in 0.9 0.95 0.99 0.999; do
-  claim_trials "extrapolation-decay-$lam" "TNO with decay lambda = $lam trained at n = $NTRAIN keeps its validation loss flat up to 16n (loss(16n)/loss(n) <= 1.05)" \
+for lam in $DECAYS; do
+  control_trials "extrapolation-decay-$lam" "TNO without decay (lambda = 1)" "loss(16n)/loss(n)"
+  claim_trials "extrapolation-decay-$lam" "TNO with decay lambda = $lam$([ "$lam" = "$PAPER_LAMBDA" ] && echo " (lambda^n = 0.60, the paper's 0.999^512)") trained at n = $NTRAIN keeps its validation loss flat up to 16n (loss(16n)/loss(n) <= 1.05)" \
     "loss(16n)/loss(n) per seed: $(gs "tno-$lam")" "limit 1.05" "$LABEL"
 done
+control_trials extrapolation-no-decay "TNO with decay lambda = 0.9" "loss(16n)/loss(n)"
 claim_trials extrapolation-no-decay "TNO without decay (lambda = 1) degrades beyond the training length (loss(16n)/loss(n) > 1.05)" \
   "loss(16n)/loss(n) per seed: $(gs tno-1)" "threshold 1.05" "$LABEL"
 SOURCE=SKI-TNN claim_trials extrapolation-fd "FD-TNO (no decay bias) trained at n = $NTRAIN, evaluated at 16n (SKI-TNN Fig. 7a)" \
