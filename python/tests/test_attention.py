@@ -270,3 +270,18 @@ def test_plan_rows_call_allocates_only_its_output(rng):
                 assert peak < most * y.nbytes + 65536, (layout, peak, y.nbytes)
             else:
                 assert peak > 3 * q.nbytes, (layout, peak)
+
+
+def test_rows_plan_from_threads(rng):
+    """Concurrent calls of one rows plan run on copies, each with its own
+    column scratch: every thread gets the single-thread result."""
+    from concurrent.futures import ThreadPoolExecutor
+    n, d = 40, 8
+    inputs = [tuple(rng.standard_normal((n, d)) for _ in range(3)) for _ in range(8)]
+    with att.AttentionPlan("mra2", n, d, block=8, blocks_per_row=2) as plan:
+        want = [plan(*a) for a in inputs]
+        want_dq = [plan.backward(*a, a[2])[0] for a in inputs]
+        with ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(lambda a: (plan(*a), plan.backward(*a, a[2])[0]), inputs * 4))
+    for i, (y, dq) in enumerate(got):
+        assert np.array_equal(y, want[i % 8]) and np.array_equal(dq, want_dq[i % 8])
