@@ -4,6 +4,12 @@ tests_test_attention_SOURCES = tests/test_attention.c tests/check_util.h
 tests_test_attention_CFLAGS = $(TEST_CFLAGS)
 tests_test_attention_LDADD = $(TEST_LDADD)
 TESTS += tests/test_attention
+# plans in the rows layout against the columns layout
+check_PROGRAMS += tests/test_attention_rows
+tests_test_attention_rows_SOURCES = tests/test_attention_rows.c tests/check_util.h
+tests_test_attention_rows_CFLAGS = $(TEST_CFLAGS)
+tests_test_attention_rows_LDADD = $(TEST_LDADD)
+TESTS += tests/test_attention_rows
 TESTS += tests/cli_attention.sh tests/cli_mra_user.sh tests/minilm.sh
 EXTRA_DIST += tests/cli_attention.sh tests/cli_mra_user.sh tests/minilm.sh
 # the venv that tests/minilm.sh makes with scripts/minilm-setup (build/pyenv):

@@ -8,6 +8,8 @@
 #include <lapacke.h>
 
 #include "check_util.h"
+#include "core/internal.h" /* ski_internal.h uses its types */
+#include "ski/ski_internal.h"
 
 /* sizes for operator tests: all small n, then odd / prime / composite */
 static const size_t op_sizes[] = {2, 3, 4, 5, 7, 8, 11, 13, 16, 17, 31, 32, 64, 97, 100, 127, 211, 256, 499, 1000, 2039};
@@ -1033,6 +1035,159 @@ START_TEST(test_sparse_lowrank_equals_band_plus_ski)
 }
 END_TEST
 
+/* ---- the rows layout of the Nystrom and sparse + low-rank plans ------------------ */
+
+/* X (n x d, column-major) copied into rows of stride ld, NaN in the gaps */
+static double *rows_copy(const double *X, size_t n, size_t d, size_t ld)
+{
+    double *R = tu_alloc(n * ld);
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < d; c++) R[i * ld + c] = X[c * n + i];
+    return R;
+}
+
+/* Every entry of rows (stride ld) within tol[i + c n] of cols (ld n; tol
+ * NULL: bit for bit) and every gap still NaN. */
+static void expect_rows_match(const double *rows, size_t ld, const double *cols, size_t n, size_t d,
+                              const double *tol, const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (size_t c = 0; c < d; c++) {
+            double r = rows[i * ld + c], k = cols[c * n + i];
+            int ok = tol ? fabs(r - k) <= tol[c * n + i] : memcmp(&r, &k, sizeof r) == 0;
+            ck_assert_msg(ok && !isnan(k), "%s n %zu d %zu (%zu,%zu): rows %.17g, columns %.17g (allowed %g)", what,
+                          n, d, i, c, r, k, tol ? tol[c * n + i] : 0.0);
+        }
+        for (size_t c = d; c < ld; c++) ck_assert_msg(isnan(rows[i * ld + c]), "%s: row %zu's gap written", what, i);
+    }
+}
+
+/* The Nystrom plan's rows form runs the columns form's two GEMMs on the
+ * transposed blocks. The products are the same; only the GEMMs' order of
+ * summation may differ, so each form is within gamma_{n+r} (|F| |G| |X|)
+ * of the exact F (G X) (G = A^+ B, the plan's, recomputed here by the
+ * plan's own code: n-term sums for G X, r-term sums for F (G X)), and the
+ * two within twice that: the tolerance, entry by entry. */
+static void nystrom_rows_case(skit_rng *rng, const skit_kernel *k, size_t n, size_t r, size_t d)
+{
+    const size_t ld = d + 3;
+    skit_nystrom_options o;
+    skit_nystrom_options_default(&o);
+    ck_assert_int_eq(o.layout, SKIT_LAYOUT_COLUMNS);
+    skit_nystrom_plan *pc, *pr;
+    TU_EXPECT_OK(skit_nystrom_plan_create_with(&pc, k, n, r, 0, (double)(n - 1), -1, &o, NULL));
+    o.layout = SKIT_LAYOUT_ROWS;
+    TU_EXPECT_OK(skit_nystrom_plan_create_with(&pr, k, n, r, 0, (double)(n - 1), -1, &o, NULL));
+    double *X = tu_random(rng, n * d), *Xr = rows_copy(X, n, d, ld), *Yc = tu_alloc(n * d), *Yr = tu_alloc(n * ld);
+    TU_EXPECT_OK(skit_nystrom_plan_execute(pc, d, X, n, Yc, n));
+    TU_EXPECT_OK(skit_nystrom_plan_execute(pr, d, Xr, ld, Yr, ld));
+    double *A = tu_alloc(r * r), *Ap = tu_alloc(r * r), *F = tu_alloc(n * r), *B = tu_alloc(r * n),
+           *G = tu_alloc(r * n), *Z = tu_alloc(r * d), *tol = tu_alloc(n * d);
+    TU_EXPECT_OK(ski_nystrom_factors(k, n, r, 0, (double)(n - 1), A, F, B));
+    size_t rank;
+    TU_EXPECT_OK(skit_pinv(r, r, A, r, -1, Ap, r, &rank));
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)n, (int)r, 1.0, Ap, (int)r, B, (int)r, 0.0,
+                G, (int)r);
+    for (size_t i = 0; i < r * n; i++) G[i] = fabs(G[i]);
+    for (size_t i = 0; i < n * r; i++) F[i] = fabs(F[i]);
+    for (size_t i = 0; i < n * d; i++) X[i] = fabs(X[i]);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, (int)d, (int)n, 1.0, G, (int)r, X, (int)n, 0.0,
+                Z, (int)r);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)d, (int)r, 1.0, F, (int)n, Z, (int)r, 0.0,
+                tol, (int)n);
+    const double m = (double)(n + r + 2), gamma = m * 0x1p-53 / (1 - m * 0x1p-53);
+    for (size_t i = 0; i < n * d; i++) tol[i] *= 2 * gamma;
+    expect_rows_match(Yr, ld, Yc, n, d, tol, "nystrom");
+    skit_nystrom_plan_destroy(pc);
+    skit_nystrom_plan_destroy(pr);
+    double *all[] = {X, Xr, Yc, Yr, A, Ap, F, B, G, Z, tol};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) skit_free(all[i]);
+}
+
+/* The sparse + low-rank plan's rows form: the band's taps in the columns
+ * form's order (band alone: bit for bit), the SKI part as the SKI plan's
+ * rows layout (test_ski_rows_layout's tolerance). */
+static void sparse_lowrank_rows_case(skit_rng *rng, size_t n, size_t d, size_t m, int low, skit_ski_method method)
+{
+    const size_t r = n < 9 ? n : 9, ld = d + 2;
+    skit_interp_weights *W = NULL;
+    if (low) {
+        skit_interp_options io;
+        skit_interp_options_default(&io, n);
+        TU_EXPECT_OK(skit_interp_weights_create(&W, n, NULL, r, &io));
+    }
+    double *band = m ? tu_random(rng, d * m) : NULL;
+    if (m > 2) band[1] = 0; /* a zero tap, skipped in both forms */
+    double *coeffs = tu_random(rng, d * (2 * r - 1)), *X = tu_random(rng, n * d);
+    double *Xr = rows_copy(X, n, d, ld), *Yc = tu_alloc(n * d), *Yr = tu_alloc(n * ld);
+    skit_sparse_lowrank_options o;
+    skit_sparse_lowrank_options_default(&o);
+    ck_assert_int_eq(o.layout, SKIT_LAYOUT_COLUMNS);
+    o.method = method;
+    skit_sparse_lowrank_plan *pc, *pr;
+    TU_EXPECT_OK(skit_sparse_lowrank_plan_create_with(&pc, n, d, m, band, W, coeffs, &o));
+    o.layout = SKIT_LAYOUT_ROWS;
+    TU_EXPECT_OK(skit_sparse_lowrank_plan_create_with(&pr, n, d, m, band, W, coeffs, &o));
+    TU_EXPECT_OK(skit_sparse_lowrank_plan_execute(pc, X, n, Yc, n));
+    TU_EXPECT_OK(skit_sparse_lowrank_plan_execute(pr, Xr, ld, Yr, ld));
+    double *tol = NULL;
+    if (low) {
+        double scale = 0;
+        for (size_t i = 0; i < n * d; i++) scale = fmax(scale, fabs(Yc[i]));
+        tol = tu_alloc(n * d);
+        for (size_t i = 0; i < n * d; i++) tol[i] = 1e-13 * (method == SKIT_SKI_DENSE ? (double)n : 1.0) * scale;
+    }
+    expect_rows_match(Yr, ld, Yc, n, d, tol, low ? "sparse+lowrank" : "band");
+    skit_sparse_lowrank_plan_destroy(pc);
+    skit_sparse_lowrank_plan_destroy(pr);
+    skit_interp_weights_destroy(W);
+    double *all[] = {band, coeffs, X, Xr, Yc, Yr, tol};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) skit_free(all[i]);
+}
+
+START_TEST(test_nystrom_sparse_lowrank_rows_layout)
+{
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    skit_kernel *k;
+    TU_EXPECT_OK(skit_kernel_matern52_create(&k, 1.0, 4.0));
+    static const size_t ny[][3] = {{2, 2, 1}, {13, 5, 3}, {97, 12, 70}, {211, 7, 129}};
+    for (size_t a = 0; a < sizeof ny / sizeof ny[0]; a++) nystrom_rows_case(&rng, k, ny[a][0], ny[a][1], ny[a][2]);
+    static const size_t sizes[] = {1, 2, 13, 97};
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++) {
+        const size_t n = sizes[a], ms[] = {0, 1, n >= 3 ? 5 : 1, 2 * n - 1};
+        for (size_t b = 0; b < 4; b++)
+            for (int low = 0; low <= 1; low++)
+                for (int method = 0; method < 2; method++) {
+                    if ((!low && ms[b] == 0) || (low && n < 2) || (!low && method)) continue;
+                    sparse_lowrank_rows_case(&rng, n, 3 + a, ms[b], low, (skit_ski_method)method);
+                }
+    }
+    /* errors: an unknown layout; a row stride below d (one below n is fine) */
+    skit_nystrom_options no = {.layout = (skit_layout)2};
+    skit_nystrom_plan *np = NULL;
+    TU_EXPECT_STATUS(skit_nystrom_plan_create_with(&np, k, 10, 4, 0, 9, -1, &no, NULL), SKIT_EINVAL);
+    ck_assert_ptr_null(np);
+    no.layout = SKIT_LAYOUT_ROWS;
+    TU_EXPECT_OK(skit_nystrom_plan_create_with(&np, k, 10, 4, 0, 9, -1, &no, NULL));
+    double x[30] = {0}, y[30];
+    TU_EXPECT_STATUS(skit_nystrom_plan_execute(np, 3, x, 2, y, 3), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_nystrom_plan_execute(np, 3, x, 3, y, 2), SKIT_ESHAPE);
+    TU_EXPECT_OK(skit_nystrom_plan_execute(np, 3, x, 3, y, 3));
+    skit_nystrom_plan_destroy(np);
+    double band[3] = {1, 2, 1};
+    skit_sparse_lowrank_options so = {.method = SKIT_SKI_SPARSE_FFT, .layout = (skit_layout)5};
+    skit_sparse_lowrank_plan *sp = NULL;
+    TU_EXPECT_STATUS(skit_sparse_lowrank_plan_create_with(&sp, 10, 1, 3, band, NULL, NULL, &so), SKIT_EINVAL);
+    so.layout = SKIT_LAYOUT_ROWS;
+    TU_EXPECT_OK(skit_sparse_lowrank_plan_create_with(&sp, 10, 3, 1, band, NULL, NULL, &so));
+    TU_EXPECT_STATUS(skit_sparse_lowrank_plan_execute(sp, x, 2, y, 3), SKIT_ESHAPE);
+    TU_EXPECT_OK(skit_sparse_lowrank_plan_execute(sp, x, 3, y, 3));
+    skit_sparse_lowrank_plan_destroy(sp);
+    skit_kernel_destroy(k);
+}
+END_TEST
+
 /* ---- Theorem 1 evaluator ------------------------------------------------------------ */
 
 START_TEST(test_theorem1_terms_match_independent_dense)
@@ -1555,6 +1710,7 @@ static Suite *suite_ski(void)
     tcase_add_test(to, test_nystrom_full_rank_reproduces_t);
     tcase_add_test(to, test_nystrom_singular_a_uses_pseudo_inverse);
     tcase_add_test(to, test_sparse_lowrank_equals_band_plus_ski);
+    tcase_add_test(to, test_nystrom_sparse_lowrank_rows_layout);
     tcase_set_timeout(to, 60);
     suite_add_tcase(s, to);
     TCase *tt = tcase_create("theorem1");

@@ -166,6 +166,8 @@ struct skit_attention_plan {
     /* MRA plans with a backward: its squares when the caller gives none
      * (the front selects them with select, then calls backward) */
     unsigned char *refined;
+    /* layout SKIT_LAYOUT_ROWS: column copies of one call's arrays (plan.c) */
+    void *rows;
     /* NULL, or frees what impl holds outside the plan's blocks (device plans) */
     void (*release)(skit_attention_plan *plan);
     /* the plan a caller holds: instances for concurrent executes (plan.c);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "attention/attention_internal.h"
+#include "core/transpose.h"
 
 static const char *const method_names[SKIT_ATTENTION_METHOD_COUNT] = {
     "exact", "mra2", "mra2s", "lowrank", "topk", "nystrom", "linformer", "performer", "window",
@@ -54,6 +55,7 @@ void skit_attention_options_init(skit_attention_options *o, skit_attention_metho
     o->performer_orthogonal = 1;
     o->device = SKIT_DEVICE_CPU;
     o->precision = SKIT_PRECISION_F64;
+    o->layout = SKIT_LAYOUT_COLUMNS;
 }
 
 void *attn_plan_alloc(skit_attention_plan *plan, size_t count, size_t size)
@@ -246,6 +248,71 @@ static int check_precision_option(const skit_attention_options *o)
     return SKIT_OK;
 }
 
+/* ---- the rows layout -------------------------------------------------------
+ * Every method's passes read q, k, v by columns (the sweep's packed tiles,
+ * block means, MRA's gathered squares, the n x n factorisations), so a rows
+ * plan transposes a call's inputs into scratch it holds, runs the column
+ * code on them with ld = n and transposes the outputs back: O(n (d + dv))
+ * moves beside O(n^2 d) or O(n budget s) arithmetic, and the column
+ * layout's results bit for bit. The scratch holds one column copy of each
+ * array a call can pass, in this order. */
+enum { ROWS_Q, ROWS_K, ROWS_V, ROWS_Y, ROWS_DQ, ROWS_DK, ROWS_DV, ROWS_REGIONS };
+
+static size_t rows_width(const skit_attention_plan *p, int region)
+{
+    return region == ROWS_V || region == ROWS_Y || region == ROWS_DV ? p->dv : p->d;
+}
+
+static size_t element_size(const skit_attention_plan *p)
+{
+    return p->o.precision == SKIT_PRECISION_F32 ? sizeof(float) : sizeof(double);
+}
+
+static void *rows_region(const skit_attention_plan *p, int region)
+{
+    size_t before = 0;
+    for (int r = 0; r < region; r++) before += rows_width(p, r);
+    return (char *)p->rows + before * p->n * element_size(p);
+}
+
+/* The scratch of a rows plan: q, k, v, y (dy) and, with a backward, dq,
+ * dk, dv (sizes fit size_t: the method's own scratch is larger). */
+static int rows_scratch(skit_attention_plan *p)
+{
+    if (p->o.layout != SKIT_LAYOUT_ROWS) return SKIT_OK;
+    const int regions = p->backward ? ROWS_REGIONS : ROWS_DQ;
+    size_t width = 0, count;
+    for (int r = 0; r < regions; r++) width += rows_width(p, r);
+    if (skit_size_mul(width, p->n, &count))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "attention plan size overflows size_t");
+    p->rows = attn_plan_alloc(p, count, element_size(p));
+    return p->rows ? SKIT_OK : p->alloc_status;
+}
+
+/* The region's column-major copy (ld n) of src, row-major n x width with
+ * row stride ld; NULL for NULL. */
+static const void *gather_columns(const skit_attention_plan *p, int region, const void *src, size_t ld)
+{
+    if (!src) return NULL;
+    void *dst = rows_region(p, region);
+    if (p->o.precision == SKIT_PRECISION_F32)
+        skit_transpose_ld_f32(src, p->n, rows_width(p, region), ld, dst, p->n);
+    else
+        skit_transpose_ld(src, p->n, rows_width(p, region), ld, dst, p->n);
+    return dst;
+}
+
+/* dst (row-major, row stride ld; nothing for NULL) = the region's columns */
+static void scatter_rows(const skit_attention_plan *p, int region, void *dst, size_t ld)
+{
+    if (!dst) return;
+    const void *src = rows_region(p, region);
+    if (p->o.precision == SKIT_PRECISION_F32)
+        skit_transpose_ld_f32(src, rows_width(p, region), p->n, p->n, dst, ld);
+    else
+        skit_transpose_ld(src, rows_width(p, region), p->n, p->n, dst, ld);
+}
+
 /* The plan proper: validation, the method's constructor. */
 static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t dv,
                           const skit_attention_options *o)
@@ -268,6 +335,9 @@ static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t
                                        "SKIT_DEVICE_CUDA (1)", (int)o->device);
     SKIT_TRY(check_causal(o));
     SKIT_TRY(check_precision_option(o));
+    if (o->layout != SKIT_LAYOUT_COLUMNS && o->layout != SKIT_LAYOUT_ROWS)
+        return SKIT_ERROR(SKIT_EINVAL, "layout = %d unknown: need SKIT_LAYOUT_COLUMNS (0) or SKIT_LAYOUT_ROWS (1)",
+                          (int)o->layout);
     skit_attention_plan *p = skit_calloc(1, sizeof *p);
     if (!p) return SKIT_ENOMEM;
     p->o = *o;
@@ -297,6 +367,7 @@ static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t
         default: status = SKIT_ERROR(SKIT_EINVAL, "method unknown"); break;
         }
     }
+    if (status == SKIT_OK) status = rows_scratch(p);
     if (status != SKIT_OK) {
         destroy_instance(p);
         return status;
@@ -338,8 +409,36 @@ static int check_inputs(const skit_attention_plan *plan, skit_precision precisio
     return with_v ? check_finite(precision, v, n, dv, ldv, "V") : SKIT_OK;
 }
 
+/* A row-major n x width array `name` (rows layout): ld >= width (the
+ * dimension `dim`), NULL only where optional. */
+static int check_rows(const void *a, size_t n, size_t width, size_t ld, const char *name, const char *dim,
+                      int optional)
+{
+    if (!a) return optional ? SKIT_OK : SKIT_ERROR(SKIT_EINVAL, "%s must not be NULL", name);
+    if (ld < width)
+        return SKIT_ERROR(SKIT_ESHAPE, "ld%s = %zu too small: need ld%s >= %s (= %zu) in the rows layout", name,
+                          ld, name, dim, width);
+    size_t extent;
+    if (skit_size_mul(n, ld, &extent))
+        return SKIT_ERROR(SKIT_EOVERFLOW, "%s extent (n x ld%s) overflows size_t", name, name);
+    return SKIT_OK;
+}
+
+/* check_inputs' shape checks for a rows plan (the scans come later, on
+ * the column copies) */
+static int check_rows_inputs(const skit_attention_plan *plan, const void *q, size_t ldq, const void *k, size_t ldk,
+                             const void *v, size_t ldv, int with_v)
+{
+    const size_t n = plan->n, d = plan->d;
+    SKIT_TRY(check_rows(q, n, d, ldq, "q", "d", 0));
+    SKIT_TRY(check_rows(k, n, d, ldk, "k", "d", 0));
+    return with_v ? check_rows(v, n, plan->dv, ldv, "v", "dv", 0) : SKIT_OK;
+}
+
 /* One call on the plan or an idle copy: execute (y), backward (grads) or
- * selection (refined), in the plan's precision. */
+ * selection (refined), in the plan's precision. scan: the NaN/Inf scans
+ * of q, k, v (where given) and dy (a backward) are still owed (rows
+ * plans make them on their column copies). */
 typedef struct plan_call {
     const void *q, *k, *v;
     size_t ldq, ldk, ldv;
@@ -349,7 +448,76 @@ typedef struct plan_call {
     skit_attention_stats *stats;
     const attn_backward_call *grads;
     unsigned char *refined;
+    int scan;
 } plan_call;
+
+/* The method's code on column arrays. */
+static int dispatch(skit_attention_plan *inst, const plan_call *c, skit_attention_stats *done)
+{
+    if (c->grads && inst->select && !c->grads->refined) { /* MRA-2: the squares of an execute on q, k */
+        attn_backward_call g = *c->grads;
+        int status = inst->select(inst, g.q, g.ldq, g.k, g.ldk, NULL, inst->refined);
+        g.refined = inst->refined;
+        return status == SKIT_OK ? inst->backward(inst, &g) : status;
+    }
+    if (c->grads) return inst->backward(inst, c->grads);
+    if (c->refined) return inst->select(inst, c->q, c->ldq, c->k, c->ldk, c->mask, c->refined);
+    if (inst->o.precision == SKIT_PRECISION_F32)
+        return inst->execute_f32(inst, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, c->mask, c->y, c->ldy, done);
+    return inst->execute(inst, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, c->mask, c->y, c->ldy, done);
+}
+
+/* The NaN/Inf scans of a call's column arrays (ld n), in the column
+ * front's order. */
+static int scan_columns(const skit_attention_plan *p, const plan_call *c)
+{
+    const attn_backward_call *g = c->grads;
+    const skit_precision precision = p->o.precision;
+    const size_t n = p->n;
+    SKIT_TRY(check_finite(precision, g ? g->q : c->q, n, p->d, n, "Q"));
+    SKIT_TRY(check_finite(precision, g ? g->k : c->k, n, p->d, n, "K"));
+    const void *v = g ? g->v : c->v;
+    if (v) SKIT_TRY(check_finite(precision, v, n, p->dv, n, "V"));
+    return g ? check_finite(precision, g->dy, n, p->dv, n, "dY") : SKIT_OK;
+}
+
+/* A rows plan's call: the inputs into the instance's column copies, the
+ * method's code on them, the outputs back into the caller's rows. */
+static int dispatch_rows(skit_attention_plan *inst, const plan_call *c, skit_attention_stats *done)
+{
+    const size_t n = inst->n;
+    plan_call cc = *c;
+    attn_backward_call g;
+    const attn_backward_call *rows = c->grads;
+    if (rows) {
+        g = *rows;
+        g.q = gather_columns(inst, ROWS_Q, rows->q, rows->ldq);
+        g.k = gather_columns(inst, ROWS_K, rows->k, rows->ldk);
+        g.v = gather_columns(inst, ROWS_V, rows->v, rows->ldv);
+        g.dy = gather_columns(inst, ROWS_Y, rows->dy, rows->lddy);
+        g.dq = rows->dq ? rows_region(inst, ROWS_DQ) : NULL;
+        g.dk = rows->dk ? rows_region(inst, ROWS_DK) : NULL;
+        g.dv = rows->dv ? rows_region(inst, ROWS_DV) : NULL;
+        g.ldq = g.ldk = g.ldv = g.lddy = g.lddq = g.lddk = g.lddv = n;
+        cc.grads = &g;
+    } else {
+        cc.q = gather_columns(inst, ROWS_Q, c->q, c->ldq);
+        cc.k = gather_columns(inst, ROWS_K, c->k, c->ldk);
+        cc.v = gather_columns(inst, ROWS_V, c->v, c->ldv);
+        cc.y = c->y ? rows_region(inst, ROWS_Y) : NULL;
+        cc.ldq = cc.ldk = cc.ldv = cc.ldy = n;
+    }
+    SKIT_TRY(c->scan ? scan_columns(inst, &cc) : SKIT_OK);
+    SKIT_TRY(dispatch(inst, &cc, done));
+    if (rows) {
+        scatter_rows(inst, ROWS_DQ, rows->dq, rows->lddq);
+        scatter_rows(inst, ROWS_DK, rows->dk, rows->lddk);
+        scatter_rows(inst, ROWS_DV, rows->dv, rows->lddv);
+    } else {
+        scatter_rows(inst, ROWS_Y, c->y, c->ldy);
+    }
+    return SKIT_OK;
+}
 
 static int lend(const skit_attention_plan *plan, const plan_call *c)
 {
@@ -357,17 +525,7 @@ static int lend(const skit_attention_plan *plan, const plan_call *c)
     skit_attention_plan *inst;
     SKIT_TRY(take_instance(plan, &inst));
     skit_attention_stats done = {0};
-    int status = SKIT_OK;
-    if (c->grads && inst->select && !c->grads->refined) { /* MRA-2: the squares of an execute on q, k */
-        attn_backward_call g = *c->grads;
-        status = inst->select(inst, g.q, g.ldq, g.k, g.ldk, NULL, inst->refined);
-        g.refined = inst->refined;
-        if (status == SKIT_OK) status = inst->backward(inst, &g);
-    } else if (c->grads) status = inst->backward(inst, c->grads);
-    else if (c->refined) status = inst->select(inst, c->q, c->ldq, c->k, c->ldk, c->mask, c->refined);
-    else if (plan->o.precision == SKIT_PRECISION_F32)
-        status = inst->execute_f32(inst, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, c->mask, c->y, c->ldy, &done);
-    else status = inst->execute(inst, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, c->mask, c->y, c->ldy, &done);
+    int status = plan->o.layout == SKIT_LAYOUT_ROWS ? dispatch_rows(inst, c, &done) : dispatch(inst, c, &done);
     if (status == SKIT_OK && c->stats) *c->stats = done;
     give_instance(plan, inst);
     return status;
@@ -377,6 +535,13 @@ static int execute(const skit_attention_plan *plan, skit_precision precision, co
 {
     SKIT_REQUIRE_PTR(plan);
     SKIT_TRY(check_precision(plan, precision, "execute"));
+    if (plan->o.layout == SKIT_LAYOUT_ROWS) {
+        SKIT_TRY(check_rows_inputs(plan, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, 1));
+        SKIT_TRY(check_rows(c->y, plan->n, plan->dv, c->ldy, "y", "dv", 0));
+        plan_call rows = *c;
+        rows.scan = !plan->checks_inputs;
+        return lend(plan, &rows);
+    }
     SKIT_TRY(check_inputs(plan, precision, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, 1, !plan->checks_inputs));
     SKIT_TRY(attn_check_out(plan->n, plan->dv, c->y, c->ldy, "y"));
     return lend(plan, c);
@@ -401,6 +566,17 @@ int skit_attention_plan_execute_f32(const skit_attention_plan *plan, const float
     return execute(plan, SKIT_PRECISION_F32, &c);
 }
 
+/* A rows plan's backward arrays: shapes only (the scans are owed). */
+static int check_rows_backward(const skit_attention_plan *plan, const attn_backward_call *g)
+{
+    const size_t n = plan->n, d = plan->d, dv = plan->dv;
+    SKIT_TRY(check_rows_inputs(plan, g->q, g->ldq, g->k, g->ldk, g->v, g->ldv, 1));
+    SKIT_TRY(check_rows(g->dy, n, dv, g->lddy, "dy", "dv", 0));
+    SKIT_TRY(check_rows(g->dq, n, d, g->lddq, "dq", "d", 1));
+    SKIT_TRY(check_rows(g->dk, n, d, g->lddk, "dk", "d", 1));
+    return check_rows(g->dv, n, dv, g->lddv, "dv", "dv", 1);
+}
+
 static int backward(const skit_attention_plan *plan, skit_precision precision, const attn_backward_call *g)
 {
     SKIT_REQUIRE_PTR(plan);
@@ -415,6 +591,11 @@ static int backward(const skit_attention_plan *plan, skit_precision precision, c
     }
     if (g->mask && plan->select)
         return SKIT_ERROR(SKIT_EUNSUPPORTED, "mask: the MRA-2 backward takes no padding mask (pass NULL)");
+    if (plan->o.layout == SKIT_LAYOUT_ROWS) {
+        SKIT_TRY(check_rows_backward(plan, g));
+        const plan_call c = {.grads = g, .scan = 1};
+        return lend(plan, &c);
+    }
     const size_t n = plan->n;
     SKIT_TRY(check_inputs(plan, precision, g->q, g->ldq, g->k, g->ldk, g->v, g->ldv, 1, 1));
     SKIT_REQUIRE_PTR(g->dy);
@@ -453,6 +634,12 @@ static int select_squares(const skit_attention_plan *plan, skit_precision precis
         return SKIT_ERROR(SKIT_EUNSUPPORTED, "method = %s (device = %s): the selection is an MRA plan's on the cpu",
                           skit_attention_method_name(plan->o.method), skit_device_name(plan->o.device));
     SKIT_REQUIRE_PTR(c->refined);
+    if (plan->o.layout == SKIT_LAYOUT_ROWS) {
+        SKIT_TRY(check_rows_inputs(plan, c->q, c->ldq, c->k, c->ldk, NULL, 0, 0));
+        plan_call rows = *c;
+        rows.scan = 1;
+        return lend(plan, &rows);
+    }
     SKIT_TRY(check_inputs(plan, precision, c->q, c->ldq, c->k, c->ldk, NULL, 0, 0, 1));
     return lend(plan, c);
 }

@@ -410,6 +410,7 @@ int skit_ski_dense(const skit_interp_weights *weights, const double *coeffs, dou
 
 struct skit_nystrom_plan {
     size_t n, r;
+    skit_layout layout;
     double *F;       /* n x r */
     double *G;       /* r x n: A^+ B */
     skit_workspace *workspace; /* r x NYSTROM_BLOCK, lent to one execute at a time */
@@ -454,11 +455,45 @@ int ski_nystrom_factors(const skit_kernel *kernel, size_t n, size_t r, double lo
     return status;
 }
 
+void skit_nystrom_options_default(skit_nystrom_options *options)
+{
+    if (options) *options = (skit_nystrom_options){.layout = SKIT_LAYOUT_COLUMNS};
+}
+
+static int check_layout(skit_layout layout)
+{
+    if (layout == SKIT_LAYOUT_COLUMNS || layout == SKIT_LAYOUT_ROWS) return SKIT_OK;
+    return SKIT_ERROR(SKIT_EINVAL, "layout = %d unknown: need SKIT_LAYOUT_COLUMNS (0) or SKIT_LAYOUT_ROWS (1)",
+                      (int)layout);
+}
+
+/* ldx, ldy of an n x d block in the layout */
+static int check_block_lds(skit_layout layout, size_t n, size_t d, size_t ldx, size_t ldy)
+{
+    const int rows = layout == SKIT_LAYOUT_ROWS;
+    const size_t least = rows ? d : n;
+    const char *need = rows ? "d" : "n";
+    if (ldx < least) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= %s (= %zu)", ldx, need, least);
+    if (ldy < least) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= %s (= %zu)", ldy, need, least);
+    return SKIT_OK;
+}
+
 int skit_nystrom_plan_create(skit_nystrom_plan **plan, const skit_kernel *kernel, size_t n,
                              size_t r, double lo, double hi, double rtol, size_t *rank)
 {
+    return skit_nystrom_plan_create_with(plan, kernel, n, r, lo, hi, rtol, NULL, rank);
+}
+
+int skit_nystrom_plan_create_with(skit_nystrom_plan **plan, const skit_kernel *kernel, size_t n,
+                                  size_t r, double lo, double hi, double rtol,
+                                  const skit_nystrom_options *options, size_t *rank)
+{
     SKIT_REQUIRE_PTR(plan);
     *plan = NULL;
+    skit_nystrom_options o;
+    skit_nystrom_options_default(&o);
+    if (options) o = *options;
+    SKIT_TRY(check_layout(o.layout));
     SKIT_REQUIRE_PTR(kernel);
     if (n == 0) return SKIT_ERROR(SKIT_EDOM, "n = 0 out of range: need n >= 1");
     if (r < 2 || r > n)
@@ -474,6 +509,7 @@ int skit_nystrom_plan_create(skit_nystrom_plan **plan, const skit_kernel *kernel
     if (!p) return SKIT_ENOMEM;
     p->n = n;
     p->r = r;
+    p->layout = o.layout;
     double *A = skit_malloc(r * r, sizeof *A), *Ap = skit_malloc(r * r, sizeof *Ap);
     double *B = skit_malloc(nr, sizeof *B);
     p->F = skit_malloc(nr, sizeof *p->F);
@@ -499,6 +535,22 @@ int skit_nystrom_plan_create(skit_nystrom_plan **plan, const skit_kernel *kernel
     return SKIT_OK;
 }
 
+/* Rows: a block of channels of X is a column-major cols x n block X^T
+ * (ld ldx), so Z^T = X^T G^T and Y^T = Z^T F^T, the transposed GEMMs of
+ * the columns form (scratch: cols x r). */
+static void nystrom_rows(const skit_nystrom_plan *plan, size_t d, const double *X, size_t ldx, double *Y,
+                         size_t ldy, double *scratch)
+{
+    const int n = (int)plan->n, r = (int)plan->r;
+    for (size_t c0 = 0; c0 < d; c0 += NYSTROM_BLOCK) {
+        int cols = (int)SKIT_MIN((size_t)NYSTROM_BLOCK, d - c0);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, cols, r, n, 1.0, X + c0, (int)ldx, plan->G, r, 0.0,
+                    scratch, cols);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, cols, n, r, 1.0, scratch, cols, plan->F, n, 0.0, Y + c0,
+                    (int)ldy);
+    }
+}
+
 int skit_nystrom_plan_execute(const skit_nystrom_plan *plan, size_t d, const double *X, size_t ldx,
                               double *Y, size_t ldy)
 {
@@ -507,10 +559,14 @@ int skit_nystrom_plan_execute(const skit_nystrom_plan *plan, size_t d, const dou
     SKIT_REQUIRE_PTR(X);
     SKIT_REQUIRE_PTR(Y);
     size_t n = plan->n, r = plan->r;
-    if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
-    if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
+    SKIT_TRY(check_block_lds(plan->layout, n, d, ldx, ldy));
     double *scratch = skit_workspace_take(plan->workspace);
     if (!scratch) return SKIT_ENOMEM;
+    if (plan->layout == SKIT_LAYOUT_ROWS) {
+        nystrom_rows(plan, d, X, ldx, Y, ldy, scratch);
+        skit_workspace_give(plan->workspace, scratch);
+        return SKIT_OK;
+    }
     for (size_t c0 = 0; c0 < d; c0 += NYSTROM_BLOCK) {
         int cols = (int)SKIT_MIN((size_t)NYSTROM_BLOCK, d - c0);
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)r, cols, (int)n, 1.0, plan->G,
@@ -537,6 +593,7 @@ int skit_nystrom_plan_dense(const skit_nystrom_plan *plan, double *T, size_t ldt
 
 struct skit_sparse_lowrank_plan {
     size_t n, d, m;
+    skit_layout layout;
     double *band; /* d x m */
     skit_ski_plan *ski;
 };
@@ -549,13 +606,32 @@ void skit_sparse_lowrank_plan_destroy(skit_sparse_lowrank_plan *plan)
     skit_free(plan);
 }
 
+void skit_sparse_lowrank_options_default(skit_sparse_lowrank_options *options)
+{
+    if (options)
+        *options = (skit_sparse_lowrank_options){.method = SKIT_SKI_SPARSE_FFT, .layout = SKIT_LAYOUT_COLUMNS};
+}
+
 int skit_sparse_lowrank_plan_create(skit_sparse_lowrank_plan **plan, size_t n, size_t d,
                                     size_t m, const double *band,
                                     const skit_interp_weights *weights, const double *coeffs,
                                     skit_ski_method method)
 {
+    const skit_sparse_lowrank_options o = {.method = method, .layout = SKIT_LAYOUT_COLUMNS};
+    return skit_sparse_lowrank_plan_create_with(plan, n, d, m, band, weights, coeffs, &o);
+}
+
+int skit_sparse_lowrank_plan_create_with(skit_sparse_lowrank_plan **plan, size_t n, size_t d,
+                                         size_t m, const double *band,
+                                         const skit_interp_weights *weights, const double *coeffs,
+                                         const skit_sparse_lowrank_options *options)
+{
     SKIT_REQUIRE_PTR(plan);
     *plan = NULL;
+    skit_sparse_lowrank_options o;
+    skit_sparse_lowrank_options_default(&o);
+    if (options) o = *options;
+    SKIT_TRY(check_layout(o.layout));
     if (n == 0) return SKIT_ERROR(SKIT_EDOM, "n = 0 out of range: need n >= 1");
     if (d == 0) return SKIT_ERROR(SKIT_EDOM, "d = 0 out of range: need d >= 1");
     if (m == 0 && !weights)
@@ -580,6 +656,7 @@ int skit_sparse_lowrank_plan_create(skit_sparse_lowrank_plan **plan, size_t n, s
     p->n = n;
     p->d = d;
     p->m = m;
+    p->layout = o.layout;
     int status = SKIT_OK;
     if (m > 0) {
         p->band = skit_malloc(dm, sizeof *p->band);
@@ -589,7 +666,7 @@ int skit_sparse_lowrank_plan_create(skit_sparse_lowrank_plan **plan, size_t n, s
     if (status == SKIT_OK && weights)
         status = skit_ski_plan_create(&p->ski, weights, d,
                                       &(skit_ski_options){.sharing = SKIT_TOEPLITZ_PER_CHANNEL,
-                                                          .method = method},
+                                                          .method = o.method, .layout = o.layout},
                                       coeffs);
     if (status != SKIT_OK) {
         skit_sparse_lowrank_plan_destroy(p);
@@ -599,6 +676,26 @@ int skit_sparse_lowrank_plan_create(skit_sparse_lowrank_plan **plan, size_t n, s
     return SKIT_OK;
 }
 
+/* The band on rows: y[i, c] += b_c[o + half] x[i - o, c], offsets o in
+ * the columns form's order (so each entry's sum is the same), zero taps
+ * skipped as there. */
+static void band_rows(const skit_sparse_lowrank_plan *plan, const double *X, size_t ldx, double *Y, size_t ldy)
+{
+    const size_t n = plan->n, d = plan->d, m = plan->m;
+    const long half = (long)(m - 1) / 2, nn = (long)n;
+#pragma omp parallel for schedule(static) if (n > 1 && n * m * d > 65536)
+    for (long i = 0; i < nn; i++) {
+        double *y = Y + (size_t)i * ldy;
+        for (long o = SKIT_MAX(-half, i - nn + 1); o <= SKIT_MIN(half, i); o++) {
+            const double *x = X + (size_t)(i - o) * ldx, *b = plan->band + (o + half);
+            for (size_t c = 0; c < d; c++) {
+                double w = b[c * m];
+                if (w != 0) y[c] += w * x[c];
+            }
+        }
+    }
+}
+
 int skit_sparse_lowrank_plan_execute(const skit_sparse_lowrank_plan *plan, const double *X,
                                      size_t ldx, double *Y, size_t ldy)
 {
@@ -606,13 +703,17 @@ int skit_sparse_lowrank_plan_execute(const skit_sparse_lowrank_plan *plan, const
     SKIT_REQUIRE_PTR(X);
     SKIT_REQUIRE_PTR(Y);
     size_t n = plan->n, d = plan->d, m = plan->m;
-    if (ldx < n) return SKIT_ERROR(SKIT_ESHAPE, "ldx = %zu too small: need ldx >= n (= %zu)", ldx, n);
-    if (ldy < n) return SKIT_ERROR(SKIT_ESHAPE, "ldy = %zu too small: need ldy >= n (= %zu)", ldy, n);
+    SKIT_TRY(check_block_lds(plan->layout, n, d, ldx, ldy));
+    const int rows = plan->layout == SKIT_LAYOUT_ROWS;
     if (plan->ski)
         SKIT_TRY(skit_ski_plan_execute(plan->ski, X, ldx, Y, ldy));
     else
-        for (size_t c = 0; c < d; c++) memset(Y + c * ldy, 0, n * sizeof *Y);
+        for (size_t c = 0; c < (rows ? n : d); c++) memset(Y + c * ldy, 0, (rows ? d : n) * sizeof *Y);
     if (m == 0) return SKIT_OK;
+    if (rows) {
+        band_rows(plan, X, ldx, Y, ldy);
+        return SKIT_OK;
+    }
     long half = (long)(m - 1) / 2, nn = (long)n;
 #pragma omp parallel for schedule(static) if (d > 1 && n * m * d > 65536)
     for (size_t c = 0; c < d; c++) {
@@ -633,5 +734,7 @@ SKIT_DEFINE_STRUCT_SIZE(skit_ski_struct_size,
                         SKIT_STRUCT(skit_derivative_bound),
                         SKIT_STRUCT(skit_interp_options),
                         SKIT_STRUCT(skit_ski_options),
+                        SKIT_STRUCT(skit_nystrom_options),
+                        SKIT_STRUCT(skit_sparse_lowrank_options),
                         SKIT_STRUCT(skit_sparse_lowrank_errors),
                         SKIT_STRUCT(skit_theorem1_terms))

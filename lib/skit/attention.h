@@ -4,7 +4,11 @@
  *
  * Layout. Every matrix is column-major with a leading dimension. The n
  * tokens are rows: Q and K are n x d (query i is row i, Q[i + c*ldq]), V is
- * n x dv, the output Y is n x dv. ld >= n everywhere.
+ * n x dv, the output Y is n x dv. ld >= n everywhere. Plans also take the
+ * rows layout (skit_attention_options.layout = SKIT_LAYOUT_ROWS): then Q,
+ * K, V, Y and the gradients of a plan's execute, backward and select are
+ * row-major, Q[i*ldq + c], and each ld is the row stride (ld >= the
+ * matrix's width: d for Q, K, dQ, dK; dv for V, Y, dY, dV).
  *
  * Attention. Logits P = scale * Q K^T; S = softmax over each row of P (the
  * paper's D exp(P)); Y = S V. Every routine shifts each row by its maximum
@@ -228,6 +232,21 @@ typedef struct skit_attention_options {
      * (scale <= 3.4e38) and shift_bias is checked but not used. Other
      * methods and devices: SKIT_EUNSUPPORTED. */
     skit_precision precision;
+
+    /* How a plan's execute, backward and select read Q, K, V, dY and
+     * write Y, dQ, dK, dV [SKIT_LAYOUT_COLUMNS] (skit/core.h): columns,
+     * X[i + c*ld] with ld >= n; SKIT_LAYOUT_ROWS, X[i*ld + c] with ld >=
+     * the width (d or dv), e.g. C-ordered (n, d) arrays read and written
+     * in place. Every method's passes work on columns (the sweep's packed
+     * tiles, block means, MRA's gathered squares, the factorisations), so
+     * a rows plan transposes the inputs into scratch it holds (allocated
+     * at create, counted in skit_attention_plan_bytes: n (2d + 2dv)
+     * values, n (4d + 3dv) for exact and mra2 with their backward), runs
+     * the column code on them and transposes the outputs back: O(n (d +
+     * dv)) moves beside the method's O(n^2 d) or O(n budget s) work, the
+     * results bit for bit those of the columns layout, and an execute
+     * still allocates nothing. */
+    skit_layout layout;
 } skit_attention_options;
 
 /* Defaults for `method` (see the brackets above). For window, window = 64;
@@ -281,7 +300,7 @@ typedef struct skit_attention_stats {
  * come out the same; made by the first call that needs it, kept until
  * destroy, so it can fail as create does). A call alone allocates nothing.
  * Errors: SKIT_EINVAL (NULL; a float32 plan: use the _f32 form), SKIT_ESHAPE
- * (ld < n), SKIT_ENONFINITE (NaN/Inf
+ * (ld < n; rows layout: ld < d or dv), SKIT_ENONFINITE (NaN/Inf
  * in q, k or v), SKIT_ELIBRARY (an SVD did not converge); a concurrent call
  * that needs a new copy also create's errors (SKIT_ENOMEM, SKIT_ETOOBIG). */
 int skit_attention_plan_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
@@ -392,7 +411,7 @@ int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ld
  * gradients dq, dk (n x d) and dv (n x dv) of <dy, Y> for the plan's
  * output Y = execute(q, k, v, mask) at the same q, k, v and mask; dy: n x
  * dv (lddy >= n); each gradient may be NULL (its ld >= n otherwise), and
- * is fully written. The plan's scale and causal option apply.
+ * is fully written (rows layout: row-major, each ld >= the width). The plan's scale and causal option apply.
  *   exact: padding mask and causality honoured (masked rows contribute
  *     nothing, masked keys get 0). float64: skit_attention_exact_backward
  *     _masked; float32: the same 64-row query tiles with sgemm for the
@@ -464,7 +483,7 @@ int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ld
  * --precision f32` their largest entry per group.
  * Errors: SKIT_EINVAL (NULL plan, q, k, v or dy; the other precision's
  * plan; causal mra2 with refined missing a diagonal square), SKIT_ESHAPE
- * (a leading dimension < n), SKIT_ENONFINITE (NaN/Inf in q, k, v or dy),
+ * (a leading dimension < n; rows layout: < d or dv), SKIT_ENONFINITE (NaN/Inf in q, k, v or dy),
  * SKIT_EUNSUPPORTED (a method other than exact and mra2, MRA of more than
  * two levels or a finest scale other than 1, a device plan, a mask with
  * mra2), SKIT_ENOMEM (a concurrent call's copy). */
@@ -480,8 +499,8 @@ int skit_attention_plan_backward_f32(const skit_attention_plan *plan, const floa
                                      size_t lddk, float *dv, size_t lddv);
 
 /* The squares an MRA plan's (mra2, mra2s; CPU) execute refines at level 0
- * (side s_0 = block when levels = 0) for these q, k (n x d, ld >= n) and
- * mask (NULL or n bytes): refined[x + y (n/s_0)] = 1 for square (x, y),
+ * (side s_0 = block when levels = 0) for these q, k (n x d, ld >= n; in
+ * the plan's layout) and mask (NULL or n bytes): refined[x + y (n/s_0)] = 1 for square (x, y),
  * 0 elsewhere; (n/s_0)^2 bytes. The execute's own code on the same
  * inputs, so the same squares (float32 plans: the float coarse logits'
  * choice, see skit_attention_plan_execute_f32). Scratch as execute's.

@@ -91,10 +91,13 @@ typedef enum skit_precision {
 } skit_precision;
 
 /* How a plan reads an n x d block of data (token i, channel c) with a
- * leading dimension ld (the layout field of the Toeplitz and FD-TNO plans'
- * options; the TNO plans have their own, skit/tno.h, which adds a batch).
- * Both layouts are read and written in place: the rows form gathers each
- * group of channels into the FFT buffers, it never transposes the block. */
+ * leading dimension ld (the layout field of the options of the Toeplitz,
+ * FD-TNO, SKI, Nystrom, sparse + low-rank and attention plans; the TNO
+ * plans have their own, skit/tno.h, which adds a batch). Both layouts are
+ * read and written where the caller's block lies: the FFT plans' rows form
+ * gathers each group of channels into the FFT buffers, the GEMM-based ones
+ * hand BLAS the block transposed, and the attention plans transpose into
+ * scratch they hold (docs/layout.md says which does what). */
 typedef enum skit_layout {
     SKIT_LAYOUT_COLUMNS = 0, /* x[i + c*ld], ld >= n: column-major (BLAS, Fortran, numpy order 'F'); the default */
     SKIT_LAYOUT_ROWS = 1     /* x[i*ld + c], ld >= d: row-major (C order: numpy's and PyTorch's (n, d)) */

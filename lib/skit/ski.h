@@ -303,8 +303,26 @@ typedef struct skit_nystrom_plan skit_nystrom_plan;
  * SKIT_ENOMEM, SKIT_ELIBRARY. *rank (may be NULL): numerical rank of A. */
 int skit_nystrom_plan_create(skit_nystrom_plan **plan, const skit_kernel *kernel, size_t n,
                              size_t r, double lo, double hi, double rtol, size_t *rank);
+/* Options of a Nystrom plan; skit_nystrom_options_default fills the
+ * defaults in brackets (does nothing for NULL). */
+typedef struct skit_nystrom_options {
+    /* How execute reads X and writes Y (skit/core.h) [SKIT_LAYOUT_COLUMNS]:
+     * columns, X[i + c*ldx] with ldx, ldy >= n; SKIT_LAYOUT_ROWS, X[i*ldx +
+     * c] with ldx, ldy >= d, read and written in place: the two GEMMs take
+     * the blocks transposed, Y^T = (X^T G^T) F^T with G = A^+ B. */
+    skit_layout layout;
+} skit_nystrom_options;
+void skit_nystrom_options_default(skit_nystrom_options *options);
+/* skit_nystrom_plan_create with options (NULL: the defaults).
+ * Errors: as skit_nystrom_plan_create, SKIT_EINVAL (unknown layout). */
+int skit_nystrom_plan_create_with(skit_nystrom_plan **plan, const skit_kernel *kernel, size_t n,
+                                  size_t r, double lo, double hi, double rtol,
+                                  const skit_nystrom_options *options, size_t *rank);
 /* Y = F (A^+ B) X for X n x d: O(n r d) by two GEMMs. Thread-safe as
- * skit_ski_plan_execute. */
+ * skit_ski_plan_execute. Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (ldx or
+ * ldy < n; rows layout: < d), SKIT_ENOMEM. The rows layout's sums are the
+ * columns layout's in the GEMMs' own order, which may differ: the two
+ * agree to the GEMMs' error bound (tests/test_ski.c). */
 int skit_nystrom_plan_execute(const skit_nystrom_plan *plan, size_t d, const double *X, size_t ldx,
                               double *Y, size_t ldy);
 /* The dense n x n F A^+ B (ldt >= n). */
@@ -331,6 +349,29 @@ int skit_sparse_lowrank_plan_create(skit_sparse_lowrank_plan **plan, size_t n, s
                                     size_t m, const double *band,
                                     const skit_interp_weights *weights, const double *coeffs,
                                     skit_ski_method method);
+/* Options of a sparse + low-rank plan; skit_sparse_lowrank_options_default
+ * fills the defaults in brackets (does nothing for NULL). */
+typedef struct skit_sparse_lowrank_options {
+    skit_ski_method method; /* the low-rank part's SKI method [SKIT_SKI_SPARSE_FFT] */
+    /* How execute reads X and writes Y (skit/core.h) [SKIT_LAYOUT_COLUMNS]:
+     * columns, ldx, ldy >= n; SKIT_LAYOUT_ROWS, row-major n x d with ldx,
+     * ldy >= d, read and written in place: the SKI part in its rows layout
+     * (skit_ski_options.layout: within rounding of the columns layout),
+     * the band walked along the rows, each y[i, c] adding its taps in the
+     * columns layout's order. */
+    skit_layout layout;
+} skit_sparse_lowrank_options;
+void skit_sparse_lowrank_options_default(skit_sparse_lowrank_options *options);
+/* skit_sparse_lowrank_plan_create with options (NULL: the defaults).
+ * Errors: as skit_sparse_lowrank_plan_create, SKIT_EINVAL (unknown
+ * layout or method). */
+int skit_sparse_lowrank_plan_create_with(skit_sparse_lowrank_plan **plan, size_t n, size_t d,
+                                         size_t m, const double *band,
+                                         const skit_interp_weights *weights, const double *coeffs,
+                                         const skit_sparse_lowrank_options *options);
+/* Y = (T_sparse + W A W^T) X, X and Y n x d in the plan's layout, no
+ * aliasing. Errors: SKIT_EINVAL (NULL), SKIT_ESHAPE (ldx or ldy < n; rows
+ * layout: < d), those of skit_ski_plan_execute. */
 int skit_sparse_lowrank_plan_execute(const skit_sparse_lowrank_plan *plan, const double *X,
                                      size_t ldx, double *Y, size_t ldy);
 void skit_sparse_lowrank_plan_destroy(skit_sparse_lowrank_plan *plan);

@@ -199,10 +199,14 @@ z skit_ski_plan_bytes p
 v skit_ski_plan_destroy p
 i skit_ski_dense p p p z
 i skit_nystrom_plan_create p p z z d d d p
+v skit_nystrom_options_default p
+i skit_nystrom_plan_create_with p p z z d d d p p
 i skit_nystrom_plan_execute p z p z p z
 i skit_nystrom_plan_dense p p z
 v skit_nystrom_plan_destroy p
 i skit_sparse_lowrank_plan_create p z z z p p p i
+v skit_sparse_lowrank_options_default p
+i skit_sparse_lowrank_plan_create_with p z z z p p p p
 i skit_sparse_lowrank_plan_execute p p z p z
 v skit_sparse_lowrank_plan_destroy p
 i skit_kernel_matrix_error p p z p p
@@ -285,6 +289,7 @@ i skit_attention_plan_execute_f32 p p z p z p z p p z p
 i skit_attention_plan_backward p p z p z p z p p p z p z p z p z
 i skit_attention_plan_backward_f32 p p z p z p z p p p z p z p z p z
 i skit_attention_plan_select p p z p z p p
+i skit_attention_plan_select_f32 p p z p z p p
 z skit_attention_plan_bytes p
 v skit_attention_plan_destroy p
 i skit_mra_coarse_logits z z p z p z d z p p z

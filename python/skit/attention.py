@@ -2,8 +2,11 @@
 the baselines, and the MRA paper's analysis tools (skit/attention.h).
 
 Q, K: (..., n, d); V: (..., n, dv); output (..., n, dv). Leading batch
-axes (e.g. batch and heads) are looped over; each (n, d) matrix is passed
-without a copy when its n axis has unit stride (F order; see skit._array).
+axes (e.g. batch and heads) are looped over. AttentionPlan reads and
+writes C-ordered arrays in place (layout='rows', the default; 'columns':
+F order); the free functions (attention, attention_matrix, entropy, ...)
+take each (n, d) matrix without a copy when its n axis has unit stride
+(F order) and copy a C-ordered one (see skit._array).
 scale=None means 1/sqrt(d). mask: None or n booleans (False = padding).
 """
 import ctypes
@@ -15,7 +18,7 @@ from . import _array as A
 from . import _lib
 from ._lib import Handle, check, lib, new_handle
 from .mlp import _choice
-from .toeplitz import DEVICES
+from .toeplitz import DEVICES, LAYOUTS
 
 METHODS = {"exact": 0, "mra2": 1, "mra2s": 2, "lowrank": 3, "topk": 4, "nystrom": 5,
            "linformer": 6, "performer": 7, "window": 8, "bigbird": 9}
@@ -33,7 +36,7 @@ class _Options(ctypes.Structure):
                 ("rank", _Z), ("nonzeros", _Z), ("window", _Z), ("global_blocks", _Z),
                 ("random_blocks", _Z), ("pinv_iterations", _Z), ("linformer_projection", _I),
                 ("performer_orthogonal", _I), ("causal", _I), ("device", _I),
-                ("precision", _I)]
+                ("precision", _I), ("layout", _I)]
 
 
 _lib.check_layout(_Options, "attention", "skit_attention_options")
@@ -91,7 +94,7 @@ def _qkv(q, k, v=None, upcast=False):
 
 
 def _cast_like(y, q):
-    return y.astype(A.F32) if np.asarray(q).dtype == A.F32 else y
+    return y.astype(A.F32, copy=False) if np.asarray(q).dtype == A.F32 else y
 
 
 def attention(q, k, v, scale=None, mask=None, upcast=False, causal=False):
@@ -143,11 +146,17 @@ class AttentionPlan(Handle):
     global_blocks, random_blocks, pinv_iterations, linformer_projection,
     performer_orthogonal, device, causal); budget: a fraction of the n^2 entries,
     mapped to the method's size parameters by the library. dtype=float32:
-    a float32 plan (exact, mra2, mra2s), called on float32 arrays only."""
+    a float32 plan (exact, mra2, mra2s), called on float32 arrays only.
+    layout: 'rows' (the default) reads q, k, v (and dy) and writes the
+    outputs as C-ordered (..., n, d) arrays, in place: the library
+    transposes into the plan's own scratch (skit_attention_options.layout);
+    'columns' reads F-ordered blocks in place. The other order is copied
+    once per call."""
 
     _destroy = "skit_attention_plan_destroy"
 
-    def __init__(self, method, n, d, dv=None, budget=None, dtype=np.float64, **options):
+    def __init__(self, method, n, d, dv=None, budget=None, dtype=np.float64, layout="rows",
+                 **options):
         super().__init__()
         dtype = np.dtype(dtype)
         if dtype not in (A.F64, A.F32):
@@ -155,10 +164,11 @@ class AttentionPlan(Handle):
         o = _Options()
         lib.skit_attention_options_init(ctypes.byref(o), _choice(METHODS, method, "method"))
         o.precision = int(dtype == A.F32)  # SKIT_PRECISION_F32
+        o.layout = _choice(LAYOUTS, layout, "layout")
         tables = {"selection": SELECTIONS, "linformer_projection": PROJECTIONS,
                   "device": DEVICES}
         for name, value in options.items():
-            if not hasattr(o, name) or name in ("method", "precision"):
+            if not hasattr(o, name) or name in ("method", "precision", "layout"):
                 raise TypeError(f"skit: unknown attention option {name!r}")
             if name in ("scales", "blocks_per_row"):
                 values = [value] * len(getattr(o, name)) if np.isscalar(value) else list(value)
@@ -178,7 +188,33 @@ class AttentionPlan(Handle):
                                              ctypes.byref(o)))
         self._adopt(cell)
         self.method, self.n, self.d, self.dv = method, int(n), int(d), int(dv)
-        self.dtype = dtype
+        self.dtype, self.layout = dtype, layout
+        first = o.scales[0] if o.levels else o.block  # MRA's s_0
+        self._squares = (self.n // first) ** 2 if first else 0
+
+    def _blocks(self, arrays, upcast=False):
+        """(blocks, ld) of each (name, array) in the plan's layout and
+        dtype: the array itself where it fits, else one copy. A float32
+        plan takes float32 arrays only."""
+        if self.dtype == A.F32:
+            for name, a in arrays:
+                if np.asarray(a).dtype != A.F32:
+                    raise TypeError(f"skit: this plan computes in float32 (dtype=float32): {name} "
+                                    f"must be float32, got {np.asarray(a).dtype}")
+        rows = self.layout == "rows"
+        return [A.blocks(a, name, self.dtype, upcast=upcast, rows=rows) for name, a in arrays]
+
+    def _outputs(self, batch, widths):
+        """Uninitialised (*batch, n, w) outputs in the plan's layout, and
+        their ld."""
+        rows = self.layout == "rows"
+        return [(A.empty_blocks(batch, self.n, w, self.dtype, rows), w if rows else self.n)
+                for w in widths]
+
+    def _check_qk(self, qb, kb):
+        if qb.shape[-2:] != (self.n, self.d) or kb.shape != qb.shape:
+            raise ValueError(f"skit: q, k must be (..., {self.n}, {self.d}), got {qb.shape}, "
+                             f"{kb.shape}")
 
     @property
     def nbytes(self):
@@ -189,25 +225,17 @@ class AttentionPlan(Handle):
         dict of what the call did (entries evaluated, work fraction, MRA
         squares refined per level) -- for the last batch element."""
         f32 = self.dtype == A.F32
-        if f32:  # a float32 plan takes float32 data only
-            for name, a in (("q", q), ("k", k), ("v", v)):
-                if np.asarray(a).dtype != A.F32:
-                    raise TypeError(f"skit: this plan computes in float32 (dtype=float32): {name} "
-                                    f"must be float32, got {np.asarray(a).dtype}")
-            (qb, ldq), (kb, ldk), (vb, ldv) = (A.blocks(a, name, A.F32)
-                                               for name, a in (("q", q), ("k", k), ("v", v)))
-        else:
-            (qb, ldq), (kb, ldk), (vb, ldv) = _qkv(q, k, v, upcast)
+        (qb, ldq), (kb, ldk), (vb, ldv) = self._blocks((("q", q), ("k", k), ("v", v)), upcast)
         if qb.shape[-2:] != (self.n, self.d) or kb.shape != qb.shape or \
                 vb.shape[:-1] != qb.shape[:-1] or vb.shape[-1] != self.dv:
             raise ValueError(f"skit: q, k must be (..., {self.n}, {self.d}) and v "
                              f"(..., {self.n}, {self.dv}), got {qb.shape}, {kb.shape}, {vb.shape}")
         _m, pm = _mask(mask, self.n)
-        y = A.empty_blocks(qb.shape[:-2], self.n, self.dv, self.dtype)
+        [(y, ldy)] = self._outputs(qb.shape[:-2], (self.dv,))
         stats = _Stats()
         execute = lib.skit_attention_plan_execute_f32 if f32 else lib.skit_attention_plan_execute
         for pq, pk, pv, py in zip(*(A.batch_pointers(a) for a in (qb, kb, vb, y))):
-            check(execute(self, pq, ldq, pk, ldk, pv, ldv, pm, py, self.n, ctypes.byref(stats)))
+            check(execute(self, pq, ldq, pk, ldk, pv, ldv, pm, py, ldy, ctypes.byref(stats)))
         if f32:
             A.check_float32_result(y, (q, k, v), "AttentionPlan")
         y = _cast_like(y, q)
@@ -217,20 +245,16 @@ class AttentionPlan(Handle):
                    "refined": list(stats.refined[:stats.levels]), "levels": stats.levels}
 
 
-    def backward(self, q, k, v, dy, mask=None):
+    def backward(self, q, k, v, dy, mask=None, refined=None, needs=(True, True, True)):
         """(dq, dk, dv), the gradients of <dy, plan(q, k, v, mask)> by
         skit_attention_plan_backward (methods 'exact' and 'mra2'; MRA-2
-        selects its squares again from q and k, as its execute did). A
+        selects its squares again from q and k, as its execute did, unless
+        refined gives them: one select() result per (n, d) block). A
         float32 plan takes float32 arrays and returns float32 gradients
         (skit_attention_plan_backward_f32, within skit/attention.h's
-        bounds)."""
-        dt = self.dtype
-        arrays = []
-        for name, a in (("q", q), ("k", k), ("v", v), ("dy", dy)):
-            if dt == A.F32 and np.asarray(a).dtype != A.F32:
-                raise TypeError(f"skit: this plan computes in float32 (dtype=float32): {name} "
-                                f"must be float32, got {np.asarray(a).dtype}")
-            arrays.append(A.blocks(a, name, dt))
+        bounds). needs: which of dq, dk, dv to compute (None for the
+        others)."""
+        arrays = self._blocks((("q", q), ("k", k), ("v", v), ("dy", dy)))
         (qb, ldq), (kb, ldk), (vb, ldv), (gb, ldg) = arrays
         n, d, dv = self.n, self.d, self.dv
         if qb.shape[-2:] != (n, d) or kb.shape != qb.shape or vb.shape != qb.shape[:-1] + (dv,) or \
@@ -239,11 +263,35 @@ class AttentionPlan(Handle):
                              f"{qb.shape}, {kb.shape}, {vb.shape}, {gb.shape}")
         _m, pm = _mask(mask, n)
         batch = qb.shape[:-2]
-        dq, dk, dvv = (A.empty_blocks(batch, n, c, dt) for c in (d, d, dv))
-        fn = lib.skit_attention_plan_backward_f32 if dt == A.F32 else lib.skit_attention_plan_backward
-        for pq, pk, pv, pg, pdq, pdk, pdv in zip(*(A.batch_pointers(a) for a in (qb, kb, vb, gb, dq, dk, dvv))):
-            check(fn(self, pq, ldq, pk, ldk, pv, ldv, pm, None, pg, ldg, pdq, n, pdk, n, pdv, n))
-        return dq, dk, dvv
+        count = int(np.prod(batch, dtype=np.int64))
+        outs = self._outputs(batch, (d, d, dv))
+        grads = [(out, ld, A.batch_pointers(out)) if need else (None, 0, [None] * count)
+                 for (out, ld), need in zip(outs, needs)]
+        chosen = [None] * count if refined is None else [A.pointer(r) for r in refined]
+        fn = lib.skit_attention_plan_backward_f32 if self.dtype == A.F32 else \
+            lib.skit_attention_plan_backward
+        (_, lddq, pdqs), (_, lddk, pdks), (_, lddv, pdvs) = grads
+        for pq, pk, pv, pg, pr, pdq, pdk, pdv in zip(
+                *(A.batch_pointers(a) for a in (qb, kb, vb, gb)), chosen, pdqs, pdks, pdvs):
+            check(fn(self, pq, ldq, pk, ldk, pv, ldv, pm, pr, pg, ldg, pdq, lddq, pdk, lddk, pdv,
+                     lddv))
+        return tuple(out for out, _, _ in grads)
+
+    def select(self, q, k, mask=None):
+        """The squares an MRA plan's execute refines for q, k (and mask):
+        one uint8 array of (n/block)^2 per (n, d) block, square (x, y) at
+        x + y (n/block) (skit_attention_plan_select)."""
+        (qb, ldq), (kb, ldk) = self._blocks((("q", q), ("k", k)))
+        self._check_qk(qb, kb)
+        _m, pm = _mask(mask, self.n)
+        fn = lib.skit_attention_plan_select_f32 if self.dtype == A.F32 else \
+            lib.skit_attention_plan_select
+        chosen = []
+        for pq, pk in zip(A.batch_pointers(qb), A.batch_pointers(kb)):
+            refined = np.zeros(max(self._squares, 1), dtype=np.uint8)
+            check(fn(self, pq, ldq, pk, ldk, pm, A.pointer(refined)))
+            chosen.append(refined)
+        return chosen
 
 
 def mra2(q, k, v, block=32, blocks_per_row=8, sparse=False, mask=None, upcast=False,

@@ -249,26 +249,41 @@ def ski_dense(weights, coeffs):
     return out
 
 
+class _NystromOptions(ctypes.Structure):
+    _fields_ = [("layout", ctypes.c_int)]
+
+
+_lib.check_layout(_NystromOptions, "ski", "skit_nystrom_options")
+
+
 class NystromPlan(Handle):
     """Asymmetric Nystrom F A^+ B of a kernel (inducing points uniform on
-    [lo, hi], default [0, n-1]). .rank: numerical rank of A."""
+    [lo, hi], default [0, n-1]). .rank: numerical rank of A. layout: 'rows'
+    (the default) reads and writes C-ordered (..., n, d) arrays in place,
+    'columns' F-ordered ones (skit_nystrom_options.layout); the other
+    order is copied once per call."""
 
     _destroy = "skit_nystrom_plan_destroy"
 
-    def __init__(self, kernel, n, r, lo=None, hi=None, rtol=-1.0):
+    def __init__(self, kernel, n, r, lo=None, hi=None, rtol=-1.0, layout="rows"):
         super().__init__()
         lo = 0.0 if lo is None else float(lo)
         hi = float(n - 1) if hi is None else float(hi)
+        opts = _NystromOptions()
+        lib.skit_nystrom_options_default(ctypes.byref(opts))
+        opts.layout = _choice(LAYOUTS, layout, "layout")
         cell, rank = new_handle(), ctypes.c_size_t()
-        check(lib.skit_nystrom_plan_create(ctypes.byref(cell), kernel._as_parameter_, int(n),
-                                           int(r), lo, hi, float(rtol), ctypes.byref(rank)))
+        check(lib.skit_nystrom_plan_create_with(ctypes.byref(cell), kernel._as_parameter_, int(n),
+                                                int(r), lo, hi, float(rtol), ctypes.byref(opts),
+                                                ctypes.byref(rank)))
         self._adopt(cell)
         self._keep = kernel
-        self.n, self.rank = int(n), rank.value
+        self.n, self.rank, self.layout = int(n), rank.value, layout
 
     def __call__(self, x):
         return A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
-                              lib.skit_nystrom_plan_execute(self, d, px, ldx, py, ldy))
+                              lib.skit_nystrom_plan_execute(self, d, px, ldx, py, ldy),
+                              rows=self.layout == "rows")
 
     def dense(self):
         out = np.empty((self.n, self.n), order="F")
@@ -288,32 +303,45 @@ def _band(band, d):
     return A.real(b.T, "band")
 
 
+class _SparseLowRankOptions(ctypes.Structure):
+    _fields_ = [("method", ctypes.c_int), ("layout", ctypes.c_int)]
+
+
+_lib.check_layout(_SparseLowRankOptions, "ski", "skit_sparse_lowrank_options")
+
+
 class SparseLowRankPlan(Handle):
     """(band_c + W A_c W^T) x_c (SKI-TNN Algorithm 1): band (m, d) taps,
     m odd (or None), coeffs (2r-1, d) with weights (or None); lags by
-    channels, as every per-channel coefficient array of skit."""
+    channels, as every per-channel coefficient array of skit. layout:
+    'rows' (the default) reads and writes C-ordered (..., n, d) arrays in
+    place, 'columns' F-ordered ones (skit_sparse_lowrank_options.layout)."""
 
     _destroy = "skit_sparse_lowrank_plan_destroy"
 
-    def __init__(self, n, d, band=None, weights=None, coeffs=None, method="fft"):
+    def __init__(self, n, d, band=None, weights=None, coeffs=None, method="fft", layout="rows"):
         super().__init__()
         b = None if band is None else _band(band, int(d))
         if coeffs is not None and weights is None:
             raise ValueError("skit: coeffs need weights (the SKI part's interpolation)")
         c = None if coeffs is None else A.channel_major(coeffs, 2 * weights.r - 1)
+        opts = _SparseLowRankOptions()
+        lib.skit_sparse_lowrank_options_default(ctypes.byref(opts))
+        opts.method = _choice(SKI_METHODS, method, "method")
+        opts.layout = _choice(LAYOUTS, layout, "layout")
         cell = new_handle()
-        check(lib.skit_sparse_lowrank_plan_create(
+        check(lib.skit_sparse_lowrank_plan_create_with(
             ctypes.byref(cell), int(n), int(d), 0 if b is None else b.shape[1],
             None if b is None else A.pointer(b), None if weights is None else weights._as_parameter_,
-            None if c is None else A.pointer(c), _choice(SKI_METHODS, method, "method")))
+            None if c is None else A.pointer(c), ctypes.byref(opts)))
         self._adopt(cell)
         self._keep = weights
-        self.n, self.d = int(n), int(d)
+        self.n, self.d, self.layout = int(n), int(d), layout
 
     def __call__(self, x):
         return A.apply_blocks(x, "x", self.n, self.n, lambda px, ldx, py, ldy, d:
                               lib.skit_sparse_lowrank_plan_execute(self, px, ldx, py, ldy),
-                              self.d)
+                              self.d, rows=self.layout == "rows")
 
 
 def kernel_matrix_error(a, b, n):

@@ -19,9 +19,10 @@ library provides takes a forward and a backward of a few lines each.
   decay_bias(rpe, lags, decay)                TNO's rpe * decay^|t|; gradients
       w.r.t. rpe and decay by skit_tno_decay_bias_backward.
   attention(q, k, v, scale=None, mask=None)   exact softmax attention;
-      dq, dk, dv by skit_attention_exact_backward.
+      dq, dk, dv by the exact plan's skit_attention_plan_backward.
   mra2(q, k, v, block, blocks_per_row, ...)   MRA-2 ({block, 1}); dq, dk,
-      dv by skit_mra2_backward with the refined squares held fixed;
+      dv by the MRA-2 plan's backward with the refined squares held fixed;
+      both read contiguous tensors in place (plans of the rows layout);
       pad=True for an n that block does not divide (padding keys masked).
   TNO(n, d, ...)                              an nn.Module: TNN's RPE MLP and
       decay in PyTorch, the Toeplitz product in skit; full backward; the
@@ -42,8 +43,7 @@ import torch
 from . import _array as _A
 from . import tno as _tno
 from ._lib import check, lib
-from .attention import SELECTIONS, AttentionPlan, _masks, _qkv, _scale
-from .attention import attention as _attention
+from .attention import AttentionPlan, _scale
 from .toeplitz import ToeplitzPlan
 
 __all__ = ["toeplitz", "tno", "TNOPlanModule", "mlp", "decay_bias", "attention", "mra2", "TNO",
@@ -370,127 +370,57 @@ def decay_bias(rpe, lags, decay):
     return _DecayFunction.apply(dict(lags=lags), rpe, decay)
 
 
-# ---- attention: exact (skit_attention_exact_backward) and MRA-2 ----
+# ---- attention: exact and MRA-2, through rows plans ----
+# A plan of the rows layout reads the tensors' C-ordered (..., n, d) memory
+# in place (skit_attention_options.layout); it is kept from the forward for
+# the backward (skit_attention_plan_backward(_f32)).
 
-def _gradient_blocks(need, batch, n, cols):
-    """An output array of (n, cols) blocks and its block addresses (None
-    and NULLs when the gradient is not needed)."""
-    if not need:
-        return None, [None] * int(np.prod(batch, dtype=np.int64))
-    out = _A.empty_blocks(batch, n, cols)
-    return out, _A.batch_pointers(out)
+def _plan_forward(method, q, k, v, mask, **options):
+    """The plan of q's precision (float32 q, k, v: the float32 plan) on q, k, v,
+    and what its backward needs."""
+    n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
+    dtype = np.float32 if _float32(q, k, v) else np.float64
+    plan = AttentionPlan(method, n, d, dv, dtype=dtype, **options)
+    return plan(q, k, v, mask=mask), ("plan", plan, q, k, v, mask)
 
 
-def _attention_backward(q, k, v, g, needs, call):
-    """dq, dk, dv for every (n, d) block: call(pq, ldq, pk, ldk, pv, ldv,
-    pg, ldg, pdq, pdk, pdv, index) runs the C backward of one block."""
-    (qb, ldq), (kb, ldk), (vb, ldv) = _qkv(q, k, v)
-    gb, ldg = _A.blocks(g, "grad")
-    batch, n = qb.shape[:-2], qb.shape[-2]
-    outs = [_gradient_blocks(need, batch, n, a.shape[-1]) for need, a in zip(needs, (qb, kb, vb))]
-    pointers = [_A.batch_pointers(a) for a in (qb, kb, vb, gb)] + [p for _, p in outs]
-    for index, (pq, pk, pv, pg, pdq, pdk, pdv) in enumerate(zip(*pointers)):
-        check(call(pq, ldq, pk, ldk, pv, ldv, pg, ldg, pdq, pdk, pdv, index))
-    return tuple(out for out, _ in outs)
+def _plan_backward(saved, g, needs):
+    """The gradients by the forward's plan (kept open: a graph may run its
+    backward more than once; garbage collection frees it with the graph)."""
+    _, plan, q, k, v, mask = saved
+    return plan.backward(q, k, v, g.astype(plan.dtype, copy=False), mask=mask, needs=needs)
 
 
 def _float32(*arrays):
     return all(a.dtype == np.float32 for a in arrays)
 
 
-def _plan_forward(method, q, k, v, mask, **options):
-    """Float32 q, k, v: the library's float32 attention plan, kept for the
-    backward (skit_attention_plan_backward_f32)."""
-    n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
-    plan = AttentionPlan(method, n, d, dv, dtype=np.float32, **options)
-    return plan(q, k, v, mask=mask), ("plan", plan, q, k, v, mask)
-
-
-def _plan_backward(saved, g, needs):
-    _, plan, q, k, v, mask = saved
-    with plan:
-        grads = plan.backward(q, k, v, g.astype(np.float32, copy=False), mask=mask)
-    return tuple(grad if need else None for grad, need in zip(grads, needs))
-
-
 def _exact_forward(q, k, v, *, scale, mask, causal):
-    if _float32(q, k, v):
-        return _plan_forward("exact", q, k, v, mask, scale=_scale(scale, q.shape[-1]), causal=int(causal))
-    return (_attention(q, k, v, scale=scale, mask=mask, causal=causal),
-            (q, k, v, scale, mask, causal))
+    return _plan_forward("exact", q, k, v, mask, scale=_scale(scale, q.shape[-1]), causal=int(causal))
 
 
-def _exact_backward(saved, g, needs):
-    if isinstance(saved[0], str):  # the float32 plan's
-        return _plan_backward(saved, g, needs)
-    q, k, v, scale, mask, causal = saved
-    n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
-    s = _scale(scale, d)
-    m, pm = _masks(mask, causal, n)
-
-    def call(pq, ldq, pk, ldk, pv, ldv, pg, ldg, pdq, pdk, pdv, index):
-        return lib.skit_attention_exact_backward_masked(n, d, dv, pq, ldq, pk, ldk, pv, ldv, s, pm,
-                                                        pg, ldg, pdq, n, pdk, n, pdv, n, None)
-    return _attention_backward(q, k, v, g, needs, call)
-
-
-_AttentionFunction = _function("AttentionFunction", _exact_forward, _exact_backward)
+_AttentionFunction = _function("AttentionFunction", _exact_forward, _plan_backward)
 
 
 def attention(q, k, v, scale=None, mask=None, causal=False):
     """softmax(scale Q K^T) V (skit.attention), differentiable w.r.t. q, k
-    and v by skit_attention_exact_backward. q, k: (..., n, d); v: (...,
-    n, dv); mask: None or n booleans (False = padding key and row);
-    causal: query i sees keys j <= i only. Float32 q, k and v run the
-    library's float32 attention plan, forward and backward (float32
+    and v by skit_attention_plan_backward (exact). q, k: (..., n, d); v:
+    (..., n, dv); mask: None or n booleans (False = padding key and row);
+    causal: query i sees keys j <= i only. Contiguous tensors are read
+    and the output written in place (a rows plan). Float32 q, k and v run
+    the library's float32 attention plan, forward and backward (float32
     gradients within skit/attention.h's bounds)."""
     return _AttentionFunction.apply(dict(scale=scale, mask=mask, causal=bool(causal)), q, k, v)
 
 
-def _mra2_selections(q, k, scale, block, blocks_per_row, selection, causal):
-    """The refined squares of every (n, d) block of q, k (skit_mra2_selection,
-    or its causal form)."""
-    (qb, ldq), (kb, ldk) = _qkv(q, k)
-    n, d = qb.shape[-2:]
-    squares = n // block if block else 0
-    chosen = []
-    for pq, pk in zip(_A.batch_pointers(qb), _A.batch_pointers(kb)):
-        refined = np.zeros(max(squares, 1) ** 2, dtype=np.uint8)
-        check(lib.skit_mra2_select(n, d, pq, ldq, pk, ldk, _scale(scale, d), block, blocks_per_row,
-                                   SELECTIONS[selection], int(bool(causal)), _A.pointer(refined),
-                                   None))
-        chosen.append(refined)
-    return chosen
-
-
 def _mra2_forward(q, k, v, *, scale, block, blocks_per_row, selection, causal):
-    n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
-    if _float32(q, k, v):
-        return _plan_forward("mra2", q, k, v, None, scale=_scale(scale, d), block=block,
-                             blocks_per_row=blocks_per_row, selection=selection, causal=int(causal))
-    with AttentionPlan("mra2", n, d, dv, scale=_scale(scale, d), block=block,
-                       blocks_per_row=blocks_per_row, selection=selection,
-                       causal=int(causal)) as plan:
-        y = plan(q, k, v)
-    refined = _mra2_selections(q, k, scale, block, blocks_per_row, selection, causal)
-    return y, (q, k, v, scale, block, refined, causal)
+    """MRA-2 by a plan; its backward selects the squares again from q, k
+    (the execute's own selection), so they are held fixed."""
+    return _plan_forward("mra2", q, k, v, None, scale=_scale(scale, q.shape[-1]), block=block,
+                         blocks_per_row=blocks_per_row, selection=selection, causal=int(causal))
 
 
-def _mra2_backward(saved, g, needs):
-    if isinstance(saved[0], str):  # the float32 plan's
-        return _plan_backward(saved, g, needs)
-    q, k, v, scale, block, refined, causal = saved
-    n, d, dv = q.shape[-2], q.shape[-1], v.shape[-1]
-    s = _scale(scale, d)
-    backward = lib.skit_mra2_backward_causal if causal else lib.skit_mra2_backward
-
-    def call(pq, ldq, pk, ldk, pv, ldv, pg, ldg, pdq, pdk, pdv, index):
-        return backward(n, d, dv, pq, ldq, pk, ldk, pv, ldv, s, block, _A.pointer(refined[index]),
-                        pg, ldg, pdq, n, pdk, n, pdv, n, None)
-    return _attention_backward(q, k, v, g, needs, call)
-
-
-_MRA2Function = _function("MRA2Function", _mra2_forward, _mra2_backward)
+_MRA2Function = _function("MRA2Function", _mra2_forward, _plan_backward)
 
 
 def _padded(a, size):
@@ -512,14 +442,7 @@ def _mra2_padded_forward(q, k, v, *, scale, block, blocks_per_row, selection, ca
                        blocks_per_row=blocks_per_row, selection=selection,
                        causal=int(causal)) as plan:
         y = plan(qp, kp, vp, mask=mask)
-        (qb, ldq), (kb, ldk) = _qkv(qp, kp)
-        rows = size // block
-        refined = []
-        for pq, pk in zip(_A.batch_pointers(qb), _A.batch_pointers(kb)):
-            chosen = np.zeros(rows * rows, dtype=np.uint8)
-            check(lib.skit_attention_plan_select(plan, pq, ldq, pk, ldk, _A.pointer(mask),
-                                                 _A.pointer(chosen)))
-            refined.append(chosen)
+        refined = plan.select(qp, kp, mask=mask)
     saved = (qp, kp, vp, _scale(scale, d), block, refined, causal, valid, n)
     return y[..., :n, :], saved
 
@@ -596,7 +519,8 @@ def mra2(q, k, v, block=32, blocks_per_row=8, selection="global", scale=None, ca
     blocks_per_row <= ceil(n / block). causal: query i sees keys j <= i
     only (diagonal squares always refined).
 
-    n a multiple of block: no mask, backward by skit_mra2_backward.
+    n a multiple of block: no mask, backward by the plan's
+    skit_attention_plan_backward (skit_mra2_backward inside).
     Otherwise pad=True is needed: q, k, v are padded at the end with zero
     rows to the next multiple of block and the padding tokens are masked
     (the plan's padding mask): no softmax gives them weight, the block

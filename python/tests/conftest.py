@@ -37,15 +37,27 @@ def check_float32_plan(plan, plan32, x):
         plan32(x.astype(np.float64))
 
 
+def recording(monkeypatch, name):
+    """Wrap the C function `name` so that the arguments it receives (the
+    pointers among them) are recorded: the list they are appended to."""
+    from skit import _lib
+    seen, original = [], getattr(_lib.lib, name)
+
+    def wrapper(*args):
+        seen.append(args)
+        return original(*args)
+    monkeypatch.setattr(_lib.lib, name, wrapper)
+    return seen
+
+
 def check_rows_in_place(monkeypatch, name, rows, cols, x):
     """A plan in the rows layout (rows) hands the C function `name` every
     (n, d) block of the C-ordered x at its own address with leading
     dimension d, returns C order, and agrees with the columns-layout plan
     (cols) on the same values."""
     import numpy as np
-    from skit import _array, _lib
-    seen, original = [], getattr(_lib.lib, name)
-    monkeypatch.setattr(_lib.lib, name, lambda *a: seen.append(a) or original(*a))
+    from skit import _array
+    seen = recording(monkeypatch, name)
     n, d = x.shape[-2:]
     y = rows(x)
     batch = int(np.prod(x.shape[:-2], dtype=np.int64))

@@ -3,7 +3,7 @@ import pytest
 
 import skit
 from skit import attention as att
-from conftest import rel
+from conftest import recording as _recording, rel
 
 
 def softmax_attention(q, k, v, scale, mask=None):
@@ -205,3 +205,83 @@ def test_float32_plans(rng):
                 p32(q.astype(np.float64), k, v)
     with pytest.raises(NotImplementedError, match="float64 only"):
         skit.AttentionPlan("lowrank", n, d, dtype=np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_plan_rows_layout_in_place(rng, monkeypatch, dtype):
+    """AttentionPlan's default rows layout hands the library C-ordered
+    (..., n, d) arrays themselves (ld = the row stride) for execute,
+    backward and select, with the columns layout's results bit for bit;
+    layout='columns' reads F-ordered blocks in place."""
+    from skit import _array
+    n, d, dv = 15, 3, 5
+    q, k = (rng.standard_normal((2, n, d)).astype(dtype) for _ in range(2))
+    v, dy = (rng.standard_normal((2, n, dv)).astype(dtype) for _ in range(2))
+    f32 = "_f32" if dtype == np.float32 else ""
+    plan = att.AttentionPlan("mra2", n, d, dv, dtype=dtype, block=5, blocks_per_row=2)
+    cols = att.AttentionPlan("mra2", n, d, dv, dtype=dtype, block=5, blocks_per_row=2,
+                             layout="columns")
+    assert plan.layout == "rows"
+    seen = _recording(monkeypatch, "skit_attention_plan_execute" + f32)
+    y = plan(q, k, v)
+    assert [s[1] for s in seen] == [_array.pointer(q) + q.strides[0] * b for b in range(2)]
+    assert [s[2] for s in seen] == [d, d] and seen[0][6] == seen[0][9] == dv
+    assert [s[8] for s in seen] == [_array.pointer(y) + y.strides[0] * b for b in range(2)]
+    assert y.flags.c_contiguous and np.array_equal(y, cols(q, k, v))
+    back = _recording(monkeypatch, "skit_attention_plan_backward" + f32)
+    grads = plan.backward(q, k, v, dy)
+    assert back[0][9] == _array.pointer(dy) and back[0][11] == _array.pointer(grads[0])
+    assert all(g.flags.c_contiguous for g in grads)
+    for mine, theirs in zip(grads, cols.backward(q, k, v, dy)):
+        assert np.array_equal(mine, theirs)
+    chosen = _recording(monkeypatch, "skit_attention_plan_select" + f32)
+    refined = plan.select(q, k)
+    assert chosen[0][1] == _array.pointer(q) and chosen[0][2] == d
+    assert all(np.array_equal(a, b) for a, b in zip(refined, cols.select(q, k)))
+    given = plan.backward(q, k, v, dy, refined=refined, needs=(True, False, True))
+    assert given[1] is None and np.array_equal(given[0], grads[0])
+    # the columns layout: F-ordered blocks in place, C order copied
+    qf, kf, vf = (np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2) for a in (q, k, v))
+    seen.clear()
+    assert np.array_equal(cols(qf, kf, vf), y)
+    assert seen[0][1] == _array.pointer(qf) and seen[0][2] == n
+    seen.clear()
+    cols(q, k, v)
+    assert seen[0][1] != _array.pointer(q)
+    with pytest.raises(ValueError, match="layout"):
+        att.AttentionPlan("exact", n, d, layout="diagonal")
+
+
+def test_plan_rows_call_allocates_only_its_output(rng):
+    """No copy of q, k, v: a rows call allocates (numpy memory, as
+    tracemalloc sees it) its output and little more; the columns plan
+    copies the three C-ordered inputs."""
+    import tracemalloc
+    n, d = 2048, 32
+    q, k, v = (rng.standard_normal((2, n, d)) for _ in range(3))
+    for layout, most in (("rows", 1.1), ("columns", None)):
+        with att.AttentionPlan("window", n, d, window=8, layout=layout) as plan:
+            plan(q, k, v)  # warm up
+            tracemalloc.start()
+            y = plan(q, k, v)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            if most:
+                assert peak < most * y.nbytes + 65536, (layout, peak, y.nbytes)
+            else:
+                assert peak > 3 * q.nbytes, (layout, peak)
+
+
+def test_rows_plan_from_threads(rng):
+    """Concurrent calls of one rows plan run on copies, each with its own
+    column scratch: every thread gets the single-thread result."""
+    from concurrent.futures import ThreadPoolExecutor
+    n, d = 40, 8
+    inputs = [tuple(rng.standard_normal((n, d)) for _ in range(3)) for _ in range(8)]
+    with att.AttentionPlan("mra2", n, d, block=8, blocks_per_row=2) as plan:
+        want = [plan(*a) for a in inputs]
+        want_dq = [plan.backward(*a, a[2])[0] for a in inputs]
+        with ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(lambda a: (plan(*a), plan.backward(*a, a[2])[0]), inputs * 4))
+    for i, (y, dq) in enumerate(got):
+        assert np.array_equal(y, want[i % 8]) and np.array_equal(dq, want_dq[i % 8])

@@ -25,6 +25,8 @@ STRUCTS = {
     "skit_mra_prop45": attention._Prop45,
     "skit_attention_synthetic": attention._Synthetic,
     "skit_sparse_lowrank_errors": ski._SparseLowRankErrors,
+    "skit_nystrom_options": ski._NystromOptions,
+    "skit_sparse_lowrank_options": ski._SparseLowRankOptions,
 }
 
 

@@ -4,7 +4,7 @@ import scipy.linalg as sl
 
 import skit
 from skit import ski
-from conftest import check_float32_plan, check_rows_in_place, rel
+from conftest import check_float32_plan, check_rows_in_place, recording, rel
 
 
 def test_kernels_match_formulas(rng):
@@ -125,6 +125,45 @@ def test_ski_plan_rows_in_place(rng, monkeypatch, dtype):
     check_rows_in_place(monkeypatch, name, rows, cols, rng.standard_normal((3, n, d)).astype(dtype))
     with pytest.raises(ValueError, match="layout"):
         skit.SKIPlan(W, coeffs, layout="diagonal")
+
+
+def test_nystrom_and_sparse_lowrank_rows_in_place(rng, monkeypatch):
+    """NystromPlan and SparseLowRankPlan default to the rows layout: the
+    library gets C-ordered (..., n, d) arrays at their own addresses with
+    ld = d (the row stride), and the result is the columns layout's (to
+    rounding: the GEMMs' and the SKI part's sums may be ordered
+    differently, skit/ski.h); a rows call allocates only its output."""
+    import tracemalloc
+    from skit import _array
+    n, r, d = 57, 9, 6
+    W = ski.InterpWeights(n, r)
+    coeffs = rng.standard_normal((2 * r - 1, d))
+    band = rng.standard_normal((5, d))
+    x = rng.standard_normal((3, n, d))
+    slr = ski.SparseLowRankPlan(n, d, band=band, weights=W, coeffs=coeffs)
+    assert slr.layout == "rows"
+    check_rows_in_place(monkeypatch, "skit_sparse_lowrank_plan_execute", slr,
+                        ski.SparseLowRankPlan(n, d, band=band, weights=W, coeffs=coeffs, layout="columns"), x)
+    kernel = skit.Kernel.matern52(1.0, 4.0)
+    ny, ny_cols = skit.NystromPlan(kernel, n, r), skit.NystromPlan(kernel, n, r, layout="columns")
+    assert ny.layout == "rows"
+    seen = recording(monkeypatch, "skit_nystrom_plan_execute")
+    y = ny(x)
+    assert [s[2] for s in seen] == [_array.pointer(x) + 8 * n * d * b for b in range(3)]
+    assert [s[4] for s in seen] == [_array.pointer(y) + 8 * n * d * b for b in range(3)]
+    assert all(s[3] == d and s[5] == d for s in seen) and y.flags.c_contiguous
+    assert rel(y, ny_cols(x)) < 1e-14 and rel(y, ny.dense() @ x) < 1e-10
+    for plan in (ny, slr):
+        plan(x)  # warm up
+        tracemalloc.start()
+        out = plan(x)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 1.1 * out.nbytes + 65536, (plan, peak, out.nbytes)
+    with pytest.raises(ValueError, match="layout"):
+        skit.NystromPlan(kernel, n, r, layout="diagonal")
+    with pytest.raises(ValueError, match="layout"):
+        ski.SparseLowRankPlan(n, d, band=band, layout="diagonal")
 
 
 def test_sparse_lowrank_band_shape_is_checked(rng):

@@ -5,6 +5,7 @@ import scipy.linalg as sl
 import skit
 from skit import _array, _lib
 from conftest import SIZES, rel
+from conftest import recording as _recording
 
 
 @pytest.mark.parametrize("m,n", [(1, 1), (5, 5), (7, 3), (3, 11), (31, 31), (64, 97)])
@@ -64,18 +65,6 @@ def test_plan_shared_and_vector(rng):
     plan.close()
     with pytest.raises(ValueError, match="closed"):
         plan(x)
-
-
-def _recording(monkeypatch, name):
-    """Wrap a C function so that the pointers it receives are recorded."""
-    seen = []
-    original = getattr(_lib.lib, name)
-
-    def wrapper(*args):
-        seen.append(args)
-        return original(*args)
-    monkeypatch.setattr(_lib.lib, name, wrapper)
-    return seen
 
 
 def test_zero_copy_pointers(rng, monkeypatch):

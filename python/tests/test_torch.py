@@ -471,3 +471,29 @@ def test_attention_float32_against_float64(rng, which, causal):
     assert y32.dtype == torch.float32 and q32.grad.dtype == torch.float32
     for got, want in ((y32.detach(), y.detach()), (q32.grad, q.grad), (k32.grad, k.grad), (v32.grad, v.grad)):
         assert float((got.double() - want).norm() / want.norm()) <= 2e-5
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_attention_reads_contiguous_tensors_in_place(rng, monkeypatch, dtype):
+    """skit.torch.attention and mra2 hand the library the contiguous
+    tensors' own memory (rows plans, ld = the row stride), forward and
+    backward."""
+    from conftest import recording
+    n, d = 16, 4
+    q, k, v = (torch.tensor(rng.standard_normal((2, n, d)), dtype=dtype, requires_grad=True)
+               for _ in range(3))
+    f32 = "_f32" if dtype == torch.float32 else ""
+    for name, call in (("attention", lambda: st.attention(q, k, v, causal=True)),
+                       ("mra2", lambda: st.mra2(q, k, v, block=4, blocks_per_row=2))):
+        ex = recording(monkeypatch, "skit_attention_plan_execute" + f32)
+        bw = recording(monkeypatch, "skit_attention_plan_backward" + f32)
+        y = call()
+        y.backward(torch.ones_like(y))
+        monkeypatch.undo()
+        assert [a[1] for a in ex] == [q.data_ptr() + q.element_size() * n * d * b for b in range(2)], name
+        assert [a[2] for a in ex] == [d, d] and [a[8] for a in ex] == \
+            [y.data_ptr() + y.element_size() * n * d * b for b in range(2)], name
+        assert [a[3] for a in bw] == [k.data_ptr() + k.element_size() * n * d * b for b in range(2)], name
+        assert [a[4] for a in bw] == [d, d], name
+        for t in (q, k, v):
+            t.grad = None
