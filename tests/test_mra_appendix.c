@@ -103,6 +103,24 @@ static double outside(size_t n, size_t b, const double *a, const unsigned char *
     return s;
 }
 
+/* the m squares of smallest mean logit -> chosen (0/1), by repeated minimum */
+static void lowest_mean_squares(size_t n, size_t b, const double *p, size_t m, unsigned char *chosen)
+{
+    size_t nb = n / b;
+    double sum[64];
+    for (size_t s = 0; s < nb * nb; s++) {
+        sum[s] = 0;
+        for (size_t i = 0; i < b; i++)
+            for (size_t j = 0; j < b; j++) sum[s] += p[((s / nb) * b + i) * n + (s % nb) * b + j];
+    }
+    for (size_t t = 0; t < m; t++) {
+        size_t low = nb * nb;
+        for (size_t s = 0; s < nb * nb; s++)
+            if (!chosen[s] && (low == nb * nb || sum[s] < sum[low])) low = s;
+        chosen[low] = 1;
+    }
+}
+
 START_TEST(test_sparse_lowrank_matches_brute_force)
 {
     uint64_t seed = tu_seed();
@@ -151,6 +169,11 @@ START_TEST(test_sparse_lowrank_matches_brute_force)
                     }
                 ck_assert_msg(ms >= mt - 1e-9, "proxy square %zu (sum %g) below unchosen %zu (%g)", s, ms, t, mt);
             }
+        /* the control: the m smallest mean logits, the proxy's order reversed */
+        unsigned char *last = calloc(nb * nb, 1);
+        lowest_mean_squares(n, b, p, m, last);
+        ck_assert(SQ_CLOSE(r.block_reversed, sqrt(outside(n, b, a, last) / total)));
+        free(last);
         /* the entry optimum: the m b^2 largest entries */
         double *sorted = tu_alloc(n * n), ent = 0;
         for (size_t i = 0; i < n * n; i++) sorted[i] = a[i] * a[i];

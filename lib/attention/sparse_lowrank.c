@@ -101,6 +101,18 @@ static double mra_residual(size_t n, size_t b, const sl_work *w, const unsigned 
     return r;
 }
 
+/* S on the m squares MRA-2 ranks last (smallest mu^2) into chosen: the
+ * proxy's own order reversed, so that a test of the proxy has a selection
+ * it must tell apart from a poor one */
+static double reversed_error(size_t n, size_t b, size_t m, sl_work *w, unsigned char *chosen, double total)
+{
+    size_t count = (n / b) * (n / b);
+    for (size_t s = 0; s < count; s++) w->mu2[s] = -w->mu2[s];
+    top_squares(count, m, w->mu2, w->idx, chosen);
+    for (size_t s = 0; s < count; s++) w->mu2[s] = -w->mu2[s];
+    return sqrt(dropped_energy(n, b, w->a, chosen) / total);
+}
+
 int skit_mra_sparse_lowrank_evaluate(size_t n, size_t d, const double *q, size_t ldq, const double *k,
                                      size_t ldk, double scale, size_t b, size_t m,
                                      skit_mra_sparse_lowrank *result, unsigned char *proxy_support,
@@ -174,6 +186,7 @@ int skit_mra_sparse_lowrank_evaluate(size_t n, size_t d, const double *q, size_t
     }
     if (proxy_support) memcpy(proxy_support, proxy, nb * nb);
     if (optimal_support) memcpy(optimal_support, opt, nb * nb);
+    result->block_reversed = reversed_error(n, b, m, &w, proxy, total);
     sl_free(&w);
     free(proxy);
     free(opt);

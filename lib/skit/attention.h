@@ -764,6 +764,8 @@ typedef struct skit_mra_sparse_lowrank {
     double lowrank_norm;         /* ||L||_F / ||A||_F of that L (rank <= n/b) */
     double support_overlap;      /* |proxy squares and optimal squares| / m */
     double min_jensen_gap;       /* min over squares of (mu' - mu^2) / mu' (>= 0: Jensen) */
+    double block_reversed;       /* S = A on the m squares with the smallest mu^2: MRA-2's
+                                    order reversed, a selection known to be poor (a control) */
 } skit_mra_sparse_lowrank;
 
 /* The quantities above; proxy_support and optimal_support ((n/b)^2, square
