@@ -103,11 +103,11 @@ claim_trials "fig4-tradeoff" \
   "Fig. 4 / Tab. 7: MRA-2(-s) has the best error-time trade-off: no baseline is both faster and more accurate" \
   "run 1: $ndom1 of $nbase1 baseline (time, error) points at n >= $NMIN are matched or beaten in both by an MRA-2/MRA-2-s point${missed1:+; not dominated:$missed1}" \
   "$(awk -v a="$ndom1" -v b="$nbase1" 'BEGIN{printf "%.0f%% dominated", 100 * a / b}') in run 1" "dominated fraction"
-claim_trials "tab7-faster-than-exact" \
+TIMING_CPUS=1 claim_trials "tab7-faster-than-exact" \
   "Tab. 7: MRA-2 is faster than exact attention at every budget listed" \
   "smallest CPU-time ratio exact / MRA-2 over n >= $NMIN and 128..512 entries per row, median of $REPEATS runs: $(trials_median tab7-faster-than-exact) (run 1: at n = $spat1); one thread" \
   "min ratio (median of runs) $(trials_median tab7-faster-than-exact) vs 1" "min ratio"
-claim_trials "tab7-linear-time" \
+TIMING_CPUS=1 claim_trials "tab7-linear-time" \
   "Tab. 7: at a fixed budget per row MRA-2's time grows about linearly in n (exact attention: quadratically)" \
   "fitted log-log slope of CPU time vs n (n >= $SMIN, 256 entries per row), median of $REPEATS runs: MRA-2 $sm, exact $se; one thread" \
   "slope $sm vs limit 1.2" "MRA-2 slope"
