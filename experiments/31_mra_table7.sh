@@ -99,7 +99,7 @@ sm=$(trials_median tab7-linear-time); se=$(stat median < "$TRIALS/exact-slopes")
 control_trials fig4-tradeoff "Linformer (errors above 1) in MRA's place" "dominated fraction"
 control_trials tab7-faster-than-exact "exact attention against itself, timed again" "min ratio"
 control_trials tab7-linear-time "exact attention's slope" "slope"
-claim_trials "fig4-tradeoff" \
+TIMING_CPUS=1 claim_trials "fig4-tradeoff" \
   "Fig. 4 / Tab. 7: MRA-2(-s) has the best error-time trade-off: no baseline is both faster and more accurate" \
   "run 1: $ndom1 of $nbase1 baseline (time, error) points at n >= $NMIN are matched or beaten in both by an MRA-2/MRA-2-s point${missed1:+; not dominated:$missed1}" \
   "$(awk -v a="$ndom1" -v b="$nbase1" 'BEGIN{printf "%.0f%% dominated", 100 * a / b}') in run 1" "dominated fraction"
