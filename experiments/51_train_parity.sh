@@ -1,181 +1,181 @@
 #!/usr/bin/env bash
-# 51_train_parity.sh — SKI-TNN Table 1, Figs. 7b, 8, 9 at small scale: TNO,
-# FD-TNO, SKI-TNO, exact attention and MRA-2 as the token mixer of the same
-# model, trained by `skit train` for equal steps on the order-2 Markov task,
-# causal and masked-LM, over seeds; relative validation-loss gaps to TNO
-# with their spread. Also skit's own target: on the Markov task with
-# known entropy rate H the causal model's validation loss reaches <= 1.05 H
-# for every mixer within this budget.
+# 51_train_parity.sh — SKI-TNN Table 1 (FD-TNO and SKI-TNO near parity
+# with TNO) as a test that can fail: the same model with each token mixer,
+# trained on multi-query associative recall until its validation loss
+# converges (`skit train --plateau`), a parity verdict drawn only between
+# converged runs, and a negative control judged by the same rule.
+#
+# Why recall, and why the earlier rows are gone. This experiment used to
+# compare the mixers on an order-2 Markov chain (causal and masked LM, equal
+# steps). Every mixer, one-head attention included, reached 1.00-1.01 x the
+# chain's own loss there: the task needs two tokens of context, so parity
+# held for any mixer that sees the previous two tokens and the test could
+# not fail; the masked-LM rows compared runs still 1.8-2.8 x their floor
+# (learning speed, not quality). Recall puts the answer at long range: 16
+# key-value pairs fill the first half of n = 64 tokens, then each query key
+# must be answered with its value, up to 60 tokens back. Measured before
+# choosing these sizes (one seed, lr 1e-3, 8000 steps): attention (d = 64,
+# 4 heads) solves it (validation loss 2.33 at step 2000, 0.024 at 6000,
+# 0.0015 at 8000: an induction head's sudden transition) while TNO at the
+# same width stays at 2.26 (chance ln 16 = 2.77); at d = 32, one head,
+# neither learns in 15 000 steps. So here parity can fail.
+#
+# Convergence: validation every EVERY steps; a run stops when the best loss
+# of its last K evaluations beats the best of all earlier ones by less than
+# DELTA nats (PLATEAU = K:DELTA), else it runs to STEPS and is "not
+# converged": a pair with an unconverged run gets no parity verdict
+# (inconclusive, with its gap). K = 5, DELTA = 0.01 at 250 steps: on the
+# sweep's curves this stopped TNO at step 5500 (2.277; 2.262 at 8000) and
+# attention at 7500 (0.0018), and not on attention's long plateau at about
+# 2.3 before its transition (K = 3, or DELTA = 0.02 at K = 4, did stop it
+# there). Seeds 2 and 3 of the committed run did stop there all the same
+# (the notes say so): no plateau rule tells a plateau before a sudden
+# transition from convergence; a longer window costs steps on every run.
+#
+# The control: no token mixing — TNO with decay 1e-9, so every lag >= 1 is
+# weighted by at most 1e-9 and each position sees only its own token. It
+# cannot recall (its loss stays near chance), so "within 5 % of TNO" must
+# come out "not reproduced" for it; it is judged by the same code, rule and
+# threshold as FD-TNO and SKI-TNO, and needs to converge like them.
+#
+# Sizes (full run): 5 mixers x 3 seeds, at most 8000 steps of 8 x 64
+# tokens each, one thread: 26 minutes wall in the committed run (each run 16-27
+# ms per step; most stop on the plateau before 8000). --quick: n = 16,
+# d = 16, at most 400 steps, seed 1 (seconds; its verdicts say little).
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=SKI-TNN
-# No negative control is measured here yet: its empirical claims are
-# recorded inconclusive (experiments/common.sh, "Controls").
-NO_CONTROL="no control measured"
 
-N=$(pick 32 64)
-# 200 steps left SKI-TNO at 1.06 H and the slowest seeds above 1.05 H; at 500
-# every causal mixer is within 1.034 H over seeds 1-3 (SKI learns the slowest:
-# its knot values start uniform on [-1, 1], a strong random long-range kernel)
-STEPS=$(pick 500 600)
+N=$(pick 16 64)
+D=$(pick 16 64)
+STEPS=$(pick 400 8000)
+EVERY=$(pick 50 250)
+PLATEAU=$(pick 3:0.02 5:0.01)
 SEEDS=$(pick "1" "1 2 3")
-# 16 x 8 x N validation tokens: with 4 batches the sampling noise of the
-# validation loss was about +-2 % of H, as large as the margin tested
-COMMON="--task markov --n $N --d 32 --batch 8 --steps $STEPS --eval-batches $(pick 16 32) --quiet"
-
-# the mixers that train for each objective (the others get an "informative" row)
-for obj in causal masked; do
-  list=""
-  for m in tno fd ski attention mra; do
-    if $SKIT train --mixer "$m" --objective "$obj" --steps 1 --n 8 --d 4 --batch 1 --eval-batches 1 --quiet -o /dev/null 2>"$DATA/probe.txt"; then
-      list="$list $m"
-    else
-      check "parity-$obj-$m" "$m trains as the token mixer of the model ($obj)" "$(head -1 "$DATA/probe.txt" | sed 's/^skit train: //')" \
-        informative "not in the library"
-    fi
-  done
-  eval "mixers_$obj=\"$list\""
-done
-mixers=$mixers_masked
-
-# Full run only: masked LM trained longer (the second table, below).
-LONG_STEPS=4000
-LONG_SEEDS="1 2 3"
-# One unit per training: OBJECTIVE-MIXER-SEED, and long-MIXER-SEED for the
-# longer masked-LM runs (the order of a whole run).
-unit_list() {
-  local obj seed m
-  for obj in causal masked; do for seed in $SEEDS; do for m in $(eval echo "\$mixers_$obj"); do
-    echo "$obj-$m-$seed"
-  done; done; done
-  if [ "$SKIT_QUICK" != 1 ]; then for seed in $LONG_SEEDS; do for m in $mixers_masked; do echo "long-$m-$seed"; done; done; fi
+LIMIT=5             # parity: abs(val_loss / TNO's - 1) <= 5 %
+SOLVED=0.05         # skit's check: recall solved at <= 0.05 nats per query
+CONTROL_DECAY=1e-9
+PAIRS=$((N / 4 < 16 ? N / 4 : 16)) # skit train's recall: min(n / 4, 16 keys) pairs
+MIXERS="attention tno fd ski none"
+COMMON="--task recall --n $N --d $D --batch 8 --lr 1e-3 --steps $STEPS --eval-every $EVERY --plateau $PLATEAU"
+COMMON="$COMMON --eval-batches 16 --threads 1 --quiet"
+mixer_options() {
+  case $1 in
+    attention) echo "--mixer attention --heads 4" ;;
+    none) echo "--mixer tno --decay $CONTROL_DECAY" ;;
+    *) echo "--mixer $1" ;;
+  esac
 }
-units $(unit_list)
+
+# One unit per training: MIXER-SEED.
+# shellcheck disable=SC2046
+units $(for seed in $SEEDS; do for m in $MIXERS; do echo "$m-$seed"; done; done)
 train_unit() {
-  local obj m seed
-  IFS=- read -r obj m seed <<< "$1"
-  if [ "$obj" = long ]; then
-    $SKIT train --task markov --n 32 --d 32 --batch 8 --eval-batches 16 --quiet --objective masked --seed "$seed" \
-      --steps $LONG_STEPS --eval-every 1000 --lr 3e-3 --mixer "$m" -o "$DATA/log_masked_long_${m}_$seed.tsv"
-  else
-    $SKIT train $COMMON --mixer "$m" --objective "$obj" --seed "$seed" -o "$DATA/log_${obj}_${m}_$seed.tsv"
-  fi
+  local m=${1%-*} seed=${1##*-}
+  # shellcheck disable=SC2046
+  $SKIT train $COMMON $(mixer_options "$m") --seed "$seed" -o "$DATA/log_${m}_$seed.tsv"
 }
 run_units train_unit
 
 T="$DATA/parity.tsv"
-printf 'objective\tmixer\tseed\tval_loss\tfloor\tchain\n' > "$T"
-for obj in causal masked; do for seed in $SEEDS; do for m in $(eval echo "\$mixers_$obj"); do
-  log="$DATA/log_${obj}_${m}_$seed.tsv"
-  # chain: the true chain's own loss on the same validation tokens (causal: its
-  # next-token law; masked: its exact posterior given the visible tokens, the floor)
-  chain=$(sed -n 's/.*same validation tokens \([^;]*\);.*/\1/p' "$log")
-  sed -n 's/.*floor \([^ ]*\) nats\/token; final validation loss \([^ ]*\) .*/\2\t\1/p' "$log" |
-    sed "s/^/$obj\t$m\t$seed\t/; s/\$/\t${chain:-nan}/" >> "$T"
-done; done; done
-
-# relative gap to TNO of the same objective and seed: min / mean / max over seeds
-gaps() { awk -F'\t' -v o="$1" -v m="$2" 'NR > 1 && $1 == o {v[$2, $3] = $4; s[$3] = 1}
-  END {n = 0; for (k in s) {g = v[m, k] / v["tno", k] - 1; t += g; n++; if (n == 1 || g < lo) lo = g; if (n == 1 || g > hi) hi = g}
-       printf "%+.2f%% (%+.2f%% .. %+.2f%%)\n", 100 * t / n, 100 * lo, 100 * hi}' "$T"; }
-# val_loss / chain over seeds and the mixers given: "lo .. hi"
-excess_range() { awk -F'\t' -v o="$1" -v ms=" $2 " 'NR > 1 && $1 == o && index(ms, " " $2 " ") {r = $4 / $6
-  if (!k++ || r < lo) lo = r; if (k == 1 || r > hi) hi = r} END {printf "%.2f .. %.2f\n", lo, hi}' "$T"; }
-# Every verdict is decided per seed ("k of m" in the stability column):
-# parity by |gap to TNO of the same seed| <= 5%, the floor target by val_loss
-# / H <= 1.05; the masked floor distance is informative, per seed.
-gap_of() { awk -F'\t' -v o="$1" -v m="$2" -v s="$3" 'NR > 1 && $1 == o && $3 == s {v[$2] = $4}
-  END {printf "%.4f\n", 100 * (v[m] / v["tno"] - 1)}' "$T"; }
-row_ratio() { awk -F'\t' -v o="$1" -v m="$2" -v s="$3" -v col="$4" 'NR > 1 && $1 == o && $2 == m && $3 == s {printf "%.4f\n", $4 / $col}' "$T"; }
-for obj in causal masked; do for seed in $SEEDS; do for m in $(eval echo "\$mixers_$obj"); do
-  if [ "$m" != tno ]; then
-    g=$(gap_of "$obj" "$m" "$seed")
-    trial "parity-$obj-$m" "$(verdict_le "${g#-}" 5 reproduced "not reproduced")" "$g"
-  fi
-  if [ "$obj" = masked ]; then
-    trial "masked-floor-$m" informative "$(row_ratio masked "$m" "$seed" 6)"
-  else
-    r=$(row_ratio causal "$m" "$seed" 5)
-    trial "markov-floor-$m" "$(verdict_le "$r" 1.05)" "$r"
-  fi
-done; done; done
-for obj in causal masked; do for m in $(eval echo "\$mixers_$obj"); do
-  [ "$m" = tno ] && continue
-  claim_trials "parity-$obj-$m" "$m reaches the validation loss of TNO within 5% ($obj, equal steps; SKI-TNN Table 1 reports near parity for FD and SKI)" \
-    "gap to TNO, mean (min .. max over seeds $SEEDS): $(gaps "$obj" "$m")" \
-    "limit 5% (abs(gap) per seed); val_loss / the chain's own loss: $m $(excess_range "$obj" "$m"), tno $(excess_range "$obj" tno)" \
-    "gap to TNO (%) over seeds ${SEEDS// /,}"
+C="$DATA/curves.tsv"
+printf 'mixer\tseed\tval_loss\tsteps\tstop\n' > "$T"
+printf 'series\tmixer\tseed\tstep\tval_loss\n' > "$C"
+for seed in $SEEDS; do for m in $MIXERS; do
+  log="$DATA/log_${m}_$seed.tsv"
+  val=$(sed -n 's/.*final validation loss \([^ ]*\) .*/\1/p' "$log")
+  ended=$(sed -n 's/^# steps taken \([0-9]*\) of [0-9]*; stop \([a-z]*\) .*/\1\t\2/p' "$log")
+  printf '%s\t%s\t%s\t%s\n' "$m" "$seed" "$val" "$ended" >> "$T"
+  awk -F'\t' -v m="$m" -v s="$seed" '!/^#/ && $1 != "step" && $3 != "nan" {printf "%s-%s\t%s\t%s\t%s\t%s\n", m, s, m, s, $1, $3}' \
+    "$log" >> "$C"
 done; done
-# masked LM: how far each mixer is from the exact floor after these steps
-# (the paper compares trained-to-convergence models; far from the floor, a
-# gap measures learning speed in the early plateau, not quality)
-for m in $mixers_masked; do
-  SOURCE=skit claim_trials "masked-floor-$m" "masked-LM $m: validation loss over the exact masked-LM floor (the chain's posterior given the visible tokens) after $STEPS steps" \
-    "val_loss / floor over seeds $SEEDS: $(excess_range masked "$m")" "1 = the floor; the causal models are at $(excess_range causal "$mixers_causal")" \
-    "val_loss / floor over seeds ${SEEDS// /,}"
-done
-for m in $mixers_causal; do
-  worst=$(awk -F'\t' -v m="$m" '$1 == "causal" && $2 == m {r = $4 / $5; if (r > w) w = r} END {printf "%.4f\n", w}' "$T")
-  excess=$(awk -F'\t' -v m="$m" '$1 == "causal" && $2 == m {r = $4 / $6; if (r > w) w = r} END {printf "%.4f\n", w}' "$T")
-  SOURCE=skit claim_trials "markov-floor-$m" "causal $m: validation loss <= 1.05 H on the Markov task within $STEPS steps of 8 x $N tokens (skit's own target)" \
-    "worst val_loss / H over seeds = $worst (/ the chain's own loss on the same tokens = $excess)" "limit 1.05" \
-    "val_loss / H over seeds ${SEEDS// /,}"
+
+val_of() { rows "$T" "mixer=$1 seed=$2" val_loss; }
+stop_of() { rows "$T" "mixer=$1 seed=$2" stop; }
+steps_of() { rows "$T" "mixer=$1 seed=$2" steps; }
+gap_of() { awk -v a="$(val_of "$1" "$2")" -v b="$(val_of tno "$2")" 'BEGIN {printf "%+.2f\n", 100 * (a / b - 1)}'; }
+# parity_trial ID MIXER SEED: |gap to TNO| <= LIMIT % between two runs that
+# stopped on the plateau; a pair with a run that hit --steps is inconclusive
+parity_trial() {
+  local g; g=$(gap_of "$2" "$3")
+  if [ "$(stop_of "$2" "$3")" = plateau ] && [ "$(stop_of tno "$3")" = plateau ]; then
+    trial "$1" "$(verdict_le "${g#[+-]}" "$LIMIT" reproduced "not reproduced")" "$g"
+  else
+    trial "$1" inconclusive "$g"
+  fi
+}
+# run_text MIXER SEED: "2.2766 (converged at step 5500)" or "... (not converged in 8000 steps)"
+run_text() {
+  local how="not converged in %s steps"; [ "$(stop_of "$1" "$2")" = plateau ] && how="converged at step %s"
+  # shellcheck disable=SC2059
+  printf "%.4f ($how)" "$(val_of "$1" "$2")" "$(steps_of "$1" "$2")"
+}
+CONTROL_WHAT="no token mixing (TNO, decay $CONTROL_DECAY: lags >= 1 weighted <= 1e-9) against TNO, same rule"
+for m in fd ski attention; do
+  measured=""
+  for seed in $SEEDS; do
+    parity_trial "parity-$m" "$m" "$seed"
+    parity_trial "parity-$m.control" none "$seed"
+    measured="$measured${measured:+; }seed $seed: $m $(run_text "$m" "$seed"), tno $(run_text tno "$seed"), gap $(gap_of "$m" "$seed")%"
+  done
+  control_trials "parity-$m" "$CONTROL_WHAT" "gap to TNO (%) over seeds ${SEEDS// /,}"
+  text="$m reaches TNO's validation loss within $LIMIT% on associative recall (n = $N, $PAIRS pairs), both trained to a plateau"
+  margin="limit $LIMIT% (abs(gap) per seed, converged pairs only; a pair that hit --steps is inconclusive); --plateau $PLATEAU every $EVERY steps, at most $STEPS; chance ln 16 = 2.77"
+  if [ "$m" = attention ]; then
+    SOURCE=skit claim_trials "parity-$m" "$text (skit's own row: SKI-TNN Table 1 has no attention model)" "$measured" \
+      "$margin" "gap to TNO (%) over seeds ${SEEDS// /,}"
+  else
+    claim_trials "parity-$m" "$text (SKI-TNN Table 1 reports near parity)" "$measured" "$margin" \
+      "gap to TNO (%) over seeds ${SEEDS// /,}"
+  fi
 done
 
+# skit's own check that the task is solvable at this width and budget (the
+# floor the others are measured from): attention reaches <= SOLVED nats per
+# query; the no-mixing model, by the same rule, must not
+solved_trial() {
+  local v; v=$(val_of "$2" "$3")
+  trial "$1" "$(verdict_le "$v" "$SOLVED" reproduced "not reproduced")" "$v"
+}
+measured=""
+for seed in $SEEDS; do
+  solved_trial recall-solvable attention "$seed"
+  solved_trial recall-solvable.control none "$seed"
+  measured="$measured${measured:+; }seed $seed: attention $(run_text attention "$seed"), no mixing $(run_text none "$seed")"
+done
+control_trials recall-solvable "no token mixing (TNO, decay $CONTROL_DECAY), same rule" "final validation loss over seeds ${SEEDS// /,}"
+SOURCE=skit claim_trials recall-solvable "attention (4 heads, d = $D) solves associative recall within $STEPS steps: validation loss <= $SOLVED nats per query" \
+  "$measured" "limit $SOLVED (chance ln 16 = 2.77); the others' distance from this floor is their val_loss" \
+  "final validation loss over seeds ${SEEDS// /,}"
+
+first=${SEEDS%% *}
+series=$(for m in $MIXERS; do printf '%s-%s ' "$m" "$first"; done)
+plot train_parity "$C" train_parity "series='${series% }'; chance=log(16)"
 {
-  echo "Same model (d = 32, 2 blocks, GTU + GLU, RMS norm), $STEPS AdamW steps of 8 x $N tokens, lr 1e-2, per mixer;"
-  echo "order-2 Markov chain on 8 tokens per seed (causal floor = its entropy rate H; the masked-LM floor is the chain's exact posterior of each masked token given the visible ones, by forward-backward: the \"chain\" column)."
-  echo "Attention and MRA-2 (blocks of 8, half of each row's blocks refined; causal: diagonal squares always):"
-  echo "single head on the GTU's v, rotary positions (RoPE) on q and k. Validation losses (nats/token):"
+  echo "Multi-query associative recall: 16 keys, 16 values, n = $N ($PAIRS pairs, then queries; the loss is on the"
+  echo "queries' answers, chance ln 16 = 2.77 nats; floor 0). Same model for every mixer: d = $D, 2 blocks, GTU + GLU,"
+  echo "RMS norm, batch 8, AdamW lr 1e-3, warm-up $((STEPS / 10)) steps then cosine decay over $STEPS steps; validation"
+  echo "(16 fixed batches) every $EVERY steps; stopped on \`--plateau $PLATEAU\` (the best validation loss of the last"
+  echo "K evaluations beats the best before them by less than DELTA nats) or at $STEPS steps. attention: 4 heads,"
+  echo "rotary positions; none: TNO with decay $CONTROL_DECAY (no token mixing), the negative control."
   echo
-  echo "H is the entropy rate; \"chain\" the true chain's own loss on the same validation tokens (causal: the"
-  echo "next-token law; masked: the posterior given the visible tokens), the floor of this sample: a model's"
-  echo "loss / chain is its excess free of the sample's noise."
+  echo "| seed | ${MIXERS// / | } |"
+  echo "|---|$(printf -- '---|%.0s' $MIXERS)"
+  for seed in $SEEDS; do
+    line="| $seed |"
+    for m in $MIXERS; do line="$line $(run_text "$m" "$seed") |"; done
+    echo "$line"
+  done
   echo
-  echo "| objective | seed | $(echo $mixers | sed 's/ / | /g') | H | chain |"
-  echo "|---|---|$(printf -- '---|%.0s' $mixers)---|---|"
-  for obj in causal masked; do for seed in $SEEDS; do
-    line="| $obj | $seed |"
-    for m in $mixers; do line="$line $(rows "$T" "objective=$obj mixer=$m seed=$seed" val_loss | awk '{v = $1} END {if (NR) printf "%.4f", v; else printf "-"}') |"; done
-    echo "$line $(rows "$T" "objective=$obj mixer=tno seed=$seed" floor | awk '{printf "%.4f", $1}') | $(rows "$T" "objective=$obj mixer=tno seed=$seed" chain | awk '{printf "%.4f", $1}') |"
-  done; done
+  range=$(awk -F'\t' 'NR > 1 && ($1 == "tno" || $1 == "fd" || $1 == "ski") {if (!k++ || $3 < lo) lo = $3; if ($3 > hi) hi = $3}
+    END {printf "%.2f-%.2f", lo, hi}' "$T")
+  solved=$(awk -F'\t' -v l="$SOLVED" 'NR > 1 && $1 == "attention" && $3 <= l {k++} END {print k + 0}' "$T")
+  echo "Each cell: final validation loss (nats per query), and whether the run converged by the rule. TNO, FD-TNO"
+  echo "and SKI-TNO end at $range nats: below the no-mixing control (they use some context: presumably a query"
+  echo "repeated earlier among the queries), far above the floor, so parity here is between models that recall"
+  echo "few answers. Attention solved the task on $solved of $(echo $SEEDS | wc -w) seeds. A plateau is convergence by the"
+  echo "rule, not proof that more steps would not help: attention's own curve stays near 2.3, TNO's level, for"
+  echo "thousands of steps before its transition, and a run that stops there (--plateau $PLATEAU, evaluations every"
+  echo "$EVERY steps) is counted converged. Learning curves, seed $first:"
   echo
 } | note
-
-# Full run only: masked LM trained longer. At the steps above every masked
-# model is still 1.8-2.8x its floor (tno 2.4x at 500 steps), so the gaps
-# above measure learning speed on the early plateau; attention and MRA-2 do
-# not leave the unigram plateau at lr 1e-2 in masked LM (they do at 3e-3).
-# Here: LONG_STEPS steps at lr 3e-3 for every mixer, seeds 1-3, n = 32.
-if [ "$SKIT_QUICK" != 1 ]; then
-  L="$DATA/masked_long.tsv"
-  printf 'mixer\tseed\tstep\tval_loss\tchain\n' > "$L"
-  for seed in $LONG_SEEDS; do for m in $mixers_masked; do
-    log="$DATA/log_masked_long_${m}_$seed.tsv"
-    chain=$(sed -n 's/.*same validation tokens \([^;]*\);.*/\1/p' "$log")
-    awk -F'\t' -v m="$m" -v s="$seed" -v c="$chain" '!/^#/ && $1 != "step" && $3 != "nan" {printf "%s\t%s\t%s\t%s\t%s\n", m, s, $1, $3, c}' "$log" >> "$L"
-  done; done
-  final() { rows "$L" "mixer=$1 seed=$2 step=$LONG_STEPS" val_loss; }
-  to_floor() { awk -v a="$(final "$1" "$2")" -v c="$(rows "$L" "mixer=$1 seed=$2 step=$LONG_STEPS" chain)" 'BEGIN {printf "%.3f", a / c}'; }
-  for m in $mixers_masked; do
-    [ "$m" = tno ] && continue
-    per_seed=""
-    for seed in $LONG_SEEDS; do
-      gap=$(awk -v a="$(final "$m" "$seed")" -v b="$(final tno "$seed")" 'BEGIN {printf "%+.2f", 100 * (a / b - 1)}')
-      trial "parity-masked-long-$m" "$(verdict_le "${gap#[+-]}" 5 reproduced "not reproduced")" "$gap"
-      per_seed="$per_seed${per_seed:+; }seed $seed: gap $gap%, val_loss / floor $m $(to_floor "$m" "$seed"), tno $(to_floor tno "$seed")"
-    done
-    claim_trials "parity-masked-long-$m" "$m reaches the validation loss of TNO within 5% (masked, $LONG_STEPS steps at lr 3e-3; SKI-TNN Table 1)" \
-      "$per_seed" "limit 5% (abs(gap) per seed); not converged (floor = 1)" "gap to TNO (%) over seeds ${LONG_SEEDS// /,}"
-  done
-  {
-    echo "Masked LM trained longer ($LONG_STEPS steps, lr 3e-3, n = 32, seeds ${LONG_SEEDS// /,}): validation loss every 1000 steps, and the"
-    echo "floor (the chain's posterior given the visible tokens) on the same validation tokens."
-    echo
-    echo "| mixer | seed | $(seq 1000 1000 $LONG_STEPS | tr '\n' '|' | sed 's/|$//; s/|/ | /g') | floor |"
-    echo "|---|---|$(seq 1000 1000 $LONG_STEPS | sed 's/.*/---|/' | tr -d '\n')---|"
-    for m in $mixers_masked; do for seed in $LONG_SEEDS; do
-      echo "| $m | $seed | $(awk -F'\t' -v m="$m" -v s="$seed" '$1 == m && $2 == s {printf "%s%.4f", sep, $4; sep = " | "; c = $5} END {printf " | %.4f", c}' "$L") |"
-    done; done
-    echo
-  } | note
-fi
+figure train_parity

@@ -3,7 +3,8 @@
 # each mixer with a library backward, causal and masked-LM, at odd and
 # prime n; the same seed gives the same parameters bit for bit with 1 and 2
 # threads; a checkpoint's mixer loads in `skit tno --params`; mixers
-# without a backward and bad options exit 2 with one line.
+# without a backward and bad options exit 2 with one line; --plateau stops
+# an easy run at the first evaluation where its rule holds.
 . "$(dirname "$0")/cli_lib.sh"
 
 SEED=${SKIT_TEST_SEED:-$RANDOM}
@@ -84,6 +85,36 @@ expect_usage_error "--learn-decay" train --learn-decay --decay 1
 expect_usage_error "--causal-ski" train --causal-ski blocked --mixer tno
 expect_usage_error "--causal-ski" train --causal-ski blocked --mixer ski --objective masked
 expect_usage_error "--causal-ski" train --causal-ski sideways --mixer ski
+
+# --plateau: a run on an easy task stops on the plateau long before --steps,
+# at the first evaluation where the rule holds (recomputed here from the
+# log's validation losses); the log's last row is that step. A rule that
+# is never met runs to --steps and says so.
+small="--n 16 --d 8 --batch 2 --rpe-width 8 --eval-batches 2 --seed $SEED"
+# rule_first LOG K DELTA EVERY: the first evaluation count at which the rule holds (0: none)
+rule_first() {
+  awk -F'\t' -v K="$2" -v D="$3" -v E="$4" '!/^#/ && $1 != "step" && $1 % E == 0 {v[++n] = $3}
+    END {for (j = K + 1; j <= n; j++) {b = 1e300; r = 1e300
+           for (i = 1; i <= j; i++) if (i <= j - K) {if (v[i] < b) b = v[i]} else if (v[i] < r) r = v[i]
+           if (b - r < D) {print j; exit}}
+         print 0}' "$1"
+}
+expect_ok train $small --steps 3000 --eval-every 20 --plateau 4:0.01 --quiet -o "$TMP/plateau.tsv"
+taken=$(sed -n 's/^# steps taken \([0-9]*\) of 3000; stop plateau (--plateau 4:0.01: .*learning rate.*/\1/p' "$TMP/plateau.tsv")
+last=$(grep -v '^#' "$TMP/plateau.tsv" | tail -n 1 | cut -f1)
+first=$(rule_first "$TMP/plateau.tsv" 4 0.01 20)
+[ -n "$taken" ] && [ "$taken" -lt 3000 ] && [ "$last" = "$taken" ] && [ "$((first * 20))" = "$taken" ] && pass ||
+  fail "--plateau 4:0.01: steps taken '$taken', last row '$last', rule first met at evaluation $first: $(grep '^# steps' "$TMP/plateau.tsv")"
+expect_ok train $small --steps 60 --eval-every 20 --plateau 1000:0.01 --quiet -o "$TMP/plateau.tsv"
+grep -q '^# steps taken 60 of 60; stop steps (--plateau 1000:0.01 not met' "$TMP/plateau.tsv" && pass ||
+  fail "--plateau not met: $(grep '^# steps' "$TMP/plateau.tsv")"
+expect_ok train $small --steps 20 --quiet -o "$TMP/plateau.tsv"
+grep -q '^# steps taken 20 of 20; stop steps (no --plateau)' "$TMP/plateau.tsv" && pass ||
+  fail "without --plateau: $(grep '^# steps' "$TMP/plateau.tsv")"
+expect_usage_error "--eval-every" train --plateau 4:0.01
+for bad in 4 0:0.1 1048577:0.1 x:0.1 :0.1 4: 4:-1 4:101 4:nan 4:0.1:2; do
+  expect_usage_error "--plateau" train --plateau "$bad" --eval-every 10
+done
 
 expect_usage_error "multiple of 4" train --mixer mra --objective masked --n 10
 expect_usage_error "--mixer" train --mixer nonsense

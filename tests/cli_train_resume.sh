@@ -1,6 +1,7 @@
 # tests/cli_train_resume.sh — `skit train` checkpoints: N steps, a stop and
 # --resume for M more give the parameters, AdamW moments and log of N + M
-# uninterrupted steps bit for bit (1 and 2 threads, several mixers); a
+# uninterrupted steps bit for bit (1 and 2 threads, several mixers; with
+# --plateau, the resumed run stops at the whole run's step); a
 # signal during training leaves a checkpoint to resume from (or none), never
 # a partial one or DIR.tmp.PID; every consumer (train --resume, tno
 # --params) refuses a checkpoint that does not match its options, or that
@@ -59,6 +60,25 @@ expect_ok train $small --steps 3 --quiet -o /dev/null --save "$TMP/done"
 expect_usage_error "nothing to resume" train --resume "$TMP/done"
 expect_ok train $small --dump-step "$TMP/dump"
 expect_usage_error "training state" train --resume "$TMP/dump/after"
+
+# ---- --plateau: stopped, resumed, the run stops where the whole one did -----
+plat="$small --mixer tno --steps 3000 --eval-every 20 --plateau 4:0.01"
+rm -rf "$TMP"/pfull "$TMP"/pck "$TMP"/pck2
+expect_ok train $plat --quiet -o "$TMP/pfull.tsv" --save "$TMP/pfull"
+taken=$(sed -n 's/^# steps taken \([0-9]*\) of 3000; stop plateau.*/\1/p' "$TMP/pfull.tsv")
+if [ -n "$taken" ] && [ "$taken" -ge 40 ]; then
+  expect_ok train $plat --stop-after $((taken / 2 + 1)) --save-every 7 --quiet -o /dev/null --save "$TMP/pck"
+  expect_usage_error "--plateau" train --resume "$TMP/pck" --plateau 5:0.01
+  expect_ok train --resume "$TMP/pck" --save-every 7 --quiet -o "$TMP/presumed.tsv" --save "$TMP/pck2"
+  same_run "$TMP/pfull" "$TMP/pck2" "--plateau: resumed at step $((taken / 2 + 1)) against the whole run" \
+    "$TMP/pfull.tsv" "$TMP/presumed.tsv"
+  grep -q "^# steps taken $taken of 3000; stop plateau" "$TMP/presumed.tsv" && pass ||
+    fail "--plateau: the resumed run did not stop at step $taken: $(grep '^# steps' "$TMP/presumed.tsv")"
+  # a converged run's checkpoint: nothing to resume
+  expect_usage_error "ended on the plateau" train --resume "$TMP/pfull"
+else
+  fail "--plateau: the whole run did not stop on the plateau after 40 steps or more: $(grep '^# steps' "$TMP/pfull.tsv")"
+fi
 
 # ---- damaged checkpoints: exit 2 naming the file and the problem -------------
 damaged() { rm -rf "$TMP/bad" && cp -r "$TMP/ck" "$TMP/bad"; }

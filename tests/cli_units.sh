@@ -2,7 +2,7 @@
 # `units`, `run_units`): shards and Slurm array tasks run the units apart,
 # --merge runs each experiment's combine step, and the result is the run on
 # one machine's, byte for byte. First the mechanics on stand-in experiments,
-# then the training experiments 50 and 53 in --quick mode, once whole and
+# then the training experiments 50, 51 and 53 in --quick mode, once whole and
 # once as units over three shards (about a minute on two cores).
 . "$(dirname "$0")/cli_lib.sh"
 
@@ -124,18 +124,19 @@ done
 # Data files must match byte for byte, training logs without their timings
 # (same_data, tests/cli_lib.sh).
 TW=$TMP/train-whole TS=$TMP/train-units
-run reproduce --quick --only 50,53 --out "$TW"
-expect 0 "" "experiments 50 and 53, whole"
+run reproduce --quick --only 50,51,53 --out "$TW"
+expect 0 "" "experiments 50, 51 and 53, whole"
 for i in 1 2 3; do
-  run reproduce --quick --only 50,53 --out "$TS" --shard "$i/3"
-  expect 0 "" "experiments 50 and 53, shard $i/3"
+  run reproduce --quick --only 50,51,53 --out "$TS" --shard "$i/3"
+  expect 0 "" "experiments 50, 51 and 53, shard $i/3"
 done
 run reproduce --out "$TS" --merge
-expect 0 "53_train_responses (combine)" "experiments 50 and 53, merged"
+expect 0 "53_train_responses (combine)" "experiments 50, 51 and 53, merged"
 grep -q '@' "$TS/done/.plan-1-of-3" && pass || fail "the shards ran no units: $(cat "$TS/done/.plan-1-of-3")"
 same_data "$TW" "$TS" "units against a whole run"
-for f in verdicts.json claims/50_train_extrapolation.tsv claims/53_train_responses.tsv \
-         notes/50_train_extrapolation.md notes/53_train_responses.md figures/train_extrapolation.png; do
+for f in verdicts.json claims/50_train_extrapolation.tsv claims/51_train_parity.tsv claims/53_train_responses.tsv \
+         notes/50_train_extrapolation.md notes/51_train_parity.md notes/53_train_responses.md \
+         figures/train_extrapolation.png figures/train_parity.png; do
   same "$TW/$f" "$TS/$f" "$f"
 done
 

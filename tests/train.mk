@@ -22,3 +22,9 @@ tests_test_train_data_SOURCES = tests/test_train_data.c tests/check_util.h train
 tests_test_train_data_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/tools
 tests_test_train_data_LDADD = $(TEST_LDADD)
 TESTS += tests/test_train_data
+# the --plateau rule on hand-made loss sequences
+check_PROGRAMS += tests/test_train_plateau
+tests_test_train_plateau_SOURCES = tests/test_train_plateau.c tests/check_util.h train/plateau.c train/plateau.h
+tests_test_train_plateau_CFLAGS = $(TEST_CFLAGS) -I$(top_srcdir)/tools
+tests_test_train_plateau_LDADD = cli/libskitcli.la $(TEST_LDADD)
+TESTS += tests/test_train_plateau

@@ -25,6 +25,7 @@
 #include "model.h"
 #include "train.h"
 #include "optim.h"
+#include "plateau.h"
 
 #define DEFAULT_TEXT "/usr/share/common-licenses/GPL-3"
 
@@ -72,6 +73,14 @@ static const char *usage =
     "  --clip C            global gradient norm (default 1; 0 = none)\n"
     "  --eval-batches K    validation batches (default 16)\n"
     "  --eval-every S      validation every S steps (default: at the end only)\n"
+    "  --plateau K:DELTA   stop once converged: at an evaluation, when the best\n"
+    "                      validation loss of the last K evaluations is lower than\n"
+    "                      the best of all those before them by less than DELTA\n"
+    "                      nats (absolute); needs --eval-every. Checked before the\n"
+    "                      last step only: the schedule still decays over --steps,\n"
+    "                      and a run that reaches --steps did not converge by the\n"
+    "                      rule. The log says which: \"steps taken S of N; stop\n"
+    "                      plateau\" or \"... stop steps\"\n"
     "outputs:\n"
     "  -o FILE             training log TSV: step, loss, validation loss, lr, norm\n"
     "  --eval-lengths LIST also evaluate the trained model at these lengths\n"
@@ -115,7 +124,7 @@ enum { OPT_TASK = 0x2000, OPT_VOCAB, OPT_ORDER, OPT_TEXT, OPT_OBJECTIVE, OPT_MIX
        OPT_EXPAND, OPT_GLU, OPT_LAYERS, OPT_NORM, OPT_UNTIED, OPT_RPE_WIDTH, OPT_RPE_LAYERS, OPT_ACTIVATION,
        OPT_DECAY, OPT_STEPS, OPT_LR, OPT_WARMUP, OPT_WEIGHT_DECAY, OPT_CLIP, OPT_EVAL_BATCHES, OPT_EVAL_EVERY,
        OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY, OPT_POSITIONS, OPT_HEADS,
-       OPT_PRECISION, OPT_CAUSAL_SKI, OPT_RESUME, OPT_SAVE_EVERY, OPT_STOP_AFTER, OPT_LAST };
+       OPT_PRECISION, OPT_CAUSAL_SKI, OPT_RESUME, OPT_SAVE_EVERY, OPT_STOP_AFTER, OPT_PLATEAU, OPT_LAST };
 enum { OPT_SEED = 0x1002 }; /* cli.h's --seed */
 
 typedef struct args {
@@ -127,6 +136,7 @@ typedef struct args {
     train_config model;
     train_adamw opt;
     size_t eval_batches, eval_every;
+    train_plateau plateau;
     size_t *lengths, nlengths;
     const char *eval_out, *save, *dump, *resume;
     size_t save_every, stop_after;
@@ -233,6 +243,7 @@ static int parse_option(void *ctx, int opt, const char *arg)
     case OPT_CLIP: return cli_parse_double("--clip", arg, 0, 1e6, 0, 0, &a->opt.clip);
     case OPT_EVAL_BATCHES: return cli_parse_size("--eval-batches", arg, 1, 1 << 16, &a->eval_batches);
     case OPT_EVAL_EVERY: return cli_parse_size("--eval-every", arg, 1, (size_t)1 << 30, &a->eval_every);
+    case OPT_PLATEAU: return train_plateau_parse(arg, &a->plateau);
     case OPT_EVAL_LENGTHS:
         free(a->lengths);
         return cli_parse_size_list("--eval-lengths", arg, 2, 1 << 16, &a->lengths, &a->nlengths);
@@ -265,7 +276,7 @@ static const field fields[] = {
     {"causal-ski", OPT_CAUSAL_SKI}, {"heads", OPT_HEADS}, {"positions", OPT_POSITIONS},
     {"precision", OPT_PRECISION}, {"steps", OPT_STEPS}, {"lr", OPT_LR}, {"warmup", OPT_WARMUP},
     {"weight-decay", OPT_WEIGHT_DECAY}, {"clip", OPT_CLIP}, {"eval-batches", OPT_EVAL_BATCHES},
-    {"eval-every", OPT_EVAL_EVERY}, {"seed", OPT_SEED}};
+    {"eval-every", OPT_EVAL_EVERY}, {"plateau", OPT_PLATEAU}, {"seed", OPT_SEED}};
 
 static int is_flag(int opt) { return opt == OPT_UNTIED || opt == OPT_LEARN_DECAY; }
 
@@ -288,6 +299,15 @@ static const char *choice_text(const args *a, int opt)
     case OPT_PRECISION: return m->precision == SKIT_PRECISION_F32 ? "f32" : "f64";
     }
     return NULL;
+}
+
+/* --plateau's value as typed ("K:DELTA", DELTA exact), "" without one */
+static void plateau_text(const train_plateau *p, char *out, size_t size)
+{
+    char delta[32];
+    cli_format_exact(p->delta, delta, sizeof delta);
+    if (p->window) snprintf(out, size, "%zu:%s", p->window, delta);
+    else snprintf(out, size, "%s", "");
 }
 
 /* The value of option `opt` in a, as typed; "" for an optional one not set. */
@@ -318,6 +338,7 @@ static void field_text(const args *a, int opt, char *out, size_t size)
     case OPT_WEIGHT_DECAY: value = a->opt.weight_decay; break;
     case OPT_CLIP: value = a->opt.clip; break;
     case OPT_SEED: snprintf(out, size, "%" PRIu64, a->common.seed); return;
+    case OPT_PLATEAU: plateau_text(&a->plateau, out, size); return;
     }
     if (choice) snprintf(out, size, "%s", choice);
     else if (!isnan(value)) cli_format_exact(value, out, size);
@@ -392,7 +413,8 @@ static int apply_fields(args *a, const cli_fields *model, const char *path)
     int rc = CLI_OK;
     for (size_t k = 0; rc == CLI_OK && k < sizeof fields / sizeof *fields; k++) {
         const char *value = cli_fields_get(model, fields[k].key);
-        int optional = fields[k].opt == OPT_TEXT || fields[k].opt == OPT_CAUSAL_SKI || fields[k].opt == OPT_EVAL_EVERY;
+        int opt = fields[k].opt;
+        int optional = opt == OPT_TEXT || opt == OPT_CAUSAL_SKI || opt == OPT_EVAL_EVERY || opt == OPT_PLATEAU;
         if (value) rc = apply_field(a, &fields[k], value, path);
         else if (!optional) rc = cli_usage_error("field %s missing", fields[k].key);
     }
@@ -424,7 +446,7 @@ static void adopt(args *a, const args *ck)
     a->task = ck->task, a->vocab = ck->vocab, a->order = ck->order, a->text = ck->text, a->masked = ck->masked;
     a->have_glu = ck->have_glu, a->have_warmup = ck->have_warmup, a->have_causal_ski = ck->have_causal_ski;
     a->model = ck->model, a->opt = ck->opt;
-    a->eval_batches = ck->eval_batches, a->eval_every = ck->eval_every;
+    a->eval_batches = ck->eval_batches, a->eval_every = ck->eval_every, a->plateau = ck->plateau;
     a->common.seed = ck->common.seed;
 }
 
@@ -491,6 +513,8 @@ static int validate(args *a)
     if (a->eval_out && !a->nlengths) return cli_usage_error("--eval-out: give --eval-lengths too");
     if (cli_common_validate(&a->common) || cli_check_data_path("--eval-out", a->eval_out, 0)) return CLI_USAGE;
     if (a->save_every && !a->save) return cli_usage_error("--save-every: give --save DIR too");
+    if (a->plateau.window && !a->eval_every)
+        return cli_usage_error("--plateau: give --eval-every S too (the evaluations it compares)");
     if ((a->resume || a->save_every || a->stop_after) && (a->check || a->dump))
         return cli_usage_error("--resume, --save-every, --stop-after: they train; not with --check-gradients or --dump-step");
     if (a->save && !same_directory(a->save, a->resume)) {
@@ -535,7 +559,7 @@ static int parse_args(int argc, char **argv, args *a)
         {"eval-out", required_argument, NULL, OPT_EVAL_OUT}, {"save", required_argument, NULL, OPT_SAVE},
         {"check-gradients", no_argument, NULL, OPT_CHECK}, {"dump-step", required_argument, NULL, OPT_DUMP_STEP},
         {"resume", required_argument, NULL, OPT_RESUME}, {"save-every", required_argument, NULL, OPT_SAVE_EVERY},
-        {"stop-after", required_argument, NULL, OPT_STOP_AFTER},
+        {"stop-after", required_argument, NULL, OPT_STOP_AFTER}, {"plateau", required_argument, NULL, OPT_PLATEAU},
         {NULL, 0, NULL, 0}};
     defaults(a);
     const cli_options options = {.longopts = longopts, .usage = usage, .common = &a->common,
@@ -561,7 +585,28 @@ struct run {
     double oracle; /* markov: the chain's own validation loss (masked: its exact posterior) */
     train_state state; /* AdamW's moments, steps done, the log so far (a checkpoint's training state) */
     size_t history_rows; /* room in state.history */
+    int converged;       /* stopped on the --plateau rule */
 };
+
+/* The --plateau rule over the evaluations at the multiples of
+ * --eval-every up to `steps` (1 if met; *reading: its two sides). */
+static int plateau_reading(const args *a, const run *r, size_t steps, train_plateau_reading *reading)
+{
+    if (!a->plateau.window || !a->eval_every || steps < a->eval_every) return 0;
+    const double *first = r->state.history + (a->eval_every - 1) * TRAIN_LOG_COLUMNS + 1; /* its val_loss */
+    return train_plateau_met(&a->plateau, first, a->eval_every * TRAIN_LOG_COLUMNS, steps / a->eval_every, reading);
+}
+
+/* The run stops after `steps` steps on the plateau: at an evaluation of
+ * --eval-every before the schedule's end (at the end the learning rate has
+ * decayed to 0, and any curve flattens there) */
+static int plateau_reached(const args *a, const run *r, size_t steps)
+{
+    return a->eval_every && steps % a->eval_every == 0 && steps < a->opt.steps && plateau_reading(a, r, steps, NULL);
+}
+
+/* The run is over: its schedule done, or converged */
+static int run_finished(const args *a, const run *r) { return r->state.step == a->opt.steps || r->converged; }
 
 static int batch_buffers(size_t rows, int **inputs, int **targets, double **weights)
 {
@@ -623,6 +668,9 @@ static int resume_state(const args *a, run *r)
     if (rc == CLI_OK && r->state.step >= a->opt.steps)
         rc = cli_usage_error("--resume: %s: the run ended (step %zu of --steps %zu): nothing to resume", a->resume,
                              r->state.step, a->opt.steps);
+    if (rc == CLI_OK && plateau_reached(a, r, r->state.step))
+        rc = cli_usage_error("--resume: %s: the run ended on the plateau (step %zu, --plateau): nothing to resume",
+                             a->resume, r->state.step);
     r->data_rng = r->state.rng;
     return rc;
 }
@@ -723,7 +771,7 @@ static int save_checkpoint(const args *a, run *r)
 static int after_step(const args *a, run *r, size_t t)
 {
     if (!a->save) return CLI_OK;
-    int periodic = a->save_every && (t + 1) % a->save_every == 0 && t + 1 < a->opt.steps;
+    int periodic = a->save_every && (t + 1) % a->save_every == 0 && !run_finished(a, r);
     int rc = periodic || cli_signal_pending() ? save_checkpoint(a, r) : CLI_OK;
     if (rc == CLI_OK) cli_signal_finish(); /* returns only when no signal came */
     return rc;
@@ -744,7 +792,7 @@ static int train_loop(const args *a, run *r, cli_table *log, double *val_loss)
     int rc = CLI_OK;
     cli_progress_start(&a->common);
     double t0 = skit_clock_seconds() - before;
-    for (size_t t = start; t < stop && rc == CLI_OK; t++) {
+    for (size_t t = start; t < stop && rc == CLI_OK && !r->converged; t++) {
         double loss = NAN, norm = NAN, val = NAN;
         rc = train_step(a, r, &opt, t, &loss, &norm);
         int last = t + 1 == opt.steps;
@@ -755,9 +803,10 @@ static int train_loop(const args *a, run *r, cli_table *log, double *val_loss)
         const double row[TRAIN_LOG_COLUMNS] = {loss, val, train_adamw_rate(&opt, t), norm, rate, seconds};
         if (rc == CLI_OK) rc = record_step(r, log, t, row);
         r->state.step = t + 1;
+        r->converged = rc == CLI_OK && plateau_reached(a, r, t + 1);
         cli_progress("step %zu/%zu  loss %.4f  %.0f tokens/s  ETA %.0f s", t + 1, opt.steps, loss, rate,
                      (seconds - before) / (double)(t + 1 - start) * (double)(stop - t - 1));
-        if (last) *val_loss = val;
+        if (last || r->converged) *val_loss = val;
         if (rc == CLI_OK) rc = after_step(a, r, t);
     }
     cli_progress_done();
@@ -926,6 +975,31 @@ static int dump_step(const args *a, run *r)
  * validation tokens (computed by the last evaluation); NAN if none. */
 static double loss_floor(const args *a, const run *r) { return a->masked ? r->oracle : r->floor; }
 
+/* The log's line on how a finished run ended: the steps taken, and
+ * whether on the --plateau rule ("stop plateau") or at --steps ("stop
+ * steps"), with the rule's two sides. */
+static void stop_line(const args *a, const run *r, cli_table *log)
+{
+    char rule[256] = "no --plateau", text[64];
+    train_plateau_reading reading = {NAN, NAN};
+    size_t steps = r->state.step;
+    if (a->plateau.window) {
+        plateau_text(&a->plateau, text, sizeof text);
+        plateau_reading(a, r, steps, &reading);
+        snprintf(rule, sizeof rule, "--plateau %s%s: best validation loss of the last %zu evaluations %.6f, of those "
+                 "before %.6f", text, r->converged ? "" : " not met", a->plateau.window, reading.recent, reading.before);
+    }
+    if (r->converged) {
+        size_t used = strlen(rule);
+        snprintf(rule + used, sizeof rule - used, "; learning rate %.3g", r->state.history[(steps - 1) * TRAIN_LOG_COLUMNS + 2]);
+    }
+    cli_table_comment(log, "steps taken %zu of %zu; stop %s (%s)", steps, a->opt.steps,
+                      r->converged ? "plateau" : "steps", rule);
+    if (!a->common.quiet && a->plateau.window)
+        fprintf(stderr, "%s: %s after %zu of %zu steps\n", cli_context(),
+                r->converged ? "converged (--plateau)" : "not converged (--plateau not met)", steps, a->opt.steps);
+}
+
 /* The log's summary of a finished run, and the line on stderr. */
 static void summarise(const args *a, run *r, cli_table *log, double val_loss)
 {
@@ -940,6 +1014,7 @@ static void summarise(const args *a, run *r, cli_table *log, double val_loss)
         cli_table_comment(log, "the chain's own loss on the same validation tokens %.6f; model / chain %.4f%s",
                           r->oracle, val_loss / r->oracle,
                           a->masked ? " (masked: the chain's exact posterior given the visible tokens)" : "");
+    stop_line(a, r, log);
     size_t peak = skit_memory_peak_rss();
     cli_table_comment(log, "parameters %zu; model arenas and plans %zu bytes; peak RSS %zu bytes",
                       train_model_parameter_count(r->model), train_model_bytes(r->model), peak);
@@ -954,7 +1029,7 @@ static int report(const args *a, run *r, cli_table *log, double val_loss, int ar
 {
     char mixer[4096];
     describe_mixer(a, r, mixer, sizeof mixer);
-    if (r->state.step == a->opt.steps) summarise(a, r, log, val_loss);
+    if (run_finished(a, r)) summarise(a, r, log, val_loss);
     else {
         cli_table_comment(log, "stopped after step %zu of %zu (--stop-after)%s%s", r->state.step, a->opt.steps,
                           a->save ? "; continue with --resume " : "", a->save ? a->save : "");
@@ -1013,7 +1088,7 @@ int cmd_train(int argc, char **argv)
     else if (rc == CLI_OK) {
         if (a.save) cli_signals_defer(1); /* a signal then ends the run after a checkpoint */
         rc = train_loop(&a, &r, &log, &val_loss);
-        int finished = r.state.step == a.opt.steps;
+        int finished = run_finished(&a, &r);
         if (rc == CLI_OK && finished) rc = eval_lengths(&a, &r, &ev);
         if (rc == CLI_OK && finished && a.eval_out)
             rc = cli_table_save(&ev, a.eval_out, argc, argv, a.common.seed, "nats/token");
