@@ -386,6 +386,12 @@ static int mx_report(const gradcheck_options *o, mx_data *m, skit_tno_kind kind,
     mx_bounds(o, m, N, &bx, &bk);
     int status = mx_frobenius(o, m, out, ff, &ff_lambda);
     if (status != SKIT_OK) return status;
+    /* bidirectional FD takes the kernels' gradient as its N-point spectrum
+     * (skit/tno.h): the float error then spreads over all N lags, whose
+     * columns of B are as large as the 2n - 1 probed ones (the DFT of a
+     * unit lag has unit magnitude everywhere), so ||B||_F over N lags is
+     * sqrt(N / (2n - 1)) times the probed one */
+    if (kind == SKIT_TNO_FD && !o->causal) bk *= sqrt((double)N / (double)(2 * o->n - 1));
     add_result(r, o, "x", m->dx32, m->dx64, m->total, mx_rows(o, m), bx);
     if (kind == SKIT_TNO_FFT)
         add_result(r, o, "lambda", &m->dl32, &m->dl64, 1, (gradcheck_layout){1, 1, 1}, sqrt(ff_lambda) * bk);

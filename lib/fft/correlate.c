@@ -119,6 +119,20 @@ static void finish(const E *e, R *acc, R *h, R *out)
     for (size_t k = 1; k < e->n; k++) out[e->n - 1 - k] = h[e->N - k] * scale;
 }
 
+void X(spectra)(const E *e, size_t channels, size_t batch, const R *x, size_t ldx, size_t x_stride, const R *dy,
+                size_t lddy, size_t dy_stride, R *out, size_t ldo, R *work)
+{
+    long count = (long)channels;
+#pragma omp parallel for num_threads(e->threads) schedule(static) if (count > 1)
+    for (long c = 0; c < count; c++) {
+        R *h = thread_slice(work, e->slice), *zx = h + e->real_stride, *zy = zx + e->cplx_stride,
+               *acc = out + (size_t)c * ldo;
+        memset(acc, 0, 2 * e->half * sizeof *acc);
+        for (size_t b = 0; b < batch; b++)
+            add_pair(e, x + (size_t)c * ldx + b * x_stride, dy + (size_t)c * lddy + b * dy_stride, h, zx, zy, acc);
+    }
+}
+
 void X(run)(const E *e, size_t channels, size_t batch, const R *x, size_t ldx, size_t x_stride, const R *dy,
             size_t lddy, size_t dy_stride, int shared, R *out, size_t ldo, R *work)
 {

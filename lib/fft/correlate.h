@@ -27,6 +27,10 @@
  *   Toeplitz order: lag k at k + n - 1) = sum over b < batch of the
  *   correlation of dy + c lddy + b dy_stride (m values) with x + c ldx +
  *   b x_stride (n values). shared: every channel sums into out (one row).
+ * spectra: the same sums left in the frequency domain, out + c ldo (N/2+1
+ *   complex values, interleaved; ldo >= N + 2) = sum over the batch of
+ *   DY .* conj(X), the DFT of that channel's correlation on the N-point
+ *   grid (lag k at k mod N), no inverse transform; no shared form.
  * dft: z (N/2+1 complex values, interleaved) = the DFT of x (N values); x
  *   and z any two 64-byte aligned arrays (the alignment the plan was made
  *   for). */
@@ -39,6 +43,8 @@
     size_t E##_workspace_doubles(const E *engine);                                                        \
     void E##_run(const E *engine, size_t channels, size_t batch, const R *x, size_t ldx, size_t x_stride,  \
                  const R *dy, size_t lddy, size_t dy_stride, int shared, R *out, size_t ldo, R *work);     \
+    void E##_spectra(const E *engine, size_t channels, size_t batch, const R *x, size_t ldx, size_t x_stride, \
+                     const R *dy, size_t lddy, size_t dy_stride, R *out, size_t ldo, R *work);             \
     void E##_dft(const E *engine, const R *x, R *z);
 
 SKIT_CORRELATE_API(skit_correlate, double)

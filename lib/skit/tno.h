@@ -303,8 +303,10 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
  * parameters are. TNO and FD-TNO: the two products over the batch run in
  * float:
  * dx = the transposed product on the float spectra, and the kernels'
- * gradient dk by an fftwf cross-correlation; from dk (widened) on, the
- * float64 backward (FD's DFT of dk, the decay's, the RPE MLP's), so
+ * gradient dk by an fftwf cross-correlation (bidirectional FD: left as its
+ * N-point spectrum, which is all FD's backward needs of it); from dk
+ * (widened) on, the float64 backward (FD's DFT of dk, the decay's, the
+ * RPE MLP's), so
  * against the float64 plan with the same parameters on the same inputs,
  *   dx: per (sequence, channel) the bound of skit_tno_plan_execute_f32
  *       with ||x_c||_2 replaced by ||dy_c||_2 (the transposed circulant has
@@ -313,7 +315,11 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
  *       gradient (d x (2n-1)) to them that the float64 backward applies,
  *       where per channel ||dk32_c - dk64_c||_2 <= (30 log2(2N) + batch)
  *       eps32 sum_b (||x_bc||_1 ||dy_bc||_2 + ||x_bc||_2 ||dy_bc||_1)
- *       (the correlation's bound of skit_toeplitz_plan_backward_f32).
+ *       (the correlation's bound of skit_toeplitz_plan_backward_f32);
+ *       bidirectional FD: dk32 - dk64 is the inverse DFT of the
+ *       spectra's difference, on all N lags, with B extended to them
+ *       (its columns there as large as on the 2n - 1 lags: ||B||_F grows
+ *       by sqrt(N / (2n - 1)));
  * tools/gradcheck.c (skit grad-check --precision f32) checks both, with
  * ||B||_F measured column by column on the float64 plan.
  * SKI-TNO (both forms, every causal_ski): on the float data of the

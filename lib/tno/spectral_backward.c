@@ -64,7 +64,9 @@ static int grad_create(skit_tno_plan *p)
     p->grad = g;
     const tno_spectral *s = p->op;
     const size_t N = s->length;
-    if (!is_f32(p) || is_fd(p)) SKIT_TRY(skit_correlate_create(&g->correlate, p->n, p->n, N)); /* FD: its DFT */
+    /* float64: the correlation; causal FD: also the DFT of its kernels' gradient */
+    if (!is_f32(p) || (is_fd(p) && p->opt.causality == SKIT_CAUSAL))
+        SKIT_TRY(skit_correlate_create(&g->correlate, p->n, p->n, N));
     return is_f32(p) ? skit_correlatef_create(&g->correlate_f, p->n, p->n, N) : SKIT_OK;
 }
 
@@ -78,9 +80,20 @@ static void grad_destroy(skit_tno_plan *p)
 }
 
 /* engine | correlate | dcoeffs d(2n-1) | inputs | dout | dk (count x out each) | dots (count) | mlp | kernel N | DFT |
- * float32 plans: dcoeffs in float (the engine's and correlation's regions then hold floats) */
+ * dcoeffs in float | spectra d(N+2) (bidirectional FD only)
+ * float32 plans: dcoeffs in float (the engine's and correlation's regions,
+ * and the spectra, then hold floats) */
 enum { R_ENGINE, R_CORRELATE, R_DCOEFFS, R_INPUTS, R_DOUT, R_DK, R_DOTS, R_MLP, R_KERNEL, R_DFT, R_DCOEFFS_F,
-       R_COUNT };
+       R_SPECTRA, R_COUNT };
+
+/* Bidirectional FD-TNO needs the kernels' gradient only as its DFT on the
+ * N-point grid, which is the correlation's spectrum itself (DY .* conj(X)
+ * summed over the batch; the correlation of x and dy lives on lags
+ * -(n-1)..n-1 only, so the N-point DFT of those lags is that spectrum):
+ * the correlation's inverse transforms and the DFT of each channel's
+ * kernel gradient are skipped. Causal FD weights the kernel in time (the
+ * Hilbert step) and keeps the round trip. */
+static int fd_from_spectra(const skit_tno_plan *p) { return is_fd(p) && p->opt.causality != SKIT_CAUSAL; }
 
 /* doubles that hold `floats` floats */
 static size_t in_doubles(size_t floats) { return (floats + 1) / 2; }
@@ -98,7 +111,8 @@ static size_t regions(const skit_tno_plan *p, double *base, double **r)
     const size_t sizes[R_COUNT] = {tno_region(engine), tno_region(correlate), tno_region(dcoeffs),
                                    tno_region(count), co, co, tno_region(count),
                                    tno_region(skit_mlp_backward_workspace_size(s->rpe.mlp)), tno_region(N),
-                                   tno_region(N + 2), g->correlate_f ? tno_region(in_doubles(dcoeffs)) : 0};
+                                   tno_region(N + 2), g->correlate_f ? tno_region(in_doubles(dcoeffs)) : 0,
+                                   fd_from_spectra(p) ? tno_region(p->d * (N + 2)) : 0};
     size_t off = 0;
     for (int i = 0; i < R_COUNT; i++) {
         if (base) r[i] = base + off;
@@ -153,7 +167,33 @@ static void fd_outputs(const skit_tno_plan *p, double **r)
     }
 }
 
-/* from the kernels' gradient (r[R_DCOEFFS]) on: the MLP's inputs and
+/* bidirectional FD: dout from the kernels' gradient spectra (R_SPECTRA,
+ * channel c at c (N + 2), float or double), as fd_outputs from their DFT */
+static void fd_outputs_spectra(const skit_tno_plan *p, double **r)
+{
+    const tno_spectral *s = p->op;
+    const size_t d = p->d, N = s->length, half = N / 2 + 1, out = output_count(p), ld = N + 2;
+    const float *zf = is_f32(p) ? (const float *)r[R_SPECTRA] : NULL;
+    const double *zd = r[R_SPECTRA];
+    for (size_t m = 0; m < half; m++) r[R_INPUTS][m] = 2 * M_PI * (double)m / (double)N;
+    /* frequency-major from channel-major: blocks of FD_BLOCK frequencies,
+     * whose rows of dout stay in cache while every channel fills them */
+    enum { FD_BLOCK = 32 };
+    for (size_t m0 = 0; m0 < half; m0 += FD_BLOCK) {
+        const size_t m1 = SKIT_MIN(half, m0 + FD_BLOCK);
+        for (size_t c = 0; c < d; c++)
+            for (size_t m = m0; m < m1; m++) {
+                const int edge = m == 0 || 2 * m == N;
+                const double cm = (edge ? 1.0 : 2.0) / (double)N;
+                const size_t i = c * ld + 2 * m;
+                const double re = zf ? (double)zf[i] : zd[i], im = zf ? (double)zf[i + 1] : zd[i + 1];
+                r[R_DOUT][m * out + c] = cm * re;
+                r[R_DOUT][m * out + d + c] = edge ? 0.0 : cm * im;
+            }
+    }
+}
+
+/* from the kernels' gradient (r[R_DCOEFFS], or R_SPECTRA) on: the MLP's inputs and
  * output gradient, its backward, and TNO's dlambda. With dout = dk
  * lambda^|t| (the decay's backward), dk . d(rpe lambda^|t|)/dlambda =
  * (|t| / lambda) dout . rpe, and the MLP's backward gives dout_t . rpe_t
@@ -164,7 +204,8 @@ static int rpe_backward(const skit_tno_plan *p, double *dparams, double *dlambda
 {
     const tno_spectral *s = p->op;
     const size_t count = input_count(p);
-    if (is_fd(p)) fd_outputs(p, r);
+    if (fd_from_spectra(p)) fd_outputs_spectra(p, r);
+    else if (is_fd(p)) fd_outputs(p, r);
     else SKIT_TRY(tno_outputs(p, r));
     const int want_lambda = dlambda && !is_fd(p);
     SKIT_TRY(skit_mlp_backward_dots(s->rpe.mlp, count, r[R_INPUTS], r[R_DOUT], NULL, NULL, dparams,
@@ -187,8 +228,12 @@ static int run(const skit_tno_plan *p, const double *x, const double *dy, double
     regions(p, work, r);
     if (dx) skit_circulant_apply_channels(s->engine, 1, dy, n, dx, n, p->batch * d, r[R_ENGINE]);
     if (!dparams && !dlambda) return SKIT_OK;
-    skit_correlate_run(g->correlate, d, p->batch, x, n, d * n, dy, n, d * n, 0, r[R_DCOEFFS], 2 * n - 1,
-                       r[R_CORRELATE]);
+    if (fd_from_spectra(p))
+        skit_correlate_spectra(g->correlate, d, p->batch, x, n, d * n, dy, n, d * n, r[R_SPECTRA], s->length + 2,
+                               r[R_CORRELATE]);
+    else
+        skit_correlate_run(g->correlate, d, p->batch, x, n, d * n, dy, n, d * n, 0, r[R_DCOEFFS], 2 * n - 1,
+                           r[R_CORRELATE]);
     return rpe_backward(p, dparams, dlambda, r);
 }
 
@@ -202,6 +247,11 @@ static int run_f32(const skit_tno_plan *p, const float *x, const float *dy, floa
     regions(p, work, r);
     if (dx) skit_circulantf_apply_channels(s->engine_f, 1, dy, n, dx, n, p->batch * d, (float *)r[R_ENGINE]);
     if (!dparams && !dlambda) return SKIT_OK;
+    if (fd_from_spectra(p)) {
+        skit_correlatef_spectra(g->correlate_f, d, p->batch, x, n, d * n, dy, n, d * n, (float *)r[R_SPECTRA],
+                                s->length + 2, (float *)r[R_CORRELATE]);
+        return rpe_backward(p, dparams, dlambda, r);
+    }
     float *dcoeffs = (float *)r[R_DCOEFFS_F];
     skit_correlatef_run(g->correlate_f, d, p->batch, x, n, d * n, dy, n, d * n, 0, dcoeffs, 2 * n - 1,
                         (float *)r[R_CORRELATE]);
