@@ -108,11 +108,16 @@ static size_t regions(const skit_tno_plan *p, double *base, double **r)
                                          : skit_circulant_workspace_doubles(s->engine, 0);
     const size_t correlate = g->correlate_f ? in_doubles(skit_correlatef_workspace_doubles(g->correlate_f))
                                             : skit_correlate_workspace_doubles(g->correlate);
-    const size_t sizes[R_COUNT] = {tno_region(engine), tno_region(correlate), tno_region(dcoeffs),
-                                   tno_region(count), co, co, tno_region(count),
-                                   tno_region(skit_mlp_backward_workspace_size(s->rpe.mlp)), tno_region(N),
-                                   tno_region(N + 2), g->correlate_f ? tno_region(in_doubles(dcoeffs)) : 0,
-                                   fd_from_spectra(p) ? tno_region(p->d * (N + 2)) : 0};
+    /* each path's regions only: TNO's lag-major dk and dots, causal FD's
+     * kernel and DFT, the kernels' gradient in time unless FD takes it as
+     * spectra */
+    const int tno = !is_fd(p), spectra = fd_from_spectra(p), fd_time = is_fd(p) && !spectra;
+    const size_t sizes[R_COUNT] = {tno_region(engine), tno_region(correlate), spectra ? 0 : tno_region(dcoeffs),
+                                   tno_region(count), co, tno ? co : 0, tno ? tno_region(count) : 0,
+                                   tno_region(skit_mlp_backward_workspace_size(s->rpe.mlp)),
+                                   fd_time ? tno_region(N) : 0, fd_time ? tno_region(N + 2) : 0,
+                                   g->correlate_f && !spectra ? tno_region(in_doubles(dcoeffs)) : 0,
+                                   spectra ? tno_region(p->d * (N + 2)) : 0};
     size_t off = 0;
     for (int i = 0; i < R_COUNT; i++) {
         if (base) r[i] = base + off;
