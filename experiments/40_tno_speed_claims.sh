@@ -41,16 +41,10 @@ dims() {
   awk -F'\t' -v cz="$2" -v n="$1" '/^#/ {next} !h {for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next}
     $c["section"] == "shape" && $c["causality"] == cz && $c["n"] == n { printf "d=%s batch=%s", $c["d"], $c["batch"]; exit }' "$B"
 }
-calc() { awk "BEGIN { printf \"%.4g\n\", $1 }"; }
-# in_range X LO HI: reproduced if LO <= X <= HI (the paper's stated size),
-# else not reproduced
-in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { print (x + 0 >= lo + 0 && x + 0 <= hi + 0) ? "reproduced" : "not reproduced" }'; }
-# other_rep: the next repeat (cyclically); a speed claim's control compares
-# TNO's time in this repeat with TNO's time in that one: the same operator
-# twice, which a test of "faster" must not call faster
-other_rep() { echo $(( rep % REPEATS + 1 )); }
+# a speed claim's control compares TNO's time in this repeat with TNO's in
+# the next (other_rep): the same operator twice, which a test of "faster"
+# must not call faster
 CONTROL_TNO="TNO against itself (forward time in one repeat over the next's, same threshold)"
-pct() { awk -v x="$1" 'BEGIN { printf "%+.0f%%\n", 100 * x }'; }
 
 CAVEAT_SHAPES="paper: training steps on an A100; here one forward operator on this CPU"
 CAVEAT="paper: whole training steps (forward + backward, all layers) on an A100 GPU; here: one forward operator, this CPU, 1 thread"

@@ -102,27 +102,18 @@ LOAD_SKIT=$(machine load_before | sed -n 1p)
 LOAD_TORCH=$(machine load_after | tail -n 1)
 # the peer's claims need it in every repeat
 HAVE_TORCH=$(machine torch | grep -qvx 1 && echo 0 || echo 1)
-# sec MIXER LAYERS [REP] [PRECISION]: skit's step time in one repeat (REP
-# empty: the median), float64 unless PRECISION is f32
-sec() {
-  local sel="mixer=$1 rpe_layers=$2 precision=${4:-f64} objective=masked n=$N"
-  if [ -n "${3:-}" ]; then rows "$T" "rep=$3 $sel" step_seconds; else rows "$T" "$sel" step_seconds | stat median; fi
-}
-# at MIXER LAYERS OBJECTIVE LENGTH [REP]: the float64 step time at that
-# length and objective in one repeat (REP empty: the median)
+# at MIXER LAYERS OBJECTIVE LENGTH [REP] [PRECISION]: skit's step time in
+# one repeat (REP empty: the median), float64 unless PRECISION is f32
 at() {
-  local sel="mixer=$1 rpe_layers=$2 precision=f64 objective=$3 n=$4"
+  local sel="mixer=$1 rpe_layers=$2 precision=${6:-f64} objective=$3 n=$4"
   if [ -n "${5:-}" ]; then rows "$T" "rep=$5 $sel" step_seconds; else rows "$T" "$sel" step_seconds | stat median; fi
 }
+# sec MIXER LAYERS [REP] [PRECISION]: the masked-LM step at n = N
+sec() { at "$1" "$2" masked "$N" "${3:-}" "${4:-}"; }
 # model_bytes MIXER LAYERS LENGTH: the float64 masked-LM model's bytes (deterministic)
 model_bytes() { rows "$T" "rep=1 mixer=$1 rpe_layers=$2 precision=f64 objective=masked n=$3" model_bytes; }
-calc() { awk "BEGIN { printf \"%.4g\n\", $1 }"; }
-pct() { awk -v x="$1" 'BEGIN { printf "%+.0f%%\n", 100 * x }'; }
-# in_range X LO HI: reproduced if LO <= X <= HI (the paper's stated range)
-in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { print (x + 0 >= lo + 0 && x + 0 <= hi + 0) ? "reproduced" : "not reproduced" }'; }
-# other_rep: the next repeat (cyclically); the speed claims' control is TNO
-# in this repeat over TNO in that one, the same model twice
-other_rep() { echo $(( rep % REPEATS + 1 )); }
+# the speed claims' control: TNO in this repeat over TNO in the next
+# (other_rep), the same model twice
 CONTROL_TNO="TNO against itself (its step in one repeat over the next's, same range)"
 # the paper's ranges: FD-TNO bidirectional 35-80 % faster (Fig. 1b, Fig. 8),
 # causal 10-15 % (Table 1: 10 % with RPE 3, 15 % with RPE 6); SKI-TNO 25-30 %
@@ -130,7 +121,6 @@ CONTROL_TNO="TNO against itself (its step in one repeat over the next's, same ra
 fd_range() { if [ "$1" = masked ]; then echo "0.35 0.80"; else echo "0.10 0.15"; fi; }
 # ski_lengths: the lengths of Fig. 10 that run here
 ski_lengths() { echo "$PN $N"; }
-ski_step() { if [ "$3" = "$N" ]; then sec "$1" "$2" "${4:-}"; else at "$1" "$2" masked "$3" "${4:-}"; fi; }
 peer() { [ -s "$P" ] || return 0; if [ -n "${4:-}" ]; then rows "$P" "rep=$4 mixer=$1 rpe_layers=$2 dtype=$3" step_seconds; else rows "$P" "mixer=$1 rpe_layers=$2 dtype=$3" step_seconds | stat median; fi; }
 for rep in $(repeats); do
   for o in masked causal; do
@@ -142,9 +132,9 @@ for rep in $(repeats); do
     done
   done
   for nn in $(ski_lengths); do
-    r=$(calc "1 - $(ski_step ski 0 "$nn" "$rep") / $(ski_step tno 6 "$nn" "$rep")")
+    r=$(calc "1 - $(at ski 0 masked "$nn" "$rep") / $(at tno 6 masked "$nn" "$rep")")
     trial "train-step-ski-n$nn" "$(in_range "$r" 0.25 0.30)" "$r"
-    r=$(calc "1 - $(ski_step tno 6 "$nn" "$rep") / $(ski_step tno 6 "$nn" "$(other_rep)")")
+    r=$(calc "1 - $(at tno 6 masked "$nn" "$rep") / $(at tno 6 masked "$nn" "$(other_rep)")")
     trial "train-step-ski-n$nn.control" "$(in_range "$r" 0.25 0.30)" "$r"
   done
   [ "$HAVE_TORCH" = 1 ] || continue
@@ -189,7 +179,7 @@ for o in masked causal; do
 done
 for nn in $(ski_lengths); do
   control_trials "train-step-ski-n$nn" "$CONTROL_TNO" "1 - TNO/TNO"
-  r=$(calc "1 - $(ski_step ski 0 "$nn") / $(ski_step tno 6 "$nn")")
+  r=$(calc "1 - $(at ski 0 masked "$nn") / $(at tno 6 masked "$nn")")
   TIMING_CPUS=1 claim_trials "train-step-ski-n$nn" \
     "a SKI-TNO training step takes $([ "$nn" = "$PN" ] && echo 25 || echo 30) % less time than TNO's with a 6-layer RPE at n = $([ "$nn" = "$PN" ] && echo 512 || echo 2048) (SKI-TNN Fig. 10a; range 25-30 %)" \
     "step time reduction 1 - SKI/TNO(RPE 6) = $(pct "$r") at (n, d) = ($nn, $D), median over $REPEATS repeats" \

@@ -287,6 +287,16 @@ verdict_ge() { awk -v x="$1" -v l="$2" -v y="${3:-holds}" -v n="${4:-fails}" 'BE
 
 # ratio A B -> A/B with 3 significant digits
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b+0 == 0) print "inf"; else printf "%.3g\n", a/b }'; }
+# calc EXPR: an awk expression's value, 4 significant digits
+calc() { awk "BEGIN { printf \"%.4g\n\", $1 }"; }
+# pct X: X as a signed percentage, e.g. +12%
+pct() { awk -v x="$1" 'BEGIN { printf "%+.0f%%\n", 100 * x }'; }
+# in_range X LO HI: reproduced if LO <= X <= HI (a paper's stated range),
+# else not reproduced
+in_range() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { print (x + 0 >= lo + 0 && x + 0 <= hi + 0) ? "reproduced" : "not reproduced" }'; }
+# other_rep: the repeat after $rep (cyclically), for a timing claim whose
+# control times the same code in two repeats
+other_rep() { echo $(( rep % REPEATS + 1 )); }
 # fmt X -> 3 significant digits
 fmt() { awk -v x="$1" 'BEGIN{printf "%.3g\n", x}'; }
 # column FILE NAME: values of the named column of a skit TSV (comments skipped)
