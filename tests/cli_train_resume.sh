@@ -82,9 +82,17 @@ fi
 
 # ---- damaged checkpoints: exit 2 naming the file and the problem -------------
 damaged() { rm -rf "$TMP/bad" && cp -r "$TMP/ck" "$TMP/bad"; }
+# flip_byte FILE OFFSET: invert one byte, so the file changes whatever the
+# seed put there (writing a fixed byte is a no-op when it was already there)
+flip_byte() {
+  local b
+  b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+  [ -n "$b" ] || { fail "flip_byte: $1 has no byte at offset $2"; return; }
+  printf "\\x$(printf %02x $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
 damaged; truncate -s -8 "$TMP/bad/layer0.mixer.npy"
 expect_usage_error "layer0.mixer.npy: .*cut short" train --resume "$TMP/bad"
-damaged; printf '\x7f' | dd of="$TMP/bad/layer1.gtu.wu.npy" bs=1 seek=200 conv=notrunc 2>/dev/null
+damaged; flip_byte "$TMP/bad/layer1.gtu.wu.npy" 200
 expect_usage_error "layer1.gtu.wu.npy: checksum mismatch" train --resume "$TMP/bad"
 damaged; rm "$TMP/bad/optimizer.v.npy"
 expect_usage_error "optimizer.v.npy" train --resume "$TMP/bad"
@@ -130,7 +138,7 @@ for swap in "--activation:relu/gelu" "--norm:--norm rms/--norm layer" "--causal:
   # shellcheck disable=SC2046
   expect_usage_error "${swap%%:*}" tno $(echo "$args" | sed "s/${swap#*:}/") --n 16 -o "$TMP/out.y.tsv"
 done
-damaged; printf '\x01' | dd of="$TMP/bad/layer0.mixer.npy" bs=1 seek=150 conv=notrunc 2>/dev/null
+damaged; flip_byte "$TMP/bad/layer0.mixer.npy" 150
 expect_usage_error "checksum mismatch" tno $(echo "$args" | sed "s|$TMP/ck/|$TMP/bad/|") --n 16 -o "$TMP/out.y.tsv"
 damaged; sed -i 's/^format	2$/format	7/' "$TMP/bad/model.tsv"
 expect_usage_error "format 7" tno $(echo "$args" | sed "s|$TMP/ck/|$TMP/bad/|") --n 16 -o "$TMP/out.y.tsv"
