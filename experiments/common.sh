@@ -96,6 +96,11 @@ printf '%s\n' "$CLAIMS_HEADER" > "$CLAIMS_TMP"
 # records the 1-minute load average and the CPU affinity, and a claim
 # measured on a loaded machine (load > online CPUs) or with fewer CPUs in its
 # affinity mask than it needs is "inconclusive" (loaded machine).
+#
+# Repeats that disagree. A claim whose trials (repeats or seeds) do not all
+# give the same verdict is "inconclusive" (repeats disagree), whatever the
+# majority: a verdict that one repeat or one point of a sweep flips is not
+# decided by the test.
 ONE_RUN=
 NO_CONTROL=
 CONTROLS="$SKIT_OUT/logs/.controls-$EXP"
@@ -116,6 +121,13 @@ claim() {
   if [ -n "$control" ]; then
     verdict=${control%%$'\t'*}; control=${control#*$'\t'}
     [ "$verdict" = "$4" ] || margin="$(control_reason "$4" "$control"); $margin"
+  fi
+  # repeats or seeds that disagree decide nothing: the majority of 2 of 3
+  # is one repeat away from the other verdict
+  if [ "${stability#unstable: }" != "$stability" ] && [ "$verdict" != informative ] &&
+    [ "$verdict" != inconclusive ]; then
+    margin="repeats disagree (${stability%%;*}): measured verdict $verdict; $margin"
+    verdict=inconclusive
   fi
   if [ -n "${TIMING_CPUS:-}" ]; then
     local machine; machine=$(machine_state)
@@ -200,7 +212,8 @@ check() { SOURCE=skit claim "$@"; }
 # Repeats and seeds. A timing claim runs REPEATS (>= 3) times, a
 # data-dependent claim over several seeds; each run records a trial, and
 # claim_trials gives the majority verdict with "VERDICT in k of m" and the
-# spread of the value; repeats that disagree are marked "unstable".
+# spread of the value; repeats that disagree are marked "unstable", and
+# claim records such a verdict "inconclusive" (repeats disagree).
 REPEATS=${SKIT_REPEATS:-3}
 TRIALS="$SKIT_OUT/logs/.trials-$EXP"
 # units of one experiment may run at once in one directory: only a run that

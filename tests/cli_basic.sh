@@ -63,7 +63,7 @@ expect_usage_error "--paper-figures" reproduce --paper-figures --shard 1/2
 expect_usage_error "--compare" reproduce --compare
 
 # The verdict API of experiments/common.sh: a claim outside the vocabulary
-# fails its script; trials give the majority verdict and mark disagreement.
+# fails its script; trials give the majority verdict; disagreeing trials decide nothing.
 api="$TMP/api"
 mkdir -p "$api/experiments"
 cp "$SKIT_DATADIR/experiments/common.sh" "$api/experiments/"
@@ -73,7 +73,7 @@ runexp() { # NAME BODY: run a one-off experiment script; its exit status
 }
 runexp 01_bad 'claim x "c" "m" violated "-"' && fail "common.sh accepted the verdict 'violated'"
 [ ! -e "$api/out/claims/01_bad.tsv" ] || fail "a failed experiment left claims"
-runexp 02_fails 'trial t holds 1; trial t fails 2; trial t fails 3; claim_trials t "c" "m" "-" value
+runexp 02_fails 'trial t fails 1; trial t fails 2; trial t fails 3; claim_trials t "c" "m" "-" value
 STABILITY=deterministic check s "c" "m" holds "-"' || fail "trials script failed: $(cat "$TMP/api.err")"
 # a claim decided by one run must say why one run suffices
 runexp 01_bad 'claim x "c" "m" holds "-"' && fail "common.sh accepted a one-run claim without ONE_RUN"
@@ -82,7 +82,7 @@ runexp 01_bad 'ONE_RUN=sometimes; claim x "c" "m" holds "-"' && fail "common.sh 
 [ ! -e "$api/out/claims/01_bad.tsv" ] || fail "a refused one-run claim left claims"
 head -n 1 "$api/out/claims/02_fails.tsv" | grep -q '^id	source	claim	measured	verdict	margin	stability	control$' ||
   fail "claims file has no header row"
-grep -q '^t	TNN	c	m	fails	-	unstable: fails in 2 of 3; value 1..3	$' "$api/out/claims/02_fails.tsv" ||
+grep -q '^t	TNN	c	m	fails	-	fails in 3 of 3; value 1..3	$' "$api/out/claims/02_fails.tsv" ||
   fail "trials: $(cat "$api/out/claims/02_fails.tsv")"
 grep -q '^s	skit	' "$api/out/claims/02_fails.tsv" || fail "check has no source skit"
 rm -f "$api/out/claims/01_bad.tsv"
@@ -93,7 +93,7 @@ rm -f "$api/out/claims/01_bad.tsv"
 [ -s "$api/out/verdicts.json" ] || fail "no verdicts.json"
 grep -q '"verdict": "fails"' "$api/out/verdicts.json" || fail "verdicts.json lacks the verdict"
 grep -q '^| TNN | 1 |' "$api/out/REPORT.md" || fail "REPORT.md has no TNN scoreboard row"
-sed -i 's/	fails	-	unstable[^	]*	$/	holds	-	deterministic	/' "$api/out/claims/02_fails.tsv"
+sed -i 's/	fails	-	fails in[^	]*	$/	holds	-	deterministic	/' "$api/out/claims/02_fails.tsv"
 "$SKIT" reproduce --merge --allow-partial --strict --out "$api/out" >/dev/null 2>&1 || fail "--strict failed with no failing paper claim"
 
 # Controls: an empirical verdict needs a negative control (or NO_CONTROL,
@@ -126,7 +126,10 @@ claim d c m reproduced -
 TIMING_CPUS=100000 control e \"same operator twice\" \"not reproduced\"
 TIMING_CPUS=100000 claim e c m reproduced -
 control i \"same operator twice\" reproduced
-TIMING_CPUS=100000 claim i c m reproduced -" || fail "controls script failed: $(cat "$TMP/api.err")"
+TIMING_CPUS=100000 claim i c m reproduced -
+trial u reproduced 1; trial u reproduced 2; trial u \"not reproduced\" 3
+control u \"same operator twice\" \"not reproduced\"
+claim_trials u c m - value" || fail "controls script failed: $(cat "$TMP/api.err")"
 ctl="$API_OUT/claims/03_controls.tsv"
 head -n 1 "$ctl" | grep -q '	stability	control$' || fail "claims header has no control column"
 grep -q '^a	TNN	c	m	inconclusive	the test could not tell the claim from its control (both reproduced); -	reproduced in 3 of 3; value 1..3	same operator twice (reproduced in 3 of 3; ratio 1..3) → reproduced$' "$ctl" ||
@@ -137,6 +140,8 @@ grep -q '^f	TNN	c	m	not reproduced	-	' "$ctl" || fail "a negative verdict that a
 grep -q '^c	TNN	c	m	inconclusive	no control measured: measured verdict reproduced; -	.*	none: no control measured$' "$ctl" ||
   fail "NO_CONTROL did not make the claim inconclusive: $(grep '^c' "$ctl")"
 grep -q '^d	TNN	c	m	reproduced	-	deterministic	$' "$ctl" || fail "an exact claim changed: $(grep '^d' "$ctl")"
+grep -q '^u	TNN	c	m	inconclusive	repeats disagree (unstable: reproduced in 2 of 3): measured verdict reproduced; -	unstable: reproduced in 2 of 3; value 1..3	same operator twice → not reproduced$' "$ctl" ||
+  fail "trials that disagree decided the claim: $(grep '^u' "$ctl")"
 grep -q '^e	TNN	c	m	inconclusive	loaded machine (load .*needs 100000 CPU(s)): measured verdict reproduced; -	deterministic; load [0-9.]* (1 min), [0-9]* online CPUs, affinity ' "$ctl" ||
   fail "a timing claim short of CPUs was decided: $(grep '^e' "$ctl")"
 grep -q '^i	TNN	c	m	inconclusive	loaded machine (.*): measured verdict reproduced; the test could not tell the claim from its control (both reproduced); -	' "$ctl" ||
@@ -146,7 +151,7 @@ grep -q '^| experiment | claim | measured | verdict | margin | stability | contr
   fail "REPORT.md has no control column"
 grep -q '^| \*\*inconclusive\*\* | .*could not tell the claim from its control' "$API_OUT/REPORT.md" ||
   fail "the legend lacks inconclusive"
-grep -q '^- \[03_controls\](#03_controls): `a` (the test could not tell the claim from its control), `c` (no control measured), `e` (loaded machine), `i` (loaded machine)$' "$API_OUT/REPORT.md" ||
+grep -q '^- \[03_controls\](#03_controls): `a` (the test could not tell the claim from its control), `c` (no control measured), `e` (loaded machine), `i` (loaded machine), `u` (its repeats or seeds disagree)$' "$API_OUT/REPORT.md" ||
   fail "the list at the top lacks the inconclusive claims: $(grep '03_controls' "$API_OUT/REPORT.md" | head -3)"
 grep -q '"control": "same operator twice → not reproduced"' "$API_OUT/verdicts.json" || fail "verdicts.json lacks the control"
 # an experiment whose inconclusive claims share a reason names it once

@@ -1,7 +1,7 @@
 # tests/report_committed.sh — the committed report (paper_figures/) obeys
 # the verdict rule and comes from the committed code: every empirical row
 # names its control, no positive verdict stands beside a control with the
-# same verdict, verdicts.json carries the controls, and a rerun of the fast
+# same verdict, no verdict stands on repeats that disagree, verdicts.json carries the controls, and a rerun of the fast
 # deterministic experiments gives the committed verdicts.
 . "$(dirname "$0")/cli_lib.sh"
 PF="$SKIT_DATADIR/paper_figures"
@@ -14,7 +14,8 @@ for f in "$PF"/claims/*.tsv; do
       empirical = ($5 == "reproduced" || $5 == "not reproduced") && $7 !~ /^(deterministic|every case)(;|$)/
       if (empirical && $8 == "") print $1 ": empirical verdict without a control"
       n = split($8, part, " → "); cv = part[n]
-      if (n > 1 && cv == $5 && ($5 == "reproduced" || $5 == "holds")) print $1 ": its control is " cv " too" }' "$f")
+      if (n > 1 && cv == $5 && ($5 == "reproduced" || $5 == "holds")) print $1 ": its control is " cv " too"
+      if ($7 ~ /^unstable: / && $5 != "inconclusive" && $5 != "informative") print $1 ": its repeats disagree, yet " $5 }' "$f")
   [ -z "$bad" ] || fail "$(basename "$f" .tsv): $bad"
 done
 claims=$(grep -c '"experiment": ' "$PF/verdicts.json")

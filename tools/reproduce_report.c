@@ -36,8 +36,9 @@ static const char *const verdict_meaning[] = {
     "an empirical claim (a figure, a table, a speed-up) whose direction and size appear here too",
     "an empirical claim that the measurement here does not show",
     "a claim the test could not decide: the test could not tell the claim from its control "
-    "(the control got the same positive verdict), no control was measured, or a timing was "
-    "measured on a loaded machine; the margin says which, and the verdict measured",
+    "(the control got the same positive verdict), no control was measured, its repeats or seeds "
+    "disagree, or a timing was measured on a loaded machine; the margin says which, and the "
+    "verdict measured",
     "a measurement reported for context; not a claim",
     "the experiment script did not finish; its log says why"};
 
@@ -304,8 +305,9 @@ static void write_vocabulary(FILE *f)
     fputs("\nThe *stability* column says how many repeats (timing claims), seeds "
           "(data-dependent claims) or settings (deterministic claims decided per kernel "
           "setting, e.g. each lengthscale) gave the verdict, with the spread of the deciding number; "
-          "\"unstable\" marks a verdict whose repeats disagree (the verdict shown is the "
-          "majority's). Timing and data-dependent claims are always repeated. A claim decided by "
+          "\"unstable\" marks repeats that disagree, and the row is then inconclusive (the "
+          "margin gives the majority's verdict). Timing and data-dependent claims are always "
+          "repeated. A claim decided by "
           "one run says why one suffices: \"deterministic\" (no random input, or an identity "
           "checked to rounding), \"every case\" (a universal statement checked on every case of "
           "a sweep of random inputs, whose count the measured column gives: one counterexample "
@@ -336,7 +338,8 @@ static const char *inconclusive_reason(const claim_row *r)
     static const char *const reasons[][2] = {
         {"the test could not tell", "the test could not tell the claim from its control"},
         {"no control measured", "no control measured"},
-        {"loaded machine", "loaded machine"}};
+        {"loaded machine", "loaded machine"},
+        {"repeats disagree", "its repeats or seeds disagree"}};
     for (size_t i = 0; i < sizeof reasons / sizeof *reasons; i++)
         if (!strncmp(r->field[CLAIM_MARGIN], reasons[i][0], strlen(reasons[i][0])))
             return reasons[i][1];
