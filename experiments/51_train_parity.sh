@@ -38,8 +38,8 @@
 # come out "not reproduced" for it; it is judged by the same code, rule and
 # threshold as FD-TNO and SKI-TNO, and needs to converge like them.
 #
-# Sizes (full run): 5 mixers x 3 seeds, at most 8000 steps of 8 x 64
-# tokens each, one thread: 26 minutes wall in the committed run (each run 16-27
+# Sizes (full run): 6 mixers x 3 seeds, at most 8000 steps of 8 x 64
+# tokens each, one thread: 26 minutes wall before MRA-2 was added (each run 16-27
 # ms per step; most stop on the plateau before 8000). --quick: n = 16,
 # d = 16, at most 400 steps, seed 1 (seconds; its verdicts say little).
 source "$SKIT_DATADIR/experiments/common.sh"
@@ -55,7 +55,7 @@ LIMIT=5             # parity: abs(val_loss / TNO's - 1) <= 5 %
 SOLVED=0.05         # skit's check: recall solved at <= 0.05 nats per query
 CONTROL_DECAY=1e-9
 PAIRS=$((N / 4 < 16 ? N / 4 : 16)) # skit train's recall: min(n / 4, 16 keys) pairs
-MIXERS="attention tno fd ski none"
+MIXERS="attention mra tno fd ski none"
 COMMON="--task recall --n $N --d $D --batch 8 --lr 1e-3 --steps $STEPS --eval-every $EVERY --plateau $PLATEAU"
 COMMON="$COMMON --eval-batches 16 --threads 1 --quiet"
 mixer_options() {
@@ -110,7 +110,7 @@ run_text() {
   printf "%.4f ($how)" "$(val_of "$1" "$2")" "$(steps_of "$1" "$2")"
 }
 CONTROL_WHAT="no token mixing (TNO, decay $CONTROL_DECAY: lags >= 1 weighted <= 1e-9) against TNO, same rule"
-for m in fd ski attention; do
+for m in fd ski attention mra; do
   measured=""
   for seed in $SEEDS; do
     parity_trial "parity-$m" "$m" "$seed"
@@ -120,8 +120,8 @@ for m in fd ski attention; do
   control_trials "parity-$m" "$CONTROL_WHAT" "gap to TNO (%) over seeds ${SEEDS// /,}"
   text="$m reaches TNO's validation loss within $LIMIT% on associative recall (n = $N, $PAIRS pairs), both trained to a plateau"
   margin="limit $LIMIT% (abs(gap) per seed, converged pairs only; a pair that hit --steps is inconclusive); --plateau $PLATEAU every $EVERY steps, at most $STEPS; chance ln 16 = 2.77"
-  if [ "$m" = attention ]; then
-    SOURCE=skit claim_trials "parity-$m" "$text (skit's own row: SKI-TNN Table 1 has no attention model)" "$measured" \
+  if [ "$m" = attention ] || [ "$m" = mra ]; then
+    SOURCE=skit claim_trials "parity-$m" "$text (skit's own row: SKI-TNN Table 1 has no $m model)" "$measured" \
       "$margin" "gap to TNO (%) over seeds ${SEEDS// /,}"
   else
     claim_trials "parity-$m" "$text (SKI-TNN Table 1 reports near parity)" "$measured" "$margin" \
@@ -156,7 +156,8 @@ plot train_parity "$C" train_parity "series='${series% }'; chance=log(16)"
   echo "RMS norm, batch 8, AdamW lr 1e-3, warm-up $((STEPS / 10)) steps then cosine decay over $STEPS steps; validation"
   echo "(16 fixed batches) every $EVERY steps; stopped on \`--plateau $PLATEAU\` (the best validation loss of the last"
   echo "K evaluations beats the best before them by less than DELTA nats) or at $STEPS steps. attention: 4 heads,"
-  echo "rotary positions; none: TNO with decay $CONTROL_DECAY (no token mixing), the negative control."
+  echo "rotary positions; mra: MRA-2 attention (one head, rotary positions, the library's default blocks);"
+  echo "none: TNO with decay $CONTROL_DECAY (no token mixing), the negative control."
   echo
   echo "| seed | ${MIXERS// / | } |"
   echo "|---|$(printf -- '---|%.0s' $MIXERS)"
