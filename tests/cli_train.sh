@@ -78,6 +78,30 @@ for pos in rope learned; do
   expect_ok train --check-gradients --mixer attention --heads 3 --expand 3 --d 5 --positions "$pos" --objective masked \
     --n 11 --batch 2 --vocab 4 --seed "$SEED"
 done
+# ALiBi: the gradient with the constant bias, causal and masked, H = 2 (a
+# power of two) and 3 (not), float32 against float64; it changes the model
+# (another validation loss than rope at the same seed) and evaluates at
+# other lengths; other mixers refuse it
+for obj in causal masked; do
+  expect_ok train --check-gradients --mixer attention --heads 2 --positions alibi --objective "$obj" --n 13 --d 8 \
+    --batch 2 --vocab 5 --seed "$SEED"
+done
+expect_ok train --check-gradients --mixer attention --heads 3 --expand 3 --d 5 --positions alibi --n 11 --batch 2 \
+  --vocab 4 --seed "$SEED"
+expect_ok train --check-gradients --precision f32 --mixer attention --heads 2 --positions alibi --n 13 --d 8 \
+  --batch 2 --vocab 5 --seed "$SEED"
+for pos in rope alibi; do
+  expect_ok train --mixer attention --heads 2 --positions "$pos" --steps 5 --n 16 --d 8 --batch 2 --eval-batches 2 \
+    --seed "$SEED" --quiet -o "$TMP/pos_$pos.tsv" --eval-lengths 8,32 --eval-out "$TMP/posev_$pos.tsv"
+done
+val_rope=$(grep -v '^#' "$TMP/pos_rope.tsv" | tail -n 1 | cut -f3)
+val_alibi=$(grep -v '^#' "$TMP/pos_alibi.tsv" | tail -n 1 | cut -f3)
+[ -n "$val_alibi" ] && [ "$val_alibi" != "$val_rope" ] && pass ||
+  fail "--positions alibi: validation loss '$val_alibi' against rope's '$val_rope'"
+awk -F'\t' '$1 == 8 || $1 == 32 {if ($2 + 0 > 0 && $2 + 0 < 100) ok++} END {exit ok != 2}' "$TMP/posev_alibi.tsv" &&
+  pass || fail "--positions alibi --eval-lengths 8,32: $(cat "$TMP/posev_alibi.tsv")"
+expect_usage_error "--positions" train --positions alibi --mixer tno
+expect_usage_error "--positions" train --positions alibi --mixer mra
 expect_usage_error "--heads" train --heads 2 --mixer tno
 expect_usage_error "--heads" train --heads 3 --mixer attention --d 32
 expect_usage_error "--learn-decay" train --learn-decay --mixer fd

@@ -53,6 +53,12 @@ expect_usage_error "--steps" train --resume "$TMP/ck" --steps 20
 expect_usage_error "--seed" train --resume "$TMP/ck" --seed $((SEED + 1))
 expect_usage_error "--untied" train --resume "$TMP/ck" --untied
 expect_usage_error "--lr" train --resume "$TMP/ck" --lr 0.02
+# --positions alibi is recorded: resuming with another value is refused
+expect_ok train $small --mixer attention --positions alibi --steps 10 --stop-after 2 --quiet -o /dev/null \
+  --save "$TMP/ck_alibi"
+grep -q "^positions	alibi$" "$TMP/ck_alibi/model.tsv" || fail "model.tsv lacks positions alibi"
+expect_ok train --resume "$TMP/ck_alibi" --positions alibi --stop-after 1 --quiet -o /dev/null
+expect_usage_error "--positions" train --resume "$TMP/ck_alibi" --positions rope
 expect_usage_error "--save-every" train $small --save-every 2
 expect_usage_error "--resume" train --resume "$TMP/ck" --check-gradients
 expect_usage_error "--stop-after" train $small --stop-after 0

@@ -137,7 +137,8 @@ static void check_steps_allocate_nothing(train_mixer mixer, int causal, int lear
     train_config c;
     memset(&c, 0, sizeof c);
     c.vocab = 9, c.out_vocab = 8, c.n = 16, c.batch = 2, c.d = 8, c.expand = 1, c.glu_hidden = 16, c.layers = 2;
-    c.mixer = mixer, c.causal = causal, c.norm = SKIT_NORM_RMS, c.tied = 1, c.rope = 1, c.seed = tu_seed();
+    c.mixer = mixer, c.causal = causal, c.norm = SKIT_NORM_RMS, c.tied = 1, c.seed = tu_seed();
+    c.positions = TRAIN_POSITIONS_ROPE;
     c.learn_decay = learn_decay;
     c.precision = precision;
     skit_tno_options_default(&c.tno, SKIT_TNO_FFT);

@@ -58,8 +58,11 @@ static const char *usage =
     "  --causal-ski A      ski, causal objective: cumsum, blocked or auto (default);\n"
     "                      the same operator (see 'skit tno --help')\n"
     "  --heads H           attention: heads (default 1; H divides expand * d)\n"
-    "  --positions P       attention, mra: rope (default: rotary q, k) or learned\n"
-    "                      (absolute positions added to the embedding, n x d)\n"
+    "  --positions P       attention, mra: rope (default: rotary q, k), learned\n"
+    "                      (absolute positions added to the embedding, n x d) or,\n"
+    "                      attention only, alibi (ALiBi: head h of H adds\n"
+    "                      -2^(-8(h+1)/H) |i - j| to its scores, H a power of two\n"
+    "                      or not; no parameters, any --eval-lengths)\n"
     "  --precision P       f64 (default) or f32: activations, gradients and GEMMs in\n"
     "                      float32, tno, fd and ski on float32 plans, mra on the\n"
     "                      float32 MRA-2; parameters, AdamW and checkpoints stay\n"
@@ -158,7 +161,7 @@ static void defaults(args *a)
     m->n = 64, m->batch = 8, m->d = 32, m->expand = 1, m->layers = 2;
     m->norm = SKIT_NORM_RMS;
     m->tied = 1;
-    m->rope = 1;
+    m->positions = TRAIN_POSITIONS_ROPE;
     m->heads = 1;
     skit_tno_options_default(&m->tno, SKIT_TNO_FFT);
     m->tno.rpe_width = 32;
@@ -174,7 +177,7 @@ static const char *const tno_norm_names[] = {"none", "layer", "rms", NULL};
 
 static int parse_model_option(args *a, int opt, const char *arg)
 {
-    static const char *const norms[] = {"layer", "rms", NULL}, *const positions[] = {"rope", "learned", NULL};
+    static const char *const norms[] = {"layer", "rms", NULL};
     train_config *m = &a->model;
     int idx = 0;
     switch (opt) {
@@ -208,8 +211,8 @@ static int parse_model_option(args *a, int opt, const char *arg)
     case OPT_HEADS: return cli_parse_size("--heads", arg, 1, 64, &m->heads);
     case OPT_PRECISION: return cli_parse_precision(arg, &m->precision);
     case OPT_POSITIONS:
-        if (cli_parse_choice("--positions", arg, positions, &idx)) return CLI_USAGE;
-        m->rope = idx == 0;
+        if (cli_parse_choice("--positions", arg, train_positions_names, &idx)) return CLI_USAGE;
+        m->positions = (train_positions)idx;
         return CLI_OK;
     }
     return -1;
@@ -295,7 +298,7 @@ static const char *choice_text(const args *a, int opt)
     case OPT_ACTIVATION: return activation_names[m->tno.activation];
     case OPT_LEARN_DECAY: return m->learn_decay ? "yes" : "no";
     case OPT_CAUSAL_SKI: return a->have_causal_ski ? ski[m->tno.causal_ski] : "";
-    case OPT_POSITIONS: return m->rope ? "rope" : "learned";
+    case OPT_POSITIONS: return train_positions_names[m->positions];
     case OPT_PRECISION: return m->precision == SKIT_PRECISION_F32 ? "f32" : "f64";
     }
     return NULL;
@@ -508,7 +511,10 @@ static int validate(args *a)
         return cli_usage_error("--causal-ski: needs --mixer ski and the causal objective");
     if (m->tno.decay >= 1 && m->mixer == TRAIN_MIXER_SKI)
         return cli_usage_error("--decay: ski needs a time warp in (0, 1)");
-    if (a->nlengths && !m->rope && (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
+    if (m->positions == TRAIN_POSITIONS_ALIBI && m->mixer != TRAIN_MIXER_ATTENTION)
+        return cli_usage_error("--positions: alibi needs --mixer attention (not %s)", train_mixer_names[m->mixer]);
+    if (a->nlengths && m->positions == TRAIN_POSITIONS_LEARNED &&
+        (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
         return cli_usage_error("--eval-lengths: the attention model's learned positions exist for --n only");
     if (a->eval_out && !a->nlengths) return cli_usage_error("--eval-out: give --eval-lengths too");
     if (cli_common_validate(&a->common) || cli_check_data_path("--eval-out", a->eval_out, 0)) return CLI_USAGE;
@@ -839,7 +845,7 @@ static void describe_mixer(const args *a, const run *r, char *text, size_t size)
     if (a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) {
         snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu; heads %zu; positions %s",
                  train_mixer_names[a->model.mixer], a->model.expand * a->model.d, a->model.heads,
-                 a->model.rope ? "rope" : "learned");
+                 train_positions_names[a->model.positions]);
         return;
     }
     char ski[128] = "", decay[32];

@@ -10,6 +10,7 @@
 #include "model.h"
 
 const char *const train_mixer_names[] = {"tno", "fd", "ski", "attention", "mra", NULL};
+const char *const train_positions_names[] = {"rope", "learned", "alibi", NULL};
 
 #define NORM_EPS 1e-5
 
@@ -70,7 +71,12 @@ static int softmax_mixer(const train_config *c)
     return c->mixer == TRAIN_MIXER_ATTENTION || c->mixer == TRAIN_MIXER_MRA;
 }
 
-static int learned_positions(const train_config *c) { return softmax_mixer(c) && !c->rope; }
+static int learned_positions(const train_config *c)
+{
+    return softmax_mixer(c) && c->positions == TRAIN_POSITIONS_LEARNED;
+}
+
+static int rotary_positions(const train_config *c) { return softmax_mixer(c) && c->positions == TRAIN_POSITIONS_ROPE; }
 
 /* The token mixer inside the GTU (model_real.h calls it): v -> mix, and
  * its backward dmix -> dv with the mixer's parameter gradients: a plan's
@@ -96,6 +102,14 @@ static int mra_gradients_f32(train_model *m, size_t l, size_t b, const float *q,
 
 /* Width of one attention head (heads divide e). */
 static size_t head_width(const train_model *m) { return m->e / m->c.heads; }
+
+/* ALiBi's slope of head h of H: the geometric sequence 2^(-8/H), 2^(-16/H),
+ * ..., 2^(-8) of Press et al. (2022), by the same formula when H is not a
+ * power of two (the paper then interleaves two such sequences instead). */
+static double alibi_slope(const train_model *m, size_t head)
+{
+    return m->c.positions == TRAIN_POSITIONS_ALIBI ? exp2(-8.0 * (double)(head + 1) / (double)m->c.heads) : 0;
+}
 
 /* ---- the layers in double (plain names) and in float (_f32) ------------- */
 
@@ -501,7 +515,7 @@ static int allocate(train_model *m)
     if (status) return status;
     status = allocate_arenas(m, scratch_count(m));
     if (status) return status;
-    size_t rope = m->c.rope && softmax_mixer(&m->c) ? m->c.n * (head_width(m) / 2) * 2 : 0;
+    size_t rope = rotary_positions(&m->c) ? m->c.n * (head_width(m) / 2) * 2 : 0;
     m->rope = rope ? skit_calloc(rope, sizeof(double)) : NULL;
     if (rope && !m->rope) return SKIT_ENOMEM;
     if (rope) rope_tables(m);
@@ -519,6 +533,10 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
     }
     if (c->learn_decay && (c->mixer != TRAIN_MIXER_TNO || !(c->tno.decay > 0 && c->tno.decay < 1))) {
         *why = "a learnable decay needs --mixer tno and an initial --decay in (0, 1)";
+        return SKIT_EUNSUPPORTED;
+    }
+    if (c->positions == TRAIN_POSITIONS_ALIBI && c->mixer != TRAIN_MIXER_ATTENTION) {
+        *why = "ALiBi positions need --mixer attention";
         return SKIT_EUNSUPPORTED;
     }
     if (c->heads > 1 && (c->mixer != TRAIN_MIXER_ATTENTION || (c->expand * c->d) % c->heads)) {

@@ -5,7 +5,7 @@
  *
  * Architecture (TNN §3, float64):
  *   x = E[token] (+ P[position] for attention     embedding, vocab x d
- *                 without rope)
+ *                 with learned positions)
  *   repeat layers times:
  *     x = x + GTU(norm(x))    u = silu(W_u h), v = silu(W_v h),
  *                             out = W_o (u * mixer(v))    (e = expand * d)
@@ -39,6 +39,18 @@ typedef enum train_mixer {
 
 extern const char *const train_mixer_names[]; /* "tno", "fd", "ski", "attention", "mra", NULL */
 
+/* How attention (and MRA-2) learns token order: rotary q, k (RoFormer),
+ * learned absolute positions added to the embedding (n x d), or ALiBi
+ * (Press et al. 2022): head h's scores get -m_h |i - j| before the
+ * softmax, m_h = 2^(-8 (h+1) / H), no parameters (attention only). */
+typedef enum train_positions {
+    TRAIN_POSITIONS_ROPE = 0,
+    TRAIN_POSITIONS_LEARNED,
+    TRAIN_POSITIONS_ALIBI
+} train_positions;
+
+extern const char *const train_positions_names[]; /* "rope", "learned", "alibi", NULL */
+
 typedef struct train_config {
     size_t vocab;     /* embedding rows (the masked-LM mask token included) */
     size_t out_vocab; /* classes the head predicts (<= vocab) */
@@ -50,8 +62,7 @@ typedef struct train_config {
     int tied;       /* head = embedding's first out_vocab rows */
     skit_tno_options tno; /* tno, fd, ski: RPE width/layers, activation, decay, ...; seed per layer added */
     size_t heads;         /* attention: heads of width expand * d / heads (1: one head) */
-    int rope;             /* attention, mra: rotary positions on q, k instead of learned
-                             absolute positions added to the embedding */
+    train_positions positions; /* attention, mra (not alibi): how token order enters */
     int learn_decay;      /* tno: each block's decay lambda = sigmoid(theta) is a parameter
                              (group layerL.decay_logit, 1 x 1, theta = logit(tno.decay) at start) */
     skit_precision precision; /* SKIT_PRECISION_F32 (tno, fd, ski, attention): activations, gradients and the

@@ -101,21 +101,35 @@ static void SFX(query_key_forward)(train_model *m, const block_params *bp, SFX(b
 {
     SFX(linear_forward)(m->R, m->e, m->e, a->v, m->SFX(params) + bp->wq, a->q);
     SFX(linear_forward)(m->R, m->e, m->e, a->v, m->SFX(params) + bp->wk, a->k);
-    if (m->c.rope) SFX(rope_apply)(m, a->q, 1), SFX(rope_apply)(m, a->k, 1);
+    if (rotary_positions(&m->c)) SFX(rope_apply)(m, a->q, 1), SFX(rope_apply)(m, a->k, 1);
 }
 
 /* dv += the gradient through q and k, given theirs (dq, dk overwritten) */
 static void SFX(query_key_backward)(train_model *m, const block_params *bp, const SFX(block_acts) *a, REAL *dq,
                                     REAL *dk, REAL *dv)
 {
-    if (m->c.rope) SFX(rope_apply)(m, dq, -1), SFX(rope_apply)(m, dk, -1);
+    if (rotary_positions(&m->c)) SFX(rope_apply)(m, dq, -1), SFX(rope_apply)(m, dk, -1);
     SFX(linear_backward)(m->R, m->e, m->e, a->v, m->SFX(params) + bp->wq, dq, dv, 1, m->SFX(grads) + bp->wq);
     SFX(linear_backward)(m->R, m->e, m->e, a->v, m->SFX(params) + bp->wk, dk, dv, 1, m->SFX(grads) + bp->wk);
 }
 
 /* ---- attention mixer: per head (channels h w .. (h+1) w - 1 of q, k, v),
- * y = softmax(q k^T / sqrt(w) [causal mask]) v, q = v Wq^T, k = v Wk^T;
- * the softmax's normaliser and its backward's <P, dP> summed in double */
+ * y = softmax(q k^T / sqrt(w) [- m_h |i - j|] [causal mask]) v, q = v Wq^T,
+ * k = v Wk^T; the softmax's normaliser and its backward's <P, dP> summed
+ * in double. ALiBi's bias is a constant: the backward, from P, is the same. */
+
+/* row i of P's n valid scores, ALiBi's bias added, -> softmax probabilities */
+static void SFX(softmax_row)(REAL *row, size_t i, size_t n, size_t valid, double slope)
+{
+    REAL mx = -INFINITY;
+    double sum = 0;
+    if (slope != 0)
+        for (size_t j = 0; j < valid; j++) row[j] -= (REAL)(slope * (double)(i > j ? i - j : j - i));
+    for (size_t j = 0; j < valid; j++) mx = row[j] > mx ? row[j] : mx;
+    for (size_t j = 0; j < valid; j++) sum += (row[j] = R_EXP(row[j] - mx));
+    for (size_t j = 0; j < valid; j++) row[j] = (REAL)(row[j] / sum);
+    for (size_t j = valid; j < n; j++) row[j] = 0;
+}
 
 static void SFX(attention_forward)(train_model *m, const block_params *bp, SFX(block_acts) *a)
 {
@@ -128,15 +142,8 @@ static void SFX(attention_forward)(train_model *m, const block_params *bp, SFX(b
         const REAL *q = a->q + o, *k = a->k + o, *v = a->v + o;
         GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)w, scale, q, (int)e, k, (int)e, 0, P,
              (int)n);
-        for (size_t i = 0; i < n; i++) {
-            REAL *row = P + i * n, mx = -INFINITY;
-            double sum = 0;
-            size_t valid = m->c.causal ? i + 1 : n;
-            for (size_t j = 0; j < valid; j++) mx = row[j] > mx ? row[j] : mx;
-            for (size_t j = 0; j < valid; j++) sum += (row[j] = R_EXP(row[j] - mx));
-            for (size_t j = 0; j < valid; j++) row[j] = (REAL)(row[j] / sum);
-            for (size_t j = valid; j < n; j++) row[j] = 0;
-        }
+        double slope = alibi_slope(m, bh % H);
+        for (size_t i = 0; i < n; i++) SFX(softmax_row)(P + i * n, i, n, m->c.causal ? i + 1 : n, slope);
         GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)w, (int)n, 1, P, (int)n, v, (int)e, 0,
              a->mix + o, (int)e);
     }
