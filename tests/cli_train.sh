@@ -102,6 +102,22 @@ awk -F'\t' '$1 == 8 || $1 == 32 {if ($2 + 0 > 0 && $2 + 0 < 100) ok++} END {exit
   pass || fail "--positions alibi --eval-lengths 8,32: $(cat "$TMP/posev_alibi.tsv")"
 expect_usage_error "--positions" train --positions alibi --mixer tno
 expect_usage_error "--positions" train --positions alibi --mixer mra
+# --glu 0: GTU-only blocks: their gradient, float32 against float64, and
+# 3 x 2d x d fewer parameters per block (no GLU groups)
+for m in tno attention; do
+  expect_ok train --check-gradients --glu 0 --mixer "$m" --n 13 --d 6 --batch 2 --vocab 5 --rpe-width 8 \
+    --activation silu --seed "$SEED"
+  grep -q "glu" "$TMP/stdout" && fail "--glu 0 --mixer $m: a GLU group was checked"
+done
+expect_ok train --check-gradients --glu 0 --precision f32 --n 13 --d 6 --batch 2 --vocab 5 --seed "$SEED"
+for g in 0 64; do
+  expect_ok train --glu "$g" --steps 2 --n 16 --d 32 --batch 2 --eval-batches 1 --quiet -o "$TMP/glu$g.tsv"
+done
+p0=$(sed -n 's/^# parameters \([0-9]*\);.*/\1/p' "$TMP/glu0.tsv")
+p64=$(sed -n 's/^# parameters \([0-9]*\);.*/\1/p' "$TMP/glu64.tsv")
+[ -n "$p0" ] && [ "$((p64 - p0))" = $((2 * 3 * 64 * 32)) ] && pass ||
+  fail "--glu 0: $p0 parameters against --glu 64's $p64 (expected $((2 * 3 * 64 * 32)) fewer)"
+expect_usage_error "--glu" train --glu -1
 expect_usage_error "--heads" train --heads 2 --mixer tno
 expect_usage_error "--heads" train --heads 3 --mixer attention --d 32
 expect_usage_error "--learn-decay" train --learn-decay --mixer fd

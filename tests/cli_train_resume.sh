@@ -59,6 +59,11 @@ expect_ok train $small --mixer attention --positions alibi --steps 10 --stop-aft
 grep -q "^positions	alibi$" "$TMP/ck_alibi/model.tsv" || fail "model.tsv lacks positions alibi"
 expect_ok train --resume "$TMP/ck_alibi" --positions alibi --stop-after 1 --quiet -o /dev/null
 expect_usage_error "--positions" train --resume "$TMP/ck_alibi" --positions rope
+# --glu 0 likewise: recorded, resumed, another value refused
+expect_ok train $small --glu 0 --steps 10 --stop-after 2 --quiet -o /dev/null --save "$TMP/ck_glu0"
+grep -q "^glu	0$" "$TMP/ck_glu0/model.tsv" || fail "model.tsv lacks glu 0"
+expect_ok train --resume "$TMP/ck_glu0" --stop-after 1 --quiet -o /dev/null
+expect_usage_error "--glu" train --resume "$TMP/ck_glu0" --glu 16
 expect_usage_error "--save-every" train $small --save-every 2
 expect_usage_error "--resume" train --resume "$TMP/ck" --check-gradients
 expect_usage_error "--stop-after" train $small --stop-after 0

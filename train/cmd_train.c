@@ -48,7 +48,8 @@ static const char *usage =
     "  --n N               training length (default 64)\n"
     "  --batch B           sequences per step (default 8)\n"
     "  --d D               model width (default 32); --expand E GTU width E*D (default 1)\n"
-    "  --glu H             GLU hidden width (default 2*D)\n"
+    "  --glu H             GLU hidden width (default 2*D; 0: no GLU channel mixer,\n"
+    "                      blocks of the GTU alone, TNN's \"GTU only\" ablation)\n"
     "  --layers L          blocks (default 2)\n"
     "  --norm N            rms (default) or layer\n"
     "  --untied            own output head (default: tied to the embedding)\n"
@@ -189,7 +190,7 @@ static int parse_model_option(args *a, int opt, const char *arg)
     case OPT_BATCH: return cli_parse_size("--batch", arg, 1, 4096, &m->batch);
     case OPT_D: return cli_parse_size("--d", arg, 1, 4096, &m->d);
     case OPT_EXPAND: return cli_parse_size("--expand", arg, 1, 16, &m->expand);
-    case OPT_GLU: a->have_glu = 1; return cli_parse_size("--glu", arg, 1, 1 << 16, &m->glu_hidden);
+    case OPT_GLU: a->have_glu = 1; return cli_parse_size("--glu", arg, 0, 1 << 16, &m->glu_hidden);
     case OPT_LAYERS: return cli_parse_size("--layers", arg, 1, 64, &m->layers);
     case OPT_NORM:
         if (cli_parse_choice("--norm", arg, norms, &idx)) return CLI_USAGE;

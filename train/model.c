@@ -423,9 +423,11 @@ static void lay_out_parameters(train_model *m)
                 m->master_only[m->ngroups - 1] = 1;
             }
         }
-        GROUP(w1, "glu.w1", h, d, 1);
-        GROUP(w2, "glu.w2", h, d, 1);
-        GROUP(w3, "glu.w3", d, h, 1);
+        if (h) { /* --glu 0: no channel mixer */
+            GROUP(w1, "glu.w1", h, d, 1);
+            GROUP(w2, "glu.w2", h, d, 1);
+            GROUP(w3, "glu.w3", d, h, 1);
+        }
 #undef GROUP
     }
     m->head = c->tied ? m->embedding : add_group(m, "head", c->out_vocab, d, 1);

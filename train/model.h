@@ -9,7 +9,8 @@
  *   repeat layers times:
  *     x = x + GTU(norm(x))    u = silu(W_u h), v = silu(W_v h),
  *                             out = W_o (u * mixer(v))    (e = expand * d)
- *     x = x + GLU(norm(x))    out = W_3 (silu(W_1 h) * (W_2 h))   (hidden g)
+ *     x = x + GLU(norm(x))    out = W_3 (silu(W_1 h) * (W_2 h))   (hidden g;
+ *                             g = 0: no GLU, norm or parameters: "GTU only")
  *   logits = head(norm(x))    head = E (tied) or its own out_vocab x d
  * norm: RMS (x / sqrt(mean x^2 + eps)) or LayerNorm ((x - mean) / sqrt(var +
  * eps)), eps = 1e-5 (NORM_EPS, model.c), both without affine parameters; no
@@ -55,7 +56,7 @@ typedef struct train_config {
     size_t vocab;     /* embedding rows (the masked-LM mask token included) */
     size_t out_vocab; /* classes the head predicts (<= vocab) */
     size_t n, batch;  /* sequence length and sequences per step */
-    size_t d, expand, glu_hidden, layers;
+    size_t d, expand, glu_hidden, layers; /* glu_hidden 0: blocks without the GLU */
     train_mixer mixer;
     int causal;
     skit_norm norm; /* SKIT_NORM_RMS or SKIT_NORM_LAYER */
