@@ -1,7 +1,7 @@
 # tests/cli_train.sh — `skit train`: the whole model's gradient (every
 # parameter group) against central finite differences on tiny models, for
-# each mixer with a library backward, causal and masked-LM, at odd and
-# prime n; the same seed gives the same parameters bit for bit with 1 and 2
+# each mixer with a library backward and the Toeplitz mixer, causal and
+# masked-LM, at odd and prime n; the same seed gives the same parameters bit for bit with 1 and 2
 # threads; a checkpoint's mixer loads in `skit tno --params`; mixers
 # without a backward and bad options exit 2 with one line; --plateau stops
 # an easy run at the first evaluation where its rule holds.
@@ -13,7 +13,7 @@ echo "seed $SEED (set SKIT_TEST_SEED to repeat)"
 expect_ok train --help && grep -q -- --check-gradients "$TMP/stdout" || fail "train --help lacks --check-gradients"
 
 mixers=""
-for m in tno fd ski attention mra; do
+for m in tno fd ski attention mra toeplitz; do
   if "$SKIT" train --mixer "$m" --objective masked --steps 1 --n 8 --d 4 --batch 1 --eval-batches 1 --quiet -o /dev/null 2>/dev/null; then
     mixers="$mixers $m"
   fi
@@ -118,6 +118,13 @@ p64=$(sed -n 's/^# parameters \([0-9]*\);.*/\1/p' "$TMP/glu64.tsv")
 [ -n "$p0" ] && [ "$((p64 - p0))" = $((2 * 3 * 64 * 32)) ] && pass ||
   fail "--glu 0: $p0 parameters against --glu 64's $p64 (expected $((2 * 3 * 64 * 32)) fewer)"
 expect_usage_error "--glu" train --glu -1
+# --mixer toeplitz: its coefficients exist for --n only, in float64
+expect_usage_error "--eval-lengths" train --mixer toeplitz --n 64 --eval-lengths 64,128
+expect_usage_error "--precision" train --mixer toeplitz --precision f32
+expect_ok train --mixer toeplitz --steps 2 --n 16 --d 8 --batch 2 --eval-batches 1 --quiet -o "$TMP/tz.tsv" \
+  --eval-lengths 16 --eval-out "$TMP/tz_ev.tsv"
+grep -q "^# mixer toeplitz (layerL.coeffs: lags x e, lags 0..n-1); d 8" "$TMP/tz.tsv" && pass ||
+  fail "--mixer toeplitz: the log does not describe the mixer: $(grep '^# mixer' "$TMP/tz.tsv")"
 expect_usage_error "--heads" train --heads 2 --mixer tno
 expect_usage_error "--heads" train --heads 3 --mixer attention --d 32
 expect_usage_error "--learn-decay" train --learn-decay --mixer fd

@@ -27,7 +27,7 @@ same_run() {
 
 # ---- N + M steps = a stop after N, two resumes -------------------------------
 for cfg in "--mixer tno" "--mixer fd --objective masked --precision f32" "--mixer attention --eval-every 4" \
-           "--mixer tno --learn-decay --decay 0.9 --task text"; do
+           "--mixer tno --learn-decay --decay 0.9 --task text" "--mixer toeplitz --objective masked"; do
   for t in 1 2; do
     rm -rf "$TMP"/full "$TMP"/ck "$TMP"/ck2
     expect_ok train $cfg $small --steps 12 --threads "$t" --quiet -o "$TMP/full.tsv" --save "$TMP/full" || continue

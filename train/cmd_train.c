@@ -44,7 +44,9 @@ static const char *usage =
     "  --text FILE         text corpus (default " DEFAULT_TEXT ", Debian base-files)\n"
     "  --objective O       causal (default) or masked (masked LM, 15 %, bidirectional)\n"
     "model:\n"
-    "  --mixer M           tno (default), fd, ski, attention or mra\n"
+    "  --mixer M           tno (default), fd, ski, attention, mra or toeplitz (TNN w/o\n"
+    "                      RPE: the Toeplitz coefficients are the parameters,\n"
+    "                      layerL.coeffs, lags x e; float64, --eval-lengths --n only)\n"
     "  --n N               training length (default 64)\n"
     "  --batch B           sequences per step (default 8)\n"
     "  --d D               model width (default 32); --expand E GTU width E*D (default 1)\n"
@@ -360,7 +362,7 @@ static char *model_fields(const args *a, const train_model *model)
         if (*value) used += (size_t)snprintf(text + used, size - used, "%s\t%s\n", fields[i].key, value);
     }
     const skit_tno_options *o = train_model_mixer_options(model);
-    if (!text || a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) return text;
+    if (!text || a->model.mixer > TRAIN_MIXER_SKI) return text; /* no skit_tno plan */
     used += (size_t)snprintf(text + used, size - used,
                              "tno.op\t%s\ntno.causal\t%s\ntno.d\t%zu\ntno.norm\t%s\ntno.rpe-width\t%zu\n"
                              "tno.rpe-layers\t%zu\ntno.activation\t%s\n",
@@ -514,6 +516,12 @@ static int validate(args *a)
         return cli_usage_error("--decay: ski needs a time warp in (0, 1)");
     if (m->positions == TRAIN_POSITIONS_ALIBI && m->mixer != TRAIN_MIXER_ATTENTION)
         return cli_usage_error("--positions: alibi needs --mixer attention (not %s)", train_mixer_names[m->mixer]);
+    if (m->mixer == TRAIN_MIXER_TOEPLITZ && m->precision == SKIT_PRECISION_F32)
+        return cli_usage_error("--precision: f32: --mixer toeplitz trains in float64 only");
+    for (size_t i = 0; m->mixer == TRAIN_MIXER_TOEPLITZ && i < a->nlengths; i++)
+        if (a->lengths[i] != m->n)
+            return cli_usage_error("--eval-lengths: %zu: --mixer toeplitz has one coefficient per lag of --n %zu "
+                                   "and none beyond", a->lengths[i], m->n);
     if (a->nlengths && m->positions == TRAIN_POSITIONS_LEARNED &&
         (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
         return cli_usage_error("--eval-lengths: the attention model's learned positions exist for --n only");
@@ -843,6 +851,11 @@ static int eval_lengths(const args *a, run *r, cli_table *t)
 static void describe_mixer(const args *a, const run *r, char *text, size_t size)
 {
     const skit_tno_options *o = train_model_mixer_options(r->model);
+    if (a->model.mixer == TRAIN_MIXER_TOEPLITZ) {
+        snprintf(text, size, "mixer toeplitz (layerL.coeffs: lags x e, lags %s); d %zu",
+                 a->model.causal ? "0..n-1" : "-(n-1)..n-1", a->model.expand * a->model.d);
+        return;
+    }
     if (a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) {
         snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu; heads %zu; positions %s",
                  train_mixer_names[a->model.mixer], a->model.expand * a->model.d, a->model.heads,

@@ -18,7 +18,10 @@
  * with their library backward), softmax attention with `heads` heads, q = W_q
  * v, k = W_k v (dense n x n, causal by masking), MRA-2 (the library's plan
  * forward, skit_mra2_backward with its selection held fixed; the causal forms
- * for the causal objective). Loss: cross-entropy averaged over the positions
+ * for the causal objective), or a Toeplitz operator whose coefficients are
+ * the parameters themselves ("TNN w/o RPE": layerL.coeffs, lags x e, the
+ * lags -(n-1)..n-1 or, causal, 0..n-1, applied by skit_toeplitz plans;
+ * float64, at the training length only). Loss: cross-entropy averaged over the positions
  * with weight 1. Tokens are rows of (batch * n) x d row-major activations,
  * the (B, N, D) layout of PyTorch and of SKIT_TNO_ROWS. The layers run in
  * float64 or (precision f32: tno, fd, ski, attention) float32: model_real.h holds them
@@ -35,10 +38,11 @@ typedef enum train_mixer {
     TRAIN_MIXER_FD,
     TRAIN_MIXER_SKI,
     TRAIN_MIXER_ATTENTION,
-    TRAIN_MIXER_MRA
+    TRAIN_MIXER_MRA,
+    TRAIN_MIXER_TOEPLITZ
 } train_mixer;
 
-extern const char *const train_mixer_names[]; /* "tno", "fd", "ski", "attention", "mra", NULL */
+extern const char *const train_mixer_names[]; /* "tno", "fd", "ski", "attention", "mra", "toeplitz", NULL */
 
 /* How attention (and MRA-2) learns token order: rotary q, k (RoFormer),
  * learned absolute positions added to the embedding (n x d), or ALiBi
