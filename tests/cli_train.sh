@@ -125,6 +125,33 @@ expect_ok train --mixer toeplitz --steps 2 --n 16 --d 8 --batch 2 --eval-batches
   --eval-lengths 16 --eval-out "$TMP/tz_ev.tsv"
 grep -q "^# mixer toeplitz (layerL.coeffs: lags x e, lags 0..n-1); d 8" "$TMP/tz.tsv" && pass ||
   fail "--mixer toeplitz: the log does not describe the mixer: $(grep '^# mixer' "$TMP/tz.tsv")"
+# --rpe-input scaled (tno, fd): the plans get the RPE's first weights
+# theta / n; a one-unit RPE of 2 channels has few enough entries that the
+# check probes its first weight (alone in tno's 6, 1 of fd's 6 or 10) too;
+# it changes the model (another validation loss at the same seed) and
+# evaluates at other lengths; other mixers refuse it
+for m in tno fd; do
+  for obj in causal masked; do
+    expect_ok train --check-gradients --rpe-input scaled --mixer "$m" --objective "$obj" --rpe-width 1 \
+      --rpe-layers 0 --d 2 --n 13 --batch 2 --vocab 5 --activation silu --seed "$SEED"
+  done
+done
+expect_ok train --check-gradients --rpe-input scaled --n 16 --d 6 --batch 2 --vocab 5 --rpe-width 8 --seed "$SEED"
+expect_ok train --check-gradients --rpe-input scaled --precision f32 --n 16 --d 6 --batch 2 --vocab 5 --seed "$SEED"
+for r in integer scaled; do
+  expect_ok train --rpe-input "$r" --steps 5 --n 16 --d 8 --batch 2 --eval-batches 2 --seed "$SEED" --quiet \
+    -o "$TMP/rpe_$r.tsv" --eval-lengths 32 --eval-out "$TMP/rpe_ev_$r.tsv"
+done
+val_integer=$(grep -v '^#' "$TMP/rpe_integer.tsv" | tail -n 1 | cut -f3)
+val_scaled=$(grep -v '^#' "$TMP/rpe_scaled.tsv" | tail -n 1 | cut -f3)
+[ -n "$val_scaled" ] && [ "$val_scaled" != "$val_integer" ] && pass ||
+  fail "--rpe-input scaled: validation loss '$val_scaled' against integer's '$val_integer'"
+awk -F'\t' '$1 == 32 && $2 + 0 > 0 && $2 + 0 < 100 {ok = 1} END {exit !ok}' "$TMP/rpe_ev_scaled.tsv" && pass ||
+  fail "--rpe-input scaled --eval-lengths 32: $(cat "$TMP/rpe_ev_scaled.tsv")"
+for m in ski attention toeplitz; do
+  expect_usage_error "--rpe-input" train --rpe-input scaled --mixer "$m"
+done
+expect_usage_error "--rpe-input" train --rpe-input sideways
 expect_usage_error "--heads" train --heads 2 --mixer tno
 expect_usage_error "--heads" train --heads 3 --mixer attention --d 32
 expect_usage_error "--learn-decay" train --learn-decay --mixer fd

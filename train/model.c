@@ -47,6 +47,7 @@ struct train_model {
     double *coeffs, *dcoeffs;      /* toeplitz: one block's coefficients in the plan's layout (2n-1
                                       per channel, channel by channel) and their gradient */
     skit_tno_options mixer_options;
+    double *rpe_params;            /* rpe_scale: one block's plan parameters (theta rescaled) */
     skit_attention_plan *mra;      /* MRA-2 (one plan, of the model's precision, serves every
                                       block and sequence) */
     skit_attention_options mra_options;
@@ -289,6 +290,35 @@ static int create_toeplitz(train_model *m)
     return SKIT_OK;
 }
 
+/* ---- scaled RPE input (rpe_scale > 1): the library's RPE evaluates its MLP
+ * at the integer lag t (fd: the frequency), h_1 = w1 t + b1 first. The
+ * parameter arena holds theta, the plan gets w1 = theta / s (biases and
+ * later layers as they are), so h_1 = theta (t / s) + b1: the plan's
+ * MLP(t) is the MLP with weights theta at t / s, the same function in
+ * exact arithmetic (in floating point w1 is theta / s rounded once: exact
+ * for s a power of two). By the chain rule d theta = d w1 / s. The first
+ * Linear(1, width) layer's weights are the first rpe_width entries of the
+ * plan's vector (skit/tno.h, skit/mlp.h: each layer's weight, then bias). */
+
+static int rpe_scaled(const train_model *m) { return m->c.rpe_scale > 1 && tno_mixer(&m->c); }
+
+/* the plan's parameters of block l: the arena's, theta rescaled */
+static const double *rpe_plan_parameters(train_model *m, size_t l)
+{
+    const double *theta = m->params + m->bp[l].mixer;
+    if (!rpe_scaled(m)) return theta;
+    memcpy(m->rpe_params, theta, m->bp[l].mixer_count * sizeof(double));
+    for (size_t i = 0; i < m->c.tno.rpe_width; i++) m->rpe_params[i] = theta[i] / (double)m->c.rpe_scale;
+    return m->rpe_params;
+}
+
+/* the plan's gradient (d w1) -> the arena's (d theta), in place */
+static void rpe_gradient(train_model *m, size_t l)
+{
+    double *g = m->grads + m->bp[l].mixer;
+    for (size_t i = 0; rpe_scaled(m) && i < m->c.tno.rpe_width; i++) g[i] /= (double)m->c.rpe_scale;
+}
+
 /* ---- the mixers ---------------------------------------------------------- */
 
 /* lambda = sigmoid(theta): dlambda/dtheta = lambda (1 - lambda) */
@@ -323,7 +353,7 @@ static int mixer_backward(train_model *m, size_t l, const block_acts *a, const d
     double dlambda = 0;
     int status = skit_tno_plan_backward(m->plans[l], a->v, dmix, dv, m->grads + bp->mixer,
                                         m->c.learn_decay ? &dlambda : NULL, m->mixer_work);
-    if (!status) decay_gradient(m, l, dlambda);
+    if (!status) decay_gradient(m, l, dlambda), rpe_gradient(m, l);
     return status;
 }
 
@@ -349,7 +379,7 @@ static int mixer_backward_f32(train_model *m, size_t l, const block_acts_f32 *a,
     double dlambda = 0;
     int status = skit_tno_plan_backward_f32(m->plans[l], a->v, dmix, dv, m->grads + m->bp[l].mixer,
                                             m->c.learn_decay ? &dlambda : NULL, m->mixer_work);
-    if (!status) decay_gradient(m, l, dlambda);
+    if (!status) decay_gradient(m, l, dlambda), rpe_gradient(m, l);
     return status;
 }
 
@@ -405,7 +435,7 @@ int train_model_sync(train_model *m)
 {
     if (m->c.mixer == TRAIN_MIXER_TOEPLITZ) return toeplitz_sync(m);
     for (size_t l = 0; l < m->c.layers && tno_mixer(&m->c); l++) {
-        int status = skit_tno_plan_set_parameters(m->plans[l], m->params + m->bp[l].mixer, m->bp[l].mixer_count);
+        int status = skit_tno_plan_set_parameters(m->plans[l], rpe_plan_parameters(m, l), m->bp[l].mixer_count);
         if (!status && m->c.learn_decay) status = skit_tno_plan_set_decay(m->plans[l], train_model_decay(m, l));
         if (status) return status;
     }
@@ -642,6 +672,10 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         *why = "ALiBi positions need --mixer attention";
         return SKIT_EUNSUPPORTED;
     }
+    if (c->rpe_scale > 1 && c->mixer != TRAIN_MIXER_TNO && c->mixer != TRAIN_MIXER_FD) {
+        *why = "a scaled RPE input needs --mixer tno or fd";
+        return SKIT_EUNSUPPORTED;
+    }
     if (c->mixer == TRAIN_MIXER_TOEPLITZ && c->precision == SKIT_PRECISION_F32) {
         *why = "the Toeplitz mixer trains in float64 only (--precision f64)";
         return SKIT_EUNSUPPORTED;
@@ -671,6 +705,9 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         size_t count = 0;
         status = skit_tno_options_parameter_count(&o, m->e, &count);
         for (size_t l = 0; l < c->layers; l++) m->bp[l].mixer_count = count;
+        m->rpe_params = !status && rpe_scaled(m) ? skit_calloc(count, sizeof(double)) : NULL;
+        if (rpe_scaled(m) && !m->rpe_params && !status) status = SKIT_ENOMEM;
+        m->bytes += m->rpe_params ? count * sizeof(double) : 0;
     }
     if (!status) {
         lay_out_parameters(m);
@@ -681,7 +718,8 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
     if (!status && c->mixer == TRAIN_MIXER_TOEPLITZ) status = create_toeplitz(m);
     if (!status) {
         init_parameters(m);
-        status = c->mixer == TRAIN_MIXER_TOEPLITZ ? toeplitz_sync(m) : SKIT_OK;
+        /* the plans' parameters are the arena's but for toeplitz's layout and a scaled RPE input */
+        status = c->mixer == TRAIN_MIXER_TOEPLITZ || rpe_scaled(m) ? train_model_sync(m) : SKIT_OK;
     }
     if (status) {
         train_model_destroy(m);
@@ -702,6 +740,7 @@ void train_model_destroy(train_model *m)
         for (size_t l = 0; l < m->c.layers; l++) skit_toeplitz_plan_destroy(m->toeplitz[l]);
     skit_free(m->toeplitz);
     skit_free(m->coeffs);
+    skit_free(m->rpe_params);
     skit_free(m->dcoeffs);
     skit_free(m->bp);
     skit_free(m->ba);

@@ -66,6 +66,10 @@ typedef struct train_config {
     skit_norm norm; /* SKIT_NORM_RMS or SKIT_NORM_LAYER */
     int tied;       /* head = embedding's first out_vocab rows */
     skit_tno_options tno; /* tno, fd, ski: RPE width/layers, activation, decay, ...; seed per layer added */
+    size_t rpe_scale;     /* tno, fd: > 1: the RPE MLP sees t / rpe_scale instead of t (TNN's
+                             (-(n-1), ..., n-1) / n input, rpe_scale = the training n at every
+                             length; fd: the frequency); the parameters hold theta, the plans get
+                             the first Linear's weights theta / rpe_scale (model.c rpe_sync) */
     size_t heads;         /* attention: heads of width expand * d / heads (1: one head) */
     train_positions positions; /* attention, mra (not alibi): how token order enters */
     int learn_decay;      /* tno: each block's decay lambda = sigmoid(theta) is a parameter
