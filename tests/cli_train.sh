@@ -1,7 +1,7 @@
 # tests/cli_train.sh — `skit train`: the whole model's gradient (every
 # parameter group) against central finite differences on tiny models, for
-# each mixer with a library backward, causal and masked-LM, at odd and
-# prime n; the same seed gives the same parameters bit for bit with 1 and 2
+# each mixer with a library backward and the Toeplitz mixer, causal and
+# masked-LM, at odd and prime n; the same seed gives the same parameters bit for bit with 1 and 2
 # threads; a checkpoint's mixer loads in `skit tno --params`; mixers
 # without a backward and bad options exit 2 with one line; --plateau stops
 # an easy run at the first evaluation where its rule holds.
@@ -13,7 +13,7 @@ echo "seed $SEED (set SKIT_TEST_SEED to repeat)"
 expect_ok train --help && grep -q -- --check-gradients "$TMP/stdout" || fail "train --help lacks --check-gradients"
 
 mixers=""
-for m in tno fd ski attention mra; do
+for m in tno fd ski attention mra toeplitz; do
   if "$SKIT" train --mixer "$m" --objective masked --steps 1 --n 8 --d 4 --batch 1 --eval-batches 1 --quiet -o /dev/null 2>/dev/null; then
     mixers="$mixers $m"
   fi
@@ -102,6 +102,56 @@ awk -F'\t' '$1 == 8 || $1 == 32 {if ($2 + 0 > 0 && $2 + 0 < 100) ok++} END {exit
   pass || fail "--positions alibi --eval-lengths 8,32: $(cat "$TMP/posev_alibi.tsv")"
 expect_usage_error "--positions" train --positions alibi --mixer tno
 expect_usage_error "--positions" train --positions alibi --mixer mra
+# --glu 0: GTU-only blocks: their gradient, float32 against float64, and
+# 3 x 2d x d fewer parameters per block (no GLU groups)
+for m in tno attention; do
+  expect_ok train --check-gradients --glu 0 --mixer "$m" --n 13 --d 6 --batch 2 --vocab 5 --rpe-width 8 \
+    --activation silu --seed "$SEED"
+  grep -q "glu" "$TMP/stdout" && fail "--glu 0 --mixer $m: a GLU group was checked"
+done
+expect_ok train --check-gradients --glu 0 --precision f32 --n 13 --d 6 --batch 2 --vocab 5 --seed "$SEED"
+for g in 0 64; do
+  expect_ok train --glu "$g" --steps 2 --n 16 --d 32 --batch 2 --eval-batches 1 --quiet -o "$TMP/glu$g.tsv"
+done
+p0=$(sed -n 's/^# parameters \([0-9]*\);.*/\1/p' "$TMP/glu0.tsv")
+p64=$(sed -n 's/^# parameters \([0-9]*\);.*/\1/p' "$TMP/glu64.tsv")
+[ -n "$p0" ] && [ "$((p64 - p0))" = $((2 * 3 * 64 * 32)) ] && pass ||
+  fail "--glu 0: $p0 parameters against --glu 64's $p64 (expected $((2 * 3 * 64 * 32)) fewer)"
+expect_usage_error "--glu" train --glu -1
+# --mixer toeplitz: its coefficients exist for --n only, in float64
+expect_usage_error "--eval-lengths" train --mixer toeplitz --n 64 --eval-lengths 64,128
+expect_usage_error "--precision" train --mixer toeplitz --precision f32
+expect_ok train --mixer toeplitz --steps 2 --n 16 --d 8 --batch 2 --eval-batches 1 --quiet -o "$TMP/tz.tsv" \
+  --eval-lengths 16 --eval-out "$TMP/tz_ev.tsv"
+grep -q "^# mixer toeplitz (layerL.coeffs: lags x e, lags 0..n-1); d 8" "$TMP/tz.tsv" && pass ||
+  fail "--mixer toeplitz: the log does not describe the mixer: $(grep '^# mixer' "$TMP/tz.tsv")"
+# --rpe-input scaled (tno, fd): the plans get the RPE's first weights
+# theta / n; a one-unit RPE of 2 channels has few enough entries that the
+# check probes its first weight (alone in tno's 6, 1 of fd's 6 or 10) too;
+# it changes the model (another validation loss at the same seed) and
+# evaluates at other lengths; other mixers refuse it
+for m in tno fd; do
+  for obj in causal masked; do
+    expect_ok train --check-gradients --rpe-input scaled --mixer "$m" --objective "$obj" --rpe-width 1 \
+      --rpe-layers 0 --d 2 --n 13 --batch 2 --vocab 5 --activation silu --seed "$SEED"
+  done
+done
+expect_ok train --check-gradients --rpe-input scaled --n 16 --d 6 --batch 2 --vocab 5 --rpe-width 8 --seed "$SEED"
+expect_ok train --check-gradients --rpe-input scaled --precision f32 --n 16 --d 6 --batch 2 --vocab 5 --seed "$SEED"
+for r in integer scaled; do
+  expect_ok train --rpe-input "$r" --steps 5 --n 16 --d 8 --batch 2 --eval-batches 2 --seed "$SEED" --quiet \
+    -o "$TMP/rpe_$r.tsv" --eval-lengths 32 --eval-out "$TMP/rpe_ev_$r.tsv"
+done
+val_integer=$(grep -v '^#' "$TMP/rpe_integer.tsv" | tail -n 1 | cut -f3)
+val_scaled=$(grep -v '^#' "$TMP/rpe_scaled.tsv" | tail -n 1 | cut -f3)
+[ -n "$val_scaled" ] && [ "$val_scaled" != "$val_integer" ] && pass ||
+  fail "--rpe-input scaled: validation loss '$val_scaled' against integer's '$val_integer'"
+awk -F'\t' '$1 == 32 && $2 + 0 > 0 && $2 + 0 < 100 {ok = 1} END {exit !ok}' "$TMP/rpe_ev_scaled.tsv" && pass ||
+  fail "--rpe-input scaled --eval-lengths 32: $(cat "$TMP/rpe_ev_scaled.tsv")"
+for m in ski attention toeplitz; do
+  expect_usage_error "--rpe-input" train --rpe-input scaled --mixer "$m"
+done
+expect_usage_error "--rpe-input" train --rpe-input sideways
 expect_usage_error "--heads" train --heads 2 --mixer tno
 expect_usage_error "--heads" train --heads 3 --mixer attention --d 32
 expect_usage_error "--learn-decay" train --learn-decay --mixer fd

@@ -27,7 +27,8 @@ same_run() {
 
 # ---- N + M steps = a stop after N, two resumes -------------------------------
 for cfg in "--mixer tno" "--mixer fd --objective masked --precision f32" "--mixer attention --eval-every 4" \
-           "--mixer tno --learn-decay --decay 0.9 --task text"; do
+           "--mixer tno --learn-decay --decay 0.9 --task text" "--mixer toeplitz --objective masked" \
+           "--mixer fd --rpe-input scaled"; do
   for t in 1 2; do
     rm -rf "$TMP"/full "$TMP"/ck "$TMP"/ck2
     expect_ok train $cfg $small --steps 12 --threads "$t" --quiet -o "$TMP/full.tsv" --save "$TMP/full" || continue
@@ -59,6 +60,15 @@ expect_ok train $small --mixer attention --positions alibi --steps 10 --stop-aft
 grep -q "^positions	alibi$" "$TMP/ck_alibi/model.tsv" || fail "model.tsv lacks positions alibi"
 expect_ok train --resume "$TMP/ck_alibi" --positions alibi --stop-after 1 --quiet -o /dev/null
 expect_usage_error "--positions" train --resume "$TMP/ck_alibi" --positions rope
+# --glu 0 likewise: recorded, resumed, another value refused
+expect_ok train $small --glu 0 --steps 10 --stop-after 2 --quiet -o /dev/null --save "$TMP/ck_glu0"
+grep -q "^glu	0$" "$TMP/ck_glu0/model.tsv" || fail "model.tsv lacks glu 0"
+expect_ok train --resume "$TMP/ck_glu0" --stop-after 1 --quiet -o /dev/null
+expect_usage_error "--glu" train --resume "$TMP/ck_glu0" --glu 16
+# --rpe-input scaled likewise
+expect_ok train $small --rpe-input scaled --steps 10 --stop-after 2 --quiet -o /dev/null --save "$TMP/ck_rpe"
+grep -q "^rpe-input	scaled$" "$TMP/ck_rpe/model.tsv" || fail "model.tsv lacks rpe-input scaled"
+expect_usage_error "--rpe-input" train --resume "$TMP/ck_rpe" --rpe-input integer
 expect_usage_error "--save-every" train $small --save-every 2
 expect_usage_error "--resume" train --resume "$TMP/ck" --check-gradients
 expect_usage_error "--stop-after" train $small --stop-after 0
@@ -132,6 +142,12 @@ if command -v python3 >/dev/null; then
   expect_usage_error "model.tsv: --mixer" train --resume "$TMP/bad"
   damaged; sed -i 's/^seed	/sneed	/' "$TMP/bad/model.tsv"; rewrite_sums "$TMP/bad" model.tsv
   expect_usage_error "unknown field 'sneed'" train --resume "$TMP/bad"
+  # a checkpoint from before --rpe-input (no such field) reads as integer lags
+  damaged; sed -i '/^rpe-input	/d' "$TMP/bad/model.tsv"; rewrite_sums "$TMP/bad" model.tsv
+  expect_ok train --resume "$TMP/bad" --rpe-input integer --stop-after 1 --quiet -o /dev/null
+  damaged; sed -i '/^rpe-input	/d' "$TMP/bad/model.tsv"; rewrite_sums "$TMP/bad" model.tsv
+  expect_usage_error "--rpe-input: this run gives scaled; the checkpoint's run has integer" \
+    train --resume "$TMP/bad" --rpe-input scaled
   damaged; sed -i 's/^step	4$/step	5/' "$TMP/bad/state.tsv"; rewrite_sums "$TMP/bad" state.tsv
   expect_usage_error "log.tsv" train --resume "$TMP/bad"
 fi

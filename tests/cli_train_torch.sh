@@ -1,5 +1,6 @@
 # tests/cli_train_torch.sh — one training step of `skit train` (attention
-# mixer, rotary or learned positions: every operation of it exists in PyTorch) repeated in PyTorch by
+# mixer, rotary, learned or ALiBi positions, with or without the GLU: every
+# operation of it exists in PyTorch) repeated in PyTorch by
 # tests/train_torch_step.py: loss, every gradient, every parameter after
 # clipping and AdamW agree to 1e-9. Skipped (77) where /usr/bin/python3
 # cannot import torch (Debian python3-torch).
@@ -28,4 +29,9 @@ run "masked, rope, odd width" --n 12 --d 7 --batch 2 --layers 1 --vocab 5 --obje
 run "causal, rope, 2 heads" --heads 2 --n 16 --d 8 --batch 2 --layers 2 --vocab 6 -- --n 16 --layers 2 --vocab 6 --heads 2
 run "masked, learned, 3 heads of odd width" --heads 3 --positions learned --expand 3 --d 5 --n 12 --batch 2 --layers 1 --vocab 5 \
   --objective masked -- --n 12 --layers 1 --vocab 5 --masked --heads 3
+run "causal, alibi, 2 heads" --positions alibi --heads 2 --n 16 --d 8 --batch 2 --layers 2 --vocab 6 \
+  -- --n 16 --layers 2 --vocab 6 --heads 2 --alibi
+run "masked, alibi, 3 heads, no GLU" --positions alibi --heads 3 --expand 3 --d 5 --glu 0 --n 12 --batch 2 \
+  --layers 2 --vocab 5 --objective masked -- --n 12 --layers 2 --vocab 5 --masked --heads 3 --alibi
+run "causal, rope, no GLU" --glu 0 --n 16 --d 8 --batch 2 --layers 2 --vocab 6 -- --n 16 --layers 2 --vocab 6
 finish

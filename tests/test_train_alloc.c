@@ -175,7 +175,7 @@ static void check_steps_allocate_nothing(train_mixer mixer, int causal, int lear
 
 START_TEST(test_steps_allocate_nothing)
 {
-    for (int mixer = TRAIN_MIXER_TNO; mixer <= TRAIN_MIXER_MRA; mixer++)
+    for (int mixer = TRAIN_MIXER_TNO; mixer <= TRAIN_MIXER_TOEPLITZ; mixer++)
         for (int causal = 0; causal < 2; causal++)
             check_steps_allocate_nothing((train_mixer)mixer, causal, 0, SKIT_PRECISION_F64);
     check_steps_allocate_nothing(TRAIN_MIXER_TNO, 1, 1, SKIT_PRECISION_F64);

@@ -4,7 +4,8 @@ DIR --mixer attention` took, in PyTorch (float64): the same model from
 DIR/before/*.npy, the batch of DIR/batch.npy; compare the loss, every
 gradient (DIR/gradients) and the parameters after clipping and AdamW
 (DIR/after), as llm.c's test_gpt2 does. Settings come from the command line
-of the C run: --causal/--masked, --norm, --tied, lr, weight decay, clip.
+of the C run: --causal/--masked, --norm, --tied, --heads, --alibi, lr,
+weight decay, clip; no layerL.glu.* arrays: --glu 0.
 Exit 0 if all agree to 1e-9 (relative to each array's scale), 1 if not,
 77 (skipped) without torch."""
 import argparse
@@ -29,6 +30,7 @@ ap.add_argument("--untied", action="store_true")
 ap.add_argument("--weight-decay", type=float, default=0.01)
 ap.add_argument("--clip", type=float, default=1.0)
 ap.add_argument("--heads", type=int, default=1)
+ap.add_argument("--alibi", action="store_true", help="ALiBi biases (skit train --positions alibi)")
 a = ap.parse_args()
 torch.set_default_dtype(torch.float64)
 
@@ -68,7 +70,16 @@ def rope(t):
 
 
 silu = torch.nn.functional.silu
-learned = "position" in P  # else rotary positions (skit train --positions rope)
+learned = "position" in P  # else rotary positions (skit train --positions rope) or ALiBi
+
+
+def alibi(H):
+    """Press et al.'s bias -m_h |i - j|, m_h = 2^(-8 (h+1) / H), as (H, n, n)."""
+    slopes = 2.0 ** (-8.0 * torch.arange(1, H + 1, dtype=torch.float64) / H)
+    distance = (torch.arange(n)[:, None] - torch.arange(n)[None, :]).abs().to(torch.float64)
+    return -slopes[:, None, None] * distance
+
+
 x = P["embedding"][inputs] + (P["position"][torch.arange(R) % n] if learned else 0)
 for l in range(a.layers):
     w = lambda name: P["layer%d.%s" % (l, name)]
@@ -79,13 +90,15 @@ for l in range(a.layers):
     hw = e // H  # (B, n, e) -> (B, H, n, hw): head h has channels h hw .. (h+1) hw - 1
     heads = lambda t: t.view(B, n, H, hw).transpose(1, 2)  # noqa: E731
     q, k = heads(v @ w("mixer.wq").T), heads(v @ w("mixer.wk").T)
-    if not learned:
+    if not learned and not a.alibi:
         q, k = rope(q), rope(k)
-    logits = q @ k.transpose(-1, -2) / hw**0.5
+    logits = q @ k.transpose(-1, -2) / hw**0.5 + (alibi(H) if a.alibi else 0)
     if not a.masked:
         logits = logits.masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool), 1), float("-inf"))
     mix = (torch.softmax(logits, -1) @ heads(v)).transpose(1, 2).reshape(R, e)
     x = x + (u * mix) @ w("gtu.wo").T
+    if "layer%d.glu.w1" % l not in P:  # skit train --glu 0: no GLU
+        continue
     h = norm(x)
     x = x + (silu(h @ w("glu.w1").T) * (h @ w("glu.w2").T)) @ w("glu.w3").T
 head = P["head"] if a.untied else P["embedding"][: a.vocab]

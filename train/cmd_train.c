@@ -44,16 +44,24 @@ static const char *usage =
     "  --text FILE         text corpus (default " DEFAULT_TEXT ", Debian base-files)\n"
     "  --objective O       causal (default) or masked (masked LM, 15 %, bidirectional)\n"
     "model:\n"
-    "  --mixer M           tno (default), fd, ski, attention or mra\n"
+    "  --mixer M           tno (default), fd, ski, attention, mra or toeplitz\n"
+    "                      (TNN w/o RPE: the Toeplitz coefficients are the\n"
+    "                      parameters, layerL.coeffs, lags x e; float64 only, no\n"
+    "                      --eval-lengths but --n)\n"
     "  --n N               training length (default 64)\n"
     "  --batch B           sequences per step (default 8)\n"
     "  --d D               model width (default 32); --expand E GTU width E*D (default 1)\n"
-    "  --glu H             GLU hidden width (default 2*D)\n"
+    "  --glu H             GLU hidden width (default 2*D; 0: no GLU channel mixer,\n"
+    "                      blocks of the GTU alone, TNN's \"GTU only\" ablation)\n"
     "  --layers L          blocks (default 2)\n"
     "  --norm N            rms (default) or layer\n"
     "  --untied            own output head (default: tied to the embedding)\n"
     "  --rpe-width W --rpe-layers L --activation A   RPE MLP of tno/fd (default 32,\n"
     "                      1, relu)\n"
+    "  --rpe-input I       tno, fd: the RPE MLP sees the lag t (integer, default; fd:\n"
+    "                      the frequency) or t / n (scaled, n the training --n at\n"
+    "                      every length); checkpoints then hold the first layer's\n"
+    "                      weights n times those 'skit tno --params' needs\n"
     "  --decay LAMBDA      tno decay bias in (0, 1] (default 0.99; 1 = none)\n"
     "  --causal-ski A      ski, causal objective: cumsum, blocked or auto (default);\n"
     "                      the same operator (see 'skit tno --help')\n"
@@ -127,7 +135,8 @@ enum { OPT_TASK = 0x2000, OPT_VOCAB, OPT_ORDER, OPT_TEXT, OPT_OBJECTIVE, OPT_MIX
        OPT_EXPAND, OPT_GLU, OPT_LAYERS, OPT_NORM, OPT_UNTIED, OPT_RPE_WIDTH, OPT_RPE_LAYERS, OPT_ACTIVATION,
        OPT_DECAY, OPT_STEPS, OPT_LR, OPT_WARMUP, OPT_WEIGHT_DECAY, OPT_CLIP, OPT_EVAL_BATCHES, OPT_EVAL_EVERY,
        OPT_EVAL_LENGTHS, OPT_EVAL_OUT, OPT_SAVE, OPT_CHECK, OPT_DUMP_STEP, OPT_LEARN_DECAY, OPT_POSITIONS, OPT_HEADS,
-       OPT_PRECISION, OPT_CAUSAL_SKI, OPT_RESUME, OPT_SAVE_EVERY, OPT_STOP_AFTER, OPT_PLATEAU, OPT_LAST };
+       OPT_PRECISION, OPT_CAUSAL_SKI, OPT_RESUME, OPT_SAVE_EVERY, OPT_STOP_AFTER, OPT_PLATEAU, OPT_RPE_INPUT,
+       OPT_LAST };
 enum { OPT_SEED = 0x1002 }; /* cli.h's --seed */
 
 typedef struct args {
@@ -136,6 +145,7 @@ typedef struct args {
     size_t vocab, order;
     const char *text;
     int masked, have_glu, have_warmup, have_causal_ski, check;
+    int rpe_scaled; /* --rpe-input scaled */
     train_config model;
     train_adamw opt;
     size_t eval_batches, eval_every;
@@ -171,6 +181,9 @@ static void defaults(args *a)
     a->eval_batches = 16;
 }
 
+/* --rpe-input's values: the RPE MLP sees t, or t / n (the training n) */
+static const char *const rpe_inputs[] = {"integer", "scaled", NULL};
+
 /* skit_activation's and skit_norm's names, in their enums' order */
 static const char *const activation_names[] = {"relu", "silu", "gelu", NULL};
 static const char *const tno_norm_names[] = {"none", "layer", "rms", NULL};
@@ -189,7 +202,7 @@ static int parse_model_option(args *a, int opt, const char *arg)
     case OPT_BATCH: return cli_parse_size("--batch", arg, 1, 4096, &m->batch);
     case OPT_D: return cli_parse_size("--d", arg, 1, 4096, &m->d);
     case OPT_EXPAND: return cli_parse_size("--expand", arg, 1, 16, &m->expand);
-    case OPT_GLU: a->have_glu = 1; return cli_parse_size("--glu", arg, 1, 1 << 16, &m->glu_hidden);
+    case OPT_GLU: a->have_glu = 1; return cli_parse_size("--glu", arg, 0, 1 << 16, &m->glu_hidden);
     case OPT_LAYERS: return cli_parse_size("--layers", arg, 1, 64, &m->layers);
     case OPT_NORM:
         if (cli_parse_choice("--norm", arg, norms, &idx)) return CLI_USAGE;
@@ -210,6 +223,7 @@ static int parse_model_option(args *a, int opt, const char *arg)
         return CLI_OK;
     case OPT_HEADS: return cli_parse_size("--heads", arg, 1, 64, &m->heads);
     case OPT_PRECISION: return cli_parse_precision(arg, &m->precision);
+    case OPT_RPE_INPUT: return cli_parse_choice("--rpe-input", arg, rpe_inputs, &a->rpe_scaled) ? CLI_USAGE : CLI_OK;
     case OPT_POSITIONS:
         if (cli_parse_choice("--positions", arg, train_positions_names, &idx)) return CLI_USAGE;
         m->positions = (train_positions)idx;
@@ -277,6 +291,7 @@ static const field fields[] = {
     {"untied", OPT_UNTIED}, {"rpe-width", OPT_RPE_WIDTH}, {"rpe-layers", OPT_RPE_LAYERS},
     {"activation", OPT_ACTIVATION}, {"decay", OPT_DECAY}, {"learn-decay", OPT_LEARN_DECAY},
     {"causal-ski", OPT_CAUSAL_SKI}, {"heads", OPT_HEADS}, {"positions", OPT_POSITIONS},
+    {"rpe-input", OPT_RPE_INPUT},
     {"precision", OPT_PRECISION}, {"steps", OPT_STEPS}, {"lr", OPT_LR}, {"warmup", OPT_WARMUP},
     {"weight-decay", OPT_WEIGHT_DECAY}, {"clip", OPT_CLIP}, {"eval-batches", OPT_EVAL_BATCHES},
     {"eval-every", OPT_EVAL_EVERY}, {"plateau", OPT_PLATEAU}, {"seed", OPT_SEED}};
@@ -299,6 +314,7 @@ static const char *choice_text(const args *a, int opt)
     case OPT_LEARN_DECAY: return m->learn_decay ? "yes" : "no";
     case OPT_CAUSAL_SKI: return a->have_causal_ski ? ski[m->tno.causal_ski] : "";
     case OPT_POSITIONS: return train_positions_names[m->positions];
+    case OPT_RPE_INPUT: return rpe_inputs[a->rpe_scaled];
     case OPT_PRECISION: return m->precision == SKIT_PRECISION_F32 ? "f32" : "f64";
     }
     return NULL;
@@ -359,7 +375,7 @@ static char *model_fields(const args *a, const train_model *model)
         if (*value) used += (size_t)snprintf(text + used, size - used, "%s\t%s\n", fields[i].key, value);
     }
     const skit_tno_options *o = train_model_mixer_options(model);
-    if (!text || a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) return text;
+    if (!text || a->model.mixer > TRAIN_MIXER_SKI) return text; /* no skit_tno plan */
     used += (size_t)snprintf(text + used, size - used,
                              "tno.op\t%s\ntno.causal\t%s\ntno.d\t%zu\ntno.norm\t%s\ntno.rpe-width\t%zu\n"
                              "tno.rpe-layers\t%zu\ntno.activation\t%s\n",
@@ -417,7 +433,9 @@ static int apply_fields(args *a, const cli_fields *model, const char *path)
     for (size_t k = 0; rc == CLI_OK && k < sizeof fields / sizeof *fields; k++) {
         const char *value = cli_fields_get(model, fields[k].key);
         int opt = fields[k].opt;
-        int optional = opt == OPT_TEXT || opt == OPT_CAUSAL_SKI || opt == OPT_EVAL_EVERY || opt == OPT_PLATEAU;
+        /* rpe-input: absent from older checkpoints, which had integer lags */
+        int optional = opt == OPT_TEXT || opt == OPT_CAUSAL_SKI || opt == OPT_EVAL_EVERY || opt == OPT_PLATEAU ||
+                       opt == OPT_RPE_INPUT;
         if (value) rc = apply_field(a, &fields[k], value, path);
         else if (!optional) rc = cli_usage_error("field %s missing", fields[k].key);
     }
@@ -448,6 +466,7 @@ static void adopt(args *a, const args *ck)
 {
     a->task = ck->task, a->vocab = ck->vocab, a->order = ck->order, a->text = ck->text, a->masked = ck->masked;
     a->have_glu = ck->have_glu, a->have_warmup = ck->have_warmup, a->have_causal_ski = ck->have_causal_ski;
+    a->rpe_scaled = ck->rpe_scaled;
     a->model = ck->model, a->opt = ck->opt;
     a->eval_batches = ck->eval_batches, a->eval_every = ck->eval_every, a->plateau = ck->plateau;
     a->common.seed = ck->common.seed;
@@ -513,6 +532,15 @@ static int validate(args *a)
         return cli_usage_error("--decay: ski needs a time warp in (0, 1)");
     if (m->positions == TRAIN_POSITIONS_ALIBI && m->mixer != TRAIN_MIXER_ATTENTION)
         return cli_usage_error("--positions: alibi needs --mixer attention (not %s)", train_mixer_names[m->mixer]);
+    if (a->rpe_scaled && m->mixer != TRAIN_MIXER_TNO && m->mixer != TRAIN_MIXER_FD)
+        return cli_usage_error("--rpe-input: scaled needs --mixer tno or fd (not %s)", train_mixer_names[m->mixer]);
+    m->rpe_scale = a->rpe_scaled ? m->n : 0; /* the training n, at every --eval-lengths too */
+    if (m->mixer == TRAIN_MIXER_TOEPLITZ && m->precision == SKIT_PRECISION_F32)
+        return cli_usage_error("--precision: f32: --mixer toeplitz trains in float64 only");
+    for (size_t i = 0; m->mixer == TRAIN_MIXER_TOEPLITZ && i < a->nlengths; i++)
+        if (a->lengths[i] != m->n)
+            return cli_usage_error("--eval-lengths: %zu: --mixer toeplitz has one coefficient per lag of --n %zu "
+                                   "and none beyond", a->lengths[i], m->n);
     if (a->nlengths && m->positions == TRAIN_POSITIONS_LEARNED &&
         (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
         return cli_usage_error("--eval-lengths: the attention model's learned positions exist for --n only");
@@ -555,6 +583,7 @@ static int parse_args(int argc, char **argv, args *a)
         {"learn-decay", no_argument, NULL, OPT_LEARN_DECAY}, {"positions", required_argument, NULL, OPT_POSITIONS},
         {"causal-ski", required_argument, NULL, OPT_CAUSAL_SKI},
         {"heads", required_argument, NULL, OPT_HEADS}, {"precision", required_argument, NULL, OPT_PRECISION},
+        {"rpe-input", required_argument, NULL, OPT_RPE_INPUT},
         {"steps", required_argument, NULL, OPT_STEPS}, {"lr", required_argument, NULL, OPT_LR},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"weight-decay", required_argument, NULL, OPT_WEIGHT_DECAY},
@@ -842,6 +871,11 @@ static int eval_lengths(const args *a, run *r, cli_table *t)
 static void describe_mixer(const args *a, const run *r, char *text, size_t size)
 {
     const skit_tno_options *o = train_model_mixer_options(r->model);
+    if (a->model.mixer == TRAIN_MIXER_TOEPLITZ) {
+        snprintf(text, size, "mixer toeplitz (layerL.coeffs: lags x e, lags %s); d %zu",
+                 a->model.causal ? "0..n-1" : "-(n-1)..n-1", a->model.expand * a->model.d);
+        return;
+    }
     if (a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) {
         snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu; heads %zu; positions %s",
                  train_mixer_names[a->model.mixer], a->model.expand * a->model.d, a->model.heads,
@@ -856,6 +890,9 @@ static void describe_mixer(const args *a, const run *r, char *text, size_t size)
              train_mixer_names[a->model.mixer], o->causality == SKIT_CAUSAL ? " --causal" : "",
              a->model.expand * a->model.d, o->rpe_width, o->rpe_layers, activation_names[o->activation],
              tno_norm_names[o->norm], decay, ski);
+    if (a->rpe_scaled)
+        snprintf(text + strlen(text), size - strlen(text), "; rpe-input scaled: divide the first %zu values by %zu",
+                 o->rpe_width, a->model.n);
     for (size_t l = 0; a->model.learn_decay && l < a->model.layers; l++) {
         size_t used = strlen(text);
         cli_format_exact(train_model_decay(r->model, l), decay, sizeof decay);

@@ -9,7 +9,7 @@
 
 #include "model.h"
 
-const char *const train_mixer_names[] = {"tno", "fd", "ski", "attention", "mra", NULL};
+const char *const train_mixer_names[] = {"tno", "fd", "ski", "attention", "mra", "toeplitz", NULL};
 const char *const train_positions_names[] = {"rope", "learned", "alibi", NULL};
 
 #define NORM_EPS 1e-5
@@ -43,7 +43,11 @@ struct train_model {
     double *rope;                  /* attention with rope: cos, sin of position x frequency, n x e/2 each */
     block_params *bp;
     skit_tno_plan **plans;         /* one per block (tno, fd, ski) */
+    skit_toeplitz_plan **toeplitz; /* one per block (toeplitz) */
+    double *coeffs, *dcoeffs;      /* toeplitz: one block's coefficients in the plan's layout (2n-1
+                                      per channel, channel by channel) and their gradient */
     skit_tno_options mixer_options;
+    double *rpe_params;            /* rpe_scale: one block's plan parameters (theta rescaled) */
     skit_attention_plan *mra;      /* MRA-2 (one plan, of the model's precision, serves every
                                       block and sequence) */
     skit_attention_options mra_options;
@@ -70,6 +74,9 @@ static int softmax_mixer(const train_config *c)
 {
     return c->mixer == TRAIN_MIXER_ATTENTION || c->mixer == TRAIN_MIXER_MRA;
 }
+
+/* Mixers of a skit_tno plan: a flat parameter vector the plan generates. */
+static int tno_mixer(const train_config *c) { return c->mixer <= TRAIN_MIXER_SKI; }
 
 static int learned_positions(const train_config *c)
 {
@@ -195,6 +202,123 @@ static int mra_gradients_f32(train_model *m, size_t l, size_t b, const float *q,
                                             n, dv, n);
 }
 
+/* ---- Toeplitz mixer ("TNN w/o RPE"): channel c of each sequence times
+ * T_c(i, j) = t_c(i - j), the coefficients the parameters themselves. The
+ * group layerL.coeffs holds them lags x e (row k: lag k - (n-1), or k when
+ * causal, whose plan ignores the negative lags); the plan takes each
+ * channel's 2n-1 lags -(n-1)..n-1 contiguously (lib/skit/toeplitz.h). */
+
+static size_t toeplitz_lags(const train_config *c) { return c->causal ? c->n : 2 * c->n - 1; }
+
+/* the plan's index of the group's row k */
+static size_t toeplitz_lag_index(const train_model *m, size_t k) { return m->c.causal ? k + m->c.n - 1 : k; }
+
+/* Normal with standard deviation 1/sqrt(n): an output sums at most n
+ * products t x, so its variance at init is at most its input's, the
+ * fan-in scaling init_linear gives the linear layers. At the defaults (n =
+ * 64, e = 32, causal) the channels' operator 2-norms at init have median
+ * 1.6 (1.3 to 2.6), the TNO's 9 (0.6 to 34: its RPE, at the raw lag,
+ * grows with it): the same order, without the TNO's spread. */
+static void init_toeplitz(skit_rng *rng, double *t, size_t count, size_t n)
+{
+    for (size_t i = 0; i < count; i++) t[i] = skit_rng_normal(rng) / sqrt((double)n);
+}
+
+static int toeplitz_sync(train_model *m)
+{
+    size_t n = m->c.n, e = m->e, full = 2 * n - 1, lags = toeplitz_lags(&m->c);
+    for (size_t l = 0; l < m->c.layers; l++) {
+        const double *t = m->params + m->bp[l].mixer;
+        for (size_t k = 0; k < lags; k++)
+            for (size_t c = 0; c < e; c++) m->coeffs[c * full + toeplitz_lag_index(m, k)] = t[k * e + c];
+        int status = skit_toeplitz_plan_set_coeffs(m->toeplitz[l], m->coeffs);
+        if (status) return status;
+    }
+    return SKIT_OK;
+}
+
+static int toeplitz_forward(train_model *m, size_t l, block_acts *a)
+{
+    size_t n = m->c.n, e = m->e;
+    for (size_t b = 0; b < m->c.batch; b++) {
+        int status = skit_toeplitz_plan_execute(m->toeplitz[l], a->v + b * n * e, e, a->mix + b * n * e, e,
+                                                m->mixer_work);
+        if (status) return status;
+    }
+    return SKIT_OK;
+}
+
+/* dv = T^T dmix per sequence; the coefficients' gradient summed over the
+ * batch into the group's rows */
+static int toeplitz_backward(train_model *m, size_t l, const block_acts *a, const double *dmix, double *dv)
+{
+    size_t n = m->c.n, e = m->e, full = 2 * n - 1, lags = toeplitz_lags(&m->c);
+    double *g = m->grads + m->bp[l].mixer;
+    for (size_t b = 0; b < m->c.batch; b++) {
+        size_t o = b * n * e;
+        int status = skit_toeplitz_plan_backward(m->toeplitz[l], a->v + o, e, dmix + o, e, dv + o, e, m->dcoeffs,
+                                                 m->mixer_work);
+        if (status) return status;
+        for (size_t k = 0; k < lags; k++)
+            for (size_t c = 0; c < e; c++) g[k * e + c] += m->dcoeffs[c * full + toeplitz_lag_index(m, k)];
+    }
+    return SKIT_OK;
+}
+
+/* One plan per block (zero coefficients until toeplitz_sync), rows layout;
+ * one workspace for execute and backward. */
+static int create_toeplitz(train_model *m)
+{
+    size_t n = m->c.n, e = m->e, full = 2 * n - 1;
+    skit_toeplitz_options o;
+    skit_toeplitz_options_default(&o);
+    o.causality = m->c.causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
+    o.layout = SKIT_LAYOUT_ROWS;
+    m->coeffs = skit_calloc(full * e, sizeof(double));
+    m->dcoeffs = skit_calloc(full * e, sizeof(double));
+    if (!m->coeffs || !m->dcoeffs) return SKIT_ENOMEM;
+    for (size_t l = 0; l < m->c.layers; l++) {
+        int status = skit_toeplitz_plan_create(&m->toeplitz[l], n, n, e, &o, m->coeffs);
+        if (status) return status;
+        m->bytes += skit_toeplitz_plan_bytes(m->toeplitz[l]);
+    }
+    size_t work = skit_toeplitz_plan_workspace_bytes(m->toeplitz[0]);
+    size_t bwork = skit_toeplitz_plan_backward_workspace_bytes(m->toeplitz[0]);
+    m->mixer_work = skit_malloc(work > bwork ? work : bwork, 1);
+    if (!m->mixer_work) return SKIT_ENOMEM;
+    m->bytes += (work > bwork ? work : bwork) + 2 * full * e * sizeof(double);
+    return SKIT_OK;
+}
+
+/* ---- scaled RPE input (rpe_scale > 1): the library's RPE evaluates its MLP
+ * at the integer lag t (fd: the frequency), h_1 = w1 t + b1 first. The
+ * parameter arena holds theta, the plan gets w1 = theta / s (biases and
+ * later layers as they are), so h_1 = theta (t / s) + b1: the plan's
+ * MLP(t) is the MLP with weights theta at t / s, the same function in
+ * exact arithmetic (in floating point w1 is theta / s rounded once: exact
+ * for s a power of two). By the chain rule d theta = d w1 / s. The first
+ * Linear(1, width) layer's weights are the first rpe_width entries of the
+ * plan's vector (skit/tno.h, skit/mlp.h: each layer's weight, then bias). */
+
+static int rpe_scaled(const train_model *m) { return m->c.rpe_scale > 1 && tno_mixer(&m->c); }
+
+/* the plan's parameters of block l: the arena's, theta rescaled */
+static const double *rpe_plan_parameters(train_model *m, size_t l)
+{
+    const double *theta = m->params + m->bp[l].mixer;
+    if (!rpe_scaled(m)) return theta;
+    memcpy(m->rpe_params, theta, m->bp[l].mixer_count * sizeof(double));
+    for (size_t i = 0; i < m->c.tno.rpe_width; i++) m->rpe_params[i] = theta[i] / (double)m->c.rpe_scale;
+    return m->rpe_params;
+}
+
+/* the plan's gradient (d w1) -> the arena's (d theta), in place */
+static void rpe_gradient(train_model *m, size_t l)
+{
+    double *g = m->grads + m->bp[l].mixer;
+    for (size_t i = 0; rpe_scaled(m) && i < m->c.tno.rpe_width; i++) g[i] /= (double)m->c.rpe_scale;
+}
+
 /* ---- the mixers ---------------------------------------------------------- */
 
 /* lambda = sigmoid(theta): dlambda/dtheta = lambda (1 - lambda) */
@@ -212,6 +336,7 @@ static int mixer_forward(train_model *m, size_t l, block_acts *a)
         return SKIT_OK;
     }
     if (m->c.mixer == TRAIN_MIXER_MRA) return mra_forward(m, l, &m->bp[l], a);
+    if (m->c.mixer == TRAIN_MIXER_TOEPLITZ) return toeplitz_forward(m, l, a);
     return skit_tno_plan_execute(m->plans[l], a->v, a->mix, m->mixer_work);
 }
 
@@ -224,10 +349,11 @@ static int mixer_backward(train_model *m, size_t l, const block_acts *a, const d
         return SKIT_OK;
     }
     if (m->c.mixer == TRAIN_MIXER_MRA) return mra_backward(m, l, bp, a, dmix, dv, s[0], s[4], s[5], s[6]);
+    if (m->c.mixer == TRAIN_MIXER_TOEPLITZ) return toeplitz_backward(m, l, a, dmix, dv);
     double dlambda = 0;
     int status = skit_tno_plan_backward(m->plans[l], a->v, dmix, dv, m->grads + bp->mixer,
                                         m->c.learn_decay ? &dlambda : NULL, m->mixer_work);
-    if (!status) decay_gradient(m, l, dlambda);
+    if (!status) decay_gradient(m, l, dlambda), rpe_gradient(m, l);
     return status;
 }
 
@@ -253,7 +379,7 @@ static int mixer_backward_f32(train_model *m, size_t l, const block_acts_f32 *a,
     double dlambda = 0;
     int status = skit_tno_plan_backward_f32(m->plans[l], a->v, dmix, dv, m->grads + m->bp[l].mixer,
                                             m->c.learn_decay ? &dlambda : NULL, m->mixer_work);
-    if (!status) decay_gradient(m, l, dlambda);
+    if (!status) decay_gradient(m, l, dlambda), rpe_gradient(m, l);
     return status;
 }
 
@@ -307,8 +433,9 @@ static void narrow_parameters(train_model *m)
 
 int train_model_sync(train_model *m)
 {
-    for (size_t l = 0; l < m->c.layers && !softmax_mixer(&m->c); l++) {
-        int status = skit_tno_plan_set_parameters(m->plans[l], m->params + m->bp[l].mixer, m->bp[l].mixer_count);
+    if (m->c.mixer == TRAIN_MIXER_TOEPLITZ) return toeplitz_sync(m);
+    for (size_t l = 0; l < m->c.layers && tno_mixer(&m->c); l++) {
+        int status = skit_tno_plan_set_parameters(m->plans[l], rpe_plan_parameters(m, l), m->bp[l].mixer_count);
         if (!status && m->c.learn_decay) status = skit_tno_plan_set_decay(m->plans[l], train_model_decay(m, l));
         if (status) return status;
     }
@@ -415,6 +542,8 @@ static void lay_out_parameters(train_model *m)
         if (softmax_mixer(c)) {
             GROUP(wq, "mixer.wq", e, e, 1);
             GROUP(wk, "mixer.wk", e, e, 1);
+        } else if (c->mixer == TRAIN_MIXER_TOEPLITZ) {
+            GROUP(mixer, "coeffs", toeplitz_lags(c), e, 0);
         } else {
             GROUP(mixer, "mixer", bp->mixer_count, 1, 0);
             m->master_only[m->ngroups - 1] = 1;
@@ -423,9 +552,11 @@ static void lay_out_parameters(train_model *m)
                 m->master_only[m->ngroups - 1] = 1;
             }
         }
-        GROUP(w1, "glu.w1", h, d, 1);
-        GROUP(w2, "glu.w2", h, d, 1);
-        GROUP(w3, "glu.w3", d, h, 1);
+        if (h) { /* --glu 0: no channel mixer */
+            GROUP(w1, "glu.w1", h, d, 1);
+            GROUP(w2, "glu.w2", h, d, 1);
+            GROUP(w3, "glu.w3", d, h, 1);
+        }
 #undef GROUP
     }
     m->head = c->tied ? m->embedding : add_group(m, "head", c->out_vocab, d, 1);
@@ -442,10 +573,12 @@ static void init_parameters(train_model *m)
             for (size_t j = 0; j < g->rows * g->cols; j++) w[j] = skit_rng_normal(&rng) / sqrt((double)g->cols);
         else if (strstr(g->name, ".mixer") && g->cols == 1)
             ; /* the plan's own seeded initialisation, copied below */
+        else if (strstr(g->name, ".coeffs"))
+            init_toeplitz(&rng, w, g->rows * g->cols, m->c.n);
         else
             init_linear(&rng, w, g->rows, g->cols);
     }
-    if (!softmax_mixer(&m->c))
+    if (tno_mixer(&m->c))
         for (size_t l = 0; l < m->c.layers; l++)
             skit_tno_plan_get_parameters(m->plans[l], m->params + m->bp[l].mixer, m->bp[l].mixer_count);
     if (m->c.learn_decay) /* theta = logit(lambda) */
@@ -539,6 +672,14 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         *why = "ALiBi positions need --mixer attention";
         return SKIT_EUNSUPPORTED;
     }
+    if (c->rpe_scale > 1 && c->mixer != TRAIN_MIXER_TNO && c->mixer != TRAIN_MIXER_FD) {
+        *why = "a scaled RPE input needs --mixer tno or fd";
+        return SKIT_EUNSUPPORTED;
+    }
+    if (c->mixer == TRAIN_MIXER_TOEPLITZ && c->precision == SKIT_PRECISION_F32) {
+        *why = "the Toeplitz mixer trains in float64 only (--precision f64)";
+        return SKIT_EUNSUPPORTED;
+    }
     if (c->heads > 1 && (c->mixer != TRAIN_MIXER_ATTENTION || (c->expand * c->d) % c->heads)) {
         *why = "several heads need --mixer attention and heads dividing the GTU width expand * d";
         return SKIT_EUNSUPPORTED;
@@ -554,8 +695,9 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
     m->bp = skit_calloc(c->layers, sizeof *m->bp);
     m->ba = skit_calloc(c->layers, sizeof *m->ba);
     m->plans = skit_calloc(c->layers, sizeof *m->plans);
-    int status = (m->bp && m->ba && m->plans) ? SKIT_OK : SKIT_ENOMEM;
-    if (!status && !softmax_mixer(c)) {
+    m->toeplitz = skit_calloc(c->layers, sizeof *m->toeplitz);
+    int status = (m->bp && m->ba && m->plans && m->toeplitz) ? SKIT_OK : SKIT_ENOMEM;
+    if (!status && tno_mixer(c)) {
         skit_tno_options o = c->tno;
         o.kind = c->mixer == TRAIN_MIXER_TNO ? SKIT_TNO_FFT : c->mixer == TRAIN_MIXER_FD ? SKIT_TNO_FD : SKIT_TNO_SKI;
         o.causality = c->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL;
@@ -563,18 +705,26 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         size_t count = 0;
         status = skit_tno_options_parameter_count(&o, m->e, &count);
         for (size_t l = 0; l < c->layers; l++) m->bp[l].mixer_count = count;
+        m->rpe_params = !status && rpe_scaled(m) ? skit_calloc(count, sizeof(double)) : NULL;
+        if (rpe_scaled(m) && !m->rpe_params && !status) status = SKIT_ENOMEM;
+        m->bytes += m->rpe_params ? count * sizeof(double) : 0;
     }
     if (!status) {
         lay_out_parameters(m);
         status = allocate(m);
     }
     if (!status && c->mixer == TRAIN_MIXER_MRA) status = create_mra(m, why);
-    if (!status && !softmax_mixer(c)) status = create_plans(m, why);
+    if (!status && tno_mixer(c)) status = create_plans(m, why);
+    if (!status && c->mixer == TRAIN_MIXER_TOEPLITZ) status = create_toeplitz(m);
+    if (!status) {
+        init_parameters(m);
+        /* the plans' parameters are the arena's but for toeplitz's layout and a scaled RPE input */
+        status = c->mixer == TRAIN_MIXER_TOEPLITZ || rpe_scaled(m) ? train_model_sync(m) : SKIT_OK;
+    }
     if (status) {
         train_model_destroy(m);
         return status;
     }
-    init_parameters(m);
     narrow_parameters(m);
     *out = m;
     return SKIT_OK;
@@ -586,6 +736,12 @@ void train_model_destroy(train_model *m)
     if (m->plans)
         for (size_t l = 0; l < m->c.layers; l++) skit_tno_plan_destroy(m->plans[l]);
     skit_free(m->plans);
+    if (m->toeplitz)
+        for (size_t l = 0; l < m->c.layers; l++) skit_toeplitz_plan_destroy(m->toeplitz[l]);
+    skit_free(m->toeplitz);
+    skit_free(m->coeffs);
+    skit_free(m->rpe_params);
+    skit_free(m->dcoeffs);
     skit_free(m->bp);
     skit_free(m->ba);
     skit_free(m->params);

@@ -9,7 +9,8 @@
  *   repeat layers times:
  *     x = x + GTU(norm(x))    u = silu(W_u h), v = silu(W_v h),
  *                             out = W_o (u * mixer(v))    (e = expand * d)
- *     x = x + GLU(norm(x))    out = W_3 (silu(W_1 h) * (W_2 h))   (hidden g)
+ *     x = x + GLU(norm(x))    out = W_3 (silu(W_1 h) * (W_2 h))   (hidden g;
+ *                             g = 0: no GLU, norm or parameters: "GTU only")
  *   logits = head(norm(x))    head = E (tied) or its own out_vocab x d
  * norm: RMS (x / sqrt(mean x^2 + eps)) or LayerNorm ((x - mean) / sqrt(var +
  * eps)), eps = 1e-5 (NORM_EPS, model.c), both without affine parameters; no
@@ -17,7 +18,10 @@
  * with their library backward), softmax attention with `heads` heads, q = W_q
  * v, k = W_k v (dense n x n, causal by masking), MRA-2 (the library's plan
  * forward, skit_mra2_backward with its selection held fixed; the causal forms
- * for the causal objective). Loss: cross-entropy averaged over the positions
+ * for the causal objective), or a Toeplitz operator whose coefficients are
+ * the parameters themselves ("TNN w/o RPE": layerL.coeffs, lags x e, the
+ * lags -(n-1)..n-1 or, causal, 0..n-1, applied by skit_toeplitz plans;
+ * float64, at the training length only). Loss: cross-entropy averaged over the positions
  * with weight 1. Tokens are rows of (batch * n) x d row-major activations,
  * the (B, N, D) layout of PyTorch and of SKIT_TNO_ROWS. The layers run in
  * float64 or (precision f32: tno, fd, ski, attention) float32: model_real.h holds them
@@ -34,10 +38,11 @@ typedef enum train_mixer {
     TRAIN_MIXER_FD,
     TRAIN_MIXER_SKI,
     TRAIN_MIXER_ATTENTION,
-    TRAIN_MIXER_MRA
+    TRAIN_MIXER_MRA,
+    TRAIN_MIXER_TOEPLITZ
 } train_mixer;
 
-extern const char *const train_mixer_names[]; /* "tno", "fd", "ski", "attention", "mra", NULL */
+extern const char *const train_mixer_names[]; /* "tno", "fd", "ski", "attention", "mra", "toeplitz", NULL */
 
 /* How attention (and MRA-2) learns token order: rotary q, k (RoFormer),
  * learned absolute positions added to the embedding (n x d), or ALiBi
@@ -55,12 +60,16 @@ typedef struct train_config {
     size_t vocab;     /* embedding rows (the masked-LM mask token included) */
     size_t out_vocab; /* classes the head predicts (<= vocab) */
     size_t n, batch;  /* sequence length and sequences per step */
-    size_t d, expand, glu_hidden, layers;
+    size_t d, expand, glu_hidden, layers; /* glu_hidden 0: blocks without the GLU */
     train_mixer mixer;
     int causal;
     skit_norm norm; /* SKIT_NORM_RMS or SKIT_NORM_LAYER */
     int tied;       /* head = embedding's first out_vocab rows */
     skit_tno_options tno; /* tno, fd, ski: RPE width/layers, activation, decay, ...; seed per layer added */
+    size_t rpe_scale;     /* tno, fd: > 1: the RPE MLP sees t / rpe_scale instead of t (TNN's
+                             (-(n-1), ..., n-1) / n input, rpe_scale = the training n at every
+                             length; fd: the frequency); the parameters hold theta, the plans get
+                             the first Linear's weights theta / rpe_scale (model.c rpe_sync) */
     size_t heads;         /* attention: heads of width expand * d / heads (1: one head) */
     train_positions positions; /* attention, mra (not alibi): how token order enters */
     int learn_decay;      /* tno: each block's decay lambda = sigmoid(theta) is a parameter

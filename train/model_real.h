@@ -352,6 +352,7 @@ static int SFX(model_forward)(train_model *m, const int *inputs, const int *targ
         int status = SFX(gtu_forward)(m, l, tmp);
         if (status) return status;
         AXPY((int)(R * d), 1, tmp, 1, x, 1);
+        if (!m->h) continue; /* GTU-only blocks */
         SFX(norm_forward)(m->c.norm, R, d, x, a->n2, a->rstd2);
         SFX(glu_forward)(m, l, tmp);
         AXPY((int)(R * d), 1, tmp, 1, x, 1);
@@ -381,8 +382,10 @@ static int SFX(model_backward)(train_model *m)
     SFX(norm_backward)(m->c.norm, R, d, m->SFX(nf), m->SFX(rstdf), dn, dx);
     for (size_t l = m->c.layers; l-- > 0;) {
         const SFX(block_acts) *a = &m->SFX(ba)[l];
-        SFX(glu_backward)(m, l, dx, dn, s);
-        SFX(norm_backward)(m->c.norm, R, d, a->n2, a->rstd2, dn, dx);
+        if (m->h) {
+            SFX(glu_backward)(m, l, dx, dn, s);
+            SFX(norm_backward)(m->c.norm, R, d, a->n2, a->rstd2, dn, dx);
+        }
         int status = SFX(gtu_backward)(m, l, dx, dn, s, dP);
         if (status) return status;
         SFX(norm_backward)(m->c.norm, R, d, a->n1, a->rstd1, dn, dx);
