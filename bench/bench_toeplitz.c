@@ -45,7 +45,9 @@ static const char *usage =
     "product; and the Levinson solves against scipy.linalg.solve_toeplitz (dense\n"
     "LAPACK dgesv as a reference line). Prints the machine (CPU, ISA, threads,\n"
     "planner) in its header, writes a TSV (seconds per channel) and the targets\n"
-    "met / not met. --check sweeps accuracy instead.\n\n"
+    "met / not met, and the operation counts of the FFT and dense products (columns\n"
+    "flops, dense_flops: per channel, counted, not measured). --check sweeps\n"
+    "accuracy instead; --flops only counts.\n\n"
     "options:\n"
     "  --sizes LIST        n for the FFT matvec (default 2^10..2^20; --quick 2^10..2^14)\n"
     "  --dense-max N       largest n timed for the dense product (default 2^13; 0: none)\n"
@@ -59,6 +61,11 @@ static const char *usage =
     "  --check             accuracy sweep instead of timing: max error of the FFT\n"
     "                      product against the dense one for every n in --sizes\n"
     "                      (default 1..64 and primes/powers up to 8192)\n"
+    "  --flops             operation counts instead of timing, for every n in --sizes:\n"
+    "                      one channel's FFT plan (FFTW's fftw_flops of its transforms\n"
+    "                      + the pointwise products; planner estimate unless --planner:\n"
+    "                      the same on any machine load) and the dense product (2 n^2;\n"
+    "                      causal n (n + 1)), each also over n log2 n\n"
     "  --quick             a few seconds: small sizes, fewer samples\n"
     "  --inverse F         skit's inverse transform: auto (default: the faster form,\n"
     "                      timed under a measuring planner), hartley or c2r (for\n"
@@ -68,7 +75,7 @@ static const char *usage =
     "  skit bench toeplitz -o toeplitz.tsv --plot toeplitz.png\n";
 
 enum { OPT_SIZES = 1, OPT_DENSE_MAX, OPT_CHANNELS, OPT_CAUSAL, OPT_SCIPY_SIZES, OPT_NO_SCIPY,
-       OPT_SOLVE_N, OPT_NO_SOLVE, OPT_CHECK, OPT_QUICK, OPT_JSON, OPT_INVERSE };
+       OPT_SOLVE_N, OPT_NO_SOLVE, OPT_CHECK, OPT_QUICK, OPT_JSON, OPT_INVERSE, OPT_FLOPS };
 
 typedef struct options {
     cli_common common;
@@ -76,7 +83,7 @@ typedef struct options {
     size_t *scipy_sizes, nscipy;
     size_t dense_max, channels;
     size_t solve_sizes[8], nsolve;
-    int causal, scipy, check, quick;
+    int causal, scipy, check, flops, quick;
     skit_fft_inverse inverse;
     const char *json;
     int argc;
@@ -87,16 +94,17 @@ typedef struct options {
 typedef struct row {
     double n, length, channels, plan_s, fft_s, loop_s, loop_measure_s, floor_1t_s, fft_over_loop,
         fft_over_loop_measure, numpy_s, numpy_over_fft, scipy_s, scipy_over_fft, dense_s, dense_over_fft,
-        rel_error, loop_agreement;
+        rel_error, loop_agreement, flops, dense_flops;
 } row;
-#define ROW_FIELDS 18
+#define ROW_FIELDS 20
 /* rows are written as arrays of doubles */
 _Static_assert(sizeof(row) == ROW_FIELDS * sizeof(double), "row must be plain doubles");
 static const char *const row_names[] = {
     "n",           "fft_length",     "channels",       "plan_s",          "fft_s",
     "loop_s",      "loop_measure_s", "floor_1t_s",     "fft_over_loop",   "fft_over_loop_measure",
     "numpy_s",     "numpy_over_fft", "scipy_s",        "scipy_over_fft",  "dense_s",
-    "dense_over_fft", "rel_error",   "loop_agreement", "planner",         "inverse", NULL};
+    "dense_over_fft", "rel_error",   "loop_agreement", "flops",           "dense_flops",
+    "planner",     "inverse",        NULL};
 
 #define TIMING_UNITS "seconds per channel (time for d channels / d); ratios dimensionless"
 #define CHECK_UNITS "errors dimensionless: max|fft - dense| / (||h||_2 ||x||_2)"
@@ -392,6 +400,27 @@ static double solve_residual(size_t n, const double *coeffs, const double *x, co
     return norm2(scratch, n) / norm2(b, n);
 }
 
+/* ---- operation counts ------------------------------------------------------- */
+
+/* Floating-point operations per channel of the dense product
+ * skit_toeplitz_matvec_dense does: it adds every product t_{i-j} x_j into
+ * y_i (the first onto a zero), a multiply and an add per matrix entry it
+ * uses: 2 n^2 bidirectional, n (n + 1) causal (the entries on and below
+ * the diagonal). A formula: the same whether or not the product is timed. */
+static double dense_flops(size_t n, int causal)
+{
+    const double v = (double)n;
+    return causal ? v * (v + 1) : 2 * v * v;
+}
+
+/* skit_toeplitz_plan_flops of one execute on d channels, per channel */
+static int flops_per_channel(const skit_toeplitz_plan *plan, size_t d, double *flops)
+{
+    int status = skit_toeplitz_plan_flops(plan, flops);
+    if (status == SKIT_OK) *flops /= (double)d;
+    return status;
+}
+
 /* ---- the timing sweep ------------------------------------------------------- */
 
 /* Work cap: d channels of length L stay below 2^23 doubles (64 MiB per
@@ -532,8 +561,8 @@ static int time_one_size(const options *o, size_t n, python_peers *peers, skit_r
     int status = skit_memory_check(bytes, "benchmark data");
     if (status != SKIT_OK) return cli_library_error(status);
 
-    *r = (row){(double)n, (double)L, (double)d, NAN, NAN, NAN, NAN, NAN, NAN,
-               NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    *r = (row){(double)n, (double)L, (double)d, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
+               NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, dense_flops(n, o->causal)};
     double *coeffs = random_channels(rng, per, d), *x = random_channels(rng, n, d);
     double *y = skit_malloc(n * d, sizeof(double));
     skit_toeplitz_plan *plan = NULL;
@@ -549,6 +578,7 @@ static int time_one_size(const options *o, size_t n, python_peers *peers, skit_r
         r->plan_s = skit_clock_seconds() - t0;
         *form = skit_toeplitz_plan_inverse(plan);
     }
+    if (status == SKIT_OK) status = flops_per_channel(plan, d, &r->flops);
     bench_matvec fc = {plan, x, y, n};
     if (status == SKIT_OK) status = time_fft_and_loops(o, &fc, coeffs, L, d, r);
     if (status == SKIT_OK && n <= o->dense_max) status = time_dense(o, n, d, coeffs, x, y, r);
@@ -851,6 +881,12 @@ static void timing_header(cli_table *t, const options *o)
                          "2n-1 and of the kernel every call: an API peer), same channels, one thread");
     cli_table_comment(t, "rel_error: max|fft - dense| / max|dense|; loop_agreement: max|loop - fft| / "
                          "max|fft|; all times seconds per channel");
+    cli_table_comment(t, "flops: floating-point operations of one channel of the timed plan's execute "
+                         "(skit_toeplitz_plan_flops: FFTW's count of its transforms + the pointwise "
+                         "products; no memory traffic), the count of the FFTW algorithm the planner chose "
+                         "(under measure it may differ between runs; --flops counts estimate plans); "
+                         "dense_flops: the dense product's, %s per channel, at every n",
+                      o->causal ? "n (n + 1)" : "2 n^2");
 }
 
 /* The lines after the rows: log-log slopes of the FFT and dense times over
@@ -1065,6 +1101,91 @@ static int run_check(const options *o)
     return status;
 }
 
+/* Operation counts instead of timing: for each n, one channel's
+ * skit_toeplitz_plan_flops and the dense product's count, each over
+ * n log2 n (NaN at n = 1). Counts of ESTIMATE plans unless --planner says
+ * otherwise: FFTW's estimate picks its algorithm without timing, so the
+ * same command gives the same bytes on any load (MEASURE may not). */
+typedef struct flops_row {
+    double n, length, flops, dense_flops, flops_per_nlog2n, dense_per_nlog2n;
+} flops_row;
+#define FLOPS_FIELDS 6
+_Static_assert(sizeof(flops_row) == FLOPS_FIELDS * sizeof(double), "flops_row must be plain doubles");
+static const char *const flops_names[] = {"n", "fft_length", "flops", "dense_flops", "flops_per_nlog2n",
+                                          "dense_flops_per_nlog2n", "inverse", NULL};
+#define FLOPS_UNITS "floating-point operations per channel; ratios operations / (n log2 n)"
+
+static int count_one_size(const options *o, size_t n, flops_row *r, skit_fft_inverse *form)
+{
+    double *coeffs = skit_calloc(2 * n - 1, sizeof(double));
+    if (!coeffs) return cli_library_error(SKIT_ENOMEM);
+    skit_toeplitz_plan *plan = NULL;
+    int status = skit_toeplitz_plan_create(
+        &plan, n, n, 1,
+        &(skit_toeplitz_options){.causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL, .inverse = o->inverse},
+        coeffs);
+    const double nlogn = (double)n * log2((double)n);
+    *r = (flops_row){(double)n, (double)skit_toeplitz_plan_fft_length(plan), NAN, dense_flops(n, o->causal), NAN, NAN};
+    if (status == SKIT_OK) status = skit_toeplitz_plan_flops(plan, &r->flops);
+    if (nlogn > 0) {
+        r->flops_per_nlog2n = r->flops / nlogn;
+        r->dense_per_nlog2n = r->dense_flops / nlogn;
+    }
+    *form = skit_toeplitz_plan_inverse(plan);
+    skit_toeplitz_plan_destroy(plan);
+    skit_free(coeffs);
+    return status == SKIT_OK ? CLI_OK : cli_library_error(status);
+}
+
+/* "name: min .. max (max/min R)" of the column at offset col over n >= 2 */
+static void ratio_note(cli_table *t, const flops_row *rows, size_t nrows, size_t col, const char *name)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < nrows; i++) {
+        double v = ((const double *)&rows[i])[col];
+        if (isfinite(v)) lo = fmin(lo, v), hi = fmax(hi, v);
+    }
+    if (hi >= lo) cli_table_note(t, "%s over n >= 2: %.6g .. %.6g (max/min %.4g)", name, lo, hi, hi / lo);
+}
+
+static int run_flops(const options *o)
+{
+    flops_row *rows = calloc(o->nsizes, sizeof *rows);
+    if (!rows) return cli_failure("out of memory");
+    cli_table out;
+    cli_table_init(&out, flops_names);
+    cli_table_comment(&out, "T(i,j) = t_{i-j}, n x n, %s, FFT length L = smallest 2^a 3^b 5^c 7^d >= 2n-1; "
+                            "planner %s", o->causal ? "causal" : "bidirectional", bench_planner_text(&o->common));
+    cli_table_comment(&out, "flops: skit_toeplitz_plan_flops of one channel (FFTW's fftw_flops of the plan's "
+                            "transforms, add + mul + 2 fma, + the engine's pointwise products; no memory "
+                            "traffic); dense_flops: skit_toeplitz_matvec_dense's multiply-adds, %s",
+                      o->causal ? "n (n + 1)" : "2 n^2");
+    cli_progress_start(&o->common);
+    int status = CLI_OK;
+    for (size_t i = 0; i < o->nsizes && status == CLI_OK; i++) {
+        cli_progress("n = %zu", o->sizes[i]);
+        skit_fft_inverse form = SKIT_FFT_INVERSE_AUTO;
+        status = count_one_size(o, o->sizes[i], &rows[i], &form);
+        if (status != CLI_OK) break;
+        const double *v = (const double *)&rows[i];
+        for (size_t k = 0; k < FLOPS_FIELDS; k++) cli_table_cell(&out, "%.17g", v[k]);
+        cli_table_cell(&out, "%s", skit_fft_inverse_name(form));
+        cli_table_end_row(&out);
+    }
+    cli_progress_done();
+    if (status == CLI_OK) {
+        ratio_note(&out, rows, o->nsizes, 4, "flops / (n log2 n)");
+        ratio_note(&out, rows, o->nsizes, 5, "dense_flops / (n log2 n)");
+        status = cli_table_emit(&out, &o->common, o->argc, o->argv, FLOPS_UNITS, "bench_toeplitz_flops", NULL);
+    }
+    if (status == CLI_OK && o->json)
+        status = write_json(o, "flops", FLOPS_UNITS, (const double *)rows, o->nsizes, flops_names, FLOPS_FIELDS, NULL,
+                            0, NULL, 0);
+    cli_table_free(&out);
+    free(rows);
+    return status;
+}
+
 /* 1..64, then primes, powers of two and awkward composites up to 8192. */
 static const size_t default_check_sizes[] = {97,   100,  127,  128,  211,  255,  256,  331,  499,
                                              512,  997,  1000, 1024, 2039, 2048, 3001, 4093, 4096,
@@ -1093,6 +1214,7 @@ static int apply_option(void *ctx, int opt, const char *arg)
     case OPT_SOLVE_N: x->solve = arg; return CLI_OK;
     case OPT_NO_SOLVE: x->no_solve = 1; return CLI_OK;
     case OPT_CHECK: o->check = 1; return CLI_OK;
+    case OPT_FLOPS: o->flops = 1; return CLI_OK;
     case OPT_QUICK: o->quick = 1; return CLI_OK;
     case OPT_JSON: o->json = arg; return CLI_OK;
     case OPT_INVERSE: {
@@ -1127,7 +1249,7 @@ static int parse_solve_sizes(options *o, const option_texts *x)
     } else if (x->solve) {
         o->nsolve = 0;
     }
-    if (x->no_solve || o->check) o->nsolve = 0;
+    if (x->no_solve || o->check || o->flops) o->nsolve = 0;
     return CLI_OK;
 }
 
@@ -1171,6 +1293,7 @@ static int parse_options(options *o, int argc, char **argv)
         {"solve-n", required_argument, NULL, OPT_SOLVE_N},
         {"no-solve", no_argument, NULL, OPT_NO_SOLVE},
         {"check", no_argument, NULL, OPT_CHECK},
+        {"flops", no_argument, NULL, OPT_FLOPS},
         {"quick", no_argument, NULL, OPT_QUICK},
         {"json", required_argument, NULL, OPT_JSON},
         {"inverse", required_argument, NULL, OPT_INVERSE},
@@ -1180,6 +1303,7 @@ static int parse_options(options *o, int argc, char **argv)
                                 .apply = apply_option, .ctx = &x};
     int status = cli_parse_options(&parser, argc, argv);
     if (status != CLI_OK) return status;
+    if (o->check && o->flops) return cli_usage_error("--check and --flops: choose one mode");
     o->channels = 64;
     o->dense_max = o->quick ? 2048 : 8192;
     if (x.channels && cli_parse_size("--channels", x.channels, 1, 4096, &o->channels) != CLI_OK)
@@ -1194,7 +1318,7 @@ static int parse_options(options *o, int argc, char **argv)
     if (status != CLI_OK) return status;
     /* the accuracy sweep's output is the same bytes for the same seed:
      * ESTIMATE, as MEASURE picks algorithms (and so rounding) by timing */
-    if (o->check) o->common.planner_default = SKIT_PLANNER_ESTIMATE;
+    if (o->check || o->flops) o->common.planner_default = SKIT_PLANNER_ESTIMATE;
     if (cli_common_validate(&o->common) != CLI_OK) return CLI_USAGE;
     return cli_check_output_path("--json", o->json);
 }
@@ -1220,7 +1344,7 @@ int bench_toeplitz(int argc, char **argv)
             o.argc = argc;
             o.argv = full;
             cli_apply_threads(&o.common);
-            status = o.check ? run_check(&o) : run_timing(&o);
+            status = o.check ? run_check(&o) : o.flops ? run_flops(&o) : run_timing(&o);
             free(full);
         }
     }

@@ -90,4 +90,46 @@ for v in d['solve']:
   fi
   pass
 fi
+# operation counts: the timing rows carry the FFT plan's count and the
+# dense product's (2 n^2, counted at every n, timed or not)
+if expect_ok bench toeplitz --quick --sizes 64,97 --no-scipy --no-solve --dense-max 64 --planner estimate \
+     --channels 2 -o "$TMP/t_flops.tsv" --json "$TMP/t_flops.json"; then
+  python3 -c "
+import json, sys
+for r in json.load(open(sys.argv[1]))['rows']:
+    assert r['flops'] > 0, r
+    assert r['dense_flops'] == 2 * r['n'] ** 2, r
+" "$TMP/t_flops.json" || fail "bench toeplitz: flops / dense_flops columns wrong"
+  pass
+fi
+# --flops counts only: the same bytes every run (ESTIMATE), counts that
+# grow like n log n (flops / (n log2 n) within a factor 2 over 2^6..2^14),
+# the dense product's like n^2; causal dense counts n (n + 1)
+expect_usage_error "choose one mode" bench toeplitz --flops --check -o "$TMP/out.tsv"
+if expect_ok bench toeplitz --flops --sizes 2^6..2^14 -o "$TMP/flops.tsv" --json "$TMP/flops.json" &&
+   expect_ok bench toeplitz --flops --sizes 2^6..2^14 -o "$TMP/flops2.tsv"; then
+  cmp -s <(grep -v '^# command' "$TMP/flops.tsv") <(grep -v '^# command' "$TMP/flops2.tsv") \
+    || fail "--flops: two runs differ"
+  python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['mode'] == 'flops', d['mode']
+rows = d['rows']
+assert [r['n'] for r in rows] == [2 ** k for k in range(6, 15)], rows
+ratio = [r['flops_per_nlog2n'] for r in rows]
+assert min(ratio) > 0 and max(ratio) / min(ratio) <= 2, ratio
+dense = [r['dense_flops_per_nlog2n'] for r in rows]
+assert dense[-1] / dense[0] > 50, dense
+for a, b in zip(rows, rows[1:]):
+    assert 1.8 <= b['flops'] / a['flops'] <= 2.6, (a, b)
+    assert b['dense_flops'] == 4 * a['dense_flops'], (a, b)
+" "$TMP/flops.json" || fail "--flops: counts do not grow as n log n (FFT) and n^2 (dense)"
+  grep -q '^# flops / (n log2 n) over n >= 2: .*(max/min ' "$TMP/flops.tsv" || fail "--flops: no ratio note"
+  pass
+fi
+if expect_ok bench toeplitz --flops --causal --sizes 1,5 -o "$TMP/flops_causal.tsv"; then
+  got=$(awk -F'\t' '/^#/ {next} !h {h = 1; next} {printf "%s:%s ", $1, $4}' "$TMP/flops_causal.tsv")
+  [ "$got" = "1:2 5:30 " ] || fail "--flops --causal: dense counts '$got', want 1:2 5:30"
+  pass
+fi
 finish

@@ -176,6 +176,7 @@ figure mra_workload mra workload --n 32..128 --block 8
 figure mra_bounds mra bounds --n 128 --block 8,16 --budget 0.1,0.5 --temperature 0.25,1 --locality 0 --noise 1
 figure mra_frame mra frame --subsets 4
 figure bench_toeplitz_check bench toeplitz --check --sizes 3,8,17,64 --channels 2
+figure bench_toeplitz_flops bench toeplitz --flops --sizes 2^4..2^10
 
 [ "$failures" -eq 0 ] || { echo "figures.sh: $failures figure(s) failed"; exit 1; }
 echo "figures.sh: all figures show their data"

@@ -19,6 +19,7 @@
 
 #include "check_util.h"
 #include "fft/circulant.h" /* the engine in both precisions, tested directly below */
+#include "fft/planner.h"   /* the shared FFTW pairs the plans hold: their counts */
 #if defined(__SSE2__)
 #include <xmmintrin.h>
 #endif
@@ -1094,6 +1095,94 @@ START_TEST(test_plan_queries)
 }
 END_TEST
 
+/* ---- operation counts ------------------------------------------------------ */
+
+/* FFTW's count of one plan: add + mul + 2 fma */
+static double fftw_count(fftw_plan p)
+{
+    double add, mul, fma;
+    fftw_flops(p, &add, &mul, &fma);
+    return add + mul + 2 * fma;
+}
+
+static double fftwf_count(fftwf_plan p)
+{
+    double add, mul, fma;
+    fftwf_flops(p, &add, &mul, &fma);
+    return add + mul + 2 * fma;
+}
+
+/* The count skit_toeplitz_plan_flops documents, for d channels of an m x n
+ * plan of FFT length N whose forward r2c and c2r FFTW counts are r2c, c2r:
+ * the transforms plus the stated pointwise work of the form (c2r or
+ * Hartley). */
+static double stated_count(size_t m, size_t N, size_t d, int c2r_form, double r2c, double c2r)
+{
+    if (c2r_form) return (double)d * (r2c + c2r + 6.0 * (double)(N / 2 + 1));
+    double pointwise = 3.0 + 8.0 * (double)((N - 1) / 2) + (N % 2 == 0 ? 3.0 : 0.0) + (double)m;
+    return (double)d * (2 * r2c + pointwise);
+}
+
+/* The count of an ESTIMATE plan of n x n, d channels, in one precision
+ * and form; checked against the FFTW counts of the shared pair the plan
+ * holds (acquired again here: the same plans) plus the stated pointwise
+ * work. */
+static double checked_count(size_t m, size_t n, size_t d, skit_precision precision, skit_fft_inverse form)
+{
+    double *coeffs = tu_alloc(d * (m + n - 1));
+    for (size_t i = 0; i < d * (m + n - 1); i++) coeffs[i] = 1.0 / (1.0 + (double)i);
+    skit_toeplitz_plan *plan = NULL;
+    skit_toeplitz_options o = {.planner = SKIT_PLANNER_ESTIMATE, .precision = precision, .inverse = form};
+    TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, m, n, d, &o, coeffs));
+    const size_t N = skit_toeplitz_plan_fft_length(plan);
+    const int c2r = skit_toeplitz_plan_inverse(plan) == SKIT_FFT_INVERSE_C2R;
+    double want, got = -1;
+    if (precision == SKIT_PRECISION_F32) {
+        fftwf_plan r, c;
+        TU_EXPECT_OK(skit_fftwf_pair_acquire(N, FFTW_ESTIMATE, &r, &c));
+        want = stated_count(m, N, d, c2r, fftwf_count(r), fftwf_count(c));
+        skit_fftwf_pair_release(r, c);
+    } else {
+        fftw_plan r, c;
+        TU_EXPECT_OK(skit_fftw_pair_acquire(N, FFTW_ESTIMATE, &r, &c));
+        want = stated_count(m, N, d, c2r, fftw_count(r), fftw_count(c));
+        skit_fftw_pair_release(r, c);
+    }
+    TU_EXPECT_OK(skit_toeplitz_plan_flops(plan, &got));
+    ck_assert_msg(got > 0 && got == want, "m=%zu n=%zu d=%zu N=%zu %s %s: flops %.17g, stated %.17g", m, n, d, N,
+                  precision == SKIT_PRECISION_F32 ? "f32" : "f64", c2r ? "c2r" : "hartley", got, want);
+    skit_toeplitz_plan_destroy(plan);
+    free(coeffs);
+    return got;
+}
+
+/* skit_toeplitz_plan_flops is FFTW's count of the plan's transforms plus
+ * the engine's stated pointwise work, for odd, prime, power-of-two and
+ * rectangular shapes, both forms of the inverse and both precisions; and
+ * it grows like n log n: count(2n) / count(n) within [1.8, 2.6] for n a
+ * power of two >= 256 (n log n gives 2 (1 + 1/log2 n)), where the dense
+ * product's would be 4. */
+START_TEST(test_plan_flops)
+{
+    static const size_t shapes[][2] = {{97, 97}, {255, 255}, {1024, 1024}, {100, 37}, {1, 1}};
+    const skit_fft_inverse forms[] = {SKIT_FFT_INVERSE_HARTLEY, SKIT_FFT_INVERSE_C2R};
+    for (size_t s = 0; s < 5; s++)
+        for (int f = 0; f < 2; f++) {
+            checked_count(shapes[s][0], shapes[s][1], 3, SKIT_PRECISION_F64, forms[f]);
+            checked_count(shapes[s][0], shapes[s][1], 2, SKIT_PRECISION_F32, forms[f]);
+        }
+    /* per channel: d channels count d times one */
+    ck_assert(checked_count(97, 97, 4, SKIT_PRECISION_F64, SKIT_FFT_INVERSE_AUTO) ==
+              4 * checked_count(97, 97, 1, SKIT_PRECISION_F64, SKIT_FFT_INVERSE_AUTO));
+    for (size_t n = 256; n <= 8192; n *= 2) {
+        double a = checked_count(n, n, 1, SKIT_PRECISION_F64, SKIT_FFT_INVERSE_AUTO);
+        double b = checked_count(2 * n, 2 * n, 1, SKIT_PRECISION_F64, SKIT_FFT_INVERSE_AUTO);
+        ck_assert_msg(b / a >= 1.8 && b / a <= 2.6, "count(%zu) / count(%zu) = %g: not n log n growth", 2 * n, n,
+                      b / a);
+    }
+}
+END_TEST
+
 /* ---- FFTW planner and wisdom ------------------------------------------------ */
 
 /* y of an n x n per-channel plan (d = 2) with `planner`; SKIT_OK or the
@@ -1891,6 +1980,9 @@ START_TEST(test_config_plan)
     double c[40], x[40], y[40];
     for (int i = 0; i < 40; i++) c[i] = x[i] = 1.0 / (1 + i);
     skit_toeplitz_plan *plan = (skit_toeplitz_plan *)(uintptr_t)1;
+    double flops = -1;
+    TU_EXPECT_STATUS(skit_toeplitz_plan_flops(NULL, &flops), SKIT_EINVAL);
+    ck_assert(flops == -1);
     TU_EXPECT_STATUS(
         skit_toeplitz_plan_create(
             NULL, 4, 4, 1,
@@ -1995,6 +2087,9 @@ START_TEST(test_config_plan)
     TU_EXPECT_STATUS(skit_toeplitz_plan_execute(plan, x, 3, y, 4, NULL), SKIT_ESHAPE);
     ck_assert_msg(strstr(skit_last_error(), "ldx = 3") != NULL, "%s", skit_last_error());
     TU_EXPECT_STATUS(skit_toeplitz_plan_execute(plan, x, 4, y, 3, NULL), SKIT_ESHAPE);
+    TU_EXPECT_STATUS(skit_toeplitz_plan_flops(plan, NULL), SKIT_EINVAL);
+    TU_EXPECT_OK(skit_toeplitz_plan_flops(plan, &flops));
+    ck_assert(flops > 0);
     skit_toeplitz_plan_destroy(plan);
 
     /* rectangular 3 x 5, d = 3: transpose reads m and writes n */
@@ -2033,6 +2128,10 @@ START_TEST(test_config_plan)
         TU_EXPECT_STATUS(skit_toeplitz_plan_create(&plan, 4, 4, 2, &o, c), SKIT_EUNSUPPORTED);
         ck_assert_msg(strstr(skit_last_error(), "cuda") != NULL, "%s", skit_last_error());
         ck_assert_ptr_null(plan);
+    } else { /* cuFFT counts no operations */
+        TU_EXPECT_OK(skit_toeplitz_plan_create(&plan, 4, 4, 2, &o, c));
+        TU_EXPECT_STATUS(skit_toeplitz_plan_flops(plan, &flops), SKIT_EUNSUPPORTED);
+        skit_toeplitz_plan_destroy(plan);
     }
 }
 END_TEST
@@ -2111,6 +2210,7 @@ static Suite *suite_toeplitz(void)
     tcase_add_test(fft, test_circulant_inverse_forms);
     tcase_add_test(fft, test_fft_rows_layout);
     tcase_add_test(fft, test_plan_queries);
+    tcase_add_test(fft, test_plan_flops);
     tcase_add_test(fft, test_plan_inverse_option);
     tcase_add_test(fft, test_fft_good_length);
     tcase_add_test(fft, test_planner_results_agree);

@@ -42,6 +42,7 @@ typedef float R;
 #define PAIR_RELEASE skit_fftwf_pair_release
 #define PAIR_CHOICE skit_fftwf_pair_choice
 #define PAIR_SET_CHOICE skit_fftwf_pair_set_choice
+#define PLAN_FLOPS skit_fftwf_plan_flops
 #else
 typedef double R;
 #define X(name) skit_circulant_##name
@@ -51,6 +52,7 @@ typedef double R;
 #define PAIR_RELEASE skit_fftw_pair_release
 #define PAIR_CHOICE skit_fftw_pair_choice
 #define PAIR_SET_CHOICE skit_fftw_pair_set_choice
+#define PLAN_FLOPS skit_fftw_plan_flops
 #endif
 #define LINE (64 / sizeof(R))
 
@@ -335,6 +337,14 @@ SKIT_MULTIVERSION static void product_to_hartley(const R *restrict z, const R *r
     if (N % 2 == 0) w[N / 2] = z[N] * kr[N / 2] - z[N + 1] * ki[N / 2] * sign;
 }
 
+/* product_to_hartley's arithmetic: 3 at k = 0 (and at N/2, N even), 8
+ * per pair (a complex product, 4 mul + 2 add, then vr -+ vi); the sign
+ * of a transposed product is a conjugation, not counted */
+static double product_to_hartley_flops(size_t N)
+{
+    return 3.0 + 8.0 * (double)((N - 1) / 2) + (N % 2 == 0 ? 3.0 : 0.0);
+}
+
 /* y[j] = Re W[j] - Im W[j] for j <= N/2, Re W[N-j] + Im W[N-j] above. */
 SKIT_MULTIVERSION static void hartley_to_output(const R *restrict W, size_t N, size_t nout,
                                                 R *restrict y)
@@ -344,6 +354,9 @@ SKIT_MULTIVERSION static void hartley_to_output(const R *restrict W, size_t N, s
     for (size_t j = 0; j < half; j++) y[j] = W[2 * j] - W[2 * j + 1];
     for (size_t j = half; j < nout; j++) y[j] = W[2 * (N - j)] + W[2 * (N - j) + 1];
 }
+
+/* hartley_to_output's arithmetic: one add or subtract per output */
+static double hartley_to_output_flops(size_t nout) { return (double)nout; }
 
 /* z (interleaved) = Z .* K (K split; conj(K) when sign = -1), for c2r */
 SKIT_MULTIVERSION static void product_in_place(R *restrict z, const R *restrict kr,
@@ -356,6 +369,10 @@ SKIT_MULTIVERSION static void product_in_place(R *restrict z, const R *restrict 
         z[2 * k + 1] = a * hi + b * hr;
     }
 }
+
+/* product_in_place's arithmetic: a complex product (4 mul + 2 add) per
+ * frequency; the sign as in product_to_hartley_flops */
+static double product_in_place_flops(size_t half) { return 6.0 * (double)half; }
 
 /* in[0..N) holds the zero-padded input (r2c leaves it as it is, and
  * neither form writes it, so the padding outlives the call); out gets the
@@ -376,6 +393,18 @@ static void convolve_in(const E *e, int c2r, const R *kr, int transpose, const R
     product_to_hartley(z, kr, kr + half, N, transpose ? -1.0 : 1.0, w);
     FFTW(execute_dft_r2c)(e->r2c, w, (FFTW(complex) *)z);
     hartley_to_output(z, N, nout, out);
+}
+
+/* convolve_in's operations: FFTW's counts of its transforms (the r2c
+ * transforms the whole zero-padded buffer) plus the pointwise loops
+ * above; the copies move data and count nothing, and the 1/N scale was
+ * folded into the spectra when they were set */
+double X(channel_flops)(const E *e, int transpose)
+{
+    const size_t nout = transpose ? e->n : e->m;
+    const double r2c = PLAN_FLOPS(e->r2c);
+    if (e->c2r_inverse) return r2c + product_in_place_flops(e->half) + PLAN_FLOPS(e->c2r);
+    return 2 * r2c + product_to_hartley_flops(e->N) + hartley_to_output_flops(nout);
 }
 
 /* the product with spectrum s, in the engine's form of the inverse */

@@ -110,6 +110,19 @@ typedef struct skit_circulant_shape {
  *   outputs at y + k ldy, channel k with spectrum k % spectra; transpose
  *   selects the transposed product (inputs rows, outputs cols). NaN/Inf in
  *   a channel propagate within it. x and y must not overlap.
+ * channel_flops: floating-point operations of one channel's product
+ *   (transposed or not) in apply_channels or apply_rows: FFTW's own count
+ *   of the engine's plans (fftw_flops / fftwf_flops: add + mul + 2 fma)
+ *   for the forward r2c and the inverse (c2r, or the Hartley form's
+ *   second r2c), plus the engine's pointwise work: 6 per frequency for
+ *   the spectrum product of the c2r form; 8 per pair of frequencies, 3
+ *   at k = 0 and at N/2 (N even), and one per output for the Hartley
+ *   form. Not counted: memory traffic (copies, zero padding, the rows
+ *   apply's transposes) and the 1/N scaling, folded into the spectra
+ *   when they are set (set_* work, not an apply's). Under a measuring
+ *   planner FFTW's algorithm, and so its count, may differ from run to
+ *   run; under ESTIMATE (and a given wisdom) it is fixed. FFTW counts a
+ *   SIMD codelet's vector operation once (skit/toeplitz.h says more).
  * apply_rows: row-major data, C order: `batch` sequences of nin rows of
  *   the engine's d channels, element (b, i, c) at x[(b nin + i) ldx + c]
  *   (ldx >= d; nin = cols, or rows when transposed), outputs at
@@ -136,6 +149,7 @@ typedef struct skit_circulant_shape {
                           R *work);                                                                       \
     void E##_kernel(const E *engine, size_t s, R *kernel, R *work);                                       \
     size_t E##_workspace_doubles(const E *engine, int rows_layout);                                       \
+    double E##_channel_flops(const E *engine, int transpose);                                             \
     void E##_apply_channels(const E *engine, int transpose, const R *x, size_t ldx, R *y, size_t ldy,     \
                             size_t count, R *work);                                                       \
     void E##_apply_rows(const E *engine, int transpose, const R *x, size_t ldx, R *y, size_t ldy,         \

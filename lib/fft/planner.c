@@ -145,6 +145,19 @@ static int pair_failed(unsigned flags, size_t N)
 SKIT_DEFINE_REAL_PAIR(skit_fftw_plan_real_pair, skit_fftw_destroy, double, fftw)
 SKIT_DEFINE_REAL_PAIR(skit_fftwf_plan_real_pair, skit_fftwf_destroy, float, fftwf)
 
+#define SKIT_DEFINE_PLAN_FLOPS(FLOPS, P)                                                              \
+    double FLOPS(P##_plan plan)                                                                       \
+    {                                                                                                 \
+        double add, mul, fma;                                                                         \
+        skit_fftw_lock();                                                                             \
+        P##_flops(plan, &add, &mul, &fma);                                                            \
+        skit_fftw_unlock();                                                                           \
+        return add + mul + 2 * fma;                                                                   \
+    }
+
+SKIT_DEFINE_PLAN_FLOPS(skit_fftw_plan_flops, fftw)
+SKIT_DEFINE_PLAN_FLOPS(skit_fftwf_plan_flops, fftwf)
+
 /* ---- shared pairs ---------------------------------------------------------
  * Creating an FFTW plan costs far more than running a small one (wisdom
  * lookup by md5 hashing, twiddle tables, allocations): a Toeplitz solve at

@@ -34,6 +34,12 @@ int skit_fftwf_plan_real_pair(size_t N, float *real, float *complex_buf, unsigne
                               fftwf_plan *c2r);
 void skit_fftwf_destroy(fftwf_plan plan);
 
+/* FFTW's operation count of one execution of plan: add + mul + 2 fma
+ * (fftw_flops; a fused multiply-add is two operations), under the lock
+ * (fftw_flops reads the planner's global state). */
+double skit_fftw_plan_flops(fftw_plan plan);
+double skit_fftwf_plan_flops(fftwf_plan plan);
+
 /* A pair of length N for flags, shared between callers (planner.c says
  * why): planned on 64-byte aligned buffers of the engine's slice layout
  * (real part N rounded up to a 64-byte line plus one line, then N/2+1

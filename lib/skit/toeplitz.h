@@ -151,6 +151,33 @@ skit_fft_inverse skit_toeplitz_plan_inverse(const skit_toeplitz_plan *plan);
 size_t skit_toeplitz_plan_fft_length(const skit_toeplitz_plan *plan);
 size_t skit_toeplitz_plan_bytes(const skit_toeplitz_plan *plan);
 
+/* Floating-point operations of one skit_toeplitz_plan_execute (all d
+ * channels; the _f32 form on a float32 plan) into *flops: per channel,
+ * FFTW's own count of the plan's transforms (fftw_flops, or fftwf_flops
+ * for float32 plans: adds + muls + 2 x fused multiply-adds), the forward
+ * r2c of the zero-padded input and the inverse (c2r, or the Hartley
+ * form's second r2c: skit_toeplitz_plan_inverse), plus the pointwise work
+ * the engine does between them (fft/circulant.h: the spectrum product, 6
+ * per frequency, or in the Hartley form 8 per pair of frequencies, 3 at
+ * the ends, and one per output). The 1/N scale is folded into the spectra
+ * at create and set_coeffs, so an execute has none to count. Not counted:
+ * memory traffic (copies in and out, zero padding), the rows layout's
+ * transposes, threading. The transposed execute counts the same but for
+ * the one-per-output term (n outputs instead of m, Hartley form only).
+ * FFTW counts each arithmetic instruction of its codelets once: a SIMD
+ * codelet's vector add or multiply is one operation whatever its width,
+ * so where FFTW runs SIMD codelets (SSE2/AVX/AVX2/AVX-512, chosen by the
+ * CPU's extensions at run time) the transforms' share is a count of
+ * arithmetic instructions, several times below the scalar count, and
+ * differs between CPUs with different extensions.
+ * The count is that of the FFTW algorithm the plan holds: fixed on one
+ * machine under ESTIMATE (or given wisdom), while under MEASURE and above
+ * FFTW chooses by timing, so the count may differ between runs (between
+ * processes, or after the wisdom is forgotten).
+ * Errors: SKIT_EINVAL (NULL plan or flops), SKIT_EUNSUPPORTED (device
+ * plans: cuFFT reports no operation count). */
+int skit_toeplitz_plan_flops(const skit_toeplitz_plan *plan, double *flops);
+
 void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan);
 
 /* ---- backward (vector-Jacobian product) ------------------------------ */

@@ -311,6 +311,18 @@ skit_fft_inverse skit_toeplitz_plan_inverse(const skit_toeplitz_plan *plan)
 
 size_t skit_toeplitz_plan_bytes(const skit_toeplitz_plan *plan) { return plan ? plan->bytes : 0; }
 
+int skit_toeplitz_plan_flops(const skit_toeplitz_plan *plan, double *flops)
+{
+    SKIT_REQUIRE_PTR(plan);
+    SKIT_REQUIRE_PTR(flops);
+    if (plan->device)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "flops: a device plan's transforms are cuFFT's, which count none");
+    double per = plan->engine_f ? skit_circulantf_channel_flops(plan->engine_f, 0)
+                                : skit_circulant_channel_flops(plan->engine, 0);
+    *flops = per * (double)plan->d;
+    return SKIT_OK;
+}
+
 void skit_toeplitz_plan_destroy(skit_toeplitz_plan *plan)
 {
     if (!plan) return;
