@@ -56,17 +56,7 @@ describe() {
   esac
 }
 
-# the corpus, every time the same bytes where base-files is the same
-make_corpus() {
-  local f
-  : > "$CORPUS.tmp"
-  for f in $(ls /usr/share/common-licenses | LC_ALL=C sort); do
-    f=/usr/share/common-licenses/$f
-    [ -f "$f" ] && [ ! -L "$f" ] && cat "$f" >> "$CORPUS.tmp"
-  done
-  mv "$CORPUS.tmp" "$CORPUS"
-}
-[ -s "$CORPUS" ] || make_corpus
+licence_corpus "$CORPUS"
 
 # one unit per model and seed: MODEL-SEED
 # shellcheck disable=SC2046
@@ -122,8 +112,8 @@ first=${SEEDS%% *}
 series=$(for m in $MODELS; do printf '%s-%s ' "$m" "$first"; done)
 plot train_parity "$C" train_ablations "series='${series% }'; ttl='byte-level LM: validation loss of each ablation'; ylab='validation loss (nats per byte)'; linear=1"
 {
-  echo "Byte-level causal language model on the Debian licence texts ($(wc -c < "$CORPUS") bytes, sha256"
-  echo "\`$(sha256sum "$CORPUS" | cut -c1-16)…\`; the last 10 % held out), n = $N, d = $D, 2 blocks, RMS norm, batch 8,"
+  echo "Byte-level causal language model on the Debian licence texts ($(corpus_text "$CORPUS");"
+  echo "the last 10 % held out), n = $N, d = $D, 2 blocks, RMS norm, batch 8,"
   echo "AdamW lr 3e-3, warm-up $((STEPS / 10)) steps, cosine decay over $STEPS steps, validation (16 fixed batches)"
   echo "every $EVERY steps. One part changed at a time:"
   echo
