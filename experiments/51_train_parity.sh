@@ -82,11 +82,9 @@ printf 'mixer\tseed\tval_loss\tsteps\tstop\n' > "$T"
 printf 'series\tmixer\tseed\tstep\tval_loss\n' > "$C"
 for seed in $SEEDS; do for m in $MIXERS; do
   log="$DATA/log_${m}_$seed.tsv"
-  val=$(sed -n 's/.*final validation loss \([^ ]*\) .*/\1/p' "$log")
   ended=$(sed -n 's/^# steps taken \([0-9]*\) of [0-9]*; stop \([a-z]*\) .*/\1\t\2/p' "$log")
-  printf '%s\t%s\t%s\t%s\n' "$m" "$seed" "$val" "$ended" >> "$T"
-  awk -F'\t' -v m="$m" -v s="$seed" '!/^#/ && $1 != "step" && $3 != "nan" {printf "%s-%s\t%s\t%s\t%s\t%s\n", m, s, m, s, $1, $3}' \
-    "$log" >> "$C"
+  printf '%s\t%s\t%s\t%s\n' "$m" "$seed" "$(final_loss "$log")" "$ended" >> "$T"
+  curve_rows "$log" "$m" "$seed" >> "$C"
 done; done
 
 val_of() { rows "$T" "mixer=$1 seed=$2" val_loss; }

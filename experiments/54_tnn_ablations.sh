@@ -74,11 +74,9 @@ printf 'model\tseed\tval_loss\tparameters\n' > "$T"
 printf 'series\tmodel\tseed\tstep\tval_loss\n' > "$C"
 for seed in $SEEDS; do for m in $MODELS; do
   log="$DATA/log_${m}_$seed.tsv"
-  val=$(sed -n 's/.*final validation loss \([^ ]*\) .*/\1/p' "$log")
   params=$(sed -n 's/^# parameters \([0-9]*\).*/\1/p' "$log")
-  printf '%s\t%s\t%s\t%s\n' "$m" "$seed" "$val" "${params:-nan}" >> "$T"
-  awk -F'\t' -v m="$m" -v s="$seed" '!/^#/ && $1 != "step" && $3 != "nan" {printf "%s-%s\t%s\t%s\t%s\t%s\n", m, s, m, s, $1, $3}' \
-    "$log" >> "$C"
+  printf '%s\t%s\t%s\t%s\n' "$m" "$seed" "$(final_loss "$log")" "${params:-nan}" >> "$T"
+  curve_rows "$log" "$m" "$seed" >> "$C"
 done; done
 
 val_of() { rows "$T" "model=$1 seed=$2" val_loss; }

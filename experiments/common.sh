@@ -352,6 +352,15 @@ licence_corpus() {
 # corpus_text FILE: "237320 bytes, sha256 e702fc128a22ec5f…" for the notes
 corpus_text() { printf '%s bytes, sha256 `%s…`' "$(wc -c < "$1")" "$(sha256sum "$1" | cut -c1-16)"; }
 
+# final_loss LOG: the final validation loss a `skit train -o LOG` reports
+final_loss() { sed -n 's/.*final validation loss \([^ ]*\) .*/\1/p' "$1"; }
+# curve_rows LOG NAME SEED: the learning curve of LOG as rows "NAME-SEED,
+# NAME, SEED, step, val_loss" (tab-separated), for the training figures
+curve_rows() {
+  awk -F'\t' -v m="$2" -v s="$3" '!/^#/ && $1 != "step" && $3 != "nan" {
+    printf "%s-%s\t%s\t%s\t%s\t%s\n", m, s, m, s, $1, $3}' "$1"
+}
+
 # Units: an experiment whose seeds or configurations train independently
 # splits into units, so that shards (--shard) and Slurm array tasks run them
 # apart and the merge combines them, with the data files of a run on one
