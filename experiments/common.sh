@@ -354,6 +354,31 @@ corpus_text() { printf '%s bytes, sha256 `%s…`' "$(wc -c < "$1")" "$(sha256sum
 
 # final_loss LOG: the final validation loss a `skit train -o LOG` reports
 final_loss() { sed -n 's/.*final validation loss \([^ ]*\) .*/\1/p' "$1"; }
+# Seed-paired training claims (a table $T of columns model, seed, val_loss;
+# $SEEDS, $GAP and $STEPS set by the script):
+#   val_of MODEL SEED        MODEL's final validation loss at SEED
+#   excess A SA B SB         B's loss (seed SB) over A's (seed SA), in %
+#   next_seed SEED           the seed after SEED in $SEEDS, cyclically
+#   seed_ablation ID BETTER WORSE PAPER TEXT [CONTROL]   the claim that
+#     BETTER's loss is below WORSE's by GAP % or more, one trial per seed,
+#     with its control: CONTROL (default BETTER) against CONTROL trained
+#     from the next seed, under the same rule
+val_of() { rows "$T" "model=$1 seed=$2" val_loss; }
+excess() { awk -v a="$(val_of "$1" "$2")" -v b="$(val_of "$3" "$4")" 'BEGIN {printf "%+.2f\n", 100 * (b / a - 1)}'; }
+next_seed() { local s; s=$(echo $SEEDS | tr ' ' '\n' | awk -v x="$1" 'f {print; exit} $1 == x {f = 1}'); echo "${s:-${SEEDS%% *}}"; }
+seed_ablation() {
+  local id=$1 a=$2 b=$3 paper=$4 text=$5 c=${6:-$2} seed e measured=""
+  for seed in $SEEDS; do
+    e=$(excess "$a" "$seed" "$b" "$seed")
+    trial "$id" "$(verdict_ge "$e" "$GAP" reproduced "not reproduced")" "$e"
+    e=$(excess "$c" "$seed" "$c" "$(next_seed "$seed")")
+    trial "$id.control" "$(verdict_ge "$e" "$GAP" reproduced "not reproduced")" "$e"
+    measured="$measured${measured:+; }seed $seed: $a $(printf %.4f "$(val_of "$a" "$seed")"), $b $(printf %.4f "$(val_of "$b" "$seed")") ($(excess "$a" "$seed" "$b" "$seed")%)"
+  done
+  control_trials "$id" "$c against $c from the next seed" "excess (%) over seeds ${SEEDS// /,}"
+  claim_trials "$id" "$text ($paper)" "validation loss (nats per byte) after $STEPS steps: $measured" \
+    "$b's loss over $a's >= $GAP % per seed (skit's threshold)" "excess (%) over seeds ${SEEDS// /,}"
+}
 # curve_rows LOG NAME SEED: the learning curve of LOG as rows "NAME-SEED,
 # NAME, SEED, step, val_loss" (tab-separated), for the training figures
 curve_rows() {
