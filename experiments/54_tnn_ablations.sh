@@ -87,31 +87,13 @@ for seed in $SEEDS; do for m in $MODELS; do
   curve_rows "$log" "$m" "$seed" >> "$C"
 done; done
 
-val_of() { rows "$T" "model=$1 seed=$2" val_loss; }
-# excess A SEED_A B SEED_B: B's loss over A's, in %
-excess() { awk -v a="$(val_of "$1" "$2")" -v b="$(val_of "$3" "$4")" 'BEGIN {printf "%+.2f\n", 100 * (b / a - 1)}'; }
-# ablation ID BETTER WORSE "paper" "claim": the claim that BETTER's loss is
-# lower than WORSE's by GAP % or more, per seed, with its control
-ablation() {
-  local id=$1 a=$2 b=$3 paper=$4 text=$5 seed e measured=""
-  for seed in $SEEDS; do
-    e=$(excess "$a" "$seed" "$b" "$seed")
-    trial "$id" "$(verdict_ge "$e" "$GAP" reproduced "not reproduced")" "$e"
-    e=$(excess "$a" "$seed" tno-lr "$seed")
-    trial "$id.control" "$(verdict_ge "$e" "$GAP" reproduced "not reproduced")" "$e"
-    measured="$measured${measured:+; }seed $seed: $a $(printf %.4f "$(val_of "$a" "$seed")"), $b $(printf %.4f "$(val_of "$b" "$seed")") ($(excess "$a" "$seed" "$b" "$seed")%)"
-  done
-  control_trials "$id" "tno with a 1 % larger learning rate in $b's place" "excess (%) over seeds ${SEEDS// /,}"
-  claim_trials "$id" "$text ($paper)" "validation loss (nats per byte) after $STEPS steps: $measured" \
-    "$b's loss over $a's >= $GAP % per seed (skit's threshold)" "excess (%) over seeds ${SEEDS// /,}"
-}
-ablation tab7-glu tno gtu "Table 7: PPL 23.98 vs 25.19" "GTU + GLU reaches a lower validation loss than GTU only"
-ablation tab7-attention tno attention "Table 7: PPL 23.98 vs 27.40" \
-  "GTU + GLU reaches a lower validation loss than attention + GLU"
-ablation tab8-integer tno scaled "Table 8: PPL 23.98 vs 24.11" \
-  "the RPE on integer lags reaches a lower validation loss than on lags divided by n"
-ablation tab9-rpe tno norpe "Table 9: PPL 23.98 vs 26.45" \
-  "the RPE reaches a lower validation loss than learned Toeplitz coefficients (TNN w/o RPE)"
+seed_ablation tab7-glu tno gtu "Table 7: PPL 23.98 vs 25.19" "GTU + GLU reaches a lower validation loss than GTU only" tno-lr
+seed_ablation tab7-attention tno attention "Table 7: PPL 23.98 vs 27.40" \
+  "GTU + GLU reaches a lower validation loss than attention + GLU" tno-lr
+seed_ablation tab8-integer tno scaled "Table 8: PPL 23.98 vs 24.11" \
+  "the RPE on integer lags reaches a lower validation loss than on lags divided by n" tno-lr
+seed_ablation tab9-rpe tno norpe "Table 9: PPL 23.98 vs 26.45" \
+  "the RPE reaches a lower validation loss than learned Toeplitz coefficients (TNN w/o RPE)" tno-lr
 
 first=${SEEDS%% *}
 series=$(for m in $MODELS; do printf '%s-%s ' "$m" "$first"; done)

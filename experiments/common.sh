@@ -354,6 +354,35 @@ corpus_text() { printf '%s bytes, sha256 `%s…`' "$(wc -c < "$1")" "$(sha256sum
 
 # final_loss LOG: the final validation loss a `skit train -o LOG` reports
 final_loss() { sed -n 's/.*final validation loss \([^ ]*\) .*/\1/p' "$1"; }
+# Seed-paired training claims (a table $T of columns model, seed, val_loss;
+# $SEEDS, $GAP and $STEPS set by the script). `skit train --seed` fixes the
+# initialisation, the training batches and the validation batches, so two
+# runs of one seed are compared on the same validation tokens; runs of two
+# seeds are not (their validation sets differ), and no claim or control
+# here compares across seeds.
+#   val_of MODEL SEED        MODEL's final validation loss at SEED
+#   excess A SA B SB         B's loss (seed SB) over A's (seed SA), in %
+#   seed_ablation ID BETTER WORSE PAPER TEXT CONTROL   the claim that
+#     BETTER's loss is below WORSE's by GAP % or more, one trial per seed,
+#     with its control under the same rule and seed: CONTROL in WORSE's
+#     place, CONTROL being BETTER with a change known not to order the
+#     losses (a 1 % larger learning rate): how far two runs that differ in
+#     nothing that matters drift apart
+val_of() { rows "$T" "model=$1 seed=$2" val_loss; }
+excess() { awk -v a="$(val_of "$1" "$2")" -v b="$(val_of "$3" "$4")" 'BEGIN {printf "%+.2f\n", 100 * (b / a - 1)}'; }
+seed_ablation() {
+  local id=$1 a=$2 b=$3 paper=$4 text=$5 c=$6 seed e measured=""
+  for seed in $SEEDS; do
+    e=$(excess "$a" "$seed" "$b" "$seed")
+    trial "$id" "$(verdict_ge "$e" "$GAP" reproduced "not reproduced")" "$e"
+    e=$(excess "$a" "$seed" "$c" "$seed")
+    trial "$id.control" "$(verdict_ge "$e" "$GAP" reproduced "not reproduced")" "$e"
+    measured="$measured${measured:+; }seed $seed: $a $(printf %.4f "$(val_of "$a" "$seed")"), $b $(printf %.4f "$(val_of "$b" "$seed")") ($(excess "$a" "$seed" "$b" "$seed")%)"
+  done
+  control_trials "$id" "$c (a 1 % larger learning rate) in $b's place, same seed" "excess (%) over seeds ${SEEDS// /,}"
+  claim_trials "$id" "$text ($paper)" "validation loss (nats per byte) after $STEPS steps: $measured" \
+    "$b's loss over $a's >= $GAP % per seed (skit's threshold)" "excess (%) over seeds ${SEEDS// /,}"
+}
 # curve_rows LOG NAME SEED: the learning curve of LOG as rows "NAME-SEED,
 # NAME, SEED, step, val_loss" (tab-separated), for the training figures
 curve_rows() {

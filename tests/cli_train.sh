@@ -13,7 +13,7 @@ echo "seed $SEED (set SKIT_TEST_SEED to repeat)"
 expect_ok train --help && grep -q -- --check-gradients "$TMP/stdout" || fail "train --help lacks --check-gradients"
 
 mixers=""
-for m in tno fd ski attention mra toeplitz; do
+for m in tno fd ski attention mra mra2s toeplitz; do
   if "$SKIT" train --mixer "$m" --objective masked --steps 1 --n 8 --d 4 --batch 1 --eval-batches 1 --quiet -o /dev/null 2>/dev/null; then
     mixers="$mixers $m"
   fi
@@ -23,7 +23,7 @@ case "$mixers" in *tno*) ;; *) fail "tno has no backward";; esac
 for m in $mixers; do
   for n in 13 16; do
     for obj in causal masked; do
-      [ "$m" = mra ] && [ "$n" = 13 ] && continue # MRA-2: blocks of 4
+      case "$m" in mra*) [ "$n" = 13 ] && continue;; esac # MRA-2, -2-s: blocks of 4
       act=silu; [ "$n" = 13 ] && act=relu
       expect_ok train --check-gradients --mixer "$m" --objective "$obj" --n "$n" --d 6 --batch 2 --layers 2 \
         --vocab 5 --rpe-width 8 --activation "$act" --seed "$SEED"
@@ -191,6 +191,17 @@ for bad in 4 0:0.1 1048577:0.1 x:0.1 :0.1 4: 4:-1 4:101 4:nan 4:0.1:2; do
 done
 
 expect_usage_error "multiple of 4" train --mixer mra --objective masked --n 10
+expect_usage_error "multiple of 4" train --mixer mra2s --n 10
+
+# mra2s: MRA-2-s, the finest level alone: at n = 32 (blocks of 8, half of
+# them refined) the coarse term MRA-2 adds changes the loss at the same
+# seed; the checkpoint records the mixer
+for m in mra mra2s; do
+  expect_ok train --mixer "$m" --n 32 --d 8 --batch 2 --steps 3 --seed "$SEED" --quiet -o "$TMP/$m.tsv" \
+    --save "$TMP/$m.ck"
+  grep -q "^mixer	$m\$" "$TMP/$m.ck/model.tsv" && pass || fail "$m: model.tsv does not record mixer $m"
+done
+cmp -s "$TMP/mra.tsv" "$TMP/mra2s.tsv" && fail "mra2s: the same log as mra (seed $SEED)" || pass
 expect_usage_error "--mixer" train --mixer nonsense
 expect_usage_error "--steps" train --steps 0
 expect_usage_error "--warmup" train --steps 5 --warmup 5

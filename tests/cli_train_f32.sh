@@ -12,10 +12,10 @@ echo "seed $SEED (set SKIT_TEST_SEED to repeat)"
 
 expect_ok train --help && grep -q -- "--precision" "$TMP/stdout" || fail "train --help lacks --precision"
 
-for m in tno fd ski attention mra; do
+for m in tno fd ski attention mra mra2s; do
   for obj in causal masked; do
     for n in 13 16; do
-      [ "$m" = mra ] && [ "$n" = 13 ] && continue # MRA-2: blocks of 4
+      case "$m" in mra*) [ "$n" = 13 ] && continue;; esac # MRA-2, -2-s: blocks of 4
       expect_ok train --check-gradients --precision f32 --mixer "$m" --objective "$obj" --n "$n" --d 6 --batch 2 \
         --vocab 5 --rpe-width 8 --seed "$SEED" || continue
       grep -q "^layer1.mixer" "$TMP/stdout" || fail "$m $obj n=$n: no mixer group compared (seed $SEED)"

@@ -28,7 +28,7 @@ same_run() {
 # ---- N + M steps = a stop after N, two resumes -------------------------------
 for cfg in "--mixer tno" "--mixer fd --objective masked --precision f32" "--mixer attention --eval-every 4" \
            "--mixer tno --learn-decay --decay 0.9 --task text" "--mixer toeplitz --objective masked" \
-           "--mixer fd --rpe-input scaled"; do
+           "--mixer fd --rpe-input scaled" "--mixer mra2s" "--mixer mra2s --objective masked --precision f32"; do
   for t in 1 2; do
     rm -rf "$TMP"/full "$TMP"/ck "$TMP"/ck2
     expect_ok train $cfg $small --steps 12 --threads "$t" --quiet -o "$TMP/full.tsv" --save "$TMP/full" || continue

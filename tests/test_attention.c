@@ -2438,15 +2438,13 @@ START_TEST(test_f32_plan_errors)
                          SKIT_EINVAL);
         skit_attention_plan_destroy(p);
     }
-    /* no backward: mra2s, more MRA levels, the baselines; no selection
-     * but MRA's */
+    /* no backward: more MRA levels, the baselines; no selection but
+     * MRA's */
     const struct {
         skit_attention_method method;
         size_t levels;
         skit_precision precision;
-    } none[] = {{SKIT_ATTENTION_MRA2_SPARSE, 0, SKIT_PRECISION_F32},
-                {SKIT_ATTENTION_MRA2_SPARSE, 0, SKIT_PRECISION_F64},
-                {SKIT_ATTENTION_MRA2, 3, SKIT_PRECISION_F64},
+    } none[] = {{SKIT_ATTENTION_MRA2, 3, SKIT_PRECISION_F64},
                 {SKIT_ATTENTION_LOWRANK, 0, SKIT_PRECISION_F64},
                 {SKIT_ATTENTION_WINDOW, 0, SKIT_PRECISION_F64}};
     for (size_t i = 0; i < sizeof none / sizeof *none; i++) {

@@ -452,7 +452,9 @@ END_TEST
  * normal q, k, v, dy; scale 0.7) no term exceeds a few times the largest
  * entry of its group, so the groups are held to 16 (K + d + dv) u of their
  * largest entry. Random refined squares (the diagonal always, causal),
- * n with odd and prime block counts, outputs NaN-poisoned, dk omitted once. */
+ * n with odd and prime block counts, outputs NaN-poisoned, dk omitted once;
+ * MRA-2 and MRA-2-s (no coarse atoms; bidirectional, some block rows
+ * refine nothing). */
 START_TEST(test_mra2_backward_blocked_matches_rows)
 {
     const uint64_t seed = tu_seed();
@@ -461,7 +463,8 @@ START_TEST(test_mra2_backward_blocked_matches_rows)
     static const size_t shapes[][4] = {{8, 2, 3, 2}, {12, 3, 2, 5}, {30, 5, 4, 4}, {49, 7, 5, 3},
                                        {64, 8, 8, 8}, {96, 16, 6, 7}, {130, 13, 9, 4}, {256, 32, 16, 16}};
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
-        for (int causal = 0; causal < 2; causal++) {
+        for (int variant = 0; variant < 4; variant++) {
+            const int causal = variant & 1, sparse = variant >> 1;
             const size_t n = shapes[t][0], b = shapes[t][1], d = shapes[t][2], dv = shapes[t][3], rows = n / b;
             double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d), *v = tu_random(&rng, n * dv),
                    *dy = tu_random(&rng, n * dv);
@@ -473,23 +476,134 @@ START_TEST(test_mra2_backward_blocked_matches_rows)
                     refined[x + y * rows] = (causal && x == y) || skit_rng_uniform(&rng) < 0.4;
             const int drop_dk = t == 3;
             attn_mra2_backward_args a = {n, d, dv, b, causal, 0.7, q, k, v, dy, n, n, n, n, refined,
-                                         g2, drop_dk ? NULL : g2 + n * d, g2 + 2 * n * d, n, n, n};
+                                         g2, drop_dk ? NULL : g2 + n * d, g2 + 2 * n * d, n, n, n, sparse};
             TU_EXPECT_OK(attn_mra2_backward_rows(&a, NULL));
-            TU_EXPECT_OK((causal ? skit_mra2_backward_causal : skit_mra2_backward)(
-                n, d, dv, q, n, k, n, v, n, 0.7, b, refined, dy, n, g1, n, drop_dk ? NULL : g1 + n * d, n,
-                g1 + 2 * n * d, n, NULL));
+            a.dq = g1, a.dk = drop_dk ? NULL : g1 + n * d, a.dvv = g1 + 2 * n * d;
+            if (sparse) TU_EXPECT_OK(attn_mra2_backward(&a, NULL));
+            else
+                TU_EXPECT_OK((causal ? skit_mra2_backward_causal : skit_mra2_backward)(
+                    n, d, dv, q, n, k, n, v, n, 0.7, b, refined, dy, n, g1, n, drop_dk ? NULL : g1 + n * d, n,
+                    g1 + 2 * n * d, n, NULL));
             const double tol = 16.0 * (double)(n + rows + d + dv) * DBL_EPSILON / 2;
             const size_t off[3] = {0, n * d, 2 * n * d}, len[3] = {n * d, n * d, n * dv};
             for (int g = 0; g < 3; g++) {
                 if (g == 1 && drop_dk) continue;
                 double err = tu_rel_error(g1 + off[g], g2 + off[g], len[g]);
-                ck_assert_msg(err <= tol, "n=%zu b=%zu d=%zu dv=%zu %s group %d: blocked vs rows %g > %g (seed %llu)",
-                              n, b, d, dv, causal ? "causal" : "bidirectional", g, err, tol,
+                ck_assert_msg(err <= tol,
+                              "n=%zu b=%zu d=%zu dv=%zu %s%s group %d: blocked vs rows %g > %g (seed %llu)", n, b, d,
+                              dv, causal ? "causal" : "bidirectional", sparse ? " sparse" : "", g, err, tol,
                               (unsigned long long)seed);
             }
             skit_free(q), skit_free(k), skit_free(v), skit_free(dy), skit_free(g1), skit_free(g2);
             skit_free(refined);
         }
+}
+END_TEST
+
+/* <dy, Y> of an MRA-2-s plan's output, in double (either precision) */
+typedef struct mra2s_fd {
+    skit_attention_plan *plan;
+    int f32;
+    size_t n, d;
+    double *qkv, *dy; /* q, k, v (n x d each), then dy */
+    float *qkvf, *yf;
+    double *y;
+} mra2s_fd;
+
+static double mra2s_loss(mra2s_fd *t)
+{
+    const size_t n = t->n, nd = n * t->d;
+    double L = 0;
+    if (t->f32) {
+        for (size_t i = 0; i < 3 * nd; i++) t->qkvf[i] = (float)t->qkv[i];
+        TU_EXPECT_OK(skit_attention_plan_execute_f32(t->plan, t->qkvf, n, t->qkvf + nd, n, t->qkvf + 2 * nd, n,
+                                                     NULL, t->yf, n, NULL));
+        for (size_t i = 0; i < nd; i++) L += t->dy[i] * (double)t->yf[i];
+    } else {
+        TU_EXPECT_OK(skit_attention_plan_execute(t->plan, t->qkv, n, t->qkv + nd, n, t->qkv + 2 * nd, n, NULL,
+                                                 t->y, n, NULL));
+        for (size_t i = 0; i < nd; i++) L += t->dy[i] * t->y[i];
+    }
+    return L;
+}
+
+static void mra2s_gradients(mra2s_fd *t, double *g)
+{
+    const size_t n = t->n, nd = n * t->d;
+    if (!t->f32) {
+        TU_EXPECT_OK(skit_attention_plan_backward(t->plan, t->qkv, n, t->qkv + nd, n, t->qkv + 2 * nd, n, NULL,
+                                                  NULL, t->dy, n, g, n, g + nd, n, g + 2 * nd, n));
+        return;
+    }
+    float *dyf = tu_alloc_f32(nd), *gf = tu_alloc_f32(3 * nd);
+    for (size_t i = 0; i < nd; i++) dyf[i] = (float)t->dy[i];
+    for (size_t i = 0; i < 3 * nd; i++) t->qkvf[i] = (float)t->qkv[i];
+    TU_EXPECT_OK(skit_attention_plan_backward_f32(t->plan, t->qkvf, n, t->qkvf + nd, n, t->qkvf + 2 * nd, n, NULL,
+                                                  NULL, dyf, n, gf, n, gf + nd, n, gf + 2 * nd, n));
+    for (size_t i = 0; i < 3 * nd; i++) g[i] = gf[i];
+    skit_free(dyf), skit_free(gf);
+}
+
+/* d<dy, Y>/d(coordinate i) by central differences (float64 plans; the
+ * selection unchanged at both points, else NAN) */
+static double mra2s_difference(mra2s_fd *t, size_t i, const unsigned char *sel, unsigned char *moved)
+{
+    const size_t n = t->n, nd = n * t->d, N = (n / 8) * (n / 8);
+    const double h = 1e-5, x = t->qkv[i];
+    double L[2];
+    for (int side = 0; side < 2; side++) {
+        t->qkv[i] = x + (side ? -h : h);
+        TU_EXPECT_OK(skit_attention_plan_select(t->plan, t->qkv, n, t->qkv + nd, n, NULL, moved));
+        if (memcmp(moved, sel, N)) return t->qkv[i] = x, NAN;
+        L[side] = mra2s_loss(t);
+    }
+    t->qkv[i] = x;
+    return (L[0] - L[1]) / (2 * h);
+}
+
+/* MRA-2-s's backward (the plans': no coarse term, the refined squares
+ * held fixed) against central differences of its float64 forward at
+ * every coordinate whose perturbation keeps the selection; the float32
+ * plan's backward against the same differences within float rounding.
+ * Global selection at a quarter of the squares (bidirectional: some block
+ * rows refine nothing, output and gradient 0) and causal. */
+START_TEST(test_mra2s_plan_backward_fdiff)
+{
+    const uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    const size_t n = 32, d = 3, nd = n * d;
+    for (int variant = 0; variant < 4; variant++) {
+        const int causal = variant & 1, f32 = variant >> 1;
+        skit_attention_options o;
+        skit_attention_options_init(&o, SKIT_ATTENTION_MRA2_SPARSE);
+        o.block = 8, o.blocks_per_row[0] = 1, o.scale = 0.7, o.causal = causal;
+        o.precision = f32 ? SKIT_PRECISION_F32 : SKIT_PRECISION_F64;
+        mra2s_fd t = {.f32 = f32, .n = n, .d = d, .qkv = tu_random(&rng, 3 * nd), .dy = tu_random(&rng, nd),
+                      .qkvf = tu_alloc_f32(3 * nd), .yf = tu_alloc_f32(nd), .y = tu_alloc(nd)};
+        TU_EXPECT_OK(skit_attention_plan_create(&t.plan, n, d, d, &o));
+        double *g = tu_alloc(3 * nd);
+        mra2s_gradients(&t, g);
+        o.precision = SKIT_PRECISION_F64;
+        mra2s_fd ref = t;
+        ref.f32 = 0;
+        TU_EXPECT_OK(skit_attention_plan_create(&ref.plan, n, d, d, &o));
+        unsigned char sel[16], moved[16];
+        TU_EXPECT_OK(skit_attention_plan_select(ref.plan, t.qkv, n, t.qkv + nd, n, NULL, sel));
+        size_t checked = 0;
+        const double tol = f32 ? 1e-4 : 1e-7;
+        for (size_t i = 0; i < 3 * nd; i++) {
+            double fd = mra2s_difference(&ref, i, sel, moved);
+            if (isnan(fd)) continue;
+            checked++;
+            ck_assert_msg(fabs(fd - g[i]) <= tol * (1 + fabs(fd)), "%s%s coordinate %zu: backward %.10g, "
+                          "differences %.10g (seed %llu)", f32 ? "f32 " : "", causal ? "causal" : "bidirectional", i,
+                          g[i], fd, (unsigned long long)seed);
+        }
+        ck_assert_uint_ge(checked, 3 * nd / 2);
+        skit_attention_plan_destroy(t.plan), skit_attention_plan_destroy(ref.plan);
+        skit_free(t.qkv), skit_free(t.dy), skit_free(t.qkvf), skit_free(t.yf), skit_free(t.y), skit_free(g);
+    }
 }
 END_TEST
 
@@ -1199,6 +1313,7 @@ static Suite *suite_backward(void)
     tcase_add_test(att, test_mra2_backward_f32);
     tcase_add_test(att, test_mra2_backward_f32_all_refined);
     tcase_add_test(att, test_gradcheck_f32_mra2);
+    tcase_add_test(att, test_mra2s_plan_backward_fdiff);
     tcase_add_test(att, test_attention_backward_f32_threads);
     suite_add_tcase(s, att);
     return s;

@@ -175,14 +175,14 @@ static void check_steps_allocate_nothing(train_mixer mixer, int causal, int lear
 
 START_TEST(test_steps_allocate_nothing)
 {
-    for (int mixer = TRAIN_MIXER_TNO; mixer <= TRAIN_MIXER_TOEPLITZ; mixer++)
+    for (int mixer = TRAIN_MIXER_TNO; mixer <= TRAIN_MIXER_MRA2S; mixer++)
         for (int causal = 0; causal < 2; causal++)
             check_steps_allocate_nothing((train_mixer)mixer, causal, 0, SKIT_PRECISION_F64);
     check_steps_allocate_nothing(TRAIN_MIXER_TNO, 1, 1, SKIT_PRECISION_F64);
     /* float32, every mixer: float arenas, the library's float32 plans, and
      * MRA-2's float32 forward and backward on the model's scratch */
     static const train_mixer single[] = {TRAIN_MIXER_TNO, TRAIN_MIXER_FD, TRAIN_MIXER_SKI, TRAIN_MIXER_ATTENTION,
-                                         TRAIN_MIXER_MRA};
+                                         TRAIN_MIXER_MRA, TRAIN_MIXER_MRA2S};
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
         for (int causal = 0; causal < 2; causal++)
             check_steps_allocate_nothing(single[i], causal, 0, SKIT_PRECISION_F32);

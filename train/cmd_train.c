@@ -44,10 +44,12 @@ static const char *usage =
     "  --text FILE         text corpus (default " DEFAULT_TEXT ", Debian base-files)\n"
     "  --objective O       causal (default) or masked (masked LM, 15 %, bidirectional)\n"
     "model:\n"
-    "  --mixer M           tno (default), fd, ski, attention, mra or toeplitz\n"
-    "                      (TNN w/o RPE: the Toeplitz coefficients are the\n"
-    "                      parameters, layerL.coeffs, lags x e; float64 only, no\n"
-    "                      --eval-lengths but --n)\n"
+    "  --mixer M           tno (default), fd, ski, attention, mra, mra2s or\n"
+    "                      toeplitz (TNN w/o RPE: the Toeplitz coefficients are\n"
+    "                      the parameters, layerL.coeffs, lags x e; float64 only,\n"
+    "                      no --eval-lengths but --n); mra: MRA-2 (refined squares\n"
+    "                      + coarse block means), mra2s: MRA-2-s (the refined\n"
+    "                      squares alone)\n"
     "  --n N               training length (default 64)\n"
     "  --batch B           sequences per step (default 8)\n"
     "  --d D               model width (default 32); --expand E GTU width E*D (default 1)\n"
@@ -66,14 +68,14 @@ static const char *usage =
     "  --causal-ski A      ski, causal objective: cumsum, blocked or auto (default);\n"
     "                      the same operator (see 'skit tno --help')\n"
     "  --heads H           attention: heads (default 1; H divides expand * d)\n"
-    "  --positions P       attention, mra: rope (default: rotary q, k), learned\n"
+    "  --positions P       attention, mra, mra2s: rope (default: rotary q, k), learned\n"
     "                      (absolute positions added to the embedding, n x d) or,\n"
     "                      attention only, alibi (ALiBi: head h of H adds\n"
     "                      -2^(-8(h+1)/H) |i - j| to its scores, H a power of two\n"
     "                      or not; no parameters, any --eval-lengths)\n"
     "  --precision P       f64 (default) or f32: activations, gradients and GEMMs in\n"
-    "                      float32, tno, fd and ski on float32 plans, mra on the\n"
-    "                      float32 MRA-2; parameters, AdamW and checkpoints stay\n"
+    "                      float32, tno, fd and ski on float32 plans, mra and\n"
+    "                      mra2s on the float32 MRA plans; parameters, AdamW and checkpoints stay\n"
     "                      float64 (mixed)\n"
     "  --learn-decay       tno: train each block's lambda = sigmoid(theta) from --decay\n"
     "                      (< 1); checkpoints hold theta as layerL.decay_logit.npy\n"
@@ -542,7 +544,7 @@ static int validate(args *a)
             return cli_usage_error("--eval-lengths: %zu: --mixer toeplitz has one coefficient per lag of --n %zu "
                                    "and none beyond", a->lengths[i], m->n);
     if (a->nlengths && m->positions == TRAIN_POSITIONS_LEARNED &&
-        (m->mixer == TRAIN_MIXER_ATTENTION || m->mixer == TRAIN_MIXER_MRA))
+        (m->mixer == TRAIN_MIXER_ATTENTION || train_mixer_is_mra(m->mixer)))
         return cli_usage_error("--eval-lengths: the attention model's learned positions exist for --n only");
     if (a->eval_out && !a->nlengths) return cli_usage_error("--eval-out: give --eval-lengths too");
     if (cli_common_validate(&a->common) || cli_check_data_path("--eval-out", a->eval_out, 0)) return CLI_USAGE;
@@ -876,7 +878,7 @@ static void describe_mixer(const args *a, const run *r, char *text, size_t size)
                  a->model.causal ? "0..n-1" : "-(n-1)..n-1", a->model.expand * a->model.d);
         return;
     }
-    if (a->model.mixer == TRAIN_MIXER_ATTENTION || a->model.mixer == TRAIN_MIXER_MRA) {
+    if (a->model.mixer == TRAIN_MIXER_ATTENTION || train_mixer_is_mra(a->model.mixer)) {
         snprintf(text, size, "mixer %s (layerL.mixer.wq/wk: e x e); d %zu; heads %zu; positions %s",
                  train_mixer_names[a->model.mixer], a->model.expand * a->model.d, a->model.heads,
                  train_positions_names[a->model.positions]);

@@ -9,7 +9,7 @@
 
 #include "model.h"
 
-const char *const train_mixer_names[] = {"tno", "fd", "ski", "attention", "mra", "toeplitz", NULL};
+const char *const train_mixer_names[] = {"tno", "fd", "ski", "attention", "mra", "toeplitz", "mra2s", NULL};
 const char *const train_positions_names[] = {"rope", "learned", "alibi", NULL};
 
 #define NORM_EPS 1e-5
@@ -72,7 +72,7 @@ struct train_model {
 /* Mixers whose softmax sees no token order: they get W_q, W_k and positions. */
 static int softmax_mixer(const train_config *c)
 {
-    return c->mixer == TRAIN_MIXER_ATTENTION || c->mixer == TRAIN_MIXER_MRA;
+    return c->mixer == TRAIN_MIXER_ATTENTION || train_mixer_is_mra(c->mixer);
 }
 
 /* Mixers of a skit_tno plan: a flat parameter vector the plan generates. */
@@ -335,7 +335,7 @@ static int mixer_forward(train_model *m, size_t l, block_acts *a)
         attention_forward(m, &m->bp[l], a);
         return SKIT_OK;
     }
-    if (m->c.mixer == TRAIN_MIXER_MRA) return mra_forward(m, l, &m->bp[l], a);
+    if (train_mixer_is_mra(m->c.mixer)) return mra_forward(m, l, &m->bp[l], a);
     if (m->c.mixer == TRAIN_MIXER_TOEPLITZ) return toeplitz_forward(m, l, a);
     return skit_tno_plan_execute(m->plans[l], a->v, a->mix, m->mixer_work);
 }
@@ -348,7 +348,7 @@ static int mixer_backward(train_model *m, size_t l, const block_acts *a, const d
         attention_backward(m, bp, a, dmix, dv, s[0], s[4], dP);
         return SKIT_OK;
     }
-    if (m->c.mixer == TRAIN_MIXER_MRA) return mra_backward(m, l, bp, a, dmix, dv, s[0], s[4], s[5], s[6]);
+    if (train_mixer_is_mra(m->c.mixer)) return mra_backward(m, l, bp, a, dmix, dv, s[0], s[4], s[5], s[6]);
     if (m->c.mixer == TRAIN_MIXER_TOEPLITZ) return toeplitz_backward(m, l, a, dmix, dv);
     double dlambda = 0;
     int status = skit_tno_plan_backward(m->plans[l], a->v, dmix, dv, m->grads + bp->mixer,
@@ -364,7 +364,7 @@ static int mixer_forward_f32(train_model *m, size_t l, block_acts_f32 *a)
         attention_forward_f32(m, &m->bp[l], a);
         return SKIT_OK;
     }
-    if (m->c.mixer == TRAIN_MIXER_MRA) return mra_forward_f32(m, l, &m->bp[l], a);
+    if (train_mixer_is_mra(m->c.mixer)) return mra_forward_f32(m, l, &m->bp[l], a);
     return skit_tno_plan_execute_f32(m->plans[l], a->v, a->mix, m->mixer_work);
 }
 
@@ -375,7 +375,7 @@ static int mixer_backward_f32(train_model *m, size_t l, const block_acts_f32 *a,
         attention_backward_f32(m, &m->bp[l], a, dmix, dv, s[0], s[4], dP);
         return SKIT_OK;
     }
-    if (m->c.mixer == TRAIN_MIXER_MRA) return mra_backward_f32(m, l, &m->bp[l], a, dmix, dv, s[0], s[4], s[5], s[6]);
+    if (train_mixer_is_mra(m->c.mixer)) return mra_backward_f32(m, l, &m->bp[l], a, dmix, dv, s[0], s[4], s[5], s[6]);
     double dlambda = 0;
     int status = skit_tno_plan_backward_f32(m->plans[l], a->v, dmix, dv, m->grads + m->bp[l].mixer,
                                             m->c.learn_decay ? &dlambda : NULL, m->mixer_work);
@@ -471,13 +471,14 @@ static void clamp_ski(skit_tno_options *o, size_t n)
     if (o->taps > 2 * n - 1) o->taps = 2 * n - 1;
 }
 
-/* MRA-2 with blocks of 8 tokens (4 when n is not a multiple of 8), half of
- * each row's blocks refined (one global top-k, the paper's default rule). */
+/* MRA-2 (or MRA-2-s: the refined squares alone) with blocks of 8 tokens
+ * (4 when n is not a multiple of 8), half of each row's blocks refined
+ * (one global top-k, the paper's default rule). */
 static int create_mra(train_model *m, const char **why)
 {
     size_t n = m->c.n, e = m->e;
     skit_attention_options *o = &m->mra_options;
-    skit_attention_options_init(o, SKIT_ATTENTION_MRA2);
+    skit_attention_options_init(o, m->c.mixer == TRAIN_MIXER_MRA2S ? SKIT_ATTENTION_MRA2_SPARSE : SKIT_ATTENTION_MRA2);
     o->block = n % 8 == 0 ? 8 : 4;
     o->blocks_per_row[0] = n / o->block / 2 ? n / o->block / 2 : 1;
     o->scale = 1.0 / sqrt((double)e);
@@ -592,7 +593,7 @@ static size_t activation_count(const train_model *m, size_t pad)
     size_t R = m->R, d = m->c.d, e = m->e, h = m->h, n = m->c.n;
     size_t per = 2 * (R * d + R + 2 * pad) + 6 * (R * e + pad) + 4 * (R * h + pad);
     if (m->c.mixer == TRAIN_MIXER_ATTENTION) per += 2 * (R * e + pad) + m->c.batch * m->c.heads * n * n + pad;
-    if (m->c.mixer == TRAIN_MIXER_MRA) per += 6 * (R * e + pad);
+    if (train_mixer_is_mra(m->c.mixer)) per += 6 * (R * e + pad);
     return m->c.layers * per + 2 * (R * d + pad) + R + pad + R * m->c.out_vocab + pad;
 }
 
@@ -660,7 +661,7 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
 {
     *out = NULL;
     *why = NULL;
-    if (c->mixer == TRAIN_MIXER_MRA && (c->n % 4 || c->n < 8)) {
+    if (train_mixer_is_mra(c->mixer) && (c->n % 4 || c->n < 8)) {
         *why = "MRA-2 needs n a multiple of 4 and >= 8 (blocks of 4 or 8 tokens)";
         return SKIT_EUNSUPPORTED;
     }
@@ -713,7 +714,7 @@ int train_model_create(train_model **out, const train_config *c, const char **wh
         lay_out_parameters(m);
         status = allocate(m);
     }
-    if (!status && c->mixer == TRAIN_MIXER_MRA) status = create_mra(m, why);
+    if (!status && train_mixer_is_mra(c->mixer)) status = create_mra(m, why);
     if (!status && tno_mixer(c)) status = create_plans(m, why);
     if (!status && c->mixer == TRAIN_MIXER_TOEPLITZ) status = create_toeplitz(m);
     if (!status) {

@@ -39,10 +39,17 @@ typedef enum train_mixer {
     TRAIN_MIXER_SKI,
     TRAIN_MIXER_ATTENTION,
     TRAIN_MIXER_MRA,
-    TRAIN_MIXER_TOEPLITZ
+    TRAIN_MIXER_TOEPLITZ,
+    TRAIN_MIXER_MRA2S /* MRA-2-s: MRA-2's finest level alone (no coarse term) */
 } train_mixer;
 
-extern const char *const train_mixer_names[]; /* "tno", "fd", "ski", "attention", "mra", "toeplitz", NULL */
+extern const char *const train_mixer_names[]; /* "tno", "fd", "ski", "attention", "mra", "toeplitz", "mra2s", NULL */
+
+/* MRA-2 or MRA-2-s: the same model and plan calls, the plan's method apart */
+static inline int train_mixer_is_mra(train_mixer mixer)
+{
+    return mixer == TRAIN_MIXER_MRA || mixer == TRAIN_MIXER_MRA2S;
+}
 
 /* How attention (and MRA-2) learns token order: rotary q, k (RoFormer),
  * learned absolute positions added to the embedding (n x d), or ALiBi

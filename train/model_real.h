@@ -416,7 +416,7 @@ static void SFX(carve_activations)(train_model *m)
         if (m->c.mixer == TRAIN_MIXER_ATTENTION)
             a->q = SFX(carve)(&p, R * e), a->k = SFX(carve)(&p, R * e),
             a->p = SFX(carve)(&p, m->c.batch * m->c.heads * n * n);
-        if (m->c.mixer == TRAIN_MIXER_MRA) {
+        if (train_mixer_is_mra(m->c.mixer)) {
             a->q = SFX(carve)(&p, R * e), a->k = SFX(carve)(&p, R * e);
             a->qc = SFX(carve)(&p, R * e), a->kc = SFX(carve)(&p, R * e);
             a->vc = SFX(carve)(&p, R * e), a->yc = SFX(carve)(&p, R * e);

@@ -235,6 +235,7 @@ void attn_block_means(size_t n, size_t d, const double *x, size_t ldx, size_t s,
         const unsigned char *refined;                                                              \
         R *dq, *dk, *dvv; /* each may be NULL */                                                   \
         size_t lddq, lddk, lddv;                                                                   \
+        int sparse; /* MRA-2-s: the unrefined squares hold no atom (no coarse term) */         \
     }
 typedef struct attn_mra2_backward_args ATTN_MRA2_BACKWARD_ARGS(double) attn_mra2_backward_args;
 typedef struct attn_mra2_backward_args_f32 ATTN_MRA2_BACKWARD_ARGS(float) attn_mra2_backward_args_f32;

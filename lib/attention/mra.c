@@ -816,7 +816,7 @@ static int mra_backward(const skit_attention_plan *plan, const attn_backward_cal
     const mra_impl *im = plan->impl;
     const attn_mra2_backward_args a = {plan->n, plan->d, plan->dv, im->lv[0].s, plan->o.causal, plan->scale,
                                        c->q, c->k, c->v, c->dy, c->ldq, c->ldk, c->ldv, c->lddy, c->refined,
-                                       c->dq, c->dk, c->dv, c->lddq, c->lddk, c->lddv};
+                                       c->dq, c->dk, c->dv, c->lddq, c->lddk, c->lddv, im->sparse};
     return attn_mra2_backward(&a, im->sweep_work);
 }
 
@@ -981,9 +981,9 @@ int attn_mra_create(skit_attention_plan *p)
         skit_size_mul(im->sweep_per, (size_t)p->threads, &per) || skit_size_add(work, per, &work) ||
         skit_size_mul(tiles + 1, (size_t)p->threads, &per))
         return SKIT_ERROR(SKIT_EOVERFLOW, "MRA sweep scratch overflows size_t");
-    /* MRA-2 of two levels {block, 1} has a backward, run on the sweep's
-     * scratch (one call at a time uses it) */
-    const int has_backward = !im->sparse && L == 2 && scales[1] == 1;
+    /* MRA-2 and -2-s of two levels {block, 1} have a backward, run on the
+     * sweep's scratch (one call at a time uses it) */
+    const int has_backward = L == 2 && scales[1] == 1;
     if (has_backward) {
         work = SKIT_MAX(work, skit_mra2_backward_workspace(n, d, dv, scales[0]));
         ALLOC(p->refined, im->lv[0].rows * im->lv[0].rows, unsigned char);
@@ -1001,7 +1001,6 @@ int attn_mra_create(skit_attention_plan *p)
     p->execute = mra_execute;
     p->select = mra_select;
     if (has_backward) p->backward = mra_backward;
-    else if (im->sparse) p->no_backward = "method = mra2s: the backward runs exact and mra2 plans";
     else p->no_backward = "levels: the mra2 backward runs two levels R = {block, 1}";
     p->checks_inputs = 1;
     return SKIT_OK;

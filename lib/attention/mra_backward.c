@@ -5,7 +5,8 @@
  * scale q_i . k_j of every key j in a refined square (x, y), with value v_j,
  * and one coarse atom per unrefined square, logit C_xy + log b (C = scale
  * Qm Km^T on the block means), value Vm_y; that is what lib/attention/mra.c
- * computes. The backward is softmax attention's over the atoms, the coarse
+ * computes; MRA-2-s (sparse) has no coarse atoms, and a row without
+ * refined squares is 0 with no gradient. The backward is softmax attention's over the atoms, the coarse
  * atoms' gradients then spread evenly over their blocks (the means' adjoint).
  * skit_mra2_backward runs it by query blocks on GEMMs
  * (mra_backward_blocked.c); attn_mra2_backward_rows, row by row with a
@@ -23,6 +24,7 @@
 typedef struct mra2_shape {
     size_t n, d, dv, b, rows;
     int causal; /* keys j <= i only: squares after the diagonal drop out */
+    int sparse; /* MRA-2-s: unrefined squares drop out */
 } mra2_shape;
 
 static int check_shape(size_t n, size_t d, size_t dv, size_t block)
@@ -123,7 +125,7 @@ static int square_atoms(const mra2_shape *s, const unsigned char *refined, size_
                         size_t *j0, size_t *j1)
 {
     if (s->causal && y > x) return 0;
-    if (!refined[x + y * s->rows]) return 1;
+    if (!refined[x + y * s->rows]) return s->sparse ? 0 : 1;
     *j0 = y * s->b;
     *j1 = s->causal && y == x ? i + 1 : (y + 1) * s->b;
     return 2;
@@ -192,7 +194,7 @@ static void row_backward(const mra2_shape *s, const double *q, size_t ldq, const
 /* the reference's atoms: row by row, a scalar loop per atom */
 static void rows_atoms(const attn_mra2_backward_args *a, const attn_mra2_coarse *c, double *scratch)
 {
-    const mra2_shape s = {a->n, a->d, a->dv, a->block, a->n / a->block, a->causal};
+    const mra2_shape s = {a->n, a->d, a->dv, a->block, a->n / a->block, a->causal, a->sparse};
     const mra2_work w = {c, scratch, scratch + a->n + s.rows};
     for (size_t i = 0; i < a->n; i++) {
         row_atoms(&s, a->q, a->ldq, a->k, a->ldk, a->scale, a->refined, i, &w);
@@ -249,7 +251,7 @@ int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ld
                        size_t lddv, double *work)
 {
     const attn_mra2_backward_args a = {n, d, dv, block, 0, scale, q, k, v, dy, ldq, ldk, ldv, lddy,
-                                       refined, dq, dk, dvv, lddq, lddk, lddv};
+                                       refined, dq, dk, dvv, lddq, lddk, lddv, 0};
     return mra2_backward(&a, 1, work);
 }
 
@@ -259,6 +261,6 @@ int skit_mra2_backward_causal(size_t n, size_t d, size_t dv, const double *q, si
                               double *dk, size_t lddk, double *dvv, size_t lddv, double *work)
 {
     const attn_mra2_backward_args a = {n, d, dv, block, 1, scale, q, k, v, dy, ldq, ldk, ldv, lddy,
-                                       refined, dq, dk, dvv, lddq, lddk, lddv};
+                                       refined, dq, dk, dvv, lddq, lddk, lddv, 0};
     return mra2_backward(&a, 1, work);
 }

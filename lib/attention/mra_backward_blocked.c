@@ -50,7 +50,7 @@ _Static_assert(sizeof(size_t) <= sizeof(double), "the workspace holds the square
 /* The tiles of one block row, in the workspace */
 typedef struct block_row {
     size_t n, d, dv, b, rows;
-    int causal;
+    int causal, sparse; /* sparse: MRA-2-s, no coarse atoms */
     double scale;
     R *S, *dP;         /* refined squares' tiles, b x b each (column-major), in order */
     R *A, *dA;         /* b x rows: coarse weights and their dweights (0: no coarse atom) */
@@ -109,7 +109,7 @@ static void coarse_logits(const block_row *r, const unsigned char *refined, cons
     const size_t b = r->b;
     const R logb = (R)log((double)b);
     for (size_t y = 0; y < r->rows; y++) {
-        const int atom = !(r->causal && y > x) && !refined[x + y * r->rows];
+        const int atom = !r->sparse && !(r->causal && y > x) && !refined[x + y * r->rows];
         const R logit = atom ? C[x + y * r->rows] + logb : -INFINITY;
         for (size_t i = 0; i < b; i++) r->A[i + y * b] = logit;
     }
@@ -151,6 +151,12 @@ static void fine_logits(const block_row *r, const R *q, size_t ldq, size_t x, si
 
 static inline R larger(R a, R b) { return b > a ? b : a; }
 
+/* exp(logit - mx), 0 in a row without atoms (mx = -inf: MRA-2-s with no
+ * refined square), whose output the forward sets to 0 */
+static inline R shifted_exp(R logit, R mx) { return mx == -INFINITY ? 0 : EXP(logit - mx); }
+
+static inline R normalised(R p, double l) { return l > 0 ? (R)(p / l) : 0; }
+
 /* logits -> softmax weights in place over every atom of each query row:
  * the fine tiles and the coarse panel */
 static void softmax_rows(const block_row *r, size_t count)
@@ -166,15 +172,15 @@ static void softmax_rows(const block_row *r, size_t count)
         for (size_t j = 0; j < b; j++)
             for (size_t i = 0; i < b; i++) {
                 R *p = &r->S[s * b * b + i + j * b];
-                r->l[i] += (*p = EXP(*p - r->mx[i]));
+                r->l[i] += (*p = shifted_exp(*p, r->mx[i]));
             }
     for (size_t y = 0; y < rows; y++)
-        for (size_t i = 0; i < b; i++) r->l[i] += (r->A[i + y * b] = EXP(r->A[i + y * b] - r->mx[i]));
+        for (size_t i = 0; i < b; i++) r->l[i] += (r->A[i + y * b] = shifted_exp(r->A[i + y * b], r->mx[i]));
     for (size_t s = 0; s < count; s++)
         for (size_t j = 0; j < b; j++)
-            for (size_t i = 0; i < b; i++) r->S[s * b * b + i + j * b] = (R)(r->S[s * b * b + i + j * b] / r->l[i]);
+            for (size_t i = 0; i < b; i++) r->S[s * b * b + i + j * b] = normalised(r->S[s * b * b + i + j * b], r->l[i]);
     for (size_t y = 0; y < rows; y++)
-        for (size_t i = 0; i < b; i++) r->A[i + y * b] = (R)(r->A[i + y * b] / r->l[i]);
+        for (size_t i = 0; i < b; i++) r->A[i + y * b] = normalised(r->A[i + y * b], r->l[i]);
 }
 
 /* dweights (dP tiles: one GEMM on the gathered values; the dA panel) and
@@ -233,7 +239,7 @@ static void coarse_gradients(const block_row *r, const R *dy, size_t lddy, R *dC
 void NAME(attn_mra2_backward_blocks)(const args_t *a, const coarse_t *c, R *work)
 {
     block_row r = {.n = a->n, .d = a->d, .dv = a->dv, .b = a->block, .rows = a->n / a->block,
-                   .causal = a->causal, .scale = a->scale};
+                   .causal = a->causal, .sparse = a->sparse, .scale = a->scale};
     carve(&r, work);
     const size_t rows = r.rows;
     /* C = scale Qm Km^T (rows x rows, C[x + y rows]) */

@@ -223,7 +223,8 @@ static int mra_backward_f32(const skit_attention_plan *plan, const attn_backward
     const mra_f32_impl *im = plan->impl;
     const attn_mra2_backward_args_f32 a = {plan->n, plan->d, plan->dv, im->b, plan->o.causal, plan->scale,
                                            c->q, c->k, c->v, c->dy, c->ldq, c->ldk, c->ldv, c->lddy, c->refined,
-                                           c->dq, c->dk, c->dv, c->lddq, c->lddk, c->lddv};
+                                           c->dq, c->dk, c->dv, c->lddq, c->lddk, c->lddv,
+                                           plan->o.method == SKIT_ATTENTION_MRA2_SPARSE};
     return attn_mra2_backward_f32(&a, im->work);
 }
 
@@ -243,9 +244,8 @@ int attn_mra_create_f32(skit_attention_plan *p)
     if (rows > 65535)
         return SKIT_ERROR(SKIT_ETOOBIG,
                           "n/block = %zu coarse blocks per row: need fewer than 65536 (use a larger block)", rows);
-    const int has_backward = p->o.method == SKIT_ATTENTION_MRA2;
     const size_t forward = count_work(n, d, dv, b, p->threads).bytes;
-    const size_t backward = has_backward ? attn_mra2_backward_f32_floats(n, d, dv, b) : 0;
+    const size_t backward = attn_mra2_backward_f32_floats(n, d, dv, b);
     if (forward == 0 || backward > SIZE_MAX / sizeof(float))
         return SKIT_ERROR(SKIT_EOVERFLOW, "MRA scratch size overflows size_t");
     mra_f32_impl *im = attn_plan_alloc(p, 1, sizeof *im);
@@ -256,10 +256,6 @@ int attn_mra_create_f32(skit_attention_plan *p)
     p->impl = im;
     p->execute_f32 = mra_execute_f32;
     p->select = mra_select_f32;
-    if (!has_backward) {
-        p->no_backward = "method = mra2s: the backward runs exact and mra2 plans";
-        return SKIT_OK;
-    }
     p->refined = attn_plan_alloc(p, rows * rows, 1);
     if (!p->refined) return p->alloc_status;
     p->backward = mra_backward_f32;

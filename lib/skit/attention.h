@@ -428,7 +428,11 @@ int skit_mra2_backward(size_t n, size_t d, size_t dv, const double *q, size_t ld
  *     Vm^T, dVm); the block means in double, rounded once; each row's
  *     softmax normaliser and row sum <W_i, dW_i> over its atoms in double;
  *     C = scale Qm Km^T and its gradient by sgemm.
- * refined (mra2; exact plans ignore it): the squares the forward refined,
+ *   mra2s (MRA-2-s) of the same two levels: the same backward without the
+ *     coarse atoms (its output is the softmax over the refined squares'
+ *     keys alone); a row with no refined square (bidirectional, global
+ *     selection) has output 0 and passes no gradient.
+ * refined (mra2, mra2s; exact plans ignore it): the squares the forward refined,
  * (n/block)^2 bytes, square (x, y) (query block x, key block y) at x + y
  * (n/block), as skit_attention_plan_select writes them; or NULL: the plan
  * selects them again from q and k with its execute's own code, so they
