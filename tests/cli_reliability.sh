@@ -147,9 +147,13 @@ EOF
   if [ -z "$peer" ]; then fail "bench tno never started the stand-in PyTorch peer: $(tail -c 300 "$TMP/stderr")"
   else
     [ $rc -eq 143 ] && pass || fail "SIGTERM during the PyTorch peer: exit $rc, expected 143"
-    sleep 0.5
-    # a zombie is stopped (orphans wait for a reaper that a container may lack)
-    state=$(ps -o stat= -p "$peer" 2>/dev/null || true)
+    # a zombie is stopped (orphans wait for a reaper that a container may lack);
+    # the peer gets the signal from skit and ends on its own time: up to 30 s
+    for _ in $(seq 300); do
+      state=$(ps -o stat= -p "$peer" 2>/dev/null || true)
+      [ -z "$state" ] || [ "${state#Z}" != "$state" ] && break
+      sleep 0.1
+    done
     if [ -n "$state" ] && [ "${state#Z}" = "$state" ]; then
       fail "SIGTERM during bench tno: its PyTorch peer still runs"; kill "$peer"
     else pass; fi
@@ -192,7 +196,9 @@ partial_merge "$R" "shard 2/3, shard 3/3" "after one of three shards"
 # shards of one run may run at the same time (they share the directory lock)
 SKIT_DATADIR=$FAKE SLOW_EXPERIMENT=02_two "$SKIT" reproduce --out "$R" --shard 2/3 >/dev/null 2>&1 &
 pid=$!
-sleep 1
+# its shard's lock taken (the lock file holds its PID): a fixed delay can
+# pass before a loaded machine has started it
+for _ in $(seq 600); do [ "$(cat "$R/.skit-reproduce.lock.2-of-3" 2>/dev/null)" = "$pid" ] && break; sleep 0.1; done
 SKIT_DATADIR=$FAKE run reproduce --out "$R" --shard 3/3
 expect 0 "" "two shards of one run at the same time"
 SKIT_DATADIR=$FAKE run reproduce --out "$R" --shard 2/3
@@ -215,7 +221,7 @@ grep -q "Partial" "$R/REPORT.md" && fail "complete REPORT.md says partial" || pa
 R2=$TMP/rep2
 SKIT_DATADIR=$FAKE SLOW_EXPERIMENT=02_two "$SKIT" reproduce --out "$R2" >"$TMP/stdout" 2>"$TMP/stderr" &
 pid=$!
-for _ in $(seq 50); do [ -e "$R2/notes/.02_two.md.tmp".* ] 2>/dev/null && break; ls "$R2/notes" 2>/dev/null | grep -q '02_two' && break; sleep 0.2; done
+for _ in $(seq 300); do [ -e "$R2/notes/.02_two.md.tmp".* ] 2>/dev/null && break; ls "$R2/notes" 2>/dev/null | grep -q '02_two' && break; sleep 0.2; done
 sleep 0.5
 # a second run on the same directory: refused while the first holds it
 SKIT_DATADIR=$FAKE run reproduce --out "$R2"
@@ -223,7 +229,9 @@ expect 2 "in use by PID $pid" "concurrent reproduce --out SAME"
 kill -TERM $pid
 wait $pid; rc=$?
 [ $rc -eq 143 ] && pass || fail "SIGTERM during reproduce: exit $rc, expected 143"
-sleep 0.5
+# the script ends by the signal skit passed on, after skit: wait for it (it
+# removes its temporaries on the way out), not a fixed time
+for _ in $(seq 300); do pgrep -f "$FAKE/experiments/02_two.sh" >/dev/null || break; sleep 0.1; done
 if pgrep -f "sleep 30" -P "$(pgrep -d, -f "$FAKE/experiments/02_two.sh" || echo 1)" >/dev/null 2>&1 ||
    pgrep -f "$FAKE/experiments/02_two.sh" >/dev/null; then
   fail "SIGTERM during reproduce: the experiment script still runs"

@@ -175,25 +175,42 @@ expect_usage_error "--op" decay $rpe --activation relu --params "$TMP/ck/layer0.
 # ---- signals ----------------------------------------------------------------
 # SIGTERM during training: the step under way finishes, DIR is saved, the
 # process ends by SIGTERM (143), nothing else stays; resumed, the run ends
-# as the uninterrupted one
-long="$small --mixer tno --steps 8000 --eval-every 100000"
-rm -rf "$TMP/sig" && mkdir "$TMP/sig"
-"$SKIT" train $long --quiet -o "$TMP/sig/log.tsv" --save "$TMP/sig/ck" 2>"$TMP/stderr" &
-pid=$!
-sleep 0.5
-kill -TERM $pid
-wait $pid
-rc=$?
+# as the uninterrupted one. The signal goes once a step's progress line
+# shows (at 1 s): a fixed delay could find the command still setting up on
+# a loaded machine (it then ends with nothing saved, as documented) or, on
+# a fast one, done; a run that ends before its signal is rerun 4x longer.
+# sigterm_training STEPS: that run in $TMP/sig; its exit status
+sigterm_training() {
+  local pid i
+  rm -rf "$TMP/sig" && mkdir "$TMP/sig"
+  "$SKIT" train $small --mixer tno --steps "$1" --eval-every 100000 -o "$TMP/sig/log.tsv" \
+    --save "$TMP/sig/ck" 2>"$TMP/stderr" &
+  pid=$!
+  for i in $(seq 1200); do
+    grep -q '\] step ' "$TMP/stderr" && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -TERM $pid 2>/dev/null
+  wait $pid
+}
+for steps in 16000 64000 256000; do
+  sigterm_training $steps
+  rc=$?
+  step=$(sed -n 's/^step	//p' "$TMP/sig/ck/state.tsv" 2>/dev/null)
+  # ended (or the signal came) after the last step: nothing to resume yet
+  [ $rc -eq 0 ] || { [ -n "$step" ] && [ "$step" -ge "$steps" ]; } || break
+done
+long="$small --mixer tno --steps $steps --eval-every 100000"
 [ $rc -eq 143 ] && pass || fail "SIGTERM during training: exit $rc, expected 143 ($(cat "$TMP/stderr"))"
 left=$(ls "$TMP/sig" | grep -v '^ck$')
 [ -z "$left" ] && pass || fail "SIGTERM during training left: $left"
-step=$(sed -n 's/^step	//p' "$TMP/sig/ck/state.tsv" 2>/dev/null)
-if [ -n "$step" ] && [ "$step" -lt 8000 ]; then
+if [ -n "$step" ] && [ "$step" -lt "$steps" ]; then
   expect_ok train --resume "$TMP/sig/ck" --quiet -o /dev/null --save "$TMP/sig/resumed"
   expect_ok train $long --quiet -o /dev/null --save "$TMP/sig/full"
-  same_run "$TMP/sig/full" "$TMP/sig/resumed" "resumed after SIGTERM at step $step"
+  same_run "$TMP/sig/full" "$TMP/sig/resumed" "resumed after SIGTERM at step $step of $steps"
 else
-  fail "SIGTERM during training: no checkpoint to resume from (step '$step')"
+  fail "SIGTERM during training: no checkpoint to resume from (step '$step' of $steps)"
 fi
 # signals while checkpoints are written (every step, 20 MB each), a
 # second one forcing the way out mid-write: a complete checkpoint or none,
