@@ -40,7 +40,13 @@ head -c 1024 /dev/urandom > "$C/munge/munge.key"
 chown -R munge: "$C/munge"
 chmod 400 "$C/munge/munge.key"
 host=$(hostname -s)
-port=$((20000 + RANDOM % 20000))
+# two free ports (something that answers on 127.0.0.1 holds one): a random
+# pair alone could collide with a service of the machine
+port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for _ in $(seq 50); do
+  port=$((20000 + RANDOM % 20000))
+  port_taken "$port" || port_taken $((port + 1)) || break
+done
 cat > "$C/slurm.conf" <<EOF
 ClusterName=skittest
 SlurmctldHost=$host(127.0.0.1)
