@@ -101,9 +101,15 @@ for row in 0 1 31 62 63; do
 done
 # float32 against the float64 backward: a row of at least an eighth of the
 # group's largest is measured against itself, at the expected rounding
-# (~1e-5 here), far below the derived bounds (1e-4 to 1e-2)
+# (~1e-5 here), far below the derived bounds (1e-4 to 1e-2). Attention's
+# v rows on seeds 1 and 2, where these rows are that large: on a random
+# seed a key that draws little attention has a small v row, which the
+# check compares with an eighth of the largest, by design (so a 1e-4 error
+# there went unseen on 5 of 900 row-seed pairs, seeds 1-300)
 for row in 1 30 63; do
-  expect_caught v "scale:v:$row:1e-4" grad-check --op attention --precision f32 --seed "$SEED"
+  for s in 1 2; do
+    expect_caught v "scale:v:$row:1e-4" grad-check --op attention --precision f32 --seed "$s"
+  done
   expect_caught x "scale:x:$row:1e-4" grad-check --op ski-tno --precision f32 --seed "$SEED"
 done
 expect_caught x "scale:x:77:1e-4" grad-check --op tno --seed "$SEED"
