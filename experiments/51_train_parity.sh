@@ -39,8 +39,9 @@
 # threshold as FD-TNO and SKI-TNO, and needs to converge like them.
 #
 # Sizes (full run): 6 mixers x 3 seeds, at most 8000 steps of 8 x 64
-# tokens each, one thread: 26 minutes wall before MRA-2 was added (each run 16-27
-# ms per step; most stop on the plateau before 8000). --quick: n = 16,
+# tokens each, one thread: 57 minutes wall for the committed run, on 2
+# cores loaded by other work (26 minutes on quiet cores before MRA-2 was
+# added; each run 16-27 ms per step; most stop on the plateau before 8000). --quick: n = 16,
 # d = 16, at most 400 steps, seed 1 (seconds; its verdicts say little).
 source "$SKIT_DATADIR/experiments/common.sh"
 PAPER=SKI-TNN
@@ -78,14 +79,10 @@ run_units train_unit
 
 T="$DATA/parity.tsv"
 C="$DATA/curves.tsv"
-printf 'mixer\tseed\tval_loss\tsteps\tstop\n' > "$T"
-printf 'series\tmixer\tseed\tstep\tval_loss\n' > "$C"
-for seed in $SEEDS; do for m in $MIXERS; do
-  log="$DATA/log_${m}_$seed.tsv"
-  ended=$(sed -n 's/^# steps taken \([0-9]*\) of [0-9]*; stop \([a-z]*\) .*/\1\t\2/p' "$log")
-  printf '%s\t%s\t%s\t%s\n' "$m" "$seed" "$(final_loss "$log")" "$ended" >> "$T"
-  curve_rows "$log" "$m" "$seed" >> "$C"
-done; done
+# run_end LOG: "steps<tab>stop" (plateau or steps) of a run
+run_end() { sed -n 's/^# steps taken \([0-9]*\) of [0-9]*; stop \([a-z]*\) .*/\1\t\2/p' "$1"; }
+# shellcheck disable=SC2086
+collect_runs mixer $'steps\tstop' run_end $MIXERS
 
 val_of() { rows "$T" "mixer=$1 seed=$2" val_loss; }
 stop_of() { rows "$T" "mixer=$1 seed=$2" stop; }

@@ -46,7 +46,7 @@ COMMON="$COMMON --eval-batches 16 --threads 1 --quiet"
 model_options() {
   case $1 in
     tno) echo "--mixer tno --lr $LR" ;;
-    tno-lr) echo "--mixer tno --lr $(calc "1.01 * $LR")" ;;
+    tno-lr) echo "--mixer tno --lr $(control_lr "$LR")" ;;
     gtu) echo "--mixer tno --glu 0 --lr $LR" ;;
     attention) echo "--mixer attention --heads 4 --lr $LR" ;;
     scaled) echo "--mixer tno --rpe-input scaled --lr $LR" ;;
@@ -78,14 +78,10 @@ run_units train_unit
 
 T="$DATA/ablations.tsv"
 C="$DATA/curves.tsv"
-printf 'model\tseed\tval_loss\tparameters\n' > "$T"
-printf 'series\tmodel\tseed\tstep\tval_loss\n' > "$C"
-for seed in $SEEDS; do for m in $MODELS; do
-  log="$DATA/log_${m}_$seed.tsv"
-  params=$(sed -n 's/^# parameters \([0-9]*\).*/\1/p' "$log")
-  printf '%s\t%s\t%s\t%s\n' "$m" "$seed" "$(final_loss "$log")" "${params:-nan}" >> "$T"
-  curve_rows "$log" "$m" "$seed" >> "$C"
-done; done
+# parameters_of LOG: the model's parameter count (nan if the log has none)
+parameters_of() { local p; p=$(sed -n 's/^# parameters \([0-9]*\).*/\1/p' "$1"); echo "${p:-nan}"; }
+# shellcheck disable=SC2086
+collect_runs model parameters parameters_of $MODELS
 
 seed_ablation tab7-glu tno gtu "Table 7: PPL 23.98 vs 25.19" "GTU + GLU reaches a lower validation loss than GTU only" tno-lr
 seed_ablation tab7-attention tno attention "Table 7: PPL 23.98 vs 27.40" \

@@ -343,10 +343,15 @@ licence_corpus() {
   local f
   [ -s "$1" ] && return 0
   : > "$1.tmp.$$"
-  for f in $(ls /usr/share/common-licenses | LC_ALL=C sort); do
+  for f in $(ls /usr/share/common-licenses 2>/dev/null | LC_ALL=C sort); do
     f=/usr/share/common-licenses/$f
     if [ -f "$f" ] && [ ! -L "$f" ]; then cat "$f" >> "$1.tmp.$$"; fi
   done
+  if [ ! -s "$1.tmp.$$" ]; then
+    rm -f "$1.tmp.$$"
+    echo "$EXP: no licence texts in /usr/share/common-licenses (Debian's base-files) to build the corpus from" >&2
+    return 1
+  fi
   mv "$1.tmp.$$" "$1"
 }
 # corpus_text FILE: "237320 bytes, sha256 e702fc128a22ec5f…" for the notes
@@ -354,6 +359,26 @@ corpus_text() { printf '%s bytes, sha256 `%s…`' "$(wc -c < "$1")" "$(sha256sum
 
 # final_loss LOG: the final validation loss a `skit train -o LOG` reports
 final_loss() { sed -n 's/.*final validation loss \([^ ]*\) .*/\1/p' "$1"; }
+# collect_runs KEY EXTRA FN MODEL...: the training logs $DATA/log_MODEL_SEED.tsv
+# of every seed in $SEEDS into the table $T (columns KEY, seed, val_loss,
+# then EXTRA: the tab-separated names of what `FN LOG` prints for each log)
+# and the learning curves $C (curve_rows); a log without a final
+# validation loss (a run that did not finish) stops the experiment
+collect_runs() {
+  local key=$1 extra=$2 fn=$3 seed m log loss
+  shift 3
+  printf '%s\tseed\tval_loss\t%s\n' "$key" "$extra" > "$T"
+  printf 'series\t%s\tseed\tstep\tval_loss\n' "$key" > "$C"
+  for seed in $SEEDS; do for m in "$@"; do
+    log="$DATA/log_${m}_$seed.tsv"
+    loss=$(final_loss "$log")
+    [ -n "$loss" ] || { echo "$EXP: $log reports no final validation loss" >&2; return 1; }
+    printf '%s\t%s\t%s\t%s\n' "$m" "$seed" "$loss" "$("$fn" "$log")" >> "$T"
+    curve_rows "$log" "$m" "$seed" >> "$C"
+  done; done
+}
+# control_lr LR: the learning rate of the seed-paired control (1 % larger)
+control_lr() { calc "1.01 * $1"; }
 # Seed-paired training claims (a table $T of columns model, seed, val_loss;
 # $SEEDS, $GAP and $STEPS set by the script). `skit train --seed` fixes the
 # initialisation, the training batches and the validation batches, so two
@@ -366,8 +391,8 @@ final_loss() { sed -n 's/.*final validation loss \([^ ]*\) .*/\1/p' "$1"; }
 #     BETTER's loss is below WORSE's by GAP % or more, one trial per seed,
 #     with its control under the same rule and seed: CONTROL in WORSE's
 #     place, CONTROL being BETTER with a change known not to order the
-#     losses (a 1 % larger learning rate): how far two runs that differ in
-#     nothing that matters drift apart
+#     losses (its learning rate control_lr, 1 % larger): how far two runs
+#     that differ in nothing that matters drift apart
 val_of() { rows "$T" "model=$1 seed=$2" val_loss; }
 excess() { awk -v a="$(val_of "$1" "$2")" -v b="$(val_of "$3" "$4")" 'BEGIN {printf "%+.2f\n", 100 * (b / a - 1)}'; }
 seed_ablation() {

@@ -154,6 +154,18 @@ grep -q '^| \*\*inconclusive\*\* | .*could not tell the claim from its control' 
 grep -q '^- \[03_controls\](#03_controls): `a` (the test could not tell the claim from its control), `c` (no control measured), `e` (loaded machine), `i` (loaded machine), `u` (its repeats or seeds disagree)$' "$API_OUT/REPORT.md" ||
   fail "the list at the top lacks the inconclusive claims: $(grep '03_controls' "$API_OUT/REPORT.md" | head -3)"
 grep -q '"control": "same operator twice → not reproduced"' "$API_OUT/verdicts.json" || fail "verdicts.json lacks the control"
+# training logs: a run that did not finish (no final validation loss)
+# stops the experiment, naming its log; a finished one becomes a row
+unset API_OUT
+runexp 01_bad 'SEEDS=1; T=$DATA/t.tsv; C=$DATA/c.tsv
+printf "# x: final validation loss 1.5 (nan x floor)\n" > $DATA/log_a_1.tsv
+printf "# steps taken 3 of 9\n" > $DATA/log_b_1.tsv
+none() { echo -; }
+collect_runs model extra none a b' && fail "collect_runs accepted a log without a final loss"
+grep -q "log_b_1.tsv reports no final validation loss" "$TMP/api.err" ||
+  fail "collect_runs did not name the unfinished log: $(cat "$TMP/api.err")"
+grep -q '^a	1	1.5	-$' "$api/out/data/01_bad/t.tsv" || fail "collect_runs: $(cat "$api/out/data/01_bad/t.tsv")"
+export API_OUT="$api/controls"
 # an experiment whose inconclusive claims share a reason names it once
 runexp 04_shared 'NO_CONTROL="no control measured"; ONE_RUN="fixed data"
 claim g c m reproduced -
