@@ -1124,16 +1124,17 @@ static int count_one_size(const options *o, size_t n, flops_row *r, skit_fft_inv
         &plan, n, n, 1,
         &(skit_toeplitz_options){.causality = o->causal ? SKIT_CAUSAL : SKIT_BIDIRECTIONAL, .inverse = o->inverse},
         coeffs);
+    skit_free(coeffs);
+    if (status != SKIT_OK) return cli_library_error(status);
     const double nlogn = (double)n * log2((double)n);
     *r = (flops_row){(double)n, (double)skit_toeplitz_plan_fft_length(plan), NAN, dense_flops(n, o->causal), NAN, NAN};
-    if (status == SKIT_OK) status = skit_toeplitz_plan_flops(plan, &r->flops);
+    status = skit_toeplitz_plan_flops(plan, &r->flops);
     if (nlogn > 0) {
         r->flops_per_nlog2n = r->flops / nlogn;
         r->dense_per_nlog2n = r->dense_flops / nlogn;
     }
     *form = skit_toeplitz_plan_inverse(plan);
     skit_toeplitz_plan_destroy(plan);
-    skit_free(coeffs);
     return status == SKIT_OK ? CLI_OK : cli_library_error(status);
 }
 
