@@ -34,11 +34,20 @@ BUDGETS=$(pick 0.1,0.25 0.05,0.1,0.25)
 SB=0.25
 REPEAT=$(pick 1 3)
 EFFICIENT="mra2 mra2s nystrom linformer performer window bigbird"
-METHODS=exact,mra2,mra2s,lowrank,topk,nystrom,linformer,performer,window,bigbird
+# Linformer twice: seeded random projections (the control, errors above 1)
+# and linformer-fit, F fitted by least squares to the head it is scored on.
+# The fitted one is an oracle (no Linformer with its E has a smaller output
+# error on that head), not a method that meets new inputs, so it stays out
+# of EFFICIENT, the baselines of the Fig. 5 and Tab. 7 claims, as lowrank
+# and topk (the best-possible references) do; MRA-2 against it is reported
+# on its own (fig5-real-fitted-linformer, informative).
+FITTED=linformer-fit
+METHODS=exact,mra2,mra2s,lowrank,topk,nystrom,linformer,performer,window,bigbird,$FITTED
 
 # claims: minilm-forward minilm-skit-exact fig1-real-small-coefficients fig1-real-haar-beats
 #   fig1-real-sparse-vs-lowrank fig5-real-mra-best-efficient fig7-real-lowrank-low-entropy
-#   fig7-real-sparse-high-entropy fig7-real-workload tab7-real-time lemma41-real prop45-real
+#   fig7-real-sparse-high-entropy fig7-real-workload tab7-real-time fig5-real-fitted-linformer
+#   lemma41-real prop45-real
 
 # No model here: the experiment did not run; say why and fail (the report
 # shows an error row for it, the other experiments carry on).
@@ -116,10 +125,10 @@ $SKIT mra workload "${SHUF[@]}" --v "$QKV/v_shuffled.npy" $HEADS --block $B --ta
   --methods mra2 --quiet -o "$DATA/workload_shuffled.tsv"
 
 # ---- the summary of all of it (numbers for the claims, figure data) -------------
-"$PY" - "$DATA" "$EFFICIENT" "$SB" <<'EOF' > "$DATA/summary.txt"
+"$PY" - "$DATA" "$EFFICIENT" "$SB" "$FITTED" <<'EOF' > "$DATA/summary.txt"
 import csv, sys
 import numpy as np
-data, efficient, sb = sys.argv[1], sys.argv[2].split(), sys.argv[3]
+data, efficient, sb, fitted = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4]
 
 def table(name):
     with open(f"{data}/{name}") as f:
@@ -217,6 +226,27 @@ out["c_exact_again"] = exact_t / np.median([float(r["cpu_s"]) for r in sweep_c i
 out["tradeoff"] = f"{len(dominated)} of {len(base)}"
 out["tradeoff_ok"] = int(len(dominated) == len(base))
 out["not_dominated"] = " ".join(f"{m}@{b}" for (m, b), _ in base if (m, b) not in dominated) or "-"
+# MRA-2 against Linformer with F fitted to each head (the oracle): errors
+# head by head at every budget, and the trade-off rule with it as the only
+# baseline
+pairs = [(r["layer"], r["head"], r["budget"]) for r in sweep if r["method"] == fitted]
+serr = {(r["method"], r["layer"], r["head"], r["budget"]): float(r["rel_error"]) for r in sweep}
+out["fit_med"] = np.median([err[(fitted,) + k] for k in heads])
+out["fit_pairs"] = len(pairs)
+out["mra2_le_fit"] = sum(serr[("mra2",) + p] <= serr[(fitted,) + p] for p in pairs)
+lost = {}
+for p in pairs:
+    if serr[("mra2",) + p] > serr[(fitted,) + p]:
+        lost[p[2]] = lost.get(p[2], 0) + 1
+out["fit_lost"] = ", ".join(f"{n} at budget {b}" for b, n in sorted(lost.items())) or "-"
+out["fit_med_by_budget"] = "; ".join(
+    f"{b}: MRA-2 {np.median([serr[('mra2',) + p] for p in pairs if p[2] == b]):.3g}, fitted "
+    f"{np.median([serr[(fitted,) + p] for p in pairs if p[2] == b]):.3g}" for b in sorted({p[2] for p in pairs}))
+cv = [v for k, v in points.items() if k[0] in ("mra2", "mra2s")]
+fbase = [(k, v) for k, v in points.items() if k[0] == fitted]
+fdom = [k for k, v in fbase if any(t <= v[0] and er <= v[1] for t, er in cv)]
+out["fit_tradeoff"] = f"{len(fdom)} of {len(fbase)}"
+out["fit_not_dominated"] = " ".join(f"{m}@{b}" for (m, b), _ in fbase if (m, b) not in fdom) or "-"
 
 wl = [r for r in table("workload.tsv") if r["target"] == "0.1"]
 work = {(r["method"], r["layer"], r["head"]): (float(r["work_fraction"]) if r["budget"] != "0" else np.inf)
@@ -308,6 +338,12 @@ TIMING_CPUS=1 claim "tab7-real-time" \
   "Fig. 4 / Tab. 7: MRA-2 has the best time-error trade-off and is faster than exact attention (real heads, n = 512)" \
   "$(S tradeoff) efficient-baseline (median time, median error) points matched or beaten in both by MRA-2/MRA-2-s (not: $(S not_dominated); BigBird's budgets below 25% still use $(S bigbird_work) of the entries); exact / MRA-2 CPU time at 10% = $(S exact_over_mra2); one thread" \
   "$( [ "$(S tradeoff_ok)" = 1 ] && verdict_ge "$(S exact_over_mra2)" 1 reproduced "not reproduced" || echo "not reproduced")" "exact / MRA-2 time $(S exact_over_mra2)"
+# informative: the comparison with the oracle decides no claim of the paper
+fit_all=$( [ "$(S mra2_le_fit)" = "$(S fit_pairs)" ] && echo yes || echo no)
+TIMING_CPUS=1 claim "fig5-real-fitted-linformer" \
+  "Fig. 4 / 5 against a stronger Linformer: MRA-2 against Linformer with F fitted to each head (an oracle, not among the paper's baselines)" \
+  "MRA-2's error <= fitted Linformer's on $(S mra2_le_fit) of $(S fit_pairs) (head, budget) pairs (not on: $(S fit_lost)); medians $(S fit_med_by_budget); $(S fit_tradeoff) fitted-Linformer (median time, median error) points matched or beaten in both by MRA-2/MRA-2-s (not: $(S fit_not_dominated)); one thread" \
+  informative "median error at $SB: MRA-2 $(S mra2_med), fitted Linformer $(S fit_med)"
 claim "lemma41-real" \
   "Lemma 4.1: 0 <= mu* - mu <= C_r mu on every square of real attention logits" \
   "$(S lemma_viol) violations over $(S lemma_squares) squares (sides 8 and $B, $heads heads; ranges up to $(S max_range))" \
@@ -325,7 +361,18 @@ written unscaled; skit's default logit scale 1/√32 reproduces the model's prob
 (max difference $pdiff on layer $PROBE_L head $PROBE_H). Heads: $heads$( [ "$SKIT_QUICK" = 1 ] && echo " (--quick: 12 of the 72, two per layer)"),
 MRA block $B, budgets as equal fractions of the n² entries (MRA-2: of the (n/$B)² blocks);
 Fig. 5 / 7 are compared at $SB, the smallest budget BigBird can keep (4 of 16 blocks per row).
-Linformer's seeded Gaussian projections (untrained) give errors above 1 on these heads.
+Linformer's seeded Gaussian projections (untrained) give errors above 1 on these heads; it stays
+as the control of the timing row. Fitted Linformer (linformer-fit: E the segment means of the
+keys, F = P⁺S fitted by least squares to the head it is then scored on, P = softmax(Q (E K)ᵀ/√d),
+S the exact softmax matrix) makes P F V the orthogonal projection of the exact output onto P's
+columns: no F with that E, trained or not, has a smaller relative Frobenius error of the output
+(the error of every row here) or of the attention matrix on that head. It is an oracle, a lower
+bound for Linformer with this E, so it is not one of the efficient baselines of the Fig. 5 and
+Tab. 7 claims (like best low rank and best sparse); its time is the apply's, the fit excluded.
+**MRA-2 against fitted Linformer:** MRA-2's error is at most the oracle's on $(S mra2_le_fit) of
+$(S fit_pairs) (head, budget) pairs$( [ "$fit_all" = yes ] && echo "" || echo "; **MRA-2 does not dominate it**: the oracle is more accurate on the other pairs ($(S fit_lost))"); medians by budget: $(S fit_med_by_budget).
+$(S fit_tradeoff) of the fitted-Linformer (median time, median error) points are matched or beaten
+in both by an MRA-2 / MRA-2-s point (not: $(S fit_not_dominated)).
 **Caveat:** MiniLM is a 6-layer distilled BERT, not the RoBERTa-base of the paper's
 Figure 1, and n = 512 is its full context; no packaged model with a longer context was
 found, so Table 7's longer sequences are not covered here.

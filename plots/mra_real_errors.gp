@@ -5,7 +5,7 @@
 set datafile columnheaders
 if (!exists("plotdir")) plotdir = system("dirname '".ARG0."'")
 load plotdir."/style.gp"
-if (!exists("methods")) methods = "mra2 mra2s lowrank topk nystrom linformer performer window bigbird"
+if (!exists("methods")) methods = "mra2 mra2s lowrank topk nystrom linformer linformer-fit performer window bigbird"
 if (!exists("bsel")) bsel = "0.1"
 set title sprintf("relative error per head at budget %s, heads by entropy", bsel)
 @logy

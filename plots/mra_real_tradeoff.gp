@@ -5,7 +5,7 @@
 set datafile columnheaders
 if (!exists("plotdir")) plotdir = system("dirname '".ARG0."'")
 load plotdir."/style.gp"
-if (!exists("methods")) methods = "mra2 mra2s nystrom linformer performer window bigbird lowrank topk"
+if (!exists("methods")) methods = "mra2 mra2s nystrom linformer linformer-fit performer window bigbird lowrank topk"
 @logx
 @logy
 set xlabel "median CPU seconds per head (one thread)"

@@ -32,7 +32,7 @@ set datafile missing NaN
 # ---- one style per method (attention approximations, token mixers, activations)
 mcolor(m) = m eq "exact" ? 0x000000 : m eq "mra2" ? 0xd62728 : m eq "mra2s" ? 0xff7f0e : \
     m eq "nystrom" ? 0x1f77b4 : m eq "linformer" ? 0x2ca02c : m eq "performer" ? 0x9467bd : \
-    m eq "window" ? 0x8c564b : m eq "bigbird" ? 0xe377c2 : m eq "lowrank" ? 0x17becf : \
+    m eq "linformer-fit" ? 0x006d2c : m eq "window" ? 0x8c564b : m eq "bigbird" ? 0xe377c2 : m eq "lowrank" ? 0x17becf : \
     m eq "topk" ? 0xbcbd22 : m eq "haar" ? 0x7f7f7f : \
     m eq "tno" ? 0x000000 : m eq "fd" ? 0x1f77b4 : m eq "ski" ? 0x2ca02c : \
     m eq "ski-blocked" ? 0x98df8a : m eq "ski-lowrank" ? 0x006d2c : m eq "matvec" ? 0x7f7f7f : m eq "dense" ? 0x8c564b : \
@@ -43,7 +43,7 @@ mcolor(m) = m eq "exact" ? 0x000000 : m eq "mra2" ? 0xd62728 : m eq "mra2s" ? 0x
 # (MRA-2's ring around MRA-2-s's square, BigBird's around window's pentagon)
 mpt(m) = m eq "exact" ? 1 : m eq "mra2" ? 6 : m eq "mra2s" ? 5 : m eq "nystrom" ? 9 : \
     m eq "linformer" ? 11 : m eq "performer" ? 13 : m eq "window" ? 15 : m eq "bigbird" ? 4 : \
-    m eq "lowrank" ? 12 : m eq "topk" ? 8 : m eq "haar" ? 10 : \
+    m eq "linformer-fit" ? 10 : m eq "lowrank" ? 12 : m eq "topk" ? 8 : m eq "haar" ? 10 : \
     m eq "tno" ? 5 : m eq "fd" ? 9 : m eq "ski" ? 13 : m eq "ski-blocked" ? 11 : m eq "ski-lowrank" ? 12 : \
     m eq "matvec" ? 7 : m eq "dense" ? 4 : m eq "gelu" ? 7 : m eq "silu" ? 9 : m eq "relu" ? 5 : 14
 mps(m) = m eq "mra2" || m eq "bigbird" ? 1.8 : m eq "mra2s" || m eq "window" ? 0.8 : \
@@ -52,14 +52,15 @@ mps(m) = m eq "mra2" || m eq "bigbird" ? 1.8 : m eq "mra2s" || m eq "window" ? 0
 # strings of - (dash), _ (long dash), . (dot), space
 mdt(m) = m eq "exact" ? 1 : m eq "mra2" ? 1 : m eq "mra2s" ? 2 : m eq "nystrom" ? 4 : \
     m eq "linformer" ? 5 : m eq "performer" ? "_ " : m eq "window" ? "__  " : m eq "bigbird" ? 3 : \
-    m eq "lowrank" ? "_." : m eq "topk" ? "- " : m eq "haar" ? "_.." : \
+    m eq "linformer-fit" ? "-.." : m eq "lowrank" ? "_." : m eq "topk" ? "- " : m eq "haar" ? "_.." : \
     m eq "tno" ? 1 : m eq "fd" ? 2 : m eq "ski" ? 4 : m eq "ski-blocked" ? 5 : m eq "ski-lowrank" ? "_." : \
     m eq "matvec" ? "__  " : m eq "dense" ? "_.." : m eq "gelu" ? 1 : m eq "silu" ? 2 : m eq "relu" ? 4 : 1
 # the open and the filled variant of a point type (1-3 have none)
 popen(p) = p >= 4 && p % 2 == 1 ? p - 1 : p
 pfilled(p) = p >= 4 && p % 2 == 0 ? p + 1 : p
 mlabel(m) = m eq "mra2" ? "MRA-2" : m eq "mra2s" ? "MRA-2-s" : m eq "nystrom" ? "Nyströmformer" : \
-    m eq "linformer" ? "Linformer" : m eq "performer" ? "Performer" : m eq "window" ? "window" : \
+    m eq "linformer" ? "Linformer" : m eq "linformer-fit" ? "Linformer, F fitted (oracle)" : \
+    m eq "performer" ? "Performer" : m eq "window" ? "window" : \
     m eq "bigbird" ? "BigBird" : m eq "lowrank" ? "best low rank (SVD)" : \
     m eq "topk" ? "best sparse (top entries)" : m eq "haar" ? "Haar top-k" : \
     m eq "exact" ? "exact attention" : m

@@ -10,6 +10,12 @@ tests_test_attention_rows_SOURCES = tests/test_attention_rows.c tests/check_util
 tests_test_attention_rows_CFLAGS = $(TEST_CFLAGS)
 tests_test_attention_rows_LDADD = $(TEST_LDADD)
 TESTS += tests/test_attention_rows
+# linformer-fit: the fitted F against an independent least-squares projection
+check_PROGRAMS += tests/test_linformer_fit
+tests_test_linformer_fit_SOURCES = tests/test_linformer_fit.c tests/check_util.h
+tests_test_linformer_fit_CFLAGS = $(TEST_CFLAGS)
+tests_test_linformer_fit_LDADD = $(TEST_LDADD)
+TESTS += tests/test_linformer_fit
 TESTS += tests/cli_attention.sh tests/cli_mra_user.sh tests/minilm.sh
 EXTRA_DIST += tests/cli_attention.sh tests/cli_mra_user.sh tests/minilm.sh
 # the venv that tests/minilm.sh makes with scripts/minilm-setup (build/pyenv):

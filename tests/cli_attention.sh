@@ -28,13 +28,14 @@ expect_ok mra haar --help && grep -q "non-standard (square-support) decompositio
 expect_ok bench mra --help
 
 # ---- sweep: every method on a small problem ---------------------------------------
-all=exact,mra2,mra2s,lowrank,topk,nystrom,linformer,performer,window,bigbird
+all=exact,mra2,mra2s,lowrank,topk,nystrom,linformer,performer,window,bigbird,linformer-fit
 if expect_ok mra --n 64 --block 16 --methods $all --budget 0.25,1 --repeat 1 -o "$TMP/sweep.tsv" --quiet; then
   rows=$(grep -vc '^#' "$TMP/sweep.tsv")
-  [ "$rows" -eq 20 ] || fail "sweep: $rows lines, expected 1 header + 19 rows"
+  [ "$rows" -eq 22 ] || fail "sweep: $rows lines, expected 1 header + 21 rows"
+  # linformer-fit at k = n: E = I, P = S, and F = S^+ S gives exact attention
   awk -F'\t' '/^#/ || $1 == "method" {next}
     $1 == "exact" && $11 != 0 {print "exact error " $11; bad = 1}
-    ($1 == "mra2" || $1 == "mra2s" || $1 == "window" || $1 == "lowrank" || $1 == "topk") && $8 == 1 && $11 > 1e-9 {print $1 " full budget error " $11; bad = 1}
+    ($1 == "mra2" || $1 == "mra2s" || $1 == "window" || $1 == "lowrank" || $1 == "topk" || $1 == "linformer-fit") && $8 == 1 && $11 > 1e-9 {print $1 " full budget error " $11; bad = 1}
     $11 != $11 + 0 || $11 == "nan" {print $1 " error not a number"; bad = 1}
     END {exit bad}' "$TMP/sweep.tsv" || fail "sweep: unexpected errors"
 fi
@@ -103,6 +104,11 @@ expect_usage_error "--budget" mra --budget 0 -o "$O"
 expect_usage_error "--budget" mra --budget 1.5 -o "$O"
 expect_usage_error "--budget" mra --budget nan -o "$O"
 expect_usage_error "--methods" mra --methods mra2,foo -o "$O"
+# linformer-fit: no causal, float32 or GPU form; its fit forms the n x n matrix
+expect_usage_error "linformer-fit" mra --methods linformer-fit --mask causal -o "$O"
+expect_usage_error "linformer-fit" mra --methods linformer-fit --precision f32 -o "$O"
+expect_usage_error "linformer-fit" mra --methods linformer-fit --device cuda -o "$O"
+expect_usage_error "linformer-fit" mra --methods linformer-fit --n 16384 --d 2 -o "$O"
 expect_usage_error "--n" mra --n 0 -o "$O"
 expect_usage_error "--n" mra --n abc -o "$O"
 expect_usage_error "--d" mra --d 0 -o "$O"

@@ -1032,6 +1032,7 @@ static void ref_budget(int method, size_t n, double f, size_t nscales, const siz
     case SKIT_ATTENTION_LOWRANK:
     case SKIT_ATTENTION_NYSTROM:
     case SKIT_ATTENTION_LINFORMER:
+    case SKIT_ATTENTION_LINFORMER_FIT:
         mo->rank = ref_clamp(f * (double)n, 1, n);
         *param = (double)mo->rank;
         break;

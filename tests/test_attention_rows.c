@@ -179,11 +179,22 @@ static int make_plans(const problem *pr, const skit_attention_options *o, skit_a
     return sc == SKIT_OK;
 }
 
+/* linformer-fit's fit in both layouts: the same status (the fitted F
+ * then shows in the outputs compared) */
+static void fit_both(const problem *pr, skit_attention_plan *pc, skit_attention_plan *pw)
+{
+    const qkv *c = &pr->cols, *r = &pr->rows;
+    int stc = skit_attention_plan_fit(pc, c->q.a, c->q.ld, c->k.a, c->k.ld, pr->mask);
+    int str = skit_attention_plan_fit(pw, r->q.a, r->q.ld, r->k.a, r->k.ld, pr->mask);
+    ck_assert_msg(stc == SKIT_OK && str == SKIT_OK, "linformer-fit: fit %d in columns, %d in rows", stc, str);
+}
+
 /* execute in both layouts: the same status, stats and (bit for bit) y */
 static int compare_execute(const problem *pr, const skit_attention_options *o)
 {
     skit_attention_plan *pc, *pw;
     if (!make_plans(pr, o, &pc, &pw)) return 0;
+    if (o->method == SKIT_ATTENTION_LINFORMER_FIT) fit_both(pr, pc, pw);
     const int f32 = o->precision == SKIT_PRECISION_F32;
     block yc = out_block(pr->n, pr->dv, 0, 0), yr = out_block(pr->n, pr->dv, pr->dv + pr->pad, 1);
     skit_attention_stats sc, sr;
@@ -215,7 +226,8 @@ static void method_options(skit_attention_options *o, skit_attention_method meth
     case SKIT_ATTENTION_TOPK: o->rank = 4; break;
     case SKIT_ATTENTION_LOWRANK:
     case SKIT_ATTENTION_NYSTROM: o->rank = 5; break;
-    case SKIT_ATTENTION_LINFORMER: o->rank = 6; break;
+    case SKIT_ATTENTION_LINFORMER:
+    case SKIT_ATTENTION_LINFORMER_FIT: o->rank = 6; break;
     case SKIT_ATTENTION_PERFORMER: o->rank = 8; break;
     case SKIT_ATTENTION_WINDOW: o->window = 3; break;
     case SKIT_ATTENTION_BIGBIRD:

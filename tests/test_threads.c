@@ -338,6 +338,21 @@ START_TEST(test_attention_plans_two_threads)
                           skit_attention_method_name(methods[k]));
         skit_attention_plan_destroy(plan);
     }
+    /* linformer-fit: a copy made for the second thread must execute with
+     * the plan's fitted F (a copy of its own would be unfitted and fail) */
+    skit_attention_options o;
+    skit_attention_options_init(&o, SKIT_ATTENTION_LINFORMER_FIT);
+    skit_attention_plan *plan = NULL;
+    TU_EXPECT_OK(skit_attention_plan_create(&plan, n, d, d, &o));
+    skit_rng rng;
+    skit_rng_seed(&rng, tu_seed());
+    double *q = tu_random(&rng, n * d), *k = tu_random(&rng, n * d);
+    TU_EXPECT_OK(skit_attention_plan_fit(plan, q, n, k, n, NULL));
+    attention_case c = {plan, n, d};
+    check_two_threads(run_attention, &c, 3 * n * d, n * d, "linformer-fit");
+    skit_attention_plan_destroy(plan);
+    skit_free(q);
+    skit_free(k);
 }
 END_TEST
 

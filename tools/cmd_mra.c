@@ -116,16 +116,22 @@ static const char *usage =
     "                      (sweep, haar, frame; the library's padding mask)\n"
     "  --mask M            none (default) or causal: query i attends to keys j <= i\n"
     "                      only, as in a decoder (sweep, haar, frame); every method\n"
-    "                      approximates the causal matrix (nystrom, linformer and\n"
-    "                      performer have no causal form and are refused)\n"
+    "                      approximates the causal matrix (nystrom, linformer,\n"
+    "                      linformer-fit and performer have no causal form and are\n"
+    "                      refused)\n"
     "  --scale X           logit scale before tau (default 1/sqrt(d))\n\n"
     "sweep options:\n"
     "  --methods LIST      exact,mra2,mra2s,lowrank,topk,nystrom,linformer,performer,\n"
-    "                      window,bigbird (default mra2,mra2s)\n"
+    "                      window,bigbird,linformer-fit (default mra2,mra2s);\n"
+    "                      linformer: seeded Gaussian E, F; linformer-fit: E the\n"
+    "                      segment means, F = P^+ S fitted to the head it is scored\n"
+    "                      on (least squares: an oracle, the smallest rel_error any\n"
+    "                      F gives with that E; the fit is not timed)\n"
     "  --budget LIST       fractions f in (0, 1] of the n^2 attention entries (default\n"
     "                      0.05,0.1,0.25): mra2/mra2s refine round(f n/b) blocks per\n"
-    "                      row; lowrank rank, nystrom landmarks, linformer k, performer\n"
-    "                      features = round(f n); topk keeps round(f n^2) entries;\n"
+    "                      row; lowrank rank, nystrom landmarks, linformer and\n"
+    "                      linformer-fit k, performer features = round(f n); topk\n"
+    "                      keeps round(f n^2) entries;\n"
     "                      window: the narrowest band |i - j| <= w with f n^2 entries;\n"
     "                      bigbird: 3 window + 1 global + random blocks, round(f n/b)\n"
     "                      blocks per row in all (at least 4)\n"
@@ -226,7 +232,7 @@ static int apply_method_option(mra_options *o, int opt, const char *arg)
 {
     static const char *const method_choices[] = {"exact", "mra2", "mra2s", "lowrank", "topk",
                                                  "nystrom", "linformer", "performer", "window",
-                                                 "bigbird", NULL};
+                                                 "bigbird", "linformer-fit", NULL};
     static const char *const selection_choices[] = {"global", "row", NULL};
     static const char *const device_choices[] = {"cpu", "cuda", NULL};
     switch (opt) {
@@ -461,7 +467,7 @@ static int check_options(const mra_options *o)
                                o->pad ? "pad" : "mask causal");
     for (int m = 0; o->causal && m < SKIT_ATTENTION_METHOD_COUNT; m++)
         if (o->methods[m] && (m == SKIT_ATTENTION_NYSTROM || m == SKIT_ATTENTION_LINFORMER ||
-                              m == SKIT_ATTENTION_PERFORMER))
+                              m == SKIT_ATTENTION_LINFORMER_FIT || m == SKIT_ATTENTION_PERFORMER))
             return cli_usage_error("--mask causal: method '%s' has no causal form (use exact, mra2, "
                                    "mra2s, lowrank, topk, window or bigbird)",
                                    skit_attention_method_name(m));

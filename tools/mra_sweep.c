@@ -89,6 +89,10 @@ static int check_sweep(const mra_options *o, const size_t *ns, size_t count)
                 return cli_usage_error("--n = %zu too large for lowrank (an SVD of the n x n matrix): "
                                        "need n <= 4096",
                                        n);
+            if (m == SKIT_ATTENTION_LINFORMER_FIT && n > 8192)
+                return cli_usage_error("--n = %zu too large for linformer-fit (its fit forms the n x n "
+                                       "matrix): need n <= 8192",
+                                       n);
             if (m == SKIT_ATTENTION_TOPK && n > 8192)
                 return cli_usage_error("--n = %zu too large for topk (forms the n x n matrix): need "
                                        "n <= 8192",
@@ -121,6 +125,9 @@ static int sweep_plan(const mra_options *o, const sweep_point *p, const skit_att
     const int f32 = mo->precision == SKIT_PRECISION_F32;
     skit_attention_plan *plan = NULL;
     int st = skit_attention_plan_create(&plan, n, in->d, in->dv, mo);
+    /* the fit is linformer-fit's training: outside the timed runs */
+    if (st == SKIT_OK && mo->method == SKIT_ATTENTION_LINFORMER_FIT)
+        st = skit_attention_plan_fit(plan, in->q, n, in->k, n, in->mask);
     for (size_t r = 0; r < o->repeat && st == SKIT_OK; r++) {
         double c0 = cpu_seconds(), s0 = skit_clock_seconds();
         st = f32 ? skit_attention_plan_execute_f32(plan, p->q32, n, p->k32, n, p->v32, n, in->mask, p->y32, n, stats)

@@ -168,6 +168,13 @@ struct skit_attention_plan {
     unsigned char *refined;
     /* layout SKIT_LAYOUT_ROWS: column copies of one call's arrays (plan.c) */
     void *rows;
+    /* linformer-fit: fits F to q, k (column arrays, checked) into the
+     * storage the plan and its copies share; NULL for other methods */
+    int (*fit)(skit_attention_plan *plan, const double *q, size_t ldq, const double *k, size_t ldk,
+               const unsigned char *mask);
+    /* NULL, or makes a new copy (for concurrent executes) share what the
+     * plan holds beyond its options (linformer-fit: the fitted F) */
+    void (*adopt)(skit_attention_plan *copy, const skit_attention_plan *plan);
     /* NULL, or frees what impl holds outside the plan's blocks (device plans) */
     void (*release)(skit_attention_plan *plan);
     /* the plan a caller holds: instances for concurrent executes (plan.c);

@@ -1,7 +1,8 @@
 /* baselines.c — the comparison methods of the MRA paper behind the plan
  * interface: best-possible low rank (truncated SVD) and sparse (top-k
  * entries) references on the explicit softmax matrix, Nyströmformer,
- * Linformer and Performer (FAVOR+); and the Figure 7 budget search. */
+ * Linformer (seeded projections, or F fitted to the head) and Performer
+ * (FAVOR+); and the Figure 7 budget search. */
 #include "config.h"
 
 #include <cblas.h>
@@ -340,23 +341,38 @@ int attn_nystrom_create(skit_attention_plan *p)
 
 /* ---- Linformer ------------------------------------------------------------ */
 
+/* linformer-fit's F, shared by the plan and the copies concurrent
+ * executes make (the fit is the head's, not a copy's) */
+typedef struct linformer_fitted {
+    int fitted;
+    double *f; /* k x n, ld k */
+} linformer_fitted;
+
 typedef struct linformer_impl {
     size_t kp;
     double *e, *f, *em, *fm, *kproj, *vproj, *logits, *cnt, *scratch;
     unsigned char *col_ok;
+    linformer_fitted *fit; /* linformer-fit only */
 } linformer_impl;
 
-static int linformer_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
-                             const double *k, size_t ldk, const double *v, size_t ldv,
-                             const unsigned char *mask, double *y, size_t ldy,
-                             skit_attention_stats *stats)
+/* Singular values of P below this fraction of the largest count as 0 in
+ * the fit: F's entries stay bounded (about 1e10 / sigma_max), so that
+ * execute's P (F V) loses at most ~1e-6 of ||V|| to rounding. */
+#define LINFORMER_FIT_RCOND 1e-10
+
+/* E and F for this call's padding mask: the segment means over the valid
+ * tokens (E = F; *col_ok marks the segments with one), or the seeded
+ * Gaussian ones with the masked tokens' columns 0 (*col_ok NULL). */
+static void linformer_projections(const skit_attention_plan *plan, const unsigned char *mask,
+                                  const double **e, const double **f,
+                                  const unsigned char **col_ok)
 {
     const linformer_impl *im = plan->impl;
-    size_t n = plan->n, d = plan->d, dv = plan->dv, kp = im->kp;
-    const double *e = im->e, *f = im->f;
-    const unsigned char *col_ok = NULL;
+    size_t n = plan->n, kp = im->kp;
+    *e = im->e;
+    *f = im->f;
+    *col_ok = NULL;
     if (plan->o.linformer_projection == SKIT_LINFORMER_POOLING) {
-        /* E = F: segment means over the valid tokens */
         memset(im->em, 0, kp * n * sizeof(double));
         for (size_t t = 0; t < kp; t++) {
             size_t lo = t * n / kp, hi = (t + 1) * n / kp, cnt = 0;
@@ -365,25 +381,50 @@ static int linformer_execute(const skit_attention_plan *plan, const double *q, s
             for (size_t i = lo; i < hi; i++)
                 if (!mask || mask[i]) im->em[t + i * kp] = 1.0 / (double)cnt;
         }
-        e = f = im->em;
-        col_ok = im->col_ok;
+        *e = *f = im->em;
+        *col_ok = im->col_ok;
     } else if (mask) {
-        /* masked tokens drop out of both projections */
         for (size_t i = 0; i < n; i++)
             for (size_t t = 0; t < kp; t++) {
-                im->em[t + i * kp] = mask[i] ? e[t + i * kp] : 0.0;
-                im->fm[t + i * kp] = mask[i] ? f[t + i * kp] : 0.0;
+                im->em[t + i * kp] = mask[i] ? im->e[t + i * kp] : 0.0;
+                im->fm[t + i * kp] = mask[i] ? im->f[t + i * kp] : 0.0;
             }
-        e = im->em;
-        f = im->fm;
+        *e = im->em;
+        *f = im->fm;
     }
+}
+
+/* P = softmax(scale Q (E K)^T) (n x k) into im->logits. */
+static void linformer_weights(const skit_attention_plan *plan, const double *q, size_t ldq,
+                              const double *k, size_t ldk, const double *e,
+                              const unsigned char *col_ok)
+{
+    const linformer_impl *im = plan->impl;
+    size_t n = plan->n, d = plan->d, kp = im->kp;
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)kp, (int)d, (int)n, 1.0, e,
                 (int)kp, k, (int)ldk, 0.0, im->kproj, (int)kp);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)kp, (int)dv, (int)n, 1.0, f,
-                (int)kp, v, (int)ldv, 0.0, im->vproj, (int)kp);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)kp, (int)d, plan->scale, q,
                 (int)ldq, im->kproj, (int)kp, 0.0, im->logits, (int)n);
     attn_softmax_rows(n, kp, im->logits, n, col_ok, im->scratch);
+}
+
+static int linformer_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
+                             const double *k, size_t ldk, const double *v, size_t ldv,
+                             const unsigned char *mask, double *y, size_t ldy,
+                             skit_attention_stats *stats)
+{
+    const linformer_impl *im = plan->impl;
+    size_t n = plan->n, dv = plan->dv, kp = im->kp;
+    if (im->fit && !im->fit->fitted)
+        return SKIT_ERROR(SKIT_EINVAL, "linformer-fit plan not fitted: call skit_attention_plan_fit "
+                                       "on the head first");
+    const double *e, *f;
+    const unsigned char *col_ok;
+    linformer_projections(plan, mask, &e, &f, &col_ok);
+    if (im->fit) f = im->fit->f; /* its masked tokens' columns are 0 already */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)kp, (int)dv, (int)n, 1.0, f,
+                (int)kp, v, (int)ldv, 0.0, im->vproj, (int)kp);
+    linformer_weights(plan, q, ldq, k, ldk, e, col_ok);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)dv, (int)kp, 1.0,
                 im->logits, (int)n, im->vproj, (int)kp, 0.0, y, (int)ldy);
     zero_masked_rows(n, dv, mask, y, ldy);
@@ -391,9 +432,63 @@ static int linformer_execute(const skit_attention_plan *plan, const double *q, s
     return SKIT_OK;
 }
 
+/* F = P^+ S by dgelsd on a copy of P (masked rows 0, so that padding
+ * constrains nothing) with S as the right-hand sides; S's masked columns
+ * are 0, and so are those of the minimum-norm F. */
+static int linformer_solve(const skit_attention_plan *plan, const double *q, size_t ldq,
+                           const double *k, size_t ldk, const unsigned char *mask)
+{
+    const linformer_impl *im = plan->impl;
+    size_t n = plan->n, kp = im->kp, bytes = (n * n + n * kp + kp + 2 * n) * sizeof(double);
+    SKIT_TRY(skit_memory_check(bytes, "linformer-fit: the n x n attention matrix"));
+    double *s = skit_malloc(n * n, sizeof(double)), *a = skit_malloc(n * kp, sizeof(double));
+    double *sv = skit_malloc(kp, sizeof(double)), *scratch = skit_malloc(2 * n, sizeof(double));
+    int status = SKIT_OK;
+    if (!s || !a || !sv || !scratch) status = SKIT_ENOMEM;
+    if (status == SKIT_OK) {
+        attn_softmax_matrix(n, plan->d, q, ldq, k, ldk, plan->scale, mask, 0, s, n, scratch);
+        for (size_t t = 0; t < kp; t++)
+            for (size_t i = 0; i < n; i++)
+                a[i + t * n] = !mask || mask[i] ? im->logits[i + t * n] : 0.0;
+        lapack_int rank = 0, nn = (lapack_int)n;
+        lapack_int info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, nn, (lapack_int)kp, nn, a, nn, s, nn, sv,
+                                         LINFORMER_FIT_RCOND, &rank);
+        if (info != 0)
+            status = SKIT_ERROR(SKIT_ELIBRARY, "linformer-fit: least squares (dgelsd) of the %zu x %zu "
+                                               "weights failed (info = %d)",
+                                n, kp, (int)info);
+    }
+    for (size_t j = 0; status == SKIT_OK && j < n; j++)
+        memcpy(im->fit->f + j * kp, s + j * n, kp * sizeof(double));
+    if (status == SKIT_OK) im->fit->fitted = 1;
+    skit_free(s);
+    skit_free(a);
+    skit_free(sv);
+    skit_free(scratch);
+    return status;
+}
+
+static int linformer_fit(skit_attention_plan *plan, const double *q, size_t ldq, const double *k,
+                         size_t ldk, const unsigned char *mask)
+{
+    const double *e, *f;
+    const unsigned char *col_ok;
+    linformer_projections(plan, mask, &e, &f, &col_ok);
+    linformer_weights(plan, q, ldq, k, ldk, e, col_ok);
+    return linformer_solve(plan, q, ldq, k, ldk, mask);
+}
+
+static void linformer_adopt(skit_attention_plan *copy, const skit_attention_plan *plan)
+{
+    linformer_impl *mine = copy->impl;
+    const linformer_impl *theirs = plan->impl;
+    mine->fit = theirs->fit;
+}
+
 int attn_linformer_create(skit_attention_plan *p)
 {
     size_t n = p->n, d = p->d, dv = p->dv, kp = p->o.rank;
+    const int fitted = p->o.method == SKIT_ATTENTION_LINFORMER_FIT;
     if (kp < 1 || kp > n)
         return SKIT_ERROR(SKIT_EDOM, "rank = %zu (projected length) out of range: need 1 <= rank <= "
                                      "n (= %zu)",
@@ -402,6 +497,7 @@ int attn_linformer_create(skit_attention_plan *p)
     if (proj != SKIT_LINFORMER_GAUSSIAN && proj != SKIT_LINFORMER_POOLING)
         return SKIT_ERROR(SKIT_EINVAL,
                           "linformer_projection = %d unknown: need 0 (gaussian) or 1 (pooling)", proj);
+    if (fitted) SKIT_TRY(check_square_size(n, "linformer-fit"));
     linformer_impl *im;
     ALLOC(im, 1, linformer_impl);
     memset(im, 0, sizeof *im);
@@ -422,6 +518,13 @@ int attn_linformer_create(skit_attention_plan *p)
             im->e[t] *= sd;
             im->f[t] *= sd;
         }
+    }
+    if (fitted) {
+        ALLOC(im->fit, 1, linformer_fitted);
+        im->fit->fitted = 0;
+        ALLOC(im->fit->f, kp * n, double);
+        p->fit = linformer_fit;
+        p->adopt = linformer_adopt;
     }
     ALLOC(im->kproj, kp * d, double);
     ALLOC(im->vproj, kp * dv, double);

@@ -85,6 +85,7 @@ int skit_attention_options_set_budget(skit_attention_options *options, size_t n,
     case SKIT_ATTENTION_LOWRANK:
     case SKIT_ATTENTION_NYSTROM:
     case SKIT_ATTENTION_LINFORMER:
+    case SKIT_ATTENTION_LINFORMER_FIT:
         options->rank = clamp_round(budget * (double)n, 1, n);
         value = (double)options->rank;
         break;

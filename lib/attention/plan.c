@@ -11,7 +11,7 @@
 
 static const char *const method_names[SKIT_ATTENTION_METHOD_COUNT] = {
     "exact", "mra2", "mra2s", "lowrank", "topk", "nystrom", "linformer", "performer", "window",
-    "bigbird"};
+    "bigbird", "linformer-fit"};
 
 const char *skit_attention_method_name(int method)
 {
@@ -30,7 +30,7 @@ int skit_attention_method_parse(const char *name, skit_attention_method *method)
         }
     return SKIT_ERROR(SKIT_EINVAL,
                       "method '%s' unknown: need one of exact, mra2, mra2s, lowrank, topk, "
-                      "nystrom, linformer, performer, window, bigbird",
+                      "nystrom, linformer, performer, window, bigbird, linformer-fit",
                       name);
 }
 
@@ -51,7 +51,10 @@ void skit_attention_options_init(skit_attention_options *o, skit_attention_metho
     o->global_blocks = 1;
     o->random_blocks = 2;
     o->pinv_iterations = 6;
-    o->linformer_projection = SKIT_LINFORMER_GAUSSIAN;
+    /* the fitted form's oracle is only as good as P: segment means give
+     * the keys' local averages, Gaussian E mixes all keys at random */
+    o->linformer_projection =
+        method == SKIT_ATTENTION_LINFORMER_FIT ? SKIT_LINFORMER_POOLING : SKIT_LINFORMER_GAUSSIAN;
     o->performer_orthogonal = 1;
     o->device = SKIT_DEVICE_CPU;
     o->precision = SKIT_PRECISION_F64;
@@ -141,6 +144,7 @@ static int take_instance(const skit_attention_plan *plan, skit_attention_plan **
     *taken = inst;
     if (inst) return SKIT_OK;
     SKIT_TRY(build_instance(&inst, plan->n, plan->d, plan->dv, &plan->o));
+    if (plan->adopt) plan->adopt(inst, plan);
     pthread_mutex_lock(&pool->lock);
     if (pool->count == pool->cap) {
         size_t cap = pool->cap ? 2 * pool->cap : 2;
@@ -213,7 +217,7 @@ static int check_causal(const skit_attention_options *o)
         return SKIT_ERROR(SKIT_EDOM, "causal = %d out of range: need 0 or 1", o->causal);
     if (!o->causal) return SKIT_OK;
     if (o->method == SKIT_ATTENTION_NYSTROM || o->method == SKIT_ATTENTION_LINFORMER ||
-        o->method == SKIT_ATTENTION_PERFORMER)
+        o->method == SKIT_ATTENTION_LINFORMER_FIT || o->method == SKIT_ATTENTION_PERFORMER)
         return SKIT_ERROR(SKIT_EUNSUPPORTED,
                           "causal %s is not available: its landmarks, projections or feature sums "
                           "mix every token into every row (use exact, mra2, mra2s, lowrank, topk, "
@@ -360,7 +364,8 @@ static int build_instance(skit_attention_plan **plan, size_t n, size_t d, size_t
         case SKIT_ATTENTION_LOWRANK: status = attn_lowrank_create(p); break;
         case SKIT_ATTENTION_TOPK: status = attn_topk_create(p); break;
         case SKIT_ATTENTION_NYSTROM: status = attn_nystrom_create(p); break;
-        case SKIT_ATTENTION_LINFORMER: status = attn_linformer_create(p); break;
+        case SKIT_ATTENTION_LINFORMER:
+        case SKIT_ATTENTION_LINFORMER_FIT: status = attn_linformer_create(p); break;
         case SKIT_ATTENTION_PERFORMER: status = attn_performer_create(p); break;
         case SKIT_ATTENTION_WINDOW: status = attn_window_create(p); break;
         case SKIT_ATTENTION_BIGBIRD: status = attn_bigbird_create(p); break;
@@ -448,6 +453,7 @@ typedef struct plan_call {
     skit_attention_stats *stats;
     const attn_backward_call *grads;
     unsigned char *refined;
+    int fit; /* skit_attention_plan_fit: q, k and mask only */
     int scan;
 } plan_call;
 
@@ -462,6 +468,7 @@ static int dispatch(skit_attention_plan *inst, const plan_call *c, skit_attentio
     }
     if (c->grads) return inst->backward(inst, c->grads);
     if (c->refined) return inst->select(inst, c->q, c->ldq, c->k, c->ldk, c->mask, c->refined);
+    if (c->fit) return inst->fit(inst, c->q, c->ldq, c->k, c->ldk, c->mask);
     if (inst->o.precision == SKIT_PRECISION_F32)
         return inst->execute_f32(inst, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, c->mask, c->y, c->ldy, done);
     return inst->execute(inst, c->q, c->ldq, c->k, c->ldk, c->v, c->ldv, c->mask, c->y, c->ldy, done);
@@ -656,6 +663,24 @@ int skit_attention_plan_select_f32(const skit_attention_plan *plan, const float 
 {
     const plan_call c = {.q = q, .k = k, .ldq = ldq, .ldk = ldk, .mask = mask, .refined = refined};
     return select_squares(plan, SKIT_PRECISION_F32, &c);
+}
+
+int skit_attention_plan_fit(skit_attention_plan *plan, const double *q, size_t ldq, const double *k,
+                            size_t ldk, const unsigned char *mask)
+{
+    SKIT_REQUIRE_PTR(plan);
+    if (!plan->fit)
+        return SKIT_ERROR(SKIT_EUNSUPPORTED, "method = %s: only linformer-fit plans are fitted",
+                          skit_attention_method_name(plan->o.method));
+    const plan_call c = {.q = q, .k = k, .ldq = ldq, .ldk = ldk, .mask = mask, .fit = 1, .scan = 1};
+    if (plan->o.layout == SKIT_LAYOUT_ROWS) {
+        SKIT_TRY(check_rows_inputs(plan, q, ldq, k, ldk, NULL, 0, 0));
+        return lend(plan, &c);
+    }
+    SKIT_TRY(check_inputs(plan, SKIT_PRECISION_F64, q, ldq, k, ldk, NULL, 0, 0, 1));
+    plan_call columns = c;
+    columns.scan = 0;
+    return lend(plan, &columns);
 }
 
 /* ---- methods that are one sweep ------------------------------------------ */

@@ -133,12 +133,13 @@ typedef enum skit_attention_method {
     SKIT_ATTENTION_PERFORMER,     /* Performer FAVOR+, positive random features */
     SKIT_ATTENTION_WINDOW,        /* sliding window (Longformer's local part) */
     SKIT_ATTENTION_BIGBIRD,       /* BigBird: window + global + random blocks */
+    SKIT_ATTENTION_LINFORMER_FIT, /* Linformer, F fitted to the head (an oracle) */
     SKIT_ATTENTION_METHOD_COUNT
 } skit_attention_method;
 
 /* Short names used by the CLI: "exact", "mra2", "mra2s", "lowrank", "topk",
- * "nystrom", "linformer", "performer", "window", "bigbird". NULL if out of
- * range. */
+ * "nystrom", "linformer", "performer", "window", "bigbird", "linformer-fit".
+ * NULL if out of range. */
 const char *skit_attention_method_name(int method);
 /* Inverse of skit_attention_method_name. Errors: SKIT_EINVAL (NULL or
  * unknown name). */
@@ -201,7 +202,9 @@ typedef struct skit_attention_options {
     size_t random_blocks; /* bigbird: random key blocks per query block [2] */
     size_t pinv_iterations; /* nystrom: 0 = SVD pseudo-inverse (exact), else
                                Newton–Schulz iterations as Nyströmformer [6] */
-    skit_linformer_projection linformer_projection; /* [SKIT_LINFORMER_GAUSSIAN] */
+    /* linformer and linformer-fit: E (and linformer's F) [SKIT_LINFORMER_GAUSSIAN;
+       linformer-fit: SKIT_LINFORMER_POOLING] */
+    skit_linformer_projection linformer_projection;
     int performer_orthogonal; /* 1 = orthogonal random features (FAVOR+) [1] */
 
     /* Causal mask [0]: 1 = query i attends to keys j <= i only. Exact,
@@ -210,7 +213,7 @@ typedef struct skit_attention_options {
      * logits of squares after the diagonal (-inf: never refined, no
      * contribution) and refines every diagonal square first, counted in
      * the budget, so the fine level applies the mask entry by entry (the
-     * finest scale must be 1). Nyström, Linformer and Performer
+     * finest scale must be 1). Nyström, Linformer (both forms) and Performer
      * (landmarks, projections and feature sums over all tokens) and device
      * plans: SKIT_EUNSUPPORTED. */
     int causal;
@@ -270,7 +273,7 @@ typedef struct skit_attention_plan skit_attention_plan;
  * SKIT_EUNSUPPORTED (device = SKIT_DEVICE_CUDA: a method other than exact,
  * mra2, mra2s, or MRA with more than two levels; or no GPU here, with the
  * message "cuda: not built" / "cuda: no device (...)"; causal with
- * nystrom, linformer, performer or a device plan), SKIT_EDOM also for a
+ * nystrom, linformer, linformer-fit, performer or a device plan), SKIT_EDOM also for a
  * causal MRA whose finest scale is not 1; SKIT_EINVAL also
  * for an unknown device or precision; precision = SKIT_PRECISION_F32:
  * SKIT_EUNSUPPORTED for a method other than exact, mra2, mra2s, a device
@@ -302,7 +305,9 @@ typedef struct skit_attention_stats {
  * Errors: SKIT_EINVAL (NULL; a float32 plan: use the _f32 form), SKIT_ESHAPE
  * (ld < n; rows layout: ld < d or dv), SKIT_ENONFINITE (NaN/Inf
  * in q, k or v), SKIT_ELIBRARY (an SVD did not converge); a concurrent call
- * that needs a new copy also create's errors (SKIT_ENOMEM, SKIT_ETOOBIG). */
+ * that needs a new copy also create's errors (SKIT_ENOMEM, SKIT_ETOOBIG);
+ * SKIT_EINVAL also for a linformer-fit plan not yet fitted
+ * (skit_attention_plan_fit). */
 int skit_attention_plan_execute(const skit_attention_plan *plan, const double *q, size_t ldq,
                                 const double *k, size_t ldk, const double *v, size_t ldv,
                                 const unsigned char *mask, double *y, size_t ldy,
@@ -351,6 +356,33 @@ int skit_attention_plan_execute_f32(const skit_attention_plan *plan, const float
                                     const float *k, size_t ldk, const float *v, size_t ldv,
                                     const unsigned char *mask, float *y, size_t ldy,
                                     skit_attention_stats *stats);
+
+/* Fits F of a linformer-fit plan to the head q, k (n x d, the plan's
+ * layout; mask: NULL or n bytes, as execute's padding mask). With E fixed
+ * (linformer_projection: seeded Gaussian or segment means over the valid
+ * tokens) the weights P = softmax(scale Q (E K)^T) are n x k, and execute
+ * returns P (F V). The fit stores
+ *     F = P^+ S  (k x n),   S = softmax(scale Q K^T) (exact, masked),
+ * the minimum-norm least-squares solution of P F = S (LAPACK dgelsd;
+ * singular values of P below 1e-10 of the largest count as 0, so that
+ * P (F V) evaluated in floating point stays accurate). Then P F V = P P^+
+ * S V is the orthogonal projection of the exact output Y = S V onto the
+ * columns of P for every V at once: on the head it was fitted to, no F
+ * (no trained Linformer with this E) has a smaller ||P F V - Y||_F, for
+ * any V, nor a smaller ||P F - S||_F. An oracle, not a trained model:
+ * scored on the head it was fitted to, its error is a lower bound for
+ * Linformer with this E. The fit forms S (O(n^2) memory, allocated for
+ * the call and freed, n < 65536) and costs O(n^2 (d + k)); execute then
+ * costs what a linformer plan's costs (2 n k factor entries). Execute on
+ * a plan never fitted fails. A refit replaces F for the plan and the
+ * copies concurrent executes use; it must not run concurrently with an
+ * execute on the same plan.
+ * Errors: SKIT_EINVAL (NULL plan, q or k), SKIT_EUNSUPPORTED (a plan of
+ * another method), SKIT_ESHAPE (ld < n; rows layout: ld < d),
+ * SKIT_ENONFINITE (NaN/Inf in q or k), SKIT_ETOOBIG, SKIT_ENOMEM,
+ * SKIT_ELIBRARY (dgelsd failed). */
+int skit_attention_plan_fit(skit_attention_plan *plan, const double *q, size_t ldq, const double *k,
+                            size_t ldk, const unsigned char *mask);
 
 /* Bytes of memory the plan owns (its scratch included; not the copies
  * concurrent executes made). 0 for NULL. */

@@ -290,6 +290,7 @@ i skit_attention_plan_backward p p z p z p z p p p z p z p z p z
 i skit_attention_plan_backward_f32 p p z p z p z p p p z p z p z p z
 i skit_attention_plan_select p p z p z p p
 i skit_attention_plan_select_f32 p p z p z p p
+i skit_attention_plan_fit p p z p z p
 z skit_attention_plan_bytes p
 v skit_attention_plan_destroy p
 i skit_mra_coarse_logits z z p z p z d z p p z

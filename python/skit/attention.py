@@ -21,7 +21,7 @@ from .mlp import _choice
 from .toeplitz import DEVICES, LAYOUTS
 
 METHODS = {"exact": 0, "mra2": 1, "mra2s": 2, "lowrank": 3, "topk": 4, "nystrom": 5,
-           "linformer": 6, "performer": 7, "window": 8, "bigbird": 9}
+           "linformer": 6, "performer": 7, "window": 8, "bigbird": 9, "linformer-fit": 10}
 SELECTIONS = {"global": 0, "per-row": 1}
 PROJECTIONS = {"gaussian": 0, "pooling": 1}
 _Z, _D, _I = ctypes.c_size_t, ctypes.c_double, ctypes.c_int
@@ -139,7 +139,8 @@ def entropy(q, k, scale=None, mask=None, causal=False):
 class AttentionPlan(Handle):
     """AttentionPlan(method, n, d, dv=None, budget=None, **options): one
     method of skit_attention_options ('exact', 'mra2', 'mra2s', 'lowrank',
-    'topk', 'nystrom', 'linformer', 'performer', 'window', 'bigbird').
+    'topk', 'nystrom', 'linformer', 'performer', 'window', 'bigbird',
+    'linformer-fit': fit() it to a head before calling it).
     options are the fields of skit_attention_options (scale, seed, block,
     levels, scales, blocks_per_row (an int for every level or a list),
     selection, diagonal_prior, first_block_prior, rank, nonzeros, window,
@@ -276,6 +277,20 @@ class AttentionPlan(Handle):
             check(fn(self, pq, ldq, pk, ldk, pv, ldv, pm, pr, pg, ldg, pdq, lddq, pdk, lddk, pdv,
                      lddv))
         return tuple(out for out, _, _ in grads)
+
+    def fit(self, q, k, mask=None):
+        """linformer-fit: F fitted to one head q, k (n, d) by least squares
+        (skit_attention_plan_fit): F = P^+ S, the F with the smallest
+        output error on that head for every V (an oracle for Linformer
+        with this E). Returns the plan."""
+        (qb, ldq), (kb, ldk) = self._blocks((("q", q), ("k", k)))
+        self._check_qk(qb, kb)
+        if qb.ndim != 2:
+            raise ValueError(f"skit: fit takes one head, q and k ({self.n}, {self.d}), got "
+                             f"{qb.shape}")
+        _m, pm = _mask(mask, self.n)
+        check(lib.skit_attention_plan_fit(self, A.pointer(qb), ldq, A.pointer(kb), ldk, pm))
+        return self
 
     def select(self, q, k, mask=None):
         """The squares an MRA plan's execute refines for q, k (and mask):

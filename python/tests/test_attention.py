@@ -89,6 +89,20 @@ def test_baselines_exact_at_full_budget(rng, method):
     assert rel(y, want) < 1e-8
 
 
+def test_linformer_fit_is_the_projection(rng):
+    n, d, kp = 48, 6, 5
+    q, k, v = (rng.standard_normal((n, d)) for _ in range(3))
+    want, _ = softmax_attention(q, k, v, 1 / np.sqrt(d))
+    km = np.stack([k[t * n // kp:(t + 1) * n // kp].mean(axis=0) for t in range(kp)])
+    p = np.exp(q @ km.T / np.sqrt(d))
+    p /= p.sum(axis=1, keepdims=True)
+    with skit.AttentionPlan("linformer-fit", n, d, rank=kp) as plan:
+        with pytest.raises(ValueError, match="not fitted"):
+            plan(q, k, v)
+        y = plan.fit(q, k)(q, k, v)
+    assert rel(y, p @ np.linalg.lstsq(p, want, rcond=None)[0]) < 1e-9
+
+
 @pytest.mark.parametrize("method", ["performer", "bigbird", "window", "nystrom", "mra2s"])
 def test_baselines_at_half_budget(rng, method):
     n, d = 64, 8
