@@ -124,20 +124,21 @@ done
 # Data files must match byte for byte, training logs without their timings
 # (same_data, tests/cli_lib.sh).
 TW=$TMP/train-whole TS=$TMP/train-units
-run reproduce --quick --only 50,51,53,54,55 --out "$TW"
-expect 0 "" "experiments 50, 51, 53, 54 and 55, whole"
+run reproduce --quick --only 50,51,53,54,55,56 --out "$TW"
+expect 0 "" "experiments 50, 51, 53, 54, 55 and 56, whole"
 for i in 1 2 3; do
-  run reproduce --quick --only 50,51,53,54,55 --out "$TS" --shard "$i/3"
-  expect 0 "" "experiments 50, 51, 53, 54 and 55, shard $i/3"
+  run reproduce --quick --only 50,51,53,54,55,56 --out "$TS" --shard "$i/3"
+  expect 0 "" "experiments 50, 51, 53, 54, 55 and 56, shard $i/3"
 done
 run reproduce --out "$TS" --merge
-expect 0 "55_train_mra2s (combine)" "experiments 50, 51, 53, 54 and 55, merged"
+expect 0 "56_tnn_figure3 (combine)" "experiments 50, 51, 53, 54, 55 and 56, merged"
 grep -q '@' "$TS/done/.plan-1-of-3" && pass || fail "the shards ran no units: $(cat "$TS/done/.plan-1-of-3")"
 same_data "$TW" "$TS" "units against a whole run"
 for f in verdicts.json claims/50_train_extrapolation.tsv claims/51_train_parity.tsv claims/53_train_responses.tsv \
          claims/54_tnn_ablations.tsv claims/55_train_mra2s.tsv notes/54_tnn_ablations.md notes/55_train_mra2s.md \
          notes/50_train_extrapolation.md notes/51_train_parity.md notes/53_train_responses.md \
-         figures/train_extrapolation.png figures/train_parity.png; do
+         claims/56_tnn_figure3.tsv notes/56_tnn_figure3.md \
+         figures/train_extrapolation.png figures/train_parity.png figures/tnn_figure3.png; do
   same "$TW/$f" "$TS/$f" "$f"
 done
 
