@@ -147,8 +147,23 @@ grep -q '^e	TNN	c	m	inconclusive	loaded machine (load .*needs 100000 CPU(s)): me
 grep -q '^i	TNN	c	m	inconclusive	loaded machine (.*): measured verdict reproduced; the test could not tell the claim from its control (both reproduced); -	' "$ctl" ||
   fail "a loaded-machine row does not name the verdict it measured: $(grep '^i' "$ctl")"
 "$SKIT" reproduce --merge --allow-partial --out "$API_OUT" >/dev/null 2>&1 || fail "--merge of the controls failed"
-grep -q '^| experiment | claim | measured | verdict | margin | stability | control |$' "$API_OUT/REPORT.md" ||
+grep -q '^| experiment | claim | verdict | stability | control |$' "$API_OUT/REPORT.md" ||
   fail "REPORT.md has no control column"
+# a claim's row: its id linking to its entry, the verdict, the stability
+# without the machine state, the control's verdict alone
+row() { grep -F -x -q "| [03_controls](#03_controls) | [\`$1\`](#03_controls-$1): c | **$2** | $3 | $4 |" "$API_OUT/REPORT.md" ||
+  fail "the row of $1: $(grep -F "[\`$1\`]" "$API_OUT/REPORT.md")"; }
+row a inconclusive "reproduced in 3 of 3; value 1..3" "→ reproduced"
+row b reproduced "reproduced in 3 of 3; value 1..3" "→ not reproduced"
+row c inconclusive "reproduced in 3 of 3; value 1..3" none
+row d reproduced deterministic -
+row e inconclusive deterministic "→ not reproduced"
+row u inconclusive "unstable: reproduced in 2 of 3; value 1..3" "→ not reproduced"
+bad=$(claim_rows "$API_OUT/REPORT.md" | grep -v -E ' \| (-|none|→ [a-z ]+) \|$')
+[ -z "$bad" ] || fail "claim rows without a control cell: $bad"
+missing=$(entries_missing "$API_OUT/claims" "$API_OUT/REPORT.md")
+[ -z "$missing" ] || fail "claims without their full entry: $missing"
+grep -q '^- stability: deterministic; load [0-9.]* (1 min), ' "$API_OUT/REPORT.md" || fail "the entry of e lacks the load"
 grep -q '^| \*\*inconclusive\*\* | .*could not tell the claim from its control' "$API_OUT/REPORT.md" ||
   fail "the legend lacks inconclusive"
 grep -q '^- \[03_controls\](#03_controls): `a` (the test could not tell the claim from its control), `c` (no control measured), `e` (loaded machine), `i` (loaded machine), `u` (its repeats or seeds disagree)$' "$API_OUT/REPORT.md" ||
@@ -173,5 +188,18 @@ claim h c m "not reproduced" -' || fail "shared-reason script failed: $(cat "$TM
 "$SKIT" reproduce --merge --allow-partial --out "$API_OUT" >/dev/null 2>&1 || fail "--merge of the controls failed"
 grep -q '^- \[04_shared\](#04_shared) (no control measured): `g`, `h`$' "$API_OUT/REPORT.md" ||
   fail "the list at the top does not group a shared reason: $(grep '04_shared' "$API_OUT/REPORT.md" | head -2)"
+# long measured and margin texts go to the claim's entry, not its row; the
+# entries start their own lines after notes that end without one
+long=$(printf 'n = %d: error %d.5e-16; ' $(seq 1 40))
+runexp 05_long "NO_CONTROL=\"no control measured\"; ONE_RUN=\"fixed data\"
+printf 'a note without an end of line' | note
+claim l c \"$long\" reproduced \"margin $long\"" || fail "long-row script failed: $(cat "$TMP/api.err")"
+"$SKIT" reproduce --merge --allow-partial --out "$API_OUT" >/dev/null 2>&1 || fail "--merge of the long rows failed"
+over=$(row_length_over 200 "$API_OUT/REPORT.md")
+[ -z "$over" ] || fail "claim rows too long: $over"
+missing=$(entries_missing "$API_OUT/claims" "$API_OUT/REPORT.md")
+[ -z "$missing" ] || fail "claims without their full entry: $missing"
+[ "$(grep -x -A 2 'a note without an end of line' "$API_OUT/REPORT.md")" = $'a note without an end of line\n\n### 05_long: l' ] ||
+  fail "the entry does not follow the notes on its own line: $(grep -A 2 'a note without' "$API_OUT/REPORT.md")"
 unset API_OUT
 finish

@@ -62,6 +62,38 @@ same_data() {
   done
 }
 
+# claim_rows REPORT: the rows of REPORT.md's tables of claims
+claim_rows() {
+  awk '/^## Claims: / {t = 1; next} /^## / {t = 0} t && /^\| \[/' "$1"
+}
+# row_length_over LIMIT REPORT: the average and longest claim row (bytes),
+# printed when the average exceeds LIMIT, or when there are no rows
+row_length_over() {
+  claim_rows "$2" | LC_ALL=C awk -v limit="$1" '{n++; s += length($0); if (length($0) > m) m = length($0)}
+    END {if (!n || s / n > limit) printf "%d rows, average %.0f, longest %d\n", n, n ? s / n : 0, m}'
+}
+# entries_missing CLAIMS_DIR REPORT: the claims of CLAIMS_DIR/*.tsv whose full
+# entry ("### EXPERIMENT: ID" in the experiment's section, every field in
+# full) REPORT.md lacks, or whose table row does not link to that entry
+entries_missing() {
+  awk -F'\t' 'FILENAME ~ /\.tsv$/ {
+      if (FNR == 1) { for (k = 3; k <= 8; k++) key[k] = $k; next }
+      ex = FILENAME; sub(/.*\//, "", ex); sub(/\.tsv$/, "", ex)
+      for (k = 3; k <= 8; k++) want[ex ": " $1, k] = (k == 8 && $k == "" ? "-" : $k)
+      slug = tolower(ex "-" $1); gsub(/[^a-z0-9_-]/, "", slug); anchor[ex ": " $1] = "(#" slug ")"
+      ids[ex ": " $1] = 1; next }
+    /^## / { section = substr($0, 4); entry = ""; next }
+    /^### / { entry = substr($0, 5); if (index(entry, section ": ") != 1) entry = ""; next }
+    /^\| \[/ { for (e in anchor) if (index($0, anchor[e])) linked[e] = 1; next }
+    entry != "" && /^- [a-z]+: / {
+      k = substr($0, 3, index($0, ":") - 3); text = substr($0, index($0, ": ") + 2)
+      if (k == "verdict") text = substr(text, 3, length(text) - 4)
+      got[entry, k] = text }
+    END { for (e in ids) {
+        if (!linked[e]) print e ": no table row links to its entry"
+        for (k = 3; k <= 8; k++) if (got[e, key[k]] != want[e, k]) print e ": no full " key[k] } }' "$1"/*.tsv "$2"
+}
+
 finish() {
   echo "$passes passed, $failures failed"
   [ "$failures" -eq 0 ]

@@ -2,7 +2,9 @@
 # the verdict rule and comes from the committed code: every empirical row
 # names its control, no positive verdict stands beside a control with the
 # same verdict, no verdict stands on repeats that disagree, verdicts.json carries the controls, and a rerun of the fast
-# deterministic experiments gives the committed verdicts.
+# deterministic experiments gives the committed verdicts. REPORT.md is the
+# current generator's: short claim rows, each linking to its claim's full
+# entry in its experiment's section.
 . "$(dirname "$0")/cli_lib.sh"
 PF="$SKIT_DATADIR/paper_figures"
 [ -s "$PF/verdicts.json" ] || { echo "no committed paper_figures/ here (a tarball build): skipped"; exit 77; }
@@ -21,6 +23,14 @@ done
 claims=$(grep -c '"experiment": ' "$PF/verdicts.json")
 controls=$(grep -c '"control": ' "$PF/verdicts.json")
 [ "$claims" -eq "$controls" ] || fail "verdicts.json: $controls controls for $claims claims"
+
+# REPORT.md: rows short enough to read (the full entries hold the rest)
+over=$(row_length_over 320 "$PF/REPORT.md")
+[ -z "$over" ] || fail "REPORT.md: claim rows too long (regenerate paper_figures/REPORT.md): $over"
+bad=$(claim_rows "$PF/REPORT.md" | grep -v -E ' \| (-|none|→ [a-z ]+) \|$' | head -3)
+[ -z "$bad" ] || fail "REPORT.md: claim rows without a control cell: $bad"
+missing=$(entries_missing "$PF/claims" "$PF/REPORT.md" | head -5)
+[ -z "$missing" ] || fail "REPORT.md: claims without their full entry (regenerate it): $missing"
 
 # verdict EXPERIMENT ID FILE: a claim's verdict in a verdicts.json
 verdict() {

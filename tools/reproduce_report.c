@@ -5,8 +5,10 @@
  * no run times): regenerated from the same measurements it is the same file.
  * Layout: the verdict vocabulary; one scoreboard row per paper (the claims
  * of that paper) and one for skit's own checks; a table of claims per paper,
- * then skit's checks; verdicts that differ from a comparison run (--quick
- * against the full run); then each experiment's notes. */
+ * then skit's checks, one short row per claim; verdicts that differ from a
+ * comparison run (--quick against the full run); then each experiment's
+ * notes and the full entries of its claims (measured, margin, stability and
+ * control in full), which the table rows link to. */
 #include "config.h"
 
 #include "reproduce_report.h"
@@ -31,16 +33,20 @@ enum { NVERDICTS = sizeof verdicts / sizeof *verdicts };
 static const char *const verdict_meaning[] = {
     "the tested object meets the statement's hypotheses and the claim is true here",
     "the hypotheses are met and the claim is false here: a counterexample",
-    "the tested object is outside the statement (the row says which hypothesis, and what that "
-    "means for the code that builds it); nothing is concluded about the statement",
+    "the tested object is outside the statement (the claim's entry says which hypothesis, and "
+    "what that means for the code that builds it); nothing is concluded about the statement",
     "an empirical claim (a figure, a table, a speed-up) whose direction and size appear here too",
     "an empirical claim that the measurement here does not show",
     "a claim the test could not decide: the test could not tell the claim from its control "
     "(the control got the same positive verdict), no control was measured, its repeats or seeds "
-    "disagree, or a timing was measured on a loaded machine; the margin says which, and the "
-    "verdict measured",
+    "disagree, or a timing was measured on a loaded machine; the margin (in the claim's entry) "
+    "says which, and the verdict measured",
     "a measurement reported for context; not a claim",
     "the experiment script did not finish; its log says why"};
+
+/* The claims file's columns, as verdicts.json and the claims' entries name them. */
+static const char *const claim_keys[CLAIM_FIELDS] = {"id",      "source", "claim",     "measured",
+                                                     "verdict", "margin", "stability", "control"};
 
 static int verdict_index(const char *v)
 {
@@ -297,12 +303,17 @@ static void count_source(const claim_set *set, const char *source, size_t *count
 static void write_vocabulary(FILE *f)
 {
     fputs("## Verdicts\n\nEvery row has one of these verdicts, computed by the experiment script "
-          "from the measurement in the same row (none is copied from a paper):\n\n"
+          "from the claim's own measurement (none is copied from a paper):\n\n"
           "| verdict | meaning |\n|---|---|\n",
           f);
     for (int i = 0; i < NVERDICTS; i++)
         fprintf(f, "| **%s** | %s |\n", verdicts[i], verdict_meaning[i]);
-    fputs("\nThe *stability* column says how many repeats (timing claims), seeds "
+    fputs("\nThe tables of claims below give one short row per claim: its experiment, the claim "
+          "(its id links to the claim's full entry), the verdict, the stability and the control's "
+          "verdict. The full entry of each claim, in its experiment's section after the notes, "
+          "adds what was *measured* (with the sizes), the *margin* (by how much the verdict "
+          "holds, or why it is inconclusive), and the stability and the control in full.\n\n"
+          "The *stability* column says how many repeats (timing claims), seeds "
           "(data-dependent claims) or settings (deterministic claims decided per kernel "
           "setting, e.g. each lengthscale) gave the verdict, with the spread of the deciding number; "
           "\"unstable\" marks repeats that disagree, and the row is then inconclusive (the "
@@ -310,13 +321,14 @@ static void write_vocabulary(FILE *f)
           "repeated. A claim decided by "
           "one run says why one suffices: \"deterministic\" (no random input, or an identity "
           "checked to rounding), \"every case\" (a universal statement checked on every case of "
-          "a sweep of random inputs, whose count the measured column gives: one counterexample "
-          "would decide \"fails\"), \"fixed data\" (measured over a fixed real dataset, e.g. "
-          "a trained model's attention heads; the fraction over its items is in the measured "
-          "column).\n\n"
+          "a sweep of random inputs, whose count the entry's measured line gives: one "
+          "counterexample would decide \"fails\"), \"fixed data\" (measured over a fixed real "
+          "dataset, e.g. a trained model's attention heads; the fraction over its items is in "
+          "the entry's measured line).\n\n"
           "The *control* column is the negative control of an empirical claim: a configuration "
           "for which the claim is known to be false (true, for a claim that something fails), "
-          "measured in the same run with the same code and threshold, written \"what → verdict\". "
+          "measured in the same run with the same code and threshold, written \"what → verdict\" "
+          "in the claim's entry and \"→ verdict\" in the table. "
           "If the control gets the claim's positive verdict (reproduced, holds), the test could "
           "not tell the claim from its control and the claim is **inconclusive**; a negative "
           "verdict that agrees with a negative control stands (the claim behaved like a "
@@ -324,8 +336,9 @@ static void write_vocabulary(FILE *f)
           "inconclusive too (\"none: no control measured\"). \"-\" marks a row that needs none: "
           "a verdict that is deterministic or checked on every case, a theorem's verdict, or a "
           "measurement. Timing claims record the 1-minute load average and the CPU affinity in "
-          "their stability column; one measured with a load above the machine's CPUs, or with "
-          "fewer CPUs in its affinity mask than it needs, is inconclusive (loaded machine).\n\n",
+          "their stability (in the claim's entry; the table row leaves it out); one measured "
+          "with a load above the machine's CPUs, or with fewer CPUs in its affinity mask than it "
+          "needs, is inconclusive (loaded machine).\n\n",
           f);
 }
 
@@ -343,7 +356,7 @@ static const char *inconclusive_reason(const claim_row *r)
     for (size_t i = 0; i < sizeof reasons / sizeof *reasons; i++)
         if (!strncmp(r->field[CLAIM_MARGIN], reasons[i][0], strlen(reasons[i][0])))
             return reasons[i][1];
-    return "undecided: see the row";
+    return "undecided: see its entry";
 }
 
 /* The reason shared by every inconclusive row of experiment `exp` from row
@@ -390,7 +403,8 @@ static size_t write_glance_verdict(FILE *f, const claim_set *set, const char *ve
 static void write_glance(FILE *f, const claim_set *set)
 {
     fputs("## What fails, what is not reproduced, what is inconclusive\n\n"
-          "The papers' claims (by experiment and claim id; the rows are in the tables below) "
+          "The papers' claims (by experiment and claim id; the rows are in the tables below, the "
+          "full entries in each experiment's section) "
           "whose verdict is not holds or reproduced:\n\n",
           f);
     size_t n = 0;
@@ -424,31 +438,89 @@ static void write_scoreboard(FILE *f, const claim_set *set, const char **sources
 /* ---- the claim tables ---------------------------------------------------- */
 
 /* A markdown table cell: '|' inside a claim (|k[n]|, norms) would end the
- * cell, so it is escaped. */
-static void put_table_cell(FILE *f, const char *text)
+ * cell, so it is escaped; the first `length` bytes of text. */
+static void put_table_cell_prefix(FILE *f, const char *text, size_t length)
 {
-    for (const char *p = text; *p; p++) {
+    for (const char *p = text; p < text + length; p++) {
         if (*p == '|') fputc('\\', f);
         fputc(*p, f);
     }
 }
 
+static void put_table_cell(FILE *f, const char *text)
+{
+    put_table_cell_prefix(f, text, strlen(text));
+}
+
+/* A link target as GitHub derives it from a heading: lower case, spaces to
+ * '-', punctuation other than '-' and '_' dropped (bytes of UTF-8 letters
+ * kept). */
+static void put_anchor(FILE *f, const char *heading)
+{
+    for (const unsigned char *p = (const unsigned char *)heading; *p; p++) {
+        if (*p == ' ') fputc('-', f);
+        else if (*p >= 0x80 || *p == '-' || *p == '_' || (*p >= '0' && *p <= '9')) fputc(*p, f);
+        else if ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z') fputc(*p | 0x20, f);
+    }
+}
+
+/* A claim's entry is headed "EXPERIMENT: ID", so its anchor is EXPERIMENT-ID. */
+static void put_claim_anchor(FILE *f, const claim_row *r)
+{
+    put_anchor(f, r->experiment);
+    fputc('-', f);
+    put_anchor(f, r->field[CLAIM_ID]);
+}
+
+/* The control's verdict alone ("what (stability) → verdict" gives
+ * "→ verdict", "none: reason" gives "none", "-" for none needed): the row
+ * stays short, the claim's entry has the rest. */
+static void put_control_verdict(FILE *f, const char *control)
+{
+    static const char arrow[] = " → ";
+    const char *last = NULL;
+    for (const char *p = strstr(control, arrow); p; p = strstr(p + 1, arrow))
+        last = p;
+    if (!*control)
+        fputc('-', f);
+    else if (last) {
+        fputs("→ ", f);
+        put_table_cell(f, last + strlen(arrow));
+    } else if (!strncmp(control, "none", 4))
+        fputs("none", f);
+    else
+        put_table_cell(f, control);
+}
+
+/* The stability without the machine state a timing claim appends
+ * ("; load L (1 min), ..."): repeats and spread in the row, the load in
+ * the claim's entry. */
+static void put_stability_summary(FILE *f, const char *stability)
+{
+    const char *machine = strstr(stability, "; load ");
+    put_table_cell_prefix(f, stability, machine ? (size_t)(machine - stability) : strlen(stability));
+}
+
 static void write_claim_table(FILE *f, const claim_set *set, const char *source)
 {
     fprintf(f,
-            "## Claims: %s\n\n| experiment | claim | measured | verdict | margin | stability "
-            "| control |\n|---|---|---|---|---|---|---|\n",
+            "## Claims: %s\n\n| experiment | claim | verdict | stability | control |\n"
+            "|---|---|---|---|---|\n",
             source_title(source));
     for (size_t i = 0; i < set->count; i++) {
         const claim_row *r = &set->rows[i];
         if (strcmp(r->field[CLAIM_SOURCE], source)) continue;
-        fprintf(f, "| [%s](#%s) | ", r->experiment, r->experiment);
-        for (int k = CLAIM_TEXT; k < CLAIM_FIELDS; k++) {
-            if (k == CLAIM_VERDICT) fputs("**", f);
-            put_table_cell(f, k == CLAIM_CONTROL && !*r->field[k] ? "-" : r->field[k]);
-            fputs(k == CLAIM_VERDICT ? "** | " : " | ", f);
-        }
-        fputc('\n', f);
+        fprintf(f, "| [%s](#", r->experiment);
+        put_anchor(f, r->experiment);
+        fprintf(f, ") | [`%s`](#", r->field[CLAIM_ID]);
+        put_claim_anchor(f, r);
+        fputs("): ", f);
+        put_table_cell(f, r->field[CLAIM_TEXT]);
+        fprintf(f, " | **%s** | ", r->field[CLAIM_VERDICT]);
+        put_stability_summary(f, r->field[CLAIM_STABILITY]);
+        fputs(" | ", f);
+        put_control_verdict(f, r->field[CLAIM_CONTROL]);
+        fputs(" |\n", f);
     }
     fputc('\n', f);
 }
@@ -517,8 +589,6 @@ static int write_json(const char *out_dir, const claim_set *set, int quick)
     for (int i = 0; i < NVERDICTS; i++)
         cli_json_string(&j, verdicts[i]);
     cli_json_end_array(&j);
-    static const char *const keys[CLAIM_FIELDS] = {"id",      "source", "claim",     "measured",
-                                                   "verdict", "margin", "stability", "control"};
     cli_json_key(&j, "claims");
     cli_json_begin_array(&j, 0);
     for (size_t i = 0; i < set->count; i++) {
@@ -527,7 +597,7 @@ static int write_json(const char *out_dir, const claim_set *set, int quick)
         cli_json_key(&j, "experiment");
         cli_json_string(&j, r->experiment);
         for (int k = 0; k < CLAIM_FIELDS; k++) {
-            cli_json_key(&j, keys[k]);
+            cli_json_key(&j, claim_keys[k]);
             cli_json_string(&j, r->field[k]);
         }
         cli_json_key(&j, "paper_claim");
@@ -576,26 +646,52 @@ static void print_table(const claim_set *set, const char **sources, size_t nsour
 
 /* ---- REPORT.md ------------------------------------------------------------ */
 
-static void write_notes(FILE *f, const char *out_dir, const claim_set *set)
+/* One experiment's notes file, as it is; ends the last line if it has none,
+ * so the claims' entries after it start their own lines. */
+static void copy_notes(FILE *f, const char *out_dir, const char *exp)
+{
+    char path[8400];
+    snprintf(path, sizeof path, "%s/notes/%s.md", out_dir, exp);
+    FILE *n = fopen(path, "r");
+    if (!n) {
+        fputs("(no notes)\n", f);
+        return;
+    }
+    char buf[8192], last = '\n';
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, n)) > 0) {
+        fwrite(buf, 1, got, f);
+        last = buf[got - 1];
+    }
+    fclose(n);
+    if (last != '\n') fputc('\n', f);
+}
+
+/* The full entry of one claim: every column of its claims file row but the
+ * id (its heading, which the table row links to) and the source (the
+ * table it is in). */
+static void write_claim_entry(FILE *f, const claim_row *r)
+{
+    fprintf(f, "\n### %s: %s\n\n", r->experiment, r->field[CLAIM_ID]);
+    for (int k = CLAIM_TEXT; k < CLAIM_FIELDS; k++) {
+        const char *text = k == CLAIM_CONTROL && !*r->field[k] ? "-" : r->field[k];
+        fprintf(f, k == CLAIM_VERDICT ? "- %s: **%s**\n" : "- %s: %s\n", claim_keys[k], text);
+    }
+}
+
+/* Each experiment's section: its notes, then its claims' full entries
+ * (rows of one experiment are adjacent). */
+static void write_sections(FILE *f, const char *out_dir, const claim_set *set)
 {
     const char *last = "";
     for (size_t i = 0; i < set->count; i++) {
         const char *exp = set->rows[i].experiment;
-        if (!strcmp(exp, last)) continue;
-        last = exp;
-        fprintf(f, "\n## %s\n\n", exp);
-        char path[8400];
-        snprintf(path, sizeof path, "%s/notes/%s.md", out_dir, exp);
-        FILE *n = fopen(path, "r");
-        if (!n) {
-            fprintf(f, "(no notes)\n");
-            continue;
+        if (strcmp(exp, last)) {
+            fprintf(f, "\n## %s\n\n", exp);
+            copy_notes(f, out_dir, exp);
         }
-        char buf[8192];
-        size_t got;
-        while ((got = fread(buf, 1, sizeof buf, n)) > 0)
-            fwrite(buf, 1, got, f);
-        fclose(n);
+        write_claim_entry(f, &set->rows[i]);
+        last = exp;
     }
 }
 
@@ -640,8 +736,8 @@ int report_write(const char *out_dir, const report_options *options, report_outc
             "figure as SVG, PDF and EPS and the data behind every row in `data/<experiment>/` "
             "(not committed: `skit reproduce` regenerates them).\n\n",
             skit_version(),
-            options->quick ? " with **--quick sizes (smoke test)**: every row ran at the smaller sizes its measured column gives"
-                           : " at full size: every row ran at the sizes its measured column gives");
+            options->quick ? " with **--quick sizes (smoke test)**: every claim ran at the smaller sizes its measured line gives"
+                           : " at full size: every claim ran at the sizes its measured line gives");
     if (set.skipped_files)
         fprintf(f, "%zu claims file(s) that are not well formed (no header row, cut short, a malformed "
                    "row) were skipped.\n\n",
@@ -656,7 +752,7 @@ int report_write(const char *out_dir, const report_options *options, report_outc
                                            options->quick);
     for (size_t s = 0; s < nsources; s++)
         write_claim_table(f, &set, sources[s]);
-    write_notes(f, out_dir, &set);
+    write_sections(f, out_dir, &set);
     int status = skit_atomic_commit(f, tmp, report_path) == SKIT_OK ? CLI_OK : cli_write_error(SKIT_EIO);
     cli_temp_release(tmp_slot);
     if (status == CLI_OK) status = write_json(out_dir, &set, options->quick);
