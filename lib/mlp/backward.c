@@ -68,7 +68,6 @@ typedef struct block_store {
     R *g, *t;
     R *x, *dy;   /* float only: the block's inputs and output gradients rounded */
     R *dw;       /* float only: one layer's weight gradient over the block */
-    double *row; /* float only: one row widened, for the norm's statistics */
 } block_store;
 
 /* doubles that hold count values of R */
@@ -93,7 +92,7 @@ static void *carve(double *work, size_t *off, size_t doubles)
 
 /* The block's buffers carved from work (NULL: only counted; s may then be
  * NULL); returns the doubles they take. Per stage u, a (B x w) and inv
- * (B); then two gradient buffers B x w; in float also x, dy, dw and a row. */
+ * (B); then two gradient buffers B x w; in float also x, dy and dw. */
 static size_t store_layout(const mlp_dims *d, double *work, block_store *s)
 {
     block_store counted;
@@ -108,12 +107,10 @@ static size_t store_layout(const mlp_dims *d, double *work, block_store *s)
     s->g = carve(work, &off, bw);
     s->t = carve(work, &off, bw);
     s->x = s->dy = s->dw = NULL;
-    s->row = NULL;
 #ifdef MLP_BACKWARD_SINGLE
     s->x = carve(work, &off, doubles_of((size_t)BACKWARD_BLOCK * d->in));
     s->dy = carve(work, &off, doubles_of((size_t)BACKWARD_BLOCK * d->out));
     s->dw = carve(work, &off, doubles_of(largest_weight(d)));
-    s->row = carve(work, &off, d->w);
 #endif
     return off;
 }
@@ -188,6 +185,87 @@ static double activation_slope(skit_activation a, double u)
     return 1.0;
 }
 
+/* ReLU's loops are written out, so that they vectorise; the values are
+ * those of skit_mlp_activate and activation_slope (a product by 1 or 0) */
+static void activate_row(skit_activation act, const R *u, R *a, size_t w)
+{
+    if (act == SKIT_ACTIVATION_RELU) {
+        for (size_t i = 0; i < w; i++) a[i] = u[i] > 0 ? u[i] : (R)0;
+        return;
+    }
+    for (size_t i = 0; i < w; i++) a[i] = (R)skit_mlp_activate(act, u[i]);
+}
+
+static void slope_row(skit_activation act, const R *u, R *g, size_t w)
+{
+    if (act == SKIT_ACTIVATION_RELU) {
+        for (size_t i = 0; i < w; i++) g[i] *= u[i] > 0 ? (R)1 : (R)0;
+        return;
+    }
+    for (size_t i = 0; i < w; i++) g[i] = (R)(g[i] * activation_slope(act, u[i]));
+}
+
+#ifdef MLP_BACKWARD_SINGLE
+/* Row sums in double over LANES interleaved partial sums. In float the
+ * element-wise work around the sgemms would otherwise be one chain of
+ * dependent double additions per row and stage, as long as the GEMMs; w
+ * terms summed in double stay far below float's rounding in any order. */
+#define LANES 8
+static double lanes_total(const double *acc)
+{
+    double s = 0;
+    for (int l = 0; l < LANES; l++) s += acc[l];
+    return s;
+}
+
+/* sum_i (a_i - ca) (b_i - cb); b NULL: sum_i (a_i - ca) */
+static double lanes_dot(const R *a, double ca, const R *b, double cb, size_t w)
+{
+    double acc[LANES] = {0};
+    size_t i = 0;
+    for (; i + LANES <= w; i += LANES)
+        for (int l = 0; l < LANES; l++) acc[l] += (a[i + l] - ca) * (b ? b[i + l] - cb : 1.0);
+    for (; i < w; i++) acc[0] += (a[i] - ca) * (b ? b[i] - cb : 1.0);
+    return lanes_total(acc);
+}
+
+/* skit_mlp_norm_stats on a float row, its sums in lanes */
+static void row_stats(skit_norm norm, const R *row, size_t w, double *shift, double *inv)
+{
+    *shift = 0.0;
+    *inv = 1.0;
+    if (norm == SKIT_NORM_LAYER) {
+        *shift = lanes_dot(row, 0.0, NULL, 0.0, w) / (double)w;
+        *inv = 1.0 / sqrt(lanes_dot(row, *shift, row, *shift, w) / (double)w + LAYER_NORM_EPS);
+    } else if (norm == SKIT_NORM_RMS) {
+        *inv = 1.0 / (sqrt(lanes_dot(row, 0.0, row, 0.0, w) / (double)w) + RMS_NORM_EPS);
+    }
+}
+
+/* sum g and sum g u of a row */
+static void row_sums(const R *g, const R *u, size_t w, double *sg, double *sgu)
+{
+    *sg = lanes_dot(g, 0.0, NULL, 0.0, w);
+    *sgu = lanes_dot(g, 0.0, u, 0.0, w);
+}
+#else
+static void row_stats(skit_norm norm, const R *row, size_t w, double *shift, double *inv)
+{
+    skit_mlp_norm_stats(norm, row, w, shift, inv);
+}
+
+static void row_sums(const R *g, const R *u, size_t w, double *sg, double *sgu)
+{
+    double a = 0, b = 0;
+    for (size_t i = 0; i < w; i++) {
+        a += g[i];
+        b += g[i] * u[i];
+    }
+    *sg = a;
+    *sgu = b;
+}
+#endif
+
 /* g (a row of w values) from the gradient w.r.t. u = norm(h) to the one
  * w.r.t. h, given u and the norm's inv. LayerNorm: inv (g - mean g - u
  * mean(g u)); RMS (u = h inv, inv = 1/(r + eps), r = ||h||/sqrt w):
@@ -195,11 +273,8 @@ static double activation_slope(skit_activation a, double u)
 static void norm_backward(skit_norm norm, size_t w, const R *u, double inv, R *g)
 {
     if (norm == SKIT_NORM_NONE) return;
-    double sg = 0, sgu = 0;
-    for (size_t i = 0; i < w; i++) {
-        sg += g[i];
-        sgu += (double)g[i] * u[i];
-    }
+    double sg, sgu;
+    row_sums(g, u, w, &sg, &sgu);
     if (norm == SKIT_NORM_LAYER) {
         sg /= (double)w;
         sgu /= (double)w;
@@ -212,20 +287,14 @@ static void norm_backward(skit_norm norm, size_t w, const R *u, double inv, R *g
 }
 
 /* one row h (w values) to u = norm(h) in place and a = act(u); *inv the
- * norm's; statistics in double (float: on the row widened into wide) */
-static void norm_activate_row(skit_norm norm, skit_activation act, size_t w, R *row, double *inv, R *a,
-                              double *wide)
+ * norm's; statistics in double */
+static void norm_activate_row(skit_norm norm, skit_activation act, size_t w, R *row, double *inv, R *a)
 {
-#ifdef MLP_BACKWARD_SINGLE
-    for (size_t i = 0; i < w; i++) wide[i] = row[i];
-#else
-    wide = row;
-#endif
     double shift;
-    skit_mlp_norm_stats(norm, wide, w, &shift, inv);
+    row_stats(norm, row, w, &shift, inv);
     if (norm != SKIT_NORM_NONE)
-        for (size_t i = 0; i < w; i++) row[i] = (R)((wide[i] - shift) * *inv);
-    for (size_t i = 0; i < w; i++) a[i] = (R)skit_mlp_activate(act, row[i]);
+        for (size_t i = 0; i < w; i++) row[i] = (R)((row[i] - shift) * *inv);
+    activate_row(act, row, a, w);
 }
 
 /* forward of one block, keeping u, a, inv of every stage; y (may be NULL) */
@@ -239,7 +308,7 @@ static void block_forward(const skit_mlp *m, const mlp_dims *d, size_t rows, con
         R *u = s->u[k];
         linear_forward(m, d, k, rows, k == 0 ? x : s->a[k - 1], u, w);
         for (size_t r = 0; r < rows; r++)
-            norm_activate_row(norm, act, w, u + r * w, &s->inv[k][r], s->a[k] + r * w, s->row);
+            norm_activate_row(norm, act, w, u + r * w, &s->inv[k][r], s->a[k] + r * w);
     }
     if (y) linear_forward(m, d, d->stages, rows, s->a[d->stages - 1], y, d->out);
 }
@@ -273,7 +342,7 @@ static void block_backward(const skit_mlp *m, const mlp_dims *d, size_t rows, co
         for (size_t r = 0; r < rows; r++) {
             R *gr = g + r * w;
             const R *ur = s->u[k] + r * w;
-            for (size_t i = 0; i < w; i++) gr[i] = (R)(gr[i] * activation_slope(act, ur[i]));
+            slope_row(act, ur, gr, w);
             norm_backward(norm, w, ur, s->inv[k][r], gr);
         }
         R *din = k == 0 ? dx : t;
