@@ -13,13 +13,11 @@
  *       ||dy_c||_2, the knots through A's gradient (its own bound, times
  *       sqrt(2r - 1) for the knots' map) and the taps (sums in double),
  *       as skit/tno.h derives them;
- *   an RPE's parameters (and TNO's lambda), the float64 map B of the
- *       widened dk applied by the float MLP backward: ||B_g||_F
- *       (||dk32 - dk64||_2 + rho kappa ||dk32||_2), rho kappa the float MLP
- *       backward's rounding of skit/tno.h, ||B_g||_F (the group's rows of
- *       B) measured column by column: the float64 backward of a
- *       one-sequence plan with x and dy unit vectors whose correlation is
- *       a single lag of a single channel.
+ *   an RPE's parameters (and TNO's lambda), which the float64 code computes
+ *       from the widened dk by a linear map B: ||B_g||_F ||dk32 - dk64||_2,
+ *       ||B_g||_F (the group's rows of B) measured column by column: the
+ *       float64 backward of a one-sequence plan with x and dy unit vectors
+ *       whose correlation is a single lag of a single channel.
  * A 2-norm bound bounds every entry, so the group's bound on max |g32 -
  * g64| is the largest over its channels (and sequences).
  * Exact attention and MRA-2: the entry-wise bounds of skit/attention.h
@@ -304,46 +302,25 @@ static void mx_gather(const gradcheck_options *o, const mx_data *m, const double
     for (size_t i = 0; i < o->n; i++) v[i] = data[mx_index(o, m, b, i, c)];
 }
 
-/* the dx bound (largest over sequences and channels), ||dk32 - dk64||_2's
- * and ||dk32||_2's (per channel Young's ||x * dy||_2 <= ||x||_1 ||dy||_2,
- * either way round, summed over the batch, plus the float error) */
-static void mx_bounds(const gradcheck_options *o, mx_data *m, size_t N, double *bx, double *bk, double *bdk)
+/* the dx bound (largest over sequences and channels) and ||dk32 - dk64||_2's */
+static void mx_bounds(const gradcheck_options *o, mx_data *m, size_t N, double *bx, double *bk)
 {
     const size_t n = o->n;
     const double lg = log2(2.0 * (double)N), gx = skit_tno_plan_f32_growth(m->p32);
-    double *xv = m->x1, *dv = m->dy1, kk = 0, dd = 0;
+    double *xv = m->x1, *dv = m->dy1, kk = 0;
     *bx = 0;
     for (size_t c = 0; c < o->d; c++) {
-        double sum = 0, young = 0;
+        double sum = 0;
         for (size_t b = 0; b < o->batch; b++) {
             mx_gather(o, m, m->x, b, c, xv);
             mx_gather(o, m, m->dy, b, c, dv);
             *bx = fmax(*bx, gx * EPS32 * m->scale[c] * gradcheck_norm2(dv, n));
             sum += correlation_norms(xv, dv, n);
-            const double x1 = gradcheck_norm1(xv, n), x2 = gradcheck_norm2(xv, n);
-            young += fmin(x1 * gradcheck_norm2(dv, n), x2 * gradcheck_norm1(dv, n));
         }
         double bc = (30.0 * lg + (double)o->batch) * EPS32 * sum;
         kk += bc * bc;
-        dd += (young + bc) * (young + bc);
     }
     *bk = sqrt(kk);
-    *bdk = sqrt(dd);
-}
-
-/* The float MLP backward's own rounding per unit of ||B||_F ||dk32||_2
- * (skit/tno.h): gamma_256 for the weight gradients' per-block float sums,
- * u for dout rounded, the recomputed stages' expected 2 (layers + 2)(w + 2)
- * u; times kappa, which takes ||B_mlp||_F ||dout||_2 to ||B||_F ||dk||_2:
- * 1 TNO, sqrt(2N / (2n - 1)) bidirectional FD, sqrt(8N / n) causal FD. */
-static double mx_mlp_rounding(const gradcheck_options *o, skit_tno_kind kind, size_t N)
-{
-    const double u = EPS32, gamma = 256.0 * u / (1.0 - 256.0 * u);
-    const double stages = 2.0 * ((double)o->rpe_layers + 2.0) * ((double)o->rpe_width + 2.0) * u;
-    double kappa = 1.0;
-    if (kind == SKIT_TNO_FD)
-        kappa = o->causal ? sqrt(8.0 * (double)N / (double)o->n) : sqrt(2.0 * (double)N / (double)(2 * o->n - 1));
-    return (gamma + u + stages) * kappa;
 }
 
 /* the column of B for lag k of channel c: the probe's backward with the
@@ -404,9 +381,9 @@ static gradcheck_layout mx_rows(const gradcheck_options *o, const mx_data *m)
 static int mx_report(const gradcheck_options *o, mx_data *m, skit_tno_kind kind, size_t N, gradcheck_result *r)
 {
     const size_t out = kind == SKIT_TNO_FD && !o->causal ? 2 * o->d : o->d;
-    double bx, bk, bdk, ff[1 + 2 * (64 + 2)], ff_lambda;
+    double bx, bk, ff[1 + 2 * (64 + 2)], ff_lambda;
     if (o->rpe_layers > 64) return SKIT_EDOM; /* the CLI's range */
-    mx_bounds(o, m, N, &bx, &bk, &bdk);
+    mx_bounds(o, m, N, &bx, &bk);
     int status = mx_frobenius(o, m, out, ff, &ff_lambda);
     if (status != SKIT_OK) return status;
     /* bidirectional FD takes the kernels' gradient as its N-point spectrum
@@ -415,8 +392,6 @@ static int mx_report(const gradcheck_options *o, mx_data *m, skit_tno_kind kind,
      * unit lag has unit magnitude everywhere), so ||B||_F over N lags is
      * sqrt(N / (2n - 1)) times the probed one */
     if (kind == SKIT_TNO_FD && !o->causal) bk *= sqrt((double)N / (double)(2 * o->n - 1));
-    /* plus the float MLP backward's rounding on dk32 */
-    bk += mx_mlp_rounding(o, kind, N) * bdk;
     add_result(r, o, "x", m->dx32, m->dx64, m->total, mx_rows(o, m), bx);
     if (kind == SKIT_TNO_FFT)
         add_result(r, o, "lambda", &m->dl32, &m->dl64, 1, (gradcheck_layout){1, 1, 1}, sqrt(ff_lambda) * bk);

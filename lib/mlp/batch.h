@@ -16,24 +16,6 @@
 int skit_mlp_backward_dots(const skit_mlp *mlp, size_t count, const double *x, const double *dy, double *y,
                            double *dx, double *dparams, double *dots, double *work);
 
-/* The same in float, for the float32 token mixers' parameter gradient:
- * dparams (double) and dots only, no y or dx. The forward is recomputed
- * and the gradients run back in float on the float copy of every layer's
- * weights (skit_mlp_keep_float_copy(mlp, 1); else SKIT_EINVAL), x and dy
- * rounded as read; the norms' statistics, activations and slopes in double
- * on the float values, rounded once; per block of 256 inputs each weight
- * gradient is one sgemm added into the double dparams, the bias gradients
- * and dots sums in double of floats. Against skit_mlp_backward_dots on
- * the same x and dy: each weight gradient's block sums are within
- * gamma_256 = 256 u / (1 - 256 u), u = 2^-24, of sum_k |g_k| |a_k| (the
- * float g and a), plus the recomputed forward's and the backward's
- * rounding of g and a carried through (skit/tno.h states the level).
- * work: skit_mlp_backward_f32_workspace(mlp) doubles, or NULL to allocate.
- * Errors: as skit_mlp_backward_dots. */
-size_t skit_mlp_backward_f32_workspace(const skit_mlp *mlp);
-int skit_mlp_backward_dots_f32(const skit_mlp *mlp, size_t count, const double *x, const double *dy,
-                               double *dparams, double *dots, double *work);
-
 /* Doubles of scratch skit_mlp_taylor_batch needs. */
 size_t skit_mlp_taylor_workspace(const skit_mlp *mlp, size_t points, size_t terms);
 

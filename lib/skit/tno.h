@@ -305,61 +305,23 @@ int skit_tno_plan_backward(const skit_tno_plan *plan, const double *x, const dou
  * dx = the transposed product on the float spectra, and the kernels'
  * gradient dk by an fftwf cross-correlation (bidirectional FD: left as its
  * N-point spectrum, which is all FD's backward needs of it); from dk
- * (widened) on, FD's DFT of dk and the decay's backward in double, then
- * the RPE MLP's backward in float (the float copy of its weights, rounded
- * once per update; each block of at most 256 inputs' weight gradient one
- * sgemm added into the double dparams), so
+ * (widened) on, the float64 backward (FD's DFT of dk, the decay's, the
+ * RPE MLP's), so
  * against the float64 plan with the same parameters on the same inputs,
  *   dx: per (sequence, channel) the bound of skit_tno_plan_execute_f32
  *       with ||x_c||_2 replaced by ||dy_c||_2 (the transposed circulant has
  *       the same norm; the spectra's rounding is the forward's);
- *   dparams, dlambda: B (dk32 - dk64) + E, B the linear map from the
- *       kernels' gradient (d x (2n-1)) to them that the float64 backward
- *       applies, where per channel ||dk32_c - dk64_c||_2 <= (30 log2(2N) + batch)
+ *   dparams, dlambda: B (dk32 - dk64), B the linear map from the kernels'
+ *       gradient (d x (2n-1)) to them that the float64 backward applies,
+ *       where per channel ||dk32_c - dk64_c||_2 <= (30 log2(2N) + batch)
  *       eps32 sum_b (||x_bc||_1 ||dy_bc||_2 + ||x_bc||_2 ||dy_bc||_1)
  *       (the correlation's bound of skit_toeplitz_plan_backward_f32);
  *       bidirectional FD: dk32 - dk64 is the inverse DFT of the
  *       spectra's difference, on all N lags, with B extended to them
  *       (its columns there as large as on the 2n - 1 lags: ||B||_F grows
  *       by sqrt(N / (2n - 1)));
- *       E the float MLP backward's own rounding, on dout (the MLP's output
- *       gradient at its count inputs, rounded to float) with the map
- *       B_mlp from dout to dparams (u = eps32, gamma_k = k u / (1 - k u)):
- *       - the weight gradients' sums, rigorous to first order: per block
- *         each entry is a float dot product over at most 256 inputs of the
- *         block's float g and a, within gamma_256 sum_t |g_t| |a_t|, and
- *         the blocks' sum in double adds (count / 256) 2^-53 of the same
- *         (below gamma_256 for count < 2^45);
- *         the bias gradients and dlambda's dots are sums in double of
- *         floats. Input t's term g_t a_t^T is linear in dout_t, so sum_t
- *         |g_t| |a_t| <= |B_mlp| |dout| entry by entry, and with dout's
- *         rounding (u) ||E_sums||_2 <= (gamma_256 + u) ||B_mlp||_F
- *         ||dout||_2. TNO: dout = lambda^|t| dk (a diagonal <= 1), so
- *         |B_mlp| |dout| = |B| |dk| and ||B_mlp||_F ||dout||_2 becomes
- *         ||B||_F ||dk32||_2 (kappa = 1); FD: kappa ||B||_F ||dk32||_2,
- *         kappa = sqrt(2N / (2n - 1)) bidirectional, sqrt(8N / n) causal
- *         (dout is the DFT of dk scaled by c_m / N, whose rows have
- *         squared norms between 1/N and 2/N, after the Hilbert weights
- *         <= 2 causal; B's columns on the N lags taken as large as on the
- *         probed ones, as above);
- *       - the recomputed forward's and the backward's rounding of a and g
- *         (float GEMMs of at most w + 1 terms per stage, the norms'
- *         statistics, activations and slopes in double on floats, rounded
- *         once): no useful rigorous bound exists, since a ReLU unit whose
- *         pre-activation lies within its rounding of 0 may take the other
- *         slope (an O(1) change of that entry of g) and LayerNorm / RMS
- *         amplify by their 1/scale, unbounded as a row's spread shrinks;
- *         to first order without such events it is expected at
- *         2 (layers + 2)(w + 2) u of the same magnitudes (each stage's a
- *         and g one product of at most w + 1 terms each way, w =
- *         rpe_width), an expected level, not a bound;
- *       so ||E||_2 <~ (gamma_256 + u + 2 (layers + 2)(w + 2) u) kappa
- *       ||B||_F ||dk32||_2, with ||dk32_c||_2 <= sum_b ||x_bc||_1
- *       ||dy_bc||_2 (Young, either way round) plus the correlation's
- *       bound above;
  * tools/gradcheck.c (skit grad-check --precision f32) checks both, with
- * ||B||_F measured column by column on the float64 plan and E's level
- * added to the correlation's term.
+ * ||B||_F measured column by column on the float64 plan.
  * SKI-TNO (both forms, every causal_ski): on the float data of the
  * float32 forward (weights, taps and A's coefficients rounded once per
  * update). dx = T^T dy in float, the forward's arithmetic transposed:

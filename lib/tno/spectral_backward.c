@@ -17,16 +17,18 @@
  *
  * Float32 plans (run_f32) do the two products of the batch in float: dx
  * on the float engine, the kernels' gradient on the float correlation
- * engine (both O(batch d N log N), the bulk of the work). From that
- * gradient widened to double: FD's DFT of dk (d transforms, not batch d)
- * and the decay's backward in double, then the RPE MLP's backward in
- * float (skit_mlp_backward_dots_f32: sgemm on the float copy of the
- * weights, which this state keeps in step with the parameters), since on
- * the 2n - 1 lags at small d x batch the MLP is most of a backward. Its
- * weight gradients are summed per block in float and across blocks in
- * double, so dparams's float32 error is the correlation's pushed through
- * the float64 map plus the MLP's own per-block rounding (skit/tno.h
- * states both). */
+ * engine (both O(batch d N log N), the bulk of the work). The rest starts
+ * from that gradient widened to double and is the float64 code above:
+ * FD's DFT of dk (d transforms, not batch d), the decay's and the RPE
+ * MLP's backward. The MLP is small (count x h GEMMs, independent of the
+ * batch and of d but for the output layer), the forward evaluates its
+ * features in float64 too, and the plan's parameters are float64; kept in
+ * double, the map from the kernels' gradient to dparams is exactly the
+ * float64 plan's, so dparams's float32 error is that of the correlation
+ * pushed through it (skit/tno.h states the bound) and no second MLP
+ * backward exists to keep in step. The price: at small d x batch the MLP
+ * is most of a backward, so an sgemm MLP backward is where a faster
+ * float32 backward would start. */
 #include "config.h"
 
 #include <math.h>
@@ -62,8 +64,6 @@ static int grad_create(skit_tno_plan *p)
     p->grad = g;
     const tno_spectral *s = p->op;
     const size_t N = s->length;
-    /* float32: the MLP's backward reads every layer's float weights */
-    if (is_f32(p)) SKIT_TRY(skit_mlp_keep_float_copy(s->rpe.mlp, 1));
     /* float64: the correlation; causal FD: also the DFT of its kernels' gradient */
     if (!is_f32(p) || (is_fd(p) && p->opt.causality == SKIT_CAUSAL))
         SKIT_TRY(skit_correlate_create(&g->correlate, p->n, p->n, N));
@@ -114,8 +114,7 @@ static size_t regions(const skit_tno_plan *p, double *base, double **r)
     const int tno = !is_fd(p), spectra = fd_from_spectra(p), fd_time = is_fd(p) && !spectra;
     const size_t sizes[R_COUNT] = {tno_region(engine), tno_region(correlate), spectra ? 0 : tno_region(dcoeffs),
                                    tno_region(count), co, tno ? co : 0, tno ? tno_region(count) : 0,
-                                   tno_region(is_f32(p) ? skit_mlp_backward_f32_workspace(s->rpe.mlp)
-                                                        : skit_mlp_backward_workspace_size(s->rpe.mlp)),
+                                   tno_region(skit_mlp_backward_workspace_size(s->rpe.mlp)),
                                    fd_time ? tno_region(N) : 0, fd_time ? tno_region(N + 2) : 0,
                                    g->correlate_f && !spectra ? tno_region(in_doubles(dcoeffs)) : 0,
                                    spectra ? tno_region(p->d * (N + 2)) : 0};
@@ -203,8 +202,7 @@ static void fd_outputs_spectra(const skit_tno_plan *p, double **r)
  * output gradient, its backward, and TNO's dlambda. With dout = dk
  * lambda^|t| (the decay's backward), dk . d(rpe lambda^|t|)/dlambda =
  * (|t| / lambda) dout . rpe, and the MLP's backward gives dout_t . rpe_t
- * from its output layer's input and gradient (skit_mlp_backward_dots;
- * float32 plans its float form _f32), so
+ * from its output layer's input and gradient (skit_mlp_backward_dots), so
  * no output-layer GEMM evaluates rpe and no lambda^-|t| (which underflows)
  * appears. */
 static int rpe_backward(const skit_tno_plan *p, double *dparams, double *dlambda, double **r)
@@ -215,12 +213,8 @@ static int rpe_backward(const skit_tno_plan *p, double *dparams, double *dlambda
     else if (is_fd(p)) fd_outputs(p, r);
     else SKIT_TRY(tno_outputs(p, r));
     const int want_lambda = dlambda && !is_fd(p);
-    double *dots = want_lambda ? r[R_DOTS] : NULL;
-    if (is_f32(p))
-        SKIT_TRY(skit_mlp_backward_dots_f32(s->rpe.mlp, count, r[R_INPUTS], r[R_DOUT], dparams, dots, r[R_MLP]));
-    else
-        SKIT_TRY(skit_mlp_backward_dots(s->rpe.mlp, count, r[R_INPUTS], r[R_DOUT], NULL, NULL, dparams, dots,
-                                        r[R_MLP]));
+    SKIT_TRY(skit_mlp_backward_dots(s->rpe.mlp, count, r[R_INPUTS], r[R_DOUT], NULL, NULL, dparams,
+                                    want_lambda ? r[R_DOTS] : NULL, r[R_MLP]));
     if (want_lambda) {
         double sum = 0;
         for (size_t j = 0; j < count; j++) sum += fabs(r[R_INPUTS][j]) * r[R_DOTS][j];
