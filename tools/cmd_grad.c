@@ -230,7 +230,8 @@ int cmd_grad_check(int argc, char **argv)
     if (a.o.f32)
         cli_table_comment(&t, "precision f32, n=%zu d=%zu batch=%zu %s; error = max |g32 - g64| / max |g64| per group, "
                           "tolerance = the smaller of the derived bound / max |g64| and the expected rounding %.3g "
-                          "(single values: the bound)", a.o.n, a.o.d, a.o.batch, direction, gradcheck_rounding_level(&a.o));
+                          "(single values: the bound; TNO and FD-TNO parameters: max |g64| at least 1/128 of "
+                          "the sums' size)", a.o.n, a.o.d, a.o.batch, direction, gradcheck_rounding_level(&a.o));
     else
         cli_table_comment(&t, "precision f64, n=%zu d=%zu batch=%zu %s; blocks %zu, samples %zu%s; error = the worst "
                           "|<g, v> - fd_v| / the size of <g, v> over the checks",

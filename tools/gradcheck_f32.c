@@ -72,24 +72,33 @@ double gradcheck_rounding_level(const gradcheck_options *o)
     return 16.0 * sqrt(L) * EPS32;
 }
 
+/* A group whose entries may cancel far below the sums that make them
+ * passes size (NULL otherwise): size[i] the magnitude of entry i's sums,
+ * cancellation aside; an entry is then measured against at least
+ * size[i] / CANCEL_FLOOR (see mx_report). */
+#define CANCEL_FLOOR 128.0
+
+static double size_floor(const double *size, size_t i) { return size ? size[i] / CANCEL_FLOOR : 0.0; }
+
 /* The worst row's error, max |g32 - g64| over the row divided by the
- * largest of the row's max |g64|, the group's rms |g64| and an eighth of
- * its max |g64| (rounding in a product spreads over its outputs, and a
- * row may be a sum that cancels, so rows far below the group's size are
- * compared with that size): an error confined to one row is measured
- * against that row, not against the group's largest entry. */
-static double row_error(const double *g32, const double *g64, size_t count, const gradcheck_layout *L)
+ * largest of the row's max |g64| (or size floor), the group's rms |g64|
+ * and an eighth of the group's size (rounding in a product spreads over
+ * its outputs, and a row may be a sum that cancels, so rows far below the
+ * group's size are compared with that size): an error confined to one row
+ * is measured against that row, not against the group's largest entry. */
+static double row_error(const double *g32, const double *g64, size_t count, const gradcheck_layout *L,
+                        const double *size, double group)
 {
-    double ss = 0, worst = 0, gmax = 0;
-    for (size_t i = 0; i < count; i++) ss += g64[i] * g64[i], gmax = fmax(gmax, fabs(g64[i]));
-    const double rms = fmax(sqrt(ss / (double)(count ? count : 1)), gmax / 8);
+    double ss = 0, worst = 0;
+    for (size_t i = 0; i < count; i++) ss += g64[i] * g64[i];
+    const double rms = fmax(sqrt(ss / (double)(count ? count : 1)), group / 8);
     for (size_t r = 0; r < L->rows; r++) {
         double err = 0, top = rms;
         for (size_t c = 0; c < count / L->rows; c++) {
             size_t i = r * L->row_stride + c * L->col_stride;
             double e = fabs(g32[i] - g64[i]);
             err = isnan(e) || e > err ? e : err;
-            top = fmax(top, fabs(g64[i]));
+            top = fmax(top, fmax(fabs(g64[i]), size_floor(size, i)));
         }
         double rel = isnan(err) ? INFINITY : err / (top > 0 ? top : 1.0);
         worst = fmax(worst, rel);
@@ -97,13 +106,14 @@ static double row_error(const double *g32, const double *g64, size_t count, cons
     return worst;
 }
 
-/* The group's row: error row_error's (at least max |g32 - g64| / max
- * |g64|), tolerance the smaller of the derived bound / max |g64| and the
- * rounding level (a single value, such as lambda, a sum that may cancel,
- * the bound alone). An injected error (the checker's tests) goes into g32
- * first. */
+/* The group's row: error row_error's (at least max |g32 - g64| over the
+ * group's size, max |g64| or the largest size floor), tolerance the
+ * smaller of the derived bound over that size and the rounding level (a
+ * single value, such as lambda, a sum that may cancel, the bound alone).
+ * An injected error (the checker's tests) goes into g32 first. */
 static void add_result_at(gradcheck_result *r, const gradcheck_options *o, const char *name, double *g32,
-                          const double *g64, size_t count, gradcheck_layout layout, double bound, double level)
+                          const double *g64, size_t count, gradcheck_layout layout, double bound, double level,
+                          const double *size)
 {
     if (r->ngroups == GRADCHECK_MAX_GROUPS) return;
     int injected = gradcheck_inject_apply(&o->inject, name, g32, count, &layout);
@@ -115,11 +125,13 @@ static void add_result_at(gradcheck_result *r, const gradcheck_options *o, const
         err = isnan(e) || e > err ? e : err;
         gmax = fmax(gmax, fabs(g64[i]));
     }
-    double denom = gmax > 0 ? gmax : 1.0;
+    double group = gmax;
+    for (size_t i = 0; i < count; i++) group = fmax(group, size_floor(size, i));
+    double denom = group > 0 ? group : 1.0;
     snprintf(g->name, sizeof g->name, "%s", name);
     g->count = g->checked = count;
     g->max_grad = gmax;
-    g->error = isnan(err) ? INFINITY : fmax(err / denom, row_error(g32, g64, count, &layout));
+    g->error = isnan(err) ? INFINITY : fmax(err / denom, row_error(g32, g64, count, &layout, size, group));
     g->tolerance = count > 1 ? fmin(bound / denom, level) : bound / denom;
     r->worst = isnan(g->error) || g->error > r->worst ? g->error : r->worst;
 }
@@ -128,7 +140,7 @@ static void add_result_at(gradcheck_result *r, const gradcheck_options *o, const
 static void add_result(gradcheck_result *r, const gradcheck_options *o, const char *name, double *g32,
                        const double *g64, size_t count, gradcheck_layout layout, double bound)
 {
-    add_result_at(r, o, name, g32, g64, count, layout, bound, gradcheck_rounding_level(o));
+    add_result_at(r, o, name, g32, g64, count, layout, bound, gradcheck_rounding_level(o), NULL);
 }
 
 double gradcheck_norm1(const double *v, size_t count)
@@ -336,12 +348,28 @@ static int mx_column(const gradcheck_options *o, mx_data *m, size_t c, long lag,
     return skit_tno_plan_backward(m->probe, m->x1, m->dy1, NULL, m->col, dl, NULL);
 }
 
-/* per parameter group (whole, then the MLP's layers) and lambda: ||B_g||_F^2 */
-static int mx_frobenius(const gradcheck_options *o, mx_data *m, size_t out, double *ff, double *ff_lambda)
+/* sum_b sum_i |x_bic| |dy_b(i+lag)c|: the size of the sums that make the
+ * kernels' gradient at (c, lag) (mx_column's lag: dy's index minus x's) */
+static double mx_dk_size(const gradcheck_options *o, const mx_data *m, size_t c, long lag)
+{
+    const long n = (long)o->n;
+    double s = 0;
+    for (size_t b = 0; b < o->batch; b++)
+        for (long i = lag < 0 ? -lag : 0; i < n && i + lag < n; i++)
+            s += fabs(m->x[mx_index(o, m, b, (size_t)i, c)]) * fabs(m->dy[mx_index(o, m, b, (size_t)(i + lag), c)]);
+    return s;
+}
+
+/* per parameter group (whole, then the MLP's layers) and lambda: ||B_g||_F^2;
+ * size[i] = sum over lags |B_ik| mx_dk_size(k), the size of the sums that
+ * make parameter i's gradient, cancellation aside */
+static int mx_frobenius(const gradcheck_options *o, mx_data *m, size_t out, double *ff, double *ff_lambda,
+                        double *size)
 {
     const size_t groups = 1 + gradcheck_mlp_group_count(o->rpe_layers);
     const long n = (long)o->n, lo = o->causal ? 0 : -(n - 1);
     memset(ff, 0, groups * sizeof *ff);
+    memset(size, 0, m->count * sizeof *size);
     *ff_lambda = 0;
     for (size_t c = 0; c < o->d; c++)
         for (long lag = lo; lag < n; lag++) {
@@ -349,6 +377,8 @@ static int mx_frobenius(const gradcheck_options *o, mx_data *m, size_t out, doub
             int status = mx_column(o, m, c, lag, &dl);
             if (status != SKIT_OK) return status;
             *ff_lambda += dl * dl;
+            const double dk = mx_dk_size(o, m, c, lag);
+            for (size_t i = 0; i < m->count; i++) size[i] += fabs(m->col[i]) * dk;
             for (size_t g = 0; g < groups; g++) {
                 char name[32];
                 size_t first = 0, count = m->count;
@@ -384,8 +414,13 @@ static int mx_report(const gradcheck_options *o, mx_data *m, skit_tno_kind kind,
     double bx, bk, ff[1 + 2 * (64 + 2)], ff_lambda;
     if (o->rpe_layers > 64) return SKIT_EDOM; /* the CLI's range */
     mx_bounds(o, m, N, &bx, &bk);
-    int status = mx_frobenius(o, m, out, ff, &ff_lambda);
-    if (status != SKIT_OK) return status;
+    double *size = alloc_doubles(m->count);
+    if (!size) return SKIT_ENOMEM;
+    int status = mx_frobenius(o, m, out, ff, &ff_lambda, size);
+    if (status != SKIT_OK) {
+        skit_free(size);
+        return status;
+    }
     /* bidirectional FD takes the kernels' gradient as its N-point spectrum
      * (skit/tno.h): the float error then spreads over all N lags, whose
      * columns of B are as large as the 2n - 1 probed ones (the DFT of a
@@ -395,16 +430,30 @@ static int mx_report(const gradcheck_options *o, mx_data *m, skit_tno_kind kind,
     add_result(r, o, "x", m->dx32, m->dx64, m->total, mx_rows(o, m), bx);
     if (kind == SKIT_TNO_FFT)
         add_result(r, o, "lambda", &m->dl32, &m->dl64, 1, (gradcheck_layout){1, 1, 1}, sqrt(ff_lambda) * bk);
-    add_result(r, o, "params", m->dp32, m->dp64, m->count, (gradcheck_layout){m->count, 1, m->count},
-               sqrt(ff[0]) * bk);
+    /* The parameters' gradients are the float64 map B of one float kernel
+     * gradient, whose rounding is relative to the sizes of the sums that
+     * make it, not to a result that cancels. Each entry is measured against
+     * at least its size / CANCEL_FLOOR (size: |B| times the kernels' sums
+     * of |x| |dy|). On the sweep of tests/test_backward.c and the CLI's
+     * defaults a group's sizes are 5 to 70 times its largest entry, so the
+     * floor leaves those entries, and the check's sensitivity to an error
+     * in one row (an injected 1e-4 caught as often as before), as they
+     * were; entries that cancel 200 to 1200 times below their sizes
+     * (causal, n = 7, d = 1: every parameter's gradient below 0.072 while
+     * x's reaches 1.09) failed the rounding level in 3 of 100 sweeps
+     * without it. Every parameter together normwise (the layers' groups
+     * check the rows). */
+    add_result_at(r, o, "params", m->dp32, m->dp64, m->count, (gradcheck_layout){1, m->count, 1}, sqrt(ff[0]) * bk,
+                  gradcheck_rounding_level(o), size);
     for (size_t g = 0; g < gradcheck_mlp_group_count(o->rpe_layers); g++) {
         char name[32];
         size_t first, count;
         gradcheck_mlp_group(g, 1, o->rpe_width, o->rpe_layers, out, name, sizeof name, "rpe", &first, &count);
         size_t l = g / 2, rows = g % 2 ? count : l == o->rpe_layers + 1 ? out : o->rpe_width;
-        add_result(r, o, name, m->dp32 + first, m->dp64 + first, count,
-                   (gradcheck_layout){rows, count / rows, 1}, sqrt(ff[g + 1]) * bk);
+        add_result_at(r, o, name, m->dp32 + first, m->dp64 + first, count, (gradcheck_layout){rows, count / rows, 1},
+                      sqrt(ff[g + 1]) * bk, gradcheck_rounding_level(o), size + first);
     }
+    skit_free(size);
     return SKIT_OK;
 }
 
@@ -656,9 +705,9 @@ static int check_attention(const gradcheck_options *o, skit_rng *rng, int mra, g
         /* the softmax's rounding grows with the logits' size G (e_S of skit/attention.h
          * is linear in G; the probabilistic model, as sqrt(G)) */
         const double level = gradcheck_rounding_level(o) * sqrt(fmax(1.0, at_logit_bound(&a)));
-        add_result_at(r, o, "q", a.w[AT_DQ32], a.w[AT_DQ], nd, rows, bq, level);
-        add_result_at(r, o, "k", a.w[AT_DK32], a.w[AT_DK], nd, rows, bk, level);
-        add_result_at(r, o, "v", a.w[AT_DV32], a.w[AT_DV], nd, rows, bv, level);
+        add_result_at(r, o, "q", a.w[AT_DQ32], a.w[AT_DQ], nd, rows, bq, level, NULL);
+        add_result_at(r, o, "k", a.w[AT_DK32], a.w[AT_DK], nd, rows, bk, level, NULL);
+        add_result_at(r, o, "v", a.w[AT_DV32], a.w[AT_DV], nd, rows, bv, level, NULL);
     }
     for (int i = 0; i < AT_N; i++) skit_free(a.w[i]);
     for (int i = 0; i < AF_N; i++) skit_free(a.f[i]);
