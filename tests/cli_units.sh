@@ -163,8 +163,10 @@ done
 stand_in_log attention 1 0.0018 7500 plateau
 stand_in_log attention 2 2.22 5250 plateau
 stand_in_log attention 3 2.28 5750 plateau
-if SKIT=$SKIT SKIT_OUT=$P SKIT_DATADIR="$(dirname "$0")/.." SKIT_COMBINE=1 \
-  bash "$(dirname "$0")/../experiments/51_train_parity.sh" >"$TMP/stdout" 2>"$TMP/stderr"; then
+# absolute: the experiment runs inside its output directory
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+if SKIT=$SKIT SKIT_OUT=$P SKIT_DATADIR="$SRC" SKIT_COMBINE=1 \
+  bash "$SRC/experiments/51_train_parity.sh" >"$TMP/stdout" 2>"$TMP/stderr"; then
   row() { awk -F'\t' -v id="$1" '$1 == id' "$P/claims/51_train_parity.tsv"; }
   row parity-attention | grep -q 'attention 2.2200 (stalled at step 5250, 0.0018 on another seed)' &&
     [ "$(row parity-attention | cut -f5)" = inconclusive ] && pass ||
