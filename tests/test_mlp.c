@@ -359,6 +359,16 @@ START_TEST(test_features_match_naive)
 }
 END_TEST
 
+/* The sweeps' inputs: sorted lags, a frequency grid, random (a new mask
+ * almost every input), repeated values. */
+static double sweep_input(int order, size_t k, size_t cnt, skit_rng *rng)
+{
+    return order == 0   ? (double)k - (double)(cnt / 2)
+         : order == 1 ? M_PI * (double)k / (double)(cnt > 1 ? cnt - 1 : 1)
+         : order == 2 ? 50 * (skit_rng_uniform(rng) - 0.5)
+                      : (double)(k / 5) * 0.5 - 20;
+}
+
 /* The outputs by the sweep (the output layer on the last layer's basis)
  * against the naive loop, the input orders as above, written plainly
  * (split = out) and as FD-TNO does (rows out/2.. into the second part of
@@ -384,11 +394,7 @@ START_TEST(test_outputs_sweep_match_naive)
                     size_t np = skit_mlp_parameter_count(m);
                     double *p = tu_alloc(np), *x = tu_alloc(cnt), *scale = tu_random(&rng, cnt);
                     TU_EXPECT_OK(skit_mlp_get_parameters(m, p, np));
-                    for (size_t k = 0; k < cnt; k++)
-                        x[k] = order == 0   ? (double)k - (double)(cnt / 2)
-                             : order == 1 ? M_PI * (double)k / (double)(cnt > 1 ? cnt - 1 : 1)
-                             : order == 2 ? 50 * (skit_rng_uniform(&rng) - 0.5)
-                                          : (double)(k / 5) * 0.5 - 20;
+                    for (size_t k = 0; k < cnt; k++) x[k] = sweep_input(order, k, cnt, &rng);
                     const double *sc = order >= 2 ? scale : NULL;
                     double *ref = tu_alloc(out * cnt + out), *y = ref + out * cnt, mx = 1.0;
                     for (size_t k = 0; k < cnt; k++) {
@@ -437,6 +443,65 @@ START_TEST(test_outputs_sweep_match_naive)
                     skit_free(p);
                     skit_mlp_destroy(m);
                 }
+}
+END_TEST
+
+/* The backward's sweep (parameters' gradient and the output dots) against
+ * the dense backward on the same inputs: sorted lags (long runs, chunk
+ * ends), a frequency grid, shuffled inputs (a run per input) and repeated
+ * ones; every run swept (min_run 1) and by the cost model's choice. The
+ * dense part is poisoned with NaN where the sweep must not read it. */
+static double rel_diff(const double *a, const double *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return isfinite(num) ? sqrt(num / fmax(den, 1e-300)) : INFINITY;
+}
+
+START_TEST(test_backward_sweep_matches_dense)
+{
+    uint64_t seed = tu_seed();
+    skit_rng rng;
+    skit_rng_seed(&rng, seed);
+    static const size_t counts[] = {1, 7, 255, 256, 257, 1031};
+    static const struct { size_t w, hidden, out; } nets[] = {{8, 0, 2}, {5, 1, 1}, {16, 2, 6}, {64, 3, 40}};
+    static const int norms[] = {SKIT_NORM_NONE, SKIT_NORM_RMS};
+    for (size_t ni = 0; ni < 2; ni++)
+        for (size_t t = 0; t < sizeof nets / sizeof nets[0]; t++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+                for (int order = 0; order < 4; order++)
+                    for (size_t min_run = 0; min_run < 2; min_run++) {
+                        const size_t w = nets[t].w, out = nets[t].out, cnt = counts[c];
+                        skit_mlp *m;
+                        TU_EXPECT_OK(skit_mlp_create(&m, 1, w, nets[t].hidden, out, SKIT_ACTIVATION_RELU,
+                                                     norms[ni], seed + 7 * t + ni));
+                        const size_t np = skit_mlp_parameter_count(m);
+                        double *x = tu_alloc(cnt), *dy = tu_random(&rng, cnt * out);
+                        for (size_t k = 0; k < cnt; k++) x[k] = sweep_input(order, k, cnt, &rng);
+                        double *want = tu_alloc(np + cnt), *got = tu_alloc(np + cnt);
+                        double *work = tu_alloc(skit_mlp_backward_workspace_size(m));
+                        TU_EXPECT_OK(skit_mlp_backward_dots(m, cnt, x, dy, NULL, NULL, want, want + np, NULL));
+                        for (size_t i = 0; i < np; i++) got[i] = 0.0;
+                        for (size_t i = np; i < np + cnt; i++) got[i] = NAN;
+                        size_t dense = skit_mlp_backward_workspace_size(m) - mlp_backward_sweep_workspace(m);
+                        for (size_t i = 0; i < skit_mlp_backward_workspace_size(m); i++) work[i] = NAN;
+                        mlp_backward_sweep(m, cnt, x, dy, got, got + np, work + dense, work, min_run);
+                        double ep = rel_diff(got, want, np), ed = rel_diff(got + np, want + np, cnt);
+                        ck_assert_msg(ep <= 1e-11 && ed <= 1e-11,
+                                      "%s w=%zu L=%zu out=%zu count=%zu order %d min_run %zu: relative error "
+                                      "%g (parameters), %g (dots), seed %llu",
+                                      norm_name[norms[ni]], w, nets[t].hidden, out, cnt, order, min_run, ep, ed,
+                                      (unsigned long long)seed);
+                        skit_free(work);
+                        skit_free(got);
+                        skit_free(want);
+                        skit_free(dy);
+                        skit_free(x);
+                        skit_mlp_destroy(m);
+                    }
 }
 END_TEST
 
@@ -851,6 +916,7 @@ static Suite *suite_mlp(void)
     tcase_add_test(tc, test_features_match_naive);
     tcase_add_test(tc, test_outputs_sweep_match_naive);
     tcase_add_test(tc, test_features_sweep_refuses);
+    tcase_add_test(tc, test_backward_sweep_matches_dense);
     tcase_add_test(tc, test_series_known_expansions);
     tcase_add_test(tc, test_taylor_width_one_closed_forms);
     tcase_add_test(tc, test_taylor_vs_finite_differences);

@@ -40,12 +40,18 @@ static size_t layer_offset(const mlp_dims *d, size_t l)
     return off;
 }
 
-size_t skit_mlp_backward_workspace_size(const skit_mlp *mlp)
+/* doubles of the dense path's scratch */
+static size_t dense_workspace(const skit_mlp *mlp)
 {
-    if (!mlp) return 0;
     mlp_dims d = dims_of(mlp);
     /* per stage u, a (B x w) and inv (B); then two gradient buffers B x w */
     return d.stages * (2 * (size_t)BACKWARD_BLOCK * d.w + BACKWARD_BLOCK) + 2 * (size_t)BACKWARD_BLOCK * d.w;
+}
+
+size_t skit_mlp_backward_workspace_size(const skit_mlp *mlp)
+{
+    if (!mlp) return 0;
+    return dense_workspace(mlp) + mlp_backward_sweep_workspace(mlp);
 }
 
 /* out (rows x fan_out, ld ldo) = in W^T + b for Linear l */
@@ -202,6 +208,26 @@ int skit_mlp_backward(const skit_mlp *mlp, size_t count, const double *x, const 
     return skit_mlp_backward_dots(mlp, count, x, dy, y, dx, dparams, NULL, work);
 }
 
+/* blocks of inputs through block_forward and block_backward (dparams added to) */
+static void dense_rows(const skit_mlp *mlp, size_t count, const double *x, const double *dy, double *y, double *dx,
+                       double *dparams, double *dots, double *work)
+{
+    mlp_dims d = dims_of(mlp);
+    block_store s = store_layout(&d, work);
+    for (size_t k0 = 0; k0 < count; k0 += BACKWARD_BLOCK) {
+        size_t rows = SKIT_MIN((size_t)BACKWARD_BLOCK, count - k0);
+        block_forward(mlp, &d, rows, x + k0 * d.in, y ? y + k0 * d.out : NULL, &s);
+        block_backward(mlp, &d, rows, x + k0 * d.in, dy + k0 * d.out, dx ? dx + k0 * d.in : NULL, dparams,
+                       dots ? dots + k0 : NULL, &s);
+    }
+}
+
+void mlp_backward_dense(const skit_mlp *m, size_t count, const double *x, const double *dy, double *dparams,
+                        double *dots, double *work)
+{
+    dense_rows(m, count, x, dy, NULL, NULL, dparams, dots, work);
+}
+
 int skit_mlp_backward_dots(const skit_mlp *mlp, size_t count, const double *x, const double *dy, double *y,
                            double *dx, double *dparams, double *dots, double *work)
 {
@@ -221,13 +247,11 @@ int skit_mlp_backward_dots(const skit_mlp *mlp, size_t count, const double *x, c
         if (!owned) return SKIT_ENOMEM;
         work = owned;
     }
-    block_store s = store_layout(&d, work);
-    for (size_t k0 = 0; k0 < count; k0 += BACKWARD_BLOCK) {
-        size_t rows = SKIT_MIN((size_t)BACKWARD_BLOCK, count - k0);
-        block_forward(mlp, &d, rows, x + k0 * d.in, y ? y + k0 * d.out : NULL, &s);
-        block_backward(mlp, &d, rows, x + k0 * d.in, dy + k0 * d.out, dx ? dx + k0 * d.in : NULL, dparams,
-                       dots ? dots + k0 : NULL, &s);
-    }
+    /* the sweep gives the parameters' gradient only; dx and y take the dense path */
+    if (dparams && !dx && !y && mlp_backward_sweep_able(mlp, count))
+        mlp_backward_sweep(mlp, count, x, dy, dparams, dots, work + dense_workspace(mlp), work, 0);
+    else
+        dense_rows(mlp, count, x, dy, y, dx, dparams, dots, work);
     skit_free(owned);
     return SKIT_OK;
 }

@@ -77,4 +77,20 @@ const double *skit_mlp_params_of(const skit_mlp *mlp);
 double skit_mlp_activate(skit_activation a, double v);
 void skit_mlp_norm_stats(skit_norm norm, const double *row, size_t w, double *shift, double *inv);
 
+/* ---- the backward (backward.c, backward_sweep.c) -------------------------
+ * mlp_backward_dense: the dense backward's parameter gradient (added to
+ * dparams) and dots (NULL: none) for count inputs, work of the dense
+ * part's size. mlp_backward_sweep: the same by the sweep along the inputs
+ * (where mlp_backward_sweep_able; from MLP_BACKWARD_SWEEP_MIN inputs on),
+ * work of mlp_backward_sweep_workspace doubles, dense_work for its short
+ * runs: those of fewer than min_run inputs (0: as many as the run's fixed
+ * cost pays for; the tests pass 1 to sweep every run). */
+#define MLP_BACKWARD_SWEEP_MIN 1024
+void mlp_backward_dense(const skit_mlp *m, size_t count, const double *x, const double *dy, double *dparams,
+                        double *dots, double *work);
+int mlp_backward_sweep_able(const skit_mlp *m, size_t count);
+size_t mlp_backward_sweep_workspace(const skit_mlp *m);
+void mlp_backward_sweep(const skit_mlp *m, size_t count, const double *x, const double *dy, double *dparams,
+                        double *dots, double *work, double *dense_work, size_t min_run);
+
 #endif
