@@ -8,12 +8,16 @@ parameter) in float32, per layer and shape, one thread and all threads.
 skit: skit.torch.TNOPlanModule over a float32 skit.TNOPlan of the kind
 (its defaults: RPE 1 -> 64, 3 hidden layers, ReLU, RMS norm; TNO decay
 0.99, learnt; FD length the next power of two >= 2n; SKI r = 64, 17 taps).
-Peer: bench/peers/tno_torch.py's modules (the papers' code structure: an
-RPE MLP makes the kernel, then torch.fft products; SKI as its band conv +
-interpolation + FFT), float32, backward by autograd. Both bidirectional
-and causal (the SKI peer has no causal form: bidirectional only). The
-time of one step is the minimum over interleaved rounds; the ratio is
-peer / skit (> 1: skit faster). The last three columns split skit's
+Peer: bench/peers/tno_torch.py's modules loaded from the same plan
+(from_plan: its settings and parameters; TNO's lambda learnt through a
+logit as TNOPlanModule learns it), which compute skit's layer function
+(python/tests/test_peer.py checks output and every gradient against the
+plan's to 1e-12 in float64) in the papers' code structure: an RPE MLP
+makes the kernel at the lags or frequencies the layer needs, then
+torch.fft products; SKI as its band conv + interpolation + FFT; float32,
+backward by autograd. Both bidirectional and causal (the SKI peer has no
+causal form: bidirectional only). The time of one step is the minimum
+over interleaved rounds; the ratio is peer / skit (> 1: skit faster). The last three columns split skit's
 step at the numpy level (forward with the kernels' update; backward of
 x only; backward of the parameters only) and give, for scale, the
 float32 GEMMs alone of a backward through the RPE MLP (torch.mm on the
@@ -152,13 +156,13 @@ def main():
         n, d, batch = (int(v) for v in shape.split(":"))
         for op in a.ops.split(","):
             for causal in ((False,) if op == "ski" else (False, True)):
-                peer = peers[op](n, d, causal, torch.float32)
                 x = torch.randn(batch, n, d, dtype=torch.float32, requires_grad=True)
                 for threads in sorted({1, all_threads}):
                     set_threads(threads)
                     omp_threads(threads)
                     plan = skit.TNOPlan(n, d, batch, kind=op, causal=causal, dtype=np.float32)
                     ours = st.TNOPlanModule(plan)
+                    peer = peers[op].from_plan(plan)  # the same function, parameters and learnt lambda
                     ts = step_time(ours, x, list(ours.parameters()), a.rounds)
                     tp = step_time(peer, x, list(peer.parameters()), a.rounds)
                     parts = "\t".join(f"{t:.6g}" for t in parts_time(plan, x, a.rounds)
