@@ -21,9 +21,16 @@ static size_t front_region(const skit_tno_plan *p)
     return tno_region(is_f32(p) ? (total + 1) / 2 : total);
 }
 
+/* a float32 ROWS plan whose operator's backward reads the ROWS layout itself */
+static int rows_direct(const skit_tno_plan *p)
+{
+    const tno_backward_ops *b = p->ops->backward;
+    return is_f32(p) && p->opt.layout == SKIT_TNO_ROWS && b && b->takes_rows_f32 && b->takes_rows_f32(p);
+}
+
 static size_t front_doubles(const skit_tno_plan *p)
 {
-    return p->opt.layout == SKIT_TNO_ROWS ? 3 * front_region(p) : 0;
+    return p->opt.layout == SKIT_TNO_ROWS && !rows_direct(p) ? 3 * front_region(p) : 0;
 }
 
 size_t skit_tno_plan_backward_workspace_bytes(const skit_tno_plan *plan)
@@ -102,6 +109,11 @@ int skit_tno_plan_backward_f32(const skit_tno_plan *plan, const float *x, const 
     double *owned = NULL, *w = work;
     if (!w && !(w = owned = skit_malloc(skit_tno_plan_backward_workspace_bytes(p), 1))) return SKIT_ENOMEM;
     if (dlambda) *dlambda = 0;
+    if (rows_direct(p)) {
+        int status = p->ops->backward->run_rows_f32(p, x, dy, dx, dparams, dlambda, w);
+        skit_free(owned);
+        return status;
+    }
     const float *xc = x, *dyc = dy;
     float *dxc = dx;
     double *rest = w;

@@ -214,11 +214,10 @@ SKIT_MULTIVERSION static void band_row(size_t d, size_t k0, size_t k1, size_t ha
 /* y[i, :] += sum_k taps(k) x[i - (k - half), :] over the valid k; `causal`
  * keeps the lags k - half >= 0 only. Each row of y is read and written
  * once (band_row). */
-static void band_rows(const skit_tno_plan *p, const R *X, R *Y, size_t i0, size_t i1, int causal)
+static void band_rows_with(const skit_tno_plan *p, const R *taps, size_t half, const R *X, R *Y, size_t i0,
+                           size_t i1, int causal)
 {
-    const tno_ski *s = p->op;
-    const size_t n = p->n, d = p->d, m = s->m, half = m / 2;
-    const R *taps = data_of(p).taps_t;
+    const size_t n = p->n, d = p->d, m = ((const tno_ski *)p->op)->m;
     for (size_t i = i0; i < i1; i++) {
         /* taps k with source token j = i + half - k inside 0..n-1 */
         size_t k0 = causal ? half : 0, k1 = m;
@@ -226,6 +225,12 @@ static void band_rows(const skit_tno_plan *p, const R *X, R *Y, size_t i0, size_
         if (i + half + 1 < k1) k1 = i + half + 1;
         if (k0 < k1) band_row(d, k0, k1, half, taps, X + i * d, Y + i * d);
     }
+}
+
+/* the plan's band: its taps channel fastest, centred at m / 2 */
+static void band_rows(const skit_tno_plan *p, const R *X, R *Y, size_t i0, size_t i1, int causal)
+{
+    band_rows_with(p, data_of(p).taps_t, ((const tno_ski *)p->op)->m / 2, X, Y, i0, i1, causal);
 }
 
 /* channel-major: y_c += sum_k taps_c(k) x_c[i - (k - half)] */
@@ -295,6 +300,21 @@ SKIT_MULTIVERSION static void interp_rows(const skit_interp_weights *W, const R 
 
 /* ---- bidirectional ------------------------------------------------------ */
 
+/* U = W^T X (r x d, ROWS): each chunk of channels owns its columns */
+static void interp_t_block(const skit_tno_plan *p, const R *X, R *U)
+{
+    const tno_ski *s = p->op;
+    const size_t n = p->n, d = p->d, r = s->r, chunk = s->chunk;
+    const R *weights = data_of(p).weights;
+    const long chunks = (long)((d + chunk - 1) / chunk);
+#pragma omp parallel for schedule(static) if (n * d >= 16384)
+    for (long ch = 0; ch < chunks; ch++) {
+        size_t c0 = (size_t)ch * chunk, c1 = SKIT_MIN(c0 + chunk, d);
+        for (size_t q = 0; q < r; q++) memset(U + q * d + c0, 0, (c1 - c0) * sizeof *U);
+        interp_t_rows(s->W, weights, 0, n, X + c0, d, c1 - c0, U + c0);
+    }
+}
+
 /* ROWS: U = W^T X (r x d), V = A U by the FFT channel-major (ut, vt), Y =
  * W V + band. work: A's workspace, then U, V, ut, vt (r x d each). */
 static void bidirectional_rows(const skit_tno_plan *p, const R *X, R *Y, R *work)
@@ -302,17 +322,10 @@ static void bidirectional_rows(const skit_tno_plan *p, const R *X, R *Y, R *work
     const tno_ski *s = p->op;
     const skit_interp_weights *W = s->W;
     const R *weights = data_of(p).weights;
-    const size_t n = p->n, d = p->d, r = s->r, chunk = s->chunk;
-    const long chunks = (long)((d + chunk - 1) / chunk);
+    const size_t n = p->n, d = p->d, r = s->r;
     const size_t rd = region(r * d);
     R *U = work + a_workspace(p), *V = U + rd, *ut = V + rd, *vt = ut + rd;
-    /* U = W^T X, r x d: each chunk of channels owns its columns */
-#pragma omp parallel for schedule(static) if (n * d >= 16384)
-    for (long ch = 0; ch < chunks; ch++) {
-        size_t c0 = (size_t)ch * chunk, c1 = SKIT_MIN(c0 + chunk, d);
-        for (size_t q = 0; q < r; q++) memset(U + q * d + c0, 0, (c1 - c0) * sizeof *U);
-        interp_t_rows(W, weights, 0, n, X + c0, d, c1 - c0, U + c0);
-    }
+    interp_t_block(p, X, U);
     /* V = A U, channel by channel by FFT (A_c is r x r) */
     TRANSPOSE(U, r, d, d, ut, r);
     apply_a(p, ut, vt, work);
@@ -352,6 +365,78 @@ size_t X(bidirectional_workspace)(const skit_tno_plan *p)
     const tno_ski *s = p->op;
     return a_workspace(p) + (p->opt.layout == SKIT_TNO_ROWS ? 4 : 2) * region(s->r * p->d);
 }
+
+#ifdef TNO_SKI_SINGLE
+/* ---- bidirectional backward, ROWS (the float32 plans' ski_backward.c) ----
+ * bidirectional_rows transposed, on one sequence, with no n x d
+ * transpose: G = W^T dY (r x d) goes to gt (d x r, channel-major, for
+ * A's gradient); dX = W (A^T G) + S^T dY where dx is not NULL, S^T being
+ * the band with its taps reversed (centred at m - 1 - m/2); U = W^T X
+ * goes to ut where ut is not NULL; and where acc is not NULL, acc[k d + c]
+ * += sum_i dY[i, c] X[i + m/2 - k, c] (the taps' gradient; float products,
+ * exact in double, summed in double). work: backward_rows_workspace floats. */
+
+/* acc[k d + c] += dY[i, c] X[i + half - k, c] over rows [i0, i1) and the
+ * channels [c0, c1) */
+SKIT_MULTIVERSION static void band_grad_rows(size_t n, size_t d, size_t m, size_t half, size_t i0, size_t i1,
+                                             size_t c0, size_t c1, const R *X, const R *dY, double *acc)
+{
+    for (size_t i = i0; i < i1; i++) {
+        size_t k0 = 0, k1 = m; /* source rows i + half - k inside 0..n-1 */
+        if (i + half + 1 > n) k0 = i + half + 1 - n;
+        if (i + half + 1 < k1) k1 = i + half + 1;
+        const R *dyi = dY + i * d;
+        for (size_t k = k0; k < k1; k++) {
+            const R *xr = X + (i + half - k) * d;
+            double *a = acc + k * d;
+            SKIT_SIMD
+            for (size_t c = c0; c < c1; c++) a[c] += (double)dyi[c] * (double)xr[c];
+        }
+    }
+}
+
+size_t tno_ski_backward_rows_workspace_f32(const skit_tno_plan *p)
+{
+    const tno_ski *s = p->op;
+    return a_workspace(p) + 3 * region(s->r * p->d) + region(s->m * p->d);
+}
+
+void tno_ski_backward_rows_f32(const skit_tno_plan *p, const R *X, const R *dY, R *dX, R *ut, R *gt,
+                               double *acc, R *work)
+{
+    const tno_ski *s = p->op;
+    const skit_interp_weights *W = s->W;
+    const R *weights = data_of(p).weights, *taps = data_of(p).taps_t;
+    const size_t n = p->n, d = p->d, r = s->r, m = s->m, rd = region(r * d);
+    R *U = work + a_workspace(p), *V = U + rd, *vt = V + rd, *reversed = vt + rd;
+    interp_t_block(p, dY, U);
+    TRANSPOSE(U, r, d, d, gt, r);
+    if (dX) {
+        skit_circulantf_apply_channels(s->f32.engine, 1, gt, r, vt, r, d, work);
+        TRANSPOSE(vt, d, r, r, V, d);
+        for (size_t k = 0; k < m; k++) memcpy(reversed + k * d, taps + (m - 1 - k) * d, d * sizeof *taps);
+        const long blocks = (long)((n + 63) / 64);
+#pragma omp parallel for schedule(static) if (n * d >= 16384)
+        for (long bk = 0; bk < blocks; bk++) {
+            size_t i0 = (size_t)bk * 64, i1 = SKIT_MIN(i0 + 64, n);
+            interp_rows(W, weights, i0, i1, V, d, dX);
+            if (m) band_rows_with(p, reversed, m - 1 - m / 2, dY, dX, i0, i1, 0);
+        }
+    }
+    if (ut) {
+        interp_t_block(p, X, U);
+        TRANSPOSE(U, r, d, d, ut, r);
+    }
+    if (!acc || !m) return;
+    const size_t chunk = s->chunk;
+    const long chunks = (long)((d + chunk - 1) / chunk);
+#pragma omp parallel for schedule(static) if (n * d >= 16384)
+    for (long ch = 0; ch < chunks; ch++) {
+        size_t c0 = (size_t)ch * chunk, c1 = SKIT_MIN(c0 + chunk, d);
+        band_grad_rows(n, d, m, m / 2, 0, n, c0, c1, X, dY, acc);
+    }
+}
+#endif
 
 /* ---- causal: Appendix B ------------------------------------------------- */
 

@@ -1,5 +1,8 @@
 /* ski_backward.c — SKI-TNO's backward, both forms, in the CHANNELS layout
- * the front hands it. With the band S (taps), A_c Toeplitz in its
+ * the front hands it; float32 bidirectional plans in the ROWS layout take
+ * their own rows instead (tno_ski_backward_rows_f32 in ski_apply.c, the
+ * forward's rows loops transposed), which saves the front's three n x d
+ * transposes and runs the band and the interpolation along the channels. With the band S (taps), A_c Toeplitz in its
  * coefficients a (2r-1) and W the interpolation weights:
  *  band       dx += S^T dy;  dtap_l = sum_i dy_i x_{i-l}
  *  bidirect.  u = W^T x, g = W^T dy: dx += W A^T g;  da_k = sum_{p-q=k} g_p u_q
@@ -316,7 +319,7 @@ static void channels_backward(const skit_tno_plan *p, const R *x, const R *dy, R
 
 /* the regions of work: A's engine's and the correlation's scratch, u, g,
  * v (batch x d x r floats each), da in float and in double (d x (2r-1)) */
-enum { B_ENGINE, B_CORRELATE, B_U, B_G, B_V, B_DAF, B_DA, B_COUNT };
+enum { B_ENGINE, B_CORRELATE, B_U, B_G, B_V, B_DAF, B_DA, B_ROWS, B_ACC, B_COUNT };
 
 static size_t bidirectional_regions(const skit_tno_plan *p, double *base, double **at)
 {
@@ -326,7 +329,8 @@ static size_t bidirectional_regions(const skit_tno_plan *p, double *base, double
     const size_t sizes[B_COUNT] = {as_doubles(region(skit_circulantf_workspace_doubles(s->f32.engine, 0))),
                                    as_doubles(region(skit_correlatef_workspace_doubles(g->correlate))),
                                    as_doubles(rd), as_doubles(rd), as_doubles(rd), as_doubles(region(ad)),
-                                   tno_region(ad)};
+                                   tno_region(ad), as_doubles(region(tno_ski_backward_rows_workspace_f32(p))),
+                                   tno_region(s->m * p->d)};
     size_t off = 0;
     for (int i = 0; i < B_COUNT; i++) {
         if (base) at[i] = base + off;
@@ -354,15 +358,28 @@ static void band_channels(const skit_tno_plan *p, const R *x, const R *dy, R *dx
     }
 }
 
+/* A's gradient da = the correlation of g = W^T dy with u = W^T x summed
+ * over the batch (both channel-major, batch x d x r), widened, then the
+ * knots' transpose into dparams */
+static void a_gradient(const skit_tno_plan *p, const R *u, const R *g, double *dparams, double **at)
+{
+    const tno_ski *s = p->op;
+    const ski_grad *grad = p->grad;
+    const size_t d = p->d, r = s->r, per = 2 * r - 1;
+    R *daf = (R *)at[B_DAF];
+    skit_correlatef_run(grad->correlate, d, p->batch, u, r, d * r, g, r, d * r, 0, daf, per, (R *)at[B_CORRELATE]);
+    for (size_t i = 0; i < d * per; i++) at[B_DA][i] = (double)daf[i];
+    for (size_t c = 0; c < d; c++) tno_ski_knots_backward(s, at[B_DA] + c * per, dparams + c * 2 * s->K);
+}
+
 static void bidirectional_f32(const skit_tno_plan *p, const R *x, const R *dy, R *dx, double *dparams,
                               double *work)
 {
     const tno_ski *s = p->op;
-    const ski_grad *grad = p->grad;
-    const size_t d = p->d, r = s->r, per = 2 * r - 1, count = p->batch * d;
+    const size_t d = p->d, r = s->r, count = p->batch * d;
     double *at[B_COUNT];
     bidirectional_regions(p, work, at);
-    R *u = (R *)at[B_U], *g = (R *)at[B_G], *v = (R *)at[B_V], *daf = (R *)at[B_DAF];
+    R *u = (R *)at[B_U], *g = (R *)at[B_G], *v = (R *)at[B_V];
     tno_ski_interp_f32(p, 1, count, dy, g);
     if (dx) {
         skit_circulantf_apply_channels(s->f32.engine, 1, g, r, v, r, count, (R *)at[B_ENGINE]);
@@ -371,9 +388,30 @@ static void bidirectional_f32(const skit_tno_plan *p, const R *x, const R *dy, R
     band_channels(p, x, dy, dx, dparams);
     if (!dparams) return;
     tno_ski_interp_f32(p, 1, count, x, u);
-    skit_correlatef_run(grad->correlate, d, p->batch, u, r, d * r, g, r, d * r, 0, daf, per, (R *)at[B_CORRELATE]);
-    for (size_t i = 0; i < d * per; i++) at[B_DA][i] = (double)daf[i];
-    for (size_t c = 0; c < d; c++) tno_ski_knots_backward(s, at[B_DA] + c * per, dparams + c * 2 * s->K);
+    a_gradient(p, u, g, dparams, at);
+}
+
+/* ROWS (C-ordered (batch, n, d)): each sequence by tno_ski_backward_rows_f32,
+ * which needs no n x d transpose, then A's gradient as above and the
+ * taps' from their sums over the rows */
+static void bidirectional_rows_f32(const skit_tno_plan *p, const R *x, const R *dy, R *dx, double *dparams,
+                                   double *work)
+{
+    const tno_ski *s = p->op;
+    const size_t n = p->n, d = p->d, r = s->r, m = s->m;
+    double *at[B_COUNT];
+    bidirectional_regions(p, work, at);
+    R *ut = (R *)at[B_U], *gt = (R *)at[B_G];
+    double *acc = dparams && m ? at[B_ACC] : NULL;
+    if (acc) memset(acc, 0, m * d * sizeof *acc);
+    for (size_t b = 0; b < p->batch; b++)
+        tno_ski_backward_rows_f32(p, x + b * n * d, dy + b * n * d, dx ? dx + b * n * d : NULL,
+                                  dparams ? ut + b * d * r : NULL, gt + b * d * r, acc, (R *)at[B_ROWS]);
+    if (!dparams) return;
+    double *dtaps = dparams + d * 2 * s->K;
+    for (size_t c = 0; c < d; c++)
+        for (size_t k = 0; k < m; k++) dtaps[c * m + k] = acc[k * d + c];
+    a_gradient(p, ut, gt, dparams, at);
 }
 
 static int bidirectional(const skit_tno_plan *p) { return p->opt.causality != SKIT_CAUSAL; }
@@ -393,6 +431,17 @@ int tno_ski_backward_run_f32(const skit_tno_plan *p, const R *x, const R *dy, R 
     if (dparams) memset(dparams, 0, p->param_count * sizeof *dparams);
     if (bidirectional(p)) bidirectional_f32(p, x, dy, dx, dparams, work);
     else channels_backward(p, x, dy, dx, dparams, work);
+    return SKIT_OK;
+}
+
+int tno_ski_backward_takes_rows_f32(const skit_tno_plan *p) { return bidirectional(p); }
+
+int tno_ski_backward_run_rows_f32(const skit_tno_plan *p, const R *x, const R *dy, R *dx, double *dparams,
+                                  double *dlambda, double *work)
+{
+    (void)dlambda;
+    if (dparams) memset(dparams, 0, p->param_count * sizeof *dparams);
+    bidirectional_rows_f32(p, x, dy, dx, dparams, work);
     return SKIT_OK;
 }
 #else
@@ -439,5 +488,7 @@ const tno_backward_ops tno_ski_backward = {
     .workspace_doubles = workspace_doubles,
     .run = run,
     .run_f32 = tno_ski_backward_run_f32,
+    .takes_rows_f32 = tno_ski_backward_takes_rows_f32,
+    .run_rows_f32 = tno_ski_backward_run_rows_f32,
 };
 #endif

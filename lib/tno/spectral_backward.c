@@ -79,11 +79,11 @@ static void grad_destroy(skit_tno_plan *p)
     p->grad = NULL;
 }
 
-/* engine | correlate | dcoeffs d(2n-1) | inputs | dout | dk (count x out each) | dots (count) | mlp | kernel N | DFT |
+/* engine | correlate | dcoeffs d(2n-1) | inputs | dout (count x out) | dots (count) | mlp | kernel N | DFT |
  * dcoeffs in float | spectra d(N+2) (bidirectional FD only)
  * float32 plans: dcoeffs in float (the engine's and correlation's regions,
  * and the spectra, then hold floats) */
-enum { R_ENGINE, R_CORRELATE, R_DCOEFFS, R_INPUTS, R_DOUT, R_DK, R_DOTS, R_MLP, R_KERNEL, R_DFT, R_DCOEFFS_F,
+enum { R_ENGINE, R_CORRELATE, R_DCOEFFS, R_INPUTS, R_DOUT, R_DOTS, R_MLP, R_KERNEL, R_DFT, R_DCOEFFS_F,
        R_SPECTRA, R_COUNT };
 
 /* Bidirectional FD-TNO needs the kernels' gradient only as its DFT on the
@@ -108,12 +108,12 @@ static size_t regions(const skit_tno_plan *p, double *base, double **r)
                                          : skit_circulant_workspace_doubles(s->engine, 0);
     const size_t correlate = g->correlate_f ? in_doubles(skit_correlatef_workspace_doubles(g->correlate_f))
                                             : skit_correlate_workspace_doubles(g->correlate);
-    /* each path's regions only: TNO's lag-major dk and dots, causal FD's
+    /* each path's regions only: TNO's dots, causal FD's
      * kernel and DFT, the kernels' gradient in time unless FD takes it as
      * spectra */
     const int tno = !is_fd(p), spectra = fd_from_spectra(p), fd_time = is_fd(p) && !spectra;
     const size_t sizes[R_COUNT] = {tno_region(engine), tno_region(correlate), spectra ? 0 : tno_region(dcoeffs),
-                                   tno_region(count), co, tno ? co : 0, tno ? tno_region(count) : 0,
+                                   tno_region(count), co, tno ? tno_region(count) : 0,
                                    tno_region(skit_mlp_backward_workspace_size(s->rpe.mlp)),
                                    fd_time ? tno_region(N) : 0, fd_time ? tno_region(N + 2) : 0,
                                    g->correlate_f && !spectra ? tno_region(in_doubles(dcoeffs)) : 0,
@@ -132,14 +132,30 @@ static size_t workspace_doubles(const skit_tno_plan *p)
     return regions(p, NULL, r);
 }
 
-/* TNO: dout (lag-major) = the decay's backward of the coefficients' gradient */
-static int tno_outputs(const skit_tno_plan *p, double **r)
+/* TNO: dout (lag-major, count x d) = the coefficients' gradient (d rows
+ * of 2n - 1 lags, double, or float on float32 plans) times lambda^|t|,
+ * the decay's backward as skit_tno_decay_bias_backward takes it, in one
+ * pass that transposes a tile of lags x channels at a time (dots holds
+ * the lags' scales until the MLP's backward writes it). */
+#define OUTPUT_TILE 16
+static void tno_outputs(const skit_tno_plan *p, double **r, const float *dcoeffs_f)
 {
     const size_t n = p->n, d = p->d, per = 2 * n - 1, count = input_count(p);
     const size_t first = p->opt.causality == SKIT_CAUSAL ? n - 1 : 0; /* causal: lags 0..n-1 only */
-    for (size_t j = 0; j < count; j++) r[R_INPUTS][j] = (double)(j + first) - (double)(n - 1);
-    skit_transpose_ld(r[R_DCOEFFS] + first, d, count, per, r[R_DK], d);
-    return skit_tno_decay_bias_backward(count, r[R_INPUTS], d, p->opt.decay, NULL, r[R_DK], r[R_DOUT], NULL);
+    const double *src = r[R_DCOEFFS] + first;
+    const float *src_f = dcoeffs_f ? dcoeffs_f + first : NULL;
+    double *scale = r[R_DOTS], *dout = r[R_DOUT];
+    for (size_t j = 0; j < count; j++) {
+        r[R_INPUTS][j] = (double)(j + first) - (double)(n - 1);
+        scale[j] = pow(p->opt.decay, fabs(r[R_INPUTS][j]));
+    }
+    for (size_t j0 = 0; j0 < count; j0 += OUTPUT_TILE)
+        for (size_t c0 = 0; c0 < d; c0 += OUTPUT_TILE) {
+            const size_t j1 = SKIT_MIN(count, j0 + OUTPUT_TILE), c1 = SKIT_MIN(d, c0 + OUTPUT_TILE);
+            for (size_t c = c0; c < c1; c++)
+                for (size_t j = j0; j < j1; j++)
+                    dout[j * d + c] = (src_f ? (double)src_f[c * per + j] : src[c * per + j]) * scale[j];
+        }
 }
 
 /* FD: dout (frequency-major: d real parts, then, bidirectional, d
@@ -205,13 +221,14 @@ static void fd_outputs_spectra(const skit_tno_plan *p, double **r)
  * from its output layer's input and gradient (skit_mlp_backward_dots), so
  * no output-layer GEMM evaluates rpe and no lambda^-|t| (which underflows)
  * appears. */
-static int rpe_backward(const skit_tno_plan *p, double *dparams, double *dlambda, double **r)
+static int rpe_backward(const skit_tno_plan *p, double *dparams, double *dlambda, double **r,
+                        const float *dcoeffs_f)
 {
     const tno_spectral *s = p->op;
     const size_t count = input_count(p);
     if (fd_from_spectra(p)) fd_outputs_spectra(p, r);
     else if (is_fd(p)) fd_outputs(p, r);
-    else SKIT_TRY(tno_outputs(p, r));
+    else tno_outputs(p, r, dcoeffs_f);
     const int want_lambda = dlambda && !is_fd(p);
     SKIT_TRY(skit_mlp_backward_dots(s->rpe.mlp, count, r[R_INPUTS], r[R_DOUT], NULL, NULL, dparams,
                                     want_lambda ? r[R_DOTS] : NULL, r[R_MLP]));
@@ -239,7 +256,7 @@ static int run(const skit_tno_plan *p, const double *x, const double *dy, double
     else
         skit_correlate_run(g->correlate, d, p->batch, x, n, d * n, dy, n, d * n, 0, r[R_DCOEFFS], 2 * n - 1,
                            r[R_CORRELATE]);
-    return rpe_backward(p, dparams, dlambda, r);
+    return rpe_backward(p, dparams, dlambda, r, NULL);
 }
 
 static int run_f32(const skit_tno_plan *p, const float *x, const float *dy, float *dx, double *dparams,
@@ -255,13 +272,14 @@ static int run_f32(const skit_tno_plan *p, const float *x, const float *dy, floa
     if (fd_from_spectra(p)) {
         skit_correlatef_spectra(g->correlate_f, d, p->batch, x, n, d * n, dy, n, d * n, (float *)r[R_SPECTRA],
                                 s->length + 2, (float *)r[R_CORRELATE]);
-        return rpe_backward(p, dparams, dlambda, r);
+        return rpe_backward(p, dparams, dlambda, r, NULL);
     }
     float *dcoeffs = (float *)r[R_DCOEFFS_F];
     skit_correlatef_run(g->correlate_f, d, p->batch, x, n, d * n, dy, n, d * n, 0, dcoeffs, 2 * n - 1,
                         (float *)r[R_CORRELATE]);
+    if (!is_fd(p)) return rpe_backward(p, dparams, dlambda, r, dcoeffs); /* TNO widens as it transposes */
     for (size_t i = 0; i < total; i++) r[R_DCOEFFS][i] = (double)dcoeffs[i];
-    return rpe_backward(p, dparams, dlambda, r);
+    return rpe_backward(p, dparams, dlambda, r, NULL);
 }
 
 const tno_backward_ops tno_spectral_backward = {

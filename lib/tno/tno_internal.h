@@ -82,6 +82,11 @@ struct tno_backward_ops {
     /* float32 plans (NULL: none): float data, float64 parameter gradients */
     int (*run_f32)(const skit_tno_plan *p, const float *x, const float *dy, float *dx, double *dparams,
                    double *dlambda, double *work);
+    /* float32 ROWS plans that takes_rows_f32 (NULL: none): run_f32 on the
+     * ROWS data itself, which the front then does not transpose */
+    int (*takes_rows_f32)(const skit_tno_plan *p);
+    int (*run_rows_f32)(const skit_tno_plan *p, const float *x, const float *dy, float *dx, double *dparams,
+                        double *dlambda, double *work);
 };
 
 extern const tno_backward_ops tno_spectral_backward, tno_ski_backward;
@@ -307,12 +312,22 @@ int tno_ski_f32_error_scale(const skit_tno_plan *p, double *scale, size_t *fft_l
 /* U = W^T X (transpose) or Y = W V on count channel-major float sequences
  * (n, or r, values each) with the float weights (ski_apply.c). */
 void tno_ski_interp_f32(const skit_tno_plan *p, int transpose, size_t count, const float *in, float *out);
+/* The bidirectional float32 backward of one ROWS sequence (ski_apply.c):
+ * gt = (W^T dY)^T (d x r); dX = W A^T W^T dY + S^T dY (dX may be NULL);
+ * ut = (W^T X)^T (NULL: none); acc[k d + c] += the taps' gradient (m x
+ * d doubles; NULL: none). work: tno_ski_backward_rows_workspace_f32 floats. */
+size_t tno_ski_backward_rows_workspace_f32(const skit_tno_plan *p);
+void tno_ski_backward_rows_f32(const skit_tno_plan *p, const float *X, const float *dY, float *dX, float *ut,
+                               float *gt, double *acc, float *work);
 /* The backward (ski_backward.c, compiled again by ski_backwardf.c for the
  * float32 plans' run_f32 and its workspace in doubles), and the transpose
  * of tno_ski_compute_a for one channel: dknots (2K) += from da (2r-1). */
 int tno_ski_backward_run_f32(const skit_tno_plan *p, const float *x, const float *dy, float *dx, double *dparams,
                              double *dlambda, double *work);
 size_t tno_ski_backward_workspace_f32(const skit_tno_plan *p);
+int tno_ski_backward_takes_rows_f32(const skit_tno_plan *p);
+int tno_ski_backward_run_rows_f32(const skit_tno_plan *p, const float *x, const float *dy, float *dx,
+                                  double *dparams, double *dlambda, double *work);
 void tno_ski_knots_backward(const tno_ski *s, const double *da, double *dknots);
 
 /* ---- the device side (device.c) -------------------------------------------
