@@ -134,28 +134,27 @@ static size_t workspace_doubles(const skit_tno_plan *p)
 
 /* TNO: dout (lag-major, count x d) = the coefficients' gradient (d rows
  * of 2n - 1 lags, double, or float on float32 plans) times lambda^|t|,
- * the decay's backward as skit_tno_decay_bias_backward takes it, in one
- * pass that transposes a tile of lags x channels at a time (dots holds
- * the lags' scales until the MLP's backward writes it). */
-#define OUTPUT_TILE 16
+ * the decay's backward as skit_tno_decay_bias_backward takes it: the
+ * blocked transposes of lib/core, then one pass along the channels (a
+ * float32 plan's gradient transposed in float into the double region of
+ * R_DCOEFFS, which it no longer needs, and widened in that pass). */
 static void tno_outputs(const skit_tno_plan *p, double **r, const float *dcoeffs_f)
 {
     const size_t n = p->n, d = p->d, per = 2 * n - 1, count = input_count(p);
     const size_t first = p->opt.causality == SKIT_CAUSAL ? n - 1 : 0; /* causal: lags 0..n-1 only */
-    const double *src = r[R_DCOEFFS] + first;
-    const float *src_f = dcoeffs_f ? dcoeffs_f + first : NULL;
-    double *scale = r[R_DOTS], *dout = r[R_DOUT];
+    double *dout = r[R_DOUT];
+    float *lag_major = (float *)r[R_DCOEFFS];
+    if (dcoeffs_f) skit_transpose_ld_f32(dcoeffs_f + first, d, count, per, lag_major, d);
+    else skit_transpose_ld(r[R_DCOEFFS] + first, d, count, per, dout, d);
     for (size_t j = 0; j < count; j++) {
-        r[R_INPUTS][j] = (double)(j + first) - (double)(n - 1);
-        scale[j] = pow(p->opt.decay, fabs(r[R_INPUTS][j]));
+        const double lag = (double)(j + first) - (double)(n - 1), scale = pow(p->opt.decay, fabs(lag));
+        double *row = dout + j * d;
+        r[R_INPUTS][j] = lag;
+        if (dcoeffs_f)
+            for (size_t c = 0; c < d; c++) row[c] = (double)lag_major[j * d + c] * scale;
+        else
+            for (size_t c = 0; c < d; c++) row[c] *= scale;
     }
-    for (size_t j0 = 0; j0 < count; j0 += OUTPUT_TILE)
-        for (size_t c0 = 0; c0 < d; c0 += OUTPUT_TILE) {
-            const size_t j1 = SKIT_MIN(count, j0 + OUTPUT_TILE), c1 = SKIT_MIN(d, c0 + OUTPUT_TILE);
-            for (size_t c = c0; c < c1; c++)
-                for (size_t j = j0; j < j1; j++)
-                    dout[j * d + c] = (src_f ? (double)src_f[c * per + j] : src[c * per + j]) * scale[j];
-        }
 }
 
 /* FD: dout (frequency-major: d real parts, then, bidirectional, d
