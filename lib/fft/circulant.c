@@ -29,6 +29,7 @@
 
 #include "core/internal.h"
 #include "core/simd.h"
+#include "core/transpose.h"
 #include "fft/circulant.h"
 #include "fft/planner.h"
 #include "skit/fft.h"
@@ -478,64 +479,16 @@ void X(apply_channels)(const E *e, int transpose, const R *x, size_t ldx,
 }
 
 /* Moving a group of channels between the (n, d) rows and the thread's
- * staging rows (rs apart) is a transpose with one strided side; 4 x 4
- * blocks transposed in AVX2 registers cost about two thirds of the scalar
- * loop. The same network maps both ways (a transpose is its own inverse):
- * src rows sa apart, 4 values each, to dst rows da apart. */
+ * staging rows (rs apart) is a transpose with one strided side, done in
+ * lib/core's register blocks (core/transpose.h); the same blocks map
+ * both ways (a transpose is its own inverse). */
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
 #define HAVE_AVX2_BLOCKS 1
 #ifdef SKIT_CIRCULANT_SINGLE
-/* 4 floats a row: SSE's own 4 x 4 transpose (SSE is in every x86-64) */
-__attribute__((target("avx2"))) static void transpose4_avx2(const R *src, size_t sa, R *dst,
-                                                             size_t da)
-{
-    __m128 r0 = _mm_loadu_ps(src), r1 = _mm_loadu_ps(src + sa);
-    __m128 r2 = _mm_loadu_ps(src + 2 * sa), r3 = _mm_loadu_ps(src + 3 * sa);
-    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-    _mm_storeu_ps(dst, r0);
-    _mm_storeu_ps(dst + da, r1);
-    _mm_storeu_ps(dst + 2 * da, r2);
-    _mm_storeu_ps(dst + 3 * da, r3);
-}
+#define transpose4_avx2 skit_transpose4_avx2_f32
+#define transpose8_avx2 skit_transpose8_avx2_f32
 #else
-__attribute__((target("avx2"))) static void transpose4_avx2(const R *src, size_t sa, R *dst,
-                                                             size_t da)
-{
-    __m256d r0 = _mm256_loadu_pd(src), r1 = _mm256_loadu_pd(src + sa);
-    __m256d r2 = _mm256_loadu_pd(src + 2 * sa), r3 = _mm256_loadu_pd(src + 3 * sa);
-    __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-    __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    _mm256_storeu_pd(dst, _mm256_permute2f128_pd(t0, t2, 0x20));
-    _mm256_storeu_pd(dst + da, _mm256_permute2f128_pd(t1, t3, 0x20));
-    _mm256_storeu_pd(dst + 2 * da, _mm256_permute2f128_pd(t0, t2, 0x31));
-    _mm256_storeu_pd(dst + 3 * da, _mm256_permute2f128_pd(t1, t3, 0x31));
-}
-#endif
-
-#ifdef SKIT_CIRCULANT_SINGLE
-/* 8 floats a row, the full AVX register: twice the values per shuffle of
- * the 4 x 4 (the float rows apply spent a sixth of its time in 4 x 4
- * blocks at n = 512, d = 512) */
-__attribute__((target("avx2"))) static void transpose8_avx2(const R *src, size_t sa, R *dst, size_t da)
-{
-    __m256 r[8], t[8], u[8];
-    for (int k = 0; k < 8; k++) r[k] = _mm256_loadu_ps(src + k * sa);
-    for (int k = 0; k < 8; k += 2) {
-        t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
-        t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
-    }
-    for (int k = 0; k < 8; k += 4) {
-        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-    for (int k = 0; k < 4; k++) {
-        _mm256_storeu_ps(dst + k * da, _mm256_permute2f128_ps(u[k], u[k + 4], 0x20));
-        _mm256_storeu_ps(dst + (k + 4) * da, _mm256_permute2f128_ps(u[k], u[k + 4], 0x31));
-    }
-}
+#define transpose4_avx2 skit_transpose4_avx2
 #endif
 
 /* rows of width channels (ld d) <-> width buffers (ld rs), n rows, width a

@@ -112,7 +112,10 @@ static size_t regions(const skit_tno_plan *p, double *base, double **r)
      * kernel and DFT, the kernels' gradient in time unless FD takes it as
      * spectra */
     const int tno = !is_fd(p), spectra = fd_from_spectra(p), fd_time = is_fd(p) && !spectra;
-    const size_t sizes[R_COUNT] = {tno_region(engine), tno_region(correlate), spectra ? 0 : tno_region(dcoeffs),
+    /* R_DCOEFFS: the kernels' gradient in time, or (bidirectional FD) its
+     * spectra transposed frequency-major (fd_outputs_spectra) */
+    const size_t transposed = p->d * (N + 2), dco = spectra ? (is_f32(p) ? in_doubles(transposed) : transposed) : dcoeffs;
+    const size_t sizes[R_COUNT] = {tno_region(engine), tno_region(correlate), tno_region(dco),
                                    tno_region(count), co, tno ? tno_region(count) : 0,
                                    tno_region(skit_mlp_backward_workspace_size(s->rpe.mlp)),
                                    fd_time ? tno_region(N) : 0, fd_time ? tno_region(N + 2) : 0,
@@ -193,23 +196,27 @@ static void fd_outputs_spectra(const skit_tno_plan *p, double **r)
 {
     const tno_spectral *s = p->op;
     const size_t d = p->d, N = s->length, half = N / 2 + 1, out = output_count(p), ld = N + 2;
-    const float *zf = is_f32(p) ? (const float *)r[R_SPECTRA] : NULL;
-    const double *zd = r[R_SPECTRA];
     for (size_t m = 0; m < half; m++) r[R_INPUTS][m] = 2 * M_PI * (double)m / (double)N;
-    /* frequency-major from channel-major: blocks of FD_BLOCK frequencies,
-     * whose rows of dout stay in cache while every channel fills them */
-    enum { FD_BLOCK = 32 };
-    for (size_t m0 = 0; m0 < half; m0 += FD_BLOCK) {
-        const size_t m1 = SKIT_MIN(half, m0 + FD_BLOCK);
-        for (size_t c = 0; c < d; c++)
-            for (size_t m = m0; m < m1; m++) {
-                const int edge = m == 0 || 2 * m == N;
-                const double cm = (edge ? 1.0 : 2.0) / (double)N;
-                const size_t i = c * ld + 2 * m;
-                const double re = zf ? (double)zf[i] : zd[i], im = zf ? (double)zf[i + 1] : zd[i + 1];
-                r[R_DOUT][m * out + c] = cm * re;
-                r[R_DOUT][m * out + d + c] = edge ? 0.0 : cm * im;
-            }
+    /* frequency-major from channel-major by the blocked transposes of
+     * lib/core (rows 2m and 2m + 1: the real and imaginary parts at
+     * frequency m, every channel), then one pass along the channels */
+    float *tf = is_f32(p) ? (float *)r[R_DCOEFFS] : NULL;
+    double *td = r[R_DCOEFFS];
+    if (tf) skit_transpose_ld_f32((const float *)r[R_SPECTRA], d, 2 * half, ld, tf, d);
+    else skit_transpose_ld(r[R_SPECTRA], d, 2 * half, ld, td, d);
+    for (size_t m = 0; m < half; m++) {
+        const int edge = m == 0 || 2 * m == N;
+        const double cm = (edge ? 1.0 : 2.0) / (double)N;
+        double *re = r[R_DOUT] + m * out, *im = re + d;
+        if (tf)
+            for (size_t c = 0; c < d; c++) re[c] = cm * (double)tf[2 * m * d + c];
+        else
+            for (size_t c = 0; c < d; c++) re[c] = cm * td[2 * m * d + c];
+        if (edge) memset(im, 0, d * sizeof *im);
+        else if (tf)
+            for (size_t c = 0; c < d; c++) im[c] = cm * (double)tf[(2 * m + 1) * d + c];
+        else
+            for (size_t c = 0; c < d; c++) im[c] = cm * td[(2 * m + 1) * d + c];
     }
 }
 
