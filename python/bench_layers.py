@@ -17,13 +17,17 @@ makes the kernel at the lags or frequencies the layer needs, then
 torch.fft products; SKI as its band conv + interpolation + FFT; float32,
 backward by autograd. Both bidirectional and causal (the SKI peer has no
 causal form: bidirectional only). The time of one step is the minimum
-over interleaved rounds; the ratio is peer / skit (> 1: skit faster). The last three columns split skit's
-step at the numpy level (forward with the kernels' update; backward of
-x only; backward of the parameters only) and give, for scale, the
-float32 GEMMs alone of a backward through the RPE MLP (torch.mm on the
-peer's BLAS): a step can be no faster than its share of those unless the
-MLP's backward avoids multiplying out. A benchmark, not a test: the numbers
-depend on the machine named in the header."""
+over interleaved rounds; the ratio is peer / skit (> 1: skit faster). Three
+columns then split skit's step at the numpy level (forward with the
+kernels' update; backward of x only; backward of the parameters only).
+The last two give a floor: apply_floor_s is one float32 skit.ToeplitzPlan
+applying per-channel (2n-1)-lag kernels of the same shape and its
+transpose (x -> y, dy -> dx, spectra cached, outputs preallocated: FFTW
+transforms and a pointwise product each), which every step of these
+layers must do at least (their forward and their backward of x are such
+products; SKI's are on r << n points and may beat it); peer_over_floor =
+peer_s / apply_floor_s bounds the ratio any such step could reach. A
+benchmark, not a test: the numbers depend on the machine named in the header."""
 import argparse
 import os
 import platform
@@ -106,32 +110,23 @@ def parts_time(plan, x, rounds):
     return best
 
 
-def rpe_backward_gemm_time(plan, rounds):
-    """min over rounds of the float32 GEMMs (torch.mm, the peer's BLAS) that
-    a backward through the plan's RPE MLP performs when it multiplies the
-    MLP out, as the peer and skit's backward both do: the hidden layers'
-    forward recomputed, then each layer's weight and input gradients, at
-    the plan's RPE inputs (2n-1 or n lags, N/2+1 frequencies) and outputs.
-    0 for SKI (no RPE over the sequence)."""
-    if plan.kind == "ski":
-        return 0.0
-    width, hidden = (int(v) for v in repr(plan).split("rpe=")[1].split()[0].split("x"))
-    count = plan.eval_rpe()
-    out = plan.d * (2 if plan.kind == "fd" and not plan.causal else 1)
-    a, g = torch.randn(count, width), torch.randn(count, out)
-    w, w_out, gh = torch.randn(width, width), torch.randn(width, out), torch.randn(count, width)
-    def gemms():
-        for _ in range(hidden):
-            torch.mm(a, w)
-        torch.mm(g.t(), a), torch.mm(g, w_out.t())
-        for _ in range(hidden):
-            torch.mm(gh.t(), a), torch.mm(gh, w)
+def apply_floor_time(plan, x, rounds):
+    """min over rounds of a float32 skit.ToeplitzPlan's product and
+    transposed product with per-channel (2n-1)-lag kernels at the plan's
+    (batch, n, d), spectra cached and outputs preallocated."""
+    n, d = plan.n, plan.d
+    coeffs = np.random.default_rng(0).standard_normal((2 * n - 1, d)).astype(np.float32)
+    toeplitz = skit.ToeplitzPlan(coeffs, n, n, dtype=np.float32)
+    xs = x.detach().numpy()
+    y, dx = np.empty_like(xs), np.empty_like(xs)
     best = float("inf")
     for r in range(rounds + 1):
         t0 = time.perf_counter()
-        gemms()
+        toeplitz(xs, out=y)
+        toeplitz.transpose(y, out=dx)
         if r:
             best = min(best, time.perf_counter() - t0)
+    toeplitz.close()
     return best
 
 
@@ -149,7 +144,7 @@ def main():
           f"float32; one layer forward + backward; seconds, min of {a.rounds} rounds after a warm-up; "
           f"all threads = {all_threads}; 1-minute load {os.getloadavg()[0]:.2f} at start", file=out)
     print("op\tcausal\tn\td\tbatch\tthreads\tskit_s\tpeer_s\tpeer_over_skit\tskit_fwd_s\tskit_bwd_dx_s"
-          "\tskit_bwd_params_s\trpe_bwd_gemm_f32_s", file=out, flush=True)
+          "\tskit_bwd_params_s\tapply_floor_s\tpeer_over_floor", file=out, flush=True)
     peers = {"tno": tno_torch.Tno, "fd": tno_torch.FdTno, "ski": tno_torch.SkiTno}
     torch.manual_seed(1)
     for shape in a.shapes.split(","):
@@ -165,8 +160,9 @@ def main():
                     peer = peers[op].from_plan(plan)  # the same function, parameters and learnt lambda
                     ts = step_time(ours, x, list(ours.parameters()), a.rounds)
                     tp = step_time(peer, x, list(peer.parameters()), a.rounds)
-                    parts = "\t".join(f"{t:.6g}" for t in parts_time(plan, x, a.rounds)
-                                      + [rpe_backward_gemm_time(plan, a.rounds)])
+                    floor = apply_floor_time(plan, x, a.rounds)
+                    parts = "\t".join(f"{t:.6g}" for t in parts_time(plan, x, a.rounds) + [floor])
+                    parts += f"\t{tp / floor:.3f}"
                     print(f"{op}\t{int(causal)}\t{n}\t{d}\t{batch}\t{threads}\t{ts:.6g}\t{tp:.6g}\t{tp / ts:.3f}"
                           f"\t{parts}", file=out, flush=True)
                     plan.close()
