@@ -43,6 +43,10 @@ static skit_kernel *make_kernel(int which, skit_mlp **mlp_out)
 }
 #define NKERNELS 6
 
+/* make_kernel(5)'s interior knots z = j/4 (j = 1..3) are reached at |t| = ln(j/4)/ln(0.8) */
+#define WARPED_INNER_KNOTS 3
+static double warped_knot_lag(int j) { return log(j / 4.0) / log(0.8); }
+
 /* SKI plan options: the defaults with these three fields */
 static skit_ski_options ski_options(skit_toeplitz_sharing sharing, skit_ski_method method, skit_precision precision)
 {
@@ -172,10 +176,8 @@ START_TEST(test_kernel_derivatives_match_finite_differences)
             /* the warped kernel has knots: skip samples within h of one */
             int near_knot = 0;
             if (which == 5)
-                for (int j = 1; j < 4; j++) {
-                    double tj = log(j / 4.0) / log(0.8);
-                    if (fabs(fabs(t) - tj) < 1e-3) near_knot = 1;
-                }
+                for (int j = 1; j <= WARPED_INNER_KNOTS; j++)
+                    if (fabs(fabs(t) - warped_knot_lag(j)) < 1e-3) near_knot = 1;
             if (near_knot) continue;
             for (int m = 1; m <= 5; m++) {
                 double fd = (dp[m - 1] - dm[m - 1]) / (2 * h);
@@ -191,6 +193,55 @@ START_TEST(test_kernel_derivatives_match_finite_differences)
 }
 END_TEST
 
+/* Lags in [lo, hi] where a supremum of |k^(order)| can sit on a set too small
+ * for random samples to hit: the ends, and both sides of the kernel's
+ * non-smooth points (t = 0; the warped kernel's knots), taken 1e-9 inside
+ * each piece since the derivative there is a one-sided limit. */
+static size_t bound_lags(int which, double lo, double hi, double *lags)
+{
+    double marks[1 + 2 * WARPED_INNER_KNOTS] = {0};
+    size_t nmarks = 1, n = 0;
+    if (which == 5)
+        for (int j = 1; j <= WARPED_INNER_KNOTS; j++) {
+            marks[nmarks++] = warped_knot_lag(j);
+            marks[nmarks++] = -warped_knot_lag(j);
+        }
+    lags[n++] = lo;
+    lags[n++] = hi;
+    for (size_t i = 0; i < nmarks; i++)
+        if (marks[i] > lo && marks[i] < hi) {
+            double inside = 1e-9 * (1 + fabs(marks[i]));
+            lags[n++] = marks[i] - inside;
+            lags[n++] = marks[i] + inside;
+        }
+    return n;
+}
+
+/* max |k^(order)| over 3000 random lags in [lo, hi] and the bound_lags */
+static double sampled_derivative_max(const skit_kernel *k, int which, size_t order, double lo,
+                                     double hi, skit_rng *rng)
+{
+    double lags[3000 + 2 + 2 * (1 + 2 * WARPED_INNER_KNOTS)];
+    size_t n = 0;
+    while (n < 3000) lags[n++] = skit_rng_uniform_range(rng, lo, hi);
+    n += bound_lags(which, lo, hi, lags + n);
+    double seen = 0;
+    for (size_t s = 0; s < n; s++) {
+        double d[8];
+        TU_EXPECT_OK(skit_kernel_derivatives(k, lags[s], order, d));
+        if (fabs(d[order]) > seen) seen = fabs(d[order]);
+    }
+    return seen;
+}
+
+/* The exact bounds (Matern, warped) and the Gaussian's near-exact one must
+ * be attained: the supremum sits at an end, at a one-sided limit at 0 or a
+ * knot, or (Matern, Gaussian) at a smooth interior maximum that the random
+ * lags resolve to well within 5%.
+ * Random lags alone missed a supremum on a sliver of the interval about
+ * once in 300 runs, e.g. SKIT_TEST_SEED=884 (warped, order 1, [-26.44, 1.2899]:
+ * the steep piece past the knot at t = 1.2892) and 2049 (Matern, order 4,
+ * [1.78, 28.47]: fast decay from t = lo). */
 START_TEST(test_kernel_derivative_bound_dominates_samples)
 {
     skit_rng rng;
@@ -203,20 +254,16 @@ START_TEST(test_kernel_derivative_bound_dominates_samples)
             skit_derivative_bound b;
             TU_EXPECT_OK(skit_kernel_derivative_bound(k, order, lo, hi, &b));
             ck_assert(isfinite(b.value) && b.value >= 0);
-            double seen = 0;
-            for (int s = 0; s < 3000; s++) {
-                double t = skit_rng_uniform_range(&rng, lo, hi), d[8];
-                TU_EXPECT_OK(skit_kernel_derivatives(k, t, order, d));
-                if (fabs(d[order]) > seen) seen = fabs(d[order]);
-            }
+            double seen = sampled_derivative_max(k, which, order, lo, hi, &rng);
             ck_assert_msg(seen <= b.value * (1 + 1e-9) + 1e-300,
                           "kernel %d order %zu on [%g, %g]: sampled %g > bound %g (kind %d)", which,
                           order, lo, hi, seen, b.value, (int)b.kind);
-            /* exact or near-exact kinds must not be wildly loose */
+            /* the warped kernel's supremum always sits at one of the bound_lags */
+            double slack = which == 5 ? 1e-6 : 0.05;
             if (which == 2 || which == 5 || which == 0)
-                ck_assert_msg(b.value <= 1.05 * seen + 1e-12,
-                              "kernel %d order %zu: bound %g much larger than sampled max %g", which,
-                              order, b.value, seen);
+                ck_assert_msg(b.value <= (1 + slack) * seen + 1e-12,
+                              "kernel %d order %zu on [%g, %g]: bound %g much larger than sampled max %g",
+                              which, order, lo, hi, b.value, seen);
         }
         skit_kernel_destroy(k);
         skit_mlp_destroy(mlp);
