@@ -381,7 +381,10 @@ static size_t shortest_run(const sweep_dims *d)
     const double dense = 3 * (A - 1) * w * w + 2 * w * out + 2 * w;
     const double swept = 2 * out * (double)d->ka + w * ktot + 2 * ktot * (A + 1);
     double fixed = 2 * out * w * (A + 1) + 2 * w * w * ktot;
-    for (size_t s = 0; s < d->A; s++) fixed += 2 * w * w * (double)(s + 2) * (A - 1 - (double)s) + w * w * (double)(s + 1);
+    for (size_t s = 0; s < d->A; s++) {
+        const double ks = (double)(s + 2), above = A - 1 - (double)s;
+        fixed += 2 * w * w * ks * above + w * w * (double)(s + 1);
+    }
     if (dense <= swept) return SIZE_MAX;
     return (size_t)(fixed / (dense - swept)) + 1;
 }

@@ -114,7 +114,8 @@ static size_t regions(const skit_tno_plan *p, double *base, double **r)
     const int tno = !is_fd(p), spectra = fd_from_spectra(p), fd_time = is_fd(p) && !spectra;
     /* R_DCOEFFS: the kernels' gradient in time, or (bidirectional FD) its
      * spectra transposed frequency-major (fd_outputs_spectra) */
-    const size_t transposed = p->d * (N + 2), dco = spectra ? (is_f32(p) ? in_doubles(transposed) : transposed) : dcoeffs;
+    const size_t transposed = p->d * (N + 2);
+    const size_t dco = spectra ? (is_f32(p) ? in_doubles(transposed) : transposed) : dcoeffs;
     const size_t sizes[R_COUNT] = {tno_region(engine), tno_region(correlate), tno_region(dco),
                                    tno_region(count), co, tno ? tno_region(count) : 0,
                                    tno_region(skit_mlp_backward_workspace_size(s->rpe.mlp)),
