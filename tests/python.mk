@@ -12,7 +12,7 @@ EXTRA_DIST += pyproject.toml setup.py python/pyproject.toml python/setup.py pyth
 	python/tests/test_tno.py python/tests/test_toeplitz.py python/tests/test_torch.py \
 	python/tests/test_layout.py python/tests/test_readme.py python/tests/test_declarations.py \
 	python/tests/test_threads.py python/tests/test_validation.py python/tests/test_examples.py \
-	python/tests/test_peer.py \
+	python/tests/test_peer.py python/tests/test_seed.py \
 	python/examples/causal_lm.py python/examples/torch_mixers.py python/bench_overhead.py \
 	python/bench_torch.py python/bench_layers.py
 # a sanitizer build's libskit cannot be loaded into a plain interpreter

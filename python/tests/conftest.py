@@ -8,12 +8,19 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 
+def run_seed():
+    """SKIT_TEST_SEED if set (as the C suites read it), else a fresh seed;
+    printed either way (pytest shows it with a failure's output)."""
+    env = os.environ.get("SKIT_TEST_SEED", "")
+    seed = int(env) if env else int.from_bytes(os.urandom(8), "little")
+    print(f"numpy seed {seed} (SKIT_TEST_SEED={seed} reruns it)")
+    return seed
+
+
 @pytest.fixture
 def rng():
-    # fresh inputs on every run; the seed is printed on failure
-    seed = int.from_bytes(os.urandom(4), "little")
-    print(f"numpy seed {seed}")
-    return np.random.default_rng(seed)
+    # fresh inputs on every run unless SKIT_TEST_SEED repeats one
+    return np.random.default_rng(run_seed())
 
 
 SIZES = [1, 2, 7, 16, 31, 64, 97]
