@@ -79,7 +79,7 @@ __attribute__((target("avx2"))) void skit_transpose4_avx2(const double *src, siz
 #define BLOCK_KERNEL skit_transpose4_avx2
 #endif
 
-/* a tile's whole blocks in registers; returns the rows and columns done */
+/* a tile's whole blocks (rows and cols multiples of BLOCK) in registers */
 __attribute__((target("avx2"))) static void tile_blocks(const R *src, size_t lds, R *dst, size_t ldd, size_t rows,
                                                         size_t cols)
 {
